@@ -1,0 +1,34 @@
+# make demo   - set up the virtual environment and run a whole simulated game
+# make test   - set up the virtual environment, lint, type-check and run the tests
+# make bench  - print the project's speed and memory figures
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint typecheck pytest bench clean references
+
+$(STAMP): pyproject.toml tools/bootstrap-venv.sh
+	bash tools/bootstrap-venv.sh $(VENV) $(PYTHON)
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/toptable demo
+
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check controller vision hardware firmware tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/toptable bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

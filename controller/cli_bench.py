@@ -1,0 +1,54 @@
+"""``toptable bench [AREA ...]``: print the project's speed and memory figures.
+
+Each area keeps its benchmark next to its code, as a ``main(argv) -> int``
+function that prints its figures; this module only dispatches. Benchmarks are
+never timed unit tests: they print, and a person (or ``make bench``) reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any
+
+# area -> (module, what it measures)
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "rules": ("controller.rules.bench", "throws scored per second"),
+    "advisor": ("controller.advisor.bench", "milliseconds per advice"),
+    "game": ("controller.game.bench", "games simulated per second, journal replay time"),
+    "dice": ("vision.bench", "dice reading speed and accuracy"),
+    "board": ("hardware.board.bench", "link latency and fault-injection figures"),
+    "screens": ("hardware.displays.bench", "render time and bytes sent to displays"),
+    "daemon": ("controller.daemon.bench", "daemon memory, idle CPU and latency"),
+}
+
+
+def register(sub: Any) -> None:
+    """Add the ``bench`` subcommand."""
+    p = sub.add_parser("bench", help="print speed and memory figures")
+    p.add_argument(
+        "areas",
+        nargs="*",
+        metavar="AREA",
+        help=f"one or more of {', '.join(BENCHMARKS)} (default: all)",
+    )
+    p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen benchmarks in order; return the worst exit code."""
+    areas = args.areas or list(BENCHMARKS)
+    unknown = [a for a in areas if a not in BENCHMARKS]
+    if unknown:
+        print(
+            f"toptable bench: unknown area {unknown[0]!r}: expected one of {', '.join(BENCHMARKS)}"
+        )
+        return 2
+    worst = 0
+    for area in areas:
+        module_name, what = BENCHMARKS[area]
+        print(f"== {area}: {what}", flush=True)
+        module = importlib.import_module(module_name)
+        worst = max(worst, int(module.main(["--quick"] if args.quick else [])))
+    return worst

@@ -1,0 +1,72 @@
+"""The project's exception tree.
+
+Every exception the project raises on purpose derives from :class:`TopTableError`;
+each package (vision, hardware, firmware link) subclasses it for its own root.
+Leaves also derive from a builtin (``ValueError``, ``OSError``...) so callers who
+do not know our tree can still catch them sensibly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class TopTableError(Exception):
+    """Root of every error toptable raises on purpose."""
+
+
+@dataclass(frozen=True)
+class DataProblem:
+    """One thing wrong in a data file: where it is and what was expected."""
+
+    file: str
+    entry: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.entry:
+            where += f": {self.entry}"
+        if self.field:
+            where += f": field '{self.field}'"
+        return f"{where}: {self.message}"
+
+
+class DataError(TopTableError, ValueError):
+    """A data file (warriors, board, cards, story, config...) is malformed.
+
+    Carries every problem found, so a person can fix them all in one pass.
+    """
+
+    def __init__(self, problems: Iterable[DataProblem]) -> None:
+        self.problems: tuple[DataProblem, ...] = tuple(problems)
+        if not self.problems:
+            raise ValueError("DataError needs at least one problem")
+        lines = [str(p) for p in self.problems]
+        if len(lines) == 1:
+            text = lines[0]
+        else:
+            text = f"{len(lines)} problems:\n  " + "\n  ".join(lines)
+        super().__init__(text)
+
+    @classmethod
+    def single(cls, file: str, entry: str, field: str, message: str) -> DataError:
+        """A DataError with one problem."""
+        return cls([DataProblem(file, entry, field, message)])
+
+
+class IllegalActionError(TopTableError, ValueError):
+    """An action the rules do not allow at this point; the message says why."""
+
+
+class InvalidThrowError(TopTableError, ValueError):
+    """A dice throw that cannot have happened (wrong dice count, unknown symbol...)."""
+
+
+class UnknownNameError(TopTableError, KeyError):
+    """A warrior, card or other named thing that the data does not hold."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want the sentence.
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,1 @@
+"""MicroPython firmware of the board's microcontroller; also importable on CPython."""

@@ -1,0 +1,25 @@
+"""Shared fixtures: paths to the bundled data and to ../shared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "controller" / "data"
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def demo_data() -> Path:
+    """The bundled demo data directory (invented card details, marked so)."""
+    return DATA / "demo"
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """../shared beside the checkout; tests that need it skip with a reason if absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent: the shared datasets sit beside the checkout in CI")
+    return SHARED

@@ -1,0 +1,1 @@
+"""Reading the dice: camera sources, settle detection, finding dice, face classifier."""
