@@ -1,0 +1,37 @@
+"""Game data files (warriors, board, cards, story squares): where they live, how they load."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from controller.errors import DataError
+
+BUNDLED = Path(__file__).resolve().parent.parent / "data"
+DEMO_DIR = BUNDLED / "demo"
+RULEBOOK_DIR = BUNDLED / "rulebook"
+ENV_VAR = "TOPTABLE_DATA"
+
+
+def data_dir(arg: str | Path | None = None) -> Path:
+    """The data directory to use: ``arg``, else ``$TOPTABLE_DATA``, else the bundled demo set.
+
+    Raises:
+        DataError: the directory does not exist.
+    """
+    chosen = Path(arg) if arg is not None else Path(os.environ.get(ENV_VAR, DEMO_DIR))
+    if not chosen.is_dir():
+        raise DataError.single(str(chosen), "", "", "data directory not found")
+    return chosen
+
+
+def data_file(directory: Path, name: str) -> Path:
+    """``directory/name``.
+
+    Raises:
+        DataError: the file is missing.
+    """
+    path = directory / name
+    if not path.is_file():
+        raise DataError.single(str(path), "", "", f"missing: a data directory needs {name}")
+    return path

@@ -1,0 +1,61 @@
+"""Pools, rerolls and support dice, with the abilities that change them (§2, §5, §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from controller.rules.dice import clamp_pool
+from controller.rules.warriors import Ability, AbilityKind, Fighter
+
+
+def support_dice(teammates: Iterable[Ability]) -> int:
+    """Support dice from the abilities of the teammates adjacent to a fighter.
+
+    Each gives 1 die, 2 with *two more support dice*, 0 with *Solo* (RULES.md §5).
+    The pool clamp (max 6) applies later.
+    """
+    total = 0
+    for ability in teammates:
+        if ability.kind is AbilityKind.SOLO:
+            continue
+        total += 2 if ability.kind is AbilityKind.DOUBLE_SUPPORT else 1
+    return total
+
+
+def attack_pool(attacker: Fighter, support: int, defender: Fighter | None = None) -> int:
+    """Dice the attacker throws: power + support + one more attack die - the defender's
+    *attacker has fewer dice*; clamped to 1..6."""
+    size = attacker.power + support
+    if attacker.has(AbilityKind.EXTRA_ATTACK_DIE):
+        size += 1
+    if defender is not None and defender.has(AbilityKind.ATTACKER_FEWER_DICE):
+        size -= defender.ability.n
+    return clamp_pool(size)
+
+
+def defence_pool(defender: Fighter, support: int) -> int:
+    """Dice the defender throws for a dodge or a defence card: power + support + one more
+    defence die; clamped to 1..6."""
+    size = defender.power + support
+    if defender.has(AbilityKind.EXTRA_DEFENCE_DIE):
+        size += 1
+    return clamp_pool(size)
+
+
+def attack_rerolls(attacker: Fighter, defender: Fighter | None = None) -> int:
+    """Rerolls the attacker may make: technique + one more reroll - the defender's
+    *attacker has fewer rerolls*; never below 0."""
+    n = attacker.technique
+    if attacker.has(AbilityKind.EXTRA_REROLL):
+        n += 1
+    if defender is not None and defender.has(AbilityKind.ATTACKER_FEWER_REROLLS):
+        n -= defender.ability.n
+    return max(0, n)
+
+
+def defence_rerolls(defender: Fighter) -> int:
+    """Rerolls the defender may make in a dodge or defence: technique + one more reroll."""
+    n = defender.technique
+    if defender.has(AbilityKind.EXTRA_REROLL):
+        n += 1
+    return max(0, n)
