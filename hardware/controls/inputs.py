@@ -1,0 +1,150 @@
+"""Buttons and the rotary encoder, through gpiozero: each press becomes a typed event.
+
+:class:`TableInputs` builds gpiozero devices from a :class:`ControlsConfig` on
+the pin factory given (or gpiozero's default: the real pins on a Pi,
+``MockFactory`` in tests) and posts :class:`ButtonPressed`,
+:class:`ButtonRepeated` and :class:`EncoderTurned` into the ``queue.Queue``
+passed in. Callbacks run on gpiozero's threads and only post events.
+
+A button or encoder that cannot be set up (pin in use, bad pin, no GPIO access)
+is skipped with a :class:`ControlUnavailableError` in :attr:`TableInputs.failed`
+naming it and its pin; the others work.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+from hardware.controls.config import ControlsConfig
+from hardware.controls.errors import ControlUnavailableError
+from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
+
+
+def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnavailableError:
+    """A :class:`ControlUnavailableError` for ``role`` on ``pins`` explaining ``exc``."""
+    name = type(exc).__name__
+    if name == "GPIOPinInUse":
+        reason = "pin already in use (by another device or program)"
+    elif name in ("PinInvalidPin", "PinUnknownPi"):
+        reason = f"no such pin ({exc})"
+    elif name == "BadPinFactory":
+        reason = "no GPIO access on this machine (install lgpio on a Pi, or use the mock factory)"
+    elif isinstance(exc, PermissionError):
+        reason = "permission denied: add the user to the 'gpio' group"
+    else:
+        reason = str(exc) or name
+    return ControlUnavailableError(f"{role} on {pins}: {reason}")
+
+
+def gpio_errors() -> tuple[type[BaseException], ...]:
+    from gpiozero.exc import GPIOZeroError
+
+    return (GPIOZeroError, OSError, RuntimeError)
+
+
+class _ButtonWatch:
+    """Turns one gpiozero Button's callbacks into events (long press or hold-repeat)."""
+
+    def __init__(self, name: ButtonName, button: Any, post: Any, repeat: bool) -> None:
+        self.name = name
+        self.button = button
+        self._post = post
+        self._repeat = repeat
+        self._lock = threading.Lock()
+        self._held = 0
+        button.when_pressed = self._pressed
+        button.when_held = self._held_cb
+        button.when_released = self._released
+
+    def _pressed(self) -> None:
+        with self._lock:
+            self._held = 0
+        if self._repeat:
+            self._post(ButtonPressed(self.name))
+
+    def _held_cb(self) -> None:
+        with self._lock:
+            self._held += 1
+            count = self._held
+        if self._repeat:
+            self._post(ButtonRepeated(self.name, count))
+        elif count == 1:
+            self._post(ButtonPressed(self.name, long=True))
+
+    def _released(self) -> None:
+        with self._lock:
+            held, self._held = self._held, 0
+        if not self._repeat and not held:
+            self._post(ButtonPressed(self.name))
+
+
+class TableInputs:
+    """The table's buttons and encoder, posting events to ``events``.
+
+    A context manager; :meth:`close` releases the pins (idempotent).
+    """
+
+    def __init__(
+        self,
+        config: ControlsConfig,
+        events: queue.Queue[Any],
+        pin_factory: Any = None,
+    ) -> None:
+        from gpiozero import Button, RotaryEncoder
+
+        self.config = config
+        self._events = events
+        self.failed: list[ControlUnavailableError] = []
+        self.buttons: dict[ButtonName, _ButtonWatch] = {}
+        self.encoder: Any = None
+        errors = gpio_errors()
+        for name, pin in config.buttons.items():
+            repeat = name in config.repeat
+            try:
+                button = Button(
+                    pin,
+                    pull_up=True,
+                    bounce_time=config.bounce_s,
+                    hold_time=config.repeat_s if repeat else config.long_press_s,
+                    hold_repeat=repeat,
+                    pin_factory=pin_factory,
+                )
+            except errors as exc:
+                self.failed.append(describe_gpio_error(f"button '{name.value}'", f"GPIO{pin}", exc))
+                continue
+            self.buttons[name] = _ButtonWatch(name, button, self._post, repeat)
+        if config.encoder_a is not None and config.encoder_b is not None:
+            try:
+                self.encoder = RotaryEncoder(
+                    config.encoder_a,
+                    config.encoder_b,
+                    bounce_time=config.bounce_s,
+                    max_steps=0,
+                    pin_factory=pin_factory,
+                )
+            except errors as exc:
+                pins = f"GPIO{config.encoder_a}/GPIO{config.encoder_b}"
+                self.failed.append(describe_gpio_error("rotary encoder", pins, exc))
+            else:
+                self.encoder.when_rotated_clockwise = lambda: self._post(EncoderTurned(1))
+                self.encoder.when_rotated_counter_clockwise = lambda: self._post(EncoderTurned(-1))
+
+    def _post(self, event: Any) -> None:
+        self._events.put(event)
+
+    def __enter__(self) -> TableInputs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release every pin (idempotent)."""
+        for watch in self.buttons.values():
+            watch.button.close()
+        self.buttons = {}
+        if self.encoder is not None:
+            self.encoder.close()
+            self.encoder = None

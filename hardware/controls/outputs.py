@@ -1,0 +1,100 @@
+"""Status LEDs and the buzzer, driven from the table's state (a :class:`TableView`).
+
+:meth:`TableOutputs.show` is called with each new view: the current seat's LED
+is lit and the others are dark; the link and camera LEDs are lit while healthy
+and go dark while a fault from that source (``board``/``camera``) is active; the
+buzzer sounds three short beeps when the clock runs out and one long beep when
+a warrior is eliminated (a seat's warriors left goes down).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hardware.controls.config import ControlsConfig
+from hardware.controls.errors import ControlUnavailableError
+from hardware.controls.inputs import describe_gpio_error, gpio_errors
+from hardware.displays.model import TableView
+
+LINK_SOURCES = frozenset({"board", "link"})
+CAMERA_SOURCES = frozenset({"camera", "vision"})
+
+
+def clock_ran_out(before: TableView | None, after: TableView) -> bool:
+    """True when the time left reaches 0 between two views."""
+    left = after.clock.seconds_left
+    was = before.clock.seconds_left if before is not None else None
+    return left == 0 and (was is None or was > 0)
+
+
+def eliminations(before: TableView | None, after: TableView) -> int:
+    """How many warriors left the board between two views (seats matched by position)."""
+    if before is None:
+        return 0
+    return sum(
+        max(0, a.warriors_left - b.warriors_left)
+        for a, b in zip(before.seats, after.seats, strict=False)
+    )
+
+
+class TableOutputs:
+    """The seat LEDs, link/camera LEDs and buzzer. A context manager; close is idempotent.
+
+    Outputs that cannot be set up are skipped; :attr:`failed` names them and their pins.
+    """
+
+    def __init__(self, config: ControlsConfig, pin_factory: Any = None) -> None:
+        from gpiozero import LED, Buzzer
+
+        self.config = config
+        self.failed: list[ControlUnavailableError] = []
+        errors = gpio_errors()
+
+        def make(kind: Any, role: str, pin: int | None) -> Any:
+            if pin is None:
+                return None
+            try:
+                return kind(pin, pin_factory=pin_factory)
+            except errors as exc:
+                self.failed.append(describe_gpio_error(role, f"GPIO{pin}", exc))
+                return None
+
+        self.seat_leds: list[Any] = [
+            make(LED, f"seat LED {i}", p) for i, p in enumerate(config.seat_leds)
+        ]
+        self.link_led = make(LED, "link LED", config.link_led)
+        self.camera_led = make(LED, "camera LED", config.camera_led)
+        self.buzzer = make(Buzzer, "buzzer", config.buzzer)
+        self._last: TableView | None = None
+
+    def show(self, view: TableView) -> None:
+        """Set the LEDs for ``view`` and sound the buzzer for what changed since the last one."""
+        for i, led in enumerate(self.seat_leds):
+            if led is not None:
+                led.value = i == view.seat
+        sources = {f.source for f in view.faults}
+        if self.link_led is not None:
+            self.link_led.value = not (sources & LINK_SOURCES)
+        if self.camera_led is not None:
+            self.camera_led.value = not (sources & CAMERA_SOURCES)
+        if self.buzzer is not None:
+            unit = self.config.beep_s
+            if clock_ran_out(self._last, view):
+                self.buzzer.beep(on_time=unit, off_time=unit, n=3, background=True)
+            elif eliminations(self._last, view):
+                self.buzzer.beep(on_time=4 * unit, off_time=unit, n=1, background=True)
+        self._last = view
+
+    def __enter__(self) -> TableOutputs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Switch everything off and release the pins (idempotent)."""
+        devices = [*self.seat_leds, self.link_led, self.camera_led, self.buzzer]
+        self.seat_leds, self.link_led, self.camera_led, self.buzzer = [], None, None, None
+        for device in devices:
+            if device is not None:
+                device.close()

@@ -1,0 +1,89 @@
+"""LEDs and buzzer driven from the table state, recorded by MockPin and checked whole."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from hardware.controls import ControlsConfig, TableOutputs
+from hardware.displays.model import EXAMPLE_STATE, Clock, Fault, Seat, load_view
+
+pytestmark = pytest.mark.timeout(20)
+
+BASE = dataclasses.replace(
+    load_view(EXAMPLE_STATE), faults=(), clock=Clock(round_no=9, seconds_left=3)
+)
+CONFIG = ControlsConfig(beep_s=0.02, seat_leds=(12, 16, 20))
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    saved = Device.pin_factory
+    mock = MockFactory()
+    Device.pin_factory = mock
+    try:
+        yield mock
+    finally:
+        mock.close()
+        Device.pin_factory = saved
+
+
+def _states(factory: MockFactory, pin: int) -> list[bool]:
+    return [bool(s.state) for s in factory.pin(pin).states]
+
+
+def _wait_states(factory: MockFactory, pin: int, count: int, timeout: float = 3.0) -> None:
+    end = time.monotonic() + timeout
+    while len(factory.pin(pin).states) < count and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
+    def seats(ben_left: int) -> tuple[Seat, ...]:
+        return (
+            BASE.seats[0],
+            dataclasses.replace(BASE.seats[1], warriors_left=ben_left),
+            BASE.seats[2],
+        )
+
+    views = [
+        BASE,  # Ana's turn, all healthy
+        dataclasses.replace(BASE, seat=1, clock=Clock(9, seconds_left=2)),  # Ben's turn
+        dataclasses.replace(
+            BASE,
+            seat=1,
+            faults=(Fault("board", "Board unplugged"),),
+            clock=Clock(9, seconds_left=1),
+        ),
+        dataclasses.replace(BASE, seat=1, seats=seats(3), clock=Clock(9, seconds_left=1)),  # KO
+        dataclasses.replace(BASE, seat=2, seats=seats(3), clock=Clock(9, seconds_left=0)),  # time
+    ]
+    with TableOutputs(CONFIG, factory) as outputs:
+        assert outputs.failed == []
+        for i, view in enumerate(views):
+            outputs.show(view)
+            if i == 3:  # let the elimination beep finish before the alarm
+                _wait_states(factory, 13, 3)
+        _wait_states(factory, 13, 9)
+        assert _states(factory, 12) == [False, True, False]  # Ana lit, then not
+        assert _states(factory, 16) == [False, True, False]  # Ben lit for views 1-3
+        assert _states(factory, 20) == [False, True]  # Chloé lit at the end
+        assert _states(factory, 19) == [False, True, False, True]  # link: fault, then fixed
+        assert _states(factory, 26) == [False, True]  # camera healthy throughout
+        # one long beep (elimination), then three short ones (time is up)
+        assert _states(factory, 13) == [False, True, False, True, False, True, False, True, False]
+    assert _states(factory, 12)[-1] is False
+
+
+def test_missing_pins_and_idempotent_close(factory: MockFactory) -> None:
+    cfg = dataclasses.replace(CONFIG, buzzer=None, link_led=None, camera_led=None)
+    outputs = TableOutputs(cfg, factory)
+    outputs.show(BASE)
+    assert outputs.buzzer is None and outputs.failed == []
+    outputs.close()
+    outputs.close()
