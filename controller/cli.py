@@ -24,7 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",  # dice calibrate/eval/read/capture
     "hardware.cli_board",  # board sim/watch/stress/map, firmware deploy
     "hardware.cli_screens",  # screens
-    "controller.cli_daemon",  # run, demo, config check
+    "controller.cli_daemon",  # run, demo
+    "controller.cli_config",  # config check
     "controller.cli_bench",  # bench
 )
 

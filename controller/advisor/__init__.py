@@ -1,0 +1,54 @@
+"""The reroll advisor: exact odds of what to keep and when to stop.
+
+See README.md in this folder. The API the table loop uses:
+:class:`Advisor` (one per attack) and :meth:`Advisor.advise` after each
+settled throw; :func:`summary_line` for the combat screen; :func:`odds` and
+:func:`team_table` before the fight.
+"""
+
+from __future__ import annotations
+
+from controller.advisor.advisor import (
+    Action,
+    Advice,
+    Advisor,
+    AdvisorInputError,
+    Choice,
+    Summary,
+    summary_line,
+)
+from controller.advisor.cards import parse_card, parse_cards
+from controller.advisor.defence import (
+    NO_CARD_DEFENCE,
+    CardDefence,
+    dodge_chance,
+    fighter_dodge_chance,
+)
+from controller.advisor.errors import AdvisorError, CardDefenceSpecError, CardSpecError
+from controller.advisor.odds import Odds, PlannerRow, odds, team_table
+from controller.advisor.values import Objective, OptionValue
+
+__all__ = [
+    "NO_CARD_DEFENCE",
+    "Action",
+    "Advice",
+    "Advisor",
+    "AdvisorError",
+    "AdvisorInputError",
+    "CardDefence",
+    "CardDefenceSpecError",
+    "CardSpecError",
+    "Choice",
+    "Objective",
+    "Odds",
+    "OptionValue",
+    "PlannerRow",
+    "Summary",
+    "dodge_chance",
+    "fighter_dodge_chance",
+    "odds",
+    "parse_card",
+    "parse_cards",
+    "summary_line",
+    "team_table",
+]

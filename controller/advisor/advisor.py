@@ -1,0 +1,303 @@
+"""The reroll advisor's Python API: what to keep, when to stop.
+
+The table loop builds one :class:`Advisor` per attack (attacker, support,
+defender, cards, assumptions) and calls :meth:`Advisor.advise` after each
+settled throw; the DP is solved once per advisor and every later call is a
+lookup. Every choice (stop now, or keep a sub-multiset and reroll the rest)
+comes with its exact expected damage and chance of eliminating the defender
+under optimal play afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from controller.advisor.defence import NO_CARD_DEFENCE, CardDefence
+from controller.advisor.dp import STOP, LevelValues, Solution, solve
+from controller.advisor.errors import AdvisorError
+from controller.advisor.multisets import Tables, tables
+from controller.advisor.values import AttackValuer, Objective, OptionValue
+from controller.errors import InvalidThrowError
+from controller.rules.dice import TOURNAMENT_DIE, Counts, Die, counts_of, dice_of
+from controller.rules.pools import attack_pool, attack_rerolls
+from controller.rules.scoring import CardCombo
+from controller.rules.symbols import MAX_POOL, MIN_POOL, Symbol
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
+from controller.rules.warriors import Fighter
+
+
+class AdvisorInputError(AdvisorError, ValueError):
+    """A negative damage or support count, or a pool outside 1..6."""
+
+
+class Action(StrEnum):
+    """What a choice does."""
+
+    STOP = "stop"
+    REROLL = "reroll"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One thing the attacker can do now, with its value under optimal play afterwards."""
+
+    action: Action
+    keep: tuple[Symbol, ...]  # the dice kept (all of them when stopping)
+    reroll: tuple[Symbol, ...]  # the dice thrown again (none when stopping)
+    expected_damage: float
+    p_eliminate: float | None  # None: no defender given
+    option: OptionValue | None = None  # stop: the option cashed in
+
+    def to_json(self) -> dict[str, object]:
+        """The choice as ``toptable advise --json`` prints it."""
+        out: dict[str, object] = {
+            "action": str(self.action),
+            "keep": [str(s) for s in self.keep],
+            "expected_damage": round(self.expected_damage, 6),
+            "p_eliminate": None if self.p_eliminate is None else round(self.p_eliminate, 6),
+            "reroll": [str(s) for s in self.reroll],
+        }
+        if self.option is not None:
+            o = self.option
+            out["cash_in"] = {
+                "kind": str(o.option.kind),
+                "name": o.option.name,
+                "damage": o.option.damage,
+                "speed": str(o.speed),
+                "damage_if_landed": o.damage,
+                "p_land": round(o.p_land, 6),
+                "shielded": o.shielded,
+                "reflected": o.reflected,
+            }
+        return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The structured form of the combat screen's one line (the display draws its icons)."""
+
+    action: Action
+    keep: tuple[Symbol, ...]
+    option: str | None  # stop: the option's name
+    option_damage: int | None
+    p_eliminate: float | None
+    expected_damage: float
+
+
+DEFAULT_ICONS: Mapping[Symbol, str] = {
+    Symbol.KICK: "🦶",
+    Symbol.PUNCH: "👊",
+    Symbol.SPHERE: "🔵",
+    Symbol.STRENGTH: "💪",
+    Symbol.STAR: "★",
+    Symbol.TELEPORT: "🌀",
+}
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every choice for the current throw (best first) and the best one."""
+
+    choices: tuple[Choice, ...]
+    best: Choice
+    objective: Objective
+    pool: int
+    rerolls_made: int
+    rerolls_left: int
+
+    def to_json(self) -> dict[str, object]:
+        """The advice as ``toptable advise --json`` prints it."""
+        return {
+            "choices": [c.to_json() for c in self.choices],
+            "best": self.best.to_json(),
+            "objective": str(self.objective),
+            "pool": self.pool,
+            "rerolls_made": self.rerolls_made,
+            "rerolls_left": self.rerolls_left,
+        }
+
+    def summary(self) -> Summary:
+        """The best choice, in the structured form of the one-line summary."""
+        b = self.best
+        name = b.option.option.name if b.option is not None else None
+        dmg = b.option.option.damage if b.option is not None else None
+        return Summary(b.action, b.keep, name, dmg, b.p_eliminate, b.expected_damage)
+
+
+def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_ICONS) -> str:
+    """One line for the combat screen, e.g. ``keep ★👊👊 · P(KO) 64% · E 21``.
+
+    ``icons``: the text drawn for each symbol (``None``: the symbols' names,
+    separated by spaces).
+    """
+    s = advice.summary()
+    if s.action is Action.STOP:
+        head = f"stop: {s.option} {s.option_damage}"
+    elif s.keep:
+        if icons is None:
+            head = "keep " + " ".join(str(d) for d in s.keep)
+        else:
+            head = "keep " + "".join(icons.get(d, str(d)) for d in s.keep)
+    else:
+        head = "reroll all"
+    parts = [head]
+    if s.p_eliminate is not None:
+        parts.append(f"P(KO) {s.p_eliminate:.0%}")
+    parts.append(f"E {s.expected_damage:.0f}")
+    return " · ".join(parts)
+
+
+def _sub(c: Counts, k: Counts) -> Counts:
+    return (c[0] - k[0], c[1] - k[1], c[2] - k[2], c[3] - k[3], c[4] - k[4], c[5] - k[5])
+
+
+class Advisor:
+    """Advice for one attack; solve once, then answer every settled throw of the attempt."""
+
+    def __init__(
+        self,
+        attacker: Fighter,
+        support: int = 0,
+        defender: Fighter | None = None,
+        defender_damage: int = 0,
+        cards: Sequence[CardCombo] = (),
+        variants: Variants = DEFAULT_VARIANTS,
+        *,
+        defender_support: int = 0,
+        card_defence: CardDefence = NO_CARD_DEFENCE,
+        objective: Objective = Objective.AUTO,
+        pool: int | None = None,
+        die: Die = TOURNAMENT_DIE,
+    ) -> None:
+        """Raises:
+        AdvisorInputError: negative damage or support, or a pool outside 1..6.
+        """
+        if support < 0 or defender_support < 0 or defender_damage < 0:
+            raise AdvisorInputError("support dice and damage taken must be >= 0")
+        if pool is not None and not MIN_POOL <= pool <= MAX_POOL:
+            raise AdvisorInputError(f"a pool is {MIN_POOL}..{MAX_POOL} dice, got {pool}")
+        self.attacker = attacker
+        self.defender = defender
+        self.pool = pool if pool is not None else attack_pool(attacker, support, defender)
+        self.rerolls = attack_rerolls(attacker, defender)
+        self.valuer = AttackValuer(
+            attacker,
+            defender,
+            defender_damage,
+            cards,
+            variants,
+            defender_support=defender_support,
+            card_defence=card_defence,
+            objective=objective,
+            die=die,
+        )
+        self.die = die
+        self._solution: Solution | None = None
+
+    @property
+    def objective(self) -> Objective:
+        """The objective actually maximised (AUTO resolved)."""
+        return self.valuer.objective
+
+    @property
+    def tables(self) -> Tables:
+        """The transition tables of this pool."""
+        return tables(self.die, self.pool)
+
+    def solution(self) -> Solution:
+        """The DP solved for this attack (computed on first use, then reused)."""
+        if self._solution is None:
+            t = self.tables
+            self._solution = solve(t, self.rerolls, lambda m: self._stop_levels(t, m))
+        return self._solution
+
+    def _stop_levels(self, t: Tables, m: int) -> LevelValues:
+        return self.valuer.stop_table(t, m).values
+
+    def _pair(self, p: float, s: float) -> tuple[float, float | None]:
+        """(expected damage, P(eliminate) or None) from (primary, secondary)."""
+        if self.objective is Objective.KO:
+            e, k = s, p
+        else:
+            e, k = p, s
+        return e, (k if self.defender is not None else None)
+
+    def check(self, dice: Sequence[Symbol], rerolls_made: int) -> Counts:
+        """The counts of a throw after checking it fits this attack.
+
+        Raises:
+            InvalidThrowError: another number of dice than the pool, or more
+                rerolls made than the attacker's technique and abilities allow.
+        """
+        if len(dice) != self.pool:
+            raise InvalidThrowError(
+                f"{self.attacker.name} throws {self.pool} dice in this attack, got {len(dice)}"
+            )
+        if not 0 <= rerolls_made <= self.rerolls:
+            raise InvalidThrowError(
+                f"{rerolls_made} rerolls made, but {self.attacker.name} may make "
+                f"0..{self.rerolls} (technique and abilities)"
+            )
+        return counts_of(dice)
+
+    def advise(self, dice: Sequence[Symbol], rerolls_made: int) -> Advice:
+        """Every choice for the throw ``dice`` after ``rerolls_made`` rerolls, best first.
+
+        Raises:
+            InvalidThrowError: see :meth:`check`.
+        """
+        c = self.check(dice, rerolls_made)
+        sol = self.solution()
+        t = sol.tables
+        si = t.state_index[c]
+        stop = self.valuer.stop_table(t, rerolls_made)
+        choices: list[tuple[tuple[float, float, int], Choice]] = []
+        sp, ss = float(stop.values.primary[si]), float(stop.values.secondary[si])
+        e, k = self._pair(sp, ss)
+        stop_choice = Choice(Action.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si))
+        choices.append(((sp, ss, 1), stop_choice))
+        if rerolls_made < sol.last:
+            wp, ws = sol.keep_p[rerolls_made], sol.keep_s[rerolls_made]
+            for ki in t.sub[si]:
+                if ki >= t.n_keeps:
+                    break
+                keep = t.keeps[ki]
+                e, k = self._pair(float(wp[ki]), float(ws[ki]))
+                ch = Choice(Action.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k)
+                choices.append(((float(wp[ki]), float(ws[ki]), 0), ch))
+        action = int(sol.action[rerolls_made][si])
+        if action == STOP:
+            best = stop_choice
+        else:
+            best = next(
+                ch
+                for _, ch in choices
+                if ch.action is Action.REROLL and counts_of(ch.keep) == t.keeps[action]
+            )
+        ordered = [best] + [
+            ch for _, ch in sorted(choices, key=lambda x: x[0], reverse=True) if ch is not best
+        ]
+        return Advice(
+            tuple(ordered),
+            best,
+            self.objective,
+            self.pool,
+            rerolls_made,
+            self.rerolls - rerolls_made,
+        )
+
+    def start_value(self) -> tuple[float, float | None]:
+        """(expected damage, P(eliminate)) before the first throw, playing optimally."""
+        sol = self.solution()
+        t = sol.tables
+        return self._pair(
+            float(t.first_throw @ sol.value_p[0]), float(t.first_throw @ sol.value_s[0])
+        )
+
+    def policy(self) -> tuple[np.ndarray, ...]:
+        """The optimal action per level (rerolls made) and state: STOP or a keep index."""
+        return self.solution().action

@@ -1,0 +1,313 @@
+"""What cashing in a throw is worth to the attacker, after the defender's answer.
+
+For one option (a warrior combo, a card combo or the symbol sum) cashed in at
+one attack speed (RULES.md §3), :class:`AttackValuer` gives the damage the
+defender takes if the attack lands, the chance it lands, the expected damage
+and the chance the defender is eliminated. The rules it applies, all through
+the rules core:
+
+- speed decides the answers (:func:`controller.rules.speed.allowed_defences`,
+  with the attacker's *no defence dice* and the attack card's defence text);
+  the defender picks the answer most likely to stop the attack: a dodge
+  (its exact chance, :mod:`controller.advisor.defence`) or a card (the
+  switchable :class:`~controller.advisor.defence.CardDefence` assumption);
+- *Solar Flare* below 10 endurance: the defender flees, nothing lands;
+- *Shield*: a sphere combo under 20 damage is stopped (not from an
+  invulnerable card);
+- *reflect sphere*: a sphere combo comes back to the attacker; it is worth 0
+  to the attacker here (never a gain), and among equal options the advisor
+  prefers one that is not reflected;
+- the defender's form divides damage, rounded up; elimination uses the
+  defender's damage already taken plus its form's endurance cost (charged at
+  the end of the combat) and the elimination variant.
+
+The objective is a pair (primary, secondary) maximised lexicographically:
+``ko`` = (P(eliminate), expected damage), ``damage`` = (expected damage,
+P(eliminate)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from controller.advisor.defence import NO_CARD_DEFENCE, CardDefence, fighter_dodge_chance
+from controller.advisor.dp import TIE, LevelValues
+from controller.advisor.multisets import FloatArray, IntArray, Tables
+from controller.rules.combat import SHIELD_LIMIT, SOLAR_FLARE_BELOW
+from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, TOURNAMENT_DIE, Counts, Die
+from controller.rules.endurance import divided_damage, is_eliminated
+from controller.rules.scoring import (
+    CardCombo,
+    Option,
+    OptionKind,
+    ThrowScorer,
+    need_vector,
+    symbol_sum,
+)
+from controller.rules.scoring import CardDefence as AttackCardDefence
+from controller.rules.speed import AttackSpeed, Defence, allowed_defences, attack_speed
+from controller.rules.symbols import Symbol
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
+from controller.rules.warriors import AbilityKind, Fighter
+
+
+class Objective(StrEnum):
+    """What the advisor maximises."""
+
+    AUTO = "auto"  # ko when a defender is given (it reduces to damage when no KO is possible)
+    KO = "ko"  # P(eliminate), ties broken by expected damage
+    DAMAGE = "damage"  # expected damage, ties broken by P(eliminate)
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """One option cashed in at one speed, as the defender answers it."""
+
+    option: Option
+    speed: AttackSpeed
+    damage: int  # what the defender takes if the attack lands (0: shielded or reflected)
+    p_land: float  # the chance the attack is not dodged, stopped by a card or fled
+    expected: float
+    p_eliminate: float  # 0.0 when there is no defender
+    shielded: bool = False
+    reflected: bool = False
+
+
+@dataclass(frozen=True)
+class StopTable:
+    """For every state of the pool at one speed: the best option to cash in and its values."""
+
+    values: LevelValues
+    expected: FloatArray
+    p_eliminate: FloatArray
+    column: IntArray  # (S,) the chosen column of ``columns``
+    speed: AttackSpeed
+    columns: _Columns
+
+
+class AttackValuer:
+    """Values options for one attacker against one defender (or none: raw damage)."""
+
+    def __init__(
+        self,
+        attacker: Fighter,
+        defender: Fighter | None = None,
+        defender_damage: int = 0,
+        cards: Sequence[CardCombo] = (),
+        variants: Variants = DEFAULT_VARIANTS,
+        *,
+        defender_support: int = 0,
+        card_defence: CardDefence = NO_CARD_DEFENCE,
+        objective: Objective = Objective.AUTO,
+        die: Die = TOURNAMENT_DIE,
+    ) -> None:
+        self.attacker = attacker
+        self.defender = defender
+        self.defender_damage = defender_damage
+        self.variants = variants
+        self.card_defence = card_defence
+        if objective is Objective.AUTO:
+            objective = Objective.KO if defender is not None else Objective.DAMAGE
+        if defender is None:
+            objective = Objective.DAMAGE
+        self.objective = objective
+        self.scorer = ThrowScorer(attacker, cards, variants)
+        self.dodge = (
+            0.0 if defender is None else fighter_dodge_chance(defender, defender_support, die)
+        )
+        self._option_cache: dict[tuple[Option, AttackSpeed], OptionValue] = {}
+        self._stop_cache: dict[tuple[int, AttackSpeed], StopTable] = {}
+        self._columns_cache: dict[int, _Columns] = {}
+
+    @property
+    def endurance_left(self) -> int | None:
+        """The defender's endurance minus the damage it has taken (None: no defender)."""
+        if self.defender is None:
+            return None
+        return self.defender.warrior.endurance - self.defender_damage
+
+    def value(self, option: Option, speed: AttackSpeed) -> OptionValue:
+        """The value of cashing in ``option`` at ``speed``."""
+        key = (option, speed)
+        hit = self._option_cache.get(key)
+        if hit is None:
+            hit = self._option_cache[key] = self._value(option, speed)
+        return hit
+
+    def _value(self, option: Option, speed: AttackSpeed) -> OptionValue:
+        d = self.defender
+        if d is None:
+            return OptionValue(option, speed, option.damage, 1.0, float(option.damage), 0.0)
+        card = option.card
+        invulnerable = card is not None and card.invulnerable
+        shielded = reflected = False
+        damage = divided_damage(option.damage, d.divisor)
+        if option.holds_sphere and not invulnerable:
+            if d.has(AbilityKind.SHIELD) and option.damage < SHIELD_LIMIT:
+                shielded, damage = True, 0
+            elif d.has(AbilityKind.REFLECT_SPHERE):
+                reflected, damage = True, 0
+        p_land = 1.0 - self._p_stop(d, speed, card)
+        taken = self.defender_damage + (d.cost if d.form is not None else 0)
+        ko_hit = is_eliminated(taken + damage, d.warrior.endurance, self.variants)
+        ko_miss = is_eliminated(taken, d.warrior.endurance, self.variants)
+        p_ko = p_land * ko_hit + (1.0 - p_land) * ko_miss
+        return OptionValue(
+            option, speed, damage, p_land, p_land * damage, p_ko, shielded, reflected
+        )
+
+    def _p_stop(self, d: Fighter, speed: AttackSpeed, card: CardCombo | None) -> float:
+        left = d.warrior.endurance - self.defender_damage
+        if d.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW:
+            return 1.0
+        answers = allowed_defences(
+            speed,
+            self.variants,
+            attacker_denies_dice=self.attacker.has(AbilityKind.NO_DEFENCE_DICE),
+            card_defence=card.defence if card is not None else AttackCardDefence.ANY,
+        )
+        p = 0.0
+        for a in answers:
+            if a is Defence.DODGE:
+                p = max(p, self.dodge)
+            elif a in (Defence.ANY_CARDS, Defence.DEFENCE_CARDS):
+                p = max(p, self.card_defence.p)
+        return p
+
+    def key(self, v: OptionValue) -> tuple[float, float]:
+        """(primary, secondary) of an option value under the objective."""
+        if self.objective is Objective.KO:
+            return (v.p_eliminate, v.expected)
+        return (v.expected, v.p_eliminate)
+
+    def key_pair(self, expected: float, p_eliminate: float | None) -> tuple[float, float]:
+        """(primary, secondary) from an expected damage and a P(eliminate) (None: 0)."""
+        k = 0.0 if p_eliminate is None else p_eliminate
+        return (k, expected) if self.objective is Objective.KO else (expected, k)
+
+    def rank(self, v: OptionValue) -> tuple[float, float, bool, int]:
+        """Sort key for options: the objective, then not reflected, then raw damage."""
+        p, s = self.key(v)
+        return (p, s, not v.reflected, v.option.damage)
+
+    def best_option(self, counts: Counts, speed: AttackSpeed) -> OptionValue:
+        """The option to cash in for the throw ``counts`` at ``speed``."""
+        score = self.scorer.score_counts(counts)
+        return max((self.value(o, speed) for o in score.options), key=self.rank)
+
+    def stop_table(self, t: Tables, rerolls_made: int) -> StopTable:
+        """Stop values of every state of ``t`` when stopping after ``rerolls_made`` rerolls.
+
+        Vectorised over the states: one column per warrior combo and card combo
+        (made or not, by the rules' matching) and one for the symbol sum; the
+        best column per state follows :meth:`rank` (objective, then not
+        reflected, then raw damage). The tests check it against
+        :meth:`best_option` state by state.
+        """
+        speed = attack_speed(rerolls_made)
+        if self.defender is None:
+            speed = AttackSpeed.LIGHTNING  # no defender: speed changes nothing
+        key = (t.pool, speed)
+        hit = self._stop_cache.get(key)
+        if hit is None:
+            hit = self._stop_cache[key] = self._stop_table(t, speed)
+        return hit
+
+    def _columns(self, t: Tables) -> _Columns:
+        hit = self._columns_cache.get(t.pool)
+        if hit is None:
+            hit = self._columns_cache[t.pool] = _Columns.build(self.scorer, t)
+        return hit
+
+    def _stop_table(self, t: Tables, speed: AttackSpeed) -> StopTable:
+        cols = self._columns(t)
+        n = t.n_states
+        j = len(cols.fixed)
+        prim = np.full((n, j + 1), -np.inf)
+        sec = np.full((n, j + 1), -np.inf)
+        clean = np.zeros((n, j + 1))  # 1 when not reflected
+        raw = np.zeros((n, j + 1))
+        for col, (option, made) in enumerate(zip(cols.fixed, cols.made, strict=True)):
+            v = self.value(option, speed)
+            p, s_ = self.key(v)
+            prim[made, col] = p
+            sec[made, col] = s_
+            clean[:, col] = 0.0 if v.reflected else 1.0
+            raw[:, col] = option.damage
+        sums = [self.value(o, speed) for o in cols.sum_options]
+        ps = np.array([self.key(v) for v in sums], dtype=np.float64)
+        prim[:, j] = ps[cols.sum_code, 0]
+        sec[:, j] = ps[cols.sum_code, 1]
+        clean[:, j] = np.array([0.0 if v.reflected else 1.0 for v in sums])[cols.sum_code]
+        raw[:, j] = np.array([v.option.damage for v in sums], dtype=np.float64)[cols.sum_code]
+        cand = np.ones((n, j + 1), dtype=bool)
+        for crit in (prim, sec, clean, raw):
+            vals = np.where(cand, crit, -np.inf)
+            top = vals.max(axis=1, keepdims=True)
+            cand &= vals >= top - TIE
+        choice = cand.argmax(axis=1)
+        rows = np.arange(n)
+        p_best, s_best = prim[rows, choice], sec[rows, choice]
+        if self.objective is Objective.KO:
+            k, e = p_best, s_best
+        else:
+            e, k = p_best, s_best
+        return StopTable(LevelValues(p_best, s_best), e, k, choice, speed, cols)
+
+    def stop_option(self, table: StopTable, state: int) -> OptionValue:
+        """The option :meth:`stop_table` chose for the state with index ``state``."""
+        col = int(table.column[state])
+        cols = table.columns
+        if col < len(cols.fixed):
+            return self.value(cols.fixed[col], table.speed)
+        return self.value(cols.sum_options[int(cols.sum_code[state])], table.speed)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The options every state of one pool can cash in, as columns."""
+
+    fixed: tuple[Option, ...]  # warrior combos then card combos, as the scorer builds them
+    made: tuple[npt.NDArray[np.bool_], ...]  # (S,) per fixed option
+    sum_options: tuple[Option, ...]  # the distinct symbol-sum options
+    sum_code: IntArray  # (S,) index into sum_options
+
+    @classmethod
+    def build(cls, scorer: ThrowScorer, t: Tables) -> _Columns:
+        fighter = scorer.fighter
+        fixed: list[Option] = []
+        needs: list[Counts] = []
+        for combo in fighter.combos:
+            fixed.append(
+                Option(OptionKind.COMBO, combo.name, combo.damage, False, combo.holds_sphere)
+            )
+            needs.append(need_vector(combo.symbols))
+        for card in scorer.cards:
+            fixed.append(
+                Option(OptionKind.CARD, card.name, card.damage, False, card.holds_sphere, card)
+            )
+            needs.append(need_vector(card.symbols))
+        counts = t.state_array
+        made: list[npt.NDArray[np.bool_]] = []
+        others = [i for i in range(len(Symbol)) if i != STAR_INDEX]
+        for need in needs:
+            lack = np.maximum(np.array(need)[others] - counts[:, others], 0).sum(axis=1)
+            made.append(lack <= counts[:, STAR_INDEX])
+        values = fighter.value_vector()
+        sum_options: list[Option] = []
+        seen: dict[tuple[int, bool, bool], int] = {}
+        code = np.zeros(t.n_states, dtype=np.int64)
+        for i, c in enumerate(t.states):
+            total, doubled = symbol_sum(c, values, scorer.variants)
+            sphere = doubled and c[SPHERE_INDEX] > 0
+            k = (total, doubled, sphere)
+            if k not in seen:
+                seen[k] = len(sum_options)
+                sum_options.append(Option(OptionKind.SUM, "sum", total, doubled, sphere))
+            code[i] = seen[k]
+        return cls(tuple(fixed), tuple(made), tuple(sum_options), code)

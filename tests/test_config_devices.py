@@ -1,0 +1,360 @@
+"""Device checks: each missing or unusable device gives a message a person can act on."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import fnmatch
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import Config, parse_config
+from controller.config_devices import DeviceProbe, check_devices
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class FakeProbe(DeviceProbe):
+    """Pretends some device nodes exist; real files (tmp_path) go to the OS."""
+
+    def __init__(self, devices: dict[str, int | None] | None = None) -> None:
+        # device path -> errno its open raises (None: opens fine)
+        self.devices = dict(devices or {})
+        self.serial_errno: int | None = None
+        self.holding: list[str] = []
+        self.i2c: dict[tuple[int, int, tuple[int, int] | None], bool | int] = {}
+        self.modules: set[str] = {"lgpio"}
+        self.calls: list[str] = []
+
+    def stat(self, path: str) -> os.stat_result:
+        if path in self.devices:
+            return os.stat_result((stat.S_IFCHR | 0o660, 0, 0, 1, 0, 0, 0, 0, 0, 0))
+        if path.startswith("/dev/"):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+        return os.stat(path)
+
+    def open_rw(self, path: str) -> None:
+        self.calls.append(f"open {path}")
+        code = self.devices.get(path)
+        if code is not None:
+            raise OSError(code, os.strerror(code), path)
+
+    def glob(self, pattern: str) -> list[str]:
+        fake = [d for d in self.devices if fnmatch.fnmatch(d, pattern)]
+        return sorted(fake) if pattern.startswith("/dev/") else super().glob(pattern)
+
+    def serial_exclusive(self, port: str, baud: int) -> None:
+        self.calls.append(f"serial {port} {baud}")
+        if self.serial_errno is not None:
+            raise OSError(self.serial_errno, os.strerror(self.serial_errno))
+
+    def holders(self, path: str) -> list[str]:
+        return list(self.holding)
+
+    def i2c_answers(self, bus: int, address: int, mux: tuple[int, int] | None = None) -> bool:
+        self.calls.append(f"i2c {bus} 0x{address:02X} {mux}")
+        answer = self.i2c.get((bus, address, mux), False)
+        if isinstance(answer, bool):
+            return answer
+        raise OSError(answer, os.strerror(answer))
+
+    def module_available(self, name: str) -> bool:
+        return name in self.modules
+
+
+def hardware_config(tmp_path: Path, **sections: Any) -> Config:
+    data: dict[str, Any] = {"table": {"journal": str(tmp_path / "j.sqlite")}}
+    data.update(sections)
+    return parse_config(data, "cfg.toml", tmp_path)
+
+
+def texts(cfg: Config, probe: DeviceProbe) -> list[str]:
+    return [str(p) for p in check_devices(cfg, probe)]
+
+
+ALL_THERE = {
+    "/dev/video0": None,
+    "/dev/toptable-board": None,
+    "/dev/i2c-1": None,
+    "/dev/gpiochip0": None,
+}
+
+
+@pytest.fixture
+def probe() -> FakeProbe:
+    p = FakeProbe(ALL_THERE)
+    p.i2c[(1, 0x3C, None)] = True
+    return p
+
+
+def test_all_present_gives_no_problem(tmp_path: Path, probe: FakeProbe) -> None:
+    cfg = hardware_config(tmp_path, displays={"screen": [{"role": "turn"}]})
+    assert texts(cfg, probe) == []
+    assert probe.calls == [
+        "open /dev/video0",
+        "serial /dev/toptable-board 115200",
+        "open /dev/i2c-1",
+        "i2c 1 0x3C None",
+        "open /dev/gpiochip0",
+    ]
+
+
+def test_simulated_setup_touches_no_device(tmp_path: Path) -> None:
+    probe = FakeProbe()
+    cfg = hardware_config(
+        tmp_path,
+        camera={"source": "synthetic"},
+        board={"backend": "simulated"},
+        controls={"backend": "mock"},
+        displays={"screen": [{"role": "turn", "driver": "dummy"}]},
+    )
+    assert texts(cfg, probe) == []
+    assert probe.calls == []
+
+
+def test_camera_index_that_does_not_exist(tmp_path: Path, probe: FakeProbe) -> None:
+    cfg = hardware_config(tmp_path, camera={"device": 3})
+    assert texts(cfg, probe) == [
+        "cfg.toml: Option 'device' in section 'camera' names /dev/video3, which does not exist; "
+        "cameras present: /dev/video0 (plug the camera in or change the device)"
+    ]
+
+
+def test_camera_without_permission_names_the_group(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.devices["/dev/video0"] = errno.EACCES
+    (msg,) = texts(hardware_config(tmp_path), probe)
+    assert (
+        "Option 'device' in section 'camera' names /dev/video0, which this user may not open" in msg
+    )
+    assert "'video' group" in msg
+
+
+def test_camera_file_and_folder_sources(tmp_path: Path, probe: FakeProbe) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cfg = hardware_config(tmp_path, camera={"source": "folder", "path": "frames"})
+    assert texts(cfg, probe) == [
+        f"cfg.toml: Option 'path' in section 'camera' names {frames}, which holds no images "
+        "(.png, .jpg, .jpeg, .bmp)"
+    ]
+    (frames / "a.png").write_bytes(b"")
+    assert texts(cfg, probe) == []
+    cfg = hardware_config(tmp_path, camera={"source": "file", "path": "none.mp4", "model": "m.npz"})
+    assert texts(cfg, probe) == [
+        f"cfg.toml: Option 'path' in section 'camera' names {tmp_path / 'none.mp4'}, which is not "
+        "a video file",
+        f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which does not "
+        "exist",
+    ]
+
+
+def test_missing_board_port_points_at_cable_and_udev_rule(tmp_path: Path) -> None:
+    probe = FakeProbe({"/dev/ttyACM0": None, "/dev/gpiochip0": None, "/dev/video0": None})
+    (msg,) = texts(hardware_config(tmp_path), probe)
+    assert msg.startswith("cfg.toml: Option 'port' in section 'board' names /dev/toptable-board")
+    assert "udev rule installed (systemd/99-toptable-board.rules)" in msg
+    assert msg.endswith("serial ports present: /dev/ttyACM0")
+
+
+def test_board_port_owned_by_another_program(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.serial_errno = errno.EBUSY
+    probe.holding = ["pid 812 (minicom)"]
+    (msg,) = texts(hardware_config(tmp_path), probe)
+    assert msg == (
+        "cfg.toml: Option 'port' in section 'board' names /dev/toptable-board, which another "
+        "program owns (pid 812 (minicom)): close it (a serial terminal, ModemManager, or a "
+        "toptable already running) and try again"
+    )
+
+
+def test_board_port_without_permission_names_dialout(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.serial_errno = errno.EACCES
+    (msg,) = texts(hardware_config(tmp_path), probe)
+    assert "'dialout' group" in msg
+
+
+def test_board_layout_problems_are_included(tmp_path: Path, probe: FakeProbe) -> None:
+    layout = tmp_path / "board.toml"
+    layout.write_text("name = 3\n")
+    found = texts(hardware_config(tmp_path, board={"layout": "board.toml"}), probe)
+    assert found and all(str(layout) in f for f in found)
+
+
+def test_i2c_bus_missing_says_how_to_enable_it(tmp_path: Path, probe: FakeProbe) -> None:
+    del probe.devices["/dev/i2c-1"]
+    probe.devices["/dev/i2c-20"] = None
+    cfg = hardware_config(
+        tmp_path, displays={"screen": [{"role": "turn"}, {"role": "combat", "address": 0x3D}]}
+    )
+    (msg,) = texts(cfg, probe)  # reported once, for the first screen on that bus
+    assert msg.startswith(
+        "cfg.toml: Option 'bus' in section 'displays.screen[1]' names /dev/i2c-1, which does not "
+        "exist: enable I2C (dtparam=i2c_arm=on"
+    )
+    assert msg.endswith("buses present: /dev/i2c-20")
+
+
+def test_i2c_bus_permission(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.devices["/dev/i2c-1"] = errno.EACCES
+    (msg,) = texts(hardware_config(tmp_path, displays={"screen": [{"role": "turn"}]}), probe)
+    assert "/dev/i2c-1, which this user may not open" in msg and "'i2c' group" in msg
+
+
+def test_screen_not_answering_at_its_address(tmp_path: Path, probe: FakeProbe) -> None:
+    cfg = hardware_config(
+        tmp_path, displays={"screen": [{"role": "turn"}, {"role": "combat", "address": 0x3D}]}
+    )
+    assert texts(cfg, probe) == [
+        "cfg.toml: Option 'address' in section 'displays.screen[2]' is 0x3D, where no screen "
+        "answers on /dev/i2c-1: check the wiring (SDA, SCL, 3.3 V, GND) and the address the "
+        "module is set to (0x3C or 0x3D)"
+    ]
+
+
+def test_screens_behind_a_mux(tmp_path: Path, probe: FakeProbe) -> None:
+    screens = [
+        {"role": "turn", "mux_address": 0x71, "mux_channel": 0},
+        {"role": "combat", "mux_address": 0x71, "mux_channel": 5},
+    ]
+    cfg = hardware_config(tmp_path, displays={"screen": screens})
+    (msg1, _msg2) = texts(cfg, probe)
+    assert "Option 'mux_address' in section 'displays.screen[1]' is 0x71, where no TCA9548A" in msg1
+    probe.i2c[(1, 0x71, None)] = True
+    probe.i2c[(1, 0x3C, (0x71, 0))] = True
+    (msg,) = texts(cfg, probe)
+    assert msg.startswith(
+        "cfg.toml: Option 'address' in section 'displays.screen[2]' is 0x3C, where no screen "
+        "answers on /dev/i2c-1 behind the TCA9548A at 0x71 channel 5"
+    )
+
+
+def test_kernel_driver_holding_the_address(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.i2c[(1, 0x3C, None)] = errno.EBUSY
+    (msg,) = texts(hardware_config(tmp_path, displays={"screen": [{"role": "turn"}]}), probe)
+    assert "which a kernel driver holds" in msg and "dtoverlay=ssd1306" in msg
+
+
+def test_spi_screen_needs_spidev(tmp_path: Path, probe: FakeProbe) -> None:
+    cfg = hardware_config(tmp_path, displays={"screen": [{"role": "turn", "interface": "spi"}]})
+    (msg,) = texts(cfg, probe)
+    assert "names /dev/spidev0.0, which does not exist: enable SPI (dtparam=spi=on" in msg
+    probe.devices["/dev/spidev0.0"] = None
+    assert texts(cfg, probe) == []
+
+
+def test_gpio_on_a_machine_without_gpio_chip(tmp_path: Path, probe: FakeProbe) -> None:
+    del probe.devices["/dev/gpiochip0"]
+    (msg,) = texts(hardware_config(tmp_path), probe)
+    assert "Option 'backend' in section 'controls' is 'gpiozero'" in msg
+    assert "use backend = 'mock'" in msg
+
+
+def test_gpio_without_a_pin_library(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.modules = set()
+    probe.devices["/dev/gpiochip0"] = errno.EACCES
+    found = texts(hardware_config(tmp_path), probe)
+    assert len(found) == 2
+    assert "'gpio' group" in found[0]
+    assert "toptable[pi]" in found[1]
+
+
+def test_journal_folder_that_cannot_be_written(tmp_path: Path, probe: FakeProbe) -> None:
+    class ReadOnly(FakeProbe):
+        def writable_dir(self, path: str) -> bool:
+            return False
+
+    ro = ReadOnly(ALL_THERE)
+    cfg = hardware_config(tmp_path, table={"journal": str(tmp_path / "new" / "j.sqlite")})
+    (msg,) = texts(cfg, ro)
+    assert msg.startswith(
+        f"cfg.toml: Option 'journal' in section 'table' is in {tmp_path / 'new'} (which the "
+        f"daemon would create in {tmp_path}), where this user may not write"
+    )
+    # A folder that does not exist yet but can be made is fine.
+    assert texts(cfg, probe) == []
+
+
+# --- the real OS probe ------------------------------------------------------
+
+
+@pytest.fixture
+def pty_port() -> Iterator[str]:
+    """A real serial-like device: the slave side of a pseudo-terminal."""
+    master, slave = os.openpty()
+    try:
+        yield os.ttyname(slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_real_probe_opens_a_free_pty_exclusively(tmp_path: Path, pty_port: str) -> None:
+    cfg = hardware_config(
+        tmp_path,
+        board={"port": pty_port},
+        camera={"source": "synthetic"},
+        controls={"backend": "mock"},
+    )
+    assert texts(cfg, DeviceProbe()) == []
+
+
+def test_real_probe_sees_a_pty_another_program_owns(tmp_path: Path, pty_port: str) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(20)\n",
+            pty_port,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
+        cfg = hardware_config(
+            tmp_path,
+            board={"port": pty_port},
+            camera={"source": "synthetic"},
+            controls={"backend": "mock"},
+        )
+        (msg,) = texts(cfg, DeviceProbe())
+        assert f"names {pty_port}, which another program owns" in msg
+        assert f"pid {holder.pid} (python" in msg
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_real_probe_flock_in_this_process_is_seen_too(tmp_path: Path, pty_port: str) -> None:
+    fd = os.open(pty_port, os.O_RDWR | os.O_NOCTTY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(OSError) as info:
+            DeviceProbe().serial_exclusive(pty_port, 115200)
+        assert info.value.errno == errno.EBUSY
+    finally:
+        os.close(fd)
+
+
+def test_real_probe_opens_a_character_device_and_misses_an_absent_bus(tmp_path: Path) -> None:
+    cfg = hardware_config(
+        tmp_path,
+        camera={"device": "/dev/null"},
+        board={"backend": "simulated"},
+        controls={"backend": "mock"},
+    )
+    assert texts(cfg, DeviceProbe()) == []  # /dev/null is a character device that opens
+    with pytest.raises(FileNotFoundError):
+        DeviceProbe().i2c_answers(99, 0x3C)
