@@ -1,0 +1,76 @@
+"""Entry point on the Pico: real pins, USB serial, watchdog. Everything else is in core.py."""
+
+import sys
+
+import machine
+import micropython
+import uselect
+
+from firmware import config
+from firmware.compat import sleep_ms, ticks_ms
+from firmware.core import Firmware
+
+
+def next_boot(path: str) -> int:
+    """Increment and return the boot counter kept in flash (1 if the file is missing or bad)."""
+    try:
+        with open(path) as f:
+            boot = int(f.read().strip()) + 1
+    except (OSError, ValueError):
+        boot = 1
+    boot &= 0xFFFF
+    with open(path, "w") as f:
+        f.write(str(boot))
+    return boot
+
+
+def make_reader() -> object:
+    """The sensor reader chosen by config.DRIVER."""
+    if config.DRIVER == "4067":
+        from firmware.hw_4067 import Multiplexers
+
+        return Multiplexers(
+            config.SENSORS, config.PINS_SELECT, config.PINS_SIGNAL, config.ACTIVE_LOW
+        )
+    from firmware.hw_165 import ShiftRegisters
+
+    return ShiftRegisters(
+        config.SENSORS, config.PIN_LOAD, config.PIN_CLOCK, config.PIN_DATA, config.ACTIVE_LOW
+    )
+
+
+def maintenance() -> bool:
+    """Whether to stay in the REPL: the maintenance pin is held low, checked after a grace second."""
+    sleep_ms(config.BOOT_GRACE_MS)  # mpremote can interrupt here, right after a reset
+    return machine.Pin(config.PIN_MAINTENANCE, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
+
+
+def run() -> None:
+    """Never returns; the watchdog restarts the board if the loop stalls."""
+    micropython.kbd_intr(-1)  # binary frames may hold 0x03: no Ctrl-C on the link
+    reader = make_reader()
+    out = sys.stdout.buffer
+    inp = sys.stdin.buffer
+    poll = uselect.poll()
+    poll.register(sys.stdin, uselect.POLLIN)
+    fw = Firmware(
+        config.SENSORS,
+        reader.read,  # type: ignore[attr-defined]
+        out.write,
+        ticks_ms,
+        boot=next_boot(config.BOOT_FILE),
+        scan_ms=config.SCAN_MS,
+        debounce=config.DEBOUNCE,
+        heartbeat_ms=config.HEARTBEAT_MS,
+    )
+    wdt = machine.WDT(timeout=config.WATCHDOG_MS)
+    while True:
+        while poll.poll(0):
+            fw.feed(inp.read(1))
+        fw.tick()
+        wdt.feed()
+        sleep_ms(1)
+
+
+if not maintenance():
+    run()

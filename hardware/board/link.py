@@ -1,0 +1,199 @@
+"""The board link over a serial port: a thread that keeps the board connected and posts events.
+
+Opens the port exclusively, runs a :class:`~hardware.board.session.HostSession`
+on it, and on any port failure or 5 s of silence posts :class:`LinkLost`, closes
+the port and reopens it with backoff (0.05 s doubling to 0.5 s), for ever, until
+:meth:`BoardLink.close`. Every event goes to the ``queue.Queue`` given by the
+caller; ``record`` is called for each sensor change before the board is told it
+was received (the journal plugs in there).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+import serial
+
+from controller.events import Event
+from hardware.board.errors import BoardPortError
+from hardware.board.events import LinkLost, LinkRestored, SensorChanged
+from hardware.board.guard import FlickerGuard
+from hardware.board.session import BoardMemory, HostSession, LinkStats, Phase, Record
+
+log = logging.getLogger(__name__)
+
+REFUSED_RETRY_S = 5.0
+
+
+def open_port(path: str, baudrate: int = 115200, timeout: float = 0.02) -> serial.Serial:
+    """Open a serial port exclusively, with a short read timeout.
+
+    Raises:
+        BoardPortError: the port is missing, busy or not accessible; the message says which.
+    """
+    try:
+        port = serial.Serial(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
+    except serial.SerialException as exc:
+        raise BoardPortError(f"cannot open board port {path}: {exc}") from None
+    except OSError as exc:
+        raise BoardPortError(f"cannot open board port {path}: {exc.strerror}") from None
+    port.reset_input_buffer()
+    return port
+
+
+class BoardLink:
+    """Keeps one board connected in a background thread. Use as a context manager."""
+
+    def __init__(
+        self,
+        port: str,
+        events: queue.Queue[Event],
+        record: Record | None = None,
+        *,
+        baudrate: int = 115200,
+        silence_s: float = 5.0,
+        backoff_s: tuple[float, float] = (0.05, 0.5),
+        guard: FlickerGuard | None = None,
+        on_frame: Callable[[tuple[int, int, int, bytes]], None] | None = None,
+        on_send: Callable[[bytes], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.port = port
+        self.events = events
+        self.record = record
+        self.baudrate = baudrate
+        self.silence_s = silence_s
+        self.backoff_s = backoff_s
+        self.guard = guard if guard is not None else FlickerGuard()
+        self.on_frame = on_frame
+        self.on_send = on_send
+        self.clock = clock
+        self.stats = LinkStats()
+        self.memory = BoardMemory()
+        self.connected = False
+        self.last_error = ""
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._ser: serial.Serial | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self) -> BoardLink:
+        """Start the link thread (idempotent)."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name=f"board-link {self.port}", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop the thread and close the port (idempotent)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> BoardLink:
+        return self.start()
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def occupied(self) -> frozenset[int]:
+        """Occupied sensors as last recorded."""
+        return self.memory.occupied()
+
+    # -- the thread --------------------------------------------------------------
+    def _post(self, ev: Event) -> None:
+        if isinstance(ev, SensorChanged):
+            for out in self.guard.filter(ev, self.clock()):
+                self.events.put(out)
+        else:
+            if isinstance(ev, LinkRestored):
+                self.connected = True
+            self.events.put(ev)
+
+    def _lost(self, reason: str) -> None:
+        self.last_error = reason
+        if self.connected:
+            self.connected = False
+            log.warning("%s: link lost: %s", self.port, reason)
+            self.events.put(LinkLost(self.port, reason))
+
+    def _run(self) -> None:
+        delay = self.backoff_s[0]
+        first = True
+        opened = False
+        while not self._stop.is_set():
+            try:
+                ser = open_port(self.port, self.baudrate)
+            except BoardPortError as exc:
+                if first:
+                    log.info("%s", exc)
+                    first = False
+                self.last_error = str(exc)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.backoff_s[1])
+                continue
+            first = True
+            delay = self.backoff_s[0]
+            if opened:
+                self.stats.reconnects += 1
+            opened = True
+            reason = self._serve(ser)
+            with contextlib.suppress(OSError, serial.SerialException):
+                ser.close()
+            if reason is None:
+                break
+            if reason.startswith("refused: "):
+                if reason != self.last_error:  # say it once, not every retry
+                    self.events.put(LinkLost(self.port, reason))
+                self.connected = False
+                self.last_error = reason
+                self._stop.wait(REFUSED_RETRY_S)
+            else:
+                self._lost(reason)
+
+    def _serve(self, ser: serial.Serial) -> str | None:
+        """Run one session on an open port; the reason it ended, or None when asked to stop."""
+
+        def send(data: bytes) -> None:
+            if self.on_send is not None:
+                self.on_send(data)
+            ser.write(data)
+
+        session = HostSession(
+            self.port,
+            send,
+            self._post,
+            self.memory,
+            self.stats,
+            self.record,
+            self.silence_s,
+            self.on_frame,
+        )
+        try:
+            session.start(self.clock())
+            while not self._stop.is_set():
+                data = ser.read(max(1, ser.in_waiting))
+                now = self.clock()
+                if data:
+                    session.feed(data, now)
+                reason = session.poll(now)
+                for ev in self.guard.poll(now):
+                    self.events.put(ev)
+                if reason is not None:
+                    if session.phase is Phase.REFUSED:
+                        return "refused: " + reason
+                    return reason
+        except (serial.SerialException, OSError) as exc:
+            return f"port failed: {exc}"
+        return None

@@ -1,0 +1,146 @@
+"""The firmware's logic on CPython: debounce, numbered events, acks, retransmission, answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware import wire
+from firmware.core import Firmware
+from firmware.scanner import Scanner
+
+
+class Rig:
+    """A firmware on a simulated matrix with a hand-driven clock; records every frame sent."""
+
+    def __init__(self, sensors: int = 8, **kw: int) -> None:
+        self.now = 0
+        self.matrix = bytearray(sensors)
+        self.out: list[tuple[int, int, int, bytes]] = []
+        self.dec = wire.Decoder()
+        self.fw = Firmware(sensors, lambda: self.matrix, self.write, lambda: self.now, boot=7, **kw)
+
+    def write(self, data: bytes) -> None:
+        self.out += self.dec.feed(data)
+
+    def run(self, ms: int) -> None:
+        for _ in range(ms):
+            self.now += 1
+            self.fw.tick()
+
+    def send(self, mtype: int, payload: bytes = b"", version: int = wire.PROTOCOL_VERSION) -> None:
+        self.fw.feed(wire.encode_frame(1, mtype, payload, version))
+
+    def of(self, mtype: int) -> list[bytes]:
+        return [f[3] for f in self.out if f[2] == mtype]
+
+    def events(self) -> list[tuple[int, int, list[tuple[int, int]]]]:
+        return [wire.decode_events(p) for p in self.of(wire.EVENTS)]
+
+
+def test_scanner_needs_agreeing_samples() -> None:
+    s = Scanner(3, debounce=3)
+    assert s.update(b"\x01\x00\x00") == []
+    assert s.update(b"\x01\x00\x00") == []
+    assert s.update(b"\x00\x00\x00") == []  # bounce resets the count
+    assert [s.update(b"\x01\x00\x00") for _ in range(3)] == [[], [], [(0, 1)]]
+    with pytest.raises(ValueError, match=r"sensors must be 1\.\.128"):
+        Scanner(129)
+
+
+def test_a_change_becomes_one_numbered_event_within_two_scans() -> None:
+    rig = Rig(scan_ms=5, debounce=2)
+    rig.run(20)
+    rig.matrix[3] = 1
+    rig.run(10)
+    assert rig.events() == [(7, 1, [(3, 1)])]
+    rig.matrix[3] = 0
+    rig.matrix[5] = 1
+    rig.run(10)
+    assert rig.events()[-1] == (7, 2, [(3, 0), (5, 1)])
+    assert rig.fw.last_seq == 3
+
+
+def test_unacked_events_are_resent_with_backoff_until_acked() -> None:
+    rig = Rig(rto_ms=60, rto_max_ms=200)
+    rig.matrix[1] = 1
+    rig.run(10)
+    rig.run(600)
+    sends = rig.events()
+    assert all(e == (7, 1, [(1, 1)]) for e in sends)
+    assert 4 <= len(sends) <= 6  # 60, 120, 200, 200... ms apart
+    assert rig.fw.counters["retransmitted_frames"] == len(sends) - 1
+    rig.send(wire.ACK, wire.encode_ack(7, 1))
+    rig.out.clear()
+    rig.run(600)
+    assert rig.events() == []
+    assert rig.fw.pending == bytearray()
+
+
+def test_an_ack_that_advances_nothing_makes_it_resend_at_once() -> None:
+    rig = Rig(rto_ms=60, rto_max_ms=500)
+    rig.matrix[1] = 1
+    rig.run(1000)  # backed off to 500 ms between resends
+    rig.out.clear()
+    rig.send(wire.ACK, wire.encode_ack(7, 0))
+    rig.run(2)
+    assert rig.events() == [(7, 1, [(1, 1)])]
+    rig.send(wire.ACK, wire.encode_ack(7, 0))  # again at once: no storm
+    rig.run(2)
+    assert len(rig.events()) == 1
+
+
+def test_acks_for_another_boot_or_unsent_events_are_ignored() -> None:
+    rig = Rig()
+    rig.matrix[1] = 1
+    rig.run(20)
+    rig.send(wire.ACK, wire.encode_ack(6, 1))
+    rig.send(wire.ACK, wire.encode_ack(7, 9))
+    assert len(rig.fw.pending) == 1
+
+
+def test_overflow_drops_the_oldest_and_says_so() -> None:
+    rig = Rig(retain=4)
+    for i in range(6):
+        rig.matrix[i] = 1
+        rig.run(12)
+    assert rig.fw.oldest == 3
+    assert len(rig.fw.pending) == 4
+    assert rig.fw.counters["overflowed_events"] == 2
+    assert [wire.decode_notice(p)[0] for p in rig.of(wire.NOTICE)] == [3, 3]
+    rig.run(250)
+    hb = wire.decode_heartbeat(rig.of(wire.HEARTBEAT)[-1])
+    assert hb[1:3] == (6, 3)
+
+
+def test_identify_snapshot_ping_and_heartbeat() -> None:
+    rig = Rig(sensors=12)
+    rig.matrix[2] = rig.matrix[11] = 1
+    rig.run(20)
+    rig.send(wire.IDENTIFY, wire.encode_identify())
+    rig.send(wire.SNAPSHOT_REQ)
+    rig.send(wire.PING, wire.encode_nonce(99))
+    assert wire.decode_ident(rig.of(wire.IDENT)[0]) == (1, 12, 7, 200, "toptable-fw 1.0")
+    boot, seq, oldest, states = wire.decode_snapshot(rig.of(wire.SNAPSHOT)[0])
+    assert (boot, seq, oldest, [i for i, s in enumerate(states) if s]) == (7, 2, 1, [2, 11])
+    assert wire.decode_nonce(rig.of(wire.PONG)[0]) == 99
+    rig.run(300)
+    hb = wire.decode_heartbeat(rig.of(wire.HEARTBEAT)[-1])
+    assert hb == (7, 2, 1, wire.state_hash(states))
+
+
+def test_wrong_version_frames_are_counted_but_identify_is_answered() -> None:
+    rig = Rig()
+    rig.send(wire.PING, wire.encode_nonce(1), version=2)
+    assert rig.of(wire.PONG) == []
+    assert rig.fw.counters["wrong_version"] == 1
+    rig.send(wire.IDENTIFY, wire.encode_identify(2), version=2)
+    assert rig.out[-1][0] == wire.PROTOCOL_VERSION  # the host sees our version and refuses
+
+
+def test_unknown_and_malformed_messages_get_a_notice() -> None:
+    rig = Rig()
+    rig.send(0x33)
+    rig.send(wire.ACK, b"\x00")
+    codes = [wire.decode_notice(p)[0] for p in rig.of(wire.NOTICE)]
+    assert codes == [wire.NOTICE_UNKNOWN_TYPE, wire.NOTICE_MALFORMED]
+    assert rig.fw.counters["malformed"] == 2
