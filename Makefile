@@ -20,6 +20,7 @@ test: lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check controller vision hardware firmware tests
+	$(BIN)/ruff format --check controller vision hardware firmware tests
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,9 +1,170 @@
-"""Subcommands of this area (being built; see the issue that owns it)."""
+"""``toptable simulate`` and ``toptable game ...``: whole games, journals, exports."""
 
 from __future__ import annotations
 
+import argparse
+import json
 from typing import Any
+
+from controller.game.bots import BOTS
+from controller.game.state import MAX_PLAYERS, MIN_PLAYERS, Length
+from controller.rules.variants import Variants
 
 
 def register(sub: Any) -> None:
-    """Add this area's subcommands (none yet)."""
+    """Add ``simulate``, ``game`` and ``story`` subcommands."""
+    sim = sub.add_parser("simulate", help="simulate whole games with bot players")
+    sim.add_argument(
+        "--players", type=int, default=4, help=f"{MIN_PLAYERS}..{MAX_PLAYERS} (default 4)"
+    )
+    sim.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
+    sim.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    sim.add_argument("--seed", type=int, default=0, help="seed of game 1 (game i uses seed+i)")
+    sim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
+    sim.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    sim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.set_defaults(func=cmd_simulate)
+
+    game = sub.add_parser("game", help="journalled games: play with bots, check, undo, export")
+    gsub = game.add_subparsers(dest="game_command", metavar="COMMAND", required=True)
+    play = gsub.add_parser("play", help="play (or resume) a bot game journalled to JOURNAL")
+    play.add_argument("journal", help="journal file (SQLite); resumed when it exists")
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    play.add_argument("--json", action="store_true", help="print the final state as JSON")
+    play.set_defaults(func=cmd_play)
+    check = gsub.add_parser("check", help="open a journal, verify every row and replay it")
+    check.add_argument("journal")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(func=cmd_check)
+    undo = gsub.add_parser("undo", help="undo the last player action of a journalled game")
+    undo.add_argument("journal")
+    undo.set_defaults(func=cmd_undo)
+    export = gsub.add_parser("export", help="a journalled game as a readable log")
+    export.add_argument("journal")
+    fmt = export.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="JSON (default)")
+    fmt.add_argument("--text", action="store_true", help="text, one line per event")
+    export.set_defaults(func=cmd_export)
+
+    story = sub.add_parser("story", help="Story mode (RULES.md §12)")
+    ssub = story.add_subparsers(dest="story_command", metavar="COMMAND", required=True)
+    ssim = ssub.add_parser("simulate", help="simulate Story-mode games with bots")
+    ssim.add_argument("--players", type=int, default=2, help="2..4")
+    ssim.add_argument("--games", type=int, default=100)
+    ssim.add_argument("--seed", type=int, default=0)
+    ssim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    ssim.add_argument("--json", action="store_true")
+    ssim.set_defaults(func=cmd_story_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Simulate games and print the figures."""
+    from controller.game.simulate import load_game_data, simulate
+
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        print(f"toptable simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+        return 2
+    if args.games < 1:
+        print("toptable simulate: --games must be >= 1")
+        return 2
+    data = load_game_data(args.data)
+    variants = Variants.from_names(args.variant)
+    report = simulate(
+        args.players, Length(args.length), args.games, args.seed, data, args.bot, variants
+    )
+    out = report.to_json()
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(
+        f"{report.games} games of {args.players} players ({args.length}, {args.bot} bots, seed {args.seed})"
+    )
+    print(f"games per second: {report.games_per_second:.1f}")
+    print("winners: " + ", ".join(f"{k} {v}" for k, v in sorted(report.winners.items())))
+    print(f"average warriors left: {report.warriors_left:.2f}")
+    print(f"average combats per game: {report.combats:.2f}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play or resume a journalled bot game."""
+    from controller.game.simulate import run_journaled
+
+    out = run_journaled(args.journal, args.players, Length(args.length), args.seed, args.data)
+    summary = out.state.summary()
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        players = out.state.players
+        print(
+            f"{args.journal}: {out.events} events; winners: {', '.join(players[w] for w in out.winners)}"
+        )
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Verify and replay a journal."""
+    import time
+
+    from controller.game.session import TableGame
+
+    t0 = time.perf_counter()
+    with TableGame.resume(args.journal) as game:
+        ms = (time.perf_counter() - t0) * 1000
+        s = game.state
+        if args.json:
+            print(
+                json.dumps(
+                    {**s.summary(), "game_id": game.journal.game_id, "replay_ms": round(ms, 1)}
+                )
+            )
+        else:
+            print(
+                f"{args.journal}: game {game.journal.game_id}, {len(game.journal)} rows, "
+                f"replayed in {ms:.1f} ms; phase {s.phase}, round {s.round}, warriors {list(s.counts())}"
+            )
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    """Undo the last player action."""
+    from controller.game.session import TableGame
+
+    with TableGame.resume(args.journal) as game:
+        event = game.undo()
+        print(f"undone: {event.to_dict()}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Print a journalled game's log."""
+    from controller.game.export import export_json, export_text
+    from controller.game.session import TableGame
+
+    with TableGame.resume(args.journal) as game:
+        log = export_json(game.config, game.data, game.events())
+    if args.text:
+        print(export_text(log), end="")
+    else:
+        print(json.dumps(log, indent=1))
+    return 0
+
+
+def cmd_story_simulate(args: argparse.Namespace) -> int:
+    """Simulate Story-mode games."""
+    from controller.game.story import simulate_story
+
+    if not 2 <= args.players <= 4:
+        print("toptable story simulate: --players must be 2..4")
+        return 2
+    report = simulate_story(args.players, args.games, args.seed, args.data)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for k, v in report.items():
+            print(f"{k}: {v}")
+    return 0

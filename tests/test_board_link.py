@@ -15,7 +15,7 @@ from hardware.board.link import BoardLink, open_port
 from hardware.board.sim import SimBoard
 
 
-def wait_for(q: queue.Queue[Event], kind: type, timeout: float = 3.0, **match: object) -> Event:
+def wait_for(q: queue.Queue[Event], kind: type, timeout: float = 10.0, **match: object) -> Event:
     """The next event of ``kind`` whose fields match; fails after ``timeout``."""
     end = time.monotonic() + timeout
     while True:
@@ -30,7 +30,7 @@ def wait_for(q: queue.Queue[Event], kind: type, timeout: float = 3.0, **match: o
             return ev
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)
 def test_link_follows_moves_unplug_and_reset(tmp_path: Path) -> None:
     q: queue.Queue[Event] = queue.Queue()
     recorded: list[SensorChanged] = []

@@ -24,6 +24,8 @@ from hardware.controls import (
 pytestmark = pytest.mark.timeout(20)
 
 CONFIG = ControlsConfig(long_press_s=0.15, repeat_s=0.1, bounce_s=None)
+PIN = CONFIG.buttons  # the default pins (controller.config's [controls] defaults)
+CONFIRM, NEXT, UNDO, MENU = (PIN[b] for b in ButtonName)
 
 
 @pytest.fixture
@@ -59,14 +61,13 @@ def test_short_press_posts_on_release(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(CONFIG, q) as inputs:
         assert inputs.failed == []
-        pin = factory.pin(17)
+        pin = factory.pin(CONFIRM)
         pin.drive_low()
         assert _drain(q) == []  # could still become a long press
         pin.drive_high()
-        for name, number in ((ButtonName.UNDO, 22), (ButtonName.MENU, 23)):
+        for number in (UNDO, MENU):
             factory.pin(number).drive_low()
             factory.pin(number).drive_high()
-            del name
         assert _drain(q) == [
             ButtonPressed(ButtonName.CONFIRM),
             ButtonPressed(ButtonName.UNDO),
@@ -77,7 +78,7 @@ def test_short_press_posts_on_release(factory: MockFactory) -> None:
 def test_long_press_posts_once_when_held(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(CONFIG, q):
-        pin = factory.pin(17)
+        pin = factory.pin(CONFIRM)
         pin.drive_low()
         assert q.get(timeout=2) == ButtonPressed(ButtonName.CONFIRM, long=True)
         pin.drive_high()  # the release after a long press posts nothing more
@@ -87,7 +88,7 @@ def test_long_press_posts_once_when_held(factory: MockFactory) -> None:
 def test_next_repeats_while_held(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(CONFIG, q):
-        pin = factory.pin(27)
+        pin = factory.pin(NEXT)
         pin.drive_low()
         got = [q.get(timeout=2), q.get(timeout=2), q.get(timeout=2)]
         pin.drive_high()
@@ -102,7 +103,7 @@ def test_next_repeats_while_held(factory: MockFactory) -> None:
 def test_encoder_steps_both_ways(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(CONFIG, q):
-        a, b = factory.pin(5), factory.pin(6)
+        a, b = factory.pin(CONFIG.encoder_a or 0), factory.pin(CONFIG.encoder_b or 0)
         for first, second in ((a, b), (a, b), (b, a)):  # cw, cw, ccw: quadrature order
             first.drive_low()
             second.drive_low()
@@ -112,17 +113,17 @@ def test_encoder_steps_both_ways(factory: MockFactory) -> None:
 
 
 def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
-    squatter = LED(17)  # something else already holds the confirm pin
+    squatter = LED(CONFIRM)  # something else already holds the confirm pin
     q: queue.Queue[Any] = queue.Queue()
     try:
         with TableInputs(CONFIG, q) as inputs:
             [error] = inputs.failed
             assert str(error) == (
-                "button 'confirm' on GPIO17: pin already in use (by another device or program)"
+                f"button 'confirm' on GPIO{CONFIRM}: pin already in use (by another device or program)"
             )
             assert set(inputs.buttons) == {ButtonName.NEXT, ButtonName.UNDO, ButtonName.MENU}
-            factory.pin(22).drive_low()
-            factory.pin(22).drive_high()
+            factory.pin(UNDO).drive_low()
+            factory.pin(UNDO).drive_high()
             assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
     finally:
         squatter.close()
@@ -134,3 +135,13 @@ def test_encoder_and_buttons_optional(factory: MockFactory) -> None:
     with TableInputs(cfg, q) as inputs:
         assert inputs.encoder is None and list(inputs.buttons) == [ButtonName.CONFIRM]
     inputs.close()  # idempotent
+
+
+def test_pull_down_buttons_press_when_driven_high(factory: MockFactory) -> None:
+    cfg = dataclasses.replace(CONFIG, pull_up=False, encoder_a=None, encoder_b=None)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(cfg, q) as inputs:
+        assert inputs.failed == []
+        factory.pin(UNDO).drive_high()
+        factory.pin(UNDO).drive_low()
+        assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]

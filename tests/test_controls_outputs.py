@@ -18,7 +18,9 @@ pytestmark = pytest.mark.timeout(20)
 BASE = dataclasses.replace(
     load_view(EXAMPLE_STATE), faults=(), clock=Clock(round_no=9, seconds_left=3)
 )
-CONFIG = ControlsConfig(beep_s=0.02, seat_leds=(12, 16, 20))
+CONFIG = ControlsConfig(beep_s=0.02, seat_leds=ControlsConfig().seat_leds[:3])
+ANA, BEN, CHLOE = CONFIG.seat_leds  # the default pins (controller.config's [controls] defaults)
+BUZZER, LINK, CAMERA = CONFIG.buzzer or 0, CONFIG.link_led or 0, CONFIG.camera_led or 0
 
 
 @pytest.fixture
@@ -68,16 +70,16 @@ def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
         for i, view in enumerate(views):
             outputs.show(view)
             if i == 3:  # let the elimination beep finish before the alarm
-                _wait_states(factory, 13, 3)
-        _wait_states(factory, 13, 9)
-        assert _states(factory, 12) == [False, True, False]  # Ana lit, then not
-        assert _states(factory, 16) == [False, True, False]  # Ben lit for views 1-3
-        assert _states(factory, 20) == [False, True]  # Chloé lit at the end
-        assert _states(factory, 19) == [False, True, False, True]  # link: fault, then fixed
-        assert _states(factory, 26) == [False, True]  # camera healthy throughout
+                _wait_states(factory, BUZZER, 3)
+        _wait_states(factory, BUZZER, 9)
+        assert _states(factory, ANA) == [False, True, False]  # Ana lit, then not
+        assert _states(factory, BEN) == [False, True, False]  # Ben lit for views 1-3
+        assert _states(factory, CHLOE) == [False, True]  # Chloé lit at the end
+        assert _states(factory, LINK) == [False, True, False, True]  # link: fault, then fixed
+        assert _states(factory, CAMERA) == [False, True]  # camera healthy throughout
         # one long beep (elimination), then three short ones (time is up)
-        assert _states(factory, 13) == [False, True, False, True, False, True, False, True, False]
-    assert _states(factory, 12)[-1] is False
+        assert _states(factory, BUZZER) == [False, True] * 4 + [False]
+    assert _states(factory, ANA)[-1] is False
 
 
 def test_missing_pins_and_idempotent_close(factory: MockFactory) -> None:

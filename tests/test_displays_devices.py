@@ -9,16 +9,15 @@ from typing import Any
 
 import pytest
 
-from controller.errors import DataError
+from controller.config import ScreenConfig, ScreenRole
 from hardware.displays.devices import (
     BusPool,
     DisplayBoard,
     DisplayConfig,
     open_display,
     open_displays,
-    parse_display_configs,
 )
-from hardware.displays.errors import DisplayUnavailableError
+from hardware.displays.errors import DisplayConfigError, DisplayUnavailableError, UnknownScreenError
 from hardware.displays.model import EXAMPLE_STATE, Clock, load_view
 from hardware.displays.push import RecordingInterface
 from hardware.displays.screens import render
@@ -42,50 +41,36 @@ def _pool(bus: FakeSMBus) -> BusPool:
     return BusPool(opener)
 
 
-def test_parse_configs_with_hex_addresses_and_defaults() -> None:
-    cfgs = parse_display_configs(
-        [
-            {"name": "main", "address": "0x3D", "screen": "combat"},
-            {
-                "name": "seat0",
-                "driver": "sh1106",
-                "height": 32,
-                "mux_channel": 2,
-                "screen": "seat:0",
-            },
-        ],
-        "table.toml",
+def test_defaults_are_the_config_schema_defaults_and_where_names_the_wiring() -> None:
+    schema = ScreenConfig(role=ScreenRole.TURN)
+    cfg = DisplayConfig("main")
+    assert (cfg.driver, cfg.interface, cfg.width, cfg.height) == (
+        schema.driver.value,
+        schema.interface.value,
+        schema.width,
+        schema.height,
     )
-    assert cfgs[0].address == 0x3D and cfgs[0].driver == "ssd1306" and cfgs[0].bus == 1
-    assert cfgs[1].mux_channel == 2 and cfgs[1].height == 32
-    assert "behind TCA9548A 0x70 channel 2" in cfgs[1].where()
+    assert (cfg.bus, cfg.address, cfg.gpio_dc, cfg.gpio_rst) == (
+        schema.bus,
+        schema.address,
+        schema.gpio_dc,
+        schema.gpio_reset,
+    )
+    assert cfg.screen == "turn"
+    seat = DisplayConfig("seat0", driver="sh1106", height=32, mux_channel=2, screen="seat:0")
+    assert seat.where() == (
+        "display 'seat0' (sh1106 128x32) on I2C bus 1 at address 0x3C "
+        "behind TCA9548A 0x70 channel 2"
+    )
 
 
-def test_parse_configs_reports_every_problem() -> None:
-    with pytest.raises(DataError) as err:
-        parse_display_configs(
-            [
-                {"name": "a", "driver": "ssd1351", "height": 48, "colour": "blue"},
-                {"name": "a", "address": "0x99", "mux_channel": 9, "screen": "scores"},
-                {"driver": "sh1106"},
-                {"name": "b", "bus": "one", "alerts": "yes"},
-            ],
-            "table.toml",
-        )
-    text = str(err.value)
-    for expected in (
-        "table.toml: displays[0]: field 'colour': unknown option",
-        "table.toml: displays[1]: field 'name': 'a' is used by an earlier display",
-        "table.toml: displays[1]: field 'address': 0x99 is outside the 7-bit range",
-        "table.toml: displays[1]: field 'mux_channel': a TCA9548A has channels 0..7, got 9",
-        "table.toml: displays[1]: field 'screen': 'scores' is not one of",
-        "table.toml: displays[2]: field 'name': missing",
-        "table.toml: displays[3]: field 'bus': expected a whole number",
-        "table.toml: displays[3]: field 'alerts': expected true or false",
-    ):
-        assert expected in text
-    with pytest.raises(DataError, match="expected a list"):
-        parse_display_configs({"name": "x"})
+def test_settings_this_package_cannot_use_are_refused() -> None:
+    with pytest.raises(DisplayConfigError, match="driver 'ssd1351' is not one of ssd1306"):
+        DisplayConfig("a", driver="ssd1351")
+    with pytest.raises(DisplayConfigError, match="interface 'usb' is not one of i2c, spi"):
+        DisplayConfig("a", interface="usb")
+    with pytest.raises(UnknownScreenError, match="scores"):
+        DisplayConfig("a", screen="scores")
 
 
 def test_two_displays_on_one_bus_get_their_own_bytes() -> None:

@@ -351,8 +351,8 @@ def _check_card_answer(
         and not play.card.invulnerable
     ):
         raise IllegalActionError(
-                f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
-            )
+            f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
+        )
 
 
 def resolve_combat(combat: CombatInput) -> CombatResult:

@@ -3,7 +3,7 @@
 See ``hardware/controls/README.md`` for the wiring table and the default pins.
 """
 
-from hardware.controls.config import ControlsConfig, parse_controls_config
+from hardware.controls.config import ControlsConfig
 from hardware.controls.errors import ControlsError, ControlUnavailableError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.controls.inputs import TableInputs
@@ -19,5 +19,4 @@ __all__ = [
     "EncoderTurned",
     "TableInputs",
     "TableOutputs",
-    "parse_controls_config",
 ]

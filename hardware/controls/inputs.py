@@ -105,7 +105,7 @@ class TableInputs:
             try:
                 button = Button(
                     pin,
-                    pull_up=True,
+                    pull_up=config.pull_up,
                     bounce_time=config.bounce_s,
                     hold_time=config.repeat_s if repeat else config.long_press_s,
                     hold_repeat=repeat,

@@ -12,9 +12,9 @@ from hardware.displays.devices import (
     TableDisplay,
     open_display,
     open_displays,
-    parse_display_configs,
 )
 from hardware.displays.errors import (
+    DisplayConfigError,
     DisplayError,
     DisplayUnavailableError,
     UnknownScreenError,
@@ -48,6 +48,7 @@ __all__ = [
     "Defence",
     "DisplayBoard",
     "DisplayConfig",
+    "DisplayConfigError",
     "DisplayError",
     "DisplayUnavailableError",
     "Fault",
@@ -61,7 +62,6 @@ __all__ = [
     "load_view",
     "open_display",
     "open_displays",
-    "parse_display_configs",
     "pick_screen",
     "render",
     "show",

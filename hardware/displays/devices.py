@@ -1,8 +1,12 @@
-"""Open the table's displays from config: luma.oled on I2C (direct or behind a
-TCA9548A), SPI, luma's dummy device, or luma.emulator; report the ones that fail.
+"""Open the table's displays: luma.oled on I2C (direct or behind a TCA9548A),
+SPI, luma's dummy device, or luma.emulator; report the ones that fail.
 
-:func:`parse_display_configs` checks the ``[[displays]]`` entries (every problem
-named by entry and field). :func:`open_displays` opens each one; a display that
+:class:`DisplayConfig` is this package's typed settings for one display, not a
+file format: the one TOML schema is ``[[displays.screen]]`` in
+:mod:`controller.config` (checked there, every problem named), mapped here by
+``controller.daemon.devices.display_configs``; the defaults the two share (the
+size, the I2C bus and address, the SPI pins) are taken from that schema.
+:func:`open_displays` opens each one; a display that
 is absent from the bus, a bus the user may not open, a pin already taken become
 a :class:`DisplayUnavailableError` naming the display, bus, address or pins, and
 the other displays go on. :class:`DisplayBoard` draws a view on every open
@@ -13,21 +17,23 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from controller.errors import DataError, DataProblem
-from hardware.displays.errors import DisplayUnavailableError
+from controller.config import MUX_ADDRESSES, ScreenConfig, ScreenRole
+from hardware.displays.errors import DisplayConfigError, DisplayUnavailableError
 from hardware.displays.model import Fault, TableView
 from hardware.displays.push import CountingInterface, ScreenPusher
-from hardware.displays.screens import SCREENS, pick_screen, render
+from hardware.displays.screens import pick_screen, render, screen_by_name
 
 DRIVERS = ("ssd1306", "sh1106", "dummy", "pygame", "capture", "gifanim")
 """luma.oled drivers, luma.core's dummy device, and luma.emulator's three devices."""
 INTERFACES = ("i2c", "spi")
-SIZES = ((128, 64), (128, 32))
-TCA9548A_DEFAULT_ADDRESS = 0x70
+TCA9548A_DEFAULT_ADDRESS = MUX_ADDRESSES[0]
+
+_SCHEMA = ScreenConfig(role=ScreenRole.TURN)
+"""The documented [[displays.screen]] defaults: the one source of the shared ones."""
 
 
 @dataclass(frozen=True)
@@ -35,24 +41,38 @@ class DisplayConfig:
     """One display. ``screen`` is what it shows (alerts, if on, take it over)."""
 
     name: str
-    driver: str = "ssd1306"
-    interface: str = "i2c"
-    width: int = 128
-    height: int = 64
-    rotate: int = 0
-    bus: int = 1
-    address: int = 0x3C
+    driver: str = _SCHEMA.driver.value
+    interface: str = _SCHEMA.interface.value
+    width: int = _SCHEMA.width
+    height: int = _SCHEMA.height
+    rotate: int = _SCHEMA.rotate
+    bus: int = _SCHEMA.bus
+    address: int = _SCHEMA.address
     mux_address: int | None = None
     mux_channel: int | None = None
     spi_port: int = 0
-    spi_device: int = 0
-    gpio_dc: int = 24
-    gpio_rst: int = 25
+    spi_device: int = _SCHEMA.spi_device
+    gpio_dc: int = _SCHEMA.gpio_dc
+    gpio_rst: int = _SCHEMA.gpio_reset
     spi_speed_hz: int = 8_000_000
-    screen: str = "turn"
+    screen: str = _SCHEMA.role.value
     alerts: bool = True
     output: str = ""
     """File (gifanim) or file template (capture) for the emulators."""
+
+    def __post_init__(self) -> None:
+        """Raises: DisplayConfigError (a driver or interface this package does not know),
+        UnknownScreenError (no such screen)."""
+        if self.driver not in DRIVERS:
+            raise DisplayConfigError(
+                f"display {self.name!r}: driver {self.driver!r} is not one of {', '.join(DRIVERS)}"
+            )
+        if self.interface not in INTERFACES:
+            raise DisplayConfigError(
+                f"display {self.name!r}: interface {self.interface!r} is not one of "
+                f"{', '.join(INTERFACES)}"
+            )
+        screen_by_name(self.screen)
 
     def where(self) -> str:
         """Where the display is wired, for messages (bus, address, mux channel or SPI pins)."""
@@ -71,104 +91,6 @@ class DisplayConfig:
             mux = self.mux_address if self.mux_address is not None else TCA9548A_DEFAULT_ADDRESS
             text += f" behind TCA9548A 0x{mux:02X} channel {self.mux_channel}"
         return text
-
-
-def _int(value: Any) -> int | None:
-    """An int from an int or a string like '0x3C'; None if it is neither."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value, 0)
-        except ValueError:
-            return None
-    return None
-
-
-def parse_display_configs(entries: Any, file: str = "config") -> tuple[DisplayConfig, ...]:
-    """Check and convert the ``displays`` list of a config file.
-
-    Addresses may be integers or strings such as ``"0x3C"``. Unknown keys,
-    wrong types, out-of-range values and duplicate names are all reported.
-
-    Raises:
-        DataError: every problem, each naming the file, ``displays[i]`` and the field.
-    """
-    problems: list[DataProblem] = []
-    if not isinstance(entries, list):
-        raise DataError.single(file, "", "displays", "expected a list of display tables")
-    known = {f.name: f for f in fields(DisplayConfig)}
-    out: list[DisplayConfig] = []
-    names: set[str] = set()
-    for i, raw in enumerate(entries):
-        entry = f"displays[{i}]"
-        if not isinstance(raw, Mapping):
-            problems.append(DataProblem(file, entry, "", "expected a table"))
-            continue
-        before = len(problems)
-
-        def bad(name: str, message: str, entry: str = entry) -> None:
-            problems.append(DataProblem(file, entry, name, message))
-
-        values: dict[str, Any] = {}
-        for key, value in raw.items():
-            if key not in known:
-                bad(key, f"unknown option (known: {', '.join(sorted(known))})")
-                continue
-            if key in ("name", "driver", "interface", "screen", "output"):
-                if not isinstance(value, str) or (key == "name" and not value):
-                    bad(key, f"expected a non-empty string, got {value!r}")
-                    continue
-            elif key == "alerts":
-                if not isinstance(value, bool):
-                    bad(key, f"expected true or false, got {value!r}")
-                    continue
-            else:
-                number = _int(value)
-                if number is None or number < 0:
-                    bad(
-                        key,
-                        f"expected a whole number >= 0 (or a string like '0x3C'), got {value!r}",
-                    )
-                    continue
-                value = number
-            values[key] = value
-        if "name" not in values and "name" not in raw:
-            bad("name", "missing")
-        duplicate = values.get("name") in names
-        names.add(values.get("name", ""))
-        if len(problems) > before:
-            continue
-        cfg = DisplayConfig(**values)
-        if duplicate:
-            bad("name", f"{cfg.name!r} is used by an earlier display")
-        if cfg.driver not in DRIVERS:
-            bad("driver", f"{cfg.driver!r} is not one of {', '.join(DRIVERS)}")
-        if cfg.interface not in INTERFACES:
-            bad("interface", f"{cfg.interface!r} is not one of {', '.join(INTERFACES)}")
-        if (cfg.width, cfg.height) not in SIZES:
-            sizes = ", ".join(f"{w}x{h}" for w, h in SIZES)
-            bad("height", f"{cfg.width}x{cfg.height} is not a supported size ({sizes})")
-        if cfg.rotate not in (0, 2):
-            bad("rotate", f"must be 0 or 2 (upside down), got {cfg.rotate}")
-        if not 0x03 <= cfg.address <= 0x77:
-            bad("address", f"0x{cfg.address:02X} is outside the 7-bit range 0x03..0x77")
-        if cfg.mux_channel is not None and cfg.mux_channel > 7:
-            bad("mux_channel", f"a TCA9548A has channels 0..7, got {cfg.mux_channel}")
-        if cfg.mux_address is not None and not 0x70 <= cfg.mux_address <= 0x77:
-            bad("mux_address", f"a TCA9548A answers at 0x70..0x77, got 0x{cfg.mux_address:02X}")
-        if cfg.mux_address is not None and cfg.mux_channel is None:
-            bad("mux_channel", "missing: mux_address is set")
-        if cfg.screen not in SCREENS and not (
-            cfg.screen.startswith("seat:") and cfg.screen[5:].isdigit()
-        ):
-            bad("screen", f"{cfg.screen!r} is not one of {', '.join(SCREENS)}, seat:N")
-        out.append(cfg)
-    if problems:
-        raise DataError(problems)
-    return tuple(out)
 
 
 class Tca9548a:
@@ -486,6 +408,11 @@ class DisplayBoard:
     def missing(self) -> list[DisplayUnavailableError]:
         """Why each display that is not working now is missing (until :meth:`reopen` finds it)."""
         return [err for _, err in self._missing.values()]
+
+    @property
+    def missing_by_name(self) -> dict[str, DisplayUnavailableError]:
+        """Why each missing display is missing, by display name."""
+        return {name: err for name, (_, err) in self._missing.items()}
 
     def faults(self) -> tuple[Fault, ...]:
         """The missing displays as faults (source ``display``), for the view's error screen."""

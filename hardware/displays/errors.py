@@ -21,3 +21,7 @@ class DisplayUnavailableError(DisplayError, OSError):
 
     The message names the display, its bus and address (or SPI port and pins).
     """
+
+
+class DisplayConfigError(DisplayError, ValueError):
+    """Display settings this package cannot use (an unknown driver or interface)."""

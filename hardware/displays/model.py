@@ -43,6 +43,7 @@ class PromptKind(StrEnum):
     RETHROW = "rethrow"
     CHOOSE_MOVE = "choose_move"
     MAPPING = "mapping"
+    CHOOSE = "choose"  # any other choice; ``title`` names it
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class Prompt:
     die_index: int | None = None
     step: int | None = None
     steps: int | None = None
+    title: str = ""  # overrides the kind's title bar when set
 
 
 @dataclass(frozen=True)
@@ -358,6 +360,7 @@ _prompt = _object(
         "die_index": (r.int_(0), None),
         "step": (r.int_(1), None),
         "steps": (r.int_(1), None),
+        "title": (r.str_, ""),
     },
 )
 _fault = _object(Fault, lambda r: {"source": (r.str_,), "message": (r.str_,)})

@@ -45,6 +45,7 @@ PROMPT_TITLES: dict[PromptKind, str] = {
     PromptKind.RETHROW: "RETHROW DIE",
     PromptKind.CHOOSE_MOVE: "CHOOSE MOVE",
     PromptKind.MAPPING: "MAP BOARD",
+    PromptKind.CHOOSE: "CHOOSE",
 }
 
 
@@ -366,7 +367,7 @@ def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
         text_centre(d, w, (h - 8) // 2, "NO QUESTION")
         return
     step = f"{p.step}/{p.steps}" if p.step is not None and p.steps else ""
-    title_bar(d, w, PROMPT_TITLES[p.kind], step)
+    title_bar(d, w, p.title.upper() if p.title else PROMPT_TITLES[p.kind], step)
     boxed = h >= 64
     y = LINE + 2 if boxed else LINE + 1
     bottom = h - LINE if p.choices else h

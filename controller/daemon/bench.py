@@ -1,0 +1,183 @@
+"""``toptable bench daemon``: the daemon's figures during the demo.
+
+- peak memory (RSS) of a whole demo game, which runs the daemon's every part;
+- settle-to-screen latency: from the reader reporting a settled throw to the
+  screens having drawn it (the demo's own probe);
+- idle CPU: ``toptable run`` on the simulated table with nothing happening;
+- the kill test: ``toptable demo --seed S --journal J`` killed with SIGKILL at
+  random moments and started again with ``--resume`` reaches the same summary
+  as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TARGET_RSS_MB = 150
+TARGET_IDLE_CPU = 5.0
+TARGET_LATENCY_MS = 150
+SAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws")
+
+
+def _toptable(*args: str) -> list[str]:
+    return [sys.executable, "-m", "controller.cli", *args]
+
+
+def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], float]:
+    """Run one demo in a child process; return its summary and the child's peak RSS in MB.
+
+    Raises:
+        RuntimeError: the demo failed.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    proc = subprocess.run(
+        _toptable("demo", "--fast", "--json", "--seed", str(seed), "--out", str(out), *extra),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if proc.returncode != 0:
+        raise RuntimeError(f"demo failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+    summary: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return summary, max(peak_kb, before) / 1024
+
+
+def kill_test(
+    runs: int, seed: int, folder: Path, reference: dict[str, Any]
+) -> tuple[int, list[str]]:
+    """Kill the demo at random moments and resume it, ``runs`` times; return (equal, problems)."""
+    rng = random.Random(seed)
+    equal = 0
+    problems: list[str] = []
+    for run in range(runs):
+        out = folder / f"kill-{run}"
+        journal = out / "journal.sqlite"
+        args = ("--journal", str(journal))
+        kills = 0
+        cmd = _toptable("demo", "--fast", "--json", "--seed", str(seed), "--out", str(out), *args)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        time.sleep(rng.uniform(3.0, 15.0))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        summary: dict[str, Any] | None = None
+        for _ in range(5):
+            resume = subprocess.run(
+                [*cmd, "--resume"], capture_output=True, text=True, timeout=600, check=False
+            )
+            if resume.returncode == 0:
+                summary = json.loads(resume.stdout.strip().splitlines()[-1])
+                break
+        if summary is None:
+            problems.append(f"run {run}: the resumed demo did not finish")
+            continue
+        diff = [k for k in SAME_KEYS if summary.get(k) != reference.get(k)]
+        if diff:
+            problems.append(f"run {run} ({kills} kill): differs in {', '.join(diff)}")
+        else:
+            equal += 1
+    return equal, problems
+
+
+def idle_cpu(seconds: float, folder: Path) -> float | None:
+    """CPU use (% of one core) of ``toptable run`` on the simulated table with nothing happening."""
+    config = folder / "idle.toml"
+    demo = Path(__file__).resolve().parent.parent / "data" / "demo"
+    text = (demo / "config.toml").read_text(encoding="utf-8")
+    text = text.replace('data_dir = "."', f'data_dir = "{demo}"').replace(
+        'layout = "board.toml"', f'layout = "{demo / "board.toml"}"'
+    )
+    text = text.replace(
+        'journal = "~/.local/state/toptable/demo-journal.sqlite"',
+        f'journal = "{folder / "idle.sqlite"}"',
+    )
+    text = text.replace(
+        'source = "synthetic"', f'source = "folder"\npath = "{_empty_tray(folder)}"'
+    )
+    config.write_text(text, encoding="utf-8")
+    proc = subprocess.Popen(
+        _toptable("run", "--config", str(config)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        time.sleep(8.0)  # start-up: imports, model, devices
+        if proc.poll() is not None:
+            return None
+        start_cpu, start = _cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(seconds)
+        used = _cpu_seconds(proc.pid) - start_cpu
+        return 100.0 * used / (time.monotonic() - start)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _empty_tray(folder: Path) -> Path:
+    """A folder with one picture of the empty tray (a still camera)."""
+    import cv2
+
+    from vision.synth import Renderer
+
+    images = folder / "tray"
+    images.mkdir(exist_ok=True)
+    cv2.imwrite(str(images / "empty.png"), Renderer(seed=1).render([]))
+    return images
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def main(argv: list[str]) -> int:
+    """Print the figures; exit 0 (figures are read, not asserted)."""
+    parser = argparse.ArgumentParser(prog="toptable bench daemon")
+    parser.add_argument("--quick", action="store_true", help="3 kill runs instead of 20")
+    parser.add_argument("--kills", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args(argv)
+    runs = args.kills if args.kills is not None else (3 if args.quick else 20)
+    with tempfile.TemporaryDirectory(prefix="toptable-bench-") as tmp:
+        folder = Path(tmp)
+        summary, rss = demo_once(folder / "reference", args.seed)
+        lat = summary.get("latency_ms", {})
+        print(f"demo (seed {args.seed}, 2 players, rounds5, --fast): {summary['seconds']} s, "
+              f"{summary['throws_read']} throws read, {summary['silent_misreads']} silent misreads")  # fmt: skip
+        print(
+            f"  peak RSS: {rss:.0f} MB  [{'meets' if rss <= TARGET_RSS_MB else 'MISSES'} <= {TARGET_RSS_MB} MB]"
+        )
+        if lat:
+            verdict = "meets" if lat["p95"] <= TARGET_LATENCY_MS else "MISSES"
+            print(f"  settled throw -> screens drawn: median {lat['median']} ms, p95 {lat['p95']} ms, "
+                  f"max {lat['max']} ms  [{verdict} <= {TARGET_LATENCY_MS} ms]")  # fmt: skip
+        cpu = idle_cpu(10.0, folder)
+        if cpu is None:
+            print("  idle CPU: toptable run did not start (see toptable run --config)")
+        else:
+            verdict = "meets" if cpu <= TARGET_IDLE_CPU else "MISSES"
+            print(f"  idle CPU of toptable run (still tray, no events): {cpu:.1f}% of one core  "
+                  f"[{verdict} <= {TARGET_IDLE_CPU}%]")  # fmt: skip
+        equal, problems = kill_test(runs, args.seed, folder, summary)
+        print(
+            f"  kill test: {equal}/{runs} runs killed with SIGKILL and resumed reach the same summary"
+        )
+        for p in problems:
+            print(f"    {p}")
+    return 0

@@ -1,0 +1,115 @@
+"""The buttons' way to choose: a list of labelled choices, ``next`` moves, ``confirm`` takes.
+
+The table builds a :class:`Chooser` from what the game waits for: the legal
+actions of the acting seat, a number for a die the camera does not read, or a
+face for a die being corrected. Labels are short enough for a 128-px line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from controller.game.events import (
+    Action,
+    ChooseAttack,
+    ChooseReward,
+    CounterAttack,
+    Defend,
+    Discard,
+    Draft,
+    DuelPick,
+    ExtraCombat,
+    Move,
+    Pass,
+    Place,
+    PlayCard,
+    StepAside,
+    StopRolling,
+    TryFusion,
+)
+
+T = TypeVar("T")
+
+
+@dataclass
+class Chooser(Generic[T]):
+    """A titled list of choices with a cursor."""
+
+    title: str
+    labels: tuple[str, ...]
+    values: tuple[T, ...]
+    selected: int = 0
+    meta: dict[str, object] = field(default_factory=dict)
+
+    def move(self, steps: int = 1) -> None:
+        """Move the cursor, wrapping around."""
+        if self.labels:
+            self.selected = (self.selected + steps) % len(self.labels)
+
+    @property
+    def value(self) -> T:
+        """The choice under the cursor.
+
+        Raises:
+            IndexError: the chooser is empty.
+        """
+        return self.values[self.selected]
+
+    def select(self, value: T) -> None:
+        """Put the cursor on ``value`` (no change if absent)."""
+        if value in self.values:
+            self.selected = self.values.index(value)
+
+
+def action_label(action: Action, damage: dict[str, int] | None = None) -> str:
+    """A short label for an action (``damage`` gives attack options' damage by name)."""
+    if isinstance(action, Move):
+        return f"{action.warrior} to {action.space}"
+    if isinstance(action, Place):
+        return f"place {action.warrior} on {action.space}"
+    if isinstance(action, Draft):
+        return action.warrior
+    if isinstance(action, ChooseAttack):
+        name = "symbol sum" if action.option == "sum" else action.option
+        if damage and action.option in damage:
+            return f"{name} {damage[action.option]}"
+        return name
+    if isinstance(action, Defend):
+        return {"none": "no defence", "dodge": "dodge"}.get(action.answer, action.answer)
+    if isinstance(action, PlayCard):
+        extra = action.target or action.warrior or (str(action.space) if action.space >= 0 else "")
+        return f"{action.card}{' > ' + extra if extra else ''}"
+    if isinstance(action, Pass):
+        return "pass"
+    if isinstance(action, StopRolling):
+        return "stop rolling"
+    if isinstance(action, StepAside):
+        return f"step to {action.space}"
+    if isinstance(action, ChooseReward):
+        return f"draw {action.deck}"
+    if isinstance(action, ExtraCombat):
+        return f"{action.warrior} vs {action.target}"
+    if isinstance(action, DuelPick):
+        return action.warrior
+    if isinstance(action, TryFusion):
+        return "try fusion"
+    if isinstance(action, CounterAttack):
+        return f"counter{' with ' + action.card if action.card else ''}"
+    if isinstance(action, Discard):
+        return f"discard {action.card}"
+    return action.kind
+
+
+def action_chooser(
+    title: str, actions: Sequence[Action], damage: dict[str, int] | None = None
+) -> Chooser[Action]:
+    """A chooser over legal actions, in the engine's order."""
+    return Chooser(title, tuple(action_label(a, damage) for a in actions), tuple(actions))
+
+
+def number_chooser(title: str, low: int, high: int) -> Chooser[int]:
+    """A chooser over the numbers ``low``..``high``."""
+    values = tuple(range(low, high + 1))
+    return Chooser(title, tuple(str(v) for v in values), values)

@@ -1,0 +1,29 @@
+"""Events the daemon itself posts (the devices' own events live in their packages)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from controller.events import Event
+
+
+@dataclass(frozen=True)
+class Tick(Event):
+    """The table clock: ``now`` in seconds (monotonic)."""
+
+    now: float
+
+
+@dataclass(frozen=True)
+class StopTable(Event):
+    """Ask the table loop to shut down cleanly (posted on SIGTERM)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Barrier(Event):
+    """Posted to learn when the loop has handled everything posted before it."""
+
+    done: threading.Event = field(default_factory=threading.Event, compare=False)

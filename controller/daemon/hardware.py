@@ -1,0 +1,427 @@
+"""The table's devices for ``toptable run``, opened from the daemon's config.
+
+:class:`TableDevices` opens the camera reader, the board link (to the Pico on
+a serial port, or to the firmware simulated behind a pseudo-terminal), the
+screens, and the buttons, LEDs and buzzer, all posting typed events into the
+one ``queue.Queue`` the table loop reads. The settings come through
+:mod:`controller.daemon.devices`, the only mapping from the config file.
+
+Degraded but never stopped: a device that cannot be opened is recorded as a
+fault (:meth:`TableDevices.faults`: source -> a message naming the device and
+its path, address or pin) and the others carry on. The camera worker reopens a
+lost camera on its own (posting ``CameraLost`` / ``CameraRestored``) and the
+board link reopens its port on its own (``LinkLost`` / ``LinkRestored``);
+:meth:`TableDevices.retry`, called from the loop's idle callback, reopens
+missing screens (unplugged at start or failed mid-game) and sets up a camera
+whose reader could not be (an unreadable face model).
+
+``TableDevices.sinks()`` are the view sinks (the screens; the LEDs and buzzer
+through :class:`OutputsSink`); ``new_attack(pool)`` tells the dice reader, from
+the table's thread, that the next throw is roll 1 of a new attack or defence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from controller.board import BoardLayout, load_board
+from controller.config import BoardBackend, Config, ControlsBackend
+from controller.daemon.devices import camera_config, controls_config, display_configs
+from controller.daemon.table import ViewSink
+from controller.events import Event
+from controller.gamedata import DEMO_DIR
+from controller.mapping import apply_sensor_map, load_sensor_map
+from hardware.board.errors import BoardError
+from hardware.board.link import BoardLink, open_port
+from hardware.board.session import Record
+from hardware.board.sim import SimBoard
+from hardware.controls.inputs import TableInputs
+from hardware.controls.outputs import TableOutputs
+from hardware.displays.devices import BusPool, DisplayBoard
+from hardware.displays.model import TableView
+from vision.errors import CameraError, VisionError
+from vision.events import ThrowSettled
+from vision.model import FaceModel
+from vision.reader import CameraWorker, DiceReader
+from vision.sources import CameraConfig, FrameSource, open_source
+
+log = logging.getLogger(__name__)
+
+DEMO_BOARD = DEMO_DIR / "board.toml"
+"""The bundled example layout, used when ``[board] layout`` is left out."""
+
+CAMERA_RETRY_S = 2.0
+"""How often the camera worker tries a lost camera again."""
+
+Opener = Callable[[CameraConfig], FrameSource]
+
+
+class OutputsSink:
+    """:class:`TableOutputs` as a view sink (its method is ``show``)."""
+
+    def __init__(self, outputs: TableOutputs) -> None:
+        self.outputs = outputs
+
+    def update(self, view: TableView) -> None:
+        """Set the LEDs and buzzer for ``view``."""
+        self.outputs.show(view)
+
+
+class HandoffReader(DiceReader):
+    """A :class:`DiceReader` whose :meth:`request_new_attack` may be called from any thread.
+
+    The request is handed to the camera thread, which applies it before the next
+    frame, so the tracker is only ever touched by that thread.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._handoff = threading.Lock()
+        self._pending: list[int | None] = []
+
+    def request_new_attack(self, pool: int | None) -> None:
+        """The next throw starts a new attack of ``pool`` dice (None: any count)."""
+        with self._handoff:
+            self._pending.append(pool)
+
+    def feed(self, frame: np.ndarray, timestamp: float) -> ThrowSettled | None:
+        """Apply a pending new attack, then take the frame (see :meth:`DiceReader.feed`)."""
+        with self._handoff:
+            pending, self._pending = self._pending, []
+        for pool in pending:
+            self.new_attack(pool)
+        return super().feed(frame, timestamp)
+
+
+def load_layout(config: Config) -> BoardLayout:
+    """The board layout the config names (or the bundled example), with its sensor map.
+
+    Raises:
+        DataError: the layout or the mapping file is missing or invalid (every problem).
+    """
+    layout = load_board(config.board.layout or DEMO_BOARD)
+    if config.board.mapping is not None:
+        layout = apply_sensor_map(layout, load_sensor_map(config.board.mapping, layout))
+    return layout
+
+
+class TableDevices:
+    """Every device of the table, opened from ``config``; posts events into ``events``.
+
+    ``evidence_dir`` keeps each settled throw's frame (None: not kept);
+    ``state_dir`` holds the simulated board's port link (None: a temporary
+    folder removed on close); ``record`` is called for each sensor change before
+    the board is told it was received (the journal). ``model`` overrides the
+    face model, ``camera_opener`` the camera source (tests), ``bus_pool`` the
+    I2C buses. A context manager; :meth:`close` is idempotent.
+
+    Raises:
+        DataError: the board layout or sensor map is unreadable (the table cannot
+            know its board; everything else becomes a fault instead).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        events: queue.Queue[Event],
+        *,
+        evidence_dir: str | Path | None = None,
+        state_dir: str | Path | None = None,
+        record: Record | None = None,
+        seed: int = 0,
+        model: FaceModel | None = None,
+        camera_opener: Opener = open_source,
+        camera_retry_s: float = CAMERA_RETRY_S,
+        bus_pool: BusPool | None = None,
+    ) -> None:
+        self.config = config
+        self.events = events
+        self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
+        self.layout = load_layout(config)
+        self._lock = threading.Lock()
+        self._faults: dict[str, str] = {}
+        self._camera_fault = ""
+        self._closed = False
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if state_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="toptable-")
+            state_dir = self._tmp.name
+        self.state_dir = Path(state_dir)
+        self._seed = seed
+        self._model = model
+        self._camera_opener = camera_opener
+        self._camera_retry_s = camera_retry_s
+        self.camera_settings: CameraConfig | None = None
+        self.reader: HandoffReader | None = None
+        self.camera: CameraWorker | None = None
+        self.sim: SimBoard | None = None
+        self.link: BoardLink | None = None
+        self._board_probe = ""
+        self.pin_factory: Any = None
+        self.inputs: TableInputs | None = None
+        self.outputs: TableOutputs | None = None
+        try:
+            self._open_camera()
+            self._open_board(record)
+            self.displays = DisplayBoard.open(display_configs(config), bus_pool)
+            self._open_controls()
+        except BaseException:
+            self.close()
+            raise
+        for message in (self._board_fault(), *map(str, self.displays.missing)):
+            if message:
+                log.warning("%s", message)
+
+    @classmethod
+    def open(cls, config: Config, events: queue.Queue[Event], **options: Any) -> TableDevices:
+        """Open every device: the same as ``TableDevices(config, events, **options)``.
+
+        Raises:
+            DataError: the board layout or sensor map is unreadable.
+        """
+        return cls(config, events, **options)
+
+    def _fault(self, source: str, message: str) -> None:
+        self._faults[source] = message
+        log.warning("%s", message)
+
+    # -- camera ----------------------------------------------------------------------
+    def _open_camera(self) -> None:
+        """Start the camera worker; a camera that is not there is a fault, retried."""
+        try:
+            self.camera_settings = camera_config(self.config, self._seed)
+        except VisionError as exc:
+            self._fault("camera", f"camera settings: {exc}")
+            return
+        if self.reader is None:
+            try:
+                model = self._model or self._load_model()
+            except (VisionError, OSError) as exc:
+                where = self.config.camera.model or "the bundled face model"
+                self._fault("camera", f"camera face model {where}: {exc}")
+                return
+            self.reader = HandoffReader(model, self.events, evidence_dir=self.evidence_dir)
+        self._faults.pop("camera", None)
+        settings = self.camera_settings
+        handed: list[FrameSource] = []
+        # Opened in this thread so that a missing camera is a fault at once; if it is
+        # missing the worker posts CameraLost and tries again every camera_retry_s.
+        with contextlib.suppress(CameraError):
+            handed.append(self._open_source(settings))
+
+        def opener(cfg: CameraConfig) -> FrameSource:
+            return handed.pop() if handed else self._open_source(cfg)
+
+        self.camera = CameraWorker(
+            settings,
+            self.reader,
+            retry_s=self._camera_retry_s,
+            opener=opener,
+            pace=settings.kind != "v4l2",
+        ).start()
+
+    def _load_model(self) -> FaceModel:
+        from vision.defaults import default_model
+        from vision.model import load_model
+
+        if self.config.camera.model is not None:
+            return load_model(self.config.camera.model)
+        return default_model()
+
+    def _open_source(self, settings: CameraConfig) -> FrameSource:
+        """Open the camera source, noting whether it is there.
+
+        Raises:
+            CameraError: it cannot be opened (noted as the camera's fault first).
+        """
+        try:
+            source = self._camera_opener(settings)
+        except CameraError as exc:
+            message = f"camera {exc}"
+            with self._lock:
+                was, self._camera_fault = self._camera_fault, message
+            if was != message:
+                log.warning("%s", message)
+            raise
+        watched = _WatchedSource(source, self._camera_lost)
+        with self._lock:
+            if self._camera_fault:
+                log.info("camera: %s is back", source.name)
+            self._camera_fault = ""
+        return watched
+
+    def _camera_lost(self, reason: str) -> None:
+        message = f"camera {reason}"
+        with self._lock:
+            self._camera_fault = message
+        log.warning("%s", message)
+
+    def new_attack(self, pool: int) -> None:
+        """An attack or defence roll of ``pool`` dice starts: the next throw is its roll 1.
+
+        Safe from any thread; the camera thread takes it before its next frame.
+        """
+        if self.reader is not None:
+            self.reader.request_new_attack(pool)
+
+    # -- board -------------------------------------------------------------------------
+    def _open_board(self, record: Record | None) -> None:
+        board = self.config.board
+        port = board.port
+        if board.backend is BoardBackend.SIMULATED:
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                self.sim = SimBoard(
+                    sensors=self.layout.sensor_count, link=self.state_dir / "board"
+                ).start()
+            except (BoardError, OSError) as exc:
+                self._fault("board", f"simulated board: {exc}")
+                self.sim = None
+                return
+            port = self.sim.path
+        else:
+            try:
+                open_port(port, board.baud).close()
+            except BoardError as exc:
+                self._board_probe = str(exc)
+        self.link = BoardLink(port, self.events, record, baudrate=board.baud).start()
+
+    def _board_fault(self) -> str:
+        link = self.link
+        if link is None or link.connected:
+            return ""
+        if link.last_error:
+            return f"board link: {link.last_error}"
+        if self._board_probe:
+            return f"board link: {self._board_probe}"
+        return ""
+
+    # -- controls ------------------------------------------------------------------------
+    def _open_controls(self) -> None:
+        settings = controls_config(self.config.controls)
+        if self.config.controls.backend is ControlsBackend.MOCK:
+            from gpiozero.pins.mock import MockFactory
+
+            self.pin_factory = MockFactory()
+        self.inputs = TableInputs(settings, self.events, pin_factory=self.pin_factory)
+        self.outputs = TableOutputs(settings, pin_factory=self.pin_factory)
+        for err in [*self.inputs.failed, *self.outputs.failed]:
+            role = str(err).split(" on ", 1)[0]
+            self._fault(f"controls:{role}", f"controls: {err}")
+
+    # -- the table loop's view ----------------------------------------------------------
+    def faults(self) -> dict[str, str]:
+        """Every device not working now: source (``camera``, ``board``,
+        ``display:NAME``, ``controls:ROLE``) -> a message naming it and where it is."""
+        if self._closed:
+            return {}
+        out = dict(self._faults)
+        with self._lock:
+            if self._camera_fault and "camera" not in out:
+                out["camera"] = self._camera_fault
+        board = self._board_fault()
+        if board and "board" not in out:
+            out["board"] = board
+        for name, err in self.displays.missing_by_name.items():
+            out[f"display:{name}"] = str(err)
+        return out
+
+    def sinks(self) -> list[ViewSink]:
+        """What shows each view: the screens, and the LEDs and buzzer."""
+        out: list[ViewSink] = [self.displays]
+        if self.outputs is not None:
+            out.append(OutputsSink(self.outputs))
+        return out
+
+    def retry(self) -> list[str]:
+        """Reopen missing screens, and the camera if it could not be set up at all (cheap;
+        call every few seconds). Returns the sources that came back.
+
+        A camera that is there but gives no frames is reopened by its worker every
+        ``camera_retry_s`` (posting ``CameraLost`` / ``CameraRestored``); the board link
+        reopens its port by itself.
+        """
+        if self._closed:
+            return []
+        back = [f"display:{name}" for name in self.displays.reopen()]
+        if self.camera is None and "camera" in self._faults:
+            self._open_camera()
+            if self.camera is not None and not self.faults().get("camera"):
+                back.append("camera")
+        for source in back:
+            log.info("%s: back", source)
+        return back
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def __enter__(self) -> TableDevices:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the threads and release every device (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        closers: Sequence[Any] = (
+            self.camera.stop if self.camera is not None else None,
+            self.link.close if self.link is not None else None,
+            self.sim.close if self.sim is not None else None,
+            getattr(getattr(self, "displays", None), "close", None),
+            self.inputs.close if self.inputs is not None else None,
+            self.outputs.close if self.outputs is not None else None,
+            self.pin_factory.close if self.pin_factory is not None else None,
+            self._tmp.cleanup if self._tmp is not None else None,
+        )
+        for close in closers:
+            if close is None:
+                continue
+            try:
+                close()
+            except Exception:  # one device failing to close must not keep the others open
+                log.exception("closing the table's devices")
+
+
+class _WatchedSource:
+    """A frame source that reports a camera failure before passing it on."""
+
+    def __init__(self, source: FrameSource, lost: Callable[[str], None]) -> None:
+        self.source = source
+        self.name = source.name
+        self._lost = lost
+
+    def read(self) -> np.ndarray | None:
+        """The source's next frame.
+
+        Raises:
+            CameraError: the camera failed (noted as a fault first).
+            ImageReadError: a folder image cannot be decoded (passed on).
+        """
+        try:
+            frame = self.source.read()
+        except CameraError as exc:
+            self._lost(str(exc))
+            raise
+        if frame is None:  # the worker stops at the end of a file or folder
+            self._lost(f"{self.name}: end of the recording")
+        return frame
+
+    def close(self) -> None:
+        """Close the source (idempotent)."""
+        self.source.close()

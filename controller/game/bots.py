@@ -1,0 +1,272 @@
+"""Bot players and the table simulator's inputs, for whole simulated games.
+
+A bot turns a state into the next action of its seat (or, while it throws, the
+next dice state); :func:`table_input` plays the table's part (a die for the
+first player, shuffles, transformation dice) from a seeded ``random.Random``.
+Both are deterministic for a given RNG state.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from controller.errors import IllegalActionError
+from controller.game import engine
+from controller.game.cards import EffectKind
+from controller.game.events import (
+    ChooseAttack,
+    DiceThrown,
+    DieRolled,
+    Draft,
+    FirstPlayerChosen,
+    GameEvent,
+    Move,
+    Pass,
+    Place,
+    Shuffled,
+)
+from controller.game.legal import legal_actions
+from controller.game.state import NOT_DRAFTED, GameState, Phase
+from controller.rules.symbols import ATTACK_SYMBOLS, Symbol
+
+FACES: tuple[Symbol, ...] = tuple(Symbol)
+_ENOUGH = (12, 15, 18)  # the greedy bot stops at this much damage after 1, 2, 3+ throws
+
+
+class Bot(Protocol):
+    """Chooses the next event for its seat."""
+
+    name: str
+
+    def act(self, state: GameState, rng: random.Random) -> GameEvent:
+        """The next action (or dice state) for the seat the game waits for."""
+        ...
+
+
+def roll(rng: random.Random, n: int) -> tuple[Symbol, ...]:
+    """``n`` dice thrown."""
+    return tuple(FACES[rng.randrange(6)] for _ in range(n))
+
+
+def reroll(rng: random.Random, dice: tuple[Symbol, ...], keep: set[int]) -> tuple[Symbol, ...]:
+    """A new dice state: the dice at ``keep`` stay, the others are thrown again."""
+    return tuple(d if i in keep else FACES[rng.randrange(6)] for i, d in enumerate(dice))
+
+
+def table_input(state: GameState, rng: random.Random) -> GameEvent | None:
+    """The table's input the game waits for (None when it waits for a player)."""
+    ph = state.phase
+    if ph is Phase.FIRST_PLAYER:
+        return FirstPlayerChosen(rng.randrange(len(state.players)))
+    if ph is Phase.SHUFFLE:
+        deck = engine._decks_to_shuffle(state)[0]
+        order = engine.expected_deck(state, deck)
+        rng.shuffle(order)
+        return Shuffled(deck, tuple(order))
+    if ph in (Phase.TRANSFORM, Phase.FUSION_ROLL):
+        n = engine.awaiting(state).die_count
+        return DieRolled(tuple(rng.randint(1, 6) for _ in range(n)))
+    return None
+
+
+def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
+    c = state.combat
+    if c is None:
+        raise IllegalActionError("no defence in progress")
+    if not c.d_throws:
+        return DiceThrown(roll(rng, c.d_pool))
+    last = c.d_throws[-1]
+    keep = {i for i, d in enumerate(last) if d in (Symbol.TELEPORT, Symbol.STAR)}
+    if c.answer not in ("dodge", "reflect"):
+        need = list(state.data.cards.card(c.answer).combo)
+        keep = set()
+        for i, d in enumerate(last):
+            if d in need:
+                need.remove(d)
+                keep.add(i)
+            elif d is Symbol.STAR:
+                keep.add(i)
+    return DiceThrown(reroll(rng, last, keep))
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions; rerolls at random."""
+
+    name = "random"
+
+    def act(self, state: GameState, rng: random.Random) -> GameEvent:
+        c = state.combat
+        if state.phase is Phase.ATTACK and c is not None:
+            can = len(c.throws) <= c.max_rerolls
+            if not c.throws or (can and rng.random() < 0.5):
+                if not c.throws:
+                    return DiceThrown(roll(rng, c.pool))
+                last = c.throws[-1]
+                keep = {i for i in range(len(last)) if rng.random() < 0.5}
+                return DiceThrown(reroll(rng, last, keep))
+        if state.phase is Phase.DEFENCE_ROLL:
+            return _defence_dice(state, rng)
+        seat = engine.actor(state)
+        if seat is not None and state.phase is Phase.DRAFT:  # same choice, without the objects
+            names = engine.draftable(state)
+            return Draft(seat, names[rng.randrange(len(names))])
+        if seat is not None and state.phase is Phase.PLACE:
+            todo = next(n for n in state.teams[seat] if state.pieces[n].space < 0)
+            spaces = engine.placements(state, seat)
+            return Place(seat, todo, spaces[rng.randrange(len(spaces))])
+        if seat is not None and state.phase is Phase.MOVE:
+            moves = [
+                (p.name, sp)
+                for p in state.on_board(seat)
+                for sp in engine.move_targets(state, p.name)
+            ]
+            name, space = moves[rng.randrange(len(moves))]
+            return Move(seat, name, space)
+        actions = list(iter(legal_actions(state)))
+        return actions[rng.randrange(len(actions))]
+
+
+class GreedyBot:
+    """Picks the best-scoring option it sees: attacks the weakest foe, keeps the best dice."""
+
+    name = "greedy"
+
+    def act(self, state: GameState, rng: random.Random) -> GameEvent:
+        ph = state.phase
+        c = state.combat
+        seat = engine.actor(state)
+        if seat is None:
+            raise IllegalActionError("no player is awaited")
+        if ph is Phase.ATTACK and c is not None:
+            return self._attack(state, rng)
+        if ph is Phase.DEFENCE_ROLL:
+            return _defence_dice(state, rng)
+        if ph is Phase.MOVE:
+            return self._move(state, seat, rng)
+        if ph is Phase.DRAFT:
+            return self._draft(state, seat)
+        if ph is Phase.PLACE:
+            todo = next(n for n in state.teams[seat] if state.pieces[n].space < 0)
+            spaces = engine.placements(state, seat)
+            return Place(seat, todo, spaces[rng.randrange(len(spaces))])
+        if ph in _OFFERS:  # the first useful offer, else decline
+            for a in legal_actions(state):
+                if a.kind != "pass" and (ph is not Phase.START_CARD or self._worth_it(state, a)):
+                    return a
+            return Pass(seat)
+        actions = list(iter(legal_actions(state)))
+        if ph is Phase.DEFENCE_CHOICE:
+            order = {"none": 0, "dodge": 2}
+            return max(actions, key=lambda a: order.get(getattr(a, "answer", ""), 3))
+        if ph is Phase.DUEL_PICK:
+
+            def left(a: GameEvent) -> int:
+                p = state.pieces[getattr(a, "warrior", "")]
+                return state.data.warrior(p.name).endurance - p.damage
+
+            return max(actions, key=left)
+        return actions[rng.randrange(len(actions))]
+
+    @staticmethod
+    def _draft(state: GameState, seat: int) -> GameEvent:
+        order = _DRAFT_ORDER.get(id(state.data))
+        if order is None:
+            roster = state.data.roster
+
+            def strength(name: str) -> int:
+                w = roster[name]
+                return w.endurance + 6 * w.power + 3 * w.technique
+
+            order = _DRAFT_ORDER[id(state.data)] = sorted(roster, key=strength, reverse=True)
+        room = state.config.team_size - len(state.teams[seat])
+        pairs = state.config.variants.fusion_pairs_drafted_together
+        for name in order:
+            if name in state.pieces or name in NOT_DRAFTED:
+                continue
+            pair = engine._pair_of(name) if pairs else None
+            if pair is not None and (pair in state.pieces or room < 2):
+                continue
+            return Draft(seat, name)
+        raise IllegalActionError("nothing left to draft")
+
+    @staticmethod
+    def _worth_it(state: GameState, a: GameEvent) -> bool:
+        card = state.data.cards.cards.get(getattr(a, "card", ""))
+        return card is not None and card.effect.kind is not EffectKind.MOVE
+
+    def _attack(self, state: GameState, rng: random.Random) -> GameEvent:
+        c = state.combat
+        seat = engine.actor(state)
+        if c is None or seat is None:
+            raise IllegalActionError("no attack in progress")
+        if not c.throws:
+            return DiceThrown(roll(rng, c.pool))
+        options = engine.attack_options(state)
+        name, best = max(options, key=lambda o: o[1])
+        can = len(c.throws) <= c.max_rerolls
+        left = state.data.warrior(c.target).endurance - state.pieces[c.target].damage
+        # a faster attack leaves the defender fewer answers: settle for less when it is fast
+        enough = _ENOUGH[min(len(c.throws), len(_ENOUGH)) - 1]
+        if not can or best >= enough or best >= left:
+            return ChooseAttack(seat, name)
+        last = c.throws[-1]
+        fighter = engine._fighter(state, c.striker)
+        values = fighter.values
+        top = max(ATTACK_SYMBOLS, key=lambda s: last.count(s) * 10 + values.get(s, 0))
+        keep = {i for i, d in enumerate(last) if d is top or d is Symbol.STAR}
+        return DiceThrown(reroll(rng, last, keep))
+
+    @staticmethod
+    def _move(state: GameState, seat: int, rng: random.Random) -> GameEvent:
+        """Attack the foe in reach with the least endurance left; else the best colour."""
+        data = state.data
+        occ = state.occ
+        pieces = state.pieces
+        steps = engine.MOVE_STEPS + state.move_bonus
+        mine = state.on_board(seat)
+        mates = {q.space for q in mine}
+        colour_value = _SPACE_VALUE.get(id(data))
+        if colour_value is None:
+            colour_value = _SPACE_VALUE[id(data)] = {
+                sid: _COLOUR_VALUE[c] for sid, c in data.colours.items()
+            }
+        attack: tuple[int, str, int] | None = None
+        best = -1.0
+        calm: list[tuple[str, int]] = []
+        for p in mine:
+            for space in data.distances(p.space, steps):
+                if space in mates:  # its own space too
+                    continue
+                foe = occ.get(space)
+                if foe is not None:
+                    left = data.warrior(foe).endurance - pieces[foe].damage
+                    if attack is None or left < attack[0]:
+                        attack = (left, p.name, space)
+                elif attack is None:
+                    value = colour_value[space]
+                    if value > best:
+                        best, calm = value, [(p.name, space)]
+                    elif value == best:
+                        calm.append((p.name, space))
+        if attack is not None:
+            return Move(seat, attack[1], attack[2])
+        name, space = calm[rng.randrange(len(calm))]
+        return Move(seat, name, space)
+
+
+_OFFERS = frozenset(
+    {
+        Phase.START_CARD,
+        Phase.RETRY_OFFER,
+        Phase.COUNTER_OFFER,
+        Phase.FUSION_OFFER,
+        Phase.EXTRA_OFFER,
+    }
+)
+_DRAFT_ORDER: dict[int, list[str]] = {}
+_SPACE_VALUE: dict[int, dict[int, float]] = {}
+_COLOUR_VALUE = {"green": 20.0, "red": 10.0, "blue": 8.0, "yellow": 6.0}
+
+
+BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -1,0 +1,125 @@
+"""A finished (or running) game as a readable log: JSON and text.
+
+Every event is listed with who acted, the round, and what it changed: damage,
+eliminations, cards drawn and played, with the camera's evidence frame paths
+when a throw has one. The log is computed by replaying the events.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from controller.game import engine
+from controller.game.events import Action, GameEvent
+from controller.game.state import GameConfig, GameData, GameState
+
+
+def _changes(before: GameState, after: GameState) -> list[str]:
+    out: list[str] = []
+    for name, p in after.pieces.items():
+        q = before.pieces.get(name)
+        if q is None:
+            if p.seat < 0:
+                out.append(f"{name} comes from the warrior deck")
+            continue
+        if p.damage != q.damage:
+            left = after.data.warrior(name).endurance - p.damage
+            out.append(f"{name}: damage {q.damage} -> {p.damage} (endurance left {left})")
+        if p.eliminated and not q.eliminated:
+            out.append(f"{name} is eliminated")
+        if not p.eliminated and q.eliminated:
+            out.append(f"{name} is rescued onto space {p.space}")
+        if p.space != q.space and p.space >= 0 and q.space >= 0:
+            out.append(f"{name}: space {q.space} -> {p.space}")
+        if p.fused_into and not q.fused_into:
+            out.append(f"{name} fuses into {p.fused_into}")
+    for seat, (h0, h1) in enumerate(zip(before.hands, after.hands, strict=True)):
+        gained = Counter(h1) - Counter(h0)
+        lost = Counter(h0) - Counter(h1)
+        who = after.players[seat]
+        out.extend(f"{who} draws {c}" for c in gained.elements())
+        out.extend(f"{who} uses {c}" for c in lost.elements())
+    if after.event_card and after.event_card != before.event_card:
+        out.append(f"event card: {after.event_card}")
+    if after.round != before.round and after.round:
+        out.append(f"round {after.round} begins")
+    if after.over and not before.over:
+        out.append("game over: " + ", ".join(after.players[w] for w in after.winners) + " win")
+    return out
+
+
+def export_json(
+    config: GameConfig, data: GameData, events: Sequence[GameEvent]
+) -> dict[str, object]:
+    """The game log as a JSON-able dict.
+
+    Raises:
+        IllegalActionError: the events do not replay.
+    """
+    state = engine.new_game(config, data)
+    log: list[dict[str, object]] = []
+    for i, e in enumerate(events):
+        seat = e.seat if isinstance(e, Action) else None
+        new = engine.apply(state, e)
+        entry: dict[str, object] = {
+            "n": i + 1,
+            "round": state.round,
+            "phase": state.phase.value,
+            "player": state.players[seat] if seat is not None else None,
+            "event": e.to_dict(),
+            "changes": _changes(state, new),
+        }
+        log.append(entry)
+        state = new
+    return {
+        "game_id": config.game_id,
+        "players": list(config.players),
+        "length": config.length.value,
+        "variants": list(config.variants.enabled()),
+        "over": state.over,
+        "winners": [state.players[w] for w in state.winners],
+        "warriors_left": dict(zip(config.players, state.counts(), strict=True)),
+        "combats": state.log_combats,
+        "events": log,
+    }
+
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = event["kind"]
+    if kind == "first_player":
+        return f"first player: seat {event.get('seat')}"
+    fields = {k: v for k, v in event.items() if k not in ("kind", "seat") and v not in ("", -1, [])}
+    if kind == "shuffled":
+        order = fields.get("order")
+        return (
+            f"shuffled {fields.get('deck')} ({len(order) if isinstance(order, list) else 0} cards)"
+        )
+    if kind in ("dice", "throw_corrected"):
+        text = f"{kind}: " + " ".join(str(d) for d in fields.get("dice", []))
+        if fields.get("corrected_from"):
+            text += "  (first read as " + " ".join(str(d) for d in fields["corrected_from"]) + ")"
+        if fields.get("evidence"):
+            text += f"  [frame {fields['evidence']}]"
+        return text
+    return f"{kind} " + ", ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def export_text(log: dict[str, Any]) -> str:
+    """The log of :func:`export_json` as text, one line per event plus its changes."""
+    lines = [
+        f"game {log['game_id']}: {', '.join(log['players'])}  ({log['length']})",
+    ]
+    if log["variants"]:
+        lines.append(f"variants: {', '.join(log['variants'])}")
+    for entry in log["events"]:
+        who = f"{entry['player']}: " if entry["player"] else ""
+        lines.append(f"#{entry['n']:<4} r{entry['round']:<2} {who}{_describe(entry['event'])}")
+        lines.extend(f"        {c}" for c in entry["changes"])
+    winners = log["winners"]
+    lines.append(
+        f"result: {'over' if log['over'] else 'not finished'}; winners: "
+        f"{', '.join(winners) or '-'}; warriors left: {log['warriors_left']}; combats: {log['combats']}"
+    )
+    return "\n".join(lines) + "\n"

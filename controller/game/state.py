@@ -1,0 +1,355 @@
+"""Game state: a cheap-to-copy snapshot of a Tournament-of-Power game.
+
+The state is plain data: tuples, small named tuples and a few dicts that
+:meth:`GameState.copy` duplicates (a game never holds more than 52 warriors, so
+a copy costs microseconds). Static data (board, roster, cards) lives in
+:class:`GameData` and is shared, never copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import NamedTuple
+
+from controller.board import BoardLayout
+from controller.errors import IllegalActionError
+from controller.game.cards import CardSet, Deck
+from controller.rules.combat import AttackResult
+from controller.rules.scoring import CardCombo
+from controller.rules.symbols import Symbol
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
+from controller.rules.warriors import Fighter, Form, Roster, Warrior
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+HAND_LIMIT = 5
+FUSIONS: dict[str, tuple[str, str]] = {
+    "Kefla": ("Kale", "Caulifla"),
+    "Anilaza": ("Koichiarator", "Paparoni"),
+}
+NOT_DRAFTED = frozenset(FUSIONS)  # RULES.md §11 (A): Kefla and Anilaza cannot be drafted
+WARRIOR_DECK = "warriors"  # the name of the green-space deck in Shuffled events
+MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
+MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
+
+
+class Length(StrEnum):
+    """How long a game lasts (RULES.md §11)."""
+
+    ROUNDS10 = "rounds10"
+    ROUNDS5 = "rounds5"
+    MINUTES45 = "minutes45"
+
+
+class Phase(StrEnum):
+    """Where the game waits."""
+
+    FIRST_PLAYER = "first_player"  # input: FirstPlayerChosen
+    DRAFT = "draft"  # action: Draft
+    SHUFFLE = "shuffle"  # input: Shuffled for each deck still unshuffled
+    PLACE = "place"  # action: Place
+    DISCARD = "discard"  # action: Discard
+    START_CARD = "start_card"  # action: PlayCard or Pass
+    MOVE = "move"  # action: Move
+    FUSION_OFFER = "fusion_offer"  # action: TryFusion or Pass
+    FUSION_ROLL = "fusion_roll"  # input: DieRolled
+    TRANSFORM = "transform"  # input: DieRolled (transformation)
+    RETRY_OFFER = "retry_offer"  # action: PlayCard (transformation retry) or Pass
+    ATTACK = "attack"  # input: DiceThrown; action: ChooseAttack
+    DEFENCE_CHOICE = "defence_choice"  # action: Defend
+    DEFENCE_ROLL = "defence_roll"  # input: DiceThrown; action: StopRolling (the attacker's
+    # own roll when it dodges its reflected sphere: Combat.answer == "reflect")
+    FLEE = "flee"  # action: StepAside (the defender fleeing with Solar Flare)
+    COUNTER_OFFER = "counter_offer"  # action: CounterAttack or Pass
+    REWARD = "reward"  # action: ChooseReward
+    STEP_ASIDE = "step_aside"  # action: StepAside
+    EXTRA_OFFER = "extra_offer"  # action: PlayCard (extra combat), ExtraCombat, Pass
+    DUEL_PICK = "duel_pick"  # action: DuelPick
+    OVER = "over"
+
+
+class Piece(NamedTuple):
+    """A warrior in the game. ``seat`` -1: a green-space warrior; ``space`` -1: off the board."""
+
+    name: str
+    seat: int
+    space: int = -1
+    damage: int = 0
+    eliminated: bool = False
+    fused_into: str = ""  # set on a fusion partner while the fusion stands
+    last_space: int = -1  # where it stood when eliminated
+
+
+class Combat(NamedTuple):
+    """The combat in progress. ``striker``/``target`` swap for the counter-attack."""
+
+    attacker: str
+    defender: str
+    a_seat: int
+    d_seat: int  # for a green-space warrior: the player who acts for it
+    green: bool
+    adjacent: bool  # a second combat against a neighbour (no landing, no step aside)
+    origin: int  # where the attacker moved from
+    arena: int  # the space the combat is fought on (the defender's, or the green space)
+    a_form: str = ""
+    d_form: str = ""
+    to_transform: tuple[str, ...] = ()
+    retried: tuple[str, ...] = ()
+    striker: str = ""
+    target: str = ""
+    counter: bool = False
+    pool: int = 0
+    max_rerolls: int = 0
+    s_support: int = 0  # the striker's support dice for this attack
+    t_support: int = 0  # the target's
+    throws: tuple[tuple[Symbol, ...], ...] = ()
+    evidence: tuple[str, ...] = ()
+    option: str = ""
+    answer: str = ""  # dodge / a card name
+    d_pool: int = 0
+    d_max_rerolls: int = 0
+    d_throws: tuple[tuple[Symbol, ...], ...] = ()
+    cards: tuple[CardCombo, ...] = ()  # the striker's attack cards, fixed for the attempt
+    probe: AttackResult | None = None  # the attack resolved with no answer (cached)
+    split_after: tuple[Piece, ...] = ()  # fusion for one attack: the partners to restore
+    d_split_after: tuple[Piece, ...] = ()  # the same for a fused defender
+    fusers: tuple[str, ...] = ()  # warriors still offered a fusion roll (attacker first)
+    duel: bool = False
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What a game is set up with."""
+
+    players: tuple[str, ...]
+    length: Length = Length.ROUNDS10
+    variants: Variants = DEFAULT_VARIANTS
+    game_id: str = ""
+    colours: tuple[str, ...] = ()  # token colour of each seat (optional; names, e.g. "orange")
+
+    @property
+    def team_size(self) -> int:
+        """Warriors per team: 6; 4 in the 5-round game unless the variant says 6 (§11)."""
+        if self.length is Length.ROUNDS5 and not self.variants.six_warriors_in_short_game:
+            return 4
+        return 6
+
+    @property
+    def rounds(self) -> int | None:
+        """Rounds to play, or None for the 45-minute game."""
+        return {Length.ROUNDS10: 10, Length.ROUNDS5: 5}.get(self.length)
+
+    def check(self) -> None:
+        """Raises IllegalActionError: wrong number of players or empty names."""
+        if not MIN_PLAYERS <= len(self.players) <= MAX_PLAYERS:
+            raise IllegalActionError(
+                f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(self.players)}"
+            )
+        if any(not p.strip() for p in self.players):
+            raise IllegalActionError("every player needs a name")
+        if len(set(self.players)) != len(self.players):
+            raise IllegalActionError("two players have the same name")
+        if self.colours and (
+            len(self.colours) != len(self.players) or len(set(self.colours)) != len(self.colours)
+        ):
+            raise IllegalActionError("give each player a different colour (one per seat)")
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form (stored in the journal)."""
+        return {
+            "players": list(self.players),
+            "length": self.length.value,
+            "variants": list(self.variants.enabled()),
+            "game_id": self.game_id,
+            "colours": list(self.colours),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> GameConfig:
+        """Inverse of :meth:`to_dict`."""
+        players = d.get("players", [])
+        variants = d.get("variants", [])
+        colours = d.get("colours", [])
+        return cls(
+            tuple(str(p) for p in players) if isinstance(players, list) else (),
+            Length(str(d.get("length", "rounds10"))),
+            Variants.from_names(str(v) for v in variants)
+            if isinstance(variants, list)
+            else DEFAULT_VARIANTS,
+            str(d.get("game_id", "")),
+            tuple(str(c) for c in colours) if isinstance(colours, list) else (),
+        )
+
+
+@dataclass
+class GameData:
+    """The printed material a game uses: board, warriors, cards. Shared, never copied."""
+
+    board: BoardLayout
+    roster: Roster
+    cards: CardSet
+    _fighters: dict[tuple[str, str], Fighter] = field(default_factory=dict, repr=False)
+    _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
+    _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
+    colours: dict[int, str] = field(default_factory=dict, repr=False)  # space -> colour name
+    near: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)  # neighbours
+
+    def __post_init__(self) -> None:
+        self.colours = {sid: sp.colour.value for sid, sp in self.board.spaces.items()}
+        self.near = {sid: sp.neighbours for sid, sp in self.board.spaces.items()}
+
+    def warrior(self, name: str) -> Warrior:
+        """The warrior called ``name`` (UnknownNameError if none)."""
+        hit = self._warriors.get(name)
+        if hit is None:
+            hit = self._warriors[name] = self.roster[name]
+        return hit
+
+    def fighter(self, name: str, form: str = "") -> Fighter:
+        """``name`` in form ``form`` ('' = base), cached."""
+        key = (name, form)
+        hit = self._fighters.get(key)
+        if hit is None:
+            w = self.roster[name]
+            f: Form | None = w.form_named(form) if form else None
+            hit = self._fighters[key] = w.fighter(f)
+        return hit
+
+    def distances(self, start: int, steps: int) -> dict[int, int]:
+        """Board distances from ``start`` up to ``steps`` (cached)."""
+        key = (start, steps)
+        hit = self._reach.get(key)
+        if hit is None:
+            hit = self._reach[key] = self.board.distances(start, steps)
+        return hit
+
+
+class GameState:
+    """One moment of a game. Treat as immutable: :func:`apply` returns a new one."""
+
+    __slots__ = (
+        "combat",
+        "combats",
+        "config",
+        "damage_bonus",
+        "data",
+        "decks",
+        "duel_combats",
+        "duel_picks",
+        "event_card",
+        "events_applied",
+        "extra_granted",
+        "extra_rounds",
+        "first",
+        "green_deck",
+        "hands",
+        "last_landing",
+        "log_combats",
+        "move_bonus",
+        "occ",
+        "pending_draws",
+        "phase",
+        "pieces",
+        "played",
+        "round",
+        "seat",
+        "shuffled",
+        "teams",
+        "tied",
+        "time_up",
+        "winners",
+    )  # fmt: skip
+
+    def __init__(self, data: GameData, config: GameConfig) -> None:
+        n = len(config.players)
+        self.data = data
+        self.config = config
+        self.phase = Phase.FIRST_PLAYER
+        self.seat = 0  # whose turn (or whose pick / placement)
+        self.first = 0
+        self.round = 0  # 1-based once play starts
+        self.pieces: dict[str, Piece] = {}
+        self.occ: dict[int, str] = {}
+        self.teams: tuple[tuple[str, ...], ...] = ((),) * n
+        self.hands: tuple[tuple[str, ...], ...] = ((),) * n
+        self.decks: dict[str, tuple[str, ...]] = {}
+        self.green_deck: tuple[str, ...] = ()
+        self.shuffled: frozenset[str] = frozenset()
+        # per seat, this turn: [attack/special cards, special, defence, extra combat, counter]
+        self.played: tuple[tuple[int, int, int, int, int], ...] = ((0, 0, 0, 0, 0),) * n
+        self.move_bonus = 0
+        self.damage_bonus = 0
+        self.extra_granted = False  # an event card grants a second combat this turn
+        self.combats = 0  # combats this turn
+        self.pending_draws: tuple[str, ...] = ()
+        self.event_card = ""
+        self.combat: Combat | None = None
+        self.time_up = False
+        self.extra_rounds = 0
+        self.tied: tuple[int, ...] = ()
+        self.duel_picks: tuple[str, ...] = ()
+        self.duel_combats = 0
+        self.winners: tuple[int, ...] = ()
+        self.log_combats = 0  # combats in the whole game
+        self.events_applied = 0
+        self.last_landing = ""
+
+    def copy(self) -> GameState:
+        """A copy that can be changed without touching this one."""
+        new = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.pieces = dict(self.pieces)
+        new.occ = dict(self.occ)
+        new.decks = dict(self.decks)
+        return new
+
+    # ------------------------------------------------------------ views
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Player names by seat."""
+        return self.config.players
+
+    def on_board(self, seat: int) -> list[Piece]:
+        """The seat's warriors standing on the board."""
+        return [self.pieces[n] for n in self.teams[seat] if self.pieces[n].space >= 0]
+
+    def count(self, seat: int) -> int:
+        """Warriors still on the board for ``seat``; a fusion counts two (§11)."""
+        return sum(2 if p.name in FUSIONS else 1 for p in self.on_board(seat))
+
+    def counts(self) -> tuple[int, ...]:
+        """:meth:`count` for every seat."""
+        return tuple(self.count(s) for s in range(len(self.players)))
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.phase is Phase.OVER
+
+    def summary(self) -> dict[str, object]:
+        """A JSON-able digest, equal for equal states (used by tests and the kill test)."""
+        return {
+            "phase": self.phase.value,
+            "seat": self.seat,
+            "round": self.round,
+            "pieces": sorted(
+                [p.name, p.seat, p.space, p.damage, p.eliminated, p.fused_into]
+                for p in self.pieces.values()
+            ),
+            "hands": [list(h) for h in self.hands],
+            "decks": {k: list(v) for k, v in sorted(self.decks.items())},
+            "green_deck": list(self.green_deck),
+            "counts": list(self.counts()),
+            "winners": list(self.winners),
+            "combats": self.log_combats,
+            "events": self.events_applied,
+        }
+
+
+def deck_of_colour(colour: str) -> str | None:
+    """The card deck a space colour draws from (None for green)."""
+    return {"red": Deck.ATTACK.value, "yellow": Deck.DEFENCE.value, "blue": Deck.SPECIAL.value}.get(
+        colour
+    )

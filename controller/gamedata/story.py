@@ -1,0 +1,178 @@
+"""Load and validate the Story-mode squares (RULES.md §12).
+
+Format (``story.toml``)::
+
+    invented = true
+    [[square]]
+    number = 1                              # 1..13, each once
+    fights = [["Son Goku", "Jiren"]]        # [green warrior, red warrior]; several = a choice
+    combo = { name = "Spirit Clash", symbols = ["sphere", "sphere", "kick"], damage = 20 }
+    points = 2                              # victory points
+
+Every problem is reported at once, naming the file, the square and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.errors import DataError, DataProblem
+from controller.rules.scoring import CardCombo
+from controller.rules.symbols import Symbol
+from controller.rules.warriors import Roster
+
+SQUARES = 13
+MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # RULES.md §12: these offer several fights
+_TOP_KEYS = {"invented", "note", "square"}
+_SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}
+
+
+@dataclass(frozen=True)
+class Square:
+    """One Story square: its fights (green, red), its combo and its victory points."""
+
+    number: int
+    fights: tuple[tuple[str, str], ...]
+    combo: CardCombo
+    points: int
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Story:
+    """The 13 squares in order."""
+
+    squares: tuple[Square, ...]
+    invented: bool = False
+    source: str = ""
+
+
+def parse_story(data: Mapping[str, Any], file: str, roster: Roster | None = None) -> Story:
+    """Build and validate the squares; with ``roster``, the warriors must exist.
+
+    Raises:
+        DataError: every problem found, each naming the file, the square and the field.
+    """
+    problems: list[DataProblem] = []
+    for key in data:
+        if key not in _TOP_KEYS:
+            problems.append(
+                DataProblem(
+                    file, "", key, f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}"
+                )
+            )
+    raw = data.get("square")
+    if not isinstance(raw, list) or not raw:
+        problems.append(DataProblem(file, "", "square", f"expected {SQUARES} [[square]] tables"))
+        raise DataError(problems)
+    squares: dict[int, Square] = {}
+    for i, entry in enumerate(raw):
+        sq = _parse_square(entry, i, file, problems, roster, squares)
+        if sq is not None:
+            squares[sq.number] = sq
+    missing = [n for n in range(1, SQUARES + 1) if n not in squares]
+    if missing and len(problems) == 0:
+        problems.append(
+            DataProblem(file, "", "square", f"squares missing: {', '.join(map(str, missing))}")
+        )
+    if problems:
+        raise DataError(problems)
+    invented = data.get("invented", False)
+    return Story(tuple(squares[n] for n in range(1, SQUARES + 1)), bool(invented), file)
+
+
+def _parse_square(
+    raw: Any, index: int, file: str, problems: list[DataProblem], roster: Roster | None,
+    seen: Mapping[int, Square],
+) -> Square | None:  # fmt: skip
+    entry = f"square #{index + 1}"
+
+    def bad(field: str, message: str) -> None:
+        problems.append(DataProblem(file, entry, field, message))
+
+    if not isinstance(raw, dict):
+        bad("", "expected a table")
+        return None
+    number = raw.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= SQUARES:
+        bad("number", f"expected a whole number 1..{SQUARES}, got {number!r}")
+        return None
+    entry = f"square {number}"
+    before = len(problems)
+    if number in seen:
+        bad("number", "duplicate square number")
+    for key in raw:
+        if key not in _SQUARE_KEYS:
+            bad(key, f"unknown key; expected one of {', '.join(sorted(_SQUARE_KEYS))}")
+    fights: list[tuple[str, str]] = []
+    raw_fights = raw.get("fights")
+    if not isinstance(raw_fights, list) or not raw_fights:
+        bad("fights", "expected a list of [green warrior, red warrior] pairs")
+        raw_fights = []
+    for f in raw_fights:
+        if not (isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f)):
+            bad("fights", f"expected [green warrior, red warrior], got {f!r}")
+            continue
+        names = []
+        for name in f:
+            if roster is not None:
+                try:
+                    name = roster.find(name)[0].name
+                except KeyError as exc:
+                    bad("fights", str(exc))
+            names.append(name)
+        fights.append((names[0], names[1]))
+    several = number in MULTI_FIGHT_SQUARES
+    if raw_fights and several and len(raw_fights) < 2:
+        bad("fights", "this square offers several fights (RULES.md §12): list at least 2")
+    if raw_fights and not several and len(raw_fights) != 1:
+        bad("fights", "this square has exactly one fight")
+    combo = raw.get("combo")
+    card: CardCombo | None = None
+    if not isinstance(combo, dict):
+        bad("combo", "expected { name = ..., symbols = [...], damage = N }")
+    else:
+        symbols: list[Symbol] = []
+        for s in combo.get("symbols", []) if isinstance(combo.get("symbols"), list) else [None]:
+            try:
+                sym = Symbol(str(s))
+            except ValueError:
+                bad("combo", f"unknown symbol {s!r}")
+                continue
+            if sym is Symbol.STAR:
+                bad("combo", "a combo cannot ask for a star (stars are wild)")
+            symbols.append(sym)
+        damage = combo.get("damage")
+        if not isinstance(damage, int) or isinstance(damage, bool) or damage < 0:
+            bad("combo", f"damage: expected a whole number >= 0, got {damage!r}")
+            damage = 0
+        name = combo.get("name", f"square {number} combo")
+        if not symbols or len(symbols) > 6:
+            bad("combo", "expected 1..6 symbols")
+        card = CardCombo(str(name), tuple(symbols), damage)
+    points = raw.get("points")
+    if not isinstance(points, int) or isinstance(points, bool) or points < 1:
+        bad("points", f"expected a whole number >= 1, got {points!r}")
+    if len(problems) > before or card is None or not isinstance(points, int):
+        return None
+    return Square(number, tuple(fights), card, points, str(raw.get("name", "")))
+
+
+def load_story(path: str | Path, roster: Roster | None = None) -> Story:
+    """Load and validate a story file.
+
+    Raises:
+        DataError: missing, not TOML, or invalid squares.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    return parse_story(data, str(path), roster)

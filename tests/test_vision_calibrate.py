@@ -1,0 +1,32 @@
+"""Calibration on other kinds of dice: dark dice on a light tray are found and learned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.calibrate import calibrate, evaluate
+from vision.dataset import load_dataset
+from vision.synth import write_dataset
+
+
+def _negative_dataset(root: Path, images: int, seed: int) -> Path:
+    """Synthetic dice turned into their negative: dark dice, light symbols, light tray."""
+    out = write_dataset(root, images, seed=seed, hard=True)
+    for path in (out / "images").glob("*.png"):
+        cv2.imwrite(str(path), 255 - cv2.imread(str(path)))
+    return out
+
+
+@pytest.mark.timeout(60)
+def test_dark_dice_on_a_light_tray(tmp_path: Path) -> None:
+    train = load_dataset(_negative_dataset(tmp_path / "train", 4, seed=1))
+    test = load_dataset(_negative_dataset(tmp_path / "test", 3, seed=2))
+    model = calibrate(train, face_set="negative")
+    assert model.detector.dice == "dark"
+    result = evaluate(test, model)
+    assert result.f1 == 1.0
+    assert result.accuracy >= 0.94
+    assert result.wrong_sure == 0

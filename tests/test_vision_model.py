@@ -1,0 +1,78 @@
+"""Face models: training, confidence, the .npz format and its checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.defaults import DEFAULT_MODEL, SYNTHETIC_FACE_SET, default_model
+from vision.detect import DetectorParams
+from vision.errors import ModelError
+from vision.features import FEATURE_SIZE
+from vision.model import FORMAT_VERSION, load_model, train
+
+
+def _toy() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    centres = rng.normal(0, 1, (3, FEATURE_SIZE)).astype(np.float32)
+    feats = np.concatenate([c + rng.normal(0, 0.05, (5, FEATURE_SIZE)) for c in centres])
+    return feats.astype(np.float32), np.repeat(np.arange(3), 5)
+
+
+def test_nearest_face_and_confidence() -> None:
+    feats, labels = _toy()
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    reads = model.classify(feats[[0, 7, 14]])
+    assert [r.face for r in reads] == [0, 1, 2]
+    assert all(r.confidence > 0.5 and not r.unsure for r in reads)
+    halfway = (feats[0] + feats[5]) / 2
+    tie = model.classify(halfway[None, :])[0]
+    assert tie.confidence < 0.2 and tie.unsure
+    far = model.classify(np.full((1, FEATURE_SIZE), 50.0, np.float32))[0]
+    assert far.unsure, "a patch unlike any face seen must be unsure"
+
+
+def test_missing_face_refused() -> None:
+    feats, labels = _toy()
+    with pytest.raises(ModelError, match="no sample of face"):
+        train("toy", ["a", "b", "c", "d"], feats, labels, DetectorParams())
+
+
+def test_save_load_round_trip(tmp_path: Path) -> None:
+    feats, labels = _toy()
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams(die_frac=0.2))
+    path = model.save(tmp_path / "toy")
+    assert path.suffix == ".npz"
+    back = load_model(path)
+    assert back.face_set == "toy" and back.names == ("a", "b", "c")
+    assert back.detector.die_frac == 0.2
+    assert [r.face for r in back.classify(feats)] == labels.tolist()
+
+
+def test_bad_model_files(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no such model file"):
+        load_model(tmp_path / "none.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"nope")
+    with pytest.raises(ModelError, match="not a toptable face model"):
+        load_model(junk)
+    old = tmp_path / "old.npz"
+    np.savez(old, format=np.int64(FORMAT_VERSION + 1))
+    with pytest.raises(ModelError, match=f"model format {FORMAT_VERSION + 1}"):
+        load_model(old)
+
+
+def test_model_for_another_face_set_refused() -> None:
+    model = default_model()
+    with pytest.raises(ModelError, match="cannot read"):
+        model.check_face_set(["1", "2", "3", "4", "5", "6"], "pi-tray")
+
+
+def test_shipped_model_is_small_and_for_game_dice() -> None:
+    assert DEFAULT_MODEL.is_file()
+    assert DEFAULT_MODEL.stat().st_size < 500_000
+    model = load_model(DEFAULT_MODEL)
+    assert model.face_set == SYNTHETIC_FACE_SET
+    assert model.names == ("kick", "punch", "sphere", "strength", "star", "teleport")

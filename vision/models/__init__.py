@@ -1,0 +1,1 @@
+"""Shipped face models (``.npz``); a package so that the files install with the code."""

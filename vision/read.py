@@ -1,0 +1,274 @@
+"""Reading one frame: find the dice, read each face, flag what must not be trusted.
+
+Full-resolution photos are scaled before anything else: a JPEG file is decoded
+at 1/2, 1/4 or 1/8 size by libjpeg itself (``cv2.IMREAD_REDUCED_COLOR_N``, the
+largest reduction that keeps a die at least twice the working size), then
+resized with pixel-area averaging (``cv2.INTER_AREA``) to the working scale
+where a die is ``work_die_px`` (40) pixels wide. Camera frames (arrays) only
+take the second step. Boxes are always reported in the original image's pixels.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.dataset import read_image
+from vision.detect import Box, DetectorParams, DetectResult, detect
+from vision.errors import ImageReadError
+from vision.features import cut_patch, features
+from vision.model import FaceModel
+
+
+@dataclass(frozen=True)
+class DieRead:
+    """One die: its face (None when cocked), confidence, box and flags."""
+
+    face: str | None
+    confidence: float
+    box: Box
+    center: tuple[float, float]
+    cocked: bool
+    unsure: bool
+    guess: str  # the nearest face even when cocked or unsure (for evaluation)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain values for ``--json`` output."""
+        return {
+            "face": self.face,
+            "confidence": self.confidence,
+            "box": [round(v, 1) for v in self.box],
+            "flags": [f for f, on in (("cocked", self.cocked), ("unsure", self.unsure)) if on],
+        }
+
+
+@dataclass(frozen=True)
+class DiceRead:
+    """All dice of one frame, in reading order (top to bottom, left to right)."""
+
+    dice: tuple[DieRead, ...]
+    expected: int | None = None
+    obstructed: bool = False
+    ms: float = 0.0
+    size: tuple[int, int] = (0, 0)  # width, height of the original image
+    light_fraction: float = field(default=0.0, compare=False)
+
+    @property
+    def count_mismatch(self) -> bool:
+        """True when an expected count was given and another number of dice was found."""
+        return self.expected is not None and len(self.dice) != self.expected
+
+    @property
+    def faces(self) -> tuple[str | None, ...]:
+        """The faces read (None for a cocked die)."""
+        return tuple(d.face for d in self.dice)
+
+    @property
+    def trustworthy(self) -> bool:
+        """True when every die is read flat and sure and the count is as expected."""
+        return not (
+            self.count_mismatch or self.obstructed or any(d.cocked or d.unsure for d in self.dice)
+        )
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Names of the frame-level problems: count mismatch, obstructed, cocked, unsure."""
+        out = []
+        if self.count_mismatch:
+            out.append("count_mismatch")
+        if self.obstructed:
+            out.append("obstructed")
+        if any(d.cocked for d in self.dice):
+            out.append("cocked")
+        if any(d.unsure for d in self.dice):
+            out.append("unsure")
+        return tuple(out)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain values for ``dice read --json``."""
+        return {
+            "dice": len(self.dice),
+            "expected": self.expected,
+            "faces": list(self.faces),
+            "boxes": [[round(v, 1) for v in d.box] for d in self.dice],
+            "confidences": [d.confidence for d in self.dice],
+            "flags": list(self.flags),
+            "per_die": [d.to_json() for d in self.dice],
+            "ms": round(self.ms, 2),
+        }
+
+
+def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0) -> list[DieRead]:
+    """Read the faces of the dice in ``result``; boxes are multiplied by ``factor``."""
+    if not result.detections:
+        return []
+    gray = cv2.cvtColor(result.work, cv2.COLOR_BGR2GRAY)
+    feats = np.stack([features(cut_patch(gray, d.rect)) for d in result.detections])
+    reads = model.classify(feats)
+    out = []
+    for det, fr in zip(result.detections, reads, strict=True):
+        name = model.names[fr.face]
+        box = tuple(v * factor for v in det.box)
+        out.append(
+            DieRead(
+                face=None if det.cocked else name,
+                confidence=fr.confidence,
+                box=(box[0], box[1], box[2], box[3]),
+                center=(det.center[0] * factor, det.center[1] * factor),
+                cocked=det.cocked,
+                unsure=fr.unsure,
+                guess=name,
+            )
+        )
+    return out
+
+
+def read_frame(
+    image: np.ndarray, model: FaceModel, expect: int | None = None, factor: float = 1.0
+) -> DiceRead:
+    """Read every die of a BGR frame (boxes in the frame's pixels times ``factor``)."""
+    start = time.perf_counter()
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    result = detect(image, model.detector)
+    dice = read_detections(result, model, factor)
+    h, w = image.shape[:2]
+    return DiceRead(
+        dice=tuple(dice),
+        expected=expect,
+        obstructed=result.obstructed,
+        ms=(time.perf_counter() - start) * 1000.0,
+        size=(round(w * factor), round(h * factor)),
+        light_fraction=result.light_fraction,
+    )
+
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def jpeg_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, or None if not found in ``head``."""
+    if head[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 < len(head):
+        if head[i] != 0xFF:
+            return None
+        marker = head[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if marker in _SOF:
+            height = int.from_bytes(head[i + 5 : i + 7], "big")
+            width = int.from_bytes(head[i + 7 : i + 9], "big")
+            return (width, height) if width and height else None
+        i += 2 + int.from_bytes(head[i + 2 : i + 4], "big")
+    return None
+
+
+def image_size(path: str | Path) -> tuple[int, int]:
+    """(width, height) of an image file: from the JPEG header, else by decoding it.
+
+    Raises:
+        ImageReadError: the file is missing or not a decodable image.
+    """
+    path = Path(path)
+    if path.is_file() and path.suffix.lower() in (".jpg", ".jpeg"):
+        with path.open("rb") as fh:
+            size = jpeg_size(fh.read(1 << 20))
+        if size is not None:
+            return size
+    image = read_image(path)
+    return image.shape[1], image.shape[0]
+
+
+def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[np.ndarray, float]:
+    """Decode an image file reduced for reading; return it and the factor back to full size.
+
+    Raises:
+        ImageReadError: the file is missing or not a decodable image.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in (".jpg", ".jpeg"):
+        return read_image(path), 1.0
+    if not path.is_file():
+        raise ImageReadError(f"{path}: no such image file")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    size = jpeg_size(data[: 1 << 20].tobytes())
+    if size is None:
+        return read_image(path), 1.0
+    width = size[0]
+    params = model.detector if isinstance(model, FaceModel) else model
+    die_px = params.die_frac * width
+    flags = {
+        8: cv2.IMREAD_REDUCED_COLOR_8,
+        4: cv2.IMREAD_REDUCED_COLOR_4,
+        2: cv2.IMREAD_REDUCED_COLOR_2,
+    }
+    for r in (8, 4, 2):
+        if die_px / r >= 2 * params.work_die_px:
+            image = cv2.imdecode(data, flags[r])
+            if image is None:
+                break
+            return image, float(r)
+    return read_image(path), 1.0
+
+
+def read_file(path: str | Path, model: FaceModel, expect: int | None = None) -> DiceRead:
+    """Read the dice of an image file (decoded reduced, see the module notes).
+
+    Raises:
+        ImageReadError: the file is missing or not a decodable image.
+    """
+    start = time.perf_counter()
+    image, factor = load_scaled(path, model)
+    read = read_frame(image, model, expect, factor)
+    ms = (time.perf_counter() - start) * 1000.0
+    return DiceRead(read.dice, read.expected, read.obstructed, ms, read.size, read.light_fraction)
+
+
+COLOURS = {"ok": (60, 200, 60), "unsure": (0, 190, 255), "cocked": (40, 40, 230)}
+
+
+def annotate(image: np.ndarray, read: DiceRead, factor: float = 1.0) -> np.ndarray:
+    """A copy of ``image`` with each die's box, face and confidence drawn.
+
+    ``factor`` divides the boxes (the image may be a reduced copy).
+    """
+    out = image.copy()
+    thick = max(1, round(out.shape[1] / 500))
+    for die in read.dice:
+        x, y, w, h = (v / factor for v in die.box)
+        kind = "cocked" if die.cocked else "unsure" if die.unsure else "ok"
+        colour = COLOURS[kind]
+        cv2.rectangle(out, (round(x), round(y)), (round(x + w), round(y + h)), colour, thick)
+        label = f"{die.face or 'cocked'} {die.confidence:.2f}" + ("?" if die.unsure else "")
+        cv2.putText(
+            out,
+            label,
+            (round(x), max(12, round(y) - 4)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4 * thick,
+            colour,
+            thick,
+            cv2.LINE_AA,
+        )
+    if read.flags:
+        cv2.putText(
+            out,
+            ", ".join(read.flags),
+            (8, 10 + 14 * thick),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5 * thick,
+            (40, 40, 230),
+            thick,
+            cv2.LINE_AA,
+        )
+    return out

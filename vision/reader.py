@@ -1,0 +1,235 @@
+"""The dice reader the table loop uses: frames in, one event per settled throw out.
+
+:class:`DiceReader` takes frames (BGR arrays) with a time stamp, watches for
+the tray to settle (:mod:`vision.settle`), reads the dice once
+(:mod:`vision.read`), tells kept from rerolled dice (:mod:`vision.tracking`)
+and posts a :class:`~vision.events.ThrowSettled` into the queue it was given.
+
+:class:`CameraWorker` runs a camera source in its own thread and feeds a
+reader; a camera that fails posts :class:`~vision.events.CameraLost`, is
+reopened every ``retry_s`` seconds and posts
+:class:`~vision.events.CameraRestored` when frames come again. Nothing it
+meets in a frame raises into the table loop.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+import cv2
+import numpy as np
+
+from controller.events import Event
+from vision.errors import CameraError, ImageReadError, VisionError
+from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
+from vision.model import FaceModel
+from vision.read import DiceRead, read_frame
+from vision.settle import Motion, SettleDetector, SettleParams
+from vision.sources import CameraConfig, FrameSource, open_source
+from vision.tracking import RollTracker, TrackedDie
+
+
+class DiceReader:
+    """Consumes frames; posts one :class:`ThrowSettled` per settled throw into ``events``.
+
+    ``expect`` is the pool size the rules engine knows (None: any count);
+    ``evidence_dir`` keeps each settled frame as a JPEG (named in the event);
+    ``keep_frame`` puts the frame itself in the event instead.
+    """
+
+    def __init__(
+        self,
+        model: FaceModel,
+        events: queue.Queue[Event],
+        expect: int | None = None,
+        settle: SettleParams | None = None,
+        evidence_dir: str | Path | None = None,
+        keep_frame: bool = False,
+    ) -> None:
+        self.model = model
+        self.events = events
+        self.expect = expect
+        self.settle = SettleDetector(settle)
+        self.tracker = RollTracker()
+        self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
+        self.keep_frame = keep_frame
+        self.state = "waiting"  # waiting, moving, settling, empty, obstructed, read
+        self.last_read: DiceRead | None = None
+        self._count = 0
+
+    def new_attack(self, expect: int | None = None) -> None:
+        """The next throw starts a new attack (roll 1); optionally change the pool size."""
+        self.tracker.new_attack()
+        if expect is not None:
+            self.expect = expect
+
+    def feed(self, frame: np.ndarray, timestamp: float) -> ThrowSettled | None:
+        """Take one frame; return (and post) the event when a throw has just settled."""
+        motion = self.settle.update(frame)
+        if motion is Motion.MOVING:
+            self.state = "moving"
+            return None
+        if motion is Motion.SETTLING:
+            self.state = "settling"
+            return None
+        if motion is Motion.IDLE:
+            return None
+        read = read_frame(frame, self.model, self.expect)
+        self.last_read = read
+        if read.obstructed:
+            self.state = "obstructed"
+            self.events.put(TrayObstructed(timestamp))
+            return None
+        if not read.dice:
+            self.state = "empty"
+            return None
+        self.state = "read"
+        step = self.tracker.step(
+            [TrackedDie(d.center, max(d.box[2], d.box[3]), d.face) for d in read.dice]
+        )
+        self._count += 1
+        evidence = self._keep(frame, self.evidence_dir) if self.evidence_dir else None
+        event = ThrowSettled(
+            faces=read.faces,
+            boxes=tuple(d.box for d in read.dice),
+            confidences=tuple(d.confidence for d in read.dice),
+            cocked=tuple(i for i, d in enumerate(read.dice) if d.cocked),
+            unsure=tuple(i for i, d in enumerate(read.dice) if d.unsure and not d.cocked),
+            expected=self.expect,
+            count_mismatch=read.count_mismatch,
+            roll_no=step.roll_no,
+            kept=step.kept,
+            rerolled=step.rerolled,
+            speed=step.speed,
+            timestamp=timestamp,
+            face_set=self.model.face_set,
+            evidence_path=evidence,
+            frame=frame.copy() if self.keep_frame else None,
+        )
+        self.events.put(event)
+        return event
+
+    def _keep(self, frame: np.ndarray, folder: Path) -> str | None:
+        """Save the settled frame as evidence; None if it cannot be written."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        path = folder / f"throw_{self._count:05d}.jpg"
+        ok = cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        return str(path) if ok else None
+
+
+class CameraWorker:
+    """A thread that reads a camera source into a :class:`DiceReader`.
+
+    Use as a context manager or call :meth:`start` and :meth:`stop`.
+    ``opener`` (default :func:`~vision.sources.open_source`) is injectable for tests.
+    """
+
+    def __init__(
+        self,
+        config: CameraConfig,
+        reader: DiceReader,
+        retry_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        opener: Callable[[CameraConfig], FrameSource] = open_source,
+        pace: bool = False,
+    ) -> None:
+        self.config = config
+        self.reader = reader
+        self.retry_s = retry_s
+        self.clock = clock
+        self.opener = opener
+        self.pace = pace  # sleep 1/fps between frames (recorded and synthetic sources)
+        self.frames = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.finished = threading.Event()
+        self._is_lost = False
+        self._name = config.device if config.kind == "v4l2" else config.path or config.kind
+
+    @property
+    def events(self) -> queue.Queue[Event]:
+        """The queue the reader posts into."""
+        return self.reader.events
+
+    def start(self) -> CameraWorker:
+        """Start the thread (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the thread to stop and wait for it; idempotent."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> CameraWorker:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _open(self) -> FrameSource | None:
+        try:
+            return self.opener(self.config)
+        except CameraError as exc:
+            self._lost(str(exc))
+            return None
+
+    def _lost(self, reason: str) -> None:
+        if not self._is_lost:
+            self._is_lost = True
+            self.events.put(CameraLost(self._name, reason, self.clock()))
+
+    def _run(self) -> None:
+        source: FrameSource | None = None
+        try:
+            while not self._stop.is_set():
+                if source is None:
+                    source = self._open()
+                    if source is None:
+                        self._stop.wait(self.retry_s)
+                        continue
+                try:
+                    frame = source.read()
+                except ImageReadError as exc:
+                    self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
+                    continue
+                except CameraError as exc:
+                    source.close()
+                    source = None
+                    self._lost(str(exc))
+                    self._stop.wait(self.retry_s)
+                    continue
+                if frame is None:
+                    self._lost("end of the recording")
+                    break
+                if self._is_lost:
+                    self._is_lost = False
+                    self.events.put(CameraRestored(self._name, self.clock()))
+                self.frames += 1
+                try:
+                    self.reader.feed(frame, self.clock())
+                except (VisionError, cv2.error, ValueError) as exc:
+                    # a frame the pipeline cannot take (odd size, corrupt data): skip it
+                    self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
+                if self.pace:
+                    self._stop.wait(1.0 / self.config.fps)
+        finally:
+            if source is not None:
+                source.close()
+            self.finished.set()

@@ -1,0 +1,95 @@
+"""Settle detection: is the tray still, and has it been still since something moved?
+
+Each frame is shrunk to ``width`` pixels, blurred, and compared with the
+previous one; the share of pixels that changed by more than ``diff_level``
+grey levels is the *motion*. Once motion has been seen (a throw, a hand), the
+tray must stay still for ``still_frames`` frames in a row: that frame is the
+settled one, reported once. What the still tray holds (dice, a hand, nothing)
+is the reader's business (:mod:`vision.reader`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import cv2
+import numpy as np
+
+from vision.errors import ConfigError
+
+
+class Motion(StrEnum):
+    """What the last frame showed."""
+
+    MOVING = "moving"
+    SETTLING = "settling"  # still, but not for long enough yet
+    SETTLED = "settled"  # the frame that completes the still run (reported once)
+    IDLE = "idle"  # still, nothing moved since the last settled frame
+
+
+@dataclass(frozen=True)
+class SettleParams:
+    """Settings of the settle detector."""
+
+    width: int = 160
+    diff_level: int = 18
+    moving_share: float = 0.002
+    still_frames: int = 4
+
+    def __post_init__(self) -> None:
+        if not 32 <= self.width <= 1024:
+            raise ConfigError(f"settle width {self.width} must be within 32..1024")
+        if self.still_frames < 1:
+            raise ConfigError(f"still_frames {self.still_frames} must be at least 1")
+
+
+class SettleDetector:
+    """Feed frames in order; :meth:`update` says moving, settling, settled or idle."""
+
+    def __init__(self, params: SettleParams | None = None) -> None:
+        self.params = params or SettleParams()
+        self._prev: np.ndarray | None = None
+        self._still = 0
+        self._armed = False
+        self.motion = 0.0
+
+    def reset(self) -> None:
+        """Forget the previous frame; the next still run after motion settles again."""
+        self._prev = None
+        self._still = 0
+        self._armed = False
+
+    def rearm(self) -> None:
+        """Report the current still run again once it is long enough (e.g. after a hand left)."""
+        self._armed = True
+        self._still = 0
+
+    def update(self, frame: np.ndarray) -> Motion:
+        """Take the next BGR (or gray) frame and say what the tray is doing."""
+        p = self.params
+        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        h, w = gray.shape[:2]
+        small = cv2.resize(
+            gray, (p.width, max(1, round(h * p.width / w))), interpolation=cv2.INTER_AREA
+        )
+        small = cv2.GaussianBlur(small, (5, 5), 0)
+        prev, self._prev = self._prev, small
+        if prev is None or prev.shape != small.shape:
+            self._armed = True
+            self._still = 0
+            self.motion = 1.0
+            return Motion.MOVING
+        diff = cv2.absdiff(small, prev)
+        self.motion = float(np.count_nonzero(diff > p.diff_level)) / diff.size
+        if self.motion > p.moving_share:
+            self._armed = True
+            self._still = 0
+            return Motion.MOVING
+        self._still += 1
+        if not self._armed:
+            return Motion.IDLE
+        if self._still >= p.still_frames:
+            self._armed = False
+            return Motion.SETTLED
+        return Motion.SETTLING

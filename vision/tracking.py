@@ -1,0 +1,85 @@
+"""Roll tracking across rerolls: which dice stayed put, how many throws, what speed.
+
+Between two settled throws of one attack, a die is *kept* when a die of the
+previous throw lay at the same place (centres closer than ``max_shift`` die
+sides) showing the same face; every other die was *rerolled*. The number of
+throws gives the attack speed (RULES.md §3): 1 throw (no reroll) is a
+lightning attack, 2 a surprise attack, 3 or more a normal attack.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+LIGHTNING = "lightning"
+SURPRISE = "surprise"
+NORMAL = "normal"
+
+
+def attack_speed(throws: int) -> str:
+    """The attack speed given by ``throws`` throws (1 = first roll only)."""
+    if throws <= 1:
+        return LIGHTNING
+    if throws == 2:
+        return SURPRISE
+    return NORMAL
+
+
+@dataclass(frozen=True)
+class TrackedDie:
+    """What tracking needs of a die: its centre, size and face."""
+
+    center: tuple[float, float]
+    side: float
+    face: str | None
+
+
+@dataclass(frozen=True)
+class RollStep:
+    """The outcome of one throw: its number, kept and rerolled dice (indices), speed."""
+
+    roll_no: int
+    kept: tuple[int, ...]
+    rerolled: tuple[int, ...]
+    speed: str
+
+
+class RollTracker:
+    """Counts the throws of one attack and tells kept dice from rerolled ones."""
+
+    def __init__(self, max_shift: float = 0.25) -> None:
+        self.max_shift = max_shift
+        self._previous: list[TrackedDie] = []
+        self.throws = 0
+
+    def new_attack(self) -> None:
+        """Start counting a new attack: the next throw is roll 1."""
+        self._previous = []
+        self.throws = 0
+
+    def step(self, dice: Sequence[TrackedDie]) -> RollStep:
+        """Record a settled throw and say which of its dice were kept."""
+        kept: list[int] = []
+        if self.throws > 0:
+            used: set[int] = set()
+            pairs = sorted(
+                (math.dist(d.center, p.center) / max(1.0, min(d.side, p.side)), i, j)
+                for i, d in enumerate(dice)
+                for j, p in enumerate(self._previous)
+                if d.face == p.face and d.face is not None
+            )
+            taken: set[int] = set()
+            for shift, i, j in pairs:
+                if shift > self.max_shift:
+                    break
+                if i in taken or j in used:
+                    continue
+                taken.add(i)
+                used.add(j)
+            kept = sorted(taken)
+        self.throws += 1
+        self._previous = list(dice)
+        rerolled = tuple(i for i in range(len(dice)) if i not in kept)
+        return RollStep(self.throws, tuple(kept), rerolled, attack_speed(self.throws))
