@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -64,32 +65,23 @@ def load_roster(arg: str | None) -> Roster:
 
 
 def cmd_data_check(args: argparse.Namespace) -> int:
-    """Validate every data file in a directory; print what was checked."""
+    """Validate every data file in a directory; print what was checked and every problem."""
     directory = data_dir(args.dir)
     problems: list[str] = []
-    checked: list[str] = []
-    wf = None
-    try:
-        wf = load_warriors(data_file(directory, "warriors.toml"))
-        incomplete = [w.name for w in wf.roster.values() if w.unknown]
-        line = f"warriors.toml: {len(wf.roster)} warriors"
-        if wf.invented:
-            line += " (INVENTED demo values)"
-        if incomplete:
-            line += f"; {len(incomplete)} with fields still unknown (cannot fight yet)"
-        checked.append(line)
-    except DataError as exc:
-        problems.extend(str(p) for p in exc.problems)
-    for name, loader in _other_loaders(directory).items():
+    roster: Roster | None = None
+    for name, check in _checks():
         path = directory / name
-        if not path.exists():
+        if name != "warriors.toml" and not path.exists():
+            print(f"--  {name}: absent (needed for {_NEEDED_FOR[name]})")
             continue
         try:
-            checked.append(f"{name}: {loader(path)}")
+            line, found = check(data_file(directory, name), roster)
         except DataError as exc:
             problems.extend(str(p) for p in exc.problems)
-    for line in checked:
-        print(f"ok  {line}")
+            continue
+        if found is not None:
+            roster = found
+        print(f"ok  {name}: {line}")
     if problems:
         for p in problems:
             print(f"bad {p}")
@@ -99,17 +91,45 @@ def cmd_data_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _other_loaders(directory: Path) -> dict[str, Any]:
-    """Validators of the other data files, keyed by file name (each returns a summary)."""
-    from controller.board import load_board
+_NEEDED_FOR = {"board.toml": "a game", "cards.toml": "a game", "story.toml": "Story mode"}
 
-    loaders: dict[str, Any] = {
-        "board.toml": lambda p: (
-            f"{len(load_board(p).spaces)} spaces"
-            + (" (EXAMPLE layout)" if load_board(p).example else "")
-        ),
-    }
-    return loaders
+Check = Callable[[Path, "Roster | None"], tuple[str, "Roster | None"]]
+
+
+def _checks() -> list[tuple[str, Check]]:
+    """Each data file's validator: a summary line, and the roster once the warriors load."""
+    from controller.board import load_board
+    from controller.gamedata.cards import load_cards
+    from controller.gamedata.story import load_story
+
+    def warriors(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
+        wf = load_warriors(path)
+        incomplete = [w.name for w in wf.roster.values() if w.unknown]
+        line = f"{len(wf.roster)} warriors" + (" (INVENTED demo values)" if wf.invented else "")
+        if incomplete:
+            line += f"; {len(incomplete)} with fields still unknown (cannot fight yet)"
+        return line, wf.roster
+
+    def board(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
+        layout = load_board(path)
+        return f"{len(layout.spaces)} spaces" + (
+            " (EXAMPLE layout)" if layout.example else ""
+        ), None
+
+    def cards(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
+        deck = load_cards(path)
+        return f"{len(deck.cards)} cards" + (" (INVENTED)" if deck.invented else ""), None
+
+    def story(path: Path, roster: Roster | None) -> tuple[str, Roster | None]:
+        squares = load_story(path, roster)
+        return f"{len(squares.squares)} squares" + (" (INVENTED)" if squares.invented else ""), None
+
+    return [
+        ("warriors.toml", warriors),
+        ("board.toml", board),
+        ("cards.toml", cards),
+        ("story.toml", story),
+    ]
 
 
 def parse_card_arg(text: str) -> CardCombo:

@@ -184,3 +184,29 @@ def test_data_check_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["data", "check", str(tmp_path)]) == 2
     out = capsys.readouterr().out
     assert "field 'power': expected a whole number 1..6, got 0" in out
+
+
+def test_data_check_validates_cards_and_story_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    shutil.copytree(DEMO_DIR, tmp_path / "data")
+    data = tmp_path / "data"
+    (data / "warriors.toml").write_text(
+        (DEMO_DIR / "warriors.toml")
+        .read_text(encoding="utf-8")
+        .replace(
+            'base = "../rulebook/warriors.toml"', f'base = "{RULEBOOK_DIR / "warriors.toml"}"'
+        ),
+        encoding="utf-8",
+    )
+    cards = data / "cards.toml"
+    cards.write_text(
+        cards.read_text(encoding="utf-8").replace('deck = "attack"', 'deck = "weapons"', 1),
+        encoding="utf-8",
+    )
+    assert main(["data", "check", str(data)]) == 2
+    out = capsys.readouterr().out
+    assert f"bad {cards}" in out
+    assert "ok  story.toml: 13 squares (INVENTED)" in out

@@ -17,7 +17,7 @@ from controller.errors import IllegalActionError, InvalidThrowError
 from controller.rules.dice import STAR_INDEX, TELEPORT_INDEX, check_throw, counts_of
 from controller.rules.endurance import divided_damage, is_eliminated, transform
 from controller.rules.pools import attack_pool, attack_rerolls, defence_pool, defence_rerolls
-from controller.rules.scoring import CardCombo, CardDefence, Option, ThrowScorer, makes, need_vector
+from controller.rules.scoring import CardCombo, CardDefence, Option, makes, need_vector, scorer_for
 from controller.rules.speed import AttackSpeed, Defence, allowed_defences, attack_speed
 from controller.rules.symbols import Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
@@ -236,7 +236,7 @@ def resolve_attack(
     who = f"{attacker.name} attacking {defender.name}"
     pool = attack_pool(attacker, attacker_support, defender)
     rerolls = check_attempt(attack.throws, pool, attack_rerolls(attacker, defender), who)
-    score = ThrowScorer(attacker, cards, variants).score(attack.throws[-1])
+    score = scorer_for(attacker, cards, variants).score(attack.throws[-1])
     option = choose_option(score.options, score.best, attack.choice, who)
     card = option.card
     speed = attack_speed(rerolls)
