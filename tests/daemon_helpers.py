@@ -36,6 +36,7 @@ class DirectHands:
         self.misread_every = misread_every
         self.throws = 0
         self.truth: tuple[Symbol, ...] = ()
+        self.camera_on = True
 
     def _rng(self) -> random.Random:
         return random.Random(f"{self.seed}:{self.table.state.events_applied}:dice:{self.throws}")
@@ -68,5 +69,7 @@ class DirectHands:
     def _show(self, dice: tuple[Symbol, ...]) -> None:
         self.truth = dice
         self.throws += 1
+        if not self.camera_on:
+            return
         cocked = (0,) if self.misread_every and self.throws % self.misread_every == 0 else ()
         self.table.on_throw(settled(dice, cocked=cocked))

@@ -14,18 +14,29 @@ from controller.game.engine import replay
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
+from hardware.controls.events import ButtonName, ButtonPressed
 from tests.daemon_helpers import DirectHands
+from vision.events import CameraLost
 
 
 def _play(
-    tmp_path: Path, seed: int, misread_every: int = 0, length: Length = Length.ROUNDS5
+    tmp_path: Path,
+    seed: int,
+    misread_every: int = 0,
+    length: Length = Length.ROUNDS5,
+    camera: bool = True,
+    board: bool = True,
 ) -> TableController:
     data = load_game_data()
     game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), length), data)
     table = TableController(game, seed=seed)
-    players = TablePlayers(
-        table, DirectHands(table, seed, misread_every), [GreedyBot(), RandomBot()], seed=seed
-    )
+    hands = DirectHands(table, seed, misread_every)
+    if not camera:
+        hands.camera_on = False
+        table.on_camera_lost(CameraLost("/dev/video0", "unplugged", 0.0))
+    if not board:
+        table.board_lost("unplugged")
+    players = TablePlayers(table, hands, [GreedyBot(), RandomBot()], seed=seed)
     for _ in range(20_000):
         if players.done():
             break
@@ -57,3 +68,41 @@ def test_cocked_dice_are_fixed_by_a_person_and_the_game_goes_on(tmp_path: Path) 
     table = _play(tmp_path, seed=5, misread_every=3)
     assert table.stats.reads_flagged > 0
     assert table.state.phase is Phase.OVER
+
+
+@pytest.mark.timeout(60)
+def test_without_the_camera_the_dice_are_entered_with_the_buttons(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=7, camera=False)
+    assert table.state.phase is Phase.OVER
+    assert table.stats.throws_read == 0
+    assert any(e.kind == "dice" for e in table.game.journal.events())
+    assert "camera lost: unplugged" in table.faults["camera"]
+    view = table.render()
+    assert [f.source for f in view.faults] == ["camera"]  # it stays on screen until fixed
+
+
+@pytest.mark.timeout(60)
+def test_without_the_board_the_moves_are_chosen_with_the_buttons(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=8, board=False)
+    assert table.state.phase is Phase.OVER
+    assert table.stats.moves_from_board == 0
+    assert any(e.kind == "move" for e in table.game.journal.events())
+    table.board_back()
+    assert "board" not in table.faults
+
+
+@pytest.mark.timeout(60)
+def test_undo_cancels_the_last_action_and_is_journalled(tmp_path: Path) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=1)
+    players = TablePlayers(table, DirectHands(table, 1), [GreedyBot(), RandomBot()], seed=1)
+    while table.state.phase is not Phase.DRAFT:
+        players.step()
+    players.step()  # the first draft pick
+    picked = dict(table.state.pieces)
+    assert picked
+    table.on_button(ButtonPressed(ButtonName.UNDO))
+    assert table.state.pieces == {}
+    assert table.state.phase is Phase.DRAFT
+    assert len(table.game.journal.events()) == 1  # the first player's die stays; the pick is undone

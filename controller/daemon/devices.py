@@ -95,5 +95,6 @@ def camera_config(config: Config, seed: int = 0) -> CameraConfig:
         width=cam.width,
         height=cam.height,
         fps=cam.fps,
+        loop=cam.source in (CameraSource.FILE, CameraSource.FOLDER),  # a recording replays
         seed=seed,
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from controller.advisor.advisor import Action as AdviceAction
-from controller.daemon.table import TableController
+from controller.daemon.table import ENTER_DICE, TableController
 from controller.errors import IllegalActionError
 from controller.game import engine
 from controller.game.bots import Bot
@@ -197,6 +197,7 @@ class TablePlayers:
         if not c.throws:
             self.stats.throws += 1
             self.hands.throw(c.pool)
+            self._enter_dice_if_unseen()
             return
         dice = tuple(Symbol(s) for s in c.throws[-1])
         can_reroll = len(c.throws) <= c.max_rerolls
@@ -215,6 +216,7 @@ class TablePlayers:
             return
         self.stats.throws += 1
         self.hands.reroll(keep)
+        self._enter_dice_if_unseen()
 
     def _defend_roll(self) -> None:
         state = self.table.state
@@ -224,6 +226,7 @@ class TablePlayers:
         if not c.d_throws:
             self.stats.throws += 1
             self.hands.throw(c.d_pool)
+            self._enter_dice_if_unseen()
             return
         stop = StopRolling(engine.actor(state) or 0)
         if stop in legal_actions(state) and (
@@ -234,6 +237,17 @@ class TablePlayers:
         last = tuple(Symbol(s) for s in c.d_throws[-1])
         self.stats.throws += 1
         self.hands.reroll(tuple(d for d in last if d in (Symbol.TELEPORT, Symbol.STAR)))
+        self._enter_dice_if_unseen()
+
+    def _enter_dice_if_unseen(self) -> None:
+        """With the camera gone, the dice are entered one by one with the buttons."""
+        if self.table.camera_ok:
+            return
+        chooser = self.table.chooser
+        if chooser is not None and ENTER_DICE in chooser.values:
+            self._choose_value(ENTER_DICE)
+        for face in self.hands.dice():
+            self._choose_value(face)
 
     def _defence_made(self) -> bool:
         state = self.table.state

@@ -78,12 +78,28 @@ def open_game(config: Config, data: GameData) -> TableGame:
         raise StartError(
             f"cannot create the journal's folder {path.parent}: {exc.strerror}"
         ) from None
-    if path.exists():
-        return TableGame.resume(path, data)
-    names = PLAYER_NAMES[: config.table.players]
     length = Length(config.table.length.value)
     variants = Variants.from_names(config.table.variants)
-    return TableGame.start(path, GameConfig(names, length, variants), data, config.table.data_dir)
+    if not path.exists():
+        names = PLAYER_NAMES[: config.table.players]
+        return TableGame.start(
+            path, GameConfig(names, length, variants), data, config.table.data_dir
+        )
+    game = TableGame.resume(path, data)
+    kept = game.config
+    if (len(kept.players), kept.length, kept.variants) != (config.table.players, length, variants):
+        game.close()
+        raise StartError(
+            f"{path} holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
+            f"{config.source or 'the config'} sets up {_setup(config.table.players, length, variants)}: "
+            "move the journal away to start a new game, or set [table] to match"
+        )
+    return game
+
+
+def _setup(players: int, length: Length, variants: Variants) -> str:
+    extra = f", variants {', '.join(variants.enabled())}" if variants.enabled() else ""
+    return f"{players} players ({length.value}{extra})"
 
 
 def status_line(state: GameState) -> str:
@@ -116,7 +132,7 @@ def run_table(config_path: Path) -> int:
             config, loop.events, evidence_dir=config.table.journal.with_suffix(".frames")
         )
         table = TableController(game, devices.sinks(), seed=int(time.time()))
-        table.faults.update(devices.faults())
+        table.device_faults = devices.faults()
         table.attach(loop)
         BoardFollower(table, data.board).attach(loop)
         table.roll_started = devices.new_attack
@@ -157,10 +173,10 @@ def _send_status(notifier: Notifier, state: GameState) -> None:
 
 def _retry(devices: TableDevices, table: TableController) -> None:
     devices.retry()
-    for source in ("display", "camera"):
-        table.faults.pop(source, None)
-    table.faults.update(devices.faults())
-    table.render()
+    faults = devices.faults()
+    if faults != table.device_faults:
+        table.device_faults = faults
+        table.render()
 
 
 def _every(seconds: float, action: Callable[[], None]) -> Callable[[], None]:

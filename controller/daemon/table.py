@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 GAME_SECONDS = 45 * 60
 FACES: tuple[Symbol, ...] = tuple(Symbol)
+ENTER_DICE = "enter new dice"  # with the camera gone: the next throw is entered by hand
 
 
 class ViewSink(Protocol):
@@ -106,7 +107,8 @@ class TableController:
         self.sinks = list(sinks)
         self.seed = seed
         self.stats = TableStats()
-        self.faults: dict[str, str] = {}
+        self.faults: dict[str, str] = {}  # what the table found (rules, tokens, camera lost...)
+        self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
         self.chooser: Chooser[Any] | None = None
         self.read_check: _ReadCheck | None = None
         self.die_values: list[int] = []
@@ -204,7 +206,11 @@ class TableController:
             numbers = number_chooser(title, 1, 6)
             numbers.meta["count"] = aw.die_count
             return numbers
-        if "dice" in aw.inputs and not self.camera_ok:
+        c = state.combat
+        first_throw = c is not None and not (
+            c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+        )
+        if "dice" in aw.inputs and not self.camera_ok and first_throw:
             return self._manual_dice(aw.dice)
         actions = list(legal_actions(state))
         if not actions:
@@ -214,6 +220,10 @@ class TableController:
         if damage:
             best = max(damage.items(), key=lambda kv: kv[1])[0]
             chooser.select(ChooseAttack(actions[0].seat, best))
+        if "dice" in aw.inputs and not self.camera_ok:
+            chooser.labels += (ENTER_DICE,)
+            chooser.values += (ENTER_DICE,)  # type: ignore[operator]
+            chooser.meta["dice"] = aw.dice
         return chooser
 
     def _manual_dice(self, count: int) -> Chooser[Symbol]:
@@ -291,7 +301,9 @@ class TableController:
         chooser = self.chooser
         if chooser is None:
             return
-        if chooser.meta.get("manual"):
+        if chooser.value == ENTER_DICE:
+            self.chooser = self._manual_dice(int(str(chooser.meta["dice"])))
+        elif chooser.meta.get("manual"):
             self._manual_die_chosen(chooser)
         elif "count" in chooser.meta:
             self.die_values.append(int(chooser.value))
@@ -521,7 +533,8 @@ class TableController:
     # ------------------------------------------------------------------ drawing
     def overlay(self) -> Overlay:
         """The table's additions to the view: the question asked, the faults, the clock."""
-        return Overlay(self._prompt(), _faults(self.faults), self.seconds_left(), self.advice)
+        faults = {**self.device_faults, **self.faults}
+        return Overlay(self._prompt(), _faults(faults), self.seconds_left(), self.advice)
 
     def _prompt(self) -> Prompt | None:
         check = self.read_check
