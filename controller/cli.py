@@ -41,7 +41,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every registered subcommand."""
-    parser = _Parser(prog="toptable", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = _Parser(
+        prog="toptable",
+        description="The Tournament of Power dice table: rules, dice camera, board, screens, daemon.",
+    )
     parser.add_argument("--version", action="version", version=f"toptable {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

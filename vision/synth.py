@@ -194,6 +194,9 @@ def _paste(canvas: np.ndarray, die: PlacedDie, shadow: float, offset: tuple[int,
     canvas[sl] = np.clip(region, 0, 255).astype(np.uint8)
 
 
+_BAND = 120  # rows per band in Renderer._finish
+
+
 class Renderer:
     """Renders scenes deterministically from a seed."""
 
@@ -209,9 +212,15 @@ class Renderer:
         self._u = (np.arange(w, dtype=np.float32) / w - 0.5)[None, :]
         self._v = (np.arange(h, dtype=np.float32) / h - 0.5)[:, None]
         # a bank of noise (int8, 1/16 units) cropped at random offsets: fast and seeded
-        self._noise = np.clip(
-            self.rng.standard_normal((h + 64, w + 64, 3), dtype=np.float32) * 16, -127, 127
-        ).astype(np.int8)
+        # (drawn band by band: the same values in the same order, without three full-size
+        # float temporaries)
+        self._noise = np.empty((h + 64, w + 64, 3), np.int8)
+        for top in range(0, h + 64, _BAND):
+            rows = min(_BAND, h + 64 - top)
+            band = self.rng.standard_normal((rows, w + 64, 3), dtype=np.float32)
+            band *= 16
+            np.clip(band, -127, 127, out=band)
+            self._noise[top : top + rows] = band
 
     def _tray(self) -> np.ndarray:
         s = self.settings
@@ -319,8 +328,11 @@ class Renderer:
             for die in moving:
                 centre = (round(die.center[0]), round(die.center[1]))
                 cv2.circle(mask, centre, int(die.side * 0.75) + k, 255, -1)
-            alpha = cv2.blur(mask, (15, 15)).astype(np.float32)[..., None] / 255.0
-            img = (img * (1.0 - alpha) + blurred * alpha).astype(np.uint8)
+            soft = cv2.blur(mask, (15, 15))
+            for top in range(0, img.shape[0], _BAND):
+                rows = slice(top, top + _BAND)
+                alpha = soft[rows].astype(np.float32)[..., None] / 255.0
+                img[rows] = (img[rows] * (1.0 - alpha) + blurred[rows] * alpha).astype(np.uint8)
         if hand:
             s = self.settings
             cx = int(self.rng.uniform(0.3, 0.7) * s.width)
@@ -360,18 +372,32 @@ class Renderer:
         }
 
     def _finish(self, img: np.ndarray, lk: dict[str, float]) -> np.ndarray:
+        # Light, colour cast and noise are applied band by band into a uint8 frame: the
+        # same numbers as on the whole float frame, with a fraction of its temporaries
+        # (a 1280x960 float frame is 15 MB, and the demo renders while the daemon runs).
         s = self.settings
-        f: np.ndarray = img.astype(np.float32)
-        if lk["blur"] > 0:
-            f = cv2.GaussianBlur(f, (0, 0), lk["blur"])
-        u = self._u * math.cos(lk["grad_angle"]) + self._v * math.sin(lk["grad_angle"])
-        light = lk["gain"] * (1.0 + lk["grad"] * u)
-        f *= light[..., None]
-        f *= np.array([lk["cast_b"], 1.0, lk["cast_r"]], np.float32)
+        sigma = lk["blur"]
+        margin = math.ceil(4 * sigma) + 2 if sigma > 0 else 0  # beyond the kernel's reach
+        cos, sin = math.cos(lk["grad_angle"]), math.sin(lk["grad_angle"])
+        cast = np.array([lk["cast_b"], 1.0, lk["cast_r"]], np.float32)
         dy, dx = (int(v) for v in self.rng.integers(0, 64, 2))
-        noise = self._noise[dy : dy + s.height, dx : dx + s.width]
-        f += noise.astype(np.float32) * np.float32(lk["noise"] / 16.0)
-        out = np.clip(f, 0, 255).astype(np.uint8)
+        scale = np.float32(lk["noise"] / 16.0)
+        out: np.ndarray = np.empty(img.shape, np.uint8)
+        for top in range(0, s.height, _BAND):
+            bottom = min(top + _BAND, s.height)
+            lo, hi = max(0, top - margin), min(s.height, bottom + margin)
+            padded = img[lo:hi].astype(np.float32)
+            if sigma > 0:
+                cv2.GaussianBlur(padded, (0, 0), sigma, dst=padded)
+            band = padded[top - lo : bottom - lo]
+            u = self._u * cos + self._v[top:bottom] * sin
+            band *= (lk["gain"] * (1.0 + lk["grad"] * u))[..., None]
+            band *= cast
+            noise = self._noise[dy + top : dy + bottom, dx : dx + s.width].astype(np.float32)
+            noise *= scale
+            band += noise
+            np.clip(band, 0, 255, out=band)
+            out[top:bottom] = band
         if lk["jpeg"] > 0:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(lk["jpeg"])])
             if ok:

@@ -28,6 +28,7 @@ from controller.daemon.board_follow import BoardFollower
 from controller.daemon.devices import controls_config, display_configs
 from controller.daemon.events import Tick
 from controller.daemon.loop import ClockThread, TableLoop
+from controller.daemon.memory import return_large_buffers
 from controller.daemon.players import TablePlayers
 from controller.daemon.table import TableController
 from controller.daemon.world import Tray, WorldHands, evidence_dir
@@ -193,6 +194,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         JournalError: ``--resume`` on a missing, newer, corrupt or other game's journal.
     """
     started = time.monotonic()
+    return_large_buffers()
     config = load_config(DEMO_CONFIG)
     out = options.out
     out.mkdir(parents=True, exist_ok=True)

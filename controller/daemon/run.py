@@ -26,6 +26,7 @@ from controller.daemon.board_follow import BoardFollower
 from controller.daemon.events import StopTable, Tick
 from controller.daemon.hardware import TableDevices
 from controller.daemon.loop import ClockThread, TableLoop
+from controller.daemon.memory import return_large_buffers
 from controller.daemon.table import TableController
 from controller.daemon.view import phase_label
 from controller.errors import TopTableError
@@ -117,6 +118,7 @@ def run_table(config_path: Path) -> int:
         StartError, JournalError: the daemon cannot start.
     """
     config = load_config(config_path)
+    return_large_buffers()
     setup_logging(config.log.level.value)
     for problem in check_devices(config):
         log.warning("%s", problem)  # a missing device degrades the table; it is not fatal

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from controller.board import BoardLayout
 from controller.daemon.events import Barrier
 from controller.daemon.loop import TableLoop
@@ -68,6 +70,7 @@ class Tray:
         self.settings = settings or Settings()
         self.dice: list[PlacedDie] = []
         self.t = 0.0
+        self.renderer = Renderer(self.settings, seed=seed)
         self.settled_at: float | None = None  # perf_counter when the reader last reported a throw
 
     def faces(self) -> tuple[Symbol, ...]:
@@ -77,7 +80,10 @@ class Tray:
     def throw(self, faces: Sequence[Symbol], keep: Sequence[int], key: str) -> int:
         """Show a throw: dice at ``keep`` stay, the others tumble and land showing ``faces``.
         ``key`` seeds the drawing. Returns the frames fed."""
-        renderer = Renderer(self.settings, seed=_seed(f"{self.seed}:{key}"))
+        renderer = self.renderer
+        renderer.rng = np.random.default_rng(
+            _seed(f"{self.seed}:{key}")
+        )  # same throw, same pictures
         look = renderer.draw_look()
         kept = [self.dice[i] for i in keep]
         frames = 0
