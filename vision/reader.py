@@ -60,6 +60,7 @@ class DiceReader:
         self.keep_frame = keep_frame
         self.state = "waiting"  # waiting, moving, settling, empty, obstructed, read
         self.last_read: DiceRead | None = None
+        self.quiet_frames = 0  # frames in a row with nothing moving and nothing to read
         self._count = 0
 
     def new_attack(self, expect: int | None = None) -> None:
@@ -71,6 +72,7 @@ class DiceReader:
     def feed(self, frame: np.ndarray, timestamp: float) -> ThrowSettled | None:
         """Take one frame; return (and post) the event when a throw has just settled."""
         motion = self.settle.update(frame)
+        self.quiet_frames = self.quiet_frames + 1 if motion is Motion.IDLE else 0
         if motion is Motion.MOVING:
             self.state = "moving"
             return None
@@ -140,9 +142,16 @@ class CameraWorker:
         clock: Callable[[], float] = time.monotonic,
         opener: Callable[[CameraConfig], FrameSource] = open_source,
         pace: bool = False,
+        idle_fps: float = 5.0,
+        idle_after: int = 30,
     ) -> None:
         self.config = config
         self.reader = reader
+        # A still, empty or already read tray is looked at idle_fps times a second once it has
+        # been quiet for idle_after frames (a camera frame costs a decode and a settle check);
+        # the first motion brings the full rate back, long before a throw settles.
+        self.idle_fps = idle_fps
+        self.idle_after = idle_after
         self.retry_s = retry_s
         self.clock = clock
         self.opener = opener
@@ -227,7 +236,9 @@ class CameraWorker:
                 except (VisionError, cv2.error, ValueError) as exc:
                     # a frame the pipeline cannot take (odd size, corrupt data): skip it
                     self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
-                if self.pace:
+                if self.reader.quiet_frames >= self.idle_after and self.idle_fps > 0:
+                    self._stop.wait(1.0 / self.idle_fps)
+                elif self.pace:
                     self._stop.wait(1.0 / self.config.fps)
         finally:
             if source is not None:

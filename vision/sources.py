@@ -116,6 +116,7 @@ class CaptureSource:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, config.width)
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, config.height)
             self._cap.set(cv2.CAP_PROP_FPS, config.fps)
+            self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # read the newest frame after an idle pause
         self._closed = False
 
     def read(self) -> np.ndarray | None:
@@ -176,6 +177,9 @@ class FolderSource:
             self._index = 0
         path = self.files[self._index]
         self._index += 1
+        if len(self.files) == 1 and self._current is not None:
+            self._held = 1  # a one-picture folder is a still camera: no need to decode again
+            return self._current
         self._current = None
         self._held = 0
         frame = read_image(path)

@@ -171,6 +171,7 @@ class Advisor:
         card_defence: CardDefence = NO_CARD_DEFENCE,
         objective: Objective = Objective.AUTO,
         pool: int | None = None,
+        rerolls: int | None = None,
         die: Die = TOURNAMENT_DIE,
     ) -> None:
         """Raises:
@@ -183,7 +184,8 @@ class Advisor:
         self.attacker = attacker
         self.defender = defender
         self.pool = pool if pool is not None else attack_pool(attacker, support, defender)
-        self.rerolls = attack_rerolls(attacker, defender)
+        # the game may know better (an event card's extra reroll...): it passes its own count
+        self.rerolls = rerolls if rerolls is not None else attack_rerolls(attacker, defender)
         self.valuer = AttackValuer(
             attacker,
             defender,

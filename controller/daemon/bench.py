@@ -94,25 +94,41 @@ def kill_test(
 
 
 def idle_cpu(seconds: float, folder: Path) -> float | None:
-    """CPU use (% of one core) of ``toptable run`` on the simulated table with nothing happening."""
-    config = folder / "idle.toml"
-    demo = Path(__file__).resolve().parent.parent / "data" / "demo"
-    text = (demo / "config.toml").read_text(encoding="utf-8")
-    text = text.replace('data_dir = "."', f'data_dir = "{demo}"').replace(
-        'layout = "board.toml"', f'layout = "{demo / "board.toml"}"'
-    )
-    text = text.replace(
-        'journal = "~/.local/state/toptable/demo-journal.sqlite"',
-        f'journal = "{folder / "idle.sqlite"}"',
-    )
-    text = text.replace(
-        'source = "synthetic"', f'source = "folder"\npath = "{_empty_tray(folder)}"'
-    )
-    config.write_text(text, encoding="utf-8")
-    proc = subprocess.Popen(
-        _toptable("run", "--config", str(config)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    """CPU use (% of one core) of ``toptable run`` with nothing happening: a still tray before
+    the camera, the board in its own process (as the Pico is), every other device simulated."""
+    link = folder / "board"
+    board = subprocess.Popen(
+        _toptable("board", "sim", "--link", str(link)),
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    proc: subprocess.Popen[bytes] | None = None
     try:
+        deadline = time.monotonic() + 30
+        while not link.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not link.exists():
+            return None
+        config = folder / "idle.toml"
+        demo = Path(__file__).resolve().parent.parent / "data" / "demo"
+        text = (demo / "config.toml").read_text(encoding="utf-8")
+        text = text.replace('data_dir = "."', f'data_dir = "{demo}"')
+        text = text.replace('layout = "board.toml"', f'layout = "{demo / "board.toml"}"')
+        text = text.replace(
+            'backend = "simulated"', f'backend = "serial"\nport = "{os.path.realpath(link)}"'
+        )
+        text = text.replace(
+            'journal = "~/.local/state/toptable/demo-journal.sqlite"',
+            f'journal = "{folder / "idle.sqlite"}"',
+        )
+        text = text.replace(
+            'source = "synthetic"', f'source = "folder"\npath = "{_empty_tray(folder)}"'
+        )
+        config.write_text(text, encoding="utf-8")
+        proc = subprocess.Popen(
+            _toptable("run", "--config", str(config)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(8.0)  # start-up: imports, model, devices
         if proc.poll() is not None:
             return None
@@ -121,11 +137,13 @@ def idle_cpu(seconds: float, folder: Path) -> float | None:
         used = _cpu_seconds(proc.pid) - start_cpu
         return 100.0 * used / (time.monotonic() - start)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for p in (proc, board):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
 
 
 def _empty_tray(folder: Path) -> Path:

@@ -200,7 +200,7 @@ class TablePlayers:
             self._enter_dice_if_unseen()
             return
         dice = tuple(Symbol(s) for s in c.throws[-1])
-        can_reroll = len(c.throws) <= c.max_rerolls
+        can_reroll = "dice" in engine.awaiting(state).inputs
         advice = self.table.advice
         keep: tuple[Symbol, ...] | None = None
         if advice is not None and can_reroll and self.table.advisor is not None:

@@ -120,6 +120,7 @@ class TableController:
         self.advisor: Advisor | None = None
         self.clock_start = clock_start
         self.now = clock_start or 0.0
+        self._shown_seconds: int | None = None
         self.view: TableView | None = None
         self.last_read: ThrowSettled | None = None
         self.listeners: list[Callable[[GameState], None]] = []
@@ -487,13 +488,16 @@ class TableController:
         """The clock: time left in the 45-minute game, TimeUp once it runs out."""
         self.now = event.now
         state = self.game.state
-        if state.config.length is Length.MINUTES45 and state.round >= 1:
-            if self.clock_start is None:
-                self.clock_start = event.now
-            if self.seconds_left() == 0 and not state.time_up and state.phase is not Phase.OVER:
-                self.submit(TimeUp())
-                return
-        self.render()
+        if state.config.length is not Length.MINUTES45 or state.round < 1:
+            return  # nothing on screen depends on the time
+        if self.clock_start is None:
+            self.clock_start = event.now
+        left = self.seconds_left()
+        if left == 0 and not state.time_up and state.phase is not Phase.OVER:
+            self.submit(TimeUp())
+        elif left != self._shown_seconds:
+            self._shown_seconds = left
+            self.render()
 
     def seconds_left(self) -> int | None:
         """Seconds left in a timed game (None: not timed or not started)."""
@@ -519,6 +523,7 @@ class TableController:
                     defender_damage=state.pieces[target].damage,
                     variants=state.config.variants,
                     pool=c.pool,
+                    rerolls=c.max_rerolls,
                 )
                 self.advisor_key = key
             if self.advisor is None:

@@ -31,6 +31,7 @@ from controller.daemon.events import Barrier
 from controller.daemon.loop import TableLoop
 from controller.daemon.table import TableController
 from controller.errors import TopTableError
+from controller.game.state import Phase
 from controller.rules.symbols import Symbol
 from hardware.board.sim import SimBoard
 from hardware.controls.events import ButtonName
@@ -99,6 +100,11 @@ class Tray:
         for _ in range(STILL_FRAMES):
             frames += self._feed(renderer.render(self.dice, look=look))
         return frames
+
+    def lay(self, faces: Sequence[Symbol], key: str) -> None:
+        """Put dice down by hand, showing ``faces`` (no throw: the camera is not fed)."""
+        self.renderer.rng = np.random.default_rng(_seed(f"{self.seed}:{key}:lay"))
+        self.dice = self.renderer.place(list(faces))
 
     def _feed(self, image: Any) -> int:
         if self.reader.feed(image, self.t) is not None:
@@ -195,6 +201,11 @@ class WorldHands:
         self._show([FACES[rng.randrange(6)] for _ in range(count)], ())
 
     def reroll(self, keep: Sequence[Symbol]) -> None:
+        shown = self._last_throw()
+        if shown and sorted(self.tray.faces()) != sorted(shown):
+            # e.g. after a restart the tray is empty: the players lay the dice out again
+            # as the table shows them, then reroll
+            self.tray.lay(shown, str(self.table.state.events_applied))
         rng = self._rng()
         wanted = list(keep)
         kept: list[int] = []
@@ -207,6 +218,15 @@ class WorldHands:
 
     def dice(self) -> tuple[Symbol, ...]:
         return self.tray.faces()
+
+    def _last_throw(self) -> tuple[Symbol, ...]:
+        """The dice of the throw the game knows last in the attempt under way."""
+        state = self.table.state
+        c = state.combat
+        if c is None:
+            return ()
+        throws = c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+        return tuple(Symbol(s) for s in throws[-1]) if throws else ()
 
     def _show(self, faces: list[Symbol], keep: tuple[int, ...]) -> None:
         self.stats.throws += 1
