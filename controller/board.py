@@ -8,7 +8,6 @@ the format.
 
 from __future__ import annotations
 
-import tomllib
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import DataError, DataProblem
+from controller.tomlfile import read_toml
 
 MAX_SENSORS = 128
 MOVE_STEPS = 4  # RULES.md §10: a warrior moves up to 4 spaces
@@ -242,10 +242,5 @@ def load_board(path: str | Path) -> BoardLayout:
         DataError: the file is missing, not TOML, or its layout is invalid.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return parse_board(data, str(path))

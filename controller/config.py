@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -29,6 +28,7 @@ from typing import Any, TypeVar
 
 from controller.errors import DataError, DataProblem
 from controller.rules.variants import Variants
+from controller.tomlfile import read_toml
 
 DEFAULT_CONFIG_PATH = Path("/etc/toptable/config.toml")
 DEFAULT_JOURNAL = Path("/var/lib/toptable/journal.sqlite")
@@ -779,20 +779,8 @@ def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:
         DataError: the file cannot be read, is not TOML, or has any problem (all listed).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError.single(
-            str(p),
-            "",
-            "",
-            "no such config file (copy systemd/config.example.toml there, or pass --config PATH)",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise DataError.single(str(p), "", "", f"cannot read the config: {reason}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(p), "", "", f"not valid TOML: {exc}") from None
+    data = read_toml(
+        p,
+        missing="no such config file (copy systemd/config.example.toml there, or pass --config PATH)",
+    )
     return parse_config(data, str(p), p.resolve().parent)

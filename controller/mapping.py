@@ -12,7 +12,6 @@ and applied to a layout with :func:`apply_sensor_map`.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from controller.board import MAX_SENSORS, BoardLayout
 from controller.errors import DataError, DataProblem, IllegalActionError
+from controller.tomlfile import read_toml
 
 
 @dataclass(frozen=True)
@@ -173,12 +173,7 @@ def load_sensor_map(path: str | Path, layout: BoardLayout | None = None) -> dict
         DataError: the file is missing, not TOML, or its content is invalid.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return parse_sensor_map(data, str(path), layout)
 
 

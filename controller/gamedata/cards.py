@@ -18,7 +18,6 @@ Every problem is reported at once, naming the file, the card and the field.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from controller.game.cards import (
 )
 from controller.rules.scoring import CardDefence
 from controller.rules.symbols import Symbol
+from controller.tomlfile import read_toml
 
 _TOP_KEYS = {"invented", "note", "card"}
 _CARD_KEYS = {
@@ -211,10 +211,5 @@ def load_cards(path: str | Path) -> CardSet:
         DataError: the file is missing, not TOML, or has invalid cards.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return parse_cards(data, str(path))

@@ -14,7 +14,6 @@ Every problem is reported at once, naming the file, the square and the field.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from controller.errors import DataError, DataProblem
 from controller.rules.scoring import CardCombo
 from controller.rules.symbols import Symbol
 from controller.rules.warriors import Roster
+from controller.tomlfile import read_toml
 
 SQUARES = 13
 MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # RULES.md §12: these offer several fights
@@ -169,10 +169,5 @@ def load_story(path: str | Path, roster: Roster | None = None) -> Story:
         DataError: missing, not TOML, or invalid squares.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    data = read_toml(path)
     return parse_story(data, str(path), roster)

@@ -10,7 +10,6 @@ file, the warrior and the field.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from controller.rules.warriors import (
     Roster,
     Warrior,
 )
+from controller.tomlfile import read_toml
 
 UNKNOWN = "unknown"
 FILE_KEYS = frozenset({"base", "invented", "note", "warrior"})
@@ -130,7 +130,7 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
         if resolved in seen:
             raise DataError.single(str(current), "", "base", "base files form a loop")
         seen.add(resolved)
-        data = _read_toml(current)
+        data = read_toml(current)
         chain.append((str(current), data))
         base = data.get("base")
         if base is None:
@@ -143,15 +143,6 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
             current = current.parent / base
     chain.reverse()
     return chain
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
 
 
 def _check_file_keys(data: Mapping[str, Any], file: str) -> list[DataProblem]:
