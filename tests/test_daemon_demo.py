@@ -28,6 +28,7 @@ def test_demo_plays_a_whole_game_through_every_part(tmp_path: Path) -> None:
     assert summary.rounds == 5
     assert summary.throws_read > 0 and summary.throws == summary.throws_read
     assert summary.silent_misreads == 0
+    assert summary.handler_failures == 0
     assert summary.moves_from_board > 0
     assert summary.button_presses > 0
     assert Path(summary.gif).stat().st_size > 0
@@ -58,6 +59,7 @@ def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> N
     )
     resumed = json.loads(done.stdout.strip().splitlines()[-1])
     assert resumed["resumed"] is True
+    assert resumed["handler_failures"] == 0
     assert {k: resumed[k] for k in GAME_KEYS} == {k: reference[k] for k in GAME_KEYS}
 
 

@@ -101,6 +101,7 @@ class DemoSummary:
     log: str
     gif: str
     resumed: bool = False
+    handler_failures: int = 0  # table-loop handlers that raised (logged): 0 in a good run
     latency_ms: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -236,7 +237,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         _wait_for_board(link, table)
         hands = WorldHands(
             table, loop, board, data.board, tray, press, options.seed,
-            in_air=lambda: follower.tracker.in_the_air(),
+            in_air=lambda: _in_air(follower),
         )  # fmt: skip
         players = TablePlayers(table, hands, [GreedyBot(), RandomBot()], seed=options.seed)
         acts = 0
@@ -282,6 +283,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             log=str(log_text),
             gif=str(gif or ""),
             resumed=options.resume,
+            handler_failures=loop.failures,
             latency_ms=probe.figures(),
             notes=notes,
         )
@@ -339,6 +341,17 @@ def _tidy_board(board: SimBoard, layout: Any, state: GameState) -> None:
     wanted = {layout.space(p.space).sensor for p in state.pieces.values() if p.space >= 0} - {None}
     for sensor in sorted(board.occupied() - wanted):
         board.lift(sensor)
+
+
+def _in_air(follower: BoardFollower) -> dict[str, int]:
+    """The tokens the tracker sees lifted, read from the players' thread while the loop's
+    thread may be changing them: a read that races a change is simply taken again."""
+    for _ in range(100):
+        try:
+            return follower.tracker.in_the_air()
+        except RuntimeError:  # changed size during iteration
+            time.sleep(0.001)
+    return {}
 
 
 def _stopper(loop: TableLoop, thread: threading.Thread) -> Any:

@@ -109,7 +109,10 @@ def load_layout(config: Config) -> BoardLayout:
     Raises:
         DataError: the layout or the mapping file is missing or invalid (every problem).
     """
-    layout = load_board(config.board.layout or DEMO_BOARD)
+    default = DEMO_BOARD
+    if config.table.data_dir is not None and (config.table.data_dir / "board.toml").is_file():
+        default = config.table.data_dir / "board.toml"  # the board the game's data describes
+    layout = load_board(config.board.layout or default)
     if config.board.mapping is not None:
         layout = apply_sensor_map(layout, load_sensor_map(config.board.mapping, layout))
     return layout

@@ -96,12 +96,19 @@ class TableLoop:
             event = self.events.get(timeout=self._idle_wakeup_s if timeout is None else timeout)
         except queue.Empty:
             for callback in self._idle:
-                callback()
-            self._heartbeat()
+                self._guarded(callback)
+            self._guarded(self._heartbeat)
             return False
         self.dispatch(event)
-        self._heartbeat()
+        self._guarded(self._heartbeat)
         return True
+
+    def _guarded(self, callback: Callable[[], None]) -> None:
+        try:
+            callback()
+        except Exception:
+            self.failures += 1
+            log.exception("an idle callback failed")
 
     def run(self) -> None:
         """Handle events until :meth:`stop`."""

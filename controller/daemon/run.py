@@ -19,12 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from controller.board import load_board
 from controller.config import Config, load_config
 from controller.config_devices import check_devices
 from controller.daemon.board_follow import BoardFollower
 from controller.daemon.events import StopTable, Tick
-from controller.daemon.hardware import TableDevices
+from controller.daemon.hardware import TableDevices, load_layout
 from controller.daemon.loop import ClockThread, TableLoop
 from controller.daemon.memory import return_large_buffers
 from controller.daemon.table import TableController
@@ -34,10 +33,10 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, GameState, Length
 from controller.logs import setup_logging
-from controller.mapping import apply_sensor_map, load_sensor_map
 from controller.rules.variants import Variants
 from controller.sdnotify import Notifier, Watchdog
 from hardware.displays.model import Prompt, PromptKind
+from vision.events import CameraLost, CameraRestored
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +56,7 @@ def game_data_for(config: Config) -> GameData:
         DataError: a malformed data, layout or mapping file.
     """
     data = load_game_data(config.table.data_dir)
-    board = load_board(config.board.layout) if config.board.layout is not None else data.board
-    if config.board.mapping is not None:
-        board = apply_sensor_map(board, load_sensor_map(config.board.mapping, board))
-    if board is data.board:
-        return data
-    return GameData(board, data.roster, data.cards)
+    return GameData(load_layout(config), data.roster, data.cards)  # the board the devices use
 
 
 def open_game(config: Config, data: GameData) -> TableGame:
@@ -117,15 +111,16 @@ def run_table(config_path: Path) -> int:
         DataError: a config or data file with problems (exit 2 via the CLI).
         StartError, JournalError: the daemon cannot start.
     """
-    config = load_config(config_path)
+    loop = TableLoop(idle_wakeup_s=0.5)
+    _stop_on_signals(loop)  # first: a SIGTERM while starting up still stops cleanly
     return_large_buffers()
+    config = load_config(config_path)
     setup_logging(config.log.level.value)
     for problem in check_devices(config):
         log.warning("%s", problem)  # a missing device degrades the table; it is not fatal
     data = game_data_for(config)
     game = open_game(config, data)
     notifier = Notifier()
-    loop = TableLoop(idle_wakeup_s=0.5)
     devices: TableDevices | None = None
     clock: ClockThread | None = None
     watchdog = Watchdog(notifier)
@@ -133,31 +128,25 @@ def run_table(config_path: Path) -> int:
         devices = TableDevices.open(
             config, loop.events, evidence_dir=config.table.journal.with_suffix(".frames")
         )
-        table = TableController(game, devices.sinks(), seed=int(time.time()))
-        table.device_faults = devices.faults()
+        table = TableController(
+            game, devices.sinks(), seed=int(time.time()), roll_started=devices.new_attack
+        )
         table.attach(loop)
         BoardFollower(table, data.board).attach(loop)
-        table.roll_started = devices.new_attack
+        _degrade_for_missing(devices, table)
         table.listeners.append(lambda state: _send_status(notifier, state))
         loop.on(StopTable, lambda e: loop.stop())
-        loop.on_idle(_every(RETRY_EVERY_S, lambda: _retry(devices, table)))
+        loop.on(Tick, _every(RETRY_EVERY_S, lambda: _retry(devices, table)))
         loop.set_heartbeat(watchdog.heartbeat)
-        _stop_on_signals(loop)
         clock = ClockThread(loop.post, Tick, hz=4).start()
         watchdog.start()
-        table.refresh()
         notifier.ready(status_line(table.state))
         log.info("table ready: %s (journal %s)", status_line(table.state), config.table.journal)
-        loop.run()
-        notifier.stopping("stopping: game paused, journal closed")
-        table.chooser = None
-        pause = Prompt(
-            PromptKind.CHOOSE,
-            "the table is paused; the game resumes when it starts again",
-            title="paused",
-        )
-        for sink in devices.sinks():
-            sink.update(replace(table.render(), prompt=pause, faults=()))
+        if not loop.stopping:
+            loop.run()
+        notifier.stopping("stopping: the game is paused")
+        game.close()  # first: nothing after this can cost the game
+        _show_pause(devices, table)
     finally:
         watchdog.stop()
         if clock is not None:
@@ -169,22 +158,54 @@ def run_table(config_path: Path) -> int:
     return 0
 
 
+def _degrade_for_missing(devices: TableDevices, table: TableController) -> None:
+    """A camera or board missing from the start: dice and moves go through the buttons."""
+    faults = devices.faults()
+    table.device_faults = faults
+    if devices.camera is None:
+        table.on_camera_lost(
+            CameraLost("camera", faults.get("camera", "not available"), time.monotonic())
+        )
+    if "board" in faults:
+        table.board_lost(faults["board"])
+
+
+def _show_pause(devices: TableDevices, table: TableController) -> None:
+    """Leave the screens showing the pause (luma blanks a display it closes unless told)."""
+    table.chooser = None
+    pause = Prompt(
+        PromptKind.CHOOSE,
+        "the table is paused; the game resumes when it starts again",
+        title="paused",
+    )
+    view = replace(table.render(), prompt=pause, faults=())
+    for sink in devices.sinks():
+        sink.update(view)
+    for display in devices.displays.displays:
+        display.device.persist = True
+
+
 def _send_status(notifier: Notifier, state: GameState) -> None:
     notifier.status(status_line(state))
 
 
 def _retry(devices: TableDevices, table: TableController) -> None:
+    """Every few seconds: reopen what is missing; the faults on screen follow."""
+    had_camera = devices.camera is not None
     devices.retry()
+    if devices.camera is not None and not had_camera:
+        table.on_camera_restored(CameraRestored("camera", time.monotonic()))
     faults = devices.faults()
     if faults != table.device_faults:
         table.device_faults = faults
         table.render()
 
 
-def _every(seconds: float, action: Callable[[], None]) -> Callable[[], None]:
+def _every(seconds: float, action: Callable[[], None]) -> Callable[[Tick], None]:
+    """A Tick handler that runs ``action`` at most every ``seconds``."""
     last = [time.monotonic()]
 
-    def maybe() -> None:
+    def maybe(_: Tick) -> None:
         now = time.monotonic()
         if now - last[0] >= seconds:
             last[0] = now
@@ -195,7 +216,10 @@ def _every(seconds: float, action: Callable[[], None]) -> Callable[[], None]:
 
 def _stop_on_signals(loop: TableLoop) -> None:
     def handler(signum: int, frame: FrameType | None) -> None:
-        loop.post(StopTable(signal.Signals(signum).name))
+        # Only set the loop's stop flag: a signal lands on the loop's own thread, which may
+        # hold the queue's (non-reentrant) lock at that moment.
+        log.info("%s: stopping", signal.Signals(signum).name)
+        loop.stop()
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)

@@ -42,6 +42,7 @@ from controller.game.events import (
 from controller.game.legal import legal_actions
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
+from controller.journal import JournalError
 from controller.rules.symbols import Symbol
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.model import Advice, Fault, Prompt, PromptKind, TableView
@@ -102,6 +103,7 @@ class TableController:
         seed: int = 0,
         clock_start: float | None = None,
         advise: bool = True,
+        roll_started: Callable[[int], None] | None = None,
     ) -> None:
         self.game = game
         self.sinks = list(sinks)
@@ -124,7 +126,7 @@ class TableController:
         self.view: TableView | None = None
         self.last_read: ThrowSettled | None = None
         self.listeners: list[Callable[[GameState], None]] = []
-        self.roll_started: Callable[[int], None] | None = None  # the camera: a new attempt
+        self.roll_started = roll_started  # tells the camera a new attempt starts
         self._built_for = -1
         self.refresh()
 
@@ -149,13 +151,19 @@ class TableController:
         """Journal and apply one game event; an illegal one is refused and shown, not raised."""
         try:
             self.game.submit(event)
-        except IllegalActionError as exc:
+        except JournalError as exc:  # a full or read-only card: nothing may act unrecorded
+            log.error("journal: %s", exc)
+            self.faults["journal"] = _short(f"journal: {exc}")
+            self.render()
+            return False
+        except TopTableError as exc:  # an illegal action, an impossible throw...
             self.stats.refused.append(str(exc))
             log.warning("refused %s: %s", event.kind, exc)
             self.faults["rules"] = _short(str(exc))
             self.render()
             return False
         self.faults.pop("rules", None)
+        self.faults.pop("journal", None)
         for listener in self.listeners:
             listener(self.game.state)
         self.refresh()
