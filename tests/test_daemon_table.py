@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.daemon.events import Tick
 from controller.daemon.players import TablePlayers
 from controller.daemon.table import TableController
 from controller.game.bots import GreedyBot, RandomBot
@@ -106,3 +107,30 @@ def test_undo_cancels_the_last_action_and_is_journalled(tmp_path: Path) -> None:
     assert table.state.pieces == {}
     assert table.state.phase is Phase.DRAFT
     assert len(table.game.journal.events()) == 1  # the first player's die stays; the pick is undone
+
+
+@pytest.mark.timeout(60)
+def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path) -> None:
+    data = load_game_data()
+    journal = tmp_path / "j.sqlite"
+    game = TableGame.start(journal, GameConfig(("Ann", "Bob"), Length.MINUTES45), data)
+    now = [1000.0]
+    clock_file = tmp_path / "j.clock"
+    table = TableController(game, seed=2, game_clock=lambda: now[0], clock_file=clock_file)
+    players = TablePlayers(table, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
+    while table.state.round < 1:
+        players.step()
+    table.on_tick(Tick(0.0))
+    assert table.seconds_left() == 45 * 60
+    assert float(clock_file.read_text()) == 1000.0
+    now[0] += 600  # ten minutes pass, then the table restarts
+    game.close()
+    resumed = TableController(
+        TableGame.resume(journal, data), seed=2, game_clock=lambda: now[0], clock_file=clock_file
+    )
+    resumed.on_tick(Tick(0.0))
+    assert resumed.seconds_left() == 35 * 60
+    now[0] += 35 * 60
+    resumed.on_tick(Tick(0.0))
+    assert resumed.state.time_up
+    resumed.game.close()

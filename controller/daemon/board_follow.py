@@ -23,7 +23,7 @@ import logging
 from collections.abc import Iterator
 
 from controller.board import BoardLayout
-from controller.daemon.events import Tick
+from controller.daemon.events import Tick, TokensTidied
 from controller.daemon.loop import TableLoop
 from controller.daemon.table import TableController
 from controller.game.events import Move
@@ -69,6 +69,7 @@ class BoardFollower:
         loop.on(LinkRestored, self.on_restored)
         loop.on(BoardResynced, self.on_resynced)
         loop.on(Tick, self.tick)
+        loop.on(TokensTidied, self.on_tidied)
 
     def _new_tracker(self, state: GameState) -> MoveTracker:
         return MoveTracker(
@@ -131,6 +132,10 @@ class BoardFollower:
             elif isinstance(out, UnexpectedChange):
                 self.unexpected += 1
                 log.info("board: %s", out.message)
+
+    def on_tidied(self, event: TokensTidied) -> None:
+        """The tokens stand where the game has them: follow them from there."""
+        self.tracker = self._new_tracker(self.table.state)
 
     def on_flicker(self, event: SensorFlickering) -> None:
         """A sensor that flickers is held by the link until it settles; say so."""

@@ -26,7 +26,7 @@ from PIL import Image
 from controller.config import Config, load_config
 from controller.daemon.board_follow import BoardFollower
 from controller.daemon.devices import controls_config, display_configs
-from controller.daemon.events import Tick
+from controller.daemon.events import Tick, TokensTidied
 from controller.daemon.loop import ClockThread, TableLoop
 from controller.daemon.memory import return_large_buffers
 from controller.daemon.players import TablePlayers
@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
 DEMO_CONFIG = DEMO_DIR / "config.toml"
 MAX_GIF_FRAMES = 600
+DEMO_CLOCK_SPEED = 60.0  # the 45-minute game plays in 45 seconds
 
 
 class DemoError(TopTableError, RuntimeError):
@@ -221,7 +222,13 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         reader = DiceReader(default_model(), loop.events, evidence_dir=evidence_dir(journal))
         tray = Tray(reader, options.seed)
         probe = LatencyProbe(tray)
-        table = TableController(game, [displays, recorder, probe], seed=options.seed)
+        table = TableController(
+            game,
+            [displays, recorder, probe],
+            seed=options.seed,
+            game_clock=_fast_clock(DEMO_CLOCK_SPEED),
+            clock_file=journal.with_suffix(".clock"),
+        )
         table.attach(loop)
         follower = BoardFollower(table, data.board, settle_s=0.05 if options.fast else 0.3)
         follower.attach(loop)
@@ -248,7 +255,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
                     f"the game did not end after {options.max_acts} acts (stuck in {table.state.phase})"
                 )
             players.step()
-            _tidy_board(board, data.board, table.state)
+            _tidy_board(hands, board, link, data.board, table.state)
         hands.settle()
         state = table.state
         gif = recorder.save(out / "screens.gif")
@@ -336,11 +343,35 @@ def _wait_for_board(link: BoardLink, table: TableController, timeout_s: float = 
         time.sleep(0.02)
 
 
-def _tidy_board(board: SimBoard, layout: Any, state: GameState) -> None:
-    """Players take eliminated warriors off the board (and put back any the game moved)."""
-    wanted = {layout.space(p.space).sensor for p in state.pieces.values() if p.space >= 0} - {None}
-    for sensor in sorted(board.occupied() - wanted):
+def _tidy_board(
+    hands: WorldHands, board: SimBoard, link: BoardLink, layout: Any, state: GameState
+) -> None:
+    """Players take eliminated warriors off the board and put back any the game moved
+    (an attacker returning to its origin...); then the table follows the tokens afresh."""
+    wanted = {layout.space(space).sensor for space in state.occ} - {None}
+    extra, missing = board.occupied() - wanted, wanted - board.occupied()
+    if not extra and not missing:
+        return
+    for sensor in sorted(extra):
         board.lift(sensor)
+    for sensor in sorted(missing):
+        if sensor is not None:
+            board.place(sensor)
+    deadline = time.monotonic() + 5.0
+    while link.occupied() != board.occupied() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    hands.loop.post(TokensTidied())
+    hands.settle()
+
+
+def _fast_clock(speed: float) -> Any:
+    """A wall clock running ``speed`` times faster from now."""
+    start = time.time()
+
+    def now() -> float:
+        return start + (time.time() - start) * speed
+
+    return now
 
 
 def _in_air(follower: BoardFollower) -> dict[str, int]:

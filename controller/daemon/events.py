@@ -27,3 +27,9 @@ class Barrier(Event):
     """Posted to learn when the loop has handled everything posted before it."""
 
     done: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
+@dataclass(frozen=True)
+class TokensTidied(Event):
+    """Players put the tokens where the game has them (e.g. took eliminated ones off):
+    the move tracker reads the positions from the game again."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from controller.advisor.advisor import Advisor
@@ -104,6 +106,8 @@ class TableController:
         clock_start: float | None = None,
         advise: bool = True,
         roll_started: Callable[[int], None] | None = None,
+        game_clock: Callable[[], float] = time.time,
+        clock_file: Path | None = None,
     ) -> None:
         self.game = game
         self.sinks = list(sinks)
@@ -120,8 +124,12 @@ class TableController:
         self.advice: Advice | None = None
         self.advisor_key: tuple[object, ...] | None = None
         self.advisor: Advisor | None = None
-        self.clock_start = clock_start
-        self.now = clock_start or 0.0
+        # The 45-minute game runs on the wall clock (the players go on while the table
+        # restarts); its start is kept in ``clock_file`` beside the journal.
+        self.game_clock = game_clock
+        self.clock_file = clock_file
+        self.clock_start = clock_start if clock_start is not None else self._saved_clock_start()
+        self.now = self.clock_start or 0.0
         self._shown_seconds: int | None = None
         self.view: TableView | None = None
         self.last_read: ThrowSettled | None = None
@@ -494,12 +502,13 @@ class TableController:
     # ------------------------------------------------------------------ clock
     def on_tick(self, event: Tick) -> None:
         """The clock: time left in the 45-minute game, TimeUp once it runs out."""
-        self.now = event.now
         state = self.game.state
         if state.config.length is not Length.MINUTES45 or state.round < 1:
             return  # nothing on screen depends on the time
+        self.now = self.game_clock()
         if self.clock_start is None:
-            self.clock_start = event.now
+            self.clock_start = self.now
+            self._save_clock_start()
         left = self.seconds_left()
         if left == 0 and not state.time_up and state.phase is not Phase.OVER:
             self.submit(TimeUp())
@@ -512,6 +521,22 @@ class TableController:
         if self.game.state.config.length is not Length.MINUTES45 or self.clock_start is None:
             return None
         return max(0, int(GAME_SECONDS - (self.now - self.clock_start)))
+
+    def _saved_clock_start(self) -> float | None:
+        if self.clock_file is None:
+            return None
+        try:
+            return float(self.clock_file.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+
+    def _save_clock_start(self) -> None:
+        if self.clock_file is None or self.clock_start is None:
+            return
+        try:
+            self.clock_file.write_text(f"{self.clock_start}\n", encoding="utf-8")
+        except OSError as exc:
+            log.warning("cannot keep the game clock in %s: %s", self.clock_file, exc.strerror)
 
     # ------------------------------------------------------------------ advice
     def _advise(self, state: GameState) -> Advice | None:
