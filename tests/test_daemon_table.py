@@ -16,6 +16,7 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
 from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.model import PromptKind
 from tests.daemon_helpers import DirectHands
 from vision.events import CameraLost
 
@@ -134,3 +135,22 @@ def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path
     resumed.on_tick(Tick(0.0))
     assert resumed.state.time_up
     resumed.game.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_path: Path) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=4)
+    players = TablePlayers(table, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    while table.state.phase is not Phase.MOVE:
+        players.step()
+    assert table.render().prompt is None  # the board gives moves: nothing to ask
+    table.board_problem("Hit cannot move 17→20; legal: 18, 19")
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.CHOOSE_MOVE
+    assert prompt.text.startswith("Hit cannot move 17→20; legal: 18, 19. Move: ")
+    before = table.state.events_applied
+    table.on_button(ButtonPressed(ButtonName.CONFIRM))
+    assert table.state.events_applied == before + 1  # the move chosen on screen was played
+    assert table.board_note is None

@@ -133,6 +133,7 @@ class TableController:
         self._shown_seconds: int | None = None
         self.view: TableView | None = None
         self.last_read: ThrowSettled | None = None
+        self.board_note: str | None = None  # a move the board could not tell
         self.listeners: list[Callable[[GameState], None]] = []
         self.roll_started = roll_started  # tells the camera a new attempt starts
         self._built_for = -1
@@ -172,6 +173,7 @@ class TableController:
             return False
         self.faults.pop("rules", None)
         self.faults.pop("journal", None)
+        self.board_note = None
         for listener in self.listeners:
             listener(self.game.state)
         self.refresh()
@@ -463,11 +465,10 @@ class TableController:
             self.render()
 
     def board_problem(self, text: str | None) -> None:
-        """Show (or with None, clear) what the board saw that does not fit the game."""
-        if text is None:
-            self.faults.pop("tokens", None)
-        else:
-            self.faults["tokens"] = _short(text)
+        """What the board saw that does not fit the game (a token on an illegal space, two
+        tokens it cannot tell apart): asked on the screens, answered by choosing the move
+        with the buttons. None clears it."""
+        self.board_note = text
         self.render()
 
     def board_lost(self, reason: str) -> None:
@@ -597,7 +598,13 @@ class TableController:
         ):
             return None
         if state.phase in (Phase.MOVE, Phase.STEP_ASIDE) and self.board_ok and not chooser.meta:
-            return None  # the board gives the move; the chooser stays as a fallback
+            if self.board_note is None:
+                return None  # the board gives the move; the chooser stays as a fallback
+            label = chooser.labels[chooser.selected] if chooser.labels else ""
+            return Prompt(
+                PromptKind.CHOOSE_MOVE, f"{self.board_note}. Move: {label}", ("NEXT", "OK"), 1,
+                step=chooser.selected + 1, steps=len(chooser.labels),
+            )  # fmt: skip
         label = chooser.labels[chooser.selected] if chooser.labels else ""
         return Prompt(
             PromptKind.CHOOSE, label, ("NEXT", "OK"), 1,
