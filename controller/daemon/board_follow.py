@@ -20,6 +20,7 @@ table to button entry until the board is back and resynced.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 
 from controller.board import BoardLayout
@@ -59,6 +60,7 @@ class BoardFollower:
         self.tracker = self._new_tracker(table.state)
         self._synced_at = table.state.events_applied
         self.unexpected = 0
+        self.synced = threading.Event()  # set once the board's state has been read whole
         table.listeners.append(self._game_changed)
 
     def attach(self, loop: TableLoop) -> None:
@@ -155,6 +157,7 @@ class BoardFollower:
         """The host's view equals the board's again: follow it from the game's positions."""
         self.tracker = self._new_tracker(self.table.state)
         self.table.board_back()
+        self.synced.set()
         wrong = self.mismatch(event.occupied)
         if wrong:
             self.table.board_problem(wrong)

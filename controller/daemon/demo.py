@@ -241,7 +241,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         stack.callback(_stopper(loop, loop_thread))
         clock = ClockThread(loop.post, Tick, hz=10).start()
         stack.callback(clock.stop)
-        _wait_for_board(link, table)
+        _wait_for_board(link, follower)
         hands = WorldHands(
             table, loop, board, data.board, tray, press, options.seed,
             in_air=lambda: _in_air(follower),
@@ -333,14 +333,12 @@ def _board(sensors: int, state: GameState, stack: ExitStack) -> Iterator[SimBoar
         board.close()
 
 
-def _wait_for_board(link: BoardLink, table: TableController, timeout_s: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not (link.connected and table.board_ok):
-        if time.monotonic() > deadline:
-            raise DemoError(
-                f"the simulated board did not connect within {timeout_s} s: {link.last_error}"
-            )
-        time.sleep(0.02)
+def _wait_for_board(link: BoardLink, follower: BoardFollower, timeout_s: float = 10.0) -> None:
+    """Wait for the board's first whole read: a token moved before it would never be seen."""
+    if not follower.synced.wait(timeout_s):
+        raise DemoError(
+            f"the simulated board did not connect within {timeout_s} s: {link.last_error}"
+        )
 
 
 def _tidy_board(
