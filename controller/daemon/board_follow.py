@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 
 from controller.board import BoardLayout
@@ -155,7 +156,14 @@ class BoardFollower:
 
     def on_resynced(self, event: BoardResynced) -> None:
         """The host's view equals the board's again: follow it from the game's positions."""
-        self.tracker = self._new_tracker(self.table.state)
+        state = self.table.state
+        self.tracker = self._new_tracker(state)
+        # A token lifted while the link was down is in a player's hand now: tell the
+        # tracker, so its move is followed when it is put down.
+        for space in sorted(state.occ):
+            sensor = self.layout.space(space).sensor
+            if sensor is not None and sensor not in event.occupied:
+                self._outcomes(self.tracker.on_change(space, False, time.monotonic()))
         self.table.board_back()
         self.synced.set()
         wrong = self.mismatch(event.occupied)
