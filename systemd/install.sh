@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # Install toptable as a systemd service, from this checkout. Idempotent: run it
 # again to upgrade. See systemd/README.md.
 #
@@ -55,22 +56,8 @@ for arg in "$@"; do
     esac
 done
 
-# run CMD...: run it, or print it under --dry-run.
-run() {
-    if ((DRY_RUN)); then
-        local arg line="+"
-        for arg in "$@"; do
-            if [[ "$arg" =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then
-                line+=" $arg"
-            else
-                line+=" '${arg//\'/\'\\\'\'}'"
-            fi
-        done
-        printf '%s\n' "$line"
-    else
-        "$@"
-    fi
-}
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 note() {
     printf '%s\n' "install.sh: $*"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # Remove the toptable service that systemd/install.sh set up. Idempotent.
 #
 #   sudo systemd/uninstall.sh           stop and remove the service, the udev rule
@@ -45,21 +46,8 @@ for arg in "$@"; do
     esac
 done
 
-run() {
-    if ((DRY_RUN)); then
-        local arg line="+"
-        for arg in "$@"; do
-            if [[ "$arg" =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then
-                line+=" $arg"
-            else
-                line+=" '${arg//\'/\'\\\'\'}'"
-            fi
-        done
-        printf '%s\n' "$line"
-    else
-        "$@"
-    fi
-}
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 note() {
     printf '%s\n' "uninstall.sh: $*"

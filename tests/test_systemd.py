@@ -144,10 +144,11 @@ def _shellcheck_or_skip() -> str:
     return tool
 
 
-@pytest.mark.parametrize("script", [INSTALL, UNINSTALL], ids=lambda p: p.name)
+@pytest.mark.parametrize("script", [INSTALL, UNINSTALL, SYSTEMD / "lib.sh"], ids=lambda p: p.name)
 def test_scripts_pass_shellcheck(script: Path) -> None:
     tool = _shellcheck_or_skip()
-    result = subprocess.run([tool, str(script)], capture_output=True, text=True, timeout=30)
+    # -x: follow the shared lib.sh the scripts source
+    result = subprocess.run([tool, "-x", str(script)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stdout
 
 
