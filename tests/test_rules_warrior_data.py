@@ -210,3 +210,18 @@ def test_data_check_validates_cards_and_story_too(
     out = capsys.readouterr().out
     assert f"bad {cards}" in out
     assert "ok  story.toml: 13 squares (INVENTED)" in out
+
+
+def test_the_faces_of_the_die_are_data(tmp_path: Path) -> None:
+    assert load_warriors(_write(tmp_path, GOOD)).die.faces == tuple(Symbol)
+    loaded = load_warriors(
+        _write(
+            tmp_path,
+            '[die]\nname = "two stars"\nfaces = ["kick", "punch", "sphere", "star", "star", "teleport"]\n'
+            + GOOD,
+        )
+    )
+    assert loaded.die.name == "two stars"
+    assert loaded.die.probabilities()[Symbol.STAR] == pytest.approx(2 / 6)
+    with pytest.raises(DataError, match=r"die: field 'faces': expected a non-empty list"):
+        load_warriors(_write(tmp_path, '[die]\nfaces = ["kick", "fist"]\n' + GOOD))

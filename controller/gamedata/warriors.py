@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import DataError, DataProblem
+from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.symbols import ATTACK_SYMBOLS, MAX_POOL, SYMBOL_NAMES, Symbol
 from controller.rules.warriors import (
     COUNTED_ABILITIES,
@@ -30,7 +31,7 @@ from controller.rules.warriors import (
 from controller.tomlfile import read_toml
 
 UNKNOWN = "unknown"
-FILE_KEYS = frozenset({"base", "invented", "note", "warrior"})
+FILE_KEYS = frozenset({"base", "invented", "note", "die", "warrior"})
 WARRIOR_KEYS = frozenset(
     {"name", "aliases", "endurance", "power", "technique", "values", "dodge", "ability",
      "transform_dice", "combos", "form", "note"}
@@ -61,6 +62,7 @@ class WarriorFile:
     roster: Roster
     invented: bool
     files: tuple[str, ...]  # this file and the base files it completes
+    die: Die = TOURNAMENT_DIE  # the dice's faces (a ``[die]`` table; default: one of each symbol)
 
 
 def load_warriors(path: str | Path) -> WarriorFile:
@@ -75,9 +77,12 @@ def load_warriors(path: str | Path) -> WarriorFile:
     merged: dict[str, dict[str, Any]] = {}  # casefold name -> entry (with "_file")
     aliases: dict[str, str] = {}
     invented = False
+    die = TOURNAMENT_DIE
     for file, data in chain:
         invented = invented or bool(data.get("invented", False))
         problems.extend(_check_file_keys(data, file))
+        if "die" in data:
+            die = _parse_die(data["die"], file, problems) or die
         entries = data.get("warrior", [])
         if not isinstance(entries, list):
             problems.append(DataProblem(file, "", "warrior", "expected [[warrior]] tables"))
@@ -117,7 +122,31 @@ def load_warriors(path: str | Path) -> WarriorFile:
     if problems:
         raise DataError(problems)
     files = tuple(f for f, _ in chain)
-    return WarriorFile(Roster(warriors, str(path)), invented, files)
+    return WarriorFile(Roster(warriors, str(path)), invented, files, die)
+
+
+def _parse_die(raw: Any, file: str, problems: list[DataProblem]) -> Die | None:
+    """A ``[die]`` table: ``name`` and ``faces`` (a list of symbols, one per face)."""
+    if not isinstance(raw, dict):
+        problems.append(
+            DataProblem(file, "die", "", 'expected a table like { name = "...", faces = [...] }')
+        )
+        return None
+    extra = set(raw) - {"name", "faces"}
+    if extra:
+        problems.append(
+            DataProblem(file, "die", sorted(extra)[0], "unknown key; expected name and faces")
+        )
+    faces = raw.get("faces")
+    if not isinstance(faces, list) or not faces or not all(f in SYMBOL_NAMES for f in faces):
+        problems.append(
+            DataProblem(
+                file, "die", "faces", f"expected a non-empty list of {', '.join(SYMBOL_NAMES)}"
+            )
+        )
+        return None
+    name = raw.get("name", "custom")
+    return Die(str(name), tuple(Symbol(f) for f in faces))
 
 
 def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
