@@ -1,7 +1,7 @@
 """The daemon's TOML config: a typed, frozen schema checked whole at start.
 
 ``load_config(path)`` reads ``/etc/toptable/config.toml`` (or any path) and
-returns a :class:`Config`, or raises :class:`~controller.errors.DataError`
+returns a :class:`Config`, or raises :class:`~controller.core.errors.DataError`
 listing *every* problem at once, each naming the section, the option and the
 allowed range or values, in Klipper's words::
 
@@ -26,9 +26,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
+from controller.core.tomlfile import read_toml
 from controller.rules.variants import Variants
-from controller.tomlfile import read_toml
 
 DEFAULT_CONFIG_PATH = Path("/etc/toptable/config.toml")
 DEFAULT_JOURNAL = Path("/var/lib/toptable/journal.sqlite")

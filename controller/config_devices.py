@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.board import load_board
 from controller.config import (
     BoardBackend,
     CameraSource,
@@ -33,7 +32,8 @@ from controller.config import (
     ScreenDriver,
     ScreenInterface,
 )
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
+from controller.gamedata.board import load_board
 
 I2C_SLAVE = 0x0703  # linux/i2c-dev.h: set the address of the next read/write
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")

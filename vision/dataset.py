@@ -3,7 +3,7 @@
 Layout: ``data.yaml`` with ``names`` (a list, or a mapping class id -> name),
 ``images/*.jpg|png``, ``labels/<same stem>.txt`` with one ``class cx cy w h``
 line per die, normalised to the image size. Every problem is reported at once
-as a :class:`~controller.errors.DataError` naming the file and line.
+as a :class:`~controller.core.errors.DataError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import yaml
 
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
 from vision.errors import ImageReadError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")

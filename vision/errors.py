@@ -1,12 +1,12 @@
 """The vision package's exceptions; all derive from :class:`VisionError`.
 
-Malformed datasets raise :class:`controller.errors.DataError` (every problem,
+Malformed datasets raise :class:`controller.core.errors.DataError` (every problem,
 naming file, line and field), like every other data file of the project.
 """
 
 from __future__ import annotations
 
-from controller.errors import TopTableError
+from controller.core.errors import TopTableError
 
 
 class VisionError(TopTableError):

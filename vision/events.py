@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from controller.events import Event
-from controller.rules.symbols import Symbol, parse_symbol
+from controller.core.events import Event
+from controller.core.symbols import Symbol, parse_symbol
 
 Box = tuple[float, float, float, float]
 

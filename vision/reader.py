@@ -24,7 +24,7 @@ from types import TracebackType
 import cv2
 import numpy as np
 
-from controller.events import Event
+from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
 from vision.model import FaceModel

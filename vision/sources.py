@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from controller.config import CameraConfig as CameraSection
-from controller.rules.symbols import ALL_SYMBOLS
+from controller.core.symbols import ALL_SYMBOLS
 from vision.dataset import IMAGE_SUFFIXES, read_image
 from vision.errors import CameraError, ConfigError
 from vision.synth import Frame, Renderer, Settings, Throw, render_throws

@@ -5,7 +5,7 @@ The six face drawings are OUR OWN invented drawings of the game's symbols
 dumbbell; star: a five-pointed star; teleport: two broken rings around a dot).
 They are not the printed dice; calibration (``toptable dice calibrate``) on
 photos of the real dice replaces them. The symbol list comes from
-:mod:`controller.rules.symbols`, the one source of truth.
+:mod:`controller.core.symbols`, the one source of truth.
 
 A scene is a light table, a round dark tray and dice: random position and
 rotation, touching pairs, shadows, uneven lighting, colour cast, blur, noise
@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.rules.symbols import ALL_SYMBOLS, Symbol
+from controller.core.symbols import ALL_SYMBOLS, Symbol
 
 FACE_PX = 128
 INK = (40, 30, 30)

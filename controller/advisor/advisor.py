@@ -21,11 +21,11 @@ from controller.advisor.dp import STOP, LevelValues, Solution, solve
 from controller.advisor.errors import AdvisorError
 from controller.advisor.multisets import Tables, tables
 from controller.advisor.values import AttackValuer, Objective, OptionValue
-from controller.errors import InvalidThrowError
+from controller.core.errors import InvalidThrowError
+from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
 from controller.rules.dice import TOURNAMENT_DIE, Counts, Die, counts_of, dice_of
 from controller.rules.pools import attack_pool, attack_rerolls
 from controller.rules.scoring import CardCombo
-from controller.rules.symbols import MAX_POOL, MIN_POOL, Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Fighter
 

@@ -25,11 +25,11 @@ from controller.advisor.advisor import Advisor
 from controller.advisor.defence import dodge_chance
 from controller.advisor.multisets import outcome_distribution, tables
 from controller.advisor.odds import team_table
+from controller.core.symbols import Symbol
 from controller.gamedata import data_dir, data_file
 from controller.gamedata.warriors import load_warriors
 from controller.rules.dice import dice_of
 from controller.rules.scoring import CardCombo
-from controller.rules.symbols import Symbol
 
 CARDS = (
     CardCombo("Kamehameha", (Symbol.SPHERE, Symbol.SPHERE, Symbol.PUNCH), 30),

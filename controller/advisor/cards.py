@@ -10,8 +10,8 @@ DEFENCE is what the card allows the defender (``cards_or_dice``, the default;
 from __future__ import annotations
 
 from controller.advisor.errors import CardSpecError
+from controller.core.symbols import parse_symbol
 from controller.rules.scoring import CardCombo, CardDefence
-from controller.rules.symbols import parse_symbol
 
 SYNTAX = "NAME:SYM+SYM+...:DAMAGE[:DEFENCE][:invulnerable]"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.errors import TopTableError
+from controller.core.errors import TopTableError
 
 
 class AdvisorError(TopTableError):

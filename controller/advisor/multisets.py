@@ -25,8 +25,8 @@ from itertools import combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
+from controller.core.symbols import MAX_POOL, Symbol
 from controller.rules.dice import Counts, Die
-from controller.rules.symbols import MAX_POOL, Symbol
 
 N_SYMBOLS = len(Symbol)
 FloatArray = npt.NDArray[np.float64]

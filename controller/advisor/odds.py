@@ -17,7 +17,7 @@ from controller.advisor.advisor import Advisor
 from controller.advisor.defence import fighter_dodge_chance
 from controller.advisor.dp import stop_mass
 from controller.advisor.values import Objective
-from controller.errors import DataError
+from controller.core.errors import DataError
 from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.pools import attack_pool, attack_rerolls, defence_pool, defence_rerolls
 from controller.rules.scoring import CardCombo

@@ -16,11 +16,11 @@ import numpy.typing as npt
 
 from controller.advisor.advisor import Advisor
 from controller.advisor.dp import STOP
+from controller.core.symbols import Symbol
 from controller.rules.endurance import is_eliminated
 from controller.rules.pools import defence_pool, defence_rerolls
 from controller.rules.scoring import CardDefence
 from controller.rules.speed import Defence, allowed_defences, attack_speed
-from controller.rules.symbols import Symbol
 from controller.rules.warriors import AbilityKind
 
 N_SYMBOLS = len(Symbol)

@@ -38,6 +38,7 @@ import numpy.typing as npt
 from controller.advisor.defence import NO_CARD_DEFENCE, CardDefence, fighter_dodge_chance
 from controller.advisor.dp import TIE, LevelValues
 from controller.advisor.multisets import FloatArray, IntArray, Tables
+from controller.core.symbols import Symbol
 from controller.rules.combat import SHIELD_LIMIT, SOLAR_FLARE_BELOW
 from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, TOURNAMENT_DIE, Counts, Die
 from controller.rules.endurance import divided_damage, is_eliminated
@@ -51,7 +52,6 @@ from controller.rules.scoring import (
 )
 from controller.rules.scoring import CardDefence as AttackCardDefence
 from controller.rules.speed import AttackSpeed, Defence, allowed_defences, attack_speed
-from controller.rules.symbols import Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import AbilityKind, Fighter
 

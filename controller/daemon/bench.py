@@ -31,7 +31,7 @@ SAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws"
 
 
 def _toptable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli", *args]
+    return [sys.executable, "-m", "controller.cli.main", *args]
 
 
 def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from controller.events import Event
+from controller.core.events import Event
 
 
 @dataclass(frozen=True)

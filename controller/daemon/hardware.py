@@ -34,13 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from controller.board import BoardLayout, load_board
+from controller.board.sensor_map import apply_sensor_map, load_sensor_map
 from controller.config import BoardBackend, Config, ControlsBackend
+from controller.core.events import Event
 from controller.daemon.devices import camera_config, controls_config, display_configs
-from controller.daemon.table import ViewSink
-from controller.events import Event
 from controller.gamedata import DEMO_DIR
-from controller.mapping import apply_sensor_map, load_sensor_map
+from controller.gamedata.board import BoardLayout, load_board
+from controller.table.controller import ViewSink
 from hardware.board.errors import BoardError
 from hardware.board.link import BoardLink, open_port
 from hardware.board.session import Record

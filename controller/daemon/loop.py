@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from controller.core.events import Event
 from controller.daemon.events import Barrier
-from controller.events import Event
 
 log = logging.getLogger(__name__)
 

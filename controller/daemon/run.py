@@ -19,22 +19,22 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
+from controller.board.follow import BoardFollower
 from controller.config import Config, load_config
 from controller.config_devices import check_devices
-from controller.daemon.board_follow import BoardFollower
+from controller.core.errors import TopTableError
 from controller.daemon.events import StopTable, Tick
 from controller.daemon.hardware import TableDevices, load_layout
 from controller.daemon.loop import ClockThread, TableLoop
-from controller.daemon.memory import return_large_buffers
-from controller.daemon.table import TableController
-from controller.daemon.view import phase_label
-from controller.errors import TopTableError
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, GameState, Length
-from controller.logs import setup_logging
 from controller.rules.variants import Variants
-from controller.sdnotify import Notifier, Watchdog
+from controller.system.logs import setup_logging
+from controller.system.memory import return_large_buffers
+from controller.system.sdnotify import Notifier, Watchdog
+from controller.table.controller import TableController
+from controller.table.view import phase_label
 from hardware.displays.model import Prompt, PromptKind
 from vision.events import CameraLost, CameraRestored
 

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     # TableGame binds a game to its journal, and the journal stores game events: loading
-    # it lazily lets ``controller.journal`` be imported first without an import cycle.
+    # it lazily lets ``controller.game.journal`` be imported first without an import cycle.
     if name == "TableGame":
         from controller.game.session import TableGame
 

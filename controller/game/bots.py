@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from controller.errors import IllegalActionError
+from controller.core.errors import IllegalActionError
+from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.game import engine
 from controller.game.cards import EffectKind
 from controller.game.events import (
@@ -28,7 +29,6 @@ from controller.game.events import (
 )
 from controller.game.legal import legal_actions
 from controller.game.state import NOT_DRAFTED, GameState, Phase
-from controller.rules.symbols import ATTACK_SYMBOLS, Symbol
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
 _ENOUGH = (12, 15, 18)  # the greedy bot stops at this much damage after 1, 2, 3+ throws

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from controller.core.symbols import Symbol
 from controller.rules.scoring import CardCombo, CardDefence
-from controller.rules.symbols import Symbol
 
 
 class Deck(StrEnum):

@@ -2,7 +2,7 @@
 
 Nothing here rolls dice, reads a clock or does I/O: dice, shuffles and the clock
 arrive as input events; players' choices arrive as actions. An illegal event
-raises :class:`~controller.errors.IllegalActionError` saying why, and leaves the
+raises :class:`~controller.core.errors.IllegalActionError` saying why, and leaves the
 state untouched (:func:`apply` works on a copy).
 """
 
@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from controller.errors import IllegalActionError, InvalidThrowError
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.symbols import Symbol
 from controller.game.cards import DRAW_DECKS, Card, Deck, EffectKind, Timing
 from controller.game.events import (
     Action,
@@ -73,7 +74,6 @@ from controller.rules.pools import (
 )
 from controller.rules.scoring import CardCombo, CardDefence, ThrowScorer, makes, need_vector
 from controller.rules.speed import Defence, attack_speed
-from controller.rules.symbols import Symbol
 from controller.rules.warriors import AbilityKind, Fighter
 
 MOVE_STEPS = 4

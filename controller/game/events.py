@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from controller.errors import TopTableError
-from controller.events import Event
-from controller.rules.symbols import Symbol, parse_symbol
+from controller.core.errors import TopTableError
+from controller.core.events import Event
+from controller.core.symbols import Symbol, parse_symbol
 
 
 class EventDecodeError(TopTableError, ValueError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from controller.errors import TopTableError
+from controller.core.errors import TopTableError
 from controller.game import engine
 from controller.game.cards import DRAW_DECKS, EffectKind, Timing
 from controller.game.events import (

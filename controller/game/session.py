@@ -12,12 +12,12 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
-from controller.errors import IllegalActionError
+from controller.core.errors import IllegalActionError
 from controller.game import engine
 from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold_corrections
+from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, GameState
-from controller.journal import Journal, JournalCorruptError, JournalError
 
 MODE = "tournament"
 

@@ -28,8 +28,8 @@ def load_game_data(directory: str | Path | None = None) -> GameData:
     Raises:
         DataError: a missing or malformed file.
     """
-    from controller.board import load_board
     from controller.gamedata import data_dir, data_file
+    from controller.gamedata.board import load_board
     from controller.gamedata.cards import load_cards
     from controller.gamedata.warriors import load_warriors
 

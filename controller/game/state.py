@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-from controller.board import BoardLayout
-from controller.errors import IllegalActionError
+from controller.core.errors import IllegalActionError
+from controller.core.symbols import Symbol
 from controller.game.cards import CardSet, Deck
+from controller.gamedata.board import BoardLayout
 from controller.rules.combat import AttackResult
 from controller.rules.scoring import CardCombo
-from controller.rules.symbols import Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Fighter, Form, Roster, Warrior
 

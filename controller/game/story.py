@@ -21,13 +21,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from controller.errors import IllegalActionError, InvalidThrowError
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.symbols import Symbol
 from controller.game.bots import roll
 from controller.game.events import Action, ChooseAttack, ChooseFight, DiceThrown, GameEvent
 from controller.gamedata.story import Story, load_story
 from controller.rules.dice import clamp_pool
 from controller.rules.scoring import ThrowScorer
-from controller.rules.symbols import Symbol
 from controller.rules.warriors import Roster
 
 GREEN, RED = "green", "red"

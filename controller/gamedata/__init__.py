@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from controller.errors import DataError
+from controller.core.errors import DataError
 
 BUNDLED = Path(__file__).resolve().parent.parent / "data"
 DEMO_DIR = BUNDLED / "demo"

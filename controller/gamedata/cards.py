@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
+from controller.core.symbols import Symbol
+from controller.core.tomlfile import read_toml
 from controller.game.cards import (
     AMOUNT_EFFECTS,
     EFFECT_TIMINGS,
@@ -34,8 +36,6 @@ from controller.game.cards import (
     Timing,
 )
 from controller.rules.scoring import CardDefence
-from controller.rules.symbols import Symbol
-from controller.tomlfile import read_toml
 
 _TOP_KEYS = {"invented", "note", "card"}
 _CARD_KEYS = {

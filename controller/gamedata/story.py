@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
+from controller.core.symbols import Symbol
+from controller.core.tomlfile import read_toml
 from controller.rules.scoring import CardCombo
-from controller.rules.symbols import Symbol
 from controller.rules.warriors import Roster
-from controller.tomlfile import read_toml
 
 SQUARES = 13
 MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # RULES.md §12: these offer several fights

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.errors import DataError, DataProblem
+from controller.core.errors import DataError, DataProblem
+from controller.core.symbols import ATTACK_SYMBOLS, MAX_POOL, SYMBOL_NAMES, Symbol
+from controller.core.tomlfile import read_toml
 from controller.rules.dice import TOURNAMENT_DIE, Die
-from controller.rules.symbols import ATTACK_SYMBOLS, MAX_POOL, SYMBOL_NAMES, Symbol
 from controller.rules.warriors import (
     COUNTED_ABILITIES,
     NO_ABILITY,
@@ -28,7 +29,6 @@ from controller.rules.warriors import (
     Roster,
     Warrior,
 )
-from controller.tomlfile import read_toml
 
 UNKNOWN = "unknown"
 FILE_KEYS = frozenset({"base", "invented", "note", "die", "warrior"})

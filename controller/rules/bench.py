@@ -12,8 +12,8 @@ import argparse
 import random
 import time
 
+from controller.core.symbols import Symbol
 from controller.rules.scoring import CardCombo, ThrowScorer
-from controller.rules.symbols import Symbol
 from controller.rules.warriors import NO_ABILITY, Combo, Warrior
 
 TARGET_PER_SECOND = 200_000

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from controller.errors import IllegalActionError, InvalidThrowError
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.symbols import Symbol
 from controller.rules.dice import STAR_INDEX, TELEPORT_INDEX, check_throw, counts_of
 from controller.rules.endurance import divided_damage, is_eliminated, transform
 from controller.rules.pools import attack_pool, attack_rerolls, defence_pool, defence_rerolls
 from controller.rules.scoring import CardCombo, CardDefence, Option, makes, need_vector, scorer_for
 from controller.rules.speed import AttackSpeed, Defence, allowed_defences, attack_speed
-from controller.rules.symbols import Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import AbilityKind, Fighter, Form, Warrior
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from controller.errors import InvalidThrowError
-from controller.rules.symbols import MAX_POOL, MIN_POOL, Symbol
+from controller.core.errors import InvalidThrowError
+from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
 
 # Index of each symbol in a counts vector; the order of the Symbol enum.
 SYMBOL_INDEX: dict[Symbol, int] = {s: i for i, s in enumerate(Symbol)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.errors import InvalidThrowError
+from controller.core.errors import InvalidThrowError
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Form, Warrior
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.rules.dice import STAR_INDEX, Counts, counts_of
-from controller.rules.symbols import ATTACK_SYMBOLS, Symbol
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Combo, Fighter
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 
-from controller.errors import TopTableError
+from controller.core.errors import TopTableError
 
 
 class UnknownVariantError(TopTableError, ValueError):

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from controller.errors import DataError, UnknownNameError
-from controller.rules.symbols import ATTACK_SYMBOLS, Symbol
+from controller.core.errors import DataError, UnknownNameError
+from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 
 
 class AbilityKind(StrEnum):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.events import Event
+from controller.core.events import Event
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from types import TracebackType
 
 import serial
 
-from controller.events import Event
+from controller.core.events import Event
 from hardware.board.errors import BoardPortError
 from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
-from controller.events import Event
+from controller.core.events import Event
 from firmware import wire
 from hardware.board.errors import ProtocolMismatchError
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.events import Event
+from controller.core.events import Event
 from firmware import wire
 from hardware.board.accounting import percentile, tally
 from hardware.board.events import BoardResynced, SensorChanged

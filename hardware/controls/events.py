@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from controller.events import Event
+from controller.core.events import Event
 
 
 class ButtonName(StrEnum):

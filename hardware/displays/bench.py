@@ -20,7 +20,7 @@ import time
 import warnings
 from typing import Any
 
-from controller.rules.symbols import ATTACK_SYMBOLS, Symbol
+from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from hardware.displays.devices import BusPool, DisplayConfig, TableDisplay, open_display
 from hardware.displays.model import EXAMPLE_STATE, AttackOption, Clock, TableView, load_view
 from hardware.displays.push import ScreenPusher

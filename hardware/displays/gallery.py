@@ -15,12 +15,12 @@ from pathlib import Path
 
 from PIL import Image
 
-from controller.rules.symbols import Symbol
+from controller.core.symbols import Symbol
 from hardware.displays.model import AttackSpeed, Clock, Prompt, PromptKind, TableView
 from hardware.displays.screens import Size, render, screen_names
 
 SIZES: tuple[Size, ...] = ((128, 64), (128, 32))
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "tests" / "references" / "screens"
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "references" / "screens"
 """Where the test references live in a checkout."""
 
 

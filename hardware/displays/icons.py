@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from controller.rules.symbols import Symbol
+from controller.core.symbols import Symbol
 
 ICON_SIZE = 10
 

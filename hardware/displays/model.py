@@ -15,8 +15,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.errors import DataError, DataProblem
-from controller.rules.symbols import Symbol
+from controller.core.errors import DataError, DataProblem
+from controller.core.symbols import Symbol
 
 
 class AttackSpeed(StrEnum):

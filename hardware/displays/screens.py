@@ -14,7 +14,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from controller.rules.symbols import Symbol
+from controller.core.symbols import Symbol
 from hardware.displays.errors import UnknownScreenError
 from hardware.displays.font import BIG, SMALL, Font
 from hardware.displays.icons import ICON_SIZE, draw_icon

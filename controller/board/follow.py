@@ -1,0 +1,197 @@
+"""Following the board for the table: sensor changes -> the move tracker -> game moves.
+
+The board link posts :class:`~hardware.board.events.SensorChanged`; the
+:class:`~controller.board.tracker.MoveTracker` turns lifts and places into moves of
+named tokens, checked against the moves the rules allow now; the table submits
+them. Hall sensors see a token arrive only on an empty space, so:
+
+- a move onto an empty space is a lift and a place;
+- an attack (a move onto an opponent's space) is a lift, and the player picks
+  the move on the screen, which narrows to the lifted token's moves; the
+  attacker's token waits beside the defender during the combat;
+- placing tokens at set-up and stepping aside after a combat are a token put
+  on an empty space: the table knows whose.
+
+Tokens are re-read from the game's occupied spaces after each change of the
+game, so eliminations, fusions and undo are followed. Link faults switch the
+table to button entry until the board is back and resynced.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+
+from controller.board.tracker import (
+    IllegalPlacement,
+    MoveQuestion,
+    MoveTracker,
+    Outcome,
+    TokenLifted,
+    TokenMoved,
+    UnexpectedChange,
+)
+from controller.daemon.events import Tick, TokensTidied
+from controller.daemon.loop import TableLoop
+from controller.game.events import Move
+from controller.game.legal import legal_actions
+from controller.game.state import GameState, Phase
+from controller.gamedata.board import BoardLayout
+from controller.table.controller import TableController
+from hardware.board.events import (
+    BoardResynced,
+    LinkLost,
+    LinkRestored,
+    SensorChanged,
+    SensorFlickering,
+)
+
+log = logging.getLogger(__name__)
+
+
+class BoardFollower:
+    """Keeps a move tracker in step with the game and feeds the table its moves."""
+
+    def __init__(self, table: TableController, layout: BoardLayout, settle_s: float = 0.4) -> None:
+        self.table = table
+        self.layout = layout
+        self.settle_s = settle_s
+        self.tracker = self._new_tracker(table.state)
+        self._synced_at = table.state.events_applied
+        self.unexpected = 0
+        self.synced = threading.Event()  # set once the board's state has been read whole
+        table.listeners.append(self._game_changed)
+
+    def attach(self, loop: TableLoop) -> None:
+        """Register the board's events on the table loop."""
+        loop.on(SensorChanged, self.on_sensor)
+        loop.on(SensorFlickering, self.on_flicker)
+        loop.on(LinkLost, self.on_lost)
+        loop.on(LinkRestored, self.on_restored)
+        loop.on(BoardResynced, self.on_resynced)
+        loop.on(Tick, self.tick)
+        loop.on(TokensTidied, self.on_tidied)
+
+    def _new_tracker(self, state: GameState) -> MoveTracker:
+        return MoveTracker(
+            _standing(state), self._legal_moves, settle_s=self.settle_s, layout=self.layout
+        )
+
+    def _legal_moves(self) -> Iterator[tuple[int, int]]:
+        state = self.table.state
+        if state.phase is not Phase.MOVE:
+            return
+        for action in legal_actions(state):
+            if isinstance(action, Move) and action.space not in state.occ:
+                yield state.pieces[action.warrior].space, action.space
+
+    def _game_changed(self, state: GameState) -> None:
+        # The game moved on (a move, an attack picked on screen, an elimination, an undo):
+        # the tokens are where the game has them; one still in hand is an attacker waiting
+        # beside its defender, or a token on its way to be put back.
+        if self.tracker.in_the_air() or self.tracker.positions() != _standing(state):
+            self.tracker = self._new_tracker(state)
+
+    # ---------------------------------------------------------------- events
+    def on_sensor(self, event: SensorChanged) -> None:
+        """One sensor change (live or found by a resync)."""
+        if event.resync:
+            return  # what the board looks like after a gap, not a move: see on_resynced
+        state = self.table.state
+        space = self.layout.space_for_sensor(event.sensor)
+        log.debug(
+            "sensor %d (space %s) %s in %s",
+            event.sensor,
+            space,
+            "on" if event.occupied else "off",
+            state.phase,
+        )
+        if (
+            state.phase in (Phase.PLACE, Phase.STEP_ASIDE)
+            and event.occupied
+            and space is not None
+            and space not in state.occ
+            and self.table.on_token_placed(space)
+        ):
+            return
+        self._outcomes(self.tracker.on_sensor(event.sensor, event.occupied, event.at))
+
+    def tick(self, event: Tick) -> None:
+        """Finish moves whose token has rested long enough (call on the clock's ticks)."""
+        self._outcomes(self.tracker.tick(event.now))
+
+    def _outcomes(self, outcomes: list[Outcome]) -> None:
+        for out in outcomes:
+            log.debug("tracker: %s", out)
+            if isinstance(out, TokenMoved):
+                self.table.board_problem(None)
+                self.table.on_board_move(out.token, out.src, out.dst)
+            elif isinstance(out, TokenLifted):
+                self.table.token_lifted(out.token)
+            elif isinstance(out, IllegalPlacement | MoveQuestion):
+                self.table.board_problem(str(out))
+            elif isinstance(out, UnexpectedChange):
+                self.unexpected += 1
+                log.info("board: %s", out.message)
+
+    def on_tidied(self, event: TokensTidied) -> None:
+        """The tokens stand where the game has them: follow them from there."""
+        self.tracker = self._new_tracker(self.table.state)
+
+    def on_flicker(self, event: SensorFlickering) -> None:
+        """A sensor that flickers is held by the link until it settles; say so."""
+        log.warning(
+            "sensor %d flickers (%d changes in %.1f s)", event.sensor, event.changes, event.window_s
+        )
+
+    def on_lost(self, event: LinkLost) -> None:
+        """The board is gone: moves go through the buttons meanwhile."""
+        self.table.board_lost(event.reason)
+
+    def on_restored(self, event: LinkRestored) -> None:
+        """The board answers again; the resync that follows puts the tokens right."""
+        log.info("board back: firmware %s, boot %d", event.firmware, event.boot)
+
+    def on_resynced(self, event: BoardResynced) -> None:
+        """The host's view equals the board's again: follow it from the game's positions."""
+        state = self.table.state
+        self.tracker = self._new_tracker(state)
+        # A token lifted while the link was down is in a player's hand now: tell the
+        # tracker, so its move is followed when it is put down.
+        for space in sorted(state.occ):
+            sensor = self.layout.space(space).sensor
+            if sensor is not None and sensor not in event.occupied:
+                self._outcomes(self.tracker.on_change(space, False, time.monotonic()))
+        self.table.board_back()
+        self.synced.set()
+        wrong = self.mismatch(event.occupied)
+        if wrong:
+            self.table.board_problem(wrong)
+
+    def mismatch(self, occupied: frozenset[int]) -> str | None:
+        """What differs between the board's occupied sensors and the game's tokens."""
+        state = self.table.state
+        expected = {
+            s
+            for p in state.pieces.values()
+            if p.space >= 0
+            for s in [self.layout.space(p.space).sensor]
+            if s is not None
+        }
+        extra = sorted(occupied - expected)
+        missing = sorted(expected - occupied)
+        if not extra and not missing:
+            return None
+        parts = []
+        if missing:
+            parts.append(f"put back tokens on sensors {missing}")
+        if extra:
+            parts.append(f"lift tokens from sensors {extra}")
+        return "; ".join(parts)
+
+
+def _standing(state: GameState) -> dict[str, int]:
+    """Tokens standing on the board, by name (an attacker in combat waits beside it)."""
+    return {name: space for space, name in state.occ.items()}

@@ -1,0 +1,216 @@
+"""``toptable advise`` (what to keep, when to stop) and ``toptable odds`` (before the fight)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from controller.advisor.advisor import Action, Advice, Advisor, Choice, summary_line
+from controller.advisor.cards import SYNTAX, parse_cards
+from controller.advisor.defence import CardDefence
+from controller.advisor.odds import Odds, odds, team_table
+from controller.advisor.values import Objective
+from controller.core.errors import UnknownNameError
+from controller.core.symbols import Symbol, parse_symbols
+from controller.gamedata import data_dir, data_file
+from controller.gamedata.warriors import load_warriors
+from controller.rules.combat import SOLAR_FLARE_BELOW
+from controller.rules.variants import Variants
+from controller.rules.warriors import AbilityKind, Roster
+
+SHOWN_CHOICES = 10
+
+
+def register(sub: Any) -> None:
+    """Add ``advise`` and ``odds``."""
+    p = sub.add_parser("advise", help="what to keep and when to stop, for the current throw")
+    p.add_argument("--warrior", required=True, help="the attacker (a warrior or form name)")
+    p.add_argument("--form", help="the attacker's form (default: the one --warrior names)")
+    p.add_argument("--dice", required=True, nargs="+", metavar="SYM",
+                   help="the throw showing now: symbols, comma- or space-separated")  # fmt: skip
+    p.add_argument("--rerolls-made", type=int, required=True, metavar="K",
+                   help="rerolls already made in this attempt")  # fmt: skip
+    p.add_argument("--support", type=int, default=0, help="the attacker's support dice")
+    p.add_argument("--defender", help="the defender (a warrior or form name)")
+    p.add_argument("--defender-form", help="the defender's form")
+    p.add_argument("--defender-damage", type=int, default=0, metavar="D",
+                   help="damage the defender has already taken")  # fmt: skip
+    p.add_argument("--defender-support", type=int, default=0, metavar="N",
+                   help="the defender's support dice for its dodge")  # fmt: skip
+    p.add_argument("--card-defence", default="none", metavar="none|p=X",
+                   help="assumed chance that the defender stops the attack with a card when "
+                        "the speed allows cards (default: none)")  # fmt: skip
+    p.add_argument("--objective", choices=[str(o) for o in Objective], default="auto",
+                   help="auto (default): P(KO) then expected damage with a defender, else "
+                        "expected damage; ko; damage")  # fmt: skip
+    p.add_argument("--all-choices", action="store_true", help="list every choice, not the top 10")
+    _cards_and_common(p)
+    p.set_defaults(func=cmd_advise)
+
+    o = sub.add_parser("odds", help="combo odds and damage distribution; --all: the team planner")
+    o.add_argument("warrior", nargs="?", help="warrior or form name")
+    o.add_argument("--form", help="the form (default: the one WARRIOR names)")
+    o.add_argument("--pool", type=int, help="dice thrown (default: the warrior's attack pool)")
+    o.add_argument("--all", action="store_true", help="every warrior: expected damage and dodge")
+    _cards_and_common(o)
+    o.set_defaults(func=cmd_odds)
+
+
+def _cards_and_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cards", nargs="+", default=[], metavar="CARD",
+                   help=f"card combos in hand, each {SYNTAX}")  # fmt: skip
+    p.add_argument("--card", action="append", default=[], metavar="CARD",
+                   help="one card combo (repeatable; same syntax as --cards)")  # fmt: skip
+    p.add_argument(
+        "--data", help="data directory (default: $TOPTABLE_DATA or the bundled demo set)"
+    )
+    p.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _roster(arg: str | None) -> Roster:
+    return load_warriors(data_file(data_dir(arg), "warriors.toml")).roster
+
+
+def _symbols(words: list[str]) -> tuple[Symbol, ...]:
+    return parse_symbols(",".join(words))
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    """Print every choice for the current throw, best first."""
+    roster = _roster(args.data)
+    variants = Variants.from_names(args.variant)
+    attacker = roster.fighter(args.warrior, args.form)
+    defender = roster.fighter(args.defender, args.defender_form) if args.defender else None
+    if defender is None and (args.defender_damage or args.defender_form or args.defender_support):
+        raise UnknownNameError(
+            "--defender-damage/--defender-form/--defender-support need --defender"
+        )
+    dice = _symbols(args.dice)
+    advisor = Advisor(
+        attacker,
+        args.support,
+        defender,
+        args.defender_damage,
+        parse_cards([*args.cards, *args.card]),
+        variants,
+        defender_support=args.defender_support,
+        card_defence=CardDefence.parse(args.card_defence),
+        objective=Objective(args.objective),
+    )
+    advice = advisor.advise(dice, args.rerolls_made)
+    if args.json:
+        out = advice.to_json()
+        out["warrior"] = attacker.name
+        out["card_defence"] = str(advisor.valuer.card_defence)
+        if defender is not None:
+            out["defender"] = {
+                "warrior": defender.name,
+                "endurance_left": defender.warrior.endurance - args.defender_damage,
+                "divisor": defender.divisor,
+                "p_dodge": round(advisor.valuer.dodge, 6),
+            }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    head = f"{attacker.name}: {advisor.pool} dice, {advice.rerolls_left} rerolls left ({args.rerolls_made} made)"
+    if defender is not None:
+        left = defender.warrior.endurance - args.defender_damage
+        head += (
+            f" · vs {defender.name} ({left} endurance left, divisor {defender.divisor}, "
+            f"dodge {advisor.valuer.dodge:.0%}, card defence {CardDefence.parse(args.card_defence)})"
+        )
+    print(head)
+    if (
+        defender is not None
+        and defender.has(AbilityKind.SOLAR_FLARE)
+        and defender.warrior.endurance - args.defender_damage < SOLAR_FLARE_BELOW
+    ):
+        print(
+            f"note: {defender.name} flees with Solar Flare (below {SOLAR_FLARE_BELOW}): nothing lands"
+        )
+    print(f"objective: {_objective_text(advice)}")
+    print(f"best: {summary_line(advice, None)}")
+    shown = advice.choices if args.all_choices else advice.choices[:SHOWN_CHOICES]
+    ko = defender is not None
+    print(f"    {'choice':<52} {'E dmg':>7}" + (f" {'P(KO)':>7}" if ko else ""))
+    for ch in shown:
+        mark = "*" if ch is advice.best else " "
+        line = f"  {mark} {_choice_text(ch):<52} {ch.expected_damage:7.2f}"
+        if ch.p_eliminate is not None:
+            line += f" {ch.p_eliminate:7.1%}"
+        print(line)
+    if len(shown) < len(advice.choices):
+        print(f"  ({len(shown)} of {len(advice.choices)} choices; --all-choices lists them all)")
+    return 0
+
+
+def _objective_text(advice: Advice) -> str:
+    if advice.objective is Objective.KO:
+        return "P(KO), ties broken by expected damage"
+    return "expected damage" + (
+        ", ties broken by P(KO)" if advice.best.p_eliminate is not None else ""
+    )
+
+
+def _choice_text(ch: Choice) -> str:
+    if ch.action is Action.STOP:
+        o = ch.option
+        if o is None:  # every stop choice carries its option
+            return "stop"
+        extra = " shielded" if o.shielded else " reflected" if o.reflected else ""
+        return f"stop: {o.option.name} {o.option.damage} ({o.speed}{extra})"
+    if not ch.keep:
+        return f"reroll all {len(ch.reroll)}"
+    return f"keep {' '.join(str(s) for s in ch.keep)}, reroll {len(ch.reroll)}"
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    """Print one warrior's odds, or the team planner with ``--all``."""
+    roster = _roster(args.data)
+    variants = Variants.from_names(args.variant)
+    if args.all:
+        rows = team_table(roster, variants)
+        if args.json:
+            print(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
+            return 0
+        print(
+            "team planner: no support dice, optimal play for expected damage; dodge with own pool"
+        )
+        print(
+            f"{'warrior':<34} {'pool':>4} {'rr':>3} {'E dmg':>7} {'P(combo)':>9} {'dodge':>5} {'P(dodge)':>9}"
+        )
+        for r in rows:
+            name = r.form or r.warrior
+            if not r.complete:
+                print(f"{name:<34} card not filled in")
+                continue
+            print(
+                f"{name:<34} {r.pool:>4} {r.rerolls:>3} {r.expected_damage:7.2f} {r.p_combo:9.1%} "
+                f"{r.dodge:>5} {r.p_dodge:9.1%}"
+            )
+        return 0
+    if not args.warrior:
+        raise UnknownNameError("odds: name a warrior, or use --all for the team planner")
+    fighter = roster.fighter(args.warrior, args.form)
+    result = odds(fighter, args.pool, parse_cards([*args.cards, *args.card]), variants)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        return 0
+    _print_odds(result)
+    return 0
+
+
+def _print_odds(o: Odds) -> None:
+    print(f"{o.fighter}: {o.pool} dice, {o.rerolls} rerolls, optimal play for expected damage")
+    print(f"expected damage {o.expected_damage:.2f}")
+    print("the attempt ends on:")
+    for kind, name, p in o.cash_in:
+        print(f"  {name:<30} {kind:<6} {p:7.1%}")
+    print("damage distribution:   damage      P   P(at least)")
+    at_least = 1.0
+    for d, p in o.damage:
+        print(f"  {d:>26} {p:7.2%} {at_least:8.1%}")
+        at_least -= p
+    used = ", ".join(f"{i}: {p:.1%}" for i, p in enumerate(o.rerolls_used))
+    print(f"rerolls used: {used}")

@@ -1,0 +1,327 @@
+"""``toptable board sim|watch|stress|map`` and ``toptable firmware deploy``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import queue
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.core.errors import TopTableError
+from controller.core.events import Event
+from hardware.board.errors import BoardError, SimulatorError
+from hardware.board.events import (
+    BoardResynced,
+    LinkLost,
+    LinkRestored,
+    SensorChanged,
+    SensorFlickering,
+)
+
+FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
+# Copied to :/firmware/ on the board; main.py goes to the root so it runs at boot.
+FIRMWARE_FILES = (
+    "__init__.py",
+    "compat.py",
+    "config.py",
+    "core.py",
+    "hw_165.py",
+    "hw_4067.py",
+    "scanner.py",
+    "wire.py",
+)
+DEFAULT_BOARD = (
+    Path(__file__).resolve().parent.parent / "controller" / "data" / "demo" / "board.toml"
+)
+
+
+def register(sub: Any) -> None:
+    """Add ``board`` and ``firmware`` subcommands."""
+    board = sub.add_parser("board", help="the sensor board: simulator, watch, stress test, mapping")
+    bsub = board.add_subparsers(dest="board_command", metavar="ACTION", required=True)
+
+    p = bsub.add_parser(
+        "sim", help="run the simulated board on a pseudo-terminal; commands on stdin"
+    )
+    p.add_argument("--sensors", type=int, default=42, help="sensor count, 1..128 (default 42)")
+    p.add_argument("--link", metavar="PATH", help="also make a symlink PATH to the pseudo-terminal")
+    p.set_defaults(func=cmd_sim)
+
+    p = bsub.add_parser("watch", help="follow a board and print each change")
+    p.add_argument("--port", required=True, metavar="PATH", help="serial port, e.g. /dev/ttyACM0")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--count", type=int, default=0, help="stop after this many lines (0: never)")
+    p.add_argument("--seconds", type=float, default=0.0, help="stop after this long (0: never)")
+    p.set_defaults(func=cmd_watch)
+
+    p = bsub.add_parser("stress", help="firmware sim + host link through a fault-injecting relay")
+    p.add_argument("--events", type=int, default=10_000)
+    p.add_argument("--corrupt", type=float, default=0.01, help="fraction of bytes corrupted")
+    p.add_argument("--drop", type=float, default=0.005, help="fraction of bytes dropped")
+    p.add_argument("--unplug-every", type=float, default=10.0, metavar="S", help="0: never")
+    p.add_argument("--reset-every", type=float, default=30.0, metavar="S", help="0: never")
+    p.add_argument("--rate", type=float, default=100.0, help="token events per second")
+    p.add_argument("--latency-events", type=int, default=1000, help="events of the clean run")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stress)
+
+    p = bsub.add_parser("map", help="mapping wizard: place a token on each space as prompted")
+    p.add_argument("--port", required=True, metavar="PATH")
+    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="layout file (board.toml)")
+    p.add_argument("--out", type=Path, default=Path("sensors.toml"), help="where to save the map")
+    p.add_argument("--timeout", type=float, default=0.0, help="give up after this long (0: never)")
+    p.set_defaults(func=cmd_map)
+
+    fw = sub.add_parser("firmware", help="the board's MicroPython firmware")
+    fsub = fw.add_subparsers(dest="firmware_command", metavar="ACTION", required=True)
+    p = fsub.add_parser("deploy", help="copy the firmware to a Pico with mpremote")
+    p.add_argument("--port", metavar="PATH", help="the Pico's port (default: mpremote's auto)")
+    p.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+    p.set_defaults(func=cmd_deploy)
+
+
+# -- sim ----------------------------------------------------------------------------
+SIM_HELP = "commands: place S | lift S | reset | unplug [SECONDS] | state | quit"
+
+
+def run_sim_commands(sim: Any, lines: TextIO, out: TextIO) -> None:
+    """Apply ``place S``, ``lift S``, ``reset``, ``unplug [S]``, ``state``, ``quit`` lines."""
+    for raw in lines:
+        words = raw.split()
+        if not words or words[0].startswith("#"):
+            continue
+        cmd, args = words[0].lower(), words[1:]
+        try:
+            if cmd in ("place", "lift") and len(args) == 1:
+                sim.set(int(args[0]), cmd == "place")
+                print(f"{cmd} {int(args[0])}", file=out, flush=True)
+            elif cmd == "reset" and not args:
+                sim.reset()
+                print(f"reset: boot {sim.boot}", file=out, flush=True)
+            elif cmd == "unplug" and len(args) <= 1:
+                seconds = float(args[0]) if args else 1.0
+                sim.unplug()
+                print(f"unplugged for {seconds:g} s", file=out, flush=True)
+                time.sleep(seconds)
+                sim.replug()
+                print(f"plugged in again: {sim.path}", file=out, flush=True)
+            elif cmd == "state" and not args:
+                print(f"occupied: {sorted(sim.occupied())}", file=out, flush=True)
+            elif cmd in ("quit", "exit"):
+                return
+            else:
+                print(f"? {raw.strip()!r}: {SIM_HELP}", file=out, flush=True)
+        except (ValueError, SimulatorError) as exc:
+            print(f"? {raw.strip()!r}: {exc}", file=out, flush=True)
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    """Run the simulator until ``quit`` or end of input."""
+    from hardware.board.sim import SimBoard
+
+    try:
+        sim = SimBoard(args.sensors, args.link)
+    except SimulatorError as exc:
+        raise TopTableError(str(exc)) from None
+    with sim:
+        where = f"{sim.path} -> {sim._slave_name}" if args.link else sim.path
+        print(f"simulated board ({args.sensors} sensors) on {where}", flush=True)
+        print(SIM_HELP, flush=True)
+        run_sim_commands(sim, sys.stdin, sys.stdout)
+    return 0
+
+
+# -- watch ----------------------------------------------------------------------------
+def describe(ev: Event, occupied: frozenset[int]) -> dict[str, Any] | None:
+    """The JSON object ``watch --json`` prints for an event (None: not printed)."""
+    if isinstance(ev, SensorChanged):
+        return {
+            "seq": ev.seq,
+            "occupied": sorted(occupied),
+            "sensor": ev.sensor,
+            "change": "place" if ev.occupied else "lift",
+            "boot": ev.boot,
+            "resync": ev.resync,
+        }
+    if isinstance(ev, LinkLost):
+        return {"event": "link_lost", "reason": ev.reason}
+    if isinstance(ev, LinkRestored):
+        return {
+            "event": "link_restored",
+            "firmware": ev.firmware,
+            "protocol": ev.protocol,
+            "sensors": ev.sensors,
+            "boot": ev.boot,
+        }
+    if isinstance(ev, BoardResynced):
+        return {
+            "event": "resynced",
+            "seq": ev.seq,
+            "boot": ev.boot,
+            "occupied": sorted(ev.occupied),
+            "changed": ev.changed,
+            "reason": ev.reason,
+        }
+    if isinstance(ev, SensorFlickering):
+        return {"event": "flickering", "sensor": ev.sensor, "changes": ev.changes}
+    return None
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Print board events until interrupted (or --count / --seconds)."""
+    from hardware.board.link import BoardLink
+
+    _quiet_logs()
+    q: queue.Queue[Event] = queue.Queue()
+    occupied: set[int] = set()
+    printed = 0
+    end = time.monotonic() + args.seconds if args.seconds > 0 else None
+    with BoardLink(args.port, q) as link:
+        while end is None or time.monotonic() < end:
+            try:
+                ev = q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(ev, SensorChanged):
+                (occupied.add if ev.occupied else occupied.discard)(ev.sensor)
+            elif isinstance(ev, BoardResynced):
+                occupied = set(ev.occupied)
+            info = describe(ev, frozenset(occupied))
+            if info is None:
+                continue
+            if args.json:
+                print(json.dumps(info), flush=True)
+            else:
+                print(_human(info), flush=True)
+            printed += 1
+            if args.count and printed >= args.count:
+                break
+        if not printed and link.last_error:
+            print(f"toptable board watch: {link.last_error}", file=sys.stderr)
+    return 0
+
+
+def _human(info: dict[str, Any]) -> str:
+    if "event" not in info:
+        tag = " (resync)" if info["resync"] else ""
+        return (
+            f"#{info['seq']} {info['change']} {info['sensor']}{tag}; occupied: {info['occupied']}"
+        )
+    rest = ", ".join(f"{k}={v}" for k, v in info.items() if k != "event")
+    return f"{info['event']}: {rest}"
+
+
+def _quiet_logs() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+# -- stress -------------------------------------------------------------------------------
+def cmd_stress(args: argparse.Namespace) -> int:
+    """Run the stress test; exit 1 if a correctness target is missed."""
+    from hardware.board.stress import StressConfig, format_report, run_stress
+
+    for name in ("corrupt", "drop"):
+        value = getattr(args, name)
+        if not 0.0 <= value < 0.5:
+            raise TopTableError(f"--{name} must be a fraction in 0..0.5, got {value}")
+    cfg = StressConfig(
+        events=args.events,
+        corrupt=args.corrupt,
+        drop=args.drop,
+        unplug_every=args.unplug_every,
+        reset_every=args.reset_every,
+        rate=args.rate,
+        latency_events=args.latency_events,
+        seed=args.seed,
+    )
+    logging.getLogger("hardware.board").setLevel(logging.ERROR)
+    report = run_stress(cfg)
+    print(json.dumps(report.as_dict()) if args.json else format_report(cfg, report))
+    return 0 if report.passed() else 1
+
+
+# -- map --------------------------------------------------------------------------------------
+def cmd_map(args: argparse.Namespace) -> int:
+    """Prompt for each space, learn its sensor from the board, save the map."""
+    from controller.board.sensor_map import MappingWizard
+    from controller.gamedata.board import load_board
+    from hardware.board.link import BoardLink
+
+    _quiet_logs()
+    wizard = MappingWizard(load_board(args.board))
+    q: queue.Queue[Event] = queue.Queue()
+    with BoardLink(args.port, q):
+        run_wizard(wizard, q, sys.stdout, args.timeout)
+    path = wizard.save(args.out)
+    print(f"saved {len(wizard.mapping())} sensors to {path}", flush=True)
+    return 0
+
+
+def run_wizard(wizard: Any, q: queue.Queue[Event], out: TextIO, timeout: float = 0.0) -> None:
+    """Feed the board's live sensor changes to the wizard until every space is mapped.
+
+    Raises:
+        BoardError: ``timeout`` (seconds, 0 = none) passed first.
+    """
+    end = time.monotonic() + timeout if timeout > 0 else None
+    print(wizard.prompt(), file=out, flush=True)
+    while wizard.current is not None:
+        if end is not None and time.monotonic() > end:
+            raise BoardError(f"mapping stopped after {timeout:g} s at space {wizard.current}")
+        try:
+            ev = q.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if isinstance(ev, SensorChanged) and not ev.resync:
+            step = wizard.on_sensor(ev.sensor, ev.occupied)
+            if step.message:
+                print(step.message, file=out, flush=True)
+            if step.done:
+                print(wizard.prompt(), file=out, flush=True)
+        elif isinstance(ev, LinkLost):
+            print(f"board link lost ({ev.reason}); waiting for it", file=out, flush=True)
+
+
+# -- firmware deploy ---------------------------------------------------------------------
+def deploy_commands(port: str | None, mpremote: str = "mpremote") -> list[list[str]]:
+    """The mpremote command lines that install the firmware."""
+    base = [mpremote] + (["connect", port] if port else [])
+    cmds = [[*base, "mkdir", ":firmware"]]
+    files = [str(FIRMWARE_DIR / name) for name in FIRMWARE_FILES]
+    cmds.append([*base, "cp", *files, ":firmware/"])
+    cmds.append([*base, "cp", str(FIRMWARE_DIR / "main.py"), ":main.py"])
+    cmds.append([*base, "reset"])
+    return cmds
+
+
+def cmd_deploy(args: argparse.Namespace) -> int:
+    """Copy the firmware with mpremote.
+
+    Raises:
+        BoardError: mpremote is not installed, or one of its commands failed.
+    """
+    mpremote = shutil.which("mpremote")
+    cmds = deploy_commands(args.port, mpremote or "mpremote")
+    if args.dry_run:
+        for cmd in cmds:
+            print(" ".join(cmd))
+        return 0
+    if mpremote is None:
+        raise BoardError(
+            "mpremote is not installed: `pip install mpremote` (or run with --dry-run to see the "
+            "commands); see firmware/README.md"
+        )
+    for i, cmd in enumerate(cmds):
+        print("$ " + " ".join(cmd), flush=True)
+        result = subprocess.run(cmd, check=False)
+        if result.returncode != 0 and not (i == 0 and cmd[-2] == "mkdir"):
+            raise BoardError(f"mpremote failed (exit {result.returncode}): {' '.join(cmd)}")
+    print("firmware deployed; the board restarts and runs it", flush=True)
+    return 0

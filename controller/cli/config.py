@@ -1,0 +1,64 @@
+"""``toptable config check [PATH]``: the daemon's config file and the devices it names."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
+from controller.config_devices import check_devices
+from controller.core.errors import DataError
+
+
+def register(sub: Any) -> None:
+    """Add ``config check``."""
+    p = sub.add_parser("config", help="check the daemon's config file and devices")
+    actions = p.add_subparsers(dest="config_command", metavar="ACTION")
+    actions.required = True
+    c = actions.add_parser(
+        "check",
+        help="validate a config and check its devices",
+        description="Validate a daemon config (every problem at once, naming section and "
+        "option), then check that the camera, serial port, I2C buses and GPIO it names are "
+        "there and usable. Exit 0 if all is well, 2 otherwise.",
+    )
+    c.add_argument(
+        "path",
+        nargs="?",
+        default=str(DEFAULT_CONFIG_PATH),
+        help=f"the config file (default {DEFAULT_CONFIG_PATH})",
+    )
+    c.add_argument(
+        "--no-devices",
+        action="store_true",
+        help="check the file only (e.g. on a laptop, for a config meant for the Pi)",
+    )
+    c.set_defaults(func=run_check)
+
+
+def summary(cfg: Config) -> str:
+    """One line saying what the config sets up."""
+    cam = cfg.camera
+    camera = f"{cam.source}" + (f" {cam.device_path}" if cam.source == "v4l2" else "")
+    board = f"{cfg.board.backend}" + (f" {cfg.board.port}" if cfg.board.backend == "serial" else "")
+    return (
+        f"{cfg.table.players} players, {cfg.table.length}; camera {camera}; board {board}; "
+        f"{len(cfg.displays.screens)} screen(s); controls {cfg.controls.backend}; "
+        f"journal {cfg.table.journal}"
+    )
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check the file, then the devices; print one line when all is well.
+
+    Raises:
+        DataError: every problem found (the CLI prints them and exits 2).
+    """
+    cfg = load_config(args.path)
+    if not args.no_devices:
+        problems = check_devices(cfg)
+        if problems:
+            raise DataError(problems)
+    checked = "file" if args.no_devices else "file and devices"
+    print(f"{args.path}: OK ({checked}): {summary(cfg)}")
+    return 0

@@ -1,0 +1,82 @@
+"""``toptable demo`` and ``toptable run``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from controller.game.state import Length
+
+
+def register(sub: Any) -> None:
+    """Add ``run`` and ``demo``."""
+    run = sub.add_parser("run", help="run the table daemon (on the Pi, under systemd)")
+    run.add_argument("--config", help="config file (default: /etc/toptable/config.toml)")
+    run.set_defaults(func=cmd_run)
+
+    demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
+    demo.add_argument("--seed", type=int, default=1, help="the game's seed (same seed, same game)")
+    demo.add_argument(
+        "--players", type=int, default=2, choices=range(2, 7), metavar="N", help="2..6"
+    )
+    demo.add_argument(
+        "--length",
+        default=Length.ROUNDS5.value,
+        choices=[x.value for x in Length],
+        help="game length",
+    )
+    demo.add_argument("--fast", action="store_true", help="shorter waits (for CI)")
+    demo.add_argument(
+        "--journal", type=Path, help="the SQLite journal (default: OUT/journal.sqlite)"
+    )
+    demo.add_argument("--resume", action="store_true", help="continue the game in --journal")
+    demo.add_argument("--out", type=Path, default=Path("out/demo"), help="where the GIF and log go")
+    demo.add_argument("--data", type=Path, help="data directory (default: the bundled demo set)")
+    demo.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    demo.add_argument("--json", action="store_true", help="print the summary as JSON")
+    demo.set_defaults(func=cmd_demo)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the daemon until SIGTERM."""
+    from controller.daemon.run import run_command
+
+    return run_command(args.config)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the demo and print its summary."""
+    from controller.demo.runner import DemoOptions, run_demo
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    summary = run_demo(
+        DemoOptions(
+            seed=args.seed,
+            players=args.players,
+            length=Length(args.length),
+            fast=args.fast,
+            journal=args.journal,
+            resume=args.resume,
+            out=args.out,
+            data=args.data,
+            variants=tuple(args.variant),
+        )
+    )
+    if args.json:
+        print(json.dumps(summary.to_json()))
+        return 0
+    s = summary
+    print(f"toptable demo (seed {s.seed}): {', '.join(s.players)}, {s.length}, {s.seconds} s")
+    print(f"  winner: {', '.join(s.winners) or 'none'}; warriors left: "
+          + ", ".join(f"{k} {v}" for k, v in s.warriors_left.items()))  # fmt: skip
+    print(f"  rounds {s.rounds}, combats {s.combats}, throws read {s.throws_read}, "
+          f"moves from the board {s.moves_from_board}, button presses {s.button_presses}")  # fmt: skip
+    print(f"  reads that disagreed with the dice thrown: {s.reads_disagreeing} "
+          f"({s.reads_flagged} flagged and fixed, {s.silent_misreads} silent)")  # fmt: skip
+    for note in s.notes:
+        print(f"  note: {note}")
+    print(f"  journal {s.journal}\n  log {s.log}\n  screens {s.gif}")
+    return 0

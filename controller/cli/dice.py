@@ -1,0 +1,261 @@
+"""``toptable dice ...``: calibrate, evaluate, read one image, capture a dataset, render one.
+
+toptable dice calibrate DATASET --out MODEL.npz      learn a face set (progress on stderr)
+toptable dice calibrate --synthetic --out MODEL.npz  the synthetic Tournament of Power dice
+toptable dice eval DATASET --model MODEL [--json]    detection and face figures
+toptable dice eval DATASET --cv 4 [--json]           leave-images-out cross-validation
+toptable dice read IMAGE [--model M] [--expect N] [--json] [--annotate OUT.png]
+toptable dice capture OUT_DIR --faces 1,2,3,4,5,6 [--device /dev/video0 | --folder DIR]
+toptable dice watch [--device D | --folder F | --video V | --synthetic] [--expect N]
+toptable dice synth OUT_DIR --images N               a synthetic dataset (YOLO layout)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from controller.core.events import Event
+from vision.calibrate import EvalResult, calibrate, cross_validate, evaluate
+from vision.capture import run_capture
+from vision.dataset import load_dataset, read_image
+from vision.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
+from vision.errors import ImageReadError, ModelError
+from vision.events import ThrowSettled
+from vision.model import FaceModel, load_model
+from vision.read import annotate, load_scaled, read_frame
+from vision.reader import CameraWorker, DiceReader
+from vision.sources import CameraConfig
+from vision.synth import write_dataset
+
+
+def _progress(label: str) -> Callable[[int, int, str], None]:
+    def show(done: int, total: int, what: str) -> None:
+        print(f"{label}: {done}/{total} {what}", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _model(path: str | None) -> FaceModel:
+    return load_model(path) if path else default_model()
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Learn a model from a dataset (or the synthetic dice) and write it."""
+    out = Path(args.out)
+    if out.suffix and out.suffix != ".npz":
+        raise ModelError(f"{out}: models are written as .npz (numpy), not {out.suffix}")
+    if args.synthetic:
+        model = train_synthetic_model(args.images, args.seed, _progress("calibrate"))
+    elif args.dataset:
+        dataset = load_dataset(args.dataset)
+        model = calibrate(dataset, face_set=args.face_set, progress=_progress("calibrate"))
+    else:
+        raise ModelError("give a DATASET folder or --synthetic")
+    written = model.save(out)
+    print(
+        f"wrote {written}: face set {model.face_set!r} ({', '.join(model.names)}), "
+        f"{len(model.samples)} samples, die {model.detector.die_frac:.3f} of the image width"
+    )
+    return 0
+
+
+def _print_eval(result: EvalResult, as_json: bool, extra: dict[str, Any]) -> None:
+    doc = result.to_json() | extra
+    if as_json:
+        print(json.dumps(doc, indent=2))
+        return
+    print(
+        f"{doc['images']} images, {doc['dice']} dice labeled, {doc['detected']} detected: "
+        f"precision {doc['precision']:.4f}, recall {doc['recall']:.4f}, F1 {doc['f1']:.4f}"
+    )
+    print(
+        f"faces right {doc['accuracy']:.2%} of matched dice; unsure {doc['unsure']}, "
+        f"wrong above the threshold {doc['wrong_above_threshold']}; "
+        f"{doc['ms_per_image']} ms per image (decode + read)"
+    )
+    names = doc["confusion"]["labels"]
+    width = max(6, *(len(n) for n in names))
+    print("true \\ read".ljust(width + 2) + " ".join(n.rjust(width) for n in names))
+    for name, row in zip(names, doc["confusion"]["rows_true_cols_read"], strict=True):
+        print(name.ljust(width + 2) + " ".join(str(v).rjust(width) for v in row))
+    for key, value in extra.items():
+        print(f"{key}: {value}")
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Score a model (or cross-validate calibration) on a labeled dataset."""
+    dataset = load_dataset(args.dataset)
+    if args.cv:
+        result, times = cross_validate(dataset, args.cv, _progress("cross-validate"))
+        extra = {
+            "folds": args.cv,
+            "calibration_s": [round(t, 2) for t in times],
+        }
+        _print_eval(result, args.json, extra)
+        return 0
+    model = _model(args.model)
+    result = evaluate(dataset, model)
+    _print_eval(result, args.json, {})
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """Read the dice of one image."""
+    model = _model(args.model)
+    image, factor = load_scaled(args.image, model)
+    read = read_frame(image, model, args.expect, factor)
+    if args.annotate:
+        full = read_image(args.image) if factor != 1.0 else image
+        drawn = annotate(full, read)
+        if not cv2.imwrite(str(args.annotate), drawn):
+            raise ImageReadError(f"{args.annotate}: cannot write the annotated image")
+    if args.json:
+        print(json.dumps(read.to_json(), indent=2))
+        return 0
+    print(f"{len(read.dice)} dice" + (f" (expected {args.expect})" if args.expect else ""))
+    for n, die in enumerate(read.dice, start=1):
+        flags = [f for f, on in (("cocked", die.cocked), ("unsure", die.unsure)) if on]
+        x, y, w, h = die.box
+        print(
+            f"  {n}. {die.face or '-'}  confidence {die.confidence:.2f}  "
+            f"box {x:.0f},{y:.0f} {w:.0f}x{h:.0f}" + (f"  [{', '.join(flags)}]" if flags else "")
+        )
+    if read.flags:
+        print(f"flags: {', '.join(read.flags)}")
+    return 0
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    """Interactive capture of a labeled dataset from a camera."""
+    if args.folder:
+        # each take reads 3 frames (the camera warm-up): hold each image for 3
+        config = CameraConfig(kind="folder", path=args.folder, hold_frames=3)
+    else:
+        config = CameraConfig(kind="v4l2", device=args.device)
+    names = [n.strip() for n in args.faces.split(",") if n.strip()]
+    model = _model(args.model) if args.model else None
+    saved = run_capture(config, args.out, names, model=model, shots=args.shots)
+    print(f"saved {saved} photos in {args.out} (YOLO layout); calibrate with: "
+          f"toptable dice calibrate {args.out} --out MODEL.npz")  # fmt: skip
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Run a camera source through the reader and print every event."""
+    if args.folder:
+        config = CameraConfig(kind="folder", path=args.folder)
+    elif args.video:
+        config = CameraConfig(kind="video", path=args.video)
+    elif args.synthetic:
+        config = CameraConfig(kind="synthetic", seed=args.seed, dice=args.expect or 6)
+    else:
+        config = CameraConfig(kind="v4l2", device=args.device)
+    # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    events: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(_model(args.model), events, expect=args.expect, evidence_dir=args.evidence)
+    worker = CameraWorker(config, reader, retry_s=1.0)
+    deadline = time.monotonic() + args.seconds
+    with worker:
+        while time.monotonic() < deadline and not worker.finished.is_set():
+            try:
+                event = events.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            _print_event(event)
+            if isinstance(event, ThrowSettled) and args.throws and event.roll_no >= args.throws:
+                break
+    while not events.empty():
+        _print_event(events.get_nowait())
+    print(f"{worker.frames} frames read")
+    return 0
+
+
+def _print_event(event: Event) -> None:
+    if isinstance(event, ThrowSettled):
+        flags = [f"cocked {list(event.cocked)}"] if event.cocked else []
+        flags += [f"unsure {list(event.unsure)}"] if event.unsure else []
+        flags += ["count mismatch"] if event.count_mismatch else []
+        print(
+            f"throw {event.roll_no} ({event.speed}): {', '.join(f or '-' for f in event.faces)}"
+            f"; kept {list(event.kept)}" + (f"; {'; '.join(flags)}" if flags else "")
+        )
+    else:
+        print(event)
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    """Write a synthetic labeled dataset."""
+    root = write_dataset(args.out, args.images, seed=args.seed, hard=not args.easy)
+    print(f"wrote {args.images} synthetic photos in {root}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``toptable dice`` and its subcommands."""
+    p = sub.add_parser("dice", help="read dice with the camera: calibrate, eval, read, capture")
+    dice = p.add_subparsers(dest="dice_command", metavar="ACTION", parser_class=type(p))
+    dice.required = True
+
+    c = dice.add_parser("calibrate", help="learn a face set from a labeled dataset (YOLO layout)")
+    c.add_argument("dataset", nargs="?", help="dataset folder (data.yaml, images/, labels/)")
+    c.add_argument("--out", required=True, help="model file to write (.npz)")
+    c.add_argument("--face-set", help="name of the face set (default: the folder name)")
+    c.add_argument("--synthetic", action="store_true", help="calibrate on rendered game dice")
+    c.add_argument("--images", type=int, default=12, help="--synthetic: frames to render")
+    c.add_argument("--seed", type=int, default=1, help="--synthetic: random seed")
+    c.set_defaults(func=cmd_calibrate)
+
+    e = dice.add_parser("eval", help="detection and face-reading figures on a labeled dataset")
+    e.add_argument("dataset")
+    e.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
+    e.add_argument("--cv", type=int, metavar="K", help="K-fold leave-images-out cross-validation")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=cmd_eval)
+
+    r = dice.add_parser("read", help="read the dice of one image")
+    r.add_argument("image")
+    r.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
+    r.add_argument("--expect", type=int, help="number of dice expected (pool size)")
+    r.add_argument("--json", action="store_true", help="print JSON")
+    r.add_argument("--annotate", metavar="OUT.png", help="write the image with boxes and faces")
+    r.set_defaults(func=cmd_read)
+
+    k = dice.add_parser("capture", help="photograph your dice face by face into a dataset")
+    k.add_argument("out", help="dataset folder to write (YOLO layout)")
+    k.add_argument("--faces", default="kick,punch,sphere,strength,star,teleport",
+                   help="face names in class order (comma-separated)")  # fmt: skip
+    k.add_argument("--device", default="/dev/video0", help="V4L2 camera device")
+    k.add_argument("--folder", help="take frames from an image folder instead of a camera")
+    k.add_argument("--model", help="a model whose die size finds the dice (default: shipped)")
+    k.add_argument("--shots", type=int, default=2, help="photos per face")
+    k.set_defaults(func=cmd_capture)
+
+    w = dice.add_parser("watch", help="run a camera through the reader and print its events")
+    w.add_argument("--device", default="/dev/video0", help="V4L2 camera device")
+    w.add_argument("--folder", help="an image folder instead of a camera")
+    w.add_argument("--video", help="a video file instead of a camera")
+    w.add_argument("--synthetic", action="store_true", help="rendered dice instead of a camera")
+    w.add_argument("--seed", type=int, default=0, help="--synthetic: random seed")
+    w.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
+    w.add_argument("--expect", type=int, help="number of dice expected (pool size)")
+    w.add_argument("--evidence", help="folder to keep each settled frame in")
+    w.add_argument("--seconds", type=float, default=30.0, help="stop after this long")
+    w.add_argument("--throws", type=int, help="stop after this many throws")
+    w.set_defaults(func=cmd_watch)
+
+    s = dice.add_parser("synth", help="render a synthetic labeled dataset of the game dice")
+    s.add_argument("out")
+    s.add_argument("--images", type=int, default=20)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--easy", action="store_true", help="no hard lighting, blur and noise")
+    s.set_defaults(func=cmd_synth)

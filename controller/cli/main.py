@@ -1,0 +1,71 @@
+"""The ``toptable`` command line: one entry point, subcommands registered by module.
+
+Each area owns a module with a ``register(subparsers)`` function that adds its
+subcommands; every subcommand sets ``func(args) -> int``. Errors the project
+raises on purpose (:class:`~controller.core.errors.TopTableError`) become one clear
+line on stderr and exit code 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from controller import __version__
+from controller.core.errors import TopTableError
+
+# The modules that add subcommands, in the order their commands are listed.
+COMMAND_MODULES: tuple[str, ...] = (
+    "controller.cli.rules",  # data check, roll, combat
+    "controller.cli.game",  # simulate, game export
+    "controller.cli.advisor",  # advise, odds
+    "controller.cli.dice",  # dice calibrate/eval/read/capture
+    "controller.cli.board",  # board sim/watch/stress/map, firmware deploy
+    "controller.cli.screens",  # screens
+    "controller.cli.daemon",  # run, demo
+    "controller.cli.config",  # config check
+    "controller.cli.bench",  # bench
+)
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with code 2 and one line, like our own errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every registered subcommand."""
+    parser = _Parser(
+        prog="toptable",
+        description="The Tournament of Power dice table: rules, dice camera, board, screens, daemon.",
+    )
+    parser.add_argument("--version", action="version", version=f"toptable {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        code: int = args.func(args)
+    except TopTableError as exc:
+        print(f"toptable: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""``toptable screens``: render every table screen as PNG, or regenerate the test references."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from hardware.displays.errors import DisplayError
+
+
+def register(sub: Any) -> None:
+    """Add the ``screens`` subcommand."""
+    p = sub.add_parser(
+        "screens",
+        help="render every screen of a table state as PNG",
+        description=(
+            "Render every screen of a table state as PNG (1:1 and scaled up). "
+            "'toptable screens references' deliberately regenerates the test reference PNGs "
+            "from the bundled example state."
+        ),
+    )
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("render", "references", "play"),
+        default="render",
+        help=(
+            "render (default); references (rewrite tests/data/references/screens); "
+            "play (a simulated fight on a luma.emulator device)"
+        ),
+    )
+    p.add_argument("--state", type=Path, help="a TableView JSON (default: the bundled example)")
+    p.add_argument("--out", type=Path, help="output folder (required for render)")
+    p.add_argument("--scale", type=int, default=4, help="also write NAME@Nx.png (0: no; default 4)")
+    p.add_argument(
+        "--emulator",
+        choices=("gifanim", "capture", "pygame"),
+        default="gifanim",
+        help="play: a GIF (--out FILE.gif), PNG frames (--out DIR) or a pygame window",
+    )
+    p.add_argument("--screen", default="turn", help="play: the screen to show (default turn)")
+    p.add_argument("--seconds", type=int, default=20, help="play: simulated seconds (default 20)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the screens; return 0, or 2 if an argument is missing.
+
+    Raises:
+        DataError: the state file is unreadable or malformed.
+    """
+    from hardware.displays.gallery import REFERENCE_DIR, cases, write_cases
+    from hardware.displays.model import EXAMPLE_STATE, load_view
+
+    view = load_view(args.state or EXAMPLE_STATE)
+    if args.action == "references":
+        out = args.out or REFERENCE_DIR
+        written = write_cases(cases(view), out, scale=0)
+        print(f"wrote {len(written)} reference PNGs to {out}")
+        return 0
+    if args.action == "play":
+        return _play(args, view)
+    if args.out is None:
+        print("toptable screens: error: --out DIR is required")
+        return 2
+    try:
+        written = write_cases(cases(view), args.out, scale=args.scale)
+    except OSError as exc:
+        raise DisplayError(f"cannot write PNGs to {args.out}: {exc.strerror or exc}") from None
+    print(f"wrote {len(written)} PNGs to {args.out}")
+    return 0
+
+
+def _play(args: argparse.Namespace, view: Any) -> int:
+    """Push a simulated fight (4 Hz, running clock) to one emulator display.
+
+    Raises:
+        DisplayUnavailableError: the emulator cannot start (luma.emulator or pygame missing).
+    """
+    import time
+
+    from hardware.displays.bench import fight
+    from hardware.displays.devices import BusPool, DisplayConfig, open_display
+
+    if args.emulator != "pygame" and args.out is None:
+        print("toptable screens: error: play needs --out (a .gif file, or a folder for capture)")
+        return 2
+    output = ""
+    if args.emulator == "capture":
+        args.out.mkdir(parents=True, exist_ok=True)
+        output = str(args.out / "frame_{0:04}.png")
+    elif args.emulator == "gifanim":
+        output = str(args.out)
+    cfg = DisplayConfig("emulator", driver=args.emulator, screen=args.screen, output=output)
+    display = open_display(cfg, BusPool())
+    pushed = 0
+    try:
+        for v in fight(view, args.seconds, 4):
+            pushed += display.update(v)
+            if args.emulator == "pygame":
+                time.sleep(0.25)
+    finally:
+        display.close()
+    print(f"played {args.seconds} simulated seconds on {args.emulator}: {pushed} frames pushed")
+    return 0

@@ -1,0 +1,59 @@
+"""The dice symbols of the Tournament of Power: the one source of truth for them.
+
+RULES.md §1: every die shows kick, punch, sphere, strength, star and teleport.
+Kick, punch, sphere and strength are attack symbols with a value on each warrior
+card; star is wild (worth 0 in a sum); teleport is worth 0 and serves dodges.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from controller.core.errors import InvalidThrowError
+
+
+class Symbol(StrEnum):
+    """A face symbol. The value is the name used in data files, JSON and the CLI."""
+
+    KICK = "kick"
+    PUNCH = "punch"
+    SPHERE = "sphere"
+    STRENGTH = "strength"
+    STAR = "star"
+    TELEPORT = "teleport"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+ALL_SYMBOLS: tuple[Symbol, ...] = tuple(Symbol)
+ATTACK_SYMBOLS: tuple[Symbol, ...] = (Symbol.KICK, Symbol.PUNCH, Symbol.SPHERE, Symbol.STRENGTH)
+WILD: Symbol = Symbol.STAR
+SYMBOL_NAMES: tuple[str, ...] = tuple(s.value for s in Symbol)
+
+MAX_POOL = 6
+MIN_POOL = 1
+
+
+def parse_symbol(text: str) -> Symbol:
+    """Return the symbol named ``text`` (case-insensitive).
+
+    Raises:
+        InvalidThrowError: ``text`` names no symbol; the message lists the known ones.
+    """
+    try:
+        return Symbol(text.strip().lower())
+    except ValueError:
+        raise InvalidThrowError(
+            f"unknown symbol {text!r}: expected one of {', '.join(SYMBOL_NAMES)}"
+        ) from None
+
+
+def parse_symbols(items: str | list[str] | tuple[str, ...]) -> tuple[Symbol, ...]:
+    """Parse a comma-separated string or a list of names into symbols.
+
+    Raises:
+        InvalidThrowError: an item names no symbol.
+    """
+    parts = items.split(",") if isinstance(items, str) else list(items)
+    return tuple(parse_symbol(p) for p in parts if p.strip())

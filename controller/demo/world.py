@@ -1,0 +1,268 @@
+"""The physical world of the demo, simulated: a board, a dice tray, the buttons.
+
+Everything the table reads goes through its real code path:
+
+- the **board** is the real firmware running on a simulated sensor matrix
+  behind a real pseudo-terminal (:class:`~hardware.board.sim.SimBoard`); the
+  table follows it with the real serial link and move tracker;
+- the **tray** is drawn by the synthetic renderer (kept dice stay where they
+  lay, rerolled ones land elsewhere) and read by the real
+  :class:`~vision.reader.DiceReader`;
+- the **buttons** are gpiozero buttons on MockFactory pins, pressed by driving
+  the pins.
+
+:class:`WorldHands` is what the bot players act with; each act waits until the
+table has taken it in, so a seeded demo plays the same game every time.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller.core.errors import TopTableError
+from controller.core.symbols import Symbol
+from controller.daemon.events import Barrier
+from controller.daemon.loop import TableLoop
+from controller.game.state import Phase
+from controller.gamedata.board import BoardLayout
+from controller.table.controller import TableController
+from hardware.board.sim import SimBoard
+from hardware.controls.events import ButtonName
+from vision.reader import DiceReader
+from vision.synth import PlacedDie, Renderer, Settings
+
+FACES: tuple[Symbol, ...] = tuple(Symbol)
+MOVING_FRAMES = 4
+STILL_FRAMES = 6
+EMPTY_FRAMES = 3
+FPS = 30.0
+
+
+class WorldTimeoutError(TopTableError, TimeoutError):
+    """The table did not take in an act in time (a device thread stalled)."""
+
+
+@dataclass
+class WorldStats:
+    """What happened in the simulated world."""
+
+    frames: int = 0
+    throws: int = 0
+    reads: int = 0
+    reads_disagreeing: int = 0  # reads whose faces differ from the dice really thrown
+    reads_flagged: int = 0  # of those, flagged by the reader (cocked, unsure, count)
+    presses: int = 0
+    token_moves: int = 0
+
+
+class Tray:
+    """The dice tray under the camera: renders throws and feeds the dice reader."""
+
+    def __init__(self, reader: DiceReader, seed: int, settings: Settings | None = None) -> None:
+        self.reader = reader
+        self.seed = seed
+        self.settings = settings or Settings()
+        self.dice: list[PlacedDie] = []
+        self.t = 0.0
+        self.renderer = Renderer(self.settings, seed=seed)
+        self.settled_at: float | None = None  # perf_counter when the reader last reported a throw
+
+    def faces(self) -> tuple[Symbol, ...]:
+        """The faces showing now."""
+        return tuple(d.symbol for d in self.dice)
+
+    def throw(self, faces: Sequence[Symbol], keep: Sequence[int], key: str) -> int:
+        """Show a throw: dice at ``keep`` stay, the others tumble and land showing ``faces``.
+        ``key`` seeds the drawing. Returns the frames fed."""
+        renderer = self.renderer
+        renderer.rng = np.random.default_rng(
+            _seed(f"{self.seed}:{key}")
+        )  # same throw, same pictures
+        look = renderer.draw_look()
+        kept = [self.dice[i] for i in keep]
+        frames = 0
+        if not keep:
+            self.reader.new_attack(len(faces))
+            for _ in range(EMPTY_FRAMES):
+                frames += self._feed(renderer.render([], look=look))
+        new = renderer.place(list(faces), fixed=kept)
+        for _ in range(MOVING_FRAMES):
+            tumbling = renderer.place([FACES[i % 6] for i in range(len(new))], fixed=kept)
+            frames += self._feed(renderer.render(kept, moving=tumbling, look=look))
+        self.dice = kept + new
+        for _ in range(STILL_FRAMES):
+            frames += self._feed(renderer.render(self.dice, look=look))
+        return frames
+
+    def lay(self, faces: Sequence[Symbol], key: str) -> None:
+        """Put dice down by hand, showing ``faces`` (no throw: the camera is not fed)."""
+        self.renderer.rng = np.random.default_rng(_seed(f"{self.seed}:{key}:lay"))
+        self.dice = self.renderer.place(list(faces))
+
+    def _feed(self, image: Any) -> int:
+        if self.reader.feed(image, self.t) is not None:
+            self.settled_at = time.perf_counter()
+        self.t += 1 / FPS
+        return 1
+
+
+class WorldHands:
+    """The bot players' hands in the simulated world (see :class:`controller.demo.players.Hands`)."""
+
+    def __init__(
+        self,
+        table: TableController,
+        loop: TableLoop,
+        board: SimBoard,
+        layout: BoardLayout,
+        tray: Tray,
+        press_pin: Callable[[ButtonName], None],
+        seed: int,
+        timeout_s: float = 10.0,
+        on_act: Callable[[], None] | None = None,
+        in_air: Callable[[], dict[str, int]] | None = None,
+    ) -> None:
+        self.table = table
+        self.loop = loop
+        self.board = board
+        self.layout = layout
+        self.tray = tray
+        self.press_pin = press_pin
+        self.seed = seed
+        self.timeout_s = timeout_s
+        self.on_act = on_act or (lambda: None)
+        self._in_air = in_air or dict
+        self.stats = WorldStats()
+
+    # ---------------------------------------------------------------- sync
+    def settle(self) -> None:
+        """Wait until the table loop has handled everything posted so far."""
+        barrier = Barrier()
+        self.loop.post(barrier)
+        if not barrier.done.wait(self.timeout_s):
+            raise WorldTimeoutError(f"the table loop did not answer within {self.timeout_s} s")
+
+    def wait_for_game(self, before: int, what: str) -> None:
+        """Wait until the game has moved on from ``before`` events (a board move's way in)."""
+        deadline = time.monotonic() + self.timeout_s
+        while self.table.state.events_applied == before:
+            if time.monotonic() > deadline:
+                raise WorldTimeoutError(
+                    f"the table did not take in {what} within {self.timeout_s} s"
+                )
+            time.sleep(0.01)
+        self.settle()
+
+    def in_air_from(self) -> set[int]:
+        """The spaces the table sees tokens lifted from."""
+        return set(self._in_air().values())
+
+    # ---------------------------------------------------------------- hands
+    def press(self, button: ButtonName, long: bool = False) -> None:
+        self.stats.presses += 1
+        self.press_pin(button)
+        self.settle()
+        self.on_act()
+
+    def move_token(self, origin: int, space: int) -> None:
+        before = self.table.state.events_applied
+        self.lift_token(origin)  # a hand takes longer than one scan of the board
+        self.board.place(self._sensor(space))
+        self.wait_for_game(before, f"the move {origin}->{space}")
+        self.on_act()
+
+    def place_token(self, space: int) -> None:
+        before = self.table.state.events_applied
+        self.stats.token_moves += 1
+        self.board.place(self._sensor(space))
+        self.wait_for_game(before, f"the token placed on {space}")
+        self.on_act()
+
+    def lift_token(self, space: int) -> None:
+        """Take the token on ``space`` in hand (waits until the table has seen it go)."""
+        self.stats.token_moves += 1
+        self.board.lift(self._sensor(space))
+        deadline = time.monotonic() + self.timeout_s
+        while space not in self.in_air_from():
+            if time.monotonic() > deadline:
+                raise WorldTimeoutError(f"the table did not see the token lifted from {space}")
+            time.sleep(0.005)
+        self.settle()
+
+    def throw(self, count: int) -> None:
+        rng = self._rng()
+        self._show([FACES[rng.randrange(6)] for _ in range(count)], ())
+
+    def reroll(self, keep: Sequence[Symbol]) -> None:
+        shown = self._last_throw()
+        if shown and sorted(self.tray.faces()) != sorted(shown):
+            # e.g. after a restart the tray is empty: the players lay the dice out again
+            # as the table shows them, then reroll
+            self.tray.lay(shown, str(self.table.state.events_applied))
+        rng = self._rng()
+        wanted = list(keep)
+        kept: list[int] = []
+        for i, face in enumerate(self.tray.faces()):
+            if face in wanted:
+                wanted.remove(face)
+                kept.append(i)
+        count = len(self.tray.dice) - len(kept)
+        self._show([FACES[rng.randrange(6)] for _ in range(count)], tuple(kept))
+
+    def dice(self) -> tuple[Symbol, ...]:
+        return self.tray.faces()
+
+    def _last_throw(self) -> tuple[Symbol, ...]:
+        """The dice of the throw the game knows last in the attempt under way."""
+        state = self.table.state
+        c = state.combat
+        if c is None:
+            return ()
+        throws = c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+        return tuple(Symbol(s) for s in throws[-1]) if throws else ()
+
+    def _show(self, faces: list[Symbol], keep: tuple[int, ...]) -> None:
+        self.stats.throws += 1
+        before = self.table.stats.throws_read + self.table.stats.unexpected_throws
+        self.stats.frames += self.tray.throw(
+            faces, keep, f"{self.table.state.events_applied}:{self.stats.throws}"
+        )
+        self.settle()
+        read = self.table.last_read
+        if (
+            self.table.stats.throws_read + self.table.stats.unexpected_throws > before
+            and read is not None
+        ):
+            self.stats.reads += 1
+            shown = sorted(f.value for f in self.tray.faces())
+            seen = sorted(f for f in read.faces if f is not None)
+            if seen != shown or len(read.faces) != len(shown):
+                self.stats.reads_disagreeing += 1
+                if not read.trustworthy:
+                    self.stats.reads_flagged += 1
+        self.on_act()
+
+    def _rng(self) -> random.Random:
+        return random.Random(f"{self.seed}:{self.table.state.events_applied}:dice")
+
+    def _sensor(self, space: int) -> int:
+        sensor = self.layout.space(space).sensor
+        if sensor is None:
+            raise TopTableError(f"space {space} has no sensor in board {self.layout.name!r}")
+        return sensor
+
+
+def _seed(text: str) -> int:
+    return random.Random(text).getrandbits(32)
+
+
+def evidence_dir(journal: Path) -> Path:
+    """Where the settled frames of a game's throws are kept (beside its journal)."""
+    return journal.with_suffix(".frames")

@@ -1,0 +1,214 @@
+"""Combat scenario files: what happened at the table in one combat, as JSON.
+
+The format (also in ``controller/data/README.md``)::
+
+    {"attacker": {"warrior": "Kefla", "damage": 0, "support": 1, "transform_roll": 6},
+     "defender": {"warrior": "Cabba", "damage": 4, "support": 0, "transform_roll": 5},
+     "throws": [["sphere", "punch", ...], ...],
+     "attack": "best",
+     "dodge_throws": [["teleport", "kick", "star"], ...]}
+
+Optional keys: a side's ``form`` (a form fixed without a roll) and ``cards``
+(card combos in hand: ``{"name", "symbols", "damage", "defence",
+"invulnerable"}``); ``defence_card`` (``{"card": {...}, "deck", "throws"}``),
+``flee``, ``reflect_dodge_throws``, ``counter`` (``{"throws", "attack",
+"dodge_throws"}``) and ``variants`` (a list of RULES.md variant names).
+Scenario test files add ``expect`` (a subset of the JSON result to compare).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from controller.core.errors import DataError, InvalidThrowError, TopTableError
+from controller.core.symbols import parse_symbol
+from controller.rules.combat import Attack, CardDeck, CombatInput, DefenceCardPlay, Side, Throw
+from controller.rules.scoring import CardCombo, CardDefence
+from controller.rules.variants import Variants
+from controller.rules.warriors import Roster
+
+SIDE_KEYS = frozenset({"warrior", "damage", "support", "transform_roll", "form", "cards"})
+TOP_KEYS = frozenset(
+    {"attacker", "defender", "throws", "attack", "dodge_throws", "defence_card", "flee",
+     "reflect_dodge_throws", "counter", "variants", "expect", "description", "data"}
+)  # fmt: skip
+ATTACK_KEYS = frozenset(
+    {"throws", "attack", "dodge_throws", "defence_card", "flee", "reflect_dodge_throws"}
+)
+
+
+class ScenarioError(TopTableError, ValueError):
+    """A scenario file that does not describe a combat; the message names the key."""
+
+
+def load_scenario_file(path: str | Path) -> dict[str, Any]:
+    """Read a scenario JSON file.
+
+    Raises:
+        DataError: unreadable or not JSON (with the line and column).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError.single(
+            str(path), f"line {exc.lineno} column {exc.colno}", "", exc.msg
+        ) from None
+    if not isinstance(data, dict):
+        raise DataError.single(str(path), "", "", "expected a JSON object")
+    return data
+
+
+def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
+    """Turn a scenario object into a :class:`CombatInput`.
+
+    Raises:
+        ScenarioError: a missing or malformed key (named in the message).
+        InvalidThrowError: an unknown symbol in a throw.
+        UnknownNameError: an unknown warrior or form.
+    """
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ScenarioError(
+                f"unknown key {key!r}; expected one of {', '.join(sorted(TOP_KEYS))}"
+            )
+    attacker = _side(data, "attacker", roster)
+    defender = _side(data, "defender", roster)
+    variants = Variants.from_names(_list(data.get("variants", []), "variants"))
+    attack = _attack(data, "")
+    counter = None
+    if data.get("counter") is not None:
+        raw = data["counter"]
+        if not isinstance(raw, dict):
+            raise ScenarioError("'counter': expected an object with throws, attack, dodge_throws")
+        for key in raw:
+            if key not in ATTACK_KEYS:
+                raise ScenarioError(f"'counter': unknown key {key!r}")
+        counter = _attack(raw, "counter.")
+    return CombatInput(attacker, defender, attack, counter, variants)
+
+
+def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
+    raw = data.get(role)
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"'{role}': expected an object with at least 'warrior'")
+    for key in raw:
+        if key not in SIDE_KEYS:
+            raise ScenarioError(
+                f"'{role}.{key}': unknown key; expected one of {', '.join(sorted(SIDE_KEYS))}"
+            )
+    name = raw.get("warrior")
+    if not isinstance(name, str):
+        raise ScenarioError(f"'{role}.warrior': expected a warrior name")
+    warrior, form = roster.find(name)
+    if isinstance(raw.get("form"), str):
+        form = warrior.form_named(raw["form"])
+    roll = raw.get("transform_roll")
+    if roll is not None and not (
+        _is_int(roll) or (isinstance(roll, list) and all(_is_int(r) for r in roll))
+    ):
+        raise ScenarioError(f"'{role}.transform_roll': expected a number or a list of dice")
+    cards = tuple(
+        _card(c, f"{role}.cards[{i}]")
+        for i, c in enumerate(_list(raw.get("cards", []), f"{role}.cards"))
+    )
+    return Side(
+        warrior=warrior,
+        damage=_count(raw.get("damage", 0), f"{role}.damage"),
+        support=_count(raw.get("support", 0), f"{role}.support"),
+        transform_roll=tuple(roll) if isinstance(roll, list) else roll,
+        form=form,
+        cards=cards,
+    )
+
+
+def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
+    choice = data.get("attack", "best")
+    if not isinstance(choice, str):
+        raise ScenarioError(f'\'{prefix}attack\': expected a combo name, "sum" or "best"')
+    defence_card = None
+    if data.get("defence_card") is not None:
+        raw = data["defence_card"]
+        if not isinstance(raw, dict) or "card" not in raw:
+            raise ScenarioError(f"'{prefix}defence_card': expected {{card, deck, throws}}")
+        try:
+            deck = CardDeck(raw.get("deck", "defence"))
+        except ValueError:
+            raise ScenarioError(
+                f"'{prefix}defence_card.deck': expected attack, defence or special"
+            ) from None
+        defence_card = DefenceCardPlay(
+            _card(raw["card"], f"{prefix}defence_card.card"),
+            deck,
+            _throws(raw.get("throws"), f"{prefix}defence_card.throws"),
+        )
+    return Attack(
+        throws=_throws(data.get("throws"), f"{prefix}throws"),
+        choice=choice,
+        dodge_throws=_throws(data["dodge_throws"], f"{prefix}dodge_throws")
+        if data.get("dodge_throws") is not None
+        else None,
+        defence_card=defence_card,
+        flee=bool(data.get("flee", False)),
+        reflect_dodge_throws=(
+            _throws(data["reflect_dodge_throws"], f"{prefix}reflect_dodge_throws")
+            if data.get("reflect_dodge_throws") is not None
+            else None
+        ),
+    )
+
+
+def _card(raw: Any, where: str) -> CardCombo:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
+    try:
+        defence = CardDefence(raw.get("defence", "cards_or_dice"))
+    except ValueError:
+        raise ScenarioError(
+            f"'{where}.defence': expected one of {', '.join(d.value for d in CardDefence)}"
+        ) from None
+    return CardCombo(
+        name=raw["name"],
+        symbols=_throw(raw.get("symbols"), f"{where}.symbols"),
+        damage=_count(raw.get("damage", 0), f"{where}.damage"),
+        defence=defence,
+        invulnerable=bool(raw.get("invulnerable", False)),
+    )
+
+
+def _throws(raw: Any, where: str) -> tuple[Throw, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise ScenarioError(f"'{where}': expected a list of throws (each a list of symbols)")
+    return tuple(_throw(t, f"{where}[{i}]") for i, t in enumerate(raw))
+
+
+def _throw(raw: Any, where: str) -> Throw:
+    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+        raise ScenarioError(f"'{where}': expected a list of symbol names")
+    try:
+        return tuple(parse_symbol(s) for s in raw)
+    except InvalidThrowError as exc:
+        raise InvalidThrowError(f"'{where}': {exc}") from None
+
+
+def _list(raw: Any, where: str) -> list[Any]:
+    if not isinstance(raw, list):
+        raise ScenarioError(f"'{where}': expected a list")
+    return raw
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _count(raw: Any, where: str) -> int:
+    if not _is_int(raw) or raw < 0:
+        raise ScenarioError(f"'{where}': expected a whole number >= 0, got {raw!r}")
+    return int(raw)

@@ -1,0 +1,138 @@
+"""The Python API the table loop calls: Advisor, Advice, the one-line summary, parsing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from controller.advisor import (
+    Action,
+    Advisor,
+    AdvisorInputError,
+    CardDefence,
+    CardDefenceSpecError,
+    CardSpecError,
+    Objective,
+    odds,
+    parse_card,
+    summary_line,
+)
+from controller.core.errors import InvalidThrowError
+from controller.rules.scoring import CardDefence as AttackCardDefence
+from tests.advisor.helpers import SP, STAR, K, P, T, fighter
+
+
+def test_advice_lists_stop_and_every_proper_keep_best_first() -> None:
+    adv = Advisor(fighter(power=3, technique=2), 0, fighter("D", endurance=20), 0)
+    advice = adv.advise((K, P, STAR), 0)
+    assert advice.choices[0] is advice.best
+    # K P STAR: 2^3 - 1 = 7 proper keeps, plus stop.
+    assert len(advice.choices) == 8
+    assert sum(c.action is Action.STOP for c in advice.choices) == 1
+    keeps = {c.keep for c in advice.choices if c.action is Action.REROLL}
+    assert () in keeps and (K, P) in keeps
+    for c in advice.choices:
+        assert sorted([*c.keep, *c.reroll]) == sorted((K, P, STAR))
+    assert advice.rerolls_left == 2
+    # No rerolls left: stopping is the only choice.
+    last = adv.advise((K, P, STAR), 2)
+    assert [c.action for c in last.choices] == [Action.STOP]
+
+
+def test_solution_is_reused_within_an_attack() -> None:
+    adv = Advisor(fighter(power=4), 0, fighter("D"), 0)
+    adv.advise((K, K, P, T), 0)
+    sol = adv.solution()
+    adv.advise((SP, SP, P, T), 1)
+    assert adv.solution() is sol
+
+
+def test_bad_throws_raise_invalid_throw() -> None:
+    adv = Advisor(fighter(power=3, technique=2))
+    with pytest.raises(InvalidThrowError, match="throws 3 dice"):
+        adv.advise((K, P), 0)
+    with pytest.raises(InvalidThrowError, match=r"0\.\.2"):
+        adv.advise((K, P, T), 3)
+    with pytest.raises(InvalidThrowError):
+        adv.advise((K, P, T), -1)
+    with pytest.raises(AdvisorInputError):
+        Advisor(fighter(), -1)
+    with pytest.raises(AdvisorInputError):
+        Advisor(fighter(), pool=7)
+
+
+def test_summary_line_and_structured_summary() -> None:
+    adv = Advisor(fighter(power=3, technique=2), 0, fighter("D", endurance=20), 0)
+    advice = adv.advise((K, STAR, T), 0)
+    line = summary_line(advice)
+    s = advice.summary()
+    assert s.action is advice.best.action and s.keep == advice.best.keep
+    assert re.fullmatch(r"(keep \S+|reroll all|stop: .+ \d+) · P\(KO\) \d+% · E \d+", line), line
+    if s.action is Action.REROLL and s.keep:
+        assert line.startswith("keep ")
+    named = summary_line(advice, None)
+    assert "star" in named or "kick" in named or "reroll all" in named or "stop" in named
+    # Keep-icons: a throw the advisor keeps, drawn with the icons given.
+    icons = {sym: sym.value[0].upper() for sym in (K, P, SP, STAR, T)}
+    # 12 endurance left: Double Kick kills at surprise speed too, so keep K K and try for more.
+    kk = Advisor(fighter(power=3, technique=2), 0, fighter("D", endurance=12), 0).advise(
+        (K, K, T), 0
+    )
+    assert kk.best.action is Action.REROLL and kk.best.keep == (K, K)
+    assert summary_line(kk, icons).startswith("keep KK · P(KO) ")
+    # No defender: no P(KO) part.
+    raw = Advisor(fighter(power=3, technique=0)).advise((K, K, T), 0)
+    assert summary_line(raw) == "stop: Double Kick 12 · E 12"
+
+
+def test_auto_objective_falls_back_to_damage_when_no_ko_is_possible() -> None:
+    attacker = fighter(power=3, technique=2)
+    tank = fighter("Tank", endurance=500)
+    ko = Advisor(attacker, 0, tank, 0)
+    dmg = Advisor(attacker, 0, tank, 0, objective=Objective.DAMAGE)
+    assert ko.objective is Objective.KO
+    assert ko.start_value()[1] == 0.0
+    assert ko.start_value()[0] == pytest.approx(dmg.start_value()[0], abs=1e-9)
+
+
+def test_ko_objective_trades_expected_damage_for_the_kill() -> None:
+    """Against 20 endurance left the KO policy may give up expected damage for P(KO)."""
+    attacker = fighter(power=3, technique=2)
+    d = fighter("D", endurance=20, dodge=3)
+    ko = Advisor(attacker, 0, d, 0, objective=Objective.KO).start_value()
+    dmg = Advisor(attacker, 0, d, 0, objective=Objective.DAMAGE).start_value()
+    assert ko[1] is not None and dmg[1] is not None
+    assert ko[1] >= dmg[1] - 1e-12
+    assert dmg[0] >= ko[0] - 1e-12
+
+
+def test_parse_card() -> None:
+    c = parse_card("Final Flash:sphere+sphere+star:35:none:invulnerable")
+    assert c.name == "Final Flash" and c.symbols == (SP, SP, STAR) and c.damage == 35
+    assert c.defence is AttackCardDefence.NONE and c.invulnerable
+    assert parse_card("Rush:kick+kick:10").defence is AttackCardDefence.ANY
+    for bad in ("Rush", "Rush:kick", ":kick:3", "Rush:kick:x", "Rush:kick:3:maybe", "Rush:kick:-1"):
+        with pytest.raises(CardSpecError):
+            parse_card(bad)
+    with pytest.raises(InvalidThrowError):
+        parse_card("Rush:kik:3")
+
+
+def test_card_defence_parse() -> None:
+    assert CardDefence.parse("none").p == 0.0
+    assert CardDefence.parse("p=0.3").p == pytest.approx(0.3)
+    assert str(CardDefence.parse("0.25")) == "p=0.25"
+    for bad in ("p=x", "p=1.5", "-0.1"):
+        with pytest.raises(CardDefenceSpecError):
+            CardDefence.parse(bad)
+
+
+def test_odds_forward_distribution_matches_the_dp() -> None:
+    o = odds(fighter(power=4, technique=2))
+    assert sum(p for _, _, p in o.cash_in) == pytest.approx(1.0)
+    assert sum(p for _, p in o.damage) == pytest.approx(1.0)
+    assert sum(d * p for d, p in o.damage) == pytest.approx(o.expected_damage)
+    assert len(o.rerolls_used) == 3 and sum(o.rerolls_used) == pytest.approx(1.0)
+    # More dice never lower the expected damage.
+    assert odds(fighter(power=4, technique=2), pool=5).expected_damage > o.expected_damage

@@ -1,0 +1,140 @@
+"""What cashing in is worth: the rules applied, and the vectorised table against the scalar path."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.advisor.advisor import Action, Advisor
+from controller.advisor.multisets import tables
+from controller.advisor.values import AttackValuer, Objective
+from controller.rules.combat import Attack, resolve_attack
+from controller.rules.dice import TOURNAMENT_DIE, dice_of
+from controller.rules.scoring import CardCombo, CardDefence
+from controller.rules.speed import AttackSpeed
+from controller.rules.variants import Variants
+from controller.rules.warriors import AbilityKind, Combo
+from tests.advisor.helpers import SP, ST, STAR, K, P, T, ability, fighter
+
+CARDS = (
+    CardCombo("Blast Card", (SP, SP), 24),
+    CardCombo("Unstoppable", (K, P, ST), 15, CardDefence.NONE),
+    CardCombo("Holy Sphere", (SP, STAR), 18, invulnerable=True),
+)
+DEFENDERS = [
+    None,
+    fighter("Plain", endurance=25, dodge=2),
+    fighter("Shielded", ability=ability(AbilityKind.SHIELD)),
+    fighter("Mirror", ability=ability(AbilityKind.REFLECT_SPHERE)),
+    fighter("Giant", divisor=2, cost=2, endurance=20),
+]
+
+
+@pytest.mark.parametrize("defender", DEFENDERS, ids=lambda d: d.name if d else "none")
+@pytest.mark.parametrize("objective", [Objective.KO, Objective.DAMAGE])
+def test_vector_stop_table_equals_scalar_best_option(defender, objective) -> None:  # type: ignore[no-untyped-def]
+    attacker = fighter(power=4, ability=ability(AbilityKind.NO_DEFENCE_DICE))
+    v = AttackValuer(attacker, defender, 4, CARDS, objective=objective)
+    t = tables(TOURNAMENT_DIE, 4)
+    for m in range(4):
+        table = v.stop_table(t, m)
+        for i, c in enumerate(t.states):
+            scalar = v.best_option(c, table.speed)
+            chosen = v.stop_option(table, i)
+            assert v.key(chosen) == pytest.approx(v.key(scalar), abs=1e-12)
+            assert (table.values.primary[i], table.values.secondary[i]) == pytest.approx(
+                v.key(scalar)
+            )
+            assert chosen.option in v.scorer.score_counts(c).options
+
+
+def test_lightning_damage_matches_the_rules_engine() -> None:
+    """Stopping at once: the damage the advisor counts is what resolve_attack deals."""
+    attacker = fighter(power=3)
+    for defender in DEFENDERS[1:]:
+        v = AttackValuer(attacker, defender, 0, CARDS)
+        t = tables(TOURNAMENT_DIE, 3)
+        table = v.stop_table(t, 0)
+        for i, c in enumerate(t.states):
+            ov = v.stop_option(table, i)
+            res = resolve_attack(
+                attacker, 0, defender, 0, 30, Attack((dice_of(c),), choice=ov.option.name), CARDS
+            )
+            assert ov.damage == res.damage_dealt
+            assert ov.reflected == res.reflected and ov.shielded == res.shielded
+            assert ov.p_land == 1.0  # lightning: no defence
+
+
+def test_shield_reflect_divisor_and_invulnerable() -> None:
+    attacker = fighter(
+        power=3, combos=(Combo("Ball", (SP, SP), 19), Combo("Big Ball", (SP, SP, SP), 25))
+    )
+    sphere = dice_of((0, 0, 2, 0, 0, 1))  # sphere sphere teleport
+    three = dice_of((0, 0, 3, 0, 0, 0))
+
+    def stop(defender, dice, cards=()):  # type: ignore[no-untyped-def]
+        adv = Advisor(attacker, 0, defender, 0, cards, objective=Objective.DAMAGE)
+        return next(c for c in adv.advise(dice, 0).choices if c.action is Action.STOP)
+
+    shielded = fighter("S", ability=ability(AbilityKind.SHIELD))
+    # 19 < 20: the Shield stops Ball; the sum (10) then beats it.
+    assert stop(shielded, sphere).option.option.name == "sum"
+    # 20 or more passes the Shield: the doubled sphere sum (3 x 5 x 2 = 30) beats Big Ball (25).
+    best = stop(shielded, three)
+    assert best.option.option.name == "sum" and best.expected_damage == 30
+    assert not best.option.shielded
+    # An invulnerable card's sphere passes the Shield.
+    holy = (CardCombo("Holy", (SP, SP), 12, invulnerable=True),)
+    best = stop(shielded, sphere, holy)
+    assert best.option.option.name == "Holy" and best.expected_damage == 12
+    mirror = fighter("M", ability=ability(AbilityKind.REFLECT_SPHERE))
+    best = stop(mirror, three)  # every option holds a sphere: nothing lands
+    assert best.expected_damage == 0 and best.option.reflected
+    giant = fighter("G", divisor=2)
+    assert stop(giant, three).expected_damage == 15  # doubled sum 30 / 2
+
+
+def test_solar_flare_below_ten_means_nothing_lands() -> None:
+    attacker = fighter(power=3)
+    gohan = fighter("Gohan", endurance=30, ability=ability(AbilityKind.SOLAR_FLARE))
+    adv = Advisor(attacker, 0, gohan, 21)  # 9 left: it flees
+    assert adv.start_value() == (0.0, 0.0)
+    adv = Advisor(attacker, 0, gohan, 20)  # 10 left: it stays
+    assert adv.start_value()[0] > 0
+
+
+def test_no_defence_dice_denies_the_dodge() -> None:
+    defender = fighter("D", dodge=1, endurance=99)
+    plain = AttackValuer(fighter(power=3), defender)
+    denier = AttackValuer(fighter(power=3, ability=ability(AbilityKind.NO_DEFENCE_DICE)), defender)
+    t = tables(TOURNAMENT_DIE, 3)
+    i = t.state_index[(2, 0, 0, 0, 0, 1)]  # kick kick teleport: Double Kick 12
+    normal_plain = plain.stop_option(plain.stop_table(t, 2), i)
+    normal_denied = denier.stop_option(denier.stop_table(t, 2), i)
+    assert normal_plain.speed is AttackSpeed.NORMAL
+    assert normal_plain.p_land == pytest.approx(1 - plain.dodge)
+    assert normal_denied.p_land == 1.0
+    # A card that allows no defence also lands at normal speed.
+    v = AttackValuer(fighter(power=3), defender, 0, CARDS)
+    ii = t.state_index[(1, 1, 0, 1, 0, 0)]
+    ov = v.stop_option(v.stop_table(t, 2), ii)
+    assert ov.option.name == "Unstoppable" and ov.p_land == 1.0
+
+
+def test_elimination_counts_form_cost_and_the_variant() -> None:
+    attacker = fighter(power=3)
+    kk = (K, K, T)  # Double Kick 12
+    # Endurance 20, 8 taken: 12 reaches 20 -> eliminated by default, not with the variant.
+    d = fighter("D", endurance=20)
+    base = Advisor(attacker, 0, d, 8).advise(kk, 0)
+    strict = Advisor(
+        attacker, 0, d, 8, variants=Variants(eliminate_only_when_exceeded=True)
+    ).advise(kk, 0)
+    stop_b = next(c for c in base.choices if c.action is Action.STOP)
+    stop_s = next(c for c in strict.choices if c.action is Action.STOP)
+    assert stop_b.p_eliminate == 1.0 and stop_s.p_eliminate == 0.0
+    # A form's cost is charged at the end of the combat: 6 damage (12 / 2) + 7 taken + 2 cost >= 15.
+    g = fighter("G", endurance=15, divisor=2, cost=2)
+    stop_g = next(
+        c for c in Advisor(attacker, 0, g, 7).advise(kk, 0).choices if c.action is Action.STOP
+    )
+    assert stop_g.p_eliminate == 1.0 and stop_g.expected_damage == 6.0

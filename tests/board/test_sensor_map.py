@@ -1,0 +1,62 @@
+"""The mapping wizard and the sensor map file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.board.sensor_map import MappingWizard, WizardStep, apply_sensor_map, load_sensor_map
+from controller.core.errors import DataError, IllegalActionError
+from controller.gamedata.board import BoardLayout, load_board
+
+
+@pytest.fixture
+def layout(demo_data: Path) -> BoardLayout:
+    return load_board(demo_data / "board.toml")
+
+
+def test_wizard_learns_saves_and_loads_a_map(layout: BoardLayout, tmp_path: Path) -> None:
+    w = MappingWizard(layout, order=[0, 1, 2])
+    assert w.prompt() == "[1/3] place a token on space 0 (red)"
+    assert w.on_sensor(17, False).message == ""  # lifts are ignored
+    assert w.on_sensor(17, True) == WizardStep("space 0 = sensor 17", True)
+    step = w.on_sensor(17, True)
+    assert not step.done and "already space 0" in step.message
+    assert w.rejected == 1
+    w.on_sensor(5, True)
+    w.back()
+    assert w.current == 1
+    w.on_sensor(6, True)
+    w.skip()
+    assert w.current is None and w.prompt() == "all 2 spaces mapped"
+    path = w.save(tmp_path / "sensors.toml")
+    mapping = load_sensor_map(path, layout)
+    assert mapping == {0: 17, 1: 6}
+    mapped = apply_sensor_map(layout, mapping)
+    assert mapped.space_for_sensor(17) == 0 and mapped.space_for_sensor(2) is None
+    with pytest.raises(IllegalActionError):
+        MappingWizard(layout).back()
+
+
+def test_a_malformed_map_names_every_problem(layout: BoardLayout, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('board = "other"\ncolour = 1\n[sensors]\n0 = 3\n1 = 3\nx = 4\n99 = 5\n2 = 200\n')
+    with pytest.raises(DataError) as info:
+        load_sensor_map(bad, layout)
+    text = str(info.value)
+    assert "6 problems" in text
+    for part in (
+        "field 'colour': unknown key",
+        "this map is for board 'other'",
+        "space 1: field 'sensor': sensor 3 is already used by space 0",
+        "space x: expected a space id",
+        "board 'example-grid-7x6' has no space 99",
+        "space 2: field 'sensor': expected a sensor index 0..127, got 200",
+    ):
+        assert part in text
+    bad.write_text("not = [toml")
+    with pytest.raises(DataError, match="not valid TOML"):
+        load_sensor_map(bad)
+    with pytest.raises(DataError, match="cannot read"):
+        load_sensor_map(tmp_path / "missing.toml")

@@ -1,0 +1,183 @@
+"""``toptable board ...`` and ``toptable firmware deploy``, the flicker guard, a small stress run."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import queue
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.board.sensor_map import MappingWizard, load_sensor_map
+from controller.cli.board import run_sim_commands, run_wizard
+from controller.cli.main import main
+from controller.core.events import Event
+from controller.gamedata.board import load_board
+from hardware.board.errors import BoardError
+from hardware.board.events import LinkLost, SensorChanged, SensorFlickering
+from hardware.board.guard import FlickerGuard
+from hardware.board.sim import SimBoard
+from hardware.board.stress import StressConfig, format_report, run_stress
+from tests.paths import REPO
+
+REPO = REPO
+
+
+def test_sim_commands_drive_the_matrix(tmp_path: Path) -> None:
+    out = io.StringIO()
+    lines = io.StringIO(
+        "place 3\n# a comment\nplace 99\nlift 3\nplace 5\nstate\nreset\nfly\nquit\nplace 1\n"
+    )
+    with SimBoard(sensors=8, link=tmp_path / "b") as sim:
+        run_sim_commands(sim, lines, out)
+        assert sim.occupied() == {5}
+        assert sim.boot == 2
+    text = out.getvalue()
+    assert "sensor 99 does not exist: this board has 0..7" in text
+    assert "occupied: [5]" in text
+    assert "? 'fly'" in text
+    assert "place 1" not in text  # after quit
+
+
+@pytest.mark.timeout(60)
+def test_sim_and_watch_processes_talk_over_the_pty(tmp_path: Path) -> None:
+    link = tmp_path / "board"
+    exe = [sys.executable, "-m", "controller.cli.main"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    sim = subprocess.Popen(
+        [*exe, "board", "sim", "--sensors", "12", "--link", str(link)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+    try:
+        assert sim.stdout is not None and sim.stdin is not None
+        assert "simulated board (12 sensors) on" in sim.stdout.readline()
+        watch = subprocess.Popen(
+            [
+                *exe,
+                "board",
+                "watch",
+                "--port",
+                str(link),
+                "--json",
+                "--count",
+                "4",
+                "--seconds",
+                "20",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=env,
+        )
+        assert watch.stdout is not None
+        first = json.loads(watch.stdout.readline())
+        assert first["event"] == "link_restored" and first["sensors"] == 12
+        assert json.loads(watch.stdout.readline())["event"] == "resynced"
+        sim.stdin.write("place 3\n")
+        sim.stdin.flush()
+        time.sleep(0.2)
+        sim.stdin.write("place 9\n")
+        sim.stdin.flush()
+        a = json.loads(watch.stdout.readline())
+        b = json.loads(watch.stdout.readline())
+        assert (a["seq"], a["occupied"]) == (1, [3])
+        assert (b["seq"], b["occupied"]) == (2, [3, 9])
+        assert watch.wait(timeout=10) == 0
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+        assert sim.wait(timeout=10) == 0
+    finally:
+        for proc in (sim,):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_flicker_guard_holds_a_stuck_sensor_until_it_settles() -> None:
+    g = FlickerGuard(max_changes=3, window_s=1.0, quiet_s=0.5)
+    posted = []
+    for i in range(8):
+        posted += g.filter(SensorChanged(4, i % 2 == 0, i + 1, 1, at=i * 0.1), i * 0.1)
+    assert [type(e) for e in posted] == [SensorChanged] * 3 + [SensorFlickering]
+    assert g.holding() == {4}
+    assert g.poll(0.9) == []  # still flickering recently
+    released = g.poll(1.3)
+    assert [(e.sensor, e.occupied) for e in released if isinstance(e, SensorChanged)] == [
+        (4, False)
+    ]
+    assert g.flickers == 1 and not g.holding()
+    # a well-behaved sensor passes straight through
+    assert g.filter(SensorChanged(5, True, 9, 1), 2.0) == [SensorChanged(5, True, 9, 1)]
+
+
+@pytest.mark.timeout(60)
+def test_a_small_stress_run_meets_the_targets() -> None:
+    # Each sensor holds a state for 2 s (a hand is slower still), so even a firmware
+    # thread starved by a loaded test machine samples every change it must report.
+    cfg = StressConfig(
+        events=300, unplug_every=1.0, reset_every=2.0, latency_events=60, rate=60, dwell=2.0
+    )
+    report = run_stress(cfg)
+    text = format_report(cfg, report)
+    assert report.passed(), text
+    assert report.unplugs >= 2 and report.resets >= 1
+    assert report.bytes_corrupted > 0 and report.frames_rejected > 0
+    assert report.latency_events == 60
+
+
+def test_deploy_without_mpremote_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["firmware", "deploy"]) == 2
+    assert "mpremote is not installed: `pip install mpremote`" in capsys.readouterr().err
+
+
+def test_deploy_runs_mpremote(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "calls"
+    fake = tmp_path / "mpremote"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
+    calls = log.read_text().splitlines()
+    assert calls[0] == "connect /dev/ttyACM0 mkdir :firmware"
+    assert calls[1].endswith("firmware/wire.py :firmware/") and "core.py" in calls[1]
+    assert calls[2].endswith("firmware/main.py :main.py")
+    assert calls[3] == "connect /dev/ttyACM0 reset"
+
+
+@pytest.mark.timeout(10)
+def test_map_wizard_follows_the_board_events(demo_data: Path, tmp_path: Path) -> None:
+    layout = load_board(demo_data / "board.toml")
+    wizard = MappingWizard(layout, order=[0, 1])
+    q: queue.Queue[Event] = queue.Queue()
+    for ev in (
+        SensorChanged(9, True, 0, 1, resync=True),  # already there at connect: not a prompt answer
+        SensorChanged(12, True, 1, 1),
+        LinkLost("p", "port failed"),
+        SensorChanged(12, False, 2, 1),
+        SensorChanged(12, True, 3, 1),
+        SensorChanged(13, True, 4, 1),
+    ):
+        q.put(ev)
+    out = io.StringIO()
+    run_wizard(wizard, q, out)
+    text = out.getvalue()
+    assert "space 0 = sensor 12" in text and "space 1 = sensor 13" in text
+    assert "sensor 12 is already space 0" in text and "link lost" in text
+    path = wizard.save(tmp_path / "s.toml")
+    assert load_sensor_map(path, layout) == {0: 12, 1: 13}
+    with pytest.raises(BoardError, match=r"mapping stopped after 0\.2 s at space 0"):
+        run_wizard(MappingWizard(layout), queue.Queue(), io.StringIO(), timeout=0.2)

@@ -1,0 +1,117 @@
+"""``toptable dice ...`` end to end, and ``toptable bench dice --quick`` pieces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from controller.cli.main import main
+from vision.synth import Renderer, write_dataset
+
+
+@pytest.fixture(scope="module")
+def synth_ds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_dataset(tmp_path_factory.mktemp("cli") / "synth", 6, seed=12, hard=True)
+
+
+def test_read_json_and_annotate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scene = Renderer(seed=31).scene(count=5)
+    image = tmp_path / "throw.png"
+    cv2.imwrite(str(image), scene.image)
+    out = tmp_path / "annotated.png"
+    code = main(["dice", "read", str(image), "--expect", "6", "--json", "--annotate", str(out)])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dice"] == 5 and doc["expected"] == 6
+    assert doc["flags"] == ["count_mismatch"]
+    assert sorted(doc["faces"]) == sorted(d.symbol.value for d in scene.dice)
+    assert len(doc["boxes"]) == 5 and len(doc["confidences"]) == 5
+    assert cv2.imread(str(out)).shape == scene.image.shape
+
+
+def test_calibrate_then_eval_json(
+    synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "mine.npz"
+    assert main(["dice", "calibrate", str(synth_ds), "--out", str(model)]) == 0
+    captured = capsys.readouterr()
+    assert "calibrate: 12/12" in captured.err  # progress shown
+    assert model.is_file() and "face set 'synth'" in captured.out
+    assert main(["dice", "eval", str(synth_ds), "--model", str(model), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for key in ("images", "dice", "detected", "precision", "recall", "accuracy", "f1",
+                "ms_per_image", "confusion"):  # fmt: skip
+        assert key in doc
+    assert doc["images"] == 6 and doc["dice"] == 36
+    assert doc["f1"] == 1.0 and doc["accuracy"] == 1.0
+    assert len(doc["confusion"]["rows_true_cols_read"]) == 6
+
+
+def test_eval_cross_validation_text(synth_ds: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dice", "eval", str(synth_ds), "--cv", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "6 images, 36 dice labeled" in out and "folds: 3" in out
+
+
+def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"garbage")
+    assert main(["dice", "read", str(bad)]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == f"toptable: error: {bad}: not a readable image (jpg, png, bmp...)"
+    )
+    assert main(["dice", "calibrate", str(tmp_path), "--out", str(tmp_path / "m.onnx")]) == 2
+    assert "written as .npz" in capsys.readouterr().err
+    assert main(["dice", "eval", str(tmp_path / "none")]) == 2
+    assert "no such dataset folder" in capsys.readouterr().err
+
+
+def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    r = Renderer(seed=40)
+    from controller.core.symbols import Symbol
+
+    for n, sym in enumerate([Symbol.KICK, Symbol.PUNCH]):
+        cv2.imwrite(str(frames / f"{n}.png"), r.scene([sym, sym, sym]).image)
+    answers = iter(["", "y", "", "y"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    out = tmp_path / "mine"
+    code = main(["dice", "capture", str(out), "--folder", str(frames), "--faces", "kick,punch",
+                 "--shots", "1"])  # fmt: skip
+    assert code == 0
+    assert "saved 2 photos" in capsys.readouterr().out
+    labels = sorted((out / "labels").glob("*.txt"))
+    assert [len(p.read_text().splitlines()) for p in labels] == [3, 3]
+    assert {line.split()[0] for line in labels[1].read_text().splitlines()} == {"1"}
+    from vision.dataset import load_dataset
+
+    assert load_dataset(out).names == ("kick", "punch")
+
+
+def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision import bench
+
+    assert (
+        bench.main(["--dice", "12", "--cocked", "2", "--reads", "3", "--dataset", "/nonexistent"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "real photos: skipped" in out
+    assert "synthetic game dice, hard, 6 per frame: 12 dice" in out
+    assert "median" in out
+
+
+@pytest.mark.timeout(60)
+def test_watch_synthetic_and_lost_camera(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dice", "watch", "--synthetic", "--expect", "3", "--throws", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "throw 1 (lightning): " in out and "frames read" in out
+    assert main(["dice", "watch", "--device", "/dev/video97", "--seconds", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "CameraLost(source='/dev/video97'" in out and "0 frames read" in out

@@ -1,0 +1,70 @@
+"""``toptable screens``: every screen as PNG; references only on purpose."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from controller.cli import screens as cli_screens
+from controller.cli.main import _Parser
+from controller.core.errors import DataError
+from hardware.displays.gallery import REFERENCE_DIR
+from hardware.displays.model import EXAMPLE_STATE
+
+pytestmark = [
+    pytest.mark.timeout(60),
+    # luma.oled's drivers call Image.getdata(), deprecated in Pillow 13: luma's, not ours
+    pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning"),
+]
+
+
+def _run(*argv: str) -> int:
+    parser = _Parser(prog="toptable")
+    cli_screens.register(parser.add_subparsers(parser_class=_Parser))
+    args = parser.parse_args(list(argv))
+    code: int = args.func(args)
+    return code
+
+
+def test_screens_writes_every_screen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run("screens", "--state", str(EXAMPLE_STATE), "--out", str(tmp_path)) == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    for screen in ("turn", "combat", "options", "teams", "prompt", "errors", "seat-0"):
+        assert f"{screen}_128x64.png" in names and f"{screen}_128x32@4x.png" in names
+    assert Image.open(tmp_path / "combat_128x64.png").size == (128, 64)
+    assert Image.open(tmp_path / "combat_128x64@4x.png").size == (512, 256)
+    assert f"wrote {len(names)} PNGs" in capsys.readouterr().out
+
+
+def test_screens_without_out_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run("screens") == 2
+    assert "--out DIR is required" in capsys.readouterr().out
+
+
+def test_bad_state_names_the_field(tmp_path: Path) -> None:
+    state = json.loads(EXAMPLE_STATE.read_text(encoding="utf-8"))
+    state["combat"]["speed"] = "warp"
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    with pytest.raises(DataError, match=r"state.json: combat: field 'speed': 'warp' is not one of"):
+        _run("screens", "--state", str(path), "--out", str(tmp_path / "out"))
+
+
+def test_references_go_where_asked(tmp_path: Path) -> None:
+    assert _run("screens", "references", "--out", str(tmp_path)) == 0
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == sorted(p.name for p in REFERENCE_DIR.glob("*.png"))
+    for name in made:  # the committed references are what the code draws now
+        assert (tmp_path / name).read_bytes() == (REFERENCE_DIR / name).read_bytes()
+
+
+def test_play_a_fight_into_a_gif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gif = tmp_path / "fight.gif"
+    assert _run("screens", "play", "--out", str(gif), "--seconds", "4") == 0
+    # the clock screen changes once a simulated second: 4 frames, not 16 ticks
+    assert "played 4 simulated seconds on gifanim: 4 frames pushed" in capsys.readouterr().out
+    with Image.open(gif) as anim:
+        assert anim.size == (128, 64) and anim.n_frames == 4

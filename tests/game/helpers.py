@@ -1,0 +1,166 @@
+"""Helpers for the game tests: load the demo data once, run scenario files."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.game import engine
+from controller.game.events import event_from_dict
+from controller.game.legal import legal_actions
+from controller.game.simulate import load_game_data
+from controller.game.state import GameConfig, GameData, GameState, Length
+from controller.gamedata.board import load_board
+from controller.rules.variants import Variants
+from tests.paths import SCENARIOS
+
+SCENARIOS = SCENARIOS / "game"
+
+
+@functools.cache
+def demo_data() -> GameData:
+    """The bundled demo data (board, warriors, cards), loaded once."""
+    return load_game_data()
+
+
+def data_with_board(board: Path | None) -> GameData:
+    """The demo data, with another board when ``board`` is given."""
+    demo = demo_data()
+    if board is None:
+        return demo
+    return GameData(load_board(board), demo.roster, demo.cards)
+
+
+def scenario_files() -> list[Path]:
+    """Every scenario file, sorted."""
+    return sorted(SCENARIOS.glob("*.toml"))
+
+
+def build(sc: dict[str, Any], base: Path) -> GameState:
+    """The state a scenario starts from."""
+    board = base.parent / sc["board"] if "board" in sc else None
+    data = data_with_board(board)
+    config = GameConfig(
+        tuple(sc.get("players", ["A", "B"])),
+        Length(sc.get("length", "rounds10")),
+        Variants.from_names(sc.get("variants", [])),
+    )
+    return engine.arrange(
+        config,
+        data,
+        pieces=[tuple(p) for p in sc.get("pieces", [])],
+        first=sc.get("first", 0),
+        seat=sc.get("seat"),
+        round_no=sc.get("round", 1),
+        hands=sc.get("hands", []),
+        decks=sc.get("decks"),
+        green_deck=sc.get("green_deck", []),
+        damage=sc.get("damage"),
+        eliminated=[tuple(e) for e in sc.get("eliminated", [])],
+    )
+
+
+def _plain(v: Any) -> Any:
+    return [_plain(x) for x in v] if isinstance(v, tuple) else v
+
+
+def _matches(action: dict[str, Any], want: dict[str, Any]) -> bool:
+    return all(action.get(k) == v for k, v in want.items())
+
+
+def check(state: GameState, expect: dict[str, Any], where: str) -> None:
+    """Assert every expectation of a step (raises AssertionError naming the step)."""
+    for key, want in expect.items():
+        got: Any
+        if key in ("phase", "seat", "round", "event_card", "time_up", "move_bonus", "damage_bonus"):
+            got = getattr(state, key)
+            got = got.value if hasattr(got, "value") else got
+        elif key == "damage":
+            got = {n: state.pieces[n].damage for n in want}
+        elif key == "space":
+            got = {n: state.pieces[n].space for n in want}
+        elif key == "eliminated":
+            got = sorted(n for n in want if state.pieces[n].eliminated)
+            want = sorted(want)
+        elif key == "hand":
+            got = {s: sorted(state.hands[int(s)]) for s in want}
+            want = {s: sorted(v) for s, v in want.items()}
+        elif key == "counts":
+            got = list(state.counts())
+        elif key == "winners":
+            got = list(state.winners)
+        elif key == "move_targets":
+            got = {n: sorted(engine.move_targets(state, n)) for n in want}
+            want = {n: sorted(v) for n, v in want.items()}
+        elif key == "legal_has":
+            actions = [a.to_dict() for a in legal_actions(state)]
+            missing = [w for w in want if not any(_matches(a, w) for a in actions)]
+            assert not missing, f"{where}: legal actions lack {missing}; they are {actions}"
+            continue
+        elif key == "legal_lacks":
+            actions = [a.to_dict() for a in legal_actions(state)]
+            present = [w for w in want if any(_matches(a, w) for a in actions)]
+            assert not present, f"{where}: legal actions should not hold {present}"
+            continue
+        elif key == "combat":
+            c = state.combat
+            assert c is not None, f"{where}: no combat"
+            got = {k: _plain(getattr(c, k)) for k in want}
+        elif key == "no_combat":
+            assert state.combat is None, f"{where}: a combat is still on"
+            continue
+        elif key == "pending_draws":
+            got = list(state.pending_draws)
+        elif key == "deck_top":
+            got = {d: state.decks[d][0] if state.decks[d] else None for d in want}
+        elif key == "deck_bottom":
+            got = {d: state.decks[d][-1] if state.decks[d] else None for d in want}
+        elif key == "green_deck":
+            got = list(state.green_deck)
+        elif key == "played":
+            got = {s: list(state.played[int(s)]) for s in want}
+        elif key == "fused_into":
+            got = {n: state.pieces[n].fused_into for n in want}
+        elif key == "dice":
+            got = engine.awaiting(state).dice
+        elif key == "options":
+            made = dict(engine.attack_options(state))
+            got = {k: made.get(k, "absent") for k in want}
+        else:
+            raise AssertionError(f"{where}: unknown expectation {key!r}")
+        assert got == want, f"{where}: {key}: expected {want!r}, got {got!r}"
+
+
+def run_scenario(path: Path) -> GameState:
+    """Run a scenario file's steps and check each expectation; return the final state."""
+    sc = tomllib.loads(path.read_text(encoding="utf-8"))
+    state = build(sc, path)
+    check(state, sc.get("expect", {}), f"{path.name} (start)")
+    for i, step in enumerate(sc.get("step", [])):
+        where = f"{path.name} step {i + 1}"
+        raw_events = step.get("events", [])
+        if "event" in step:
+            raw_events = [*raw_events, step["event"]]
+        events = [event_from_dict(e) for e in raw_events]
+        if "error" in step:
+            *ok, bad = events
+            for e in ok:
+                state = engine.apply(state, e)
+            before = state.summary()
+            try:
+                engine.apply(state, bad)
+            except (IllegalActionError, InvalidThrowError) as exc:
+                assert step["error"].casefold() in str(exc).casefold(), (
+                    f"{where}: error {str(exc)!r} does not say {step['error']!r}"
+                )
+            else:
+                raise AssertionError(f"{where}: {bad} should have been refused")
+            assert state.summary() == before, f"{where}: a refused event changed the state"
+        else:
+            for e in events:
+                state = engine.apply(state, e)
+        check(state, step.get("expect", {}), where)
+    return state

@@ -1,0 +1,205 @@
+"""A journalled game: submit, resume, undo, corrections, export, and the SIGKILL test."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import IllegalActionError
+from controller.core.symbols import Symbol
+from controller.game import engine
+from controller.game.bots import GreedyBot, table_input
+from controller.game.events import DiceThrown, Draft, FirstPlayerChosen, GameEvent, ThrowCorrected
+from controller.game.export import export_json, export_text
+from controller.game.journal import JournalError, WrongGameError
+from controller.game.legal import legal_actions
+from controller.game.session import TableGame
+from controller.game.simulate import play_game, run_journaled
+from controller.game.state import GameConfig, Length, Phase
+from tests.game.helpers import demo_data
+from tests.paths import REPO
+
+REPO = REPO
+
+
+def _plain(summary: dict[str, object]) -> dict[str, object]:
+    return json.loads(json.dumps(summary, sort_keys=True))
+
+
+def _step(game: TableGame, rng: random.Random) -> GameEvent:
+    event = table_input(game.state, rng)
+    if event is None:
+        event = GreedyBot().act(game.state, rng)
+    game.submit(event)
+    return event
+
+
+def test_illegal_events_are_not_journalled(tmp_path: Path) -> None:
+    path = tmp_path / "g.journal"
+    with TableGame.start(path, GameConfig(("A", "B")), demo_data()) as game:
+        game.submit(FirstPlayerChosen(0))
+        with pytest.raises(IllegalActionError, match="out of turn"):
+            game.submit(Draft(1, "Jiren"))
+        assert len(game.journal) == 1
+        gid = game.journal.game_id
+    with TableGame.resume(path, demo_data(), game_id=gid) as game:
+        assert game.state.phase is Phase.DRAFT
+    with pytest.raises(WrongGameError):
+        TableGame.resume(path, demo_data(), game_id="another")
+
+
+def test_resume_undo_and_correction(tmp_path: Path) -> None:
+    path = tmp_path / "g.journal"
+    rng = random.Random(3)
+    with TableGame.start(path, GameConfig(("A", "B"), Length.ROUNDS5), demo_data()) as game:
+        while game.state.phase is not Phase.ATTACK:
+            _step(game, rng)
+        before_throw = game.state.summary()
+        c = game.state.combat
+        assert c is not None
+        game.submit(DiceThrown((Symbol.KICK,) * c.pool, evidence="frames/0007.png"))
+        with pytest.raises(JournalError, match="not a player action"):
+            game.undo()  # a die's result is not undone...
+        game.submit(ThrowCorrected((Symbol.PUNCH,) * c.pool))  # ...it is corrected, and journalled
+        c = game.state.combat
+        assert c is not None and c.throws[-1] == (Symbol.PUNCH,) * c.pool
+        assert game.state.summary() != before_throw
+        seat = engine.actor(game.state)
+        assert seat is not None
+        options = engine.attack_options(game.state)
+        before_choice = game.state.summary()
+        game.submit(next(iter(legal_actions(game.state))))
+        undone = game.undo()
+        assert undone.is_action
+        assert game.state.summary() == before_choice and options
+        state = game.state.summary()
+    with TableGame.resume(path, demo_data()) as game:
+        assert game.state.summary() == state
+        kinds = [r.kind for r in game.journal.rows()]
+        assert "throw_corrected" in kinds and kinds[-1] == "undo"
+
+
+def test_export_lists_throws_choices_damage_and_evidence(tmp_path: Path) -> None:
+    path = tmp_path / "g.journal"
+    config = GameConfig(("A", "B"), Length.ROUNDS5)
+    with TableGame.start(path, config, demo_data()) as game:
+        n = 0
+
+        def submit(e: GameEvent) -> engine.GameState:
+            nonlocal n
+            if isinstance(e, DiceThrown):
+                n += 1
+                e = replace(e, evidence=f"frames/{n:04d}.png")
+            return game.submit(e)
+
+        out = play_game(game.config, demo_data(), 5, None, submit)
+        assert out.state.over
+        log = export_json(game.config, game.data, game.events())
+    assert log["over"] and log["winners"] and log["game_id"] == game.journal.game_id
+    text = export_text(log)
+    assert "[frame frames/0001.png]" in text
+    assert "damage" in text and "attack option=" in text and "result: over" in text
+    events = log["events"]
+    assert isinstance(events, list) and len(events) == out.events
+    json.dumps(log)  # JSON-able
+
+
+def test_cli_export_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli.main import main
+
+    path = tmp_path / "g.journal"
+    run_journaled(path, 2, Length.ROUNDS5, 9)
+    assert main(["game", "check", str(path), "--json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["phase"] == "over" and check["replay_ms"] < 1000
+    assert main(["game", "export", str(path), "--text"]) == 0
+    assert "result: over" in capsys.readouterr().out
+    assert main(["game", "export", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["over"] is True
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET payload = replace(payload, '1', '2') WHERE seq = 5")
+    assert main(["game", "check", str(path)]) == 2
+    assert "fails its checksum" in capsys.readouterr().err
+
+
+def _rows(path: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1) as conn:
+            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.timeout(60)
+def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    seed, players = 21, 4
+    expected = play_game(GameConfig(("P1", "P2", "P3", "P4"), Length.ROUNDS10), demo_data(), seed)
+    total = expected.events
+    path = tmp_path / "kill.journal"
+    cmd = [sys.executable, "-m", "controller.cli.main", "game", "play", str(path),
+           "--players", str(players), "--seed", str(seed), "--json"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    rng = random.Random(1)
+    points = sorted(rng.sample(range(20, total - 20), 3))
+    kills = 0
+    for point in points:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and _rows(path) < point and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert kills >= 2, "the game finished before it could be killed"
+    assert 0 < _rows(path) < total
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == _plain(expected.state.summary())
+    with TableGame.resume(path) as game:
+        assert _plain(game.state.summary()) == _plain(expected.state.summary())
+        assert len(game.journal) == total
+
+
+def test_a_correction_after_the_throw_ended_the_attempt(tmp_path: Path) -> None:
+    path = tmp_path / "g.journal"
+    rng = random.Random(8)
+    with TableGame.start(path, GameConfig(("A", "B"), Length.ROUNDS5), demo_data()) as game:
+        for _ in range(5000):
+            c = game.state.combat
+            if (
+                game.state.phase is Phase.DEFENCE_ROLL
+                and c is not None
+                and c.answer == "dodge"
+                and not c.d_throws
+                and c.d_max_rerolls >= 1
+            ):
+                break
+            _step(game, rng)
+        c = game.state.combat
+        assert c is not None and game.state.phase is Phase.DEFENCE_ROLL
+        target, pool = c.target, c.d_pool
+        game.submit(DiceThrown((Symbol.TELEPORT,) * pool, evidence="frames/9.png"))
+        assert game.state.phase is not Phase.DEFENCE_ROLL  # the dodge was made: the roll ended
+        game.submit(ThrowCorrected((Symbol.KICK,) * pool))  # no: it was all kicks
+        c = game.state.combat
+        assert game.state.phase is Phase.DEFENCE_ROLL and c is not None and c.target == target
+        assert c.d_throws == ((Symbol.KICK,) * pool,)
+        state = game.state.summary()
+        log = export_text(export_json(game.config, game.data, game.events()))
+        assert "first read as teleport" in log and "[frame frames/9.png]" in log
+    with TableGame.resume(path, demo_data()) as game:
+        assert game.state.summary() == state

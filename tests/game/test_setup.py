@@ -1,0 +1,135 @@
+"""Setting up through events: first player, draft (exclusions, pairs), shuffles, placement, hands."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.core.errors import IllegalActionError
+from controller.game import engine
+from controller.game.bots import table_input
+from controller.game.events import Draft, FirstPlayerChosen, Place, Shuffled
+from controller.game.legal import legal_actions
+from controller.game.state import GameConfig, Length, Phase
+from controller.rules.variants import Variants
+from tests.game.helpers import demo_data
+
+
+def _config(n: int = 2, length: Length = Length.ROUNDS10, *variants: str) -> GameConfig:
+    return GameConfig(tuple(f"P{i}" for i in range(n)), length, Variants.from_names(variants))
+
+
+def test_player_count_is_checked() -> None:
+    with pytest.raises(IllegalActionError, match="2 to 6 players"):
+        engine.new_game(_config(1), demo_data())
+    with pytest.raises(IllegalActionError, match="2 to 6 players"):
+        engine.new_game(GameConfig(tuple("ABCDEFG")), demo_data())
+
+
+@pytest.mark.parametrize(
+    ("length", "variants", "size"),
+    [
+        (Length.ROUNDS10, (), 6),
+        (Length.MINUTES45, (), 6),
+        (Length.ROUNDS5, (), 4),
+        (Length.ROUNDS5, ("six_warriors_in_short_game",), 6),
+    ],
+)
+def test_team_size(length: Length, variants: tuple[str, ...], size: int) -> None:
+    assert _config(2, length, *variants).team_size == size
+
+
+def test_draft_order_and_exclusions() -> None:
+    s = engine.new_game(_config(3, Length.ROUNDS5), demo_data())
+    assert s.phase is Phase.FIRST_PLAYER
+    s = engine.apply(s, FirstPlayerChosen(1))
+    assert (s.phase, s.seat) == (Phase.DRAFT, 1)
+    names = {a.warrior for a in legal_actions(s) if isinstance(a, Draft)}
+    assert "Kefla" not in names and "Anilaza" not in names and "Jiren" in names
+    with pytest.raises(IllegalActionError, match="cannot be drafted"):
+        engine.apply(s, Draft(1, "Kefla"))
+    with pytest.raises(IllegalActionError, match="out of turn"):
+        engine.apply(s, Draft(0, "Jiren"))
+    s = engine.apply(s, Draft(1, "jiren"))  # names are case-insensitive
+    assert s.seat == 2 and s.teams[1] == ("Jiren",)
+    with pytest.raises(IllegalActionError, match="already drafted"):
+        engine.apply(s, Draft(2, "Jiren"))
+
+
+def test_fusion_pairs_drafted_together() -> None:
+    s = engine.new_game(_config(2, Length.ROUNDS5, "fusion_pairs_drafted_together"), demo_data())
+    s = engine.apply(s, FirstPlayerChosen(0))
+    s = engine.apply(s, Draft(0, "Kale"))
+    assert s.teams[0] == ("Kale", "Caulifla") and s.seat == 1
+    s = engine.apply(s, Draft(1, "Paparoni"))
+    assert s.teams[1] == ("Paparoni", "Koichiarator")
+    s = engine.apply(s, Draft(0, "Jiren"))
+    s = engine.apply(s, Draft(1, "Hit"))
+    s = engine.apply(s, Draft(0, "Toppo"))  # team 0 is full (4)
+    assert len(s.teams[0]) == 4
+    s2 = engine.new_game(_config(2, Length.ROUNDS5, "fusion_pairs_drafted_together"), demo_data())
+    s2 = engine.apply(s2, FirstPlayerChosen(0))
+    for name in ("Jiren", "Hit", "Toppo", "Cabba", "Piccolo", "Frieza"):
+        s2 = engine.apply(s2, Draft(s2.seat, name))
+    with pytest.raises(IllegalActionError, match="need 2 places"):
+        engine.apply(s2, Draft(s2.seat, "Kale"))
+
+
+def _draft_all(s: engine.GameState, rng: random.Random) -> engine.GameState:
+    while s.phase is Phase.DRAFT:
+        options = [a for a in legal_actions(s)]
+        s = engine.apply(s, options[rng.randrange(len(options))])
+    return s
+
+
+def test_shuffles_then_placement_spacing_and_starting_hands() -> None:
+    rng = random.Random(4)
+    s = engine.apply(engine.new_game(_config(2, Length.ROUNDS5), demo_data()), FirstPlayerChosen(0))
+    s = _draft_all(s, rng)
+    assert s.phase is Phase.SHUFFLE
+    assert set(engine.awaiting(s).decks) == {"attack", "defence", "special", "event", "warriors"}
+    with pytest.raises(IllegalActionError, match="does not hold the expected cards"):
+        engine.apply(s, Shuffled("attack", ("Kamehameha",)))
+    green = engine.expected_deck(s, "warriors")
+    assert len(green) == 52 - 2 - 8 and "Kefla" not in green
+    while s.phase is Phase.SHUFFLE:
+        event = table_input(s, rng)
+        assert event is not None
+        s = engine.apply(s, event)
+    assert s.phase is Phase.PLACE and s.seat == 0
+    first = next(iter(legal_actions(s)))
+    assert isinstance(first, Place)
+    s = engine.apply(s, first)
+    # never next to a teammate
+    s = engine.apply(s, next(iter(legal_actions(s))))
+    board = s.data.board
+    near = sorted(board.neighbours(first.space))
+    bad = next(n for n in near if n not in s.occ)
+    todo = next(n for n in s.teams[0] if s.pieces[n].space < 0)
+    with pytest.raises(IllegalActionError, match="next to a teammate"):
+        engine.apply(s, Place(0, todo, bad))
+    while s.phase is Phase.PLACE:
+        s = engine.apply(s, next(iter(legal_actions(s))))
+    for seat in (0, 1):
+        mine = [s.pieces[n].space for n in s.teams[seat]]
+        assert all(not (board.neighbours(a) & set(mine)) for a in mine)
+        decks = sorted(s.data.cards.card(c).deck.value for c in s.hands[seat])
+        assert decks == ["attack", "defence", "special"]
+    assert s.round == 1 and s.seat == 0
+    assert s.phase in (Phase.MOVE, Phase.START_CARD, Phase.DISCARD)
+
+
+def test_names_and_colours_are_checked() -> None:
+    with pytest.raises(IllegalActionError, match="same name"):
+        GameConfig(("A", "A")).check()
+    with pytest.raises(IllegalActionError, match="different colour"):
+        GameConfig(("A", "B"), colours=("red", "red")).check()
+    config = GameConfig(
+        ("A", "B"),
+        Length.MINUTES45,
+        Variants.from_names(["green_reward_one"]),
+        "g1",
+        ("orange", "teal"),
+    )
+    assert GameConfig.from_dict(config.to_dict()) == config

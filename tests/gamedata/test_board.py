@@ -1,0 +1,66 @@
+"""The board layout: loading, validation errors, reachability."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import DataError
+from controller.gamedata.board import Colour, load_board, parse_board
+
+
+def _line_board(n: int) -> dict[str, object]:
+    spaces = []
+    for i in range(n):
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j < n]
+        spaces.append({"id": i, "colour": "red", "neighbours": neighbours, "sensor": i})
+    return {"name": "line", "space": spaces}
+
+
+def test_demo_board_loads_and_is_marked_example(demo_data: Path) -> None:
+    board = load_board(demo_data / "board.toml")
+    assert board.example is True
+    assert len(board.spaces) == 42
+    assert board.colour(3) is Colour.GREEN
+    assert board.space_for_sensor(10) == 10
+
+
+def test_reachable_counts_steps_passes_tokens_and_skips_teammates() -> None:
+    board = parse_board(_line_board(10), "line.toml")
+    assert board.reachable(0) == frozenset({1, 2, 3, 4})
+    # A teammate on 2 may be passed over but not landed on.
+    assert board.reachable(0, teammates=[2]) == frozenset({1, 3, 4})
+    assert board.reachable(5, max_steps=1) == frozenset({4, 6})
+
+
+def test_validation_reports_every_problem_with_space_and_field() -> None:
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    spaces[0]["colour"] = "purple"
+    spaces[1]["neighbours"] = [0, 2, 9]
+    spaces[2]["sensor"] = 0
+    spaces[2]["height"] = 1
+    with pytest.raises(DataError) as info:
+        parse_board(data, "bad.toml")
+    text = str(info.value)
+    assert "bad.toml: space 0: field 'colour'" in text
+    assert "bad.toml: space 1: field 'neighbours': 9 is not a space" in text
+    assert "space 2: field 'sensor': sensor 0 is already used by space 0" in text
+    assert "space 2: field 'height': unknown key" in text
+    assert len(info.value.problems) == 4
+
+
+def test_one_sided_adjacency_is_rejected() -> None:
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    spaces[0]["neighbours"] = [1, 2]
+    with pytest.raises(DataError, match="lists 2, but space 2 does not list 0"):
+        parse_board(data, "x.toml")
+
+
+def test_missing_file_names_the_path(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match=r"nope\.toml: cannot read"):
+        load_board(tmp_path / "nope.toml")

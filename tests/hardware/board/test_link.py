@@ -1,0 +1,121 @@
+"""The board link over a real pseudo-terminal, against the simulated board."""
+
+from __future__ import annotations
+
+import queue
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.core.events import Event
+from hardware.board.errors import BoardPortError
+from hardware.board.events import BoardResynced, LinkLost, LinkRestored, SensorChanged
+from hardware.board.link import BoardLink, open_port
+from hardware.board.sim import SimBoard
+
+
+def wait_for(q: queue.Queue[Event], kind: type, timeout: float = 10.0, **match: object) -> Event:
+    """The next event of ``kind`` whose fields match; fails after ``timeout``."""
+    end = time.monotonic() + timeout
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            pytest.fail(f"no {kind.__name__} {match} within {timeout} s")
+        try:
+            ev = q.get(timeout=left)
+        except queue.Empty:
+            continue
+        if isinstance(ev, kind) and all(getattr(ev, k) == v for k, v in match.items()):
+            return ev
+
+
+@pytest.mark.timeout(60)
+def test_link_follows_moves_unplug_and_reset(tmp_path: Path) -> None:
+    q: queue.Queue[Event] = queue.Queue()
+    recorded: list[SensorChanged] = []
+    with SimBoard(sensors=12, link=tmp_path / "board") as sim:
+        sim.place(3)
+        time.sleep(0.1)  # debounced before the host connects: part of the first snapshot
+        with BoardLink(sim.path, q, recorded.append):
+            restored = wait_for(q, LinkRestored)
+            assert isinstance(restored, LinkRestored) and restored.sensors == 12
+            first = wait_for(q, BoardResynced)
+            assert isinstance(first, BoardResynced) and first.occupied == {3}
+            sim.place(9)
+            ev = wait_for(q, SensorChanged, sensor=9)
+            assert isinstance(ev, SensorChanged) and ev.occupied and not ev.resync
+            assert ev.at - sim.truth[-1].t < 0.5
+
+            sim.unplug()
+            lost = wait_for(q, LinkLost)
+            assert isinstance(lost, LinkLost) and "port failed" in lost.reason
+            sim.lift(3)  # moved while unplugged
+            sim.replug()
+            wait_for(q, LinkRestored)
+            # the lift made while unplugged, and the reconnect's resync, in either order
+            seen = [wait_for(q, SensorChanged | BoardResynced) for _ in range(2)]
+            back = next(e for e in seen if isinstance(e, SensorChanged))
+            assert back.sensor == 3 and not back.occupied
+            assert any(isinstance(e, BoardResynced) and e.reason == "reconnect" for e in seen)
+
+            sim.lift(9)
+            sim.reset()
+            again = wait_for(q, BoardResynced)
+            assert (
+                isinstance(again, BoardResynced)
+                and again.boot == 2
+                and again.occupied == frozenset()
+            )
+        assert [(e.sensor, e.occupied) for e in recorded] == [
+            (3, True),
+            (9, True),
+            (3, False),
+            (9, False),
+        ]
+
+
+@pytest.mark.timeout(20)
+def test_silence_is_a_lost_link(tmp_path: Path) -> None:
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim, BoardLink(sim.path, q, silence_s=0.6):
+        wait_for(q, BoardResynced)
+        sim.firmware.heartbeat_ms = 10**6  # a hung board: the port stays but nothing comes
+        sim.firmware._next_heartbeat = 10**9
+        lost = wait_for(q, LinkLost, timeout=3)
+        assert isinstance(lost, LinkLost) and lost.reason.startswith("no valid frame for")
+
+
+def test_a_missing_port_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(BoardPortError, match=f"cannot open board port {tmp_path}/nope"):
+        open_port(str(tmp_path / "nope"))
+
+
+@pytest.mark.timeout(20)
+def test_the_port_is_opened_exclusively(tmp_path: Path) -> None:
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim, BoardLink(sim.path, q):
+        wait_for(q, BoardResynced)
+        with pytest.raises(BoardPortError, match="cannot open board port"):
+            open_port(sim.path)
+
+
+@pytest.mark.timeout(20)
+def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
+    from firmware import wire
+
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim:
+        plain = sim.firmware._write
+
+        def as_version_2(data: bytes) -> None:
+            for _v, seq, mtype, payload in wire.Decoder().feed(data):
+                plain(wire.encode_frame(seq, mtype, payload, version=2))  # type: ignore[operator]
+
+        sim.firmware._write = as_version_2
+        with BoardLink(sim.path, q) as link:
+            lost = wait_for(q, LinkLost, timeout=5)
+            assert isinstance(lost, LinkLost)
+            assert "speaks board protocol 2, this host speaks 1" in lost.reason
+            assert "toptable firmware deploy" in lost.reason
+            assert link.stats.wrong_version >= 1 and not link.connected

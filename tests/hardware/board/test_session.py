@@ -1,0 +1,194 @@
+"""The host protocol session against the real firmware in-process: nothing lost, nothing invented."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+
+from firmware import wire
+from hardware.board.accounting import tally
+from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
+from hardware.board.session import Phase, RecordError
+from tests.hardware.board.helpers import Loopback
+
+
+def occupied(lb: Loopback) -> frozenset[int]:
+    return frozenset(i for i, s in enumerate(lb.matrix) if s)
+
+
+def test_handshake_then_live_events_in_order() -> None:
+    lb = Loopback()
+    lb.set(2, True)
+    lb.run(50)
+    assert lb.session.phase is Phase.LIVE
+    kinds = [type(e) for e in lb.events]
+    assert kinds == [LinkRestored, BoardResynced, SensorChanged]
+    lb.set(5, True)
+    lb.set(2, False)
+    lb.run(30)
+    live = [e for e in lb.changes() if not e.resync]
+    assert [(e.sensor, e.occupied, e.seq) for e in live] == [
+        (2, True, 1),
+        (2, False, 2),
+        (5, True, 3),
+    ]
+    assert lb.fw.pending == bytearray()  # all acked
+    assert lb.memory.occupied() == {5}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_noisy_line_unplugs_and_resets_lose_nothing(seed: int) -> None:
+    lb = Loopback(sensors=24, corrupt=0.01, drop=0.005, seed=seed)
+    rng = random.Random(seed)
+    lb.run(100)
+    for round_ in range(6):
+        lb.random_play(rng, 60)
+        if round_ % 2 == 0:
+            lb.unplug()
+            lb.random_play(rng, 10)  # moves while the cable is out
+            lb.replug()
+        else:
+            lb.reset()
+    lb.run(3000)
+    t = tally(lb.truth, lb.changes())
+    assert (t.lost, t.phantom) == (0, 0), (t.lost_examples, t.phantom_examples)
+    assert lb.memory.occupied() == occupied(lb)
+    assert lb.stats.bad_frames > 0 and lb.stats.resyncs >= 3
+
+
+def test_reconnect_replays_kept_events_one_by_one() -> None:
+    lb = Loopback()
+    lb.run(50)
+    lb.unplug()
+    lb.set(1, True)
+    lb.run(40)
+    lb.set(1, False)  # lifted and put back while unplugged: a snapshot alone would miss both
+    lb.run(40)
+    lb.replug()
+    lb.run(300)
+    live = [(e.sensor, e.occupied, e.resync) for e in lb.changes()]
+    assert live == [(1, True, False), (1, False, False)]
+    assert isinstance(lb.events[-1], BoardResynced) or any(
+        isinstance(e, BoardResynced) and e.reason == "reconnect" for e in lb.events
+    )
+
+
+def test_reset_resyncs_from_the_snapshot() -> None:
+    lb = Loopback()
+    lb.set(3, True)
+    lb.run(50)
+    lb.set(3, False)  # moved while the board rebooted
+    lb.set(4, True)
+    lb.reset()
+    lb.run(400)
+    resynced = [e for e in lb.events if isinstance(e, BoardResynced)]
+    assert resynced[-1].boot == 2 and resynced[-1].occupied == {4}
+    assert resynced[-1].changed == 2
+    assert "reset" in resynced[-1].reason
+
+
+def test_events_are_acked_only_after_the_record_hook_returns() -> None:
+    recorded: list[SensorChanged] = []
+    fail = {"n": 2}
+
+    def record(ev: SensorChanged) -> None:
+        if not ev.resync and fail["n"] > 0:
+            fail["n"] -= 1
+            raise RecordError("disk full")
+        recorded.append(ev)
+
+    lb = Loopback(record=record)
+    lb.run(50)
+    lb.set(7, True)
+    lb.run(5)
+    for _ in range(10):
+        lb.run(1)
+        if lb.stats.record_failures == 1:
+            break
+    assert lb.fw.pending  # not acked while recording fails
+    lb.run(500)
+    assert [(e.sensor, e.seq) for e in recorded if not e.resync] == [(7, 1)]
+    assert lb.stats.record_failures == 2
+    assert not lb.fw.pending
+
+
+def test_wrong_protocol_version_is_refused_with_a_clear_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    lb = Loopback()
+    real = lb.fw._send
+
+    def v2(mtype: int, payload: bytes) -> None:
+        lb.fw.frame_seq += 1
+        lb._board_write(wire.encode_frame(lb.fw.frame_seq, mtype, payload, version=2))
+
+    lb.fw._send = v2  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR):
+        drops = lb.run(50)
+    assert drops and "speaks board protocol 2, this host speaks 1" in drops[0]
+    assert "toptable firmware deploy" in caplog.text
+    assert lb.stats.wrong_version >= 1
+    assert not lb.changes()
+    lb.fw._send = real  # type: ignore[method-assign]
+
+
+def test_sensor_beyond_the_board_is_counted_and_skipped() -> None:
+    lb = Loopback(sensors=8)
+    lb.run(50)
+    bad = wire.encode_frame(1, wire.EVENTS, wire.encode_events(1, 1, [(100, 1)]))
+    lb.session.feed(bad, lb.now)
+    assert lb.stats.bad_sensor == 1
+    assert lb.memory.last == 1
+    assert lb.session.phase is Phase.LIVE
+
+
+def test_garbage_between_frames_is_counted_not_fatal() -> None:
+    lb = Loopback()
+    lb.run(50)
+    lb.session.feed(b"\r\nMicroPython v1.23\r\n>>> AT+GCAP\r\n\x7e\x7e\x01", lb.now)
+    lb.set(0, True)
+    lb.run(50)
+    assert lb.stats.bytes_invalid > 20
+    assert [e.sensor for e in lb.changes() if not e.resync] == [0]
+
+
+def test_silence_drops_the_link_after_five_seconds() -> None:
+    lb = Loopback()
+    lb.run(50)
+    lb.plugged = False  # line dead but the port stays open
+    drops = lb.run(5300)
+    assert drops and drops[0].startswith("no valid frame for 5.0 s")
+
+
+def test_a_gap_after_the_board_overflowed_is_healed_by_the_snapshot() -> None:
+    lb = Loopback(sensors=40)
+    lb.run(50)
+    lb.unplug()
+    for round_ in range(4):  # 160 changes > the 128 the board keeps
+        for s in range(40):
+            lb.set(s, round_ % 2 == 0)
+            lb.run(12)
+    lb.set(7, True)
+    lb.run(20)
+    assert lb.fw.counters["overflowed_events"] > 0
+    lb.replug()
+    lb.run(500)
+    assert lb.stats.gaps == 1
+    assert lb.memory.occupied() == occupied(lb) == {7}
+    assert lb.memory.last == lb.fw.last_seq
+
+
+def test_a_state_that_drifted_is_caught_by_the_heartbeat_hash() -> None:
+    lb = Loopback()
+    lb.set(1, True)
+    lb.run(50)
+    assert lb.memory.states is not None
+    lb.memory.states[5] = 1  # as if a bad frame had slipped through
+    lb.run(300)
+    assert lb.stats.hash_mismatches == 1
+    assert lb.memory.occupied() == {1}
+    fixed = [e for e in lb.changes() if e.resync and e.sensor == 5]
+    assert [e.occupied for e in fixed] == [False]

@@ -1,0 +1,147 @@
+"""Buttons and encoder through gpiozero's MockFactory: presses become typed events."""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gpiozero import LED, Device
+from gpiozero.pins.mock import MockFactory
+
+from controller.core.events import Event
+from hardware.controls import (
+    ButtonName,
+    ButtonPressed,
+    ButtonRepeated,
+    ControlsConfig,
+    EncoderTurned,
+    TableInputs,
+)
+
+pytestmark = pytest.mark.timeout(20)
+
+CONFIG = ControlsConfig(long_press_s=0.15, repeat_s=0.1, bounce_s=None)
+PIN = CONFIG.buttons  # the default pins (controller.config's [controls] defaults)
+CONFIRM, NEXT, UNDO, MENU = (PIN[b] for b in ButtonName)
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    """A fresh MockFactory as gpiozero's default; the previous one is restored after."""
+    saved = Device.pin_factory
+    mock = MockFactory()
+    Device.pin_factory = mock
+    try:
+        yield mock
+    finally:
+        mock.close()
+        Device.pin_factory = saved
+
+
+def _drain(q: queue.Queue[Any]) -> list[Any]:
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out
+
+
+def test_events_are_frozen_event_dataclasses() -> None:
+    e = ButtonPressed(ButtonName.UNDO, long=True)
+    assert isinstance(e, Event)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.long = False  # type: ignore[misc]
+
+
+def test_short_press_posts_on_release(factory: MockFactory) -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q) as inputs:
+        assert inputs.failed == []
+        pin = factory.pin(CONFIRM)
+        pin.drive_low()
+        assert _drain(q) == []  # could still become a long press
+        pin.drive_high()
+        for number in (UNDO, MENU):
+            factory.pin(number).drive_low()
+            factory.pin(number).drive_high()
+        assert _drain(q) == [
+            ButtonPressed(ButtonName.CONFIRM),
+            ButtonPressed(ButtonName.UNDO),
+            ButtonPressed(ButtonName.MENU),
+        ]
+
+
+def test_long_press_posts_once_when_held(factory: MockFactory) -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q):
+        pin = factory.pin(CONFIRM)
+        pin.drive_low()
+        assert q.get(timeout=2) == ButtonPressed(ButtonName.CONFIRM, long=True)
+        pin.drive_high()  # the release after a long press posts nothing more
+        assert _drain(q) == []
+
+
+def test_next_repeats_while_held(factory: MockFactory) -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q):
+        pin = factory.pin(NEXT)
+        pin.drive_low()
+        got = [q.get(timeout=2), q.get(timeout=2), q.get(timeout=2)]
+        pin.drive_high()
+        got += _drain(q)
+    assert got == [
+        ButtonPressed(ButtonName.NEXT),
+        ButtonRepeated(ButtonName.NEXT, 1),
+        ButtonRepeated(ButtonName.NEXT, 2),
+    ]
+
+
+def test_encoder_steps_both_ways(factory: MockFactory) -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q):
+        a, b = factory.pin(CONFIG.encoder_a or 0), factory.pin(CONFIG.encoder_b or 0)
+        for first, second in ((a, b), (a, b), (b, a)):  # cw, cw, ccw: quadrature order
+            first.drive_low()
+            second.drive_low()
+            first.drive_high()
+            second.drive_high()
+    assert _drain(q) == [EncoderTurned(1), EncoderTurned(1), EncoderTurned(-1)]
+
+
+def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
+    squatter = LED(CONFIRM)  # something else already holds the confirm pin
+    q: queue.Queue[Any] = queue.Queue()
+    try:
+        with TableInputs(CONFIG, q) as inputs:
+            [error] = inputs.failed
+            assert str(error) == (
+                f"button 'confirm' on GPIO{CONFIRM}: pin already in use (by another device or program)"
+            )
+            assert set(inputs.buttons) == {ButtonName.NEXT, ButtonName.UNDO, ButtonName.MENU}
+            factory.pin(UNDO).drive_low()
+            factory.pin(UNDO).drive_high()
+            assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
+    finally:
+        squatter.close()
+
+
+def test_encoder_and_buttons_optional(factory: MockFactory) -> None:
+    cfg = dataclasses.replace(CONFIG, buttons={ButtonName.CONFIRM: 4}, encoder_a=None, repeat=())
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(cfg, q) as inputs:
+        assert inputs.encoder is None and list(inputs.buttons) == [ButtonName.CONFIRM]
+    inputs.close()  # idempotent
+
+
+def test_pull_down_buttons_press_when_driven_high(factory: MockFactory) -> None:
+    cfg = dataclasses.replace(CONFIG, pull_up=False, encoder_a=None, encoder_b=None)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(cfg, q) as inputs:
+        assert inputs.failed == []
+        factory.pin(UNDO).drive_high()
+        factory.pin(UNDO).drive_low()
+        assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]

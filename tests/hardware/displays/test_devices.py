@@ -1,0 +1,212 @@
+"""Opening displays from config: I2C, TCA9548A, emulator; failures name where and go on."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import ScreenConfig, ScreenRole
+from hardware.displays.devices import (
+    BusPool,
+    DisplayBoard,
+    DisplayConfig,
+    open_display,
+    open_displays,
+)
+from hardware.displays.errors import DisplayConfigError, DisplayUnavailableError, UnknownScreenError
+from hardware.displays.model import EXAMPLE_STATE, Clock, load_view
+from hardware.displays.push import RecordingInterface
+from hardware.displays.screens import render
+from tests.hardware.displays.helpers import FakeSMBus, Ssd1306Ram
+
+pytestmark = [
+    pytest.mark.timeout(30),
+    # luma.oled's drivers call Image.getdata(), deprecated in Pillow 13: luma's, not ours
+    pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning"),
+]
+
+VIEW = dataclasses.replace(load_view(EXAMPLE_STATE), faults=(), prompt=None)
+
+
+def _pool(bus: FakeSMBus) -> BusPool:
+    def opener(number: int) -> Any:
+        if number != 1:
+            raise FileNotFoundError(errno.ENOENT, "No such file", f"/dev/i2c-{number}")
+        return bus
+
+    return BusPool(opener)
+
+
+def test_defaults_are_the_config_schema_defaults_and_where_names_the_wiring() -> None:
+    schema = ScreenConfig(role=ScreenRole.TURN)
+    cfg = DisplayConfig("main")
+    assert (cfg.driver, cfg.interface, cfg.width, cfg.height) == (
+        schema.driver.value,
+        schema.interface.value,
+        schema.width,
+        schema.height,
+    )
+    assert (cfg.bus, cfg.address, cfg.gpio_dc, cfg.gpio_rst) == (
+        schema.bus,
+        schema.address,
+        schema.gpio_dc,
+        schema.gpio_reset,
+    )
+    assert cfg.screen == "turn"
+    seat = DisplayConfig("seat0", driver="sh1106", height=32, mux_channel=2, screen="seat:0")
+    assert seat.where() == (
+        "display 'seat0' (sh1106 128x32) on I2C bus 1 at address 0x3C "
+        "behind TCA9548A 0x70 channel 2"
+    )
+
+
+def test_settings_this_package_cannot_use_are_refused() -> None:
+    with pytest.raises(DisplayConfigError, match="driver 'ssd1351' is not one of ssd1306"):
+        DisplayConfig("a", driver="ssd1351")
+    with pytest.raises(DisplayConfigError, match="interface 'usb' is not one of i2c, spi"):
+        DisplayConfig("a", interface="usb")
+    with pytest.raises(UnknownScreenError, match="scores"):
+        DisplayConfig("a", screen="scores")
+
+
+def test_two_displays_on_one_bus_get_their_own_bytes() -> None:
+    bus = FakeSMBus({None: {0x3C, 0x3D}})
+    cfgs = [
+        DisplayConfig("left", address=0x3C),
+        DisplayConfig("right", address=0x3D, screen="teams"),
+    ]
+    opened, failed = open_displays(cfgs, _pool(bus))
+    assert failed == [] and [d.config.name for d in opened] == ["left", "right"]
+    bus.writes.clear()
+    with DisplayBoard(opened) as board:
+        assert board.update(VIEW) == 2
+        assert {a for a, _, _ in bus.writes} == {0x3C, 0x3D}
+        assert all(len(data) <= 32 for _, _, data in bus.writes)
+        assert board.update(VIEW) == 0  # nothing changed: nothing sent
+    assert all(d.closed for d in opened)
+
+
+def test_tca9548a_selects_the_channel_before_each_transfer() -> None:
+    # two displays with the same address, on channels 0 and 3 of a mux at 0x71
+    bus = FakeSMBus({0: {0x3C}, 3: {0x3C}}, muxes={0x71})
+    cfgs = [
+        DisplayConfig("a", mux_address=0x71, mux_channel=0),
+        DisplayConfig("b", mux_address=0x71, mux_channel=3, screen="teams"),
+    ]
+    opened, failed = open_displays(cfgs, _pool(bus))
+    assert failed == []
+    bus.mux_writes.clear()
+    board = DisplayBoard(opened)
+    board.update(VIEW)
+    # each display's frame: a command then the data, each preceded by its channel mask
+    assert bus.mux_writes == [(0x71, 0b0001)] * 2 + [(0x71, 0b1000)] * 2
+
+
+def test_missing_display_is_named_and_the_others_go_on() -> None:
+    bus = FakeSMBus({None: {0x3C}})
+    cfgs = [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)]
+    opened, failed = open_displays(cfgs, _pool(bus))
+    assert [d.config.name for d in opened] == ["left"]
+    [error] = failed
+    assert "display 'right' (ssd1306 128x64) on I2C bus 1 at address 0x3D" in str(error)
+    assert "no answer" in str(error) and "i2cdetect" in str(error)
+
+
+def test_missing_bus_permission_and_mux_errors() -> None:
+    bus = FakeSMBus({None: {0x3C}})
+    _, [no_bus] = open_displays([DisplayConfig("x", bus=7)], _pool(bus))
+    assert "I2C bus 7 not found (/dev/i2c-7)" in str(no_bus)
+
+    def denied(number: int) -> Any:
+        raise PermissionError(errno.EACCES, "Permission denied", f"/dev/i2c-{number}")
+
+    _, [perm] = open_displays([DisplayConfig("y")], BusPool(denied))
+    assert "display 'y'" in str(perm) and "permission denied on I2C bus 1" in str(perm)
+    assert "'i2c' group" in str(perm)
+    _, [mux] = open_displays([DisplayConfig("z", mux_channel=1)], _pool(bus))
+    assert "TCA9548A multiplexer not answering on I2C bus 1 at address 0x70" in str(mux)
+    assert "display 'z'" in str(mux)
+
+
+def test_spi_without_hardware_names_port_and_pins() -> None:
+    cfg = DisplayConfig("spi", interface="spi", gpio_dc=23, gpio_rst=24)
+    with pytest.raises(
+        DisplayUnavailableError, match=r"SPI port 0 device 0 \(DC GPIO23, RST GPIO24\)"
+    ):
+        open_display(cfg, BusPool())
+
+
+def test_a_display_that_drops_off_mid_game_is_removed() -> None:
+    bus = FakeSMBus({None: {0x3C, 0x3D}})
+    opened, _ = open_displays(
+        [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)], _pool(bus)
+    )
+    board = DisplayBoard(opened)
+    board.update(VIEW)
+    bus.present[None].discard(0x3D)  # unplugged
+    later = dataclasses.replace(VIEW, clock=Clock(round_no=3, rounds=10, seconds_left=1000))
+    board.update(later)
+    assert [d.config.name for d in board.displays] == ["left"]
+    [error] = board.failed
+    assert "display 'right'" in str(error) and "0x3D" in str(error)
+
+
+def test_open_display_with_a_recording_serial_interface() -> None:
+    rec = RecordingInterface()
+    display = open_display(DisplayConfig("bench"), BusPool(), serial=rec)
+    ram = Ssd1306Ram()
+    display.update(VIEW)
+    ram.feed(rec.calls)
+    assert ram.image().tobytes() == render(VIEW, "turn").tobytes()
+    assert display.bytes_sent == sum(len(p) for _, p in rec.calls)
+    assert display.last_screen == "turn"
+
+
+def test_dummy_and_capture_emulator(tmp_path: Path) -> None:
+    dummy_display = open_display(DisplayConfig("d", driver="dummy", height=32), BusPool())
+    dummy_display.update(VIEW)
+    assert dummy_display.device.image.tobytes() == render(VIEW, "turn", (128, 32)).tobytes()
+    assert dummy_display.bytes_sent == 0
+    template = str(tmp_path / "frame_{0:03}.png")
+    cap = open_display(DisplayConfig("c", driver="capture", output=template), BusPool())
+    cap.update(VIEW)
+    cap.update(VIEW)  # unchanged: no second PNG
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frame_001.png"]
+
+
+def test_missing_displays_become_faults_and_come_back_when_replugged() -> None:
+    bus = FakeSMBus({None: {0x3C}})
+    cfgs = [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)]
+    board = DisplayBoard.open(cfgs, _pool(bus))
+    assert [d.config.name for d in board.displays] == ["left"]
+    [fault] = board.faults()
+    assert fault.source == "display" and "display 'right'" in fault.message
+    assert board.reopen() == []  # still absent
+    bus.present[None].add(0x3D)  # plugged back in
+    assert board.reopen() == ["right"]
+    assert board.faults() == () and board.update(VIEW) == 2
+    # it drops off again mid-game: missing again, then back again
+    bus.present[None].discard(0x3D)
+    board.update(dataclasses.replace(VIEW, clock=Clock(round_no=3, rounds=10, seconds_left=9)))
+    assert [f.message.split(" (")[0] for f in board.faults()] == ["display 'right'"]
+    bus.present[None].add(0x3D)
+    assert board.reopen() == ["right"]
+    board.close()
+
+
+def test_a_mux_that_stops_answering_is_named_with_the_display() -> None:
+    bus = FakeSMBus({0: {0x3C}}, muxes={0x70})
+    board = DisplayBoard.open([DisplayConfig("seat0", mux_channel=0)], _pool(bus))
+    board.update(VIEW)
+    bus.muxes.clear()  # the mux lost power
+    board.update(dataclasses.replace(VIEW, clock=Clock(round_no=3, rounds=10, seconds_left=5)))
+    [error] = board.failed
+    assert str(error).startswith(
+        "display 'seat0' (ssd1306 128x64) on I2C bus 1 at address 0x3C behind TCA9548A 0x70 "
+        "channel 0: TCA9548A multiplexer not answering on I2C bus 1 at address 0x70"
+    )
+    assert board.displays == []

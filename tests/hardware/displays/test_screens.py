@@ -1,0 +1,157 @@
+"""Every screen through luma's dummy device, compared with the reference PNGs.
+
+Regenerate the references deliberately with ``toptable screens references``;
+a test run never writes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from luma.core.device import dummy
+from PIL import Image, ImageChops, ImageDraw
+
+from controller.core.symbols import Symbol
+from hardware.displays.errors import UnknownScreenError
+from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
+from hardware.displays.gallery import REFERENCE_DIR, cases
+from hardware.displays.icons import ICON_PIXELS, ICON_SIZE
+from hardware.displays.model import EXAMPLE_STATE, Clock, Fault, load_view
+from hardware.displays.screens import pick_screen, render, screen_by_name, screen_names, show
+
+pytestmark = pytest.mark.timeout(60)
+
+VIEW = load_view(EXAMPLE_STATE)
+CASES = cases(VIEW)
+
+
+def _ascii(image: Image.Image) -> str:
+    return "\n".join(
+        "".join("#" if image.getpixel((x, y)) else "." for x in range(image.width))
+        for y in range(image.height)
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_screen_through_dummy_device_matches_reference(case: object) -> None:
+    from hardware.displays.gallery import Case
+
+    assert isinstance(case, Case)
+    device = dummy(width=case.size[0], height=case.size[1], mode="1")
+    show(device, case.view, case.screen)
+    ref_path = REFERENCE_DIR / f"{case.name}.png"
+    assert ref_path.exists(), f"no reference {ref_path}: run 'toptable screens references'"
+    ref = Image.open(ref_path).convert("1")
+    got = device.image.convert("1")
+    assert got.size == ref.size
+    diff = ImageChops.difference(got.convert("L"), ref.convert("L")).getbbox()
+    assert diff is None, f"{case.name} differs from its reference in {diff}:\n{_ascii(got)}"
+
+
+def test_every_reference_has_a_case() -> None:
+    names = {p.stem for p in REFERENCE_DIR.glob("*.png")}
+    assert names == {c.name for c in CASES}
+
+
+def test_screens_draw_something_and_differ() -> None:
+    images = {n: render(VIEW, n).tobytes() for n in screen_names(VIEW)}
+    for name, data in images.items():
+        assert any(data), f"{name} is blank"
+    assert len(set(images.values())) == len(images)
+
+
+def test_render_is_pure() -> None:
+    assert render(VIEW, "combat").tobytes() == render(VIEW, "combat").tobytes()
+
+
+def test_font_capitals_and_digits_are_eight_pixels_high() -> None:
+    assert CAP_HEIGHT >= 8
+    for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789":
+        ys = {y for _, y in GLYPHS[c].pixels}
+        assert min(ys) == 0 and max(ys) == CAP_HEIGHT - 1, c
+    assert BIG.height == 16
+
+
+def test_font_normalises_case_and_accents() -> None:
+    assert normalise("Chloé ★") == "CHLOE ?"
+    assert SMALL.width("") == 0
+    assert SMALL.width("I") == 3
+    assert SMALL.width("AB") == 5 + 1 + 5
+    assert BIG.width("AB") == 2 * SMALL.width("AB")
+
+
+def test_text_is_clipped_to_its_width() -> None:
+    assert SMALL.width(SMALL.fit("SON GOKU SUPER SAIYAN BLUE", 60)) <= 60
+
+
+def test_six_distinct_icons_within_size() -> None:
+    assert set(ICON_PIXELS) == set(Symbol)
+    assert 8 <= ICON_SIZE <= 16
+    shapes = {frozenset(p) for p in ICON_PIXELS.values()}
+    assert len(shapes) == 6
+    for pixels in ICON_PIXELS.values():
+        assert all(0 <= x < ICON_SIZE and 0 <= y < ICON_SIZE for x, y in pixels)
+
+
+def test_no_text_under_eight_pixels_in_the_drawing() -> None:
+    # Draw a line of text and measure the lit rows: 8 at scale 1.
+    image = Image.new("1", (128, 16))
+    SMALL.draw(ImageDraw.Draw(image), (0, 0), "TURN 14 0:59")
+    bbox = image.getbbox()
+    assert bbox is not None and bbox[3] - bbox[1] == 8
+
+
+def test_timed_clock_shows_minutes_and_seconds() -> None:
+    timed = dataclasses.replace(VIEW, clock=Clock(round_no=2, seconds_left=61))
+    later = dataclasses.replace(VIEW, clock=Clock(round_no=2, seconds_left=60))
+    assert render(timed, "turn").tobytes() != render(later, "turn").tobytes()
+    # the same second (e.g. a tick at half a second) draws the same pixels
+    assert render(timed, "turn").tobytes() == render(timed, "turn").tobytes()
+
+
+def test_pick_screen_faults_then_prompt_then_preferred() -> None:
+    assert pick_screen(VIEW, "turn") == "errors"
+    quiet = dataclasses.replace(VIEW, faults=())
+    assert pick_screen(quiet, "turn") == "prompt"
+    calm = dataclasses.replace(quiet, prompt=None)
+    assert pick_screen(calm, "combat") == "combat"
+    assert pick_screen(dataclasses.replace(calm, combat=None), "combat") == "turn"
+    assert pick_screen(VIEW, "teams", alerts=False) == "teams"
+    still = dataclasses.replace(calm, faults=(Fault("camera", "Camera lost"),))
+    assert pick_screen(still, "combat") == "errors"
+
+
+def test_unknown_screen_names_the_choices() -> None:
+    with pytest.raises(UnknownScreenError, match="turn, combat"):
+        screen_by_name("scores")
+    assert screen_by_name("seat:2") is not None
+
+
+def test_gallery_writes_nothing_into_references(tmp_path: Path) -> None:
+    before = {p: p.stat().st_mtime_ns for p in REFERENCE_DIR.glob("*.png")}
+    from hardware.displays.gallery import write_cases
+
+    written = write_cases(CASES[:2], tmp_path, scale=4)
+    assert [p.name for p in written] == [
+        f"{CASES[0].name}.png",
+        f"{CASES[0].name}@4x.png",
+        f"{CASES[1].name}.png",
+        f"{CASES[1].name}@4x.png",
+    ]
+    assert Image.open(written[1]).size == (512, 256)
+    assert {p: p.stat().st_mtime_ns for p in REFERENCE_DIR.glob("*.png")} == before
+
+
+def test_six_seats_all_show_on_both_sizes() -> None:
+    six = dataclasses.replace(
+        VIEW,
+        seats=tuple(dataclasses.replace(VIEW.seats[0], name=f"P{i}") for i in range(6)),
+        seat=5,
+    )
+    for size in ((128, 64), (128, 32)):
+        image = render(six, "teams", size)
+        # the last seat is the current one: its inverted row reaches the screen's lower half
+        lit_rows = [y for y in range(size[1]) if image.getpixel((size[0] - 4, y))]
+        assert lit_rows and max(lit_rows) > size[1] // 2

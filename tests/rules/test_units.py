@@ -1,0 +1,67 @@
+"""Small rules functions: damage division, elimination, health, support, pools, variants."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.core.errors import InvalidThrowError
+from controller.core.symbols import parse_symbols
+from controller.rules.endurance import divided_damage, heal, is_eliminated
+from controller.rules.pools import support_dice
+from controller.rules.speed import AttackSpeed, attack_speed
+from controller.rules.variants import UnknownVariantError, Variants
+from controller.rules.warriors import Ability, AbilityKind
+
+
+def test_divided_damage_rounds_up() -> None:
+    assert divided_damage(35, 2) == 18  # RULES.md §13 (A, Cabba)
+    assert divided_damage(18, 3) == 6
+    assert divided_damage(19, 3) == 7
+    assert divided_damage(0, 2) == 0
+    assert divided_damage(5, 1) == 5
+
+
+def test_elimination_and_its_variant() -> None:
+    assert is_eliminated(20, 20)
+    assert not is_eliminated(19, 20)
+    assert not is_eliminated(20, 20, Variants(eliminate_only_when_exceeded=True))
+    assert is_eliminated(21, 20, Variants(eliminate_only_when_exceeded=True))
+
+
+def test_health_removes_up_to_five() -> None:
+    assert heal(12) == 7
+    assert heal(3) == 0
+
+
+def test_support_dice_with_double_support_and_solo() -> None:
+    plain, double, solo = Ability(), Ability(AbilityKind.DOUBLE_SUPPORT), Ability(AbilityKind.SOLO)
+    assert support_dice([plain]) == 1
+    assert support_dice([plain, plain]) == 2
+    assert support_dice([double]) == 2
+    assert support_dice([solo, plain]) == 1
+    assert support_dice([]) == 0
+
+
+def test_attack_speed_from_rerolls() -> None:
+    assert [attack_speed(n) for n in range(4)] == [
+        AttackSpeed.LIGHTNING,
+        AttackSpeed.SURPRISE,
+        AttackSpeed.NORMAL,
+        AttackSpeed.NORMAL,
+    ]
+    with pytest.raises(ValueError):
+        attack_speed(-1)
+
+
+def test_variants_by_name() -> None:
+    v = Variants.from_names(["green_reward_one", "fusion_for_one_attack"])
+    assert v.enabled() == ("green_reward_one", "fusion_for_one_attack")
+    assert len(Variants.names()) == 7
+    with pytest.raises(UnknownVariantError, match="unknown rule variant 'green'"):
+        Variants.from_names(["green"])
+
+
+def test_parse_symbols() -> None:
+    assert [str(s) for s in parse_symbols("Kick, punch,STAR")] == ["kick", "punch", "star"]
+    with pytest.raises(InvalidThrowError, match="unknown symbol 'foot'"):
+        parse_symbols(["foot"])

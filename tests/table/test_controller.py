@@ -1,0 +1,156 @@
+"""The table flow end to end without hardware: bots play a whole game through the
+table's handlers (buttons, board moves, settled throws), journalled to SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.daemon.events import Tick
+from controller.demo.players import TablePlayers
+from controller.game.bots import GreedyBot, RandomBot
+from controller.game.engine import replay
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data
+from controller.game.state import GameConfig, Length, Phase
+from controller.table.controller import TableController
+from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.model import PromptKind
+from tests.table.helpers import DirectHands
+from vision.events import CameraLost
+
+
+def _play(
+    tmp_path: Path,
+    seed: int,
+    misread_every: int = 0,
+    length: Length = Length.ROUNDS5,
+    camera: bool = True,
+    board: bool = True,
+) -> TableController:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), length), data)
+    table = TableController(game, seed=seed)
+    hands = DirectHands(table, seed, misread_every)
+    if not camera:
+        hands.camera_on = False
+        table.on_camera_lost(CameraLost("/dev/video0", "unplugged", 0.0))
+    if not board:
+        table.board_lost("unplugged")
+    players = TablePlayers(table, hands, [GreedyBot(), RandomBot()], seed=seed)
+    for _ in range(20_000):
+        if players.done():
+            break
+        players.step()
+    assert players.done(), f"stuck in {table.state.phase}"
+    return table
+
+
+@pytest.mark.timeout(60)
+def test_bots_play_a_whole_game_through_the_table(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=3)
+    state = table.state
+    assert state.phase is Phase.OVER
+    assert state.winners
+    assert table.stats.moves_from_board > 0
+    assert table.stats.throws_read > 0
+    assert table.stats.button_actions > 0
+    # The journal replays to the same final state.
+    events = table.game.journal.events()
+    again = replay(state.config, state.data, events)
+    assert again.winners == state.winners
+    assert {n: p for n, p in again.pieces.items()} == dict(state.pieces)
+    view = table.render()
+    assert view.phase.endswith(("wins", "win"))
+
+
+@pytest.mark.timeout(60)
+def test_cocked_dice_are_fixed_by_a_person_and_the_game_goes_on(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=5, misread_every=3)
+    assert table.stats.reads_flagged > 0
+    assert table.state.phase is Phase.OVER
+
+
+@pytest.mark.timeout(60)
+def test_without_the_camera_the_dice_are_entered_with_the_buttons(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=7, camera=False)
+    assert table.state.phase is Phase.OVER
+    assert table.stats.throws_read == 0
+    assert any(e.kind == "dice" for e in table.game.journal.events())
+    assert "camera lost: unplugged" in table.faults["camera"]
+    view = table.render()
+    assert [f.source for f in view.faults] == ["camera"]  # it stays on screen until fixed
+
+
+@pytest.mark.timeout(60)
+def test_without_the_board_the_moves_are_chosen_with_the_buttons(tmp_path: Path) -> None:
+    table = _play(tmp_path, seed=8, board=False)
+    assert table.state.phase is Phase.OVER
+    assert table.stats.moves_from_board == 0
+    assert any(e.kind == "move" for e in table.game.journal.events())
+    table.board_back()
+    assert "board" not in table.faults
+
+
+@pytest.mark.timeout(60)
+def test_undo_cancels_the_last_action_and_is_journalled(tmp_path: Path) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=1)
+    players = TablePlayers(table, DirectHands(table, 1), [GreedyBot(), RandomBot()], seed=1)
+    while table.state.phase is not Phase.DRAFT:
+        players.step()
+    players.step()  # the first draft pick
+    picked = dict(table.state.pieces)
+    assert picked
+    table.on_button(ButtonPressed(ButtonName.UNDO))
+    assert table.state.pieces == {}
+    assert table.state.phase is Phase.DRAFT
+    assert len(table.game.journal.events()) == 1  # the first player's die stays; the pick is undone
+
+
+@pytest.mark.timeout(60)
+def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path) -> None:
+    data = load_game_data()
+    journal = tmp_path / "j.sqlite"
+    game = TableGame.start(journal, GameConfig(("Ann", "Bob"), Length.MINUTES45), data)
+    now = [1000.0]
+    clock_file = tmp_path / "j.clock"
+    table = TableController(game, seed=2, game_clock=lambda: now[0], clock_file=clock_file)
+    players = TablePlayers(table, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
+    while table.state.round < 1:
+        players.step()
+    table.on_tick(Tick(0.0))
+    assert table.seconds_left() == 45 * 60
+    assert float(clock_file.read_text()) == 1000.0
+    now[0] += 600  # ten minutes pass, then the table restarts
+    game.close()
+    resumed = TableController(
+        TableGame.resume(journal, data), seed=2, game_clock=lambda: now[0], clock_file=clock_file
+    )
+    resumed.on_tick(Tick(0.0))
+    assert resumed.seconds_left() == 35 * 60
+    now[0] += 35 * 60
+    resumed.on_tick(Tick(0.0))
+    assert resumed.state.time_up
+    resumed.game.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_path: Path) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=4)
+    players = TablePlayers(table, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    while table.state.phase is not Phase.MOVE:
+        players.step()
+    assert table.render().prompt is None  # the board gives moves: nothing to ask
+    table.board_problem("Hit cannot move 17→20; legal: 18, 19")
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.CHOOSE_MOVE
+    assert prompt.text.startswith("Hit cannot move 17→20; legal: 18, 19. Move: ")
+    before = table.state.events_applied
+    table.on_button(ButtonPressed(ButtonName.CONFIRM))
+    assert table.state.events_applied == before + 1  # the move chosen on screen was played
+    assert table.board_note is None

@@ -1,0 +1,97 @@
+"""Reading and checking YOLO-layout datasets; bad input names file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.core.errors import DataError
+from vision.dataset import load_dataset, read_image
+from vision.errors import ImageReadError
+from vision.synth import write_dataset
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-image synthetic dataset, copied fresh per test by ``broken``."""
+    return write_dataset(tmp_path_factory.mktemp("ds") / "tiny", 2, seed=3, hard=False)
+
+
+@pytest.fixture
+def broken(tiny: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    dst = tmp_path / "tiny"
+    shutil.copytree(tiny, dst)
+    return dst
+
+
+def test_loads_names_and_boxes(tiny: Path) -> None:
+    ds = load_dataset(tiny)
+    assert ds.names == ("kick", "punch", "sphere", "strength", "star", "teleport")
+    assert len(ds.items) == 2
+    assert ds.dice_count == 12
+    die = ds.items[0].dice[0]
+    x, y, w, h = die.box_px(1280, 960)
+    assert 0 < x < 1280 and 0 < y < 960 and 100 < w < 260 and 100 < h < 260
+
+
+def test_label_line_with_four_numbers_names_file_and_line(broken: Path) -> None:
+    label = broken / "labels" / "synth_0001.txt"
+    lines = label.read_text().splitlines()
+    lines[1] = " ".join(lines[1].split()[:4])
+    label.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        "labels/synth_0001.txt: line 2: expected 5 numbers (class cx cy w h), got 4"
+    )
+
+
+def test_all_problems_reported_at_once(broken: Path) -> None:
+    (broken / "labels" / "synth_0000.txt").write_text("9 0.5 0.5 0.1 0.1\n0 0.5 0.5 1.5 0.1\n")
+    (broken / "labels" / "synth_0001.txt").unlink()
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    text = str(err.value)
+    assert "3 problems" in text
+    assert "labels/synth_0000.txt: line 1: field 'class': 9 is outside names (0..5)" in text
+    assert "labels/synth_0000.txt: line 2: field 'box'" in text
+    assert "images/synth_0001.png: no label file labels/synth_0001.txt" in text
+
+
+def test_empty_dataset_and_missing_yaml(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    with pytest.raises(DataError) as err:
+        load_dataset(tmp_path)
+    assert "data.yaml: missing" in str(err.value)
+    assert "no images" in str(err.value)
+    with pytest.raises(DataError, match="no such dataset folder"):
+        load_dataset(tmp_path / "nowhere")
+
+
+def test_names_mapping_with_gap_is_refused(broken: Path) -> None:
+    (broken / "data.yaml").write_text("names:\n  0: a\n  2: b\n")
+    with pytest.raises(DataError, match=r"class ids must be 0\.\.n-1"):
+        load_dataset(broken)
+
+
+def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg at all")
+    with pytest.raises(ImageReadError, match=r"bad\.jpg: not a readable image"):
+        read_image(bad)
+    with pytest.raises(ImageReadError, match="no such image file"):
+        read_image(tmp_path / "missing.png")
+    assert isinstance(ImageReadError("x"), OSError)
+
+
+def test_real_dataset_reads(shared_dir: Path) -> None:
+    ds = load_dataset(shared_dir / "datasets" / "pi-tray")
+    assert ds.names == ("1", "2", "3", "4", "5", "6")
+    assert len(ds.items) == 20 and ds.dice_count == 120
+    assert read_image(ds.items[0].image).shape == (2464, 3280, 3)
+    assert np.all([0 <= d.cls < 6 for it in ds.items for d in it.dice])

@@ -1,0 +1,140 @@
+"""The real pipeline on synthetic frames: find dice, read faces, flag what is doubtful."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.core.symbols import ALL_SYMBOLS, Symbol
+from vision.calibrate import match
+from vision.defaults import default_model
+from vision.detect import DetectorParams, detect
+from vision.errors import ConfigError, ImageReadError
+from vision.model import FaceModel
+from vision.read import annotate, jpeg_size, read_file, read_frame
+from vision.synth import Renderer, Settings, draw_face
+
+
+@pytest.fixture(scope="module")
+def model() -> FaceModel:
+    return default_model()
+
+
+def _truth_vs_read(scene_dice: list, read_dice: tuple) -> list[tuple[Symbol, str | None]]:  # type: ignore[type-arg]
+    pairs = match([d.box() for d in scene_dice], [d.box for d in read_dice])
+    return [(scene_dice[i].symbol, read_dice[j].face) for i, j in pairs]
+
+
+def test_face_drawings_are_distinct() -> None:
+    faces = [draw_face(s, 48).astype(np.float32) for s in ALL_SYMBOLS]
+    for i in range(6):
+        for j in range(i + 1, 6):
+            assert np.abs(faces[i] - faces[j]).mean() > 8, (ALL_SYMBOLS[i], ALL_SYMBOLS[j])
+
+
+@pytest.mark.timeout(60)
+def test_hard_frames_read_right(model: FaceModel) -> None:
+    renderer = Renderer(Settings(hard=True), seed=77)
+    right = total = 0
+    for _ in range(8):
+        scene = renderer.scene(count=6)
+        read = read_frame(scene.image, model, expect=6)
+        assert len(read.dice) == 6
+        assert not read.count_mismatch
+        pairs = _truth_vs_read(scene.dice, read.dice)
+        assert len(pairs) == 6
+        for (truth, face), die in zip(pairs, read.dice, strict=True):
+            total += 1
+            right += int(truth.value == face)
+            assert face == truth.value or die.unsure, "a wrong face must be flagged unsure"
+        assert read.ms > 0
+    assert right / total >= 0.97
+
+
+def test_touching_dice_are_separated(model: FaceModel) -> None:
+    renderer = Renderer(Settings(touching=1.0), seed=5)
+    scene = renderer.scene([Symbol.KICK, Symbol.STAR, Symbol.SPHERE, Symbol.PUNCH])
+    read = read_frame(scene.image, model)
+    assert len(read.dice) == 4
+    assert sorted(f or "" for f in read.faces) == ["kick", "punch", "sphere", "star"]
+
+
+def test_cocked_die_flagged_and_not_read(model: FaceModel) -> None:
+    renderer = Renderer(Settings(touching=0.0), seed=11)
+    scene = renderer.scene([Symbol.KICK, Symbol.STAR, Symbol.TELEPORT], cocked=1)
+    read = read_frame(scene.image, model, expect=3)
+    pairs = match([d.box() for d in scene.dice], [d.box for d in read.dice])
+    assert len(pairs) == 3
+    for i, j in pairs:
+        assert read.dice[j].cocked == scene.dice[i].cocked
+    cocked = [d for d in read.dice if d.cocked]
+    assert len(cocked) == 1 and cocked[0].face is None
+    assert "cocked" in read.flags and not read.trustworthy
+
+
+def test_count_mismatch_flagged(model: FaceModel) -> None:
+    scene = Renderer(seed=2).scene(count=4)
+    read = read_frame(scene.image, model, expect=5)
+    assert len(read.dice) == 4
+    assert read.count_mismatch and "count_mismatch" in read.flags
+    assert read.to_json()["flags"] == ["count_mismatch"]
+
+
+def test_empty_tray_and_hand(model: FaceModel) -> None:
+    renderer = Renderer(seed=3)
+    empty = read_frame(renderer.render([]), model)
+    assert empty.dice == () and not empty.obstructed
+    dice = renderer.place([Symbol.STAR, Symbol.KICK])
+    hand = read_frame(renderer.render(dice, hand=True), model)
+    assert hand.obstructed and "obstructed" in hand.flags
+
+
+def test_annotate_draws_boxes(model: FaceModel) -> None:
+    scene = Renderer(seed=4).scene(count=2)
+    read = read_frame(scene.image, model)
+    drawn = annotate(scene.image, read)
+    assert drawn.shape == scene.image.shape
+    x, y, w, _ = (round(v) for v in read.dice[0].box)
+    assert not np.array_equal(drawn[y, x : x + w], scene.image[y, x : x + w])
+
+
+def test_detector_settings_checked() -> None:
+    with pytest.raises(ConfigError, match="tray"):
+        DetectorParams(tray="square")
+    with pytest.raises(ConfigError, match="die_frac"):
+        DetectorParams(die_frac=2.0)
+
+
+def test_detect_without_tray_mask() -> None:
+    scene = Renderer(seed=8).scene(count=3)
+    params = default_model().detector
+    found = detect(scene.image, DetectorParams(**{**params.to_dict(), "tray": "none"}))  # type: ignore[arg-type]
+    assert len(found.detections) == 3
+
+
+def test_jpeg_header_and_odd_files(tmp_path: Path, model: FaceModel) -> None:
+    scene = Renderer(seed=14).scene(count=2)
+    jpg = tmp_path / "a.jpg"
+    cv2.imwrite(str(jpg), scene.image)
+    assert jpeg_size(jpg.read_bytes()) == (1280, 960)
+    assert jpeg_size(b"\x89PNG....") is None
+    png_named_jpg = tmp_path / "b.jpg"
+    _, buf = cv2.imencode(".png", scene.image)
+    png_named_jpg.write_bytes(buf.tobytes())
+    assert len(read_file(png_named_jpg, model).dice) == 2
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(jpg.read_bytes()[:600])
+    with pytest.raises(ImageReadError, match=r"cut\.jpg"):
+        read_file(cut, model)
+
+
+def test_renderer_is_deterministic() -> None:
+    a = Renderer(Settings(hard=True), seed=123).scene(count=6)
+    b = Renderer(Settings(hard=True), seed=123).scene(count=6)
+    assert np.array_equal(a.image, b.image)
+    assert a.dice == b.dice
+    c = Renderer(Settings(hard=True), seed=124).scene(count=6)
+    assert not np.array_equal(a.image, c.image)

@@ -1,0 +1,230 @@
+"""The reader the table loop uses: frames in, one typed event per settled throw out."""
+
+from __future__ import annotations
+
+import queue
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.core.events import Event
+from controller.core.symbols import Symbol
+from vision.calibrate import match
+from vision.defaults import default_model
+from vision.errors import CameraError, ConfigError
+from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
+from vision.model import FaceModel
+from vision.reader import CameraWorker, DiceReader
+from vision.sources import CameraConfig, FolderSource, SyntheticSource, open_source
+from vision.synth import Renderer, Settings, Throw, render_throws
+
+
+@pytest.fixture(scope="module")
+def model() -> FaceModel:
+    return default_model()
+
+
+def _drain(q: queue.Queue[Event]) -> list[Event]:
+    out = []
+    while not q.empty():
+        out.append(q.get_nowait())
+    return out
+
+
+THROWS = [
+    Throw((Symbol.KICK, Symbol.PUNCH, Symbol.STAR, Symbol.STAR, Symbol.SPHERE, Symbol.TELEPORT)),
+    Throw((Symbol.KICK, Symbol.STRENGTH, Symbol.PUNCH), kept=(0, 2, 3)),  # keeps kick, star, star
+    Throw((Symbol.SPHERE,), kept=(0, 1, 2, 3, 4)),
+]
+
+
+@pytest.mark.timeout(60)
+def test_one_event_per_settled_throw_with_kept_dice(model: FaceModel, tmp_path: Path) -> None:
+    frames = render_throws(THROWS, Renderer(Settings(hard=True), seed=21))
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=6, evidence_dir=tmp_path / "evidence")
+    for f in frames:
+        reader.feed(f.image, f.t)
+    events = _drain(q)
+    assert [type(e) for e in events] == [ThrowSettled] * 3
+    settled = [f for f in frames if f.settled]
+    truths = [settled[0].dice, settled[1 * 8].dice, settled[2 * 8].dice]
+    for n, (event, truth) in enumerate(zip(events, truths, strict=True), start=1):
+        assert isinstance(event, ThrowSettled)
+        assert event.roll_no == n and event.trustworthy and event.face_set == "top-synthetic"
+        pairs = match([d.box() for d in truth], list(event.boxes))
+        assert len(pairs) == 6
+        assert all(event.faces[j] == truth[i].symbol.value for i, j in pairs)
+        assert event.evidence_path is not None and Path(event.evidence_path).is_file()
+        # kept dice are the first len(kept) truth dice of the throw
+        kept_truth = {i for i in range(len(THROWS[n - 1].kept))}
+        assert set(event.kept) == {j for i, j in pairs if i in kept_truth}
+        assert set(event.rerolled) == set(range(6)) - set(event.kept)
+    assert [e.speed for e in events if isinstance(e, ThrowSettled)] == [
+        "lightning", "surprise", "normal"]  # fmt: skip
+    first = events[0]
+    assert isinstance(first, ThrowSettled)
+    assert sorted(s.value for s in first.symbols() if s) == sorted(s.value for s in THROWS[0].faces)
+
+
+def test_empty_tray_and_hand_give_no_throw(model: FaceModel) -> None:
+    r = Renderer(seed=9)
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=2)
+    dice = r.place([Symbol.STAR, Symbol.KICK])
+    t = 0.0
+    for img in [r.render([])] * 6:  # nothing ever moved, nothing in the tray
+        reader.feed(img, t)
+        t += 0.03
+    assert _drain(q) == []
+    hand = r.render(dice, hand=True)
+    for img in [r.render([]), hand, hand, hand, hand, hand, hand]:
+        reader.feed(img, t)
+        t += 0.03
+    assert [type(e) for e in _drain(q)] == [TrayObstructed]
+    assert reader.state == "obstructed"
+    still = r.render(dice)
+    for _ in range(6):
+        reader.feed(still, t)
+        t += 0.03
+    events = _drain(q)
+    assert len(events) == 1 and isinstance(events[0], ThrowSettled)
+    assert sorted(f or "" for f in events[0].faces) == ["kick", "star"]
+
+
+def test_count_mismatch_reaches_the_event(model: FaceModel) -> None:
+    frames = render_throws([Throw((Symbol.KICK, Symbol.STAR))], Renderer(seed=4))
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=3, keep_frame=True)
+    for f in frames:
+        reader.feed(f.image, f.t)
+    (event,) = _drain(q)
+    assert isinstance(event, ThrowSettled)
+    assert event.count_mismatch and not event.trustworthy and event.expected == 3
+    assert event.frame is not None and event.frame.shape == (960, 1280, 3)
+
+
+class _FlakySource:
+    """Fails to open once, gives frames, then dies, then ends (scripted)."""
+
+    def __init__(self, script: list[str], frame: np.ndarray) -> None:
+        self.name = "flaky"
+        self.script = script
+        self.frame = frame
+
+    def read(self) -> np.ndarray | None:
+        step = self.script.pop(0) if self.script else "end"
+        if step == "die":
+            raise CameraError("flaky: the camera gave no frame")
+        if step == "end":
+            return None
+        return self.frame
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.timeout(20)
+def test_camera_lost_and_restored_never_raise(model: FaceModel) -> None:
+    frame = Renderer(seed=1).render([])
+    opens = {"n": 0}
+    scripts = [["ok", "ok", "die"], ["ok", "end"]]
+
+    def opener(config: CameraConfig) -> _FlakySource:
+        opens["n"] += 1
+        if opens["n"] == 1:
+            raise CameraError("/dev/video9: cannot open the camera or video")
+        return _FlakySource(scripts.pop(0), frame)
+
+    q: queue.Queue[Event] = queue.Queue()
+    config = CameraConfig(kind="v4l2", device="/dev/video9")
+    ticks = iter(range(1000))
+    worker = CameraWorker(config, DiceReader(model, q), retry_s=0.01, opener=opener,
+                          clock=lambda: float(next(ticks)))  # fmt: skip
+    with worker:
+        assert worker.finished.wait(10)
+    events = _drain(q)
+    kinds = [type(e) for e in events]
+    assert kinds == [CameraLost, CameraRestored, CameraLost, CameraRestored, CameraLost]
+    first = events[0]
+    assert isinstance(first, CameraLost) and "cannot open" in first.reason
+    last = events[-1]
+    assert isinstance(last, CameraLost) and last.reason == "end of the recording"
+    assert worker.frames == 3
+
+
+def test_folder_source_holds_frames_and_skips_bad_images(model: FaceModel, tmp_path: Path) -> None:
+    scene = Renderer(seed=6).scene(count=3)
+    cv2.imwrite(str(tmp_path / "a.png"), scene.image)
+    (tmp_path / "b.png").write_bytes(b"broken")
+    config = CameraConfig(kind="folder", path=str(tmp_path), hold_frames=5)
+    q: queue.Queue[Event] = queue.Queue()
+    with CameraWorker(config, DiceReader(model, q, expect=3), clock=lambda: 1.0) as worker:
+        assert worker.finished.wait(10)
+    events = _drain(q)
+    assert [type(e) for e in events] == [ThrowSettled, FrameUnreadable, CameraLost]
+    bad = events[1]
+    assert isinstance(bad, FrameUnreadable) and "b.png" in bad.reason
+
+
+def test_sources_from_config(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="camera kind 'usb': expected one of v4l2"):
+        CameraConfig(kind="usb")
+    with pytest.raises(ConfigError, match=r"camera size 8x960 must be within 16\.\.8192"):
+        CameraConfig(kind="v4l2", width=8)
+    with pytest.raises(ConfigError, match="needs 'path'"):
+        CameraConfig(kind="folder")
+    with pytest.raises(CameraError, match="no such image folder"):
+        FolderSource(CameraConfig(kind="folder", path=str(tmp_path / "none")))
+    with pytest.raises(CameraError, match="/dev/video99"):
+        open_source(CameraConfig(kind="v4l2", device="/dev/video99"))
+    with pytest.raises(CameraError, match="no such video file"):
+        open_source(CameraConfig(kind="video", path=str(tmp_path / "x.avi")))
+    cfg = CameraConfig(kind="synthetic", fps=30, dice=2, seed=3)
+    src = open_source(cfg)
+    assert isinstance(src, SyntheticSource)
+    frames = [src.read() for _ in range(20)]
+    assert all(f is not None and f.shape == (960, 1280, 3) for f in frames)
+    assert any(f.settled and len(f.dice) == 2 for f in src.shown)
+    src.close()
+    src.close()
+
+
+@pytest.mark.timeout(30)
+def test_video_file_source(tmp_path: Path) -> None:
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (320, 240))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for i in range(5):
+        writer.write(np.full((240, 320, 3), 40 * i, np.uint8))
+    writer.release()
+    src = open_source(CameraConfig(kind="video", path=str(path)))
+    got = [src.read() for _ in range(6)]
+    src.close()
+    assert [g is not None for g in got] == [True] * 5 + [False]
+
+
+@pytest.mark.timeout(20)
+def test_a_frame_the_pipeline_refuses_is_skipped(model: FaceModel) -> None:
+    good = Renderer(seed=1).render([])
+    frames = [good, np.zeros((0, 0, 3), np.uint8), good]
+
+    class _Source:
+        name = "odd"
+
+        def read(self) -> np.ndarray | None:
+            return frames.pop(0) if frames else None
+
+        def close(self) -> None:
+            pass
+
+    q: queue.Queue[Event] = queue.Queue()
+    config = CameraConfig(kind="v4l2", device="/dev/video5")
+    with CameraWorker(config, DiceReader(model, q), opener=lambda c: _Source()) as worker:
+        assert worker.finished.wait(10)
+    kinds = [type(e) for e in _drain(q)]
+    assert kinds == [FrameUnreadable, CameraLost]
+    assert worker.frames == 3
