@@ -20,6 +20,7 @@ from controller.core.errors import TopTableError
 COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.rules",  # data check, roll, combat
     "controller.cli.game",  # simulate, game export
+    "controller.cli.companion",  # companion MODE replay
     "controller.cli.advisor",  # advise, odds
     "controller.cli.dice",  # dice calibrate/eval/read/capture
     "controller.cli.board",  # board sim/watch/stress/map, firmware deploy

@@ -1,1 +1,9 @@
-"""TODO docstring."""
+"""The leaf every other package stands on: errors, event base, symbols, TOML reading.
+
+Owns: the exception tree (:mod:`.errors`), the :class:`~.events.Event` base of
+every typed event, the dice symbols and attack speeds (:mod:`.symbols`), the
+one TOML reader (:mod:`.tomlfile`) and the one "collect every problem" helper.
+May import: the standard library and third-party packages only — never another
+part of the project. vision/ and hardware/ import nothing of the controller but
+this package.
+"""

@@ -1,0 +1,383 @@
+"""Challengers! (rule text 004, a fragment): the tournament around the matches.
+
+The table keeps the rounds, the Trophies won (their round and fans), the fans collected,
+who begins each match, the finalists after round 7 and the final's winner. The match
+itself is played with cards; :func:`flag_attack` is the pure helper that adds up revealed
+cards' power and says when the flag changes hands.
+
+Referee decisions where the text is silent (also in ``README.md``):
+
+* Every player plays one match a round; a round is over once ``players // 2`` matches are
+  reported (with an odd number of players one sits out), and the next round begins at once.
+  A match must name the round being played.
+* A player's ``fans`` are everything that counts at the end: fans collected (``fans``
+  actions, kept as ``fan_cards``) plus the fans on the back of their Trophies.
+* Who begins: in round 1, a flag toss; from round 2 the player whose best Trophy has the
+  higher round number; a tie (including two players without Trophies) is a flag toss.
+  The final ("as usual") uses the same rule; ask for it with round 8 (``rounds + 1``).
+* Finalists: most fans, then more Trophies, then the single Trophy of the highest round; a
+  tie that is still left (only possible without Trophies) goes to the earlier seat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.companion.base import (
+    Action,
+    Choice,
+    JsonDict,
+    Player,
+    RuleViolationError,
+    check_players,
+)
+from controller.companion.datafile import get_int, get_int_list, merged, read_mode_file
+from controller.core.errors import UnknownNameError
+
+MODE_NAME = "challengers"
+FLAG_TOSS = "flag toss"
+
+R_ROUND = "Tournament: seven rounds, each player plays one match a round"
+R_BEGIN = "Match Phase: who begins (from round 2, the higher-round Trophy; a tie is a flag toss)"
+R_FINAL = "The final: the two players with the most fans, after round 7"
+R_OVER = "The final: the winner of the final wins Challengers!"
+R_REVEAL = "Attack: you must not reveal more cards than needed to get in flag possession"
+R_AMOUNT = "Companion: amounts are positive whole numbers"
+
+
+@dataclass(frozen=True)
+class ChallengersData:
+    """The mode's numbers (trophy fans are invented, see the data file)."""
+
+    rounds: int
+    min_players: int
+    max_players: int
+    trophy_fans: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Trophy:
+    """A Trophy: the round it was won in and the fans on its back."""
+
+    round: int
+    fans: int
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One player's numbers."""
+
+    name: str
+    fan_cards: int = 0
+    trophies: tuple[Trophy, ...] = ()
+
+    @property
+    def fans(self) -> int:
+        """Every fan that counts after round 7: collected ones and the Trophies' backs."""
+        return self.fan_cards + sum(t.fans for t in self.trophies)
+
+    @property
+    def best_round(self) -> int:
+        """The highest round of a Trophy held (0 without Trophies)."""
+        return max((t.round for t in self.trophies), default=0)
+
+
+@dataclass(frozen=True)
+class ChallengersState:
+    """The tournament as the table knows it."""
+
+    data: ChallengersData
+    players: tuple[Contender, ...]
+    round: int = 1  # rounds + 1 once the seven rounds are over (the final)
+    played: tuple[str, ...] = ()  # who played in the current round
+    first_players: tuple[str, ...] = ()
+    finalists: tuple[str, str] | None = None
+    winner: str | None = None
+
+    def player(self, name: str) -> Contender:
+        """The numbers of ``name``."""
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise UnknownNameError(f"no player {name!r} in this game")
+
+
+@dataclass(frozen=True)
+class Match(Action):
+    """A match's result."""
+
+    DO = "match"
+    round: int
+    winner: Player
+    loser: Player
+
+
+@dataclass(frozen=True)
+class Fans(Action):
+    """A player collects fans."""
+
+    DO = "fans"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class FirstPlayer(Action):
+    """Ask who begins a match."""
+
+    DO = "first_player"
+    round: int
+    players: tuple[Player, ...]
+
+
+@dataclass(frozen=True)
+class Final(Action):
+    """The final's result."""
+
+    DO = "final"
+    winner: Player
+
+
+ChallengersAction = Match | Fans | FirstPlayer | Final
+ACTIONS: dict[str, type[Any]] = {c.DO: c for c in (Match, Fans, FirstPlayer, Final)}
+
+
+@dataclass(frozen=True)
+class FlagAttack:
+    """An attack's revealed cards: the running total after each, and the card taking the flag."""
+
+    totals: tuple[int, ...]
+    takes_flag_at: int | None  # index into the revealed cards, None if the attack falls short
+
+
+def card_power(base: int, bonus: int = 0) -> int:
+    """A card's total power: base power plus power bonuses."""
+    return base + bonus
+
+
+def flag_attack(flag_power: int, revealed: Sequence[int]) -> FlagAttack:
+    """Reveal cards one after the other until their total power reaches the flag card's.
+
+    ``revealed`` are the revealed cards' total powers, in order. Raises RuleViolationError if
+    cards follow the one that took the flag.
+    """
+    totals: list[int] = []
+    total = 0
+    for i, power in enumerate(revealed):
+        if totals and total >= flag_power:
+            raise RuleViolationError(R_REVEAL, f"card {i + 1} is revealed after the flag was taken")
+        total += power
+        totals.append(total)
+    takes = len(totals) - 1 if totals and total >= flag_power else None
+    return FlagAttack(tuple(totals), takes)
+
+
+def load_data(
+    overrides: Mapping[str, Any] | None = None, source: str = "script"
+) -> ChallengersData:
+    """The mode's data file, with a script's overrides (e.g. ``trophy_fans``)."""
+    path, table = read_mode_file("challengers")
+    table = merged(table, overrides, source)
+    w = source if overrides else path
+    rounds = get_int(table, "rounds", w, "data", 1)
+    return ChallengersData(
+        rounds=rounds,
+        min_players=get_int(table, "min_players", w, "data", 2),
+        max_players=get_int(table, "max_players", w, "data", 2),
+        trophy_fans=get_int_list(table, "trophy_fans", w, "data", rounds, 0),
+    )
+
+
+def new_game(
+    players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+) -> ChallengersState:
+    """Round 1, nobody with fans or Trophies."""
+    d = load_data(data, source)
+    names = check_players(players, d.min_players, d.max_players, MODE_NAME, source)
+    return ChallengersState(data=d, players=tuple(Contender(n) for n in names))
+
+
+def ranking(state: ChallengersState) -> tuple[str, ...]:
+    """Everyone by fans, then Trophies, then the highest-round Trophy (then seat)."""
+    seats = {p.name: i for i, p in enumerate(state.players)}
+    order = sorted(
+        state.players, key=lambda p: (-p.fans, -len(p.trophies), -p.best_round, seats[p.name])
+    )
+    return tuple(p.name for p in order)
+
+
+def who_begins(state: ChallengersState, round_: int, a: str, b: str) -> str:
+    """The player who begins a match between ``a`` and ``b``, or ``"flag toss"``."""
+    if round_ == 1:
+        return FLAG_TOSS
+    ra, rb = state.player(a).best_round, state.player(b).best_round
+    if ra == rb:
+        return FLAG_TOSS
+    return a if ra > rb else b
+
+
+def _replace_player(state: ChallengersState, name: str, **changes: Any) -> ChallengersState:
+    players = tuple(
+        dataclasses.replace(p, **changes) if p.name == name else p for p in state.players
+    )
+    return dataclasses.replace(state, players=players)
+
+
+def _in_final(state: ChallengersState) -> bool:
+    return state.round > state.data.rounds
+
+
+def _match(state: ChallengersState, a: Match) -> ChallengersState:
+    if _in_final(state):
+        raise RuleViolationError(
+            R_ROUND, f"the {state.data.rounds} rounds are over: the final is next"
+        )
+    if a.round != state.round:
+        raise RuleViolationError(
+            R_ROUND, f"round {state.round} is being played, not round {a.round}"
+        )
+    if a.winner == a.loser:
+        raise RuleViolationError(R_ROUND, "a match has two players")
+    for p in (a.winner, a.loser):
+        if p in state.played:
+            raise RuleViolationError(R_ROUND, f"{p} already played in round {a.round}")
+    trophy = Trophy(a.round, state.data.trophy_fans[a.round - 1])
+    out = _replace_player(state, a.winner, trophies=(*state.player(a.winner).trophies, trophy))
+    played = (*state.played, a.winner, a.loser)
+    if len(played) < 2 * (len(state.players) // 2):
+        return dataclasses.replace(out, played=played)
+    out = dataclasses.replace(out, played=(), round=state.round + 1)
+    if _in_final(out):
+        top = ranking(out)
+        out = dataclasses.replace(out, finalists=(top[0], top[1]))
+    return out
+
+
+def _first_player(state: ChallengersState, a: FirstPlayer) -> ChallengersState:
+    if len(a.players) != 2 or a.players[0] == a.players[1]:
+        raise RuleViolationError(R_BEGIN, "a match has two different players")
+    if a.round != state.round:
+        raise RuleViolationError(
+            R_BEGIN, f"round {state.round} is being played, not round {a.round}"
+        )
+    if _in_final(state) and set(a.players) != set(state.finalists or ()):
+        raise RuleViolationError(
+            R_FINAL, f"the finalists are {' and '.join(state.finalists or ())}"
+        )
+    for p in a.players:
+        if p in state.played:
+            raise RuleViolationError(R_ROUND, f"{p} already played in round {a.round}")
+    first = who_begins(state, a.round, a.players[0], a.players[1])
+    return dataclasses.replace(state, first_players=(*state.first_players, first))
+
+
+def apply(state: ChallengersState, action: ChallengersAction) -> ChallengersState:
+    """The state after ``action``; RuleViolationError if the rules forbid it now."""
+    if state.winner is not None:
+        raise RuleViolationError(R_OVER, f"{state.winner} won the final")
+    if isinstance(action, Match):
+        return _match(state, action)
+    if isinstance(action, FirstPlayer):
+        return _first_player(state, action)
+    if isinstance(action, Fans):
+        if action.amount < 1:
+            raise RuleViolationError(R_AMOUNT, f"{action.amount} fans")
+        if _in_final(state):
+            raise RuleViolationError(R_FINAL, "the fans were counted after round 7")
+        fan_cards = state.player(action.player).fan_cards + action.amount
+        return _replace_player(state, action.player, fan_cards=fan_cards)
+    if isinstance(action, Final):
+        if not _in_final(state) or state.finalists is None:
+            raise RuleViolationError(R_FINAL, f"round {state.round} is being played")
+        if action.winner not in state.finalists:
+            raise RuleViolationError(R_FINAL, f"{action.winner} is not a finalist")
+        return dataclasses.replace(state, winner=action.winner)
+    raise TypeError(f"not a {MODE_NAME} action: {action!r}")
+
+
+def step(state: ChallengersState) -> str:
+    """``round N``, ``final`` or ``over``."""
+    if state.winner is not None:
+        return "over"
+    return "final" if _in_final(state) else f"round {state.round}"
+
+
+def legal_actions(state: ChallengersState, player: str) -> tuple[Choice, ...]:
+    """What the table may offer ``player`` now."""
+    state.player(player)  # UnknownNameError for a stranger
+    if state.winner is not None:
+        return ()
+    mine = (("player", (player,)),)
+    if _in_final(state):
+        finalists = state.finalists or ()
+        if player not in finalists:
+            return ()
+        return (Choice("final", (("winner", finalists),)),)
+    out = [Choice("fans", mine, ("amount",))]
+    if player not in state.played:
+        others = tuple(
+            p.name for p in state.players if p.name != player and p.name not in state.played
+        )
+        if others:
+            rnd = (("round", (state.round,)),)
+            out.append(Choice("first_player", (*rnd, ("players", others))))
+            out.append(Choice("match", (*rnd, ("winner", (player,)), ("loser", others))))
+    return tuple(out)
+
+
+def to_json(state: ChallengersState) -> JsonDict:
+    """The state as JSON (the replay's output without ``refused``)."""
+    out: JsonDict = {
+        "mode": MODE_NAME,
+        "step": step(state),
+        "players": [
+            {
+                "name": p.name,
+                "fans": p.fans,
+                "fan_cards": p.fan_cards,
+                "trophies": [t.round for t in p.trophies],
+            }
+            for p in state.players
+        ],
+        "turn": None,
+        "round": min(state.round, state.data.rounds),
+        "winner": state.winner,
+        "eliminated": [],
+        "first_players": list(state.first_players),
+    }
+    if state.finalists is not None:
+        out["finalists"] = list(state.finalists)
+    return out
+
+
+class Challengers:
+    """The Challengers! mode, as a :class:`~controller.companion.base.CompanionMode`."""
+
+    name = MODE_NAME
+    actions: Mapping[str, type[Any]] = ACTIONS
+
+    def new_game(
+        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+    ) -> ChallengersState:
+        return new_game(players, data, source)
+
+    def whose_turn(self, state: ChallengersState) -> str | None:
+        return None  # matches are played side by side; no one has "the turn"
+
+    def step(self, state: ChallengersState) -> str:
+        return step(state)
+
+    def legal_actions(self, state: ChallengersState, player: str) -> tuple[Choice, ...]:
+        return legal_actions(state, player)
+
+    def apply(self, state: ChallengersState, action: Any) -> ChallengersState:
+        return apply(state, action)
+
+    def to_json(self, state: ChallengersState) -> JsonDict:
+        return to_json(state)
+
+
+MODE = Challengers()

@@ -1,0 +1,203 @@
+"""The Tournament of Power mode's data, state and actions (rule text 002)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.companion.base import Action, Player
+from controller.companion.datafile import get_int, merged, read_mode_file
+from controller.core.errors import UnknownNameError
+
+MODE_NAME = "dbs-tournament"
+
+
+class Step(enum.Enum):
+    """Where the game is."""
+
+    ROLL = "roll"
+    CHOOSE_FIRST = "choose_first"
+    TURN = "turn"
+    OVER = "over"
+
+
+class CounterKind(enum.Enum):
+    """The two kinds of [Counter] window."""
+
+    PLAY = "play"
+    ATTACK = "attack"
+
+
+@dataclass(frozen=True)
+class DbsData:
+    """The mode's numbers (all from rule text 002)."""
+
+    life: int = 16
+    min_players: int = 2
+    max_players: int = 6
+    champion_cost_step: int = 2
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player's numbers."""
+
+    name: str
+    life: int
+    energy_markers: int = 0
+    draws_first_turn: bool | None = None
+    eliminated: bool = False
+    first_turn_taken: bool = False
+    champion_in_zone: bool = True
+    champion_returns: int = 0
+
+
+@dataclass(frozen=True)
+class DbsState:
+    """The whole game as the table knows it."""
+
+    data: DbsData
+    seats: tuple[Seat, ...]
+    step: Step = Step.ROLL
+    rolling: tuple[str, ...] = ()
+    chooser: str | None = None
+    first_player: str | None = None
+    turn: str | None = None
+    winner: str | None = None
+    eliminated: tuple[str, ...] = ()
+    counter_orders: tuple[tuple[str, ...], ...] = ()
+    champion_costs: tuple[int, ...] = ()
+    attacks: tuple[tuple[str, str], ...] = ()
+
+    def seat(self, name: str) -> Seat:
+        """The seat of ``name``."""
+        for s in self.seats:
+            if s.name == name:
+                return s
+        raise UnknownNameError(f"no player {name!r} in this game")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every player, in seat (clockwise) order."""
+        return tuple(s.name for s in self.seats)
+
+    @property
+    def live(self) -> tuple[str, ...]:
+        """The players still in, in seat order."""
+        return tuple(s.name for s in self.seats if not s.eliminated)
+
+
+# --- actions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Roll(Action):
+    """The dice rolled to decide who picks the first player."""
+
+    DO = "roll"
+    values: tuple[tuple[Player, int], ...]
+
+
+@dataclass(frozen=True)
+class ChooseFirst(Action):
+    """The highest roller names the first player."""
+
+    DO = "choose_first"
+    player: Player
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """The turn player ends their turn."""
+
+    DO = "end_turn"
+
+
+@dataclass(frozen=True)
+class Attack(Action):
+    """The turn player declares an attack on another player."""
+
+    DO = "attack"
+    attacker: Player
+    target: Player
+
+
+@dataclass(frozen=True)
+class Damage(Action):
+    """A player loses life."""
+
+    DO = "damage"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class DeckOut(Action):
+    """A player's deck is empty."""
+
+    DO = "deck_out"
+    player: Player
+
+
+@dataclass(frozen=True)
+class CounterOrder(Action):
+    """Ask in which order a [Counter] window is offered."""
+
+    DO = "counter_order"
+    kind: CounterKind
+    by: Player
+    target: Player | None = None
+
+
+@dataclass(frozen=True)
+class ChampionPlay(Action):
+    """A player plays their champion from the Champion Zone."""
+
+    DO = "champion_play"
+    player: Player
+    base_cost: int
+
+
+@dataclass(frozen=True)
+class ChampionReturn(Action):
+    """A player's champion goes back to the Champion Zone."""
+
+    DO = "champion_return"
+    player: Player
+
+
+DbsAction = (
+    Roll | ChooseFirst | EndTurn | Attack | Damage | DeckOut | CounterOrder | ChampionPlay
+) | ChampionReturn
+ACTIONS: dict[str, type[Any]] = {
+    c.DO: c
+    for c in (
+        Roll,
+        ChooseFirst,
+        EndTurn,
+        Attack,
+        Damage,
+        DeckOut,
+        CounterOrder,
+        ChampionPlay,
+        ChampionReturn,
+    )
+}
+
+
+# --- data and setup --------------------------------------------------------------------
+
+
+def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script") -> DbsData:
+    """The mode's data file, with a script's overrides."""
+    path, table = read_mode_file("dbs_tournament")
+    table = merged(table, overrides, source)
+    where = source if overrides else path
+    return DbsData(
+        life=get_int(table, "life", where, "data", 1),
+        min_players=get_int(table, "min_players", where, "data", 2),
+        max_players=get_int(table, "max_players", where, "data", 2),
+        champion_cost_step=get_int(table, "champion_cost_step", where, "data", 0),
+    )

@@ -1,0 +1,92 @@
+"""Dragon Ball Z Trading Card Game, two players (rule text 003).
+
+The table keeps each Main Personality's Level (1-4), Power Stages (0-10), Anger (0-5),
+the Life Deck's count (60 at the start: damage and draws take cards from it), the
+Dragon Balls in play, whose turn and which step it is, and who won and how.
+
+Referee decisions where the text is silent (also in ``README.md``):
+
+* The first player listed in the script begins (the text only says "deciding who goes first").
+* The turn player's first ``draw`` of a turn is the Draw Step and must be three cards;
+  other draws (the defender's three on entering combat, card effects) are free.
+* ``pur`` ends the Planning Step (Dragon Balls are played before it); leaving the Planning
+  Step without a ``pur`` (declaring combat, rejuvenating, ending the turn) means no PUR gain.
+* The Discard Step (down to one card) is the players' job: the hand stays in their hands.
+* ``rejuvenate`` is refused once combat was declared, twice in a turn, or with a full Life
+  Deck (60: the discard pile is then empty); it closes the chance to declare combat.
+* Damage may come in any step (Dragon Balls and effects deal damage too), but only damage
+  in the Combat Step is "an unstopped attack" that can give the critical choice; each
+  ``stage_damage``/``life_damage`` is one attack; stage damage past zero becomes Life Cards
+  and counts towards the five. The choice (``critical``) is made at once: any other action
+  passes it up.
+* Dragon Balls in the Life Deck, Endurance and Allies are not tracked: the table records
+  the cards actually discarded.
+* MPPV: Anger reaching five on Level 4 wins at once; on Levels 1-3 it advances a Level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from controller.companion.base import Choice, JsonDict
+from controller.companion.dbz_tcg.model import (
+    ACTIONS,
+    MODE_NAME,
+    AttackTable,
+    DbzData,
+    DbzState,
+    Fighter,
+    Step,
+    Victory,
+    load_data,
+)
+from controller.companion.dbz_tcg.rules import apply, legal_actions, new_game, to_json
+
+__all__ = [
+    "ACTIONS",
+    "MODE",
+    "MODE_NAME",
+    "AttackTable",
+    "DbzData",
+    "DbzState",
+    "DbzTcg",
+    "Fighter",
+    "Step",
+    "Victory",
+    "apply",
+    "legal_actions",
+    "load_data",
+    "new_game",
+    "to_json",
+]
+
+
+class DbzTcg:
+    """The Dragon Ball Z TCG mode, as a :class:`~controller.companion.base.CompanionMode`."""
+
+    name = MODE_NAME
+    actions: Mapping[str, type[Any]] = ACTIONS
+
+    def new_game(
+        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+    ) -> DbzState:
+        return new_game(players, data, source)
+
+    def whose_turn(self, state: DbzState) -> str | None:
+        return None if state.step is Step.OVER else state.turn
+
+    def step(self, state: DbzState) -> str:
+        return state.step.value
+
+    def legal_actions(self, state: DbzState, player: str) -> tuple[Choice, ...]:
+        return legal_actions(state, player)
+
+    def apply(self, state: DbzState, action: Any) -> DbzState:
+        return apply(state, action)
+
+    def to_json(self, state: DbzState) -> JsonDict:
+        return to_json(state)
+
+
+MODE = DbzTcg()

@@ -1,0 +1,307 @@
+"""The Dragon Ball Z TCG mode's data, state and actions (rule text 003)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.companion.base import Action, Player
+from controller.companion.datafile import (
+    check_keys,
+    get_int,
+    get_table,
+    merged,
+    read_mode_file,
+)
+from controller.core.errors import DataError, UnknownNameError
+
+MODE_NAME = "dbz-tcg"
+
+
+class Step(enum.Enum):
+    """The turn's steps as the table follows them (the Discard Step is the players' job)."""
+
+    DRAW = "draw"
+    PLANNING = "planning"
+    COMBAT_CHOICE = "combat_choice"  # after the PUR: declare combat, rejuvenate or end the turn
+    COMBAT = "combat"
+    REJUVENATION = "rejuvenation"
+    OVER = "over"
+
+
+class Victory(enum.Enum):
+    """The three ways to win."""
+
+    SURVIVAL = "survival"
+    MPPV = "mppv"
+    DRAGON_BALLS = "dragon_balls"
+
+
+class Critical(enum.Enum):
+    """The choices after 5+ Life Cards of damage from one unstopped attack."""
+
+    CAPTURE = "capture"
+    DISCARD_ALLY = "discard_ally"
+    LOWER_ANGER = "lower_anger"
+
+
+@dataclass(frozen=True)
+class AttackTable:
+    """Power Level brackets and the Physical Attack damage table (mostly invented data)."""
+
+    brackets: tuple[str, ...]
+    floors: tuple[int, ...]
+    damage: tuple[tuple[int, ...], ...]
+
+    def bracket(self, power_level: int) -> int:
+        """The index of the bracket ``power_level`` falls in."""
+        index = 0
+        for i, floor in enumerate(self.floors):
+            if power_level >= floor:
+                index = i
+        return index
+
+    def physical_damage(self, attacker_power_level: int, defender_power_level: int) -> int:
+        """Power Stages of damage of a Physical Attack (attacker row, defender column)."""
+        return self.damage[self.bracket(attacker_power_level)][self.bracket(defender_power_level)]
+
+
+@dataclass(frozen=True)
+class DbzData:
+    """The mode's numbers."""
+
+    life_deck: int
+    levels: int
+    start_level: int
+    start_stages: int
+    max_stages: int
+    anger_to_level: int
+    level_up_stages: int
+    draw_step_cards: int
+    hand_limit: int
+    critical_life_cards: int
+    dragon_balls: int
+    attack_table: AttackTable
+
+
+@dataclass(frozen=True)
+class Fighter:
+    """One player's numbers."""
+
+    name: str
+    life: int
+    level: int
+    stages: int
+    anger: int = 0
+    dragon_balls: tuple[int, ...] = ()
+    critical_available: bool = False
+    drill_discards: int = 0  # how many times this player's Drills were discarded by a level change
+
+
+@dataclass(frozen=True)
+class DbzState:
+    """The whole game as the table knows it."""
+
+    data: DbzData
+    fighters: tuple[Fighter, Fighter]
+    turn: str
+    step: Step = Step.DRAW
+    turn_number: int = 1
+    combat_declared: bool = False
+    pur_gained: bool = False
+    winner: str | None = None
+    victory: Victory | None = None
+
+    def fighter(self, name: str) -> Fighter:
+        """The numbers of ``name``."""
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise UnknownNameError(f"no player {name!r} in this game")
+
+    def opponent(self, name: str) -> str:
+        """The other player."""
+        return next(f.name for f in self.fighters if f.name != name)
+
+
+# --- actions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Draw(Action):
+    """A player draws cards from their Life Deck."""
+
+    DO = "draw"
+    player: Player
+    cards: int
+
+
+@dataclass(frozen=True)
+class Pur(Action):
+    """The turn player's Main Personality gains its Power Up Rating (Planning Step)."""
+
+    DO = "pur"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class Anger(Action):
+    """A player's Anger goes up or down."""
+
+    DO = "anger"
+    player: Player
+    delta: int
+
+
+@dataclass(frozen=True)
+class StageDamage(Action):
+    """Power Stages of damage from one unstopped attack (or effect)."""
+
+    DO = "stage_damage"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class LifeDamage(Action):
+    """Life Cards of damage from one unstopped attack (or effect)."""
+
+    DO = "life_damage"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class PhysicalAttack(Action):
+    """An unstopped Physical Attack on ``player``: the Attack Table gives the stages of damage."""
+
+    DO = "physical_attack"
+    player: Player
+    attacker_power_level: int
+    defender_power_level: int
+
+
+@dataclass(frozen=True)
+class DragonBall(Action):
+    """The turn player plays a Dragon Ball (Planning Step)."""
+
+    DO = "dragon_ball"
+    player: Player
+    number: int
+
+
+@dataclass(frozen=True)
+class DeclareCombat(Action):
+    """The turn player declares combat."""
+
+    DO = "declare_combat"
+    player: Player
+
+
+@dataclass(frozen=True)
+class Rejuvenate(Action):
+    """The turn player rejuvenates one card (only without combat this turn)."""
+
+    DO = "rejuvenate"
+    player: Player
+
+
+@dataclass(frozen=True)
+class UseCritical(Action):
+    """The attacker's critical damage choice after 5+ Life Cards from one unstopped attack."""
+
+    DO = "critical"
+    player: Player
+    choice: Critical
+    number: int | None = None  # the Dragon Ball captured
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """The turn player ends the turn (Discard Step and Rejuvenation Step included)."""
+
+    DO = "end_turn"
+
+
+DbzAction = (
+    Draw | Pur | Anger | StageDamage | LifeDamage | DragonBall | DeclareCombat | Rejuvenate
+) | (UseCritical | EndTurn | PhysicalAttack)
+ACTIONS: dict[str, type[Any]] = {
+    c.DO: c
+    for c in (
+        Draw,
+        Pur,
+        Anger,
+        StageDamage,
+        LifeDamage,
+        PhysicalAttack,
+        DragonBall,
+        DeclareCombat,
+        Rejuvenate,
+        UseCritical,
+        EndTurn,
+    )
+}
+
+
+# --- data ------------------------------------------------------------------------------
+
+
+def _attack_table(raw: Mapping[str, Any], where: str) -> AttackTable:
+    entry = "attack_table"
+    check_keys(raw, {"brackets", "floors", "damage"}, where, entry)
+    names = raw.get("brackets")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise DataError.single(where, entry, "brackets", f"expected a list of names, got {names!r}")
+    size = len(names)
+    floors = raw.get("floors")
+    if (
+        not isinstance(floors, list)
+        or len(floors) != size
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in floors)
+        or floors != sorted(floors)
+    ):
+        raise DataError.single(where, entry, "floors", f"expected {size} rising whole numbers")
+    rows = raw.get("damage")
+    if not isinstance(rows, list) or len(rows) != size:
+        raise DataError.single(where, entry, "damage", f"expected {size} rows")
+    for i, row in enumerate(rows):
+        if (
+            not isinstance(row, list)
+            or len(row) != size
+            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in row)
+        ):
+            raise DataError.single(
+                where, entry, f"damage[{i}]", f"expected {size} whole numbers >= 0"
+            )
+    return AttackTable(tuple(names), tuple(floors), tuple(tuple(r) for r in rows))
+
+
+def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script") -> DbzData:
+    """The mode's data file, with a script's overrides."""
+    path, table = read_mode_file("dbz_tcg")
+    table = merged(table, overrides, source)
+    w = source if overrides else path
+
+    def num(key: str, lowest: int = 1) -> int:
+        return get_int(table, key, w, "data", lowest)
+
+    levels = num("levels")
+    max_stages = num("max_stages")
+    return DbzData(
+        life_deck=num("life_deck"),
+        levels=levels,
+        start_level=get_int(table, "start_level", w, "data", 1, levels),
+        start_stages=get_int(table, "start_stages", w, "data", 0, max_stages),
+        max_stages=max_stages,
+        anger_to_level=num("anger_to_level"),
+        level_up_stages=get_int(table, "level_up_stages", w, "data", 0, max_stages),
+        draw_step_cards=num("draw_step_cards"),
+        hand_limit=num("hand_limit", 0),
+        critical_life_cards=num("critical_life_cards"),
+        dragon_balls=num("dragon_balls"),
+        attack_table=_attack_table(get_table(table, "attack_table", w, "data"), w),
+    )

@@ -1,0 +1,290 @@
+"""The Dragon Ball Z TCG mode's rules: state + action -> new state (rule text 003)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from controller.companion.base import Choice, JsonDict, RuleViolationError, check_players
+from controller.companion.dbz_tcg.model import (
+    MODE_NAME,
+    Anger,
+    Critical,
+    DbzAction,
+    DbzState,
+    DeclareCombat,
+    DragonBall,
+    Draw,
+    EndTurn,
+    Fighter,
+    LifeDamage,
+    PhysicalAttack,
+    Pur,
+    Rejuvenate,
+    StageDamage,
+    Step,
+    UseCritical,
+    Victory,
+    load_data,
+)
+
+R_DRAW = "Draw Step: draw three cards at the beginning of your turn"
+R_PLANNING = "Planning Step: Dragon Balls and the PUR gain only on your turn, in the Planning Step"
+R_PUR = "Planning Step: the Main Personality gains its PUR once"
+R_COMBAT = "Combat Step (optional): declared by the turn player, once, after the Planning Step"
+R_REJUVENATE = "Rejuvenation Step: if you did not declare combat this turn, rejuvenate one card"
+R_DRAGON_BALL = "Dragon Balls: numbered 1-7; you cannot play one that matches one on the table"
+R_CRITICAL = "Critical damage: after five or more Life Cards of damage from one unstopped attack"
+R_TURN = "Turn steps: only the turn player does this"
+R_OVER = "Winning the game: the game is over"
+R_AMOUNT = "Companion: amounts are positive whole numbers"
+
+
+def new_game(
+    players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+) -> DbzState:
+    """Both players at Level 1, five Power Stages, a full Life Deck; the first listed begins."""
+    d = load_data(data, source)
+    a, b = check_players(players, 2, 2, MODE_NAME, source)
+    fighters = tuple(Fighter(n, d.life_deck, d.start_level, d.start_stages) for n in (a, b))
+    return DbzState(data=d, fighters=(fighters[0], fighters[1]), turn=a)
+
+
+def _set(state: DbzState, name: str, **changes: Any) -> DbzState:
+    fighters = tuple(
+        dataclasses.replace(f, **changes) if f.name == name else f for f in state.fighters
+    )
+    return dataclasses.replace(state, fighters=(fighters[0], fighters[1]))
+
+
+def _win(state: DbzState, winner: str, how: Victory) -> DbzState:
+    return dataclasses.replace(state, winner=winner, victory=how, step=Step.OVER)
+
+
+def _lose_life(state: DbzState, name: str, cards: int) -> DbzState:
+    life = state.fighter(name).life - cards
+    out = _set(state, name, life=max(0, life))
+    return _win(out, state.opponent(name), Victory.SURVIVAL) if life <= 0 else out
+
+
+def _change_anger(state: DbzState, name: str, delta: int) -> DbzState:
+    f = state.fighter(name)
+    d = state.data
+    anger = max(0, f.anger + delta)
+    if anger < d.anger_to_level:
+        return _set(state, name, anger=anger)
+    if f.level >= d.levels:
+        out = _set(state, name, anger=d.anger_to_level)
+        return _win(out, name, Victory.MPPV)
+    # Advance a Level at ten stages; the Anger resets (any excess is lost); Drills are discarded.
+    return _set(
+        state,
+        name,
+        level=f.level + 1,
+        stages=d.level_up_stages,
+        anger=0,
+        drill_discards=f.drill_discards + 1,
+    )
+
+
+def _damage(state: DbzState, name: str, stages: int, life_cards: int) -> DbzState:
+    f = state.fighter(name)
+    overflow = max(0, stages - f.stages)
+    out = _set(state, name, stages=max(0, f.stages - stages))
+    cards = life_cards + overflow
+    out = _lose_life(out, name, cards) if cards else out
+    if out.step is Step.COMBAT and cards >= state.data.critical_life_cards:
+        out = _set(out, state.opponent(name), critical_available=True)
+    return out
+
+
+def _turn_player(state: DbzState, name: str, rule: str, what: str) -> None:
+    if name != state.turn:
+        raise RuleViolationError(rule, f"{what}: it is {state.turn}'s turn")
+
+
+def _critical(state: DbzState, a: UseCritical) -> DbzState:
+    me = state.fighter(a.player)
+    if not me.critical_available:
+        raise RuleViolationError(R_CRITICAL, f"{a.player} has no critical damage choice now")
+    foe = state.opponent(a.player)
+    out = _set(state, a.player, critical_available=False)
+    if a.choice is Critical.LOWER_ANGER:
+        return _change_anger(out, foe, -1)
+    if a.choice is Critical.CAPTURE:
+        balls = state.fighter(foe).dragon_balls
+        if a.number is None or a.number not in balls:
+            raise RuleViolationError(R_CRITICAL, f"{foe} has no Dragon Ball {a.number} in play")
+        out = _set(out, foe, dragon_balls=tuple(b for b in balls if b != a.number))
+        mine = tuple(sorted((*me.dragon_balls, a.number)))
+        out = _set(out, a.player, dragon_balls=mine)
+        if len(mine) >= state.data.dragon_balls:
+            out = _win(out, a.player, Victory.DRAGON_BALLS)
+        return out
+    return out  # DISCARD_ALLY: allies are not tracked
+
+
+def apply(state: DbzState, action: DbzAction) -> DbzState:
+    """The state after ``action``; RuleViolationError if the rules forbid it now."""
+    if state.step is Step.OVER:
+        raise RuleViolationError(
+            R_OVER, f"{state.winner} won ({state.victory and state.victory.value})"
+        )
+    if isinstance(action, UseCritical):
+        return _critical(state, action)
+    # The critical choice is made at once; any other action passes it up.
+    a, b = (dataclasses.replace(f, critical_available=False) for f in state.fighters)
+    state = dataclasses.replace(state, fighters=(a, b))
+    step = state.step
+    if isinstance(action, Draw):
+        if action.cards < 1:
+            raise RuleViolationError(R_AMOUNT, f"drawing {action.cards} cards")
+        if step is Step.DRAW and action.player == state.turn:
+            if action.cards != state.data.draw_step_cards:
+                raise RuleViolationError(
+                    R_DRAW, f"the Draw Step draws {state.data.draw_step_cards}"
+                )
+            out = _lose_life(state, action.player, action.cards)
+            return out if out.step is Step.OVER else dataclasses.replace(out, step=Step.PLANNING)
+        return _lose_life(state, action.player, action.cards)
+    if isinstance(action, Anger):
+        return _change_anger(state, action.player, action.delta)
+    if isinstance(action, StageDamage | LifeDamage):
+        if action.amount < 1:
+            raise RuleViolationError(R_AMOUNT, f"damage of {action.amount}")
+        if isinstance(action, StageDamage):
+            return _damage(state, action.player, action.amount, 0)
+        return _damage(state, action.player, 0, action.amount)
+    if isinstance(action, PhysicalAttack):
+        if min(action.attacker_power_level, action.defender_power_level) < 0:
+            raise RuleViolationError(R_AMOUNT, "Power Levels are 0 or more")
+        table = state.data.attack_table
+        stages = table.physical_damage(action.attacker_power_level, action.defender_power_level)
+        return _damage(state, action.player, stages, 0)
+    if isinstance(action, EndTurn):
+        if step is Step.DRAW:
+            raise RuleViolationError(R_DRAW, f"{state.turn} has not drawn for the Draw Step")
+        return dataclasses.replace(
+            state,
+            turn=state.opponent(state.turn),
+            step=Step.DRAW,
+            turn_number=state.turn_number + 1,
+            combat_declared=False,
+            pur_gained=False,
+        )
+    if step is Step.DRAW:
+        raise RuleViolationError(R_DRAW, f"{state.turn} draws first")
+    if isinstance(action, Pur):
+        _turn_player(state, action.player, R_PLANNING, f"{action.player} gains PUR")
+        if step is not Step.PLANNING:
+            raise RuleViolationError(R_PUR, "the Planning Step is over")
+        if action.amount < 0:
+            raise RuleViolationError(R_AMOUNT, f"a PUR of {action.amount}")
+        f = state.fighter(action.player)
+        out = _set(
+            state, action.player, stages=min(state.data.max_stages, f.stages + action.amount)
+        )
+        return dataclasses.replace(out, step=Step.COMBAT_CHOICE, pur_gained=True)
+    if isinstance(action, DragonBall):
+        _turn_player(state, action.player, R_PLANNING, f"{action.player} plays a Dragon Ball")
+        if step is not Step.PLANNING:
+            raise RuleViolationError(R_PLANNING, "the Planning Step is over")
+        if not 1 <= action.number <= state.data.dragon_balls:
+            raise RuleViolationError(R_DRAGON_BALL, f"there is no Dragon Ball {action.number}")
+        if any(action.number in f.dragon_balls for f in state.fighters):
+            raise RuleViolationError(
+                R_DRAGON_BALL, f"Dragon Ball {action.number} is already on the table"
+            )
+        mine = tuple(sorted((*state.fighter(action.player).dragon_balls, action.number)))
+        out = _set(state, action.player, dragon_balls=mine)
+        if len(mine) >= state.data.dragon_balls:
+            out = _win(out, action.player, Victory.DRAGON_BALLS)
+        return out
+    if isinstance(action, DeclareCombat):
+        _turn_player(state, action.player, R_COMBAT, f"{action.player} declares combat")
+        if step not in (Step.PLANNING, Step.COMBAT_CHOICE):
+            raise RuleViolationError(
+                R_COMBAT, f"combat cannot be declared in the {step.value} step"
+            )
+        return dataclasses.replace(state, step=Step.COMBAT, combat_declared=True)
+    if isinstance(action, Rejuvenate):
+        _turn_player(state, action.player, R_REJUVENATE, f"{action.player} rejuvenates")
+        if state.combat_declared:
+            raise RuleViolationError(R_REJUVENATE, "combat was declared this turn")
+        if step is Step.REJUVENATION:
+            raise RuleViolationError(R_REJUVENATE, "one card per turn")
+        if state.fighter(action.player).life >= state.data.life_deck:
+            raise RuleViolationError(
+                R_REJUVENATE, "the discard pile is empty (the Life Deck is full)"
+            )
+        out = _set(state, action.player, life=state.fighter(action.player).life + 1)
+        return dataclasses.replace(out, step=Step.REJUVENATION)
+    raise TypeError(f"not a {MODE_NAME} action: {action!r}")
+
+
+def legal_actions(state: DbzState, player: str) -> tuple[Choice, ...]:
+    """What the table may offer ``player`` now."""
+    me = state.fighter(player)  # UnknownNameError for a stranger
+    if state.step is Step.OVER:
+        return ()
+    if me.critical_available:
+        return (
+            Choice(
+                "critical",
+                (("player", (player,)), ("choice", tuple(c.value for c in Critical))),
+                ("number",),
+            ),
+        )
+    mine = (("player", (player,)),)
+    out = [
+        Choice("draw", mine, ("cards",)),
+        Choice("anger", mine, ("delta",)),
+        Choice("stage_damage", mine, ("amount",)),
+        Choice("life_damage", mine, ("amount",)),
+        Choice("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
+    ]
+    if player != state.turn:
+        return tuple(out)
+    if state.step is Step.DRAW:
+        return (Choice("draw", (("player", (player,)), ("cards", (state.data.draw_step_cards,)))),)
+    if state.step is Step.PLANNING:
+        taken = {b for f in state.fighters for b in f.dragon_balls}
+        free = tuple(n for n in range(1, state.data.dragon_balls + 1) if n not in taken)
+        out += [Choice("pur", mine, ("amount",)), Choice("dragon_ball", (*mine, ("number", free)))]
+    if state.step in (Step.PLANNING, Step.COMBAT_CHOICE):
+        out.append(Choice("declare_combat", mine))
+        if me.life < state.data.life_deck:
+            out.append(Choice("rejuvenate", mine))
+    out.append(Choice("end_turn"))
+    return tuple(out)
+
+
+def to_json(state: DbzState) -> JsonDict:
+    """The state as JSON (the replay's output without ``refused``)."""
+    loser = (
+        state.opponent(state.winner) if state.victory is Victory.SURVIVAL and state.winner else None
+    )
+    return {
+        "mode": MODE_NAME,
+        "step": state.step.value,
+        "players": [
+            {
+                "name": f.name,
+                "level": f.level,
+                "stages": f.stages,
+                "anger": f.anger,
+                "life": f.life,
+                "dragon_balls": list(f.dragon_balls),
+                "critical_available": f.critical_available,
+                "drill_discards": f.drill_discards,
+            }
+            for f in state.fighters
+        ],
+        "turn": None if state.step is Step.OVER else state.turn,
+        "turn_number": state.turn_number,
+        "combat_declared": state.combat_declared,
+        "winner": state.winner,
+        "victory": state.victory.value if state.victory else None,
+        "eliminated": [loser] if loser else [],
+    }
