@@ -33,3 +33,15 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# MicroPython's WebAssembly port for the firmware tests (tests/firmware/test_micropython_wasm.py)
+MICROPYTHON := tools/micropython/node_modules/.installed-stamp
+.PHONY: micropython clean-micropython
+$(MICROPYTHON): tools/micropython/package.json tools/micropython/package-lock.json tools/micropython/install.sh
+	bash tools/micropython/install.sh
+	touch $(MICROPYTHON)
+micropython: $(MICROPYTHON)
+pytest: $(MICROPYTHON)
+clean: clean-micropython
+clean-micropython:
+	rm -rf tools/micropython/node_modules

@@ -6,7 +6,6 @@ import binascii
 import json
 import random
 import zlib
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -1,0 +1,186 @@
+"""The MicroPython fakes behave as the MicroPython docs say (the firmware tests rely on it).
+
+``test_micropython_wasm.py`` also checks the ticks functions against the real
+MicroPython (its WebAssembly port).
+"""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from tests.firmware.fakes import clock, machine, uselect
+from tests.firmware.fakes.hc165 import ShiftRegisterChain
+from tests.firmware.fakes.hc4067 import Multiplexer
+from tests.firmware.fakes.machine import FloatingPinError, Pin, WatchdogResetError
+from tests.firmware.fakes.pico import Pico
+from tests.firmware.fakes.usb import WouldBlockError
+
+
+def test_ticks_wrap_around_like_micropython() -> None:
+    top = clock.TICKS_MAX
+    assert clock.ticks_add(top, 1) == 0 and clock.ticks_add(0, -1) == top
+    assert clock.ticks_diff(0, top) == 1 and clock.ticks_diff(top, 0) == -1
+    assert clock.ticks_diff(clock.TICKS_PERIOD // 2, 0) == -clock.TICKS_PERIOD // 2
+    with pytest.raises(OverflowError):
+        clock.ticks_add(0, clock.TICKS_PERIOD // 2)
+    with pytest.raises(ValueError):
+        clock.ticks_add(-1, 1)
+    c = clock.Clock(start=top - 1)
+    c.sleep_ms(3)
+    assert c.ticks_ms() == 1 and c.elapsed == 3 and clock.ticks_diff(c.ticks_ms(), top - 1) == 3
+
+
+def test_clock_runs_timers_in_order_and_stops_at_its_limit() -> None:
+    c = clock.Clock(limit=10)
+    seen: list[tuple[str, int]] = []
+    c.at(5, lambda: seen.append(("b", c.elapsed)))
+    c.at(2, lambda: seen.append(("a", c.elapsed)))
+    c.at(5, lambda: seen.append(("c", c.elapsed)))
+    c.sleep_ms(-4)  # negative: no time passes
+    c.sleep_ms(6)
+    assert seen == [("a", 2), ("b", 5), ("c", 5)]
+    with pytest.raises(clock.TimeUpError):
+        c.sleep_ms(100)
+    assert c.elapsed == 10
+
+
+def test_pin_modes_pulls_and_values(pico: Pico) -> None:
+    floating = Pin(5, Pin.IN)
+    with pytest.raises(FloatingPinError):
+        floating.value()
+    assert Pin(5, Pin.IN, Pin.PULL_UP).value() == 1
+    assert Pin(5, pull=Pin.PULL_DOWN).value() == 0  # same GPIO, mode kept
+    assert Pin(5).mode() == Pin.IN and Pin(5).pull() == Pin.PULL_DOWN
+    pin = Pin(6, Pin.IN, Pin.PULL_UP)
+    pin.value(0)  # remembered, not driven while an input
+    assert pico.bus.output(6) is None and pin.value() == 1
+    pin.init(Pin.OUT)
+    assert pico.bus.output(6) == 0 and pin.value() == 0
+    pin.on()
+    assert pin() == 1
+    pin.toggle()
+    assert pin.value() == 0
+    pin.value("yes")  # anything truthy is 1
+    assert pin.value() == 1
+    with pytest.raises(ValueError):
+        Pin(7, mode=9)
+    with pytest.raises(ValueError):
+        Pin(30)
+
+
+def test_pin_value_keyword_is_set_before_the_mode_so_there_is_no_glitch(pico: Pico) -> None:
+    levels: list[int | None] = []
+    pico.bus.watch(8, levels.append)
+    Pin(8, Pin.OUT, value=1)
+    Pin(8, Pin.OUT, value=1)
+    Pin(8).value(0)
+    assert levels == [1, 0]  # never 0 first, and only changes are signalled
+
+
+def test_open_drain_drives_only_low(pico: Pico) -> None:
+    line: dict[str, int | None] = {"level": None}
+    pico.bus.drive(9, lambda: line["level"])
+    pin = Pin(9, Pin.OPEN_DRAIN, Pin.PULL_UP, value=0)
+    assert pin.value() == 0 and pico.bus.output(9) == 0
+    pin.value(1)  # released: the pull-up, or whoever drives the line
+    assert pico.bus.output(9) is None and pin.value() == 1
+    line["level"] = 0
+    assert pin.value() == 0
+
+
+def test_watchdog_resets_unless_fed(pico: Pico) -> None:
+    with pytest.raises(ValueError):
+        machine.WDT(timeout=9000)  # over the rp2's 8388 ms
+    wdt = machine.WDT(timeout=100)
+    for _ in range(5):
+        pico.clock.sleep_ms(90)
+        wdt.feed()
+    with pytest.raises(WatchdogResetError):
+        pico.clock.sleep_ms(101)
+    assert pico.watchdogs() == [wdt]
+    with pytest.raises(machine.MachineResetError):
+        machine.reset()
+
+
+class Stream:
+    def __init__(self) -> None:
+        self.flags = 0
+
+    def poll_flags(self, eventmask: int) -> int:
+        return self.flags
+
+
+def test_poll_register_modify_unregister(pico: Pico) -> None:
+    p = uselect.poll()
+    s = Stream()
+    s.flags = uselect.POLLIN | uselect.POLLOUT
+    p.register(s)  # default mask: POLLIN | POLLOUT
+    assert p.poll(0) == [(s, uselect.POLLIN | uselect.POLLOUT)]
+    p.register(s, uselect.POLLIN)  # again: updates the mask
+    assert p.poll(0) == [(s, uselect.POLLIN)]
+    s.flags = uselect.POLLHUP  # reported even though not asked for
+    assert p.poll(0) == [(s, uselect.POLLHUP)]
+    p.unregister(s)
+    p.unregister(s)  # unknown: no error
+    assert p.poll(0) == []
+    with pytest.raises(OSError) as err:
+        p.modify(s, uselect.POLLIN)
+    assert err.value.errno == errno.ENOENT
+    with pytest.raises(TypeError):
+        p.register(object())  # type: ignore[arg-type]
+
+
+def test_poll_waits_for_data_or_timeout_and_ipoll_one_shot(pico: Pico) -> None:
+    p = uselect.poll()
+    p.register(pico.usb.stdin, uselect.POLLIN)
+    assert p.poll(0) == [] and pico.clock.elapsed == 0
+    assert p.poll(25) == [] and pico.clock.elapsed == 25
+    pico.usb.send(b"ab", at=40)
+    assert p.poll(-1) == [(pico.usb.stdin, uselect.POLLIN)] and pico.clock.elapsed == 40
+    assert pico.usb.stdin.buffer.read(1) == b"a"
+    assert list(p.ipoll(0, 1)) == [(pico.usb.stdin, uselect.POLLIN)]
+    assert list(p.ipoll(0, 1)) == []  # one-shot: mask is 0 until modified
+    p.modify(pico.usb.stdin, uselect.POLLIN)
+    assert list(p.ipoll(0)) == [(pico.usb.stdin, uselect.POLLIN)]
+    assert pico.usb.stdin.buffer.read(1) == b"b"
+    with pytest.raises(WouldBlockError):
+        pico.usb.stdin.buffer.read(1)  # the real port would hang
+
+
+def test_74hc165_shifts_on_rising_clock_edges_only_with_load_high(pico: Pico) -> None:
+    chain = ShiftRegisterChain(pico.bus, load=2, clock=3, data=4, chips=2, serial_in=1)
+    for bit in range(8):
+        chain.set_input(0, bit, bit % 2)  # D7..D0 = 1,0,1,0,...
+        chain.set_input(1, bit, 0)
+    load, clk, data = Pin(2, Pin.OUT, value=1), Pin(3, Pin.OUT, value=0), Pin(4, Pin.IN)
+    load.value(0)
+    assert data.value() == 1  # transparent while /PL is low: D7
+    clk.value(1)
+    clk.value(0)
+    assert chain.ignored_clocks == 1
+    load.value(1)
+    bits = []
+    for _ in range(18):
+        bits.append(data.value())
+        clk.value(1)
+        clk.value(1)  # no edge: no shift
+        clk.value(0)
+    assert bits == [1, 0] * 4 + [0] * 8 + [1, 1]  # chip 0, chip 1, then DS of the far end
+    assert (chain.loads, chain.shifts) == (1, 18)
+
+
+def test_74hc4067_needs_driven_select_lines(pico: Pico) -> None:
+    mux = Multiplexer(pico.bus, (6, 7, 8, 9), 10)
+    mux.channels[11] = 0
+    signal = Pin(10, Pin.IN)
+    with pytest.raises(FloatingPinError, match="S0"):
+        signal.value()
+    selects = [Pin(p, Pin.OUT, value=(11 >> i) & 1) for i, p in enumerate((6, 7, 8, 9))]
+    assert mux.selected() == 11 and signal.value() == 0
+    selects[0].value(0)
+    assert signal.value() == 1 and mux.reads[10] == 1
+    mux.enabled = False
+    with pytest.raises(FloatingPinError):
+        signal.value()  # off, and no pull-up on the Pico's pin

@@ -1,0 +1,207 @@
+"""firmware/main.py, hw_165.py and hw_4067.py on a simulated Pico (tests/firmware/fakes).
+
+The fakes stand in for MicroPython's ``machine``, ``micropython``, ``uselect``,
+``time`` ticks and the USB serial; ``main.py`` runs unchanged, its endless loop
+ended by the simulated clock. ``ticks_ms()`` wraps around half a second into
+the firmware loop of every run, as it does on the Pico every 12.4 days.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+from firmware import config, wire
+from tests.firmware.fakes import micropython
+from tests.firmware.fakes.hc165 import ShiftRegisterChain
+from tests.firmware.fakes.hc4067 import Multiplexer
+from tests.firmware.fakes.machine import WatchdogResetError
+from tests.firmware.fakes.pico import Pico
+
+GRACE = config.BOOT_GRACE_MS
+
+
+def wire_165(pico: Pico, sensors: int = config.SENSORS) -> ShiftRegisterChain:
+    """The README's 74HC165 chain on config.py's pins, enough chips for ``sensors``."""
+    return ShiftRegisterChain(
+        pico.bus, config.PIN_LOAD, config.PIN_CLOCK, config.PIN_DATA, chips=(sensors + 7) // 8
+    )
+
+
+def place(chain: ShiftRegisterChain, sensor: int, present: bool = True) -> None:
+    """A token on (or off) ``sensor``: README wiring, sensor 0 = D7 of the chip nearest the Pico."""
+    chain.set_input(sensor // 8, 7 - sensor % 8, 0 if present else 1)  # active low
+
+
+def ack_events(frame: tuple[int, int, int, bytes]) -> bytes | None:
+    """A host that records and acks every EVENTS frame at once."""
+    if frame[2] != wire.EVENTS:
+        return None
+    boot, first, events = wire.decode_events(frame[3])
+    return wire.encode_frame(1, wire.ACK, wire.encode_ack(boot, first + len(events) - 1))
+
+
+def test_main_boots_scans_and_talks_to_the_host(pico: Pico) -> None:
+    Path(config.BOOT_FILE).write_text("41\n")
+    chain = wire_165(pico)
+    place(chain, 9)
+    identify = wire.encode_frame(1, wire.IDENTIFY, wire.encode_identify())
+    pico.usb.send(b"\x00\x13\x7e", at=GRACE + 50)  # line noise first
+    for i, byte in enumerate(identify):  # then IDENTIFY, a byte a millisecond
+        pico.usb.send(bytes((byte,)), at=GRACE + 100 + i)
+    pico.usb.reply_with(ack_events)
+    pico.clock.at(GRACE + 300, lambda: place(chain, 5))
+    pico.clock.at(GRACE + 600, lambda: place(chain, 9, present=False))
+    pico.run(GRACE + 1200)
+
+    assert ("kbd_intr", -1) in micropython.calls  # no Ctrl-C on the binary link
+    assert Path(config.BOOT_FILE).read_text() == "42"
+    (ident,) = [wire.decode_ident(p) for p in pico.usb.of(wire.IDENT)]
+    assert ident == (1, 42, 42, 200, "toptable-fw 1.0")
+    events = [(t, wire.decode_events(f[3])) for t, f in pico.usb.frames if f[2] == wire.EVENTS]
+    # each change once (acked, never resent), two 5 ms scans after it happened
+    assert [e for _, e in events] == [(42, 1, [(5, 1)]), (42, 2, [(9, 0)])]
+    assert GRACE + 300 < events[0][0] <= GRACE + 312
+    beats = [t for t, f in pico.usb.frames if f[2] == wire.HEARTBEAT]
+    assert len(beats) == 5 and beats[0] <= GRACE + 2
+    assert all(240 <= b - a <= 260 for a, b in itertools.pairwise(beats))
+    last = wire.decode_heartbeat(pico.usb.of(wire.HEARTBEAT)[-1])
+    assert last[:3] == (42, 2, 3)  # both events acked
+    acks = 2 * len(wire.encode_frame(1, wire.ACK, wire.encode_ack(42, 1)))
+    assert pico.usb.rx == bytearray() and pico.usb.bytes_read == 3 + len(identify) + acks
+    assert pico.usb.garbage == 0 and pico.usb.text == ""
+    (wdt,) = pico.watchdogs()
+    assert wdt.timeout == config.WATCHDOG_MS and wdt.feeds > 1000
+    assert pico.clock.ticks_ms() < 1000  # ticks_ms wrapped during the run
+
+
+def test_main_resends_until_acked_and_answers_snapshot_and_ping(pico: Pico) -> None:
+    chain = wire_165(pico)
+    pico.clock.at(GRACE + 20, lambda: place(chain, 41))
+    pico.usb.send(wire.encode_frame(1, wire.SNAPSHOT_REQ), at=GRACE + 200)
+    pico.usb.send(wire.encode_frame(2, wire.PING, wire.encode_nonce(77)), at=GRACE + 201)
+    pico.usb.send(wire.encode_frame(3, wire.ACK, wire.encode_ack(1, 1)), at=GRACE + 400)
+    pico.run(GRACE + 900)
+
+    assert Path(config.BOOT_FILE).read_text() == "1"  # no counter yet: boot 1
+    sends = [t for t, f in pico.usb.frames if f[2] == wire.EVENTS]
+    assert len(sends) >= 3 and sends[-1] < GRACE + 400  # resent with backoff, then acked
+    assert all(p == pico.usb.of(wire.EVENTS)[0] for p in pico.usb.of(wire.EVENTS))
+    boot, seq, oldest, states = wire.decode_snapshot(pico.usb.of(wire.SNAPSHOT)[0])
+    assert (boot, seq, oldest) == (1, 1, 1) and [i for i, s in enumerate(states) if s] == [41]
+    assert [wire.decode_nonce(p) for p in pico.usb.of(wire.PONG)] == [77]
+
+
+def test_main_reads_74hc4067_multiplexers(pico: Pico, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config, "DRIVER", "4067")
+    monkeypatch.setattr(config, "SENSORS", 20)
+    muxes = [Multiplexer(pico.bus, config.PINS_SELECT, pin) for pin in config.PINS_SIGNAL[:2]]
+    muxes[0].channels[3] = 0  # a token on sensor 3 from the start
+    pico.usb.send(wire.encode_frame(1, wire.IDENTIFY, wire.encode_identify()), at=GRACE + 10)
+    pico.usb.reply_with(ack_events)
+
+    def put_token() -> None:
+        muxes[1].channels[1] = 0  # sensor 17
+
+    pico.clock.at(GRACE + 100, put_token)
+    pico.run(GRACE + 300)
+
+    assert wire.decode_ident(pico.usb.of(wire.IDENT)[0])[1] == 20
+    assert [wire.decode_events(p) for p in pico.usb.of(wire.EVENTS)] == [(1, 1, [(17, 1)])]
+    last = wire.decode_heartbeat(pico.usb.of(wire.HEARTBEAT)[-1])
+    states = bytearray(20)
+    states[3] = states[17] = 1
+    assert last == (1, 1, 2, wire.state_hash(states))
+
+
+def test_maintenance_pin_keeps_the_repl(pico: Pico) -> None:
+    pico.bus.drive(config.PIN_MAINTENANCE, lambda: 0)  # tied to GND
+    wire_165(pico)
+    pico.run(GRACE + 500)
+    assert pico.clock.slept == GRACE  # main.py returned after the grace second
+    assert pico.watchdogs() == [] and micropython.calls == [] and pico.usb.sent == []
+    assert not Path(config.BOOT_FILE).exists()
+
+
+@pytest.mark.parametrize(
+    ("stored", "boot"), [(None, 1), ("7", 8), ("garbage", 1), ("65535", 0), ("", 1)]
+)
+def test_boot_counter(pico: Pico, stored: str | None, boot: int) -> None:
+    pico.bus.drive(config.PIN_MAINTENANCE, lambda: 0)
+    pico.run(GRACE + 1)
+    import firmware.main
+
+    if stored is not None:
+        Path("count").write_text(stored)
+    assert firmware.main.next_boot("count") == boot
+    assert Path("count").read_text() == str(boot)
+
+
+def test_a_stalled_loop_is_reset_by_the_watchdog(pico: Pico) -> None:
+    chain = wire_165(pico)
+    stuck = {"now": False}
+
+    def data_line() -> int:
+        if stuck["now"]:
+            pico.clock.advance(config.WATCHDOG_MS + 10)  # e.g. a scan that hangs
+        return chain.q7()
+
+    pico.bus.drive(config.PIN_DATA, data_line)
+    pico.clock.at(GRACE + 500, lambda: stuck.update(now=True))
+    with pytest.raises(WatchdogResetError):
+        pico.run(GRACE + 5000)
+    assert GRACE + config.WATCHDOG_MS < pico.clock.elapsed <= GRACE + 500 + config.WATCHDOG_MS + 2
+
+
+# --- the scanners on their own ---------------------------------------------------------
+
+
+def test_74hc165_chain_reads_every_sensor_in_readme_order(pico: Pico) -> None:
+    from firmware.hw_165 import ShiftRegisters
+
+    chain = wire_165(pico, 128)
+    reader = ShiftRegisters(128, config.PIN_LOAD, config.PIN_CLOCK, config.PIN_DATA)
+    rng = random.Random(165)
+    for _ in range(5):
+        occupied = set(rng.sample(range(128), rng.randrange(0, 40)))
+        for sensor in range(128):
+            place(chain, sensor, sensor in occupied)
+        loads, shifts = chain.loads, chain.shifts
+        got = reader.read()
+        assert [i for i, v in enumerate(got) if v] == sorted(occupied)
+        assert (chain.loads - loads, chain.shifts - shifts) == (1, 128)
+    assert chain.ignored_clocks == 0
+
+
+def test_74hc165_reads_fewer_sensors_than_inputs_and_active_high(pico: Pico) -> None:
+    from firmware.hw_165 import ShiftRegisters
+
+    chain = wire_165(pico, 42)  # 6 chips, 48 inputs
+    reader = ShiftRegisters(42, config.PIN_LOAD, config.PIN_CLOCK, config.PIN_DATA, False)
+    for sensor in (0, 8, 41):
+        place(chain, sensor)
+    chain.set_input(5, 0, 0)  # input 47, no sensor: never read
+    got = reader.read()
+    assert len(got) == 42 and chain.shifts == 42
+    assert [i for i, v in enumerate(got) if not v] == [0, 8, 41]  # not flipped
+    place(chain, 8, present=False)
+    assert [i for i, v in enumerate(reader.read()) if not v] == [0, 41]  # latched afresh
+
+
+def test_74hc4067_multiplexers_return_the_selected_channel(pico: Pico) -> None:
+    from firmware.hw_4067 import Multiplexers
+
+    signal = config.PINS_SIGNAL[:3]
+    muxes = [Multiplexer(pico.bus, config.PINS_SELECT, pin) for pin in signal]
+    reader = Multiplexers(40, config.PINS_SELECT, signal)
+    occupied = {0, 5, 15, 16, 31, 32, 39}
+    for sensor in occupied:
+        muxes[sensor // 16].channels[sensor % 16] = 0
+    assert [i for i, v in enumerate(reader.read()) if v] == sorted(occupied)
+    assert muxes[0].reads == [1] * 16 and muxes[1].reads == [1] * 16
+    assert muxes[2].reads == [1] * 8 + [0] * 8  # sensors 40..47 are not wired
+    with pytest.raises(ValueError, match="2 multiplexers cannot read 40 sensors"):
+        Multiplexers(40, config.PINS_SELECT, signal[:2])
