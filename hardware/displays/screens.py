@@ -208,9 +208,11 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
         text(d, (0, 0), f"{a.name} {a.endurance_left}", w // 2 - 2)
         text_right(d, w, 0, SMALL.fit(f"{b.endurance_left} {b.name}", w // 2 - 2))
         x = dice_row(d, (0, 11), c.dice, boxed=False)
+        # The speed decides the defence, so it shows on the smallest screen too.
+        right = text_right(d, w, 24, SPEED_NAMES[c.speed]) - 4 if c.speed is not None else w
         if best is not None:
             text_right(d, w, 12, str(best.damage))
-            text(d, (0, 24), best.label, w)
+            text(d, (0, 24), best.label, right)
         else:
             text(d, (x + 2, 12), "-", w)
         return

@@ -155,3 +155,16 @@ def test_six_seats_all_show_on_both_sizes() -> None:
         # the last seat is the current one: its inverted row reaches the screen's lower half
         lit_rows = [y for y in range(size[1]) if image.getpixel((size[0] - 4, y))]
         assert lit_rows and max(lit_rows) > size[1] // 2
+
+
+@pytest.mark.parametrize("size", sorted({c.size for c in CASES}), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_screen_differs_where_the_state_differs(size: tuple[int, int]) -> None:
+    """Two gallery cases of one screen with different states never draw the same pixels."""
+    drawn: dict[tuple[str, bytes], str] = {}
+    same = []
+    for case in (c for c in CASES if c.size == size):
+        key = (case.screen, case.render().tobytes())
+        if key in drawn and case.view != next(x.view for x in CASES if x.name == drawn[key]):
+            same.append(f"{drawn[key]} = {case.name}")
+        drawn.setdefault(key, case.name)
+    assert not same, f"screens that hide a difference of state: {same}"
