@@ -1,5 +1,7 @@
 """Clock functions that exist on MicroPython and on CPython alike."""
 
+__all__ = ["sleep_ms", "ticks_add", "ticks_diff", "ticks_ms"]
+
 try:
     from time import sleep_ms, ticks_add, ticks_diff, ticks_ms  # type: ignore[attr-defined]
 except ImportError:

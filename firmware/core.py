@@ -9,6 +9,11 @@ sensor, ``write(data)`` sends bytes, ``ticks()`` returns milliseconds.
 from firmware import wire
 from firmware.compat import ticks_add, ticks_diff
 
+try:
+    from typing import Callable
+except ImportError:  # MicroPython has no typing; it does not evaluate annotations either
+    pass
+
 FIRMWARE_VERSION = "toptable-fw 1.0"
 RESEND_CHUNK = 8  # events per resent frame: short frames survive a noisy line better
 
@@ -19,9 +24,9 @@ class Firmware:
     def __init__(
         self,
         sensors: int,
-        read: object,
-        write: object,
-        ticks: object,
+        read: Callable[[], bytes | bytearray],
+        write: Callable[[bytes], object],
+        ticks: Callable[[], int],
         boot: int = 1,
         scan_ms: int = 5,
         debounce: int = 2,
@@ -68,15 +73,15 @@ class Firmware:
 
     # -- clock and i/o -------------------------------------------------------
     def _now(self) -> int:
-        return self._ticks()  # type: ignore[operator]
+        return self._ticks()
 
-    def _sample(self) -> bytes:
-        return self._read()  # type: ignore[operator]
+    def _sample(self) -> bytes | bytearray:
+        return self._read()
 
     def _send(self, mtype: int, payload: bytes) -> None:
         self.frame_seq = (self.frame_seq + 1) & 0xFF
         self.counters["frames_sent"] += 1
-        self._write(wire.encode_frame(self.frame_seq, mtype, payload))  # type: ignore[operator]
+        self._write(wire.encode_frame(self.frame_seq, mtype, payload))
 
     # -- state ---------------------------------------------------------------
     def states(self) -> bytearray:
@@ -95,7 +100,7 @@ class Firmware:
         for frame in self.decoder.feed(data):
             self.handle(frame)
 
-    def handle(self, frame: tuple) -> None:
+    def handle(self, frame: tuple[int, int, int, bytes]) -> None:
         """Act on one decoded frame ``(version, seq, type, payload)``."""
         version, _seq, mtype, payload = frame
         if mtype == wire.IDENTIFY:
@@ -169,7 +174,7 @@ class Firmware:
                 wire.encode_heartbeat(self.boot, self.last_seq, self.oldest, self.state_hash()),
             )
 
-    def scan(self) -> list:
+    def scan(self) -> list[tuple[int, int]]:
         """Sample the sensors once; number and send any debounced changes; return them."""
         self.counters["scans"] += 1
         changes = self.scanner.update(self._sample())

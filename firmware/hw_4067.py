@@ -6,7 +6,13 @@ from machine import Pin
 class Multiplexers:
     """``read()`` returns one 0/1 per sensor; sensor = multiplexer * 16 + channel."""
 
-    def __init__(self, sensors: int, select: tuple, signal: tuple, active_low: bool = True) -> None:
+    def __init__(
+        self,
+        sensors: int,
+        select: tuple[int, ...],
+        signal: tuple[int, ...],
+        active_low: bool = True,
+    ) -> None:
         if len(signal) * 16 < sensors:
             raise ValueError("%d multiplexers cannot read %d sensors" % (len(signal), sensors))
         self.sensors = sensors

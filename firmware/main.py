@@ -42,7 +42,9 @@ def make_reader() -> object:
 def maintenance() -> bool:
     """Whether to stay in the REPL: the maintenance pin is held low, checked after a grace second."""
     sleep_ms(config.BOOT_GRACE_MS)  # mpremote can interrupt here, right after a reset
-    return machine.Pin(config.PIN_MAINTENANCE, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
+    return bool(
+        machine.Pin(config.PIN_MAINTENANCE, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
+    )
 
 
 def run() -> None:

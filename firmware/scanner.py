@@ -24,7 +24,7 @@ class Scanner:
             self.stable[i] = 1 if raw[i] else 0
             self.count[i] = 0
 
-    def update(self, raw: bytes | bytearray) -> list:
+    def update(self, raw: bytes | bytearray) -> list[tuple[int, int]]:
         """Feed one sample (one 0/1 value per sensor); return [(sensor, state)] that changed."""
         changes = []
         stable = self.stable

@@ -121,7 +121,7 @@ class Decoder:
         self.bad_frames = 0
         self.frames = 0
 
-    def feed(self, data: bytes) -> list:
+    def feed(self, data: bytes) -> list[tuple[int, int, int, bytes]]:
         """Add received bytes; return the complete good frames, oldest first."""
         self.buf.extend(data)
         out = []
@@ -221,7 +221,7 @@ def encode_ack(boot: int, seq: int) -> bytes:
     return u16(boot) + u32(seq)
 
 
-def decode_ack(payload: bytes) -> tuple:
+def decode_ack(payload: bytes) -> tuple[int, int]:
     """(boot, seq) from an ACK payload.
 
     Raises:
@@ -254,7 +254,7 @@ def encode_ident(
     return bytes((version, sensors)) + u16(boot) + u16(scan_hz) + text
 
 
-def decode_ident(payload: bytes) -> tuple:
+def decode_ident(payload: bytes) -> tuple[int, int, int, int, str]:
     """(protocol, sensors, boot, scan_hz, firmware) from an IDENT payload.
 
     Raises:
@@ -281,7 +281,7 @@ def encode_snapshot(boot: int, seq: int, oldest: int, states: bytes | bytearray)
     )
 
 
-def decode_snapshot(payload: bytes) -> tuple:
+def decode_snapshot(payload: bytes) -> tuple[int, int, int, bytearray]:
     """(boot, seq, oldest, states) from a SNAPSHOT payload.
 
     Raises:
@@ -302,7 +302,7 @@ def decode_snapshot(payload: bytes) -> tuple:
     return get_u16(payload, 0), get_u32(payload, 2), get_u32(payload, 6), states
 
 
-def encode_events(boot: int, first_seq: int, events: list) -> bytes:
+def encode_events(boot: int, first_seq: int, events: list[tuple[int, int]]) -> bytes:
     """EVENTS payload; ``events`` is a list of (sensor, occupied).
 
     Raises:
@@ -318,7 +318,7 @@ def encode_events(boot: int, first_seq: int, events: list) -> bytes:
     return bytes(out)
 
 
-def decode_events(payload: bytes) -> tuple:
+def decode_events(payload: bytes) -> tuple[int, int, list[tuple[int, int]]]:
     """(boot, first_seq, [(sensor, occupied), ...]) from an EVENTS payload.
 
     Raises:
@@ -338,7 +338,7 @@ def encode_heartbeat(boot: int, last_seq: int, oldest: int, hash_: int) -> bytes
     return u16(boot) + u32(last_seq) + u32(oldest) + u32(hash_)
 
 
-def decode_heartbeat(payload: bytes) -> tuple:
+def decode_heartbeat(payload: bytes) -> tuple[int, int, int, int]:
     """(boot, last_seq, oldest_kept, hash) from a HEARTBEAT payload.
 
     Raises:
@@ -353,7 +353,7 @@ def encode_notice(code: int, text: str) -> bytes:
     return bytes((code,)) + text.encode()[: PAYLOAD_MAX - 1]
 
 
-def decode_notice(payload: bytes) -> tuple:
+def decode_notice(payload: bytes) -> tuple[int, str]:
     """(code, text) from a NOTICE payload.
 
     Raises:
