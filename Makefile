@@ -45,3 +45,13 @@ pytest: $(MICROPYTHON)
 clean: clean-micropython
 clean-micropython:
 	rm -rf tools/micropython/node_modules
+
+# Mosquitto and Debian's Chromium + ChromeDriver for the MQTT and scoreboard tests
+SERVICES := $(VENV)/.services-stamp
+.PHONY: services
+$(SERVICES): tools/services/install.sh
+	bash tools/services/install.sh
+	touch $(SERVICES)
+services: $(SERVICES)
+pytest: $(SERVICES)
+bench: $(SERVICES)

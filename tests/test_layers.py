@@ -94,7 +94,7 @@ def _imports(path: Path, module: str) -> Iterator[tuple[int, str, bool]]:
                     names.append(candidate)
         for name in names:
             if name.split(".")[0] in TOP_PACKAGES:
-                yield node.lineno, name, id(node) not in typing_only
+                yield getattr(node, "lineno", 0), name, id(node) not in typing_only
 
 
 def _exists(module: str) -> bool:

@@ -1,54 +1,242 @@
 """``toptable bench dice``: the dice-reading figures the issue asks for.
 
-1. Real photos (``../shared/datasets/pi-tray``): leave-images-out 4-fold
-   cross-validation (calibrate on 15 photos, read the other 5; every photo is
-   read once by a model that never saw it): detection F1, face accuracy and
-   the calibration time for 15 photos.
-2. Synthetic Tournament of Power dice, hard settings, 6 dice per frame, read by
-   the shipped model: face accuracy and wrong reads above the confidence
-   threshold over 10,000 dice (600 with ``--quick``).
-3. Cocked dice: the share of leaning dice flagged cocked.
-4. Speed: median time to read a settled 1280x960 frame with 6 dice, on one
-   core (``cv2.setNumThreads(1)``), as wall-clock time and as the reading
-   thread's CPU time (which other jobs on a shared machine do not inflate),
-   and the per-frame cost while dice move.
+Every figure reads photos the model never saw, calibrated exactly as an owner
+would (``calibrate`` on labeled photos, default settings, no change of code):
+
+1. ``pi-tray``: calibrate on 14 photos, read the other 6; and 4-fold
+   leave-photos-out cross-validation (every photo read once by a model that
+   never saw it).
+2. ``catan-webcam``: calibrate on ``train/`` (one day), read ``valid/`` (another day).
+3. Shifted conditions, calibrated on the originals: the test photos of 1. and 2.
+   darker and warmer, the camera tilted 12 degrees (a homography of a camera
+   turned about its horizontal axis), turned a quarter turn, saved as a poor
+   JPEG (quality 12); labels moved with the pixels.
+4. Synthetic stress: random tables (one to three dice colours, light or dark, any
+   tray and table colour, wood grain, hard light); for each, a model calibrated
+   on 12 frames reads frames of new throws: 10,000 dice in all.
+5. Speed on one core (``cv2.setNumThreads(1)``): a settled 1280x960 frame (the
+   pi-tray photos as camera frames), a 12-megapixel JPEG from disk; calibration
+   time from 15 photos; the model file's size; the reader's resident memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
+import numpy as np
+from numpy.typing import NDArray
 
-from vision.calibrate import EvalResult, calibrate, cross_validate, match, score_read
-from vision.dataset import load_dataset
-from vision.defaults import default_model
+from vision.calibrate import calibrate
+from vision.dataset import Dataset, load_dataset, read_image
+from vision.evaluate import EvalResult, cross_validate, evaluate, score_read
 from vision.model import FaceModel
-from vision.read import read_frame
-from vision.settle import SettleDetector
-from vision.synth import Renderer, Settings
+from vision.read import read_file, read_frame
+from vision.synth import Renderer, stress_settings, write_dataset
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "pi-tray"
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+
+Transform = Callable[[NDArray[Any]], tuple[NDArray[Any], NDArray[Any] | None]]
 
 
-def bench_real(dataset_dir: Path) -> None:
-    """Print cross-validation figures on the real photos."""
-    if not (dataset_dir / "data.yaml").is_file():
-        print(f"real photos: skipped ({dataset_dir} is absent)")
-        return
-    dataset = load_dataset(dataset_dir)
-    result, times = cross_validate(dataset, folds=4)
+def _line(label: str, result: EvalResult) -> str:
     j = result.to_json()
-    print(
-        f"real photos ({dataset_dir.name}, {j['images']} photos, {j['dice']} dice, 4-fold "
-        f"leave-images-out): detection F1 {j['f1']:.4f} (P {j['precision']:.4f}, "
-        f"R {j['recall']:.4f}), face accuracy {j['accuracy']:.2%}, unsure {j['unsure']}, "
-        f"wrong above threshold {j['wrong_above_threshold']}"
+    return (
+        f"{label}: {j['images']} photos, {j['dice']} dice: detection F1 {j['f1']:.4f} "
+        f"(P {j['precision']:.4f}, R {j['recall']:.4f}), face accuracy {j['accuracy']:.2%}, "
+        f"unsure {j['unsure']}, wrong above threshold {j['wrong_above_threshold']}"
     )
+
+
+def _timed_calibrate(dataset: Dataset) -> tuple[FaceModel, float]:
+    start = time.perf_counter()
     model = calibrate(dataset, face_set=dataset.root.name)
+    return model, time.perf_counter() - start
+
+
+# --- shifted conditions ---------------------------------------------------------------
+
+
+def _darker_warmer(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    lit = image.astype(np.float32) * np.array([0.38, 0.55, 0.75], np.float32)
+    return np.clip(lit, 0, 255).astype(np.uint8), None
+
+
+def _tilt_matrix(width: int, height: int, degrees: float = 12.0) -> NDArray[Any]:
+    f = float(width)
+    k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], np.float64)
+    t = math.radians(degrees)
+    r = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
+    h = k @ r @ np.linalg.inv(k)
+    h = h / h[2, 2]
+    # re-aimed at the same centre: the keystone of a tilted camera, not a shifted view
+    c = h @ np.array([width / 2, height / 2, 1.0])
+    shift = np.array([[1, 0, width / 2 - c[0] / c[2]], [0, 1, height / 2 - c[1] / c[2]], [0, 0, 1]])
+    return np.asarray(shift @ h)
+
+
+def _tilted(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    h, w = image.shape[:2]
+    m = _tilt_matrix(w, h)
+    fill = tuple(float(v) for v in np.median(image.reshape(-1, 3), axis=0))
+    out = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=fill)  # fmt: skip
+    return out, m
+
+
+def _quarter_turn(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    h, _w = image.shape[:2]
+    out = np.ascontiguousarray(np.rot90(image, -1))  # clockwise: (x, y) -> (h - 1 - y, x)
+    m = np.array([[0, -1, h - 1], [1, 0, 0], [0, 0, 1]], np.float64)
+    return out, m
+
+
+def _poor_jpeg(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 12])
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return (decoded if decoded is not None else image), None
+
+
+SHIFTS: dict[str, Transform] = {
+    "darker and warmer": _darker_warmer,
+    "camera tilted 12 degrees": _tilted,
+    "camera turned a quarter turn": _quarter_turn,
+    "poor JPEG (quality 12)": _poor_jpeg,
+}
+
+
+def shifted_dataset(dataset: Dataset, transform: Transform, root: Path) -> Dataset:
+    """``dataset`` with every photo transformed (and its boxes moved with the pixels),
+    written to ``root`` in the YOLO layout."""
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "labels").mkdir(parents=True, exist_ok=True)
+    names = "\n".join(f'  {i}: "{n}"' for i, n in enumerate(dataset.names))
+    (root / "data.yaml").write_text(f"path: .\nnames:\n{names}\n", encoding="utf-8")
+    for item in dataset.items:
+        image = read_image(item.image)
+        h, w = image.shape[:2]
+        out, m = transform(image)
+        oh, ow = out.shape[:2]
+        lines = []
+        for d in item.dice:
+            x, y, bw, bh = d.box_px(w, h)
+            if m is not None:
+                pts = np.array([[x, y], [x + bw, y], [x, y + bh], [x + bw, y + bh]], np.float64)
+                moved = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), m).reshape(-1, 2)
+                x0, y0 = np.clip(moved.min(0), 0, [ow, oh])
+                x1, y1 = np.clip(moved.max(0), 0, [ow, oh])
+                x, y, bw, bh = x0, y0, x1 - x0, y1 - y0
+                if bw < 2 or bh < 2:
+                    continue  # moved out of the frame
+            lines.append(
+                f"{d.cls} {(x + bw / 2) / ow:.6f} {(y + bh / 2) / oh:.6f} {bw / ow:.6f} {bh / oh:.6f}"
+            )
+        name = item.image.stem + ".jpg"
+        quality = 100 if transform is not _poor_jpeg else 95
+        cv2.imwrite(str(root / "images" / name), out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        (root / "labels" / f"{item.image.stem}.txt").write_text("\n".join(lines) + "\n")
+    return load_dataset(root)
+
+
+def bench_shifted(label: str, model: FaceModel, test: Dataset) -> None:
+    """Print F1 and accuracy of ``model`` on ``test`` under each shifted condition."""
+    with tempfile.TemporaryDirectory(prefix="toptable-shift-") as tmp:
+        for n, (name, transform) in enumerate(SHIFTS.items()):
+            shifted = shifted_dataset(test, transform, Path(tmp) / f"s{n}")
+            print("  " + _line(f"{label}, {name}", evaluate(shifted, model)), flush=True)
+
+
+# --- real photos ----------------------------------------------------------------------
+
+
+def bench_pi_tray(root: Path, folds: int = 4) -> FaceModel | None:
+    """Print the pi-tray figures (14/6 split, shifted conditions, k-fold); return the
+    model calibrated on all photos (for the speed figures)."""
+    if not (root / "data.yaml").is_file():
+        print(f"pi-tray: skipped ({root} is absent)")
+        return None
+    dataset = load_dataset(root)
+    n = len(dataset.items)
+    train, test = dataset.subset(range(14)), dataset.subset(range(14, n))
+    model, seconds = _timed_calibrate(train)
+    print(_line("pi-tray, calibrate on 14, read 6", evaluate(test, model)) +
+          f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
+    bench_shifted("pi-tray 6", model, test)
+    if folds:
+        result, times = cross_validate(dataset, folds=folds)
+        print(_line(f"pi-tray, {folds}-fold leave-photos-out", result) +
+              f"; calibration from {n - n // folds} photos {max(times):.1f} s (slowest fold)",
+              flush=True)  # fmt: skip
+    return model
+
+
+def bench_catan(root: Path) -> None:
+    """Print the catan-webcam figures: train/ (one day) -> valid/ (another day)."""
+    if not (root / "train" / "data.yaml").is_file():
+        print(f"catan-webcam: skipped ({root} is absent)")
+        return
+    train, test = load_dataset(root / "train"), load_dataset(root / "valid")
+    model, seconds = _timed_calibrate(train)
+    print(_line("catan-webcam, calibrate on train/ (33), read valid/ (another day)",
+                evaluate(test, model)) + f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
+    bench_shifted("catan valid", model, test)
+
+
+# --- synthetic stress -----------------------------------------------------------------
+
+
+def bench_stress(dice: int, tables: int = 5, per_frame: int = 8, seed: int = 500) -> None:
+    """Print face accuracy over ``dice`` synthetic dice on ``tables`` random tables."""
+    total = EvalResult(())
+    per_table = (dice + tables - 1) // tables
+    worst = 1.0
+    for t in range(tables):
+        settings = stress_settings(seed + t)
+        with tempfile.TemporaryDirectory(prefix="toptable-stress-") as tmp:
+            root = write_dataset(Path(tmp) / "stress", 12, seed=seed + t, settings=settings)
+            model = calibrate(load_dataset(root), face_set="stress")
+        if not total.names:
+            total = EvalResult(model.names)
+        renderer = Renderer(settings, seed=seed + 100 + t)
+        index = {n: i for i, n in enumerate(model.names)}
+        part = EvalResult(model.names)
+        while part.dice < per_table:
+            scene = renderer.scene(count=per_frame)
+            read = read_frame(scene.image, model)
+            labeled = [(index[d.symbol.value], d.box()) for d in scene.dice]
+            part.add(score_read(read, labeled, model.names))
+        worst = min(worst, part.accuracy)
+        total.add(part)
+    print(_line(f"synthetic stress ({tables} random tables, {per_frame} dice a frame)", total) +
+          f"; worst table accuracy {worst:.2%}", flush=True)  # fmt: skip
+
+
+# --- speed, size, memory --------------------------------------------------------------
+
+
+def _rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return float("nan")
+
+
+def bench_speed(model: FaceModel, root: Path, reads: int) -> None:
+    """Print read times on one core: 1280x960 frames and a 12-megapixel JPEG."""
+    dataset = load_dataset(root)
     frames = []
     for item in dataset.items:
         half = cv2.imread(str(item.image), cv2.IMREAD_REDUCED_COLOR_2)
@@ -57,108 +245,102 @@ def bench_real(dataset_dir: Path) -> None:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        reads = []
-        cpu = []
-        for _ in range(5):
-            for frame in frames:
-                start, start_cpu = time.perf_counter(), time.thread_time()
-                read_frame(frame, model)
-                cpu.append((time.thread_time() - start_cpu) * 1000)
-                reads.append((time.perf_counter() - start) * 1000)
-    finally:
-        cv2.setNumThreads(threads)
-    print(
-        f"real photos as 1280x960 camera frames, one core: median "
-        f"{statistics.median(reads):.1f} ms per read, CPU time {statistics.median(cpu):.1f} ms "
-        f"({len(reads)} reads)"
-    )
-    print(
-        f"calibration from {len(dataset.items) * 3 // 4} photos: "
-        f"{max(times):.2f} s (slowest fold), {j['ms_per_image']} ms per photo read (decode + read)"
-    )
-
-
-def bench_synthetic(model: FaceModel, dice: int, seed: int = 1000) -> None:
-    """Print face accuracy on ``dice`` hard synthetic dice, 6 per frame."""
-    renderer = Renderer(Settings(hard=True), seed=seed)
-    total = EvalResult(model.names)
-    frames = (dice + 5) // 6
-    index = {n: i for i, n in enumerate(model.names)}
-    for _ in range(frames):
-        scene = renderer.scene(count=6)
-        read = read_frame(scene.image, model)
-        labeled = [(index[d.symbol.value], d.box()) for d in scene.dice]
-        total.add(score_read(read, labeled, model.names))
-    j = total.to_json()
-    print(
-        f"synthetic game dice, hard, 6 per frame: {j['dice']} dice, detection F1 {j['f1']:.4f}, "
-        f"face accuracy {j['accuracy']:.3%}, unsure {j['unsure']}, "
-        f"wrong above threshold {j['wrong_above_threshold']}"
-    )
-
-
-def bench_cocked(model: FaceModel, frames: int, seed: int = 2000) -> None:
-    """Print how many leaning dice are flagged cocked, and how many flat ones wrongly are."""
-    renderer = Renderer(Settings(hard=True, touching=0.0), seed=seed)
-    flagged = false_flags = flat = 0
-    for _ in range(frames):
-        scene = renderer.scene(count=4, cocked=1)
-        read = read_frame(scene.image, model)
-        truth = [d.box() for d in scene.dice]
-        for i, j in match(truth, [d.box for d in read.dice]):
-            if scene.dice[i].cocked:
-                flagged += int(read.dice[j].cocked)
-            else:
-                flat += 1
-                false_flags += int(read.dice[j].cocked)
-    print(
-        f"cocked dice: {flagged}/{frames} flagged; flat dice wrongly flagged {false_flags}/{flat}"
-    )
-
-
-def bench_speed(model: FaceModel, frames: int) -> None:
-    """Print the median read time of a settled 1280x960 frame with 6 dice, one core."""
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        renderer = Renderer(Settings(hard=True), seed=3000)
-        scenes = [renderer.scene(count=6).image for _ in range(min(frames, 40))]
-        times = []
-        cpu = []
-        for n in range(frames):
+        wall, cpu = [], []
+        for n in range(reads):
+            frame = frames[n % len(frames)]
             start, start_cpu = time.perf_counter(), time.thread_time()
-            read_frame(scenes[n % len(scenes)], model)
+            read_frame(frame, model)
             cpu.append((time.thread_time() - start_cpu) * 1000)
-            times.append((time.perf_counter() - start) * 1000)
-        settle = SettleDetector()
-        moving = []
-        for n in range(frames):
-            start = time.perf_counter()
-            settle.update(scenes[n % len(scenes)])
-            moving.append((time.perf_counter() - start) * 1000)
+            wall.append((time.perf_counter() - start) * 1000)
+        with tempfile.TemporaryDirectory(prefix="toptable-12mp-") as tmp:
+            big = cv2.resize(read_image(dataset.items[0].image), (4000, 3000))
+            path = Path(tmp) / "12mp.jpg"
+            cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            big_ms = []
+            for _ in range(5):
+                start = time.perf_counter()
+                read_file(path, model)
+                big_ms.append((time.perf_counter() - start) * 1000)
     finally:
         cv2.setNumThreads(threads)
     print(
-        f"read a settled 1280x960 frame, 6 dice, one core: median {statistics.median(times):.1f} ms, "
-        f"p95 {sorted(times)[int(0.95 * len(times))]:.1f} ms, CPU time median "
-        f"{statistics.median(cpu):.1f} ms ({frames} reads); "
-        f"settle check per frame {statistics.median(moving):.2f} ms"
+        f"speed, one core: a settled 1280x960 frame (pi-tray as camera frames) median "
+        f"{statistics.median(wall):.1f} ms wall, p95 {sorted(wall)[int(0.95 * len(wall))]:.1f} ms, "
+        f"CPU {statistics.median(cpu):.1f} ms ({reads} reads); a 12-megapixel JPEG from disk "
+        f"(decode + read) median {statistics.median(big_ms):.0f} ms",
+        flush=True,
     )
+
+
+_MEMORY_PROBE = """
+import sys
+from vision.bench import _rss_mb
+from vision.model import load_model
+from vision.read import read_frame
+from vision.synth import Renderer
+frame = Renderer(seed=1).scene(count=6).image
+before = _rss_mb()
+model = load_model(sys.argv[1])
+for _ in range(5):
+    read_frame(frame, model)
+print(f"{_rss_mb() - before:.1f} {_rss_mb():.0f}")
+"""
+
+
+def bench_size_memory(model: FaceModel) -> None:
+    """Print the model file's size and, in a fresh process, the resident memory that
+    loading it and reading 1280x960 frames add to the imported reader."""
+    with tempfile.TemporaryDirectory(prefix="toptable-model-") as tmp:
+        path = model.save(Path(tmp) / "m.npz")
+        size = path.stat().st_size
+        root = Path(__file__).resolve().parent.parent
+        done = subprocess.run(
+            [sys.executable, "-c", _MEMORY_PROBE, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            check=False,
+            timeout=120,
+        )
+    parts = done.stdout.split()
+    memory = (
+        f"+{parts[0]} MB resident (process {parts[1]} MB)"
+        if done.returncode == 0 and len(parts) == 2
+        else "not measured"
+    )
+    print(f"model file {size / 1e6:.2f} MB; a loaded model reading 1280x960 frames: {memory}",
+          flush=True)  # fmt: skip
 
 
 def main(argv: list[str]) -> int:
     """Print every figure; ``--quick`` for a smoke run."""
     parser = argparse.ArgumentParser(prog="toptable bench dice")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--dice", type=int, help="synthetic dice to read (default 10000)")
-    parser.add_argument("--cocked", type=int, help="frames with a cocked die (default 300)")
-    parser.add_argument("--reads", type=int, help="timed frame reads (default 300)")
-    parser.add_argument("--dataset", type=Path, default=SHARED)
+    parser.add_argument("--quick", action="store_true", help="fewer dice, reads and folds")
+    parser.add_argument("--dice", type=int, help="synthetic stress dice (default 10000)")
+    parser.add_argument("--reads", type=int, help="timed frame reads (default 200)")
+    parser.add_argument("--datasets", type=Path, default=SHARED, help="the shared datasets folder")
     args = parser.parse_args(argv)
-    model = default_model()
-    dice = args.dice or (600 if args.quick else 10_000)
-    bench_real(args.dataset)
-    bench_synthetic(model, dice)
-    bench_cocked(model, args.cocked or (30 if args.quick else 300))
-    bench_speed(model, args.reads or (50 if args.quick else 300))
+    print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
+    model = bench_pi_tray(args.datasets / "pi-tray", folds=0 if args.quick else 4)
+    bench_catan(args.datasets / "catan-webcam")
+    bench_stress(args.dice or (400 if args.quick else 10_000), tables=2 if args.quick else 5)
+    if model is not None:
+        bench_speed(model, args.datasets / "pi-tray", args.reads or (40 if args.quick else 200))
+        bench_size_memory(model)
+    bench_camera(1.0 if args.quick else 3.0)
     return 0
+
+
+def bench_camera(seconds: float) -> None:
+    """The picamera2 source at 1280x960, 30 fps, driven through its fake module."""
+    from vision.picamera_bench import bench_picamera
+
+    f = bench_picamera(seconds)
+    if "skipped" in f:
+        print(f"picamera2 source: skipped ({f['skipped']})")
+        return
+    print(
+        f"picamera2 source (fake module), {f['size']} {f['format']} asked at {f['fps_asked']} fps "
+        f"for {f['seconds']} s: delivered {f['delivered_fps']:.1f} fps, read {f['read_fps']:.1f} "
+        f"fps, max queue {f['max_queue']}, dropped {f['dropped']}"
+    )

@@ -1,102 +1,155 @@
-"""Calibration (learning a face set from a labeled dataset) and evaluation.
+"""Calibration: learning a model (finder and faces) from the owner's labeled photos.
 
-Calibration: the die size comes from the labeled boxes; the die finder runs on
-every photo, each found die that overlaps a labeled box (IoU >= 0.5) gives a
-face sample (in its four quarter turns); the model stores them
-(:mod:`vision.model`). Evaluation reads every photo with a model and compares
-with the labels: a detection counts when its IoU with a labeled box is >= 0.5.
+Calibration learns everything the reader needs from the owner's own labeled
+photos, assuming no dice colour, tray, polarity or view:
+
+1. **Size.** The die's side over the image's ``sqrt(width * height)``, from the labeled boxes (each
+   box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
+   ``a``, so a die lying at 45 degrees does not count as a bigger one).
+2. **Face samples.** Each labeled die is cut upright along its measured rotation
+   (``vision.features``), slightly shifted, turned and zoomed, in its four quarter
+   turns: the face classifier's samples. Labeled boxes whose look disagrees with
+   their label (read as another face by every other die) are reported, by file
+   and line: a likely label mistake.
+3. **Finder.** A linear window detector (:mod:`vision.detect`), trained by
+   :mod:`vision.detect_train`; windows it still takes for dice become the face
+   classifier's *background* samples, so that shoes, tokens or tray patterns are
+   not read as dice.
+4. **Cocked limit and colour model.** The outline aspect of the owner's flat
+   dice sets the cocked limit; a histogram of the scenes' balanced colours lets
+   the reader notice a large object never seen in calibration (a hand).
+
+Evaluation is :mod:`vision.evaluate`; calibration with its own leave-photos-out
+figures and warnings is :mod:`vision.report`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.dataset import Dataset, LabeledImage
-from vision.detect import Box, DetectorParams, detect, iou
+from vision.detect import (
+    FACE_DIE_PX,
+    Detector,
+    DetectorParams,
+    balance,
+    image_length,
+    shrink,
+)
+from vision.detect_train import Photo, colour_model, load_photo, train_finder
+from vision.die_shape import orientation, outline_aspect
 from vision.errors import ModelError
-from vision.features import cut_patch, features, quarter_turns
-from vision.model import DEFAULT_THRESHOLD, FaceModel, train
-from vision.read import DiceRead, image_size, load_scaled, read_frame
+from vision.features import die_patches, features_many, quarter_turns
+from vision.model import BACKGROUND, DEFAULT_THRESHOLD, FaceModel, train
+from vision.progress import Progress, quiet
 
-Progress = Callable[[int, int, str], None]
-
-MATCH_IOU = 0.5
-# each calibration die is also stored slightly turned and zoomed (degrees, scale)
-JITTER: tuple[tuple[float, float], ...] = ((0.0, 1.0), (6.0, 1.0), (-6.0, 1.0), (0.0, 1.08))
-
-
-def quiet(done: int, total: int, what: str) -> None:
-    """A progress callback that says nothing."""
-
-
-def match(labeled: Sequence[Box], found: Sequence[Box]) -> list[tuple[int, int]]:
-    """Greedy one-to-one matching of boxes with IoU >= 0.5, best pairs first."""
-    pairs = sorted(
-        ((iou(a, b), i, j) for i, a in enumerate(labeled) for j, b in enumerate(found)),
-        reverse=True,
-    )
-    used_i: set[int] = set()
-    used_j: set[int] = set()
-    out = []
-    for score, i, j in pairs:
-        if score < MATCH_IOU:
-            break
-        if i in used_i or j in used_j:
-            continue
-        used_i.add(i)
-        used_j.add(j)
-        out.append((i, j))
-    return out
-
-
-def _boxes(item: LabeledImage, width: int, height: int) -> list[Box]:
-    return [d.box_px(width, height) for d in item.dice]
-
-
-def _scaled(box: Box, factor: float) -> Box:
-    return (box[0] * factor, box[1] * factor, box[2] * factor, box[3] * factor)
+MIN_PHOTOS = 2
+FEW_PHOTOS = 10
+# each calibration die is also stored slightly turned, zoomed and shifted
+# (degrees, scale, dx, dy in face-scale pixels: a die is FACE_DIE_PX wide)
+JITTER: tuple[tuple[float, float, float, float], ...] = (
+    (0.0, 1.0, 0.0, 0.0),
+    (7.0, 1.0, 0.0, 0.0),
+    (-7.0, 1.0, 0.0, 0.0),
+    (0.0, 1.08, 0.0, 0.0),
+    (0.0, 0.93, 0.0, 0.0),
+    (0.0, 1.0, 2.5, -2.5),
+    (0.0, 1.0, -2.5, 2.5),
+    (15.0, 1.0, 0.0, 0.0),
+    (-15.0, 1.0, 0.0, 0.0),
+    (30.0, 1.0, 0.0, 0.0),
+    (-30.0, 1.0, 0.0, 0.0),
+    (45.0, 1.0, 0.0, 0.0),
+)
+MAX_BACKGROUND = 600  # background samples kept for the face classifier
 
 
 def die_frac_from_labels(dataset: Dataset) -> float:
-    """The median die side over image width, from the labeled boxes.
-
-    The image aspect ratio (to turn normalised boxes into square sides) is read
-    from the first photo; a dataset's photos are assumed to share it.
+    """The median labeled box side over the image's ``sqrt(width * height)``: for a
+    normalised box, ``sqrt(w * h)`` whatever the photo's size or aspect.
 
     Raises:
         ModelError: the dataset holds no labeled die.
-        ImageReadError: the first photo cannot be read.
     """
-    items = [item for item in dataset.items if item.dice]
-    if not items:
+    sides = [float(np.sqrt(d.w * d.h)) for item in dataset.items for d in item.dice]
+    if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
-    width, height = image_size(items[0].image)
-    aspect = height / width
-    sides = [float(np.sqrt(d.w * d.h * aspect)) for item in items for d in item.dice]
     return float(np.median(sides))
 
 
-def _choose_polarity(dataset: Dataset, params: DetectorParams, probe: int = 3) -> DetectorParams:
-    """Light dice on a dark tray, or dark dice on a light one: whichever finds more
-    labeled dice in the first ``probe`` photos (light wins a tie)."""
-    found_by: dict[str, int] = {}
-    for polarity in ("light", "dark"):
-        trial = replace(params, dice=polarity)
-        hits = 0
-        for item in dataset.items[:probe]:
-            image, factor = load_scaled(item.image, trial)
-            h, w = image.shape[:2]
-            labeled = _boxes(item, round(w * factor), round(h * factor))
-            found = [_scaled(d.box, factor) for d in detect(image, trial).detections]
-            hits += len(match(labeled, found))
-        found_by[polarity] = hits
-    return replace(params, dice="dark" if found_by["dark"] > found_by["light"] else "light")
+def _align(
+    patches: NDArray[Any], cls: NDArray[Any], rounds: int = 2
+) -> tuple[list[int], NDArray[Any]]:
+    """For each die (patches: n x k x P x P, its patch at each offset), the offset whose
+    patch is nearest to another die of the same class in any quarter turn, refined
+    ``rounds`` times. Returns the offsets and the features (n x k x 4 x F) of every
+    patch in its quarter turns."""
+    n, k = patches.shape[:2]
+    turns = np.stack([np.stack([quarter_turns(p) for p in row]) for row in patches])
+    feats = features_many(turns.reshape(-1, *patches.shape[2:])).reshape(n, k, 4, -1)
+    chosen = [0] * n
+    for _ in range(rounds):
+        ref = np.stack([feats[i, chosen[i]] for i in range(n)])  # n x 4 x F
+        new = []
+        for i in range(n):
+            same = (cls == cls[i]) & (np.arange(n) != i)
+            if not same.any():
+                new.append(0)
+                continue
+            r = ref[same].reshape(-1, ref.shape[-1])
+            v = feats[i, :, 0]
+            d2 = (v**2).sum(1)[:, None] + (r**2).sum(1)[None, :] - 2 * v @ r.T
+            new.append(int(np.argmin(d2.min(1))))
+        if new == chosen:
+            break
+        chosen = new
+    return chosen, feats
+
+
+def _label_problems(
+    views: NDArray[Any],
+    samples: NDArray[Any],
+    labels: NDArray[Any],
+    groups: NDArray[Any],
+    die_cls: NDArray[Any],
+    where: list[str],
+    names: Sequence[str],
+) -> list[str]:
+    """Labeled dice that the face classifier, learned without them, reads clearly as
+    another face (views: n x k x F, each die at each offset): likely label mistakes."""
+    out: list[str] = []
+    n = len(views)
+    if n < 3:
+        return out
+    sq = (samples**2).sum(1)
+    for i in range(n):
+        v = views[i]
+        d2 = (v**2).sum(1)[:, None] + sq[None, :] - 2 * v @ samples.T
+        d = np.sqrt(np.maximum(d2, 0)).min(0)
+        d[groups == i] = np.inf
+        per = np.full(len(names), np.inf)
+        for c in range(len(names)):
+            sel = labels == c
+            if sel.any():
+                per[c] = d[sel].min()
+        best = int(np.argmin(per))
+        own = per[die_cls[i]]
+        if best != die_cls[i] and np.isfinite(own) and per[best] < 0.8 * own:
+            j = int(groups[int(np.argmin(np.where(labels == best, d, np.inf)))])
+            out.append(
+                f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
+                f"(like {where[j]}); check the label"
+            )
+    return out
 
 
 def calibrate(
@@ -105,188 +158,180 @@ def calibrate(
     progress: Progress = quiet,
     base: DetectorParams | None = None,
     threshold: float = DEFAULT_THRESHOLD,
+    seed: int = 0,
 ) -> FaceModel:
-    """Learn a face model from a labeled dataset; ``progress(done, total, what)`` is called.
-
-    Without ``base`` settings, light dice on a dark tray or dark dice on a light
-    one is chosen from the first photos. Two passes over the photos (each
-    decoded again, so memory stays flat): the first measures a lone die's area
-    as the finder sees it, the second cuts the face samples with that area known.
+    """Learn a model (finder and faces) from a labeled dataset; ``progress(done, total, what)``.
 
     Raises:
-        ModelError: no die could be matched, or a face has no sample.
+        ModelError: too few photos, no labeled die, or a face without any sample.
         ImageReadError: a photo cannot be decoded.
     """
+    items = list(dataset.items)
+    if len(items) < MIN_PHOTOS:
+        raise ModelError(
+            f"{dataset.root}: {len(items)} photo(s); calibration needs at least {MIN_PHOTOS} "
+            f"photos with every face shown (15 or more, in the light of the table, read best)"
+        )
+    rng = np.random.default_rng(seed)
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
-    if base is None:
-        params = _choose_polarity(dataset, params)
-    total = len(dataset.items)
-    areas: list[float] = []
-    for n, item in enumerate(dataset.items, start=1):
-        image, factor = load_scaled(item.image, params)
-        h, w = image.shape[:2]
-        result = detect(image, params)
-        labeled = _boxes(item, round(w * factor), round(h * factor))
-        found = [_scaled(d.box, factor) for d in result.detections]
-        for _, j in match(labeled, found):
-            areas.append(result.detections[j].area_ratio * params.die_area)
-        progress(n, 2 * total, f"sizing {item.image.name}")
-    if not areas:
-        raise ModelError(f"{dataset.root}: no labeled die was found by the die finder")
-    params = replace(params, die_area=float(np.median(areas)))
-    feats: list[np.ndarray] = []
+    work_px = params.work_die_px
+    total = 2 * len(items) + 5
+    step = 0
+
+    def tick(what: str) -> None:
+        nonlocal step
+        step += 1
+        progress(step, total, what)
+
+    # 1. size: each labeled die's side, its box freed of its rotation
+    sides: list[float] = []
+    for item in items:
+        face, _ = load_photo(item, params, FACE_DIE_PX)
+        gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+        h, w = face.shape[:2]
+        for d in item.dice:
+            x, y, bw, bh = d.box_px(w, h)
+            a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, FACE_DIE_PX))
+            side = math.sqrt(bw * bh) / (abs(math.cos(a)) + abs(math.sin(a)))
+            sides.append(side / image_length(w, h))
+        tick(f"measuring {item.image.name}")
+    if not sides:
+        raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
+    # (each side is a fraction of the image's length, whatever the scale it was measured at)
+    params = replace(params, die_frac=float(np.median(sides)))
+
+    photos: list[Photo] = []
+    feats: list[NDArray[Any]] = []
     labels: list[int] = []
-    groups: list[int] = []  # which die each sample comes from
-    for n, item in enumerate(dataset.items, start=total + 1):
-        image, factor = load_scaled(item.image, params)
-        h, w = image.shape[:2]
-        result = detect(image, params)
-        labeled = _boxes(item, round(w * factor), round(h * factor))
-        found = [_scaled(d.box, factor) for d in result.detections]
-        gray = cv2.cvtColor(result.work, cv2.COLOR_BGR2GRAY)
-        for i, j in match(labeled, found):
-            die_id = len(groups) and groups[-1] + 1
-            (cx, cy), (rw, rh), angle = result.detections[j].rect
-            for d_angle, zoom in JITTER:
-                rect = ((cx, cy), (rw * zoom, rh * zoom), angle + d_angle)
-                for turned in quarter_turns(cut_patch(gray, rect)):
-                    feats.append(features(turned))
-                    labels.append(item.dice[i].cls)
-                    groups.append(die_id)
-        progress(n, 2 * total, f"learning {item.image.name}")
-    name = face_set or dataset.root.name
-    return train(
-        name, dataset.names, np.stack(feats), np.array(labels), params, threshold, np.array(groups)
+    groups: list[int] = []
+    dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
+    views: list[NDArray[Any]] = []  # each die's features at each of OFFSETS
+    where: list[str] = []
+    aspects: list[float] = []
+    for item in items:
+        face, _fs = load_photo(item, params, FACE_DIE_PX)
+        work = shrink(face, work_px / FACE_DIE_PX)
+        gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+        h, w = face.shape[:2]
+        centers, boxes, angles = [], [], []
+        for line, d in enumerate(item.dice, start=1):
+            x, y, bw, bh = d.box_px(w, h)
+            cx, cy = x + bw / 2, y + bh / 2
+            angle = orientation(gray, cx, cy, FACE_DIE_PX)
+            centers.append((cx, cy))
+            boxes.append((x, y, bw, bh))
+            angles.append(angle)
+            aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
+            dies.append((len(photos), cx, cy, angle, d.cls))
+            where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
+            views.append(die_patches(face, ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)))
+        photos.append(Photo(item, face, balance(work), centers, boxes, angles))
+        tick(f"learning faces {item.image.name}")
+    if not dies:
+        raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
+    # where each die's top face is: the offset whose patch is most like the other dice
+    # of the same face (an oblique view shifts the top face off the die's centre)
+    die_cls = np.array([d[4] for d in dies])
+    chosen, view_feats = _align(np.stack(views), die_cls)
+    for die_id, ((k, cx, cy, angle, cls), o) in enumerate(zip(dies, chosen, strict=True)):
+        face = photos[k].face
+        stack = []
+        for d_angle, zoom, dx, dy in JITTER:
+            rect = ((cx + dx, cy + dy), (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom), angle + d_angle)
+            stack.extend(quarter_turns(die_patches(face, rect)[o]))
+        feats.extend(features_many(np.stack(stack)))
+        labels.extend([cls] * len(stack))
+        groups.extend([die_id] * len(stack))
+    problems = _label_problems(
+        view_feats[:, :, 0],
+        np.stack(feats),
+        np.array(labels),
+        np.array(groups),
+        die_cls,
+        where,
+        dataset.names,
     )
 
+    # 3. the finder, and its threshold from photos each finder did not learn from
+    ratio = work_px / FACE_DIE_PX
+    finder = train_finder(photos, params, work_px, ratio, rng, seed, tick)
+    detector, scale, cut, n_dice = finder.detector, finder.scale, finder.cut, finder.n_dice
+    fp_scores, fp_where = finder.fp_scores, finder.fp_where
+    params = replace(params, threshold=cut)
+    # cocked limit from the owner's flat dice (a few leaning ones may be among them)
+    if aspects:
+        limit = max(1.33, 1.15 * float(np.percentile(aspects, 97)))
+        params = replace(params, cocked_aspect=min(limit, 3.5))
+    colour, novel_logp = colour_model(photos, ratio)
+    params = replace(params, novel_logp=novel_logp)
+    detector = Detector(params, detector.weights, detector.bias, colour)
 
-@dataclass
-class EvalResult:
-    """Detection and face-reading figures over a set of labeled images."""
-
-    names: tuple[str, ...]
-    images: int = 0
-    dice: int = 0
-    detected: int = 0
-    matched: int = 0
-    correct: int = 0
-    unsure: int = 0
-    wrong_sure: int = 0
-    ms_total: float = 0.0
-    confusion: np.ndarray = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.confusion = np.zeros((len(self.names), len(self.names)), dtype=np.int64)
-
-    def add(self, other: EvalResult) -> None:
-        """Accumulate another result of the same face set."""
-        for f in ("images", "dice", "detected", "matched", "correct", "unsure", "wrong_sure"):
-            setattr(self, f, getattr(self, f) + getattr(other, f))
-        self.ms_total += other.ms_total
-        self.confusion += other.confusion
-
-    @property
-    def precision(self) -> float:
-        """Matched detections over all detections."""
-        return self.matched / self.detected if self.detected else 0.0
-
-    @property
-    def recall(self) -> float:
-        """Matched labeled dice over all labeled dice."""
-        return self.matched / self.dice if self.dice else 0.0
-
-    @property
-    def f1(self) -> float:
-        """Harmonic mean of precision and recall."""
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    @property
-    def accuracy(self) -> float:
-        """Faces read right among matched dice (a cocked die counts as wrong)."""
-        return self.correct / self.matched if self.matched else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``dice eval --json`` document."""
-        return {
-            "images": self.images,
-            "dice": self.dice,
-            "detected": self.detected,
-            "precision": round(self.precision, 4),
-            "recall": round(self.recall, 4),
-            "accuracy": round(self.accuracy, 4),
-            "f1": round(self.f1, 4),
-            "ms_per_image": round(self.ms_total / self.images, 2) if self.images else 0.0,
-            "unsure": self.unsure,
-            "wrong_above_threshold": self.wrong_sure,
-            "confusion": {
-                "labels": list(self.names),
-                "rows_true_cols_read": self.confusion.tolist(),
-            },
+    # background samples for the face classifier: what the finder still takes for dice
+    bg_feats: list[NDArray[Any]] = []
+    order = np.argsort(-np.array([s for s in fp_scores])) if fp_scores else np.array([], int)
+    for idx in order:
+        s = fp_scores[idx]
+        if s * scale < cut - 2.0 or len(bg_feats) >= MAX_BACKGROUND * 4:
+            break
+        k, fx, fy = fp_where[idx]
+        gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
+        angle = orientation(gray, fx, fy, FACE_DIE_PX)
+        face = photos[k].face
+        rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
+        bg_feats.extend(features_many(np.stack(quarter_turns(die_patches(face, rect)[0]))))
+    tick("training the face classifier")
+    name = face_set or dataset.root.name
+    f_all = np.stack(feats)
+    l_all = np.array(labels)
+    model = train(name, dataset.names, f_all, l_all, detector, threshold, np.array(groups))
+    if bg_feats:
+        model = FaceModel(
+            model.face_set,
+            model.names,
+            np.concatenate([model.samples, np.stack(bg_feats)]),
+            np.concatenate([model.labels, np.full(len(bg_feats), BACKGROUND)]),
+            detector,
+            model.threshold,
+            model.novelty,
+        )
+    warnings = list(problems)
+    if len(items) < FEW_PHOTOS:
+        warnings.append(
+            f"only {len(items)} photos: {FEW_PHOTOS} or more (every face several times, dice "
+            "spread over the whole tray, touching too) make a reader worth trusting"
+        )
+    model.report = json.dumps(
+        {
+            "photos": len(items),
+            "dice": n_dice,
+            "die_frac": round(params.die_frac, 5),
+            "threshold": round(cut, 3),
+            "cocked_aspect": round(params.cocked_aspect, 3),
+            "background_samples": len(bg_feats) // 4,
+            "warnings": warnings,
         }
+    )
+    tick("done")
+    return model
 
 
-def score_read(
-    read: DiceRead, labeled: Sequence[tuple[int, Box]], names: Sequence[str]
-) -> EvalResult:
-    """Compare one read with its labels (face index, box in the read's pixels)."""
-    res = EvalResult(tuple(names), images=1, dice=len(labeled), detected=len(read.dice))
-    res.ms_total = read.ms
-    index = {n: i for i, n in enumerate(names)}
-    for i, j in match([b for _, b in labeled], [d.box for d in read.dice]):
-        die = read.dice[j]
-        truth = labeled[i][0]
-        res.matched += 1
-        guess = index[die.guess]
-        res.confusion[truth, guess] += 1
-        right = guess == truth and not die.cocked
-        res.correct += int(right)
-        res.unsure += int(die.unsure or die.cocked)
-        res.wrong_sure += int(not right and not (die.unsure or die.cocked))
-    return res
+def _line_of(item: LabeledImage, n: int) -> int:
+    """The line number of the ``n``-th die of a label file (blank lines skipped)."""
+    try:
+        lines = item.label.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return n
+    seen = 0
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            seen += 1
+            if seen == n:
+                return number
+    return n
 
 
-def evaluate(dataset: Dataset, model: FaceModel, progress: Progress = quiet) -> EvalResult:
-    """Read every labeled image with ``model`` and score it.
-
-    Raises:
-        ModelError: the model is for another face set.
-        ImageReadError: a photo cannot be decoded.
-    """
-    model.check_face_set(dataset.names, str(dataset.root))
-    total = EvalResult(dataset.names)
-    for n, item in enumerate(dataset.items, start=1):
-        start = time.perf_counter()
-        image, factor = load_scaled(item.image, model)
-        read = read_frame(image, model, factor=factor)
-        read = replace(read, ms=(time.perf_counter() - start) * 1000.0)
-        w, h = read.size
-        labeled = [(d.cls, d.box_px(w, h)) for d in item.dice]
-        total.add(score_read(read, labeled, dataset.names))
-        progress(n, len(dataset.items), item.image.name)
-    return total
-
-
-def cross_validate(
-    dataset: Dataset, folds: int = 4, progress: Progress = quiet
-) -> tuple[EvalResult, list[float]]:
-    """Leave-images-out cross-validation: each fold's photos are read by a model
-    calibrated on the other photos only. Returns the pooled result and each
-    fold's calibration time in seconds.
-
-    Raises:
-        ModelError: a fold's training photos lack a face.
-    """
-    n = len(dataset.items)
-    folds = max(2, min(folds, n))
-    pooled = EvalResult(dataset.names)
-    times = []
-    for k in range(folds):
-        test = [i for i in range(n) if i % folds == k]
-        trainset = [i for i in range(n) if i % folds != k]
-        start = time.perf_counter()
-        model = calibrate(dataset.subset(trainset), face_set=dataset.root.name)
-        times.append(time.perf_counter() - start)
-        pooled.add(evaluate(dataset.subset(test), model))
-        progress(k + 1, folds, f"fold {k + 1}")
-    return pooled, times
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import cv2
 
-from vision.detect import DetectorParams, detect
+from vision.detect import detect
 from vision.errors import CameraError, ImageReadError
 from vision.model import FaceModel
 from vision.sources import CameraConfig, open_source
@@ -52,7 +52,11 @@ def run_capture(
         raise CameraError("no face names to capture")
     ask = ask or input
     say = say or print
-    params = model.detector if model is not None else DetectorParams()
+    if model is None:
+        from vision.defaults import default_model
+
+        model = default_model()
+    finder = model.detector
     root = Path(out)
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
@@ -85,7 +89,7 @@ def run_capture(
                     frame = got if got is not None else frame
                 if frame is None:
                     raise CameraError(f"{source.name}: no frame to capture")
-                found = [d for d in detect(frame, params).detections if not d.cocked]
+                found = [d for d in detect(frame, finder).detections if not d.cocked]
                 if not found:
                     say("no die found; check the light and the tray, then try again")
                     continue

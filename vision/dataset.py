@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import yaml
+from numpy.typing import NDArray
 
 from controller.core.errors import DataError, DataProblem
 from vision.errors import ImageReadError
@@ -190,7 +192,7 @@ def load_dataset(root: str | Path) -> Dataset:
     return Dataset(root, names, tuple(items))
 
 
-def read_image(path: str | Path) -> np.ndarray:
+def read_image(path: str | Path) -> NDArray[Any]:
     """Read a colour image as a BGR array.
 
     Raises:

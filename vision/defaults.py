@@ -1,9 +1,11 @@
 """The default face model: the synthetic Tournament of Power dice.
 
-``models/top-synthetic.npz`` (about 420 KB) is calibrated on 12 hard synthetic
-frames (72 dice, seed 1) by :func:`train_synthetic_model`; it is deterministic,
-so ``toptable dice calibrate --synthetic --out vision/models/top-synthetic.npz``
-rebuilds the same file. Real dice need their own calibration.
+``models/top-synthetic.npz`` (about 1.3 MB) is calibrated on 12 hard synthetic
+frames (72 dice, seed 1) by :func:`train_synthetic_model` (the same calibration an
+owner runs on photos: learned finder and face samples); it is seeded, so
+``toptable dice calibrate --synthetic --out vision/models/top-synthetic.npz``
+rebuilds it (the finder's weights equal up to floating-point rounding, ~1e-7).
+Real dice need their own calibration.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from vision.calibrate import Progress, calibrate, quiet
+from vision.calibrate import calibrate
 from vision.dataset import load_dataset
 from vision.model import FaceModel, load_model
+from vision.progress import Progress, quiet
 from vision.synth import write_dataset
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "top-synthetic.npz"

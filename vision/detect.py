@@ -1,59 +1,82 @@
-"""Finding dice in a frame, with classical image processing only (OpenCV imgproc + numpy).
+"""Finding dice in a frame with a detector learned from the owner's own photos.
 
-Steps, at a *working scale* where a die is about ``work_die_px`` pixels wide:
+Nothing here assumes a dice colour, a tray, a polarity or a straight-down
+view: every number the finder needs is measured at calibration
+(:mod:`vision.calibrate`) and stored in the model file.
 
-1. Brightness (HSV value) is split into light and dark with Otsu's threshold
-   (``dice="dark"``: dark dice on a light tray, the negative is used).
-2. The tray is the largest dark region; its convex hull bounds where dice may lie
-   (the light table around a round tray is left out). ``tray="none"`` skips this.
-3. Light, unsaturated regions inside the tray, holes (pips, symbols) filled, are
-   die candidates. A region holding several touching dice (its area says how
-   many) is split by k-means on its pixel coordinates, seeded from the
-   distance-transform peaks: deterministic and fast.
-4. Each die gets its rotated rectangle; a die whose outline is far from a
-   square of the expected size is flagged *cocked* (leaning on the wall or on
-   another die); a light region larger than ``obstruction_dice`` dice, or a
-   coloured (saturated) one larger than a die and a half, is an obstruction
-   (a hand), not dice.
+Steps, at a *working scale* where a die is ``work_die_px`` (24) pixels wide
+(the die size over the image's size ``sqrt(width * height)``, ``die_frac``, comes
+from the labeled boxes; a camera turned a quarter turn keeps it):
+
+1. **Light-independent pixels.** The frame's colour is balanced (each channel
+   divided by its mean: a warm or dim lamp, another day's light) and per pixel
+   the finder computes: gradient magnitude in ``BINS`` orientations, divided by
+   the local contrast around it (shadows, dim light), and the colour (CIE Lab,
+   and its difference from the surroundings, signed and absolute, so dice
+   lighter or darker than their background are both learnable).
+2. **Cells and windows.** Each channel is averaged over ``CELL`` x ``CELL``
+   pixel cells, sampled every ``STRIDE`` pixels; a window of ``GRID`` x
+   ``GRID`` cells (the die and a margin around it) is one candidate.
+3. **A linear detector** (logistic regression, trained at calibration on the
+   labeled dice, turned, scaled, blurred and re-lit, against windows of the
+   owner's own backgrounds, with hard negatives mined in two rounds) scores
+   every window at once: one matrix product and ``GRID**2`` shifted sums.
+4. **Peaks** of the score above the calibrated threshold, at least 0.6 die
+   apart, are dice; the face classifier (:mod:`vision.model`) then reads each
+   and drops those nearer to the background samples it learned than to any face.
+5. **Cocked dice.** Around each die the patch is split by Otsu's threshold
+   (local, so any polarity); the region at the centre's rotated-rectangle
+   aspect above the calibrated limit (measured on the owner's flat dice) marks
+   the die cocked (leaning: two faces seen).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
+from vision.die_shape import orientation, outline_aspect
 from vision.errors import ConfigError
 
 Box = tuple[float, float, float, float]
 
+BINS = 8
+CELL = 6
+STRIDE = 3
+GRID = 6
+STEP = CELL // STRIDE  # cells are STEP map samples apart
+SPAN = (GRID - 1) * STEP  # map samples from the first to the last cell of a window
+PAD = (GRID * CELL) // 2 - CELL // 2  # pixels from a window's first cell to its centre
+CHANNELS = BINS + 7
+WINDOW_SIZE = CHANNELS * GRID * GRID
+FACE_DIE_PX = 40.0  # a die's side where faces are cut
+
 
 @dataclass(frozen=True)
 class DetectorParams:
-    """Settings of the die finder; calibration sets ``die_frac`` and ``die_area``."""
+    """Settings of the die finder, all measured at calibration."""
 
-    die_frac: float = 0.11  # a die's side over the image width
-    work_die_px: float = 40.0  # a die's side at the working scale
-    die_area: float = 0.85  # a lone die's filled area over work_die_px**2
-    tray: str = "auto"  # "auto": a dark tray bounds the dice; "none": the whole frame
-    dice: str = "light"  # "light" dice on a darker tray, or "dark" dice on a lighter one
-    max_saturation: float = 90.0  # mean HSV saturation above which a region is no die
-    cocked_aspect: float = 1.33  # rotated-rectangle aspect above which a die is cocked
-    cocked_area: tuple[float, float] = (0.5, 1.6)  # area range (x die_area) of a flat die
-    obstruction_dice: float = 8.0  # a region of more dice than this is a hand or an object
+    die_frac: float = 0.11  # a flat die's side over the image's sqrt(width * height)
+    work_die_px: float = 24.0  # a die's side at the working scale
+    threshold: float = 0.0  # detector score (logit) above which a peak is a die
+    cocked_aspect: float = 1.33  # aspect of the die's outline above which it is cocked
+    box_scale: float = 1.0  # labeled box side over the die side (|cos|+|sin| removed)
+    obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
+    novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
+    max_dice: int = 40
 
     def __post_init__(self) -> None:
         if not 0.005 <= self.die_frac <= 0.5:
             raise ConfigError(f"die_frac {self.die_frac} must be within 0.005..0.5")
         if not 12 <= self.work_die_px <= 200:
             raise ConfigError(f"work_die_px {self.work_die_px} must be within 12..200")
-        if self.tray not in ("auto", "none"):
-            raise ConfigError(f"tray {self.tray!r} must be 'auto' or 'none'")
-        if self.dice not in ("light", "dark"):
-            raise ConfigError(f"dice {self.dice!r} must be 'light' or 'dark'")
+        if not 1.0 <= self.cocked_aspect <= 4.0:
+            raise ConfigError(f"cocked_aspect {self.cocked_aspect} must be within 1..4")
 
     def to_dict(self) -> dict[str, object]:
         """Plain values, for a model file."""
@@ -63,17 +86,40 @@ class DetectorParams:
     def from_dict(cls, data: dict[str, object]) -> DetectorParams:
         """Rebuild from :meth:`to_dict` output (unknown keys ignored)."""
         known: dict[str, Any] = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        if "cocked_area" in known:
-            lo, hi = known["cocked_area"]
-            known["cocked_area"] = (float(lo), float(hi))
         return cls(**known)
+
+
+@dataclass
+class Detector:
+    """The learned finder: settings, window weights (CHANNELS x GRID x GRID), bias,
+    and the scene's colour model (a 3-D histogram of balanced colours, log-probabilities)."""
+
+    params: DetectorParams
+    weights: NDArray[Any] = field(default_factory=lambda: np.zeros(WINDOW_SIZE, np.float32))
+    bias: float = 0.0
+    colour_logp: NDArray[Any] | None = None
+
+    def __post_init__(self) -> None:
+        self.weights = np.ascontiguousarray(self.weights, dtype=np.float32).reshape(WINDOW_SIZE)
+        w = self.weights.reshape(CHANNELS, GRID * GRID)
+        self._wt = np.ascontiguousarray(w.T)  # (GRID*GRID, CHANNELS)
+
+    @property
+    def die_frac(self) -> float:
+        """A flat die's side over the image's ``sqrt(width * height)``."""
+        return self.params.die_frac
+
+    @property
+    def work_die_px(self) -> float:
+        """A die's side at the working scale."""
+        return self.params.work_die_px
 
 
 @dataclass(frozen=True)
 class Detection:
     """One die found: its box in the input image's pixels and its rotated rectangle.
 
-    ``rect`` is ((cx, cy), (w, h), angle) at the working scale, for patch extraction.
+    ``rect`` is ((cx, cy), (w, h), angle) at the face scale (a die ``FACE_DIE_PX`` wide).
     """
 
     box: Box
@@ -81,7 +127,8 @@ class Detection:
     side: float
     rect: tuple[tuple[float, float], tuple[float, float], float]
     cocked: bool
-    area_ratio: float
+    score: float
+    aspect: float = 1.0
 
 
 @dataclass
@@ -89,20 +136,26 @@ class DetectResult:
     """What the finder saw in one frame."""
 
     detections: list[Detection]
-    work: np.ndarray  # the working-scale BGR image
-    scale: float  # working pixels per input pixel
-    obstructed: bool = False  # a hand or a large object is in the tray
-    light_fraction: float = 0.0  # share of the tray that is light (empty tray ~ 0)
-    tray_mask: np.ndarray | None = field(default=None, repr=False)
+    work: NDArray[Any]  # the face-scale BGR image (a die FACE_DIE_PX wide)
+    scale: float  # face-scale pixels per input pixel
+    obstructed: bool = False  # a large object unlike the calibration scenes is in view
+    light_fraction: float = 0.0  # share of the frame unlike the scene (a hand, an object)
 
 
-def working_scale(width: int, params: DetectorParams) -> float:
-    """Working pixels per input pixel for an image ``width`` pixels wide."""
-    return params.work_die_px / (params.die_frac * width)
+def image_length(width: float, height: float) -> float:
+    """The length die sizes are measured against: ``sqrt(width * height)`` (the same for a
+    camera turned a quarter turn)."""
+    return math.sqrt(width * height)
 
 
-def shrink(image: np.ndarray, scale: float) -> np.ndarray:
-    """Resize by ``scale`` < 1 with pixel-area averaging, fast.
+def working_scale(length: float, params: DetectorParams, die_px: float | None = None) -> float:
+    """Pixels per input pixel where a die is ``die_px`` (default: the working size) wide,
+    in an image of :func:`image_length` ``length``."""
+    return (die_px or params.work_die_px) / (params.die_frac * length)
+
+
+def shrink(image: NDArray[Any], scale: float) -> NDArray[Any]:
+    """Resize by ``scale`` with pixel-area averaging (linear when enlarging), fast.
 
     OpenCV's area resize has a fast path for whole-number factors: the image is
     first shrunk by the largest whole factor that divides both sides and does
@@ -110,6 +163,10 @@ def shrink(image: np.ndarray, scale: float) -> np.ndarray:
     """
     h, w = image.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    if scale >= 1:
+        if size == (w, h):
+            return image
+        return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     for k in range(int(1.0 / scale), 1, -1):
         if w % k == 0 and h % k == 0:
             image = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA)
@@ -119,140 +176,206 @@ def shrink(image: np.ndarray, scale: float) -> np.ndarray:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
-def _tray_mask(value: np.ndarray, light: np.ndarray) -> np.ndarray:
-    dark = cv2.bitwise_not(light)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    full = np.full_like(light, 255)
-    if n <= 1:
-        return full
-    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[k, cv2.CC_STAT_AREA] < 0.15 * value.size:
-        return full
-    contours, _ = cv2.findContours(
-        (labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
-    )
-    hull = cv2.convexHull(np.vstack(contours))
-    mask = np.zeros_like(light)
-    cv2.fillPoly(mask, [hull], 255)
+def balance(image: NDArray[Any]) -> NDArray[Any]:
+    """The frame with each colour channel scaled to a mean of 110 (float32, 0..255)."""
+    f = image.astype(np.float32)
+    means = f.reshape(-1, 3).mean(0) + 1.0
+    f *= (110.0 / means).astype(np.float32)
+    np.clip(f, 0, 255, out=f)
+    return f
+
+
+def channel_maps(balanced: NDArray[Any], die_px: float) -> NDArray[Any]:
+    """Per-pixel channels (CHANNELS x h x w, float32) of a balanced working image."""
+    lab = cv2.cvtColor(balanced * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    lum = lab[..., 0] * (1.0 / 100.0)
+    a = lab[..., 1] * (1.0 / 60.0)
+    b = lab[..., 2] * (1.0 / 60.0)
+    gx = cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lum, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    k = max(3, int(2 * die_px) | 1)
+    energy = np.sqrt(np.maximum(cv2.boxFilter(mag * mag, -1, (k, k)), 0.0)) + 0.05
+    mag_n = mag / energy
+    ang = cv2.phase(gx, gy)  # 0..2pi
+    b_idx = (np.mod(ang, math.pi) * (BINS / math.pi)).astype(np.int32)
+    np.minimum(b_idx, BINS - 1, out=b_idx)
+    h, w = lum.shape
+    out = np.empty((CHANNELS, h, w), np.float32)
+    for i in range(BINS):
+        out[i] = np.where(b_idx == i, mag_n, 0.0)
+    k3 = max(3, int(3 * die_px) | 1)
+    rel = lum - cv2.boxFilter(lum, -1, (k3, k3))
+    rel_a = a - cv2.boxFilter(a, -1, (k3, k3))
+    rel_b = b - cv2.boxFilter(b, -1, (k3, k3))
+    out[BINS] = (lum - 0.5) * 2.0
+    out[BINS + 1] = a
+    out[BINS + 2] = b
+    out[BINS + 3] = rel * 4.0
+    out[BINS + 4] = np.abs(rel) * 4.0
+    out[BINS + 5] = np.sqrt(rel_a * rel_a + rel_b * rel_b) * 2.0
+    out[BINS + 6] = np.hypot(a, b)
+    return out
+
+
+def cell_maps(channels: NDArray[Any]) -> NDArray[Any]:
+    """Cell averages of each channel, sampled every STRIDE pixels (CHANNELS x hm x wm).
+
+    Sample (v, u) is the cell centred on pixel (STRIDE*v, STRIDE*u) of the padded image.
+    """
+    out = [cv2.boxFilter(c, -1, (CELL, CELL))[::STRIDE, ::STRIDE] for c in channels]
+    return np.ascontiguousarray(np.stack(out))
+
+
+def feature_maps(balanced: NDArray[Any], die_px: float) -> NDArray[Any]:
+    """Cell maps of a balanced working image padded by ``PAD`` pixels on each side.
+
+    The window whose first cell is map sample (v, u) is centred on working pixel
+    (STRIDE*v, STRIDE*u) of the unpadded image.
+    """
+    padded = cv2.copyMakeBorder(balanced, PAD, PAD, PAD, PAD, cv2.BORDER_REFLECT)
+    return cell_maps(channel_maps(padded, die_px))
+
+
+def window(cells: NDArray[Any], v: int, u: int) -> NDArray[Any]:
+    """The feature vector (WINDOW_SIZE) of the window whose first cell is map sample (v, u)."""
+    sub = cells[:, v : v + SPAN + 1 : STEP, u : u + SPAN + 1 : STEP]
+    return sub.reshape(-1)
+
+
+def score_map(cells: NDArray[Any], detector: Detector) -> NDArray[Any]:
+    """The detector's score for every window: (hm - SPAN) x (wm - SPAN), float32."""
+    c, hm, wm = cells.shape
+    oh, ow = hm - SPAN, wm - SPAN
+    if oh <= 0 or ow <= 0:
+        return np.full((max(oh, 0), max(ow, 0)), -np.inf, np.float32)
+    proj = (detector._wt @ cells.reshape(c, -1)).reshape(GRID * GRID, hm, wm)
+    out = np.full((oh, ow), detector.bias, np.float32)
+    for i in range(GRID):
+        for j in range(GRID):
+            out += proj[i * GRID + j, i * STEP : i * STEP + oh, j * STEP : j * STEP + ow]
+    return out
+
+
+def peaks(
+    scores: NDArray[Any], threshold: float, min_dist: float, limit: int
+) -> list[tuple[float, float, float]]:
+    """Local maxima (x, y in map samples, refined to sub-sample; score) above ``threshold``."""
+    if scores.size == 0:
+        return []
+    r = max(1, int(min_dist))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    dil = cv2.dilate(scores, kernel)
+    ys, xs = np.nonzero((scores >= dil) & (scores > threshold))
+    order = np.argsort(-scores[ys, xs])
+    out: list[tuple[float, float, float]] = []
+    h, w = scores.shape
+    for k in order:
+        y, x = int(ys[k]), int(xs[k])
+        s = float(scores[y, x])
+        if any((x - px) ** 2 + (y - py) ** 2 < r * r for px, py, _ in out):
+            continue
+        dx = dy = 0.0
+        if 0 < x < w - 1:
+            left, c, rr = scores[y, x - 1], s, scores[y, x + 1]
+            den = left - 2 * c + rr
+            dx = float(np.clip(0.5 * (left - rr) / den, -0.5, 0.5)) if den < 0 else 0.0
+        if 0 < y < h - 1:
+            t, c, bb = scores[y - 1, x], s, scores[y + 1, x]
+            den = t - 2 * c + bb
+            dy = float(np.clip(0.5 * (t - bb) / den, -0.5, 0.5)) if den < 0 else 0.0
+        out.append((x + dx, y + dy, s))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def novel_mask(balanced: NDArray[Any], detector: Detector) -> NDArray[Any] | None:
+    """Pixels whose balanced colour is unlikely under the calibration scenes' colour model."""
+    if detector.colour_logp is None:
+        return None
+    bins = detector.colour_logp.shape[0]
+    q = np.minimum((balanced * (bins / 256.0)).astype(np.int32), bins - 1)
+    logp = detector.colour_logp[q[..., 0], q[..., 1], q[..., 2]]
+    mask: NDArray[Any] = (logp < detector.params.novel_logp).astype(np.uint8)
     return mask
 
 
-def _aspect(contours: Sequence[np.ndarray]) -> float:
-    (_, _), (w, h), _ = cv2.minAreaRect(np.vstack(contours))
-    return float(max(w, h) / max(1.0, min(w, h)))
+def obstruction(balanced: NDArray[Any], detector: Detector, die_px: float) -> tuple[bool, float]:
+    """Whether a large region unlike the calibration scenes is in view, and its share."""
+    mask = novel_mask(balanced, detector)
+    return _obstruction(mask, detector, die_px)
 
 
-def _split(points: np.ndarray, dist: np.ndarray, n: int) -> list[np.ndarray]:
-    """Split (x, y) ``points`` of a region into ``n`` dice by seeded k-means."""
-    weights = dist[points[:, 1], points[:, 0]]
-    centers = [points[int(np.argmax(weights))].astype(np.float64)]
-    pts = points.astype(np.float64)
-    core = pts[weights >= 0.5 * weights.max()]
-    for _ in range(1, n):
-        d2 = np.min([((core - c) ** 2).sum(1) for c in centers], axis=0)
-        centers.append(core[int(np.argmax(d2))])
-    c = np.array(centers)
-    assign = np.zeros(len(pts), dtype=np.int64)
-    for step in range(12):
-        d2 = ((pts[:, None, :] - c[None, :, :]) ** 2).sum(2)
-        new = np.argmin(d2, axis=1)
-        if step > 0 and np.array_equal(new, assign):
-            break
-        assign = new
-        for j in range(n):
-            sel = pts[assign == j]
-            if len(sel):
-                c[j] = sel.mean(0)
-    return [points[assign == j] for j in range(n)]
+def _obstruction(
+    mask: NDArray[Any] | None, detector: Detector, die_px: float
+) -> tuple[bool, float]:
+    if mask is None:
+        return False, 0.0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return False, 0.0
+    biggest = int(stats[1:, cv2.CC_STAT_AREA].max())
+    return biggest > detector.params.obstruction_dice * die_px * die_px, biggest / mask.size
 
 
-def detect(image: np.ndarray, params: DetectorParams, scale: float | None = None) -> DetectResult:
-    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels.
-
-    ``scale`` (working pixels per input pixel) defaults to :func:`working_scale`.
-    """
+def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
+    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels."""
+    params = detector.params
     w0 = image.shape[1]
-    s = working_scale(w0, params) if scale is None else scale
-    work = shrink(image, s) if s < 1 else image
-    s = work.shape[1] / w0
-    hsv = cv2.cvtColor(work, cv2.COLOR_BGR2HSV)
-    value = cv2.GaussianBlur(hsv[..., 2], (3, 3), 0)
-    if params.dice == "dark":  # dark dice on a light tray: the same steps on the negative
-        value = cv2.bitwise_not(value)
-    _, light = cv2.threshold(value, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    tray = _tray_mask(value, light) if params.tray == "auto" else np.full_like(light, 255)
-    candidates = cv2.bitwise_and(light, tray)
+    fs = working_scale(image_length(w0, image.shape[0]), params, FACE_DIE_PX)
+    face = shrink(image, fs)
+    fs = face.shape[1] / w0
+    ratio = params.work_die_px / FACE_DIE_PX
+    work = shrink(face, ratio)
+    ws = work.shape[1] / w0
     die_px = params.work_die_px
-    lone_area = params.die_area * die_px * die_px
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(candidates, connectivity=8)
-    sat = hsv[..., 1]
+    bal = balance(work)
+    cells = feature_maps(bal, die_px)
+    scores = score_map(cells, detector)
+    found = peaks(scores, params.threshold, 0.6 * die_px / STRIDE, params.max_dice)
+    gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+    side_face = FACE_DIE_PX
+    novel = novel_mask(bal, detector)
     detections: list[Detection] = []
-    obstructed = False
-    light_px = 0
-    for k in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[k])
-        if area < 0.3 * lone_area:
-            continue
-        sub = (labels[y : y + h, x : x + w] == k).astype(np.uint8)
-        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        filled = np.zeros_like(sub)
-        cv2.drawContours(filled, contours, -1, 1, thickness=-1)
-        filled_area = int(filled.sum())
-        light_px += filled_area
-        count = max(1, round(filled_area / lone_area))
-        if count > params.obstruction_dice:
-            obstructed = True
-            continue
-        # (saturation means little for dark dice: only light dice are checked)
-        if (
-            params.dice == "light"
-            and float(sat[y : y + h, x : x + w][sub > 0].mean()) > params.max_saturation
-        ):
-            # not die-coloured: a small speck is ignored, a large one is a hand or an object
-            obstructed = obstructed or filled_area > 1.5 * lone_area
-            continue
-        ys, xs = np.nonzero(filled)
-        points = np.stack([xs, ys], axis=1).astype(np.int32)
-        if count == 2 and filled_area < 1.72 * lone_area and _aspect(contours) < 1.7:
-            count = 1  # one die seen leaning (two faces), not two dice: kept whole, cocked
-        if count == 1:
-            parts = [points]
-        else:
-            dist = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
-            parts = _split(points, dist, count)
-        for part in parts:
-            if len(part) < 0.3 * lone_area:
-                continue
-            shifted = part + np.array([x, y], dtype=part.dtype)
-            rect = cv2.minAreaRect(shifted.astype(np.float32).reshape(-1, 1, 2))
-            (cx, cy), (rw, rh), angle = rect
-            aspect = max(rw, rh) / max(1.0, min(rw, rh))
-            ratio = len(part) / lone_area
-            lo, hi = params.cocked_area
-            cocked = aspect > params.cocked_aspect or not lo <= ratio <= hi
-            bx, by = part[:, 0].min() + x, part[:, 1].min() + y
-            bw = part[:, 0].max() + x - bx + 1
-            bh = part[:, 1].max() + y - by + 1
-            box = (bx / s, by / s, bw / s, bh / s)
-            detections.append(
-                Detection(
-                    box=(float(box[0]), float(box[1]), float(box[2]), float(box[3])),
-                    center=(float(cx / s), float(cy / s)),
-                    side=float(max(rw, rh) / s),
-                    rect=((float(cx), float(cy)), (float(rw), float(rh)), float(angle)),
-                    cocked=bool(cocked),
-                    area_ratio=float(ratio),
-                )
+    wh, ww = work.shape[:2]
+    edge = 0.4 * die_px
+    for x, y, s in found:
+        wx, wy = STRIDE * x, STRIDE * y  # working pixels
+        if not (edge <= wx <= ww - edge and edge <= wy <= wh - edge):
+            continue  # a die cut by the frame's edge cannot be read: not counted
+        if novel is not None:
+            r = int(0.4 * die_px)
+            x0, y0 = max(0, int(wx) - r), max(0, int(wy) - r)
+            patch = novel[y0 : int(wy) + r + 1, x0 : int(wx) + r + 1]
+            if patch.size and float(patch.mean()) > 0.8:
+                continue  # colours never seen in calibration: a hand or an object, not a die
+        fx, fy = wx * fs / ws, wy * fs / ws
+        angle = orientation(gray, fx, fy, side_face)
+        aspect = outline_aspect(gray, fx, fy, side_face)
+        a = math.radians(angle)
+        ext = side_face * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
+        cx0, cy0, e0 = fx / fs, fy / fs, ext / fs
+        detections.append(
+            Detection(
+                box=(cx0 - e0 / 2, cy0 - e0 / 2, e0, e0),
+                center=(cx0, cy0),
+                side=side_face / fs,
+                rect=((fx, fy), (side_face, side_face), angle),
+                cocked=aspect > params.cocked_aspect,
+                score=s,
+                aspect=aspect,
             )
+        )
+    obstructed, novel_share = _obstruction(novel, detector, die_px)
     detections.sort(key=lambda d: (d.center[1], d.center[0]))
-    tray_area = max(1, int(np.count_nonzero(tray)))
     return DetectResult(
         detections=detections,
-        work=work,
-        scale=s,
+        work=face,
+        scale=fs,
         obstructed=obstructed,
-        light_fraction=light_px / tray_area,
-        tray_mask=tray,
+        light_fraction=novel_share,
     )
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
+from numpy.typing import NDArray
 
 from controller.core.events import Event
 from controller.core.symbols import Symbol, parse_symbol
@@ -37,7 +38,7 @@ class ThrowSettled(Event):
     timestamp: float
     face_set: str
     evidence_path: str | None = None
-    frame: np.ndarray | None = field(default=None, compare=False, repr=False)
+    frame: NDArray[Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def trustworthy(self) -> bool:

@@ -15,23 +15,35 @@ sample in its four quarter turns.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 PATCH = 32
 CELLS = 4
 BINS = 9
 THUMB = 12
 MARGIN = 0.8  # the patch side over the die's rectangle side: the top face, not the sides
-HOG_WEIGHT = 0.75
+HOG_WEIGHT = 0.9
 
 FEATURE_SIZE = CELLS * CELLS * BINS + THUMB * THUMB
+# where the top face may be relative to the found die (an oblique view shows side faces
+# and shifts the top face): patches are read at these offsets (x, y), as a share of
+# the die's side, and the best-matching one counts
+OFFSETS: tuple[tuple[float, float], ...] = tuple(
+    (0.15 * dx, 0.15 * dy) for dy in (0, -1, 1) for dx in (0, -1, 1)
+)
 
 
 def cut_patch(
-    work_gray: np.ndarray, rect: tuple[tuple[float, float], tuple[float, float], float]
-) -> np.ndarray:
-    """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale gray image."""
+    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
+) -> NDArray[Any]:
+    """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale image.
+
+    A colour image gives its *contrast channel* (:func:`contrast_channel`), a gray one itself.
+    """
     (cx, cy), (rw, rh), angle = rect
     side = max(rw, rh, 4.0) * MARGIN
     zoom = PATCH / side
@@ -39,17 +51,41 @@ def cut_patch(
     m[0, 2] += PATCH / 2 - cx
     m[1, 2] += PATCH / 2 - cy
     patch = cv2.warpAffine(
-        work_gray, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    return patch.astype(np.float32)
+        work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    if patch.ndim == 3:
+        return contrast_channel(patch)
+    return patch
 
 
-def _normalise(patch: np.ndarray) -> np.ndarray:
-    p = patch - patch.mean()
-    return p / (float(p.std()) + 1e-3)
+def contrast_channel(patch: NDArray[Any]) -> NDArray[Any]:
+    """The patch's colours projected on their direction of largest spread over its
+    centre (so red pips on a yellow die and black pips on an ivory one both stand
+    out), signed so that the face's body (the centre's majority) is bright and the
+    marks on it dark."""
+    n = patch.shape[0]
+    lo, hi = n // 5, n - n // 5
+    centre = patch[lo:hi, lo:hi].reshape(-1, 3)
+    mean = centre.mean(0)
+    xc = centre - mean
+    _, vecs = np.linalg.eigh(xc.T @ xc)
+    v = vecs[:, -1]
+    if v.sum() < 0:
+        v = -v
+    if float(np.median(xc @ v)) < 0:
+        v = -v
+    proj = (patch.reshape(-1, 3) - mean) @ v
+    out: NDArray[Any] = (proj.reshape(patch.shape[:2]) + 128.0).astype(np.float32)
+    return out
 
 
-def _hog(p: np.ndarray) -> np.ndarray:
+def _normalise(patch: NDArray[Any]) -> NDArray[Any]:
+    p: NDArray[Any] = patch - patch.mean()
+    out: NDArray[Any] = p / (float(p.std()) + 1e-3)
+    return out
+
+
+def _hog(p: NDArray[Any]) -> NDArray[Any]:
     gx = np.zeros_like(p)
     gy = np.zeros_like(p)
     gx[:, 1:-1] = p[:, 2:] - p[:, :-2]
@@ -66,14 +102,76 @@ def _hog(p: np.ndarray) -> np.ndarray:
     return hist / (float(np.linalg.norm(hist)) + 1e-6)
 
 
-def features(patch: np.ndarray) -> np.ndarray:
+def features(patch: NDArray[Any]) -> NDArray[Any]:
     """The feature vector (length ``FEATURE_SIZE``, float32) of one patch."""
     p = _normalise(patch)
-    thumb: np.ndarray = cv2.resize(p, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
+    thumb: NDArray[Any] = cv2.resize(p, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
     thumb = thumb / (float(np.linalg.norm(thumb)) + 1e-6)
-    return np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb]).astype(np.float32)
+    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb])
+    return out.astype(np.float32)
 
 
-def quarter_turns(patch: np.ndarray) -> list[np.ndarray]:
+def quarter_turns(patch: NDArray[Any]) -> list[NDArray[Any]]:
     """The patch in its four quarter turns (training augmentation)."""
     return [np.ascontiguousarray(np.rot90(patch, k)) for k in range(4)]
+
+
+def die_patches(
+    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
+) -> NDArray[Any]:
+    """The die's patch at each of ``OFFSETS`` (k x PATCH x PATCH float32), offsets taken
+    along the die's own axes: one larger patch is cut (and, from a colour image, turned
+    into its contrast channel) once, and the k patches are sliced from it."""
+    (cx, cy), (rw, rh), angle = rect
+    side = max(rw, rh, 4.0)
+    zoom = PATCH / (side * MARGIN)
+    step = max(abs(v) for o in OFFSETS for v in o) * side * zoom
+    margin = int(np.ceil(step))
+    big = PATCH + 2 * margin
+    m = cv2.getRotationMatrix2D((cx, cy), angle, zoom)
+    m[0, 2] += big / 2 - cx
+    m[1, 2] += big / 2 - cy
+    patch = cv2.warpAffine(
+        work, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    if patch.ndim == 3:
+        patch = contrast_channel(patch)
+    out = np.empty((len(OFFSETS), PATCH, PATCH), np.float32)
+    for k, (dx, dy) in enumerate(OFFSETS):
+        x0 = margin + round(dx * side * zoom)
+        y0 = margin + round(dy * side * zoom)
+        out[k] = patch[y0 : y0 + PATCH, x0 : x0 + PATCH]
+    return out
+
+
+def features_many(patches: NDArray[Any]) -> NDArray[Any]:
+    """:func:`features` of a stack of patches (n x PATCH x PATCH), vectorised: n x FEATURE_SIZE."""
+    n = len(patches)
+    if n == 0:
+        return np.zeros((0, FEATURE_SIZE), np.float32)
+    p = patches.astype(np.float32)
+    p = p - p.mean(axis=(1, 2), keepdims=True)
+    p = p / (p.std(axis=(1, 2), keepdims=True) + 1e-3)
+    gx = np.zeros_like(p)
+    gy = np.zeros_like(p)
+    gx[:, :, 1:-1] = p[:, :, 2:] - p[:, :, :-2]
+    gy[:, 1:-1, :] = p[:, 2:, :] - p[:, :-2, :]
+    mag = np.hypot(gx, gy)
+    ang = np.mod(np.arctan2(gy, gx), np.pi)
+    b = np.minimum((ang / np.pi * BINS).astype(np.int64), BINS - 1)
+    cell = PATCH // CELLS
+    cy = np.arange(PATCH)[:, None] // cell
+    cx = np.arange(PATCH)[None, :] // cell
+    size = CELLS * CELLS * BINS
+    index = (cy * CELLS + cx)[None] * BINS + b + (np.arange(n) * size)[:, None, None]
+    hist = np.bincount(index.ravel(), weights=mag.ravel(), minlength=n * size).reshape(n, size)
+    hist = np.sqrt(hist)
+    hist /= np.linalg.norm(hist, axis=1, keepdims=True) + 1e-6
+    # the patches stacked into one tall image: one resize (patch borders fall on output
+    # pixel borders, so no output pixel mixes two patches)
+    tall = np.ascontiguousarray(p.reshape(n * PATCH, PATCH))
+    small = cv2.resize(tall, (THUMB, n * THUMB), interpolation=cv2.INTER_AREA)
+    thumbs = np.asarray(small, np.float32).reshape(n, THUMB * THUMB)
+    thumbs /= np.linalg.norm(thumbs, axis=1, keepdims=True) + 1e-6
+    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * hist, (1 - HOG_WEIGHT) * thumbs], axis=1)
+    return out.astype(np.float32)

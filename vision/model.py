@@ -22,17 +22,22 @@ order), ``samples`` (n x FEATURE_SIZE float16), ``labels`` (n int8),
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from vision.detect import DetectorParams
+from vision.detect import WINDOW_SIZE, Detector, DetectorParams
 from vision.errors import ModelError
 from vision.features import FEATURE_SIZE
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
+NOT_A_DIE = 0.7  # a patch farther than this share of the novelty distance is no die
 DEFAULT_THRESHOLD = 0.12
 
 
@@ -43,6 +48,7 @@ class FaceRead:
     face: int
     confidence: float
     unsure: bool
+    background: bool = False  # nearer to the learned non-dice than to any face
 
 
 @dataclass
@@ -51,36 +57,59 @@ class FaceModel:
 
     face_set: str
     names: tuple[str, ...]
-    samples: np.ndarray
-    labels: np.ndarray
-    detector: DetectorParams
+    samples: NDArray[Any]
+    labels: NDArray[Any]
+    detector: Detector
     threshold: float = DEFAULT_THRESHOLD
     novelty: float = 10.0
+    background_margin: float = 0.9  # background wins when nearer than this times the best face
+    report: str = ""  # calibration's own figures and warnings (JSON), kept in the file
 
     def __post_init__(self) -> None:
+        if isinstance(self.detector, DetectorParams):
+            self.detector = Detector(self.detector)
         self.samples = np.ascontiguousarray(self.samples, dtype=np.float32)
         self.labels = np.asarray(self.labels, dtype=np.int64)
         self._sq = (self.samples**2).sum(1)
 
-    def classify(self, feats: np.ndarray) -> list[FaceRead]:
-        """Read the faces of the feature rows ``feats`` (m x FEATURE_SIZE)."""
+    @property
+    def params(self) -> DetectorParams:
+        """The die finder's settings."""
+        return self.detector.params
+
+    def classify(self, feats: NDArray[Any]) -> list[FaceRead]:
+        """Read the faces of the feature rows ``feats`` (m x FEATURE_SIZE), or of
+        m dice each seen in k patches (m x k x FEATURE_SIZE: the nearest patch counts)."""
         if len(feats) == 0:
             return []
         f = np.asarray(feats, dtype=np.float32)
+        k = 1 if f.ndim == 2 else f.shape[1]
+        f = f.reshape(-1, f.shape[-1])
         d2 = (f**2).sum(1)[:, None] + self._sq[None, :] - 2.0 * f @ self.samples.T
         d = np.sqrt(np.maximum(d2, 0.0))
-        per_face = np.full((len(f), len(self.names)), np.inf, dtype=np.float32)
+        if k > 1:
+            d = d.reshape(-1, k, d.shape[1]).min(1)
+        per_face = np.full((len(d), len(self.names)), np.inf, dtype=np.float32)
         for c in range(len(self.names)):
             sel = self.labels == c
             if sel.any():
                 per_face[:, c] = d[:, sel].min(1)
+        bg = self.labels == BACKGROUND
+        d_bg = d[:, bg].min(1) if bg.any() else np.full(len(d), np.inf, np.float32)
         order = np.argsort(per_face, axis=1)
         out: list[FaceRead] = []
-        for i in range(len(f)):
-            best, second = per_face[i, order[i, 0]], per_face[i, order[i, 1]]
+        for i in range(len(d)):
+            best = per_face[i, order[i, 0]]
+            second = per_face[i, order[i, 1]] if len(self.names) > 1 else np.inf
             conf = float(1.0 - best / second) if np.isfinite(second) and second > 0 else 1.0
             unsure = conf < self.threshold or float(best) > self.novelty
-            out.append(FaceRead(int(order[i, 0]), round(conf, 4), unsure))
+            # nearer to the learned non-dice than to any face, or unlike every face seen
+            # (farther than 0.7 x the novelty distance: 1.4 x the 98th percentile of the
+            # calibration dice's distance to their nearest same-face die): not a die
+            background = bool(d_bg[i] < self.background_margin * best) or bool(
+                best > NOT_A_DIE * self.novelty
+            )
+            out.append(FaceRead(int(order[i, 0]), round(conf, 4), unsure, background))
         return out
 
     def check_face_set(self, names: Sequence[str], source: str) -> None:
@@ -113,7 +142,16 @@ class FaceModel:
                 labels=self.labels.astype(np.int8),
                 threshold=np.float64(self.threshold),
                 novelty=np.float64(self.novelty),
-                detector=np.str_(json.dumps(self.detector.to_dict())),
+                background_margin=np.float64(self.background_margin),
+                detector=np.str_(json.dumps(self.detector.params.to_dict())),
+                det_weights=self.detector.weights.astype(np.float32),
+                det_bias=np.float64(self.detector.bias),
+                colour_logp=(
+                    self.detector.colour_logp.astype(np.float16)
+                    if self.detector.colour_logp is not None
+                    else np.zeros((0, 0, 0), np.float16)
+                ),
+                report=np.str_(self.report),
             )
         return path
 
@@ -121,11 +159,11 @@ class FaceModel:
 def train(
     face_set: str,
     names: Sequence[str],
-    feats: np.ndarray,
-    labels: np.ndarray,
-    detector: DetectorParams,
+    feats: NDArray[Any],
+    labels: NDArray[Any],
+    detector: Detector | DetectorParams,
     threshold: float = DEFAULT_THRESHOLD,
-    groups: np.ndarray | None = None,
+    groups: NDArray[Any] | None = None,
 ) -> FaceModel:
     """Build a model from feature rows and their face indices.
 
@@ -142,6 +180,8 @@ def train(
     if len(feats) == 0:
         raise ModelError("no face samples to learn from")
     missing = [names[c] for c in range(len(names)) if not (labels == c).any()]
+    if len(names) < 1:
+        raise ModelError("a face set needs at least one face")
     if missing:
         raise ModelError(f"no sample of face(s) {', '.join(missing)}: show every face")
     nn: list[float] = []
@@ -157,6 +197,8 @@ def train(
         nearest = d2.min(1)
         nn.extend(np.sqrt(np.maximum(nearest[np.isfinite(nearest)], 0)).tolist())
     novelty = 2.0 * float(np.percentile(nn, 98)) if nn else 10.0
+    if isinstance(detector, DetectorParams):
+        detector = Detector(detector)
     return FaceModel(face_set, tuple(names), feats, labels, detector, threshold, novelty)
 
 
@@ -175,23 +217,37 @@ def load_model(path: str | Path) -> FaceModel:
             if version != FORMAT_VERSION:
                 raise ModelError(
                     f"{path}: model format {version}, this program reads format {FORMAT_VERSION}"
-                    " (calibrate again)"
+                    " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"
                 )
             samples = data["samples"].astype(np.float32)
             if samples.ndim != 2 or samples.shape[1] != FEATURE_SIZE:
                 raise ModelError(
                     f"{path}: samples have shape {samples.shape}, expected (n, {FEATURE_SIZE})"
                 )
+            weights = data["det_weights"].astype(np.float32)
+            if weights.size != WINDOW_SIZE:
+                raise ModelError(
+                    f"{path}: detector weights of size {weights.size}, expected {WINDOW_SIZE}"
+                )
+            colour = data["colour_logp"].astype(np.float32)
+            detector = Detector(
+                DetectorParams.from_dict(json.loads(str(data["detector"]))),
+                weights,
+                float(data["det_bias"]),
+                colour if colour.size else None,
+            )
             return FaceModel(
                 face_set=str(data["face_set"]),
                 names=tuple(str(n) for n in data["names"]),
                 samples=samples,
                 labels=data["labels"].astype(np.int64),
-                detector=DetectorParams.from_dict(json.loads(str(data["detector"]))),
+                detector=detector,
                 threshold=float(data["threshold"]),
                 novelty=float(data["novelty"]),
+                background_margin=float(data["background_margin"]),
+                report=str(data["report"]),
             )
     except ModelError:
         raise
-    except (OSError, ValueError, KeyError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         raise ModelError(f"{path}: not a toptable face model ({exc})") from None

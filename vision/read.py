@@ -2,10 +2,13 @@
 
 Full-resolution photos are scaled before anything else: a JPEG file is decoded
 at 1/2, 1/4 or 1/8 size by libjpeg itself (``cv2.IMREAD_REDUCED_COLOR_N``, the
-largest reduction that keeps a die at least twice the working size), then
-resized with pixel-area averaging (``cv2.INTER_AREA``) to the working scale
-where a die is ``work_die_px`` (40) pixels wide. Camera frames (arrays) only
+largest reduction that keeps a die at least twice the face scale), then resized
+with pixel-area averaging (``cv2.INTER_AREA``) to the face scale (a die
+``FACE_DIE_PX``, 40 pixels wide, where faces are read) and the working scale (24
+pixels, where the learned finder looks for dice). Camera frames (arrays) only
 take the second step. Boxes are always reported in the original image's pixels.
+A detection the face model takes for background, or that looks like no face seen
+in calibration, is not a die and is left out.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.dataset import read_image
-from vision.detect import Box, DetectorParams, DetectResult, detect
+from vision.detect import FACE_DIE_PX, Box, DetectorParams, DetectResult, detect, image_length
 from vision.errors import ImageReadError
-from vision.features import cut_patch, features
+from vision.features import die_patches, features_many
 from vision.model import FaceModel
 
 
@@ -103,15 +107,27 @@ class DiceRead:
         }
 
 
+def face_features(
+    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
+) -> NDArray[Any]:
+    """The features of a die's patches at each of ``OFFSETS`` (k x FEATURE_SIZE)."""
+    return features_many(die_patches(work, rect))
+
+
 def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0) -> list[DieRead]:
-    """Read the faces of the dice in ``result``; boxes are multiplied by ``factor``."""
+    """Read the faces of the dice in ``result``; boxes are multiplied by ``factor``.
+
+    A detection nearer to the model's background samples than to any face is
+    not a die (a shoe, a token, a pattern of the tray) and is left out.
+    """
     if not result.detections:
         return []
-    gray = cv2.cvtColor(result.work, cv2.COLOR_BGR2GRAY)
-    feats = np.stack([features(cut_patch(gray, d.rect)) for d in result.detections])
+    feats = np.stack([face_features(result.work, d.rect) for d in result.detections])
     reads = model.classify(feats)
     out = []
     for det, fr in zip(result.detections, reads, strict=True):
+        if fr.background:
+            continue
         name = model.names[fr.face]
         box = tuple(v * factor for v in det.box)
         out.append(
@@ -129,7 +145,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
 
 
 def read_frame(
-    image: np.ndarray, model: FaceModel, expect: int | None = None, factor: float = 1.0
+    image: NDArray[Any], model: FaceModel, expect: int | None = None, factor: float = 1.0
 ) -> DiceRead:
     """Read every die of a BGR frame (boxes in the frame's pixels times ``factor``)."""
     start = time.perf_counter()
@@ -189,7 +205,7 @@ def image_size(path: str | Path) -> tuple[int, int]:
     return image.shape[1], image.shape[0]
 
 
-def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[np.ndarray, float]:
+def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[NDArray[Any], float]:
     """Decode an image file reduced for reading; return it and the factor back to full size.
 
     Raises:
@@ -204,16 +220,15 @@ def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[np
     size = jpeg_size(data[: 1 << 20].tobytes())
     if size is None:
         return read_image(path), 1.0
-    width = size[0]
-    params = model.detector if isinstance(model, FaceModel) else model
-    die_px = params.die_frac * width
+    params = model.params if isinstance(model, FaceModel) else model
+    die_px = params.die_frac * image_length(size[0], size[1])
     flags = {
         8: cv2.IMREAD_REDUCED_COLOR_8,
         4: cv2.IMREAD_REDUCED_COLOR_4,
         2: cv2.IMREAD_REDUCED_COLOR_2,
     }
     for r in (8, 4, 2):
-        if die_px / r >= 2 * params.work_die_px:
+        if die_px / r >= 2 * FACE_DIE_PX:
             image = cv2.imdecode(data, flags[r])
             if image is None:
                 break
@@ -237,7 +252,7 @@ def read_file(path: str | Path, model: FaceModel, expect: int | None = None) -> 
 COLOURS = {"ok": (60, 200, 60), "unsure": (0, 190, 255), "cocked": (40, 40, 230)}
 
 
-def annotate(image: np.ndarray, read: DiceRead, factor: float = 1.0) -> np.ndarray:
+def annotate(image: NDArray[Any], read: DiceRead, factor: float = 1.0) -> NDArray[Any]:
     """A copy of ``image`` with each die's box, face and confidence drawn.
 
     ``factor`` divides the boxes (the image may be a reduced copy).

@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import cv2
-import numpy as np
+from numpy.typing import NDArray
 
 from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
@@ -69,7 +70,7 @@ class DiceReader:
         if expect is not None:
             self.expect = expect
 
-    def feed(self, frame: np.ndarray, timestamp: float) -> ThrowSettled | None:
+    def feed(self, frame: NDArray[Any], timestamp: float) -> ThrowSettled | None:
         """Take one frame; return (and post) the event when a throw has just settled."""
         motion = self.settle.update(frame)
         self.quiet_frames = self.quiet_frames + 1 if motion is Motion.IDLE else 0
@@ -116,7 +117,7 @@ class DiceReader:
         self.events.put(event)
         return event
 
-    def _keep(self, frame: np.ndarray, folder: Path) -> str | None:
+    def _keep(self, frame: NDArray[Any], folder: Path) -> str | None:
         """Save the settled frame as evidence; None if it cannot be written."""
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.errors import ConfigError
 
@@ -49,7 +51,7 @@ class SettleDetector:
 
     def __init__(self, params: SettleParams | None = None) -> None:
         self.params = params or SettleParams()
-        self._prev: np.ndarray | None = None
+        self._prev: NDArray[Any] | None = None
         self._still = 0
         self._armed = False
         self.motion = 0.0
@@ -65,7 +67,7 @@ class SettleDetector:
         self._armed = True
         self._still = 0
 
-    def update(self, frame: np.ndarray) -> Motion:
+    def update(self, frame: NDArray[Any]) -> Motion:
         """Take the next BGR (or gray) frame and say what the tray is doing."""
         p = self.params
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)

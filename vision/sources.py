@@ -1,74 +1,40 @@
 """Camera sources behind one interface, chosen by a config (the pin-factory idea).
 
-Kinds: ``v4l2`` (a V4L2 device through OpenCV: a Pi camera or a USB webcam),
-``video`` (a video file), ``folder`` (a folder of images, each held for
+Kinds (:class:`~vision.settings.CameraSource`, the ``[camera]`` section's
+``source``; the settings a source takes are :class:`~vision.settings.CameraConfig`):
+``v4l2`` (a V4L2 device through OpenCV: a USB webcam, MJPG when it has it),
+``picamera2`` (a Pi Camera Module through libcamera, :mod:`vision.picamera`),
+``file`` (a video file), ``folder`` (a folder of images, each held for
 ``hold_frames`` frames as a still camera would give it) and ``synthetic``
 (rendered dice, :mod:`vision.synth`). Every source has ``read()`` (the next
 BGR frame, or None at the end of a file or folder) and an idempotent
-``close()``; a device that fails raises :class:`~vision.errors.CameraError`.
+``close()``; a device that fails raises :class:`~vision.errors.CameraError`
+(:class:`~vision.settings.CameraOptionError` when the camera cannot do what
+one ``[camera]`` option asks: the message names the option and the camera).
 """
 
 from __future__ import annotations
 
+import os
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
-from controller.config import CameraConfig as CameraSection
 from controller.core.symbols import ALL_SYMBOLS
 from vision.dataset import IMAGE_SUFFIXES, read_image
-from vision.errors import CameraError, ConfigError
-from vision.synth import Frame, Renderer, Settings, Throw, render_throws
-
-KINDS = ("v4l2", "video", "folder", "synthetic")
-
-_SCHEMA = CameraSection()
-"""The documented [camera] defaults: the one source of the device, size and rate defaults."""
-
-
-@dataclass(frozen=True)
-class CameraConfig:
-    """Which camera and how. ``device`` for v4l2, ``path`` for video and folder.
-
-    The vision package's typed settings, not a file format: the one TOML schema
-    is ``[camera]`` in :mod:`controller.config`, mapped here by
-    ``controller.daemon.devices.camera_config``; the defaults both have come
-    from there. ``kind`` has no default: each caller says which source it means.
-
-    Raises:
-        ConfigError: a kind, size, rate or count out of range (on construction).
-    """
-
-    kind: str
-    device: str = _SCHEMA.device_path
-    path: str = ""
-    width: int = _SCHEMA.width
-    height: int = _SCHEMA.height
-    fps: float = _SCHEMA.fps
-    hold_frames: int = 6
-    loop: bool = False
-    seed: int = 0
-    dice: int = 6  # synthetic: dice per random throw
-    hard: bool = False  # synthetic: hard rendering settings
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ConfigError(f"camera kind {self.kind!r}: expected one of {', '.join(KINDS)}")
-        if self.kind in ("video", "folder") and not self.path:
-            raise ConfigError(f"camera kind {self.kind!r} needs 'path'")
-        if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
-            raise ConfigError(f"camera size {self.width}x{self.height} must be within 16..8192")
-        if not 0 < self.fps <= 240:
-            raise ConfigError(f"camera fps {self.fps} must be within 0..240")
-        if self.hold_frames < 1:
-            raise ConfigError(f"camera hold_frames {self.hold_frames} must be at least 1")
-        if not 1 <= self.dice <= 6:
-            raise ConfigError(f"camera dice {self.dice} must be within 1..6")
+from vision.errors import CameraError
+from vision.picamera import Picamera2Source
+from vision.settings import CameraConfig as CameraConfig
+from vision.settings import CameraOptionError, CameraSource
+from vision.synth import Renderer, Settings
+from vision.throws import Frame, Throw, render_throws
+from vision.v4l2 import V4l2Device, fourcc_int, fourcc_text, sizes_text
 
 
 class FrameSource(Protocol):
@@ -76,7 +42,7 @@ class FrameSource(Protocol):
 
     name: str
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> npt.NDArray[np.uint8] | None:
         """The next BGR frame, or None when a file or folder is finished.
 
         Raises:
@@ -90,36 +56,202 @@ class FrameSource(Protocol):
         ...
 
 
-class CaptureSource:
-    """A V4L2 device or a video file through ``cv2.VideoCapture``."""
+V4L2_EXPOSURE_MANUAL = 1
+"""``V4L2_CID_EXPOSURE_AUTO`` = manual; OpenCV's V4L2 backend passes the value through."""
+READ_TIMEOUT_MS = 2000
+"""How long a V4L2 read waits for a frame, where OpenCV's backend takes the setting."""
 
-    def __init__(self, config: CameraConfig) -> None:
+
+@dataclass(frozen=True)
+class _Manual:
+    """One manual control through OpenCV: the automatic switch to turn off, then the value."""
+
+    option: str
+    label: str
+    auto: tuple[int, float] | None  # (property, value that turns the automatic off)
+    prop: int
+    scale: float  # option value -> property value
+    tolerance: float  # absolute, in option units
+
+
+def _v4l2_manuals() -> tuple[_Manual, ...]:
+    return (
+        # exposure_absolute is in 100 µs steps
+        _Manual(
+            "exposure_us",
+            "manual exposure",
+            (cv2.CAP_PROP_AUTO_EXPOSURE, V4L2_EXPOSURE_MANUAL),
+            cv2.CAP_PROP_EXPOSURE,
+            0.01,
+            100.0,
+        ),
+        _Manual("gain", "gain", None, cv2.CAP_PROP_GAIN, 1.0, 1.0),
+        _Manual(
+            "white_balance",
+            "white balance temperature",
+            (cv2.CAP_PROP_AUTO_WB, 0),
+            cv2.CAP_PROP_WB_TEMPERATURE,
+            1.0,
+            50.0,
+        ),
+        _Manual(
+            "lens_position",
+            "manual focus",
+            (cv2.CAP_PROP_AUTOFOCUS, 0),
+            cv2.CAP_PROP_FOCUS,
+            1.0,
+            5.0,
+        ),
+    )
+
+
+class CaptureSource:
+    """A V4L2 device or a video file through ``cv2.VideoCapture``.
+
+    A V4L2 camera is asked for ``fourcc`` (MJPG when unset and the camera has
+    it), the size, the rate and the manual controls; what it accepted is read
+    back, and a camera that does not take an option raises
+    :class:`~vision.settings.CameraOptionError` naming it. The first frame is
+    read on opening: a camera that opens but delivers nothing fails there.
+    ``capture`` stands in for ``cv2.VideoCapture`` and ``v4l2_device`` for
+    :class:`~vision.v4l2.V4l2Device` (tests).
+    """
+
+    def __init__(
+        self,
+        config: CameraConfig,
+        capture: Callable[..., Any] | None = None,
+        v4l2_device: Callable[[str], V4l2Device] = V4l2Device,
+    ) -> None:
         self.config = config
-        if config.kind == "v4l2":
+        make: Callable[..., Any] = capture or cv2.VideoCapture
+        self.format = "BGR"
+        self.delivered: dict[str, Any] = {}
+        self._first: npt.NDArray[np.uint8] | None = None
+        if config.kind is CameraSource.V4L2:
             dev = config.device
             self.name = dev
-            # OpenCV's V4L2 backend opens devices by index: /dev/video2 -> 2
-            number = dev.removeprefix("/dev/video")
+            # OpenCV's V4L2 backend opens devices by index: /dev/video2 -> 2 (a udev
+            # symlink such as /dev/v4l/by-id/... is followed to its /dev/videoN first)
+            number = os.path.realpath(dev).removeprefix("/dev/video")
             if number.isdigit():
-                self._cap = cv2.VideoCapture(int(number), cv2.CAP_V4L2)
+                self._cap: Any = make(int(number), cv2.CAP_V4L2)
             else:
-                self._cap = cv2.VideoCapture(dev)
+                self._cap = make(dev)
         else:
             self.name = config.path
             if not Path(config.path).is_file():
                 raise CameraError(f"{config.path}: no such video file")
-            self._cap = cv2.VideoCapture(config.path)
+            self._cap = make(config.path)
+        self.camera = self.name
         if not self._cap.isOpened():
             self._cap.release()
+            if config.kind is CameraSource.V4L2:
+                raise CameraError(
+                    f"{self.name}: cannot open it as a V4L2 camera (busy, or not a capture "
+                    "node: v4l2-ctl --list-devices lists them)"
+                )
             raise CameraError(f"{self.name}: cannot open the camera or video")
-        if config.kind == "v4l2":
-            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, config.width)
-            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, config.height)
-            self._cap.set(cv2.CAP_PROP_FPS, config.fps)
-            self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # read the newest frame after an idle pause
         self._closed = False
+        if config.kind is CameraSource.V4L2:
+            try:
+                self._setup_v4l2(v4l2_device)
+            except BaseException:
+                self.close()
+                raise
 
-    def read(self) -> np.ndarray | None:
+    def _setup_v4l2(self, v4l2_device: Callable[[str], V4l2Device]) -> None:
+        c, cap = self.config, self._cap
+        with v4l2_device(c.device) as dev:
+            card = dev.card()
+            formats = dev.formats()
+            self.camera = f"{c.device} ({card})" if card else c.device
+            asked = c.fourcc or "MJPG"
+            if c.fourcc is not None or not formats or asked in formats:
+                cap.set(cv2.CAP_PROP_FOURCC, float(fourcc_int(asked)))
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, c.width)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, c.height)
+            cap.set(cv2.CAP_PROP_FPS, c.fps)
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # read the newest frame after an idle pause
+            cap.set(cv2.CAP_PROP_READ_TIMEOUT_MSEC, READ_TIMEOUT_MS)
+            got = fourcc_text(int(cap.get(cv2.CAP_PROP_FOURCC)))
+            self.format = got or "?"
+            if c.fourcc is not None and got != c.fourcc:
+                raise CameraOptionError(
+                    "fourcc",
+                    self.camera,
+                    f"is '{c.fourcc}', a format {self.camera} does not deliver (it gives "
+                    f"'{got or '?'}'; its formats: {', '.join(formats) or 'unknown'})",
+                )
+            size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+            if size != (c.width, c.height):
+                raise self._size_error(size, dev.sizes(got))
+        controls = {m.option: self._set_manual(m) for m in _v4l2_manuals()}
+        if c.colour_gains is not None:
+            raise CameraOptionError(
+                "colour_gains",
+                self.camera,
+                f"is for picamera2; {self.camera} is a V4L2 camera, whose white balance is "
+                "white_balance (kelvin)",
+            )
+        self.delivered = {
+            "size": size,
+            "fps": float(cap.get(cv2.CAP_PROP_FPS)),
+            "format": self.format,
+            "controls": {k: v for k, v in controls.items() if v is not None},
+        }
+        ok, frame = cap.read()
+        if not ok or frame is None:
+            raise CameraError(
+                f"{self.camera}: opened but gave no frame "
+                f"(expected {c.width}x{c.height} {self.format} at {c.fps:g} fps)"
+            )
+        shape = (frame.shape[1], frame.shape[0])
+        if shape != (c.width, c.height):
+            with v4l2_device(c.device) as dev:
+                raise self._size_error(shape, dev.sizes(self.format))
+        self._first = frame
+
+    def _size_error(self, got: tuple[int, int], sizes: list[tuple[int, int]]) -> CameraOptionError:
+        c = self.config
+        option = "width" if got[0] != c.width else "height"
+        asked = c.width if option == "width" else c.height
+        return CameraOptionError(
+            option,
+            self.camera,
+            f"is {asked} ({c.width}x{c.height} asked), a size {self.camera} does not have: "
+            f"it gives {got[0]}x{got[1]}; its {self.format} sizes: {sizes_text(sizes)}",
+        )
+
+    def _set_manual(self, m: _Manual) -> float | None:
+        """Fix one manual control; the value read back, or None when the option is unset."""
+        value = getattr(self.config, m.option)
+        if value is None:
+            return None
+        cap = self._cap
+        if m.auto is not None and not cap.set(m.auto[0], m.auto[1]):
+            raise CameraOptionError(
+                m.option,
+                self.camera,
+                f"is {value:g}, but {self.camera} has no {m.label} (its automatic cannot be "
+                "turned off); leave the option out",
+            )
+        if not cap.set(m.prop, value * m.scale):
+            raise CameraOptionError(
+                m.option,
+                self.camera,
+                f"is {value:g}, but {self.camera} has no {m.label} control; leave the option out",
+            )
+        got = float(cap.get(m.prop)) / m.scale
+        if abs(got - value) > max(m.tolerance, 0.02 * abs(value)):
+            raise CameraOptionError(
+                m.option,
+                self.camera,
+                f"is {value:g}, but {self.camera} took {got:g} (outside its range or steps)",
+            )
+        return got
+
+    def read(self) -> npt.NDArray[np.uint8] | None:
         """The next frame; None at the end of a video file (unless looping).
 
         Raises:
@@ -127,22 +259,26 @@ class CaptureSource:
         """
         if self._closed:
             raise CameraError(f"{self.name}: source is closed")
+        if self._first is not None:
+            frame, self._first = self._first, None
+            return frame
         ok, frame = self._cap.read()
         if ok and frame is not None:
-            return frame
-        if self.config.kind == "video":
+            return np.asarray(frame, np.uint8)
+        if self.config.kind is CameraSource.FILE:
             if self.config.loop:
                 self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
                 ok, frame = self._cap.read()
                 if ok:
-                    return frame
+                    return np.asarray(frame, np.uint8)
             return None
-        raise CameraError(f"{self.name}: the camera gave no frame")
+        raise CameraError(f"{self.camera}: the camera gave no frame")
 
     def close(self) -> None:
         """Release the capture; idempotent."""
         if not self._closed:
             self._closed = True
+            self._first = None
             self._cap.release()
 
 
@@ -160,9 +296,9 @@ class FolderSource:
             raise CameraError(f"{folder}: no images (jpg, png, bmp)")
         self._index = 0
         self._held = 0
-        self._current: np.ndarray | None = None
+        self._current: npt.NDArray[np.uint8] | None = None
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> npt.NDArray[np.uint8] | None:
         """The next frame.
 
         Raises:
@@ -222,7 +358,7 @@ class SyntheticSource:
         faces = tuple(ALL_SYMBOLS[int(i)] for i in rng.integers(0, 6, self.config.dice))
         self._frames = render_throws([Throw(faces)], self._renderer, fps=self.config.fps)
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> npt.NDArray[np.uint8] | None:
         """The next rendered frame; None when a script is finished (unless looping)."""
         if not self._frames:
             self._refill()
@@ -247,8 +383,10 @@ def open_source(config: CameraConfig, throws: Sequence[Throw] | None = None) -> 
     Raises:
         CameraError: the device, file or folder cannot be opened.
     """
-    if config.kind in ("v4l2", "video"):
+    if config.kind in (CameraSource.V4L2, CameraSource.FILE):
         return CaptureSource(config)
-    if config.kind == "folder":
+    if config.kind is CameraSource.PICAMERA2:
+        return Picamera2Source(config)
+    if config.kind is CameraSource.FOLDER:
         return FolderSource(config)
     return SyntheticSource(config, throws)

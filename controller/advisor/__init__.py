@@ -9,36 +9,36 @@ settled throw; :func:`summary_line` for the combat screen; :func:`odds` and
 from __future__ import annotations
 
 from controller.advisor.advisor import (
-    Action,
     Advice,
     Advisor,
     AdvisorInputError,
     Choice,
+    DiceAction,
     Summary,
     summary_line,
 )
-from controller.advisor.cards import parse_card, parse_cards
 from controller.advisor.defence import (
     NO_CARD_DEFENCE,
-    CardDefence,
+    CardStopOdds,
     dodge_chance,
     fighter_dodge_chance,
 )
-from controller.advisor.errors import AdvisorError, CardDefenceSpecError, CardSpecError
+from controller.advisor.errors import AdvisorError, CardDefenceSpecError
 from controller.advisor.odds import Odds, PlannerRow, odds, team_table
 from controller.advisor.values import Objective, OptionValue
+from controller.gamedata.cards import CardSpecError, parse_card_spec, parse_card_specs
 
 __all__ = [
     "NO_CARD_DEFENCE",
-    "Action",
     "Advice",
     "Advisor",
     "AdvisorError",
     "AdvisorInputError",
-    "CardDefence",
     "CardDefenceSpecError",
     "CardSpecError",
+    "CardStopOdds",
     "Choice",
+    "DiceAction",
     "Objective",
     "Odds",
     "OptionValue",
@@ -47,8 +47,8 @@ __all__ = [
     "dodge_chance",
     "fighter_dodge_chance",
     "odds",
-    "parse_card",
-    "parse_cards",
+    "parse_card_spec",
+    "parse_card_specs",
     "summary_line",
     "team_table",
 ]

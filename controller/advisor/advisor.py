@@ -14,12 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
-
-from controller.advisor.defence import NO_CARD_DEFENCE, CardDefence
+from controller.advisor.defence import NO_CARD_DEFENCE, CardStopOdds
 from controller.advisor.dp import STOP, LevelValues, Solution, solve
 from controller.advisor.errors import AdvisorError
-from controller.advisor.multisets import Tables, tables
+from controller.advisor.multisets import IntArray, Tables, tables
 from controller.advisor.values import AttackValuer, Objective, OptionValue
 from controller.core.errors import InvalidThrowError
 from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
@@ -34,7 +32,7 @@ class AdvisorInputError(AdvisorError, ValueError):
     """A negative damage or support count, or a pool outside 1..6."""
 
 
-class Action(StrEnum):
+class DiceAction(StrEnum):
     """What a choice does."""
 
     STOP = "stop"
@@ -45,7 +43,7 @@ class Action(StrEnum):
 class Choice:
     """One thing the attacker can do now, with its value under optimal play afterwards."""
 
-    action: Action
+    action: DiceAction
     keep: tuple[Symbol, ...]  # the dice kept (all of them when stopping)
     reroll: tuple[Symbol, ...]  # the dice thrown again (none when stopping)
     expected_damage: float
@@ -80,7 +78,7 @@ class Choice:
 class Summary:
     """The structured form of the combat screen's one line (the display draws its icons)."""
 
-    action: Action
+    action: DiceAction
     keep: tuple[Symbol, ...]
     option: str | None  # stop: the option's name
     option_damage: int | None
@@ -135,7 +133,7 @@ def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_IC
     separated by spaces).
     """
     s = advice.summary()
-    if s.action is Action.STOP:
+    if s.action is DiceAction.STOP:
         head = f"stop: {s.option} {s.option_damage}"
     elif s.keep:
         if icons is None:
@@ -168,7 +166,7 @@ class Advisor:
         variants: Variants = DEFAULT_VARIANTS,
         *,
         defender_support: int = 0,
-        card_defence: CardDefence = NO_CARD_DEFENCE,
+        card_defence: CardStopOdds = NO_CARD_DEFENCE,
         objective: Objective = Objective.AUTO,
         pool: int | None = None,
         rerolls: int | None = None,
@@ -260,7 +258,9 @@ class Advisor:
         choices: list[tuple[tuple[float, float, int], Choice]] = []
         sp, ss = float(stop.values.primary[si]), float(stop.values.secondary[si])
         e, k = self._pair(sp, ss)
-        stop_choice = Choice(Action.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si))
+        stop_choice = Choice(
+            DiceAction.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si)
+        )
         choices.append(((sp, ss, 1), stop_choice))
         if rerolls_made < sol.last:
             wp, ws = sol.keep_p[rerolls_made], sol.keep_s[rerolls_made]
@@ -269,7 +269,7 @@ class Advisor:
                     break
                 keep = t.keeps[ki]
                 e, k = self._pair(float(wp[ki]), float(ws[ki]))
-                ch = Choice(Action.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k)
+                ch = Choice(DiceAction.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k)
                 choices.append(((float(wp[ki]), float(ws[ki]), 0), ch))
         action = int(sol.action[rerolls_made][si])
         if action == STOP:
@@ -278,7 +278,7 @@ class Advisor:
             best = next(
                 ch
                 for _, ch in choices
-                if ch.action is Action.REROLL and counts_of(ch.keep) == t.keeps[action]
+                if ch.action is DiceAction.REROLL and counts_of(ch.keep) == t.keeps[action]
             )
         ordered = [best] + [
             ch for _, ch in sorted(choices, key=lambda x: x[0], reverse=True) if ch is not best
@@ -300,6 +300,6 @@ class Advisor:
             float(t.first_throw @ sol.value_p[0]), float(t.first_throw @ sol.value_s[0])
         )
 
-    def policy(self) -> tuple[np.ndarray, ...]:
+    def policy(self) -> tuple[IntArray, ...]:
         """The optimal action per level (rerolls made) and state: STOP or a keep index."""
         return self.solution().action

@@ -7,7 +7,7 @@ every teleport and star and rerolling the rest is optimal, and the tests check
 the DP against that greedy closed form.
 
 Cards in the defender's hand are unknown to the table, so their effect is an
-assumption the player switches: :class:`CardDefence` ``none`` (cards never stop
+assumption the player switches: :class:`CardStopOdds` ``none`` (cards never stop
 an attack, the default) or ``p=X`` (whenever the speed lets the defender answer
 with a card, it stops the attack with probability X).
 """
@@ -28,7 +28,7 @@ from controller.rules.warriors import Fighter
 
 
 @dataclass(frozen=True)
-class CardDefence:
+class CardStopOdds:
     """The assumed chance that a card answer stops an attack (0: no card defence)."""
 
     p: float = 0.0
@@ -38,7 +38,7 @@ class CardDefence:
             raise CardDefenceSpecError(f"card-defence probability must be 0..1, got {self.p}")
 
     @classmethod
-    def parse(cls, text: str) -> CardDefence:
+    def parse(cls, text: str) -> CardStopOdds:
         """``none`` or ``p=X`` (also a bare ``X``), 0 <= X <= 1.
 
         Raises:
@@ -60,7 +60,7 @@ class CardDefence:
         return "none" if self.p == 0.0 else f"p={self.p:g}"
 
 
-NO_CARD_DEFENCE = CardDefence()
+NO_CARD_DEFENCE = CardStopOdds()
 
 
 @lru_cache(maxsize=256)

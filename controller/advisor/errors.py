@@ -9,9 +9,5 @@ class AdvisorError(TopTableError):
     """Root of the errors the advisor raises on purpose."""
 
 
-class CardSpecError(AdvisorError, ValueError):
-    """A ``--cards`` item that does not read ``NAME:SYM+SYM...:DAMAGE[:DEFENCE][:invulnerable]``."""
-
-
 class CardDefenceSpecError(AdvisorError, ValueError):
     """A card-defence assumption that is neither ``none`` nor ``p=X`` with 0 <= X <= 1."""

@@ -16,11 +16,11 @@ import numpy.typing as npt
 
 from controller.advisor.advisor import Advisor
 from controller.advisor.dp import STOP
-from controller.core.symbols import Symbol
+from controller.core.symbols import Defence, Symbol, speed_after_rerolls
 from controller.rules.endurance import is_eliminated
 from controller.rules.pools import defence_pool, defence_rerolls
 from controller.rules.scoring import CardDefence
-from controller.rules.speed import Defence, allowed_defences, attack_speed
+from controller.rules.speed import allowed_defences
 from controller.rules.warriors import AbilityKind
 
 N_SYMBOLS = len(Symbol)
@@ -81,7 +81,7 @@ def simulate(
             if d is not None:
                 card = ov.option.card
                 answers = allowed_defences(
-                    attack_speed(m),
+                    speed_after_rerolls(m),
                     valuer.variants,
                     attacker_denies_dice=advisor.attacker.has(AbilityKind.NO_DEFENCE_DICE),
                     card_defence=card.defence if card is not None else CardDefence.ANY,

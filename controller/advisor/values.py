@@ -10,7 +10,7 @@ the rules core:
   with the attacker's *no defence dice* and the attack card's defence text);
   the defender picks the answer most likely to stop the attack: a dodge
   (its exact chance, :mod:`controller.advisor.defence`) or a card (the
-  switchable :class:`~controller.advisor.defence.CardDefence` assumption);
+  switchable :class:`~controller.advisor.defence.CardStopOdds` assumption);
 - *Solar Flare* below 10 endurance: the defender flees, nothing lands;
 - *Shield*: a sphere combo under 20 damage is stopped (not from an
   invulnerable card);
@@ -35,23 +35,23 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
-from controller.advisor.defence import NO_CARD_DEFENCE, CardDefence, fighter_dodge_chance
+from controller.advisor.defence import NO_CARD_DEFENCE, CardStopOdds, fighter_dodge_chance
 from controller.advisor.dp import TIE, LevelValues
 from controller.advisor.multisets import FloatArray, IntArray, Tables
-from controller.core.symbols import Symbol
-from controller.rules.combat import SHIELD_LIMIT, SOLAR_FLARE_BELOW
+from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
+from controller.rules.combat_types import SHIELD_LIMIT, SOLAR_FLARE_BELOW
 from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, TOURNAMENT_DIE, Counts, Die
 from controller.rules.endurance import divided_damage, is_eliminated
 from controller.rules.scoring import (
     CardCombo,
+    CardDefence,
     Option,
     OptionKind,
     ThrowScorer,
     need_vector,
     symbol_sum,
 )
-from controller.rules.scoring import CardDefence as AttackCardDefence
-from controller.rules.speed import AttackSpeed, Defence, allowed_defences, attack_speed
+from controller.rules.speed import allowed_defences
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import AbilityKind, Fighter
 
@@ -102,7 +102,7 @@ class AttackValuer:
         variants: Variants = DEFAULT_VARIANTS,
         *,
         defender_support: int = 0,
-        card_defence: CardDefence = NO_CARD_DEFENCE,
+        card_defence: CardStopOdds = NO_CARD_DEFENCE,
         objective: Objective = Objective.AUTO,
         die: Die = TOURNAMENT_DIE,
     ) -> None:
@@ -169,7 +169,7 @@ class AttackValuer:
             speed,
             self.variants,
             attacker_denies_dice=self.attacker.has(AbilityKind.NO_DEFENCE_DICE),
-            card_defence=card.defence if card is not None else AttackCardDefence.ANY,
+            card_defence=card.defence if card is not None else CardDefence.ANY,
         )
         p = 0.0
         for a in answers:
@@ -209,7 +209,7 @@ class AttackValuer:
         reflected, then raw damage). The tests check it against
         :meth:`best_option` state by state.
         """
-        speed = attack_speed(rerolls_made)
+        speed = speed_after_rerolls(rerolls_made)
         if self.defender is None:
             speed = AttackSpeed.LIGHTNING  # no defender: speed changes nothing
         key = (t.pool, speed)

@@ -15,6 +15,9 @@ them. Hall sensors see a token arrive only on an empty space, so:
 Tokens are re-read from the game's occupied spaces after each change of the
 game, so eliminations, fusions and undo are followed. Link faults switch the
 table to button entry until the board is back and resynced.
+
+The follower runs on the table loop's thread; the daemon wires the board's
+events and the loop's ticks to it (:mod:`controller.daemon.wiring`).
 """
 
 from __future__ import annotations
@@ -33,8 +36,6 @@ from controller.board.tracker import (
     TokenMoved,
     UnexpectedChange,
 )
-from controller.daemon.events import Tick, TokensTidied
-from controller.daemon.loop import TableLoop
 from controller.game.events import Move
 from controller.game.legal import legal_actions
 from controller.game.state import GameState, Phase
@@ -64,16 +65,6 @@ class BoardFollower:
         self.synced = threading.Event()  # set once the board's state has been read whole
         table.listeners.append(self._game_changed)
 
-    def attach(self, loop: TableLoop) -> None:
-        """Register the board's events on the table loop."""
-        loop.on(SensorChanged, self.on_sensor)
-        loop.on(SensorFlickering, self.on_flicker)
-        loop.on(LinkLost, self.on_lost)
-        loop.on(LinkRestored, self.on_restored)
-        loop.on(BoardResynced, self.on_resynced)
-        loop.on(Tick, self.tick)
-        loop.on(TokensTidied, self.on_tidied)
-
     def _new_tracker(self, state: GameState) -> MoveTracker:
         return MoveTracker(
             _standing(state), self._legal_moves, settle_s=self.settle_s, layout=self.layout
@@ -84,8 +75,11 @@ class BoardFollower:
         if state.phase is not Phase.MOVE:
             return
         for action in legal_actions(state):
-            if isinstance(action, Move) and action.space not in state.occ:
-                yield state.pieces[action.warrior].space, action.space
+            if not isinstance(action, Move) or action.space in state.occ:
+                continue
+            origin = state.pieces[action.warrior].space
+            if origin is not None:
+                yield origin, action.space
 
     def _game_changed(self, state: GameState) -> None:
         # The game moved on (a move, an attack picked on screen, an elimination, an undo):
@@ -118,9 +112,14 @@ class BoardFollower:
             return
         self._outcomes(self.tracker.on_sensor(event.sensor, event.occupied, event.at))
 
-    def tick(self, event: Tick) -> None:
-        """Finish moves whose token has rested long enough (call on the clock's ticks)."""
-        self._outcomes(self.tracker.tick(event.now))
+    def tick(self, now: float) -> None:
+        """Finish moves whose token has rested long enough (call on the loop's ticks;
+        ``now`` on the monotonic clock the sensor changes are stamped with)."""
+        self._outcomes(self.tracker.tick(now))
+
+    def spaces_in_air(self) -> frozenset[int]:
+        """The spaces whose tokens the tracker sees lifted."""
+        return frozenset(self.tracker.in_the_air().values())
 
     def _outcomes(self, outcomes: list[Outcome]) -> None:
         for out in outcomes:
@@ -136,7 +135,7 @@ class BoardFollower:
                 self.unexpected += 1
                 log.info("board: %s", out.message)
 
-    def on_tidied(self, event: TokensTidied) -> None:
+    def on_tidied(self) -> None:
         """The tokens stand where the game has them: follow them from there."""
         self.tracker = self._new_tracker(self.table.state)
 
@@ -176,7 +175,7 @@ class BoardFollower:
         expected = {
             s
             for p in state.pieces.values()
-            if p.space >= 0
+            if p.space is not None and p.space >= 0
             for s in [self.layout.space(p.space).sensor]
             if s is not None
         }

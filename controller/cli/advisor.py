@@ -6,16 +6,16 @@ import argparse
 import json
 from typing import Any
 
-from controller.advisor.advisor import Action, Advice, Advisor, Choice, summary_line
-from controller.advisor.cards import SYNTAX, parse_cards
-from controller.advisor.defence import CardDefence
+from controller.advisor.advisor import Advice, Advisor, Choice, DiceAction, summary_line
+from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
 from controller.gamedata import data_dir, data_file
+from controller.gamedata.cards import SYNTAX, parse_card_specs
 from controller.gamedata.warriors import load_warriors
-from controller.rules.combat import SOLAR_FLARE_BELOW
+from controller.rules.combat_types import SOLAR_FLARE_BELOW
 from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind, Roster
 
@@ -93,10 +93,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
         args.support,
         defender,
         args.defender_damage,
-        parse_cards([*args.cards, *args.card]),
+        parse_card_specs([*args.cards, *args.card]),
         variants,
         defender_support=args.defender_support,
-        card_defence=CardDefence.parse(args.card_defence),
+        card_defence=CardStopOdds.parse(args.card_defence),
         objective=Objective(args.objective),
     )
     advice = advisor.advise(dice, args.rerolls_made)
@@ -118,7 +118,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         left = defender.warrior.endurance - args.defender_damage
         head += (
             f" · vs {defender.name} ({left} endurance left, divisor {defender.divisor}, "
-            f"dodge {advisor.valuer.dodge:.0%}, card defence {CardDefence.parse(args.card_defence)})"
+            f"dodge {advisor.valuer.dodge:.0%}, card defence {CardStopOdds.parse(args.card_defence)})"
         )
     print(head)
     if (
@@ -154,7 +154,7 @@ def _objective_text(advice: Advice) -> str:
 
 
 def _choice_text(ch: Choice) -> str:
-    if ch.action is Action.STOP:
+    if ch.action is DiceAction.STOP:
         o = ch.option
         if o is None:  # every stop choice carries its option
             return "stop"
@@ -193,7 +193,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if not args.warrior:
         raise UnknownNameError("odds: name a warrior, or use --all for the team planner")
     fighter = roster.fighter(args.warrior, args.form)
-    result = odds(fighter, args.pool, parse_cards([*args.cards, *args.card]), variants)
+    result = odds(fighter, args.pool, parse_card_specs([*args.cards, *args.card]), variants)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
         return 0

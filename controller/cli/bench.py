@@ -20,6 +20,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "board": ("hardware.board.bench", "link latency and fault-injection figures"),
     "screens": ("hardware.displays.bench", "render time and bytes sent to displays"),
     "daemon": ("controller.daemon.bench", "daemon memory, idle CPU and latency"),
+    "events": (
+        "controller.scoreboard.bench",
+        "MQTT: event-to-scoreboard latency, publishing CPU, broker outage",
+    ),
 }
 
 

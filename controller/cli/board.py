@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from controller.core.errors import TopTableError
 from controller.core.events import Event
+from controller.gamedata import DEMO_DIR
 from hardware.board.errors import BoardError, SimulatorError
 from hardware.board.events import (
     BoardResynced,
@@ -24,7 +25,8 @@ from hardware.board.events import (
     SensorFlickering,
 )
 
-FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware"
+# The top-level firmware package, beside controller/ (in a checkout and in site-packages).
+FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
 # Copied to :/firmware/ on the board; main.py goes to the root so it runs at boot.
 FIRMWARE_FILES = (
     "__init__.py",
@@ -36,9 +38,7 @@ FIRMWARE_FILES = (
     "scanner.py",
     "wire.py",
 )
-DEFAULT_BOARD = (
-    Path(__file__).resolve().parent.parent / "controller" / "data" / "demo" / "board.toml"
-)
+DEFAULT_BOARD = DEMO_DIR / "board.toml"
 
 
 def register(sub: Any) -> None:
@@ -84,6 +84,13 @@ def register(sub: Any) -> None:
     p = fsub.add_parser("deploy", help="copy the firmware to a Pico with mpremote")
     p.add_argument("--port", metavar="PATH", help="the Pico's port (default: mpremote's auto)")
     p.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help=f"the board's config.py, copied as :firmware/config.py (default: "
+        f"{OWNER_FIRMWARE_CONFIG} if it exists, else the bundled example)",
+    )
     p.set_defaults(func=cmd_deploy)
 
 
@@ -290,25 +297,66 @@ def run_wizard(wizard: Any, q: queue.Queue[Event], out: TextIO, timeout: float =
 
 
 # -- firmware deploy ---------------------------------------------------------------------
-def deploy_commands(port: str | None, mpremote: str = "mpremote") -> list[list[str]]:
-    """The mpremote command lines that install the firmware."""
+# The owner's copy of firmware/config.py (sensor count, driver, pins): the bundled one
+# sits in the installed package (site-packages), which is no place to edit.
+OWNER_FIRMWARE_CONFIG = Path("/etc/toptable/firmware/config.py")
+
+
+def deploy_commands(
+    port: str | None, mpremote: str = "mpremote", config: Path | None = None
+) -> list[list[str]]:
+    """The mpremote command lines that install the firmware, with ``config`` as its config.py."""
     base = [mpremote] + (["connect", port] if port else [])
     cmds = [[*base, "mkdir", ":firmware"]]
-    files = [str(FIRMWARE_DIR / name) for name in FIRMWARE_FILES]
+    files = [str(FIRMWARE_DIR / name) for name in FIRMWARE_FILES if name != "config.py"]
     cmds.append([*base, "cp", *files, ":firmware/"])
-    cmds.append([*base, "cp", str(FIRMWARE_DIR / "main.py"), ":main.py"])
+    board_config = config if config is not None else FIRMWARE_DIR / "config.py"
+    # One mpremote run ("+" chains its commands): the config, then main.py, which runs at boot.
+    main_py = str(FIRMWARE_DIR / "main.py")
+    cmds.append(
+        [*base, "cp", str(board_config), ":firmware/config.py", "+", "cp", main_py, ":main.py"]
+    )
     cmds.append([*base, "reset"])
     return cmds
+
+
+def firmware_config(given: Path | None) -> Path | None:
+    """The board config to deploy: ``--config``, else the owner's, else None (the bundled one).
+
+    Raises:
+        BoardError: ``--config`` names no readable Python file.
+    """
+    if given is None:
+        return OWNER_FIRMWARE_CONFIG if OWNER_FIRMWARE_CONFIG.is_file() else None
+    if not given.is_file():
+        raise BoardError(
+            f"--config {given}: no such file; expected the board's config.py "
+            f"(start from a copy of {FIRMWARE_DIR / 'config.py'})"
+        )
+    try:
+        compile(given.read_text(encoding="utf-8"), str(given), "exec")
+    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+        raise BoardError(f"--config {given}: not valid Python ({exc})") from None
+    return given
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
     """Copy the firmware with mpremote.
 
     Raises:
-        BoardError: mpremote is not installed, or one of its commands failed.
+        BoardError: mpremote is not installed, a bad --config, or a failed mpremote command.
     """
     mpremote = shutil.which("mpremote")
-    cmds = deploy_commands(args.port, mpremote or "mpremote")
+    config = firmware_config(getattr(args, "config", None))
+    if config is None:
+        print(
+            f"firmware deploy: using the bundled board config {FIRMWARE_DIR / 'config.py'}; "
+            f"for your wiring copy it to {OWNER_FIRMWARE_CONFIG} (or pass --config FILE), "
+            "edit it and deploy again",
+            file=sys.stderr,
+            flush=True,
+        )
+    cmds = deploy_commands(args.port, mpremote or "mpremote", config)
     if args.dry_run:
         for cmd in cmds:
             print(" ".join(cmd))

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
-from controller.config_devices import check_devices
+from controller.config.devices import check_devices
 from controller.core.errors import DataError
 
 
@@ -55,10 +55,13 @@ def run_check(args: argparse.Namespace) -> int:
         DataError: every problem found (the CLI prints them and exits 2).
     """
     cfg = load_config(args.path)
+    notes: list[str] = []  # what the devices really deliver (the camera's size, rate, format)
     if not args.no_devices:
-        problems = check_devices(cfg)
+        problems = check_devices(cfg, notes=notes)
         if problems:
             raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
     print(f"{args.path}: OK ({checked}): {summary(cfg)}")
+    for line in notes:
+        print(f"  {line}")
     return 0

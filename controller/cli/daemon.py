@@ -8,7 +8,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from controller.cli.events import add_demo_arguments, demo_settings
 from controller.game.state import Length
+from controller.table.settings import TableMode
+
+DEMO_MODES = tuple(m.value for m in TableMode)
+"""``toptable demo --mode``: today's dice game, or a companion mode (controller.companion)."""
 
 
 def register(sub: Any) -> None:
@@ -18,6 +23,12 @@ def register(sub: Any) -> None:
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
+    demo.add_argument(
+        "--mode",
+        default="topdice",
+        choices=DEMO_MODES,
+        help="the game: topdice (the dice game) or a companion mode (default topdice)",
+    )
     demo.add_argument("--seed", type=int, default=1, help="the game's seed (same seed, same game)")
     demo.add_argument(
         "--players", type=int, default=2, choices=range(2, 7), metavar="N", help="2..6"
@@ -37,6 +48,7 @@ def register(sub: Any) -> None:
     demo.add_argument("--data", type=Path, help="data directory (default: the bundled demo set)")
     demo.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
     demo.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_demo_arguments(demo)
     demo.set_defaults(func=cmd_demo)
 
 
@@ -49,6 +61,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the demo and print its summary."""
+    if getattr(args, "mode", "topdice") != "topdice":
+        return cmd_companion_demo(args)
     from controller.demo.runner import DemoOptions, run_demo
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -63,6 +77,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             out=args.out,
             data=args.data,
             variants=tuple(args.variant),
+            events=demo_settings(args),
         )
     )
     if args.json:
@@ -79,4 +94,30 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for note in s.notes:
         print(f"  note: {note}")
     print(f"  journal {s.journal}\n  log {s.log}\n  screens {s.gif}")
+    return 0
+
+
+def cmd_companion_demo(args: argparse.Namespace) -> int:
+    """Play a companion mode by bots through the table and print the summary."""
+    from controller.demo.companion import run_companion_demo
+
+    s = run_companion_demo(
+        args.mode,
+        seed=args.seed,
+        players=args.players,
+        out=args.out,
+        fast=args.fast,
+        journal=args.journal,
+        resume=args.resume,
+    )
+    if args.json:
+        print(json.dumps(s.to_json()))
+        return 0
+    print(f"toptable demo --mode {s.mode} (seed {s.seed}): {', '.join(s.players)}, {s.seconds} s")
+    print(f"  winner: {s.winner or 'none'}; step {s.step}")
+    print(f"  actions {s.actions}, refused {s.refused}, undone {s.undos}, "
+          f"button presses {s.button_presses}, screens drawn {s.screens_drawn}")  # fmt: skip
+    for note in s.notes:
+        print(f"  note: {note}")
+    print(f"  journal {s.journal}\n  screens {s.gif or '(none with --fast)'}")
     return 0

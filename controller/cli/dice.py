@@ -1,8 +1,10 @@
 """``toptable dice ...``: calibrate, evaluate, read one image, capture a dataset, render one.
 
-toptable dice calibrate DATASET --out MODEL.npz      learn a face set (progress on stderr)
+toptable dice calibrate DATASET --out MODEL.npz [--json]  learn a face set, then its own
+                                                     leave-photos-out figures and warnings
 toptable dice calibrate --synthetic --out MODEL.npz  the synthetic Tournament of Power dice
 toptable dice eval DATASET --model MODEL [--json]    detection and face figures
+toptable dice eval DATASET --model MODEL --errors DIR   also a crop of every mistake, and why
 toptable dice eval DATASET --cv 4 [--json]           leave-images-out cross-validation
 toptable dice read IMAGE [--model M] [--expect N] [--json] [--annotate OUT.png]
 toptable dice capture OUT_DIR --faces 1,2,3,4,5,6 [--device /dev/video0 | --folder DIR]
@@ -15,33 +17,29 @@ from __future__ import annotations
 import argparse
 import json
 import queue
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import cv2
 
 from controller.core.events import Event
-from vision.calibrate import EvalResult, calibrate, cross_validate, evaluate
 from vision.capture import run_capture
 from vision.dataset import load_dataset, read_image
 from vision.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
 from vision.errors import ImageReadError, ModelError
+from vision.evaluate import EvalResult, ReadError, cross_validate, evaluate
 from vision.events import ThrowSettled
 from vision.model import FaceModel, load_model
+from vision.progress import progress_bar
 from vision.read import annotate, load_scaled, read_frame
 from vision.reader import CameraWorker, DiceReader
-from vision.sources import CameraConfig
+from vision.report import CalibrationReport, calibrate_with_report, save_errors
+from vision.settings import CameraConfig, CameraSource
 from vision.synth import write_dataset
 
-
-def _progress(label: str) -> Callable[[int, int, str], None]:
-    def show(done: int, total: int, what: str) -> None:
-        print(f"{label}: {done}/{total} {what}", file=sys.stderr, flush=True)
-
-    return show
+CV_LOG_LEVEL_ERROR = 2
+"""OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
 
 
 def _model(path: str | None) -> FaceModel:
@@ -53,18 +51,34 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix and out.suffix != ".npz":
         raise ModelError(f"{out}: models are written as .npz (numpy), not {out.suffix}")
+    report: CalibrationReport | None = None
     if args.synthetic:
-        model = train_synthetic_model(args.images, args.seed, _progress("calibrate"))
+        model = train_synthetic_model(args.images, args.seed, progress_bar())
     elif args.dataset:
         dataset = load_dataset(args.dataset)
-        model = calibrate(dataset, face_set=args.face_set, progress=_progress("calibrate"))
+        model, report = calibrate_with_report(
+            dataset, face_set=args.face_set, progress=progress_bar(), folds=3
+        )
     else:
         raise ModelError("give a DATASET folder or --synthetic")
     written = model.save(out)
+    if args.json:
+        doc: dict[str, Any] = {
+            "model": str(written),
+            "face_set": model.face_set,
+            "names": list(model.names),
+            "samples": len(model.samples),
+            "die_frac": round(model.detector.die_frac, 5),
+        }
+        print(json.dumps(doc | (report.to_json() if report else {}), indent=2))
+        return 0
     print(
         f"wrote {written}: face set {model.face_set!r} ({', '.join(model.names)}), "
-        f"{len(model.samples)} samples, die {model.detector.die_frac:.3f} of the image width"
+        f"{len(model.samples)} samples, die {model.detector.die_frac:.3f} "
+        "of sqrt(width x height)"
     )
+    for line in report.lines() if report else []:
+        print(line)
     return 0
 
 
@@ -95,7 +109,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Score a model (or cross-validate calibration) on a labeled dataset."""
     dataset = load_dataset(args.dataset)
     if args.cv:
-        result, times = cross_validate(dataset, args.cv, _progress("cross-validate"))
+        result, times = cross_validate(dataset, args.cv, progress_bar())
         extra = {
             "folds": args.cv,
             "calibration_s": [round(t, 2) for t in times],
@@ -103,8 +117,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _print_eval(result, args.json, extra)
         return 0
     model = _model(args.model)
-    result = evaluate(dataset, model)
-    _print_eval(result, args.json, {})
+    if not args.errors:
+        _print_eval(evaluate(dataset, model), args.json, {})
+        return 0
+    errors: list[ReadError] = []
+    result = evaluate(dataset, model, errors=errors)
+    folder = save_errors(errors, args.errors)
+    if args.json:
+        _print_eval(result, True, {"errors": len(errors), "errors_dir": str(folder)})
+        return 0
+    _print_eval(result, False, {})
+    print(
+        f"{len(errors)} mistake(s) written to {folder}: a crop of each "
+        "(NNNN_kind_truth_read.png) and errors.json with the reasons"
+    )
     return 0
 
 
@@ -138,9 +164,9 @@ def cmd_capture(args: argparse.Namespace) -> int:
     """Interactive capture of a labeled dataset from a camera."""
     if args.folder:
         # each take reads 3 frames (the camera warm-up): hold each image for 3
-        config = CameraConfig(kind="folder", path=args.folder, hold_frames=3)
+        config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder, hold_frames=3)
     else:
-        config = CameraConfig(kind="v4l2", device=args.device)
+        config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     names = [n.strip() for n in args.faces.split(",") if n.strip()]
     model = _model(args.model) if args.model else None
     saved = run_capture(config, args.out, names, model=model, shots=args.shots)
@@ -152,15 +178,16 @@ def cmd_capture(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     """Run a camera source through the reader and print every event."""
     if args.folder:
-        config = CameraConfig(kind="folder", path=args.folder)
+        config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder)
     elif args.video:
-        config = CameraConfig(kind="video", path=args.video)
+        config = CameraConfig(kind=CameraSource.FILE, path=args.video)
     elif args.synthetic:
-        config = CameraConfig(kind="synthetic", seed=args.seed, dice=args.expect or 6)
+        config = CameraConfig(kind=CameraSource.SYNTHETIC, seed=args.seed, dice=args.expect or 6)
     else:
-        config = CameraConfig(kind="v4l2", device=args.device)
+        config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    # (cv2.utils.logging is absent from the opencv-python wheels; cv2.setLogLevel is not)
+    cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
     events: queue.Queue[Event] = queue.Queue()
     reader = DiceReader(_model(args.model), events, expect=args.expect, evidence_dir=args.evidence)
     worker = CameraWorker(config, reader, retry_s=1.0)
@@ -206,19 +233,32 @@ def register(sub: Any) -> None:
     dice = p.add_subparsers(dest="dice_command", metavar="ACTION", parser_class=type(p))
     dice.required = True
 
-    c = dice.add_parser("calibrate", help="learn a face set from a labeled dataset (YOLO layout)")
+    c = dice.add_parser(
+        "calibrate",
+        help="learn a face set from a labeled dataset (YOLO layout)",
+        description="Learn a face set (finder and faces) from labeled photos and write the "
+        "model, then measure the calibration by leaving photos out (3 folds: each photo read "
+        "by a model that never saw it) and print its figures and warnings (too few photos, "
+        "photos too alike, labels that disagree). --synthetic calibrates on rendered game "
+        "dice instead, without that check. Progress goes to stderr.",
+    )
     c.add_argument("dataset", nargs="?", help="dataset folder (data.yaml, images/, labels/)")
-    c.add_argument("--out", required=True, help="model file to write (.npz)")
+    c.add_argument("--out", required=True, metavar="MODEL.npz", help="model file to write")
     c.add_argument("--face-set", help="name of the face set (default: the folder name)")
+    c.add_argument("--json", action="store_true", help="print the model and its report as JSON")
     c.add_argument("--synthetic", action="store_true", help="calibrate on rendered game dice")
     c.add_argument("--images", type=int, default=12, help="--synthetic: frames to render")
     c.add_argument("--seed", type=int, default=1, help="--synthetic: random seed")
     c.set_defaults(func=cmd_calibrate)
 
     e = dice.add_parser("eval", help="detection and face-reading figures on a labeled dataset")
-    e.add_argument("dataset")
+    e.add_argument("dataset", help="dataset folder (data.yaml, images/, labels/)")
     e.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
-    e.add_argument("--cv", type=int, metavar="K", help="K-fold leave-images-out cross-validation")
+    how = e.add_mutually_exclusive_group()
+    how.add_argument("--cv", type=int, metavar="K",
+                     help="K-fold leave-images-out cross-validation (calibrates K models)")  # fmt: skip
+    how.add_argument("--errors", metavar="DIR",
+                     help="write a crop of every mistake and errors.json (reasons) to DIR")  # fmt: skip
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=cmd_eval)
 

@@ -6,7 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from controller.cli.events import add_tables_arguments, cmd_tables
 from controller.game.bots import BOTS
+from controller.game.perft import STATES as PERFT_STATES
 from controller.game.state import MAX_PLAYERS, MIN_PLAYERS, Length
 from controller.rules.variants import Variants
 
@@ -24,6 +26,7 @@ def register(sub: Any) -> None:
     sim.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
     sim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
     sim.add_argument("--json", action="store_true", help="print JSON")
+    add_tables_arguments(sim, standalone=False)
     sim.set_defaults(func=cmd_simulate)
 
     game = sub.add_parser("game", help="journalled games: play with bots, check, undo, export")
@@ -49,6 +52,23 @@ def register(sub: Any) -> None:
     fmt.add_argument("--json", action="store_true", help="JSON (default)")
     fmt.add_argument("--text", action="store_true", help="text, one line per event")
     export.set_defaults(func=cmd_export)
+    perft = gsub.add_parser(
+        "perft",
+        help="count the legal decision sequences from a fixed state (the engine's oracle)",
+        description="Count the decision sequences (actions and table inputs) of length "
+        "1..DEPTH from one of the fixed states; tests/data/legal_counts/STATE.json holds "
+        "the expected counts (regenerate with --json, deliberately).",
+    )
+    perft.add_argument(
+        "state",
+        choices=list(PERFT_STATES),
+        metavar="STATE",
+        help="one of: " + ", ".join(PERFT_STATES),
+    )
+    perft.add_argument("--depth", type=int, default=2, help="deepest count, 1..4 (default 2)")
+    perft.add_argument("--data", help="data directory (default: the bundled demo set)")
+    perft.add_argument("--json", action="store_true", help="print JSON (the data file's format)")
+    perft.set_defaults(func=cmd_perft)
 
     story = sub.add_parser("story", help="Story mode (RULES.md §12)")
     ssub = story.add_subparsers(dest="story_command", metavar="COMMAND", required=True)
@@ -62,8 +82,11 @@ def register(sub: Any) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    """Simulate games and print the figures."""
-    from controller.game.simulate import load_game_data, simulate
+    """Simulate games and print the figures (or play N tables over MQTT with --tables)."""
+    if args.tables:
+        return cmd_tables(args)
+    from controller.game.simulate import simulate
+    from controller.gamedata.bundle import load_game_data
 
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         print(f"toptable simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
@@ -92,7 +115,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play or resume a journalled bot game."""
-    from controller.game.simulate import run_journaled
+    from controller.game.session import run_journaled
 
     out = run_journaled(args.journal, args.players, Length(args.length), args.seed, args.data)
     summary = out.state.summary()
@@ -151,6 +174,24 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(export_text(log), end="")
     else:
         print(json.dumps(log, indent=1))
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    """Print the perft counts of a fixed state."""
+    from controller.game.perft import counts
+    from controller.gamedata import DEMO_DIR
+
+    if not 1 <= args.depth <= 4:
+        print("toptable game perft: --depth must be 1..4")
+        return 2
+    out = counts(args.state, args.depth, args.data or str(DEMO_DIR))
+    if args.json:
+        print(json.dumps(out.to_json(), indent=1))
+        return 0
+    print(f"{out.state}: {out.description} ({out.prefix_events} events in, {out.phase})")
+    for depth, n in sorted(out.counts.items()):
+        print(f"depth {depth}: {n}")
     return 0
 
 

@@ -26,8 +26,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.board",  # board sim/watch/stress/map, firmware deploy
     "controller.cli.screens",  # screens
     "controller.cli.daemon",  # run, demo
+    "controller.cli.scoreboard",  # scoreboard
     "controller.cli.config",  # config check
     "controller.cli.bench",  # bench
+    "controller.cli.service",  # service install/identify-board/files
 )
 
 EXIT_USAGE = 2

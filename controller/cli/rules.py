@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataError, InvalidThrowError, TopTableError
-from controller.core.symbols import parse_symbol, parse_symbols
+from controller.core.symbols import parse_symbols, speed_after_rerolls
 from controller.gamedata import data_dir, data_file
+from controller.gamedata.cards import parse_card_specs
 from controller.gamedata.scenario import ScenarioError, load_scenario_file, parse_scenario
 from controller.gamedata.warriors import load_warriors
-from controller.rules.combat import CombatResult, resolve_combat
+from controller.rules.combat import resolve_combat
+from controller.rules.combat_types import CombatResult
 from controller.rules.pools import attack_pool, attack_rerolls
-from controller.rules.scoring import CardCombo, ThrowScorer
-from controller.rules.speed import allowed_defences, attack_speed
+from controller.rules.scoring import ThrowScorer
+from controller.rules.speed import allowed_defences
 from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind, Roster
 
@@ -132,22 +134,6 @@ def _checks() -> list[tuple[str, Check]]:
     ]
 
 
-def parse_card_arg(text: str) -> CardCombo:
-    """Parse ``NAME:SYM+SYM+...:DAMAGE`` into a card combo.
-
-    Raises:
-        InvalidThrowError: a malformed argument or unknown symbol.
-    """
-    parts = text.split(":")
-    if len(parts) != 3 or not parts[0].strip():
-        raise InvalidThrowError(f"--card {text!r}: expected NAME:SYM+SYM+...:DAMAGE")
-    try:
-        damage = int(parts[2])
-    except ValueError:
-        raise InvalidThrowError(f"--card {text!r}: damage must be a whole number") from None
-    return CardCombo(parts[0].strip(), tuple(parse_symbol(s) for s in parts[1].split("+")), damage)
-
-
 def cmd_roll(args: argparse.Namespace) -> int:
     """Score one final throw."""
     roster = load_roster(args.data)
@@ -168,9 +154,9 @@ def cmd_roll(args: argparse.Namespace) -> int:
         raise InvalidThrowError(
             f"{fighter.name} may reroll at most {most} times, got --rerolls {args.rerolls}"
         )
-    cards = [parse_card_arg(c) for c in args.card]
+    cards = list(parse_card_specs(args.card))
     score = ThrowScorer(fighter, cards, variants).score(dice)
-    speed = attack_speed(args.rerolls)
+    speed = speed_after_rerolls(args.rerolls)
     defence = allowed_defences(
         speed, variants, attacker_denies_dice=fighter.has(AbilityKind.NO_DEFENCE_DICE)
     )

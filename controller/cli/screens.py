@@ -50,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         DataError: the state file is unreadable or malformed.
     """
-    from hardware.displays.gallery import REFERENCE_DIR, cases, write_cases
-    from hardware.displays.model import EXAMPLE_STATE, load_view
+    from hardware.displays.gallery import REFERENCE_DIR, cases, every_case, write_cases
+    from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
     view = load_view(args.state or EXAMPLE_STATE)
     if args.action == "references":
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print("toptable screens: error: --out DIR is required")
         return 2
     try:
-        written = write_cases(cases(view), args.out, scale=args.scale)
+        written = write_cases(every_case(view), args.out, scale=args.scale)
     except OSError as exc:
         raise DisplayError(f"cannot write PNGs to {args.out}: {exc.strerror or exc}") from None
     print(f"wrote {len(written)} PNGs to {args.out}")
@@ -81,7 +81,9 @@ def _play(args: argparse.Namespace, view: Any) -> int:
     import time
 
     from hardware.displays.bench import fight
-    from hardware.displays.devices import BusPool, DisplayConfig, open_display
+    from hardware.displays.device_config import DisplayConfig
+    from hardware.displays.i2c_bus import BusPool
+    from hardware.displays.luma_open import open_display
 
     if args.emulator != "pygame" and args.out is None:
         print("toptable screens: error: play needs --out (a .gif file, or a folder for capture)")

@@ -13,9 +13,10 @@ What this package owns:
   ``to_json(state)``; plus :func:`base.parse_action` (JSON -> action, DataError on bad input).
 * the pure rules of each mode -- ``dbs_tournament`` (Dragon Ball Super Card Game Masters,
   Tournament of Power format) and ``dbz_tcg`` (Dragon Ball Z TCG), packages of ``model``
-  (data, state, actions) and ``rules``, and ``challengers`` (Challengers!): frozen
-  dataclasses, enums for closed sets, ``None`` for absence; no I/O after loading data, no
-  clock, no randomness. Each exposes ``MODE`` (the interface) and its plain functions.
+  (data, state, actions) and ``rules``, and ``challengers`` (Challengers!; its data,
+  state and actions in ``challengers_model``): frozen dataclasses, enums for closed sets,
+  ``None`` for absence; no I/O after loading data, no clock, no randomness. Each exposes
+  ``MODE`` (the interface) and its plain functions.
 * ``data/*.toml`` -- each mode's numbers, checked by ``datafile`` (invented values are
   marked INVENTED in the files); a script's ``"data"`` object overrides them.
 * ``registry.MODES`` / ``registry.get_mode(name)``, ``replay.replay(mode, script)`` and

@@ -15,8 +15,10 @@ Referee decisions where the text is silent (also in ``README.md``):
 * Who begins: in round 1, a flag toss; from round 2 the player whose best Trophy has the
   higher round number; a tie (including two players without Trophies) is a flag toss.
   The final ("as usual") uses the same rule; ask for it with round 8 (``rounds + 1``).
-* Finalists: most fans, then more Trophies, then the single Trophy of the highest round; a
-  tie that is still left (only possible without Trophies) goes to the earlier seat.
+* Finalists: most fans, then more Trophies, then the single Trophy of the highest round.
+  Two players may both hold a Trophy of that round (every match of a round gives one):
+  their next-highest Trophies are compared, and so on; a tie still left goes to the
+  earlier seat.
 """
 
 from __future__ import annotations
@@ -27,15 +29,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import (
-    Action,
     Choice,
     JsonDict,
-    Player,
     RuleViolationError,
     check_players,
 )
+from controller.companion.challengers_model import (
+    ACTIONS,
+    ChallengersAction,
+    ChallengersData,
+    ChallengersState,
+    Contender,
+    Fans,
+    Final,
+    FirstPlayer,
+    Match,
+    Trophy,
+)
 from controller.companion.datafile import get_int, get_int_list, merged, read_mode_file
-from controller.core.errors import UnknownNameError
 
 MODE_NAME = "challengers"
 FLAG_TOSS = "flag toss"
@@ -46,103 +57,6 @@ R_FINAL = "The final: the two players with the most fans, after round 7"
 R_OVER = "The final: the winner of the final wins Challengers!"
 R_REVEAL = "Attack: you must not reveal more cards than needed to get in flag possession"
 R_AMOUNT = "Companion: amounts are positive whole numbers"
-
-
-@dataclass(frozen=True)
-class ChallengersData:
-    """The mode's numbers (trophy fans are invented, see the data file)."""
-
-    rounds: int
-    min_players: int
-    max_players: int
-    trophy_fans: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Trophy:
-    """A Trophy: the round it was won in and the fans on its back."""
-
-    round: int
-    fans: int
-
-
-@dataclass(frozen=True)
-class Contender:
-    """One player's numbers."""
-
-    name: str
-    fan_cards: int = 0
-    trophies: tuple[Trophy, ...] = ()
-
-    @property
-    def fans(self) -> int:
-        """Every fan that counts after round 7: collected ones and the Trophies' backs."""
-        return self.fan_cards + sum(t.fans for t in self.trophies)
-
-    @property
-    def best_round(self) -> int:
-        """The highest round of a Trophy held (0 without Trophies)."""
-        return max((t.round for t in self.trophies), default=0)
-
-
-@dataclass(frozen=True)
-class ChallengersState:
-    """The tournament as the table knows it."""
-
-    data: ChallengersData
-    players: tuple[Contender, ...]
-    round: int = 1  # rounds + 1 once the seven rounds are over (the final)
-    played: tuple[str, ...] = ()  # who played in the current round
-    first_players: tuple[str, ...] = ()
-    finalists: tuple[str, str] | None = None
-    winner: str | None = None
-
-    def player(self, name: str) -> Contender:
-        """The numbers of ``name``."""
-        for p in self.players:
-            if p.name == name:
-                return p
-        raise UnknownNameError(f"no player {name!r} in this game")
-
-
-@dataclass(frozen=True)
-class Match(Action):
-    """A match's result."""
-
-    DO = "match"
-    round: int
-    winner: Player
-    loser: Player
-
-
-@dataclass(frozen=True)
-class Fans(Action):
-    """A player collects fans."""
-
-    DO = "fans"
-    player: Player
-    amount: int
-
-
-@dataclass(frozen=True)
-class FirstPlayer(Action):
-    """Ask who begins a match."""
-
-    DO = "first_player"
-    round: int
-    players: tuple[Player, ...]
-
-
-@dataclass(frozen=True)
-class Final(Action):
-    """The final's result."""
-
-    DO = "final"
-    winner: Player
-
-
-ChallengersAction = Match | Fans | FirstPlayer | Final
-ACTIONS: dict[str, type[Any]] = {c.DO: c for c in (Match, Fans, FirstPlayer, Final)}
 
 
 @dataclass(frozen=True)
@@ -201,10 +115,21 @@ def new_game(
 
 
 def ranking(state: ChallengersState) -> tuple[str, ...]:
-    """Everyone by fans, then Trophies, then the highest-round Trophy (then seat)."""
+    """Everyone by fans, then Trophies, then the highest-round Trophy (then seat).
+
+    Two players can both hold a Trophy of the same highest round (each match of a round
+    gives one); the text is silent there, so their next-highest Trophies are compared,
+    and so on (referee decision); a tie still left goes to the earlier seat.
+    """
     seats = {p.name: i for i, p in enumerate(state.players)}
     order = sorted(
-        state.players, key=lambda p: (-p.fans, -len(p.trophies), -p.best_round, seats[p.name])
+        state.players,
+        key=lambda p: (
+            -p.fans,
+            -len(p.trophies),
+            tuple(-r for r in p.rounds_high_first),
+            seats[p.name],
+        ),
     )
     return tuple(p.name for p in order)
 

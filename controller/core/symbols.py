@@ -35,6 +35,50 @@ MAX_POOL = 6
 MIN_POOL = 1
 
 
+class AttackSpeed(StrEnum):
+    """How fast an attack was cashed in (RULES.md §3); it decides the defences allowed."""
+
+    LIGHTNING = "lightning"  # the first throw (no reroll)
+    SURPRISE = "surprise"  # after 1 reroll
+    NORMAL = "normal"  # after 2 or more
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Defence(StrEnum):
+    """A kind of answer the defender may give to an attack (the names the CLI's JSON uses)."""
+
+    NONE = "none"  # no defence at all
+    DEFENCE_CARDS = "defence_cards"  # Defence cards only
+    ANY_CARDS = "any_cards"  # Attack, Defence or Special cards
+    DODGE = "dodge"  # a dodge roll
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def speed_after_rerolls(rerolls_made: int) -> AttackSpeed:
+    """The speed of an attack cashed in after ``rerolls_made`` rerolls (0: lightning).
+
+    Raises:
+        ValueError: a negative count.
+    """
+    if rerolls_made < 0:
+        raise ValueError(f"rerolls made must be >= 0, got {rerolls_made}")
+    if rerolls_made == 0:
+        return AttackSpeed.LIGHTNING
+    if rerolls_made == 1:
+        return AttackSpeed.SURPRISE
+    return AttackSpeed.NORMAL
+
+
+def speed_after_throws(throws: int) -> AttackSpeed:
+    """The speed of an attack cashed in after ``throws`` throws (the first throw
+    counts: 1 or fewer is lightning)."""
+    return speed_after_rerolls(max(throws - 1, 0))
+
+
 def parse_symbol(text: str) -> Symbol:
     """Return the symbol named ``text`` (case-insensitive).
 

@@ -1,4 +1,4 @@
-"""Events the daemon itself posts (the devices' own events live in their packages)."""
+"""Events the daemon itself makes (the devices' own events live in their packages)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from controller.core.events import Event
 
 @dataclass(frozen=True)
 class Tick(Event):
-    """The table clock: ``now`` in seconds (monotonic)."""
+    """The loop's clock, dispatched by a loop timer: ``now`` in seconds (monotonic)."""
 
     now: float
 

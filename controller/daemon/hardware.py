@@ -3,15 +3,18 @@
 :class:`TableDevices` opens the camera reader, the board link (to the Pico on
 a serial port, or to the firmware simulated behind a pseudo-terminal), the
 screens, and the buttons, LEDs and buzzer, all posting typed events into the
-one ``queue.Queue`` the table loop reads. The settings come through
-:mod:`controller.daemon.devices`, the only mapping from the config file.
+one ``queue.Queue`` the table loop reads. Each device is opened from its own
+config section (:mod:`controller.config`): the controls take ``[controls]`` as
+it is; the screens and the camera source go through their package's one
+mapping (:func:`hardware.displays.display_configs`,
+:meth:`vision.settings.CameraSettings.source_config`).
 
 Degraded but never stopped: a device that cannot be opened is recorded as a
 fault (:meth:`TableDevices.faults`: source -> a message naming the device and
 its path, address or pin) and the others carry on. The camera worker reopens a
 lost camera on its own (posting ``CameraLost`` / ``CameraRestored``) and the
 board link reopens its port on its own (``LinkLost`` / ``LinkRestored``);
-:meth:`TableDevices.retry`, called from the loop's idle callback, reopens
+:meth:`TableDevices.retry`, called from a loop timer every few seconds, reopens
 missing screens (unplugged at start or failed mid-game) and sets up a camera
 whose reader could not be (an unreadable face model).
 
@@ -35,25 +38,29 @@ from typing import Any
 import numpy as np
 
 from controller.board.sensor_map import apply_sensor_map, load_sensor_map
-from controller.config import BoardBackend, Config, ControlsBackend
+from controller.config import Config
 from controller.core.events import Event
-from controller.daemon.devices import camera_config, controls_config, display_configs
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.board import BoardLayout, load_board
 from controller.table.controller import ViewSink
 from hardware.board.errors import BoardError
 from hardware.board.link import BoardLink, open_port
-from hardware.board.session import Record
+from hardware.board.memory import Record
+from hardware.board.settings import BoardBackend
 from hardware.board.sim import SimBoard
 from hardware.controls.inputs import TableInputs
 from hardware.controls.outputs import TableOutputs
-from hardware.displays.devices import BusPool, DisplayBoard
+from hardware.controls.settings import ControlsBackend
+from hardware.displays.device_config import display_configs
+from hardware.displays.display_board import DisplayBoard
+from hardware.displays.i2c_bus import BusPool
 from hardware.displays.model import TableView
 from vision.errors import CameraError, VisionError
 from vision.events import ThrowSettled
 from vision.model import FaceModel
 from vision.reader import CameraWorker, DiceReader
-from vision.sources import CameraConfig, FrameSource, open_source
+from vision.settings import CameraConfig, CameraSource
+from vision.sources import FrameSource, open_source
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +101,7 @@ class HandoffReader(DiceReader):
         with self._handoff:
             self._pending.append(pool)
 
-    def feed(self, frame: np.ndarray, timestamp: float) -> ThrowSettled | None:
+    def feed(self, frame: np.ndarray[Any, Any], timestamp: float) -> ThrowSettled | None:
         """Apply a pending new attack, then take the frame (see :meth:`DiceReader.feed`)."""
         with self._handoff:
             pending, self._pending = self._pending, []
@@ -176,7 +183,7 @@ class TableDevices:
         try:
             self._open_camera()
             self._open_board(record)
-            self.displays = DisplayBoard.open(display_configs(config), bus_pool)
+            self.displays = DisplayBoard.open(display_configs(config.displays), bus_pool)
             self._open_controls()
         except BaseException:
             self.close()
@@ -202,7 +209,7 @@ class TableDevices:
     def _open_camera(self) -> None:
         """Start the camera worker; a camera that is not there is a fault, retried."""
         try:
-            self.camera_settings = camera_config(self.config, self._seed)
+            self.camera_settings = self.config.camera.source_config(self._seed)
         except VisionError as exc:
             self._fault("camera", f"camera settings: {exc}")
             return
@@ -230,7 +237,7 @@ class TableDevices:
             self.reader,
             retry_s=self._camera_retry_s,
             opener=opener,
-            pace=settings.kind != "v4l2",
+            pace=settings.kind is not CameraSource.V4L2,
         ).start()
 
     def _load_model(self) -> FaceModel:
@@ -311,7 +318,7 @@ class TableDevices:
 
     # -- controls ------------------------------------------------------------------------
     def _open_controls(self) -> None:
-        settings = controls_config(self.config.controls)
+        settings = self.config.controls
         if self.config.controls.backend is ControlsBackend.MOCK:
             from gpiozero.pins.mock import MockFactory
 
@@ -409,7 +416,7 @@ class _WatchedSource:
         self.name = source.name
         self._lost = lost
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> np.ndarray[Any, Any] | None:
         """The source's next frame.
 
         Raises:

@@ -1,15 +1,22 @@
-"""The table's event loop: the one thread that owns the game (Klipper's reactor idea).
+"""The table's event loop: the one thread that owns the game and every timer (Klipper's reactor).
 
-Device threads (camera, board link, buttons, clock) only ``post`` events; the
-loop takes them one at a time and dispatches each to the handler registered
-for its type (or the nearest base class). Handlers run on the loop's thread, so
-game state needs no locks. The loop reports its health through ``heartbeat``
-after every event and every idle wake-up, which is what lets the systemd
-watchdog tell a hung loop from a quiet one.
+Device threads (camera, board link, buttons) only ``post`` events; the loop
+takes them one at a time and dispatches each to the handlers registered for its
+type (or the nearest base class). Timers live on the loop too: :meth:`TableLoop.call_later`
+and :meth:`TableLoop.call_every` run a callback on the loop's thread when the
+loop's clock (monotonic, injectable for tests) reaches its time, and
+:meth:`TableLoop.tick_every` makes the :class:`~controller.daemon.events.Tick`
+events the table's clock and the board's move tracker follow. Handlers and
+timers run on the loop's thread, so game state needs no locks; timers are set
+from that thread (or before :meth:`TableLoop.run` starts). The loop reports its
+health through ``heartbeat`` after every turn (an event, a timer or an idle
+wake-up), which is what lets the systemd watchdog tell a hung loop from a quiet one.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import queue
 import threading
@@ -18,23 +25,45 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from controller.core.events import Event
-from controller.daemon.events import Barrier
+from controller.daemon.events import Barrier, Tick
 
 log = logging.getLogger(__name__)
 
 E = TypeVar("E", bound=Event)
 Handler = Callable[[Event], None]
+Clock = Callable[[], float]
+
+
+class Timer:
+    """A callback the loop runs at :attr:`when`, and every :attr:`period` after (if set)."""
+
+    __slots__ = ("callback", "cancelled", "period", "when")
+
+    def __init__(self, when: float, period: float | None, callback: Callable[[], None]) -> None:
+        self.when = when
+        self.period = period
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Do not run again (idempotent; call it on the loop's thread)."""
+        self.cancelled = True
 
 
 class TableLoop:
-    """Dispatches typed events from one queue on one thread."""
+    """Dispatches typed events from one queue, and runs timers, on one thread."""
 
     def __init__(
-        self, events: queue.Queue[Event] | None = None, idle_wakeup_s: float = 0.25
+        self,
+        events: queue.Queue[Event] | None = None,
+        idle_wakeup_s: float = 0.25,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.events: queue.Queue[Event] = events if events is not None else queue.Queue()
+        self.clock = clock
         self._handlers: dict[type[Event], list[Handler]] = {}
-        self._idle: list[Callable[[], None]] = []
+        self._timers: list[tuple[float, int, Timer]] = []
+        self._order = itertools.count()  # timers due at one time run in the order they were set
         self._heartbeat: Callable[[], None] = lambda: None
         self._stop = threading.Event()
         self._idle_wakeup_s = idle_wakeup_s
@@ -42,19 +71,71 @@ class TableLoop:
         self.failures = 0
         self.on(Barrier, lambda e: e.done.set())
 
+    # ------------------------------------------------------------------ handlers
     def on(self, kind: type[E], handler: Callable[[E], None]) -> None:
         """Also handle events of type ``kind`` (and of its subclasses that have no handler of
         their own) with ``handler``; handlers of one type run in the order they were added."""
         self._handlers.setdefault(kind, []).append(handler)  # type: ignore[arg-type]
 
-    def on_idle(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` on the loop's thread whenever the queue stays empty for a wake-up."""
-        self._idle.append(callback)
-
     def set_heartbeat(self, heartbeat: Callable[[], None]) -> None:
-        """Call ``heartbeat`` after each event and idle wake-up (the watchdog's food)."""
+        """Call ``heartbeat`` after each turn of the loop (the watchdog's food)."""
         self._heartbeat = heartbeat
 
+    # ------------------------------------------------------------------ timers
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        """Run ``callback`` once, on the loop's thread, when the loop's clock reaches ``when``."""
+        return self._schedule(Timer(when, None, callback))
+
+    def call_later(self, delay_s: float, callback: Callable[[], None]) -> Timer:
+        """Run ``callback`` once, ``delay_s`` seconds from now."""
+        return self.call_at(self.clock() + delay_s, callback)
+
+    def call_every(
+        self, period_s: float, callback: Callable[[], None], first_s: float | None = None
+    ) -> Timer:
+        """Run ``callback`` every ``period_s`` seconds, the first time ``first_s`` from now
+        (default: one period). A loop that falls behind skips the missed runs.
+
+        Raises:
+            ValueError: the period is not positive.
+        """
+        if period_s <= 0:
+            raise ValueError(f"a timer's period must be positive, not {period_s}")
+        start = self.clock() + (period_s if first_s is None else first_s)
+        return self._schedule(Timer(start, period_s, callback))
+
+    def tick_every(self, period_s: float) -> Timer:
+        """Dispatch a :class:`Tick` (the loop's clock reading) every ``period_s`` seconds."""
+        return self.call_every(period_s, lambda: self.dispatch(Tick(self.clock())))
+
+    def next_timer(self) -> float | None:
+        """When the next timer is due (None: no timer set)."""
+        while self._timers and self._timers[0][2].cancelled:
+            heapq.heappop(self._timers)
+        return self._timers[0][0] if self._timers else None
+
+    def run_timers(self) -> int:
+        """Run every timer that is due by the loop's clock, in time order; return how many ran.
+        A timer's failure is logged and counted, like a handler's."""
+        now = self.clock()
+        ran = 0
+        while True:
+            due = self.next_timer()
+            if due is None or due > now:
+                return ran
+            _, _, timer = heapq.heappop(self._timers)
+            if timer.period is not None:
+                nxt = timer.when + timer.period
+                timer.when = nxt if nxt > now else now + timer.period
+                self._schedule(timer)
+            self._guarded(timer.callback, "a timer")
+            ran += 1
+
+    def _schedule(self, timer: Timer) -> Timer:
+        heapq.heappush(self._timers, (timer.when, next(self._order), timer))
+        return timer
+
+    # ------------------------------------------------------------------ events
     def post(self, event: Event) -> None:
         """Queue an event; safe from any thread."""
         self.events.put(event)
@@ -91,32 +172,38 @@ class TableLoop:
         self.handled += 1
 
     def run_once(self, timeout: float | None = None) -> bool:
-        """Handle one event, waiting up to ``timeout``; False if none came (idle callbacks ran)."""
+        """One turn: handle one event, waiting up to ``timeout`` (default: the idle wake-up)
+        but no later than the next timer, then run the timers that are due. False if no
+        event came."""
+        wait = self._idle_wakeup_s if timeout is None else timeout
+        due = self.next_timer()
+        if due is not None:
+            wait = max(0.0, min(wait, due - self.clock()))
         try:
-            event = self.events.get(timeout=self._idle_wakeup_s if timeout is None else timeout)
+            event: Event | None = self.events.get(timeout=wait)
         except queue.Empty:
-            for callback in self._idle:
-                self._guarded(callback)
-            self._guarded(self._heartbeat)
-            return False
-        self.dispatch(event)
-        self._guarded(self._heartbeat)
-        return True
+            event = None
+        if event is not None:
+            self.dispatch(event)
+        self.run_timers()
+        self._guarded(self._heartbeat, "the heartbeat")
+        return event is not None
 
-    def _guarded(self, callback: Callable[[], None]) -> None:
+    def _guarded(self, callback: Callable[[], None], what: str) -> None:
         try:
             callback()
         except Exception:
             self.failures += 1
-            log.exception("an idle callback failed")
+            log.exception("%s failed", what)
 
     def run(self) -> None:
-        """Handle events until :meth:`stop`."""
+        """Handle events and timers until :meth:`stop`."""
         while not self._stop.is_set():
             self.run_once()
 
     def drain(self, max_events: int = 10_000) -> int:
-        """Handle every event already queued (tests and the demo); return how many."""
+        """Handle every event already queued (tests and the demo); return how many. Timers
+        are left to :meth:`run_timers`."""
         n = 0
         while n < max_events:
             try:
@@ -127,36 +214,3 @@ class TableLoop:
             n += 1
         self._heartbeat()
         return n
-
-
-class ClockThread:
-    """Posts a tick event at a fixed rate until stopped (the table clock's source)."""
-
-    def __init__(
-        self,
-        post: Callable[[Event], None],
-        make_tick: Callable[[float], Event],
-        hz: float = 4.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._post = post
-        self._make_tick = make_tick
-        self._period = 1.0 / hz
-        self._clock = clock
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="table-clock", daemon=True)
-
-    def start(self) -> ClockThread:
-        """Start ticking."""
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop ticking (idempotent)."""
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=2)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._period):
-            self._post(self._make_tick(self._clock()))

@@ -1,7 +1,8 @@
 """``toptable run``: the table daemon an owner runs on the Pi (under systemd).
 
-One thread — the table loop — owns the game. The camera reader, the board
-link, the buttons and the clock post typed events into its queue; every game
+One thread — the table loop — owns the game and every timer (the clock's
+ticks, the retry of missing devices). The camera reader, the board link and
+the buttons post typed events into its queue; every game
 event is journalled before it acts; the screens, LEDs and buzzer follow. A
 device that fails degrades the table (button entry, a fault on the screens)
 instead of stopping it. systemd hears READY=1 once the devices are up,
@@ -14,34 +15,37 @@ from __future__ import annotations
 import logging
 import signal
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
 from controller.board.follow import BoardFollower
-from controller.config import Config, load_config
-from controller.config_devices import check_devices
+from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
+from controller.config.devices import check_devices
 from controller.core.errors import TopTableError
-from controller.daemon.events import StopTable, Tick
+from controller.daemon.events import StopTable
 from controller.daemon.hardware import TableDevices, load_layout
-from controller.daemon.loop import ClockThread, TableLoop
+from controller.daemon.loop import TableLoop
+from controller.daemon.publishing import publish_table
+from controller.daemon.wiring import attach_follower, attach_table
+from controller.game.prompt import phase_label
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, GameState, Length
+from controller.publish.publisher import Publisher
 from controller.rules.variants import Variants
 from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog
 from controller.table.controller import TableController
-from controller.table.view import phase_label
+from controller.table.settings import TableMode
 from hardware.displays.model import Prompt, PromptKind
 from vision.events import CameraLost, CameraRestored
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CONFIG = Path("/etc/toptable/config.toml")
 RETRY_EVERY_S = 5.0
+TICK_EVERY_S = 0.25
 PLAYER_NAMES = ("Player 1", "Player 2", "Player 3", "Player 4", "Player 5", "Player 6")
 
 
@@ -116,13 +120,15 @@ def run_table(config_path: Path) -> int:
     return_large_buffers()
     config = load_config(config_path)
     setup_logging(config.log.level.value)
+    if config.table.mode is not TableMode.TOPDICE:
+        return _run_companion(config, loop)
     for problem in check_devices(config):
         log.warning("%s", problem)  # a missing device degrades the table; it is not fatal
     data = game_data_for(config)
     game = open_game(config, data)
     notifier = Notifier()
     devices: TableDevices | None = None
-    clock: ClockThread | None = None
+    publisher: Publisher | None = None
     watchdog = Watchdog(notifier)
     try:
         devices = TableDevices.open(
@@ -131,14 +137,16 @@ def run_table(config_path: Path) -> int:
         table = TableController(
             game, devices.sinks(), seed=int(time.time()), roll_started=devices.new_attack
         )
-        table.attach(loop)
-        BoardFollower(table, data.board).attach(loop)
+        attach_table(loop, table)
+        attach_follower(loop, BoardFollower(table, data.board))
         _degrade_for_missing(devices, table)
         table.listeners.append(lambda state: _send_status(notifier, state))
+        publisher = publish_table(config.events, game, table)
         loop.on(StopTable, lambda e: loop.stop())
-        loop.on(Tick, _every(RETRY_EVERY_S, lambda: _retry(devices, table)))
+        opened = devices
+        loop.call_every(RETRY_EVERY_S, lambda: _retry(opened, table))
+        loop.tick_every(TICK_EVERY_S)
         loop.set_heartbeat(watchdog.heartbeat)
-        clock = ClockThread(loop.post, Tick, hz=4).start()
         watchdog.start()
         notifier.ready(status_line(table.state))
         log.info("table ready: %s (journal %s)", status_line(table.state), config.table.journal)
@@ -148,14 +156,34 @@ def run_table(config_path: Path) -> int:
         game.close()  # first: nothing after this can cost the game
         _show_pause(devices, table)
     finally:
+        if publisher is not None:
+            publisher.close(flush_s=1.0)
         watchdog.stop()
-        if clock is not None:
-            clock.stop()
         if devices is not None:
             devices.close()
         game.close()
         notifier.close()
     return 0
+
+
+def _run_companion(config: Config, loop: TableLoop) -> int:
+    """A companion mode (``[table] mode``): the table keeps a card game's numbers."""
+    from controller.daemon.companion import run_companion
+
+    notifier = Notifier()
+    watchdog = Watchdog(notifier)
+    watchdog.start()
+    try:
+        return run_companion(
+            config.table.mode.value,
+            config,
+            lambda: loop.stopping,
+            ready=notifier.ready,
+            heartbeat=watchdog.heartbeat,
+        )
+    finally:
+        watchdog.stop()
+        notifier.close()
 
 
 def _degrade_for_missing(devices: TableDevices, table: TableController) -> None:
@@ -172,7 +200,7 @@ def _degrade_for_missing(devices: TableDevices, table: TableController) -> None:
 
 def _show_pause(devices: TableDevices, table: TableController) -> None:
     """Leave the screens showing the pause (luma blanks a display it closes unless told)."""
-    table.chooser = None
+    table.entry.chooser = None
     pause = Prompt(
         PromptKind.CHOOSE,
         "the table is paused; the game resumes when it starts again",
@@ -201,19 +229,6 @@ def _retry(devices: TableDevices, table: TableController) -> None:
         table.render()
 
 
-def _every(seconds: float, action: Callable[[], None]) -> Callable[[Tick], None]:
-    """A Tick handler that runs ``action`` at most every ``seconds``."""
-    last = [time.monotonic()]
-
-    def maybe(_: Tick) -> None:
-        now = time.monotonic()
-        if now - last[0] >= seconds:
-            last[0] = now
-            action()
-
-    return maybe
-
-
 def _stop_on_signals(loop: TableLoop) -> None:
     def handler(signum: int, frame: FrameType | None) -> None:
         # Only set the loop's stop flag: a signal lands on the loop's own thread, which may
@@ -227,4 +242,4 @@ def _stop_on_signals(loop: TableLoop) -> None:
 
 def run_command(config: str | None) -> int:
     """The ``toptable run`` entry point."""
-    return run_table(Path(config) if config else DEFAULT_CONFIG)
+    return run_table(Path(config) if config else DEFAULT_CONFIG_PATH)

@@ -1,30 +1,33 @@
 """Bot players sitting at the table: they decide like the game's bots and act with hands.
 
-A :class:`TablePlayers` never touches the game: it looks at the state the table
-shows and acts the way people do, through :class:`Hands` — pressing buttons,
-moving tokens on the board, throwing dice into the tray. The demo gives it
-hands that drive the simulated hardware (gpiozero mock pins, the firmware's
-sensor matrix, the synthetic camera); a test may give it hands that post the
-devices' events directly. Attack keeps follow the reroll advisor; a defender
-keeps teleports and stars (or its card's symbols).
+A :class:`TablePlayers` never touches the game or the table's live objects: it
+looks at what the table publishes (a :class:`~controller.table.awaits.TableAwaits`
+got from its ``look``: on the demo, a request answered by the table loop on the
+players' queue, see :mod:`controller.demo.watch`) and acts the way people do,
+through :class:`Hands` — pressing buttons, moving tokens on the board, throwing
+dice into the tray. The demo gives it hands that drive the simulated hardware
+(gpiozero mock pins, the firmware's sensor matrix, the synthetic camera); a test
+may give it hands that post the devices' events directly. Attack keeps follow the
+reroll advisor; a defender keeps teleports and stars (or its card's symbols).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from controller.advisor.advisor import Action as AdviceAction
+from controller.advisor.advisor import DiceAction as AdviceAction
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.bots import Bot
 from controller.game.events import Action, ChooseAttack, Move, Place, StepAside, StopRolling
 from controller.game.legal import legal_actions
-from controller.game.state import Phase
-from controller.table.controller import ENTER_DICE, TableController
+from controller.game.state import GameState, Phase
+from controller.table.awaits import TableAwaits
+from controller.table.chooser import ENTER_DICE
 from hardware.controls.events import ButtonName
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
@@ -73,25 +76,37 @@ class PlayStats:
     corrections: int = 0
 
 
-class TablePlayers:
-    """Every seat's bot; :meth:`step` makes one physical act for whoever the table waits for."""
+Look = Callable[[], TableAwaits]
 
-    def __init__(
-        self, table: TableController, hands: Hands, bots: Sequence[Bot], seed: int = 0
-    ) -> None:
-        self.table = table
+
+class TablePlayers:
+    """Every seat's bot; :meth:`step` makes one physical act for whoever the table waits for.
+    ``look`` gives what the table shows now (after every act handed to ``hands``)."""
+
+    def __init__(self, look: Look, hands: Hands, bots: Sequence[Bot], seed: int = 0) -> None:
+        self.look = look
         self.hands = hands
         self.bots = list(bots)
         self.seed = seed
         self.stats = PlayStats()
+        self.seen: TableAwaits | None = None  # what the last look showed
 
     def rng(self, what: str) -> random.Random:
         """A generator seeded by the game's progress only, so a resumed game plays on the same."""
-        return random.Random(f"{self.seed}:{self.table.state.events_applied}:{what}")
+        return random.Random(f"{self.seed}:{self._now().events_applied}:{what}")
+
+    def _now(self) -> TableAwaits:
+        if self.seen is None:
+            self.seen = self.look()
+        return self.seen
+
+    def _look(self) -> TableAwaits:
+        self.seen = self.look()
+        return self.seen
 
     def done(self) -> bool:
         """Whether the game is over."""
-        return self.table.state.phase is Phase.OVER
+        return self._look().state.phase is Phase.OVER
 
     def step(self) -> None:
         """One act: answer a question on screen, or play the awaited seat's move.
@@ -100,11 +115,11 @@ class TablePlayers:
             IllegalActionError: nothing can be done (a bug: the table waits for nothing).
         """
         self.stats.acts += 1
-        table = self.table
-        if table.read_check is not None:
+        seen = self._look()
+        if seen.read_check is not None:
             self._fix_read()
             return
-        state = table.state
+        state = seen.state
         aw = engine.awaiting(state)
         if "first_player" in aw.inputs:
             self._choose_value(self.rng("first").randrange(len(state.players)))
@@ -136,22 +151,24 @@ class TablePlayers:
     def _choose_value(self, value: object) -> None:
         """Step the cursor to ``value`` and confirm, checking the screen before confirming."""
         for _ in range(3):
-            chooser = self.table.chooser
+            chooser = self._look().chooser
             if chooser is None or value not in chooser.values:
                 raise IllegalActionError(f"nothing on screen offers {value!r}")
             target = chooser.values.index(value)
             for _ in range((target - chooser.selected) % len(chooser.values)):
                 self._press(ButtonName.NEXT)
-            if self.table.chooser is chooser and chooser.selected == target:
+            now = self._look().chooser
+            if now is not None and now.serial == chooser.serial and now.selected == target:
                 self._press(ButtonName.CONFIRM)
                 return
         raise IllegalActionError(f"the cursor would not stop on {value!r}")
 
     def _perform(self, action: Action) -> None:
-        state = self.table.state
-        if isinstance(action, Move) and self.table.board_ok:
+        seen = self._now()
+        state = seen.state
+        if isinstance(action, Move) and seen.board_ok:
             self.stats.token_moves += 1
-            origin = state.pieces[action.warrior].space
+            origin = _on_board(state, action.warrior)
             if action.space in state.occ:  # an attack: lift the token, pick the move on screen
                 self.hands.lift_token(origin)
                 self._choose_value(action)
@@ -160,18 +177,18 @@ class TablePlayers:
         elif (
             isinstance(action, StepAside)
             and state.phase is Phase.STEP_ASIDE
-            and self.table.board_ok
+            and seen.board_ok
             and state.combat is not None
         ):
             self.stats.token_moves += 1
             c = state.combat
             if c.green or c.adjacent:  # the attacker stands on the board: move it
                 self.hands.move_token(
-                    c.arena if c.green else state.pieces[c.attacker].space, action.space
+                    c.arena if c.green else _on_board(state, c.attacker), action.space
                 )
             else:  # it waited beside the defender
                 self.hands.place_token(action.space)
-        elif isinstance(action, Place) and self.table.board_ok:
+        elif isinstance(action, Place) and seen.board_ok:
             self._select_warrior_to_place(action.warrior)
             self.stats.token_moves += 1
             self.hands.place_token(action.space)
@@ -179,7 +196,7 @@ class TablePlayers:
             self._choose_value(action)
 
     def _select_warrior_to_place(self, warrior: str) -> None:
-        chooser = self.table.chooser
+        chooser = self._now().chooser
         if chooser is None:
             raise IllegalActionError("nothing on screen to choose the warrior to place")
         for i, value in enumerate(chooser.values):
@@ -190,7 +207,8 @@ class TablePlayers:
         raise IllegalActionError(f"{warrior} may not be placed now")
 
     def _attack(self) -> None:
-        state = self.table.state
+        seen = self._now()
+        state = seen.state
         c = state.combat
         if c is None:
             raise IllegalActionError("an attack with no combat")
@@ -199,14 +217,11 @@ class TablePlayers:
             self.hands.throw(c.pool)
             self._enter_dice_if_unseen()
             return
-        dice = tuple(Symbol(s) for s in c.throws[-1])
         can_reroll = "dice" in engine.awaiting(state).inputs
-        advice = self.table.advice
+        best = seen.advice  # the advisor's best choice for the throw on show
         keep: tuple[Symbol, ...] | None = None
-        if advice is not None and can_reroll and self.table.advisor is not None:
-            best = self.table.advisor.advise(dice, len(c.throws) - 1).best
-            if best.action is AdviceAction.REROLL:
-                keep = best.keep
+        if best is not None and can_reroll and best.action is AdviceAction.REROLL:
+            keep = best.keep
         if keep is None:
             options = dict(engine.attack_options(state))
             chosen = max(options, key=lambda name: options[name])
@@ -219,7 +234,7 @@ class TablePlayers:
         self._enter_dice_if_unseen()
 
     def _defend_roll(self) -> None:
-        state = self.table.state
+        state = self._now().state
         c = state.combat
         if c is None:
             raise IllegalActionError("a defence roll with no combat")
@@ -241,16 +256,17 @@ class TablePlayers:
 
     def _enter_dice_if_unseen(self) -> None:
         """With the camera gone, the dice are entered one by one with the buttons."""
-        if self.table.camera_ok:
+        seen = self._look()
+        if seen.camera_ok:
             return
-        chooser = self.table.chooser
+        chooser = seen.chooser
         if chooser is not None and ENTER_DICE in chooser.values:
             self._choose_value(ENTER_DICE)
         for face in self.hands.dice():
             self._choose_value(face)
 
     def _defence_made(self) -> bool:
-        state = self.table.state
+        state = self._now().state
         c = state.combat
         if c is None or not c.d_throws:
             return False
@@ -263,7 +279,7 @@ class TablePlayers:
 
     def _fix_read(self) -> None:
         """A read on screen to check: compare with the dice really thrown, fix, confirm."""
-        check = self.table.read_check
+        check = self._now().read_check
         if check is None:
             return
         truth = _aligned(self.hands.dice(), check.dice)
@@ -281,6 +297,18 @@ class TablePlayers:
         for _ in range(steps):
             self._press(ButtonName.NEXT)
         self._press(ButtonName.CONFIRM)
+
+
+def _on_board(state: GameState, warrior: str) -> int:
+    """The space ``warrior`` stands on.
+
+    Raises:
+        IllegalActionError: it is not on the board.
+    """
+    space = state.pieces[warrior].space
+    if space is None or space < 0:
+        raise IllegalActionError(f"{warrior} is not on the board")
+    return space
 
 
 def _aligned(truth: Sequence[Symbol], read: Sequence[Symbol | None]) -> tuple[Symbol, ...]:

@@ -1,11 +1,13 @@
 """``toptable demo``: a whole game on a laptop, through every real code path.
 
-The table runs as it does on a Pi — one loop thread owns the game, the board
-link and the clock post events, every event is journalled to SQLite before it
-acts, the real luma.oled code draws on dummy devices — while the simulated
-world (:mod:`controller.demo.world`) plays the hardware and bots play the
-people. A seed makes the game repeatable; ``--resume`` picks a journal up
-where a killed run left it and reaches the same end.
+The table runs as it does on a Pi — one loop thread owns the game and its
+timers (the clock's ticks), the board link, the camera reader and the buttons
+post events, every event is journalled to SQLite before it acts, the real
+luma.oled code draws on dummy devices — while the simulated world
+(:mod:`controller.demo.world`) plays the hardware and bots play the people,
+seeing the table only through what it publishes (:mod:`controller.demo.watch`).
+A seed makes the game repeatable; ``--resume`` picks a journal up where a
+killed run left it and reaches the same end.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,10 +28,12 @@ from PIL import Image
 from controller.board.follow import BoardFollower
 from controller.config import Config, load_config
 from controller.core.errors import TopTableError
-from controller.daemon.devices import controls_config, display_configs
-from controller.daemon.events import Tick, TokensTidied
-from controller.daemon.loop import ClockThread, TableLoop
+from controller.daemon.events import TokensTidied
+from controller.daemon.loop import TableLoop
+from controller.daemon.publishing import publish_table
+from controller.daemon.wiring import attach_follower, attach_table
 from controller.demo.players import TablePlayers
+from controller.demo.watch import TableWatch
 from controller.demo.world import Tray, WorldHands, evidence_dir
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown
@@ -38,6 +42,7 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata import DEMO_DIR
+from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
 from controller.system.memory import return_large_buffers
 from controller.table.controller import TableController
@@ -45,7 +50,8 @@ from hardware.board.link import BoardLink
 from hardware.board.sim import SimBoard
 from hardware.controls.events import ButtonName
 from hardware.controls.inputs import TableInputs
-from hardware.displays.devices import DisplayBoard
+from hardware.displays.device_config import display_configs
+from hardware.displays.display_board import DisplayBoard
 from hardware.displays.model import TableView
 from vision.defaults import default_model
 from vision.reader import DiceReader
@@ -56,6 +62,7 @@ NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
 DEMO_CONFIG = DEMO_DIR / "config.toml"
 MAX_GIF_FRAMES = 600
 DEMO_CLOCK_SPEED = 60.0  # the 45-minute game plays in 45 seconds
+TICK_EVERY_S = 0.1
 
 
 class DemoError(TopTableError, RuntimeError):
@@ -76,6 +83,7 @@ class DemoOptions:
     data: Path | None = None
     variants: tuple[str, ...] = ()
     max_acts: int = 200_000
+    events: EventsSettings | None = None  # publish over MQTT (demo --mqtt)
 
 
 @dataclass
@@ -216,7 +224,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             )
         stack.callback(game.close)
         loop = TableLoop(idle_wakeup_s=0.2)
-        displays = stack.enter_context(DisplayBoard.open(display_configs(config)))
+        displays = stack.enter_context(DisplayBoard.open(display_configs(config.displays)))
         recorder = ScreenRecorder(displays)
         inputs, press = _mock_buttons(config, loop, stack)
         reader = DiceReader(default_model(), loop.events, evidence_dir=evidence_dir(journal))
@@ -229,34 +237,37 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             game_clock=_fast_clock(DEMO_CLOCK_SPEED),
             clock_file=journal.with_suffix(".clock"),
         )
-        table.attach(loop)
+        attach_table(loop, table)
+        publisher = publish_table(options.events, game, table)
+        if publisher is not None:
+            stack.callback(publisher.close)
         follower = BoardFollower(table, data.board, settle_s=0.05 if options.fast else 0.3)
-        follower.attach(loop)
+        attach_follower(loop, follower)
+        watch = TableWatch(loop, table, in_air=follower.spaces_in_air)
+        loop.tick_every(TICK_EVERY_S)
         board = stack.enter_context(_board(data.board.sensor_count, game.state, stack))
         link = BoardLink(board.path, loop.events, silence_s=5.0)
         stack.callback(link.close)
         link.start()
         loop_thread = threading.Thread(target=loop.run, name="table-loop", daemon=True)
         loop_thread.start()
-        stack.callback(_stopper(loop, loop_thread))
-        clock = ClockThread(loop.post, Tick, hz=10).start()
-        stack.callback(clock.stop)
+        stop_loop = _stopper(loop, loop_thread)
+        stack.callback(stop_loop)
         _wait_for_board(link, follower)
-        hands = WorldHands(
-            table, loop, board, data.board, tray, press, options.seed,
-            in_air=lambda: _in_air(follower),
-        )  # fmt: skip
-        players = TablePlayers(table, hands, [GreedyBot(), RandomBot()], seed=options.seed)
+        hands = WorldHands(watch, board, data.board, tray, press, options.seed)
+        players = TablePlayers(watch.look, hands, [GreedyBot(), RandomBot()], seed=options.seed)
         acts = 0
         while not players.done():
             acts += 1
             if acts > options.max_acts:
+                phase = players.seen.state.phase if players.seen is not None else "?"
                 raise DemoError(
-                    f"the game did not end after {options.max_acts} acts (stuck in {table.state.phase})"
+                    f"the game did not end after {options.max_acts} acts (stuck in {phase})"
                 )
             players.step()
-            _tidy_board(hands, board, link, data.board, table.state)
+            _tidy_board(hands, board, link, data.board, hands.settle().state)
         hands.settle()
+        stop_loop()  # the table is this thread's to read from here on
         state = table.state
         gif = recorder.save(out / "screens.gif")
         log_text = _write_log(game, out)
@@ -303,7 +314,7 @@ def _mock_buttons(config: Config, loop: TableLoop, stack: ExitStack) -> tuple[Ta
     factory = MockFactory()
     stack.callback(factory.close)
     # Mock pins do not bounce: a debounce window would only drop quick presses.
-    settings = replace(controls_config(config.controls), bounce_s=None)
+    settings = replace(config.controls, bounce_ms=0)
     inputs = TableInputs(settings, loop.events, pin_factory=factory)
     stack.callback(inputs.close)
     pins = {name: factory.pin(pin) for name, pin in settings.buttons.items()}
@@ -322,7 +333,7 @@ def _board(sensors: int, state: GameState, stack: ExitStack) -> Iterator[SimBoar
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="toptable-board-")))
     board = SimBoard(sensors=sensors, link=folder / "board")
     for piece in state.pieces.values():
-        if piece.space >= 0:
+        if piece.space is not None and piece.space >= 0:  # on the board
             sensor = state.data.board.space(piece.space).sensor
             if sensor is not None:
                 board.matrix[sensor] = 1
@@ -372,19 +383,8 @@ def _fast_clock(speed: float) -> Any:
     return now
 
 
-def _in_air(follower: BoardFollower) -> dict[str, int]:
-    """The tokens the tracker sees lifted, read from the players' thread while the loop's
-    thread may be changing them: a read that races a change is simply taken again."""
-    for _ in range(100):
-        try:
-            return follower.tracker.in_the_air()
-        except RuntimeError:  # changed size during iteration
-            time.sleep(0.001)
-    return {}
-
-
-def _stopper(loop: TableLoop, thread: threading.Thread) -> Any:
-    def stop() -> None:
+def _stopper(loop: TableLoop, thread: threading.Thread) -> Callable[[], None]:
+    def stop() -> None:  # idempotent
         loop.stop()
         thread.join(5)
 

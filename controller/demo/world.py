@@ -12,7 +12,9 @@ Everything the table reads goes through its real code path:
   the pins.
 
 :class:`WorldHands` is what the bot players act with; each act waits until the
-table has taken it in, so a seeded demo plays the same game every time.
+table has taken it in (a look through :class:`~controller.demo.watch.TableWatch`:
+the table's own answer, never a read of its state from this thread), so a
+seeded demo plays the same game every time.
 """
 
 from __future__ import annotations
@@ -28,15 +30,15 @@ import numpy as np
 
 from controller.core.errors import TopTableError
 from controller.core.symbols import Symbol
-from controller.daemon.events import Barrier
-from controller.daemon.loop import TableLoop
+from controller.demo.watch import TableWatch, WatchTimeoutError
 from controller.game.state import Phase
 from controller.gamedata.board import BoardLayout
-from controller.table.controller import TableController
+from controller.table.awaits import TableAwaits
 from hardware.board.sim import SimBoard
 from hardware.controls.events import ButtonName
 from vision.reader import DiceReader
-from vision.synth import PlacedDie, Renderer, Settings
+from vision.synth import Renderer, Settings
+from vision.synth_die import PlacedDie
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
 MOVING_FRAMES = 4
@@ -45,7 +47,7 @@ EMPTY_FRAMES = 3
 FPS = 30.0
 
 
-class WorldTimeoutError(TopTableError, TimeoutError):
+class WorldTimeoutError(WatchTimeoutError):
     """The table did not take in an act in time (a device thread stalled)."""
 
 
@@ -118,8 +120,7 @@ class WorldHands:
 
     def __init__(
         self,
-        table: TableController,
-        loop: TableLoop,
+        watch: TableWatch,
         board: SimBoard,
         layout: BoardLayout,
         tray: Tray,
@@ -127,10 +128,9 @@ class WorldHands:
         seed: int,
         timeout_s: float = 10.0,
         on_act: Callable[[], None] | None = None,
-        in_air: Callable[[], dict[str, int]] | None = None,
     ) -> None:
-        self.table = table
-        self.loop = loop
+        self.watch = watch
+        self.loop = watch.loop
         self.board = board
         self.layout = layout
         self.tray = tray
@@ -138,31 +138,20 @@ class WorldHands:
         self.seed = seed
         self.timeout_s = timeout_s
         self.on_act = on_act or (lambda: None)
-        self._in_air = in_air or dict
         self.stats = WorldStats()
 
     # ---------------------------------------------------------------- sync
-    def settle(self) -> None:
-        """Wait until the table loop has handled everything posted so far."""
-        barrier = Barrier()
-        self.loop.post(barrier)
-        if not barrier.done.wait(self.timeout_s):
-            raise WorldTimeoutError(f"the table loop did not answer within {self.timeout_s} s")
+    def settle(self) -> TableAwaits:
+        """Wait until the table loop has handled everything posted so far; what it shows."""
+        return self.watch.look()
 
-    def wait_for_game(self, before: int, what: str) -> None:
+    def wait_for_game(self, before: int, what: str) -> TableAwaits:
         """Wait until the game has moved on from ``before`` events (a board move's way in)."""
-        deadline = time.monotonic() + self.timeout_s
-        while self.table.state.events_applied == before:
-            if time.monotonic() > deadline:
-                raise WorldTimeoutError(
-                    f"the table did not take in {what} within {self.timeout_s} s"
-                )
-            time.sleep(0.01)
-        self.settle()
+        return self.watch.wait_for(lambda seen: seen.events_applied != before, what)
 
-    def in_air_from(self) -> set[int]:
+    def in_air_from(self) -> frozenset[int]:
         """The spaces the table sees tokens lifted from."""
-        return set(self._in_air().values())
+        return self.watch.look().in_air
 
     # ---------------------------------------------------------------- hands
     def press(self, button: ButtonName, long: bool = False) -> None:
@@ -172,14 +161,14 @@ class WorldHands:
         self.on_act()
 
     def move_token(self, origin: int, space: int) -> None:
-        before = self.table.state.events_applied
+        before = self.settle().events_applied
         self.lift_token(origin)  # a hand takes longer than one scan of the board
         self.board.place(self._sensor(space))
         self.wait_for_game(before, f"the move {origin}->{space}")
         self.on_act()
 
     def place_token(self, space: int) -> None:
-        before = self.table.state.events_applied
+        before = self.settle().events_applied
         self.stats.token_moves += 1
         self.board.place(self._sensor(space))
         self.wait_for_game(before, f"the token placed on {space}")
@@ -197,16 +186,18 @@ class WorldHands:
         self.settle()
 
     def throw(self, count: int) -> None:
-        rng = self._rng()
-        self._show([FACES[rng.randrange(6)] for _ in range(count)], ())
+        seen = self.settle()
+        rng = self._rng(seen)
+        self._show([FACES[rng.randrange(6)] for _ in range(count)], (), seen)
 
     def reroll(self, keep: Sequence[Symbol]) -> None:
-        shown = self._last_throw()
+        seen = self.settle()
+        shown = _last_throw(seen)
         if shown and sorted(self.tray.faces()) != sorted(shown):
             # e.g. after a restart the tray is empty: the players lay the dice out again
             # as the table shows them, then reroll
-            self.tray.lay(shown, str(self.table.state.events_applied))
-        rng = self._rng()
+            self.tray.lay(shown, str(seen.events_applied))
+        rng = self._rng(seen)
         wanted = list(keep)
         kept: list[int] = []
         for i, face in enumerate(self.tray.faces()):
@@ -214,49 +205,47 @@ class WorldHands:
                 wanted.remove(face)
                 kept.append(i)
         count = len(self.tray.dice) - len(kept)
-        self._show([FACES[rng.randrange(6)] for _ in range(count)], tuple(kept))
+        self._show([FACES[rng.randrange(6)] for _ in range(count)], tuple(kept), seen)
 
     def dice(self) -> tuple[Symbol, ...]:
         return self.tray.faces()
 
-    def _last_throw(self) -> tuple[Symbol, ...]:
-        """The dice of the throw the game knows last in the attempt under way."""
-        state = self.table.state
-        c = state.combat
-        if c is None:
-            return ()
-        throws = c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
-        return tuple(Symbol(s) for s in throws[-1]) if throws else ()
-
-    def _show(self, faces: list[Symbol], keep: tuple[int, ...]) -> None:
+    def _show(self, faces: list[Symbol], keep: tuple[int, ...], seen: TableAwaits) -> None:
         self.stats.throws += 1
-        before = self.table.stats.throws_read + self.table.stats.unexpected_throws
+        before = seen.reads
         self.stats.frames += self.tray.throw(
-            faces, keep, f"{self.table.state.events_applied}:{self.stats.throws}"
+            faces, keep, f"{seen.events_applied}:{self.stats.throws}"
         )
-        self.settle()
-        read = self.table.last_read
-        if (
-            self.table.stats.throws_read + self.table.stats.unexpected_throws > before
-            and read is not None
-        ):
+        after = self.settle()
+        read = after.last_read
+        if after.reads > before and read is not None:
             self.stats.reads += 1
             shown = sorted(f.value for f in self.tray.faces())
-            seen = sorted(f for f in read.faces if f is not None)
-            if seen != shown or len(read.faces) != len(shown):
+            read_faces = sorted(f for f in read.faces if f is not None)
+            if read_faces != shown or len(read.faces) != len(shown):
                 self.stats.reads_disagreeing += 1
                 if not read.trustworthy:
                     self.stats.reads_flagged += 1
         self.on_act()
 
-    def _rng(self) -> random.Random:
-        return random.Random(f"{self.seed}:{self.table.state.events_applied}:dice")
+    def _rng(self, seen: TableAwaits) -> random.Random:
+        return random.Random(f"{self.seed}:{seen.events_applied}:dice")
 
     def _sensor(self, space: int) -> int:
         sensor = self.layout.space(space).sensor
         if sensor is None:
             raise TopTableError(f"space {space} has no sensor in board {self.layout.name!r}")
         return sensor
+
+
+def _last_throw(seen: TableAwaits) -> tuple[Symbol, ...]:
+    """The dice of the throw the game knows last in the attempt under way."""
+    state = seen.state
+    c = state.combat
+    if c is None:
+        return ()
+    throws = c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+    return tuple(Symbol(s) for s in throws[-1]) if throws else ()
 
 
 def _seed(text: str) -> int:

@@ -17,9 +17,6 @@ resume = replay; undo = the last player action).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from controller.game.cards import Card, CardSet, Deck, Effect, EffectKind, Timing
 from controller.game.engine import (
     Awaiting,
     actor,
@@ -62,22 +59,11 @@ from controller.game.events import (
 )
 from controller.game.legal import LegalActions, legal_actions
 from controller.game.prompt import prompt
-from controller.game.simulate import load_game_data, play_game
-from controller.game.state import GameConfig, GameData, GameState, Length, Phase, Piece
-
-if TYPE_CHECKING:
-    from controller.game.session import TableGame
-
-
-def __getattr__(name: str) -> Any:
-    # TableGame binds a game to its journal, and the journal stores game events: loading
-    # it lazily lets ``controller.game.journal`` be imported first without an import cycle.
-    if name == "TableGame":
-        from controller.game.session import TableGame
-
-        return TableGame
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+from controller.game.session import TableGame
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length, Phase, Piece
+from controller.gamedata.bundle import GameData, load_game_data
+from controller.gamedata.cards import Card, CardSet, Deck, Effect, EffectKind, Timing
 
 __all__ = [
     "Action", "Awaiting", "Card", "CardSet", "ChooseAttack", "ChooseReward", "CounterAttack",

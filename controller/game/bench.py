@@ -12,9 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from controller.game.session import TableGame
-from controller.game.simulate import load_game_data, run_journaled, simulate
+from controller.game.session import TableGame, run_journaled
+from controller.game.simulate import simulate
 from controller.game.state import Length
+from controller.gamedata.bundle import load_game_data
 
 
 def main(argv: list[str]) -> int:

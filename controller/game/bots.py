@@ -14,7 +14,6 @@ from typing import Protocol
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.game import engine
-from controller.game.cards import EffectKind
 from controller.game.events import (
     ChooseAttack,
     DiceThrown,
@@ -28,7 +27,10 @@ from controller.game.events import (
     Shuffled,
 )
 from controller.game.legal import legal_actions
-from controller.game.state import NOT_DRAFTED, GameState, Phase
+from controller.game.state import NOT_DRAFTED, Answer, GameState, Phase
+from controller.gamedata.board import Colour
+from controller.gamedata.bundle import GameData
+from controller.gamedata.cards import EffectKind
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
 _ENOUGH = (12, 15, 18)  # the greedy bot stops at this much damage after 1, 2, 3+ throws
@@ -60,7 +62,7 @@ def table_input(state: GameState, rng: random.Random) -> GameEvent | None:
     if ph is Phase.FIRST_PLAYER:
         return FirstPlayerChosen(rng.randrange(len(state.players)))
     if ph is Phase.SHUFFLE:
-        deck = engine._decks_to_shuffle(state)[0]
+        deck = engine.decks_to_shuffle(state)[0]
         order = engine.expected_deck(state, deck)
         rng.shuffle(order)
         return Shuffled(deck, tuple(order))
@@ -78,8 +80,8 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
         return DiceThrown(roll(rng, c.d_pool))
     last = c.d_throws[-1]
     keep = {i for i, d in enumerate(last) if d in (Symbol.TELEPORT, Symbol.STAR)}
-    if c.answer not in ("dodge", "reflect"):
-        need = list(state.data.cards.card(c.answer).combo)
+    if c.answer is Answer.CARD and c.answer_card is not None:
+        need = list(state.data.cards.card(c.answer_card).combo)
         keep = set()
         for i, d in enumerate(last):
             if d in need:
@@ -112,7 +114,7 @@ class RandomBot:
             names = engine.draftable(state)
             return Draft(seat, names[rng.randrange(len(names))])
         if seat is not None and state.phase is Phase.PLACE:
-            todo = next(n for n in state.teams[seat] if state.pieces[n].space < 0)
+            todo = next(n for n in state.teams[seat] if state.pieces[n].space is None)
             spaces = engine.placements(state, seat)
             return Place(seat, todo, spaces[rng.randrange(len(spaces))])
         if seat is not None and state.phase is Phase.MOVE:
@@ -132,6 +134,25 @@ class GreedyBot:
 
     name = "greedy"
 
+    def __init__(self) -> None:
+        # worked out once for the game data in use (its draft order, each space's worth)
+        self._data: GameData | None = None
+        self._draft_order: list[str] = []
+        self._space_value: dict[int, float] = {}
+
+    def _learn(self, data: GameData) -> None:
+        if data is self._data:
+            return
+        roster = data.roster
+
+        def strength(name: str) -> int:
+            w = roster[name]
+            return w.endurance + 6 * w.power + 3 * w.technique
+
+        self._data = data
+        self._draft_order = sorted(roster, key=strength, reverse=True)
+        self._space_value = {sid: _COLOUR_VALUE[c] for sid, c in data.colours.items()}
+
     def act(self, state: GameState, rng: random.Random) -> GameEvent:
         ph = state.phase
         c = state.combat
@@ -147,7 +168,7 @@ class GreedyBot:
         if ph is Phase.DRAFT:
             return self._draft(state, seat)
         if ph is Phase.PLACE:
-            todo = next(n for n in state.teams[seat] if state.pieces[n].space < 0)
+            todo = next(n for n in state.teams[seat] if state.pieces[n].space is None)
             spaces = engine.placements(state, seat)
             return Place(seat, todo, spaces[rng.randrange(len(spaces))])
         if ph in _OFFERS:  # the first useful offer, else decline
@@ -157,7 +178,7 @@ class GreedyBot:
             return Pass(seat)
         actions = list(iter(legal_actions(state)))
         if ph is Phase.DEFENCE_CHOICE:
-            order = {"none": 0, "dodge": 2}
+            order = {Answer.NONE.value: 0, Answer.DODGE.value: 2}
             return max(actions, key=lambda a: order.get(getattr(a, "answer", ""), 3))
         if ph is Phase.DUEL_PICK:
 
@@ -168,23 +189,15 @@ class GreedyBot:
             return max(actions, key=left)
         return actions[rng.randrange(len(actions))]
 
-    @staticmethod
-    def _draft(state: GameState, seat: int) -> GameEvent:
-        order = _DRAFT_ORDER.get(id(state.data))
-        if order is None:
-            roster = state.data.roster
-
-            def strength(name: str) -> int:
-                w = roster[name]
-                return w.endurance + 6 * w.power + 3 * w.technique
-
-            order = _DRAFT_ORDER[id(state.data)] = sorted(roster, key=strength, reverse=True)
+    def _draft(self, state: GameState, seat: int) -> GameEvent:
+        self._learn(state.data)
+        order = self._draft_order
         room = state.config.team_size - len(state.teams[seat])
         pairs = state.config.variants.fusion_pairs_drafted_together
         for name in order:
             if name in state.pieces or name in NOT_DRAFTED:
                 continue
-            pair = engine._pair_of(name) if pairs else None
+            pair = engine.pair_of(name) if pairs else None
             if pair is not None and (pair in state.pieces or room < 2):
                 continue
             return Draft(seat, name)
@@ -211,14 +224,13 @@ class GreedyBot:
         if not can or best >= enough or best >= left:
             return ChooseAttack(seat, name)
         last = c.throws[-1]
-        fighter = engine._fighter(state, c.striker)
+        fighter = engine.fighter(state, c.striker)
         values = fighter.values
         top = max(ATTACK_SYMBOLS, key=lambda s: last.count(s) * 10 + values.get(s, 0))
         keep = {i for i, d in enumerate(last) if d is top or d is Symbol.STAR}
         return DiceThrown(reroll(rng, last, keep))
 
-    @staticmethod
-    def _move(state: GameState, seat: int, rng: random.Random) -> GameEvent:
+    def _move(self, state: GameState, seat: int, rng: random.Random) -> GameEvent:
         """Attack the foe in reach with the least endurance left; else the best colour."""
         data = state.data
         occ = state.occ
@@ -226,15 +238,14 @@ class GreedyBot:
         steps = engine.MOVE_STEPS + state.move_bonus
         mine = state.on_board(seat)
         mates = {q.space for q in mine}
-        colour_value = _SPACE_VALUE.get(id(data))
-        if colour_value is None:
-            colour_value = _SPACE_VALUE[id(data)] = {
-                sid: _COLOUR_VALUE[c] for sid, c in data.colours.items()
-            }
+        self._learn(data)
+        colour_value = self._space_value
         attack: tuple[int, str, int] | None = None
         best = -1.0
         calm: list[tuple[str, int]] = []
         for p in mine:
+            if p.space is None:
+                continue
             for space in data.distances(p.space, steps):
                 if space in mates:  # its own space too
                     continue
@@ -264,9 +275,12 @@ _OFFERS = frozenset(
         Phase.EXTRA_OFFER,
     }
 )
-_DRAFT_ORDER: dict[int, list[str]] = {}
-_SPACE_VALUE: dict[int, dict[int, float]] = {}
-_COLOUR_VALUE = {"green": 20.0, "red": 10.0, "blue": 8.0, "yellow": 6.0}
+_COLOUR_VALUE: dict[Colour, float] = {
+    Colour.GREEN: 20.0,
+    Colour.RED: 10.0,
+    Colour.BLUE: 8.0,
+    Colour.YELLOW: 6.0,
+}
 
 
 BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -45,6 +45,9 @@ def _plain(v: Any) -> Any:
     return v
 
 
+NO_SPACE = -1  # an action's ``space`` when it names none (the journal's spelling of "none")
+
+
 # ---------------------------------------------------------------- inputs
 @dataclass(frozen=True)
 class FirstPlayerChosen(GameEvent):
@@ -148,7 +151,7 @@ class PlayCard(Action):
     card: str
     warrior: str = ""
     target: str = ""
-    space: int = -1
+    space: int = NO_SPACE
 
 
 @dataclass(frozen=True)
@@ -269,13 +272,13 @@ def fold_corrections(events: list[GameEvent]) -> list[GameEvent]:
     out: list[GameEvent] = []
     for e in events:
         if isinstance(e, DieCorrected):
-            j = next((i for i in range(len(out) - 1, -1, -1) if isinstance(out[i], DieRolled)), -1)
-            if j >= 0 and not any(x.is_action for x in out[j + 1 :]):
+            j = _last(out, DieRolled)
+            if j is not None and not any(x.is_action for x in out[j + 1 :]):
                 out[j] = DieRolled(e.values)
                 continue
         if isinstance(e, ThrowCorrected):
-            j = next((i for i in range(len(out) - 1, -1, -1) if isinstance(out[i], DiceThrown)), -1)
-            if j >= 0 and not any(x.is_action for x in out[j + 1 :]):
+            j = _last(out, DiceThrown)
+            if j is not None and not any(x.is_action for x in out[j + 1 :]):
                 old = out[j]
                 if isinstance(old, DiceThrown):
                     out[j] = DiceThrown(
@@ -284,6 +287,11 @@ def fold_corrections(events: list[GameEvent]) -> list[GameEvent]:
                     continue
         out.append(e)
     return out
+
+
+def _last(events: list[GameEvent], kind: type[GameEvent]) -> int | None:
+    """The index of the last event of type ``kind`` (None if there is none)."""
+    return next((i for i in range(len(events) - 1, -1, -1) if isinstance(events[i], kind)), None)
 
 
 def event_from_dict(data: dict[str, Any]) -> GameEvent:

@@ -13,7 +13,8 @@ from typing import Any
 
 from controller.game import engine
 from controller.game.events import Action, GameEvent
-from controller.game.state import GameConfig, GameData, GameState
+from controller.game.state import GameConfig, GameState
+from controller.gamedata.bundle import GameData
 
 
 def _changes(before: GameState, after: GameState) -> list[str]:
@@ -21,7 +22,7 @@ def _changes(before: GameState, after: GameState) -> list[str]:
     for name, p in after.pieces.items():
         q = before.pieces.get(name)
         if q is None:
-            if p.seat < 0:
+            if p.seat is None:
                 out.append(f"{name} comes from the warrior deck")
             continue
         if p.damage != q.damage:
@@ -31,7 +32,7 @@ def _changes(before: GameState, after: GameState) -> list[str]:
             out.append(f"{name} is eliminated")
         if not p.eliminated and q.eliminated:
             out.append(f"{name} is rescued onto space {p.space}")
-        if p.space != q.space and p.space >= 0 and q.space >= 0:
+        if p.space != q.space and p.space is not None and q.space is not None:
             out.append(f"{name}: space {q.space} -> {p.space}")
         if p.fused_into and not q.fused_into:
             out.append(f"{name} fuses into {p.fused_into}")

@@ -1,10 +1,18 @@
 """The game journal: every event appended to SQLite before anything acts on it.
 
-One file per game. WAL mode and ``synchronous=FULL``: a committed event
-survives a crash or a pulled plug; each append is one transaction, so a row is
-never half-written. Each row carries a hash chained to the previous row's, so
-a changed, removed or reordered row is detected when the journal is opened.
-The ``meta`` table holds the schema version, the game id and the game's set-up.
+One file per game, stored by the shared hash-chained log
+(:mod:`controller.game.chained_log`): WAL mode and ``synchronous=FULL``, so a
+committed event survives a crash or a pulled plug; each append is one
+transaction, so a row is never half-written. Each row carries a hash chained to
+the previous row's, so a changed, removed or reordered row is detected when the
+journal is opened. The ``meta`` table holds the schema version, the game id and
+the game's set-up; each row's payload is the event's dict.
+
+The file knows itself: SQLite's ``application_id`` marks it as a toptable
+journal and ``user_version`` is its format version, reached by the ordered
+migrations of :mod:`controller.game.journal_schema`. A journal from an older
+toptable is migrated when opened (rows untouched); one from a newer toptable, or
+another program's SQLite file, is refused with one line naming the file.
 
 Undo never deletes: it appends a marker row naming the row it cancels; the
 effective events (what the game folds) skip both.
@@ -12,21 +20,27 @@ effective events (what the game folds) skip both.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 
 from controller.core.errors import TopTableError
+from controller.game.chained_log import UNDO_KIND, ChainedLog, ChainedRow, Stamp
 from controller.game.events import EventDecodeError, GameEvent, event_from_dict
+from controller.game.journal_schema import (
+    APPLICATION_ID,
+    JOURNAL_VERSION,
+    META_SCHEMA_VERSION,
+    migrate,
+)
 
-SCHEMA_VERSION = 1
-UNDO_KIND = "undo"
+# The ``meta`` table's schema_version (the first release's check); the file's
+# format version is ``PRAGMA user_version`` (JOURNAL_VERSION).
+SCHEMA_VERSION = META_SCHEMA_VERSION
 
 
 class JournalError(TopTableError):
@@ -41,6 +55,10 @@ class JournalCorruptError(JournalError, ValueError):
     """A row does not match its checksum, or the file is not a journal."""
 
 
+class JournalForeignError(JournalCorruptError):
+    """The file is another program's SQLite database, not a toptable journal."""
+
+
 class WrongGameError(JournalError, ValueError):
     """The journal belongs to another game."""
 
@@ -50,14 +68,8 @@ class JournalIOError(JournalError, OSError):
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(ChainedRow):
     """One journal row as stored."""
-
-    seq: int
-    kind: str
-    payload: str
-    undoes: int | None
-    chain: str
 
     def event(self) -> GameEvent:
         """The event this row holds.
@@ -71,37 +83,47 @@ class Row:
             raise JournalCorruptError(f"journal row {self.seq}: {exc}") from None
 
 
-def _chain(prev: str, seq: int, kind: str, payload: str, undoes: int | None) -> str:
-    h = hashlib.blake2b(digest_size=12)
-    h.update(f"{prev}|{seq}|{kind}|{undoes}|{payload}".encode())
-    return h.hexdigest()
-
-
-class Journal:
+class Journal(ChainedLog[Row]):
     """An open game journal. Use :meth:`create` or :meth:`open`; close it (or use ``with``)."""
+
+    NOUN = "toptable journal"
+    APPLICATION_ID = APPLICATION_ID
+    FORMAT_VERSION = JOURNAL_VERSION
+    ACCEPTS_UNSTAMPED = True  # a first-release journal, migrated when opened
+    RESUME_HINT = "open it to resume"
+    Error: ClassVar[type[Exception]] = JournalError
+    StorageError: ClassVar[type[Exception]] = JournalIOError
+    CorruptError: ClassVar[type[Exception]] = JournalCorruptError
 
     def __init__(
         self, conn: sqlite3.Connection, path: Path, game_id: str, setup: dict[str, Any]
     ) -> None:
-        self._conn: sqlite3.Connection | None = conn
-        self.path = path
+        super().__init__(conn, path, game_id, Row)
         self.game_id = game_id
         self.setup = setup
-        self._rows: list[Row] = []
+
+    @classmethod
+    def _foreign(cls, path: Path, stamp: Stamp) -> Exception:
+        expected = f"expected a toptable journal (SQLite application_id 0x{APPLICATION_ID:08X})"
+        if stamp.application_id != 0:
+            return JournalForeignError(
+                f"{path}: not a toptable journal: its SQLite application_id "
+                f"0x{stamp.application_id & 0xFFFFFFFF:08X} is another program's; {expected}"
+            )
+        return JournalForeignError(f"{path}: not a toptable journal: {expected}")
+
+    @classmethod
+    def _newer(cls, path: Path, version: int) -> Exception:
+        return JournalVersionError(
+            f"{path}: journal format version {version} is newer than this "
+            f"toptable's ({JOURNAL_VERSION}); upgrade toptable to resume this game"
+        )
+
+    @classmethod
+    def _migrate(cls, conn: sqlite3.Connection, version: int) -> int:
+        return migrate(conn, version)
 
     # ----------------------------------------------------------- opening
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        try:
-            # The table opens the journal on its main thread and then hands it to the loop
-            # thread, which alone uses it while the game runs: access is never concurrent.
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-        except sqlite3.DatabaseError as exc:
-            raise JournalCorruptError(f"{path}: not a toptable journal ({exc})") from None
-        return conn
-
     @classmethod
     def create(cls, path: str | Path, setup: dict[str, Any], game_id: str | None = None) -> Journal:
         """Create a new journal for a game set up with ``setup`` (a JSON-able dict).
@@ -110,128 +132,52 @@ class Journal:
             JournalIOError: the file exists already or cannot be created.
         """
         path = Path(path)
-        if path.exists():
-            raise JournalIOError(f"{path}: a journal already exists there; open it to resume")
         gid = game_id or uuid.uuid4().hex
-        # Built under a temporary name and renamed once complete, so a crash while
-        # creating never leaves a half-made journal where a game is expected.
-        tmp = path.with_name(path.name + ".creating")
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-            leftover.unlink(missing_ok=True)
-        try:
-            conn = cls._connect(tmp)
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            conn.execute(
-                "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
-                "payload TEXT NOT NULL, undoes INTEGER, chain TEXT NOT NULL)"
-            )
-            conn.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [
-                    ("schema_version", str(SCHEMA_VERSION)),
-                    ("game_id", gid),
-                    ("setup", json.dumps(setup, sort_keys=True)),
-                ],
-            )
-            conn.execute("COMMIT")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.close()
-            tmp.replace(path)
-            conn = cls._connect(path)
-        except (sqlite3.Error, OSError) as exc:
-            raise JournalIOError(f"{path}: cannot create the journal: {exc}") from None
-        return cls(conn, path, gid, setup)
+        meta = [
+            ("schema_version", str(SCHEMA_VERSION)),
+            ("game_id", gid),
+            ("setup", json.dumps(setup, sort_keys=True)),
+        ]
+        return cls(cls._create_file(path, meta), path, gid, setup)
 
     @classmethod
     def open(cls, path: str | Path, game_id: str | None = None) -> Journal:
         """Open an existing journal and check every row.
 
         Raises:
-            JournalIOError: no such file.
+            JournalIOError: no such file, or an older journal that cannot be upgraded.
             JournalVersionError: written by a newer toptable.
             WrongGameError: ``game_id`` is given and the journal is another game's.
+            JournalForeignError: another program's SQLite file.
             JournalCorruptError: not a journal, or a row that fails its check.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise JournalIOError(f"{path}: no journal there")
-        conn = cls._connect(path)
-        try:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            raw = conn.execute(
-                "SELECT seq, kind, payload, undoes, chain FROM events ORDER BY seq"
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise JournalCorruptError(f"{path}: not a toptable journal ({exc})") from None
-        try:
-            version = int(meta.get("schema_version", ""))
-            setup = json.loads(meta["setup"])
-            gid = meta["game_id"]
-        except (ValueError, KeyError):
-            conn.close()
-            raise JournalCorruptError(f"{path}: the journal's meta table is damaged") from None
-        if version > SCHEMA_VERSION:
-            conn.close()
-            raise JournalVersionError(
-                f"{path}: journal schema version {version} is newer than this toptable's "
-                f"({SCHEMA_VERSION}); upgrade toptable to resume this game"
-            )
-        if game_id is not None and gid != game_id:
-            conn.close()
-            raise WrongGameError(f"{path}: this journal is game {gid}, not game {game_id}")
-        journal = cls(conn, path, gid, setup)
-        prev = gid
-        for i, (seq, kind, payload, undoes, chain) in enumerate(raw):
-            if seq != i + 1 or _chain(prev, seq, kind, payload, undoes) != chain:
-                conn.close()
-                raise JournalCorruptError(
-                    f"{path}: row {seq} fails its checksum (changed, removed or reordered rows)"
+
+        def build(conn: sqlite3.Connection, path: Path, meta: dict[str, str]) -> Journal:
+            try:
+                version = int(meta.get("schema_version", ""))
+                setup = json.loads(meta["setup"])
+                gid = meta["game_id"]
+            except (ValueError, KeyError):
+                raise JournalCorruptError(f"{path}: the journal's meta table is damaged") from None
+            if version > SCHEMA_VERSION:
+                raise JournalVersionError(
+                    f"{path}: journal schema version {version} is newer than this toptable's "
+                    f"({SCHEMA_VERSION}); upgrade toptable to resume this game"
                 )
-            journal._rows.append(Row(seq, kind, payload, undoes, chain))
-            prev = chain
-        return journal
+            if game_id is not None and gid != game_id:
+                raise WrongGameError(f"{path}: this journal is game {gid}, not game {game_id}")
+            return cls(conn, path, gid, setup)
+
+        return cls._open_file(path, build)
 
     # ----------------------------------------------------------- writing
-    @property
-    def conn(self) -> sqlite3.Connection:
-        """The open connection.
-
-        Raises:
-            JournalError: the journal is closed.
-        """
-        if self._conn is None:
-            raise JournalError(f"{self.path}: the journal is closed")
-        return self._conn
-
-    def _append_row(self, kind: str, payload: str, undoes: int | None) -> Row:
-        seq = len(self._rows) + 1
-        prev = self._rows[-1].chain if self._rows else self.game_id
-        row = Row(seq, kind, payload, undoes, _chain(prev, seq, kind, payload, undoes))
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?)",
-                (row.seq, row.kind, row.payload, row.undoes, row.chain),
-            )
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise JournalIOError(f"{self.path}: cannot append: {exc}") from None
-        self._rows.append(row)
-        return row
-
     def append(self, event: GameEvent) -> int:
         """Append ``event`` durably (one committed transaction); return its row number.
 
         Raises:
             JournalIOError: the write failed (nothing was written).
         """
-        payload = json.dumps(event.to_dict(), separators=(",", ":"))
-        return self._append_row(event.kind, payload, None).seq
+        return self._append_row(event.kind, event.to_dict()).seq
 
     def undo(self) -> GameEvent:
         """Cancel the last effective event, which must be a player action; return it.
@@ -250,14 +196,10 @@ class Journal:
                 f"the last event is a {event.kind} input, not a player action: it is not undone "
                 "(if the read was wrong, journal a correction)"
             )
-        self._append_row(UNDO_KIND, "{}", last.seq)
+        self._cancel(last)
         return event
 
     # ----------------------------------------------------------- reading
-    def _effective_rows(self) -> list[Row]:
-        cancelled = {r.undoes for r in self._rows if r.kind == UNDO_KIND}
-        return [r for r in self._rows if r.kind != UNDO_KIND and r.seq not in cancelled]
-
     def events(self) -> list[GameEvent]:
         """The effective events, in order (undone ones and undo markers left out).
 
@@ -273,17 +215,16 @@ class Journal:
     def __len__(self) -> int:
         return len(self._rows)
 
-    # ----------------------------------------------------------- closing
-    def close(self) -> None:
-        """Close the file (idempotent)."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(
-        self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+__all__ = [
+    "SCHEMA_VERSION",
+    "UNDO_KIND",
+    "Journal",
+    "JournalCorruptError",
+    "JournalError",
+    "JournalForeignError",
+    "JournalIOError",
+    "JournalVersionError",
+    "Row",
+    "WrongGameError",
+]

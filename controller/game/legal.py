@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from controller.core.errors import TopTableError
 from controller.game import engine
-from controller.game.cards import DRAW_DECKS, EffectKind, Timing
 from controller.game.events import (
+    NO_SPACE,
     Action,
     ChooseAttack,
     ChooseReward,
@@ -31,7 +31,9 @@ from controller.game.events import (
     StopRolling,
     TryFusion,
 )
-from controller.game.state import GameState, Phase
+from controller.game.state import Answer, GameState, Phase
+from controller.gamedata.cards import DRAW_DECKS, EffectKind, Timing
+from controller.rules.warriors import AbilityKind
 
 
 class LegalActions:
@@ -78,7 +80,7 @@ def _generate(s: GameState) -> Iterator[Action]:
             yield Draft(seat, w)
     elif ph is Phase.PLACE:
         todo = next(
-            n for n in s.teams[seat] if s.pieces[n].space < 0 and not s.pieces[n].eliminated
+            n for n in s.teams[seat] if s.pieces[n].space is None and not s.pieces[n].eliminated
         )
         for sp in engine.placements(s, seat):
             yield Place(seat, todo, sp)
@@ -87,20 +89,20 @@ def _generate(s: GameState) -> Iterator[Action]:
             yield Discard(seat, name)
     elif ph is Phase.START_CARD:
         yield Pass(seat)
-        for card in engine._start_cards(s):
-            for w, sp in engine._start_targets(s, card):
-                yield PlayCard(seat, card.name, w, "", sp)
+        for card in engine.start_cards(s):
+            for w, target in engine.start_targets(s, card):
+                yield PlayCard(seat, card.name, w, "", NO_SPACE if target is None else target)
     elif ph is Phase.MOVE:
         for p in s.on_board(seat):
             for sp in sorted(engine.move_targets(s, p.name)):
                 yield Move(seat, p.name, sp)
     elif ph is Phase.FUSION_OFFER:
         yield Pass(seat)
-        if c is not None and c.fusers and engine._fusion_candidate(s, c.fusers[0]) is not None:
+        if c is not None and c.fusers and engine.fusion_candidate(s, c.fusers[0]) is not None:
             yield TryFusion(seat)
     elif ph is Phase.RETRY_OFFER:
         yield Pass(seat)
-        for card in engine._playable(s, seat, Timing.TRANSFORMATION):
+        for card in engine.playable(s, seat, Timing.TRANSFORMATION):
             yield PlayCard(seat, card.name)
     elif ph is Phase.ATTACK:
         for name, _ in engine.attack_options(s):
@@ -109,16 +111,16 @@ def _generate(s: GameState) -> Iterator[Action]:
         for answer in engine.defence_answers(s):
             yield Defend(seat, answer)
     elif ph is Phase.DEFENCE_ROLL:
-        if c is not None and (c.d_throws or c.answer == "reflect"):
+        if c is not None and (c.d_throws or c.answer is Answer.REFLECT):
             yield StopRolling(seat)
     elif ph is Phase.FLEE:
         for sp in engine.flee_spaces(s):
             yield StepAside(seat, sp)
     elif ph is Phase.COUNTER_OFFER and c is not None:
         yield Pass(seat)
-        if engine._fighter(s, c.target).has(engine.AbilityKind.COUNTER_ATTACK):
+        if engine.fighter(s, c.target).has(AbilityKind.COUNTER_ATTACK):
             yield CounterAttack(seat)
-        for card in engine._counter_cards(s):
+        for card in engine.counter_cards(s):
             yield CounterAttack(seat, card.name)
     elif ph is Phase.REWARD:
         for d in DRAW_DECKS:
@@ -132,7 +134,7 @@ def _generate(s: GameState) -> Iterator[Action]:
         if s.extra_granted:
             for a, t in targets:
                 yield ExtraCombat(seat, a, t)
-        for card in engine._playable(s, seat, Timing.AFTER_COMBAT):
+        for card in engine.playable(s, seat, Timing.AFTER_COMBAT):
             if card.effect.kind is EffectKind.EXTRA_COMBAT:
                 for a, t in targets:
                     yield PlayCard(seat, card.name, a, t)

@@ -1,26 +1,55 @@
-"""One line saying what the game waits for, for the table's screens and logs."""
+"""How the game's phases read: one table (:data:`PHASE_TEXT`), the short
+:func:`phase_label` of the screens and the one-line :func:`prompt` of the screens and logs."""
 
 from __future__ import annotations
 
-from controller.game import engine
-from controller.game.state import GameState, Phase
+from dataclasses import dataclass
 
-_TEXT: dict[Phase, str] = {
-    Phase.DRAFT: "draft a warrior",
-    Phase.PLACE: "place a token (not next to a teammate)",
-    Phase.DISCARD: "discard down to 5 cards",
-    Phase.START_CARD: "play a card or pass",
-    Phase.MOVE: "move a warrior up to {steps} spaces",
-    Phase.FUSION_OFFER: "try a fusion (die of 4+) or pass",
-    Phase.RETRY_OFFER: "play a transformation card or pass",
-    Phase.DEFENCE_CHOICE: "answer the attack: {answers}",
-    Phase.COUNTER_OFFER: "counter-attack or pass",
-    Phase.REWARD: "choose the deck of your reward",
-    Phase.STEP_ASIDE: "step to an adjacent empty space (not green)",
-    Phase.FLEE: "flee up to 3 spaces",
-    Phase.EXTRA_OFFER: "a second combat, or pass",
-    Phase.DUEL_PICK: "pick your warrior for the duel",
+from controller.game import engine
+from controller.game.state import Answer, GameState, Phase
+
+
+@dataclass(frozen=True)
+class PhaseText:
+    """How the game's phases read: ``label`` is short and screen-sized; ``ask`` says what
+    the player does (``{steps}``, ``{answers}`` filled in; None where :func:`prompt` says
+    it from the state)."""
+
+    label: str
+    ask: str | None = None
+
+
+PHASE_TEXT: dict[Phase, PhaseText] = {
+    Phase.FIRST_PLAYER: PhaseText("first player"),
+    Phase.DRAFT: PhaseText("draft", "draft a warrior"),
+    Phase.SHUFFLE: PhaseText("shuffle"),
+    Phase.PLACE: PhaseText("place tokens", "place a token (not next to a teammate)"),
+    Phase.DISCARD: PhaseText("discard", "discard down to 5 cards"),
+    Phase.START_CARD: PhaseText("play a card?", "play a card or pass"),
+    Phase.MOVE: PhaseText("move", "move a warrior up to {steps} spaces"),
+    Phase.FUSION_OFFER: PhaseText("fusion?", "try a fusion (die of 4+) or pass"),
+    Phase.FUSION_ROLL: PhaseText("fusion roll"),
+    Phase.TRANSFORM: PhaseText("transform"),
+    Phase.RETRY_OFFER: PhaseText("retry?", "play a transformation card or pass"),
+    Phase.ATTACK: PhaseText("attack"),
+    Phase.DEFENCE_CHOICE: PhaseText("defend", "answer the attack: {answers}"),
+    Phase.DEFENCE_ROLL: PhaseText("defence roll"),
+    Phase.FLEE: PhaseText("flee", "flee up to 3 spaces"),
+    Phase.COUNTER_OFFER: PhaseText("counter?", "counter-attack or pass"),
+    Phase.REWARD: PhaseText("reward", "choose the deck of your reward"),
+    Phase.STEP_ASIDE: PhaseText("step aside", "step to an adjacent empty space (not green)"),
+    Phase.EXTRA_OFFER: PhaseText("extra combat?", "a second combat, or pass"),
+    Phase.DUEL_PICK: PhaseText("duel", "pick your warrior for the duel"),
+    Phase.OVER: PhaseText("game over"),
 }
+
+
+def phase_label(state: GameState) -> str:
+    """A short, screen-sized name for where the game waits (the winner once it is over)."""
+    if state.phase is Phase.OVER and state.winners:
+        names = " & ".join(state.players[w] for w in state.winners)
+        return f"{names} win{'s' if len(state.winners) == 1 else ''}"
+    return PHASE_TEXT[state.phase].label
 
 
 def prompt(state: GameState) -> str:
@@ -49,9 +78,12 @@ def prompt(state: GameState) -> str:
             return f"{who}: reroll ({left} left) or choose the attack ({fight})"
         return f"{who}: choose the attack ({fight})"
     if ph is Phase.DEFENCE_ROLL and c is not None:
-        what = "to dodge the reflected sphere" if c.answer == "reflect" else f"for {c.answer}"
+        if c.answer is Answer.REFLECT:
+            what = "to dodge the reflected sphere"
+        else:
+            what = f"for {c.answer_card if c.answer is Answer.CARD else c.answer}"
         return f"{who}: throw {c.d_pool} dice {what}"
-    text = _TEXT.get(ph, str(ph))
+    text = PHASE_TEXT[ph].ask or str(ph)
     text = text.format(
         steps=engine.MOVE_STEPS + state.move_bonus,
         answers=", ".join(engine.defence_answers(state)),

@@ -16,8 +16,9 @@ from controller.core.errors import IllegalActionError
 from controller.game import engine
 from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold_corrections
 from controller.game.journal import Journal, JournalCorruptError, JournalError
-from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, GameData, GameState
+from controller.game.simulate import GameOutcome, play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.gamedata.bundle import GameData, load_game_data
 
 MODE = "tournament"
 
@@ -125,4 +126,27 @@ class TableGame:
         self.close()
 
 
-__all__ = ["JournalError", "TableGame"]
+def run_journaled(
+    path: str | Path,
+    players: int,
+    length: Length,
+    seed: int,
+    data_dir: str | Path | None = None,
+) -> GameOutcome:
+    """Play (or resume, when ``path`` holds a journal) a greedy-bot game journalled to ``path``.
+
+    Raises:
+        JournalError: the journal at ``path`` cannot be resumed.
+    """
+    data = load_game_data(data_dir)
+    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length)
+    if Path(path).exists():
+        game = TableGame.resume(path, data)
+    else:
+        game = TableGame.start(path, config, data, data_dir)
+    with game:
+        known = game.events()
+        return play_game(game.config, data, seed, None, game.submit, known)
+
+
+__all__ = ["JournalError", "TableGame", "run_journaled"]

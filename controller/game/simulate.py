@@ -11,34 +11,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from controller.game import engine
 from controller.game.bots import BOTS, Bot, GreedyBot, table_input
 from controller.game.events import GameEvent, TimeUp
-from controller.game.state import GameConfig, GameData, GameState, Length
+from controller.game.state import GameConfig, GameState, Length
+from controller.gamedata.bundle import GameData
+from controller.gamedata.bundle import load_game_data as load_game_data  # re-exported
 
 MAX_EVENTS = 200_000  # a guard against a game that never ends (a bug)
 MINUTES45_TURNS = 40  # simulated clock: time is up after this many turns (10 rounds of 4)
-
-
-def load_game_data(directory: str | Path | None = None) -> GameData:
-    """Board, warriors and cards from a data directory (default: the bundled demo set).
-
-    Raises:
-        DataError: a missing or malformed file.
-    """
-    from controller.gamedata import data_dir, data_file
-    from controller.gamedata.board import load_board
-    from controller.gamedata.cards import load_cards
-    from controller.gamedata.warriors import load_warriors
-
-    d = data_dir(directory)
-    return GameData(
-        load_board(data_file(d, "board.toml")),
-        load_warriors(data_file(d, "warriors.toml")).roster,
-        load_cards(data_file(d, "cards.toml")),
-    )
 
 
 @dataclass
@@ -76,7 +58,7 @@ def play_game(
     players = bots if bots is not None else [GreedyBot() for _ in config.players]
     state = engine.new_game(config, data)
     turns_seen = 0
-    last_turn = (0, -1)
+    last_turn: tuple[int, int] | None = None
     for i in range(MAX_EVENTS):
         if state.over:
             break
@@ -106,31 +88,6 @@ def play_game(
             engine.advance(state, event)
     counts = state.counts()
     return GameOutcome(state, state.events_applied, state.winners, sum(counts), state.log_combats)
-
-
-def run_journaled(
-    path: str | Path,
-    players: int,
-    length: Length,
-    seed: int,
-    data_dir: str | Path | None = None,
-) -> GameOutcome:
-    """Play (or resume, when ``path`` holds a journal) a greedy-bot game journalled to ``path``.
-
-    Raises:
-        JournalError: the journal at ``path`` cannot be resumed.
-    """
-    from controller.game.session import TableGame
-
-    data = load_game_data(data_dir)
-    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length)
-    if Path(path).exists():
-        game = TableGame.resume(path, data)
-    else:
-        game = TableGame.start(path, config, data, data_dir)
-    with game:
-        known = game.events()
-        return play_game(game.config, data, seed, None, game.submit, known)
 
 
 @dataclass

@@ -3,23 +3,23 @@
 The state is plain data: tuples, small named tuples and a few dicts that
 :meth:`GameState.copy` duplicates (a game never holds more than 52 warriors, so
 a copy costs microseconds). Static data (board, roster, cards) lives in
-:class:`GameData` and is shared, never copied.
+:class:`~controller.gamedata.bundle.GameData` and is shared, never copied.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
-from controller.game.cards import CardSet, Deck
-from controller.gamedata.board import BoardLayout
-from controller.rules.combat import AttackResult
+from controller.gamedata.board import Colour
+from controller.gamedata.bundle import GameData as GameData  # re-exported for consumers
+from controller.gamedata.cards import Card, Deck, EffectKind
+from controller.rules.combat_types import AttackResult
 from controller.rules.scoring import CardCombo
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
-from controller.rules.warriors import Fighter, Form, Roster, Warrior
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -59,7 +59,7 @@ class Phase(StrEnum):
     ATTACK = "attack"  # input: DiceThrown; action: ChooseAttack
     DEFENCE_CHOICE = "defence_choice"  # action: Defend
     DEFENCE_ROLL = "defence_roll"  # input: DiceThrown; action: StopRolling (the attacker's
-    # own roll when it dodges its reflected sphere: Combat.answer == "reflect")
+    # own roll when it dodges its reflected sphere: Combat.answer is Answer.REFLECT)
     FLEE = "flee"  # action: StepAside (the defender fleeing with Solar Flare)
     COUNTER_OFFER = "counter_offer"  # action: CounterAttack or Pass
     REWARD = "reward"  # action: ChooseReward
@@ -69,16 +69,66 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+class Answer(StrEnum):
+    """How a defence roll answers an attack (the value is the text of a :class:`Defend`)."""
+
+    NONE = "none"  # no answer: the damage goes through
+    DODGE = "dodge"  # a dodge roll
+    FLEE = "flee"  # Solar Flare: the defender flees
+    CARD = "card"  # a defence card (its name in ``Combat.answer_card``)
+    REFLECT = "reflect"  # the attacker's own roll to dodge its reflected sphere
+
+
+@dataclass(frozen=True)
+class CardsPlayed:
+    """A seat's cards played this turn, as the limits of RULES.md §9 count them."""
+
+    attack_or_special: int = 0
+    special: int = 0
+    defence: int = 0
+    extra_combat: int = 0
+    counter_attack: int = 0
+
+    def after(self, card: Card) -> CardsPlayed:
+        """The counts once ``card`` is played."""
+        attack_special = card.deck in (Deck.ATTACK, Deck.SPECIAL)
+        return CardsPlayed(
+            self.attack_or_special + attack_special,
+            self.special + (card.deck is Deck.SPECIAL),
+            self.defence + (card.deck is Deck.DEFENCE),
+            self.extra_combat + (card.effect.kind is EffectKind.EXTRA_COMBAT),
+            self.counter_attack + (card.effect.kind is EffectKind.COUNTER_ATTACK),
+        )
+
+    def problem(self, card: Card) -> str | None:
+        """Why ``card`` would break the per-turn limits (None: it may be played)."""
+        if card.deck in (Deck.ATTACK, Deck.SPECIAL) and self.attack_or_special >= 2:
+            return "at most two Attack/Special cards per turn"
+        if card.deck is Deck.SPECIAL and self.special >= 1:
+            return "at most one Special card per turn"
+        if card.deck is Deck.DEFENCE and self.defence >= 1:
+            return "at most one Defence card per turn"
+        if card.effect.kind is EffectKind.EXTRA_COMBAT and self.extra_combat >= 1:
+            return "at most one card granting an extra combat per turn"
+        if card.effect.kind is EffectKind.COUNTER_ATTACK and self.counter_attack >= 1:
+            return "at most one Counter-Attack card per turn"
+        return None
+
+
+NOTHING_PLAYED = CardsPlayed()
+
+
 class Piece(NamedTuple):
-    """A warrior in the game. ``seat`` -1: a green-space warrior; ``space`` -1: off the board."""
+    """A warrior in the game. ``seat`` None: a green-space warrior (nobody's); ``space``
+    None: off the board."""
 
     name: str
-    seat: int
-    space: int = -1
+    seat: int | None
+    space: int | None = None
     damage: int = 0
     eliminated: bool = False
     fused_into: str = ""  # set on a fusion partner while the fusion stands
-    last_space: int = -1  # where it stood when eliminated
+    last_space: int | None = None  # where it stood when eliminated
 
 
 class Combat(NamedTuple):
@@ -106,7 +156,8 @@ class Combat(NamedTuple):
     throws: tuple[tuple[Symbol, ...], ...] = ()
     evidence: tuple[str, ...] = ()
     option: str = ""
-    answer: str = ""  # dodge / a card name
+    answer: Answer | None = None  # the defence roll's answer, once chosen
+    answer_card: str | None = None  # the defence card rolled for (answer CARD)
     d_pool: int = 0
     d_max_rerolls: int = 0
     d_throws: tuple[tuple[Symbol, ...], ...] = ()
@@ -182,49 +233,6 @@ class GameConfig:
         )
 
 
-@dataclass
-class GameData:
-    """The printed material a game uses: board, warriors, cards. Shared, never copied."""
-
-    board: BoardLayout
-    roster: Roster
-    cards: CardSet
-    _fighters: dict[tuple[str, str], Fighter] = field(default_factory=dict, repr=False)
-    _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
-    _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
-    colours: dict[int, str] = field(default_factory=dict, repr=False)  # space -> colour name
-    near: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)  # neighbours
-
-    def __post_init__(self) -> None:
-        self.colours = {sid: sp.colour.value for sid, sp in self.board.spaces.items()}
-        self.near = {sid: sp.neighbours for sid, sp in self.board.spaces.items()}
-
-    def warrior(self, name: str) -> Warrior:
-        """The warrior called ``name`` (UnknownNameError if none)."""
-        hit = self._warriors.get(name)
-        if hit is None:
-            hit = self._warriors[name] = self.roster[name]
-        return hit
-
-    def fighter(self, name: str, form: str = "") -> Fighter:
-        """``name`` in form ``form`` ('' = base), cached."""
-        key = (name, form)
-        hit = self._fighters.get(key)
-        if hit is None:
-            w = self.roster[name]
-            f: Form | None = w.form_named(form) if form else None
-            hit = self._fighters[key] = w.fighter(f)
-        return hit
-
-    def distances(self, start: int, steps: int) -> dict[int, int]:
-        """Board distances from ``start`` up to ``steps`` (cached)."""
-        key = (start, steps)
-        hit = self._reach.get(key)
-        if hit is None:
-            hit = self._reach[key] = self.board.distances(start, steps)
-        return hit
-
-
 class GameState:
     """One moment of a game. Treat as immutable: :func:`apply` returns a new one."""
 
@@ -276,8 +284,7 @@ class GameState:
         self.decks: dict[str, tuple[str, ...]] = {}
         self.green_deck: tuple[str, ...] = ()
         self.shuffled: frozenset[str] = frozenset()
-        # per seat, this turn: [attack/special cards, special, defence, extra combat, counter]
-        self.played: tuple[tuple[int, int, int, int, int], ...] = ((0, 0, 0, 0, 0),) * n
+        self.played: tuple[CardsPlayed, ...] = (NOTHING_PLAYED,) * n  # per seat, this turn
         self.move_bonus = 0
         self.damage_bonus = 0
         self.extra_granted = False  # an event card grants a second combat this turn
@@ -313,7 +320,7 @@ class GameState:
 
     def on_board(self, seat: int) -> list[Piece]:
         """The seat's warriors standing on the board."""
-        return [self.pieces[n] for n in self.teams[seat] if self.pieces[n].space >= 0]
+        return [self.pieces[n] for n in self.teams[seat] if self.pieces[n].space is not None]
 
     def count(self, seat: int) -> int:
         """Warriors still on the board for ``seat``; a fusion counts two (§11)."""
@@ -335,7 +342,7 @@ class GameState:
             "seat": self.seat,
             "round": self.round,
             "pieces": sorted(
-                [p.name, p.seat, p.space, p.damage, p.eliminated, p.fused_into]
+                [p.name, _number(p.seat), _number(p.space), p.damage, p.eliminated, p.fused_into]
                 for p in self.pieces.values()
             ),
             "hands": [list(h) for h in self.hands],
@@ -348,8 +355,19 @@ class GameState:
         }
 
 
-def deck_of_colour(colour: str) -> str | None:
-    """The card deck a space colour draws from (None for green)."""
-    return {"red": Deck.ATTACK.value, "yellow": Deck.DEFENCE.value, "blue": Deck.SPECIAL.value}.get(
-        colour
-    )
+def _number(x: int | None) -> int:
+    """A seat or space as the summary writes it: -1 for none (its JSON form is fixed)."""
+    return -1 if x is None else x
+
+
+DECK_OF_COLOUR: dict[Colour, Deck] = {
+    Colour.RED: Deck.ATTACK,
+    Colour.YELLOW: Deck.DEFENCE,
+    Colour.BLUE: Deck.SPECIAL,
+}
+
+
+def deck_of_colour(colour: Colour) -> str | None:
+    """The name of the card deck a space colour draws from (None for green)."""
+    deck = DECK_OF_COLOUR.get(colour)
+    return None if deck is None else deck.value

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
@@ -30,12 +31,17 @@ from controller.rules.dice import clamp_pool
 from controller.rules.scoring import ThrowScorer
 from controller.rules.warriors import Roster
 
-GREEN, RED = "green", "red"
+
+class Side(StrEnum):
+    """The two sides of Story mode."""
+
+    GREEN = "green"
+    RED = "red"
 
 
-def side_of(seat: int) -> str:
+def side_of(seat: int) -> Side:
     """P1, P3 green; P2, P4 red."""
-    return GREEN if seat % 2 == 0 else RED
+    return Side.GREEN if seat % 2 == 0 else Side.RED
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ class Bout:
 
     green_seat: int
     red_seat: int
-    fight: int = -1  # index into the square's fights; -1 until chosen
+    fight: int | None = None  # index into the square's fights; None until chosen
     throws: tuple[tuple[Symbol, ...], ...] = ()  # the current thrower's attempt
     green_damage: int | None = None
     red_damage: int | None = None
@@ -69,12 +75,18 @@ class StoryState:
     def current(self) -> Bout | None:
         """The bout waiting for a choice or a throw (None when the game is over)."""
         for b in self.bouts:
-            if b.fight < 0 or b.green_damage is None or b.red_damage is None:
+            if b.fight is None or b.green_damage is None or b.red_damage is None:
                 return b
         return None
 
     def fighters(self, bout: Bout) -> tuple[str, str]:
-        """(green warrior, red warrior) of a bout whose fight is chosen."""
+        """(green warrior, red warrior) of a bout whose fight is chosen.
+
+        Raises:
+            IllegalActionError: the bout's fight is not chosen yet.
+        """
+        if bout.fight is None:
+            raise IllegalActionError("the fight is not chosen yet")
         return self.story.squares[self.square].fights[bout.fight]
 
 
@@ -105,7 +117,7 @@ def _open_square(s: StoryState, index: int) -> StoryState:
     pairs = _pairs(len(s.players), sq.number, several)
     if several and len(pairs) > len(sq.fights):
         pairs = pairs[: len(sq.fights)]
-    bouts = tuple(Bout(g, r, -1 if several else 0) for g, r in pairs)
+    bouts = tuple(Bout(g, r, None if several else 0) for g, r in pairs)
     return replace(s, square=index, bouts=bouts)
 
 
@@ -114,7 +126,7 @@ def story_actor(s: StoryState) -> int | None:
     b = s.current
     if b is None:
         return None
-    if b.fight < 0:
+    if b.fight is None:
         return b.green_seat
     return b.green_seat if b.green_damage is None else b.red_seat
 
@@ -127,7 +139,7 @@ def _thrower(s: StoryState, b: Bout) -> tuple[str, int]:
 def story_pool(s: StoryState) -> tuple[int, int]:
     """(dice, rerolls) of the current attempt."""
     b = s.current
-    if b is None or b.fight < 0:
+    if b is None or b.fight is None:
         return (0, 0)
     f = s.roster.fighter(_thrower(s, b)[0])
     return clamp_pool(f.power), f.technique
@@ -162,12 +174,12 @@ def apply_story(s: StoryState, e: GameEvent) -> StoryState:
     if isinstance(e, ChooseFight):
         sq = s.story.squares[s.square]
         taken = {x.fight for x in s.bouts}
-        if b.fight >= 0 or not 0 <= e.fight < len(sq.fights) or e.fight in taken:
+        if b.fight is not None or not 0 <= e.fight < len(sq.fights) or e.fight in taken:
             raise IllegalActionError(
                 f"square {sq.number}: choose a free fight 0..{len(sq.fights) - 1}"
             )
         return _set_bout(s, index, replace(b, fight=e.fight))
-    if b.fight < 0:
+    if b.fight is None:
         raise IllegalActionError("choose the fight first")
     if isinstance(e, DiceThrown):
         pool, rerolls = story_pool(s)
@@ -232,7 +244,7 @@ def story_actions(s: StoryState) -> Iterator[Action]:
     who = story_actor(s)
     if b is None or who is None:
         return
-    if b.fight < 0:
+    if b.fight is None:
         taken = {x.fight for x in s.bouts}
         for i in range(len(s.story.squares[s.square].fights)):
             if i not in taken:
@@ -251,7 +263,7 @@ def play_story(story: Story, roster: Roster, players: int, seed: int) -> StorySt
         who = story_actor(s)
         if b is None or who is None:
             break
-        if b.fight < 0:
+        if b.fight is None:
             options = list(story_actions(s))
             event: GameEvent = options[rng.randrange(len(options))]
         else:
@@ -263,7 +275,9 @@ def play_story(story: Story, roster: Roster, players: int, seed: int) -> StorySt
                 event = ChooseAttack(who, max(options_d, key=lambda o: o[1])[0])
             else:
                 last = b.throws[-1]
-                top = max(set(last), key=last.count)
+                # the most common symbol; a tie goes to the first by name (a set's
+                # order would follow the string hash, different in every process)
+                top = max(sorted(set(last)), key=last.count)
                 event = DiceThrown(tuple(d if d is top else roll(rng, 1)[0] for d in last))
         s = apply_story(s, event)
     return s

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError, DataProblem
+from controller.core.checked import Problems
 from controller.core.tomlfile import read_toml
 
 MAX_SENSORS = 128
@@ -139,14 +139,12 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
     Raises:
         DataError: every problem found, each naming the file, the space and the field.
     """
-    problems: list[DataProblem] = []
+    problems = Problems(file)
 
     def bad(entry: str, field: str, message: str) -> None:
-        problems.append(DataProblem(file, entry, field, message))
+        problems.add(entry, field, message)
 
-    for key in data:
-        if key not in _TOP_KEYS:
-            bad("", key, f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}")
+    problems.unknown_keys(data, _TOP_KEYS)
     name = data.get("name", Path(file).stem)
     if not isinstance(name, str):
         bad("", "name", "expected a string")
@@ -158,7 +156,7 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
     raw_spaces = data.get("space")
     if not isinstance(raw_spaces, list) or not raw_spaces:
         bad("", "space", "expected at least one [[space]] table")
-        raise DataError(problems)
+        raise problems.error()
 
     spaces: dict[int, Space] = {}
     sensors: dict[int, int] = {}
@@ -230,8 +228,7 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
         for n in space.neighbours:
             if sid not in final[n].neighbours:
                 bad(f"space {sid}", "neighbours", f"lists {n}, but space {n} does not list {sid}")
-    if problems:
-        raise DataError(problems)
+    problems.check()
     return BoardLayout(name, final, example, file)
 
 

@@ -1,4 +1,8 @@
-"""Load and validate a cards file (the four decks, RULES.md §9).
+"""Cards as data (RULES.md §9): the four decks, each card's combo, timing, defence and
+effect, and the loading and validation of a cards file.
+
+A card's effect is built from a small set of documented primitives
+(:class:`EffectKind`); the game flow (:mod:`controller.game.engine`) applies them.
 
 Format (``cards.toml``)::
 
@@ -6,7 +10,7 @@ Format (``cards.toml``)::
     [[card]]
     name = "Kamehameha"       # unique
     deck = "attack"           # attack | defence | special | event
-    timing = "attack"         # see controller.game.cards.Timing
+    timing = "attack"         # see Timing
     combo = ["sphere", "sphere", "punch"]   # optional
     defence = "cards_or_dice" # cards_or_dice | none | invulnerable_only (attack cards)
     invulnerable = false
@@ -18,25 +22,151 @@ Every problem is reported at once, naming the file, the card and the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError, DataProblem
-from controller.core.symbols import Symbol
+from controller.core.checked import Problems
+from controller.core.errors import TopTableError
+from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
-from controller.game.cards import (
-    AMOUNT_EFFECTS,
-    EFFECT_TIMINGS,
-    Card,
-    CardSet,
-    Deck,
-    Effect,
-    EffectKind,
-    Timing,
-)
-from controller.rules.scoring import CardDefence
+from controller.rules.scoring import CardCombo, CardDefence
 
+
+class Deck(StrEnum):
+    """The four decks; red, yellow and blue spaces draw from the first three."""
+
+    ATTACK = "attack"
+    DEFENCE = "defence"
+    SPECIAL = "special"
+    EVENT = "event"
+
+
+DRAW_DECKS: tuple[Deck, ...] = (Deck.ATTACK, Deck.DEFENCE, Deck.SPECIAL)
+
+
+class Timing(StrEnum):
+    """When a card may be played."""
+
+    START_OF_TURN = "start_of_turn"  # the optional card of turn step 1
+    ATTACK = "attack"  # cashed in as the attack's option (its combo)
+    DEFENCE = "defence"  # answers an attack
+    COUNTER_ATTACK = "counter_attack"  # after being attacked, strike back at once
+    TRANSFORMATION = "transformation"  # after a failed transformation roll
+    AFTER_COMBAT = "after_combat"  # once the first combat of the turn is over
+    EVENT = "event"  # turned at the start of a turn (event deck only)
+
+
+class EffectKind(StrEnum):
+    """The effect primitives. ``amount`` and ``deck`` are their parameters.
+
+    - damage: the card's combo, when made, deals ``amount`` damage (attack);
+      as an event, every attack of the player this turn deals ``amount`` more.
+    - prevent: the attack's damage is prevented (its combo thrown like a dodge,
+      or at once when the card has no combo).
+    - dodge: counts as a successful dodge, without rolling (only where a dodge
+      roll is allowed).
+    - reflect: the attack's damage goes back to the attacker.
+    - heal: remove up to ``amount`` damage from one of the player's warriors
+      (as an event: from each of them).
+    - extra_combat: a second combat this turn (never in the 45-minute game).
+    - transformation_retry: roll a failed transformation again.
+    - fusion: the two fusion partners, standing on adjacent spaces, fuse.
+    - rescue: an eliminated warrior of the player comes back on an empty,
+      non-green space with no damage.
+    - counter_attack: after an attack, the defender attacks back at once.
+    - move: the move of this turn may go ``amount`` more steps.
+    - draw: draw ``amount`` cards from ``deck``.
+    """
+
+    DAMAGE = "damage"
+    PREVENT = "prevent"
+    DODGE = "dodge"
+    REFLECT = "reflect"
+    HEAL = "heal"
+    EXTRA_COMBAT = "extra_combat"
+    TRANSFORMATION_RETRY = "transformation_retry"
+    FUSION = "fusion"
+    RESCUE = "rescue"
+    COUNTER_ATTACK = "counter_attack"
+    MOVE = "move"
+    DRAW = "draw"
+
+
+# Which timings each effect may have (the loader checks it).
+EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
+    EffectKind.DAMAGE: frozenset({Timing.ATTACK, Timing.EVENT}),
+    EffectKind.PREVENT: frozenset({Timing.DEFENCE}),
+    EffectKind.DODGE: frozenset({Timing.DEFENCE}),
+    EffectKind.REFLECT: frozenset({Timing.DEFENCE}),
+    EffectKind.HEAL: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
+    EffectKind.EXTRA_COMBAT: frozenset({Timing.AFTER_COMBAT, Timing.EVENT}),
+    EffectKind.TRANSFORMATION_RETRY: frozenset({Timing.TRANSFORMATION}),
+    EffectKind.FUSION: frozenset({Timing.START_OF_TURN}),
+    EffectKind.RESCUE: frozenset({Timing.START_OF_TURN}),
+    EffectKind.COUNTER_ATTACK: frozenset({Timing.COUNTER_ATTACK}),
+    EffectKind.MOVE: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
+    EffectKind.DRAW: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
+}
+# Effects whose parameter ``amount`` must be >= 1.
+AMOUNT_EFFECTS = frozenset({EffectKind.DAMAGE, EffectKind.HEAL, EffectKind.MOVE, EffectKind.DRAW})
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One effect primitive with its parameters."""
+
+    kind: EffectKind
+    amount: int = 0
+    deck: Deck | None = None  # for draw
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as printed: name, deck, combo (may be empty), timing, defence allowed, effect."""
+
+    name: str
+    deck: Deck
+    timing: Timing
+    effect: Effect
+    combo: tuple[Symbol, ...] = ()
+    defence: CardDefence = CardDefence.ANY  # what an attack with this card allows
+    invulnerable: bool = False
+    copies: int = 1
+    text: str = ""
+
+    @property
+    def is_special(self) -> bool:
+        """Whether the card counts against the one-Special-card-per-turn limit."""
+        return self.deck is Deck.SPECIAL
+
+    def combo_view(self) -> CardCombo:
+        """The card as the scorer sees it (damage for an attack card, else 0)."""
+        damage = self.effect.amount if self.effect.kind is EffectKind.DAMAGE else 0
+        return CardCombo(self.name, self.combo, damage, self.defence, self.invulnerable)
+
+
+@dataclass(frozen=True)
+class CardSet:
+    """Every card by name, and each deck's list (copies repeated) in file order."""
+
+    cards: Mapping[str, Card]
+    invented: bool = False
+    source: str = ""
+    decks: Mapping[Deck, tuple[str, ...]] = field(default_factory=dict)
+
+    def card(self, name: str) -> Card:
+        """The card called ``name``.
+
+        Raises:
+            KeyError: no such card.
+        """
+        return self.cards[name]
+
+
+# ------------------------------------------------------------------ loading
 _TOP_KEYS = {"invented", "note", "card"}
 _CARD_KEYS = {
     "name",
@@ -71,22 +201,16 @@ def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
     Raises:
         DataError: every problem found, each naming the file, the card and the field.
     """
-    problems: list[DataProblem] = []
-    for key in data:
-        if key not in _TOP_KEYS:
-            problems.append(
-                DataProblem(
-                    file, "", key, f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}"
-                )
-            )
+    problems = Problems(file)
+    problems.unknown_keys(data, _TOP_KEYS)
     invented = data.get("invented", False)
     if not isinstance(invented, bool):
-        problems.append(DataProblem(file, "", "invented", "expected true or false"))
+        problems.add("", "invented", "expected true or false")
         invented = True
     raw_cards = data.get("card")
     if not isinstance(raw_cards, list) or not raw_cards:
-        problems.append(DataProblem(file, "", "card", "expected at least one [[card]] table"))
-        raise DataError(problems)
+        problems.add("", "card", "expected at least one [[card]] table")
+        raise problems.error()
     cards: dict[str, Card] = {}
     decks: dict[Deck, list[str]] = {d: [] for d in Deck}
     for i, raw in enumerate(raw_cards):
@@ -96,17 +220,16 @@ def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
             decks[card.deck].extend([card.name] * card.copies)
     for deck, names in decks.items():
         if not names:
-            problems.append(DataProblem(file, "", "card", f"the {deck} deck has no card"))
-    if problems:
-        raise DataError(problems)
+            problems.add("", "card", f"the {deck} deck has no card")
+    problems.check()
     return CardSet(cards, invented, file, {d: tuple(n) for d, n in decks.items()})
 
 
 def _parse_card(
-    raw: Any, index: int, file: str, problems: list[DataProblem], seen: Mapping[str, Card]
+    raw: Any, index: int, file: str, problems: Problems, seen: Mapping[str, Card]
 ) -> Card | None:
     def bad(field: str, message: str) -> None:
-        problems.append(DataProblem(file, entry, field, message))
+        problems.add(entry, field, message)
 
     entry = f"card #{index + 1}"
     if not isinstance(raw, dict):
@@ -118,7 +241,7 @@ def _parse_card(
         return None
     name = name.strip()
     entry = f"card {name!r}"
-    before = len(problems)
+    before = problems.mark()
     if name in seen:
         bad("name", "duplicate card name")
     for key in raw:
@@ -168,7 +291,7 @@ def _parse_card(
             bad("timing", "event cards, and only they, have timing 'event'")
         if effect.kind is EffectKind.DAMAGE and timing is Timing.ATTACK and not combo:
             bad("combo", "an attack card that deals damage needs a combo")
-    if len(problems) > before or deck is None or timing is None or effect is None:
+    if problems.since(before) or deck is None or timing is None or effect is None:
         return None
     return Card(
         name, deck, timing, effect, tuple(combo), defence, bool(invulnerable), copies, str(text)
@@ -213,3 +336,53 @@ def load_cards(path: str | Path) -> CardSet:
     path = Path(path)
     data = read_toml(path)
     return parse_cards(data, str(path))
+
+
+# ------------------------------------------------------------------ the --cards spelling
+SYNTAX = "NAME:SYM+SYM+...:DAMAGE[:DEFENCE][:invulnerable]"
+
+
+class CardSpecError(TopTableError, ValueError):
+    """A ``--cards`` item that does not read ``NAME:SYM+SYM...:DAMAGE[:DEFENCE][:invulnerable]``."""
+
+
+def parse_card_spec(text: str) -> CardCombo:
+    """One card combo in hand from its command-line spelling (the one parser of card text
+    outside the data files), e.g. ``"Kamehameha:sphere+sphere+punch:30"`` or
+    ``"Final Flash:sphere+sphere+star:35:none:invulnerable"``. DEFENCE is what the card
+    allows the defender (``cards_or_dice``, the default; ``none``; ``invulnerable_only``);
+    ``invulnerable`` marks an invulnerable card.
+
+    Raises:
+        CardSpecError: not of that form.
+        InvalidThrowError: a symbol that is not a die symbol.
+    """
+    parts = [p.strip() for p in text.split(":")]
+    if len(parts) < 3 or len(parts) > 5 or not parts[0] or not parts[1]:
+        raise CardSpecError(f"card {text!r}: expected {SYNTAX}")
+    name, syms, dmg, *rest = parts
+    symbols = tuple(parse_symbol(s) for s in syms.split("+"))
+    try:
+        damage = int(dmg)
+    except ValueError:
+        raise CardSpecError(f"card {text!r}: damage {dmg!r} is not a whole number") from None
+    if damage < 0:
+        raise CardSpecError(f"card {text!r}: damage must be >= 0")
+    defence = CardDefence.ANY
+    invulnerable = False
+    for extra in rest:
+        key = extra.lower()
+        if key == "invulnerable":
+            invulnerable = True
+            continue
+        choice, _ = _choice(key, CardDefence, "defence")
+        if choice is None:
+            allowed = ", ".join([*(str(d) for d in CardDefence), "invulnerable"])
+            raise CardSpecError(f"card {text!r}: {extra!r} is not one of {allowed}")
+        defence = choice
+    return CardCombo(name, symbols, damage, defence, invulnerable)
+
+
+def parse_card_specs(items: Sequence[str]) -> tuple[CardCombo, ...]:
+    """Every card of a ``--cards`` list (see :func:`parse_card_spec` for what is raised)."""
+    return tuple(parse_card_spec(t) for t in items)

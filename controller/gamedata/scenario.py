@@ -25,7 +25,14 @@ from typing import Any
 
 from controller.core.errors import DataError, InvalidThrowError, TopTableError
 from controller.core.symbols import parse_symbol
-from controller.rules.combat import Attack, CardDeck, CombatInput, DefenceCardPlay, Side, Throw
+from controller.rules.combat_types import (
+    Attack,
+    CardDeck,
+    CombatInput,
+    DefenceCardPlay,
+    Side,
+    Throw,
+)
 from controller.rules.scoring import CardCombo, CardDefence
 from controller.rules.variants import Variants
 from controller.rules.warriors import Roster

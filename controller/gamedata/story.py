@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError, DataProblem
+from controller.core.checked import Problems
 from controller.core.symbols import Symbol
 from controller.core.tomlfile import read_toml
 from controller.rules.scoring import CardCombo
@@ -57,42 +57,33 @@ def parse_story(data: Mapping[str, Any], file: str, roster: Roster | None = None
     Raises:
         DataError: every problem found, each naming the file, the square and the field.
     """
-    problems: list[DataProblem] = []
-    for key in data:
-        if key not in _TOP_KEYS:
-            problems.append(
-                DataProblem(
-                    file, "", key, f"unknown key; expected one of {', '.join(sorted(_TOP_KEYS))}"
-                )
-            )
+    problems = Problems(file)
+    problems.unknown_keys(data, _TOP_KEYS)
     raw = data.get("square")
     if not isinstance(raw, list) or not raw:
-        problems.append(DataProblem(file, "", "square", f"expected {SQUARES} [[square]] tables"))
-        raise DataError(problems)
+        problems.add("", "square", f"expected {SQUARES} [[square]] tables")
+        raise problems.error()
     squares: dict[int, Square] = {}
     for i, entry in enumerate(raw):
         sq = _parse_square(entry, i, file, problems, roster, squares)
         if sq is not None:
             squares[sq.number] = sq
     missing = [n for n in range(1, SQUARES + 1) if n not in squares]
-    if missing and len(problems) == 0:
-        problems.append(
-            DataProblem(file, "", "square", f"squares missing: {', '.join(map(str, missing))}")
-        )
-    if problems:
-        raise DataError(problems)
+    if missing and not problems:
+        problems.add("", "square", f"squares missing: {', '.join(map(str, missing))}")
+    problems.check()
     invented = data.get("invented", False)
     return Story(tuple(squares[n] for n in range(1, SQUARES + 1)), bool(invented), file)
 
 
 def _parse_square(
-    raw: Any, index: int, file: str, problems: list[DataProblem], roster: Roster | None,
+    raw: Any, index: int, file: str, problems: Problems, roster: Roster | None,
     seen: Mapping[int, Square],
 ) -> Square | None:  # fmt: skip
     entry = f"square #{index + 1}"
 
     def bad(field: str, message: str) -> None:
-        problems.append(DataProblem(file, entry, field, message))
+        problems.add(entry, field, message)
 
     if not isinstance(raw, dict):
         bad("", "expected a table")
@@ -102,7 +93,7 @@ def _parse_square(
         bad("number", f"expected a whole number 1..{SQUARES}, got {number!r}")
         return None
     entry = f"square {number}"
-    before = len(problems)
+    before = problems.mark()
     if number in seen:
         bad("number", "duplicate square number")
     for key in raw:
@@ -157,7 +148,7 @@ def _parse_square(
     points = raw.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or points < 1:
         bad("points", f"expected a whole number >= 1, got {points!r}")
-    if len(problems) > before or card is None or not isinstance(points, int):
+    if problems.since(before) or card is None or not isinstance(points, int):
         return None
     return Square(number, tuple(fights), card, points, str(raw.get("name", "")))
 

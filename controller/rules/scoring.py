@@ -190,26 +190,22 @@ class ThrowScorer:
         return ThrowScore(counts, tuple(options), best)
 
 
-_SCORERS: dict[tuple[int, tuple[CardCombo, ...], Variants], tuple[Fighter, ThrowScorer]] = {}
-_SCORERS_MAX = 4096
+_SCORERS_MAX = 256  # per fighter
 
 
 def scorer_for(
     fighter: Fighter, cards: Sequence[CardCombo] = (), variants: Variants = DEFAULT_VARIANTS
 ) -> ThrowScorer:
-    """A shared scorer for this fighter (the same object), cards and variants.
-
-    Fighters hold dicts, so they are not hashable: the memo is keyed by identity and
-    keeps the fighter alive beside its scorer, so an id is never reused while cached.
-    """
-    key = (id(fighter), tuple(cards), variants)
-    hit = _SCORERS.get(key)
-    if hit is not None and hit[0] is fighter:
-        return hit[1]
-    if len(_SCORERS) >= _SCORERS_MAX:
-        _SCORERS.clear()
+    """The scorer of this fighter with these cards and variants, kept by the fighter
+    (:attr:`Fighter.memo`), so a fighter that is kept (e.g. by the game data) scores fast."""
+    key = ("scorer", tuple(cards), variants)
+    hit = fighter.memo.get(key)
+    if isinstance(hit, ThrowScorer):
+        return hit
+    if len(fighter.memo) >= _SCORERS_MAX:
+        fighter.memo.clear()
     scorer = ThrowScorer(fighter, cards, variants)
-    _SCORERS[key] = (fighter, scorer)
+    fighter.memo[key] = scorer
     return scorer
 
 

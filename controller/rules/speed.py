@@ -1,43 +1,15 @@
-"""Attack speed and the defences it allows (RULES.md §3, §4, §8)."""
+"""The defences an attack's speed allows (RULES.md §3, §4, §8).
+
+The speed itself and the kinds of defence are :mod:`controller.core.symbols`'
+:class:`AttackSpeed` and :class:`Defence` (one definition for the rules, the table
+and the devices).
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
+from controller.core.symbols import AttackSpeed, Defence
 from controller.rules.scoring import CardDefence
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
-
-
-class AttackSpeed(StrEnum):
-    """How fast an attack was cashed in, from the rerolls made."""
-
-    LIGHTNING = "lightning"  # 0 rerolls
-    SURPRISE = "surprise"  # 1 reroll
-    NORMAL = "normal"  # 2 or more
-
-
-class Defence(StrEnum):
-    """An answer the defender may give (the names the CLI's JSON uses)."""
-
-    NONE = "none"  # no defence at all
-    DEFENCE_CARDS = "defence_cards"  # Defence cards only
-    ANY_CARDS = "any_cards"  # Attack, Defence or Special cards
-    DODGE = "dodge"  # a dodge roll
-
-
-def attack_speed(rerolls_made: int) -> AttackSpeed:
-    """The speed of an attack whose attempt made ``rerolls_made`` rerolls.
-
-    Raises:
-        ValueError: a negative count.
-    """
-    if rerolls_made < 0:
-        raise ValueError(f"rerolls made must be >= 0, got {rerolls_made}")
-    if rerolls_made == 0:
-        return AttackSpeed.LIGHTNING
-    if rerolls_made == 1:
-        return AttackSpeed.SURPRISE
-    return AttackSpeed.NORMAL
 
 
 def allowed_defences(
@@ -63,3 +35,6 @@ def allowed_defences(
     if not attacker_denies_dice and card_defence is not CardDefence.INVULNERABLE_ONLY:
         answers.append(Defence.DODGE)
     return tuple(answers)
+
+
+__all__ = ["AttackSpeed", "Defence", "allowed_defences"]

@@ -182,6 +182,10 @@ class Fighter:
     ability: Ability
     divisor: int
     cost: int
+    # what is worked out once per fighter (its throw scorers): owned here, never shared
+    memo: dict[tuple[object, ...], object] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def name(self) -> str:

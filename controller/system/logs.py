@@ -15,6 +15,8 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from controller.system.settings import LogLevel
+
 # logging level -> syslog priority (sd-daemon.h: SD_ERR=3, SD_WARNING=4, SD_INFO=6, SD_DEBUG=7)
 PRIORITIES = (
     (logging.CRITICAL, 2),
@@ -23,11 +25,11 @@ PRIORITIES = (
     (logging.INFO, 6),
 )
 DEBUG_PRIORITY = 7
-LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
+LEVELS: dict[str, int] = {  # keyed by the [log] level names
+    LogLevel.DEBUG: logging.DEBUG,
+    LogLevel.INFO: logging.INFO,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.ERROR: logging.ERROR,
 }
 _NOISY = ("PIL",)  # libraries whose debug lines drown ours
 

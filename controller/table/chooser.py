@@ -1,14 +1,18 @@
 """The buttons' way to choose: a list of labelled choices, ``next`` moves, ``confirm`` takes.
 
 The table builds a :class:`Chooser` from what the game waits for: the legal
-actions of the acting seat, a number for a die the camera does not read, or a
-face for a die being corrected. Labels are short enough for a 128-px line.
+actions of the acting seat, the seat who starts, a number for a die the camera
+does not read, or a face for a die entered by hand. What a chooser is for is a
+:class:`ChooserKind`; how many dice it enters is :attr:`Chooser.count`. Labels
+are short enough for a 128-px line.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Generic, TypeVar
 
 from controller.game.events import (
@@ -32,16 +36,39 @@ from controller.game.events import (
 
 T = TypeVar("T")
 
+_serials = itertools.count(1)
+
+
+class ChooserKind(Enum):
+    """What confirming a chooser's choice does."""
+
+    ACTIONS = "actions"  # plays the legal action chosen (or starts entering dice by hand)
+    SEAT = "seat"  # names the seat who starts
+    DIE_NUMBERS = "die numbers"  # one number of the ``count`` dice the camera does not read
+    DICE_FACES = "dice faces"  # one face of a throw of ``count`` dice entered by hand
+
+
+class EnterDice(Enum):
+    """The choice, offered beside the actions while the camera is gone, to enter a throw."""
+
+    ENTER_DICE = "enter new dice"
+
+
+ENTER_DICE = EnterDice.ENTER_DICE
+
 
 @dataclass
 class Chooser(Generic[T]):
-    """A titled list of choices with a cursor."""
+    """A titled list of choices with a cursor. ``count``: the dice a DIE_NUMBERS or
+    DICE_FACES chooser enters, or that the ENTER_DICE choice of an ACTIONS one starts."""
 
     title: str
     labels: tuple[str, ...]
     values: tuple[T, ...]
     selected: int = 0
-    meta: dict[str, object] = field(default_factory=dict)
+    kind: ChooserKind = ChooserKind.ACTIONS
+    count: int = 0
+    serial: int = field(default_factory=lambda: next(_serials), compare=False)
 
     def move(self, steps: int = 1) -> None:
         """Move the cursor, wrapping around."""
@@ -109,7 +136,9 @@ def action_chooser(
     return Chooser(title, tuple(action_label(a, damage) for a in actions), tuple(actions))
 
 
-def number_chooser(title: str, low: int, high: int) -> Chooser[int]:
+def number_chooser(
+    title: str, low: int, high: int, kind: ChooserKind = ChooserKind.DIE_NUMBERS, count: int = 1
+) -> Chooser[int]:
     """A chooser over the numbers ``low``..``high``."""
     values = tuple(range(low, high + 1))
-    return Chooser(title, tuple(str(v) for v in values), values)
+    return Chooser(title, tuple(str(v) for v in values), values, kind=kind, count=count)

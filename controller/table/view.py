@@ -2,7 +2,9 @@
 
 The screens never see the engine; this module is the one place that reads a
 :class:`~controller.game.state.GameState` for them. It is pure: the same state,
-prompt, faults and clock give the same view.
+prompt, faults and clock give the same view. :func:`prompt_for` words the
+question the table asks (a read to check, a choice to make) from what
+:class:`~controller.table.entry.TableEntry` has under way.
 """
 
 from __future__ import annotations
@@ -10,22 +12,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.core.symbols import Symbol
+from controller.core.symbols import AttackSpeed, Symbol, speed_after_rerolls
+from controller.core.symbols import Defence as RulesDefence
 from controller.game import engine
+from controller.game.prompt import phase_label
 from controller.game.state import GameState, Phase
-from controller.rules.speed import Defence as RulesDefence
-from controller.rules.speed import allowed_defences, attack_speed
+from controller.rules.speed import allowed_defences
 from controller.rules.warriors import AbilityKind
+from controller.table.chooser import ChooserKind
+from controller.table.entry import TableEntry
 from hardware.displays.model import (
     Advice,
     AttackOption,
-    AttackSpeed,
     Clock,
     Combat,
     Defence,
     Fault,
     Fighter,
     Prompt,
+    PromptKind,
     Seat,
     TableView,
 )
@@ -75,37 +80,40 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
     )
 
 
-_PHASE_LABELS: dict[Phase, str] = {
-    Phase.FIRST_PLAYER: "first player",
-    Phase.DRAFT: "draft",
-    Phase.SHUFFLE: "shuffle",
-    Phase.PLACE: "place tokens",
-    Phase.DISCARD: "discard",
-    Phase.START_CARD: "play a card?",
-    Phase.MOVE: "move",
-    Phase.FUSION_OFFER: "fusion?",
-    Phase.FUSION_ROLL: "fusion roll",
-    Phase.TRANSFORM: "transform",
-    Phase.RETRY_OFFER: "retry?",
-    Phase.ATTACK: "attack",
-    Phase.DEFENCE_CHOICE: "defend",
-    Phase.DEFENCE_ROLL: "defence roll",
-    Phase.FLEE: "flee",
-    Phase.COUNTER_OFFER: "counter?",
-    Phase.REWARD: "reward",
-    Phase.STEP_ASIDE: "step aside",
-    Phase.EXTRA_OFFER: "extra combat?",
-    Phase.DUEL_PICK: "duel",
-    Phase.OVER: "game over",
-}
-
-
-def phase_label(state: GameState) -> str:
-    """A short, screen-sized name for where the game waits (the winner once it is over)."""
-    if state.phase is Phase.OVER and state.winners:
-        names = " & ".join(state.players[w] for w in state.winners)
-        return f"{names} win{'s' if len(state.winners) == 1 else ''}"
-    return _PHASE_LABELS.get(state.phase, str(state.phase))
+def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
+    """The question on the screens: a read to check or correct, or the choice the buttons
+    make (None while the camera or the board gives the game what it waits for)."""
+    check = entry.read_check
+    if check is not None:
+        shown = tuple(d if d is not None else Symbol.STAR for d in check.dice)
+        if check.fixing is not None:
+            return Prompt(
+                PromptKind.CONFIRM_READ, f"die {check.fixing + 1}: next changes it",
+                ("NEXT", "OK"), 1, shown, check.fixing,
+            )  # fmt: skip
+        cocked = [i for i, d in enumerate(check.dice) if d is None]
+        if cocked:
+            return Prompt(
+                PromptKind.RETHROW, f"die {cocked[0] + 1} is cocked: throw it again, or OK to enter it",
+                ("OK",), 0, shown, cocked[0],
+            )  # fmt: skip
+        return Prompt(PromptKind.CONFIRM_READ, "is this read right?", ("UNDO", "OK"), 1, shown)
+    chooser = entry.chooser
+    if chooser is None or (state.phase in (Phase.ATTACK, Phase.DEFENCE_ROLL) and entry.camera_ok):
+        return None
+    label = chooser.labels[chooser.selected] if chooser.labels else ""
+    plain = chooser.kind is ChooserKind.ACTIONS and not chooser.count
+    if state.phase in (Phase.MOVE, Phase.STEP_ASIDE) and entry.board_ok and plain:
+        if entry.board_note is None:
+            return None  # the board gives the move; the chooser stays as a fallback
+        return Prompt(
+            PromptKind.CHOOSE_MOVE, f"{entry.board_note}. Move: {label}", ("NEXT", "OK"), 1,
+            step=chooser.selected + 1, steps=len(chooser.labels),
+        )  # fmt: skip
+    return Prompt(
+        PromptKind.CHOOSE, label, ("NEXT", "OK"), 1,
+        step=chooser.selected + 1, steps=len(chooser.labels), title=chooser.title,
+    )  # fmt: skip
 
 
 def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None:
@@ -133,8 +141,8 @@ def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None
             marked = marked or is_best
             opts.append(AttackOption("symbol sum" if name == "sum" else name, damage, is_best))
         options = tuple(opts)
-        rules_speed = attack_speed(len(c.throws) - 1)
-        speed = AttackSpeed(rules_speed.value)
+        rules_speed = speed_after_rerolls(len(c.throws) - 1)
+        speed = rules_speed
         denies = state.data.fighter(striker, s_form).has(AbilityKind.NO_DEFENCE_DICE)
         defences = tuple(
             _DEFENCES[d]

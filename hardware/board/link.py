@@ -24,14 +24,16 @@ from controller.core.events import Event
 from hardware.board.errors import BoardPortError
 from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard
-from hardware.board.session import BoardMemory, HostSession, LinkStats, Phase, Record
+from hardware.board.memory import BoardMemory, LinkStats, Record
+from hardware.board.session import HostSession, Phase
+from hardware.board.settings import DEFAULT_BAUD
 
 log = logging.getLogger(__name__)
 
 REFUSED_RETRY_S = 5.0
 
 
-def open_port(path: str, baudrate: int = 115200, timeout: float = 0.02) -> serial.Serial:
+def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) -> serial.Serial:
     """Open a serial port exclusively, with a short read timeout.
 
     Raises:
@@ -56,7 +58,7 @@ class BoardLink:
         events: queue.Queue[Event],
         record: Record | None = None,
         *,
-        baudrate: int = 115200,
+        baudrate: int = DEFAULT_BAUD,
         silence_s: float = 5.0,
         backoff_s: tuple[float, float] = (0.05, 0.5),
         guard: FlickerGuard | None = None,

@@ -17,9 +17,9 @@ import queue
 import threading
 from typing import Any
 
-from hardware.controls.config import ControlsConfig
 from hardware.controls.errors import ControlUnavailableError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
+from hardware.controls.settings import ControlsConfig
 
 
 def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnavailableError:
@@ -107,7 +107,7 @@ class TableInputs:
                     pin,
                     pull_up=config.pull_up,
                     bounce_time=config.bounce_s,
-                    hold_time=config.repeat_s if repeat else config.long_press_s,
+                    hold_time=config.repeat_s if repeat else config.hold_seconds,
                     hold_repeat=repeat,
                     pin_factory=pin_factory,
                 )

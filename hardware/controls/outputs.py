@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hardware.controls.config import ControlsConfig
 from hardware.controls.errors import ControlUnavailableError
 from hardware.controls.inputs import describe_gpio_error, gpio_errors
+from hardware.controls.settings import ControlsConfig
 from hardware.displays.model import TableView
 
 LINK_SOURCES = frozenset({"board", "link"})
@@ -60,10 +60,10 @@ class TableOutputs:
                 return None
 
         self.seat_leds: list[Any] = [
-            make(LED, f"seat LED {i}", p) for i, p in enumerate(config.seat_leds)
+            make(LED, f"seat LED {i}", p) for i, p in enumerate(config.led_seats)
         ]
-        self.link_led = make(LED, "link LED", config.link_led)
-        self.camera_led = make(LED, "camera LED", config.camera_led)
+        self.link_led = make(LED, "link LED", config.led_link)
+        self.camera_led = make(LED, "camera LED", config.led_camera)
         self.buzzer = make(Buzzer, "buzzer", config.buzzer)
         self._last: TableView | None = None
 

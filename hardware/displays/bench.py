@@ -21,10 +21,13 @@ import warnings
 from typing import Any
 
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
-from hardware.displays.devices import BusPool, DisplayConfig, TableDisplay, open_display
-from hardware.displays.model import EXAMPLE_STATE, AttackOption, Clock, TableView, load_view
+from hardware.displays.device_config import DisplayConfig
+from hardware.displays.i2c_bus import BusPool
+from hardware.displays.luma_open import TableDisplay, open_display
+from hardware.displays.model import AttackOption, Clock, TableView
 from hardware.displays.push import ScreenPusher
 from hardware.displays.screens import render, screen_names
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
 I2C_HZ = 400_000
 BITS_PER_BYTE = 9  # 8 data bits + ACK

@@ -10,14 +10,17 @@ regenerates the test references with it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
-from controller.core.symbols import Symbol
-from hardware.displays.model import AttackSpeed, Clock, Prompt, PromptKind, TableView
-from hardware.displays.screens import Size, render, screen_names
+from controller.core.symbols import AttackSpeed, Symbol
+from hardware.displays.companion import CompanionCase, companion_cases
+from hardware.displays.draw import Size
+from hardware.displays.model import Clock, Prompt, PromptKind, TableView
+from hardware.displays.screens import render, screen_names
 
 SIZES: tuple[Size, ...] = ((128, 64), (128, 32))
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "references" / "screens"
@@ -100,7 +103,12 @@ def cases(view: TableView, sizes: tuple[Size, ...] = SIZES) -> list[Case]:
     ]
 
 
-def write_cases(items: list[Case], out: Path, scale: int = 0) -> list[Path]:
+def every_case(view: TableView, sizes: tuple[Size, ...] = SIZES) -> list[Case | CompanionCase]:
+    """:func:`cases` and every companion-mode screen (``toptable screens`` draws them all)."""
+    return [*cases(view, sizes), *companion_cases(sizes)]
+
+
+def write_cases(items: Sequence[Case | CompanionCase], out: Path, scale: int = 0) -> list[Path]:
     """Write each case as ``NAME.png`` (1:1) in ``out``, and ``NAME@Nx.png`` if ``scale`` > 1.
 
     Raises:

@@ -40,7 +40,8 @@ def page_bytes(image: Image.Image) -> NDArray[np.uint8]:
         raise ValueError(f"image height {h} is not a multiple of 8")
     lit = np.asarray(image.convert("1"), dtype=np.uint8).reshape(h // 8, 8, w)
     weights = (1 << np.arange(8, dtype=np.uint8)).reshape(1, 8, 1)
-    return (lit * weights).sum(axis=1).astype(np.uint8)
+    packed: NDArray[np.uint8] = (lit * weights).sum(axis=1).astype(np.uint8)
+    return packed
 
 
 class CountingInterface:

@@ -7,19 +7,19 @@ import re
 import pytest
 
 from controller.advisor import (
-    Action,
     Advisor,
     AdvisorInputError,
-    CardDefence,
     CardDefenceSpecError,
     CardSpecError,
+    CardStopOdds,
+    DiceAction,
     Objective,
     odds,
-    parse_card,
+    parse_card_spec,
     summary_line,
 )
 from controller.core.errors import InvalidThrowError
-from controller.rules.scoring import CardDefence as AttackCardDefence
+from controller.rules.scoring import CardDefence
 from tests.advisor.helpers import SP, STAR, K, P, T, fighter
 
 
@@ -29,15 +29,15 @@ def test_advice_lists_stop_and_every_proper_keep_best_first() -> None:
     assert advice.choices[0] is advice.best
     # K P STAR: 2^3 - 1 = 7 proper keeps, plus stop.
     assert len(advice.choices) == 8
-    assert sum(c.action is Action.STOP for c in advice.choices) == 1
-    keeps = {c.keep for c in advice.choices if c.action is Action.REROLL}
+    assert sum(c.action is DiceAction.STOP for c in advice.choices) == 1
+    keeps = {c.keep for c in advice.choices if c.action is DiceAction.REROLL}
     assert () in keeps and (K, P) in keeps
     for c in advice.choices:
         assert sorted([*c.keep, *c.reroll]) == sorted((K, P, STAR))
     assert advice.rerolls_left == 2
     # No rerolls left: stopping is the only choice.
     last = adv.advise((K, P, STAR), 2)
-    assert [c.action for c in last.choices] == [Action.STOP]
+    assert [c.action for c in last.choices] == [DiceAction.STOP]
 
 
 def test_solution_is_reused_within_an_attack() -> None:
@@ -69,7 +69,7 @@ def test_summary_line_and_structured_summary() -> None:
     s = advice.summary()
     assert s.action is advice.best.action and s.keep == advice.best.keep
     assert re.fullmatch(r"(keep \S+|reroll all|stop: .+ \d+) · P\(KO\) \d+% · E \d+", line), line
-    if s.action is Action.REROLL and s.keep:
+    if s.action is DiceAction.REROLL and s.keep:
         assert line.startswith("keep ")
     named = summary_line(advice, None)
     assert "star" in named or "kick" in named or "reroll all" in named or "stop" in named
@@ -79,7 +79,7 @@ def test_summary_line_and_structured_summary() -> None:
     kk = Advisor(fighter(power=3, technique=2), 0, fighter("D", endurance=12), 0).advise(
         (K, K, T), 0
     )
-    assert kk.best.action is Action.REROLL and kk.best.keep == (K, K)
+    assert kk.best.action is DiceAction.REROLL and kk.best.keep == (K, K)
     assert summary_line(kk, icons).startswith("keep KK · P(KO) ")
     # No defender: no P(KO) part.
     raw = Advisor(fighter(power=3, technique=0)).advise((K, K, T), 0)
@@ -108,24 +108,24 @@ def test_ko_objective_trades_expected_damage_for_the_kill() -> None:
 
 
 def test_parse_card() -> None:
-    c = parse_card("Final Flash:sphere+sphere+star:35:none:invulnerable")
+    c = parse_card_spec("Final Flash:sphere+sphere+star:35:none:invulnerable")
     assert c.name == "Final Flash" and c.symbols == (SP, SP, STAR) and c.damage == 35
-    assert c.defence is AttackCardDefence.NONE and c.invulnerable
-    assert parse_card("Rush:kick+kick:10").defence is AttackCardDefence.ANY
+    assert c.defence is CardDefence.NONE and c.invulnerable
+    assert parse_card_spec("Rush:kick+kick:10").defence is CardDefence.ANY
     for bad in ("Rush", "Rush:kick", ":kick:3", "Rush:kick:x", "Rush:kick:3:maybe", "Rush:kick:-1"):
         with pytest.raises(CardSpecError):
-            parse_card(bad)
+            parse_card_spec(bad)
     with pytest.raises(InvalidThrowError):
-        parse_card("Rush:kik:3")
+        parse_card_spec("Rush:kik:3")
 
 
 def test_card_defence_parse() -> None:
-    assert CardDefence.parse("none").p == 0.0
-    assert CardDefence.parse("p=0.3").p == pytest.approx(0.3)
-    assert str(CardDefence.parse("0.25")) == "p=0.25"
+    assert CardStopOdds.parse("none").p == 0.0
+    assert CardStopOdds.parse("p=0.3").p == pytest.approx(0.3)
+    assert str(CardStopOdds.parse("0.25")) == "p=0.25"
     for bad in ("p=x", "p=1.5", "-0.1"):
         with pytest.raises(CardDefenceSpecError):
-            CardDefence.parse(bad)
+            CardStopOdds.parse(bad)
 
 
 def test_odds_forward_distribution_matches_the_dp() -> None:

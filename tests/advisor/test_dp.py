@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from controller.advisor.advisor import Action, Advisor
-from controller.advisor.defence import CardDefence, dodge_chance, greedy_dodge_chance
+from controller.advisor.advisor import Advisor, DiceAction
+from controller.advisor.defence import CardStopOdds, dodge_chance, greedy_dodge_chance
 from controller.advisor.multisets import outcome_distribution, tables
 from controller.advisor.values import Objective
-from controller.core.symbols import Symbol
+from controller.core.symbols import Symbol, speed_after_rerolls
 from controller.rules.dice import TOURNAMENT_DIE, Die, counts_of
-from controller.rules.speed import attack_speed
 from controller.rules.warriors import AbilityKind
 from tests.advisor.helpers import SP, STAR, K, P, T, ability, brute_force, fighter
 
@@ -22,7 +21,7 @@ def _brute_stop(adv: Advisor):  # type: ignore[no-untyped-def]
 
     def stop(dice: tuple[Symbol, ...], m: int) -> tuple[float, float]:
         v = adv.valuer.best_option(
-            counts_of(dice), attack_speed(m) if adv.defender else attack_speed(0)
+            counts_of(dice), speed_after_rerolls(m) if adv.defender else speed_after_rerolls(0)
         )
         return adv.valuer.key(v)
 
@@ -58,7 +57,7 @@ def test_dp_equals_brute_force(pool, technique, dkw, objective, die) -> None:  #
     for throw in [(K, P, SP)[:pool], (STAR, T, K)[:pool], (P, P, P)[:pool]]:
         advice = adv.advise(throw, 0)
         for ch in advice.choices:
-            if ch.action is Action.STOP:
+            if ch.action is DiceAction.STOP:
                 continue
             rest = list(throw)
             for s in ch.keep:
@@ -117,12 +116,16 @@ def test_speed_trade_off_lightning_beats_a_dodged_normal_attack() -> None:
     defender = fighter("Target", endurance=12, dodge=1)  # dodges often
     adv = Advisor(attacker, 0, defender, 0)
     advice = adv.advise((K, K, T), 1)  # Double Kick: 12 damage, a KO at surprise speed
-    assert advice.best.action is Action.STOP
+    assert advice.best.action is DiceAction.STOP
     assert advice.best.p_eliminate == pytest.approx(1.0)
-    assert all(c.p_eliminate < 1.0 for c in advice.choices if c.action is Action.REROLL)
+    assert all(
+        c.p_eliminate is not None and c.p_eliminate < 1.0
+        for c in advice.choices
+        if c.action is DiceAction.REROLL
+    )
     # With rerolls made 0, one more reroll is still a surprise attack: keep K K, reroll T.
     early = adv.advise((K, K, T), 0)
-    assert early.best.action is Action.REROLL and early.best.p_eliminate == pytest.approx(1.0)
+    assert early.best.action is DiceAction.REROLL and early.best.p_eliminate == pytest.approx(1.0)
     assert early.best.keep == (K, K)
     # After two rerolls the same throw is dodged with the defender's dodge chance.
     late = adv.advise((K, K, T), 2)
@@ -134,9 +137,9 @@ def test_card_defence_assumption_lowers_surprise_value() -> None:
     attacker = fighter(power=3, technique=2)
     defender = fighter("Target", endurance=40)
     plain = Advisor(attacker, 0, defender, 0).advise((K, K, T), 1)
-    carded = Advisor(attacker, 0, defender, 0, card_defence=CardDefence(0.5)).advise((K, K, T), 1)
-    stop_plain = next(c for c in plain.choices if c.action is Action.STOP)
-    stop_carded = next(c for c in carded.choices if c.action is Action.STOP)
+    carded = Advisor(attacker, 0, defender, 0, card_defence=CardStopOdds(0.5)).advise((K, K, T), 1)
+    stop_plain = next(c for c in plain.choices if c.action is DiceAction.STOP)
+    stop_carded = next(c for c in carded.choices if c.action is DiceAction.STOP)
     assert stop_plain.expected_damage == pytest.approx(12.0)
     assert stop_carded.expected_damage == pytest.approx(6.0)
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from controller.advisor.advisor import Action, Advisor
+from controller.advisor.advisor import Advisor, DiceAction
 from controller.advisor.multisets import tables
-from controller.advisor.values import AttackValuer, Objective
-from controller.rules.combat import Attack, resolve_attack
+from controller.advisor.values import AttackValuer, Objective, OptionValue
+from controller.core.symbols import Symbol
+from controller.rules.attack import resolve_attack
+from controller.rules.combat_types import Attack
 from controller.rules.dice import TOURNAMENT_DIE, dice_of
 from controller.rules.scoring import CardCombo, CardDefence
 from controller.rules.speed import AttackSpeed
 from controller.rules.variants import Variants
-from controller.rules.warriors import AbilityKind, Combo
+from controller.rules.warriors import AbilityKind, Combo, Fighter
 from tests.advisor.helpers import SP, ST, STAR, K, P, T, ability, fighter
 
 CARDS = (
@@ -51,6 +53,7 @@ def test_lightning_damage_matches_the_rules_engine() -> None:
     """Stopping at once: the damage the advisor counts is what resolve_attack deals."""
     attacker = fighter(power=3)
     for defender in DEFENDERS[1:]:
+        assert defender is not None
         v = AttackValuer(attacker, defender, 0, CARDS)
         t = tables(TOURNAMENT_DIE, 3)
         table = v.stop_table(t, 0)
@@ -71,26 +74,31 @@ def test_shield_reflect_divisor_and_invulnerable() -> None:
     sphere = dice_of((0, 0, 2, 0, 0, 1))  # sphere sphere teleport
     three = dice_of((0, 0, 3, 0, 0, 0))
 
-    def stop(defender, dice, cards=()):  # type: ignore[no-untyped-def]
+    def stop(
+        defender: Fighter, dice: tuple[Symbol, ...], cards: tuple[CardCombo, ...] = ()
+    ) -> tuple[OptionValue, float]:
+        """The option cashed in by stopping now, and its expected damage."""
         adv = Advisor(attacker, 0, defender, 0, cards, objective=Objective.DAMAGE)
-        return next(c for c in adv.advise(dice, 0).choices if c.action is Action.STOP)
+        choice = next(c for c in adv.advise(dice, 0).choices if c.action is DiceAction.STOP)
+        assert choice.option is not None
+        return choice.option, choice.expected_damage
 
     shielded = fighter("S", ability=ability(AbilityKind.SHIELD))
     # 19 < 20: the Shield stops Ball; the sum (10) then beats it.
-    assert stop(shielded, sphere).option.option.name == "sum"
+    assert stop(shielded, sphere)[0].option.name == "sum"
     # 20 or more passes the Shield: the doubled sphere sum (3 x 5 x 2 = 30) beats Big Ball (25).
-    best = stop(shielded, three)
-    assert best.option.option.name == "sum" and best.expected_damage == 30
-    assert not best.option.shielded
+    best, damage = stop(shielded, three)
+    assert best.option.name == "sum" and damage == 30
+    assert not best.shielded
     # An invulnerable card's sphere passes the Shield.
     holy = (CardCombo("Holy", (SP, SP), 12, invulnerable=True),)
-    best = stop(shielded, sphere, holy)
-    assert best.option.option.name == "Holy" and best.expected_damage == 12
+    best, damage = stop(shielded, sphere, holy)
+    assert best.option.name == "Holy" and damage == 12
     mirror = fighter("M", ability=ability(AbilityKind.REFLECT_SPHERE))
-    best = stop(mirror, three)  # every option holds a sphere: nothing lands
-    assert best.expected_damage == 0 and best.option.reflected
+    best, damage = stop(mirror, three)  # every option holds a sphere: nothing lands
+    assert damage == 0 and best.reflected
     giant = fighter("G", divisor=2)
-    assert stop(giant, three).expected_damage == 15  # doubled sum 30 / 2
+    assert stop(giant, three)[1] == 15  # doubled sum 30 / 2
 
 
 def test_solar_flare_below_ten_means_nothing_lands() -> None:
@@ -129,12 +137,12 @@ def test_elimination_counts_form_cost_and_the_variant() -> None:
     strict = Advisor(
         attacker, 0, d, 8, variants=Variants(eliminate_only_when_exceeded=True)
     ).advise(kk, 0)
-    stop_b = next(c for c in base.choices if c.action is Action.STOP)
-    stop_s = next(c for c in strict.choices if c.action is Action.STOP)
+    stop_b = next(c for c in base.choices if c.action is DiceAction.STOP)
+    stop_s = next(c for c in strict.choices if c.action is DiceAction.STOP)
     assert stop_b.p_eliminate == 1.0 and stop_s.p_eliminate == 0.0
     # A form's cost is charged at the end of the combat: 6 damage (12 / 2) + 7 taken + 2 cost >= 15.
     g = fighter("G", endurance=15, divisor=2, cost=2)
     stop_g = next(
-        c for c in Advisor(attacker, 0, g, 7).advise(kk, 0).choices if c.action is Action.STOP
+        c for c in Advisor(attacker, 0, g, 7).advise(kk, 0).choices if c.action is DiceAction.STOP
     )
     assert stop_g.p_eliminate == 1.0 and stop_g.expected_damage == 6.0

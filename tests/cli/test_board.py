@@ -181,3 +181,10 @@ def test_map_wizard_follows_the_board_events(demo_data: Path, tmp_path: Path) ->
     assert load_sensor_map(path, layout) == {0: 12, 1: 13}
     with pytest.raises(BoardError, match=r"mapping stopped after 0\.2 s at space 0"):
         run_wizard(MappingWizard(layout), queue.Queue(), io.StringIO(), timeout=0.2)
+
+
+def test_the_default_files_of_board_commands_exist() -> None:
+    from controller.cli.board import DEFAULT_BOARD, FIRMWARE_DIR
+
+    assert DEFAULT_BOARD.is_file()
+    assert (FIRMWARE_DIR / "main.py").is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -38,8 +39,17 @@ def test_calibrate_then_eval_json(
     model = tmp_path / "mine.npz"
     assert main(["dice", "calibrate", str(synth_ds), "--out", str(model)]) == 0
     captured = capsys.readouterr()
-    assert "calibrate: 12/12" in captured.err  # progress shown
+    # progress: calibrating on 6 photos (2 * 6 + 5 steps), then three folds of 4 photos
+    assert "56/56 checking: leaving photos out (3/3): done" in captured.err
     assert model.is_file() and "face set 'synth'" in captured.out
+    assert "of sqrt(width x height)" in captured.out
+    lines = captured.out.splitlines()
+    assert lines[1].startswith("calibrated on 6 photos (36 dice) in ")
+    assert lines[2].startswith(
+        "leave-photos-out (3 folds, each photo read by a model that never saw it): "
+        "detection F1 1.0000"
+    )
+    assert any(line.startswith("warning: only 6 photos") for line in lines)
     assert main(["dice", "eval", str(synth_ds), "--model", str(model), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     for key in ("images", "dice", "detected", "precision", "recall", "accuracy", "f1",
@@ -48,6 +58,58 @@ def test_calibrate_then_eval_json(
     assert doc["images"] == 6 and doc["dice"] == 36
     assert doc["f1"] == 1.0 and doc["accuracy"] == 1.0
     assert len(doc["confusion"]["rows_true_cols_read"]) == 6
+
+
+def test_eval_errors_writes_crops_and_reasons(
+    synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = tmp_path / "mislabeled"
+    shutil.copytree(synth_ds, wrong)
+    # every die of the first photo labeled as the next face: the shipped model reads them right
+    label = sorted((wrong / "labels").glob("*.txt"))[0]
+    lines = [line.split(" ", 1) for line in label.read_text().splitlines()]
+    label.write_text("".join(f"{(int(c) + 1) % 6} {rest}\n" for c, rest in lines))
+    folder = tmp_path / "errors"
+    assert main(["dice", "eval", str(wrong), "--errors", str(folder)]) == 0
+    out = capsys.readouterr().out
+    listed = json.loads((folder / "errors.json").read_text())
+    assert len(listed) >= 6
+    assert f"{len(listed)} mistake(s) written to {folder}: a crop of each" in out
+    first = [e for e in listed if Path(e["image"]).stem == label.stem]
+    assert len(first) == 6
+    for err in first:
+        assert err["kind"] in ("misread", "unsure") and err["truth"] != err["read"]
+        assert err["reason"].startswith(f"read {err['read']!r}")
+        assert cv2.imread(str(folder / err["file"])) is not None  # the crop
+    with pytest.raises(SystemExit) as usage:  # one model's mistakes: not with --cv
+        main(["dice", "eval", str(wrong), "--cv", "2", "--errors", str(folder)])
+    assert usage.value.code == 2
+    assert "argument --errors: not allowed with argument --cv" in capsys.readouterr().err
+
+
+def test_calibrate_json_and_one_photo(
+    synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    four = tmp_path / "four"
+    shutil.copytree(synth_ds, four)
+    for stem in ("synth_0004", "synth_0005"):
+        (four / "images" / f"{stem}.png").unlink()
+        (four / "labels" / f"{stem}.txt").unlink()
+    model = tmp_path / "four.npz"
+    assert main(["dice", "calibrate", str(four), "--out", str(model), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["model"] == str(model) and doc["face_set"] == "four"
+    assert doc["photos"] == 4 and doc["dice"] == 24 and doc["leave_photos_out"] is None
+    assert any(w.startswith("too few photos (4)") for w in doc["warnings"])
+    for stem in ("synth_0001", "synth_0002", "synth_0003"):
+        (four / "images" / f"{stem}.png").unlink()
+        (four / "labels" / f"{stem}.txt").unlink()
+    assert main(["dice", "calibrate", str(four), "--out", str(model)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip()
+    assert "\n" not in err
+    assert err.startswith(f"toptable: error: {four}: 1 photo(s); calibration needs at least 2")
 
 
 def test_eval_cross_validation_text(synth_ds: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,14 +159,12 @@ def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
     from vision import bench
 
-    assert (
-        bench.main(["--dice", "12", "--cocked", "2", "--reads", "3", "--dataset", "/nonexistent"])
-        == 0
-    )
+    assert bench.main(["--quick", "--dice", "16", "--datasets", "/nonexistent"]) == 0
     out = capsys.readouterr().out
-    assert "real photos: skipped" in out
-    assert "synthetic game dice, hard, 6 per frame: 12 dice" in out
-    assert "median" in out
+    assert "pi-tray: skipped (/nonexistent/pi-tray is absent)" in out
+    assert "catan-webcam: skipped" in out
+    assert "synthetic stress (2 random tables, 8 dice a frame)" in out
+    assert "worst table accuracy" in out
 
 
 @pytest.mark.timeout(60)

@@ -12,23 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.config import (
-    DEFAULT_JOURNAL,
-    BoardBackend,
-    CameraSource,
-    Config,
-    ConfigProblem,
-    ControlsConfig,
-    GameLength,
-    ScreenConfig,
-    ScreenDriver,
-    ScreenInterface,
-    ScreenRole,
-    load_config,
-    parse_config,
-)
+from controller.config import Config, ConfigProblem, load_config, parse_config
+from controller.core.config_schema import options_of
 from controller.core.errors import DataError
+from controller.game.state import Length
+from controller.table.settings import DEFAULT_JOURNAL
+from hardware.board.settings import BoardBackend
+from hardware.controls.settings import ControlsConfig
+from hardware.displays.settings import ScreenConfig, ScreenDriver, ScreenInterface, ScreenRole
+from tests.config.test_sections import EVENTS_OPTIONS
 from tests.paths import REPO
+from vision.settings import CameraSource
 
 REPO = REPO
 EXAMPLE = REPO / "systemd" / "config.example.toml"
@@ -53,7 +47,7 @@ def one_problem(data: dict[str, Any]) -> str:
 def test_empty_file_gives_the_documented_defaults() -> None:
     cfg = parse_config({}, "cfg.toml", Path("/etc/toptable"))
     assert cfg.table.players == 2
-    assert cfg.table.length is GameLength.ROUNDS10
+    assert cfg.table.length is Length.ROUNDS10
     assert cfg.table.journal == DEFAULT_JOURNAL == Path("/var/lib/toptable/journal.sqlite")
     assert cfg.camera.source is CameraSource.V4L2
     assert cfg.camera.device_path == "/dev/video0"
@@ -95,14 +89,16 @@ def test_example_config_loads_and_sets_real_hardware() -> None:
 
 
 def _options_of(cls: type) -> set[str]:
-    return {f.name for f in dataclasses.fields(cls)}
+    return set(options_of(cls))
 
 
 def test_example_config_documents_every_option() -> None:
     text = EXAMPLE.read_text()
     written = set(re.findall(r"^#?\s*([a-z_]+)\s*=", text, flags=re.MULTILINE))
     documented = written | set(re.findall(r"^#\s{3}([a-z_]+)\b", text, flags=re.MULTILINE))
-    sections = {f.name: f.type for f in dataclasses.fields(Config) if f.name != "source"}
+    sections = {
+        f.name: f.type for f in dataclasses.fields(Config) if f.name not in ("source", "events")
+    }
     assert set(re.findall(r"^\[+([a-z.]+)\]+", text, flags=re.MULTILINE)) == {
         "table",
         "camera",
@@ -117,6 +113,8 @@ def test_example_config_documents_every_option() -> None:
         options = _options_of(cls) - {"screens"}
         missing = options - written
         assert not missing, f"[{name}] options not in the example: {missing}"
+    events = text.split("# [events]\n", 1)[1]
+    assert set(re.findall(r"^#\s*([a-z_]+)\s*=", events, flags=re.MULTILINE)) == EVENTS_OPTIONS
     missing_screen = _options_of(ScreenConfig) - documented
     assert not missing_screen, f"screen options not documented: {missing_screen}"
 
@@ -198,7 +196,7 @@ def test_all_problems_are_reported_at_once() -> None:
     assert found == [
         "cfg.toml: Option 'players' in section 'table' must have maximum of 4 (got 9)",
         "cfg.toml: Option 'typo' in section 'table' is not a valid option; "
-        "valid options: players, length, variants, data_dir, journal",
+        "valid options: mode, players, length, variants, data_dir, journal",
         "cfg.toml: Option 'fps' in section 'camera' must have minimum of 1 (got -1)",
         "cfg.toml: Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D "
         "(got 0x3E)",
@@ -398,7 +396,7 @@ def test_variants_and_camera_index() -> None:
         Path("/"),
     )
     assert cfg.table.variants == ("green_reward_one",)
-    assert cfg.table.length is GameLength.MINUTES45
+    assert cfg.table.length is Length.MINUTES45
     assert cfg.camera.device_path == "/dev/video2"
 
 

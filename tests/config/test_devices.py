@@ -9,14 +9,18 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.config import Config, parse_config
-from controller.config_devices import DeviceProbe, check_devices
+from controller.config.devices import check_devices
+from controller.config.probe import DeviceProbe
+from tests.paths import REPO
+from vision.errors import CameraError
+from vision.settings import CameraConfig, CameraOptionError
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -24,14 +28,22 @@ pytestmark = pytest.mark.timeout(30)
 class FakeProbe(DeviceProbe):
     """Pretends some device nodes exist; real files (tmp_path) go to the OS."""
 
-    def __init__(self, devices: dict[str, int | None] | None = None) -> None:
+    def __init__(self, devices: Mapping[str, int | None] | None = None) -> None:
         # device path -> errno its open raises (None: opens fine)
         self.devices = dict(devices or {})
         self.serial_errno: int | None = None
         self.holding: list[str] = []
         self.i2c: dict[tuple[int, int, tuple[int, int] | None], bool | int] = {}
-        self.modules: set[str] = {"lgpio"}
+        self.modules: set[str] = {"lgpio", "picamera2"}
         self.calls: list[str] = []
+        # what open_camera answers: a delivery, or the CameraError it raises
+        self.camera: dict[str, Any] | Exception = {
+            "camera": "/dev/video0 (USB Camera)",
+            "size": (1280, 960),
+            "fps": 30.0,
+            "format": "MJPG",
+            "controls": {},
+        }
 
     def stat(self, path: str) -> os.stat_result:
         if path in self.devices:
@@ -68,6 +80,12 @@ class FakeProbe(DeviceProbe):
     def module_available(self, name: str) -> bool:
         return name in self.modules
 
+    def open_camera(self, config: CameraConfig) -> dict[str, Any]:
+        self.calls.append(f"camera {config.kind} {config.device}")
+        if isinstance(self.camera, Exception):
+            raise self.camera
+        return self.camera
+
 
 def hardware_config(tmp_path: Path, **sections: Any) -> Config:
     data: dict[str, Any] = {"table": {"journal": str(tmp_path / "j.sqlite")}}
@@ -99,6 +117,7 @@ def test_all_present_gives_no_problem(tmp_path: Path, probe: FakeProbe) -> None:
     assert texts(cfg, probe) == []
     assert probe.calls == [
         "open /dev/video0",
+        "camera v4l2 /dev/video0",
         "serial /dev/toptable-board 115200",
         "open /dev/i2c-1",
         "i2c 1 0x3C None",
@@ -153,6 +172,101 @@ def test_camera_file_and_folder_sources(tmp_path: Path, probe: FakeProbe) -> Non
         f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which does not "
         "exist",
     ]
+
+
+def test_the_camera_is_opened_and_what_it_delivers_is_noted(
+    tmp_path: Path, probe: FakeProbe
+) -> None:
+    notes: list[str] = []
+    assert check_devices(hardware_config(tmp_path), probe, notes) == ()
+    assert notes == ["camera /dev/video0 (USB Camera) delivers 1280x960 MJPG at 30.0 fps"]
+    assert isinstance(probe.camera, dict)
+    probe.camera = {**probe.camera, "fps": 15.0, "controls": {"exposure_us": 10000.0}}
+    notes.clear()
+    check_devices(hardware_config(tmp_path), probe, notes)
+    assert notes == [
+        "camera /dev/video0 (USB Camera) delivers 1280x960 MJPG at 15.0 fps (asked 30 fps: the "
+        "camera, its format or the light limits it); exposure_us 10000"
+    ]
+
+
+def test_a_camera_that_cannot_do_an_option_names_it(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.camera = CameraOptionError(
+        "width",
+        "/dev/video0 (USB Camera)",
+        "is 1600 (1600x1200 asked), a size /dev/video0 (USB Camera) does not have: it gives "
+        "1280x960; its MJPG sizes: 640x480, 1280x960",
+    )
+    assert texts(hardware_config(tmp_path), probe) == [
+        "cfg.toml: Option 'width' in section 'camera' is 1600 (1600x1200 asked), a size "
+        "/dev/video0 (USB Camera) does not have: it gives 1280x960; its MJPG sizes: 640x480, "
+        "1280x960"
+    ]
+
+
+def test_a_camera_that_delivers_nothing(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.camera = CameraError(
+        "/dev/video0 (USB Camera): opened but gave no frame (expected 1280x960 MJPG at 30 fps)"
+    )
+    assert texts(hardware_config(tmp_path), probe) == [
+        "cfg.toml: Option 'device' in section 'camera' is not usable: /dev/video0 (USB Camera): "
+        "opened but gave no frame (expected 1280x960 MJPG at 30 fps)"
+    ]
+
+
+def test_a_camera_device_with_a_problem_is_not_opened(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.devices["/dev/video0"] = errno.EACCES
+    texts(hardware_config(tmp_path), probe)
+    assert not any(call.startswith("camera ") for call in probe.calls)
+
+
+def test_picamera2_missing_names_the_apt_package(tmp_path: Path, probe: FakeProbe) -> None:
+    probe.modules.discard("picamera2")
+    cfg = hardware_config(tmp_path, camera={"source": "picamera2"})
+    assert texts(cfg, probe) == [
+        "cfg.toml: Option 'source' in section 'camera' is 'picamera2', but the picamera2 package "
+        "is not installed: sudo apt install python3-picamera2 (and make the venv with "
+        "--system-site-packages)"
+    ]
+    probe.modules.add("picamera2")
+    assert texts(cfg, probe) == []
+    assert "camera picamera2 /dev/video0" in probe.calls
+
+
+def test_real_probe_opens_a_picamera2_camera(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DeviceProbe against the fake picamera2: it opens, measures, closes."""
+    monkeypatch.syspath_prepend(str(REPO / "tests" / "vision" / "fakes"))
+    for name in ("picamera2", "libcamera"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        cfg = hardware_config(
+            tmp_path,
+            camera={"source": "picamera2", "width": 640, "height": 480, "gain": 2.0},
+            board={"backend": "simulated"},
+            controls={"backend": "mock"},
+        )
+        notes: list[str] = []
+        assert check_devices(cfg, DeviceProbe(), notes) == ()
+        (note,) = notes
+        assert note.startswith(
+            "camera picamera2 camera 0 (imx708) delivers 640x480 RGB888 (B, G, R bytes) at "
+        )
+        assert note.endswith("; gain 2")
+        cfg = hardware_config(
+            tmp_path,
+            camera={"source": "picamera2", "lens_position": 20.0},
+            board={"backend": "simulated"},
+            controls={"backend": "mock"},
+        )
+        assert texts(cfg, DeviceProbe()) == [
+            "cfg.toml: Option 'lens_position' in section 'camera' is 20, outside the 0..15 "
+            "picamera2 camera 0 (imx708) takes for LensPosition"
+        ]
+    finally:
+        for name in ("picamera2", "libcamera"):
+            sys.modules.pop(name, None)
 
 
 def test_missing_board_port_points_at_cable_and_udev_rule(tmp_path: Path) -> None:
@@ -355,6 +469,10 @@ def test_real_probe_opens_a_character_device_and_misses_an_absent_bus(tmp_path: 
         board={"backend": "simulated"},
         controls={"backend": "mock"},
     )
-    assert texts(cfg, DeviceProbe()) == []  # /dev/null is a character device that opens
+    # /dev/null is a character device that opens, but no camera: said in one line
+    assert texts(cfg, DeviceProbe()) == [
+        "cfg.toml: Option 'device' in section 'camera' is not usable: /dev/null: cannot open it "
+        "as a V4L2 camera (busy, or not a capture node: v4l2-ctl --list-devices lists them)"
+    ]
     with pytest.raises(FileNotFoundError):
         DeviceProbe().i2c_answers(99, 0x3C)

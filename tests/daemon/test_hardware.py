@@ -19,12 +19,14 @@ from controller.daemon.hardware import OutputsSink, TableDevices, load_layout
 from controller.gamedata import DEMO_DIR
 from hardware.board.events import BoardResynced, SensorChanged
 from hardware.controls.events import ButtonName, ButtonPressed
-from hardware.displays.devices import BusPool, DisplayBoard
-from hardware.displays.model import EXAMPLE_STATE, load_view
+from hardware.displays.display_board import DisplayBoard
+from hardware.displays.i2c_bus import BusPool
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import FakeSMBus
 from vision.errors import CameraError
 from vision.events import CameraLost, CameraRestored
-from vision.sources import CameraConfig, FrameSource
+from vision.settings import CameraConfig
+from vision.sources import FrameSource
 
 pytestmark = [
     pytest.mark.timeout(20),
@@ -66,7 +68,7 @@ class StillTray:
     def __init__(self) -> None:
         self.closed = False
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> np.ndarray[Any, Any] | None:
         time.sleep(0.01)
         return np.zeros((48, 64, 3), np.uint8)
 
@@ -140,7 +142,7 @@ def test_missing_camera_port_and_display_are_faults_and_the_rest_open(tmp_path: 
     with TableDevices(cfg, q, state_dir=tmp_path, bus_pool=BusPool(lambda n: bus)) as devices:
         faults = devices.faults()
         assert set(faults) == {"camera", "board", "display:combat-2"}
-        assert faults["camera"] == "camera /dev/video63: cannot open the camera or video"
+        assert faults["camera"].startswith("camera /dev/video63: cannot open it as a V4L2 camera")
         assert faults["board"].startswith(f"board link: cannot open board port {MISSING_PORT}")
         assert faults["display:combat-2"].startswith(
             "display 'combat-2' (ssd1306 128x64) on I2C bus 1 at address 0x3D: no answer"

@@ -1,4 +1,5 @@
-"""The table loop: typed dispatch on one thread, heartbeats, a bad handler is not fatal."""
+"""The table loop: typed dispatch on one thread, timers on its clock, heartbeats, a bad
+handler or timer is not fatal."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from dataclasses import dataclass
 import pytest
 
 from controller.core.events import Event
-from controller.daemon.loop import ClockThread, TableLoop
+from controller.daemon.events import Tick
+from controller.daemon.loop import TableLoop
 
 
 @dataclass(frozen=True)
@@ -29,12 +31,12 @@ class Boom(Event):
 def test_dispatch_by_type_and_nearest_base() -> None:
     loop = TableLoop()
     seen: list[tuple[str, int]] = []
-    loop.on(Ping, lambda e: seen.append(("ping", e.n)))  # type: ignore[attr-defined]
+    loop.on(Ping, lambda e: seen.append(("ping", e.n)))
     loop.post(Ping(1))
     loop.post(LoudPing(2))
     assert loop.drain() == 2
     assert seen == [("ping", 1), ("ping", 2)]
-    loop.on(LoudPing, lambda e: seen.append(("loud", e.n)))  # type: ignore[attr-defined]
+    loop.on(LoudPing, lambda e: seen.append(("loud", e.n)))
     loop.post(LoudPing(3))
     loop.drain()
     assert seen[-1] == ("loud", 3)
@@ -50,7 +52,7 @@ def test_a_failing_handler_is_counted_and_the_loop_goes_on(
         raise RuntimeError("bug")
 
     loop.on(Boom, explode)
-    loop.on(Ping, lambda e: seen.append(e.n))  # type: ignore[attr-defined]
+    loop.on(Ping, lambda e: seen.append(e.n))
     loop.post(Boom())
     loop.post(Ping(5))
     loop.drain()
@@ -63,9 +65,7 @@ def test_a_failing_handler_is_counted_and_the_loop_goes_on(
 def test_run_on_its_thread_until_stopped_with_heartbeats() -> None:
     loop = TableLoop(idle_wakeup_s=0.01)
     beats: list[int] = []
-    idle: list[int] = []
     loop.set_heartbeat(lambda: beats.append(1))
-    loop.on_idle(lambda: idle.append(1))
     done = threading.Event()
     loop.on(Ping, lambda e: done.set())
     thread = threading.Thread(target=loop.run)
@@ -78,12 +78,84 @@ def test_run_on_its_thread_until_stopped_with_heartbeats() -> None:
     assert len(beats) >= 1 and loop.handled == 1
 
 
+class FakeClock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_timers_fire_in_time_order_on_the_injected_clock() -> None:
+    clock = FakeClock()
+    loop = TableLoop(clock=clock)
+    fired: list[tuple[str, float]] = []
+    loop.call_later(2.0, lambda: fired.append(("two", clock.now)))
+    loop.call_later(1.0, lambda: fired.append(("one", clock.now)))
+    loop.call_at(101.0, lambda: fired.append(("one again", clock.now)))  # same time: set order
+    loop.call_every(1.5, lambda: fired.append(("every", clock.now)))
+    assert loop.run_timers() == 0
+    for step in range(8):
+        clock.now = 100.0 + 0.5 * (step + 1)
+        loop.run_timers()
+    assert fired == [
+        ("one", 101.0),
+        ("one again", 101.0),
+        ("every", 101.5),
+        ("two", 102.0),
+        ("every", 103.0),
+    ]
+    assert loop.next_timer() == 104.5
+
+
+def test_a_late_loop_skips_missed_periods_and_a_cancelled_timer_never_runs() -> None:
+    clock = FakeClock()
+    loop = TableLoop(clock=clock)
+    runs: list[float] = []
+    loop.call_every(1.0, lambda: runs.append(clock.now))
+    gone = loop.call_later(0.5, lambda: runs.append(-1.0))
+    gone.cancel()
+    clock.now = 105.2  # five periods late
+    assert loop.run_timers() == 1
+    assert runs == [105.2]
+    assert loop.next_timer() == 106.2
+    with pytest.raises(ValueError, match="positive"):
+        loop.call_every(0.0, lambda: None)
+
+
+def test_ticks_come_from_a_loop_timer_and_a_failing_timer_is_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    loop = TableLoop(clock=clock)
+    ticks: list[float] = []
+    loop.on(Tick, lambda e: ticks.append(e.now))
+
+    def explode() -> None:
+        raise RuntimeError("bug")
+
+    loop.tick_every(0.25)
+    loop.call_later(0.3, explode)
+    for _ in range(4):
+        clock.now += 0.25
+        loop.run_once(timeout=0)
+    assert ticks == [100.25, 100.5, 100.75, 101.0]
+    assert loop.failures == 1
+    assert "a timer failed" in caplog.text
+
+
 @pytest.mark.timeout(10)
-def test_clock_thread_posts_ticks() -> None:
-    loop = TableLoop()
-    clock = ClockThread(loop.post, lambda t: Ping(int(t)), hz=200).start()
+def test_run_wakes_for_a_timer_before_the_idle_wakeup() -> None:
+    loop = TableLoop(idle_wakeup_s=5.0)
+    done = threading.Event()
+    loop.call_later(0.05, done.set)
+    thread = threading.Thread(target=loop.run)
+    thread.start()
     try:
-        first = loop.events.get(timeout=5)
+        assert done.wait(2)  # long before the 5 s wake-up
     finally:
-        clock.stop()
-    assert isinstance(first, Ping)
+        loop.stop()
+        thread.join(10)
+    assert not thread.is_alive()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,9 @@ from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.game import engine
 from controller.game.events import event_from_dict
 from controller.game.legal import legal_actions
-from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, GameData, GameState, Length
+from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata.board import load_board
+from controller.gamedata.bundle import GameData, load_game_data
 from controller.rules.variants import Variants
 from tests.paths import SCENARIOS
 
@@ -81,7 +82,8 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
         elif key == "damage":
             got = {n: state.pieces[n].damage for n in want}
         elif key == "space":
-            got = {n: state.pieces[n].space for n in want}
+            # TOML has no null: the files write -1 for a warrior off the board
+            got = {n: _or_minus_one(state.pieces[n].space) for n in want}
         elif key == "eliminated":
             got = sorted(n for n in want if state.pieces[n].eliminated)
             want = sorted(want)
@@ -121,7 +123,7 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
         elif key == "green_deck":
             got = list(state.green_deck)
         elif key == "played":
-            got = {s: list(state.played[int(s)]) for s in want}
+            got = {s: list(astuple(state.played[int(s)])) for s in want}
         elif key == "fused_into":
             got = {n: state.pieces[n].fused_into for n in want}
         elif key == "dice":
@@ -132,6 +134,10 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
         else:
             raise AssertionError(f"{where}: unknown expectation {key!r}")
         assert got == want, f"{where}: {key}: expected {want!r}, got {got!r}"
+
+
+def _or_minus_one(x: int | None) -> int:
+    return -1 if x is None else x
 
 
 def run_scenario(path: Path) -> GameState:

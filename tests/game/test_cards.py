@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from controller.core.errors import DataError
-from controller.game.cards import Deck, EffectKind, Timing
-from controller.game.simulate import load_game_data
-from controller.gamedata.cards import load_cards, parse_cards
+from controller.gamedata.bundle import load_game_data
+from controller.gamedata.cards import Deck, EffectKind, Timing, load_cards, parse_cards
 from tests.paths import REPO
 
 DEMO = REPO / "controller" / "data" / "demo"
@@ -78,7 +77,7 @@ def test_unreadable_files(tmp_path: Path) -> None:
 
 
 def test_timing_enum_covers_every_effect() -> None:
-    from controller.game.cards import EFFECT_TIMINGS
+    from controller.gamedata.cards import EFFECT_TIMINGS
 
     assert set(EFFECT_TIMINGS) == set(EffectKind)
     assert set().union(*EFFECT_TIMINGS.values()) == set(Timing)

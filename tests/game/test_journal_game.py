@@ -23,9 +23,9 @@ from controller.game.events import DiceThrown, Draft, FirstPlayerChosen, GameEve
 from controller.game.export import export_json, export_text
 from controller.game.journal import JournalError, WrongGameError
 from controller.game.legal import legal_actions
-from controller.game.session import TableGame
-from controller.game.simulate import play_game, run_journaled
-from controller.game.state import GameConfig, Length, Phase
+from controller.game.session import TableGame, run_journaled
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length, Phase
 from tests.game.helpers import demo_data
 from tests.paths import REPO
 
@@ -33,7 +33,8 @@ REPO = REPO
 
 
 def _plain(summary: dict[str, object]) -> dict[str, object]:
-    return json.loads(json.dumps(summary, sort_keys=True))
+    plain: dict[str, object] = json.loads(json.dumps(summary, sort_keys=True))
+    return plain
 
 
 def _step(game: TableGame, rng: random.Random) -> GameEvent:
@@ -95,7 +96,7 @@ def test_export_lists_throws_choices_damage_and_evidence(tmp_path: Path) -> None
     with TableGame.start(path, config, demo_data()) as game:
         n = 0
 
-        def submit(e: GameEvent) -> engine.GameState:
+        def submit(e: GameEvent) -> GameState:
             nonlocal n
             if isinstance(e, DiceThrown):
                 n += 1

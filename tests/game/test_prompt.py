@@ -33,3 +33,11 @@ def test_attack_prompt() -> None:
     assert prompt(s) == "Ann: move a warrior up to 4 spaces"
     s = engine.apply(s, Move(0, "Kahseral", 18))
     assert prompt(s) == "Ann: throw 4 dice (Kahseral attacking Obuni)"
+
+
+def test_every_phase_has_a_label() -> None:
+    from controller.game.prompt import PHASE_TEXT
+    from controller.game.state import Phase
+
+    assert set(PHASE_TEXT) == set(Phase)
+    assert all(t.label for t in PHASE_TEXT.values())

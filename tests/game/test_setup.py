@@ -11,7 +11,7 @@ from controller.game import engine
 from controller.game.bots import table_input
 from controller.game.events import Draft, FirstPlayerChosen, Place, Shuffled
 from controller.game.legal import legal_actions
-from controller.game.state import GameConfig, Length, Phase
+from controller.game.state import GameConfig, GameState, Length, Phase
 from controller.rules.variants import Variants
 from tests.game.helpers import demo_data
 
@@ -76,7 +76,7 @@ def test_fusion_pairs_drafted_together() -> None:
         engine.apply(s2, Draft(s2.seat, "Kale"))
 
 
-def _draft_all(s: engine.GameState, rng: random.Random) -> engine.GameState:
+def _draft_all(s: GameState, rng: random.Random) -> GameState:
     while s.phase is Phase.DRAFT:
         options = [a for a in legal_actions(s)]
         s = engine.apply(s, options[rng.randrange(len(options))])
@@ -106,7 +106,7 @@ def test_shuffles_then_placement_spacing_and_starting_hands() -> None:
     board = s.data.board
     near = sorted(board.neighbours(first.space))
     bad = next(n for n in near if n not in s.occ)
-    todo = next(n for n in s.teams[0] if s.pieces[n].space < 0)
+    todo = next(n for n in s.teams[0] if s.pieces[n].space is None)
     with pytest.raises(IllegalActionError, match="next to a teammate"):
         engine.apply(s, Place(0, todo, bad))
     while s.phase is Phase.PLACE:

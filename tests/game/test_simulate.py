@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
@@ -12,22 +13,30 @@ from controller.game.bots import GreedyBot, RandomBot, table_input
 from controller.game.legal import legal_actions
 from controller.game.simulate import play_game, simulate
 from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.gamedata.cards import Deck
 from controller.rules.variants import Variants
 from tests.game.helpers import demo_data
 
 
 def _invariants(s: GameState) -> None:
-    on_board = {p.name: p.space for p in s.pieces.values() if p.space >= 0}
+    on_board = {p.name: p.space for p in s.pieces.values() if p.space is not None}
     c = s.combat
     sharing = c.attacker if c is not None and not c.adjacent and not c.green else None
     assert {sp: n for sp, n in s.occ.items()} == {
         sp: n for n, sp in on_board.items() if n != sharing
     }, "occupancy and pieces disagree"
-    assert len(set(on_board.values())) + (1 if sharing in on_board else 0) >= len(on_board)
+    crowded = sorted(sp for sp, k in Counter(on_board.values()).items() if k > 1)
+    allowed = {c.arena} if c is not None and sharing in on_board else set()
+    assert set(crowded) <= allowed, f"two tokens on one space: {crowded}"
+    assert all(sum(1 for sp in on_board.values() if sp == x) == 2 for x in crowded)
     for p in s.pieces.values():
-        if p.space >= 0:
+        if p.space is not None:
             assert not p.eliminated and not p.fused_into
-    assert all(len(h) >= 0 for h in s.hands)
+    if all(d.value in s.shuffled for d in Deck):  # every card is in a hand or in its deck
+        held = Counter(card for h in s.hands for card in h)
+        held.update(card for cards in s.decks.values() for card in cards)
+        printed = Counter(card for cards in s.data.cards.decks.values() for card in cards)
+        assert held == printed, "a card was lost or copied"
 
 
 @pytest.mark.timeout(60)

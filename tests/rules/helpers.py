@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from controller.gamedata.warriors import load_warriors
 from controller.rules.warriors import Roster
-from tests.paths import SCENARIOS
+from tests import paths
 
-SCENARIOS = SCENARIOS / "rules"
+SCENARIOS = paths.SCENARIOS / "rules"
 
 
 def scenario_roster() -> Roster:

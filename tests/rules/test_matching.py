@@ -22,9 +22,9 @@ def brute_force_makes(dice: list[Symbol], combo: list[Symbol]) -> bool:
     """Try every symbol each star could stand for; the combo is made if the dice then contain it."""
     plain = [d for d in dice if d is not Symbol.STAR]
     stars = len(dice) - len(plain)
-    need = Counter(combo)
+    need: Counter[Symbol] = Counter(combo)
     for chosen in itertools.product(NON_STAR, repeat=stars):
-        have = Counter(plain + list(chosen))
+        have: Counter[Symbol] = Counter(plain + list(chosen))
         if all(have[s] >= n for s, n in need.items()):
             return True
     return False

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from controller.core.errors import InvalidThrowError
-from controller.core.symbols import parse_symbols
+from controller.core.symbols import (
+    AttackSpeed,
+    parse_symbols,
+    speed_after_rerolls,
+)
 from controller.rules.endurance import divided_damage, heal, is_eliminated
 from controller.rules.pools import support_dice
-from controller.rules.speed import AttackSpeed, attack_speed
 from controller.rules.variants import UnknownVariantError, Variants
 from controller.rules.warriors import Ability, AbilityKind
 
@@ -43,14 +46,14 @@ def test_support_dice_with_double_support_and_solo() -> None:
 
 
 def test_attack_speed_from_rerolls() -> None:
-    assert [attack_speed(n) for n in range(4)] == [
+    assert [speed_after_rerolls(n) for n in range(4)] == [
         AttackSpeed.LIGHTNING,
         AttackSpeed.SURPRISE,
         AttackSpeed.NORMAL,
         AttackSpeed.NORMAL,
     ]
     with pytest.raises(ValueError):
-        attack_speed(-1)
+        speed_after_rerolls(-1)
 
 
 def test_variants_by_name() -> None:
@@ -65,3 +68,15 @@ def test_parse_symbols() -> None:
     assert [str(s) for s in parse_symbols("Kick, punch,STAR")] == ["kick", "punch", "star"]
     with pytest.raises(InvalidThrowError, match="unknown symbol 'foot'"):
         parse_symbols(["foot"])
+
+
+def test_attack_speed_from_throws_counts_the_first_throw() -> None:
+    from controller.core.symbols import speed_after_throws
+
+    assert [speed_after_throws(n) for n in range(5)] == [
+        AttackSpeed.LIGHTNING,
+        AttackSpeed.LIGHTNING,
+        AttackSpeed.SURPRISE,
+        AttackSpeed.NORMAL,
+        AttackSpeed.NORMAL,
+    ]

@@ -1,4 +1,8 @@
-"""The unit file, the udev rule and the install scripts (checked, never run for real)."""
+"""The unit file, the udev rule and the install scripts (checked, never run for real).
+
+The one source of these files is ``controller/system/service_files/`` (package
+data, so a wheel can install the service); ``systemd/`` links to it.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import DEFAULT_BOARD_PORT, DEFAULT_CONFIG_PATH, DEFAULT_JOURNAL
+from controller.config import DEFAULT_CONFIG_PATH
+from controller.system.serial_ports import BOARD_LINK
+from controller.system.unit_files import SHIPPED_FILES, render_rule
+from controller.table.settings import DEFAULT_JOURNAL
+from hardware.board.settings import DEFAULT_BOARD_PORT
 from tests.paths import REPO
 
-REPO = REPO
 SYSTEMD = REPO / "systemd"
-UNIT = SYSTEMD / "toptable.service"
-RULE = SYSTEMD / "99-toptable-board.rules"
-INSTALL = SYSTEMD / "install.sh"
+SOURCE = REPO / "controller" / "system" / "service_files"
+UNIT = SOURCE / "toptable.service"
+RULE = SOURCE / "99-toptable-board.rules"
+INSTALL = SYSTEMD / "install.sh"  # a link: what a checkout's owner runs
 UNINSTALL = SYSTEMD / "uninstall.sh"
 EXEC_START = f"/opt/toptable/venv/bin/toptable run --config {DEFAULT_CONFIG_PATH}"
 
@@ -44,6 +52,13 @@ def unit_settings(text: str) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def unit() -> dict[str, list[str]]:
     return unit_settings(UNIT.read_text())
+
+
+@pytest.mark.parametrize("name", SHIPPED_FILES)
+def test_systemd_folder_links_to_the_one_source(name: str) -> None:
+    link = SYSTEMD / name
+    assert link.is_symlink(), f"systemd/{name} must link to controller/system/service_files/"
+    assert link.resolve() == (SOURCE / name).resolve()
 
 
 def test_unit_is_a_notify_service_with_a_watchdog(unit: dict[str, list[str]]) -> None:
@@ -84,8 +99,24 @@ def test_unit_allows_exactly_the_hardware_devices(unit: dict[str, list[str]]) ->
         "char-video4linux": "rw",
         "char-media": "rw",
         "char-dma_heap": "rw",
-        "char-vchiq": "rw",
+    }  # not char-vchiq: Bookworm's camera stack does not use it; a UART comes by drop-in
+
+
+def test_unit_gives_lgpio_a_working_directory_the_service_owns(
+    unit: dict[str, list[str]],
+) -> None:
+    """lgpio makes its pipes in LG_WD (else the current folder): it must be writable."""
+    assert unit["Service.ProtectSystem"] == ["strict"]  # so only these folders are writable
+    writable = {
+        Path("/var/lib") / unit["Service.StateDirectory"][0],
+        Path("/run") / unit["Service.RuntimeDirectory"][0],
     }
+    (workdir,) = unit["Service.WorkingDirectory"]
+    assert Path(workdir) in writable
+    env = dict(pair.split("=", 1) for line in unit["Service.Environment"] for pair in line.split())
+    assert Path(env["LG_WD"]) in writable
+    assert env["GPIOZERO_PIN_FACTORY"] == "lgpio"
+    assert "Service.ReadOnlyPaths" not in unit and "Service.InaccessiblePaths" not in unit
 
 
 def _unit_with_existing_exec(tmp_path: Path) -> Path:
@@ -118,11 +149,9 @@ def test_systemd_analyze_verify(tmp_path: Path) -> None:
     assert "toptable.service" not in result.stderr, result.stderr  # no warning about our unit
 
 
-def test_udev_rule_links_the_pico_for_the_config_default() -> None:
+def parse_rule(text: str) -> list[tuple[str, str, str]]:
     rules = [
-        line
-        for line in RULE.read_text().splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
+        line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")
     ]
     assert len(rules) == 1
     pairs = [p.strip() for p in rules[0].split(",")]
@@ -130,12 +159,25 @@ def test_udev_rule_links_the_pico_for_the_config_default() -> None:
     for pair in pairs:
         match = re.fullmatch(r'([A-Z_]+(?:\{[A-Za-z_]+\})?)\s*(==|!=|\+=|=|:=)\s*"([^"]*)"', pair)
         assert match, f"not a udev key/op/value: {pair!r}"
-        parsed.append(match.groups())
+        parsed.append((match[1], match[2], match[3]))
+    return parsed
+
+
+def test_udev_rule_links_the_pico_for_the_config_default() -> None:
+    parsed = parse_rule(render_rule("E6614103E7171234"))
     assert ("SUBSYSTEM", "==", "tty") in parsed
     assert ("ATTRS{idVendor}", "==", "2e8a") in parsed
+    assert ("ATTRS{serial}", "==", "E6614103E7171234") in parsed
     assert ("GROUP", "=", "dialout") in parsed
     (symlink,) = [v for k, op, v in parsed if k == "SYMLINK"]
-    assert f"/dev/{symlink}" == DEFAULT_BOARD_PORT
+    assert f"/dev/{symlink}" == DEFAULT_BOARD_PORT == BOARD_LINK
+
+
+def test_udev_rule_template_and_the_unpinned_fallback() -> None:
+    assert ("ATTRS{serial}", "==", "@BOARD_SERIAL@") in parse_rule(RULE.read_text())
+    unpinned = parse_rule(render_rule(None))
+    assert not [k for k, _op, _v in unpinned if k == "ATTRS{serial}"]
+    assert ("ATTRS{idVendor}", "==", "2e8a") in unpinned
 
 
 def _shellcheck_or_skip() -> str:
@@ -196,42 +238,55 @@ def test_install_dry_run_prints_every_step_and_changes_nothing(
     lines = dry_run(INSTALL, scratch)
     assert snapshot(tmp_path) == before
     steps = [line for line in lines if line.startswith("+ ")]
-    prefix = tmp_path / "opt"
-    assert f"+ python3 -m venv --system-site-packages {prefix}/venv" in steps
-    assert any(s.startswith(f"+ {prefix}/venv/bin/pip install") and "[pi]" in s for s in steps)
-    assert (
-        f"+ install -m 0640 -o root -g toptable {SYSTEMD}/config.example.toml "
-        f"{tmp_path}/etc/config.toml"
-    ) in steps
-    assert (
-        f"+ install -m 0644 {SYSTEMD}/99-toptable-board.rules "
-        f"{tmp_path}/rules/99-toptable-board.rules"
-    ) in steps
-    assert f"+ install -m 0644 {UNIT} {tmp_path}/units/toptable.service" in steps
-    assert "+ usermod --append --groups gpio,i2c,spi,dialout,video toptable" in steps
-    order = [
-        next(i for i, s in enumerate(steps) if needle in s)
-        for needle in (
-            "udevadm control --reload-rules",
-            "systemctl daemon-reload",
-            "systemctl enable",
-        )
-    ]
-    assert order == sorted(order)
+    venv = tmp_path / "opt" / "venv"
+    assert f"+ python3 -m venv --system-site-packages {venv}" in steps
+    # The checkout is copied to a temporary folder and built there, never in place.
+    (copy,) = [s for s in steps if s.startswith("+ cp -R ")]
+    assert f"{REPO}/pyproject.toml" in copy and copy.endswith("'<a temporary folder>/'")
+    (pip,) = [s for s in steps if s.startswith(f"+ {venv}/bin/pip install --quiet --upgrade '<")]
+    assert pip.endswith("'<a temporary folder>[pi,spi,firmware]'")
+    assert str(REPO) not in pip
+    assert steps[-1] == f"+ {venv}/bin/toptable service install"
     assert lines[-1] == "install.sh: dry run done: nothing was changed"
+    # The documented order (README.md, "On a Pi"): apt packages, a venv that sees
+    # them, then pip (which keeps apt's numpy/lgpio/spidev), then the service.
+    order = [
+        next(i for i, line in enumerate(lines) if needle in line)
+        for needle in ("python3-lgpio", " -m venv --system-site-packages ", "[pi,spi,firmware]")
+        if any(needle in line for line in lines)  # apt's lgpio may be there already
+    ]
+    assert order == sorted(order) and order[-1] < lines.index(steps[-1])
 
 
-def test_install_keeps_an_existing_config_and_venv(tmp_path: Path, scratch: dict[str, str]) -> None:
-    (tmp_path / "etc").mkdir()
-    (tmp_path / "etc" / "config.toml").write_text("# mine\n")
+def test_install_from_a_wheel_with_a_board_serial(tmp_path: Path, scratch: dict[str, str]) -> None:
+    wheel = tmp_path / "toptable-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    lines = dry_run(INSTALL, scratch, "--from", str(wheel), "--board-serial", "E661", "--start")
+    venv = tmp_path / "opt" / "venv"
+    assert f"+ {venv}/bin/pip install --quiet --upgrade '{wheel}[pi,spi,firmware]'" in lines
+    assert not any(s.startswith("+ cp ") for s in lines)
+    assert lines[-2] == f"+ {venv}/bin/toptable service install --board-serial E661 --start"
+
+
+def test_install_keeps_an_existing_venv(tmp_path: Path, scratch: dict[str, str]) -> None:
     venv_bin = tmp_path / "opt" / "venv" / "bin"
     venv_bin.mkdir(parents=True)
     (venv_bin / "python").symlink_to(shutil.which("true") or "/bin/true")
     lines = dry_run(INSTALL, scratch)
-    assert f"install.sh: keeping the existing {tmp_path}/etc/config.toml" in lines
     assert f"install.sh: virtual environment {tmp_path}/opt/venv exists" in lines
-    assert not any("config.example.toml " + str(tmp_path / "etc") in line for line in lines)
     assert not any(" -m venv " in line for line in lines)
+
+
+def test_install_refuses_a_missing_wheel(tmp_path: Path, scratch: dict[str, str]) -> None:
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--dry-run", "--from", str(tmp_path / "nope.whl")],
+        capture_output=True,
+        text=True,
+        env=scratch,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"install.sh: error: --from {tmp_path}/nope.whl: no such wheel file\n"
 
 
 def test_uninstall_dry_run(tmp_path: Path, scratch: dict[str, str]) -> None:
@@ -243,10 +298,12 @@ def test_uninstall_dry_run(tmp_path: Path, scratch: dict[str, str]) -> None:
     for folder in ("units", "rules", "opt", "etc", "state"):
         (tmp_path / folder).mkdir()
     (tmp_path / "units" / "toptable.service").write_text("")
+    (tmp_path / "units" / "toptable.service.d").mkdir()
     (tmp_path / "rules" / "99-toptable-board.rules").write_text("")
     kept = dry_run(UNINSTALL, scratch)
     assert "+ systemctl disable --now toptable.service" in kept
     assert f"+ rm -rf {tmp_path}/opt" in kept
+    assert f"+ rm -rf {tmp_path}/units/toptable.service.d" in kept
     assert not any(f"rm -rf {tmp_path}/etc" in line for line in kept)
     purged = dry_run(UNINSTALL, scratch, "--purge")
     assert f"+ rm -rf {tmp_path}/etc" in purged and f"+ rm -rf {tmp_path}/state" in purged

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon.events import Tick
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
@@ -15,6 +14,7 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
 from controller.table.controller import TableController
+from controller.table.entry import FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind
 from tests.table.helpers import DirectHands
@@ -38,7 +38,7 @@ def _play(
         table.on_camera_lost(CameraLost("/dev/video0", "unplugged", 0.0))
     if not board:
         table.board_lost("unplugged")
-    players = TablePlayers(table, hands, [GreedyBot(), RandomBot()], seed=seed)
+    players = TablePlayers(table.awaits, hands, [GreedyBot(), RandomBot()], seed=seed)
     for _ in range(20_000):
         if players.done():
             break
@@ -78,7 +78,7 @@ def test_without_the_camera_the_dice_are_entered_with_the_buttons(tmp_path: Path
     assert table.state.phase is Phase.OVER
     assert table.stats.throws_read == 0
     assert any(e.kind == "dice" for e in table.game.journal.events())
-    assert "camera lost: unplugged" in table.faults["camera"]
+    assert "camera lost: unplugged" in table.faults[FaultSource.CAMERA]
     view = table.render()
     assert [f.source for f in view.faults] == ["camera"]  # it stays on screen until fixed
 
@@ -98,7 +98,7 @@ def test_undo_cancels_the_last_action_and_is_journalled(tmp_path: Path) -> None:
     data = load_game_data()
     game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
     table = TableController(game, seed=1)
-    players = TablePlayers(table, DirectHands(table, 1), [GreedyBot(), RandomBot()], seed=1)
+    players = TablePlayers(table.awaits, DirectHands(table, 1), [GreedyBot(), RandomBot()], seed=1)
     while table.state.phase is not Phase.DRAFT:
         players.step()
     players.step()  # the first draft pick
@@ -118,10 +118,10 @@ def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path
     now = [1000.0]
     clock_file = tmp_path / "j.clock"
     table = TableController(game, seed=2, game_clock=lambda: now[0], clock_file=clock_file)
-    players = TablePlayers(table, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
+    players = TablePlayers(table.awaits, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
     while table.state.round < 1:
         players.step()
-    table.on_tick(Tick(0.0))
+    table.on_tick()
     assert table.seconds_left() == 45 * 60
     assert float(clock_file.read_text()) == 1000.0
     now[0] += 600  # ten minutes pass, then the table restarts
@@ -129,10 +129,10 @@ def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path
     resumed = TableController(
         TableGame.resume(journal, data), seed=2, game_clock=lambda: now[0], clock_file=clock_file
     )
-    resumed.on_tick(Tick(0.0))
+    resumed.on_tick()
     assert resumed.seconds_left() == 35 * 60
     now[0] += 35 * 60
-    resumed.on_tick(Tick(0.0))
+    resumed.on_tick()
     assert resumed.state.time_up
     resumed.game.close()
 
@@ -142,7 +142,7 @@ def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_p
     data = load_game_data()
     game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
     table = TableController(game, seed=4)
-    players = TablePlayers(table, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    players = TablePlayers(table.awaits, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
     while table.state.phase is not Phase.MOVE:
         players.step()
     assert table.render().prompt is None  # the board gives moves: nothing to ask
@@ -153,4 +153,4 @@ def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_p
     before = table.state.events_applied
     table.on_button(ButtonPressed(ButtonName.CONFIRM))
     assert table.state.events_applied == before + 1  # the move chosen on screen was played
-    assert table.board_note is None
+    assert table.entry.board_note is None

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
-from vision.calibrate import match
 from vision.defaults import default_model
 from vision.detect import DetectorParams, detect
 from vision.errors import ConfigError, ImageReadError
+from vision.evaluate import match
 from vision.model import FaceModel
 from vision.read import annotate, jpeg_size, read_file, read_frame
-from vision.synth import Renderer, Settings, draw_face
+from vision.synth import Renderer, Settings
+from vision.synth_die import draw_face
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +103,15 @@ def test_annotate_draws_boxes(model: FaceModel) -> None:
 
 
 def test_detector_settings_checked() -> None:
-    with pytest.raises(ConfigError, match="tray"):
-        DetectorParams(tray="square")
+    with pytest.raises(ConfigError, match="cocked_aspect"):
+        DetectorParams(cocked_aspect=0.5)
     with pytest.raises(ConfigError, match="die_frac"):
         DetectorParams(die_frac=2.0)
 
 
 def test_detect_without_tray_mask() -> None:
     scene = Renderer(seed=8).scene(count=3)
-    params = default_model().detector
-    found = detect(scene.image, DetectorParams(**{**params.to_dict(), "tray": "none"}))  # type: ignore[arg-type]
+    found = detect(scene.image, default_model().detector)
     assert len(found.detections) == 3
 
 

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import queue
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from controller.core.events import Event
 from controller.core.symbols import Symbol
-from vision.calibrate import match
 from vision.defaults import default_model
 from vision.errors import CameraError, ConfigError
+from vision.evaluate import match
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
 from vision.model import FaceModel
 from vision.reader import CameraWorker, DiceReader
+from vision.settings import CameraSource
 from vision.sources import CameraConfig, FolderSource, SyntheticSource, open_source
-from vision.synth import Renderer, Settings, Throw, render_throws
+from vision.synth import Renderer, Settings
+from vision.throws import Throw, render_throws
 
 
 @pytest.fixture(scope="module")
@@ -109,12 +113,12 @@ def test_count_mismatch_reaches_the_event(model: FaceModel) -> None:
 class _FlakySource:
     """Fails to open once, gives frames, then dies, then ends (scripted)."""
 
-    def __init__(self, script: list[str], frame: np.ndarray) -> None:
+    def __init__(self, script: list[str], frame: NDArray[Any]) -> None:
         self.name = "flaky"
         self.script = script
         self.frame = frame
 
-    def read(self) -> np.ndarray | None:
+    def read(self) -> NDArray[Any] | None:
         step = self.script.pop(0) if self.script else "end"
         if step == "die":
             raise CameraError("flaky: the camera gave no frame")
@@ -139,7 +143,7 @@ def test_camera_lost_and_restored_never_raise(model: FaceModel) -> None:
         return _FlakySource(scripts.pop(0), frame)
 
     q: queue.Queue[Event] = queue.Queue()
-    config = CameraConfig(kind="v4l2", device="/dev/video9")
+    config = CameraConfig(kind=CameraSource.V4L2, device="/dev/video9")
     ticks = iter(range(1000))
     worker = CameraWorker(config, DiceReader(model, q), retry_s=0.01, opener=opener,
                           clock=lambda: float(next(ticks)))  # fmt: skip
@@ -159,7 +163,7 @@ def test_folder_source_holds_frames_and_skips_bad_images(model: FaceModel, tmp_p
     scene = Renderer(seed=6).scene(count=3)
     cv2.imwrite(str(tmp_path / "a.png"), scene.image)
     (tmp_path / "b.png").write_bytes(b"broken")
-    config = CameraConfig(kind="folder", path=str(tmp_path), hold_frames=5)
+    config = CameraConfig(kind=CameraSource.FOLDER, path=str(tmp_path), hold_frames=5)
     q: queue.Queue[Event] = queue.Queue()
     with CameraWorker(config, DiceReader(model, q, expect=3), clock=lambda: 1.0) as worker:
         assert worker.finished.wait(10)
@@ -171,18 +175,20 @@ def test_folder_source_holds_frames_and_skips_bad_images(model: FaceModel, tmp_p
 
 def test_sources_from_config(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="camera kind 'usb': expected one of v4l2"):
-        CameraConfig(kind="usb")
-    with pytest.raises(ConfigError, match=r"camera size 8x960 must be within 16\.\.8192"):
-        CameraConfig(kind="v4l2", width=8)
+        CameraConfig(kind="usb")  # type: ignore[arg-type]
+    with pytest.raises(
+        ConfigError, match=r"camera size 8x960 must be within 160\.\.4096 x 120\.\.4096"
+    ):
+        CameraConfig(kind=CameraSource.V4L2, width=8)
     with pytest.raises(ConfigError, match="needs 'path'"):
-        CameraConfig(kind="folder")
+        CameraConfig(kind=CameraSource.FOLDER)
     with pytest.raises(CameraError, match="no such image folder"):
-        FolderSource(CameraConfig(kind="folder", path=str(tmp_path / "none")))
+        FolderSource(CameraConfig(kind=CameraSource.FOLDER, path=str(tmp_path / "none")))
     with pytest.raises(CameraError, match="/dev/video99"):
-        open_source(CameraConfig(kind="v4l2", device="/dev/video99"))
+        open_source(CameraConfig(kind=CameraSource.V4L2, device="/dev/video99"))
     with pytest.raises(CameraError, match="no such video file"):
-        open_source(CameraConfig(kind="video", path=str(tmp_path / "x.avi")))
-    cfg = CameraConfig(kind="synthetic", fps=30, dice=2, seed=3)
+        open_source(CameraConfig(kind=CameraSource.FILE, path=str(tmp_path / "x.avi")))
+    cfg = CameraConfig(kind=CameraSource.SYNTHETIC, fps=30, dice=2, seed=3)
     src = open_source(cfg)
     assert isinstance(src, SyntheticSource)
     frames = [src.read() for _ in range(20)]
@@ -201,7 +207,7 @@ def test_video_file_source(tmp_path: Path) -> None:
     for i in range(5):
         writer.write(np.full((240, 320, 3), 40 * i, np.uint8))
     writer.release()
-    src = open_source(CameraConfig(kind="video", path=str(path)))
+    src = open_source(CameraConfig(kind=CameraSource.FILE, path=str(path)))
     got = [src.read() for _ in range(6)]
     src.close()
     assert [g is not None for g in got] == [True] * 5 + [False]
@@ -215,14 +221,14 @@ def test_a_frame_the_pipeline_refuses_is_skipped(model: FaceModel) -> None:
     class _Source:
         name = "odd"
 
-        def read(self) -> np.ndarray | None:
+        def read(self) -> NDArray[Any] | None:
             return frames.pop(0) if frames else None
 
         def close(self) -> None:
             pass
 
     q: queue.Queue[Event] = queue.Queue()
-    config = CameraConfig(kind="v4l2", device="/dev/video5")
+    config = CameraConfig(kind=CameraSource.V4L2, device="/dev/video5")
     with CameraWorker(config, DiceReader(model, q), opener=lambda c: _Source()) as worker:
         assert worker.finished.wait(10)
     kinds = [type(e) for e in _drain(q)]

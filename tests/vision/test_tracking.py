@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from vision.errors import ConfigError
 from vision.settle import Motion, SettleDetector, SettleParams
 from vision.tracking import RollTracker, TrackedDie, attack_speed
 
 
-def _frame(level: int, spot: tuple[int, int] | None = None) -> np.ndarray:
+def _frame(level: int, spot: tuple[int, int] | None = None) -> NDArray[Any]:
     img = np.full((120, 160, 3), level, np.uint8)
     if spot is not None:
         x, y = spot

@@ -268,6 +268,7 @@ def to_json(state: DbsState) -> JsonDict:
                 "first_turn_taken": s.first_turn_taken,
                 "champion_in_zone": s.champion_in_zone,
                 "champion_returns": s.champion_returns,
+                "champion_extra_cost": state.data.champion_cost_step * s.champion_returns,
             }
             for s in state.seats
         ],

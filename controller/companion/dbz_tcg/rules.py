@@ -114,7 +114,9 @@ def _critical(state: DbzState, a: UseCritical) -> DbzState:
         return _change_anger(out, foe, -1)
     if a.choice is Critical.CAPTURE:
         balls = state.fighter(foe).dragon_balls
-        if a.number is None or a.number not in balls:
+        if a.number is None:
+            raise RuleViolationError(R_CRITICAL, f"a capture names one of {foe}'s Dragon Balls")
+        if a.number not in balls:
             raise RuleViolationError(R_CRITICAL, f"{foe} has no Dragon Ball {a.number} in play")
         out = _set(out, foe, dragon_balls=tuple(b for b in balls if b != a.number))
         mine = tuple(sorted((*me.dragon_balls, a.number)))

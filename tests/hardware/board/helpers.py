@@ -8,8 +8,9 @@ from controller.core.events import Event
 from firmware.core import Firmware
 from hardware.board.accounting import TruthChange
 from hardware.board.events import SensorChanged
+from hardware.board.memory import BoardMemory, LinkStats, Record
 from hardware.board.relay import FaultRelay
-from hardware.board.session import BoardMemory, HostSession, LinkStats, Record
+from hardware.board.session import HostSession
 
 
 class Loopback:

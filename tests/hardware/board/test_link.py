@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue
 import time
 from pathlib import Path
+from types import UnionType
 
 import pytest
 
@@ -15,13 +16,15 @@ from hardware.board.link import BoardLink, open_port
 from hardware.board.sim import SimBoard
 
 
-def wait_for(q: queue.Queue[Event], kind: type, timeout: float = 10.0, **match: object) -> Event:
+def wait_for(
+    q: queue.Queue[Event], kind: type | UnionType, timeout: float = 10.0, **match: object
+) -> Event:
     """The next event of ``kind`` whose fields match; fails after ``timeout``."""
     end = time.monotonic() + timeout
     while True:
         left = end - time.monotonic()
         if left <= 0:
-            pytest.fail(f"no {kind.__name__} {match} within {timeout} s")
+            pytest.fail(f"no {getattr(kind, '__name__', kind)} {match} within {timeout} s")
         try:
             ev = q.get(timeout=left)
         except queue.Empty:
@@ -110,7 +113,7 @@ def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
 
         def as_version_2(data: bytes) -> None:
             for _v, seq, mtype, payload in wire.Decoder().feed(data):
-                plain(wire.encode_frame(seq, mtype, payload, version=2))  # type: ignore[operator]
+                plain(wire.encode_frame(seq, mtype, payload, version=2))
 
         sim.firmware._write = as_version_2
         with BoardLink(sim.path, q) as link:

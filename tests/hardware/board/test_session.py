@@ -10,7 +10,8 @@ import pytest
 from firmware import wire
 from hardware.board.accounting import tally
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
-from hardware.board.session import Phase, RecordError
+from hardware.board.memory import RecordError
+from hardware.board.session import Phase
 from tests.hardware.board.helpers import Loopback
 
 

@@ -23,8 +23,8 @@ from hardware.controls import (
 
 pytestmark = pytest.mark.timeout(20)
 
-CONFIG = ControlsConfig(long_press_s=0.15, repeat_s=0.1, bounce_s=None)
-PIN = CONFIG.buttons  # the default pins (controller.config's [controls] defaults)
+CONFIG = ControlsConfig(hold_seconds=0.15, repeat_s=0.1, bounce_ms=0)
+PIN = CONFIG.buttons  # the default pins (the [controls] defaults)
 CONFIRM, NEXT, UNDO, MENU = (PIN[b] for b in ButtonName)
 
 
@@ -130,7 +130,9 @@ def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
 
 
 def test_encoder_and_buttons_optional(factory: MockFactory) -> None:
-    cfg = dataclasses.replace(CONFIG, buttons={ButtonName.CONFIRM: 4}, encoder_a=None, repeat=())
+    cfg = dataclasses.replace(
+        CONFIG, confirm=4, next=None, undo=None, menu=None, encoder_a=None, repeat=()
+    )
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(cfg, q) as inputs:
         assert inputs.encoder is None and list(inputs.buttons) == [ButtonName.CONFIRM]

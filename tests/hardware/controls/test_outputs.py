@@ -11,16 +11,17 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hardware.controls import ControlsConfig, TableOutputs
-from hardware.displays.model import EXAMPLE_STATE, Clock, Fault, Seat, load_view
+from hardware.displays.model import Clock, Fault, Seat
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
 pytestmark = pytest.mark.timeout(20)
 
 BASE = dataclasses.replace(
     load_view(EXAMPLE_STATE), faults=(), clock=Clock(round_no=9, seconds_left=3)
 )
-CONFIG = ControlsConfig(beep_s=0.02, seat_leds=ControlsConfig().seat_leds[:3])
-ANA, BEN, CHLOE = CONFIG.seat_leds  # the default pins (controller.config's [controls] defaults)
-BUZZER, LINK, CAMERA = CONFIG.buzzer or 0, CONFIG.link_led or 0, CONFIG.camera_led or 0
+CONFIG = ControlsConfig(beep_s=0.02, led_seats=ControlsConfig().led_seats[:3])
+ANA, BEN, CHLOE = CONFIG.led_seats  # the default pins (the [controls] defaults)
+BUZZER, LINK, CAMERA = CONFIG.buzzer or 0, CONFIG.led_link or 0, CONFIG.led_camera or 0
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
 
 
 def test_missing_pins_and_idempotent_close(factory: MockFactory) -> None:
-    cfg = dataclasses.replace(CONFIG, buzzer=None, link_led=None, camera_led=None)
+    cfg = dataclasses.replace(CONFIG, buzzer=None, led_link=None, led_camera=None)
     outputs = TableOutputs(cfg, factory)
     outputs.show(BASE)
     assert outputs.buzzer is None and outputs.failed == []

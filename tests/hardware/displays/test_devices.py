@@ -9,18 +9,16 @@ from typing import Any
 
 import pytest
 
-from controller.config import ScreenConfig, ScreenRole
-from hardware.displays.devices import (
-    BusPool,
-    DisplayBoard,
-    DisplayConfig,
-    open_display,
-    open_displays,
-)
+from hardware.displays.device_config import DisplayConfig
+from hardware.displays.display_board import DisplayBoard
 from hardware.displays.errors import DisplayConfigError, DisplayUnavailableError, UnknownScreenError
-from hardware.displays.model import EXAMPLE_STATE, Clock, load_view
+from hardware.displays.i2c_bus import BusPool
+from hardware.displays.luma_open import open_display, open_displays
+from hardware.displays.model import Clock
 from hardware.displays.push import RecordingInterface
 from hardware.displays.screens import render
+from hardware.displays.settings import ScreenConfig, ScreenRole
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import FakeSMBus, Ssd1306Ram
 
 pytestmark = [

@@ -7,11 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from controller.core.symbols import Symbol
+from controller.core.symbols import AttackSpeed, Symbol
 from hardware.displays.model import (
     Advice,
     AttackOption,
-    AttackSpeed,
     Clock,
     Combat,
     Defence,

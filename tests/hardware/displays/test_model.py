@@ -9,15 +9,9 @@ from typing import Any
 import pytest
 
 from controller.core.errors import DataError
-from controller.core.symbols import Symbol
-from hardware.displays.model import (
-    EXAMPLE_STATE,
-    AttackSpeed,
-    Defence,
-    PromptKind,
-    load_view,
-    view_from_dict,
-)
+from controller.core.symbols import AttackSpeed, Symbol
+from hardware.displays.model import Defence, PromptKind
+from hardware.displays.view_json import EXAMPLE_STATE, load_view, view_from_dict
 
 pytestmark = pytest.mark.timeout(30)
 

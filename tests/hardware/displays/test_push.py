@@ -9,7 +9,7 @@ from luma.core.device import dummy
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image
 
-from hardware.displays.model import EXAMPLE_STATE, Clock, load_view
+from hardware.displays.model import Clock
 from hardware.displays.push import (
     CountingInterface,
     RecordingInterface,
@@ -17,6 +17,7 @@ from hardware.displays.push import (
     page_bytes,
 )
 from hardware.displays.screens import render
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import Sh1106Ram, Ssd1306Ram, reference_page_bytes
 
 pytestmark = [

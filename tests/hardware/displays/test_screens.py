@@ -18,8 +18,9 @@ from hardware.displays.errors import UnknownScreenError
 from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
 from hardware.displays.gallery import REFERENCE_DIR, cases
 from hardware.displays.icons import ICON_PIXELS, ICON_SIZE
-from hardware.displays.model import EXAMPLE_STATE, Clock, Fault, load_view
+from hardware.displays.model import Clock, Fault
 from hardware.displays.screens import pick_screen, render, screen_by_name, screen_names, show
+from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,0 +1,120 @@
+"""Command-line pieces of publishing: ``--mqtt``/``--table-id`` for the demo, and the
+multi-table simulation (``toptable simulate --tables N --mqtt URL``), shared by
+:mod:`controller.cli.daemon`, :mod:`controller.cli.game` and :mod:`controller.cli.scoreboard`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+from controller.game.state import Length
+from controller.publish.settings import Connection, EventsSettings, check_table_id, parse_broker_url
+from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
+
+
+def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
+    """``--mqtt URL`` and the optional ``--username``, ``--password-file``, ``--ca-file``."""
+    p.add_argument(
+        "--mqtt",
+        required=required,
+        metavar="URL",
+        help="publish to this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
+    )
+    p.add_argument("--username", help="broker user name")
+    p.add_argument(
+        "--password-file", type=Path, help="a file holding the broker password (first line)"
+    )
+    p.add_argument("--ca-file", type=Path, help="CA certificate for TLS (implies TLS)")
+
+
+def connection_from(args: argparse.Namespace) -> Connection:
+    """The broker connection named by :func:`add_broker_arguments`' options.
+
+    Raises:
+        BrokerUrlError: a bad --mqtt URL.
+    """
+    return Connection(
+        parse_broker_url(args.mqtt),
+        getattr(args, "username", None),
+        getattr(args, "password_file", None),
+        getattr(args, "ca_file", None),
+    )
+
+
+# ---------------------------------------------------------------- toptable demo --mqtt
+def add_demo_arguments(p: argparse.ArgumentParser) -> None:
+    """``toptable demo ... --mqtt mqtt://HOST:PORT --table-id ID``."""
+    add_broker_arguments(p, required=False)
+    p.add_argument(
+        "--table-id", default="demo", help="this table's id on the broker (default demo)"
+    )
+
+
+def demo_settings(args: argparse.Namespace) -> EventsSettings | None:
+    """The demo's publishing settings, or None without ``--mqtt``.
+
+    Raises:
+        BrokerUrlError, TableIdError: a bad --mqtt URL or --table-id.
+    """
+    if not args.mqtt:
+        return None
+    return EventsSettings(connection_from(args), check_table_id(args.table_id))
+
+
+# ---------------------------------------------------------------- toptable simulate --tables
+def add_tables_arguments(p: argparse.ArgumentParser, *, standalone: bool) -> None:
+    """``--tables N --mqtt URL [--pace S] [--journals DIR]`` (``standalone``: with the game
+    options ``simulate`` already has: --players, --length, --seed, --data)."""
+    p.add_argument("--tables", type=int, metavar="N", help="play N tables at once over MQTT")
+    add_broker_arguments(p, required=standalone)
+    p.add_argument(
+        "--pace",
+        type=float,
+        default=DEMO_PACE_S,
+        metavar="S",
+        help=f"seconds between a table's events (default {DEMO_PACE_S}: demo speed; 0: flat out)",
+    )
+    p.add_argument("--journals", type=Path, help="where the tables' journals go (default: temp)")
+    p.add_argument("--prefix", default="table", help="table ids are PREFIX-1..PREFIX-N")
+    if standalone:
+        p.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="N")
+        p.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS5.value)
+        p.add_argument("--seed", type=int, default=0, help="table i plays seed+i")
+        p.add_argument("--data", type=Path, help="data directory (default: the demo set)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    """Play the tables; print one line per table (or JSON); 1 if a table was not delivered."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not args.mqtt:
+        print("toptable simulate: --tables needs --mqtt URL (the broker the tables publish to)")
+        return 2
+    conn = connection_from(args)
+    options = TablesOptions(
+        tables=args.tables or 1,
+        players=args.players,
+        length=Length(args.length),
+        seed=args.seed,
+        pace_s=max(0.0, args.pace),
+        directory=args.journals,
+        data_dir=Path(args.data) if args.data else None,
+        prefix=check_table_id(args.prefix),
+    )
+    runs = simulate_tables(conn, options)
+    if getattr(args, "json", False):
+        print(json.dumps([
+            {"table_id": r.table_id, "game_id": r.game_id, "events": r.events,
+             "seconds": round(r.seconds, 2), "winners": list(r.winners), "delivered": r.delivered,
+             "journal": str(r.journal)}
+            for r in runs
+        ]))  # fmt: skip
+    else:
+        for r in runs:
+            print(f"{r.table_id}: {r.events} events in {r.seconds:.1f} s, "
+                  f"winner {' & '.join(r.winners) or 'none'}, "
+                  f"{'delivered' if r.delivered else 'NOT all delivered'} to {conn.broker.url}")  # fmt: skip
+    return 0 if all(r.delivered for r in runs) else 1

@@ -1,0 +1,114 @@
+"""Challengers!' data, state and actions: frozen dataclasses, no rules (see :mod:`.challengers`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.companion.base import (
+    Action,
+    Player,
+)
+from controller.core.errors import UnknownNameError
+
+
+@dataclass(frozen=True)
+class ChallengersData:
+    """The mode's numbers (trophy fans are invented, see the data file)."""
+
+    rounds: int
+    min_players: int
+    max_players: int
+    trophy_fans: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Trophy:
+    """A Trophy: the round it was won in and the fans on its back."""
+
+    round: int
+    fans: int
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One player's numbers."""
+
+    name: str
+    fan_cards: int = 0
+    trophies: tuple[Trophy, ...] = ()
+
+    @property
+    def fans(self) -> int:
+        """Every fan that counts after round 7: collected ones and the Trophies' backs."""
+        return self.fan_cards + sum(t.fans for t in self.trophies)
+
+    @property
+    def best_round(self) -> int:
+        """The highest round of a Trophy held (0 without Trophies)."""
+        return max((t.round for t in self.trophies), default=0)
+
+    @property
+    def rounds_high_first(self) -> tuple[int, ...]:
+        """The rounds of the Trophies held, the highest first."""
+        return tuple(sorted((t.round for t in self.trophies), reverse=True))
+
+
+@dataclass(frozen=True)
+class ChallengersState:
+    """The tournament as the table knows it."""
+
+    data: ChallengersData
+    players: tuple[Contender, ...]
+    round: int = 1  # rounds + 1 once the seven rounds are over (the final)
+    played: tuple[str, ...] = ()  # who played in the current round
+    first_players: tuple[str, ...] = ()
+    finalists: tuple[str, str] | None = None
+    winner: str | None = None
+
+    def player(self, name: str) -> Contender:
+        """The numbers of ``name``."""
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise UnknownNameError(f"no player {name!r} in this game")
+
+
+@dataclass(frozen=True)
+class Match(Action):
+    """A match's result."""
+
+    DO = "match"
+    round: int
+    winner: Player
+    loser: Player
+
+
+@dataclass(frozen=True)
+class Fans(Action):
+    """A player collects fans."""
+
+    DO = "fans"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class FirstPlayer(Action):
+    """Ask who begins a match."""
+
+    DO = "first_player"
+    round: int
+    players: tuple[Player, ...]
+
+
+@dataclass(frozen=True)
+class Final(Action):
+    """The final's result."""
+
+    DO = "final"
+    winner: Player
+
+
+ChallengersAction = Match | Fans | FirstPlayer | Final
+ACTIONS: dict[str, type[Any]] = {c.DO: c for c in (Match, Fans, FirstPlayer, Final)}

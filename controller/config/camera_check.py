@@ -1,0 +1,61 @@
+"""The ``[camera]`` device check: the camera is there, opens and delivers; or its files exist."""
+
+from __future__ import annotations
+
+from controller.config.device_checker import DeviceChecker
+from vision.delivery import delivery_text
+from vision.errors import CameraError
+from vision.picamera import MISSING as PICAMERA2_MISSING
+from vision.settings import CameraOptionError, CameraSource
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+def check_camera(chk: DeviceChecker) -> None:
+    """``[camera]``: the device or files exist and the camera opens and delivers."""
+    c = chk.cfg.camera
+    if c.source is CameraSource.V4L2:
+        path = c.device_path
+        before = len(chk.problems)
+        if not chk.device("camera", "device", path, "video", "the camera"):
+            chk.add(
+                "camera",
+                "device",
+                f"names {path}, which does not exist; cameras present: "
+                f"{chk.present('/dev/video*')} (plug the camera in or change the device)",
+            )
+        if len(chk.problems) == before:
+            _open_camera(chk, "device")
+    elif c.source is CameraSource.PICAMERA2:
+        if not chk.probe.module_available("picamera2"):
+            chk.add("camera", "source", f"is 'picamera2', but {PICAMERA2_MISSING}")
+        else:
+            _open_camera(chk, "camera_num")
+    elif c.source is CameraSource.FILE and c.path is not None:
+        if not chk.is_file(c.path):
+            chk.add("camera", "path", f"names {c.path}, which is not a video file")
+    elif c.source is CameraSource.FOLDER and c.path is not None:
+        if not chk.is_dir(c.path):
+            chk.add("camera", "path", f"names {c.path}, which is not a folder")
+        elif not any(chk.probe.glob(str(c.path / f"*{suffix}")) for suffix in IMAGE_SUFFIXES):
+            chk.add(
+                "camera",
+                "path",
+                f"names {c.path}, which holds no images ({', '.join(IMAGE_SUFFIXES)})",
+            )
+    if c.model is not None and not chk.is_file(c.model):
+        chk.add("camera", "model", f"names {c.model}, which does not exist")
+
+
+def _open_camera(chk: DeviceChecker, option: str) -> None:
+    """Open the camera and note what it delivers, or the one-line reason it cannot."""
+    config = chk.cfg.camera.source_config()
+    try:
+        info = chk.probe.open_camera(config)
+    except CameraOptionError as exc:
+        chk.add("camera", exc.option, exc.detail)
+        return
+    except CameraError as exc:
+        chk.add("camera", option, f"is not usable: {exc}")
+        return
+    chk.notes.append(delivery_text(info, config))

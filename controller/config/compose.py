@@ -1,0 +1,202 @@
+"""The daemon's whole config: each section read by the package that owns it, then checked together.
+
+``load_config(path)`` reads ``/etc/toptable/config.toml`` (or any path) and
+returns a :class:`Config`, or raises :class:`~controller.core.errors.DataError`
+listing *every* problem at once, each naming the section, the option and the
+allowed range or values, in Klipper's words::
+
+    Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D (got 0x3E)
+
+Unknown sections and options are rejected (with a "did you mean" for typos).
+Relative paths are resolved against the config file's folder; ``~`` expands.
+Every section and option is optional except a screen's ``role``; the defaults
+are the ones documented in ``systemd/config.example.toml``.
+
+What this module adds to the sections' own checks is what spans sections: no
+GPIO used twice or taken from a bus a screen needs, one seat LED per player.
+Whether the devices named are there is :mod:`controller.config.devices`' job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from controller.core.config_schema import (
+    I2C1_PINS,
+    SPI0_PINS,
+    ConfigProblem,
+    Section,
+    did_you_mean,
+)
+from controller.core.errors import DataError, DataProblem
+from controller.core.tomlfile import read_toml
+from controller.publish.settings import EventsSettings, parse_events
+from controller.system.settings import LogConfig, parse_log
+from controller.table.settings import TableConfig, parse_table
+from hardware.board.settings import BoardConfig, parse_board
+from hardware.controls.settings import ControlsConfig, parse_controls
+from hardware.displays.settings import (
+    DisplaysConfig,
+    ScreenDriver,
+    ScreenInterface,
+    parse_displays,
+)
+from vision.settings import CameraSettings, parse_camera
+
+DEFAULT_CONFIG_PATH = Path("/etc/toptable/config.toml")
+
+SECTIONS = ("table", "camera", "board", "displays", "controls", "log", "events")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole daemon config. ``source`` is the file it came from ('' if built in code)."""
+
+    table: TableConfig = field(default_factory=TableConfig)
+    camera: CameraSettings = field(default_factory=CameraSettings)
+    board: BoardConfig = field(default_factory=BoardConfig)
+    displays: DisplaysConfig = field(default_factory=DisplaysConfig)
+    controls: ControlsConfig = field(default_factory=ControlsConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    events: EventsSettings | None = None  # None: this table publishes nothing
+    source: str = ""
+
+
+def _check_pins(file: str, cfg: Config, problems: list[DataProblem]) -> None:
+    """No pin used twice; none taken from a bus a configured screen needs."""
+    owners: dict[int, str] = {}
+    uses: list[tuple[str, str, int]] = [
+        ("controls", name, pin) for name, pin in cfg.controls.pins().items()
+    ]
+    if (cfg.controls.encoder_a is None) != (cfg.controls.encoder_b is None):
+        missing, other = ("encoder_a", "encoder_b")
+        if cfg.controls.encoder_b is None:
+            missing, other = other, missing
+        problems.append(
+            ConfigProblem(
+                file,
+                "controls",
+                missing,
+                f"is required when {other} is set (an encoder has two pins), or both false",
+            )
+        )
+    real = [
+        (i, sc)
+        for i, sc in enumerate(cfg.displays.screens, start=1)
+        if sc.driver in (ScreenDriver.SSD1306, ScreenDriver.SH1106)
+    ]
+    spi_pins: dict[tuple[int, str], str] = {}
+    for i, sc in real:
+        if sc.interface is ScreenInterface.SPI:
+            for opt, p in (("gpio_dc", sc.gpio_dc), ("gpio_reset", sc.gpio_reset)):
+                # Screens on one SPI bus may share DC and reset lines; count each line once.
+                spi_pins.setdefault((p, opt), f"displays.screen[{i}]")
+    uses += [(section, opt, p) for (p, opt), section in spi_pins.items()]
+    reserved: dict[int, str] = {}
+    if any(sc.interface is ScreenInterface.I2C and sc.bus == 1 for _, sc in real):
+        reserved.update({p: "I2C1 (SDA/SCL) for the screens" for p in I2C1_PINS})
+    if any(sc.interface is ScreenInterface.SPI and sc.bus == 0 for _, sc in real):
+        reserved.update({p: "SPI0 for the screens" for p in SPI0_PINS})
+    for section, opt, p in uses:
+        label = f"{section}.{opt}" if section != "controls" else opt
+        if p in reserved:
+            problems.append(
+                ConfigProblem(file, section, opt, f"uses GPIO{p}, which {reserved[p]} needs")
+            )
+        elif p in owners:
+            problems.append(
+                ConfigProblem(
+                    file,
+                    section,
+                    opt,
+                    f"uses GPIO{p}, already used by '{owners[p]}'; pick a free pin",
+                )
+            )
+        else:
+            owners[p] = label
+    seats = cfg.controls.led_seats
+    if seats and len(seats) < cfg.table.players:
+        problems.append(
+            ConfigProblem(
+                file,
+                "controls",
+                "led_seats",
+                f"must have one pin per player ({cfg.table.players} players, "
+                f"{len(seats)} pins), or be [] for no seat LEDs",
+            )
+        )
+
+
+def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None = None) -> Config:
+    """A :class:`Config` from parsed TOML.
+
+    ``file`` names the source in messages; relative paths resolve against ``base_dir``
+    (the current folder if None).
+
+    Raises:
+        DataError: every problem found, each a :class:`ConfigProblem`.
+    """
+    problems: list[DataProblem] = []
+    base = base_dir if base_dir is not None else Path.cwd()
+
+    def section(name: str) -> Section:
+        return Section(file, name, data.get(name, {}), problems, base)
+
+    for name in data:
+        if name not in SECTIONS:
+            problems.append(
+                ConfigProblem(
+                    file,
+                    name,
+                    "",
+                    f"is not a valid section{did_you_mean(name, SECTIONS)}; "
+                    f"valid sections: {', '.join(SECTIONS)}",
+                )
+            )
+
+    def read(name: str, reader: Callable[[Section], T]) -> T:
+        s = section(name)
+        value = reader(s)
+        s.finish()
+        return value
+
+    table = read("table", parse_table)
+    camera = read("camera", parse_camera)
+    board = read("board", parse_board)
+    displays = parse_displays(section("displays"), table.players)
+    controls = read("controls", parse_controls)
+    log = read("log", parse_log)
+    events = read("events", parse_events)
+    cfg = Config(
+        table=table,
+        camera=camera,
+        board=board,
+        displays=displays,
+        controls=controls,
+        log=log,
+        events=events,
+        source=file,
+    )
+    _check_pins(file, cfg, problems)
+    if problems:
+        raise DataError(problems)
+    return cfg
+
+
+def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:
+    """Read and check a config file.
+
+    Raises:
+        DataError: the file cannot be read, is not TOML, or has any problem (all listed).
+    """
+    p = Path(path)
+    data = read_toml(
+        p,
+        missing="no such config file (copy systemd/config.example.toml there, or pass --config PATH)",
+    )
+    return parse_config(data, str(p), p.resolve().parent)

@@ -1,0 +1,63 @@
+"""Are the devices and files a config names there and usable? Messages a person can act on.
+
+:func:`check_devices` looks at what :func:`controller.config.load_config`
+cannot see in the file itself: the camera device exists, opens and delivers
+frames of the configured size (picamera2: the package is installed), the board's
+serial port exists and no other program owns it, each I2C bus exists and is
+readable and a screen answers at its address (behind its TCA9548A channel if
+any), a GPIO chip is there for the buttons, the layout and model files load.
+It returns every problem as a :class:`~controller.core.config_schema.ConfigProblem` naming
+the section and option to change, and touches nothing for simulated backends.
+
+The OS calls go through :class:`DeviceProbe`, so tests pass a fake one.
+"""
+
+from __future__ import annotations
+
+from controller.config.board_check import check_board
+from controller.config.camera_check import check_camera
+from controller.config.compose import Config
+from controller.config.controls_check import check_controls
+from controller.config.device_checker import DeviceChecker
+from controller.config.display_check import check_displays
+from controller.config.probe import DeviceProbe
+from controller.core.errors import DataProblem
+
+
+def check_table(chk: DeviceChecker) -> None:
+    """``[table]``: the data folder exists and the journal's folder is writable."""
+    t = chk.cfg.table
+    if t.data_dir is not None and not chk.is_dir(t.data_dir):
+        chk.add("table", "data_dir", f"names {t.data_dir}, which is not a folder")
+    folder = t.journal.parent
+    existing = folder
+    while not chk.is_dir(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not chk.probe.writable_dir(str(existing)):
+        made = "" if existing == folder else f" (which the daemon would create in {existing})"
+        chk.add(
+            "table",
+            "journal",
+            f"is in {folder}{made}, where this user may not write: the unit's "
+            "StateDirectory= makes /var/lib/toptable for the service user; elsewhere "
+            "create the folder and chown it to the user running toptable",
+        )
+
+
+def check_devices(
+    cfg: Config, probe: DeviceProbe | None = None, notes: list[str] | None = None
+) -> tuple[DataProblem, ...]:
+    """Every problem with the devices and files ``cfg`` names; empty when all is well.
+
+    Nothing is raised: the caller decides which problems stop the daemon
+    (``toptable config check`` reports them all and exits 2). ``notes``, when
+    given, receives what was found working, a line each (the camera: what it
+    really delivers, size, rate and format).
+    """
+    checker = DeviceChecker(cfg, probe or DeviceProbe())
+    for check in (check_table, check_camera, check_board, check_displays, check_controls):
+        check(checker)
+    problems = tuple(checker.problems)
+    if notes is not None:
+        notes.extend(checker.notes)
+    return problems

@@ -1,0 +1,298 @@
+"""The config reader every section's schema uses: Klipper-style messages, all problems at once.
+
+Each package that owns a config section (``vision.settings`` for ``[camera]``,
+``hardware.board.settings`` for ``[board]``, ...) writes a small ``parse_*``
+function over a :class:`Section`; :mod:`controller.config` composes them. The
+reader never stops at the first mistake: each option's problem is noted and
+its default used, so a person sees every problem in one pass, worded the way
+Klipper words them::
+
+    Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D (got 0x3E)
+
+Options a section does not read are rejected with a "did you mean". The
+converters (:func:`integer`, :func:`number`, :func:`choice`, ...) raise
+:class:`InvalidOptionError` carrying the tail of that message.
+
+The Raspberry Pi header facts that several sections check against (the BCM
+pin range, the pins the I2C1 and SPI0 buses take) live here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from controller.core.errors import DataProblem
+
+T = TypeVar("T")
+E = TypeVar("E", bound=StrEnum)
+
+Convert = Callable[[Any], T]
+"""An option's converter: the TOML value in, the typed value out, or InvalidOptionError."""
+
+MAX_BCM_PIN = 27  # GPIO0..GPIO27 on the Pi's 40-pin header
+I2C1_PINS = (2, 3)  # SDA, SCL of /dev/i2c-1 on the header
+SPI0_PINS = (7, 8, 9, 10, 11)  # CE1, CE0, MISO, MOSI, SCLK
+
+
+NOT_IN_FILE: Mapping[str, bool] = {"option": False}
+"""``field(metadata=NOT_IN_FILE)``: a settings field code sets, not an option of the file."""
+
+
+def options_of(cls: type) -> tuple[str, ...]:
+    """The file options of a section's dataclass: its fields, less those marked NOT_IN_FILE."""
+    return tuple(
+        f.name for f in dataclasses.fields(cls) if f.metadata.get("option", True) is not False
+    )
+
+
+@dataclass(frozen=True)
+class ConfigProblem(DataProblem):
+    """A DataProblem worded the Klipper way: "Option 'k' in section 's' ..."."""
+
+    def __str__(self) -> str:
+        if self.field:
+            where = f"Option '{self.field}' in section '{self.entry}'"
+        elif self.entry:
+            where = f"Section '{self.entry}'"
+        else:
+            where = ""
+        text = f"{where} {self.message}" if where else self.message
+        return f"{self.file}: {text}" if self.file else text
+
+
+class InvalidOptionError(Exception):
+    """One option's value is wrong; the message is the problem's text after the option's name.
+
+    Internal to the readers: :meth:`Section.get` turns it into a :class:`ConfigProblem`.
+    """
+
+
+def hex_byte(value: int) -> str:
+    """An I2C address as people write it: ``0x3C``."""
+    return f"0x{value:02X}"
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or ''."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def shown(value: Any) -> str:
+    """A TOML value as the person wrote it, near enough."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a table"
+    return str(value)
+
+
+class Section:
+    """Reads one TOML table option by option, collecting problems instead of stopping.
+
+    ``name`` is how messages name the section (``displays.screen[2]``);
+    ``base_dir`` is where relative paths resolve (the config file's folder).
+    """
+
+    def __init__(
+        self,
+        file: str,
+        name: str,
+        data: Any,
+        problems: list[DataProblem],
+        base_dir: Path,
+    ) -> None:
+        self.file = file
+        self.name = name
+        self.problems = problems
+        self.base_dir = base_dir
+        self.used: list[str] = []
+        if isinstance(data, Mapping):
+            self.data: Mapping[str, Any] = data
+        else:
+            self.data = {}
+            self.problem("", f"must be a table (got {shown(data)})")
+
+    def problem(self, key: str, message: str) -> None:
+        """Note a problem with option ``key`` ('' for the section itself)."""
+        self.problems.append(ConfigProblem(self.file, self.name, key, message))
+
+    def has(self, key: str) -> bool:
+        """Whether the file sets option ``key``."""
+        return key in self.data
+
+    def get(self, key: str, default: T, convert: Convert[T]) -> T:
+        """The option converted, or ``default`` if absent or wrong (the problem is noted)."""
+        self.used.append(key)
+        if key not in self.data:
+            return default
+        try:
+            return convert(self.data[key])
+        except InvalidOptionError as exc:
+            self.problem(key, str(exc))
+            return default
+
+    def sub(self, name: str, data: Any) -> Section:
+        """A section nested in this one (an item of an array of tables), sharing its problems."""
+        return Section(self.file, name, data, self.problems, self.base_dir)
+
+    def finish(self) -> None:
+        """Note every option this section does not know."""
+        for key in self.data:
+            if key not in self.used:
+                self.problem(
+                    key,
+                    f"is not a valid option{did_you_mean(key, self.used)}; "
+                    f"valid options: {', '.join(self.used)}",
+                )
+
+
+# --- converters: each raises InvalidOptionError with the Klipper-style tail of the message
+
+
+def integer(lo: int | None = None, hi: int | None = None) -> Convert[int]:
+    """An integer within ``lo..hi`` (either bound may be None)."""
+
+    def convert(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidOptionError(f"must be an integer (got {shown(value)})")
+        if lo is not None and value < lo:
+            raise InvalidOptionError(f"must have minimum of {lo} (got {value})")
+        if hi is not None and value > hi:
+            raise InvalidOptionError(f"must have maximum of {hi} (got {value})")
+        return value
+
+    return convert
+
+
+def number(lo: float, hi: float) -> Convert[float]:
+    """A number (integer or float, not NaN) within ``lo..hi``."""
+
+    def convert(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            raise InvalidOptionError(f"must be a number (got {shown(value)})")
+        result = float(value)
+        if result < lo:
+            raise InvalidOptionError(f"must have minimum of {lo:g} (got {result:g})")
+        if result > hi:
+            raise InvalidOptionError(f"must have maximum of {hi:g} (got {result:g})")
+        return result
+
+    return convert
+
+
+def boolean(value: Any) -> bool:
+    """``true`` or ``false``."""
+    if not isinstance(value, bool):
+        raise InvalidOptionError(f"must be true or false (got {shown(value)})")
+    return value
+
+
+def choice(enum: type[E]) -> Convert[E]:
+    """One of an enum's values, written as its string."""
+    names = [m.value for m in enum]
+
+    def convert(value: Any) -> E:
+        if not isinstance(value, str) or value not in names:
+            raise InvalidOptionError(f"must be one of {', '.join(names)} (got {shown(value)})")
+        return enum(value)
+
+    return convert
+
+
+def choice_int(allowed: Sequence[int]) -> Convert[int]:
+    """One of a few integers."""
+
+    def convert(value: Any) -> int:
+        if isinstance(value, bool) or value not in allowed:
+            raise InvalidOptionError(
+                f"must be one of {', '.join(map(str, allowed))} (got {shown(value)})"
+            )
+        return int(value)
+
+    return convert
+
+
+def address(allowed: Sequence[int]) -> Convert[int]:
+    """An I2C address among ``allowed``, as an integer (``0x3C``) or a string (``"0x3C"``)."""
+    text = ", ".join(hex_byte(a) for a in allowed)
+
+    def convert(value: Any) -> int:
+        found: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            found = value
+        elif isinstance(value, str):
+            try:
+                found = int(value, 0)
+            except ValueError:
+                found = None
+        if found is None or found not in allowed:
+            got = hex_byte(found) if found is not None and found >= 0 else shown(value)
+            raise InvalidOptionError(f"must be one of {text} (got {got})")
+        return found
+
+    return convert
+
+
+def text(value: Any) -> str:
+    """A string."""
+    if not isinstance(value, str):
+        raise InvalidOptionError(f"must be a string (got {shown(value)})")
+    return value
+
+
+def device_path(value: Any) -> str:
+    """A device node path under ``/dev/``."""
+    path = text(value)
+    if not path.startswith("/dev/"):
+        raise InvalidOptionError(f"must be a device path under /dev/ (got {path!r})")
+    return path
+
+
+def path_in(base_dir: Path) -> Convert[Path]:
+    """A file or folder path; ``~`` expands, a relative one resolves against ``base_dir``."""
+
+    def convert(value: Any) -> Path:
+        written = text(value)
+        if not written:
+            raise InvalidOptionError("must not be empty (leave the option out for the default)")
+        path = Path(written).expanduser()
+        return path if path.is_absolute() else base_dir / path
+
+    return convert
+
+
+pin: Convert[int] = integer(0, MAX_BCM_PIN)
+"""A BCM pin number on the Pi's header."""
+
+
+def optional_pin(value: Any) -> int | None:
+    """A BCM pin, or ``false`` (None) for a part that is not fitted."""
+    if value is False:
+        return None
+    try:
+        return pin(value)
+    except InvalidOptionError as exc:
+        raise InvalidOptionError(f"{exc}; write false if it is not fitted") from None
+
+
+def pin_list(value: Any) -> tuple[int, ...]:
+    """A list of BCM pins."""
+    if not isinstance(value, list):
+        raise InvalidOptionError(f"must be a list of BCM pin numbers (got {shown(value)})")
+    pins = []
+    for i, item in enumerate(value, start=1):
+        try:
+            pins.append(pin(item))
+        except InvalidOptionError as exc:
+            raise InvalidOptionError(f"item {i} {exc}") from None
+    return tuple(pins)

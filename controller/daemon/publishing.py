@@ -1,0 +1,43 @@
+"""The table's game published over MQTT when ``[events]`` (or ``demo --mqtt``) asks for it.
+
+One place for the daemon and the demo: start the publisher, point it at the
+game's journal (the outbox), and tell it after every change of the game. The
+publisher's own thread talks to the broker; the table never waits for it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from controller.game.session import TableGame
+from controller.publish.publisher import Publisher
+from controller.publish.settings import EventsSettings, PublishError
+from controller.table.controller import TableController
+
+log = logging.getLogger(__name__)
+
+
+def publish_table(
+    events: EventsSettings | None, game: TableGame, table: TableController
+) -> Publisher | None:
+    """Start publishing ``game`` as ``table`` plays it, or None when publishing is off.
+
+    A publisher that cannot start (an unreadable password file, a bad CA file) is
+    logged and the game goes on unpublished: the table never waits for the network.
+    """
+    if events is None:
+        return None
+    try:
+        publisher = Publisher(events.connection, events.table_id).start()
+    except PublishError as exc:
+        log.error("events: not publishing: %s", exc)
+        return None
+    publisher.attach(game.journal.path, game.journal.game_id)
+
+    def tell(state: object) -> None:
+        publisher.notify(table.state, len(game.journal), table.seconds_left())
+
+    table.listeners.append(tell)
+    tell(table.state)
+    log.info("events: publishing table %s to %s", events.table_id, events.connection.broker.url)
+    return publisher

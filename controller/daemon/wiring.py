@@ -1,0 +1,45 @@
+"""Wiring the table and the board follower to the loop: which event goes to which handler.
+
+The table (:mod:`controller.table`) and the board follower
+(:mod:`controller.board.follow`) know nothing of the loop; the daemon and the
+demo call :func:`attach_table` and :func:`attach_follower` to register their
+handlers, the loop's :class:`~controller.daemon.events.Tick` included.
+"""
+
+from __future__ import annotations
+
+from controller.board.follow import BoardFollower
+from controller.daemon.events import Tick, TokensTidied
+from controller.daemon.loop import TableLoop
+from controller.table.controller import TableController
+from hardware.board.events import (
+    BoardResynced,
+    LinkLost,
+    LinkRestored,
+    SensorChanged,
+    SensorFlickering,
+)
+from hardware.controls.events import ButtonPressed, ButtonRepeated, EncoderTurned
+from vision.events import CameraLost, CameraRestored, ThrowSettled
+
+
+def attach_table(loop: TableLoop, table: TableController) -> None:
+    """Register the table's handlers: buttons, encoder, camera, and the clock's ticks."""
+    loop.on(ButtonPressed, table.on_button)
+    loop.on(ButtonRepeated, table.on_repeat)
+    loop.on(EncoderTurned, table.on_encoder)
+    loop.on(ThrowSettled, table.on_throw)
+    loop.on(CameraLost, table.on_camera_lost)
+    loop.on(CameraRestored, table.on_camera_restored)
+    loop.on(Tick, lambda _: table.on_tick())
+
+
+def attach_follower(loop: TableLoop, follower: BoardFollower) -> None:
+    """Register the board's events, the ticks and the players' tidying on the follower."""
+    loop.on(SensorChanged, follower.on_sensor)
+    loop.on(SensorFlickering, follower.on_flicker)
+    loop.on(LinkLost, follower.on_lost)
+    loop.on(LinkRestored, follower.on_restored)
+    loop.on(BoardResynced, follower.on_resynced)
+    loop.on(Tick, lambda e: follower.tick(e.now))
+    loop.on(TokensTidied, lambda _: follower.on_tidied())

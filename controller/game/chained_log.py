@@ -1,0 +1,400 @@
+"""The append-only, hash-chained, crash-safe SQLite row log under toptable's journals.
+
+One definition of the storage both journals share (the dice game's
+:mod:`controller.game.journal` and the companion modes'
+:mod:`controller.table.companion_journal`):
+
+- One file per game: a ``meta`` table (key, value) and an
+  ``events(seq, kind, payload, undoes, chain)`` table.
+- WAL mode and ``synchronous=FULL``: a committed row survives a crash or a
+  pulled plug; each append is one ``IMMEDIATE`` transaction, so a row is never
+  half-written. A log is created under a temporary name and renamed once
+  complete.
+- Each row's ``chain`` is a hash of the previous row's (the first row's is
+  seeded by the game id), so a changed, removed or reordered row is found when
+  the file is opened.
+- The file knows itself: ``PRAGMA application_id`` says whose log it is and
+  ``PRAGMA user_version`` is its format version, reached by ordered
+  :class:`Migration` steps. The header is checked before the durability
+  settings are applied, so another program's file is never switched to WAL.
+- Undo never deletes: a marker row (kind :data:`UNDO_KIND`) names the row it
+  cancels; the effective rows skip both.
+- Payloads are JSON objects stored compactly (:func:`encode_payload`).
+
+What differs between the journals is a subclass's business: its application id,
+format version and migrations, its error classes and wording, and how it reads
+its ``meta`` rows and its payloads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+UNDO_KIND = "undo"
+
+
+@dataclass(frozen=True)
+class ChainedRow:
+    """One row as stored."""
+
+    seq: int
+    kind: str
+    payload: str
+    undoes: int | None
+    chain: str
+
+
+R = TypeVar("R", bound=ChainedRow)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step from ``version - 1`` to ``version``."""
+
+    version: int
+    description: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a database file's header says about it."""
+
+    application_id: int
+    user_version: int
+    tables: frozenset[str]
+
+    @property
+    def is_unstamped_log(self) -> bool:
+        """No header fields, but a log's two tables (a log from before the stamps)."""
+        return (
+            self.application_id == 0
+            and self.user_version == 0
+            and {"meta", "events"} <= self.tables
+        )
+
+
+def create_layout(conn: sqlite3.Connection) -> None:
+    """Make a log's two tables in an empty database."""
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
+        "payload TEXT NOT NULL, undoes INTEGER, chain TEXT NOT NULL)"
+    )
+
+
+def read_stamp(conn: sqlite3.Connection) -> Stamp:
+    """The header fields and table names of an open database.
+
+    Raises:
+        sqlite3.DatabaseError: the file is not an SQLite database.
+    """
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return Stamp(app_id, version, frozenset(str(n) for (n,) in names))
+
+
+def stamp_application_id(application_id: int) -> Callable[[sqlite3.Connection], None]:
+    """A migration step that writes ``application_id`` into the file's header."""
+
+    def stamp(conn: sqlite3.Connection) -> None:
+        # PRAGMA takes no bound parameters; the value is the caller's integer constant.
+        conn.execute(f"PRAGMA application_id = {int(application_id)}")
+
+    return stamp
+
+
+def migrate_from(conn: sqlite3.Connection, steps: Sequence[Migration], version: int) -> int:
+    """Apply each of ``steps`` after ``version``, in order (inside the caller's transaction).
+
+    Returns the version reached. Each step sets ``user_version``, so a file is
+    always at a version it really has.
+    """
+    for step in steps:
+        if step.version > version:
+            step.apply(conn)
+            conn.execute(f"PRAGMA user_version = {int(step.version)}")
+            version = step.version
+    return version
+
+
+def encode_payload(data: Mapping[str, Any]) -> str:
+    """A row's payload: ``data`` as compact JSON."""
+    return json.dumps(data, separators=(",", ":"))
+
+
+def chain_hash(prev: str, seq: int, kind: str, payload: str, undoes: int | None) -> str:
+    """A row's ``chain``: its fields hashed with the previous row's chain (or the seed)."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(f"{prev}|{seq}|{kind}|{undoes}|{payload}".encode())
+    return h.hexdigest()
+
+
+class ChainedLog(Generic[R]):
+    """An open log; a subclass sets the class attributes and words the refusals.
+
+    Subclasses set :attr:`NOUN`, :attr:`APPLICATION_ID`, :attr:`FORMAT_VERSION`,
+    :attr:`MIGRATIONS` (or override :meth:`_migrate`), :attr:`RESUME_HINT` and the
+    three error classes, and override the wording hooks (:meth:`_foreign`,
+    :meth:`_newer`, :meth:`_not_a_log`, :meth:`_unreadable`, :meth:`_bad_row`) where
+    theirs differs.
+    """
+
+    NOUN: ClassVar[str] = "journal"  # "not a <NOUN>"
+    APPLICATION_ID: ClassVar[int]
+    FORMAT_VERSION: ClassVar[int]
+    MIGRATIONS: ClassVar[tuple[Migration, ...]] = ()
+    ACCEPTS_UNSTAMPED: ClassVar[bool] = False  # a file with neither header field, but our tables
+    RESUME_HINT: ClassVar[str] = "open it to resume"
+    Error: ClassVar[type[Exception]]  # the root (a closed log)
+    StorageError: ClassVar[type[Exception]]  # missing file, failed create, append or upgrade
+    CorruptError: ClassVar[type[Exception]]  # not a log, or damaged
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, seed: str, row: type[R]) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        self._seed = seed
+        self._row = row
+        self._rows: list[R] = []
+
+    # ----------------------------------------------------------- wording
+    @classmethod
+    def _foreign(cls, path: Path, stamp: Stamp) -> Exception:
+        app = stamp.application_id & 0xFFFFFFFF
+        return cls.CorruptError(f"{path}: not a {cls.NOUN} (SQLite application_id 0x{app:08X})")
+
+    @classmethod
+    def _newer(cls, path: Path, version: int) -> Exception:
+        return cls.CorruptError(
+            f"{path}: journal format {version} is newer than this toptable's "
+            f"({cls.FORMAT_VERSION}); upgrade toptable to resume this game"
+        )
+
+    @classmethod
+    def _not_a_log(cls, path: Path, exc: Exception) -> Exception:
+        return cls.CorruptError(f"{path}: not a {cls.NOUN} ({exc})")
+
+    @classmethod
+    def _unreadable(cls, path: Path, exc: Exception) -> Exception:
+        return cls._not_a_log(path, exc)
+
+    @classmethod
+    def _bad_row(cls, path: Path, seq: int) -> Exception:
+        return cls.CorruptError(
+            f"{path}: row {seq} fails its checksum (changed, removed or reordered rows)"
+        )
+
+    # ----------------------------------------------------------- opening
+    @classmethod
+    def _check_stamp(cls, path: Path, stamp: Stamp) -> None:
+        """Refuse a file that is not a log of this kind this toptable can read."""
+        ours = stamp.application_id == cls.APPLICATION_ID
+        if not ours and not (cls.ACCEPTS_UNSTAMPED and stamp.is_unstamped_log):
+            raise cls._foreign(path, stamp)
+        if stamp.user_version > cls.FORMAT_VERSION:
+            raise cls._newer(path, stamp.user_version)
+
+    @classmethod
+    def _connect(cls, path: Path, check: bool = False) -> sqlite3.Connection:
+        """Open ``path`` with the durability settings.
+
+        With ``check`` (opening), refuse the file unless it is a log this toptable
+        reads, checked before anything is written; an SQLite error is the file's
+        fault (``CorruptError``). Without (creating), SQLite's errors pass through.
+        """
+        conn: sqlite3.Connection | None = None
+        try:
+            # The table opens the log on its main thread and then hands it to the loop
+            # thread, which alone uses it while the game runs: access is never concurrent.
+            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            if check:
+                cls._check_stamp(path, read_stamp(conn))
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if not check:
+                raise
+            raise cls._not_a_log(path, exc) from None
+        except Exception:
+            if conn is not None:
+                conn.close()
+            raise
+        return conn
+
+    @classmethod
+    def _create_file(
+        cls, path: Path, meta: Sequence[tuple[str, str]], make_parent: bool = False
+    ) -> sqlite3.Connection:
+        """Create a stamped, empty log holding ``meta``; return its open connection.
+
+        Raises:
+            StorageError: the file exists already or cannot be created.
+        """
+        if path.exists():
+            raise cls.StorageError(f"{path}: a journal already exists there; {cls.RESUME_HINT}")
+        # Built under a temporary name and renamed once complete, so a crash while
+        # creating never leaves a half-made log where a game is expected.
+        tmp = path.with_name(path.name + ".creating")
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+        try:
+            if make_parent:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            conn = cls._connect(tmp)
+            conn.execute("BEGIN IMMEDIATE")
+            create_layout(conn)
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+            cls._migrate(conn, 0)
+            conn.execute("COMMIT")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.close()
+            tmp.replace(path)
+            return cls._connect(path)
+        except (sqlite3.Error, OSError) as exc:
+            raise cls.StorageError(f"{path}: cannot create the journal: {exc}") from None
+
+    @classmethod
+    def _open_file(
+        cls,
+        path: str | Path,
+        build: Callable[[sqlite3.Connection, Path, dict[str, str]], Self],
+    ) -> Self:
+        """Open an existing log, check its header and every row, and bring it up to date.
+
+        ``build`` makes the subclass's object from the connection, the path and the
+        ``meta`` rows (raising the subclass's errors if they are wrong).
+
+        Raises:
+            StorageError: no such file, or an older log that cannot be upgraded.
+            CorruptError: not a log, or a row that fails its check (and what
+                the wording hooks and ``build`` raise).
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise cls.StorageError(f"{path}: no journal there")
+        conn = cls._connect(path, check=True)
+        try:
+            meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+            raw = conn.execute(
+                "SELECT seq, kind, payload, undoes, chain FROM events ORDER BY seq"
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise cls._unreadable(path, exc) from None
+        try:
+            log = build(conn, path, meta)
+        except BaseException:
+            conn.close()
+            raise
+        log._verify_rows(raw)
+        log._upgrade()
+        return log
+
+    def _verify_rows(self, raw: list[Any]) -> None:
+        prev = self._seed
+        for i, (seq, kind, payload, undoes, chain) in enumerate(raw):
+            if seq != i + 1 or chain_hash(prev, seq, kind, payload, undoes) != chain:
+                self.close()
+                raise self._bad_row(self.path, seq)
+            self._rows.append(self._row(seq, kind, payload, undoes, chain))
+            prev = chain
+
+    @classmethod
+    def _migrate(cls, conn: sqlite3.Connection, version: int) -> int:
+        """Bring a file at ``version`` to :attr:`FORMAT_VERSION` (in the caller's transaction)."""
+        return migrate_from(conn, cls.MIGRATIONS, version)
+
+    def _upgrade(self) -> None:
+        """Bring an older log to :attr:`FORMAT_VERSION` (one transaction; rows untouched)."""
+        conn = self.conn
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version >= self.FORMAT_VERSION:
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            self._migrate(conn, version)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self.close()
+            raise self.StorageError(
+                f"{self.path}: cannot upgrade the journal from format version {version} "
+                f"to {self.FORMAT_VERSION}: {exc}"
+            ) from None
+
+    # ----------------------------------------------------------- writing
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection.
+
+        Raises:
+            Error: the log is closed.
+        """
+        if self._conn is None:
+            raise self.Error(f"{self.path}: the journal is closed")
+        return self._conn
+
+    def _append_row(self, kind: str, data: Mapping[str, Any], undoes: int | None = None) -> R:
+        """Append a row holding ``data`` durably (one committed transaction).
+
+        Raises:
+            StorageError: the write failed (nothing was written).
+        """
+        seq = len(self._rows) + 1
+        payload = encode_payload(data)
+        prev = self._rows[-1].chain if self._rows else self._seed
+        row = self._row(seq, kind, payload, undoes, chain_hash(prev, seq, kind, payload, undoes))
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(
+                "INSERT INTO events VALUES (?, ?, ?, ?, ?)",
+                (row.seq, row.kind, row.payload, row.undoes, row.chain),
+            )
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise self.StorageError(f"{self.path}: cannot append: {exc}") from None
+        self._rows.append(row)
+        return row
+
+    def _cancel(self, row: R) -> R:
+        """Append the undo marker that cancels ``row``."""
+        return self._append_row(UNDO_KIND, {}, row.seq)
+
+    # ----------------------------------------------------------- reading
+    def _effective_rows(self, kind: str | None = None) -> list[R]:
+        """The rows neither undone nor undo markers (only ``kind``'s, if given), in order."""
+        cancelled = {r.undoes for r in self._rows if r.kind == UNDO_KIND}
+        return [
+            r
+            for r in self._rows
+            if r.kind != UNDO_KIND and r.seq not in cancelled and (kind is None or r.kind == kind)
+        ]
+
+    # ----------------------------------------------------------- closing
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, v: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

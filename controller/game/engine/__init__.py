@@ -1,0 +1,87 @@
+"""The game flow of RULES.md §9–§11 as a pure state machine: ``apply(state, event)``.
+
+Nothing here rolls dice, reads a clock or does I/O: dice, shuffles and the clock
+arrive as input events; players' choices arrive as actions. An illegal event
+raises :class:`~controller.core.errors.IllegalActionError` saying why, and leaves the
+state untouched (:func:`apply` works on a copy).
+
+The engine is split by phase; each module handles the events of its phases:
+
+- :mod:`.fold`: :func:`apply`, :func:`advance`, :func:`replay`, the handler table;
+- :mod:`.who`: whose action or which input the game waits for;
+- :mod:`.setup`: first player, draft, shuffles, placement (and :func:`arrange`);
+- :mod:`.turn`: a turn's start and end, the round's end and the final count;
+- :mod:`.cards`: the start-of-turn card window;
+- :mod:`.move`: the move and its landing;
+- :mod:`.combat`: fusion and transformation rolls, each attack's set-up;
+- :mod:`.attack`: the striker's throws and its choice;
+- :mod:`.defence`: the defender's answer (and the dodge of a reflected sphere);
+- :mod:`.resolve`: the attack's damage and the counter-attack;
+- :mod:`.end`: the end of a combat; :mod:`.extra`: the second combat; :mod:`.duel`;
+- :mod:`.common` and :mod:`.fusion`: what the phases share.
+
+Modules import one way (common <- fusion <- turn <- setup/cards <- combat <- duel <-
+extra <- end <- resolve <- attack/defence/move <- fold): a phase that leads back to an
+earlier one calls down, never up.
+"""
+
+from __future__ import annotations
+
+from controller.game.engine.attack import attack_options
+from controller.game.engine.common import (
+    FLEE_STEPS,
+    FUSION_ROLL_NEEDED,
+    HEALTH_PER_TURN,
+    MOVE_STEPS,
+    attack_cards,
+    counter_cards,
+    decks_to_shuffle,
+    fighter,
+    limit_problem,
+    pair_of,
+    playable,
+)
+from controller.game.engine.defence import defence_answers, flee_spaces
+from controller.game.engine.end import step_spaces
+from controller.game.engine.extra import extra_targets
+from controller.game.engine.fold import advance, apply, new_game, replay
+from controller.game.engine.fusion import fusion_candidate
+from controller.game.engine.move import move_targets
+from controller.game.engine.setup import arrange, draftable, expected_deck, placements
+from controller.game.engine.turn import start_cards, start_targets
+from controller.game.engine.who import ActorKind, Awaiting, actor, awaiting
+
+__all__ = [
+    "FLEE_STEPS",
+    "FUSION_ROLL_NEEDED",
+    "HEALTH_PER_TURN",
+    "MOVE_STEPS",
+    "ActorKind",
+    "Awaiting",
+    "actor",
+    "advance",
+    "apply",
+    "arrange",
+    "attack_cards",
+    "attack_options",
+    "awaiting",
+    "counter_cards",
+    "decks_to_shuffle",
+    "defence_answers",
+    "draftable",
+    "expected_deck",
+    "extra_targets",
+    "fighter",
+    "flee_spaces",
+    "fusion_candidate",
+    "limit_problem",
+    "move_targets",
+    "new_game",
+    "pair_of",
+    "placements",
+    "playable",
+    "replay",
+    "start_cards",
+    "start_targets",
+    "step_spaces",
+]

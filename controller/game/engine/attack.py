@@ -1,0 +1,76 @@
+"""An attack (RULES.md §4–§8): the striker's throws and rerolls, what the last throw
+is worth, and the choice that opens the defence."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.game.engine.common import fighter, resolve, scorer
+from controller.game.engine.resolve import attack_done
+from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
+from controller.game.state import Answer, GameState, Phase
+from controller.rules.combat_types import Attack
+from controller.rules.pools import defence_pool, defence_rerolls
+from controller.rules.speed import Defence
+
+
+def dice_thrown(s: GameState, e: DiceThrown) -> None:
+    """Handle the striker's :class:`DiceThrown` (a throw or a reroll)."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    if len(e.dice) != c.pool:
+        raise InvalidThrowError(f"{c.striker} throws {c.pool} dice, the throw shows {len(e.dice)}")
+    if len(c.throws) > c.max_rerolls:
+        raise IllegalActionError(
+            f"{c.striker} has made all {c.max_rerolls} rerolls: choose what the throw is worth"
+        )
+    s.combat = c._replace(throws=(*c.throws, tuple(e.dice)), evidence=(*c.evidence, e.evidence))
+
+
+def throw_corrected(s: GameState, e: ThrowCorrected) -> None:
+    """Handle :class:`ThrowCorrected` of the striker's last throw."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no throw to correct")
+    if not c.throws or len(e.dice) != c.pool:
+        raise InvalidThrowError(f"a correction replaces the last throw of {c.pool} dice")
+    s.combat = c._replace(throws=(*c.throws[:-1], tuple(e.dice)))
+
+
+def attack_options(state: GameState) -> list[tuple[str, int]]:
+    """(option name, damage) the attacker's last throw allows (empty before the first throw)."""
+    c = state.combat
+    if c is None or not c.throws:
+        return []
+    score = scorer(state).score(c.throws[-1])
+    return [(o.name, o.damage) for o in score.options]
+
+
+def choose_attack(s: GameState, e: ChooseAttack) -> None:
+    """Handle :class:`ChooseAttack`: the attack is resolved as far as the defender's answer."""
+    c = s.combat
+    if c is None or not c.throws:
+        raise IllegalActionError("throw the dice before choosing what the throw is worth")
+    names = [n for n, _ in attack_options(s)]
+    key = e.option.strip().casefold()
+    match = next((n for n in names if n.casefold() == key), None)
+    if match is None:
+        raise IllegalActionError(
+            f"the last throw does not make {e.option!r}; it makes: {', '.join(names)}"
+        )
+    c = s.combat = c._replace(option=match)
+    probe = resolve(s, Attack(c.throws, match))
+    c = s.combat = c._replace(probe=probe)
+    if probe.reflected and probe.damage_reflected > 0:  # the attacker may dodge it (§8)
+        f = fighter(s, c.striker)
+        s.combat = c._replace(
+            answer=Answer.REFLECT,
+            d_pool=defence_pool(f, c.s_support),
+            d_max_rerolls=defence_rerolls(f),
+        )
+        s.phase = Phase.DEFENCE_ROLL
+        return
+    if probe.shielded or probe.reflected or probe.defence == (Defence.NONE,):
+        attack_done(s, probe)
+        return
+    s.phase = Phase.DEFENCE_CHOICE

@@ -1,0 +1,57 @@
+"""The start-of-turn card window (RULES.md §9, turn step 1): heal, move, draw, fuse, rescue.
+
+The other card windows live with their phase: transformation retries and attack cards
+in :mod:`.combat` and :mod:`.attack`, defence cards in :mod:`.defence`, counter-attacks
+in :mod:`.resolve`, extra combats in :mod:`.extra`.
+"""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError
+from controller.game.engine.common import check_card, count_play, draw, put, use_card
+from controller.game.engine.fusion import fuse
+from controller.game.engine.turn import start_targets, to_move
+from controller.game.events import Pass, PlayCard
+from controller.game.state import GameState
+from controller.gamedata.cards import EffectKind, Timing
+
+
+def start_card(s: GameState, e: PlayCard) -> None:
+    """Handle a start-of-turn :class:`PlayCard`, then the move."""
+    card = check_card(s, e.seat, e.card, Timing.START_OF_TURN)
+    targets = start_targets(s, card)
+    k = card.effect.kind
+    if k in (EffectKind.HEAL, EffectKind.FUSION):
+        if (e.warrior, None) not in targets:
+            raise IllegalActionError(
+                f"{card.name}: {e.warrior!r} is not a valid target; choose one of "
+                + ", ".join(t for t, _ in targets)
+            )
+    elif k is EffectKind.RESCUE:
+        if (e.warrior, e.space) not in targets:
+            raise IllegalActionError(
+                f"{card.name}: rescue an eliminated warrior of yours onto an empty, non-green space"
+            )
+    elif not targets:
+        raise IllegalActionError(f"{card.name} has no use now")
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    eff = card.effect
+    if k is EffectKind.HEAL:
+        p = s.pieces[e.warrior]
+        put(s, p._replace(damage=max(0, p.damage - eff.amount)))
+    elif k is EffectKind.MOVE:
+        s.move_bonus += eff.amount
+    elif k is EffectKind.DRAW and eff.deck is not None:
+        draw(s, e.seat, eff.deck.value, eff.amount)
+    elif k is EffectKind.FUSION:
+        fuse(s, e.warrior)
+    elif k is EffectKind.RESCUE:
+        p = s.pieces[e.warrior]
+        put(s, p._replace(space=e.space, damage=0, eliminated=False))
+    to_move(s)
+
+
+def skip_start_card(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` in the start-of-turn window: on to the move."""
+    to_move(s)

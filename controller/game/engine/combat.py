@@ -1,0 +1,194 @@
+"""The start of a combat (RULES.md §8, §10–§11): the fusion offers and rolls, the
+transformation rolls and their retries, and the set-up of each attack (pools, rerolls,
+support dice, the striker's cards)."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.game.engine.common import (
+    FUSION_ROLL_NEEDED,
+    check_card,
+    count_play,
+    fighter,
+    on_space,
+    owner,
+    playable,
+    seat_of,
+    striker_cards,
+    support,
+    use_card,
+)
+from controller.game.engine.fusion import fusion_candidate, join_team
+from controller.game.events import DieRolled, Pass, PlayCard, TryFusion
+from controller.game.state import FUSIONS, Combat, GameState, Phase, Piece
+from controller.gamedata.cards import Timing
+from controller.rules.pools import attack_pool, attack_rerolls
+
+
+def begin_combat(
+    s: GameState,
+    attacker: str,
+    defender: str,
+    origin: int,
+    arena: int,
+    *,
+    green: bool,
+    adjacent: bool,
+) -> None:
+    """``attacker`` (moved from ``origin``) fights ``defender`` on ``arena``."""
+    # the player to the right acts for the green-space warrior
+    d_seat = (s.seat - 1) % len(s.players) if green else owner(s.pieces[defender])
+    s.combat = Combat(
+        attacker, defender, owner(s.pieces[attacker]), d_seat, green, adjacent, origin, arena
+    )
+    s.combats += 1
+    s.log_combats += 1
+    fusers = tuple(n for n in (attacker, defender) if fusion_candidate(s, n) is not None)
+    if fusers and not s.combat.duel:
+        s.combat = s.combat._replace(fusers=fusers)
+        s.phase = Phase.FUSION_OFFER
+        return
+    to_transform(s)
+
+
+def try_fusion(s: GameState, e: TryFusion) -> None:
+    """Handle :class:`TryFusion`: the fusion roll comes next."""
+    c = s.combat
+    if c is None or not c.fusers or fusion_candidate(s, c.fusers[0]) is None:
+        raise IllegalActionError("no fusion partner stands next to this warrior")
+    s.phase = Phase.FUSION_ROLL
+
+
+def _next_fuser(s: GameState) -> None:
+    c = s.combat
+    if c is None:
+        return
+    rest = tuple(n for n in c.fusers[1:] if fusion_candidate(s, n) is not None)
+    s.combat = c._replace(fusers=rest)
+    if rest:
+        s.phase = Phase.FUSION_OFFER
+        return
+    to_transform(s)
+
+
+def decline_fusion(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` at a fusion offer."""
+    _next_fuser(s)
+
+
+def fusion_roll(s: GameState, e: DieRolled) -> None:
+    """Handle the fusion roll's :class:`DieRolled`: 4 or more fuses the pair."""
+    if len(e.values) != 1 or not 1 <= e.values[0] <= 6:
+        raise InvalidThrowError(f"a fusion roll is one die 1..6, got {list(e.values)}")
+    c = s.combat
+    if c is None or not c.fusers:
+        raise IllegalActionError("no fusion roll is expected")
+    first = c.fusers[0]
+    fused = fusion_candidate(s, first)
+    if fused is not None and e.values[0] >= FUSION_ROLL_NEEDED:
+        a, b = FUSIONS[fused]
+        other = b if first == a else a
+        pa, po = s.pieces[first], s.pieces[other]
+        keep = (pa, po) if s.config.variants.fusion_for_one_attack else ()
+        space = on_space(pa)
+        holds_space = s.occ.get(space) == first  # the attacker shares the arena unlisted
+        for p in (pa, po):
+            if p.space is not None and s.occ.get(p.space) == p.name:
+                del s.occ[p.space]
+            s.pieces[p.name] = p._replace(space=None, fused_into=fused)
+        s.pieces[fused] = Piece(fused, pa.seat, space)
+        if holds_space:
+            s.occ[space] = fused
+        join_team(s, owner(pa), fused)
+        if first == c.attacker:
+            c = c._replace(attacker=fused, split_after=keep)
+        else:
+            c = c._replace(defender=fused, d_split_after=keep)
+        s.combat = c
+    _next_fuser(s)
+
+
+def to_transform(s: GameState) -> None:
+    """The transformation rolls of the fighters that have forms, then the attack."""
+    c = s.combat
+    if c is None:
+        return
+    need = tuple(n for n in (c.attacker, c.defender) if s.data.warrior(n).forms)
+    s.combat = c._replace(to_transform=need)
+    _next_transform(s)
+
+
+def _next_transform(s: GameState) -> None:
+    c = s.combat
+    if c is not None and c.to_transform:
+        s.phase = Phase.TRANSFORM
+        return
+    start_attack(s, counter=False)
+
+
+def transform_roll(s: GameState, e: DieRolled) -> None:
+    """Handle a transformation's :class:`DieRolled` (a failed roll may be retried by card)."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    name = c.to_transform[0]
+    w = s.data.warrior(name)
+    if len(e.values) != w.transform_dice or any(not 1 <= v <= 6 for v in e.values):
+        raise InvalidThrowError(
+            f"{name} transforms with {w.transform_dice} dice of 1..6, got {list(e.values)}"
+        )
+    form = w.form_for_roll(sum(e.values))
+    fname = form.name if form is not None else ""
+    c = c._replace(a_form=fname) if name == c.attacker else c._replace(d_form=fname)
+    seat = seat_of(s, name)
+    retry_ok = (
+        form is None
+        and name not in c.retried
+        and s.pieces[name].seat is not None
+        and bool(playable(s, seat, Timing.TRANSFORMATION))
+    )
+    if retry_ok:
+        s.combat = c
+        s.phase = Phase.RETRY_OFFER
+        return
+    s.combat = c._replace(to_transform=c.to_transform[1:])
+    _next_transform(s)
+
+
+def retry_card(s: GameState, e: PlayCard) -> None:
+    """Handle a transformation-retry :class:`PlayCard`: the roll is made again."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    card = check_card(s, e.seat, e.card, Timing.TRANSFORMATION)
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    s.combat = c._replace(retried=(*c.retried, c.to_transform[0]))
+    s.phase = Phase.TRANSFORM
+
+
+def decline_retry(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` at a retry offer: the failed roll stands."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    s.combat = c._replace(to_transform=c.to_transform[1:])
+    _next_transform(s)
+
+
+def start_attack(s: GameState, counter: bool) -> None:
+    """Set up an attack: the attacker's (or, for a counter-attack, the defender's)."""
+    c = s.combat
+    if c is None:
+        return
+    striker, target = (c.defender, c.attacker) if counter else (c.attacker, c.defender)
+    f, t = fighter(s, striker), fighter(s, target)
+    s_support = support(s, striker)
+    s.combat = c._replace(
+        striker=striker, target=target, counter=counter,
+        pool=attack_pool(f, s_support, t), max_rerolls=attack_rerolls(f, t),
+        s_support=s_support, t_support=support(s, target),
+        cards=striker_cards(s, striker),
+        throws=(), evidence=(), option="", answer=None, answer_card=None, d_throws=(),
+    )  # fmt: skip
+    s.phase = Phase.ATTACK

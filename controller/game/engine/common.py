@@ -1,0 +1,260 @@
+"""What every phase of the engine shares: moving pieces, drawing and playing cards,
+the fighters of the combat in progress and the resolution of one attack.
+
+Functions with a leading underscore change the state in place (the engine's fast path);
+the others only look at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from controller.core.errors import IllegalActionError
+from controller.game.state import (
+    FUSIONS,
+    NOTHING_PLAYED,
+    WARRIOR_DECK,
+    CardsPlayed,
+    GameState,
+    Piece,
+)
+from controller.gamedata.board import MOVE_STEPS
+from controller.gamedata.cards import Card, Deck, Timing
+from controller.rules.attack import resolve_attack
+from controller.rules.combat_types import Attack, AttackResult
+from controller.rules.pools import support_dice
+from controller.rules.scoring import CardCombo, ThrowScorer, scorer_for
+from controller.rules.warriors import Fighter
+
+FLEE_STEPS = 3  # Solar Flare: flee 3 spaces (§8)
+FUSION_ROLL_NEEDED = 4
+HEALTH_PER_TURN = 5
+
+__all__ = ["FLEE_STEPS", "FUSION_ROLL_NEEDED", "HEALTH_PER_TURN", "MOVE_STEPS", "limit_problem"]
+
+
+# ------------------------------------------------------------------ seats and pieces
+def set_at(
+    t: tuple[tuple[str, ...], ...], i: int, v: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """``t`` with item ``i`` replaced by ``v``."""
+    return (*t[:i], v, *t[i + 1 :])
+
+
+def next_seat(s: GameState, seat: int, ok: Callable[[int], bool]) -> int | None:
+    """The next seat after ``seat`` (clockwise, ``seat`` itself last) for which ``ok`` holds."""
+    n = len(s.players)
+    for k in range(1, n + 1):
+        q = (seat + k) % n
+        if ok(q):
+            return q
+    return None
+
+
+def put(s: GameState, p: Piece) -> None:
+    """Store ``p``, keeping the space index right."""
+    old = s.pieces.get(p.name)
+    if old is not None and old.space is not None and s.occ.get(old.space) == p.name:
+        del s.occ[old.space]
+    s.pieces[p.name] = p
+    if p.space is not None:
+        s.occ[p.space] = p.name
+
+
+def owner(p: Piece) -> int:
+    """The seat of ``p``, a player's warrior.
+
+    Raises:
+        IllegalActionError: ``p`` is a green-space warrior (nobody's).
+    """
+    if p.seat is None:
+        raise IllegalActionError(f"{p.name} is a green-space warrior: it has no player")
+    return p.seat
+
+
+def on_space(p: Piece) -> int:
+    """The space ``p`` stands on.
+
+    Raises:
+        IllegalActionError: ``p`` is off the board.
+    """
+    if p.space is None:
+        raise IllegalActionError(f"{p.name} is not on the board")
+    return p.space
+
+
+def seat_of(state: GameState, name: str) -> int:
+    """The seat that acts for ``name`` (the player acting for a green-space warrior)."""
+    c = state.combat
+    p = state.pieces[name]
+    if p.seat is not None:
+        return p.seat
+    return c.d_seat if c is not None else state.seat
+
+
+def roster_name(s: GameState, text: str) -> str:
+    """The roster's name for ``text`` (IllegalActionError: no such warrior)."""
+    try:
+        return s.data.roster.find(text)[0].name
+    except KeyError as exc:
+        raise IllegalActionError(str(exc)) from None
+
+
+def pair_of(name: str) -> str | None:
+    """The fusion partner of ``name`` (None if it has none)."""
+    for a, b in FUSIONS.values():
+        if name == a:
+            return b
+        if name == b:
+            return a
+    return None
+
+
+def decks_to_shuffle(s: GameState) -> tuple[str, ...]:
+    """The decks (and the warrior deck) still waiting for their shuffle."""
+    return tuple(d for d in (*[x.value for x in Deck], WARRIOR_DECK) if d not in s.shuffled)
+
+
+# ------------------------------------------------------------------ cards
+def draw(s: GameState, seat: int, deck: str, n: int) -> None:
+    """``seat`` draws ``n`` cards of ``deck`` (fewer when it runs out)."""
+    for _ in range(n):
+        cards = s.decks.get(deck, ())
+        if not cards:
+            return
+        s.decks[deck] = cards[1:]
+        s.hands = set_at(s.hands, seat, s.hands[seat] + (cards[0],))
+
+
+def use_card(s: GameState, seat: int, card: str) -> None:
+    """``card`` leaves ``seat``'s hand for the bottom of its deck."""
+    hand = list(s.hands[seat])
+    hand.remove(card)
+    s.hands = set_at(s.hands, seat, tuple(hand))
+    deck = s.data.cards.card(card).deck.value
+    s.decks[deck] = (*s.decks.get(deck, ()), card)
+
+
+def count_play(s: GameState, seat: int, card: Card) -> None:
+    """Count ``card`` against ``seat``'s per-turn limits."""
+    played: tuple[CardsPlayed, ...] = s.played
+    s.played = (*played[:seat], played[seat].after(card), *played[seat + 1 :])
+
+
+def new_turn_counts(s: GameState) -> None:
+    """Nobody has played a card this turn."""
+    s.played = (NOTHING_PLAYED,) * len(s.players)
+
+
+def limit_problem(state: GameState, seat: int, card: Card) -> str | None:
+    """Why ``card`` would break the per-turn card limits of §9 (None: it may be played)."""
+    return state.played[seat].problem(card)
+
+
+def check_card(s: GameState, seat: int, name: str, timing: Timing) -> Card:
+    """The card ``name`` that ``seat`` plays now.
+
+    Raises:
+        IllegalActionError: not in hand, not played at ``timing``, or over a limit.
+    """
+    if name not in s.hands[seat]:
+        raise IllegalActionError(f"{s.players[seat]} has no {name!r} in hand")
+    card = s.data.cards.card(name)
+    if card.timing is not timing:
+        raise IllegalActionError(f"{name} is played at {card.timing}, not now ({timing})")
+    why = limit_problem(s, seat, card)
+    if why:
+        raise IllegalActionError(f"{name} cannot be played: {why}")
+    return card
+
+
+def playable(s: GameState, seat: int, timing: Timing) -> list[Card]:
+    """The cards of ``seat``'s hand played at ``timing`` that the limits allow (once each)."""
+    hand = s.hands[seat]
+    if not hand:
+        return []
+    cards = s.data.cards.cards
+    out = []
+    for name in dict.fromkeys(hand):
+        card = cards[name]
+        if card.timing is timing and limit_problem(s, seat, card) is None:
+            out.append(card)
+    return out
+
+
+def attack_cards(state: GameState, seat: int | None) -> list[Card]:
+    """Attack-timed cards in ``seat``'s hand that the limits still allow."""
+    if seat is None:
+        return []
+    return playable(state, seat, Timing.ATTACK)
+
+
+def counter_cards(s: GameState) -> list[Card]:
+    """The Counter-Attack cards the combat's target may play now."""
+    c = s.combat
+    if c is None:
+        return []
+    seat = s.pieces[c.target].seat
+    return [] if seat is None else playable(s, seat, Timing.COUNTER_ATTACK)
+
+
+# ------------------------------------------------------------------ the combat's fighters
+def fighter(s: GameState, name: str) -> Fighter:
+    """``name`` as it fights in the combat in progress (in its form, if it transformed)."""
+    c = s.combat
+    form = ""
+    if c is not None:
+        form = c.a_form if name == c.attacker else c.d_form if name == c.defender else ""
+    return s.data.fighter(name, form)
+
+
+def support(s: GameState, name: str) -> int:
+    """The support dice ``name`` gets from its teammates next to where it fights."""
+    p = s.pieces[name]
+    if p.seat is None:
+        return 0
+    c = s.combat
+    space = c.arena if c is not None and name == c.attacker and not c.adjacent else p.space
+    if space is None:
+        return 0
+    near = s.data.near[space]
+    abilities = [
+        s.data.warrior(q.name).ability
+        for q in s.on_board(p.seat)
+        if q.name != name and q.space in near
+    ]
+    return support_dice(abilities)
+
+
+def striker_cards(s: GameState, striker: str) -> tuple[CardCombo, ...]:
+    """The attack cards ``striker``'s player holds, as combos (fixed for the attempt)."""
+    seat = s.pieces[striker].seat
+    if seat is None:
+        return ()
+    return tuple(card.combo_view() for card in attack_cards(s, seat))
+
+
+def scorer(s: GameState) -> ThrowScorer:
+    """The scorer of the striker's throws (kept by the fighter, itself kept by the game data).
+
+    Raises:
+        IllegalActionError: no combat.
+    """
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    return scorer_for(fighter(s, c.striker), c.cards, s.config.variants)
+
+
+def resolve(s: GameState, attack: Attack) -> AttackResult:
+    """The striker's ``attack`` resolved against the target (rules.attack.resolve_attack).
+
+    Raises:
+        IllegalActionError: no combat.
+    """
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    f, t = fighter(s, c.striker), fighter(s, c.target)
+    left = t.warrior.endurance - s.pieces[c.target].damage
+    return resolve_attack(f, c.s_support, t, c.t_support, left, attack, c.cards, s.config.variants)

@@ -1,0 +1,121 @@
+"""The end of a combat (RULES.md §8, §10): transformation costs, eliminations and the
+cards they earn, the green warrior's return, fusions for one attack undone, where the
+attacker stands (step aside), the green-space reward."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError
+from controller.game.engine.common import draw
+from controller.game.engine.duel import duel_after
+from controller.game.engine.extra import after_combat_step
+from controller.game.engine.fusion import eliminate, split
+from controller.game.events import ChooseReward, StepAside
+from controller.game.state import GameState, Phase, deck_of_colour
+from controller.gamedata.board import Colour
+from controller.gamedata.cards import DRAW_DECKS
+from controller.rules.combat import after_combat
+
+
+def finish_combat(s: GameState) -> None:
+    """Settle the combat in progress once its attacks are over."""
+    c = s.combat
+    if c is None:
+        return
+    v = s.config.variants
+    down: list[str] = []
+    for name, form in ((c.attacker, c.a_form), (c.defender, c.d_form)):
+        p = s.pieces[name]
+        side = after_combat(s.data.warrior(name), s.data.fighter(name, form), p.damage, v)
+        s.pieces[name] = p._replace(damage=side.damage_taken)
+        if side.eliminated:
+            down.append(name)
+    a_seat, d_seat = s.pieces[c.attacker].seat, s.pieces[c.defender].seat
+    arena = c.arena
+    a_space = c.origin if c.adjacent else arena
+    d_space = s.pieces[c.defender].space if not c.green else arena
+    reward = False
+    for name in down:
+        space = a_space if name == c.attacker else d_space
+        eliminate(s, name, space)
+        winner_seat = d_seat if name == c.attacker else a_seat
+        if name == c.defender and c.green:
+            reward = True  # eliminating the green warrior earns cards
+        elif winner_seat is not None and space is not None:
+            deck = deck_of_colour(s.data.colours[space])
+            if deck:
+                draw(s, winner_seat, deck, 1)
+    if c.green and c.defender not in down:  # back to the bottom of the warrior deck, healed
+        del s.pieces[c.defender]
+        s.green_deck = (*s.green_deck, c.defender)
+    attacker_alive = c.attacker not in down
+    if c.split_after:  # fusion for one attack: the partners come back
+        split(s, c.attacker, c.split_after, attacker_alive, c.adjacent or c.green, arena)
+        c = c._replace(attacker=c.split_after[0].name)
+        s.combat = c
+    if c.d_split_after:
+        split(s, c.defender, c.d_split_after, c.defender not in down, True, arena)
+        down = [c.d_split_after[0].name if n == c.defender else n for n in down]
+        c = c._replace(defender=c.d_split_after[0].name)
+        s.combat = c
+    if c.duel:
+        duel_after(s, down)
+        return
+    defender_alive = c.defender not in down
+    if attacker_alive and not c.adjacent:
+        if s.pieces[c.attacker].space != arena:
+            pass  # it fled with Solar Flare from the counter-attack: it stands where it fled
+        elif c.green or not defender_alive:
+            s.occ[arena] = c.attacker
+        elif s.pieces[c.defender].space != arena:
+            _settle(s, arena)  # the defender fled: the attacker holds the space (engine decision)
+        elif step_spaces(s):
+            s.phase = Phase.STEP_ASIDE
+            return
+        else:  # no adjacent empty non-green space: back where it came from (engine decision)
+            _settle(s, c.origin)
+    if reward:
+        s.phase = Phase.REWARD
+        return
+    after_combat_step(s)
+
+
+def step_spaces(state: GameState) -> list[int]:
+    """Where the attacker may step after a combat its foe survived: adjacent, empty, not green."""
+    c = state.combat
+    if c is None:
+        return []
+    return sorted(
+        sid
+        for sid in state.data.near[c.arena]
+        if sid not in state.occ and state.data.colours[sid] is not Colour.GREEN
+    )
+
+
+def _settle(s: GameState, space: int) -> None:
+    c = s.combat
+    if c is None:
+        return
+    p = s.pieces[c.attacker]
+    s.pieces[c.attacker] = p._replace(space=space)
+    s.occ[space] = c.attacker
+    deck = deck_of_colour(s.data.colours[space])
+    if deck:
+        s.pending_draws += (deck,)
+
+
+def step_aside(s: GameState, e: StepAside) -> None:
+    """Handle the attacker's :class:`StepAside` after a combat its foe survived."""
+    if e.space not in step_spaces(s):
+        raise IllegalActionError(
+            f"space {e.space} is not an empty, non-green space next to the combat"
+        )
+    _settle(s, e.space)
+    after_combat_step(s)
+
+
+def reward(s: GameState, e: ChooseReward) -> None:
+    """Handle :class:`ChooseReward`: the cards earned by eliminating the green warrior."""
+    if e.deck not in [d.value for d in DRAW_DECKS]:
+        raise IllegalActionError(f"choose attack, defence or special, not {e.deck!r}")
+    draw(s, e.seat, e.deck, 1 if s.config.variants.green_reward_one else 2)
+    after_combat_step(s)

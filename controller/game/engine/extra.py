@@ -1,0 +1,78 @@
+"""The second combat of a turn (RULES.md §9): granted by the event card or played from
+the hand once the first combat is over, against a foe standing next to a warrior."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError
+from controller.game.engine.combat import begin_combat
+from controller.game.engine.common import (
+    check_card,
+    count_play,
+    on_space,
+    playable,
+    use_card,
+)
+from controller.game.engine.turn import end_turn
+from controller.game.events import ExtraCombat, Pass, PlayCard
+from controller.game.state import GameState, Length, Phase
+from controller.gamedata.cards import Timing
+
+
+def extra_targets(state: GameState) -> list[tuple[str, str]]:
+    """(attacker, target) pairs for a second combat: a warrior of the player next to a foe."""
+    out = []
+    for p in state.on_board(state.seat):
+        for sp in state.data.near[on_space(p)]:
+            foe = state.occ.get(sp)
+            if foe is not None and state.pieces[foe].seat != state.seat:
+                out.append((p.name, foe))
+    return out
+
+
+def after_combat_step(s: GameState) -> None:
+    """The combat (or the move) is over: the extra-combat offer, or the end of the turn."""
+    s.combat = None
+    if _extra_possible(s):
+        s.phase = Phase.EXTRA_OFFER
+        return
+    end_turn(s)
+
+
+def _extra_possible(s: GameState) -> bool:
+    if s.combats != 1 or s.config.length is Length.MINUTES45 or s.phase is Phase.OVER:
+        return False
+    if not (s.extra_granted or playable(s, s.seat, Timing.AFTER_COMBAT)):
+        return False
+    return bool(extra_targets(s))
+
+
+def extra_card(s: GameState, e: PlayCard) -> None:
+    """Handle an extra-combat :class:`PlayCard`."""
+    card = check_card(s, e.seat, e.card, Timing.AFTER_COMBAT)
+    if (e.warrior, e.target) not in extra_targets(s):
+        raise IllegalActionError(
+            f"{e.warrior} cannot attack {e.target}: they must stand side by side"
+        )
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    _begin_adjacent(s, e.warrior, e.target)
+
+
+def extra_event(s: GameState, e: ExtraCombat) -> None:
+    """Handle :class:`ExtraCombat` (the second combat the event card grants)."""
+    if not s.extra_granted:
+        raise IllegalActionError("no event card grants a second combat this turn")
+    if (e.warrior, e.target) not in extra_targets(s):
+        raise IllegalActionError(
+            f"{e.warrior} cannot attack {e.target}: they must stand side by side"
+        )
+    _begin_adjacent(s, e.warrior, e.target)
+
+
+def _begin_adjacent(s: GameState, a: str, d: str) -> None:
+    begin_combat(s, a, d, on_space(s.pieces[a]), on_space(s.pieces[d]), green=False, adjacent=True)
+
+
+def decline_extra(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` at the extra-combat offer: the turn ends."""
+    end_turn(s)

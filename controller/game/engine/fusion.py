@@ -1,0 +1,84 @@
+"""Fusions (RULES.md §11): who may fuse, fusing two partners and ending a fusion."""
+
+from __future__ import annotations
+
+from controller.game.engine.common import on_space, owner, put, set_at
+from controller.game.state import FUSIONS, GameState, Piece
+
+
+def fusion_ready(s: GameState, seat: int, fused: str) -> bool:
+    """Whether ``seat``'s two partners of ``fused`` stand side by side on the board."""
+    a, b = FUSIONS[fused]
+    pa, pb = s.pieces.get(a), s.pieces.get(b)
+    if fused not in s.data.roster or pa is None or pb is None:
+        return False
+    if pa.seat != seat or pb.seat != seat or pa.space is None or pb.space is None:
+        return False
+    return s.data.board.adjacent(pa.space, pb.space)
+
+
+def fusion_candidate(s: GameState, name: str) -> str | None:
+    """The fusion ``name`` may try at the start of this combat: its partner, of the same team,
+    stands next to it (the attacker is counted where it fights)."""
+    a = s.pieces.get(name)
+    if a is None or a.seat is None or a.space is None:
+        return None
+    for f, pair in FUSIONS.items():
+        if name in pair and f in s.data.roster:
+            other = s.pieces.get(pair[1] if name == pair[0] else pair[0])
+            if (
+                other is not None
+                and other.seat == a.seat
+                and other.space is not None
+                and other.space in s.data.near[a.space]
+            ):
+                return f
+    return None
+
+
+def fuse(s: GameState, fused: str) -> None:
+    """Replace the two partners by the fused warrior on the first partner's space, for good."""
+    a, b = FUSIONS[fused]
+    pa, pb = s.pieces[a], s.pieces[b]
+    space = pa.space
+    for p in (pa, pb):
+        put(s, p._replace(space=None, fused_into=fused))
+    put(s, Piece(fused, pa.seat, space))
+    join_team(s, owner(pa), fused)
+
+
+def join_team(s: GameState, seat: int, fused: str) -> None:
+    """List ``fused`` in ``seat``'s team (once)."""
+    if fused not in s.teams[seat]:
+        s.teams = set_at(s.teams, seat, s.teams[seat] + (fused,))
+
+
+def split(
+    s: GameState, fused: str, partners: tuple[Piece, ...], alive: bool, listed: bool, arena: int
+) -> None:
+    """End a fusion for one attack: the partners come back as they were (or eliminated)."""
+    p = s.pieces[fused]
+    s.pieces[fused] = p._replace(space=None, eliminated=not alive)
+    if p.space is not None and s.occ.get(p.space) == fused:
+        del s.occ[p.space]
+    for q in partners:
+        if alive:
+            s.pieces[q.name] = q
+            if q.space != arena or listed:
+                s.occ[on_space(q)] = q.name
+        else:
+            s.pieces[q.name] = q._replace(space=None, eliminated=True, last_space=q.space)
+
+
+def eliminate(s: GameState, name: str, space: int | None) -> None:
+    """``name`` leaves the game, counted as eliminated on ``space`` (a fusion takes both
+    partners with it, §11)."""
+    p = s.pieces[name]
+    if p.space is not None and s.occ.get(p.space) == name:
+        del s.occ[p.space]
+    s.pieces[name] = p._replace(space=None, eliminated=True, last_space=space)
+    if name in FUSIONS:
+        for partner in FUSIONS[name]:
+            q = s.pieces.get(partner)
+            if q is not None:
+                s.pieces[partner] = q._replace(eliminated=True, fused_into="", last_space=space)

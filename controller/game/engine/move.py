@@ -1,0 +1,62 @@
+"""The move (RULES.md §10, turn step 2): where a warrior may go, and what its landing
+starts: a combat on a foe's space or a green space, or a card drawn at the turn's end."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError
+from controller.game.engine.combat import begin_combat
+from controller.game.engine.common import MOVE_STEPS, put
+from controller.game.engine.extra import after_combat_step
+from controller.game.events import Move
+from controller.game.state import GameState, Piece, deck_of_colour
+from controller.gamedata.board import Colour
+
+
+def move_targets(state: GameState, warrior: str) -> frozenset[int]:
+    """Spaces ``warrior`` may move to this turn (≤ 4 steps plus bonuses, never onto a teammate)."""
+    p = state.pieces[warrior]
+    if p.space is None or p.seat is None:
+        return frozenset()
+    mates = {q.space for q in state.on_board(p.seat)}
+    dist = state.data.distances(p.space, MOVE_STEPS + state.move_bonus)
+    return frozenset(sp for sp, d in dist.items() if d >= 1 and sp not in mates)
+
+
+def move(s: GameState, e: Move) -> None:
+    """Handle :class:`Move`."""
+    p = s.pieces.get(e.warrior)
+    if p is None or p.seat != e.seat or p.space is None:
+        raise IllegalActionError(f"{e.warrior!r} is not a warrior of seat {e.seat} on the board")
+    if e.space not in move_targets(s, e.warrior):
+        if e.space in s.occ and s.pieces[s.occ[e.space]].seat == e.seat:
+            why = "a move never ends on a teammate"
+        elif e.space not in s.data.board.spaces:
+            why = "no such space"
+        else:
+            why = f"it is more than {MOVE_STEPS + s.move_bonus} steps away"
+        raise IllegalActionError(f"{e.warrior} cannot move to space {e.space}: {why}")
+    origin = p.space
+    target = s.occ.get(e.space)
+    colour = s.data.colours[e.space]
+    if target is not None:  # an opponent: combat on its space
+        del s.occ[origin]
+        s.pieces[p.name] = p._replace(space=e.space)
+        s.last_landing = f"combat {target}"
+        begin_combat(s, p.name, target, origin, e.space, green=False, adjacent=False)
+        return
+    put(s, p._replace(space=e.space))
+    if colour is Colour.GREEN:
+        if s.green_deck:
+            foe = s.green_deck[0]
+            s.green_deck = s.green_deck[1:]
+            s.pieces[foe] = Piece(foe, None)
+            s.last_landing = f"green {foe}"
+            begin_combat(s, p.name, foe, origin, e.space, green=True, adjacent=False)
+            return
+        s.last_landing = "green (deck empty)"
+    else:
+        deck = deck_of_colour(colour)
+        if deck:
+            s.pending_draws += (deck,)
+        s.last_landing = f"draw {deck}"
+    after_combat_step(s)

@@ -1,0 +1,170 @@
+"""A turn's frame (RULES.md §9–§11): its start (health, the hand limit, the event card,
+the start-of-turn card window), the step to the move, its end and the end of a round,
+and the count that ends the game."""
+
+from __future__ import annotations
+
+from controller.core.errors import IllegalActionError
+from controller.game.engine.common import (
+    HEALTH_PER_TURN,
+    draw,
+    new_turn_counts,
+    playable,
+    put,
+    use_card,
+)
+from controller.game.engine.fusion import fusion_ready
+from controller.game.events import Discard
+from controller.game.state import (
+    FUSIONS,
+    HAND_LIMIT,
+    MAX_EXTRA_ROUNDS,
+    GameState,
+    Phase,
+)
+from controller.gamedata.board import Colour
+from controller.gamedata.cards import Card, Deck, EffectKind, Timing
+from controller.rules.warriors import AbilityKind
+
+
+def start_turn(s: GameState, seat: int) -> None:
+    """Begin ``seat``'s turn (the game ends when nobody has a warrior left)."""
+    if not any(p.space is not None and p.seat is not None for p in s.pieces.values()):
+        count_and_end(s)  # nobody has a warrior left: nothing more can happen
+        return
+    s.seat = seat
+    new_turn_counts(s)
+    s.move_bonus = s.damage_bonus = s.combats = 0
+    s.extra_granted = False
+    s.pending_draws = ()
+    s.event_card = ""
+    s.combat = None
+    s.last_landing = ""
+    for p in s.on_board(seat):  # Health: removes up to 5 of its damage each turn (§8)
+        if p.damage and s.data.warrior(p.name).ability.kind is AbilityKind.HEALTH:
+            put(s, p._replace(damage=max(0, p.damage - HEALTH_PER_TURN)))
+    if len(s.hands[seat]) > HAND_LIMIT:
+        s.phase = Phase.DISCARD
+        return
+    _event_card(s)
+
+
+def _event_card(s: GameState) -> None:
+    deck = s.decks.get(Deck.EVENT.value, ())
+    if deck:
+        name = deck[0]
+        s.decks[Deck.EVENT.value] = (*deck[1:], name)
+        s.event_card = name
+        eff = s.data.cards.card(name).effect
+        if eff.kind is EffectKind.HEAL:
+            for p in s.on_board(s.seat):
+                put(s, p._replace(damage=max(0, p.damage - eff.amount)))
+        elif eff.kind is EffectKind.DRAW and eff.deck is not None:
+            draw(s, s.seat, eff.deck.value, eff.amount)
+        elif eff.kind is EffectKind.MOVE:
+            s.move_bonus += eff.amount
+        elif eff.kind is EffectKind.DAMAGE:
+            s.damage_bonus += eff.amount
+        elif eff.kind is EffectKind.EXTRA_COMBAT:
+            s.extra_granted = True
+    if start_cards(s):
+        s.phase = Phase.START_CARD
+    else:
+        to_move(s)
+
+
+def start_cards(s: GameState) -> list[Card]:
+    """The start-of-turn cards the player may play now (each with a use)."""
+    return [c for c in playable(s, s.seat, Timing.START_OF_TURN) if start_targets(s, c)]
+
+
+def start_targets(s: GameState, card: Card) -> list[tuple[str, int | None]]:
+    """(warrior, space) targets a start-of-turn card can take ('' / None when it needs none)."""
+    k = card.effect.kind
+    if k is EffectKind.HEAL:
+        return [(p.name, None) for p in s.on_board(s.seat) if p.damage > 0]
+    if k is EffectKind.FUSION:
+        return [(f, None) for f in FUSIONS if fusion_ready(s, s.seat, f)]
+    if k is EffectKind.RESCUE:
+        out: list[tuple[str, int | None]] = []
+        spaces = rescue_spaces(s)
+        for n in s.teams[s.seat]:
+            p = s.pieces[n]
+            if p.eliminated and n not in FUSIONS:
+                out.extend((n, sp) for sp in spaces)
+        return out
+    return [("", None)] if s.on_board(s.seat) else []
+
+
+def rescue_spaces(s: GameState) -> list[int]:
+    """Where a rescued warrior may come back: an empty, non-green space."""
+    b = s.data.board
+    return [
+        sid for sid, sp in b.spaces.items() if sid not in s.occ and sp.colour is not Colour.GREEN
+    ]
+
+
+def discard(s: GameState, e: Discard) -> None:
+    """Handle :class:`Discard`: down to the hand limit, then the turn goes on."""
+    if e.card not in s.hands[e.seat]:
+        raise IllegalActionError(f"{e.card!r} is not in hand")
+    use_card(s, e.seat, e.card)
+    if len(s.hands[e.seat]) <= HAND_LIMIT:
+        _event_card(s)
+
+
+def to_move(s: GameState) -> None:
+    """Step 2 of a turn: the move (a player with no warrior on the board ends the turn)."""
+    s.phase = Phase.MOVE
+    if not s.on_board(s.seat):
+        end_turn(s)
+
+
+def end_turn(s: GameState) -> None:
+    """The cards earned by landings are drawn; the next player's turn (or the round's end)."""
+    for deck in s.pending_draws:
+        draw(s, s.seat, deck, 1)
+    s.pending_draws = ()
+    s.combat = None
+    n = len(s.players)
+    nxt = (s.seat + 1) % n
+    if nxt == s.first:
+        _round_over(s)
+        if s.phase in (Phase.OVER, Phase.DUEL_PICK):
+            return
+        s.round += 1
+    start_turn(s, nxt)
+
+
+def _round_over(s: GameState) -> None:
+    rounds = s.config.rounds
+    if s.extra_rounds:
+        done = True
+    elif rounds is not None:
+        done = s.round >= rounds
+    else:
+        done = s.time_up
+    if done:
+        count_and_end(s)
+
+
+def count_and_end(s: GameState) -> None:
+    """Count the warriors: a winner ends the game; a tie of two is a duel, of more an extra
+    round (shared after :data:`MAX_EXTRA_ROUNDS`)."""
+    counts = s.counts()
+    best = max(counts)
+    top = tuple(q for q, k in enumerate(counts) if k == best)
+    s.combat = None
+    if len(top) == 1 or best == 0:
+        s.winners = top
+        s.phase = Phase.OVER
+    elif len(top) == 2:
+        s.tied = top
+        s.duel_picks = ()
+        s.phase = Phase.DUEL_PICK
+    elif s.extra_rounds >= MAX_EXTRA_ROUNDS:
+        s.winners = top
+        s.phase = Phase.OVER
+    else:
+        s.extra_rounds += 1
+        s.tied = top

@@ -1,0 +1,105 @@
+"""Who (or which input) the game waits for: :func:`actor` and :func:`awaiting`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, auto
+
+from controller.game.engine.common import decks_to_shuffle, seat_of
+from controller.game.state import Answer, GameState, Phase
+
+
+class ActorKind(Enum):
+    """Who acts in a phase."""
+
+    INPUT = auto()  # nobody: the game waits for an input (a die, a shuffle, dice)
+    TURN = auto()  # the player whose turn it is
+    TRANSFORMING = auto()  # the player of the warrior transforming
+    STRIKER = auto()  # the player of the warrior attacking now
+    TARGET = auto()  # the player of the warrior attacked now
+    DUEL_PICKER = auto()  # the tied player whose duel pick comes next
+    FUSER = auto()  # the player of the warrior offered a fusion roll
+    DEFENCE_ROLLER = auto()  # the target; the striker when it dodges its reflected sphere
+
+
+ACTOR_KIND: dict[Phase, ActorKind] = {
+    Phase.FIRST_PLAYER: ActorKind.INPUT,
+    Phase.SHUFFLE: ActorKind.INPUT,
+    Phase.FUSION_ROLL: ActorKind.INPUT,
+    Phase.TRANSFORM: ActorKind.INPUT,
+    Phase.OVER: ActorKind.INPUT,
+    Phase.DRAFT: ActorKind.TURN,
+    Phase.PLACE: ActorKind.TURN,
+    Phase.DISCARD: ActorKind.TURN,
+    Phase.START_CARD: ActorKind.TURN,
+    Phase.MOVE: ActorKind.TURN,
+    Phase.FUSION_OFFER: ActorKind.FUSER,
+    Phase.REWARD: ActorKind.TURN,
+    Phase.STEP_ASIDE: ActorKind.TURN,
+    Phase.EXTRA_OFFER: ActorKind.TURN,
+    Phase.RETRY_OFFER: ActorKind.TRANSFORMING,
+    Phase.ATTACK: ActorKind.STRIKER,
+    Phase.DEFENCE_CHOICE: ActorKind.TARGET,
+    Phase.DEFENCE_ROLL: ActorKind.DEFENCE_ROLLER,
+    Phase.COUNTER_OFFER: ActorKind.TARGET,
+    Phase.DUEL_PICK: ActorKind.DUEL_PICKER,
+    Phase.FLEE: ActorKind.TARGET,
+}
+
+
+def actor(state: GameState) -> int | None:
+    """The seat whose action the game waits for (None while it waits for an input)."""
+    who = ACTOR_KIND[state.phase]
+    if who is ActorKind.INPUT:
+        return None
+    c = state.combat
+    if who is ActorKind.DUEL_PICKER:
+        return state.tied[len(state.duel_picks)] if c is None else state.seat
+    if who is ActorKind.TURN or c is None:
+        return state.seat
+    if who is ActorKind.TRANSFORMING:
+        return seat_of(state, c.to_transform[0])
+    if who is ActorKind.STRIKER:
+        return seat_of(state, c.striker)
+    if who is ActorKind.TARGET:
+        return seat_of(state, c.target)
+    if who is ActorKind.FUSER:
+        return seat_of(state, c.fusers[0]) if c.fusers else state.seat
+    # a defence roll; the attacker's own when it dodges a reflected sphere
+    return seat_of(state, c.striker if c.answer is Answer.REFLECT else c.target)
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """What the game waits for: an ``input`` (kind: first_player, shuffle, die, dice) and/or
+    an action by ``seat``. ``dice``: the dice count of the throw awaited."""
+
+    phase: Phase
+    seat: int | None
+    inputs: tuple[str, ...] = ()
+    dice: int = 0
+    die_count: int = 0
+    decks: tuple[str, ...] = ()
+
+
+def awaiting(state: GameState) -> Awaiting:
+    """Describe what the game waits for now."""
+    ph = state.phase
+    c = state.combat
+    seat = actor(state)
+    if ph is Phase.FIRST_PLAYER:
+        return Awaiting(ph, None, ("first_player",))
+    if ph is Phase.SHUFFLE:
+        return Awaiting(ph, None, ("shuffle",), decks=decks_to_shuffle(state))
+    if ph is Phase.TRANSFORM and c is not None:
+        return Awaiting(
+            ph, None, ("die",), die_count=state.data.warrior(c.to_transform[0]).transform_dice
+        )
+    if ph is Phase.FUSION_ROLL:
+        return Awaiting(ph, None, ("die",), die_count=1)
+    if ph is Phase.ATTACK and c is not None:
+        more = len(c.throws) <= c.max_rerolls
+        return Awaiting(ph, seat, ("dice",) if more else (), dice=c.pool)
+    if ph is Phase.DEFENCE_ROLL and c is not None:
+        return Awaiting(ph, seat, ("dice",), dice=c.d_pool)
+    return Awaiting(ph, seat)

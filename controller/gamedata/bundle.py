@@ -1,0 +1,70 @@
+"""The printed material a game uses, loaded at once: :class:`GameData` and
+:func:`load_game_data` (board, warriors and cards of one data directory)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.gamedata import data_dir, data_file
+from controller.gamedata.board import BoardLayout, Colour, load_board
+from controller.gamedata.cards import CardSet, load_cards
+from controller.gamedata.warriors import load_warriors
+from controller.rules.warriors import Fighter, Form, Roster, Warrior
+
+
+@dataclass
+class GameData:
+    """The printed material a game uses: board, warriors, cards. Shared, never copied."""
+
+    board: BoardLayout
+    roster: Roster
+    cards: CardSet
+    _fighters: dict[tuple[str, str], Fighter] = field(default_factory=dict, repr=False)
+    _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
+    _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
+    colours: dict[int, Colour] = field(default_factory=dict, repr=False)  # space -> colour
+    near: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)  # neighbours
+
+    def __post_init__(self) -> None:
+        self.colours = {sid: sp.colour for sid, sp in self.board.spaces.items()}
+        self.near = {sid: sp.neighbours for sid, sp in self.board.spaces.items()}
+
+    def warrior(self, name: str) -> Warrior:
+        """The warrior called ``name`` (UnknownNameError if none)."""
+        hit = self._warriors.get(name)
+        if hit is None:
+            hit = self._warriors[name] = self.roster[name]
+        return hit
+
+    def fighter(self, name: str, form: str = "") -> Fighter:
+        """``name`` in form ``form`` ('' = base), cached."""
+        key = (name, form)
+        hit = self._fighters.get(key)
+        if hit is None:
+            w = self.roster[name]
+            f: Form | None = w.form_named(form) if form else None
+            hit = self._fighters[key] = w.fighter(f)
+        return hit
+
+    def distances(self, start: int, steps: int) -> dict[int, int]:
+        """Board distances from ``start`` up to ``steps`` (cached)."""
+        key = (start, steps)
+        hit = self._reach.get(key)
+        if hit is None:
+            hit = self._reach[key] = self.board.distances(start, steps)
+        return hit
+
+
+def load_game_data(directory: str | Path | None = None) -> GameData:
+    """Board, warriors and cards from a data directory (default: the bundled demo set).
+
+    Raises:
+        DataError: a missing or malformed file.
+    """
+    d = data_dir(directory)
+    return GameData(
+        load_board(data_file(d, "board.toml")),
+        load_warriors(data_file(d, "warriors.toml")).roster,
+        load_cards(data_file(d, "cards.toml")),
+    )

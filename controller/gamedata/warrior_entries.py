@@ -1,0 +1,163 @@
+"""One ``[[warrior]]`` table and its ``[[warrior.form]]`` tables checked and built, and name clashes across them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.core.checked import Problems
+from controller.core.symbols import MAX_POOL
+from controller.gamedata.warrior_fields import WarriorChecker
+from controller.rules.warriors import (
+    NO_ABILITY,
+    Form,
+    Warrior,
+)
+
+WARRIOR_KEYS = frozenset(
+    {"name", "aliases", "endurance", "power", "technique", "values", "dodge", "ability",
+     "transform_dice", "combos", "form", "note"}
+)  # fmt: skip
+FORM_KEYS = frozenset(
+    {"name", "aliases", "threshold", "power", "technique", "divisor", "cost", "values", "combos",
+     "dodge", "ability", "note"}
+)  # fmt: skip
+REQUIRED_WARRIOR = (
+    "name",
+    "endurance",
+    "power",
+    "technique",
+    "values",
+    "dodge",
+    "ability",
+    "combos",
+)
+REQUIRED_FORM = ("name", "threshold", "power", "technique", "divisor", "cost")
+MAX_TECHNIQUE = 10
+MAX_DIVISOR = 10
+
+
+def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
+    """The warrior of one merged entry, or None with its problems added to ``problems``."""
+    chk = WarriorChecker(entry, problems)
+    for key in entry:
+        if not key.startswith("_") and key not in WARRIOR_KEYS:
+            chk.bad(key, f"unknown key; expected one of {', '.join(sorted(WARRIOR_KEYS))}")
+    for key in REQUIRED_WARRIOR:
+        if key not in entry:
+            chk.bad(key, 'missing (write "unknown" if the card is not at hand)')
+    before = problems.mark()
+    endurance = chk.integer(entry.get("endurance"), "endurance", 1, 99)
+    power = chk.integer(entry.get("power"), "power", 1, MAX_POOL)
+    technique = chk.integer(entry.get("technique"), "technique", 0, MAX_TECHNIQUE)
+    transform_dice = chk.integer(entry.get("transform_dice", 1), "transform_dice", 1, 2)
+    values = chk.values(entry.get("values"), "values") if "values" in entry else None
+    dodge = chk.integer(entry.get("dodge"), "dodge", 1, MAX_POOL) if "dodge" in entry else None
+    ability = chk.ability(entry.get("ability"), "ability") if "ability" in entry else None
+    combos = chk.combos(entry.get("combos"), "combos") if "combos" in entry else None
+    aliases = chk.aliases(entry.get("aliases"), "aliases")
+    forms = _build_forms(entry.get("form", []), chk, transform_dice or 1)
+    if problems.since(before) or endurance is None or power is None or technique is None:
+        return None
+    return Warrior(
+        name=chk.name.strip(),
+        endurance=endurance,
+        power=power,
+        technique=technique,
+        values=values or {},
+        dodge=dodge or 0,
+        ability=ability or NO_ABILITY,
+        combos=combos or (),
+        transform_dice=transform_dice or 1,
+        forms=forms,
+        aliases=aliases,
+        unknown=frozenset(chk.unknown),
+    )
+
+
+def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
+    if not isinstance(raw, list):
+        chk.bad("form", "expected [[warrior.form]] tables")
+        return ()
+    forms: list[Form] = []
+    last_threshold = 0
+    for i, f in enumerate(raw):
+        if not isinstance(f, dict):
+            chk.bad(f"form[{i}]", "expected a table")
+            continue
+        file = f.get("_file") or chk.file_of("form")
+        label = f"form {f.get('name', i)!r}"
+        for key in f:
+            if not key.startswith("_") and key not in FORM_KEYS:
+                chk.bad(
+                    f"{label}.{key}",
+                    f"unknown key; expected one of {', '.join(sorted(FORM_KEYS))}",
+                    file,
+                )
+        for key in REQUIRED_FORM:
+            if key not in f:
+                chk.bad(
+                    f"{label}.{key}", 'missing (write "unknown" if the card is not at hand)', file
+                )
+        name = f.get("name")
+        if not isinstance(name, str) or not name.strip():
+            continue
+        threshold = chk.integer(f.get("threshold"), f"{label}.threshold", dice, 6 * dice, file)
+        if threshold is not None:
+            if threshold <= last_threshold:
+                chk.bad(
+                    f"{label}.threshold",
+                    f"thresholds must rise in form order ({threshold} after {last_threshold})",
+                    file,
+                )
+            last_threshold = threshold
+        power = chk.integer(f.get("power"), f"{label}.power", 1, MAX_POOL, file)
+        technique = chk.integer(f.get("technique"), f"{label}.technique", 0, MAX_TECHNIQUE, file)
+        divisor = chk.integer(f.get("divisor"), f"{label}.divisor", 1, MAX_DIVISOR, file)
+        cost = chk.integer(f.get("cost"), f"{label}.cost", 0, 99, file)
+        values = chk.values(f["values"], f"{label}.values", file) if "values" in f else None
+        combos = chk.combos(f["combos"], f"{label}.combos", file) if "combos" in f else None
+        dodge = (
+            chk.integer(f["dodge"], f"{label}.dodge", 1, MAX_POOL, file) if "dodge" in f else None
+        )
+        ability = chk.ability(f["ability"], f"{label}.ability", file) if "ability" in f else None
+        if power is None or technique is None:
+            continue
+        forms.append(
+            Form(
+                name=name.strip(),
+                threshold=threshold or 0,
+                power=power,
+                technique=technique,
+                divisor=divisor or 1,
+                cost=cost or 0,
+                values=values,
+                combos=combos,
+                dodge=dodge,
+                ability=ability,
+                aliases=chk.aliases(f.get("aliases"), f"{label}.aliases", file),
+            )
+        )
+    return tuple(forms)
+
+
+def check_name_clashes(
+    warriors: list[Warrior], entries: Mapping[str, Mapping[str, Any]], problems: Problems
+) -> None:
+    """Add a problem for every name or alias two warriors share."""
+    owner: dict[str, str] = {}
+    for w in warriors:
+        names = [w.name, *w.aliases]
+        for f in w.forms:
+            names += [f.name, *f.aliases]
+        for n in names:
+            key = n.casefold()
+            if key in owner and owner[key] != w.name:
+                file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
+                problems.add(
+                    f"warrior {w.name!r}",
+                    "name",
+                    f"{n!r} is also a name of {owner[key]!r}",
+                    file=file,
+                )
+            owner.setdefault(key, w.name)

@@ -1,0 +1,176 @@
+"""The field checkers of one ``[[warrior]]`` entry: numbers, values, ability, combos, aliases."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.core.checked import Problems
+from controller.core.symbols import ATTACK_SYMBOLS, MAX_POOL, SYMBOL_NAMES, Symbol
+from controller.rules.warriors import (
+    COUNTED_ABILITIES,
+    Ability,
+    AbilityKind,
+    Combo,
+)
+
+UNKNOWN = "unknown"
+
+
+class WarriorChecker:
+    """Collects problems for one warrior entry."""
+
+    def __init__(self, entry: Mapping[str, Any], problems: Problems) -> None:
+        self.entry = entry
+        self.problems = problems
+        self.name = str(entry.get("name", "?"))
+        self.unknown: set[str] = set()
+
+    def file_of(self, field: str) -> str:
+        origin: Mapping[str, str] = self.entry.get("_origin", {})
+        return origin.get(field.split(".")[0].split("[")[0], self.entry.get("_file", "?"))
+
+    def bad(self, field: str, message: str, file: str | None = None) -> None:
+        self.problems.add(
+            f"warrior {self.name!r}", field, message, file=file or self.file_of(field)
+        )
+
+    def integer(
+        self, raw: Any, field: str, low: int, high: int, file: str | None = None
+    ) -> int | None:
+        if raw == UNKNOWN:
+            self.unknown.add(field)
+            return None
+        if not isinstance(raw, int) or isinstance(raw, bool) or not low <= raw <= high:
+            self.bad(field, f"expected a whole number {low}..{high}, got {raw!r}", file)
+            return None
+        return raw
+
+    def values(self, raw: Any, field: str, file: str | None = None) -> dict[Symbol, int] | None:
+        if raw == UNKNOWN:
+            self.unknown.add(field)
+            return None
+        if not isinstance(raw, dict):
+            self.bad(
+                field,
+                "expected a table like { kick = 2, punch = 4, sphere = 3, strength = 1 }",
+                file,
+            )
+            return None
+        out: dict[Symbol, int] = {}
+        for key, value in raw.items():
+            if key in ("star", "teleport"):
+                self.bad(
+                    f"{field}.{key}", "star and teleport are worth 0 (RULES.md §1); remove it", file
+                )
+            elif key not in [s.value for s in ATTACK_SYMBOLS]:
+                self.bad(
+                    f"{field}.{key}",
+                    "unknown symbol; expected kick, punch, sphere or strength",
+                    file,
+                )
+            elif not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 99:
+                self.bad(f"{field}.{key}", f"expected a whole number 0..99, got {value!r}", file)
+            else:
+                out[Symbol(key)] = value
+        missing = [s.value for s in ATTACK_SYMBOLS if s.value not in raw]
+        if missing:
+            self.bad(field, f"missing the value of {', '.join(missing)}", file)
+        return out
+
+    def ability(self, raw: Any, field: str, file: str | None = None) -> Ability | None:
+        if raw == UNKNOWN:
+            self.unknown.add(field)
+            return None
+        if not isinstance(raw, dict) or "kind" not in raw:
+            self.bad(
+                field,
+                'expected a table like { kind = "shield" } or { kind = "attacker_fewer_dice", n = 1 }',
+                file,
+            )
+            return None
+        try:
+            kind = AbilityKind(raw["kind"])
+        except ValueError:
+            self.bad(
+                f"{field}.kind",
+                f"unknown ability {raw['kind']!r}; expected one of {', '.join(k.value for k in AbilityKind)}",
+                file,
+            )
+            return None
+        extra = set(raw) - {"kind", "n"}
+        if extra:
+            self.bad(field, f"unknown key {sorted(extra)[0]!r}; expected kind and n", file)
+        if kind in COUNTED_ABILITIES:
+            n = raw.get("n")
+            if not isinstance(n, int) or isinstance(n, bool) or n not in (1, 2):
+                self.bad(f"{field}.n", f"{kind} needs n = 1 or 2, got {n!r}", file)
+                return None
+            return Ability(kind, n)
+        if "n" in raw:
+            self.bad(f"{field}.n", f"{kind} takes no n", file)
+        return Ability(kind)
+
+    def combos(self, raw: Any, field: str, file: str | None = None) -> tuple[Combo, ...] | None:
+        if raw == UNKNOWN:
+            self.unknown.add(field)
+            return None
+        if not isinstance(raw, list):
+            self.bad(field, "expected a list of { name, symbols, damage } tables", file)
+            return None
+        out: list[Combo] = []
+        names: set[str] = set()
+        for i, c in enumerate(raw):
+            where = f"{field}[{i}]"
+            if not isinstance(c, dict):
+                self.bad(where, "expected a { name, symbols, damage } table", file)
+                continue
+            extra = set(c) - {"name", "symbols", "damage"}
+            if extra:
+                self.bad(
+                    where, f"unknown key {sorted(extra)[0]!r}; expected name, symbols, damage", file
+                )
+            name = c.get("name")
+            if not isinstance(name, str) or not name.strip():
+                self.bad(f"{where}.name", "expected a non-empty string", file)
+                continue
+            if name.casefold() in names:
+                self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
+            names.add(name.casefold())
+            symbols = self.symbols(c.get("symbols"), f"{where}.symbols", file)
+            damage = self.integer(c.get("damage"), f"{where}.damage", 0, 999, file)
+            if symbols is not None and damage is not None:
+                out.append(Combo(name, symbols, damage))
+        return tuple(out)
+
+    def symbols(self, raw: Any, field: str, file: str | None = None) -> tuple[Symbol, ...] | None:
+        if not isinstance(raw, list) or not raw:
+            self.bad(field, "expected a non-empty list of symbols", file)
+            return None
+        out: list[Symbol] = []
+        for s in raw:
+            if s == "star":
+                self.bad(
+                    field, "a combo cannot ask for a star: the star is wild (RULES.md §1)", file
+                )
+                return None
+            if s not in SYMBOL_NAMES:
+                self.bad(
+                    field, f"unknown symbol {s!r}; expected one of {', '.join(SYMBOL_NAMES)}", file
+                )
+                return None
+            out.append(Symbol(s))
+        if len(out) > MAX_POOL:
+            self.bad(
+                field, f"{len(out)} symbols, but a pool never has more than {MAX_POOL} dice", file
+            )
+            return None
+        return tuple(out)
+
+    def aliases(self, raw: Any, field: str, file: str | None = None) -> tuple[str, ...]:
+        if raw is None:
+            return ()
+        if not isinstance(raw, list) or not all(isinstance(a, str) and a.strip() for a in raw):
+            self.bad(field, "expected a list of names", file)
+            return ()
+        return tuple(a.strip() for a in raw)

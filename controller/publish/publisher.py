@@ -1,0 +1,325 @@
+"""The table's publisher: its own thread sends the journal's rows and the state to MQTT.
+
+The game thread only calls :meth:`Publisher.notify` after a journalled event: it
+stores a reference to the new state and sets an event flag, never touching the
+network or a lock the network holds. The publisher thread then reads the rows
+after the last one it sent from the journal (the outbox), publishes each at
+QoS 1 with its sequence number, and once it has caught up publishes the latest
+state, retained. PUBACKs advance the acknowledged mark kept beside the journal.
+
+Broker down, Wi-Fi gone, DNS failing: paho retries in its own thread; the game
+goes on and the rows wait in the journal. On every (re)connection the publisher
+goes back a few rows before the acknowledged mark (a broker that crashed may
+have acknowledged rows it never delivered), sends every row from there in
+order, then the state: at least once; a subscriber dedupes on (game_id, seq).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import sqlite3
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from controller.game.state import GameState
+from controller.publish.client import make_client, reason_text
+from controller.publish.messages import (
+    OFFLINE,
+    ONLINE,
+    CombatSummary,
+    CombatTracker,
+    encode,
+    event_message,
+    events_topic,
+    online_topic,
+    state_message,
+    state_topic,
+)
+from controller.publish.outbox import AckMark, JournalReader
+from controller.publish.settings import Connection, check_table_id
+
+log = logging.getLogger(__name__)
+
+WINDOW = 100  # rows in flight (sent, not yet acknowledged) at most
+REPLAY = 32  # rows before the acknowledged mark sent again after each (re)connection
+IDLE_POLL_S = 0.5  # the journal is read at least this often, notified or not
+
+
+@dataclass(frozen=True)
+class _Latest:
+    state: GameState
+    seq: int
+    seconds_left: int | None
+    last_combat: CombatSummary | None
+    at: float
+
+
+@dataclass
+class PublishStats:
+    """What the publisher has done (read by tests and the bench)."""
+
+    events_sent: int = 0
+    states_sent: int = 0
+    connections: int = 0
+    disconnections: int = 0
+    acked: int = 0  # the acknowledged mark: every row up to it has a PUBACK
+
+
+class _Game:
+    """The journal being published (publisher thread only)."""
+
+    def __init__(self, path: Path, game_id: str) -> None:
+        self.path = path
+        self.game_id = game_id
+        self.reader = JournalReader(path)
+        self.mark = AckMark(path, game_id)
+        self.sent = self.mark.value  # the highest row handed to paho
+        self.pending: dict[int, int] = {}  # mid -> row
+        self.state_for: tuple[int, float] | None = None  # (seq, at) of the state last sent
+
+    def close(self) -> None:
+        self.mark.save()
+        self.reader.close()
+
+
+class Publisher:
+    """Publishes one table's game; ``start()``, ``attach()`` a journal, ``notify()``, ``close()``."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        table_id: str,
+        *,
+        client_id: str | None = None,
+        window: int = WINDOW,
+        replay: int = REPLAY,
+    ) -> None:
+        self.conn = conn
+        self.table_id = check_table_id(table_id)
+        self.window = window
+        self.replay = replay
+        self.stats = PublishStats()
+        cid = client_id or f"toptable-{table_id}-{socket.gethostname()}"[:64]
+        self._client = make_client(
+            conn, cid, clean_session=True, will=(online_topic(table_id), OFFLINE.encode())
+        )
+        self._client.max_inflight_messages_set(window + 20)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_publish = self._on_publish
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._connected = threading.Event()
+        self._fresh_connection = False
+        self._acks: deque[int] = deque()
+        self._attach: tuple[Path, str] | None = None
+        self._latest: _Latest | None = None
+        self._tracker = CombatTracker()
+        self._game: _Game | None = None
+        self._caught_up = threading.Event()
+        self._flushing = threading.Event()  # someone waits in flush(): acks matter right now
+        self._thread = threading.Thread(target=self._run, name=f"publish-{table_id}", daemon=True)
+        self._last_refusal = ""
+
+    # ------------------------------------------------------------ the game thread's side
+    def attach(self, journal: Path | str, game_id: str) -> None:
+        """Publish the game journalled at ``journal`` (a new game replaces the previous one)."""
+        self._tracker = CombatTracker()
+        self._latest = None
+        self._attach = (Path(journal), game_id)
+        self._caught_up.clear()
+        self._wake.set()
+
+    def notify(self, state: GameState, seq: int, seconds_left: int | None = None) -> None:
+        """A row up to ``seq`` is journalled and ``state`` is the game now. Never blocks.
+
+        ``state`` must not be changed afterwards (TableGame's states never are).
+        """
+        last = self._tracker.observe(state)
+        self._latest = _Latest(state, seq, seconds_left, last, time.time())
+        self._caught_up.clear()
+        self._wake.set()
+
+    # ------------------------------------------------------------ life cycle
+    def start(self) -> Publisher:
+        """Connect in the background (never waits for the broker) and start the thread."""
+        b = self.conn.broker
+        self._client.connect_async(b.host, b.port, keepalive=self.conn.keepalive)
+        self._client.loop_start()
+        self._thread.start()
+        return self
+
+    @property
+    def connected(self) -> bool:
+        """Whether the broker is connected now."""
+        return self._connected.is_set()
+
+    def flush(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for every row and the latest state to be acknowledged."""
+        self._flushing.set()
+        self._wake.set()
+        try:
+            return self._caught_up.wait(timeout)
+        finally:
+            self._flushing.clear()
+
+    def close(self, flush_s: float = 2.0) -> None:
+        """Flush for up to ``flush_s`` s, say "offline", disconnect and stop (idempotent)."""
+        if self._stop.is_set():
+            return
+        if flush_s > 0 and self.connected:
+            self.flush(flush_s)
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(5.0)
+        if self.connected:
+            info = self._client.publish(
+                online_topic(self.table_id), OFFLINE.encode(), qos=1, retain=True
+            )
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(1.0)
+        self._client.disconnect()
+        self._client.loop_stop()
+        if self._game is not None:
+            self._game.close()
+
+    def __enter__(self) -> Publisher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ paho's thread
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if getattr(reason, "is_failure", False):
+            text = reason_text(reason)
+            if text != self._last_refusal:
+                log.warning("broker %s refused table %s: %s", self.conn.broker.url,
+                            self.table_id, text)  # fmt: skip
+                self._last_refusal = text
+            return
+        self._last_refusal = ""
+        log.info("table %s connected to %s", self.table_id, self.conn.broker.url)
+        self._fresh_connection = True
+        self._connected.set()
+        self._wake.set()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if self._connected.is_set():
+            self.stats.disconnections += 1
+            log.info("table %s lost the broker (%s); the journal keeps the events",
+                     self.table_id, reason_text(reason))  # fmt: skip
+        self._connected.clear()
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any
+    ) -> None:
+        self._acks.append(mid)
+        # Acks are counted on the next pump (the next event, or within IDLE_POLL_S): waking
+        # the publisher for each one would cost a thread switch per message, for nothing.
+        game = self._game
+        if self._flushing.is_set() or (game is not None and len(game.pending) >= self.window):
+            self._wake.set()
+
+    # ------------------------------------------------------------ the publisher thread
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(IDLE_POLL_S)
+            self._wake.clear()
+            try:
+                self._pump()
+            except sqlite3.Error as exc:  # a journal being replaced, a full card...
+                log.warning("table %s: cannot read the journal: %s", self.table_id, exc)
+                time.sleep(IDLE_POLL_S)
+            except Exception:  # a bug here must not stop the table: log it, keep going
+                log.exception("table %s: publisher error", self.table_id)
+                time.sleep(IDLE_POLL_S)
+        if self._game is not None:
+            self._drain_acks(self._game)
+            self._game.mark.save()
+
+    def _drain_acks(self, game: _Game) -> None:
+        while self._acks:
+            game.pending.pop(self._acks.popleft(), None)
+        acked = min(game.pending.values()) - 1 if game.pending else game.sent
+        game.mark.advance(acked)
+        self.stats.acked = game.mark.value
+
+    def _pump(self) -> None:
+        if self._attach is not None:
+            path, game_id = self._attach
+            self._attach = None
+            if self._game is not None:
+                self._game.close()
+            self._game = _Game(path, game_id)
+            self._fresh_connection = self._fresh_connection or self.connected
+        game = self._game
+        if game is None:
+            return
+        self._drain_acks(game)
+        if not self.connected:
+            return
+        if self._fresh_connection:
+            self._fresh_connection = False
+            self.stats.connections += 1
+            game.pending.clear()
+            self._acks.clear()
+            game.sent = max(0, game.mark.value - self.replay)
+            game.state_for = None
+            self._client.publish(online_topic(self.table_id), ONLINE.encode(), qos=1, retain=True)
+        topic = events_topic(self.table_id)
+        while len(game.pending) < self.window and self.connected:
+            rows = game.reader.rows_after(game.sent, self.window - len(game.pending))
+            if not rows:
+                break
+            for row in rows:
+                payload = event_message(
+                    self.table_id, game.game_id, row.seq, row.kind, row.payload, row.undoes
+                )
+                info = self._client.publish(topic, payload, qos=1)
+                if info.rc != mqtt.MQTT_ERR_SUCCESS:
+                    return  # not connected after all: on_connect starts again from the mark
+                game.pending[info.mid] = row.seq
+                game.sent = row.seq
+                self.stats.events_sent += 1
+        latest = self._latest
+        if (
+            latest is not None
+            and game.sent >= latest.seq
+            and game.state_for != (latest.seq, latest.at)
+        ):
+            message = state_message(
+                latest.state, self.table_id, seq=latest.seq, game_id=game.game_id,
+                seconds_left=latest.seconds_left, last_combat=latest.last_combat,
+                sent_at=latest.at,
+            )  # fmt: skip
+            info = self._client.publish(
+                state_topic(self.table_id), encode(message), qos=1, retain=True
+            )
+            if info.rc == mqtt.MQTT_ERR_SUCCESS:
+                game.state_for = (latest.seq, latest.at)
+                game.pending[info.mid] = latest.seq
+                self.stats.states_sent += 1
+        self._drain_acks(game)
+        if (
+            self._flushing.is_set()
+            and not game.pending
+            and latest is not None
+            and self._latest is latest
+            and game.state_for == (latest.seq, latest.at)
+            and game.sent >= game.reader.last_seq()
+        ):
+            self._caught_up.set()

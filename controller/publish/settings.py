@@ -1,0 +1,212 @@
+"""The ``[events]`` config section: where a table publishes its game.
+
+::
+
+    [events]
+    broker = "mqtt://scoreboard.local:1883"   # or mqtts://HOST:8883 for TLS
+    table_id = "table-1"                      # letters, digits, '-' and '_'
+    username = "table-1"                      # optional
+    password_file = "/etc/toptable/mqtt-password"  # optional: the password, one line
+    ca_file = "/etc/toptable/mqtt-ca.pem"     # optional: TLS with this CA (implies TLS)
+    keepalive = 30                            # seconds, 5..300
+
+A missing section means publishing is off (and the unit keeps its network
+address families closed). Credentials never go into the broker URL: it would
+show in logs and in ``ps``; the password lives in its own file, read at connect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from controller.core.config_schema import InvalidOptionError, Section, integer, path_in, text
+from controller.core.errors import DataError, DataProblem, TopTableError
+
+SECTION = "events"
+DEFAULT_PORT = 1883
+DEFAULT_TLS_PORT = 8883
+TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class PublishError(TopTableError):
+    """Root of the publisher's and scoreboard's errors."""
+
+
+class BrokerUrlError(PublishError, ValueError):
+    """A broker URL that is not ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``."""
+
+
+class TableIdError(PublishError, ValueError):
+    """A table id that cannot be an MQTT topic level (1..32 of A-Z a-z 0-9 - _)."""
+
+
+class CredentialsError(PublishError, OSError):
+    """The password file cannot be read (its contents are never shown)."""
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where the broker is."""
+
+    host: str
+    port: int
+    tls: bool
+
+    @property
+    def url(self) -> str:
+        """The URL again (never holds credentials)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{host}:{self.port}"
+
+
+def parse_broker_url(text: str) -> Broker:
+    """``mqtt://HOST[:PORT]`` (1883) or ``mqtts://HOST[:PORT]`` (8883, TLS).
+
+    Raises:
+        BrokerUrlError: another scheme, no host, a bad port, or credentials in the URL.
+    """
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise BrokerUrlError(f"broker URL: {exc}") from None
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise BrokerUrlError("broker URL must start with mqtt:// or mqtts://")
+    if parts.username is not None or parts.password is not None:
+        raise BrokerUrlError(
+            "broker URL must not hold credentials: give username and password_file instead"
+        )
+    if not parts.hostname:
+        raise BrokerUrlError("broker URL has no host (expected mqtt://HOST:PORT)")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise BrokerUrlError("broker URL takes no path or query (expected mqtt://HOST:PORT)")
+    tls = parts.scheme == "mqtts"
+    if port is None:
+        port = DEFAULT_TLS_PORT if tls else DEFAULT_PORT
+    if not 1 <= port <= 65535:
+        raise BrokerUrlError(f"broker URL port must be 1..65535 (got {port})")
+    return Broker(parts.hostname, port, tls)
+
+
+def check_table_id(text: str) -> str:
+    """``text`` if it is a valid table id (it becomes an MQTT topic level).
+
+    Raises:
+        TableIdError: empty, too long, or holding '/', '+', '#' or other characters.
+    """
+    if not TABLE_ID_RE.match(text):
+        raise TableIdError(
+            f"table id must be 1..32 letters, digits, '-' or '_' (got {text[:40]!r})"
+        )
+    return text
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How to reach and log in to a broker."""
+
+    broker: Broker
+    username: str | None = None
+    password_file: Path | None = None
+    ca_file: Path | None = None
+    keepalive: int = 30
+
+    @property
+    def tls(self) -> bool:
+        """TLS for mqtts:// or when a CA file is given."""
+        return self.broker.tls or self.ca_file is not None
+
+    def password(self) -> str | None:
+        """The first line of ``password_file`` (None without one).
+
+        Raises:
+            CredentialsError: the file cannot be read (the message names the file only).
+        """
+        if self.password_file is None:
+            return None
+        try:
+            text = self.password_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CredentialsError(
+                f"{self.password_file}: cannot read the password: {exc.strerror}"
+            ) from None
+        except UnicodeDecodeError:
+            raise CredentialsError(
+                f"{self.password_file}: cannot read the password: not UTF-8 text"
+            ) from None
+        return text.splitlines()[0] if text else ""
+
+
+@dataclass(frozen=True)
+class EventsSettings:
+    """The checked ``[events]`` section: a connection and this table's id."""
+
+    connection: Connection
+    table_id: str
+
+
+def _broker(value: Any) -> Broker:
+    try:
+        return parse_broker_url(text(value))
+    except BrokerUrlError as exc:
+        raise InvalidOptionError(str(exc).replace("broker URL ", "", 1)) from None
+
+
+def _table_id(value: Any) -> str:
+    try:
+        return check_table_id(text(value))
+    except TableIdError as exc:
+        raise InvalidOptionError(str(exc).replace("table id ", "", 1)) from None
+
+
+def _name(value: Any) -> str:
+    name = text(value)
+    if not name:
+        raise InvalidOptionError("must not be empty")
+    return name
+
+
+def parse_events(s: Section) -> EventsSettings | None:
+    """The ``[events]`` section, or None when the file has none (publishing off).
+
+    Its problems are noted in ``s`` (every one, Klipper-worded); the composer
+    raises them together.
+    """
+    if not s.data:
+        return None
+    broker = s.get("broker", None, _broker)
+    table_id = s.get("table_id", "", _table_id)
+    username = s.get("username", None, _name)
+    password_file = s.get("password_file", None, path_in(s.base_dir))
+    ca_file = s.get("ca_file", None, path_in(s.base_dir))
+    keepalive = s.get("keepalive", 30, integer(5, 300))
+    for key, example in (("broker", "mqtt://scoreboard.local:1883"), ("table_id", "table-1")):
+        if not s.has(key):
+            s.problem(key, f'is required (e.g. {key} = "{example}")')
+    if password_file is not None and username is None:
+        s.problem("password_file", "needs a username too")
+    if broker is None or not table_id:
+        return None
+    return EventsSettings(Connection(broker, username, password_file, ca_file, keepalive), table_id)
+
+
+def read_events(
+    data: Mapping[str, Any], file: str = "", base_dir: Path | None = None
+) -> EventsSettings | None:
+    """``[events]`` of a parsed TOML file on its own (tests, tools).
+
+    Raises:
+        DataError: every problem of the section.
+    """
+    problems: list[DataProblem] = []
+    section = Section(file, SECTION, data.get(SECTION, {}), problems, base_dir or Path.cwd())
+    settings = parse_events(section)
+    section.finish()
+    if problems:
+        raise DataError(problems)
+    return settings

@@ -1,0 +1,203 @@
+"""One attack resolved: its throws checked, the option chosen, the defender's answer applied (§2–§5, §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
+from controller.rules.combat_types import (
+    SHIELD_LIMIT,
+    SOLAR_FLARE_BELOW,
+    Attack,
+    AttackResult,
+    CardDeck,
+    DefenceCardPlay,
+    Throw,
+)
+from controller.rules.dice import STAR_INDEX, TELEPORT_INDEX, check_throw, counts_of
+from controller.rules.endurance import divided_damage
+from controller.rules.pools import attack_pool, attack_rerolls, defence_pool, defence_rerolls
+from controller.rules.scoring import CardCombo, CardDefence, Option, makes, need_vector, scorer_for
+from controller.rules.speed import allowed_defences
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
+from controller.rules.warriors import AbilityKind, Fighter
+
+
+def dodge_made(throw: Sequence[Symbol], needed: int) -> bool:
+    """Whether a dodge throw shows at least ``needed`` teleports (stars wild, §4)."""
+    c = counts_of(throw)
+    return c[TELEPORT_INDEX] + c[STAR_INDEX] >= needed
+
+
+def check_attempt(throws: Sequence[Throw], pool: int, max_rerolls: int, who: str) -> int:
+    """Check an attempt's throws against the pool and rerolls; return rerolls made.
+
+    Raises:
+        InvalidThrowError: no throw, a throw with another dice count, too many rerolls.
+    """
+    if not throws:
+        raise InvalidThrowError(f"{who}: an attempt needs at least one throw")
+    for i, t in enumerate(throws):
+        check_throw(t, pool, f"{who}: throw {i + 1}")
+    made = len(throws) - 1
+    if made > max_rerolls:
+        raise InvalidThrowError(
+            f"{who}: {made} rerolls, but only {max_rerolls} are allowed (technique and abilities)"
+        )
+    return made
+
+
+def choose_option(options: Sequence[Option], best: Option, choice: str, who: str) -> Option:
+    """The option named by ``choice`` ("best", "sum" or a combo/card name).
+
+    Raises:
+        IllegalActionError: the final throw does not make that option.
+    """
+    key = choice.strip().casefold()
+    if key == "best":
+        return best
+    for opt in options:
+        if opt.name.casefold() == key:
+            return opt
+    made = ", ".join(o.name for o in options)
+    raise IllegalActionError(f"{who}: the final throw does not make {choice!r}; it makes: {made}")
+
+
+def resolve_attack(
+    attacker: Fighter,
+    attacker_support: int,
+    defender: Fighter,
+    defender_support: int,
+    defender_endurance_left: int,
+    attack: Attack,
+    cards: Sequence[CardCombo] = (),
+    variants: Variants = DEFAULT_VARIANTS,
+) -> AttackResult:
+    """Resolve one attack and the defender's answer (no costs, no elimination).
+
+    Raises:
+        InvalidThrowError: throws that do not fit the pools and rerolls.
+        IllegalActionError: an answer the attack speed or abilities do not allow.
+    """
+    who = f"{attacker.name} attacking {defender.name}"
+    pool = attack_pool(attacker, attacker_support, defender)
+    rerolls = check_attempt(attack.throws, pool, attack_rerolls(attacker, defender), who)
+    score = scorer_for(attacker, cards, variants).score(attack.throws[-1])
+    option = choose_option(score.options, score.best, attack.choice, who)
+    card = option.card
+    speed = speed_after_rerolls(rerolls)
+    defence = allowed_defences(
+        speed,
+        variants,
+        attacker_denies_dice=attacker.has(AbilityKind.NO_DEFENCE_DICE),
+        card_defence=card.defence if card is not None else CardDefence.ANY,
+    )
+    invulnerable = card is not None and card.invulnerable
+    notes: list[str] = []
+    base = AttackResult(
+        attacker.name, defender.name, pool, rerolls, speed, defence, option, score.options
+    )
+    answers = sum(x is not None for x in (attack.dodge_throws, attack.defence_card)) + attack.flee
+    if answers > 1:
+        raise IllegalActionError(
+            f"{who}: the defender gives one answer: a dodge, a card or a flight"
+        )
+
+    if attack.flee:
+        if not defender.has(AbilityKind.SOLAR_FLARE):
+            raise IllegalActionError(f"{defender.name} has no Solar Flare and cannot flee")
+        if defender_endurance_left >= SOLAR_FLARE_BELOW:
+            raise IllegalActionError(
+                f"{defender.name} may flee with Solar Flare only below {SOLAR_FLARE_BELOW} endurance "
+                f"(it has {defender_endurance_left})"
+            )
+        notes.append(f"{defender.name} flees with Solar Flare")
+        return replace(base, fled=True, notes=tuple(notes))
+
+    if option.holds_sphere and not invulnerable:
+        if defender.has(AbilityKind.SHIELD) and option.damage < SHIELD_LIMIT:
+            notes.append(f"{defender.name}'s Shield stops a sphere of {option.damage}")
+            return replace(base, shielded=True, notes=tuple(notes))
+        if defender.has(AbilityKind.REFLECT_SPHERE):
+            dodged = False
+            if attack.reflect_dodge_throws is not None:
+                check_attempt(
+                    attack.reflect_dodge_throws,
+                    defence_pool(attacker, attacker_support),
+                    defence_rerolls(attacker),
+                    f"{attacker.name} dodging its reflected sphere",
+                )
+                dodged = dodge_made(attack.reflect_dodge_throws[-1], attacker.dodge)
+            back = 0 if dodged else divided_damage(option.damage, attacker.divisor)
+            notes.append(
+                f"{defender.name} reflects the sphere"
+                + (f"; {attacker.name} dodges it" if dodged else f"; {attacker.name} takes {back}")
+            )
+            return replace(
+                base,
+                reflected=True,
+                reflect_dodged=dodged,
+                damage_reflected=back,
+                notes=tuple(notes),
+            )
+
+    dealt = divided_damage(option.damage, defender.divisor)
+    if attack.dodge_throws is not None:
+        if Defence.DODGE not in defence:
+            raise IllegalActionError(
+                f"{defender.name} may not dodge a {speed} attack here; allowed: "
+                + ", ".join(str(d) for d in defence)
+            )
+        check_attempt(
+            attack.dodge_throws,
+            defence_pool(defender, defender_support),
+            defence_rerolls(defender),
+            f"{defender.name} dodging",
+        )
+        if dodge_made(attack.dodge_throws[-1], defender.dodge):
+            notes.append(f"{defender.name} dodges with {defender.dodge} teleports")
+            return replace(base, dodged=True, notes=tuple(notes))
+        notes.append(f"{defender.name}'s dodge fails")
+    elif attack.defence_card is not None:
+        play = attack.defence_card
+        _check_card_answer(play, defence, card, defender.name, speed)
+        check_attempt(
+            play.throws,
+            defence_pool(defender, defender_support),
+            defence_rerolls(defender),
+            f"{defender.name} playing {play.card.name}",
+        )
+        if makes(counts_of(play.throws[-1]), need_vector(play.card.symbols)):
+            notes.append(f"{defender.name} stops the attack with {play.card.name}")
+            return replace(base, card_defended=True, notes=tuple(notes))
+        notes.append(f"{play.card.name} fails; {defender.name} keeps the card")
+    if defender.divisor > 1 and option.damage:
+        notes.append(f"{defender.name} divides {option.damage} by {defender.divisor}: {dealt}")
+    return replace(base, damage_dealt=dealt, notes=tuple(notes))
+
+
+def _check_card_answer(
+    play: DefenceCardPlay,
+    defence: tuple[Defence, ...],
+    attack_card: CardCombo | None,
+    defender: str,
+    speed: AttackSpeed,
+) -> None:
+    allowed_deck = Defence.ANY_CARDS in defence or (
+        Defence.DEFENCE_CARDS in defence and play.deck is CardDeck.DEFENCE
+    )
+    if not allowed_deck:
+        raise IllegalActionError(
+            f"{defender} may not answer a {speed} attack with a {play.deck} card; allowed: "
+            + ", ".join(str(d) for d in defence)
+        )
+    if (
+        attack_card is not None
+        and attack_card.defence is CardDefence.INVULNERABLE_ONLY
+        and not play.card.invulnerable
+    ):
+        raise IllegalActionError(
+            f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
+        )

@@ -1,0 +1,180 @@
+"""The scoreboard's web server: one page, a JSON API and a Server-Sent Events stream.
+
+Built on the standard library's :class:`http.server.ThreadingHTTPServer`: the
+scoreboard serves a handful of phones and one big screen on a club's LAN, and
+needs three JSON routes, static files and one push stream; SSE is plain HTTP
+that every phone browser's ``EventSource`` reconnects by itself. So no web
+framework, no ASGI server, no front-end build: nothing to install on a Pi beyond
+paho-mqtt, and nothing more to keep patched.
+
+Routes::
+
+    GET /                 the page (static/index.html, app.js, style.css)
+    GET /api/tables       every table's latest state (each with table_id and winners)
+    GET /api/standings    the evening's standings (see controller.scoreboard.model)
+    GET /api/stream       SSE: "snapshot" first, then "update" with the changed tables
+
+Binds to 127.0.0.1 unless told otherwise. Every response carries a strict
+Content-Security-Policy (scripts and styles from this server only, no inline
+code); the page writes untrusted text with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from controller.scoreboard.model import Scoreboard
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+MAX_STREAMS = 64
+KEEPALIVE_S = 15.0
+STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/static/favicon.svg": ("favicon.svg", "image/svg+xml"),
+}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _static(name: str) -> bytes:
+    return resources.files("controller.scoreboard").joinpath("static", name).read_bytes()
+
+
+class ScoreboardServer(ThreadingHTTPServer):
+    """The HTTP server holding the :class:`Scoreboard` it shows."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, board: Scoreboard, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT):
+        self.board = board
+        self.stopping = threading.Event()
+        self.streams = 0
+        self.streams_lock = threading.Lock()
+        self.files = {path: (_static(name), ctype) for path, (name, ctype) in STATIC.items()}
+        self._thread: threading.Thread | None = None
+        super().__init__((host, port), _Handler)
+
+    @property
+    def url(self) -> str:
+        """http://HOST:PORT/ of the page."""
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
+        return f"http://{host}:{port}/"
+
+    def start(self) -> ScoreboardServer:
+        """Serve in a background thread."""
+        self._thread = threading.Thread(target=self.serve_forever, name="scoreboard-http")
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving: streams end within a second (idempotent)."""
+        if self.stopping.is_set():
+            return
+        self.stopping.set()
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join(5)
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ScoreboardServer
+    protocol_version = "HTTP/1.1"
+    server_version = "toptable-scoreboard"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _headers(self, status: int, ctype: str, length: int | None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+
+    def _send(self, status: int, body: bytes, ctype: str) -> None:
+        self._headers(status, ctype, len(body))
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, data: Any, status: int = HTTPStatus.OK) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False).encode(), "application/json")
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        board = self.server.board
+        if path in self.server.files:
+            body, ctype = self.server.files[path]
+            self._send(HTTPStatus.OK, body, ctype)
+        elif path == "/api/tables":
+            self._json(board.tables())
+        elif path == "/api/standings":
+            self._json(board.standings())
+        elif path == "/api/stream":
+            self._stream()
+        elif path == "/favicon.ico":
+            self._send(HTTPStatus.NO_CONTENT, b"", "text/plain")
+        else:
+            self._json({"error": "not found"}, HTTPStatus.NOT_FOUND)
+
+    def _stream(self) -> None:
+        srv = self.server
+        with srv.streams_lock:
+            if srv.streams >= MAX_STREAMS:
+                self._json({"error": "too many live pages"}, HTTPStatus.SERVICE_UNAVAILABLE)
+                return
+            srv.streams += 1
+        try:
+            self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", None)
+            board = srv.board
+            version, _ = board.wait_changes(-1, 0)
+            snapshot = {"tables": board.tables(), "standings": board.standings()}
+            self._event("snapshot", snapshot)
+            quiet_since = time.monotonic()
+            while not srv.stopping.is_set():
+                new, changed = board.wait_changes(version, 1.0)
+                if changed and new != version:
+                    version = new
+                    tables = [t for t in (board.table(tid) for tid in changed) if t is not None]
+                    self._event("update", {"tables": tables, "standings": board.standings()})
+                    quiet_since = time.monotonic()
+                elif time.monotonic() - quiet_since >= KEEPALIVE_S:
+                    self.wfile.write(b": keepalive\n\n")
+                    self.wfile.flush()
+                    quiet_since = time.monotonic()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            pass  # the page went away
+        finally:
+            with srv.streams_lock:
+                srv.streams -= 1
+            self.close_connection = True
+
+    def _event(self, name: str, data: Any) -> None:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        self.wfile.write(f"event: {name}\ndata: {text}\n\n".encode())
+        self.wfile.flush()

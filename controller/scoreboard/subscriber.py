@@ -1,0 +1,96 @@
+"""The scoreboard's MQTT side: subscribes to every table and feeds :class:`Scoreboard`.
+
+A persistent session (``clean_session=False``, a fixed client id, QoS 1): while
+the scoreboard is away for a moment, or the broker restarts with its saved
+sessions, the broker keeps the events for it, and the tables' own resending
+covers the rest. Subscriptions are made again on every connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from controller.publish.client import make_client, reason_text
+from controller.publish.messages import ROOT
+from controller.publish.settings import Connection
+from controller.scoreboard.model import Scoreboard
+
+log = logging.getLogger(__name__)
+
+TOPICS = [(f"{ROOT}/+/state", 1), (f"{ROOT}/+/events", 1), (f"{ROOT}/+/online", 1)]
+
+
+class Subscriber:
+    """Keeps a :class:`Scoreboard` up to date from the broker (paho's own thread)."""
+
+    def __init__(self, conn: Connection, board: Scoreboard, client_id: str | None = None) -> None:
+        self.conn = conn
+        self.board = board
+        cid = client_id or f"toptable-scoreboard-{socket.gethostname()}"[:64]
+        self._client = make_client(conn, cid, clean_session=False)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+        self._client.on_subscribe = self._on_subscribe
+        self._connected = threading.Event()
+        self._last_refusal = ""
+
+    def start(self) -> Subscriber:
+        """Connect in the background (the page is served whether the broker is up or not)."""
+        b = self.conn.broker
+        self._client.connect_async(b.host, b.port, keepalive=self.conn.keepalive)
+        self._client.loop_start()
+        return self
+
+    def wait_connected(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for a connection with its subscriptions made."""
+        return self._connected.wait(timeout)
+
+    @property
+    def connected(self) -> bool:
+        """Whether the broker is connected now."""
+        return self._connected.is_set()
+
+    def close(self) -> None:
+        """Disconnect and stop paho's thread (idempotent)."""
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if getattr(reason, "is_failure", False):
+            text = reason_text(reason)
+            if text != self._last_refusal:
+                log.warning("broker %s refused the scoreboard: %s", self.conn.broker.url, text)
+                self._last_refusal = text
+            return
+        self._last_refusal = ""
+        log.info("scoreboard connected to %s", self.conn.broker.url)
+        client.subscribe(TOPICS)
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any
+    ) -> None:
+        if any(getattr(r, "is_failure", False) for r in reasons):
+            log.warning("broker %s refused the scoreboard's subscriptions (check its ACL)",
+                        self.conn.broker.url)  # fmt: skip
+        self._connected.set()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if self._connected.is_set():
+            log.info("scoreboard lost the broker (%s)", reason_text(reason))
+        self._connected.clear()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self.board.handle(msg.topic, bytes(msg.payload))
+        except Exception:  # a bug in one message's handling must not stop the scoreboard
+            log.exception("scoreboard: a message from %r failed", msg.topic[:80])

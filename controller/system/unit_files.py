@@ -1,0 +1,118 @@
+"""The service's shipped files (unit, udev rule, drop-ins) rendered, and the board port a config names."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from controller.core.errors import TopTableError
+from controller.system.serial_ports import (
+    BOARD_LINK,
+    check_serial_number,
+)
+
+UNIT_NAME = "toptable.service"
+RULE_NAME = "99-toptable-board.rules"
+EXAMPLE_CONFIG = "config.example.toml"
+DROPIN_NAME = "50-uart.conf"
+# The drop-in opening IPv4/IPv6 for the MQTT events publisher: installed only when
+# the config has an [events] section, removed otherwise.
+EVENTS_DROPIN = "toptable-events.conf"
+SHIPPED_FILES = (
+    UNIT_NAME,
+    RULE_NAME,
+    EXAMPLE_CONFIG,
+    EVENTS_DROPIN,
+    "install.sh",
+    "uninstall.sh",
+    "lib.sh",
+)
+
+SERVICE_USER = "toptable"
+GROUPS = ("gpio", "i2c", "spi", "dialout", "video")
+STATE_DIR = "/var/lib/toptable"
+CONFIG_DIR = Path("/etc/toptable")
+UNIT_DIR = Path("/etc/systemd/system")
+RULES_DIR = Path("/etc/udev/rules.d")
+# What the shipped unit's ExecStart= runs; replaced by the installing environment's toptable.
+DEFAULT_EXEC = "/opt/toptable/venv/bin/toptable"
+SERIAL_PLACEHOLDER = "@BOARD_SERIAL@"
+
+
+class ServiceError(TopTableError, ValueError):
+    """The service cannot be installed as asked."""
+
+
+def shipped_text(name: str) -> str:
+    """A file from the package's ``service_files`` folder."""
+    return resources.files("controller.system").joinpath("service_files", name).read_text()
+
+
+# ----------------------------------------------------------------- the files
+def render_unit(exec_path: str = DEFAULT_EXEC) -> str:
+    """The unit, running ``exec_path``."""
+    text = shipped_text(UNIT_NAME)
+    if exec_path != DEFAULT_EXEC:
+        text = text.replace(f"ExecStart={DEFAULT_EXEC} ", f"ExecStart={exec_path} ")
+    return text
+
+
+def render_rule(serial: str | None) -> str:
+    """The udev rule, pinned to the Pico with USB serial number ``serial`` (None: any Pico)."""
+    text = shipped_text(RULE_NAME)
+    match = f'ATTRS{{serial}}=="{SERIAL_PLACEHOLDER}", '
+    rules = [line for line in text.splitlines() if match in line]
+    if len(rules) != 1:  # pragma: no cover - the shipped file is tested
+        raise ServiceError(f"{RULE_NAME}: the shipped rule has no {match.strip()} match")
+    if serial is None:
+        return text.replace(match, "")
+    return text.replace(match, match.replace(SERIAL_PLACEHOLDER, check_serial_number(serial)))
+
+
+def render_uart_dropin(port: str, groups: Sequence[str]) -> str:
+    """The drop-in that lets the unit open a board on ``port`` (a UART or USB-serial adapter)."""
+    lines = [
+        f"# Written by `toptable service install`: the board's port is {port},",
+        "# which the unit's device allow-list (char-ttyACM for a Pico on USB) does not cover.",
+        "[Service]",
+        *(f"DeviceAllow={group} rw" for group in groups),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class BoardPort:
+    """The board's port as the config says, and the config file that says it."""
+
+    port: str | None  # None: the simulated board (no port)
+    source: str  # the config file read, for messages
+    events: bool = False  # the config has an [events] section (the MQTT publisher)
+
+
+def read_board_port(path: Path | None) -> BoardPort:
+    """``[board] port`` of a config file (the shipped example when ``path`` is None).
+
+    Raises:
+        ServiceError: the file cannot be read or is not TOML.
+    """
+    name = str(path) if path is not None else f"the shipped {EXAMPLE_CONFIG}"
+    try:
+        text = path.read_text() if path is not None else shipped_text(EXAMPLE_CONFIG)
+        data = tomllib.loads(text)
+    except OSError as exc:
+        raise ServiceError(f"--config {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ServiceError(f"{name}: not valid TOML ({exc})") from None
+    events = "events" in data
+    board = data.get("board", {})
+    if not isinstance(board, dict):
+        raise ServiceError(f"{name}: [board] must be a table")
+    if board.get("backend", "serial") != "serial":
+        return BoardPort(None, name, events)
+    port = board.get("port", BOARD_LINK)
+    if not isinstance(port, str):
+        raise ServiceError(f"{name}: [board] port must be a path string (got {port!r})")
+    return BoardPort(port, name, events)

@@ -1,0 +1,64 @@
+"""The advisor's line on the combat screen: what to keep and reroll, or to stop.
+
+During an attack with a throw on show, :class:`AdviceLine` asks the reroll
+advisor about the striker against its target (building an advisor only when the
+fight, the pool or the target's damage changes) and keeps both the screen's
+:class:`~hardware.displays.model.Advice` and the advisor's best
+:class:`~controller.advisor.advisor.Choice`. Outside an attack there is none.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from controller.advisor.advisor import Advisor, Choice
+from controller.core.errors import TopTableError
+from controller.core.symbols import Symbol
+from controller.game.state import GameState, Phase
+from hardware.displays.model import Advice
+
+log = logging.getLogger(__name__)
+
+
+class AdviceLine:
+    """The advice for the throw on show (``enabled=False``: never any)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.advice: Advice | None = None  # what the screens show
+        self.best: Choice | None = None  # the advisor's best choice for the throw on show
+        self.advisor: Advisor | None = None
+        self._key: tuple[object, ...] | None = None
+
+    def update(self, state: GameState) -> Advice | None:
+        """Advise on ``state``'s throw on show (None: no attack throw, or no advice)."""
+        self.advice, self.best = None, None
+        c = state.combat
+        if not self.enabled or state.phase is not Phase.ATTACK or c is None or not c.throws:
+            return None
+        striker = c.striker or c.attacker
+        target = c.target or c.defender
+        s_form = c.a_form if striker == c.attacker else c.d_form
+        t_form = c.d_form if target == c.defender else c.a_form
+        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, state.pieces[target].damage)
+        try:
+            if key != self._key:
+                self.advisor = Advisor(
+                    state.data.fighter(striker, s_form),
+                    defender=state.data.fighter(target, t_form),
+                    defender_damage=state.pieces[target].damage,
+                    variants=state.config.variants,
+                    pool=c.pool,
+                    rerolls=c.max_rerolls,
+                )
+                self._key = key
+            if self.advisor is None:
+                return None
+            advised = self.advisor.advise(tuple(Symbol(s) for s in c.throws[-1]), len(c.throws) - 1)
+        except TopTableError as exc:
+            log.debug("no advice: %s", exc)
+            return None
+        best = advised.best
+        self.best = best
+        self.advice = Advice(best.keep, best.p_eliminate, best.expected_damage)
+        return self.advice

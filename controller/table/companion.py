@@ -1,0 +1,329 @@
+"""A companion mode at the table: the table keeps another card game's numbers (issue 15).
+
+:class:`CompanionTable` owns one companion game (:mod:`controller.companion`): the cards
+stay in the players' hands, the table keeps every number, says whose turn and which
+step it is, offers each player the actions the rules allow now, enters them with the
+four buttons, refuses what the rules forbid (showing the rule), and journals everything
+(:mod:`controller.table.companion_journal`) so undo and a pulled plug lose nothing.
+
+The buttons, like the dice table's choosers:
+
+* ``next`` (held: repeats; the encoder turns both ways) steps through the list shown:
+  the actions offered to the player, then the values of each field the action needs;
+* ``confirm`` takes the selected item; the last field submits the action;
+* ``undo`` steps back one field, or out of the action; at the list of actions it takes
+  the last journalled action back;
+* ``menu`` leaves the action being entered; at the list of actions it offers the next
+  player who has something to do (the table offers the right player first: the turn
+  player, the player who rolls, the target of an attack...).
+
+A press after a refusal clears it. The rules are pure functions of the state: an action
+is checked against them, journalled (one committed SQLite row), and only then does the
+table take the new state, so nothing acts on an action the journal does not hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from controller.companion.base import Choice, CompanionMode, RuleViolationError, parse_action
+from controller.companion.entry import EntryField, Value, build_action, entry_fields
+from controller.companion.registry import get_mode
+from controller.table.companion_journal import CompanionJournal, CompanionJournalError
+from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
+from hardware.displays.companion import CompanionRefusal, CompanionSeat, CompanionView
+
+ACTION_QUESTION = "action"
+OWN_FIELDS = frozenset({"player", "by", "attacker", "winner"})
+"""Fields that name the acting player (left out of the short line describing an action)."""
+
+
+def seat_numbers(mode: str, player: dict[str, Any]) -> tuple[str, str]:
+    """A player's numbers written short for the screens: ``(all, the main one)``."""
+    if mode == "dbs-tournament":
+        champion = " C" if player["champion_in_zone"] else ""
+        extra = player["champion_extra_cost"]
+        returns = f"+{extra}" if extra else ""
+        life = f"L{player['life']}"
+        return f"{life} E{player['energy_markers']}{champion}{returns}", life
+    if mode == "dbz-tcg":
+        life = f"L{player['life']}"
+        balls = len(player["dragon_balls"])
+        return f"{player['level']}/{player['stages']} A{player['anger']} {life} DB{balls}", life
+    if mode == "challengers":
+        fans = f"F{player['fans']}"
+        return f"{fans} T{len(player['trophies'])}", fans
+    numbers = [f"{k[:1].upper()}{v}" for k, v in player.items() if isinstance(v, int)]
+    return " ".join(numbers), numbers[0] if numbers else ""
+
+
+def describe(player: str | None, action: dict[str, Any]) -> str:
+    """A short line for an action: ``Bob: attack Dee``."""
+    do = str(action["do"])
+    parts = [do]
+    for key, value in action.items():
+        own = key in OWN_FIELDS and do not in ("choose_first", "final")  # the actor itself
+        if key == "do" or value is None or (own and value == player):
+            continue
+        if isinstance(value, dict):
+            parts += [f"{k} {v}" for k, v in value.items()]
+        elif isinstance(value, list):
+            parts += [str(v) for v in value if v != player]
+        else:
+            parts.append(str(value))
+    line = " ".join(parts)
+    return f"{player}: {line}" if player else line
+
+
+class CompanionTable:
+    """One companion game at the table: its state, its journal, its button flow, its view."""
+
+    def __init__(self, mode: CompanionMode[Any, Any], journal: CompanionJournal) -> None:
+        self.mode = mode
+        self.journal = journal
+        setup = journal.setup
+        self.players: tuple[str, ...] = tuple(setup["players"])
+        self._data: dict[str, Any] | None = setup.get("data")
+        self.state: Any = None
+        self.history = 0  # effective actions journalled
+        self.player: str | None = None
+        self.choices: tuple[Choice, ...] = ()
+        self.choice: Choice | None = None
+        self.fields: tuple[EntryField, ...] = ()
+        self.answers: dict[str, Value] = {}
+        self.selected = 0
+        self.refusal: CompanionRefusal | None = None
+        self.last = ""
+        self.presses = 0
+        self.refusals = 0
+        self.undos = 0
+        self._replay()
+        self._offer()
+
+    # ------------------------------------------------------------------ making one
+    @classmethod
+    def new(
+        cls,
+        mode_name: str,
+        players: Sequence[str],
+        journal_path: str | Path,
+        data: dict[str, Any] | None = None,
+    ) -> CompanionTable:
+        """A new game of ``mode_name`` (DataError for bad players) journalled at ``journal_path``.
+
+        Raises:
+            UnknownNameError: no such mode.
+            DataError: a wrong number of players, or bad data overrides.
+            CompanionJournalError: a journal already exists there, or cannot be written.
+        """
+        mode = get_mode(mode_name)
+        mode.new_game(players, data)  # check the players before a journal is written
+        journal = CompanionJournal.create(journal_path, mode_name, list(players), data)
+        return cls(mode, journal)
+
+    @classmethod
+    def resume(cls, journal_path: str | Path) -> CompanionTable:
+        """The game in ``journal_path``, where it was left (after a crash or a pulled plug).
+
+        Raises:
+            CompanionJournalError: no journal, a damaged one, or an action it holds is refused.
+        """
+        journal = CompanionJournal.open(journal_path)
+        try:
+            return cls(get_mode(str(journal.setup["mode"])), journal)
+        except BaseException:
+            journal.close()
+            raise
+
+    def close(self) -> None:
+        """Close the journal (idempotent)."""
+        self.journal.close()
+
+    def __enter__(self) -> CompanionTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ the game
+    def _replay(self) -> None:
+        state = self.mode.new_game(self.players, self._data, source=str(self.journal.path))
+        actions = self.journal.actions()
+        for i, raw in enumerate(actions):
+            action = parse_action(
+                raw, self.mode.actions, self.players, str(self.journal.path), f"action {i + 1}"
+            )
+            try:
+                state = self.mode.apply(state, action)
+            except RuleViolationError as exc:
+                raise CompanionJournalError(
+                    f"{self.journal.path}: journalled action {i + 1} ({raw['do']}) is refused "
+                    f"now: {exc}"
+                ) from None
+        self.state = state
+        self.history = len(actions)
+
+    @property
+    def winner(self) -> str | None:
+        """The winner once the game is over."""
+        winner = self.mode.to_json(self.state).get("winner")
+        return str(winner) if winner is not None else None
+
+    def offered(self, player: str) -> tuple[Choice, ...]:
+        """What the rules allow ``player`` now."""
+        return self.mode.legal_actions(self.state, player)
+
+    def _ordered(self, player: str) -> tuple[Choice, ...]:
+        """``player``'s choices, those only they have now first (the turn's own actions)."""
+        shared = {c.do for p in self.players if p != player for c in self.offered(p)}
+        return tuple(sorted(self.offered(player), key=lambda c: c.do in shared))
+
+    def _offer(self, prefer: str | None = None, keep: str | None = None) -> None:
+        """Back to the list of actions, for ``prefer`` if they have one, else the right player."""
+        self.choice, self.fields, self.answers = None, (), {}
+        turn = self.mode.whose_turn(self.state)
+        order = [p for p in (prefer, turn) if p] + list(self.players)
+        self.player = next((p for p in order if self.offered(p)), None)
+        self.choices = self._ordered(self.player) if self.player else ()
+        dos = [c.do for c in self.choices]
+        self.selected = dos.index(keep) if keep in dos else 0
+
+    def submit(self, player: str | None, action: dict[str, Any]) -> CompanionRefusal | None:
+        """Check ``action`` (JSON form) against the rules, journal it, take it; or refuse it.
+
+        Raises:
+            DataError: the action is malformed (a bug in the caller, not a refusal).
+            CompanionJournalError: the journal cannot be written (nothing changed).
+        """
+        parsed = parse_action(action, self.mode.actions, self.players, "table", "action")
+        try:
+            state = self.mode.apply(self.state, parsed)
+        except RuleViolationError as exc:
+            self.journal.refused(action, exc.rule, exc.reason)
+            self.refusals += 1
+            self.refusal = CompanionRefusal(str(action["do"]), exc.reason, exc.rule)
+            self._offer(prefer=player, keep=str(action["do"]))
+            return self.refusal
+        self.journal.append(action)
+        self.state = state
+        self.history += 1
+        self.last = describe(player, action)
+        target = action.get("target")
+        self._offer(prefer=target if isinstance(target, str) else None)
+        return None
+
+    def undo(self) -> bool:
+        """Take the last journalled action back (False if there is none)."""
+        undone = self.journal.undo()
+        if undone is None:
+            return False
+        self._replay()
+        self.undos += 1
+        self.last = f"undone: {describe(None, undone)}"
+        self._offer()
+        return True
+
+    # ------------------------------------------------------------------ the buttons
+    def handle(self, event: object) -> bool:
+        """Act on a button or encoder event; False if it is not one of ours."""
+        if isinstance(event, ButtonPressed):
+            self.press(event.button, event.long)
+        elif isinstance(event, ButtonRepeated) and event.button is ButtonName.NEXT:
+            self.press(ButtonName.NEXT)
+        elif isinstance(event, EncoderTurned):
+            self.presses += 1
+            self.refusal = None
+            self._move(event.steps)
+        else:
+            return False
+        return True
+
+    def _items(self) -> tuple[str, ...]:
+        if self.choice is None:
+            return tuple(c.do for c in self.choices)
+        return self.fields[len(self.answers)].labels
+
+    def _move(self, steps: int) -> None:
+        n = len(self._items())
+        if n:
+            self.selected = (self.selected + steps) % n
+
+    def press(self, button: ButtonName, long: bool = False) -> None:
+        """One press of ``button`` (a long press acts as a short one)."""
+        self.presses += 1
+        self.refusal = None
+        if button is ButtonName.NEXT:
+            self._move(1)
+        elif button is ButtonName.CONFIRM:
+            self._confirm()
+        elif button is ButtonName.UNDO:
+            self._back()
+        elif button is ButtonName.MENU:
+            self._menu()
+
+    def _confirm(self) -> None:
+        if self.player is None or not self.choices:
+            return
+        if self.choice is None:
+            self.choice = self.choices[self.selected % len(self.choices)]
+            self.fields = entry_fields(self.mode, self.state, self.choice, self.player)
+            self.answers, self.selected = {}, 0
+        else:
+            f = self.fields[len(self.answers)]
+            self.answers[f.key] = f.values[self.selected % len(f.values)]
+            self.selected = 0
+        if len(self.answers) == len(self.fields):
+            action = build_action(self.mode, self.choice, self.player, self.answers)
+            self.submit(self.player, action)
+
+    def _back(self) -> None:
+        if self.choice is None:
+            self.undo()
+            return
+        if not self.answers:
+            self._offer(prefer=self.player, keep=self.choice.do)
+            return
+        _key, value = self.answers.popitem()
+        self.selected = self.fields[len(self.answers)].values.index(value)
+
+    def _menu(self) -> None:
+        if self.choice is not None:
+            self._offer(prefer=self.player, keep=self.choice.do)
+            return
+        if self.player is None:
+            return
+        i = self.players.index(self.player)
+        ring = self.players[i + 1 :] + self.players[: i + 1]
+        nxt = next(p for p in ring if self.offered(p) or p == self.player)
+        self._offer(prefer=nxt)
+
+    # ------------------------------------------------------------------ the screens
+    def view(self) -> CompanionView:
+        """What the displays show now."""
+        game = self.mode.to_json(self.state)
+        turn = self.mode.whose_turn(self.state)
+        out = set(game.get("eliminated", ()))
+        seats = []
+        for p in game["players"]:
+            numbers, short = seat_numbers(self.mode.name, p)
+            name = str(p["name"])
+            seats.append(CompanionSeat(name, numbers, short, turn=name == turn, out=name in out))
+        question = ACTION_QUESTION
+        if self.choice is not None:
+            question = self.fields[len(self.answers)].key
+        return CompanionView(
+            mode=self.mode.name,
+            step=self.mode.step(self.state),
+            turn=turn,
+            seats=tuple(seats),
+            player=self.player,
+            question=question,
+            action=self.choice.do if self.choice is not None else "",
+            options=self._items(),
+            selected=self.selected,
+            refusal=self.refusal,
+            winner=self.winner,
+            last=self.last,
+        )

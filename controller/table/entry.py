@@ -1,0 +1,375 @@
+"""Entering throws and moves: camera reads, dice by hand, corrections, board moves, buttons.
+
+:class:`TableEntry` turns what the devices report into game events for the
+game's owner (:class:`GameOwner`, the table controller) to journal and apply:
+
+- a settled throw the reader is sure of is the throw; one it is not sure of (a
+  cocked die, a count that does not match) waits as a :class:`ReadCheck` that a
+  person confirms or corrects die by die (``menu`` also corrects the last throw
+  used, journalled as a correction);
+- with the camera gone, the dice are entered face by face with the buttons;
+- the board's moves (through the move tracker) become moves, placements and
+  steps aside; an attack is a lifted token whose move is chosen on screen;
+- the buttons move the cursor of the :class:`~controller.table.chooser.Chooser`
+  built from what the game waits for, and confirm its choice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from controller.core.errors import IllegalActionError, TopTableError
+from controller.core.symbols import Symbol
+from controller.game import engine
+from controller.game.events import (
+    Action,
+    ChooseAttack,
+    DiceThrown,
+    DieRolled,
+    FirstPlayerChosen,
+    GameEvent,
+    Move,
+    Place,
+    StepAside,
+    StopRolling,
+    ThrowCorrected,
+)
+from controller.game.legal import legal_actions
+from controller.game.state import GameState, Phase
+from controller.table.chooser import (
+    ENTER_DICE,
+    Chooser,
+    ChooserKind,
+    action_chooser,
+    number_chooser,
+)
+from hardware.controls.events import ButtonName, ButtonPressed
+from vision.events import ThrowSettled
+
+log = logging.getLogger(__name__)
+
+FACES: tuple[Symbol, ...] = tuple(Symbol)
+
+
+class FaultSource(StrEnum):
+    """Where a fault the table found comes from (the screens show the source's name)."""
+
+    RULES = "rules"  # an action or a throw the rules refuse
+    JOURNAL = "journal"  # the journal cannot be written
+    CAMERA = "camera"  # the camera is gone, or reads with the wrong dice model
+    BOARD = "board"  # the board link is down
+
+
+class GameOwner(Protocol):
+    """The one holder of the game state, which journals and applies the events entered."""
+
+    faults: dict[FaultSource, str]
+
+    @property
+    def state(self) -> GameState:
+        """The game state now."""
+        ...
+
+    def submit(self, event: GameEvent) -> bool:
+        """Journal and apply ``event``; False if it was refused (and shown)."""
+        ...
+
+    def undo(self) -> None:
+        """Undo the last player action (a refusal is shown)."""
+        ...
+
+
+@dataclass
+class TableStats:
+    """What the table did, for the demo's summary and the logs."""
+
+    throws_read: int = 0
+    reads_flagged: int = 0
+    reads_corrected: int = 0
+    unexpected_throws: int = 0
+    moves_from_board: int = 0
+    moves_refused: int = 0
+    button_actions: int = 0
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReadCheck:
+    """A read that needs a person: its dice (None: cocked) and how far the correction got."""
+
+    event: ThrowSettled | None  # None: correcting a throw already used
+    dice: list[Symbol | None]
+    fixing: int | None = None  # index of the die whose face is being chosen
+
+    def fix(self, index: int | None) -> None:
+        """Choose the face of die ``index`` next (None: done); a cocked die starts on a face."""
+        self.fixing = index
+        if index is not None and self.dice[index] is None:
+            self.dice[index] = FACES[0]
+
+
+class TableEntry:
+    """What the players enter, by camera, board and buttons, turned into game events."""
+
+    def __init__(self, owner: GameOwner) -> None:
+        self.owner = owner
+        self.stats = TableStats()
+        self.chooser: Chooser[Any] | None = None
+        self.read_check: ReadCheck | None = None
+        self.die_values: list[int] = []  # numbers entered for the die chooser so far
+        self.faces_entered: list[Symbol] = []  # faces entered by hand for the throw so far
+        self.camera_ok = True
+        self.board_ok = True
+        self.last_read: ThrowSettled | None = None
+        self.board_note: str | None = None  # a move the board could not tell
+
+    # ------------------------------------------------------------------ choosers
+    def clear(self) -> None:
+        """Forget the choice under way (the game moved on)."""
+        self.chooser = None
+        self.die_values = []
+
+    def rebuild(self, state: GameState) -> None:
+        """Build what the buttons choose from for ``state``."""
+        self.chooser = self._chooser_for(state)
+
+    def _chooser_for(self, state: GameState) -> Chooser[Any] | None:
+        aw = engine.awaiting(state)
+        if state.phase is Phase.OVER:
+            return None
+        if "first_player" in aw.inputs:
+            seats = tuple(range(len(state.players)))
+            return Chooser("who starts?", state.players, seats, kind=ChooserKind.SEAT)
+        if "die" in aw.inputs:
+            title = "transformation die" if state.phase is Phase.TRANSFORM else "fusion die"
+            return number_chooser(title, 1, 6, count=aw.die_count)
+        c = state.combat
+        first_throw = c is not None and not (
+            c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+        )
+        if "dice" in aw.inputs and not self.camera_ok and first_throw:
+            return self._manual_dice(aw.dice)
+        actions = list(legal_actions(state))
+        if not actions:
+            return None
+        damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
+        chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
+        if damage:
+            best = max(damage.items(), key=lambda kv: kv[1])[0]
+            chooser.select(ChooseAttack(actions[0].seat, best))
+        if "dice" in aw.inputs and not self.camera_ok:
+            chooser.labels += (ENTER_DICE.value,)
+            chooser.values += (ENTER_DICE,)
+            chooser.count = aw.dice
+        return chooser
+
+    def _manual_dice(self, count: int) -> Chooser[Symbol]:
+        self.faces_entered = []
+        return Chooser(
+            "die 1", tuple(str(f) for f in FACES), FACES, kind=ChooserKind.DICE_FACES, count=count
+        )
+
+    # ------------------------------------------------------------------ buttons
+    def press(self, event: ButtonPressed) -> None:
+        """confirm: take the choice (long: cash in the best / stop rolling); next: move;
+        undo: cancel the last action; menu: correct the last read."""
+        if event.button is ButtonName.UNDO:
+            self._undo()
+        elif event.button is ButtonName.NEXT:
+            self.move_cursor(1)
+        elif event.button is ButtonName.MENU:
+            self._start_correction()
+        elif event.button is ButtonName.CONFIRM:
+            self._confirm(long=event.long)
+
+    def move_cursor(self, steps: int) -> None:
+        """Move the cursor (or the face of the die being corrected) ``steps`` places."""
+        if self.read_check is not None and self.read_check.fixing is not None:
+            die = self.read_check.fixing
+            current = self.read_check.dice[die]
+            index = FACES.index(current) if current is not None else -1
+            self.read_check.dice[die] = FACES[(index + steps) % len(FACES)]
+        elif self.chooser is not None:
+            self.chooser.move(steps)
+
+    def _undo(self) -> None:
+        if self.read_check is not None:
+            self.read_check = None  # drop the read being checked; the dice are thrown again
+            return
+        self.owner.undo()
+
+    def _confirm(self, long: bool) -> None:
+        if self.read_check is not None:
+            self._confirm_read()
+            return
+        state = self.owner.state
+        if (
+            long
+            and state.phase is Phase.ATTACK
+            and state.combat is not None
+            and state.combat.throws
+        ):
+            options = engine.attack_options(state)
+            best = max(options, key=lambda kv: kv[1])[0]
+            self._act(ChooseAttack(_seat(state), best))
+            return
+        if long and state.phase is Phase.DEFENCE_ROLL:
+            self._act(StopRolling(_seat(state)))
+            return
+        chooser = self.chooser
+        if chooser is None:
+            return
+        if chooser.value is ENTER_DICE:
+            self.chooser = self._manual_dice(chooser.count)
+        elif chooser.kind is ChooserKind.DICE_FACES:
+            self._face_entered(chooser)
+        elif chooser.kind is ChooserKind.DIE_NUMBERS:
+            self.die_values.append(int(chooser.value))
+            if len(self.die_values) >= chooser.count:
+                values, self.die_values = tuple(self.die_values), []
+                self.owner.submit(DieRolled(values))
+            else:
+                chooser.title = f"die {len(self.die_values) + 1}"
+        elif chooser.kind is ChooserKind.SEAT and state.phase is Phase.FIRST_PLAYER:
+            self.owner.submit(FirstPlayerChosen(int(chooser.value)))
+        elif isinstance(chooser.value, Action):
+            self._act(chooser.value)
+
+    def _act(self, action: Action) -> None:
+        if self.owner.submit(action):
+            self.stats.button_actions += 1
+
+    def _face_entered(self, chooser: Chooser[Symbol]) -> None:
+        self.faces_entered.append(chooser.value)
+        if len(self.faces_entered) >= chooser.count:
+            self.owner.submit(DiceThrown(tuple(self.faces_entered)))
+        else:
+            chooser.title = f"die {len(self.faces_entered) + 1}"
+
+    # ------------------------------------------------------------------ dice
+    def on_throw(self, event: ThrowSettled) -> bool:
+        """A settled throw: used at once if sure, else checked by a person first. True if
+        the screens need drawing again (a submitted throw draws them itself)."""
+        self.last_read = event
+        state = self.owner.state
+        aw = engine.awaiting(state)
+        if "dice" not in aw.inputs:
+            self.stats.unexpected_throws += 1
+            log.info("a throw was read while the game waits for %s; ignored", state.phase)
+            return False
+        self.stats.throws_read += 1
+        try:
+            dice = list(event.symbols())
+        except TopTableError as exc:
+            self.owner.faults[FaultSource.CAMERA] = short(f"wrong dice model: {exc}")
+            return True
+        if event.trustworthy and len(dice) == aw.dice:
+            self.owner.submit(
+                DiceThrown(tuple(d for d in dice if d is not None), event.evidence_path or "")
+            )
+            return False
+        self.stats.reads_flagged += 1
+        while len(dice) < aw.dice:
+            dice.append(None)
+        self.read_check = ReadCheck(event, dice[: max(aw.dice, 1)])
+        return True
+
+    def _confirm_read(self) -> None:
+        """confirm on a read being checked: next die while fixing, else fix a cocked die,
+        else accept the dice as shown."""
+        check = self.read_check
+        if check is None:
+            return
+        if check.fixing is not None:
+            nxt = check.fixing + 1
+            check.fix(nxt if nxt < len(check.dice) else None)
+            return
+        missing = [i for i, d in enumerate(check.dice) if d is None]
+        if missing:
+            check.fix(missing[0])
+            return
+        self.read_check = None
+        dice = tuple(d for d in check.dice if d is not None)
+        if check.event is None:
+            self.stats.reads_corrected += 1
+            self.owner.submit(ThrowCorrected(dice))
+        else:
+            self.owner.submit(DiceThrown(dice, check.event.evidence_path or ""))
+
+    def _start_correction(self) -> None:
+        """menu: correct the read being checked, or the last throw used (journalled as a
+        correction), die by die."""
+        if self.read_check is not None:
+            if self.read_check.fixing is None:
+                self.read_check.fix(0)
+            return
+        state = self.owner.state
+        c = state.combat
+        throws = (c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws) if c else ()
+        if throws:
+            self.read_check = ReadCheck(None, [Symbol(s) for s in throws[-1]], fixing=0)
+
+    # ------------------------------------------------------------------ board
+    def on_board_move(self, token: str, src: int, dst: int) -> bool:
+        """A move the board saw (through the move tracker): the game's move or step aside."""
+        state = self.owner.state
+        seat = engine.actor(state)
+        action: Action | None = None
+        if seat is not None and state.phase is Phase.MOVE:
+            action = Move(seat, token, dst)
+        elif seat is not None and state.phase is Phase.STEP_ASIDE:
+            action = StepAside(seat, dst)
+        if action is None:
+            log.info("board: %s %s->%s while %s; nothing to do", token, src, dst, state.phase)
+            return False
+        ok = self.owner.submit(action)
+        if ok:
+            self.stats.moves_from_board += 1
+        else:
+            self.stats.moves_refused += 1
+        return ok
+
+    def on_token_placed(self, space: int) -> bool:
+        """A token put on an empty space: at set-up, the warrior chosen with the buttons;
+        after a combat, the attacker stepping aside."""
+        state = self.owner.state
+        seat = engine.actor(state)
+        chosen = self.chooser.value if self.chooser is not None and self.chooser.values else None
+        action: Action | None = None
+        if seat is not None and state.phase is Phase.PLACE and isinstance(chosen, Place):
+            action = Place(seat, chosen.warrior, space)
+        elif seat is not None and state.phase is Phase.STEP_ASIDE:
+            action = StepAside(seat, space)
+        if action is None:
+            return False
+        ok = self.owner.submit(action)
+        if ok:
+            self.stats.moves_from_board += 1
+        return ok
+
+    def token_lifted(self, token: str) -> bool:
+        """A token left its space while moving: the choice narrows to its moves (an attack
+        on an occupied space is confirmed with the buttons). True if the choice changed."""
+        state = self.owner.state
+        if state.phase is not Phase.MOVE or self.chooser is None:
+            return False
+        moves = [a for a in self.chooser.values if isinstance(a, Move) and a.warrior == token]
+        if not moves:
+            return False
+        self.chooser = action_chooser(f"move {token}", moves)
+        return True
+
+
+def _seat(state: GameState) -> int:
+    seat = engine.actor(state)
+    if seat is None:
+        raise IllegalActionError(f"no player acts now ({state.phase})")
+    return seat
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for a screen's fault line."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,60 @@
+"""What the host keeps of the board across reconnects (:class:`BoardMemory`), its counters, the record hook."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from hardware.board.events import SensorChanged
+
+Record = Callable[[SensorChanged], None]
+
+
+class RecordError(Exception):
+    """Raised by a record hook that could not record; the event is not acked and comes again."""
+
+
+@dataclass
+class LinkStats:
+    """Counters of the host side (see PROTOCOL.md, Counters)."""
+
+    bytes_invalid: int = 0
+    bad_frames: int = 0
+    frames: int = 0
+    wrong_version: int = 0
+    malformed: int = 0
+    events: int = 0
+    duplicates: int = 0
+    ahead: int = 0
+    resyncs: int = 0
+    gaps: int = 0
+    hash_mismatches: int = 0
+    inconsistent: int = 0
+    stale_snapshots: int = 0
+    reconnects: int = 0
+    bad_sensor: int = 0
+    notices: int = 0
+    record_failures: int = 0
+    rtt_ms: float = 0.0
+    rtt_max_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        """The counters by name."""
+        return asdict(self)
+
+
+@dataclass
+class BoardMemory:
+    """What the host knows of the board; survives reconnects."""
+
+    boot: int | None = None
+    last: int = 0
+    sensors: int = 0
+    states: bytearray | None = None
+    firmware: str = ""
+
+    def occupied(self) -> frozenset[int]:
+        """Occupied sensors as last recorded."""
+        if self.states is None:
+            return frozenset()
+        return frozenset(i for i, s in enumerate(self.states) if s)

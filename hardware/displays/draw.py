@@ -1,0 +1,135 @@
+"""Drawing helpers the screens share: text in our bitmap font, bars, dice, pips, wrapping."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PIL import ImageDraw
+
+from controller.core.symbols import Symbol
+from hardware.displays.font import SMALL, Font
+from hardware.displays.icons import ICON_SIZE, draw_icon
+from hardware.displays.model import Fighter, Seat, TableView
+
+Size = tuple[int, int]
+Draw = ImageDraw.ImageDraw
+Screen = Callable[[Draw, TableView, Size], None]
+
+LINE = 10
+"""Line pitch in pixels for 8 px text: 2 px between lines."""
+DIE_BOX = 14
+"""Side of a boxed die (a 10 px icon with a 1 px frame and 1 px margin)."""
+
+
+def text(
+    d: Draw, xy: tuple[int, int], s: str, width: int, font: Font = SMALL, fill: int = 1
+) -> int:
+    """Draw ``s`` cut to ``width`` pixels at ``xy``; return the x after it."""
+    return font.draw(d, xy, font.fit(s, width), fill)
+
+
+def text_right(d: Draw, right: int, y: int, s: str, font: Font = SMALL, fill: int = 1) -> int:
+    """Draw ``s`` ending at x = ``right`` (exclusive); return its left x."""
+    left = right - font.width(s)
+    font.draw(d, (left, y), s, fill)
+    return left
+
+
+def text_centre(d: Draw, width: int, y: int, s: str, font: Font = SMALL, fill: int = 1) -> None:
+    """Draw ``s`` centred across ``width`` pixels (cut if too wide)."""
+    shown = font.fit(s, width)
+    font.draw(d, ((width - font.width(shown)) // 2, y), shown, fill)
+
+
+def title_bar(d: Draw, width: int, title: str, right: str = "") -> None:
+    """An inverted 10 px bar across the top with ``title`` left and ``right`` right."""
+    d.rectangle((0, 0, width - 1, LINE - 1), fill=1)
+    r = right and text_right(d, width - 2, 1, right, fill=0)
+    text(d, (2, 1), title, (r or width) - 6, fill=0)
+
+
+def bar(d: Draw, box: tuple[int, int, int, int], value: int, maximum: int) -> None:
+    """An outlined bar in ``box`` (x0, y0, x1, y1) filled to ``value / maximum``."""
+    x0, y0, x1, y1 = box
+    d.rectangle(box, outline=1, fill=0)
+    inner = x1 - x0 - 1
+    filled = 0 if maximum <= 0 else round(inner * min(max(value, 0), maximum) / maximum)
+    if filled > 0 and y1 - y0 >= 2:
+        d.rectangle((x0 + 1, y0 + 1, x0 + filled, y1 - 1), fill=1)
+
+
+def dice_row(
+    d: Draw,
+    xy: tuple[int, int],
+    dice: Sequence[Symbol],
+    boxed: bool = True,
+    mark: int | None = None,
+) -> int:
+    """Draw the dice as icons from ``xy`` (boxed: 14 px squares); ``mark`` inverts one die."""
+    x, y = xy
+    step = DIE_BOX + 1 if boxed else ICON_SIZE + 2
+    for i, sym in enumerate(dice):
+        inverted = i == mark
+        if boxed:
+            d.rectangle(
+                (x, y, x + DIE_BOX - 1, y + DIE_BOX - 1), outline=1, fill=1 if inverted else 0
+            )
+            draw_icon(d, (x + 2, y + 2), sym, fill=0 if inverted else 1)
+        else:
+            if inverted:
+                d.rectangle((x - 1, y - 1, x + ICON_SIZE, y + ICON_SIZE), fill=1)
+            draw_icon(d, (x, y), sym, fill=0 if inverted else 1)
+        x += step
+    return x
+
+
+def pips(d: Draw, xy: tuple[int, int], left: int, total: int, h: int = 8) -> int:
+    """Warriors as pips: filled for those left, hollow for those lost; return the x after."""
+    x, y = xy
+    for i in range(total):
+        if i < left:
+            d.rectangle((x, y, x + 3, y + h - 1), fill=1)
+        else:
+            d.rectangle((x, y, x + 3, y + h - 1), outline=1, fill=0)
+        x += 5
+    return x
+
+
+def card_icon(d: Draw, xy: tuple[int, int]) -> int:
+    """A small card outline (6x8) for "cards in hand"; return the x after."""
+    x, y = xy
+    d.rectangle((x, y, x + 5, y + 7), outline=1, fill=0)
+    d.line((x + 2, y + 2, x + 3, y + 2), fill=1)
+    return x + 7
+
+
+def wrap(s: str, width: int, font: Font = SMALL) -> list[str]:
+    """Split ``s`` into lines of at most ``width`` pixels at spaces (long words are cut)."""
+    lines: list[str] = []
+    cur = ""
+    for word in s.split():
+        trial = f"{cur} {word}" if cur else word
+        if font.width(trial) <= width:
+            cur = trial
+            continue
+        if cur:
+            lines.append(cur)
+        cur = font.fit(word, width)
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def mmss(seconds: int) -> str:
+    """``seconds`` as ``m:ss`` (minutes not capped at 59)."""
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def fighter_label(f: Fighter) -> str:
+    """Name and form, e.g. ``SON GOKU SSJ``."""
+    return f"{f.name} {f.form}" if f.form else f.name
+
+
+def current_seat(view: TableView) -> Seat | None:
+    """The seat whose turn it is, if the view lists seats."""
+    return view.seats[view.seat] if 0 <= view.seat < len(view.seats) else None

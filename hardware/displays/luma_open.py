@@ -1,0 +1,183 @@
+"""Open one display as a luma device: luma.oled on I2C (direct or behind a TCA9548A),
+SPI, luma's dummy device, or luma.emulator.
+
+:func:`open_displays` opens each one; a display that is absent from the bus, a
+bus the user may not open, a pin already taken become a
+:class:`DisplayUnavailableError` naming the display, bus, address or pins, and
+the other displays go on.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hardware.displays.device_config import DRIVERS, DisplayConfig
+from hardware.displays.errors import DisplayUnavailableError
+from hardware.displays.i2c_bus import TCA9548A_DEFAULT_ADDRESS, BusPool, MuxChannelInterface
+from hardware.displays.model import TableView
+from hardware.displays.push import CountingInterface, ScreenPusher
+from hardware.displays.screens import pick_screen, render
+
+
+@dataclass
+class TableDisplay:
+    """An open display: its config, luma device, byte counter and change-only pusher."""
+
+    config: DisplayConfig
+    device: Any
+    counter: CountingInterface | None
+    pusher: ScreenPusher
+    last_screen: str = ""
+    closed: bool = field(default=False)
+
+    @property
+    def bytes_sent(self) -> int:
+        """Bytes sent to this display so far (0 for devices with no bus)."""
+        return self.counter.bytes_sent if self.counter is not None else 0
+
+    def update(self, view: TableView) -> bool:
+        """Draw the screen this display should show for ``view``; False if nothing was sent.
+
+        Raises:
+            DisplayUnavailableError: the display stopped answering (names where it is).
+        """
+        name = pick_screen(view, self.config.screen, self.config.alerts)
+        image = render(view, name, self.device.size)
+        try:
+            sent = self.pusher.push(image)
+        except DisplayUnavailableError as exc:  # e.g. its TCA9548A stopped answering
+            raise DisplayUnavailableError(f"{self.config.where()}: {exc}") from None
+        except Exception as exc:
+            if not _is_device_error(exc):
+                raise
+            raise DisplayUnavailableError(f"{self.config.where()}: {exc}") from None
+        self.last_screen = name
+        return sent
+
+    def close(self) -> None:
+        """Blank the display and release it (idempotent; errors on the way are ignored)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            write = getattr(self.device, "write_animation", None)
+            if write is not None:  # luma.emulator's gifanim otherwise writes only at exit
+                write()
+            self.device.cleanup()
+        except Exception as exc:
+            if not _is_device_error(exc):
+                raise
+
+
+def _is_device_error(exc: BaseException) -> bool:
+    try:
+        import luma.core.error as luma_error
+    except ImportError:  # pragma: no cover
+        return isinstance(exc, OSError)
+    return isinstance(exc, OSError | luma_error.Error)
+
+
+def _serial_for(cfg: DisplayConfig, pool: BusPool) -> Any:
+    if cfg.interface == "spi":
+        from luma.core.interface.serial import spi
+
+        return spi(
+            port=cfg.spi_port,
+            device=cfg.spi_device,
+            gpio_DC=cfg.gpio_dc,
+            gpio_RST=cfg.gpio_rst,
+            bus_speed_hz=cfg.spi_speed_hz,
+        )
+    from luma.core.interface.serial import i2c
+
+    serial = i2c(bus=pool.bus(cfg.bus), address=cfg.address)
+    if cfg.mux_channel is not None:
+        mux_address = cfg.mux_address if cfg.mux_address is not None else TCA9548A_DEFAULT_ADDRESS
+        return MuxChannelInterface(serial, pool.mux(cfg.bus, mux_address), cfg.mux_channel)
+    return serial
+
+
+def open_display(cfg: DisplayConfig, pool: BusPool, serial: Any = None) -> TableDisplay:
+    """Open one display; ``serial`` replaces the bus interface (tests, benchmark).
+
+    Raises:
+        DisplayUnavailableError: the display, its bus, its mux or its pins are unavailable;
+            the message says which, and where.
+    """
+    size = {"width": cfg.width, "height": cfg.height, "rotate": cfg.rotate}
+    try:
+        if cfg.driver == "dummy":
+            from luma.core.device import dummy
+
+            device = dummy(mode="1", **size)
+            return TableDisplay(cfg, device, None, ScreenPusher(device))
+        if cfg.driver in ("pygame", "capture", "gifanim"):
+            return _open_emulator(cfg, size)
+        from luma.oled.device import sh1106, ssd1306
+
+        counter = CountingInterface(serial if serial is not None else _serial_for(cfg, pool))
+        driver = ssd1306 if cfg.driver == "ssd1306" else sh1106
+        device = driver(counter, **size)
+        return TableDisplay(cfg, device, counter, ScreenPusher(device))
+    except DisplayUnavailableError as exc:
+        raise DisplayUnavailableError(f"{cfg.where()}: {exc}") from None
+    except ImportError as exc:
+        raise DisplayUnavailableError(
+            f"{cfg.where()}: needs the Python module {exc.name!r} "
+            f"({'pip install toptable[emulator]' if cfg.driver in DRIVERS[3:] else 'not installed'})"
+        ) from None
+    except Exception as exc:
+        if not _is_device_error(exc) and not isinstance(exc, RuntimeError):
+            raise
+        raise DisplayUnavailableError(f"{cfg.where()}: {_explain(exc)}") from None
+
+
+def _explain(exc: BaseException) -> str:
+    """A short reason for a luma or OS error, with a hint where one helps."""
+    name = type(exc).__name__
+    if name == "DeviceNotFoundError" or getattr(exc, "errno", None) in (errno.EREMOTEIO, errno.EIO):
+        return f"no answer ({exc}): check the wiring and the address (i2cdetect)"
+    if name == "DevicePermissionError" or isinstance(exc, PermissionError):
+        return f"permission denied ({exc}): add the user to the 'i2c'/'spi'/'gpio' group"
+    if (
+        isinstance(exc, RuntimeError)
+        or "in use" in str(exc).lower()
+        or getattr(exc, "errno", None) == errno.EBUSY
+    ):
+        return f"pin or bus busy ({exc}): another program or display uses it"
+    return str(exc) or name
+
+
+def _open_emulator(cfg: DisplayConfig, size: dict[str, int]) -> TableDisplay:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no banner on stdout
+    from luma.emulator import device as emulator
+
+    common: dict[str, Any] = {"mode": "1", "transform": "none", "scale": 1, **size}
+    if cfg.driver == "capture":
+        device = emulator.capture(file_template=cfg.output or f"{cfg.name}_{{0:06}}.png", **common)
+    elif cfg.driver == "gifanim":
+        device = emulator.gifanim(filename=cfg.output or f"{cfg.name}.gif", duration=0.25, **common)
+    else:
+        common.update(transform="scale2x", scale=2)
+        device = emulator.pygame(**common)
+    device.persist = True  # closing keeps the last frame (no blank frame in a GIF or capture)
+    return TableDisplay(cfg, device, None, ScreenPusher(device))
+
+
+def open_displays(
+    configs: Iterable[DisplayConfig], pool: BusPool | None = None
+) -> tuple[list[TableDisplay], list[DisplayUnavailableError]]:
+    """Open every display that can be opened; return (open ones, one error per failure)."""
+    pool = pool or BusPool()
+    opened: list[TableDisplay] = []
+    failed: list[DisplayUnavailableError] = []
+    for cfg in configs:
+        try:
+            opened.append(open_display(cfg, pool))
+        except DisplayUnavailableError as exc:
+            failed.append(exc)
+    return opened, failed

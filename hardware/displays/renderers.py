@@ -1,0 +1,295 @@
+"""The screen renderers: one pure ``draw(canvas, view, size)`` per screen, 128x64 and 128x32."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.core.symbols import AttackSpeed
+from hardware.displays.draw import (
+    DIE_BOX,
+    LINE,
+    Draw,
+    Screen,
+    Size,
+    bar,
+    card_icon,
+    dice_row,
+    fighter_label,
+    mmss,
+    pips,
+    text,
+    text_centre,
+    text_right,
+    title_bar,
+    wrap,
+)
+from hardware.displays.font import BIG, SMALL
+from hardware.displays.icons import ICON_SIZE
+from hardware.displays.model import Defence, PromptKind, Seat, TableView
+
+SPEED_NAMES: dict[AttackSpeed, str] = {
+    AttackSpeed.LIGHTNING: "LIGHTNING",
+    AttackSpeed.SURPRISE: "SURPRISE",
+    AttackSpeed.NORMAL: "NORMAL",
+}
+DEFENCE_NAMES: dict[Defence, str] = {
+    Defence.DEFENCE_CARD: "DEF CARD",
+    Defence.ANY_CARD: "CARD",
+    Defence.INVULNERABLE_CARD: "INVULN CARD",
+    Defence.DODGE: "DODGE",
+}
+PROMPT_TITLES: dict[PromptKind, str] = {
+    PromptKind.CONFIRM_READ: "CONFIRM READ",
+    PromptKind.RETHROW: "RETHROW DIE",
+    PromptKind.CHOOSE_MOVE: "CHOOSE MOVE",
+    PromptKind.MAPPING: "MAP BOARD",
+    PromptKind.CHOOSE: "CHOOSE",
+}
+
+
+def turn_screen(d: Draw, view: TableView, size: Size) -> None:
+    """Whose turn, the round (x/N) and the time left (mm:ss), the phase."""
+    w, h = size
+    c = view.clock
+    round_text = f"ROUND {c.round_no}/{c.rounds}" if c.rounds else f"ROUND {c.round_no}"
+    big = mmss(c.seconds_left) if c.seconds_left is not None else f"{c.round_no}/{c.rounds or '-'}"
+    if h < 64:
+        left = text_right(d, w, 0, view.phase)
+        text(d, (0, 0), view.player, left - 4)
+        BIG.draw(d, (0, 16), big)  # pages 2-3 exactly
+        text_right(d, w, 14, f"T{view.turn}")
+        text_right(d, w, 24, round_text if c.seconds_left is not None else "ROUND")
+        return
+    text(d, (0, 0), f"TURN {view.turn}", w // 2)
+    text_right(d, w, 0, view.phase)
+    name = view.player
+    if BIG.width(name) <= w:
+        text_centre(d, w, 12, name, BIG)
+    else:
+        text_centre(d, w, 16, name)
+    d.line((0, 29, w - 1, 29), fill=1)
+    # the big clock fills display pages 4-5 exactly, so a tick rewrites only those pages
+    text_centre(d, w, 32, big, BIG)
+    text_centre(d, w, 53, round_text if c.seconds_left is not None else "ROUND")
+
+
+def combat_screen(d: Draw, view: TableView, size: Size) -> None:
+    """Attacker against defender: forms, endurance bars, the dice, the best option."""
+    w, h = size
+    c = view.combat
+    if c is None:
+        text_centre(d, w, (h - 8) // 2, "NO COMBAT")
+        return
+    best = c.best
+    if h < 64:
+        a, b = c.attacker, c.defender
+        text(d, (0, 0), f"{a.name} {a.endurance_left}", w // 2 - 2)
+        text_right(d, w, 0, SMALL.fit(f"{b.endurance_left} {b.name}", w // 2 - 2))
+        x = dice_row(d, (0, 11), c.dice, boxed=False)
+        # The speed decides the defence, so it shows on the smallest screen too.
+        right = text_right(d, w, 24, SPEED_NAMES[c.speed]) - 4 if c.speed is not None else w
+        if best is not None:
+            text_right(d, w, 12, str(best.damage))
+            text(d, (0, 24), best.label, right)
+        else:
+            text(d, (x + 2, 12), "-", w)
+        return
+    for y, f in ((0, c.attacker), (14, c.defender)):
+        score = f"{f.endurance_left}/{f.endurance_max}"
+        left = text_right(d, w, y, score)
+        text(d, (0, y), fighter_label(f), left - 4)
+        bar(d, (0, y + 9, w - 1, y + 12), f.endurance_left, f.endurance_max)
+    dice_row(d, (0, 29), c.dice)
+    text_right(d, w, 32, f"R{c.roll_no}/{c.rolls_max}")
+    if best is not None:
+        dmg = text_right(d, w, 46, str(best.damage))
+        text(d, (0, 46), f">{best.label}", dmg - 4)
+    if c.speed is not None:
+        text(d, (0, 56), _speed_line(c.speed, c.defences), w)
+
+
+def _speed_line(speed: AttackSpeed, defences: Sequence[Defence]) -> str:
+    allowed = "/".join(DEFENCE_NAMES[x] for x in defences) if defences else "NO DEF"
+    return f"{SPEED_NAMES[speed]}: {allowed}"
+
+
+def options_screen(d: Draw, view: TableView, size: Size) -> None:
+    """The options with their damage (best marked), speed and defences, the advisor."""
+    w, h = size
+    c = view.combat
+    if c is None:
+        text_centre(d, w, (h - 8) // 2, "NO COMBAT")
+        return
+    best = c.best
+    rows = 1 if h < 64 else 3
+    y = 0
+    if h >= 64:
+        title_bar(d, w, f"ROLL {c.roll_no}/{c.rolls_max}", SPEED_NAMES[c.speed] if c.speed else "")
+        y = LINE + 1
+    ordered = sorted(c.options, key=lambda o: (o is not best, -o.damage))
+    for o in ordered[:rows]:
+        dmg = text_right(d, w, y, str(o.damage))
+        text(d, (0, y), f"{'>' if o is best else ' '}{o.label}", dmg - 4)
+        y += LINE
+    if not c.options:
+        text(d, (0, y), "NO OPTION", w)
+        y += LINE
+    if h >= 64 and c.speed is not None:
+        allowed = "/".join(DEFENCE_NAMES[x] for x in c.defences) if c.defences else "NONE"
+        text(d, (0, y + 1), f"DEF: {allowed}", w)
+    a = c.advice
+    if a is not None:
+        y = h - ICON_SIZE - 1 if h >= 64 else LINE + 1
+        x = 0
+        if a.keep:
+            x = SMALL.draw(d, (0, y + 1), "KEEP") + 2
+            x = dice_row(d, (x, y), a.keep, boxed=False)
+        extra = []
+        if a.ko_chance is not None:
+            extra.append(f"KO {round(a.ko_chance * 100)}%")
+        if a.expected_damage is not None:
+            extra.append(f"E {round(a.expected_damage)}")
+        if extra:
+            text_right(d, w, y + 1, SMALL.fit(" ".join(extra), w - x - 2))
+
+
+def teams_screen(d: Draw, view: TableView, size: Size) -> None:
+    """Every seat: warriors left (pips) and cards in hand; the current seat inverted."""
+    w, h = size
+    if not view.seats:
+        text_centre(d, w, (h - 8) // 2, "NO SEATS")
+        return
+    if h < 64:
+        col = w // 2
+        for i, s in enumerate(view.seats[:6]):
+            x0, y = (i // 3) * col, (i % 3) * (LINE + 1)
+            _seat_row(d, (x0, y), col - 2, s, i == view.seat, compact=True)
+        return
+    top = 1
+    if len(view.seats) <= 5:  # six seats fill the screen without the title
+        title_bar(d, w, "TEAMS", f"TURN {view.turn}")
+        top = LINE + 1
+    for i, s in enumerate(view.seats[:6]):
+        _seat_row(d, (0, top + i * LINE), w, s, i == view.seat, compact=False)
+
+
+def _seat_row(
+    d: Draw, xy: tuple[int, int], width: int, s: Seat, current: bool, compact: bool
+) -> None:
+    x0, y = xy
+    fill = 0 if current else 1
+    if current:
+        d.rectangle((x0, y - 1, x0 + width - 1, y + 8), fill=1)
+    cards = str(s.cards_in_hand)
+    right = x0 + width - 1
+    cx = right - SMALL.width(cards)
+    SMALL.draw(d, (cx, y), cards, fill)
+    icon_x = cx - 8
+    d.rectangle((icon_x, y, icon_x + 5, y + 7), outline=fill, fill=1 - fill)
+    if compact:
+        wl = f"{s.warriors_left}"
+        px = icon_x - 3 - SMALL.width(wl)
+        SMALL.draw(d, (px, y), wl, fill)
+    else:
+        px = icon_x - 3 - 5 * s.warriors_total
+        x = px
+        for k in range(s.warriors_total):
+            if k < s.warriors_left:
+                d.rectangle((x, y, x + 3, y + 7), fill=fill)
+            else:
+                d.rectangle((x, y, x + 3, y + 7), outline=fill, fill=1 - fill)
+            x += 5
+    SMALL.draw(d, (x0 + 1, y), SMALL.fit(s.name, px - x0 - 4), fill)
+
+
+def seat_screen(index: int) -> Screen:
+    """A per-seat display: that player's name, warriors left, cards, and whose turn it is."""
+
+    def draw_seat(d: Draw, view: TableView, size: Size) -> None:
+        w, h = size
+        if not 0 <= index < len(view.seats):
+            text_centre(d, w, (h - 8) // 2, f"NO SEAT {index}")
+            return
+        s = view.seats[index]
+        mine = index == view.seat
+        if h < 64:
+            text(d, (0, 0), s.name, w - 40)
+            if mine:
+                d.rectangle((w - 37, 0, w - 1, 9), fill=1)
+                text_right(d, w - 2, 1, "TURN", fill=0)
+            x = pips(d, (0, 12), s.warriors_left, s.warriors_total)
+            text(d, (x + 2, 12), f"{s.warriors_left}/{s.warriors_total}", w)
+            x = card_icon(d, (0, 23))
+            text(d, (x + 1, 23), f"{s.cards_in_hand} CARDS", w)
+            return
+        if BIG.width(s.name) <= w:
+            text_centre(d, w, 0, s.name, BIG)
+        else:
+            text_centre(d, w, 4, s.name)
+        x = pips(d, (0, 20), s.warriors_left, s.warriors_total, h=10)
+        text(d, (x + 3, 21), f"{s.warriors_left}/{s.warriors_total} LEFT", w - x)
+        x = card_icon(d, (0, 34))
+        text(d, (x + 2, 34), f"{s.cards_in_hand} CARDS", w)
+        if mine:
+            d.rectangle((0, 48, w - 1, 63), fill=1)
+            text_centre(d, w, 52, f"YOUR TURN: {view.phase}", fill=0)
+        else:
+            text_centre(d, w, 52, f"TURN: {view.player}")
+
+    return draw_seat
+
+
+def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
+    """A question: title, the dice (a cocked die marked) or text, the choices as buttons."""
+    w, h = size
+    p = view.prompt
+    if p is None:
+        text_centre(d, w, (h - 8) // 2, "NO QUESTION")
+        return
+    step = f"{p.step}/{p.steps}" if p.step is not None and p.steps else ""
+    title_bar(d, w, p.title.upper() if p.title else PROMPT_TITLES[p.kind], step)
+    boxed = h >= 64
+    y = LINE + 2 if boxed else LINE + 1
+    bottom = h - LINE if p.choices else h
+    if p.dice:
+        dice_row(d, (1, y + (0 if boxed else 1)), p.dice, boxed=boxed, mark=p.die_index)
+        y += (DIE_BOX if boxed else ICON_SIZE + 2) + 2
+    for line in wrap(p.text, w):
+        if y + 8 > bottom:
+            break
+        text(d, (0, y), line, w)
+        y += LINE
+    if p.choices:
+        _buttons(d, size, p.choices, p.selected)
+
+
+def _buttons(d: Draw, size: Size, choices: Sequence[str], selected: int) -> None:
+    w, h = size
+    n = len(choices)
+    cell = w // n
+    y0 = h - LINE
+    for i, label in enumerate(choices):
+        x0 = i * cell
+        x1 = w - 1 if i == n - 1 else x0 + cell - 2
+        chosen = i == selected
+        d.rectangle((x0, y0, x1, h - 1), outline=1, fill=1 if chosen else 0)
+        shown = SMALL.fit(label, x1 - x0 - 3)
+        tx = x0 + (x1 - x0 + 1 - SMALL.width(shown)) // 2
+        SMALL.draw(d, (tx, y0 + 1), shown, 0 if chosen else 1)
+
+
+def errors_screen(d: Draw, view: TableView, size: Size) -> None:
+    """Every active fault (they stay until the daemon clears them), or "ALL OK"."""
+    w, h = size
+    if not view.faults:
+        text_centre(d, w, (h - 8) // 2, "ALL OK")
+        return
+    n = len(view.faults)
+    title_bar(d, w, "! FAULT" if n == 1 else f"! {n} FAULTS")
+    y = LINE + 2
+    for f in view.faults:
+        for line in wrap(f.message, w):
+            if y + 8 > h:
+                return
+            text(d, (0, y), line, w)
+            y += LINE

@@ -1,0 +1,191 @@
+"""``toptable demo --mode MODE``: bots press the gpiozero buttons, luma draws, SQLite journals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from controller.cli import daemon as cli_daemon
+from controller.cli.main import _Parser
+from controller.demo.companion import CompanionDemoError, run_companion_demo
+from controller.table.companion import CompanionTable
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    # luma.oled's drivers call Image.getdata(), deprecated in Pillow 13: luma's, not ours
+    pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYERS = {"dbs-tournament": 4, "dbz-tcg": 2, "challengers": 5}
+
+
+@pytest.mark.parametrize("mode", sorted(PLAYERS))
+def test_demo_plays_each_mode_to_a_winner(tmp_path: Path, mode: str) -> None:
+    s = run_companion_demo(mode, seed=3, players=PLAYERS[mode], out=tmp_path, fast=True)
+    assert s.finished and s.winner in s.players and s.step == "over"
+    assert len(s.players) == PLAYERS[mode]
+    assert s.button_presses > s.actions > 10
+    assert s.screens_drawn > s.actions
+    assert s.journal_rows == s.actions + s.refused + 2 * s.undos
+    assert s.gif == ""
+    with CompanionTable.resume(s.journal) as table:  # the journal holds the whole game
+        assert table.winner == s.winner and table.history == s.actions
+
+
+def test_the_same_seed_plays_the_same_game(tmp_path: Path) -> None:
+    a = run_companion_demo("challengers", seed=7, players=4, out=tmp_path / "a", fast=True)
+    b = run_companion_demo("challengers", seed=7, players=4, out=tmp_path / "b", fast=True)
+    assert (a.winner, a.actions, a.button_presses) == (b.winner, b.actions, b.button_presses)
+
+
+def test_a_game_left_half_played_resumes_from_its_journal(tmp_path: Path) -> None:
+    first = run_companion_demo(
+        "dbs-tournament", seed=2, players=3, out=tmp_path, fast=True, stop_after=15
+    )
+    assert not first.finished and first.winner is None and first.notes
+    rest = run_companion_demo(
+        "dbs-tournament", seed=2, players=3, out=tmp_path, resume=True, fast=True
+    )
+    assert rest.resumed and rest.finished and rest.winner in rest.players
+    assert rest.actions > first.actions
+    assert rest.journal_rows > first.journal_rows
+
+
+def test_resume_after_the_process_is_killed(tmp_path: Path) -> None:
+    journal = tmp_path / "killed.sqlite"
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        from pathlib import Path
+        from controller.table.companion import CompanionTable
+        from controller.demo.companion import run_companion_demo
+
+        real = CompanionTable.submit
+        calls = [0]
+
+        def submit(self, player, action):
+            calls[0] += 1
+            if calls[0] == 25:
+                os.kill(os.getpid(), signal.SIGKILL)  # the plug is pulled mid-game
+            return real(self, player, action)
+
+        CompanionTable.submit = submit
+        run_companion_demo("dbz-tcg", seed=4, out=Path({str(tmp_path)!r}),
+                           journal=Path({str(journal)!r}), fast=True)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+    with CompanionTable.resume(journal) as table:
+        kept = table.history
+    assert 15 <= kept <= 24  # every submitted action before the kill (less the refused ones)
+    s = run_companion_demo("dbz-tcg", seed=4, out=tmp_path, journal=journal, resume=True, fast=True)
+    assert s.finished and s.winner in s.players and s.actions > kept
+
+
+def test_resume_refuses_another_modes_journal(tmp_path: Path) -> None:
+    run_companion_demo("challengers", players=2, out=tmp_path, fast=True, stop_after=3)
+    with pytest.raises(CompanionDemoError, match="holds a challengers game"):
+        run_companion_demo(
+            "dbz-tcg", out=tmp_path, journal=tmp_path / "companion-challengers.sqlite", resume=True
+        )
+
+
+def test_demo_writes_a_gif_of_both_displays(tmp_path: Path) -> None:
+    s = run_companion_demo("challengers", seed=1, players=2, out=tmp_path)
+    assert s.gif == str(tmp_path / "companion-challengers.gif")
+    with Image.open(s.gif) as gif:
+        assert getattr(gif, "n_frames", 0) > 10
+        assert gif.size == ((128 + 4 + 128) * 2, 64 * 2)
+
+
+def _run(*argv: str) -> int:
+    parser = _Parser(prog="toptable")
+    cli_daemon.register(parser.add_subparsers(parser_class=_Parser))
+    args = parser.parse_args(list(argv))
+    code: int = args.func(args)
+    return code
+
+
+def test_cli_demo_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("demo", "--mode", "dbz-tcg", "--fast", "--out", str(tmp_path))
+    assert _run(*argv, "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["mode"] == "dbz-tcg" and summary["winner"] in summary["players"]
+    assert _run(*argv, "--seed", "2") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("toptable demo --mode dbz-tcg (seed 2): Ann, Bob")
+    assert "winner: " in out and "journal " in out
+
+
+def test_cli_demo_mode_rejects_an_unknown_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _run("demo", "--mode", "uno")
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_the_daemon_runs_a_companion_table_on_mock_pins_and_dummy_displays(tmp_path: Path) -> None:
+    import threading
+
+    from gpiozero.pins.mock import MockFactory
+
+    from controller.config import Config
+    from controller.daemon.companion import CompanionStartError, open_companion, run_companion
+    from controller.table.settings import TableConfig
+    from hardware.controls.settings import ControlsConfig
+    from hardware.displays.settings import DisplaysConfig, ScreenConfig, ScreenDriver, ScreenRole
+
+    screens = (
+        ScreenConfig(role=ScreenRole.TURN, driver=ScreenDriver.DUMMY),
+        ScreenConfig(role=ScreenRole.COMBAT, driver=ScreenDriver.DUMMY, height=32),
+    )
+    config = Config(
+        table=TableConfig(players=2, journal=tmp_path / "journal.sqlite"),
+        displays=DisplaysConfig(screens=screens),
+        controls=ControlsConfig(bounce_ms=0, encoder_a=None, encoder_b=None),
+    )
+    factory = MockFactory()
+    stop = threading.Event()
+    statuses: list[str] = []
+    beats: list[int] = []
+    runner = threading.Thread(
+        target=run_companion,
+        args=("dbz-tcg", config, stop.is_set),
+        kwargs={
+            "pin_factory": factory,
+            "ready": statuses.append,
+            "heartbeat": lambda: beats.append(1),
+        },
+    )
+    runner.start()
+    journal = tmp_path / "companion-dbz-tcg.sqlite"
+    try:
+        for _ in range(100):  # until the table is up
+            if journal.exists() and factory.pins:
+                break
+            threading.Event().wait(0.05)
+        confirm = factory.pin(config.controls.confirm)
+        confirm.drive_low()
+        confirm.drive_high()  # Player 1's Draw Step
+        for _ in range(100):
+            with CompanionTable.resume(journal) as seen:
+                if seen.history == 1:
+                    break
+            threading.Event().wait(0.05)
+    finally:
+        stop.set()
+        runner.join(10)
+    assert not runner.is_alive()
+    assert statuses == ["dbz-tcg: draw"] and beats
+    with CompanionTable.resume(journal) as table:
+        assert table.history == 1 and table.view().step == "planning"
+    with pytest.raises(CompanionStartError, match="holds a dbz-tcg game"):
+        open_companion("challengers", journal, ["A", "B"])

@@ -1,0 +1,86 @@
+"""``toptable firmware deploy`` sends the owner's board config, not the one in site-packages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.cli import board
+from controller.cli.main import main
+from tests.paths import REPO
+
+
+@pytest.fixture
+def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    log = tmp_path / "calls"
+    fake = tmp_path / "bin" / "mpremote"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    monkeypatch.setattr(board, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
+    return log
+
+
+def test_the_firmware_is_the_top_level_package() -> None:
+    assert board.FIRMWARE_DIR == REPO / "firmware"
+    for name in (*board.FIRMWARE_FILES, "main.py"):
+        assert (board.FIRMWARE_DIR / name).is_file(), name
+
+
+def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "my-board.py"
+    mine.write_text("SENSORS = 64\n")
+    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0", "--config", str(mine)]) == 0
+    calls = fake_mpremote.read_text().splitlines()
+    assert "config.py" not in calls[1]  # the bundled one is not sent
+    assert calls[2] == (
+        f"connect /dev/ttyACM0 cp {mine} :firmware/config.py + "
+        f"cp {board.FIRMWARE_DIR / 'main.py'} :main.py"
+    )
+
+
+def test_deploy_finds_the_owners_config_in_etc(
+    fake_mpremote: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    owner = tmp_path / "etc" / "config.py"
+    owner.parent.mkdir()
+    owner.write_text("SENSORS = 12\n")
+    assert main(["firmware", "deploy"]) == 0
+    assert f"cp {owner} :firmware/config.py" in fake_mpremote.read_text()
+    assert "bundled" not in capsys.readouterr().err
+
+
+def test_deploy_without_an_owners_config_says_it_sends_the_bundled_one(
+    fake_mpremote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["firmware", "deploy", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert f"cp {board.FIRMWARE_DIR / 'config.py'} :firmware/config.py" in out
+    assert err.startswith("firmware deploy: using the bundled board config ")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, ": no such file; expected the board's config.py"),
+        ("SENSORS = = 3\n", ": not valid Python"),
+    ],
+)
+def test_a_bad_config_is_refused_in_one_line(
+    fake_mpremote: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str | None,
+    expected: str,
+) -> None:
+    path = tmp_path / "board.py"
+    if content is not None:
+        path.write_text(content)
+    assert main(["firmware", "deploy", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toptable: error: --config {path}{expected}")
+    assert err.count("\n") == 1
+    assert not fake_mpremote.exists()

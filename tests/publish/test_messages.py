@@ -1,0 +1,91 @@
+"""The messages a table sends, built from a played game (pure: no broker)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import (
+    SCHEMA,
+    CombatTracker,
+    encode,
+    event_message,
+    events_topic,
+    online_topic,
+    state_message,
+    state_topic,
+)
+
+
+def _states(game_data: Any, seed: int = 2) -> list[GameState]:
+    states: list[GameState] = []
+    from controller.game import engine
+
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
+    state = engine.new_game(config, game_data)
+
+    def submit(event: Any) -> GameState:
+        nonlocal state
+        state = engine.apply(state, event)
+        states.append(state)
+        return state
+
+    play_game(config, game_data, seed, None, submit)
+    return states
+
+
+def test_topics() -> None:
+    assert state_topic("t1") == "toptable/t1/state"
+    assert events_topic("t1") == "toptable/t1/events"
+    assert online_topic("t1") == "toptable/t1/online"
+
+
+def test_state_message_of_a_finished_game(game_data: Any) -> None:
+    final = _states(game_data)[-1]
+    m = state_message(final, "t1", seq=99, seconds_left=None, sent_at=1.5)
+    assert json.loads(encode(m)) == m  # JSON-able as it is
+    assert m["schema"] == SCHEMA and m["table_id"] == "t1" and m["game_id"] == "g1"
+    assert m["seq"] == 99 and m["mode"] == "tournament" and m["length"] == "rounds5"
+    assert m["over"] is True and m["phase"] == "over" and m["turn"] is None
+    assert m["winners"] == [final.players[w] for w in final.winners]
+    assert [t["player"] for t in m["teams"]] == ["Ann", "Bob"]
+    for seat, team in enumerate(m["teams"]):
+        assert team["warriors_left"] == final.count(seat)
+        standing = [w for w in team["warriors"] if w["on_board"]]
+        assert team["endurance_left"] == sum(w["endurance"] for w in standing)
+        for w in team["warriors"]:
+            assert 0 <= w["endurance"] <= w["max_endurance"]
+            assert w["eliminated"] == final.pieces[w["name"]].eliminated
+    names = {e["name"] for e in m["eliminated"]}
+    assert names == {p.name for p in final.pieces.values() if p.eliminated}
+
+
+def test_state_message_mid_game_has_a_turn(game_data: Any) -> None:
+    states = _states(game_data)
+    mid = next(s for s in states if s.round >= 2)
+    m = state_message(mid, "t1", seq=10, seconds_left=125)
+    assert m["turn"] == {"seat": mid.seat, "player": mid.players[mid.seat]}
+    assert m["clock"] == {"seconds_left": 125, "time_up": False}
+    assert m["round"] == mid.round and m["rounds"] == 5
+
+
+def test_the_combat_tracker_remembers_the_last_combat(game_data: Any) -> None:
+    tracker = CombatTracker()
+    summaries = [tracker.observe(s) for s in _states(game_data)]
+    last = summaries[-1]
+    assert last is not None
+    j = last.to_json()
+    assert set(j["damage"]) == {last.attacker, last.defender}
+    assert all(v >= 0 for v in j["damage"].values())
+    assert any(s is not None and s.eliminated for s in summaries)
+
+
+def test_event_message_splices_the_stored_payload() -> None:
+    payload = json.dumps({"kind": "dice", "dice": ["a", "b"]}, separators=(",", ":"))
+    m = json.loads(event_message("t1", "g1", 7, "dice", payload, None))
+    assert m == {"schema": SCHEMA, "table_id": "t1", "game_id": "g1", "seq": 7, "kind": "dice",
+                 "undoes": None, "event": {"kind": "dice", "dice": ["a", "b"]}}  # fmt: skip
+    undo = json.loads(event_message("t1", "g1", 8, "undo", "{}", 5))
+    assert undo["undoes"] == 5 and undo["event"] == {}

@@ -1,0 +1,95 @@
+"""The [events] config section and broker URLs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import DataError
+from controller.publish.settings import (
+    Broker,
+    BrokerUrlError,
+    Connection,
+    CredentialsError,
+    parse_broker_url,
+    read_events,
+)
+
+
+def test_a_full_section(tmp_path: Path) -> None:
+    s = read_events(
+        {"events": {"broker": "mqtts://club.example:8884", "table_id": "table-3",
+                    "username": "t3", "password_file": "pw", "ca_file": "/etc/ca.pem",
+                    "keepalive": 20}},
+        "config.toml", tmp_path,
+    )  # fmt: skip
+    assert s is not None
+    assert s.table_id == "table-3"
+    assert s.connection == Connection(
+        Broker("club.example", 8884, True), "t3", tmp_path / "pw", Path("/etc/ca.pem"), 20
+    )
+    assert s.connection.tls
+
+
+def test_every_problem_is_named_at_once() -> None:
+    with pytest.raises(DataError) as err:
+        read_events(
+            {"events": {"broker": "http://x", "table_id": "a/b", "keepalive": 1,
+                        "pasword_file": "x"}},
+            "config.toml",
+        )  # fmt: skip
+    text = str(err.value)
+    assert len(err.value.problems) == 4
+    assert "Option 'broker' in section 'events' must start with mqtt://" in text
+    assert "did you mean 'password_file'" in text
+    assert "keepalive" in text and "table_id" in text
+
+
+def test_required_options() -> None:
+    with pytest.raises(DataError) as err:
+        read_events({"events": {"username": "u"}})
+    assert {p.field for p in err.value.problems} == {"broker", "table_id"}
+
+
+def test_no_section_no_publishing() -> None:
+    assert read_events({}) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "broker"),
+    [
+        ("mqtt://localhost", Broker("localhost", 1883, False)),
+        ("mqtts://h.example", Broker("h.example", 8883, True)),
+        ("mqtt://127.0.0.1:1884", Broker("127.0.0.1", 1884, False)),
+        ("mqtt://[::1]:1885", Broker("::1", 1885, False)),
+    ],
+)
+def test_broker_urls(url: str, broker: Broker) -> None:
+    assert parse_broker_url(url) == broker
+    assert parse_broker_url(broker.url) == broker
+
+
+@pytest.mark.parametrize(
+    "url", ["http://h", "mqtt://", "mqtt://h:0", "mqtt://h:99999", "mqtt://h/x", "h:1883"]
+)
+def test_bad_broker_urls(url: str) -> None:
+    with pytest.raises(BrokerUrlError):
+        parse_broker_url(url)
+
+
+def test_credentials_never_in_the_url_nor_in_the_error() -> None:
+    with pytest.raises(BrokerUrlError) as err:
+        parse_broker_url("mqtt://user:s3cret@h:1883")
+    assert "s3cret" not in str(err.value)
+
+
+def test_password_file(tmp_path: Path) -> None:
+    f = tmp_path / "pw"
+    f.write_text("s3cret\n", encoding="utf-8")
+    conn = Connection(Broker("h", 1883, False), "u", f)
+    assert conn.password() == "s3cret"
+    assert "s3cret" not in repr(conn)
+    with pytest.raises(CredentialsError) as err:
+        Connection(Broker("h", 1883, False), "u", tmp_path / "missing").password()
+    assert "missing" in str(err.value)

@@ -1,0 +1,63 @@
+"""Several simulated tables at once against one broker, and the command-line pieces."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from controller.cli import events as command
+from controller.cli import scoreboard as board_command
+from controller.cli.main import build_parser
+from controller.game.state import Length
+from controller.publish.settings import Connection, parse_broker_url
+from controller.publish.tables import TablesOptions, player_names, simulate_tables
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.subscriber import Subscriber
+from tests.publish.broker import Mosquitto
+from tests.publish.table import wait_for
+
+
+def test_three_tables_at_once(broker: Mosquitto, tmp_path: Path) -> None:
+    conn = Connection(parse_broker_url(broker.url))
+    board = Scoreboard()
+    sub = Subscriber(conn, board, "tables-test").start()
+    try:
+        assert sub.wait_connected(5)
+        runs = simulate_tables(
+            conn, TablesOptions(3, 2, Length.ROUNDS5, seed=4, pace_s=0.0, directory=tmp_path)
+        )
+        assert [r.table_id for r in runs] == ["table-1", "table-2", "table-3"]
+        assert all(r.delivered and r.events > 0 for r in runs)
+        assert wait_for(
+            lambda: [t.get("seq") for t in board.tables()] == [r.events for r in runs], 5
+        )
+        rows = board.standings()
+        assert len(rows) == 6 and sum(r["won"] for r in rows) >= 3
+    finally:
+        sub.close()
+
+
+def test_player_names_are_distinct_across_tables() -> None:
+    names = [n for t in range(20) for n in player_names(t, 4)]
+    assert len(set(names)) == len(names) == 80
+
+
+def _parser(register: Any) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser()
+    register(p.add_subparsers(dest="command"))
+    return p
+
+
+def test_the_command_lines() -> None:
+    args = build_parser().parse_args(
+        ["simulate", "--tables", "20", "--mqtt", "mqtt://h:1884", "--pace", "0.5"]
+    )
+    assert args.tables == 20 and command.connection_from(args).broker.port == 1884
+    args = _parser(board_command.register).parse_args(["scoreboard", "--mqtt", "mqtt://h"])
+    assert (args.host, args.port) == ("127.0.0.1", 8080)
+    demo = argparse.ArgumentParser()
+    command.add_demo_arguments(demo)
+    assert command.demo_settings(demo.parse_args([])) is None
+    s = command.demo_settings(demo.parse_args(["--mqtt", "mqtt://h:1", "--table-id", "t9"]))
+    assert s is not None and s.table_id == "t9" and s.connection.broker.port == 1

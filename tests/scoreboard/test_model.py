@@ -1,0 +1,153 @@
+"""The scoreboard's store: untrusted messages, dedupe and order, standings."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import encode, event_message, state_message
+from controller.scoreboard.checks import MAX_MESSAGE_BYTES, MessageError, clean_state
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.standings import standings
+from controller.scoreboard.streams import EventLog
+
+
+@pytest.fixture(scope="module")
+def final(game_data: Any) -> GameState:
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
+    return play_game(config, game_data, 2, None).state
+
+
+def _state_bytes(state: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:
+    m = state_message(state, table, seq=seq)
+    m.update(change)
+    return encode(m)
+
+
+def test_a_good_state_is_copied_field_by_field(final: GameState) -> None:
+    m = json.loads(_state_bytes(final))
+    m["extra"] = "<script>"
+    m["teams"][0]["warriors"][0]["evil"] = {"x": 1}
+    clean = clean_state("t1", json.dumps(m).encode())
+    assert "extra" not in clean and "evil" not in clean["teams"][0]["warriors"][0]
+    assert clean["winners"] == m["winners"] and clean["seq"] == 9
+
+
+@pytest.mark.parametrize(
+    ("payload", "why"),
+    [
+        (b"\xff\xfe", "not UTF-8 JSON"),
+        (b"{not json", "not UTF-8 JSON"),
+        (b"[]", "expected an object"),
+        (b'{"schema": 2}', "schema"),
+        (b" " * (MAX_MESSAGE_BYTES + 1), "bytes, more than"),
+    ],
+)
+def test_malformed_states_are_refused(payload: bytes, why: str) -> None:
+    with pytest.raises(MessageError, match=why):
+        clean_state("t1", payload)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"table_id": "t2"},
+        {"round": "3"},
+        {"winners": [1]},
+        {"teams": [{"player": "x" * 200}]},
+        {"teams": "Ann"},
+        {"seq": -1},
+        {"turn": {"seat": True, "player": "Ann"}},
+    ],
+)
+def test_bad_fields_are_refused(final: GameState, change: dict[str, Any]) -> None:
+    with pytest.raises(MessageError):
+        clean_state("t1", _state_bytes(final, **change))
+
+
+def test_a_bad_message_is_dropped_with_a_warning_and_the_board_goes_on(
+    final: GameState, caplog: pytest.LogCaptureFixture
+) -> None:
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state_bytes(final))
+    with caplog.at_level(logging.WARNING):
+        board.handle("toptable/t1/state", b"{garbage")
+        board.handle("toptable/t1/state", b"x" * (MAX_MESSAGE_BYTES + 10))
+        board.handle("toptable/../state", b"{}")
+        board.handle("toptable/t1/whatever", b"{}")
+    assert "dropped a message from 't1'" in caplog.text
+    t = board.table("t1")
+    assert t is not None and t["seq"] == 9 and t["dropped"] >= 1
+    board.handle("toptable/t1/state", _state_bytes(final, seq=10))
+    assert board.table("t1")["seq"] == 10  # type: ignore[index]
+
+
+def test_an_older_state_does_not_replace_a_newer_one(final: GameState) -> None:
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state_bytes(final, seq=20))
+    board.handle("toptable/t1/state", _state_bytes(final, seq=12))
+    assert board.table("t1")["seq"] == 20  # type: ignore[index]
+
+
+def test_events_deduplicated_and_put_back_in_order() -> None:
+    log = EventLog("g")
+    got: list[int] = []
+    for seq in (1, 2, 2, 4, 5, 3, 1, 6):
+        got += log.receive(seq, "k")
+    assert got == [1, 2, 3, 4, 5, 6]
+    assert log.duplicates == 2 and log.reordered == 2 and log.missing() == []
+    log.receive(9, "k")
+    assert log.missing() == [7, 8]
+
+
+def test_events_through_the_board() -> None:
+    board = Scoreboard()
+    board.keep_delivered = True
+    for seq in (1, 3, 2, 2):
+        board.handle("toptable/t1/events", event_message("t1", "g", seq, "k", "{}", None))
+    assert [s for _, _, s in board.delivered] == [1, 2, 3]
+    ev = board.table("t1")["events"]  # type: ignore[index]
+    assert ev["last_seq"] == 3 and ev["duplicates"] == 1 and ev["missing"] == []
+    board.handle("toptable/t1/online", b"offline")
+    assert board.table("t1")["online"] is False  # type: ignore[index]
+
+
+def _game(
+    table: str, gid: str, over: bool, winners: list[str], teams: list[tuple[str, int, int]]
+) -> dict[str, Any]:
+    return {
+        "table_id": table, "game_id": gid, "over": over, "winners": winners,
+        "teams": [{"player": p, "warriors_left": w, "endurance_left": e} for p, w, e in teams],
+    }  # fmt: skip
+
+
+def test_standings_order_won_then_warriors_then_endurance() -> None:
+    rows = standings(
+        [
+            _game("t1", "a", True, ["Ann"], [("Ann", 3, 20), ("Bob", 0, 0)]),
+            _game("t2", "b", True, ["Cleo"], [("Cleo", 2, 9), ("Dev", 0, 0)]),
+            _game("t3", "c", False, [], [("Eli", 5, 30), ("Fay", 5, 30)]),
+            _game("t1", "d", False, ["Bob"], [("Ann", 1, 4), ("Bob", 2, 8)]),  # not over: no win
+        ]
+    )
+    assert [(r["rank"], r["player"]) for r in rows] == [
+        (1, "Ann"), (2, "Cleo"), (3, "Eli"), (3, "Fay"), (5, "Bob"), (6, "Dev"),
+    ]  # fmt: skip
+    ann = rows[0]
+    assert (ann["games"], ann["won"], ann["warriors_left"], ann["endurance_left"]) == (2, 1, 4, 24)
+    assert ann["tables"] == ["t1"]
+
+
+def test_a_flood_of_tables_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    import controller.scoreboard.model as model
+
+    monkeypatch.setattr(model, "MAX_TABLES", 2)
+    board = Scoreboard()
+    for i in range(5):
+        board.handle(f"toptable/t{i}/online", b"online")
+    assert [t["table_id"] for t in board.tables()] == ["t0", "t1"]

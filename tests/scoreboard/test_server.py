@@ -1,0 +1,108 @@
+"""The scoreboard's HTTP side: JSON API, SSE stream, headers, binding."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import encode, state_message
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.server import DEFAULT_HOST, ScoreboardServer
+
+
+@pytest.fixture(scope="module")
+def final(game_data: Any) -> GameState:
+    config = GameConfig(("Ann", "<b>Bob</b>"), Length.ROUNDS5, game_id="g1")
+    return play_game(config, game_data, 2, None).state
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[Scoreboard, ScoreboardServer]]:
+    board = Scoreboard()
+    server = ScoreboardServer(board, "127.0.0.1", 0).start()
+    yield board, server
+    server.close()
+
+
+def _get(server: ScoreboardServer, path: str) -> tuple[int, dict[str, str], bytes]:
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def test_defaults_to_loopback() -> None:
+    assert DEFAULT_HOST == "127.0.0.1"
+
+
+def test_api(served: tuple[Scoreboard, ScoreboardServer], final: GameState) -> None:
+    board, server = served
+    board.handle("toptable/t2/state", encode(state_message(final, "t2", seq=5)))
+    board.handle("toptable/t1/online", b"online")
+    status, headers, body = _get(server, "/api/tables")
+    assert status == 200 and headers["content-type"] == "application/json"
+    tables = json.loads(body)
+    assert [t["table_id"] for t in tables] == ["t1", "t2"]
+    assert tables[0]["winners"] == [] and tables[1]["winners"] == [
+        final.players[w] for w in final.winners
+    ]
+    status, _, body = _get(server, "/api/standings")
+    rows = json.loads(body)
+    assert status == 200 and {r["player"] for r in rows} == {"Ann", "<b>Bob</b>"}
+    assert rows[0]["won"] == 1
+
+
+def test_page_and_headers(served: tuple[Scoreboard, ScoreboardServer]) -> None:
+    _, server = served
+    status, headers, body = _get(server, "/")
+    assert status == 200 and b"/static/app.js" in body
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+    for path in ("/static/app.js", "/static/style.css", "/static/favicon.svg"):
+        assert _get(server, path)[0] == 200
+    assert _get(server, "/static/../server.py")[0] == 404
+    assert _get(server, "/nothing")[0] == 404
+    js = _get(server, "/static/app.js")[2].decode()
+    assert "innerHTML" not in js and "insertAdjacentHTML" not in js
+
+
+def test_stream_sends_a_snapshot_then_updates(
+    served: tuple[Scoreboard, ScoreboardServer], final: GameState
+) -> None:
+    board, server = served
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("GET", "/api/stream")
+    r = c.getresponse()
+    assert r.status == 200 and r.getheader("content-type", "").startswith("text/event-stream")
+
+    def read_event() -> tuple[str, dict[str, Any]]:
+        name, data = "", ""
+        while True:
+            line = r.fp.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data = line[6:]
+            elif line == "" and name:
+                return name, json.loads(data)
+
+    name, data = read_event()
+    assert name == "snapshot" and data["tables"] == []
+    threading.Timer(
+        0.1, lambda: board.handle("toptable/t1/state", encode(state_message(final, "t1", seq=3)))
+    ).start()
+    name, data = read_event()
+    assert name == "update" and [t["table_id"] for t in data["tables"]] == ["t1"]
+    assert data["standings"][0]["player"] == final.players[final.winners[0]]
+    c.close()

@@ -1,0 +1,117 @@
+"""Entering throws and moves: typed choosers, dice by hand, reads checked by a person, and
+the snapshot the table publishes after each change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.core.symbols import Symbol
+from controller.demo.players import TablePlayers
+from controller.game.bots import GreedyBot, RandomBot
+from controller.game.events import DiceThrown, FirstPlayerChosen
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data
+from controller.game.state import GameConfig, Length, Phase
+from controller.table.awaits import TableAwaits
+from controller.table.chooser import ENTER_DICE, ChooserKind
+from controller.table.controller import TableController
+from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.model import PromptKind
+from tests.table.helpers import DirectHands, settled
+from vision.events import CameraLost
+
+CONFIRM = ButtonPressed(ButtonName.CONFIRM)
+
+
+def _table(tmp_path: Path, seed: int = 1) -> tuple[TableController, TablePlayers]:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=seed)
+    players = TablePlayers(table.awaits, DirectHands(table, seed), [GreedyBot(), RandomBot()], seed)
+    return table, players
+
+
+def _until_attack(table: TableController, players: TablePlayers) -> None:
+    for _ in range(5000):
+        c = table.state.combat
+        if table.state.phase is Phase.ATTACK and c is not None and not c.throws:
+            return
+        players.step()
+    raise AssertionError("no attack came")
+
+
+@pytest.mark.timeout(60)
+def test_the_first_player_is_a_seat_chooser(tmp_path: Path) -> None:
+    table, _ = _table(tmp_path)
+    chooser = table.entry.chooser
+    assert chooser is not None and chooser.kind is ChooserKind.SEAT
+    assert chooser.values == (0, 1)
+    table.on_button(ButtonPressed(ButtonName.NEXT))
+    table.on_button(CONFIRM)
+    assert table.game.journal.events()[0] == FirstPlayerChosen(1)
+
+
+@pytest.mark.timeout(60)
+def test_without_the_camera_a_throw_is_entered_face_by_face(tmp_path: Path) -> None:
+    table, players = _table(tmp_path, seed=2)
+    _until_attack(table, players)
+    table.on_camera_lost(CameraLost("/dev/video0", "unplugged", 0.0))
+    chooser = table.entry.chooser
+    c = table.state.combat
+    assert chooser is not None and c is not None
+    assert chooser.kind is ChooserKind.DICE_FACES and chooser.count == c.pool
+    table.on_button(ButtonPressed(ButtonName.NEXT))  # the first die shows a punch
+    for _ in range(c.pool):
+        table.on_button(CONFIRM)
+    last = table.game.journal.events()[-1]
+    assert isinstance(last, DiceThrown)
+    assert last.dice[0] == Symbol(tuple(Symbol)[1]) and len(last.dice) == c.pool
+    # a reroll is offered beside the actions, as a typed choice
+    chooser = table.entry.chooser
+    if table.state.phase is Phase.ATTACK and chooser is not None:
+        assert chooser.kind is ChooserKind.ACTIONS
+        if ENTER_DICE in chooser.values:
+            assert chooser.count == c.pool
+
+
+@pytest.mark.timeout(60)
+def test_a_cocked_die_is_entered_by_a_person(tmp_path: Path) -> None:
+    table, players = _table(tmp_path, seed=3)
+    _until_attack(table, players)
+    c = table.state.combat
+    assert c is not None
+    before = table.state.events_applied
+    dice = (Symbol.KICK,) * c.pool
+    table.on_throw(settled(dice, cocked=(0,)))
+    assert table.entry.read_check is not None
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.RETHROW
+    table.on_button(CONFIRM)  # enter the cocked die: it starts on the first face
+    assert table.entry.read_check.fixing == 0
+    for _ in range(c.pool):
+        table.on_button(CONFIRM)  # keep each face shown
+    table.on_button(CONFIRM)  # the read is right
+    assert table.entry.read_check is None
+    assert table.state.events_applied > before
+    assert table.stats.reads_flagged == 1
+
+
+@pytest.mark.timeout(60)
+def test_the_table_publishes_a_snapshot_after_each_change(tmp_path: Path) -> None:
+    table, players = _table(tmp_path, seed=4)
+    seen: list[TableAwaits] = []
+    table.watchers.append(seen.append)
+    table.on_button(ButtonPressed(ButtonName.NEXT))
+    assert seen and seen[-1].chooser is not None and seen[-1].chooser.selected == 1
+    snapshot = seen[-1]
+    table.on_button(CONFIRM)
+    assert seen[-1].events_applied > snapshot.events_applied
+    assert snapshot.state.events_applied == 0  # a snapshot does not change afterwards
+    assert snapshot.chooser is not None and snapshot.chooser.selected == 1
+    _until_attack(table, players)
+    players.step()  # the attacker throws: the advisor's best choice is published
+    now = table.awaits()
+    if now.state.phase is Phase.ATTACK:
+        assert now.advice is not None and now.reads == table.stats.throws_read

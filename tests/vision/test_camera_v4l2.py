@@ -1,0 +1,341 @@
+"""The V4L2 source (a USB webcam through OpenCV): MJPG, sizes, manual controls read back.
+
+``FakeCapture`` answers ``set``/``get``/``read`` the way OpenCV's V4L2 backend
+does for a camera: a size it lacks snaps to one it has, a control it lacks
+makes ``set`` return False, a value outside the control's range is clamped.
+``FakeDevice`` answers the V4L2 questions (name, formats, sizes).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from vision.delivery import delivery_text, measure_delivery
+from vision.errors import CameraError
+from vision.settings import CameraConfig, CameraOptionError, CameraSource
+from vision.sources import CaptureSource
+from vision.v4l2 import (
+    VIDIOC_ENUM_FMT,
+    VIDIOC_ENUM_FRAMESIZES,
+    VIDIOC_QUERYCAP,
+    V4l2Device,
+    fourcc_int,
+    fourcc_text,
+)
+
+pytestmark = pytest.mark.timeout(20)
+
+SIZES = {"MJPG": [(640, 480), (1280, 960), (1920, 1080)], "YUYV": [(640, 480), (1280, 960)]}
+# property -> (min, max) of the controls this camera has
+CONTROLS: dict[int, tuple[float, float]] = {
+    cv2.CAP_PROP_AUTO_EXPOSURE: (1, 3),
+    cv2.CAP_PROP_EXPOSURE: (3, 2047),  # exposure_absolute, 100 µs steps
+    cv2.CAP_PROP_GAIN: (0, 255),
+    cv2.CAP_PROP_AUTO_WB: (0, 1),
+    cv2.CAP_PROP_WB_TEMPERATURE: (2000, 6500),
+    cv2.CAP_PROP_AUTOFOCUS: (0, 1),
+    cv2.CAP_PROP_FOCUS: (0, 250),
+}
+
+
+class FakeCapture:
+    """One camera behind ``cv2.VideoCapture(index, cv2.CAP_V4L2)``."""
+
+    def __init__(
+        self,
+        sizes: dict[str, list[tuple[int, int]]] | None = None,
+        controls: dict[int, tuple[float, float]] | None = None,
+        frames: int | None = None,
+    ) -> None:
+        self.sizes = SIZES if sizes is None else sizes
+        self.controls = dict(CONTROLS if controls is None else controls)
+        self.frames = frames  # frames it gives before going silent; None: forever
+        self.opened_with: tuple[Any, ...] = ()
+        self.fourcc = next(iter(self.sizes)) if "YUYV" not in self.sizes else "YUYV"
+        self.size = self.sizes[self.fourcc][0]
+        self.values: dict[int, float] = {p: lo for p, (lo, _) in self.controls.items()}
+        self.sets: list[tuple[int, float]] = []
+        self.released = False
+
+    def __call__(self, *args: Any) -> FakeCapture:
+        self.opened_with = args
+        return self
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def release(self) -> None:
+        self.released = True
+
+    def _snap(self, width: int, height: int) -> None:
+        have = self.sizes[self.fourcc]
+        self.size = min(have, key=lambda s: abs(s[0] - width) + abs(s[1] - height))
+
+    def set(self, prop: int, value: float) -> bool:
+        self.sets.append((prop, value))
+        if prop == cv2.CAP_PROP_FOURCC:
+            text = fourcc_text(int(value))
+            if text in self.sizes:
+                self.fourcc = text
+                self._snap(*self.size)
+            return text in self.sizes
+        if prop == cv2.CAP_PROP_FRAME_WIDTH:
+            self._snap(int(value), self.size[1])
+            return True
+        if prop == cv2.CAP_PROP_FRAME_HEIGHT:
+            self._snap(self.size[0], int(value))
+            return True
+        if prop in (cv2.CAP_PROP_FPS, cv2.CAP_PROP_BUFFERSIZE, cv2.CAP_PROP_READ_TIMEOUT_MSEC):
+            return True
+        if prop not in self.controls:
+            return False
+        lo, hi = self.controls[prop]
+        self.values[prop] = float(round(min(max(value, lo), hi)))
+        return True
+
+    def get(self, prop: int) -> float:
+        if prop == cv2.CAP_PROP_FOURCC:
+            return float(fourcc_int(self.fourcc))
+        if prop == cv2.CAP_PROP_FRAME_WIDTH:
+            return float(self.size[0])
+        if prop == cv2.CAP_PROP_FRAME_HEIGHT:
+            return float(self.size[1])
+        if prop == cv2.CAP_PROP_FPS:
+            return 30.0
+        return self.values.get(prop, -1.0)
+
+    def read(self) -> tuple[bool, NDArray[Any] | None]:
+        if self.frames is not None:
+            if self.frames <= 0:
+                return False, None
+            self.frames -= 1
+        w, h = self.size
+        return True, np.full((h, w, 3), 90, np.uint8)
+
+
+class FakeDevice(V4l2Device):
+    """The V4L2 answers for the same camera."""
+
+    def __init__(self, capture: FakeCapture, card: str = "Fake Webcam") -> None:
+        self._capture = capture
+        self._card = card
+        super().__init__("/dev/video0", fd=-1)
+
+    def card(self) -> str:
+        return self._card
+
+    def formats(self) -> list[str]:
+        return list(self._capture.sizes)
+
+    def sizes(self, fourcc: str) -> list[tuple[int, int]]:
+        return list(self._capture.sizes.get(fourcc, []))
+
+
+def webcam(**kw: Any) -> CameraConfig:
+    settings: dict[str, Any] = {"device": "/dev/video0", "width": 1280, "height": 960, **kw}
+    return CameraConfig(kind=CameraSource.V4L2, **settings)
+
+
+def open_with(capture: FakeCapture, config: CameraConfig) -> CaptureSource:
+    return CaptureSource(config, capture=capture, v4l2_device=lambda _path: FakeDevice(capture))
+
+
+def test_mjpg_is_asked_and_what_the_camera_took_is_read_back() -> None:
+    capture = FakeCapture()
+    src = open_with(capture, webcam())
+    try:
+        assert capture.opened_with == (0, cv2.CAP_V4L2)
+        props = [p for p, _ in capture.sets]
+        # the format before the size: a USB 2 webcam has 1280x960 at 30 fps only in MJPG
+        assert props.index(cv2.CAP_PROP_FOURCC) < props.index(cv2.CAP_PROP_FRAME_WIDTH)
+        assert src.format == "MJPG" and src.camera == "/dev/video0 (Fake Webcam)"
+        assert src.delivered == {
+            "size": (1280, 960),
+            "fps": 30.0,
+            "format": "MJPG",
+            "controls": {},
+        }
+        frame = src.read()  # the first frame, read while opening
+        assert frame is not None and frame.shape == (960, 1280, 3)
+        info = measure_delivery(src, frames=3)
+        assert info["size"] == (1280, 960) and info["frames"] == 3
+        assert delivery_text(info, webcam()).startswith(
+            "camera /dev/video0 (Fake Webcam) delivers 1280x960 MJPG at "
+        )
+    finally:
+        src.close()
+        src.close()
+    assert capture.released
+
+
+def test_a_camera_without_mjpg_keeps_its_own_format_unless_asked() -> None:
+    capture = FakeCapture(sizes={"YUYV": [(640, 480), (1280, 960)]})
+    src = open_with(capture, webcam())
+    try:
+        assert src.format == "YUYV"
+        assert cv2.CAP_PROP_FOURCC not in [p for p, _ in capture.sets]
+    finally:
+        src.close()
+    with pytest.raises(CameraOptionError) as info:
+        open_with(FakeCapture(sizes={"YUYV": [(1280, 960)]}), webcam(fourcc="MJPG"))
+    assert info.value.option == "fourcc"
+    assert str(info.value) == (
+        "option 'fourcc' in section 'camera' is 'MJPG', a format /dev/video0 (Fake Webcam) does "
+        "not deliver (it gives 'YUYV'; its formats: YUYV)"
+    )
+
+
+def test_a_size_the_camera_lacks_names_the_option_and_its_sizes() -> None:
+    capture = FakeCapture()
+    with pytest.raises(CameraOptionError) as info:
+        open_with(capture, webcam(width=1600, height=1200))
+    assert info.value.option == "width"
+    assert str(info.value) == (
+        "option 'width' in section 'camera' is 1600 (1600x1200 asked), a size /dev/video0 (Fake "
+        "Webcam) does not have: it gives 1280x960; its MJPG sizes: 640x480, 1280x960, 1920x1080"
+    )
+    assert capture.released  # the camera is let go for the next try
+
+
+def test_manual_controls_switch_the_automatic_off_and_are_read_back() -> None:
+    capture = FakeCapture()
+    config = webcam(exposure_us=10000, gain=40, white_balance=4500, lens_position=30)
+    src = open_with(capture, config)
+    try:
+        sets = capture.sets
+        assert (cv2.CAP_PROP_AUTO_EXPOSURE, 1) in sets  # V4L2_EXPOSURE_MANUAL
+        assert (cv2.CAP_PROP_EXPOSURE, 100) in sets  # 10000 µs in 100 µs steps
+        assert (cv2.CAP_PROP_AUTO_WB, 0) in sets and (cv2.CAP_PROP_WB_TEMPERATURE, 4500) in sets
+        assert (cv2.CAP_PROP_AUTOFOCUS, 0) in sets and (cv2.CAP_PROP_FOCUS, 30) in sets
+        assert (cv2.CAP_PROP_GAIN, 40) in sets
+        assert src.delivered["controls"] == {
+            "exposure_us": 10000,
+            "gain": 40,
+            "white_balance": 4500,
+            "lens_position": 30,
+        }
+        text = delivery_text(measure_delivery(src, frames=2), config)
+        assert text.endswith("; exposure_us 10000, gain 40, white_balance 4500, lens_position 30")
+    finally:
+        src.close()
+
+
+@pytest.mark.parametrize(
+    ("kw", "missing", "text"),
+    [
+        (
+            {"lens_position": 30},
+            cv2.CAP_PROP_AUTOFOCUS,
+            "is 30, but /dev/video0 (Fake Webcam) has no manual focus (its automatic cannot be "
+            "turned off); leave the option out",
+        ),
+        (
+            {"lens_position": 30},
+            cv2.CAP_PROP_FOCUS,
+            "is 30, but /dev/video0 (Fake Webcam) has no manual focus control; leave the option out",
+        ),
+        (
+            {"white_balance": 4500},
+            cv2.CAP_PROP_WB_TEMPERATURE,
+            "is 4500, but /dev/video0 (Fake Webcam) has no white balance temperature control; "
+            "leave the option out",
+        ),
+        (
+            {"gain": 400},
+            None,
+            "is 400, but /dev/video0 (Fake Webcam) took 255 (outside its range or steps)",
+        ),
+        (
+            {"exposure_us": 100},
+            None,
+            "is 100, but /dev/video0 (Fake Webcam) took 300 (outside its range or steps)",
+        ),
+        (
+            {"colour_gains": (1.5, 1.5)},
+            None,
+            "is for picamera2; /dev/video0 (Fake Webcam) is a V4L2 camera, whose white balance is "
+            "white_balance (kelvin)",
+        ),
+    ],
+)
+def test_a_control_the_camera_lacks_or_does_not_take(
+    kw: dict[str, Any], missing: int | None, text: str
+) -> None:
+    controls = {p: r for p, r in CONTROLS.items() if p != missing}
+    capture = FakeCapture(controls=controls)
+    with pytest.raises(CameraOptionError) as info:
+        open_with(capture, webcam(**kw))
+    option = next(iter(kw))
+    assert info.value.option == option
+    assert str(info.value) == f"option '{option}' in section 'camera' {text}"
+    assert capture.released
+
+
+def test_a_camera_that_opens_but_delivers_nothing() -> None:
+    capture = FakeCapture(frames=0)
+    with pytest.raises(CameraError) as info:
+        open_with(capture, webcam())
+    assert str(info.value) == (
+        "/dev/video0 (Fake Webcam): opened but gave no frame (expected 1280x960 MJPG at 30 fps)"
+    )
+    capture = FakeCapture(frames=2)
+    src = open_with(capture, webcam())
+    try:
+        src.read()
+        src.read()
+        with pytest.raises(CameraError, match=r"^/dev/video0 \(Fake Webcam\): the camera gave no"):
+            src.read()
+    finally:
+        src.close()
+
+
+def test_v4l2_questions_through_the_ioctls() -> None:
+    """VIDIOC_QUERYCAP, ENUM_FMT and ENUM_FRAMESIZES packed as linux/videodev2.h has them."""
+    assert (VIDIOC_QUERYCAP, VIDIOC_ENUM_FMT, VIDIOC_ENUM_FRAMESIZES) == (
+        0x80685600,
+        0xC0405602,
+        0xC02C564A,
+    )
+    formats = ["MJPG", "YUYV"]
+    sizes = {"MJPG": [(1280, 960), (640, 480)], "YUYV": []}
+
+    def ioctl(fd: int, request: int, buf: bytearray) -> int:
+        assert fd == 7
+        if request == VIDIOC_QUERYCAP:
+            buf[:] = struct.pack(
+                "=16s32s32sIII3I", b"uvcvideo", b"HD Webcam C615", b"usb", 0, 0, 0, 0, 0, 0
+            )
+        elif request == VIDIOC_ENUM_FMT:
+            index = struct.unpack_from("=I", buf)[0]
+            if index >= len(formats):
+                raise OSError(22, "Invalid argument")
+            struct.pack_into("=I", buf, 44, fourcc_int(formats[index]))
+        elif request == VIDIOC_ENUM_FRAMESIZES:
+            index, code = struct.unpack_from("=II", buf)
+            found = sizes[fourcc_text(code)]
+            if index >= len(found):
+                raise OSError(22, "Invalid argument")
+            struct.pack_into("=III2I", buf, 0, index, code, 1, *found[index])
+        return 0
+
+    device = V4l2Device("/dev/video0", ioctl=ioctl, fd=7)
+    assert device.card() == "HD Webcam C615"
+    assert device.formats() == formats
+    assert device.sizes("MJPG") == [(640, 480), (1280, 960)]
+    assert device.sizes("YUYV") == []
+    assert V4l2Device("/dev/nothing-here").formats() == []  # no device: empty, never raises
+
+
+def test_a_udev_symlink_opens_its_video_node_by_index(tmp_path: Path) -> None:
+    link = tmp_path / "usb-Webcam-video-index0"
+    link.symlink_to("/dev/video3")
+    capture = FakeCapture()
+    open_with(capture, webcam(device=str(link))).close()
+    assert capture.opened_with == (3, cv2.CAP_V4L2)

@@ -1,0 +1,121 @@
+"""The learned reader: owner-calibrated finder, stress colours, errors, reports, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibrate import calibrate
+from vision.dataset import load_dataset
+from vision.detect import Detector, DetectorParams, image_length, working_scale
+from vision.errors import ModelError
+from vision.evaluate import ReadError, evaluate
+from vision.features import die_patches, features, features_many
+from vision.model import load_model
+from vision.read import read_frame
+from vision.report import calibrate_with_report, save_errors
+from vision.synth import Renderer, stress_settings, write_dataset
+
+
+@pytest.fixture(scope="module")
+def coloured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Three training and two test frames of dice in random colours on a random tray."""
+    root = tmp_path_factory.mktemp("stress")
+    settings = stress_settings(3)
+    train = write_dataset(root / "train", 3, seed=1, settings=settings)
+    test = write_dataset(root / "test", 2, seed=2, settings=settings)
+    return train, test
+
+
+@pytest.mark.timeout(90)
+def test_coloured_dice_calibrated_and_read(coloured: tuple[Path, Path], tmp_path: Path) -> None:
+    train, test = (load_dataset(p) for p in coloured)
+    model = calibrate(train, face_set="stress")
+    errors: list[ReadError] = []
+    result = evaluate(test, model, errors=errors)
+    assert result.f1 >= 0.9 and result.accuracy >= 0.9
+    assert result.wrong_sure <= 1
+    # the model file round-trips, with its own calibration report
+    back = load_model(model.save(tmp_path / "m.npz"))
+    assert back.names == model.names
+    assert json.loads(back.report)["photos"] == 3
+    scene = Renderer(stress_settings(3), seed=9).scene(count=4)
+    assert len(read_frame(scene.image, back).dice) == len(read_frame(scene.image, model).dice)
+    # errors are written as crops with their reasons
+    folder = save_errors(errors, tmp_path / "errors")
+    listed = json.loads((folder / "errors.json").read_text())
+    assert len(listed) == len(errors)
+    assert all((folder / e["file"]).is_file() for e in listed)
+
+
+def test_photo_without_dice_reads_none(coloured: tuple[Path, Path]) -> None:
+    model = calibrate(load_dataset(coloured[0]), face_set="stress")
+    empty = Renderer(stress_settings(3), seed=4).render([])
+    assert read_frame(empty, model).dice == ()
+
+
+def test_one_photo_refused(coloured: tuple[Path, Path]) -> None:
+    one = load_dataset(coloured[0]).subset([0])
+    with pytest.raises(ModelError, match="needs at least 2 photos"):
+        calibrate(one)
+
+
+def test_report_warns_about_few_photos(coloured: tuple[Path, Path]) -> None:
+    model, report = calibrate_with_report(load_dataset(coloured[0]), face_set="stress", folds=3)
+    assert report.photos == 3 and report.cv is None
+    assert any("too few photos" in w for w in report.warnings)
+    assert any("only 3 photos" in w for w in report.warnings)
+    assert "calibration" in json.loads(model.report)
+    assert report.lines()[0].startswith("calibrated on 3 photos")
+
+
+def test_label_mistake_named(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "plain", 5, seed=1, hard=False)
+    # relabel the first die of the first photo as another face
+    label = sorted((root / "labels").iterdir())[0]
+    lines = label.read_text().splitlines()
+    cls, rest = lines[0].split(" ", 1)
+    lines[0] = f"{(int(cls) + 3) % 6} {rest}"
+    label.write_text("\n".join(lines) + "\n")
+    model = calibrate(load_dataset(root))
+    named = [w for w in json.loads(model.report)["warnings"] if "check the label" in w]
+    assert len(named) == 1 and named[0].startswith(f"labels/{label.name}: line 1: labeled")
+
+
+def test_old_and_corrupt_model_files(tmp_path: Path) -> None:
+    old = tmp_path / "old.npz"
+    np.savez(old, format=np.int64(1))
+    with pytest.raises(ModelError, match=r"model format 1, .*calibrate again"):
+        load_model(old)
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ModelError, match="not a toptable face model"):
+        load_model(broken)
+
+
+def test_die_size_measured_against_image_length() -> None:
+    """A camera turned a quarter turn keeps the working scale."""
+    params = DetectorParams(die_frac=0.1)
+    wide = working_scale(image_length(1920, 1080), params)
+    tall = working_scale(image_length(1080, 1920), params)
+    assert wide == pytest.approx(tall)
+    assert Detector(params).die_frac == 0.1
+
+
+def test_patches_and_batched_features_agree() -> None:
+    rng = np.random.default_rng(0)
+    image = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
+    patches = die_patches(image, ((80.0, 60.0), (40.0, 40.0), 20.0))
+    assert patches.shape == (9, 32, 32)
+    one_by_one = np.stack([features(p) for p in patches])
+    assert np.allclose(features_many(patches), one_by_one, atol=1e-6)
+
+
+def test_noise_reads_as_no_dice() -> None:
+    from vision.defaults import default_model
+
+    noise = np.random.default_rng(0).integers(0, 255, (480, 640, 3)).astype(np.uint8)
+    assert read_frame(noise, default_model()).dice == ()

@@ -1,0 +1,62 @@
+"""A die's pose around a point of a grayscale frame: its rotation (:func:`orientation`) and
+its outline's aspect (:func:`outline_aspect`, above a limit: a cocked die)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+
+def orientation(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
+    """A die's rotation in degrees (0..90) from the edges around (cx, cy): the angle of
+    the strongest four-fold gradient direction, weighted towards the centre."""
+    r = math.ceil(0.75 * side)
+    x0, y0 = round(cx) - r, round(cy) - r
+    h, w = gray.shape
+    if x0 < 0 or y0 < 0 or x0 + 2 * r + 1 > w or y0 + 2 * r + 1 > h:
+        crop = cv2.getRectSubPix(gray, (2 * r + 1, 2 * r + 1), (float(cx), float(cy)))
+    else:
+        crop = gray[y0 : y0 + 2 * r + 1, x0 : x0 + 2 * r + 1]
+    crop = crop.astype(np.float32)
+    gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
+    wgt = np.exp(-(xx * xx + yy * yy) / (2 * (0.6 * side) ** 2)).astype(np.float32)
+    m2 = (gx * gx + gy * gy) * wgt
+    th4 = 4.0 * np.arctan2(gy, gx)
+    angle = math.atan2(float((m2 * np.sin(th4)).sum()), float((m2 * np.cos(th4)).sum())) / 4.0
+    return math.degrees(angle) % 90.0
+
+
+def outline_aspect(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
+    """The aspect of the die's outline at (cx, cy): Otsu's split of the patch around it,
+    either polarity, holes (pips, symbols) filled; of the regions holding the centre,
+    the one nearest a die's area that does not reach the patch's edge gives its
+    rotated rectangle's long over short side. 1.0 when no region fits."""
+    size = round(2.2 * side) | 1
+    crop = cv2.getRectSubPix(gray, (size, size), (float(cx), float(cy)))
+    crop = cv2.GaussianBlur(crop, (3, 3), 0)
+    _, mask = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    c = size // 2
+    best: tuple[float, float] | None = None
+    for m in (mask, cv2.bitwise_not(mask)):
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            if cv2.pointPolygonTest(contour, (float(c), float(c)), False) < 0:
+                continue
+            x, y, w, h = cv2.boundingRect(contour)
+            if x == 0 or y == 0 or x + w >= size or y + h >= size:
+                continue
+            area = cv2.contourArea(contour) / (side * side)
+            if not 0.5 <= area <= 2.2:
+                continue
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            aspect = float(max(rw, rh) / max(1.0, min(rw, rh)))
+            fit = abs(math.log(area))
+            if best is None or fit < best[0]:
+                best = (fit, aspect)
+    return 1.0 if best is None else best[1]

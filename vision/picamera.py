@@ -1,0 +1,380 @@
+"""The Pi Camera Module through picamera2 (libcamera), Raspberry Pi OS Bookworm's camera stack.
+
+:class:`Picamera2Source` is the ``[camera] source = "picamera2"`` frame source:
+it opens libcamera camera ``camera_num``, picks the smallest sensor mode that
+covers the asked size at the asked rate (so the field of view and the rate
+are the sensor's, the ISP scales), asks the main stream for ``RGB888`` at
+``width`` x ``height`` with ``FrameDurationLimits`` fixed at one frame, and
+fixes what the section asks: ``ExposureTime`` (auto exposure off:
+``AeEnable``, or ``ExposureTimeMode`` where libcamera has it),
+``AnalogueGain``, ``ColourGains`` or ``ColourTemperature`` (auto white
+balance off), ``LensPosition`` (``AfMode`` manual: a Camera Module 3 stops
+hunting). So every throw is seen under the same light.
+
+picamera2's ``RGB888`` gives each pixel as [B, G, R] in memory (the
+picamera2 manual's note: the names follow libcamera's DRM fourcc order), which
+is OpenCV's BGR: frames go to the reader unchanged.
+
+Every problem is one line, raised as :class:`~vision.errors.CameraError` (the
+daemon's camera-lost fault shows it and retries): the package missing
+(:class:`PicameraMissingError`, naming apt's ``python3-picamera2``), no camera,
+a camera that starts but delivers nothing; a size, a rate or a control the
+camera does not have is a :class:`~vision.settings.CameraOptionError` naming
+the option and the camera. Controls are checked against the camera's own
+``camera_controls`` ranges before anything is set.
+
+:func:`vision.picamera_bench.bench_picamera` is the figure ``toptable bench dice`` prints: the source
+driven through the fake ``picamera2`` of the tests (``tests/vision/fakes``).
+
+picamera2 is imported only when a source opens (apt's ``python3-picamera2``,
+seen through a venv made with ``--system-site-packages``); tests pass a fake
+module in its place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import CameraError
+from vision.settings import CameraConfig, CameraOptionError, CameraSource, frame_time_us
+
+PACKAGE = "python3-picamera2"
+"""The apt package that brings picamera2 and libcamera's Python bindings."""
+INSTALL_HINT = f"sudo apt install {PACKAGE} (and make the venv with --system-site-packages)"
+MISSING = f"the picamera2 package is not installed: {INSTALL_HINT}"
+FORMAT = "RGB888"
+"""The main stream's format: three bytes a pixel, [B, G, R] in memory (OpenCV's order)."""
+AF_MODE_MANUAL = 0
+"""libcamera's ``controls.AfModeEnum.Manual``, when the libcamera module is not importable."""
+MODE_MANUAL = 1
+"""libcamera's ``ExposureTimeModeManual`` and ``AnalogueGainModeManual`` (libcamera 0.5 on)."""
+BUFFERS = 4
+"""Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
+TIMEOUT_S = 2.0
+"""How long a read waits for a frame before the camera counts as silent."""
+
+
+class PicameraMissingError(CameraError):
+    """picamera2 cannot be imported; the message names the apt package."""
+
+
+def load_picamera2() -> Any:
+    """The ``picamera2`` module.
+
+    Raises:
+        PicameraMissingError: it is not installed (one line naming ``python3-picamera2``).
+    """
+    try:
+        return importlib.import_module("picamera2")
+    except ImportError:
+        raise PicameraMissingError(f"picamera2: {MISSING}") from None
+
+
+def _af_manual() -> Any:
+    try:
+        return importlib.import_module("libcamera").controls.AfModeEnum.Manual
+    except (ImportError, AttributeError):
+        return AF_MODE_MANUAL
+
+
+def _item(obj: Any, key: str) -> Any:
+    """``obj[key]`` for picamera2's dict configurations, ``obj.key`` for its objects."""
+    if isinstance(obj, Mapping):
+        return obj[key]
+    return getattr(obj, key)
+
+
+def _size(value: Any) -> tuple[int, int]:
+    return (int(value[0]), int(value[1]))
+
+
+def _sizes_text(sizes: Sequence[tuple[int, int]]) -> str:
+    return ", ".join(f"{w}x{h}" for w, h in sizes)
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class Picamera2Source:
+    """A libcamera camera through picamera2; BGR frames of the configured size.
+
+    ``module`` stands in for the ``picamera2`` module (tests, the bench).
+
+    Raises:
+        CameraError: no such camera, it is busy, or it starts but gives no frame.
+        CameraOptionError: a size, rate or control the camera does not have.
+        PicameraMissingError: picamera2 is not installed.
+    """
+
+    def __init__(
+        self, config: CameraConfig, module: Any | None = None, timeout_s: float = TIMEOUT_S
+    ) -> None:
+        if config.kind is not CameraSource.PICAMERA2:
+            raise CameraError(f"picamera2 source given a {config.kind.value!r} camera config")
+        self.config = config
+        self.timeout_s = timeout_s
+        self.format = FORMAT
+        self.delivered: dict[str, Any] = {}
+        self._first: npt.NDArray[np.uint8] | None = None
+        self._closed = False
+        self.sizes: list[tuple[int, int]] = []
+        pc = module if module is not None else load_picamera2()
+        num = config.camera_num
+        self.name = f"picamera2 camera {num}"
+        self.camera = self.name
+        try:
+            cameras = list(pc.Picamera2.global_camera_info())
+        except RuntimeError as exc:
+            raise CameraError(f"{self.name}: libcamera cannot list cameras: {exc}") from None
+        if not cameras:
+            raise CameraError(
+                f"{self.name}: libcamera finds no camera (is the ribbon cable seated both ends, "
+                "contacts the right way round? rpicam-hello --list-cameras shows what it sees)"
+            )
+        if num >= len(cameras):
+            found = ", ".join(f"{i} ({c.get('Model', '?')})" for i, c in enumerate(cameras))
+            raise CameraOptionError(
+                "camera_num",
+                self.name,
+                f"is {num}, but libcamera finds {len(cameras)} camera(s): {found}",
+            )
+        self.model = str(cameras[num].get("Model", "?"))
+        self.camera = f"{self.name} ({self.model})"
+        try:
+            self.picam2: Any = pc.Picamera2(num)
+        except (RuntimeError, IndexError, OSError) as exc:
+            raise CameraError(
+                f"{self.camera}: cannot open it ({exc}); is another program (rpicam-*, "
+                "another toptable) using it?"
+            ) from None
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- setup ---
+
+    def _start(self) -> None:
+        c, cam = self.config, self.picam2
+        size = (c.width, c.height)
+        mode = self._sensor_mode(size)
+        controls = self._controls()
+        try:
+            setup = cam.create_video_configuration(
+                main={"size": size, "format": FORMAT},
+                controls=controls,
+                buffer_count=BUFFERS,
+                queue=True,
+                sensor={"output_size": mode["size"], "bit_depth": mode["bit_depth"]},
+            )
+            cam.configure(setup)
+        except (RuntimeError, ValueError) as exc:
+            raise CameraError(f"{self.camera}: cannot be configured: {exc}") from None
+        got = _size(_item(_item(cam.camera_configuration(), "main"), "size"))
+        if got != size:
+            raise self._size_error(got, f"which {self.camera} gives as")
+        try:
+            cam.start()
+        except RuntimeError as exc:
+            raise CameraError(f"{self.camera}: cannot start: {exc}") from None
+        self._first = self._capture(first=True)
+        self.delivered = self._delivered(got)
+
+    def _modes(self) -> list[dict[str, Any]]:
+        modes = []
+        for m in self.picam2.sensor_modes:
+            modes.append(
+                {
+                    "size": _size(m["size"]),
+                    "fps": float(m.get("fps", 0.0)),
+                    "bit_depth": int(m.get("bit_depth", 10)),
+                }
+            )
+        if not modes:
+            raise CameraError(f"{self.camera}: libcamera lists no sensor modes for it")
+        return sorted(modes, key=lambda m: (m["size"][0] * m["size"][1], -m["fps"]))
+
+    def _sensor_mode(self, size: tuple[int, int]) -> dict[str, Any]:
+        """The smallest sensor mode that covers ``size`` at the asked rate."""
+        modes = self._modes()
+        self.sizes = sorted({m["size"] for m in modes}, key=lambda s: s[0] * s[1])
+        covering = [m for m in modes if m["size"][0] >= size[0] and m["size"][1] >= size[1]]
+        if not covering:
+            raise self._size_error(None, f"larger than any size {self.camera} has")
+        fast = [m for m in covering if m["fps"] >= self.config.fps - 0.01]
+        if not fast:
+            best = max(m["fps"] for m in covering)
+            listed = ", ".join(
+                f"{w}x{h} at {m['fps']:.1f} fps" for m in modes for w, h in [m["size"]]
+            )
+            raise CameraOptionError(
+                "fps",
+                self.camera,
+                f"is {self.config.fps:g}, but {self.camera} reaches {best:.1f} fps at most "
+                f"for {size[0]}x{size[1]}; its sensor modes: {listed}",
+            )
+        return fast[0]
+
+    def _size_error(self, got: tuple[int, int] | None, what: str) -> CameraOptionError:
+        c = self.config
+        widest = max((w for w, _ in self.sizes), default=c.width)
+        option = (
+            "width" if (got and got[0] != c.width) or (not got and c.width > widest) else "height"
+        )
+        asked = c.width if option == "width" else c.height
+        gives = f"{got[0]}x{got[1]}" if got else ""
+        return CameraOptionError(
+            option,
+            self.camera,
+            f"is {asked} ({c.width}x{c.height} asked), {what}{' ' + gives if gives else ''}; "
+            f"its sensor's sizes: {_sizes_text(self.sizes)}",
+        )
+
+    def _check(self, option: str, control: str, value: Any, hint: str = "") -> None:
+        """Raise unless the camera advertises ``control`` and ``value`` is in its range."""
+        known = self.picam2.camera_controls
+        if control not in known:
+            raise CameraOptionError(
+                option,
+                self.camera,
+                f"is {_num(value) if not isinstance(value, tuple) else list(value)}, but "
+                f"{self.camera} has no {control} control{hint}; leave the option out",
+            )
+        lo, hi = known[control][0], known[control][1]
+        values = value if isinstance(value, tuple) else (value,)
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                continue
+            low_ok = not isinstance(lo, int | float) or v >= lo
+            high_ok = not isinstance(hi, int | float) or v <= hi
+            if not (low_ok and high_ok):
+                shown = list(value) if isinstance(value, tuple) else _num(value)
+                raise CameraOptionError(
+                    option,
+                    self.camera,
+                    f"is {shown}, outside the {_num(lo)}..{_num(hi)} {self.camera} takes "
+                    f"for {control}",
+                )
+
+    def _controls(self) -> dict[str, Any]:
+        """The controls the section fixes, each checked against ``camera_controls``."""
+        c = self.config
+        known = self.picam2.camera_controls
+        frame = frame_time_us(c.fps)
+        self._check("fps", "FrameDurationLimits", frame)
+        controls: dict[str, Any] = {"FrameDurationLimits": (frame, frame)}
+        if c.exposure_us is not None:
+            self._check("exposure_us", "ExposureTime", c.exposure_us)
+            controls["ExposureTime"] = c.exposure_us
+            if "ExposureTimeMode" in known:  # libcamera 0.5 on: the mode replaces AeEnable
+                controls["ExposureTimeMode"] = MODE_MANUAL
+            elif "AeEnable" in known:
+                controls["AeEnable"] = False
+        if c.gain is not None:
+            self._check("gain", "AnalogueGain", c.gain)
+            controls["AnalogueGain"] = c.gain
+            if "AnalogueGainMode" in known:
+                controls["AnalogueGainMode"] = MODE_MANUAL
+        if c.colour_gains is not None:
+            self._check("colour_gains", "ColourGains", c.colour_gains)
+            controls["ColourGains"] = c.colour_gains
+        if c.white_balance is not None:
+            self._check(
+                "white_balance", "ColourTemperature", c.white_balance, " (use colour_gains)"
+            )
+            controls["ColourTemperature"] = c.white_balance
+        if (c.colour_gains is not None or c.white_balance is not None) and "AwbEnable" in known:
+            controls["AwbEnable"] = False
+        if c.lens_position is not None:
+            self._check("lens_position", "LensPosition", c.lens_position, " (a fixed-focus module)")
+            controls["LensPosition"] = c.lens_position
+            if "AfMode" in known:
+                controls["AfMode"] = _af_manual()
+        return controls
+
+    def _delivered(self, size: tuple[int, int]) -> dict[str, Any]:
+        try:
+            meta = dict(self.picam2.capture_metadata())
+        except (RuntimeError, TimeoutError):
+            meta = {}
+        duration = meta.get("FrameDuration")
+        fps = 1e6 / duration if isinstance(duration, int | float) and duration > 0 else None
+        read_back = {
+            "exposure_us": meta.get("ExposureTime"),
+            "gain": meta.get("AnalogueGain"),
+            "colour_gains": meta.get("ColourGains"),
+            "white_balance": meta.get("ColourTemperature"),
+            "lens_position": meta.get("LensPosition"),
+        }
+        return {
+            "size": size,
+            "fps": fps,
+            "format": f"{FORMAT} (B, G, R bytes)",
+            "controls": {
+                k: v for k, v in read_back.items() if v is not None and k in self.config.manual
+            },
+        }
+
+    # --- frames ---
+
+    def _capture(self, first: bool = False) -> npt.NDArray[np.uint8]:
+        c, cam = self.config, self.picam2
+        try:
+            job = cam.capture_array("main", wait=False)
+            array = cam.wait(job, timeout=self.timeout_s)
+        except TimeoutError:
+            what = "started but gave no frame" if first else "gave no frame"
+            raise CameraError(
+                f"{self.camera}: {what} in {self.timeout_s:g} s (expected {c.width}x{c.height} "
+                f"{FORMAT} at {c.fps:g} fps)"
+            ) from None
+        except RuntimeError as exc:
+            raise CameraError(f"{self.camera}: {exc}") from None
+        return self._bgr(array)
+
+    def _bgr(self, array: Any) -> npt.NDArray[np.uint8]:
+        c = self.config
+        frame = np.asarray(array)
+        if frame.ndim == 3 and frame.shape[2] == 4:
+            frame = frame[:, :, :3]  # XRGB8888: B, G, R, X
+        if frame.dtype != np.uint8 or frame.shape != (c.height, c.width, 3):
+            raise CameraError(
+                f"{self.camera}: gave a frame of shape {frame.shape} {frame.dtype} "
+                f"(expected ({c.height}, {c.width}, 3) uint8)"
+            )
+        return np.ascontiguousarray(frame)
+
+    def read(self) -> npt.NDArray[np.uint8]:
+        """The next BGR frame.
+
+        Raises:
+            CameraError: no frame within ``timeout_s``, or the camera failed.
+        """
+        if self._closed:
+            raise CameraError(f"{self.camera}: source is closed")
+        if self._first is not None:
+            frame, self._first = self._first, None
+            return frame
+        return self._capture()
+
+    def close(self) -> None:
+        """Stop and release the camera; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._first = None
+        cam = getattr(self, "picam2", None)
+        if cam is None:
+            return
+        for step in (cam.stop, cam.close):
+            with contextlib.suppress(RuntimeError):  # already stopped, or the camera is gone
+                step()
