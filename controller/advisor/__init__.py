@@ -4,6 +4,9 @@ See README.md in this folder. The API the table loop uses:
 :class:`Advisor` (one per attack) and :meth:`Advisor.advise` after each
 settled throw; :func:`summary_line` for the combat screen; :func:`odds` and
 :func:`team_table` before the fight.
+
+Owns: the exact reroll odds and advice. May import: controller.core, rules,
+gamedata and game.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ What this package owns:
 
 * ``base`` -- the interface every mode implements (:class:`base.CompanionMode`):
   ``new_game(players, data=None, source="script") -> state``, ``whose_turn(state)``,
-  ``step(state)`` (a label), ``legal_actions(state, player) -> tuple[Choice, ...]`` (what
+  ``step(state)`` (a label), ``legal_actions(state, player) -> tuple[Offer, ...]`` (what
   to offer to whom), ``apply(state, action) -> state`` (raises :class:`base.RuleViolationError`,
   an ``IllegalActionError`` whose ``rule`` names the rule that forbids the action) and
   ``to_json(state)``; plus :func:`base.parse_action` (JSON -> action, DataError on bad input).

@@ -34,7 +34,7 @@ class RuleViolationError(IllegalActionError):
 
 
 @dataclass(frozen=True)
-class Choice:
+class Offer:
     """One action the table may offer a player now.
 
     ``options`` gives, for some fields, the values allowed (names, numbers);
@@ -54,14 +54,14 @@ class Choice:
         }
 
 
-class Action:
+class CompanionAction:
     """Base of every mode's actions; ``DO`` is the name scripts use."""
 
     DO: ClassVar[str] = ""
 
 
 S = TypeVar("S")
-A = TypeVar("A", bound=Action)
+A = TypeVar("A", bound=CompanionAction)
 
 
 class CompanionMode(Protocol[S, A]):
@@ -89,7 +89,7 @@ class CompanionMode(Protocol[S, A]):
     def step(self, state: S) -> str:
         """A short label for where the game is (``roll``, ``planning``, ``round 3``...)."""
 
-    def legal_actions(self, state: S, player: str) -> tuple[Choice, ...]:
+    def legal_actions(self, state: S, player: str) -> tuple[Offer, ...]:
         """What the table may offer ``player`` now (a guide; :meth:`apply` decides)."""
 
     def apply(self, state: S, action: A) -> S:
@@ -184,7 +184,7 @@ def parse_action(
     return cls(**kwargs)
 
 
-def action_to_json(action: Action) -> JsonDict:
+def action_to_json(action: CompanionAction) -> JsonDict:
     """The JSON form of an action (the inverse of :func:`parse_action`)."""
 
     def plain(v: Any) -> Any:

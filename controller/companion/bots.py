@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from controller.companion.base import Choice, CompanionMode
+from controller.companion.base import CompanionMode, Offer
 from controller.companion.entry import Value, entry_fields
 
 
@@ -80,7 +80,7 @@ class CompanionBot:
         mode: CompanionMode[Any, Any],
         state: Any,
         player: str,
-        choice: Choice,
+        choice: Offer,
         prefer: dict[str, Value],
     ) -> Decision:
         answers: dict[str, Value] = {}
@@ -89,11 +89,11 @@ class CompanionBot:
             answers[f.key] = want if want in f.values else self.rng.choice(f.values)
         return Decision(player, choice.do, answers)
 
-    def _find(self, offered: dict[str, tuple[Choice, ...]], player: str, do: str) -> Choice | None:
+    def _find(self, offered: dict[str, tuple[Offer, ...]], player: str, do: str) -> Offer | None:
         return next((c for c in offered.get(player, ()) if c.do == do), None)
 
     def _wild(
-        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Choice, ...]]
+        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Offer, ...]]
     ) -> Decision | None:
         who = [p for p, cs in offered.items() if cs]
         player = self.rng.choice(who)
@@ -107,7 +107,7 @@ class CompanionBot:
         return self._complete(mode, state, player, choice, prefer)
 
     def _any(
-        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Choice, ...]]
+        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Offer, ...]]
     ) -> Decision:
         turn = mode.whose_turn(state)
         player = turn if turn and offered.get(turn) else next(p for p, c in offered.items() if c)
@@ -117,7 +117,7 @@ class CompanionBot:
         return self._complete(mode, state, player, choice, {})
 
     def _planned(
-        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Choice, ...]]
+        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Offer, ...]]
     ) -> Decision | None:
         if not self._plan:
             self._plan = self._make_plan(mode, state, offered)
@@ -136,7 +136,7 @@ class CompanionBot:
         return True
 
     def _make_plan(
-        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Choice, ...]]
+        self, mode: CompanionMode[Any, Any], state: Any, offered: dict[str, tuple[Offer, ...]]
     ) -> list[tuple[str, str, dict[str, Value]]]:
         game = mode.to_json(state)
         if mode.name == "dbs-tournament":
@@ -181,7 +181,7 @@ class CompanionBot:
         return plan
 
     def _plan_dbz(
-        self, game: dict[str, Any], offered: dict[str, tuple[Choice, ...]]
+        self, game: dict[str, Any], offered: dict[str, tuple[Offer, ...]]
     ) -> list[tuple[str, str, dict[str, Value]]]:
         r = self.rng
         for name, choices in offered.items():
@@ -226,7 +226,7 @@ class CompanionBot:
         return [(turn, "end_turn", {})]
 
     def _plan_challengers(
-        self, game: dict[str, Any], offered: dict[str, tuple[Choice, ...]]
+        self, game: dict[str, Any], offered: dict[str, tuple[Offer, ...]]
     ) -> list[tuple[str, str, dict[str, Value]]]:
         r = self.rng
         if "finalists" in game:

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import (
-    Choice,
     JsonDict,
+    Offer,
     RuleViolationError,
     check_players,
 )
@@ -230,7 +230,7 @@ def step(state: ChallengersState) -> str:
     return "final" if _in_final(state) else f"round {state.round}"
 
 
-def legal_actions(state: ChallengersState, player: str) -> tuple[Choice, ...]:
+def legal_actions(state: ChallengersState, player: str) -> tuple[Offer, ...]:
     """What the table may offer ``player`` now."""
     state.player(player)  # UnknownNameError for a stranger
     if state.winner is not None:
@@ -240,16 +240,16 @@ def legal_actions(state: ChallengersState, player: str) -> tuple[Choice, ...]:
         finalists = state.finalists or ()
         if player not in finalists:
             return ()
-        return (Choice("final", (("winner", finalists),)),)
-    out = [Choice("fans", mine, ("amount",))]
+        return (Offer("final", (("winner", finalists),)),)
+    out = [Offer("fans", mine, ("amount",))]
     if player not in state.played:
         others = tuple(
             p.name for p in state.players if p.name != player and p.name not in state.played
         )
         if others:
             rnd = (("round", (state.round,)),)
-            out.append(Choice("first_player", (*rnd, ("players", others))))
-            out.append(Choice("match", (*rnd, ("winner", (player,)), ("loser", others))))
+            out.append(Offer("first_player", (*rnd, ("players", others))))
+            out.append(Offer("match", (*rnd, ("winner", (player,)), ("loser", others))))
     return tuple(out)
 
 
@@ -295,7 +295,7 @@ class Challengers:
     def step(self, state: ChallengersState) -> str:
         return step(state)
 
-    def legal_actions(self, state: ChallengersState, player: str) -> tuple[Choice, ...]:
+    def legal_actions(self, state: ChallengersState, player: str) -> tuple[Offer, ...]:
         return legal_actions(state, player)
 
     def apply(self, state: ChallengersState, action: Any) -> ChallengersState:

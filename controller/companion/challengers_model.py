@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import (
-    Action,
+    CompanionAction,
     Player,
 )
 from controller.core.errors import UnknownNameError
@@ -75,7 +75,7 @@ class ChallengersState:
 
 
 @dataclass(frozen=True)
-class Match(Action):
+class Match(CompanionAction):
     """A match's result."""
 
     DO = "match"
@@ -85,7 +85,7 @@ class Match(Action):
 
 
 @dataclass(frozen=True)
-class Fans(Action):
+class Fans(CompanionAction):
     """A player collects fans."""
 
     DO = "fans"
@@ -94,7 +94,7 @@ class Fans(Action):
 
 
 @dataclass(frozen=True)
-class FirstPlayer(Action):
+class FirstPlayer(CompanionAction):
     """Ask who begins a match."""
 
     DO = "first_player"
@@ -103,7 +103,7 @@ class FirstPlayer(Action):
 
 
 @dataclass(frozen=True)
-class Final(Action):
+class Final(CompanionAction):
     """The final's result."""
 
     DO = "final"

@@ -1,4 +1,4 @@
-"""What a person enters with the table's buttons to turn an offered :class:`Choice` into an action.
+"""What a person enters with the table's buttons to turn an offered :class:`Offer` into an action.
 
 A :class:`~controller.companion.base.Choice` names an action, the values allowed for
 some fields and the fields typed in. With four buttons nothing is typed: every field
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.companion.base import Choice, CompanionMode, JsonDict, Player
+from controller.companion.base import CompanionMode, JsonDict, Offer, Player
 
 Value = str | int | None
 """One value a field can take (None: "none", for an optional field)."""
@@ -92,7 +92,7 @@ def _rolling(mode: CompanionMode[Any, Any], state: Any, players: Sequence[str]) 
 
 
 def entry_fields(
-    mode: CompanionMode[Any, Any], state: Any, choice: Choice, player: str
+    mode: CompanionMode[Any, Any], state: Any, choice: Offer, player: str
 ) -> tuple[EntryField, ...]:
     """The fields to ask for ``choice`` offered to ``player``, in order (fixed ones left out)."""
     players = [str(p["name"]) for p in mode.to_json(state)["players"]]
@@ -124,7 +124,7 @@ def entry_fields(
 
 
 def build_action(
-    mode: CompanionMode[Any, Any], choice: Choice, player: str, answers: Mapping[str, Value]
+    mode: CompanionMode[Any, Any], choice: Offer, player: str, answers: Mapping[str, Value]
 ) -> JsonDict:
     """The JSON form of ``choice`` with the fixed values and ``answers`` filled in."""
     options = dict(choice.options)

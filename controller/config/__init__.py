@@ -9,6 +9,7 @@ section        schema (dataclass, limits, parse)  owner
 ``[displays]`` :mod:`hardware.displays.settings`  the OLED screens
 ``[controls]`` :mod:`hardware.controls.settings`  buttons, LEDs, buzzer
 ``[log]``      :mod:`controller.system.settings`  logging
+``[events]``   :mod:`controller.publish.settings` MQTT publishing (optional)
 =============  =================================  ==========================
 
 Each schema reads its section with :mod:`controller.core.config_schema` (the
@@ -22,6 +23,9 @@ Klipper-style reader: every problem at once, unknown options rejected with a
 with the OS calls behind :class:`~controller.config.probe.DeviceProbe`. Each section's type is what its
 package's device code takes; the two mappings that remain (a screen to its luma
 device, the camera section to a frame source) live with their package.
+
+May import: the packages whose sections it composes (their settings and device
+probes), controller.core; never daemon, demo or cli.
 
 Imports :mod:`controller.core`, the section owners above, and
 :mod:`controller.gamedata` (the board layout check); nothing below the daemon

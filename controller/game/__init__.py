@@ -13,6 +13,10 @@ Public API (see README.md in this folder)::
 
 ``TableGame`` binds a game to its SQLite journal (journal first, then apply;
 resume = replay; undo = the last player action).
+
+Owns: the game as a fold of events (engine/), its state, legal actions and
+perft, bots, simulation, the journal and its migrations. May import:
+controller.core, rules and gamedata.
 """
 
 from __future__ import annotations

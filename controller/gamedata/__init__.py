@@ -1,4 +1,11 @@
-"""Game data files (warriors, board, cards, story squares): where they live, how they load."""
+"""Game data files (warriors, board, cards, story squares): where they live, how they load.
+
+Owns: every data file's reader and its checks (one problem collector,
+:mod:`controller.core.checked`), the card types, the board layout, combat
+scenarios, :func:`~controller.gamedata.bundle.load_game_data` and whole data
+directories (:mod:`~controller.gamedata.datadir`: check, and `toptable data init`).
+May import: controller.core and controller.rules.
+"""
 
 from __future__ import annotations
 

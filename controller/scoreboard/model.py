@@ -26,7 +26,7 @@ from controller.publish.messages import OFFLINE, ONLINE, ROOT
 from controller.publish.settings import TABLE_ID_RE
 from controller.scoreboard.checks import MessageError, clean_event, clean_state
 from controller.scoreboard.standings import standings
-from controller.scoreboard.streams import EventLog, TableEntry
+from controller.scoreboard.streams import EventLog, TableFeed
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class Scoreboard:
 
     def __init__(self) -> None:
         self._lock = threading.Condition()
-        self._tables: dict[str, TableEntry] = {}
+        self._tables: dict[str, TableFeed] = {}
         self._games: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self._changed: dict[str, int] = {}  # table id -> version of its last change
         self.version = 0
@@ -82,12 +82,12 @@ class Scoreboard:
             self._warned[key] = now
             log.warning("dropped a message from %r: %s", key, why)
 
-    def _entry(self, table_id: str) -> TableEntry:
+    def _entry(self, table_id: str) -> TableFeed:
         entry = self._tables.get(table_id)
         if entry is None:
             if len(self._tables) >= MAX_TABLES:
                 raise MessageError(f"more than {MAX_TABLES} tables: a new one is not shown")
-            entry = self._tables[table_id] = TableEntry(table_id)
+            entry = self._tables[table_id] = TableFeed(table_id)
         return entry
 
     def _touch(self, table_id: str) -> None:

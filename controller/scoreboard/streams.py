@@ -59,7 +59,7 @@ class EventLog:
 
 
 @dataclass
-class TableEntry:
+class TableFeed:
     """What is known of one table."""
 
     table_id: str

@@ -1,4 +1,4 @@
-"""The install's steps (:class:`Step`) and carrying them out: commands run, files written."""
+"""The install's steps (:class:`InstallStep`) and carrying them out: commands run, files written."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from controller.system.unit_files import ServiceError
 
 
 @dataclass(frozen=True)
-class Step:
+class InstallStep:
     """One thing the install does: run a command, write or remove a file, or say something."""
 
     action: str  # "run", "write", "remove", "mkdir" or "note"
@@ -41,17 +41,17 @@ class Step:
         return f"service install: {self.text}"
 
 
-def run_step(*argv: str) -> Step:
+def run_step(*argv: str) -> InstallStep:
     """A step running the command ``argv``."""
-    return Step("run", argv=argv)
+    return InstallStep("run", argv=argv)
 
 
-def note_step(text: str) -> Step:
+def note_step(text: str) -> InstallStep:
     """A step only saying ``text``."""
-    return Step("note", text=text)
+    return InstallStep("note", text=text)
 
 
-def carry_out(steps: Sequence[Step], out: TextIO, dry_run: bool = False) -> None:
+def carry_out(steps: Sequence[InstallStep], out: TextIO, dry_run: bool = False) -> None:
     """Do the steps (or, with ``dry_run``, print them); notes are printed either way.
 
     Raises:
@@ -72,7 +72,7 @@ def carry_out(steps: Sequence[Step], out: TextIO, dry_run: bool = False) -> None
             ) from None
 
 
-def _do(step: Step) -> None:
+def _do(step: InstallStep) -> None:
     assert step.path is not None or step.action == "run"
     if step.action == "run":
         subprocess.run(list(step.argv), check=True, timeout=120)

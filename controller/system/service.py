@@ -4,7 +4,7 @@ The unit, the udev rule and the example config ship inside the package
 (``controller/system/service_files/``, the one source of truth; the checkout's
 ``systemd/`` folder links to them), so a ``pip install`` of the wheel can set
 the service up as well as a checkout can. The install is a list of
-:class:`Step` s made by :func:`plan_install` and carried out by :func:`carry_out`:
+:class:`InstallStep` s made by :func:`plan_install` and carried out by :func:`carry_out`:
 ``--dry-run`` prints them, and ``--root DIR`` writes the files under ``DIR``
 (a staging root, like ``DESTDIR``) and leaves the running system alone.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from controller.system.install_steps import Step, carry_out, note_step, run_step
+from controller.system.install_steps import InstallStep, carry_out, note_step, run_step
 from controller.system.serial_ports import (
     SerialDevice,
     SerialPortError,
@@ -144,7 +144,7 @@ def choose_board_serial(
     )
 
 
-def plan_install(opts: InstallOptions) -> list[Step]:
+def plan_install(opts: InstallOptions) -> list[InstallStep]:
     """Every step of the install, in order. Checks the inputs; changes nothing.
 
     Raises:
@@ -174,7 +174,7 @@ def plan_install(opts: InstallOptions) -> list[Step]:
     devices = find_serial_devices(opts.sys_root, opts.dev_root) if look else []
     serial, serial_note = choose_board_serial(opts.board_serial, devices, look)
 
-    steps: list[Step] = []
+    steps: list[InstallStep] = []
     if opts.live:
         for group in GROUPS:
             if _exists(grp.getgrnam, group):
@@ -201,14 +201,14 @@ def plan_install(opts: InstallOptions) -> list[Step]:
         )
 
     # The config: the example always (every option of this version), config.toml only if none.
-    steps.append(Step("mkdir", path=config_dir, mode=0o755))
+    steps.append(InstallStep("mkdir", path=config_dir, mode=0o755))
     example = config_dir / EXAMPLE_CONFIG
-    steps.append(Step("write", path=example, content=shipped_text(EXAMPLE_CONFIG)))
+    steps.append(InstallStep("write", path=example, content=shipped_text(EXAMPLE_CONFIG)))
     if config.exists():
         steps.append(note_step(f"keeping the existing {config}"))
     else:
         steps.append(
-            Step(
+            InstallStep(
                 "write",
                 path=config,
                 content=shipped_text(EXAMPLE_CONFIG),
@@ -219,33 +219,33 @@ def plan_install(opts: InstallOptions) -> list[Step]:
 
     # The udev rule, applied to a board already plugged in.
     steps.append(note_step(serial_note))
-    steps.append(Step("mkdir", path=rules_dir, mode=0o755))
-    steps.append(Step("write", path=rules_dir / RULE_NAME, content=render_rule(serial)))
+    steps.append(InstallStep("mkdir", path=rules_dir, mode=0o755))
+    steps.append(InstallStep("write", path=rules_dir / RULE_NAME, content=render_rule(serial)))
     if opts.live:
         steps.append(run_step("udevadm", "control", "--reload-rules"))
         steps.append(run_step("udevadm", "trigger", "--subsystem-match=tty", "--action=change"))
 
     # The unit, and the UART drop-in when the board is on one.
-    steps.append(Step("mkdir", path=unit_dir, mode=0o755))
-    steps.append(Step("write", path=unit_dir / UNIT_NAME, content=render_unit(exec_path)))
+    steps.append(InstallStep("mkdir", path=unit_dir, mode=0o755))
+    steps.append(InstallStep("write", path=unit_dir / UNIT_NAME, content=render_unit(exec_path)))
     dropin = unit_dir / f"{UNIT_NAME}.d" / DROPIN_NAME
     if groups:
         steps.append(note_step(f"the board's port {board.port} needs {', '.join(groups)}"))
-        steps.append(Step("mkdir", path=dropin.parent, mode=0o755))
+        steps.append(InstallStep("mkdir", path=dropin.parent, mode=0o755))
         steps.append(
-            Step("write", path=dropin, content=render_uart_dropin(str(board.port), groups))
+            InstallStep("write", path=dropin, content=render_uart_dropin(str(board.port), groups))
         )
     elif dropin.exists():
-        steps.append(Step("remove", path=dropin))
+        steps.append(InstallStep("remove", path=dropin))
     events = dropin.with_name(EVENTS_DROPIN)
     if board.events:
         steps.append(
             note_step(f"{board.source} has an [events] section: the unit may reach the network")
         )
-        steps.append(Step("mkdir", path=events.parent, mode=0o755))
-        steps.append(Step("write", path=events, content=shipped_text(EVENTS_DROPIN)))
+        steps.append(InstallStep("mkdir", path=events.parent, mode=0o755))
+        steps.append(InstallStep("write", path=events, content=shipped_text(EVENTS_DROPIN)))
     elif events.exists():
-        steps.append(Step("remove", path=events))
+        steps.append(InstallStep("remove", path=events))
     if opts.live:
         steps.append(run_step("systemctl", "daemon-reload"))
         steps.append(run_step("systemctl", "enable", UNIT_NAME))
@@ -293,7 +293,7 @@ def check_can_install(opts: InstallOptions, what: str = "install") -> None:
         raise ServiceError(f"service {what}: systemd is not running here (use --root DIR)")
 
 
-def install(opts: InstallOptions, out: TextIO, dry_run: bool = False) -> list[Step]:
+def install(opts: InstallOptions, out: TextIO, dry_run: bool = False) -> list[InstallStep]:
     """Plan and carry out (or print) the install; return the steps.
 
     Raises:
@@ -311,7 +311,7 @@ def install(opts: InstallOptions, out: TextIO, dry_run: bool = False) -> list[St
 
 
 # ----------------------------------------------------------------- uninstall
-def plan_uninstall(root: Path = Path("/"), purge: bool = False) -> list[Step]:
+def plan_uninstall(root: Path = Path("/"), purge: bool = False) -> list[InstallStep]:
     """The steps that take the service away (what :func:`plan_install` wrote).
 
     Keeps the config and the journal unless ``purge``; never removes the
@@ -323,12 +323,12 @@ def plan_uninstall(root: Path = Path("/"), purge: bool = False) -> list[Step]:
     rule = root / RULES_DIR.relative_to("/") / RULE_NAME
     config_dir = root / CONFIG_DIR.relative_to("/")
     state_dir = root / Path(STATE_DIR).relative_to("/")
-    steps: list[Step] = []
+    steps: list[InstallStep] = []
     if live and unit.exists():
         steps.append(run_step("systemctl", "disable", "--now", UNIT_NAME))
     for path in (dropins / DROPIN_NAME, dropins / EVENTS_DROPIN, unit, rule):
         if path.exists():
-            steps.append(Step("remove", path=path))
+            steps.append(InstallStep("remove", path=path))
         else:
             steps.append(note_step(f"nothing at {path}"))
     if live:

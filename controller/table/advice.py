@@ -15,7 +15,7 @@ from controller.advisor.advisor import Advisor, Choice
 from controller.core.errors import TopTableError
 from controller.core.symbols import Symbol
 from controller.game.state import GameState, Phase
-from hardware.displays.model import Advice
+from hardware.displays.model import AdviceView
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +25,12 @@ class AdviceLine:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self.advice: Advice | None = None  # what the screens show
+        self.advice: AdviceView | None = None  # what the screens show
         self.best: Choice | None = None  # the advisor's best choice for the throw on show
         self.advisor: Advisor | None = None
         self._key: tuple[object, ...] | None = None
 
-    def update(self, state: GameState) -> Advice | None:
+    def update(self, state: GameState) -> AdviceView | None:
         """Advise on ``state``'s throw on show (None: no attack throw, or no advice)."""
         self.advice, self.best = None, None
         c = state.combat
@@ -60,5 +60,5 @@ class AdviceLine:
             return None
         best = advised.best
         self.best = best
-        self.advice = Advice(best.keep, best.p_eliminate, best.expected_damage)
+        self.advice = AdviceView(best.keep, best.p_eliminate, best.expected_damage)
         return self.advice

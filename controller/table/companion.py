@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.companion.base import Choice, CompanionMode, RuleViolationError, parse_action
+from controller.companion.base import CompanionMode, Offer, RuleViolationError, parse_action
 from controller.companion.entry import EntryField, Value, build_action, entry_fields
 from controller.companion.registry import get_mode
 from controller.table.companion_journal import CompanionJournal, CompanionJournalError
@@ -89,8 +89,8 @@ class CompanionTable:
         self.state: Any = None
         self.history = 0  # effective actions journalled
         self.player: str | None = None
-        self.choices: tuple[Choice, ...] = ()
-        self.choice: Choice | None = None
+        self.choices: tuple[Offer, ...] = ()
+        self.choice: Offer | None = None
         self.fields: tuple[EntryField, ...] = ()
         self.answers: dict[str, Value] = {}
         self.selected = 0
@@ -171,11 +171,11 @@ class CompanionTable:
         winner = self.mode.to_json(self.state).get("winner")
         return str(winner) if winner is not None else None
 
-    def offered(self, player: str) -> tuple[Choice, ...]:
+    def offered(self, player: str) -> tuple[Offer, ...]:
         """What the rules allow ``player`` now."""
         return self.mode.legal_actions(self.state, player)
 
-    def _ordered(self, player: str) -> tuple[Choice, ...]:
+    def _ordered(self, player: str) -> tuple[Offer, ...]:
         """``player``'s choices, those only they have now first (the turn's own actions)."""
         shared = {c.do for p in self.players if p != player for c in self.offered(p)}
         return tuple(sorted(self.offered(player), key=lambda c: c.do in shared))

@@ -22,23 +22,23 @@ from controller.rules.warriors import AbilityKind
 from controller.table.chooser import ChooserKind
 from controller.table.entry import TableEntry
 from hardware.displays.model import (
-    Advice,
+    AdviceView,
     AttackOption,
     Clock,
-    Combat,
-    Defence,
+    CombatView,
     Fault,
-    Fighter,
+    FighterView,
     Prompt,
     PromptKind,
-    Seat,
+    SeatView,
+    ShownDefence,
     TableView,
 )
 
 _DEFENCES = {
-    RulesDefence.DEFENCE_CARDS: Defence.DEFENCE_CARD,
-    RulesDefence.ANY_CARDS: Defence.ANY_CARD,
-    RulesDefence.DODGE: Defence.DODGE,
+    RulesDefence.DEFENCE_CARDS: ShownDefence.DEFENCE_CARD,
+    RulesDefence.ANY_CARDS: ShownDefence.ANY_CARD,
+    RulesDefence.DODGE: ShownDefence.DODGE,
 }
 
 
@@ -49,13 +49,13 @@ class Overlay:
     prompt: Prompt | None = None
     faults: tuple[Fault, ...] = ()
     seconds_left: int | None = None
-    advice: Advice | None = None
+    advice: AdviceView | None = None
 
 
 def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
     """The view of ``state`` with the table's ``overlay``."""
     seats = tuple(
-        Seat(
+        SeatView(
             name=name,
             warriors_left=state.count(i),
             warriors_total=max(len(state.teams[i]), state.count(i)),
@@ -116,7 +116,7 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
     )  # fmt: skip
 
 
-def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None:
+def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatView | None:
     """The fight on show, or None outside a combat."""
     c = state.combat
     if c is None:
@@ -130,7 +130,7 @@ def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None
     dice = tuple(Symbol(s) for s in throws[-1]) if throws else ()
     options: tuple[AttackOption, ...] = ()
     speed: AttackSpeed | None = None
-    defences: tuple[Defence, ...] = ()
+    defences: tuple[ShownDefence, ...] = ()
     if c.throws and not defending:
         scored = engine.attack_options(state)
         best = max((d for _, d in scored), default=None)
@@ -152,7 +152,7 @@ def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None
             if d in _DEFENCES
         )
     rolls_max = (c.d_max_rerolls if defending else c.max_rerolls) + 1
-    return Combat(
+    return CombatView(
         attacker=_fighter(state, striker, s_form),
         defender=_fighter(state, target, t_form),
         dice=dice,
@@ -165,11 +165,11 @@ def combat_view(state: GameState, advice: Advice | None = None) -> Combat | None
     )
 
 
-def _fighter(state: GameState, name: str, form: str) -> Fighter:
+def _fighter(state: GameState, name: str, form: str) -> FighterView:
     warrior = state.data.warrior(name)
     piece = state.pieces.get(name)
     damage = piece.damage if piece is not None else 0
-    return Fighter(
+    return FighterView(
         name=name,
         endurance_left=max(0, warrior.endurance - damage),
         endurance_max=warrior.endurance,

@@ -25,7 +25,7 @@ from hardware.board.errors import BoardPortError
 from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard
 from hardware.board.memory import BoardMemory, LinkStats, Record
-from hardware.board.session import HostSession, Phase
+from hardware.board.session import HostSession, LinkPhase
 from hardware.board.settings import DEFAULT_BAUD
 
 log = logging.getLogger(__name__)
@@ -193,7 +193,7 @@ class BoardLink:
                 for ev in self.guard.poll(now):
                     self.events.put(ev)
                 if reason is not None:
-                    if session.phase is Phase.REFUSED:
+                    if session.phase is LinkPhase.REFUSED:
                         return "refused: " + reason
                     return reason
         except (serial.SerialException, OSError) as exc:

@@ -27,7 +27,7 @@ PING_EVERY_S = 1.0
 AHEAD_MAX = 256  # events kept that arrived before a missing one
 
 
-class Phase(StrEnum):
+class LinkPhase(StrEnum):
     """Where the session is in the handshake."""
 
     IDENTIFY = "identify"
@@ -48,7 +48,7 @@ class HostSession:
     record: Record | None = None
     silence_s: float = 5.0
     on_frame: Callable[[tuple[int, int, int, bytes]], None] | None = None
-    phase: Phase = Phase.IDENTIFY
+    phase: LinkPhase = LinkPhase.IDENTIFY
     refusal: str = ""
     _decoder: wire.Decoder = field(default_factory=wire.Decoder)
     _seq: int = 0
@@ -66,7 +66,7 @@ class HostSession:
     # -- driving -------------------------------------------------------------
     def start(self, now: float) -> None:
         """Begin the identify handshake on a freshly opened port."""
-        self.phase = Phase.IDENTIFY
+        self.phase = LinkPhase.IDENTIFY
         self._last_rx = now
         self._deadline = now + IDENTIFY_TIMEOUT_S
         self._reconnect = self.memory.states is not None
@@ -90,17 +90,17 @@ class HostSession:
 
     def poll(self, now: float) -> str | None:
         """Run timers; return why the link must be dropped, or None."""
-        if self.phase is Phase.REFUSED:
+        if self.phase is LinkPhase.REFUSED:
             return self.refusal
         if now - self._last_rx > self.silence_s:
             return f"no valid frame for {now - self._last_rx:.1f} s (expected a heartbeat every 0.25 s)"
-        if self.phase is Phase.IDENTIFY:
+        if self.phase is LinkPhase.IDENTIFY:
             if now > self._deadline:
                 return f"no answer to identify within {IDENTIFY_TIMEOUT_S:.0f} s"
             if now >= self._retry_at:
                 self._send(wire.IDENTIFY, wire.encode_identify())
                 self._retry_at = now + RETRY_S
-        elif self.phase is Phase.SNAPSHOT:
+        elif self.phase is LinkPhase.SNAPSHOT:
             if now >= self._retry_at:
                 self._send(wire.SNAPSHOT_REQ, b"")
                 self._retry_at = now + RETRY_S
@@ -134,18 +134,18 @@ class HostSession:
             return
         try:
             if mtype == wire.EVENTS:
-                if self.phase is Phase.LIVE:
+                if self.phase is LinkPhase.LIVE:
                     boot, first, events = wire.decode_events(payload)
                     self._on_events(boot, first, events, now)
             elif mtype == wire.HEARTBEAT:
-                if self.phase is Phase.LIVE:
+                if self.phase is LinkPhase.LIVE:
                     self._on_heartbeat(*wire.decode_heartbeat(payload))
             elif mtype == wire.SNAPSHOT:
-                if self.phase is Phase.SNAPSHOT:
+                if self.phase is LinkPhase.SNAPSHOT:
                     boot, seq, oldest, states = wire.decode_snapshot(payload)
                     self._on_snapshot(boot, seq, oldest, states, now)
             elif mtype == wire.IDENT:
-                if self.phase is Phase.IDENTIFY:
+                if self.phase is LinkPhase.IDENTIFY:
                     proto, sensors, boot, hz, fw = wire.decode_ident(payload)
                     self._on_ident(proto, sensors, boot, hz, fw, now)
             elif mtype == wire.PONG:
@@ -165,7 +165,7 @@ class HostSession:
             log.warning("%s: malformed %s: %s", self.port, wire.TYPE_NAMES.get(mtype), exc)
 
     def _refuse(self, version: int) -> None:
-        self.phase = Phase.REFUSED
+        self.phase = LinkPhase.REFUSED
         self.refusal = str(
             ProtocolMismatchError(
                 f"the board on {self.port} speaks board protocol {version}, this host speaks "
@@ -206,7 +206,7 @@ class HostSession:
         self._want_snapshot(now)
 
     def _want_snapshot(self, now: float) -> None:
-        self.phase = Phase.SNAPSHOT
+        self.phase = LinkPhase.SNAPSHOT
         self._checkpoint = None
         self._ahead.clear()
         self._send(wire.SNAPSHOT_REQ, b"")
@@ -234,7 +234,7 @@ class HostSession:
             return  # an answer to an older request; the retry timer asks again
         if same_boot and self._reconnect and oldest <= mem.last + 1:
             # the board still holds every event we lack: take them one by one
-            self.phase = Phase.LIVE
+            self.phase = LinkPhase.LIVE
             self._reconnect = False
             if seq == mem.last:
                 self._verify(boot, seq, states, now)
@@ -274,7 +274,7 @@ class HostSession:
         mem.boot = boot
         mem.last = seq
         self._ahead.clear()
-        self.phase = Phase.LIVE
+        self.phase = LinkPhase.LIVE
         self._checkpoint = None
         self._ack()
         self.emit(BoardResynced(boot, seq, mem.occupied(), changed, self._reason))
@@ -354,7 +354,7 @@ class HostSession:
                 _, want = self._checkpoint
                 self._checkpoint = None
                 self._verify(boot, seq, want, now)
-                if self.phase is not Phase.LIVE:
+                if self.phase is not LinkPhase.LIVE:
                     return
         self._ack()
 

@@ -9,7 +9,7 @@ from PIL import ImageDraw
 from controller.core.symbols import Symbol
 from hardware.displays.font import SMALL, Font
 from hardware.displays.icons import ICON_SIZE, draw_icon
-from hardware.displays.model import Fighter, Seat, TableView
+from hardware.displays.model import FighterView, SeatView, TableView
 
 Size = tuple[int, int]
 Draw = ImageDraw.ImageDraw
@@ -125,11 +125,11 @@ def mmss(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def fighter_label(f: Fighter) -> str:
+def fighter_label(f: FighterView) -> str:
     """Name and form, e.g. ``SON GOKU SSJ``."""
     return f"{f.name} {f.form}" if f.form else f.name
 
 
-def current_seat(view: TableView) -> Seat | None:
+def current_seat(view: TableView) -> SeatView | None:
     """The seat whose turn it is, if the view lists seats."""
     return view.seats[view.seat] if 0 <= view.seat < len(view.seats) else None

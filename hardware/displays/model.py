@@ -13,7 +13,7 @@ from enum import StrEnum
 from controller.core.symbols import AttackSpeed, Symbol
 
 
-class Defence(StrEnum):
+class ShownDefence(StrEnum):
     """A kind of defence the defender may use against the attack on show."""
 
     DEFENCE_CARD = "defence_card"
@@ -42,7 +42,7 @@ class Clock:
 
 
 @dataclass(frozen=True)
-class Fighter:
+class FighterView:
     """A warrior in the combat on show; ``form`` is empty in base form."""
 
     name: str
@@ -61,7 +61,7 @@ class AttackOption:
 
 
 @dataclass(frozen=True)
-class Advice:
+class AdviceView:
     """The advisor's hint: dice to keep, chance to eliminate, expected damage."""
 
     keep: tuple[Symbol, ...] = ()
@@ -70,18 +70,18 @@ class Advice:
 
 
 @dataclass(frozen=True)
-class Combat:
+class CombatView:
     """The fight in progress: who, the dice read, what they are worth, what may answer."""
 
-    attacker: Fighter
-    defender: Fighter
+    attacker: FighterView
+    defender: FighterView
     dice: tuple[Symbol, ...] = ()
     roll_no: int = 1
     rolls_max: int = 1
     options: tuple[AttackOption, ...] = ()
     speed: AttackSpeed | None = None
-    defences: tuple[Defence, ...] = ()
-    advice: Advice | None = None
+    defences: tuple[ShownDefence, ...] = ()
+    advice: AdviceView | None = None
 
     @property
     def best(self) -> AttackOption | None:
@@ -93,7 +93,7 @@ class Combat:
 
 
 @dataclass(frozen=True)
-class Seat:
+class SeatView:
     """A player at the table: warriors still on the board and cards in hand."""
 
     name: str
@@ -138,7 +138,7 @@ class TableView:
     player: str
     clock: Clock
     phase: str
-    seats: tuple[Seat, ...] = ()
-    combat: Combat | None = None
+    seats: tuple[SeatView, ...] = ()
+    combat: CombatView | None = None
     prompt: Prompt | None = None
     faults: tuple[Fault, ...] = field(default_factory=tuple)

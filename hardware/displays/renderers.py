@@ -25,18 +25,18 @@ from hardware.displays.draw import (
 )
 from hardware.displays.font import BIG, SMALL
 from hardware.displays.icons import ICON_SIZE
-from hardware.displays.model import Defence, PromptKind, Seat, TableView
+from hardware.displays.model import PromptKind, SeatView, ShownDefence, TableView
 
 SPEED_NAMES: dict[AttackSpeed, str] = {
     AttackSpeed.LIGHTNING: "LIGHTNING",
     AttackSpeed.SURPRISE: "SURPRISE",
     AttackSpeed.NORMAL: "NORMAL",
 }
-DEFENCE_NAMES: dict[Defence, str] = {
-    Defence.DEFENCE_CARD: "DEF CARD",
-    Defence.ANY_CARD: "CARD",
-    Defence.INVULNERABLE_CARD: "INVULN CARD",
-    Defence.DODGE: "DODGE",
+DEFENCE_NAMES: dict[ShownDefence, str] = {
+    ShownDefence.DEFENCE_CARD: "DEF CARD",
+    ShownDefence.ANY_CARD: "CARD",
+    ShownDefence.INVULNERABLE_CARD: "INVULN CARD",
+    ShownDefence.DODGE: "DODGE",
 }
 PROMPT_TITLES: dict[PromptKind, str] = {
     PromptKind.CONFIRM_READ: "CONFIRM READ",
@@ -108,7 +108,7 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
         text(d, (0, 56), _speed_line(c.speed, c.defences), w)
 
 
-def _speed_line(speed: AttackSpeed, defences: Sequence[Defence]) -> str:
+def _speed_line(speed: AttackSpeed, defences: Sequence[ShownDefence]) -> str:
     allowed = "/".join(DEFENCE_NAMES[x] for x in defences) if defences else "NO DEF"
     return f"{SPEED_NAMES[speed]}: {allowed}"
 
@@ -174,7 +174,7 @@ def teams_screen(d: Draw, view: TableView, size: Size) -> None:
 
 
 def _seat_row(
-    d: Draw, xy: tuple[int, int], width: int, s: Seat, current: bool, compact: bool
+    d: Draw, xy: tuple[int, int], width: int, s: SeatView, current: bool, compact: bool
 ) -> None:
     x0, y = xy
     fill = 0 if current else 1

@@ -14,16 +14,16 @@ from typing import Any, TypeVar
 from controller.core.errors import DataError, DataProblem
 from controller.core.symbols import AttackSpeed, Symbol
 from hardware.displays.model import (
-    Advice,
+    AdviceView,
     AttackOption,
     Clock,
-    Combat,
-    Defence,
+    CombatView,
     Fault,
-    Fighter,
+    FighterView,
     Prompt,
     PromptKind,
-    Seat,
+    SeatView,
+    ShownDefence,
     TableView,
 )
 
@@ -169,7 +169,7 @@ _clock = _object(
     },
 )
 _fighter = _object(
-    Fighter,
+    FighterView,
     lambda r: {
         "name": (r.str_,),
         "endurance_left": (r.int_(0),),
@@ -186,7 +186,7 @@ _option = _object(
     },
 )
 _advice = _object(
-    Advice,
+    AdviceView,
     lambda r: {
         "keep": (r.list_(r.enum(Symbol)), ()),
         "ko_chance": (r.prob, None),
@@ -194,7 +194,7 @@ _advice = _object(
     },
 )
 _combat = _object(
-    Combat,
+    CombatView,
     lambda r: {
         "attacker": (_fighter(r),),
         "defender": (_fighter(r),),
@@ -203,12 +203,12 @@ _combat = _object(
         "rolls_max": (r.int_(1), 1),
         "options": (r.list_(_option(r)), ()),
         "speed": (r.enum(AttackSpeed), None),
-        "defences": (r.list_(r.enum(Defence)), ()),
+        "defences": (r.list_(r.enum(ShownDefence)), ()),
         "advice": (_advice(r), None),
     },
 )
 _seat = _object(
-    Seat,
+    SeatView,
     lambda r: {
         "name": (r.str_,),
         "warriors_left": (r.int_(0),),

@@ -370,10 +370,10 @@ def test_entry_fields_and_build_action() -> None:
     zs = z.new_game(["A", "B"])
     crit = [f for f in z.actions["critical"].__dataclass_fields__]
     assert "number" in crit
-    from controller.companion.base import Choice
+    from controller.companion.base import Offer
 
     fields = entry_fields(
-        z, zs, Choice("critical", (("player", ("A",)), ("choice", ("capture",))), ("number",)), "A"
+        z, zs, Offer("critical", (("player", ("A",)), ("choice", ("capture",))), ("number",)), "A"
     )
     assert [(f.key, f.values[0]) for f in fields] == [("number", None)]
     assert fields[0].labels[0] == "none"

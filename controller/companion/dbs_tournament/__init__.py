@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import Choice, JsonDict
+from controller.companion.base import JsonDict, Offer
 from controller.companion.dbs_tournament.model import (
     ACTIONS,
     MODE_NAME,
@@ -89,7 +89,7 @@ class DbsTournament:
     def step(self, state: DbsState) -> str:
         return step(state)
 
-    def legal_actions(self, state: DbsState, player: str) -> tuple[Choice, ...]:
+    def legal_actions(self, state: DbsState, player: str) -> tuple[Offer, ...]:
         return legal_actions(state, player)
 
     def apply(self, state: DbsState, action: Any) -> DbsState:

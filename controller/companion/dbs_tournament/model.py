@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.companion.base import Action, Player
+from controller.companion.base import CompanionAction, Player
 from controller.companion.datafile import get_int, merged, read_mode_file
 from controller.core.errors import UnknownNameError
 
@@ -93,7 +93,7 @@ class DbsState:
 
 
 @dataclass(frozen=True)
-class Roll(Action):
+class Roll(CompanionAction):
     """The dice rolled to decide who picks the first player."""
 
     DO = "roll"
@@ -101,7 +101,7 @@ class Roll(Action):
 
 
 @dataclass(frozen=True)
-class ChooseFirst(Action):
+class ChooseFirst(CompanionAction):
     """The highest roller names the first player."""
 
     DO = "choose_first"
@@ -109,14 +109,14 @@ class ChooseFirst(Action):
 
 
 @dataclass(frozen=True)
-class EndTurn(Action):
+class EndTurn(CompanionAction):
     """The turn player ends their turn."""
 
     DO = "end_turn"
 
 
 @dataclass(frozen=True)
-class Attack(Action):
+class AttackDeclared(CompanionAction):
     """The turn player declares an attack on another player."""
 
     DO = "attack"
@@ -125,7 +125,7 @@ class Attack(Action):
 
 
 @dataclass(frozen=True)
-class Damage(Action):
+class Damage(CompanionAction):
     """A player loses life."""
 
     DO = "damage"
@@ -134,7 +134,7 @@ class Damage(Action):
 
 
 @dataclass(frozen=True)
-class DeckOut(Action):
+class DeckOut(CompanionAction):
     """A player's deck is empty."""
 
     DO = "deck_out"
@@ -142,7 +142,7 @@ class DeckOut(Action):
 
 
 @dataclass(frozen=True)
-class CounterOrder(Action):
+class CounterOrder(CompanionAction):
     """Ask in which order a [Counter] window is offered."""
 
     DO = "counter_order"
@@ -152,7 +152,7 @@ class CounterOrder(Action):
 
 
 @dataclass(frozen=True)
-class ChampionPlay(Action):
+class ChampionPlay(CompanionAction):
     """A player plays their champion from the Champion Zone."""
 
     DO = "champion_play"
@@ -161,7 +161,7 @@ class ChampionPlay(Action):
 
 
 @dataclass(frozen=True)
-class ChampionReturn(Action):
+class ChampionReturn(CompanionAction):
     """A player's champion goes back to the Champion Zone."""
 
     DO = "champion_return"
@@ -169,7 +169,7 @@ class ChampionReturn(Action):
 
 
 DbsAction = (
-    Roll | ChooseFirst | EndTurn | Attack | Damage | DeckOut | CounterOrder | ChampionPlay
+    Roll | ChooseFirst | EndTurn | AttackDeclared | Damage | DeckOut | CounterOrder | ChampionPlay
 ) | ChampionReturn
 ACTIONS: dict[str, type[Any]] = {
     c.DO: c
@@ -177,7 +177,7 @@ ACTIONS: dict[str, type[Any]] = {
         Roll,
         ChooseFirst,
         EndTurn,
-        Attack,
+        AttackDeclared,
         Damage,
         DeckOut,
         CounterOrder,

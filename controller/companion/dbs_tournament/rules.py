@@ -7,15 +7,15 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from controller.companion.base import (
-    Choice,
     JsonDict,
+    Offer,
     RuleViolationError,
     check_players,
     clockwise_from,
 )
 from controller.companion.dbs_tournament.model import (
     MODE_NAME,
-    Attack,
+    AttackDeclared,
     ChampionPlay,
     ChampionReturn,
     ChooseFirst,
@@ -160,7 +160,7 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
         assert state.turn is not None
         out = _replace_seat(state, state.turn, first_turn_taken=True)
         return dataclasses.replace(out, turn=next_player(out, state.turn))
-    if isinstance(action, Attack):
+    if isinstance(action, AttackDeclared):
         _in_game(state, action.attacker, action.target)
         _must_be_turn_player(state, action.attacker, R_TURN, f"{action.attacker} attacks")
         if action.target == action.attacker:
@@ -221,23 +221,23 @@ def step(state: DbsState) -> str:
     return state.step.value
 
 
-def legal_actions(state: DbsState, player: str) -> tuple[Choice, ...]:
+def legal_actions(state: DbsState, player: str) -> tuple[Offer, ...]:
     """What the table may offer ``player`` now."""
     state.seat(player)  # UnknownNameError for a stranger
     if state.step is Step.ROLL:
-        return (Choice("roll", free=("values",)),) if player in state.rolling else ()
+        return (Offer("roll", free=("values",)),) if player in state.rolling else ()
     if state.step is Step.CHOOSE_FIRST:
         opts: tuple[tuple[str, tuple[str | int, ...]], ...] = (("player", state.names),)
-        return (Choice("choose_first", options=opts),) if player == state.chooser else ()
+        return (Offer("choose_first", options=opts),) if player == state.chooser else ()
     if state.step is Step.OVER or state.seat(player).eliminated:
         return ()
     me = state.seat(player)
-    out = [Choice("damage", (("player", (player,)),), ("amount",))]
-    out.append(Choice("deck_out", (("player", (player,)),)))
+    out = [Offer("damage", (("player", (player,)),), ("amount",))]
+    out.append(Offer("deck_out", (("player", (player,)),)))
     if not me.champion_in_zone:
-        out.append(Choice("champion_return", (("player", (player,)),)))
+        out.append(Offer("champion_return", (("player", (player,)),)))
     out.append(
-        Choice("counter_order", (("kind", ("play", "attack")), ("by", (player,))), ("target",))
+        Offer("counter_order", (("kind", ("play", "attack")), ("by", (player,))), ("target",))
     )
     if state.turn == player:
         targets = tuple(
@@ -246,10 +246,10 @@ def legal_actions(state: DbsState, player: str) -> tuple[Choice, ...]:
             if s.name != player and not s.eliminated and s.first_turn_taken
         )
         if targets:
-            out.append(Choice("attack", (("attacker", (player,)), ("target", targets))))
+            out.append(Offer("attack", (("attacker", (player,)), ("target", targets))))
         if me.champion_in_zone:
-            out.append(Choice("champion_play", (("player", (player,)),), ("base_cost",)))
-        out.append(Choice("end_turn"))
+            out.append(Offer("champion_play", (("player", (player,)),), ("base_cost",)))
+        out.append(Offer("end_turn"))
     return tuple(out)
 
 

@@ -29,14 +29,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import Choice, JsonDict
+from controller.companion.base import JsonDict, Offer
 from controller.companion.dbz_tcg.model import (
     ACTIONS,
     MODE_NAME,
     AttackTable,
     DbzData,
     DbzState,
-    Fighter,
+    Personality,
     Step,
     Victory,
     load_data,
@@ -51,7 +51,7 @@ __all__ = [
     "DbzData",
     "DbzState",
     "DbzTcg",
-    "Fighter",
+    "Personality",
     "Step",
     "Victory",
     "apply",
@@ -79,7 +79,7 @@ class DbzTcg:
     def step(self, state: DbzState) -> str:
         return state.step.value
 
-    def legal_actions(self, state: DbzState, player: str) -> tuple[Choice, ...]:
+    def legal_actions(self, state: DbzState, player: str) -> tuple[Offer, ...]:
         return legal_actions(state, player)
 
     def apply(self, state: DbzState, action: Any) -> DbzState:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.companion.base import Action, Player
+from controller.companion.base import CompanionAction, Player
 from controller.companion.datafile import (
     check_keys,
     get_int,
@@ -87,7 +87,7 @@ class DbzData:
 
 
 @dataclass(frozen=True)
-class Fighter:
+class Personality:
     """One player's numbers."""
 
     name: str
@@ -105,7 +105,7 @@ class DbzState:
     """The whole game as the table knows it."""
 
     data: DbzData
-    fighters: tuple[Fighter, Fighter]
+    fighters: tuple[Personality, Personality]
     turn: str
     step: Step = Step.DRAW
     turn_number: int = 1
@@ -114,7 +114,7 @@ class DbzState:
     winner: str | None = None
     victory: Victory | None = None
 
-    def fighter(self, name: str) -> Fighter:
+    def fighter(self, name: str) -> Personality:
         """The numbers of ``name``."""
         for f in self.fighters:
             if f.name == name:
@@ -130,7 +130,7 @@ class DbzState:
 
 
 @dataclass(frozen=True)
-class Draw(Action):
+class Draw(CompanionAction):
     """A player draws cards from their Life Deck."""
 
     DO = "draw"
@@ -139,7 +139,7 @@ class Draw(Action):
 
 
 @dataclass(frozen=True)
-class Pur(Action):
+class Pur(CompanionAction):
     """The turn player's Main Personality gains its Power Up Rating (Planning Step)."""
 
     DO = "pur"
@@ -148,7 +148,7 @@ class Pur(Action):
 
 
 @dataclass(frozen=True)
-class Anger(Action):
+class Anger(CompanionAction):
     """A player's Anger goes up or down."""
 
     DO = "anger"
@@ -157,7 +157,7 @@ class Anger(Action):
 
 
 @dataclass(frozen=True)
-class StageDamage(Action):
+class StageDamage(CompanionAction):
     """Power Stages of damage from one unstopped attack (or effect)."""
 
     DO = "stage_damage"
@@ -166,7 +166,7 @@ class StageDamage(Action):
 
 
 @dataclass(frozen=True)
-class LifeDamage(Action):
+class LifeDamage(CompanionAction):
     """Life Cards of damage from one unstopped attack (or effect)."""
 
     DO = "life_damage"
@@ -175,7 +175,7 @@ class LifeDamage(Action):
 
 
 @dataclass(frozen=True)
-class PhysicalAttack(Action):
+class PhysicalAttack(CompanionAction):
     """An unstopped Physical Attack on ``player``: the Attack Table gives the stages of damage."""
 
     DO = "physical_attack"
@@ -185,7 +185,7 @@ class PhysicalAttack(Action):
 
 
 @dataclass(frozen=True)
-class DragonBall(Action):
+class DragonBall(CompanionAction):
     """The turn player plays a Dragon Ball (Planning Step)."""
 
     DO = "dragon_ball"
@@ -194,7 +194,7 @@ class DragonBall(Action):
 
 
 @dataclass(frozen=True)
-class DeclareCombat(Action):
+class DeclareCombat(CompanionAction):
     """The turn player declares combat."""
 
     DO = "declare_combat"
@@ -202,7 +202,7 @@ class DeclareCombat(Action):
 
 
 @dataclass(frozen=True)
-class Rejuvenate(Action):
+class Rejuvenate(CompanionAction):
     """The turn player rejuvenates one card (only without combat this turn)."""
 
     DO = "rejuvenate"
@@ -210,7 +210,7 @@ class Rejuvenate(Action):
 
 
 @dataclass(frozen=True)
-class UseCritical(Action):
+class UseCritical(CompanionAction):
     """The attacker's critical damage choice after 5+ Life Cards from one unstopped attack."""
 
     DO = "critical"
@@ -220,7 +220,7 @@ class UseCritical(Action):
 
 
 @dataclass(frozen=True)
-class EndTurn(Action):
+class EndTurn(CompanionAction):
     """The turn player ends the turn (Discard Step and Rejuvenation Step included)."""
 
     DO = "end_turn"

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import Choice, JsonDict, RuleViolationError, check_players
+from controller.companion.base import JsonDict, Offer, RuleViolationError, check_players
 from controller.companion.dbz_tcg.model import (
     MODE_NAME,
     Anger,
@@ -17,8 +17,8 @@ from controller.companion.dbz_tcg.model import (
     DragonBall,
     Draw,
     EndTurn,
-    Fighter,
     LifeDamage,
+    Personality,
     PhysicalAttack,
     Pur,
     Rejuvenate,
@@ -47,7 +47,7 @@ def new_game(
     """Both players at Level 1, five Power Stages, a full Life Deck; the first listed begins."""
     d = load_data(data, source)
     a, b = check_players(players, 2, 2, MODE_NAME, source)
-    fighters = tuple(Fighter(n, d.life_deck, d.start_level, d.start_stages) for n in (a, b))
+    fighters = tuple(Personality(n, d.life_deck, d.start_level, d.start_stages) for n in (a, b))
     return DbzState(data=d, fighters=(fighters[0], fighters[1]), turn=a)
 
 
@@ -225,14 +225,14 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
     raise TypeError(f"not a {MODE_NAME} action: {action!r}")
 
 
-def legal_actions(state: DbzState, player: str) -> tuple[Choice, ...]:
+def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     """What the table may offer ``player`` now."""
     me = state.fighter(player)  # UnknownNameError for a stranger
     if state.step is Step.OVER:
         return ()
     if me.critical_available:
         return (
-            Choice(
+            Offer(
                 "critical",
                 (("player", (player,)), ("choice", tuple(c.value for c in Critical))),
                 ("number",),
@@ -240,25 +240,25 @@ def legal_actions(state: DbzState, player: str) -> tuple[Choice, ...]:
         )
     mine = (("player", (player,)),)
     out = [
-        Choice("draw", mine, ("cards",)),
-        Choice("anger", mine, ("delta",)),
-        Choice("stage_damage", mine, ("amount",)),
-        Choice("life_damage", mine, ("amount",)),
-        Choice("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
+        Offer("draw", mine, ("cards",)),
+        Offer("anger", mine, ("delta",)),
+        Offer("stage_damage", mine, ("amount",)),
+        Offer("life_damage", mine, ("amount",)),
+        Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
     ]
     if player != state.turn:
         return tuple(out)
     if state.step is Step.DRAW:
-        return (Choice("draw", (("player", (player,)), ("cards", (state.data.draw_step_cards,)))),)
+        return (Offer("draw", (("player", (player,)), ("cards", (state.data.draw_step_cards,)))),)
     if state.step is Step.PLANNING:
         taken = {b for f in state.fighters for b in f.dragon_balls}
         free = tuple(n for n in range(1, state.data.dragon_balls + 1) if n not in taken)
-        out += [Choice("pur", mine, ("amount",)), Choice("dragon_ball", (*mine, ("number", free)))]
+        out += [Offer("pur", mine, ("amount",)), Offer("dragon_ball", (*mine, ("number", free)))]
     if state.step in (Step.PLANNING, Step.COMBAT_CHOICE):
-        out.append(Choice("declare_combat", mine))
+        out.append(Offer("declare_combat", mine))
         if me.life < state.data.life_deck:
-            out.append(Choice("rejuvenate", mine))
-    out.append(Choice("end_turn"))
+            out.append(Offer("rejuvenate", mine))
+    out.append(Offer("end_turn"))
     return tuple(out)
 
 

@@ -23,6 +23,8 @@ The engine is split by phase; each module handles the events of its phases:
 Modules import one way (common <- fusion <- turn <- setup/cards <- combat <- duel <-
 extra <- end <- resolve <- attack/defence/move <- fold): a phase that leads back to an
 earlier one calls down, never up.
+
+May import: controller.core, rules, gamedata and game's state and events.
 """
 
 from __future__ import annotations

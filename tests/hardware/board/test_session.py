@@ -11,7 +11,7 @@ from firmware import wire
 from hardware.board.accounting import tally
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
 from hardware.board.memory import RecordError
-from hardware.board.session import Phase
+from hardware.board.session import LinkPhase
 from tests.hardware.board.helpers import Loopback
 
 
@@ -23,7 +23,7 @@ def test_handshake_then_live_events_in_order() -> None:
     lb = Loopback()
     lb.set(2, True)
     lb.run(50)
-    assert lb.session.phase is Phase.LIVE
+    assert lb.session.phase is LinkPhase.LIVE
     kinds = [type(e) for e in lb.events]
     assert kinds == [LinkRestored, BoardResynced, SensorChanged]
     lb.set(5, True)
@@ -143,7 +143,7 @@ def test_sensor_beyond_the_board_is_counted_and_skipped() -> None:
     lb.session.feed(bad, lb.now)
     assert lb.stats.bad_sensor == 1
     assert lb.memory.last == 1
-    assert lb.session.phase is Phase.LIVE
+    assert lb.session.phase is LinkPhase.LIVE
 
 
 def test_garbage_between_frames_is_counted_not_fatal() -> None:

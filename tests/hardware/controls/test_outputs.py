@@ -11,7 +11,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hardware.controls import ControlsConfig, TableOutputs
-from hardware.displays.model import Clock, Fault, Seat
+from hardware.displays.model import Clock, Fault, SeatView
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
 pytestmark = pytest.mark.timeout(20)
@@ -47,7 +47,7 @@ def _wait_states(factory: MockFactory, pin: int, count: int, timeout: float = 3.
 
 
 def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
-    def seats(ben_left: int) -> tuple[Seat, ...]:
+    def seats(ben_left: int) -> tuple[SeatView, ...]:
         return (
             BASE.seats[0],
             dataclasses.replace(BASE.seats[1], warriors_left=ben_left),

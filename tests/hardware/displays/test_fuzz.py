@@ -9,16 +9,16 @@ from PIL import Image, ImageDraw
 
 from controller.core.symbols import AttackSpeed, Symbol
 from hardware.displays.model import (
-    Advice,
+    AdviceView,
     AttackOption,
     Clock,
-    Combat,
-    Defence,
+    CombatView,
     Fault,
-    Fighter,
+    FighterView,
     Prompt,
     PromptKind,
-    Seat,
+    SeatView,
+    ShownDefence,
     TableView,
 )
 from hardware.displays.screens import render, screen_by_name, screen_names
@@ -31,15 +31,15 @@ small = st.integers(min_value=0, max_value=9999)
 
 
 @st.composite
-def fighters(draw: st.DrawFn) -> Fighter:
+def fighters(draw: st.DrawFn) -> FighterView:
     top = draw(st.integers(min_value=1, max_value=999))
-    return Fighter(draw(names), draw(st.integers(0, top)), top, draw(names))
+    return FighterView(draw(names), draw(st.integers(0, top)), top, draw(names))
 
 
 @st.composite
-def seats(draw: st.DrawFn) -> Seat:
+def seats(draw: st.DrawFn) -> SeatView:
     total = draw(st.integers(min_value=1, max_value=8))
-    return Seat(draw(names), draw(st.integers(0, total)), total, draw(small))
+    return SeatView(draw(names), draw(st.integers(0, total)), total, draw(small))
 
 
 @st.composite
@@ -49,7 +49,7 @@ def views(draw: st.DrawFn) -> TableView:
     combat = draw(
         st.none()
         | st.builds(
-            Combat,
+            CombatView,
             attacker=fighters(),
             defender=fighters(),
             dice=dice,
@@ -59,10 +59,10 @@ def views(draw: st.DrawFn) -> TableView:
                 tuple
             ),
             speed=st.none() | st.sampled_from(list(AttackSpeed)),
-            defences=st.lists(st.sampled_from(list(Defence)), max_size=4).map(tuple),
+            defences=st.lists(st.sampled_from(list(ShownDefence)), max_size=4).map(tuple),
             advice=st.none()
             | st.builds(
-                Advice,
+                AdviceView,
                 dice,
                 st.none() | st.floats(0, 1),
                 st.none() | st.floats(0, 999),
