@@ -7,8 +7,9 @@ photos, assuming no dice colour, tray, polarity or view:
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
    ``a``, so a die lying at 45 degrees does not count as a bigger one).
 2. **Face samples.** Each labeled die is cut upright along its measured rotation
-   (``vision.features``), slightly shifted, turned and zoomed, in its four quarter
-   turns: the face classifier's samples. Labeled boxes whose look disagrees with
+   (``vision.features``), slightly shifted, turned, zoomed, stretched and sheared
+   (as if seen from another angle), in its four quarter turns: the face
+   classifier's samples, compared in their principal directions. Labeled boxes whose look disagrees with
    their label (read as another face by every other die) are reported, by file
    and line: a likely label mistake.
 3. **Finder.** A linear window detector (:mod:`vision.detect`), trained by
@@ -49,7 +50,7 @@ from vision.detect_train import Photo, colour_model, load_photo, train_finder
 from vision.die_shape import orientation, outline_aspect
 from vision.errors import ModelError
 from vision.features import die_patches, features_many, quarter_turns
-from vision.model import BACKGROUND, DEFAULT_THRESHOLD, FaceModel, train
+from vision.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.progress import Progress, quiet
 
 MIN_PHOTOS = 2
@@ -70,7 +71,40 @@ JITTER: tuple[tuple[float, float, float, float], ...] = (
     (-30.0, 1.0, 0.0, 0.0),
     (45.0, 1.0, 0.0, 0.0),
 )
+# ... and seen as if from another angle: stretched along one of its axes or sheared
+# (x scale, y scale, shear, along the die's own axes): an oblique camera foreshortens
+WARPS: tuple[tuple[float, float, float], ...] = (
+    (1.0, 1.0, 0.0),
+    (1.0, 0.85, 0.0),
+    (0.85, 1.0, 0.0),
+    (1.0, 1.0, 0.12),
+    (1.0, 1.0, -0.12),
+    (1.0, 0.72, 0.0),
+    (0.72, 1.0, 0.0),
+)
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
+
+
+def _warped(
+    face: NDArray[Any], cx: float, cy: float, angle: float, warp: tuple[float, float, float]
+) -> tuple[NDArray[Any], float, float]:
+    """The surroundings of a die (centre ``cx, cy``, rotation ``angle`` in degrees) with
+    ``warp`` applied along the die's axes about its centre; the centre in the crop."""
+    r = int(FACE_DIE_PX * 1.5)
+    x0, y0 = int(cx) - r, int(cy) - r
+    padded = cv2.copyMakeBorder(face, r, r, r, r, cv2.BORDER_REPLICATE)
+    crop = padded[y0 + r : y0 + 3 * r, x0 + r : x0 + 3 * r]
+    ccx, ccy = cx - x0, cy - y0
+    if warp == (1.0, 1.0, 0.0):
+        return crop, ccx, ccy
+    sx, sy, shear = warp
+    t = math.radians(angle)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    a = rot @ np.array([[sx, shear], [0.0, sy]]) @ rot.T
+    c = np.array([ccx, ccy])
+    m = np.hstack([a, (c - a @ c)[:, None]])
+    out = cv2.warpAffine(crop, m, (crop.shape[1], crop.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    return out, ccx, ccy
 
 
 def die_frac_from_labels(dataset: Dataset) -> float:
@@ -233,20 +267,25 @@ def calibrate(
     # of the same face (an oblique view shifts the top face off the die's centre)
     die_cls = np.array([d[4] for d in dies])
     chosen, view_feats = _align(np.stack(views), die_cls)
+    plain: list[bool] = []  # the copies not warped (what label checks compare with)
     for die_id, ((k, cx, cy, angle, cls), o) in enumerate(zip(dies, chosen, strict=True)):
-        face = photos[k].face
         stack = []
-        for d_angle, zoom, dx, dy in JITTER:
-            rect = ((cx + dx, cy + dy), (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom), angle + d_angle)
-            stack.extend(quarter_turns(die_patches(face, rect)[o]))
+        for warp in WARPS:
+            crop, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
+            for d_angle, zoom, dx, dy in JITTER:
+                size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
+                rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
+                stack.extend(quarter_turns(die_patches(crop, rect)[o]))
         feats.extend(features_many(np.stack(stack)))
         labels.extend([cls] * len(stack))
         groups.extend([die_id] * len(stack))
+        plain.extend([True] * (4 * len(JITTER)) + [False] * (len(stack) - 4 * len(JITTER)))
+    keep = np.array(plain)
     problems = _label_problems(
         view_feats[:, :, 0],
-        np.stack(feats),
-        np.array(labels),
-        np.array(groups),
+        np.stack(feats)[keep],
+        np.array(labels)[keep],
+        np.array(groups)[keep],
         die_cls,
         where,
         dataset.names,
@@ -283,16 +322,20 @@ def calibrate(
     name = face_set or dataset.root.name
     f_all = np.stack(feats)
     l_all = np.array(labels)
-    model = train(name, dataset.names, f_all, l_all, detector, threshold, np.array(groups))
+    model = train(
+        name, dataset.names, f_all, l_all, detector, threshold, np.array(groups), PROJECTION_DIMS
+    )
     if bg_feats:
         model = FaceModel(
             model.face_set,
             model.names,
-            np.concatenate([model.samples, np.stack(bg_feats)]),
+            np.concatenate([model.samples, model.project(np.stack(bg_feats))]),
             np.concatenate([model.labels, np.full(len(bg_feats), BACKGROUND)]),
             detector,
             model.threshold,
             model.novelty,
+            mean=model.mean,
+            basis=model.basis,
         )
     warnings = list(problems)
     if len(items) < FEW_PHOTOS:

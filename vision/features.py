@@ -7,7 +7,11 @@ The feature vector joins two unit-length parts:
 * a histogram of oriented gradients (``CELLS`` x ``CELLS`` cells, ``BINS``
   unsigned orientations, magnitude-weighted) computed with numpy — OpenCV 5 no
   longer ships ``HOGDescriptor`` in the main package, and this is 20 lines;
-* the patch itself, shrunk to ``THUMB`` pixels and contrast-normalised.
+* the patch itself, shrunk to ``THUMB`` pixels and contrast-normalised;
+* the autocorrelation of its dark marks (the contrast channel's marks: pips,
+  symbols' strokes), averaged in rings and quarter-turn-folded angle bins: it does
+  not change when the marks move (an oblique view shifts the top face) and barely
+  when they turn, so a face's layout is recognised from few examples.
 
 The quarter-turn ambiguity is handled by the model: training stores each
 sample in its four quarter turns.
@@ -27,8 +31,56 @@ BINS = 9
 THUMB = 12
 MARGIN = 0.8  # the patch side over the die's rectangle side: the top face, not the sides
 HOG_WEIGHT = 0.9
+AC_RINGS = 8  # autocorrelation rings (out to AC_RADIUS pixels) ...
+AC_ANGLES = 4  # ... times angle bins over a quarter turn
+AC_RADIUS = 24.0
+AC_WEIGHT = 1.0
+AC_SIZE = AC_RINGS * AC_ANGLES
 
-FEATURE_SIZE = CELLS * CELLS * BINS + THUMB * THUMB
+FEATURE_SIZE = CELLS * CELLS * BINS + THUMB * THUMB + AC_SIZE
+
+
+def _ac_bins() -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The lags (flat indices into a (2 PATCH - 1)^2 autocorrelation, one of each pair
+    of opposite lags, out to AC_RADIUS) and the matrix averaging them into AC_SIZE
+    ring/angle bins; the Gaussian window that fades the patch's border (side faces)."""
+    lag = np.arange(-PATCH + 1, PATCH)
+    yy, xx = np.meshgrid(lag, lag, indexing="ij")
+    r = np.hypot(xx, yy)
+    a = np.mod(np.arctan2(yy, xx), np.pi / 2)  # opposite lags share a bin
+    rb = np.minimum((r / AC_RADIUS * AC_RINGS).astype(np.int64), AC_RINGS).ravel()
+    ab = np.minimum((a / (np.pi / 2) * AC_ANGLES).astype(np.int64), AC_ANGLES - 1).ravel()
+    half = ((yy > 0) | ((yy == 0) & (xx >= 0))).ravel()
+    sel = np.flatnonzero(half & (rb < AC_RINGS))
+    index = rb[sel] * AC_ANGLES + ab[sel]
+    matrix = np.zeros((len(sel), AC_SIZE), np.float32)
+    matrix[np.arange(len(sel)), index] = 1.0
+    matrix /= np.maximum(matrix.sum(0, keepdims=True), 1.0)
+    g = np.exp(-((np.arange(PATCH) - (PATCH - 1) / 2) ** 2) / (2 * (0.35 * PATCH) ** 2))
+    return sel, matrix, np.outer(g, g).astype(np.float32)
+
+
+_AC_LAGS, _AC_MATRIX, _AC_WINDOW = _ac_bins()
+_AC_FFT = 2 * PATCH  # no lag wraps round
+
+
+def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
+    """The ring/angle-binned autocorrelation of the dark marks of normalised patches
+    (n x PATCH x PATCH, zero mean, unit spread), each row of unit length: n x AC_SIZE."""
+    n = len(p)
+    marks = np.maximum(-p, 0.0) * _AC_WINDOW
+    spec = np.fft.rfft2(marks, s=(_AC_FFT, _AC_FFT))
+    ac = np.fft.irfft2(spec.real**2 + spec.imag**2, s=(_AC_FFT, _AC_FFT))
+    ac = np.fft.fftshift(ac, axes=(1, 2))[:, 1:, 1:]  # lags -PATCH+1 .. PATCH-1
+    flat = ac.reshape(n, -1)
+    zero = flat[:, (2 * PATCH - 1) * (PATCH - 1) + PATCH - 1]
+    out: NDArray[Any] = ((flat[:, _AC_LAGS] @ _AC_MATRIX) / (zero[:, None] + 1e-6)).astype(
+        np.float32
+    )
+    out /= np.linalg.norm(out, axis=1, keepdims=True) + 1e-6
+    return out
+
+
 # where the top face may be relative to the found die (an oblique view shows side faces
 # and shifts the top face): patches are read at these offsets (x, y), as a share of
 # the die's side, and the best-matching one counts
@@ -107,7 +159,8 @@ def features(patch: NDArray[Any]) -> NDArray[Any]:
     p = _normalise(patch)
     thumb: NDArray[Any] = cv2.resize(p, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
     thumb = thumb / (float(np.linalg.norm(thumb)) + 1e-6)
-    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb])
+    ac = AC_WEIGHT * autocorr_many(p[None].astype(np.float32))[0]
+    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb, ac])
     return out.astype(np.float32)
 
 
@@ -173,5 +226,6 @@ def features_many(patches: NDArray[Any]) -> NDArray[Any]:
     small = cv2.resize(tall, (THUMB, n * THUMB), interpolation=cv2.INTER_AREA)
     thumbs = np.asarray(small, np.float32).reshape(n, THUMB * THUMB)
     thumbs /= np.linalg.norm(thumbs, axis=1, keepdims=True) + 1e-6
-    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * hist, (1 - HOG_WEIGHT) * thumbs], axis=1)
+    ac = AC_WEIGHT * autocorr_many(p)
+    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * hist, (1 - HOG_WEIGHT) * thumbs, ac], axis=1)
     return out.astype(np.float32)

@@ -13,10 +13,16 @@ answer is the nearest face, and the *confidence* is ``1 - d_best / d_second``
 model's threshold, or whose nearest sample is farther than the model's
 ``novelty`` distance (it looks like no face seen in calibration), is *unsure*.
 
+Distances are measured after a projection learned at calibration: the
+features' mean and their ``dims`` principal directions over the owner's
+(augmented) dice (``mean``, ``basis``); it keeps what varies among the owner's
+faces and drops the rest, and makes a read cheaper.
+
 File format (``.npz``, numpy's zip of arrays): ``format`` (int, now
 ``FORMAT_VERSION``), ``face_set`` (the set's name), ``names`` (face names in class
-order), ``samples`` (n x FEATURE_SIZE float16), ``labels`` (n int8),
-``threshold``, ``novelty`` and ``detector`` (JSON of the die-finder settings).
+order), ``mean`` (FEATURE_SIZE) and ``basis`` (FEATURE_SIZE x d float32),
+``samples`` (n x d float16, projected), ``labels`` (n int8), ``threshold``,
+``novelty`` and ``detector`` (JSON of the die-finder settings).
 """
 
 from __future__ import annotations
@@ -35,10 +41,12 @@ from vision.detect import WINDOW_SIZE, Detector, DetectorParams
 from vision.errors import ModelError
 from vision.features import FEATURE_SIZE
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
 NOT_A_DIE = 0.7  # a patch farther than this share of the novelty distance is no die
 DEFAULT_THRESHOLD = 0.12
+PROJECTION_DIMS = 64  # principal directions kept by calibration
+NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
 
 
 @dataclass(frozen=True)
@@ -64,13 +72,31 @@ class FaceModel:
     novelty: float = 10.0
     background_margin: float = 0.9  # background wins when nearer than this times the best face
     report: str = ""  # calibration's own figures and warnings (JSON), kept in the file
+    mean: NDArray[Any] | None = None  # the projection (None: samples are raw features)
+    basis: NDArray[Any] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.detector, DetectorParams):
             self.detector = Detector(self.detector)
-        self.samples = np.ascontiguousarray(self.samples, dtype=np.float32)
-        self.labels = np.asarray(self.labels, dtype=np.int64)
+        order = np.argsort(np.asarray(self.labels), kind="stable")  # each class contiguous
+        self.samples = np.ascontiguousarray(np.asarray(self.samples)[order], dtype=np.float32)
+        self.labels = np.asarray(self.labels, dtype=np.int64)[order]
         self._sq = (self.samples**2).sum(1)
+        self._spans = {
+            int(c): (
+                int(np.searchsorted(self.labels, c)),
+                int(np.searchsorted(self.labels, c, "right")),
+            )
+            for c in np.unique(self.labels)
+        }
+
+    def project(self, feats: NDArray[Any]) -> NDArray[Any]:
+        """Feature rows (... x FEATURE_SIZE) in the model's distance space."""
+        f = np.asarray(feats, dtype=np.float32)
+        if self.basis is None or self.mean is None:
+            return f
+        out: NDArray[Any] = ((f - self.mean) @ self.basis).astype(np.float32)
+        return out
 
     @property
     def params(self) -> DetectorParams:
@@ -84,18 +110,20 @@ class FaceModel:
             return []
         f = np.asarray(feats, dtype=np.float32)
         k = 1 if f.ndim == 2 else f.shape[1]
-        f = f.reshape(-1, f.shape[-1])
+        f = self.project(f.reshape(-1, f.shape[-1]))
         d2 = (f**2).sum(1)[:, None] + self._sq[None, :] - 2.0 * f @ self.samples.T
-        d = np.sqrt(np.maximum(d2, 0.0))
-        if k > 1:
-            d = d.reshape(-1, k, d.shape[1]).min(1)
-        per_face = np.full((len(d), len(self.names)), np.inf, dtype=np.float32)
-        for c in range(len(self.names)):
-            sel = self.labels == c
-            if sel.any():
-                per_face[:, c] = d[:, sel].min(1)
-        bg = self.labels == BACKGROUND
-        d_bg = d[:, bg].min(1) if bg.any() else np.full(len(d), np.inf, np.float32)
+        m = len(d2) // k
+
+        def nearest(span: tuple[int, int] | None) -> NDArray[Any]:
+            if span is None:
+                return np.full(m, np.inf, np.float32)
+            part = d2[:, span[0] : span[1]].min(1).reshape(m, k).min(1)
+            out: NDArray[Any] = np.sqrt(np.maximum(part, 0.0))
+            return out
+
+        per_face = np.stack([nearest(self._spans.get(c)) for c in range(len(self.names))], 1)
+        d_bg = nearest(self._spans.get(BACKGROUND))
+        d = per_face
         order = np.argsort(per_face, axis=1)
         out: list[FaceRead] = []
         for i in range(len(d)):
@@ -139,6 +167,10 @@ class FaceModel:
                 face_set=np.str_(self.face_set),
                 names=np.array(self.names, dtype=np.str_),
                 samples=self.samples.astype(np.float16),
+                mean=(self.mean if self.mean is not None else np.zeros(0)).astype(np.float32),
+                basis=(self.basis if self.basis is not None else np.zeros((0, 0))).astype(
+                    np.float32
+                ),
                 labels=self.labels.astype(np.int8),
                 threshold=np.float64(self.threshold),
                 novelty=np.float64(self.novelty),
@@ -164,8 +196,12 @@ def train(
     detector: Detector | DetectorParams,
     threshold: float = DEFAULT_THRESHOLD,
     groups: NDArray[Any] | None = None,
+    dims: int | None = None,
 ) -> FaceModel:
     """Build a model from feature rows and their face indices.
+
+    With ``dims``, distances are measured in the rows' ``dims`` principal
+    directions (learned here, stored in the model).
 
     The novelty distance is set from the samples' own spread: twice the
     98th percentile of each sample's distance to its nearest sample of the same
@@ -184,6 +220,14 @@ def train(
         raise ModelError("a face set needs at least one face")
     if missing:
         raise ModelError(f"no sample of face(s) {', '.join(missing)}: show every face")
+    mean: NDArray[Any] | None = None
+    basis: NDArray[Any] | None = None
+    if dims is not None and dims < min(feats.shape):
+        mean = feats.mean(0)
+        step = max(1, len(feats) // 8000)
+        _, _, vt = np.linalg.svd(feats[::step] - mean, full_matrices=False)
+        basis = np.ascontiguousarray(vt[:dims].T, dtype=np.float32)
+        feats = ((feats - mean) @ basis).astype(np.float32)
     nn: list[float] = []
     sq = (feats**2).sum(1)
     group = np.arange(len(feats)) if groups is None else np.asarray(groups)
@@ -192,14 +236,17 @@ def train(
         x = feats[sel]
         if len(x) < 2:
             continue
-        d2 = sq[sel][:, None] + sq[sel][None, :] - 2 * x @ x.T
-        d2[group[sel][:, None] == group[sel][None, :]] = np.inf
+        rows = np.arange(len(x))[:: max(1, len(x) // NOVELTY_ROWS)]
+        d2 = sq[sel][rows, None] + sq[sel][None, :] - 2 * x[rows] @ x.T
+        d2[group[sel][rows, None] == group[sel][None, :]] = np.inf
         nearest = d2.min(1)
         nn.extend(np.sqrt(np.maximum(nearest[np.isfinite(nearest)], 0)).tolist())
     novelty = 2.0 * float(np.percentile(nn, 98)) if nn else 10.0
     if isinstance(detector, DetectorParams):
         detector = Detector(detector)
-    return FaceModel(face_set, tuple(names), feats, labels, detector, threshold, novelty)
+    return FaceModel(
+        face_set, tuple(names), feats, labels, detector, threshold, novelty, mean=mean, basis=basis
+    )
 
 
 def load_model(path: str | Path) -> FaceModel:
@@ -220,9 +267,16 @@ def load_model(path: str | Path) -> FaceModel:
                     " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"
                 )
             samples = data["samples"].astype(np.float32)
-            if samples.ndim != 2 or samples.shape[1] != FEATURE_SIZE:
+            mean = data["mean"].astype(np.float32)
+            basis = data["basis"].astype(np.float32)
+            dims = basis.shape[1] if basis.size else FEATURE_SIZE
+            if basis.size and (basis.shape[0] != FEATURE_SIZE or mean.shape != (FEATURE_SIZE,)):
                 raise ModelError(
-                    f"{path}: samples have shape {samples.shape}, expected (n, {FEATURE_SIZE})"
+                    f"{path}: projection of shape {basis.shape}, expected ({FEATURE_SIZE}, d)"
+                )
+            if samples.ndim != 2 or samples.shape[1] != dims:
+                raise ModelError(
+                    f"{path}: samples have shape {samples.shape}, expected (n, {dims})"
                 )
             weights = data["det_weights"].astype(np.float32)
             if weights.size != WINDOW_SIZE:
@@ -246,6 +300,8 @@ def load_model(path: str | Path) -> FaceModel:
                 novelty=float(data["novelty"]),
                 background_margin=float(data["background_margin"]),
                 report=str(data["report"]),
+                mean=mean if basis.size else None,
+                basis=basis if basis.size else None,
             )
     except ModelError:
         raise

@@ -122,7 +122,9 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     """
     if not result.detections:
         return []
-    feats = np.stack([face_features(result.work, d.rect) for d in result.detections])
+    patches = np.stack([die_patches(result.work, d.rect) for d in result.detections])
+    n, k = patches.shape[:2]  # all dice's patches in one call (vectorised)
+    feats = features_many(patches.reshape(n * k, *patches.shape[2:])).reshape(n, k, -1)
     reads = model.classify(feats)
     out = []
     for det, fr in zip(result.detections, reads, strict=True):

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from controller.core.symbols import ALL_SYMBOLS
+from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.dataset import IMAGE_SUFFIXES, read_image
 from vision.errors import CameraError
 from vision.picamera import Picamera2Source
@@ -335,11 +335,19 @@ class FolderSource:
 class SyntheticSource:
     """Rendered dice: a given script of throws, or random throws forever."""
 
-    def __init__(self, config: CameraConfig, throws: Sequence[Throw] | None = None) -> None:
+    def __init__(
+        self,
+        config: CameraConfig,
+        throws: Sequence[Throw] | None = None,
+        faces: Sequence[Symbol] = ALL_SYMBOLS,
+    ) -> None:
+        """``faces``: the symbols on the table's dice (random throws show only those)."""
         self.config = config
         self.name = "synthetic"
         self._renderer = Renderer(
-            Settings(width=config.width, height=config.height, hard=config.hard), seed=config.seed
+            Settings(width=config.width, height=config.height, hard=config.hard),
+            seed=config.seed,
+            faces=faces,
         )
         self._script = list(throws) if throws is not None else None
         self._frames: list[Frame] = []
@@ -354,8 +362,7 @@ class SyntheticSource:
             self._frames = render_throws(self._script, self._renderer, fps=self.config.fps)
             self._done = True
             return
-        rng = self._renderer.rng
-        faces = tuple(ALL_SYMBOLS[int(i)] for i in rng.integers(0, 6, self.config.dice))
+        faces = tuple(self._renderer.random_faces(self.config.dice))
         self._frames = render_throws([Throw(faces)], self._renderer, fps=self.config.fps)
 
     def read(self) -> npt.NDArray[np.uint8] | None:
@@ -377,8 +384,13 @@ class SyntheticSource:
         self._frames = []
 
 
-def open_source(config: CameraConfig, throws: Sequence[Throw] | None = None) -> FrameSource:
-    """Open the source ``config`` names (``throws`` scripts a synthetic source).
+def open_source(
+    config: CameraConfig,
+    throws: Sequence[Throw] | None = None,
+    faces: Sequence[Symbol] = ALL_SYMBOLS,
+) -> FrameSource:
+    """Open the source ``config`` names (``throws`` scripts a synthetic source, whose
+    dice bear ``faces``: the table's die, as its data describes it).
 
     Raises:
         CameraError: the device, file or folder cannot be opened.
@@ -389,4 +401,4 @@ def open_source(config: CameraConfig, throws: Sequence[Throw] | None = None) -> 
         return Picamera2Source(config)
     if config.kind is CameraSource.FOLDER:
         return FolderSource(config)
-    return SyntheticSource(config, throws)
+    return SyntheticSource(config, throws, faces)

@@ -61,7 +61,19 @@ _BAND = 120  # rows per band in Renderer._finish
 class Renderer:
     """Renders scenes deterministically from a seed."""
 
-    def __init__(self, settings: Settings | None = None, seed: int = 0) -> None:
+    def __init__(
+        self, settings: Settings | None = None, seed: int = 0, faces: Sequence[Symbol] = ALL_SYMBOLS
+    ) -> None:
+        """``faces``: the symbols on the dice's faces, one per face (the owner's die may
+        repeat one and lack another); random faces and the sides of cocked dice are
+        drawn from them.
+
+        Raises:
+            ValueError: no faces.
+        """
+        if not faces:
+            raise ValueError("a die needs at least one face")
+        self.faces: tuple[Symbol, ...] = tuple(faces)
         self.settings = settings or Settings()
         self.rng = np.random.default_rng(seed)
         s = self.settings
@@ -144,7 +156,7 @@ class Renderer:
                     side,
                     cocked=is_cocked,
                     tilt=float(rng.uniform(30, 60)) if is_cocked else 0.0,
-                    second=ALL_SYMBOLS[int(rng.integers(6))],
+                    second=self.faces[int(rng.integers(len(self.faces)))],
                 )
                 if self._fits(die, placed, limit):
                     placed.append(die)
@@ -280,12 +292,16 @@ class Renderer:
                     out = decoded
         return out
 
+    def random_faces(self, count: int) -> list[Symbol]:
+        """``count`` faces thrown at random on the renderer's die."""
+        return [self.faces[int(i)] for i in self.rng.integers(0, len(self.faces), count)]
+
     def scene(
         self, symbols: Sequence[Symbol] | None = None, count: int = 6, cocked: int = 0
     ) -> Scene:
-        """One settled scene with ``symbols`` (random faces when None)."""
+        """One settled scene with ``symbols`` (random faces of the die when None)."""
         if symbols is None:
-            symbols = [ALL_SYMBOLS[int(i)] for i in self.rng.integers(0, 6, count)]
+            symbols = self.random_faces(count)
         dice = self.place(symbols, cocked=cocked)
         return Scene(self.render(dice), dice)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from controller.core.symbols import ALL_SYMBOLS, Symbol
+from controller.core.symbols import Symbol
 from vision.synth import Renderer
 from vision.synth_die import PlacedDie
 
@@ -67,9 +67,7 @@ def render_throws(
         kept = [previous[k] for k in throw.kept]
         new = r.place(throw.faces, fixed=kept)
         for _ in range(moving_frames):
-            tumbling = r.place(
-                [ALL_SYMBOLS[int(i)] for i in r.rng.integers(0, 6, len(new))], fixed=kept
-            )
+            tumbling = r.place(r.random_faces(len(new)), fixed=kept)
             frames.append(Frame(r.render(kept, moving=tumbling, look=look), t))
             t += 1 / fps
         dice = kept + new

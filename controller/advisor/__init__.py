@@ -17,9 +17,11 @@ from controller.advisor.advisor import (
     AdvisorInputError,
     Choice,
     DiceAction,
+    StartValues,
     Summary,
     summary_line,
 )
+from controller.advisor.counter import CounterModel
 from controller.advisor.defence import (
     NO_CARD_DEFENCE,
     CardStopOdds,
@@ -41,11 +43,13 @@ __all__ = [
     "CardSpecError",
     "CardStopOdds",
     "Choice",
+    "CounterModel",
     "DiceAction",
     "Objective",
     "Odds",
     "OptionValue",
     "PlannerRow",
+    "StartValues",
     "Summary",
     "dodge_chance",
     "fighter_dodge_chance",

@@ -13,11 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
+import numpy as np
+
+from controller.advisor.counter import CounterModel
 from controller.advisor.defence import NO_CARD_DEFENCE, CardStopOdds
-from controller.advisor.dp import STOP, LevelValues, Solution, solve
+from controller.advisor.dp import STOP, LevelValues, Solution, evaluate, solve
 from controller.advisor.errors import AdvisorError
-from controller.advisor.multisets import IntArray, Tables, tables
+from controller.advisor.multisets import FloatArray, IntArray, Tables, tables
 from controller.advisor.values import AttackValuer, Objective, OptionValue
 from controller.core.errors import InvalidThrowError
 from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
@@ -25,7 +29,7 @@ from controller.rules.dice import TOURNAMENT_DIE, Counts, Die, counts_of, dice_o
 from controller.rules.pools import attack_pool, attack_rerolls
 from controller.rules.scoring import CardCombo
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
-from controller.rules.warriors import Fighter
+from controller.rules.warriors import AbilityKind, Fighter
 
 
 class AdvisorInputError(AdvisorError, ValueError):
@@ -49,6 +53,14 @@ class Choice:
     expected_damage: float
     p_eliminate: float | None  # None: no defender given
     option: OptionValue | None = None  # stop: the option cashed in
+    # what comes back to the attacker (reflected sphere, counter-attack); None: no defender
+    expected_taken: float = 0.0
+    p_attacker_eliminated: float | None = None
+
+    @property
+    def expected_net(self) -> float:
+        """Expected damage dealt minus expected damage taken."""
+        return self.expected_damage - self.expected_taken
 
     def to_json(self) -> dict[str, object]:
         """The choice as ``toptable advise --json`` prints it."""
@@ -58,6 +70,11 @@ class Choice:
             "expected_damage": round(self.expected_damage, 6),
             "p_eliminate": None if self.p_eliminate is None else round(self.p_eliminate, 6),
             "reroll": [str(s) for s in self.reroll],
+            "expected_taken": round(self.expected_taken, 6),
+            "expected_net": round(self.expected_net, 6),
+            "p_attacker_eliminated": None
+            if self.p_attacker_eliminated is None
+            else round(self.p_attacker_eliminated, 6),
         }
         if self.option is not None:
             o = self.option
@@ -70,6 +87,8 @@ class Choice:
                 "p_land": round(o.p_land, 6),
                 "shielded": o.shielded,
                 "reflected": o.reflected,
+                "taken": round(o.taken, 6),
+                "p_attacker_eliminated": round(o.p_attacker_ko, 6),
             }
         return out
 
@@ -84,6 +103,8 @@ class Summary:
     option_damage: int | None
     p_eliminate: float | None
     expected_damage: float
+    expected_taken: float = 0.0
+    p_attacker_eliminated: float | None = None
 
 
 DEFAULT_ICONS: Mapping[Symbol, str] = {
@@ -123,11 +144,21 @@ class Advice:
         b = self.best
         name = b.option.option.name if b.option is not None else None
         dmg = b.option.option.damage if b.option is not None else None
-        return Summary(b.action, b.keep, name, dmg, b.p_eliminate, b.expected_damage)
+        return Summary(
+            b.action,
+            b.keep,
+            name,
+            dmg,
+            b.p_eliminate,
+            b.expected_damage,
+            b.expected_taken,
+            b.p_attacker_eliminated,
+        )
 
 
 def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_ICONS) -> str:
-    """One line for the combat screen, e.g. ``keep ★👊👊 · P(KO) 64% · E 21``.
+    """One line for the combat screen, e.g. ``keep ★👊👊 · P(KO) 64% · E 21``; when
+    something may come back, the attacker's risk follows: ``· back 4 · own KO 12%``.
 
     ``icons``: the text drawn for each symbol (``None``: the symbols' names,
     separated by spaces).
@@ -146,7 +177,25 @@ def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_IC
     if s.p_eliminate is not None:
         parts.append(f"P(KO) {s.p_eliminate:.0%}")
     parts.append(f"E {s.expected_damage:.0f}")
+    if s.expected_taken >= 0.5:
+        parts.append(f"back {s.expected_taken:.0f}")
+    if s.p_attacker_eliminated is not None and s.p_attacker_eliminated >= 0.005:
+        parts.append(f"own KO {s.p_attacker_eliminated:.0%}")
     return " · ".join(parts)
+
+
+class StartValues(NamedTuple):
+    """The attack's value before its first throw, under the optimal policy."""
+
+    expected_damage: float
+    p_eliminate: float | None
+    expected_taken: float
+    p_attacker_eliminated: float | None
+
+
+def _stop_quantities(valuer: AttackValuer, t: Tables, m: int) -> FloatArray:
+    st = valuer.stop_table(t, m)
+    return np.stack([st.expected, st.p_eliminate, st.taken, st.p_attacker_ko], axis=1)
 
 
 def _sub(c: Counts, k: Counts) -> Counts:
@@ -171,11 +220,17 @@ class Advisor:
         pool: int | None = None,
         rerolls: int | None = None,
         die: Die = TOURNAMENT_DIE,
+        attacker_damage: int = 0,
+        risk: bool = True,
     ) -> None:
-        """Raises:
-        AdvisorInputError: negative damage or support, or a pool outside 1..6.
+        """``attacker_damage``: what the attacker has taken already (its risk).
+        ``risk``: count what comes back to the attacker (reflected sphere, counter-attack);
+        ``False``: the model without it.
+
+        Raises:
+            AdvisorInputError: negative damage or support, or a pool outside 1..6.
         """
-        if support < 0 or defender_support < 0 or defender_damage < 0:
+        if min(support, defender_support, defender_damage, attacker_damage) < 0:
             raise AdvisorInputError("support dice and damage taken must be >= 0")
         if pool is not None and not MIN_POOL <= pool <= MAX_POOL:
             raise AdvisorInputError(f"a pool is {MIN_POOL}..{MAX_POOL} dice, got {pool}")
@@ -184,6 +239,11 @@ class Advisor:
         self.pool = pool if pool is not None else attack_pool(attacker, support, defender)
         # the game may know better (an event card's extra reroll...): it passes its own count
         self.rerolls = rerolls if rerolls is not None else attack_rerolls(attacker, defender)
+        self.counter = (
+            CounterModel(defender, defender_support, attacker, support, variants, card_defence, die)
+            if risk and defender is not None and defender.has(AbilityKind.COUNTER_ATTACK)
+            else None
+        )
         self.valuer = AttackValuer(
             attacker,
             defender,
@@ -194,14 +254,32 @@ class Advisor:
             card_defence=card_defence,
             objective=objective,
             die=die,
+            risk=risk,
+            attacker_damage=attacker_damage,
+            support=support,
+            counter=self.counter.outcome if self.counter is not None else None,
         )
         self.die = die
+        self.support, self.defender_support = support, defender_support
+        self.cards = tuple(cards)
         self._solution: Solution | None = None
+        self._quantities: tuple[tuple[FloatArray, ...], tuple[FloatArray, ...]] | None = None
 
     @property
     def objective(self) -> Objective:
         """The objective actually maximised (AUTO resolved)."""
         return self.valuer.objective
+
+    @property
+    def risky(self) -> bool:
+        """Whether something may come back to the attacker (risk model on, and the defender
+        counter-attacks or reflects spheres)."""
+        d = self.defender
+        return (
+            self.valuer.risk
+            and d is not None
+            and (d.has(AbilityKind.COUNTER_ATTACK) or d.has(AbilityKind.REFLECT_SPHERE))
+        )
 
     @property
     def tables(self) -> Tables:
@@ -218,13 +296,20 @@ class Advisor:
     def _stop_levels(self, t: Tables, m: int) -> LevelValues:
         return self.valuer.stop_table(t, m).values
 
-    def _pair(self, p: float, s: float) -> tuple[float, float | None]:
-        """(expected damage, P(eliminate) or None) from (primary, secondary)."""
-        if self.objective is Objective.KO:
-            e, k = s, p
-        else:
-            e, k = p, s
-        return e, (k if self.defender is not None else None)
+    def quantities(self) -> tuple[tuple[FloatArray, ...], tuple[FloatArray, ...]]:
+        """Under the optimal policy, per level: (S, 4) values of every state and (K, 4)
+        values of every keep; columns: expected damage dealt, P(eliminate), expected damage
+        taken, P(attacker eliminated)."""
+        if self._quantities is None:
+            sol = self.solution()
+            t = sol.tables
+            self._quantities = evaluate(sol, lambda m: _stop_quantities(self.valuer, t, m))
+        return self._quantities
+
+    def _choice_numbers(self, q: FloatArray) -> tuple[float, float | None, float, float | None]:
+        if self.defender is None:
+            return float(q[0]), None, 0.0, None
+        return float(q[0]), float(q[1]), float(q[2]), float(q[3])
 
     def check(self, dice: Sequence[Symbol], rerolls_made: int) -> Counts:
         """The counts of a throw after checking it fits this attack.
@@ -255,11 +340,12 @@ class Advisor:
         t = sol.tables
         si = t.state_index[c]
         stop = self.valuer.stop_table(t, rerolls_made)
+        keeps = self.quantities()[1]
         choices: list[tuple[tuple[float, float, int], Choice]] = []
         sp, ss = float(stop.values.primary[si]), float(stop.values.secondary[si])
-        e, k = self._pair(sp, ss)
+        e, k, et, ka = self._choice_numbers(_stop_quantities(self.valuer, t, rerolls_made)[si])
         stop_choice = Choice(
-            DiceAction.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si)
+            DiceAction.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si), et, ka
         )
         choices.append(((sp, ss, 1), stop_choice))
         if rerolls_made < sol.last:
@@ -268,8 +354,10 @@ class Advisor:
                 if ki >= t.n_keeps:
                     break
                 keep = t.keeps[ki]
-                e, k = self._pair(float(wp[ki]), float(ws[ki]))
-                ch = Choice(DiceAction.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k)
+                e, k, et, ka = self._choice_numbers(keeps[rerolls_made][ki])
+                ch = Choice(
+                    DiceAction.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k, None, et, ka
+                )
                 choices.append(((float(wp[ki]), float(ws[ki]), 0), ch))
         action = int(sol.action[rerolls_made][si])
         if action == STOP:
@@ -294,11 +382,14 @@ class Advisor:
 
     def start_value(self) -> tuple[float, float | None]:
         """(expected damage, P(eliminate)) before the first throw, playing optimally."""
-        sol = self.solution()
-        t = sol.tables
-        return self._pair(
-            float(t.first_throw @ sol.value_p[0]), float(t.first_throw @ sol.value_s[0])
-        )
+        o = self.start_values()
+        return o.expected_damage, o.p_eliminate
+
+    def start_values(self) -> StartValues:
+        """Before the first throw, playing optimally: both sides' numbers."""
+        t = self.solution().tables
+        e, k, et, ka = self._choice_numbers(t.first_throw @ self.quantities()[0][0])
+        return StartValues(e, k, et, ka)
 
     def policy(self) -> tuple[IntArray, ...]:
         """The optimal action per level (rerolls made) and state: STOP or a keep index."""

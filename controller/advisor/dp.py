@@ -96,3 +96,25 @@ def stop_mass(solution: Solution, start: FloatArray, first: int = 0) -> list[Flo
         np.add.at(keep_mass, action[~stops], mass[~stops])
         mass = keep_mass @ t.transition
     return out
+
+
+def evaluate(
+    solution: Solution, stop: Callable[[int], FloatArray]
+) -> tuple[tuple[FloatArray, ...], tuple[FloatArray, ...]]:
+    """Expected values of other quantities under the solved policy (policy evaluation).
+
+    ``stop(m)`` gives, per state, the quantities cashed in when stopping at level ``m``, as an
+    (S, Q) array. Returns the values per level (S, Q) and, for levels before the last, the
+    value of every keep (K, Q).
+    """
+    t = solution.tables
+    last = solution.last
+    values: list[FloatArray] = [np.empty(0)] * (last + 1)
+    keeps: list[FloatArray] = [np.empty(0)] * last
+    values[last] = stop(last)
+    for m in range(last - 1, -1, -1):
+        kv = t.transition @ values[m + 1]
+        keeps[m] = kv
+        act = solution.action[m]
+        values[m] = np.where((act == STOP)[:, None], stop(m), kv[np.maximum(act, 0)])
+    return tuple(values), tuple(keeps)

@@ -28,28 +28,30 @@ P(eliminate)).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
+from controller.advisor.columns import OptionColumns
 from controller.advisor.defence import NO_CARD_DEFENCE, CardStopOdds, fighter_dodge_chance
 from controller.advisor.dp import TIE, LevelValues
 from controller.advisor.multisets import FloatArray, IntArray, Tables
-from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
+from controller.core.symbols import (
+    AttackSpeed,
+    Defence,
+    speed_after_rerolls,
+)
 from controller.rules.combat_types import SHIELD_LIMIT, SOLAR_FLARE_BELOW
-from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, TOURNAMENT_DIE, Counts, Die
+from controller.rules.dice import TOURNAMENT_DIE, Counts, Die
 from controller.rules.endurance import divided_damage, is_eliminated
 from controller.rules.scoring import (
     CardCombo,
     CardDefence,
     Option,
-    OptionKind,
     ThrowScorer,
-    need_vector,
-    symbol_sum,
 )
 from controller.rules.speed import allowed_defences
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
@@ -76,10 +78,14 @@ class OptionValue:
     p_eliminate: float  # 0.0 when there is no defender
     shielded: bool = False
     reflected: bool = False
+    # what comes back (the risk model; 0 without it): the attacker's expected damage taken in
+    # the combat (reflected sphere, counter-attack) and its chance of being eliminated
+    taken: float = 0.0
+    p_attacker_ko: float = 0.0
 
 
 @dataclass(frozen=True)
-class StopTable:
+class StopPolicy:
     """For every state of the pool at one speed: the best option to cash in and its values."""
 
     values: LevelValues
@@ -87,11 +93,27 @@ class StopTable:
     p_eliminate: FloatArray
     column: IntArray  # (S,) the chosen column of ``columns``
     speed: AttackSpeed
-    columns: _Columns
+    columns: OptionColumns
+    taken: FloatArray  # (S,) the attacker's expected damage taken (0 without the risk model)
+    p_attacker_ko: FloatArray  # (S,) the attacker's chance of elimination
+    reflected: npt.NDArray[np.bool_]  # (S,) the chosen option is reflected
+    raw: FloatArray  # (S,) the chosen option's raw damage
+
+
+# (a, d) -> (E damage to the attacker, P(attacker eliminated), E damage to the defender,
+# P(defender eliminated)) over the counter-attack and the end of the combat, given the damage
+# each side has taken before it (costs not included); see :mod:`controller.advisor.counter`
+CounterOutcome = Callable[[int, int], tuple[float, float, float, float]]
 
 
 class AttackValuer:
-    """Values options for one attacker against one defender (or none: raw damage)."""
+    """Values options for one attacker against one defender (or none: raw damage).
+
+    ``risk``: the attacker's own risk enters the values (a reflected sphere's damage, dodged
+    with the attacker's exact dodge chance, and ``counter``: the defender's counter-attack);
+    the objective then ranks P(defender eliminated) - P(attacker eliminated) and expected
+    net damage (dealt - taken). Off: the model before risk (reflected = worth 0).
+    """
 
     def __init__(
         self,
@@ -105,8 +127,20 @@ class AttackValuer:
         card_defence: CardStopOdds = NO_CARD_DEFENCE,
         objective: Objective = Objective.AUTO,
         die: Die = TOURNAMENT_DIE,
+        risk: bool = False,
+        attacker_damage: int = 0,
+        support: int = 0,
+        counter: CounterOutcome | None = None,
     ) -> None:
         self.attacker = attacker
+        self.risk = risk and defender is not None
+        self.attacker_damage = attacker_damage
+        self.counter = counter if self.risk else None
+        self.reflect_dodge = (
+            fighter_dodge_chance(attacker, support, die)
+            if self.risk and defender is not None and defender.has(AbilityKind.REFLECT_SPHERE)
+            else 0.0
+        )
         self.defender = defender
         self.defender_damage = defender_damage
         self.variants = variants
@@ -121,8 +155,8 @@ class AttackValuer:
             0.0 if defender is None else fighter_dodge_chance(defender, defender_support, die)
         )
         self._option_cache: dict[tuple[Option, AttackSpeed], OptionValue] = {}
-        self._stop_cache: dict[tuple[int, AttackSpeed], StopTable] = {}
-        self._columns_cache: dict[int, _Columns] = {}
+        self._stop_cache: dict[tuple[int, AttackSpeed], StopPolicy] = {}
+        self._columns_cache: dict[int, OptionColumns] = {}
 
     @property
     def endurance_left(self) -> int | None:
@@ -153,6 +187,8 @@ class AttackValuer:
             elif d.has(AbilityKind.REFLECT_SPHERE):
                 reflected, damage = True, 0
         p_land = 1.0 - self._p_stop(d, speed, card)
+        if self.risk:
+            return self._risk_value(option, speed, damage, p_land, shielded, reflected)
         taken = self.defender_damage + (d.cost if d.form is not None else 0)
         ko_hit = is_eliminated(taken + damage, d.warrior.endurance, self.variants)
         ko_miss = is_eliminated(taken, d.warrior.endurance, self.variants)
@@ -160,6 +196,75 @@ class AttackValuer:
         return OptionValue(
             option, speed, damage, p_land, p_land * damage, p_ko, shielded, reflected
         )
+
+    def fled(self) -> bool:
+        """Whether the defender flees every attack (Solar Flare below 10 endurance)."""
+        d = self.defender
+        return (
+            d is not None
+            and d.has(AbilityKind.SOLAR_FLARE)
+            and d.warrior.endurance - self.defender_damage < SOLAR_FLARE_BELOW
+        )
+
+    def after(self, a: int, d: int) -> tuple[float, float, float, float]:
+        """The rest of the combat once the attack is resolved, the attacker having taken
+        ``a`` and the defender ``d`` (costs not included): the counter-attack when the rules
+        give one (both still stand, RULES.md §8), then the costs and eliminations (§6, §7).
+        (E more damage to the attacker, P(attacker out), E more damage to the defender,
+        P(defender out))."""
+        att, dfd = self.attacker, self.defender
+        assert dfd is not None
+        v = self.variants
+        a_cost = att.cost if att.form is not None else 0
+        d_cost = dfd.cost if dfd.form is not None else 0
+        a_down = is_eliminated(a, att.warrior.endurance, v)
+        d_down = is_eliminated(d, dfd.warrior.endurance, v)
+        if self.counter is not None and not a_down and not d_down:
+            return self.counter(a, d)
+        return (
+            0.0,
+            float(is_eliminated(a + a_cost, att.warrior.endurance, v)),
+            0.0,
+            float(is_eliminated(d + d_cost, dfd.warrior.endurance, v)),
+        )
+
+    def _risk_value(
+        self,
+        option: Option,
+        speed: AttackSpeed,
+        damage: int,
+        p_land: float,
+        shielded: bool,
+        reflected: bool,
+    ) -> OptionValue:
+        """The option's value with what comes back: each way the attack can end, weighted."""
+        a0, d0 = self.attacker_damage, self.defender_damage
+        branches: list[tuple[float, int, int]] = []  # (probability, to attacker, to defender)
+        if self.fled():
+            att, dfd = self.attacker, self.defender
+            assert dfd is not None  # no counter-attack after a flight (§8)
+            a_cost = att.cost if att.form is not None else 0
+            d_cost = dfd.cost if dfd.form is not None else 0
+            pa = float(is_eliminated(a0 + a_cost, att.warrior.endurance, self.variants))
+            pd = float(is_eliminated(d0 + d_cost, dfd.warrior.endurance, self.variants))
+            return OptionValue(option, speed, 0, 0.0, 0.0, pd, shielded, reflected, 0.0, pa)
+        if reflected:
+            back = divided_damage(option.damage, self.attacker.divisor)
+            branches = [(self.reflect_dodge, 0, 0), (1.0 - self.reflect_dodge, back, 0)]
+        elif shielded:
+            branches = [(1.0, 0, 0)]
+        else:
+            branches = [(p_land, 0, damage), (1.0 - p_land, 0, 0)]
+        e_d = p_d = e_a = p_a = 0.0
+        for p, to_a, to_d in branches:
+            if p <= 0.0:
+                continue
+            ea, pa, ed, pd = self.after(a0 + to_a, d0 + to_d)
+            e_a += p * (to_a + ea)
+            p_a += p * pa
+            e_d += p * (to_d + ed)
+            p_d += p * pd
+        return OptionValue(option, speed, damage, p_land, e_d, p_d, shielded, reflected, e_a, p_a)
 
     def _p_stop(self, d: Fighter, speed: AttackSpeed, card: CardCombo | None) -> float:
         left = d.warrior.endurance - self.defender_damage
@@ -181,9 +286,13 @@ class AttackValuer:
 
     def key(self, v: OptionValue) -> tuple[float, float]:
         """(primary, secondary) of an option value under the objective."""
+        if self.risk:
+            ko, net = v.p_eliminate - v.p_attacker_ko, v.expected - v.taken
+        else:
+            ko, net = v.p_eliminate, v.expected
         if self.objective is Objective.KO:
-            return (v.p_eliminate, v.expected)
-        return (v.expected, v.p_eliminate)
+            return (ko, net)
+        return (net, ko)
 
     def key_pair(self, expected: float, p_eliminate: float | None) -> tuple[float, float]:
         """(primary, secondary) from an expected damage and a P(eliminate) (None: 0)."""
@@ -200,7 +309,7 @@ class AttackValuer:
         score = self.scorer.score_counts(counts)
         return max((self.value(o, speed) for o in score.options), key=self.rank)
 
-    def stop_table(self, t: Tables, rerolls_made: int) -> StopTable:
+    def stop_table(self, t: Tables, rerolls_made: int) -> StopPolicy:
         """Stop values of every state of ``t`` when stopping after ``rerolls_made`` rerolls.
 
         Vectorised over the states: one column per warrior combo and card combo
@@ -218,13 +327,13 @@ class AttackValuer:
             hit = self._stop_cache[key] = self._stop_table(t, speed)
         return hit
 
-    def _columns(self, t: Tables) -> _Columns:
+    def _columns(self, t: Tables) -> OptionColumns:
         hit = self._columns_cache.get(t.pool)
         if hit is None:
-            hit = self._columns_cache[t.pool] = _Columns.build(self.scorer, t)
+            hit = self._columns_cache[t.pool] = OptionColumns.build(self.scorer, t)
         return hit
 
-    def _stop_table(self, t: Tables, speed: AttackSpeed) -> StopTable:
+    def _stop_table(self, t: Tables, speed: AttackSpeed) -> StopPolicy:
         cols = self._columns(t)
         n = t.n_states
         j = len(cols.fixed)
@@ -232,6 +341,7 @@ class AttackValuer:
         sec = np.full((n, j + 1), -np.inf)
         clean = np.zeros((n, j + 1))  # 1 when not reflected
         raw = np.zeros((n, j + 1))
+        quant = np.zeros((4, n, j + 1))  # expected, p_eliminate, taken, p_attacker_ko
         for col, (option, made) in enumerate(zip(cols.fixed, cols.made, strict=True)):
             v = self.value(option, speed)
             p, s_ = self.key(v)
@@ -239,10 +349,15 @@ class AttackValuer:
             sec[made, col] = s_
             clean[:, col] = 0.0 if v.reflected else 1.0
             raw[:, col] = option.damage
+            quant[:, :, col] = np.array([v.expected, v.p_eliminate, v.taken, v.p_attacker_ko])[
+                :, None
+            ]
         sums = [self.value(o, speed) for o in cols.sum_options]
         ps = np.array([self.key(v) for v in sums], dtype=np.float64)
         prim[:, j] = ps[cols.sum_code, 0]
         sec[:, j] = ps[cols.sum_code, 1]
+        qs = np.array([[v.expected, v.p_eliminate, v.taken, v.p_attacker_ko] for v in sums])
+        quant[:, :, j] = qs[cols.sum_code].T
         clean[:, j] = np.array([0.0 if v.reflected else 1.0 for v in sums])[cols.sum_code]
         raw[:, j] = np.array([v.option.damage for v in sums], dtype=np.float64)[cols.sum_code]
         cand = np.ones((n, j + 1), dtype=bool)
@@ -253,61 +368,24 @@ class AttackValuer:
         choice = cand.argmax(axis=1)
         rows = np.arange(n)
         p_best, s_best = prim[rows, choice], sec[rows, choice]
-        if self.objective is Objective.KO:
-            k, e = p_best, s_best
-        else:
-            e, k = p_best, s_best
-        return StopTable(LevelValues(p_best, s_best), e, k, choice, speed, cols)
+        q = quant[:, rows, choice]
+        return StopPolicy(
+            LevelValues(p_best, s_best),
+            q[0],
+            q[1],
+            choice,
+            speed,
+            cols,
+            q[2],
+            q[3],
+            clean[rows, choice] == 0.0,
+            raw[rows, choice],
+        )
 
-    def stop_option(self, table: StopTable, state: int) -> OptionValue:
+    def stop_option(self, table: StopPolicy, state: int) -> OptionValue:
         """The option :meth:`stop_table` chose for the state with index ``state``."""
         col = int(table.column[state])
         cols = table.columns
         if col < len(cols.fixed):
             return self.value(cols.fixed[col], table.speed)
         return self.value(cols.sum_options[int(cols.sum_code[state])], table.speed)
-
-
-@dataclass(frozen=True)
-class _Columns:
-    """The options every state of one pool can cash in, as columns."""
-
-    fixed: tuple[Option, ...]  # warrior combos then card combos, as the scorer builds them
-    made: tuple[npt.NDArray[np.bool_], ...]  # (S,) per fixed option
-    sum_options: tuple[Option, ...]  # the distinct symbol-sum options
-    sum_code: IntArray  # (S,) index into sum_options
-
-    @classmethod
-    def build(cls, scorer: ThrowScorer, t: Tables) -> _Columns:
-        fighter = scorer.fighter
-        fixed: list[Option] = []
-        needs: list[Counts] = []
-        for combo in fighter.combos:
-            fixed.append(
-                Option(OptionKind.COMBO, combo.name, combo.damage, False, combo.holds_sphere)
-            )
-            needs.append(need_vector(combo.symbols))
-        for card in scorer.cards:
-            fixed.append(
-                Option(OptionKind.CARD, card.name, card.damage, False, card.holds_sphere, card)
-            )
-            needs.append(need_vector(card.symbols))
-        counts = t.state_array
-        made: list[npt.NDArray[np.bool_]] = []
-        others = [i for i in range(len(Symbol)) if i != STAR_INDEX]
-        for need in needs:
-            lack = np.maximum(np.array(need)[others] - counts[:, others], 0).sum(axis=1)
-            made.append(lack <= counts[:, STAR_INDEX])
-        values = fighter.value_vector()
-        sum_options: list[Option] = []
-        seen: dict[tuple[int, bool, bool], int] = {}
-        code = np.zeros(t.n_states, dtype=np.int64)
-        for i, c in enumerate(t.states):
-            total, doubled = symbol_sum(c, values, scorer.variants)
-            sphere = doubled and c[SPHERE_INDEX] > 0
-            k = (total, doubled, sphere)
-            if k not in seen:
-                seen[k] = len(sum_options)
-                sum_options.append(Option(OptionKind.SUM, "sum", total, doubled, sphere))
-            code[i] = seen[k]
-        return cls(tuple(fixed), tuple(made), tuple(sum_options), code)

@@ -16,6 +16,13 @@ Tokens are re-read from the game's occupied spaces after each change of the
 game, so eliminations, fusions and undo are followed. Link faults switch the
 table to button entry until the board is back and resynced.
 
+A change the tracker cannot explain is logged as a WARNING only when a person
+should look at it: during play, a change that takes the board away from where
+the game has its tokens (a token appearing on an empty space, a token leaving
+one the game holds). Tidying is not a problem and is logged at debug level:
+eliminated warriors taken off the board, a token put back where the game has
+it, and anything at all once the game is over (the players clear the board).
+
 The follower runs on the table loop's thread; the daemon wires the board's
 events and the loop's ticks to it (:mod:`controller.daemon.wiring`).
 """
@@ -61,7 +68,8 @@ class BoardFollower:
         self.settle_s = settle_s
         self.tracker = self._new_tracker(table.state)
         self._synced_at = table.state.events_applied
-        self.unexpected = 0
+        self.unexpected = 0  # changes a person should look at (each logged as a warning)
+        self.tidied = 0  # changes that only put the board right (eliminated tokens taken off...)
         self.synced = threading.Event()  # set once the board's state has been read whole
         table.listeners.append(self._game_changed)
 
@@ -130,10 +138,26 @@ class BoardFollower:
             elif isinstance(out, TokenLifted):
                 self.table.token_lifted(out.token)
             elif isinstance(out, IllegalPlacement | MoveQuestion):
-                self.table.board_problem(str(out))
+                if self.table.state.over:  # the board being cleared: nothing to ask
+                    self.tidied += 1
+                    log.debug("board: tidying: %s", out)
+                else:
+                    self.table.board_problem(str(out))
             elif isinstance(out, UnexpectedChange):
-                self.unexpected += 1
-                log.info("board: %s", out.message)
+                if self._tidying(out):
+                    self.tidied += 1
+                    log.debug("board: tidying: %s", out.message)
+                else:
+                    self.unexpected += 1
+                    log.warning("board: %s", out.message)
+
+    def _tidying(self, change: UnexpectedChange) -> bool:
+        """Whether ``change`` brings the board to the game's positions (or the game is over)."""
+        state = self.table.state
+        if state.over:
+            return True
+        # A token taken off a space the game has no token on, or put on one it has.
+        return change.occupied == (change.space in state.occ)
 
     def on_tidied(self) -> None:
         """The tokens stand where the game has them: follow them from there."""

@@ -9,7 +9,8 @@ placement that is not legal is ``IllegalPlacement`` (with the legal spaces, for
 the display); a place that fits two lifted tokens is a ``MoveQuestion`` answered
 with :meth:`MoveTracker.answer`; a change nobody can explain is
 ``UnexpectedChange``. Nothing here raises on bad input from the board: it is
-logged, counted and returned as an outcome.
+counted and returned as an outcome (logged at debug level: whether it deserves a
+warning depends on the game, see :mod:`controller.board.follow`).
 """
 
 from __future__ import annotations
@@ -297,8 +298,10 @@ class MoveTracker:
         return [q]
 
     def _unexpected(self, space: int, occupied: bool, message: str) -> UnexpectedChange:
+        # Counted and returned; the caller, who knows the game, says whether a person
+        # should look (a stray magnet during play) or not (tokens tidied away).
         self.unexpected += 1
-        log.warning("%s", message)
+        log.debug("%s", message)
         return UnexpectedChange(space, occupied, message)
 
 

@@ -14,10 +14,10 @@ from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
 from controller.gamedata import data_dir, data_file
 from controller.gamedata.cards import SYNTAX, parse_card_specs
-from controller.gamedata.warriors import load_warriors
+from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.combat_types import SOLAR_FLARE_BELOW
 from controller.rules.variants import Variants
-from controller.rules.warriors import AbilityKind, Roster
+from controller.rules.warriors import AbilityKind
 
 SHOWN_CHOICES = 10
 
@@ -44,6 +44,10 @@ def register(sub: Any) -> None:
     p.add_argument("--objective", choices=[str(o) for o in Objective], default="auto",
                    help="auto (default): P(KO) then expected damage with a defender, else "
                         "expected damage; ko; damage")  # fmt: skip
+    p.add_argument("--attacker-damage", type=int, default=0, metavar="A",
+                   help="damage the attacker has taken (its risk: reflect, counter-attack)")  # fmt: skip
+    p.add_argument("--no-risk", action="store_true",
+                   help="leave out what comes back to the attacker (reflect, counter-attack)")  # fmt: skip
     p.add_argument("--all-choices", action="store_true", help="list every choice, not the top 10")
     _cards_and_common(p)
     p.set_defaults(func=cmd_advise)
@@ -69,8 +73,9 @@ def _cards_and_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _roster(arg: str | None) -> Roster:
-    return load_warriors(data_file(data_dir(arg), "warriors.toml")).roster
+def _warriors(arg: str | None) -> WarriorFile:
+    """The data directory's warriors and its die (the faces every chance is counted on)."""
+    return load_warriors(data_file(data_dir(arg), "warriors.toml"))
 
 
 def _symbols(words: list[str]) -> tuple[Symbol, ...]:
@@ -79,7 +84,8 @@ def _symbols(words: list[str]) -> tuple[Symbol, ...]:
 
 def cmd_advise(args: argparse.Namespace) -> int:
     """Print every choice for the current throw, best first."""
-    roster = _roster(args.data)
+    wf = _warriors(args.data)
+    roster = wf.roster
     variants = Variants.from_names(args.variant)
     attacker = roster.fighter(args.warrior, args.form)
     defender = roster.fighter(args.defender, args.defender_form) if args.defender else None
@@ -88,6 +94,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
             "--defender-damage/--defender-form/--defender-support need --defender"
         )
     dice = _symbols(args.dice)
+    wf.die.check_faces(dice, "--dice")
     advisor = Advisor(
         attacker,
         args.support,
@@ -98,12 +105,17 @@ def cmd_advise(args: argparse.Namespace) -> int:
         defender_support=args.defender_support,
         card_defence=CardStopOdds.parse(args.card_defence),
         objective=Objective(args.objective),
+        attacker_damage=args.attacker_damage,
+        risk=not args.no_risk,
+        die=wf.die,
     )
     advice = advisor.advise(dice, args.rerolls_made)
     if args.json:
         out = advice.to_json()
         out["warrior"] = attacker.name
         out["card_defence"] = str(advisor.valuer.card_defence)
+        out["attacker_damage"] = args.attacker_damage
+        out["risk"] = advisor.valuer.risk
         if defender is not None:
             out["defender"] = {
                 "warrior": defender.name,
@@ -129,23 +141,40 @@ def cmd_advise(args: argparse.Namespace) -> int:
         print(
             f"note: {defender.name} flees with Solar Flare (below {SOLAR_FLARE_BELOW}): nothing lands"
         )
-    print(f"objective: {_objective_text(advice)}")
+    risky = advisor.risky
+    if risky and defender is not None:
+        what = "counter-attacks" if advisor.counter is not None else "reflects spheres"
+        print(
+            f"risk: {defender.name} {what}; {attacker.name} has "
+            f"{attacker.warrior.endurance - args.attacker_damage} endurance left"
+        )
+    print(f"objective: {_objective_text(advice, risky)}")
     print(f"best: {summary_line(advice, None)}")
     shown = advice.choices if args.all_choices else advice.choices[:SHOWN_CHOICES]
     ko = defender is not None
-    print(f"    {'choice':<52} {'E dmg':>7}" + (f" {'P(KO)':>7}" if ko else ""))
+    print(
+        f"    {'choice':<52} {'E dmg':>7}"
+        + (f" {'P(KO)':>7}" if ko else "")
+        + (f" {'E back':>7} {'own KO':>7}" if risky else "")
+    )
     for ch in shown:
         mark = "*" if ch is advice.best else " "
         line = f"  {mark} {_choice_text(ch):<52} {ch.expected_damage:7.2f}"
         if ch.p_eliminate is not None:
             line += f" {ch.p_eliminate:7.1%}"
+        if risky and ch.p_attacker_eliminated is not None:
+            line += f" {ch.expected_taken:7.2f} {ch.p_attacker_eliminated:7.1%}"
         print(line)
     if len(shown) < len(advice.choices):
         print(f"  ({len(shown)} of {len(advice.choices)} choices; --all-choices lists them all)")
     return 0
 
 
-def _objective_text(advice: Advice) -> str:
+def _objective_text(advice: Advice, risky: bool = False) -> str:
+    if risky:
+        if advice.objective is Objective.KO:
+            return "P(KO) - P(own KO), ties broken by expected net damage (dealt - taken)"
+        return "expected net damage (dealt - taken), ties broken by P(KO) - P(own KO)"
     if advice.objective is Objective.KO:
         return "P(KO), ties broken by expected damage"
     return "expected damage" + (
@@ -167,10 +196,11 @@ def _choice_text(ch: Choice) -> str:
 
 def cmd_odds(args: argparse.Namespace) -> int:
     """Print one warrior's odds, or the team planner with ``--all``."""
-    roster = _roster(args.data)
+    wf = _warriors(args.data)
+    roster = wf.roster
     variants = Variants.from_names(args.variant)
     if args.all:
-        rows = team_table(roster, variants)
+        rows = team_table(roster, variants, wf.die)
         if args.json:
             print(json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False))
             return 0
@@ -193,7 +223,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if not args.warrior:
         raise UnknownNameError("odds: name a warrior, or use --all for the team planner")
     fighter = roster.fighter(args.warrior, args.form)
-    result = odds(fighter, args.pool, parse_card_specs([*args.cards, *args.card]), variants)
+    result = odds(fighter, args.pool, parse_card_specs([*args.cards, *args.card]), variants, wf.die)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
         return 0

@@ -41,6 +41,9 @@ def register(sub: Any) -> None:
     )
     demo.add_argument("--fast", action="store_true", help="shorter waits (for CI)")
     demo.add_argument(
+        "--story", action="store_true", help="Story mode (RULES.md §12): 2..4 players, 13 squares"
+    )
+    demo.add_argument(
         "--journal", type=Path, help="the SQLite journal (default: OUT/journal.sqlite)"
     )
     demo.add_argument("--resume", action="store_true", help="continue the game in --journal")
@@ -78,6 +81,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             data=args.data,
             variants=tuple(args.variant),
             events=demo_settings(args),
+            story=args.story,
         )
     )
     if args.json:
@@ -85,8 +89,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 0
     s = summary
     print(f"toptable demo (seed {s.seed}): {', '.join(s.players)}, {s.length}, {s.seconds} s")
-    print(f"  winner: {', '.join(s.winners) or 'none'}; warriors left: "
-          + ", ".join(f"{k} {v}" for k, v in s.warriors_left.items()))  # fmt: skip
+    if s.victory_points is not None:
+        print(f"  story: winner {', '.join(s.winners) or 'none'}; victory points "
+              + ", ".join(f"{k} {v}" for k, v in s.victory_points.items())
+              + f" (players: {s.points})")  # fmt: skip
+    else:
+        print(f"  winner: {', '.join(s.winners) or 'none'}; warriors left: "
+              + ", ".join(f"{k} {v}" for k, v in s.warriors_left.items()))  # fmt: skip
     print(f"  rounds {s.rounds}, combats {s.combats}, throws read {s.throws_read}, "
           f"moves from the board {s.moves_from_board}, button presses {s.button_presses}")  # fmt: skip
     print(f"  reads that disagreed with the dice thrown: {s.reads_disagreeing} "
@@ -109,6 +118,7 @@ def cmd_companion_demo(args: argparse.Namespace) -> int:
         fast=args.fast,
         journal=args.journal,
         resume=args.resume,
+        events=demo_settings(args),
     )
     if args.json:
         print(json.dumps(s.to_json()))

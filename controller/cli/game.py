@@ -9,7 +9,7 @@ from typing import Any
 from controller.cli.events import add_tables_arguments, cmd_tables
 from controller.game.bots import BOTS
 from controller.game.perft import STATES as PERFT_STATES
-from controller.game.state import MAX_PLAYERS, MIN_PLAYERS, Length
+from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS, Length
 from controller.rules.variants import Variants
 
 
@@ -26,6 +26,9 @@ def register(sub: Any) -> None:
     sim.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
     sim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
     sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.add_argument(
+        "--story", action="store_true", help="Story-mode games (RULES.md §12, 2..4 players)"
+    )
     add_tables_arguments(sim, standalone=False)
     sim.set_defaults(func=cmd_simulate)
 
@@ -38,6 +41,7 @@ def register(sub: Any) -> None:
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
     play.add_argument("--json", action="store_true", help="print the final state as JSON")
+    play.add_argument("--story", action="store_true", help="a Story-mode game (2..4 players)")
     play.set_defaults(func=cmd_play)
     check = gsub.add_parser("check", help="open a journal, verify every row and replay it")
     check.add_argument("journal")
@@ -94,14 +98,34 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("toptable simulate: --games must be >= 1")
         return 2
+    if args.story and args.players > MAX_STORY_PLAYERS:
+        print(f"toptable simulate: --story is for {MIN_PLAYERS}..{MAX_STORY_PLAYERS} players")
+        return 2
     data = load_game_data(args.data)
     variants = Variants.from_names(args.variant)
     report = simulate(
-        args.players, Length(args.length), args.games, args.seed, data, args.bot, variants
+        args.players,
+        Length(args.length),
+        args.games,
+        args.seed,
+        data,
+        args.bot,
+        variants,
+        story=args.story,
     )
     out = report.to_json()
     if args.json:
         print(json.dumps(out, indent=2))
+        return 0
+    if args.story:
+        print(
+            f"{report.games} Story games of {args.players} players ({args.bot} bots, seed {args.seed})"
+        )
+        print(f"games per CPU-second: {report.games_per_cpu_second:.1f} "
+              f"({report.cpu_seconds:.2f} CPU-s; {report.games_per_second:.1f} per wall second)")  # fmt: skip
+        print("winners: " + ", ".join(f"{k} {v}" for k, v in sorted(report.winners.items())))
+        print("average victory points: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in report.victory_points.items()))  # fmt: skip
         return 0
     print(
         f"{report.games} games of {args.players} players ({args.length}, {args.bot} bots, seed {args.seed})"
@@ -117,7 +141,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play or resume a journalled bot game."""
     from controller.game.session import run_journaled
 
-    out = run_journaled(args.journal, args.players, Length(args.length), args.seed, args.data)
+    out = run_journaled(
+        args.journal, args.players, Length(args.length), args.seed, args.data, args.story
+    )
     summary = out.state.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))

@@ -1,20 +1,19 @@
-"""``toptable data check``, ``toptable roll`` and ``toptable combat``."""
+"""``toptable data check/init``, ``toptable roll`` and ``toptable combat``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError, InvalidThrowError, TopTableError
+from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import parse_symbols, speed_after_rerolls
 from controller.gamedata import data_dir, data_file
 from controller.gamedata.cards import parse_card_specs
+from controller.gamedata.datadir import DataCheck, check_data_dir, init_data_dir
 from controller.gamedata.scenario import ScenarioError, load_scenario_file, parse_scenario
-from controller.gamedata.warriors import load_warriors
+from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.combat import resolve_combat
 from controller.rules.combat_types import CombatResult
 from controller.rules.pools import attack_pool, attack_rerolls
@@ -25,12 +24,20 @@ from controller.rules.warriors import AbilityKind, Roster
 
 
 def register(sub: Any) -> None:
-    """Add ``data``, ``roll`` and ``combat``."""
+    """Add ``data`` (check, init), ``roll`` and ``combat``."""
     data = sub.add_parser("data", help="game data files")
     data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     check = data_sub.add_parser("check", help="validate a data directory (all problems at once)")
     check.add_argument("dir", nargs="?", help="data directory (default: the bundled demo set)")
     check.set_defaults(func=cmd_data_check)
+    init = data_sub.add_parser(
+        "init", help="start your own data set: a self-contained copy of one, checked"
+    )
+    init.add_argument("dir", help="the new directory (must not exist, or be empty)")
+    init.add_argument(
+        "--from", dest="source", help="the data directory to copy (default: the bundled demo set)"
+    )
+    init.set_defaults(func=cmd_data_init)
 
     roll = sub.add_parser("roll", help="score one final throw")
     roll.add_argument("--warrior", required=True, help="warrior (or form) name")
@@ -63,83 +70,57 @@ def load_roster(arg: str | None) -> Roster:
     Raises:
         DataError: the directory or its warriors file is missing or malformed.
     """
-    return load_warriors(data_file(data_dir(arg), "warriors.toml")).roster
+    return load_warrior_file(arg).roster
+
+
+def load_warrior_file(arg: str | None) -> WarriorFile:
+    """The warriors file of the data directory ``arg``: its roster and its die's faces.
+
+    Raises:
+        DataError: the directory or its warriors file is missing or malformed.
+    """
+    return load_warriors(data_file(data_dir(arg), "warriors.toml"))
 
 
 def cmd_data_check(args: argparse.Namespace) -> int:
     """Validate every data file in a directory; print what was checked and every problem."""
-    directory = data_dir(args.dir)
-    problems: list[str] = []
-    roster: Roster | None = None
-    for name, check in _checks():
-        path = directory / name
-        if name != "warriors.toml" and not path.exists():
-            print(f"--  {name}: absent (needed for {_NEEDED_FOR[name]})")
-            continue
-        try:
-            line, found = check(data_file(directory, name), roster)
-        except DataError as exc:
-            problems.extend(str(p) for p in exc.problems)
-            continue
-        if found is not None:
-            roster = found
-        print(f"ok  {name}: {line}")
-    if problems:
-        for p in problems:
+    return _print_check(check_data_dir(args.dir))
+
+
+def _print_check(report: DataCheck) -> int:
+    for line in report.lines:
+        print(line)
+    if not report.ok:
+        for p in report.problems:
             print(f"bad {p}")
-        print(f"{len(problems)} problem(s) in {directory}")
+        print(f"{len(report.problems)} problem(s) in {report.directory}")
         return 2
-    print(f"{directory}: all data valid")
+    print(f"{report.directory}: all data valid")
     return 0
 
 
-_NEEDED_FOR = {"board.toml": "a game", "cards.toml": "a game", "story.toml": "Story mode"}
-
-Check = Callable[[Path, "Roster | None"], tuple[str, "Roster | None"]]
-
-
-def _checks() -> list[tuple[str, Check]]:
-    """Each data file's validator: a summary line, and the roster once the warriors load."""
-    from controller.gamedata.board import load_board
-    from controller.gamedata.cards import load_cards
-    from controller.gamedata.story import load_story
-
-    def warriors(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        wf = load_warriors(path)
-        incomplete = [w.name for w in wf.roster.values() if w.unknown]
-        line = f"{len(wf.roster)} warriors" + (" (INVENTED demo values)" if wf.invented else "")
-        if incomplete:
-            line += f"; {len(incomplete)} with fields still unknown (cannot fight yet)"
-        return line, wf.roster
-
-    def board(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        layout = load_board(path)
-        return f"{len(layout.spaces)} spaces" + (
-            " (EXAMPLE layout)" if layout.example else ""
-        ), None
-
-    def cards(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        deck = load_cards(path)
-        return f"{len(deck.cards)} cards" + (" (INVENTED)" if deck.invented else ""), None
-
-    def story(path: Path, roster: Roster | None) -> tuple[str, Roster | None]:
-        squares = load_story(path, roster)
-        return f"{len(squares.squares)} squares" + (" (INVENTED)" if squares.invented else ""), None
-
-    return [
-        ("warriors.toml", warriors),
-        ("board.toml", board),
-        ("cards.toml", cards),
-        ("story.toml", story),
-    ]
+def cmd_data_init(args: argparse.Namespace) -> int:
+    """Copy a data directory (default: the demo set) to a new one, self-contained, and check it."""
+    done = init_data_dir(args.dir, args.source)
+    print(f"{args.dir}: copied {len(done.copied)} file(s) from {done.source}")
+    for file, base in done.rebased:
+        print(f'    {file}: base = "{base}" (copied beside it)')
+    code = _print_check(done.check)
+    if code == 0:
+        print(
+            f"next: replace the invented values with your cards' (set invented = false), "
+            f"run `toptable data check {args.dir}`, and play with --data {args.dir}"
+        )
+    return code
 
 
 def cmd_roll(args: argparse.Namespace) -> int:
     """Score one final throw."""
-    roster = load_roster(args.data)
+    wf = load_warrior_file(args.data)
     variants = Variants.from_names(args.variant)
-    fighter = roster.fighter(args.warrior, args.form)
+    fighter = wf.roster.fighter(args.warrior, args.form)
     dice = parse_symbols(args.dice)
+    wf.die.check_faces(dice, "--dice")
     if args.rerolls < 0 or args.support < 0:
         raise InvalidThrowError("--rerolls and --support must be >= 0")
     pool = attack_pool(fighter, args.support)

@@ -28,6 +28,7 @@ TARGET_RSS_MB = 150
 TARGET_IDLE_CPU = 5.0
 TARGET_LATENCY_MS = 150
 SAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws")
+STORY_KEYS = ("winners", "victory_points", "points", "squares", "events", "throws")
 
 
 def _toptable(*args: str) -> list[str]:
@@ -56,7 +57,12 @@ def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[s
 
 
 def kill_test(
-    runs: int, seed: int, folder: Path, reference: dict[str, Any]
+    runs: int,
+    seed: int,
+    folder: Path,
+    reference: dict[str, Any],
+    extra: tuple[str, ...] = (),
+    keys: tuple[str, ...] = SAME_KEYS,
 ) -> tuple[int, int, list[str]]:
     """Kill the demo with SIGKILL at a random moment of the game, resume it, ``runs`` times.
 
@@ -80,6 +86,7 @@ def kill_test(
             str(out),
             "--journal",
             str(journal),
+            *extra,
         )
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(2.0, max(2.5, length * 0.9)))
@@ -95,7 +102,7 @@ def kill_test(
             problems.append(f"run {run}: the resumed demo failed: {resume.stderr.strip()[-300:]}")
             continue
         summary = json.loads(resume.stdout.strip().splitlines()[-1])
-        diff = [k for k in SAME_KEYS if summary.get(k) != reference.get(k)]
+        diff = [k for k in keys if summary.get(k) != reference.get(k)]
         if diff:
             problems.append(f"run {run}: differs in {', '.join(diff)}")
         elif summary.get("handler_failures"):
@@ -208,6 +215,18 @@ def main(argv: list[str]) -> int:
         print(
             f"  kill test: {equal}/{runs - unkilled} runs killed with SIGKILL at a random moment "
             "and resumed reach the same end as the uninterrupted run"
+            + (f" ({unkilled} more ended before their kill)" if unkilled else "")
+        )
+        for p in problems:
+            print(f"    {p}")
+        story_runs = 2 if args.quick else 10
+        story, _ = demo_once(folder / "story-reference", args.seed, ("--story",))
+        equal, unkilled, problems = kill_test(
+            story_runs, args.seed, folder / "story", story, ("--story",), STORY_KEYS
+        )
+        print(
+            f"  Story mode kill test: {equal}/{story_runs - unkilled} runs killed with SIGKILL "
+            "and resumed reach the same end (winners, victory points, events, throws)"
             + (f" ({unkilled} more ended before their kill)" if unkilled else "")
         )
         for p in problems:

@@ -5,7 +5,8 @@ The table keeps another card game's numbers: no camera and no board, only the bu
 displays of ``[displays]`` (a ``turn`` or ``team`` screen shows the numbers, a ``combat``
 screen the choice being entered; a refusal takes every display until the next press).
 The game is journalled beside the dice game's journal (``companion-MODE.sqlite`` in the
-same folder) and resumed from it when the daemon starts again.
+same folder) and resumed from it when the daemon starts again. With ``[events]`` the
+game is published like a dice game (:func:`~controller.daemon.publishing.publish_companion`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from controller.config import Config
 from controller.core.errors import TopTableError
+from controller.daemon.publishing import publish_companion
 from controller.table.companion import CompanionTable
 from controller.table.companion_journal import CompanionJournalError
 from hardware.controls.inputs import TableInputs
@@ -98,6 +100,7 @@ def run_companion(
     names = list(players or PLAYER_NAMES[: config.table.players])
     events: queue.Queue[Any] = queue.Queue()
     table = open_companion(mode, companion_journal(config, mode), names)
+    publisher = publish_companion(config.events, table)
     try:
         with (
             TableInputs(config.controls, events, pin_factory=pin_factory) as inputs,
@@ -126,5 +129,7 @@ def run_companion(
                 if handled:
                     screens.update(table.view())
     finally:
+        if publisher is not None:
+            publisher.close(flush_s=1.0)
         table.close()
     return 0

@@ -35,11 +35,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import numpy as np
-
 from controller.board.sensor_map import apply_sensor_map, load_sensor_map
 from controller.config import Config
 from controller.core.events import Event
+from controller.core.symbols import ALL_SYMBOLS, Symbol
+from controller.daemon.camera import HandoffReader, WatchedSource
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.board import BoardLayout, load_board
 from controller.table.controller import ViewSink
@@ -56,9 +56,8 @@ from hardware.displays.display_board import DisplayBoard
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.model import TableView
 from vision.errors import CameraError, VisionError
-from vision.events import ThrowSettled
 from vision.model import FaceModel
-from vision.reader import CameraWorker, DiceReader
+from vision.reader import CameraWorker
 from vision.settings import CameraConfig, CameraSource
 from vision.sources import FrameSource, open_source
 
@@ -84,32 +83,6 @@ class OutputsSink:
         self.outputs.show(view)
 
 
-class HandoffReader(DiceReader):
-    """A :class:`DiceReader` whose :meth:`request_new_attack` may be called from any thread.
-
-    The request is handed to the camera thread, which applies it before the next
-    frame, so the tracker is only ever touched by that thread.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._handoff = threading.Lock()
-        self._pending: list[int | None] = []
-
-    def request_new_attack(self, pool: int | None) -> None:
-        """The next throw starts a new attack of ``pool`` dice (None: any count)."""
-        with self._handoff:
-            self._pending.append(pool)
-
-    def feed(self, frame: np.ndarray[Any, Any], timestamp: float) -> ThrowSettled | None:
-        """Apply a pending new attack, then take the frame (see :meth:`DiceReader.feed`)."""
-        with self._handoff:
-            pending, self._pending = self._pending, []
-        for pool in pending:
-            self.new_attack(pool)
-        return super().feed(frame, timestamp)
-
-
 def load_layout(config: Config) -> BoardLayout:
     """The board layout the config names (or the bundled example), with its sensor map.
 
@@ -133,7 +106,9 @@ class TableDevices:
     folder removed on close); ``record`` is called for each sensor change before
     the board is told it was received (the journal). ``model`` overrides the
     face model, ``camera_opener`` the camera source (tests), ``bus_pool`` the
-    I2C buses. A context manager; :meth:`close` is idempotent.
+    I2C buses; ``die_faces`` are the symbols on the table's dice (the data's
+    ``[die]``), which a synthetic camera throws. A context manager; :meth:`close`
+    is idempotent.
 
     Raises:
         DataError: the board layout or sensor map is unreadable (the table cannot
@@ -150,9 +125,10 @@ class TableDevices:
         record: Record | None = None,
         seed: int = 0,
         model: FaceModel | None = None,
-        camera_opener: Opener = open_source,
+        camera_opener: Opener | None = None,
         camera_retry_s: float = CAMERA_RETRY_S,
         bus_pool: BusPool | None = None,
+        die_faces: Sequence[Symbol] = ALL_SYMBOLS,
     ) -> None:
         self.config = config
         self.events = events
@@ -169,7 +145,8 @@ class TableDevices:
         self.state_dir = Path(state_dir)
         self._seed = seed
         self._model = model
-        self._camera_opener = camera_opener
+        self.die_faces = tuple(die_faces)
+        self._camera_opener: Opener = camera_opener or self._open_configured_source
         self._camera_retry_s = camera_retry_s
         self.camera_settings: CameraConfig | None = None
         self.reader: HandoffReader | None = None
@@ -248,6 +225,10 @@ class TableDevices:
             return load_model(self.config.camera.model)
         return default_model()
 
+    def _open_configured_source(self, settings: CameraConfig) -> FrameSource:
+        """The source the config names; a synthetic one throws the table's die."""
+        return open_source(settings, faces=self.die_faces)
+
     def _open_source(self, settings: CameraConfig) -> FrameSource:
         """Open the camera source, noting whether it is there.
 
@@ -263,7 +244,7 @@ class TableDevices:
             if was != message:
                 log.warning("%s", message)
             raise
-        watched = _WatchedSource(source, self._camera_lost)
+        watched = WatchedSource(source, self._camera_lost)
         with self._lock:
             if self._camera_fault:
                 log.info("camera: %s is back", source.name)
@@ -406,32 +387,3 @@ class TableDevices:
                 close()
             except Exception:  # one device failing to close must not keep the others open
                 log.exception("closing the table's devices")
-
-
-class _WatchedSource:
-    """A frame source that reports a camera failure before passing it on."""
-
-    def __init__(self, source: FrameSource, lost: Callable[[str], None]) -> None:
-        self.source = source
-        self.name = source.name
-        self._lost = lost
-
-    def read(self) -> np.ndarray[Any, Any] | None:
-        """The source's next frame.
-
-        Raises:
-            CameraError: the camera failed (noted as a fault first).
-            ImageReadError: a folder image cannot be decoded (passed on).
-        """
-        try:
-            frame = self.source.read()
-        except CameraError as exc:
-            self._lost(str(exc))
-            raise
-        if frame is None:  # the worker stops at the end of a file or folder
-            self._lost(f"{self.name}: end of the recording")
-        return frame
-
-    def close(self) -> None:
-        """Close the source (idempotent)."""
-        self.source.close()

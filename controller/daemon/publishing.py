@@ -1,6 +1,7 @@
 """The table's game published over MQTT when ``[events]`` (or ``demo --mqtt``) asks for it.
 
-One place for the daemon and the demo: start the publisher, point it at the
+One place for the daemon and the demo, for the dice game (:func:`publish_table`) and
+a companion mode (:func:`publish_companion`): start the publisher, point it at the
 game's journal (the outbox), and tell it after every change of the game. The
 publisher's own thread talks to the broker; the table never waits for it.
 """
@@ -12,6 +13,7 @@ import logging
 from controller.game.session import TableGame
 from controller.publish.publisher import Publisher
 from controller.publish.settings import EventsSettings, PublishError
+from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
 
 log = logging.getLogger(__name__)
@@ -25,12 +27,8 @@ def publish_table(
     A publisher that cannot start (an unreadable password file, a bad CA file) is
     logged and the game goes on unpublished: the table never waits for the network.
     """
-    if events is None:
-        return None
-    try:
-        publisher = Publisher(events.connection, events.table_id).start()
-    except PublishError as exc:
-        log.error("events: not publishing: %s", exc)
+    publisher = _start(events)
+    if publisher is None:
         return None
     publisher.attach(game.journal.path, game.journal.game_id)
 
@@ -39,5 +37,35 @@ def publish_table(
 
     table.listeners.append(tell)
     tell(table.state)
+    return publisher
+
+
+def publish_companion(events: EventsSettings | None, table: CompanionTable) -> Publisher | None:
+    """Start publishing the companion game ``table`` keeps, or None when publishing is off.
+
+    Every row of its journal is sent (actions, refused actions, undo markers: the
+    sequence numbers stay gap-free), then the state (:mod:`controller.publish.companion`).
+    """
+    publisher = _start(events)
+    if publisher is None:
+        return None
+    publisher.attach(table.journal.path, table.journal.game_id)
+
+    def tell(t: CompanionTable) -> None:
+        publisher.notify_companion(t.mode, t.state, len(t.journal))
+
+    table.listeners.append(tell)
+    tell(table)
+    return publisher
+
+
+def _start(events: EventsSettings | None) -> Publisher | None:
+    if events is None:
+        return None
+    try:
+        publisher = Publisher(events.connection, events.table_id).start()
+    except PublishError as exc:
+        log.error("events: not publishing: %s", exc)
+        return None
     log.info("events: publishing table %s to %s", events.table_id, events.connection.broker.url)
     return publisher

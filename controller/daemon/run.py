@@ -60,7 +60,8 @@ def game_data_for(config: Config) -> GameData:
         DataError: a malformed data, layout or mapping file.
     """
     data = load_game_data(config.table.data_dir)
-    return GameData(load_layout(config), data.roster, data.cards)  # the board the devices use
+    # the board the devices use; the rest as the data directory has it
+    return GameData(load_layout(config), data.roster, data.cards, data.story, die=data.die)
 
 
 def open_game(config: Config, data: GameData) -> TableGame:
@@ -81,11 +82,20 @@ def open_game(config: Config, data: GameData) -> TableGame:
     variants = Variants.from_names(config.table.variants)
     if not path.exists():
         names = PLAYER_NAMES[: config.table.players]
+        story = config.table.story
         return TableGame.start(
-            path, GameConfig(names, length, variants), data, config.table.data_dir
+            path, GameConfig(names, length, variants, story=story), data, config.table.data_dir
         )
     game = TableGame.resume(path, data)
     kept = game.config
+    if kept.story != config.table.story:
+        game.close()
+        raise StartError(
+            f"{path} holds a {'Story' if kept.story else 'Tournament'} game, but "
+            f"{config.source or 'the config'} sets [table] story = "
+            f"{'true' if config.table.story else 'false'}: move the journal away to start a "
+            "new game, or set [table] story to match"
+        )
     if (len(kept.players), kept.length, kept.variants) != (config.table.players, length, variants):
         game.close()
         raise StartError(
@@ -103,7 +113,8 @@ def _setup(players: int, length: Length, variants: Variants) -> str:
 
 def status_line(state: GameState) -> str:
     """The STATUS= text systemd shows: round, whose turn, what the game waits for."""
-    rounds = state.config.rounds
+    st = state.story
+    rounds = len(st.story.squares) if st is not None else state.config.rounds  # Story: squares
     where = f"round {max(1, state.round)}/{rounds}" if rounds else f"round {max(1, state.round)}"
     return f"{where}, {state.players[state.seat]}: {phase_label(state)}"
 
@@ -132,7 +143,10 @@ def run_table(config_path: Path) -> int:
     watchdog = Watchdog(notifier)
     try:
         devices = TableDevices.open(
-            config, loop.events, evidence_dir=config.table.journal.with_suffix(".frames")
+            config,
+            loop.events,
+            evidence_dir=config.table.journal.with_suffix(".frames"),
+            die_faces=data.die.faces,
         )
         table = TableController(
             game, devices.sinks(), seed=int(time.time()), roll_started=devices.new_attack

@@ -8,7 +8,8 @@ who is offered what, the values listed, the one selected). The
 every action to SQLite before taking it, and its view is drawn by the real luma code on
 two dummy displays (128x64: the numbers; 128x32: the choice or a refusal). A seed makes
 the game repeatable; ``stop_after`` leaves a game half-played (a pulled plug) and
-``resume`` picks it up from its journal.
+``resume`` picks it up from its journal. With ``events`` (``--mqtt URL --table-id ID``)
+the game is published as it is played, like the dice demo's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any, cast
 from controller.companion.bots import CompanionBot, Decision, Undo
 from controller.companion.entry import label
 from controller.core.errors import TopTableError
+from controller.daemon.publishing import publish_companion
+from controller.publish.settings import EventsSettings
 from controller.table.companion import CompanionTable
 from hardware.controls.events import ButtonName
 from hardware.controls.inputs import TableInputs
@@ -31,6 +34,7 @@ from hardware.displays.companion import CompanionView, pick_screen, show
 
 PLAYER_NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gil", "Hal")
 MAX_DECISIONS = 5000
+FLUSH_S = 5.0  # at the end, how long the demo waits for the broker to take every row
 
 
 class CompanionDemoError(TopTableError, RuntimeError):
@@ -165,12 +169,13 @@ def run_companion_demo(
     journal: Path | None = None,
     resume: bool = False,
     stop_after: int | None = None,
+    events: EventsSettings | None = None,
 ) -> CompanionDemoSummary:
     """Play a whole ``mode`` game by bots through the table's buttons, displays and journal.
 
     ``fast`` skips the GIF; ``stop_after`` stops after that many bot decisions (the
     game is left in its journal, as after a pulled plug); ``resume`` continues the
-    game in ``journal``.
+    game in ``journal``; ``events`` publishes it (flushed for up to 5 s at the end).
 
     Raises:
         UnknownNameError: no such mode.
@@ -193,6 +198,9 @@ def run_companion_demo(
     gif = ""
     with ExitStack() as stack:
         stack.callback(table.close)
+        publisher = publish_companion(events, table)
+        if publisher is not None:
+            stack.callback(publisher.close, FLUSH_S)
         displays = _Displays()
         recorder: Any = None
         if not fast:

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import publish_table
 from controller.daemon.wiring import attach_follower, attach_table
 from controller.demo.players import TablePlayers
+from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.watch import TableWatch
 from controller.demo.world import Tray, WorldHands, evidence_dir
 from controller.game.bots import GreedyBot, RandomBot
@@ -84,39 +85,7 @@ class DemoOptions:
     variants: tuple[str, ...] = ()
     max_acts: int = 200_000
     events: EventsSettings | None = None  # publish over MQTT (demo --mqtt)
-
-
-@dataclass
-class DemoSummary:
-    """What ``toptable demo --json`` prints."""
-
-    seed: int
-    players: list[str]
-    length: str
-    winners: list[str]
-    warriors_left: dict[str, int]
-    rounds: int
-    combats: int
-    throws: int  # dice throws in the whole game (from the journal)
-    throws_read: int  # throws the camera read in this run
-    reads_disagreeing: int
-    reads_flagged: int
-    silent_misreads: int
-    moves_from_board: int
-    button_presses: int
-    events: int
-    seconds: float
-    journal: str
-    log: str
-    gif: str
-    resumed: bool = False
-    handler_failures: int = 0  # table-loop handlers that raised (logged): 0 in a good run
-    latency_ms: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        """The summary as a JSON-able dict."""
-        return dict(self.__dict__)
+    story: bool = False  # a Story-mode game (RULES.md §12) instead of the Tournament
 
 
 class ScreenRecorder:
@@ -220,7 +189,10 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             names = NAMES[: options.players]
             variants = Variants.from_names(options.variants)
             game = TableGame.start(
-                journal, GameConfig(names, options.length, variants), data, data_dir
+                journal,
+                GameConfig(names, options.length, variants, story=options.story),
+                data,
+                data_dir,
             )
         stack.callback(game.close)
         loop = TableLoop(idle_wakeup_s=0.2)
@@ -228,7 +200,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         recorder = ScreenRecorder(displays)
         inputs, press = _mock_buttons(config, loop, stack)
         reader = DiceReader(default_model(), loop.events, evidence_dir=evidence_dir(journal))
-        tray = Tray(reader, options.seed)
+        tray = Tray(reader, options.seed, faces=data.die.faces)  # the data's die
         probe = LatencyProbe(tray)
         table = TableController(
             game,
@@ -304,6 +276,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             handler_failures=loop.failures,
             latency_ms=probe.figures(),
             notes=notes,
+            **story_fields(state),
         )
 
 

@@ -67,13 +67,20 @@ class WorldStats:
 class Tray:
     """The dice tray under the camera: renders throws and feeds the dice reader."""
 
-    def __init__(self, reader: DiceReader, seed: int, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        reader: DiceReader,
+        seed: int,
+        settings: Settings | None = None,
+        faces: Sequence[Symbol] = FACES,
+    ) -> None:
+        """``faces``: the symbols on the table's dice (the data's ``[die]``)."""
         self.reader = reader
         self.seed = seed
         self.settings = settings or Settings()
         self.dice: list[PlacedDie] = []
         self.t = 0.0
-        self.renderer = Renderer(self.settings, seed=seed)
+        self.renderer = Renderer(self.settings, seed=seed, faces=faces)
         self.settled_at: float | None = None  # perf_counter when the reader last reported a throw
 
     def faces(self) -> tuple[Symbol, ...]:
@@ -96,7 +103,10 @@ class Tray:
                 frames += self._feed(renderer.render([], look=look))
         new = renderer.place(list(faces), fixed=kept)
         for _ in range(MOVING_FRAMES):
-            tumbling = renderer.place([FACES[i % 6] for i in range(len(new))], fixed=kept)
+            faces_up = renderer.faces
+            tumbling = renderer.place(
+                [faces_up[i % len(faces_up)] for i in range(len(new))], fixed=kept
+            )
             frames += self._feed(renderer.render(kept, moving=tumbling, look=look))
         self.dice = kept + new
         for _ in range(STILL_FRAMES):
@@ -188,7 +198,7 @@ class WorldHands:
     def throw(self, count: int) -> None:
         seen = self.settle()
         rng = self._rng(seen)
-        self._show([FACES[rng.randrange(6)] for _ in range(count)], (), seen)
+        self._show(self._thrown(rng, count), (), seen)
 
     def reroll(self, keep: Sequence[Symbol]) -> None:
         seen = self.settle()
@@ -205,7 +215,12 @@ class WorldHands:
                 wanted.remove(face)
                 kept.append(i)
         count = len(self.tray.dice) - len(kept)
-        self._show([FACES[rng.randrange(6)] for _ in range(count)], tuple(kept), seen)
+        self._show(self._thrown(rng, count), tuple(kept), seen)
+
+    def _thrown(self, rng: random.Random, count: int) -> list[Symbol]:
+        """``count`` dice thrown: faces of the table's die, at random."""
+        faces = self.tray.renderer.faces
+        return [faces[rng.randrange(len(faces))] for _ in range(count)]
 
     def dice(self) -> tuple[Symbol, ...]:
         return self.tray.faces()

@@ -46,14 +46,16 @@ class Bot(Protocol):
         ...
 
 
-def roll(rng: random.Random, n: int) -> tuple[Symbol, ...]:
-    """``n`` dice thrown."""
-    return tuple(FACES[rng.randrange(6)] for _ in range(n))
+def roll(rng: random.Random, n: int, faces: tuple[Symbol, ...] = FACES) -> tuple[Symbol, ...]:
+    """``n`` dice thrown (dice bearing ``faces``: the data's die)."""
+    return tuple(faces[rng.randrange(len(faces))] for _ in range(n))
 
 
-def reroll(rng: random.Random, dice: tuple[Symbol, ...], keep: set[int]) -> tuple[Symbol, ...]:
+def reroll(
+    rng: random.Random, dice: tuple[Symbol, ...], keep: set[int], faces: tuple[Symbol, ...] = FACES
+) -> tuple[Symbol, ...]:
     """A new dice state: the dice at ``keep`` stay, the others are thrown again."""
-    return tuple(d if i in keep else FACES[rng.randrange(6)] for i, d in enumerate(dice))
+    return tuple(d if i in keep else faces[rng.randrange(len(faces))] for i, d in enumerate(dice))
 
 
 def table_input(state: GameState, rng: random.Random) -> GameEvent | None:
@@ -77,7 +79,7 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
     if c is None:
         raise IllegalActionError("no defence in progress")
     if not c.d_throws:
-        return DiceThrown(roll(rng, c.d_pool))
+        return DiceThrown(roll(rng, c.d_pool, state.data.die.faces))
     last = c.d_throws[-1]
     keep = {i for i, d in enumerate(last) if d in (Symbol.TELEPORT, Symbol.STAR)}
     if c.answer is Answer.CARD and c.answer_card is not None:
@@ -89,7 +91,7 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
                 keep.add(i)
             elif d is Symbol.STAR:
                 keep.add(i)
-    return DiceThrown(reroll(rng, last, keep))
+    return DiceThrown(reroll(rng, last, keep, state.data.die.faces))
 
 
 class RandomBot:
@@ -103,10 +105,10 @@ class RandomBot:
             can = len(c.throws) <= c.max_rerolls
             if not c.throws or (can and rng.random() < 0.5):
                 if not c.throws:
-                    return DiceThrown(roll(rng, c.pool))
+                    return DiceThrown(roll(rng, c.pool, state.data.die.faces))
                 last = c.throws[-1]
                 keep = {i for i in range(len(last)) if rng.random() < 0.5}
-                return DiceThrown(reroll(rng, last, keep))
+                return DiceThrown(reroll(rng, last, keep, state.data.die.faces))
         if state.phase is Phase.DEFENCE_ROLL:
             return _defence_dice(state, rng)
         seat = engine.actor(state)
@@ -214,7 +216,7 @@ class GreedyBot:
         if c is None or seat is None:
             raise IllegalActionError("no attack in progress")
         if not c.throws:
-            return DiceThrown(roll(rng, c.pool))
+            return DiceThrown(roll(rng, c.pool, state.data.die.faces))
         options = engine.attack_options(state)
         name, best = max(options, key=lambda o: o[1])
         can = len(c.throws) <= c.max_rerolls
@@ -228,7 +230,7 @@ class GreedyBot:
         values = fighter.values
         top = max(ATTACK_SYMBOLS, key=lambda s: last.count(s) * 10 + values.get(s, 0))
         keep = {i for i, d in enumerate(last) if d is top or d is Symbol.STAR}
-        return DiceThrown(reroll(rng, last, keep))
+        return DiceThrown(reroll(rng, last, keep, state.data.die.faces))
 
     def _move(self, state: GameState, seat: int, rng: random.Random) -> GameEvent:
         """Attack the foe in reach with the least endurance left; else the best colour."""

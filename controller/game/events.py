@@ -108,6 +108,42 @@ class TimeUp(GameEvent):
     kind: ClassVar[str] = "time_up"
 
 
+@dataclass(frozen=True)
+class ClockEvent(GameEvent):
+    """The 45-minute game's clock, journalled so that a resumed or replayed game has it.
+
+    ``at`` is the wall clock's reading (seconds). The clock is the table's, not a
+    rule: the game's fold leaves these events out (:func:`fold_corrections`; the
+    engine passes over them), undo steps over them, and they are never undone.
+    """
+
+    at: float
+
+
+@dataclass(frozen=True)
+class ClockStarted(ClockEvent):
+    """The clock started (the first round began); the 45 minutes count from ``at``."""
+
+    kind: ClassVar[str] = "clock_started"
+
+
+@dataclass(frozen=True)
+class ClockPaused(ClockEvent):
+    """The clock was stopped at ``at``."""
+
+    kind: ClassVar[str] = "clock_paused"
+
+
+@dataclass(frozen=True)
+class ClockResumed(ClockEvent):
+    """The clock runs again from ``at``: the pause does not count."""
+
+    kind: ClassVar[str] = "clock_resumed"
+
+
+CLOCK_KINDS = frozenset({ClockStarted.kind, ClockPaused.kind, ClockResumed.kind})
+
+
 # ---------------------------------------------------------------- actions
 @dataclass(frozen=True)
 class Action(GameEvent):
@@ -253,6 +289,7 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
     cls.kind: cls
     for cls in (
         FirstPlayerChosen, Shuffled, DiceThrown, ThrowCorrected, DieRolled, DieCorrected, TimeUp,
+        ClockStarted, ClockPaused, ClockResumed,
         Draft, Place, Discard, PlayCard, Pass, Move, TryFusion, ChooseAttack, Defend,
         StopRolling, CounterAttack, StepAside, ChooseReward, ExtraCombat, DuelPick, ChooseFight,
     )
@@ -267,10 +304,13 @@ def fold_corrections(events: list[GameEvent]) -> list[GameEvent]:
     A correction replaces the last throw before it, provided no player action came
     after that throw (what followed was then only the throw's automatic
     consequence, which a replay recomputes). Otherwise the correction is kept as
-    is, and replaying it raises the engine's error.
+    is, and replaying it raises the engine's error. The clock's events
+    (:class:`ClockEvent`) are the table's, not the game's: they are left out.
     """
     out: list[GameEvent] = []
     for e in events:
+        if isinstance(e, ClockEvent):
+            continue
         if isinstance(e, DieCorrected):
             j = _last(out, DieRolled)
             if j is not None and not any(x.is_action for x in out[j + 1 :]):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.game import engine
-from controller.game.events import Action, GameEvent
+from controller.game.events import Action, ChooseAttack, GameEvent
 from controller.game.state import GameConfig, GameState
 from controller.gamedata.bundle import GameData
 
@@ -45,9 +45,23 @@ def _changes(before: GameState, after: GameState) -> list[str]:
     if after.event_card and after.event_card != before.event_card:
         out.append(f"event card: {after.event_card}")
     if after.round != before.round and after.round:
-        out.append(f"round {after.round} begins")
+        out.append(f"{'square' if after.story is not None else 'round'} {after.round} begins")
     if after.over and not before.over:
         out.append("game over: " + ", ".join(after.players[w] for w in after.winners) + " win")
+    return out
+
+
+def _story_changes(before: GameState, after: GameState, e: GameEvent) -> list[str]:
+    """Story mode: an attempt's damage, and each square's result."""
+    if before.story is None or after.story is None:
+        return []
+    out: list[str] = []
+    c = before.combat
+    if isinstance(e, ChooseAttack) and c is not None:
+        key = e.option.strip().casefold()
+        damage = next((d for n, d in engine.attack_options(before) if n.casefold() == key), 0)
+        out.append(f"{c.striker}: {e.option} for {damage} damage")
+    out.extend(after.story.log[len(before.story.log) :])
     return out
 
 
@@ -70,7 +84,7 @@ def export_json(
             "phase": state.phase.value,
             "player": state.players[seat] if seat is not None else None,
             "event": e.to_dict(),
-            "changes": _changes(state, new),
+            "changes": _story_changes(state, new, e) + _changes(state, new),
         }
         log.append(entry)
         state = new
@@ -84,6 +98,18 @@ def export_json(
         "warriors_left": dict(zip(config.players, state.counts(), strict=True)),
         "combats": state.log_combats,
         "events": log,
+    } | ({} if state.story is None else _story_result(state))
+
+
+def _story_result(state: GameState) -> dict[str, object]:
+    """Story mode: the victory points per side and per player."""
+    st = state.story
+    if st is None:
+        return {}
+    return {
+        "mode": state.config.mode.value,
+        "victory_points": {str(k): v for k, v in st.side_points().items()},
+        "points": dict(zip(state.players, st.points, strict=True)),
     }
 
 
@@ -119,6 +145,9 @@ def export_text(log: dict[str, Any]) -> str:
         lines.append(f"#{entry['n']:<4} r{entry['round']:<2} {who}{_describe(entry['event'])}")
         lines.extend(f"        {c}" for c in entry["changes"])
     winners = log["winners"]
+    if "victory_points" in log:
+        vp = ", ".join(f"{k} {v}" for k, v in log["victory_points"].items())
+        lines.append(f"story: victory points {vp}; players {log['points']}")
     lines.append(
         f"result: {'over' if log['over'] else 'not finished'}; winners: "
         f"{', '.join(winners) or '-'}; warriors left: {log['warriors_left']}; combats: {log['combats']}"

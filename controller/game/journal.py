@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from controller.core.errors import TopTableError
 from controller.game.chained_log import UNDO_KIND, ChainedLog, ChainedRow, Stamp
-from controller.game.events import EventDecodeError, GameEvent, event_from_dict
+from controller.game.events import CLOCK_KINDS, EventDecodeError, GameEvent, event_from_dict
 from controller.game.journal_schema import (
     APPLICATION_ID,
     JOURNAL_VERSION,
@@ -182,11 +182,13 @@ class Journal(ChainedLog[Row]):
     def undo(self) -> GameEvent:
         """Cancel the last effective event, which must be a player action; return it.
 
+        The clock's events (a pause, a resume) are stepped over: they stay.
+
         Raises:
             JournalError: nothing to undo, or the last event is an input (a die's
                 result is not undone: journal a correction instead).
         """
-        live = self._effective_rows()
+        live = [r for r in self._effective_rows() if r.kind not in CLOCK_KINDS]
         if not live:
             raise JournalError("nothing to undo")
         last = live[-1]

@@ -32,6 +32,7 @@ from controller.game.events import (
     TryFusion,
 )
 from controller.game.state import Answer, GameState, Phase
+from controller.game.story import story_actions
 from controller.gamedata.cards import DRAW_DECKS, EffectKind, Timing
 from controller.rules.warriors import AbilityKind
 
@@ -141,3 +142,5 @@ def _generate(s: GameState) -> Iterator[Action]:
     elif ph is Phase.DUEL_PICK:
         for p in s.on_board(seat):
             yield DuelPick(seat, p.name)
+    elif ph is Phase.STORY_FIGHT and s.story is not None:
+        yield from story_actions(s.story)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from controller.game import engine
 from controller.game.state import Answer, GameState, Phase
+from controller.game.story import StorySide
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.STEP_ASIDE: PhaseText("step aside", "step to an adjacent empty space (not green)"),
     Phase.EXTRA_OFFER: PhaseText("extra combat?", "a second combat, or pass"),
     Phase.DUEL_PICK: PhaseText("duel", "pick your warrior for the duel"),
+    Phase.STORY_FIGHT: PhaseText("choose fight", "choose the fight of this square"),
     Phase.OVER: PhaseText("game over"),
 }
 
@@ -49,7 +51,19 @@ def phase_label(state: GameState) -> str:
     if state.phase is Phase.OVER and state.winners:
         names = " & ".join(state.players[w] for w in state.winners)
         return f"{names} win{'s' if len(state.winners) == 1 else ''}"
+    if state.story is not None:
+        return story_label(state)
     return PHASE_TEXT[state.phase].label
+
+
+def story_label(state: GameState) -> str:
+    """Story mode's label: the square and the victory points of each side, e.g.
+    ``"sq 3 G4 R2"`` (green 4, red 2)."""
+    st = state.story
+    if st is None:
+        return PHASE_TEXT[state.phase].label
+    vp = st.side_points()
+    return f"sq {st.story.squares[st.square].number} G{vp[StorySide.GREEN]} R{vp[StorySide.RED]}"
 
 
 def prompt(state: GameState) -> str:
@@ -69,6 +83,11 @@ def prompt(state: GameState) -> str:
         return f"roll {n} {'die' if n == 1 else 'dice'} for the {what}"
     seat = engine.actor(state)
     who = state.players[seat] if seat is not None else "?"
+    st = state.story
+    if ph is Phase.STORY_FIGHT and st is not None:
+        sq = st.story.squares[st.square]
+        fights = ", ".join(f"{g} v {r}" for g, r in sq.fights)
+        return f"{who}: choose the fight of square {sq.number} ({fights})"
     if ph is Phase.ATTACK and c is not None:
         fight = f"{c.striker} attacking {c.target}"
         if not c.throws:

@@ -17,14 +17,14 @@ from controller.game import engine
 from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold_corrections
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import GameConfig, GameMode, GameState, Length
 from controller.gamedata.bundle import GameData, load_game_data
 
-MODE = "tournament"
+MODE = GameMode.TOURNAMENT.value  # the journal set-up's mode (a Story game: GameMode.STORY)
 
 
 class TableGame:
-    """A Tournament-of-Power game and its journal."""
+    """A Tournament-of-Power (or Story-mode) game and its journal."""
 
     def __init__(
         self, journal: Journal, config: GameConfig, data: GameData, state: GameState
@@ -49,7 +49,11 @@ class TableGame:
             IllegalActionError: a bad set-up (number of players...).
         """
         config.check()
-        setup = {"mode": MODE, "config": config.to_dict(), "data_dir": str(data_dir or "")}
+        setup = {
+            "mode": config.mode.value,
+            "config": config.to_dict(),
+            "data_dir": str(data_dir or ""),
+        }
         journal = Journal.create(path, setup)
         config = replace(config, game_id=journal.game_id)
         journal.setup["config"] = config.to_dict()
@@ -67,9 +71,12 @@ class TableGame:
         """
         journal = Journal.open(path, game_id)
         try:
-            if journal.setup.get("mode") != MODE:
-                raise JournalCorruptError(f"{path}: not a tournament-mode journal")
+            mode = journal.setup.get("mode")
+            if mode not in {m.value for m in GameMode}:
+                raise JournalCorruptError(f"{path}: not a tournament- or story-mode journal")
             config = GameConfig.from_dict(dict(journal.setup["config"]))
+            if config.mode.value != mode:
+                raise JournalCorruptError(f"{path}: the set-up's mode and config disagree")
             config = replace(config, game_id=journal.game_id)
             if data is None:
                 data = load_game_data(journal.setup.get("data_dir") or None)
@@ -132,14 +139,16 @@ def run_journaled(
     length: Length,
     seed: int,
     data_dir: str | Path | None = None,
+    story: bool = False,
 ) -> GameOutcome:
-    """Play (or resume, when ``path`` holds a journal) a greedy-bot game journalled to ``path``.
+    """Play (or resume, when ``path`` holds a journal) a greedy-bot game journalled to ``path``
+    (``story``: a Story-mode game).
 
     Raises:
         JournalError: the journal at ``path`` cannot be resumed.
     """
     data = load_game_data(data_dir)
-    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length)
+    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length, story=story)
     if Path(path).exists():
         game = TableGame.resume(path, data)
     else:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from controller.game import engine
 from controller.game.bots import BOTS, Bot, GreedyBot, table_input
 from controller.game.events import GameEvent, TimeUp
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import GameConfig, GameMode, GameState, Length
 from controller.gamedata.bundle import GameData
 from controller.gamedata.bundle import load_game_data as load_game_data  # re-exported
 
@@ -100,6 +100,9 @@ class SimulationReport:
     warriors_left: float = 0.0
     combats: float = 0.0
     events: float = 0.0
+    cpu_seconds: float = 0.0  # process time (this thread's core) over all the games
+    story: bool = False  # Story-mode games
+    victory_points: dict[str, float] = field(default_factory=dict)  # Story: average per side
 
     @property
     def games_per_second(self) -> float:
@@ -116,6 +119,19 @@ class SimulationReport:
             "average_warriors_left": round(self.warriors_left, 2),
             "average_combats": round(self.combats, 2),
             "average_events": round(self.events, 1),
+        } | (self._story_json() if self.story else {})
+
+    @property
+    def games_per_cpu_second(self) -> float:
+        """Games simulated per CPU-second of this process."""
+        return self.games / self.cpu_seconds if self.cpu_seconds > 0 else float("inf")
+
+    def _story_json(self) -> dict[str, object]:
+        return {
+            "mode": GameMode.STORY.value,
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "games_per_cpu_second": round(self.games_per_cpu_second, 1),
+            "average_victory_points": {k: round(v, 2) for k, v in self.victory_points.items()},
         }
 
 
@@ -127,15 +143,19 @@ def simulate(
     data: GameData,
     bot: str = "greedy",
     variants: object = None,
+    story: bool = False,
 ) -> SimulationReport:
-    """Simulate ``games`` games; game ``i`` uses seed ``seed + i``."""
+    """Simulate ``games`` games (``story``: Story-mode games); game ``i`` uses seed
+    ``seed + i``."""
     from controller.rules.variants import DEFAULT_VARIANTS, Variants
 
     v = variants if isinstance(variants, Variants) else DEFAULT_VARIANTS
     names = tuple(f"P{i + 1}" for i in range(players))
-    config = GameConfig(names, length, v)
-    report = SimulationReport(games, 0.0)
+    config = GameConfig(names, length, v, story=story)
+    report = SimulationReport(games, 0.0, story=story)
     left = combats = events = 0
+    vp: Counter[str] = Counter()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     for i in range(games):
         bots = [BOTS[bot]() for _ in names]
@@ -145,9 +165,13 @@ def simulate(
         left += out.warriors_left
         combats += out.combats
         events += out.events
+        if out.state.story is not None:
+            vp.update({str(k): p for k, p in out.state.story.side_points().items()})
     report.seconds = time.perf_counter() - t0
+    report.cpu_seconds = time.process_time() - c0
     if games:
         report.warriors_left = left / games
         report.combats = combats / games
         report.events = events / games
+        report.victory_points = {k: p / games for k, p in sorted(vp.items())}
     return report

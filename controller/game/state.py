@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
@@ -20,6 +20,9 @@ from controller.gamedata.cards import Card, Deck, EffectKind
 from controller.rules.combat_types import AttackResult
 from controller.rules.scoring import CardCombo
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
+
+if TYPE_CHECKING:
+    from controller.game.story import StoryState
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -32,6 +35,14 @@ NOT_DRAFTED = frozenset(FUSIONS)  # RULES.md §11 (A): Kefla and Anilaza cannot 
 WARRIOR_DECK = "warriors"  # the name of the green-space deck in Shuffled events
 MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
 MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
+MAX_STORY_PLAYERS = 4  # RULES.md §12: P1, P3 green; P2, P4 red
+
+
+class GameMode(StrEnum):
+    """The game a journal and a config hold: the Tournament of Power, or Story mode."""
+
+    TOURNAMENT = "tournament"
+    STORY = "story"
 
 
 class Length(StrEnum):
@@ -66,6 +77,7 @@ class Phase(StrEnum):
     STEP_ASIDE = "step_aside"  # action: StepAside
     EXTRA_OFFER = "extra_offer"  # action: PlayCard (extra combat), ExtraCombat, Pass
     DUEL_PICK = "duel_pick"  # action: DuelPick
+    STORY_FIGHT = "story_fight"  # Story mode: action ChooseFight (a square with several fights)
     OVER = "over"
 
 
@@ -178,6 +190,12 @@ class GameConfig:
     variants: Variants = DEFAULT_VARIANTS
     game_id: str = ""
     colours: tuple[str, ...] = ()  # token colour of each seat (optional; names, e.g. "orange")
+    story: bool = False  # Story mode (RULES.md §12) instead of the Tournament of Power
+
+    @property
+    def mode(self) -> GameMode:
+        """Story mode or the Tournament of Power."""
+        return GameMode.STORY if self.story else GameMode.TOURNAMENT
 
     @property
     def team_size(self) -> int:
@@ -197,6 +215,11 @@ class GameConfig:
             raise IllegalActionError(
                 f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(self.players)}"
             )
+        if self.story and not MIN_PLAYERS <= len(self.players) <= MAX_STORY_PLAYERS:
+            raise IllegalActionError(
+                f"Story mode is for {MIN_PLAYERS} to {MAX_STORY_PLAYERS} players, "
+                f"got {len(self.players)}"
+            )
         if any(not p.strip() for p in self.players):
             raise IllegalActionError("every player needs a name")
         if len(set(self.players)) != len(self.players):
@@ -207,14 +230,17 @@ class GameConfig:
             raise IllegalActionError("give each player a different colour (one per seat)")
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-able form (stored in the journal)."""
-        return {
+        """JSON-able form (stored in the journal; a Tournament game's form has no ``mode``)."""
+        d: dict[str, object] = {
             "players": list(self.players),
             "length": self.length.value,
             "variants": list(self.variants.enabled()),
             "game_id": self.game_id,
             "colours": list(self.colours),
         }
+        if self.story:
+            d["mode"] = self.mode.value
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> GameConfig:
@@ -230,6 +256,7 @@ class GameConfig:
             else DEFAULT_VARIANTS,
             str(d.get("game_id", "")),
             tuple(str(c) for c in colours) if isinstance(colours, list) else (),
+            d.get("mode") == GameMode.STORY.value,
         )
 
 
@@ -263,6 +290,7 @@ class GameState:
         "round",
         "seat",
         "shuffled",
+        "story",
         "teams",
         "tied",
         "time_up",
@@ -301,6 +329,7 @@ class GameState:
         self.log_combats = 0  # combats in the whole game
         self.events_applied = 0
         self.last_landing = ""
+        self.story: StoryState | None = None  # Story mode: the squares, bouts and points
 
     def copy(self) -> GameState:
         """A copy that can be changed without touching this one."""
@@ -352,7 +381,7 @@ class GameState:
             "winners": list(self.winners),
             "combats": self.log_combats,
             "events": self.events_applied,
-        }
+        } | ({} if self.story is None else {"story": self.story.summary()})
 
 
 def _number(x: int | None) -> int:

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.symbols import Symbol
-from controller.game.bots import roll
 from controller.game.events import Action, ChooseAttack, ChooseFight, DiceThrown, GameEvent
 from controller.gamedata.story import Story, load_story
 from controller.rules.dice import clamp_pool
@@ -32,16 +31,16 @@ from controller.rules.scoring import ThrowScorer
 from controller.rules.warriors import Roster
 
 
-class Side(StrEnum):
+class StorySide(StrEnum):
     """The two sides of Story mode."""
 
     GREEN = "green"
     RED = "red"
 
 
-def side_of(seat: int) -> Side:
+def side_of(seat: int) -> StorySide:
     """P1, P3 green; P2, P4 red."""
-    return Side.GREEN if seat % 2 == 0 else Side.RED
+    return StorySide.GREEN if seat % 2 == 0 else StorySide.RED
 
 
 @dataclass(frozen=True)
@@ -88,6 +87,22 @@ class StoryState:
         if bout.fight is None:
             raise IllegalActionError("the fight is not chosen yet")
         return self.story.squares[self.square].fights[bout.fight]
+
+    def side_points(self) -> dict[StorySide, int]:
+        """The victory points of each side (its players' points added up)."""
+        out = dict.fromkeys(StorySide, 0)
+        for seat, p in enumerate(self.points):
+            out[side_of(seat)] += p
+        return out
+
+    def summary(self) -> dict[str, object]:
+        """A JSON-able digest (part of :meth:`GameState.summary` in Story mode)."""
+        return {
+            "square": self.story.squares[self.square].number,
+            "points": list(self.points),
+            "victory_points": {str(k): v for k, v in self.side_points().items()},
+            "log": list(self.log),
+        }
 
 
 def new_story(story: Story, roster: Roster, players: tuple[str, ...]) -> StoryState:
@@ -178,7 +193,7 @@ def apply_story(s: StoryState, e: GameEvent) -> StoryState:
             raise IllegalActionError(
                 f"square {sq.number}: choose a free fight 0..{len(sq.fights) - 1}"
             )
-        return _set_bout(s, index, replace(b, fight=e.fight))
+        return set_bout(s, index, replace(b, fight=e.fight))
     if b.fight is None:
         raise IllegalActionError("choose the fight first")
     if isinstance(e, DiceThrown):
@@ -191,7 +206,7 @@ def apply_story(s: StoryState, e: GameEvent) -> StoryState:
             raise IllegalActionError(
                 f"all {rerolls} rerolls are made: choose what the throw is worth"
             )
-        return _set_bout(s, index, replace(b, throws=(*b.throws, tuple(e.dice))))
+        return set_bout(s, index, replace(b, throws=(*b.throws, tuple(e.dice))))
     if isinstance(e, ChooseAttack):
         options = dict(story_options(s))
         match = next((k for k in options if k.casefold() == e.option.strip().casefold()), None)
@@ -201,23 +216,25 @@ def apply_story(s: StoryState, e: GameEvent) -> StoryState:
             )
         damage = options[match]
         if b.green_damage is None:
-            return _set_bout(s, index, replace(b, green_damage=damage, throws=()))
+            return set_bout(s, index, replace(b, green_damage=damage, throws=()))
         nb = replace(b, red_damage=damage, throws=())
-        return _settle(_set_bout(s, index, nb))
+        return settle(set_bout(s, index, nb))
     raise IllegalActionError(f"a {e.kind} event is not part of Story mode")
 
 
-def _set_bout(s: StoryState, i: int, b: Bout) -> StoryState:
+def set_bout(s: StoryState, i: int, b: Bout) -> StoryState:
     return replace(s, bouts=(*s.bouts[:i], b, *s.bouts[i + 1 :]))
 
 
-def _settle(s: StoryState) -> StoryState:
+def settle(s: StoryState) -> StoryState:
+    """After a bout's second attempt: a tie is thrown again; once every bout of the square
+    is decided its points are taken and the next square opens (or the story ends)."""
     sq = s.story.squares[s.square]
     for i, b in enumerate(s.bouts):
         if b.green_damage is None or b.red_damage is None:
             continue
         if b.green_damage == b.red_damage:  # a tie is thrown again (§12)
-            return _set_bout(s, i, Bout(b.green_seat, b.red_seat, b.fight, rethrows=b.rethrows + 1))
+            return set_bout(s, i, Bout(b.green_seat, b.red_seat, b.fight, rethrows=b.rethrows + 1))
     if s.current is not None:
         return s
     points = list(s.points)
@@ -254,8 +271,16 @@ def story_actions(s: StoryState) -> Iterator[Action]:
         yield ChooseAttack(who, name)
 
 
+def roll(rng: random.Random, n: int) -> tuple[Symbol, ...]:
+    """``n`` dice thrown (as :func:`controller.game.bots.roll`, which this module may not
+    import: the bots use the engine, which uses this module)."""
+    faces = tuple(Symbol)
+    return tuple(faces[rng.randrange(len(faces))] for _ in range(n))
+
+
 def play_story(story: Story, roster: Roster, players: int, seed: int) -> StoryState:
     """A whole Story game with greedy bots (keep the most common attack symbol; stop at 20)."""
+
     rng = random.Random(seed)
     s = new_story(story, roster, tuple(f"P{i + 1}" for i in range(players)))
     while not s.over:

@@ -1,5 +1,5 @@
 """The printed material a game uses, loaded at once: :class:`GameData` and
-:func:`load_game_data` (board, warriors and cards of one data directory)."""
+:func:`load_game_data` (board, warriors, cards and the Story squares of one data directory)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 from controller.gamedata import data_dir, data_file
 from controller.gamedata.board import BoardLayout, Colour, load_board
 from controller.gamedata.cards import CardSet, load_cards
+from controller.gamedata.story import STORY_FILE, Story, load_story
 from controller.gamedata.warriors import load_warriors
+from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.warriors import Fighter, Form, Roster, Warrior
 
 
@@ -20,6 +22,8 @@ class GameData:
     board: BoardLayout
     roster: Roster
     cards: CardSet
+    story: Story | None = None  # the Story-mode squares (None: the directory has no story.toml)
+    die: Die = TOURNAMENT_DIE  # the dice's faces (warriors.toml's [die]; default: one of each)
     _fighters: dict[tuple[str, str], Fighter] = field(default_factory=dict, repr=False)
     _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
     _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
@@ -63,8 +67,13 @@ def load_game_data(directory: str | Path | None = None) -> GameData:
         DataError: a missing or malformed file.
     """
     d = data_dir(directory)
+    warriors = load_warriors(data_file(d, "warriors.toml"))
+    roster = warriors.roster
+    story = d / STORY_FILE
     return GameData(
         load_board(data_file(d, "board.toml")),
-        load_warriors(data_file(d, "warriors.toml")).roster,
+        roster,
         load_cards(data_file(d, "cards.toml")),
+        load_story(story, roster) if story.exists() else None,
+        die=warriors.die,
     )

@@ -26,6 +26,7 @@ from controller.rules.scoring import CardCombo
 from controller.rules.warriors import Roster
 
 SQUARES = 13
+STORY_FILE = "story.toml"
 MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # RULES.md §12: these offer several fights
 _TOP_KEYS = {"invented", "note", "square"}
 _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}

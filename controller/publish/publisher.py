@@ -1,6 +1,7 @@
 """The table's publisher: its own thread sends the journal's rows and the state to MQTT.
 
-The game thread only calls :meth:`Publisher.notify` after a journalled event: it
+The game thread only calls :meth:`Publisher.notify` (the dice game) or
+:meth:`Publisher.notify_companion` (a companion mode) after a journalled row: it
 stores a reference to the new state and sets an event flag, never touching the
 network or a lock the network holds. The publisher thread then reads the rows
 after the last one it sent from the journal (the outbox), publishes each at
@@ -23,18 +24,21 @@ import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from controller.companion.base import CompanionMode
 from controller.game.state import GameState
 from controller.publish.client import make_client, reason_text
+from controller.publish.companion import companion_state_message
 from controller.publish.messages import (
     OFFLINE,
     ONLINE,
-    CombatSummary,
     CombatTracker,
     encode,
     event_message,
@@ -53,12 +57,16 @@ REPLAY = 32  # rows before the acknowledged mark sent again after each (re)conne
 IDLE_POLL_S = 0.5  # the journal is read at least this often, notified or not
 
 
+StateBuilder = Callable[..., dict[str, Any]]
+"""Builds a state message: called (on the publisher thread) with the keywords ``table_id``,
+``seq``, ``game_id`` and ``sent_at``; pure (:func:`state_message` or
+:func:`companion_state_message` with the game's state bound)."""
+
+
 @dataclass(frozen=True)
 class _Latest:
-    state: GameState
+    build: StateBuilder
     seq: int
-    seconds_left: int | None
-    last_combat: CombatSummary | None
     at: float
 
 
@@ -139,12 +147,26 @@ class Publisher:
         self._wake.set()
 
     def notify(self, state: GameState, seq: int, seconds_left: int | None = None) -> None:
-        """A row up to ``seq`` is journalled and ``state`` is the game now. Never blocks.
+        """A row up to ``seq`` is journalled and ``state`` is the dice game now. Never blocks.
 
         ``state`` must not be changed afterwards (TableGame's states never are).
         """
         last = self._tracker.observe(state)
-        self._latest = _Latest(state, seq, seconds_left, last, time.time())
+        self.notify_state(
+            seq, partial(state_message, state, seconds_left=seconds_left, last_combat=last)
+        )
+
+    def notify_companion(self, mode: CompanionMode[Any, Any], state: Any, seq: int) -> None:
+        """A row up to ``seq`` is journalled and ``state`` is the companion game now.
+
+        Never blocks; the message is built on the publisher thread (the modes' states
+        are frozen, their ``to_json`` pure).
+        """
+        self.notify_state(seq, partial(companion_state_message, mode, state))
+
+    def notify_state(self, seq: int, build: StateBuilder) -> None:
+        """A row up to ``seq`` is journalled and ``build`` makes the state message of then."""
+        self._latest = _Latest(build, seq, time.time())
         self._caught_up.clear()
         self._wake.set()
 
@@ -301,11 +323,9 @@ class Publisher:
             and game.sent >= latest.seq
             and game.state_for != (latest.seq, latest.at)
         ):
-            message = state_message(
-                latest.state, self.table_id, seq=latest.seq, game_id=game.game_id,
-                seconds_left=latest.seconds_left, last_combat=latest.last_combat,
-                sent_at=latest.at,
-            )  # fmt: skip
+            message = latest.build(
+                table_id=self.table_id, seq=latest.seq, game_id=game.game_id, sent_at=latest.at
+            )
             info = self._client.publish(
                 state_topic(self.table_id), encode(message), qos=1, retain=True
             )

@@ -28,6 +28,21 @@ class Die:
         if not self.faces:
             raise InvalidThrowError(f"die {self.name!r} has no faces")
 
+    def check_faces(self, dice: Iterable[Symbol], what: str = "throw") -> None:
+        """Check that every die shows a face this die has.
+
+        Raises:
+            InvalidThrowError: a symbol no face of this die bears.
+        """
+        missing = sorted({d for d in dice if d not in self.faces}, key=list(Symbol).index)
+        if missing:
+            names = ", ".join(str(m) for m in missing)
+            faces = ", ".join(str(f) for f in self.faces)
+            raise InvalidThrowError(
+                f"{what} shows {names}, but no face of the die {self.name!r} does "
+                f"(its faces: {faces})"
+            )
+
     def probabilities(self) -> dict[Symbol, float]:
         """The chance of each symbol on one throw of this die."""
         n = len(self.faces)

@@ -2,7 +2,8 @@
 
 Everything arriving from the broker is untrusted: a message too large, not
 JSON, of an unknown schema, or with fields of the wrong type or size raises
-:class:`MessageError`; only the fields known here are copied, so nothing else a
+:class:`MessageError`; a state is the dice game's, or (``"kind": "companion"``) a
+companion game's (:mod:`controller.publish.companion`); only the fields known here are copied, so nothing else a
 sender adds reaches the page. Strings stay strings: the page escapes them.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller.publish.companion import KIND as COMPANION
+from controller.publish.companion import MAX_NUMBERS
 from controller.publish.messages import SCHEMA
 
 MAX_MESSAGE_BYTES = 64 * 1024  # a 6-player state is about 6 KB
@@ -96,6 +99,10 @@ def clean_state(table_id: str, payload: bytes) -> dict[str, Any]:
     d = _decode(payload)
     if d.get("table_id") != table_id:
         raise MessageError("table_id differs from the topic's")
+    if "kind" in d:
+        if d["kind"] != COMPANION:
+            raise MessageError(f"state kind {str(d['kind'])[:20]!r} is not {COMPANION!r}")
+        return _clean_companion(table_id, d)
     teams = []
     for i, t in enumerate(_list(d.get("teams"), "teams", MAX_PLAYERS)):
         t = _dict(t, f"teams[{i}]")
@@ -181,6 +188,54 @@ def clean_state(table_id: str, payload: bytes) -> dict[str, Any]:
         "eliminated": eliminated,
         "combat": combat,
         "last_combat": last_combat,
+        "over": _bool(d.get("over", False), "over"),
+        "winners": [_text(w, "winner") for w in _list(d.get("winners", []), "winners", 6)],
+        "sent_at": _number(d.get("sent_at"), "sent_at"),
+    }
+
+
+def _turn(v: Any) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    turn = _dict(v, "turn")
+    return {
+        "seat": _int(turn.get("seat"), "turn.seat"),
+        "player": _text(turn.get("player"), "turn.player"),
+    }
+
+
+def _clean_companion(table_id: str, d: dict[str, Any]) -> dict[str, Any]:
+    """A companion game's state (:mod:`controller.publish.companion`), copied field by field."""
+    players = []
+    for i, p in enumerate(_list(d.get("players"), "players", MAX_PLAYERS)):
+        p = _dict(p, f"players[{i}]")
+        numbers = _dict(p.get("numbers", {}), f"players[{i}].numbers")
+        if len(numbers) > MAX_NUMBERS:
+            raise MessageError(f"players[{i}].numbers: more than {MAX_NUMBERS}")
+        value = p.get("value")
+        players.append(
+            {
+                "seat": _int(p.get("seat"), "seat", 0, MAX_PLAYERS),
+                "player": _text(p.get("player"), "player", empty=False),
+                "main": _text(p.get("main", ""), "main"),
+                "value": None if value is None else _int(value, "value", -MAX_INT),
+                "numbers": {
+                    _text(k, "number name", empty=False): _int(v, f"numbers.{k[:20]}", -MAX_INT)
+                    for k, v in numbers.items()
+                },
+                "eliminated": _bool(p.get("eliminated", False), "eliminated"),
+            }
+        )
+    return {
+        "schema": SCHEMA,
+        "kind": COMPANION,
+        "table_id": table_id,
+        "game_id": _text(d.get("game_id"), "game_id"),
+        "seq": _int(d.get("seq"), "seq"),
+        "mode": _text(d.get("mode"), "mode", empty=False),
+        "step": _text(d.get("step", ""), "step"),
+        "turn": _turn(d.get("turn")),
+        "players": players,
         "over": _bool(d.get("over", False), "over"),
         "winners": [_text(w, "winner") for w in _list(d.get("winners", []), "winners", 6)],
         "sent_at": _number(d.get("sent_at"), "sent_at"),

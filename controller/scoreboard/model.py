@@ -12,6 +12,9 @@ numbers still absent. The standings of the evening
    in progress, final for a finished one),
 3. then endurance left, summed the same way,
 4. then the name, alphabetically; equal figures share a rank.
+
+A companion game's winner counts as a game won; its players add nothing to warriors
+or endurance left (see :mod:`.standings`).
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ The players of every game rank by:
    in progress, final for a finished one),
 3. then endurance left, summed the same way,
 4. then the name, alphabetically; equal figures share a rank.
+
+A companion game (``"kind": "companion"``: a card game the table keeps the numbers
+of) counts like a dice game for games played and games won (its winner, once it is
+over), and adds nothing to warriors or endurance left: its numbers (life, fans,
+levels) are not warriors, so those tie-breaks only compare the players' dice games.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ def standings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for g in games:
         winners = set(g["winners"]) if g["over"] else set()
-        for t in g["teams"]:
+        seats = g["players"] if g.get("kind") == "companion" else g["teams"]
+        for t in seats:
             name = t["player"]
             row = rows.setdefault(
                 name,
@@ -28,8 +34,8 @@ def standings(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
             )  # fmt: skip
             row["games"] += 1
             row["won"] += 1 if name in winners else 0
-            row["warriors_left"] += t["warriors_left"]
-            row["endurance_left"] += t["endurance_left"]
+            row["warriors_left"] += t.get("warriors_left", 0)
+            row["endurance_left"] += t.get("endurance_left", 0)
             if g["table_id"] not in row["tables"]:
                 row["tables"].append(g["table_id"])
 

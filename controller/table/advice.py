@@ -40,16 +40,19 @@ class AdviceLine:
         target = c.target or c.defender
         s_form = c.a_form if striker == c.attacker else c.d_form
         t_form = c.d_form if target == c.defender else c.a_form
-        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, state.pieces[target].damage)
+        taken = (state.pieces[striker].damage, state.pieces[target].damage)
+        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, taken)
         try:
             if key != self._key:
                 self.advisor = Advisor(
                     state.data.fighter(striker, s_form),
                     defender=state.data.fighter(target, t_form),
                     defender_damage=state.pieces[target].damage,
+                    attacker_damage=state.pieces[striker].damage,  # what may come back counts
                     variants=state.config.variants,
                     pool=c.pool,
                     rerolls=c.max_rerolls,
+                    die=state.data.die,  # the owner's dice, as the data directory describes them
                 )
                 self._key = key
             if self.advisor is None:

@@ -1,21 +1,32 @@
-"""The 45-minute game's clock: the time left, kept across restarts, paused when asked.
+"""The 45-minute game's clock: the time left, kept in the journal, paused when asked.
 
 A timed game runs on the wall clock (the players go on while the table
-restarts), from the moment the first round starts. That start is kept in a
-small file beside the journal, so a restarted table shows the time really left.
-A pause stops the clock; on resume the start moves on by the pause's length
-(and is kept again). :meth:`GameClock.tick` is called on the loop's ticks and
-says what changed: nothing, the seconds shown, or the time running out.
+restarts), from the moment the first round starts. The start, each pause and
+each resume are journalled as clock events (:class:`~controller.game.events.ClockStarted`,
+:class:`~controller.game.events.ClockPaused`, :class:`~controller.game.events.ClockResumed`),
+so a resumed or replayed game has its clock back (:meth:`GameClock.restore`):
+the time really left, and a pause still standing. The game's rules never see
+these events. A journal from before (its start in a ``.clock`` file beside it)
+is read once and journalled (:meth:`GameClock.adopt_file`).
+:meth:`GameClock.tick` is called on the loop's ticks and says what changed:
+nothing, the seconds shown, or the time running out.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
 
+from controller.game.events import (
+    ClockEvent,
+    ClockPaused,
+    ClockResumed,
+    ClockStarted,
+    GameEvent,
+)
 from controller.game.state import GameState, Length, Phase
 
 log = logging.getLogger(__name__)
@@ -33,21 +44,59 @@ class ClockChange(Enum):
 
 class GameClock:
     """The time left in a 45-minute game. ``wall`` reads the wall clock (injectable);
-    ``file`` keeps the start across restarts (None: not kept); ``start`` overrides it."""
+    ``record`` journals each clock event (None: not kept); ``start`` overrides the start."""
 
     def __init__(
         self,
         wall: Callable[[], float] = time.time,
-        file: Path | None = None,
+        record: Callable[[ClockEvent], None] | None = None,
         start: float | None = None,
     ) -> None:
         self.wall = wall
-        self.file = file
-        self.start = start if start is not None else self._saved_start()
+        self.record = record
+        self.start = start
         self.now = self.start or 0.0
         self.paused_at: float | None = None
         self._shown: int | None = None
 
+    # ------------------------------------------------------------ the journal
+    def restore(self, events: Iterable[GameEvent]) -> None:
+        """Take the clock back from a journal's events (the others are passed over)."""
+        for event in events:
+            if isinstance(event, ClockStarted):
+                self.start, self.paused_at = event.at, None
+            elif isinstance(event, ClockPaused):
+                if self.paused_at is None:
+                    self.paused_at = event.at
+            elif isinstance(event, ClockResumed) and self.paused_at is not None:
+                if self.start is not None:
+                    self.start += event.at - self.paused_at
+                self.paused_at = None
+        if self.start is not None:
+            self.now = self.paused_at if self.paused_at is not None else max(self.start, self.now)
+        self._shown = None
+
+    def adopt_file(self, file: Path) -> bool:
+        """A journal from before the clock was journalled kept its start in ``file``:
+        read it once and journal it (True). Nothing to do when the clock has its start
+        already, or there is no such file (False)."""
+        if self.start is not None:
+            return False
+        try:
+            start = float(file.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return False
+        self.start = start
+        self.now = max(self.now, start)
+        self._record(ClockStarted(start))
+        log.info("game clock: the start kept in %s is journalled now", file)
+        return True
+
+    def _record(self, event: ClockEvent) -> None:
+        if self.record is not None:
+            self.record(event)
+
+    # ------------------------------------------------------------ running
     def tick(self, state: GameState) -> ClockChange:
         """Read the wall clock for ``state``'s game (starting the clock on round 1)."""
         if state.config.length is not Length.MINUTES45 or state.round < 1:
@@ -57,7 +106,7 @@ class GameClock:
         self.now = self.wall()
         if self.start is None:
             self.start = self.now
-            self._save()
+            self._record(ClockStarted(self.start))
         left = self.seconds_left(state)
         if left == 0 and not state.time_up and state.phase is not Phase.OVER:
             return ClockChange.TIME_UP
@@ -78,32 +127,20 @@ class GameClock:
         return self.paused_at is not None
 
     def pause(self) -> None:
-        """Stop the clock (idempotent)."""
+        """Stop the clock (idempotent); journalled once the clock has started."""
         if self.paused_at is None:
             self.paused_at = self.wall()
+            if self.start is not None:
+                self.now = self.paused_at
+                self._record(ClockPaused(self.paused_at))
 
     def resume(self) -> None:
         """Run the clock again: the pause does not count (idempotent)."""
         if self.paused_at is None:
             return
-        paused_for = self.wall() - self.paused_at
+        now = self.wall()
+        paused_for = now - self.paused_at
         self.paused_at = None
         if self.start is not None:
             self.start += paused_for
-            self._save()
-
-    def _saved_start(self) -> float | None:
-        if self.file is None:
-            return None
-        try:
-            return float(self.file.read_text(encoding="utf-8").strip())
-        except (OSError, ValueError):
-            return None
-
-    def _save(self) -> None:
-        if self.file is None or self.start is None:
-            return
-        try:
-            self.file.write_text(f"{self.start}\n", encoding="utf-8")
-        except OSError as exc:
-            log.warning("cannot keep the game clock in %s: %s", self.file, exc.strerror)
+            self._record(ClockResumed(now))

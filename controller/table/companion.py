@@ -24,7 +24,7 @@ table take the new state, so nothing acts on an action the journal does not hold
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,8 @@ class CompanionTable:
         self.presses = 0
         self.refusals = 0
         self.undos = 0
+        self.listeners: list[Callable[[CompanionTable], None]] = []
+        """Called after every journalled row (an action, a refused one, an undo): publishing."""
         self._replay()
         self._offer()
 
@@ -205,6 +207,7 @@ class CompanionTable:
             self.refusals += 1
             self.refusal = CompanionRefusal(str(action["do"]), exc.reason, exc.rule)
             self._offer(prefer=player, keep=str(action["do"]))
+            self._journalled()
             return self.refusal
         self.journal.append(action)
         self.state = state
@@ -212,7 +215,12 @@ class CompanionTable:
         self.last = describe(player, action)
         target = action.get("target")
         self._offer(prefer=target if isinstance(target, str) else None)
+        self._journalled()
         return None
+
+    def _journalled(self) -> None:
+        for listener in self.listeners:
+            listener(self)
 
     def undo(self) -> bool:
         """Take the last journalled action back (False if there is none)."""
@@ -223,6 +231,7 @@ class CompanionTable:
         self.undos += 1
         self.last = f"undone: {describe(None, undone)}"
         self._offer()
+        self._journalled()
         return True
 
     # ------------------------------------------------------------------ the buttons

@@ -144,3 +144,7 @@ class CompanionJournal(ChainedLog[JournalRow]):
     def rows(self) -> tuple[JournalRow, ...]:
         """Every stored row."""
         return tuple(self._rows)
+
+    def __len__(self) -> int:
+        """How many rows are stored (the last row's number: rows are numbered 1, 2, 3...)."""
+        return len(self._rows)

@@ -3,8 +3,8 @@
 :class:`TableController` runs on the table loop's thread and is the only
 holder of the game state. What the players enter (camera reads, dice by hand,
 corrections, board moves, buttons) goes through its
-:class:`~controller.table.entry.TableEntry`; the 45-minute clock is a
-:class:`~controller.table.clock.GameClock`; the advisor's line an
+:class:`~controller.table.entry.TableEntry`; the 45-minute clock (journalled
+beside the game) is a :class:`~controller.table.clock.GameClock`; the advisor's line an
 :class:`~controller.table.advice.AdviceLine`. Each game event is journalled by
 :class:`~controller.game.session.TableGame` before the state changes; then the
 choosers are rebuilt, the view (:mod:`controller.table.view`) is drawn on every
@@ -26,10 +26,10 @@ from typing import Any, Protocol
 
 from controller.core.errors import TopTableError
 from controller.game import engine
-from controller.game.events import GameEvent, Shuffled, TimeUp
+from controller.game.events import ClockEvent, GameEvent, Shuffled, TimeUp
 from controller.game.journal import JournalError
 from controller.game.session import TableGame
-from controller.game.state import GameState, Phase
+from controller.game.state import GameState, Length, Phase
 from controller.table.advice import AdviceLine
 from controller.table.awaits import ChooserShown, ReadShown, TableAwaits
 from controller.table.clock import ClockChange, GameClock
@@ -72,9 +72,14 @@ class TableController:
         self.seed = seed
         self.entry = TableEntry(self)
         self.stats: TableStats = self.entry.stats
-        self.clock = GameClock(game_clock, clock_file, clock_start)
         self.advice = AdviceLine(advise)
         self.faults: dict[FaultSource, str] = {}  # what the table found (rules, camera lost...)
+        # The clock lives in the journal: back as it was for a resumed game; a journal
+        # from before that kept its start in ``clock_file`` has it journalled now.
+        self.clock = GameClock(game_clock, self._record_clock, clock_start)
+        self.clock.restore(game.journal.events())
+        if clock_file is not None and game.state.config.length is Length.MINUTES45:
+            self.clock.adopt_file(clock_file)
         self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
         self.view: TableView | None = None
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
@@ -239,6 +244,14 @@ class TableController:
             self.submit(TimeUp())
         elif change is ClockChange.SHOWN:
             self.render()
+
+    def _record_clock(self, event: ClockEvent) -> None:
+        """Journal a clock event beside the game's (a full card is a fault, as for any)."""
+        try:
+            self.game.submit(event)
+        except JournalError as exc:
+            log.error("journal: %s", exc)
+            self.faults[FaultSource.JOURNAL] = short(f"journal: {exc}")
 
     def seconds_left(self) -> int | None:
         """Seconds left in a timed game (None: not timed or not started)."""

@@ -27,6 +27,7 @@ from controller.game import engine
 from controller.game.events import (
     Action,
     ChooseAttack,
+    ChooseFight,
     DiceThrown,
     DieRolled,
     FirstPlayerChosen,
@@ -155,6 +156,8 @@ class TableEntry:
         actions = list(legal_actions(state))
         if not actions:
             return None
+        if state.phase is Phase.STORY_FIGHT and state.story is not None:
+            return _fight_chooser(state, actions)
         damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
         chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
         if damage:
@@ -361,6 +364,19 @@ class TableEntry:
             return False
         self.chooser = action_chooser(f"move {token}", moves)
         return True
+
+
+def _fight_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
+    """Story mode: the square's free fights, named by their warriors (green v red)."""
+    st = state.story
+    fights = st.story.squares[st.square].fights if st is not None else ()
+    labels = tuple(
+        f"{fights[a.fight][0]} v {fights[a.fight][1]}"
+        if isinstance(a, ChooseFight) and 0 <= a.fight < len(fights)
+        else a.kind
+        for a in actions
+    )
+    return Chooser("choose the fight", labels, tuple(actions))
 
 
 def _seat(state: GameState) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 from controller.core.config_schema import (
     InvalidOptionError,
     Section,
+    boolean,
     choice,
     did_you_mean,
     integer,
@@ -50,6 +51,7 @@ class TableConfig:
     variants: tuple[str, ...] = ()
     data_dir: Path | None = None  # None: the bundled rulebook data
     journal: Path = DEFAULT_JOURNAL
+    story: bool = False  # the dice game's Story mode (RULES.md §12) instead of the Tournament
 
 
 def _variants(value: Any) -> tuple[str, ...]:
@@ -75,4 +77,5 @@ def parse_table(s: Section) -> TableConfig:
         variants=s.get("variants", d.variants, _variants),
         data_dir=s.get("data_dir", d.data_dir, path_in(s.base_dir)),
         journal=s.get("journal", d.journal, path_in(s.base_dir)),
+        story=s.get("story", d.story, boolean),
     )

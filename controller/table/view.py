@@ -60,12 +60,14 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
             warriors_left=state.count(i),
             warriors_total=max(len(state.teams[i]), state.count(i)),
             cards_in_hand=len(state.hands[i]),
+            victory_points=state.story.points[i] if state.story is not None else None,
         )
         for i, name in enumerate(state.players)
     )
     actor = engine.actor(state)
     seat = actor if actor is not None else state.seat
-    rounds = state.config.rounds
+    st = state.story
+    rounds = len(st.story.squares) if st is not None else state.config.rounds  # Story: squares
     clock = Clock(max(1, state.round), rounds, overlay.seconds_left if rounds is None else None)
     return TableView(
         turn=max(1, state.round),
@@ -144,12 +146,16 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
         rules_speed = speed_after_rerolls(len(c.throws) - 1)
         speed = rules_speed
         denies = state.data.fighter(striker, s_form).has(AbilityKind.NO_DEFENCE_DICE)
-        defences = tuple(
-            _DEFENCES[d]
-            for d in allowed_defences(
-                rules_speed, state.config.variants, attacker_denies_dice=denies
+        defences = (
+            ()
+            if state.story is not None
+            else tuple(  # a Story attempt has no defence
+                _DEFENCES[d]
+                for d in allowed_defences(
+                    rules_speed, state.config.variants, attacker_denies_dice=denies
+                )
+                if d in _DEFENCES
             )
-            if d in _DEFENCES
         )
     rolls_max = (c.d_max_rerolls if defending else c.max_rerolls) + 1
     return CombatView(

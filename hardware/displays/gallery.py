@@ -89,6 +89,16 @@ def variants(view: TableView) -> dict[str, tuple[TableView, str]]:
         out["combat-lightning"] = (dataclasses.replace(view, combat=fast), "combat")
     out["combat-none"] = (dataclasses.replace(view, combat=None), "combat")
     out["errors-none"] = (dataclasses.replace(view, faults=()), "errors")
+    story = dataclasses.replace(
+        view,
+        phase="SQ 5 G4 R3",
+        seats=tuple(
+            dataclasses.replace(s, warriors_left=0, warriors_total=0, victory_points=3 + i)
+            for i, s in enumerate(view.seats)
+        ),
+    )
+    out["teams-story"] = (story, "teams")
+    out["seat-0-story"] = (story, "seat:0")
     return out
 
 

@@ -94,12 +94,14 @@ class CombatView:
 
 @dataclass(frozen=True)
 class SeatView:
-    """A player at the table: warriors still on the board and cards in hand."""
+    """A player at the table: warriors still on the board and cards in hand (in Story
+    mode: the player's victory points instead of warriors)."""
 
     name: str
     warriors_left: int
     warriors_total: int
     cards_in_hand: int = 0
+    victory_points: int | None = None  # Story mode only (None: a Tournament game)
 
 
 @dataclass(frozen=True)

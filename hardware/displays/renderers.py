@@ -186,8 +186,8 @@ def _seat_row(
     SMALL.draw(d, (cx, y), cards, fill)
     icon_x = cx - 8
     d.rectangle((icon_x, y, icon_x + 5, y + 7), outline=fill, fill=1 - fill)
-    if compact:
-        wl = f"{s.warriors_left}"
+    if compact or s.victory_points is not None:
+        wl = f"{s.warriors_left}" if s.victory_points is None else f"{s.victory_points} VP"
         px = icon_x - 3 - SMALL.width(wl)
         SMALL.draw(d, (px, y), wl, fill)
     else:
@@ -217,8 +217,11 @@ def seat_screen(index: int) -> Screen:
             if mine:
                 d.rectangle((w - 37, 0, w - 1, 9), fill=1)
                 text_right(d, w - 2, 1, "TURN", fill=0)
-            x = pips(d, (0, 12), s.warriors_left, s.warriors_total)
-            text(d, (x + 2, 12), f"{s.warriors_left}/{s.warriors_total}", w)
+            if s.victory_points is not None:
+                text(d, (0, 12), f"{s.victory_points} VICTORY PTS", w)
+            else:
+                x = pips(d, (0, 12), s.warriors_left, s.warriors_total)
+                text(d, (x + 2, 12), f"{s.warriors_left}/{s.warriors_total}", w)
             x = card_icon(d, (0, 23))
             text(d, (x + 1, 23), f"{s.cards_in_hand} CARDS", w)
             return
@@ -226,8 +229,11 @@ def seat_screen(index: int) -> Screen:
             text_centre(d, w, 0, s.name, BIG)
         else:
             text_centre(d, w, 4, s.name)
-        x = pips(d, (0, 20), s.warriors_left, s.warriors_total, h=10)
-        text(d, (x + 3, 21), f"{s.warriors_left}/{s.warriors_total} LEFT", w - x)
+        if s.victory_points is not None:
+            text(d, (0, 21), f"{s.victory_points} VICTORY POINTS", w)
+        else:
+            x = pips(d, (0, 20), s.warriors_left, s.warriors_total, h=10)
+            text(d, (x + 3, 21), f"{s.warriors_left}/{s.warriors_total} LEFT", w - x)
         x = card_icon(d, (0, 34))
         text(d, (x + 2, 34), f"{s.cards_in_hand} CARDS", w)
         if mine:

@@ -214,6 +214,7 @@ _seat = _object(
         "warriors_left": (r.int_(0),),
         "warriors_total": (r.int_(1),),
         "cards_in_hand": (r.int_(0), 0),
+        "victory_points": (r.int_(0), None),
     },
 )
 _prompt = _object(

@@ -196,7 +196,7 @@ def test_all_problems_are_reported_at_once() -> None:
     assert found == [
         "cfg.toml: Option 'players' in section 'table' must have maximum of 4 (got 9)",
         "cfg.toml: Option 'typo' in section 'table' is not a valid option; "
-        "valid options: mode, players, length, variants, data_dir, journal",
+        "valid options: mode, players, length, variants, data_dir, journal, story",
         "cfg.toml: Option 'fps' in section 'camera' must have minimum of 1 (got -1)",
         "cfg.toml: Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D "
         "(got 0x3E)",

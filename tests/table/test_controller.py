@@ -10,6 +10,8 @@ import pytest
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
+from controller.game.events import ClockEvent, ClockPaused, ClockStarted
+from controller.game.export import export_json
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
@@ -116,25 +118,85 @@ def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path
     journal = tmp_path / "j.sqlite"
     game = TableGame.start(journal, GameConfig(("Ann", "Bob"), Length.MINUTES45), data)
     now = [1000.0]
-    clock_file = tmp_path / "j.clock"
-    table = TableController(game, seed=2, game_clock=lambda: now[0], clock_file=clock_file)
+    table = TableController(game, seed=2, game_clock=lambda: now[0])
     players = TablePlayers(table.awaits, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
     while table.state.round < 1:
         players.step()
     table.on_tick()
     assert table.seconds_left() == 45 * 60
-    assert float(clock_file.read_text()) == 1000.0
-    now[0] += 600  # ten minutes pass, then the table restarts
+    assert [e for e in game.journal.events() if isinstance(e, ClockEvent)] == [ClockStarted(1000.0)]
+    now[0] += 60
+    table.clock.pause()  # five paused minutes do not count
+    now[0] += 300
+    table.clock.resume()
+    now[0] += 540  # ten minutes of play in all, then the table restarts
+    state_before = table.state
     game.close()
-    resumed = TableController(
-        TableGame.resume(journal, data), seed=2, game_clock=lambda: now[0], clock_file=clock_file
-    )
+    resumed = TableController(TableGame.resume(journal, data), seed=2, game_clock=lambda: now[0])
+    assert resumed.state.summary() == state_before.summary()  # the rules never saw the clock
+    assert not list(tmp_path.glob("*.clock"))
     resumed.on_tick()
     assert resumed.seconds_left() == 35 * 60
     now[0] += 35 * 60
     resumed.on_tick()
     assert resumed.state.time_up
     resumed.game.close()
+
+
+@pytest.mark.timeout(60)
+def test_undo_steps_over_the_clock_and_replay_passes_it_by(tmp_path: Path) -> None:
+    data = load_game_data()
+    journal = tmp_path / "j.sqlite"
+    game = TableGame.start(journal, GameConfig(("Ann", "Bob"), Length.MINUTES45), data)
+    now = [1000.0]
+    table = TableController(game, seed=3, game_clock=lambda: now[0])
+    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], seed=3)
+    while table.state.round < 1:
+        players.step()
+    table.on_tick()
+    while table.state.phase is not Phase.MOVE:
+        players.step()
+    players.step()  # a player moves...
+    actions = [e for e in game.journal.events() if e.is_action]
+    table.clock.pause()  # ... the clock is paused, and the player takes the move back
+    table.on_button(ButtonPressed(ButtonName.UNDO))
+    events = game.journal.events()
+    assert [e for e in events if e.is_action] == actions[:-1]
+    assert isinstance(events[-1], ClockPaused)  # the pause stays
+    assert table.clock.paused
+    replayed = replay(game.config, data, events)  # raw, clock events included
+    assert replayed.summary() == table.state.summary()
+    log = export_json(game.config, data, events)
+    assert log["events"][-1]["event"]["kind"] == "clock_paused"  # type: ignore[index]
+    game.close()
+
+
+@pytest.mark.timeout(60)
+def test_an_old_journal_with_a_clock_file_resumes_with_its_time(tmp_path: Path) -> None:
+    data = load_game_data()
+    journal = tmp_path / "j.sqlite"
+    game = TableGame.start(journal, GameConfig(("Ann", "Bob"), Length.MINUTES45), data)
+    table = TableController(game, seed=2, game_clock=lambda: 5000.0)
+    players = TablePlayers(table.awaits, DirectHands(table, 2), [GreedyBot(), RandomBot()], seed=2)
+    while table.state.round < 1:
+        players.step()
+    game.close()  # as an older toptable left it: no clock events, the start in j.clock
+    clock_file = journal.with_suffix(".clock")
+    clock_file.write_text("4400.0\n", encoding="utf-8")
+    old = TableController(
+        TableGame.resume(journal, data), game_clock=lambda: 5000.0, clock_file=clock_file
+    )
+    old.on_tick()
+    assert old.seconds_left() == 45 * 60 - 600
+    assert [e for e in old.game.journal.events() if isinstance(e, ClockEvent)] == [
+        ClockStarted(4400.0)
+    ]
+    old.game.close()
+    clock_file.unlink()  # from here on the journal alone has it
+    again = TableController(TableGame.resume(journal, data), game_clock=lambda: 5000.0)
+    again.on_tick()
+    assert again.seconds_left() == 45 * 60 - 600
+    again.game.close()
 
 
 @pytest.mark.timeout(60)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from vision.calibrate import calibrate
 from vision.dataset import load_dataset
 from vision.detect import Detector, DetectorParams, image_length, working_scale
 from vision.errors import ModelError
 from vision.evaluate import ReadError, evaluate
-from vision.features import die_patches, features, features_many
+from vision.features import autocorr_many, die_patches, features, features_many
 from vision.model import load_model
 from vision.read import read_frame
 from vision.report import calibrate_with_report, save_errors
@@ -119,3 +122,21 @@ def test_noise_reads_as_no_dice() -> None:
 
     noise = np.random.default_rng(0).integers(0, 255, (480, 640, 3)).astype(np.uint8)
     assert read_frame(noise, default_model()).dice == ()
+
+
+def test_mark_layout_feature_ignores_where_the_marks_are() -> None:
+    """The autocorrelation part of a face's features does not change when its marks
+    move (an oblique view shifts the top face) and tells two layouts apart."""
+
+    def face(pips: list[tuple[int, int]], dx: int = 0) -> NDArray[Any]:
+        p = np.ones((32, 32), np.float32)
+        for x, y in pips:
+            cv2.circle(p, (x + dx, y), 3, (-4.0,), -1)
+        out: NDArray[Any] = (p - p.mean()) / p.std()
+        return out
+
+    four = [(10, 10), (22, 10), (10, 22), (22, 22)]
+    five = [*four, (16, 16)]
+    a, b, c = autocorr_many(np.stack([face(four), face(four, 3), face(five)]))
+    assert np.linalg.norm(a - b) < 0.05
+    assert np.linalg.norm(a - c) > 2 * np.linalg.norm(a - b)

@@ -53,6 +53,18 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert [r.face for r in back.classify(feats)] == labels.tolist()
 
 
+def test_projected_model_round_trip(tmp_path: Path) -> None:
+    feats, labels = _toy()
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams(), dims=4)
+    assert model.basis is not None and model.basis.shape == (FEATURE_SIZE, 4)
+    assert model.samples.shape == (len(feats), 4), "samples are stored projected"
+    back = load_model(model.save(tmp_path / "toy"))
+    assert back.basis is not None and back.samples.shape[1] == 4
+    assert [r.face for r in back.classify(feats)] == labels.tolist()
+    seen_twice = np.stack([feats[[0, 5]], feats[[7, 12]]])  # two dice, two patches each
+    assert [r.face for r in back.classify(seen_twice)] == [0, 1]
+
+
 def test_bad_model_files(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="no such model file"):
         load_model(tmp_path / "none.npz")

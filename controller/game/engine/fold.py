@@ -21,13 +21,16 @@ from controller.game.engine import (
     move,
     resolve,
     setup,
+    story,
     turn,
 )
 from controller.game.engine.who import actor
 from controller.game.events import (
     Action,
     ChooseAttack,
+    ChooseFight,
     ChooseReward,
+    ClockEvent,
     CounterAttack,
     Defend,
     DiceThrown,
@@ -87,15 +90,26 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.DUEL_PICK, DuelPick): duel.duel_pick,
 }
 
+STORY_HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
+    (Phase.STORY_FIGHT, ChooseFight): story.choose_fight,
+    (Phase.ATTACK, DiceThrown): attack.dice_thrown,
+    (Phase.ATTACK, ThrowCorrected): attack.throw_corrected,
+    (Phase.ATTACK, ChooseAttack): story.choose_attack,
+}
+
 
 def new_game(config: GameConfig, data: GameData) -> GameState:
-    """A game set up with ``config``, waiting for the die that picks the first player.
+    """A game set up with ``config``, waiting for the die that picks the first player
+    (a Story game: at its first square).
 
     Raises:
-        IllegalActionError: a bad number of players.
+        IllegalActionError: a bad number of players; Story mode with no story data.
     """
     config.check()
-    return GameState(data, config)
+    state = GameState(data, config)
+    if config.story:
+        story.start_story(state)
+    return state
 
 
 def apply(state: GameState, event: GameEvent) -> GameState:
@@ -116,6 +130,8 @@ def advance(state: GameState, event: GameEvent) -> None:
     Raises:
         IllegalActionError, InvalidThrowError: as :func:`apply`.
     """
+    if isinstance(event, ClockEvent):
+        return  # the table's clock, journalled beside the game: no rule acts on it
     if state.phase is Phase.OVER:
         raise IllegalActionError("the game is over")
     if isinstance(event, TimeUp):
@@ -133,7 +149,8 @@ def advance(state: GameState, event: GameEvent) -> None:
             raise IllegalActionError(
                 f"out of turn: seat {event.seat} cannot act now; the game waits for {who} ({state.phase})"
             )
-    handler = HANDLERS.get((state.phase, type(event)))
+    handlers = HANDLERS if state.story is None else STORY_HANDLERS
+    handler = handlers.get((state.phase, type(event)))
     if handler is None:
         raise IllegalActionError(f"a {event.kind} event is not expected now (phase {state.phase})")
     handler(state, event)

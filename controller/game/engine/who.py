@@ -44,6 +44,7 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.COUNTER_OFFER: ActorKind.TARGET,
     Phase.DUEL_PICK: ActorKind.DUEL_PICKER,
     Phase.FLEE: ActorKind.TARGET,
+    Phase.STORY_FIGHT: ActorKind.TURN,
 }
 
 

@@ -43,8 +43,8 @@ function warriorRow(w) {
   return row;
 }
 
-function card(t) {
-  const node = el("article", "card" + (t.over ? " over" : ""));
+function cardHead(t, kind) {
+  const node = el("article", "card" + kind + (t.over ? " over" : ""));
   node.dataset.tableId = t.table_id;
   node.dataset.seq = String(num(t.seq));
   const h = el("h3");
@@ -53,6 +53,48 @@ function card(t) {
     t.online === false ? "offline" : t.online ? "online" : "");
   h.append(online);
   node.append(h);
+  return node;
+}
+
+function winnerLine(t) {
+  const w = Array.isArray(t.winners) && t.winners.length ? t.winners.join(" & ") : "nobody";
+  return el("div", "winners", `Winner: ${w}`);
+}
+
+function delivery(t) {
+  const ev = t.events;
+  if (!ev) return null;
+  const gap = ev.missing && ev.missing.length;
+  return el("p", "delivery" + (gap ? " gap" : ""),
+    gap ? `event ${num(ev.last_seq)}, waiting for ${ev.missing.length} missing` : `event ${num(ev.last_seq)}`);
+}
+
+// A companion game (another card game the table keeps the numbers of): the mode,
+// whose turn and which step, each player's main number (life, fans...) and the winner.
+function companionCard(t) {
+  const node = cardHead(t, " companion");
+  const meta = el("div", "meta");
+  meta.append(el("span", "mode", t.mode));
+  if (t.turn && !t.over) meta.append(el("span", "turn", `Turn: ${t.turn.player}`));
+  if (t.step && !t.over) meta.append(el("span", "phase", t.step));
+  node.append(meta);
+  if (t.over) node.append(winnerLine(t));
+  for (const p of t.players || []) {
+    const row = el("div", "seat" + (p.eliminated ? " out" : "") +
+      (t.turn && !t.over && t.turn.seat === p.seat ? " turn" : ""));
+    row.append(el("span", "player", p.player));
+    const main = typeof p.value === "number" ? `${p.main} ${p.value}` : "";
+    row.append(el("span", "num", main));
+    node.append(row);
+  }
+  const d = delivery(t);
+  if (d) node.append(d);
+  return node;
+}
+
+function card(t) {
+  if (t.kind === "companion") return companionCard(t);
+  const node = cardHead(t, "");
 
   const meta = el("div", "meta");
   if (t.round) meta.append(el("span", "round", t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`));
@@ -62,10 +104,7 @@ function card(t) {
   if (t.phase && !t.over) meta.append(el("span", "phase", t.phase.replace(/_/g, " ")));
   node.append(meta);
 
-  if (t.over) {
-    const w = Array.isArray(t.winners) && t.winners.length ? t.winners.join(" & ") : "nobody";
-    node.append(el("div", "winners", `Winner: ${w}`));
-  }
+  if (t.over) node.append(winnerLine(t));
   for (const team of t.teams || []) {
     const box = el("div", "team");
     const head = el("div", "team-head" + (t.turn && !t.over && t.turn.seat === team.seat ? " turn" : ""));
@@ -84,12 +123,8 @@ function card(t) {
     const out = (c.eliminated || []).length ? `; out: ${c.eliminated.join(", ")}` : "";
     node.append(el("p", "combat", `Last combat: ${c.attacker} vs ${c.defender} (${parts})${out}`));
   }
-  const ev = t.events;
-  if (ev) {
-    const gap = ev.missing && ev.missing.length;
-    node.append(el("p", "delivery" + (gap ? " gap" : ""),
-      gap ? `event ${num(ev.last_seq)}, waiting for ${ev.missing.length} missing` : `event ${num(ev.last_seq)}`));
-  }
+  const d = delivery(t);
+  if (d) node.append(d);
   return node;
 }
 

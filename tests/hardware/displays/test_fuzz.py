@@ -39,7 +39,13 @@ def fighters(draw: st.DrawFn) -> FighterView:
 @st.composite
 def seats(draw: st.DrawFn) -> SeatView:
     total = draw(st.integers(min_value=1, max_value=8))
-    return SeatView(draw(names), draw(st.integers(0, total)), total, draw(small))
+    return SeatView(
+        draw(names),
+        draw(st.integers(0, total)),
+        total,
+        draw(small),
+        draw(st.none() | st.integers(0, 99)),
+    )
 
 
 @st.composite

@@ -1,0 +1,113 @@
+"""The board follower's logs: a warning means something a person should look at; tokens
+tidied away (eliminated warriors taken off, the board cleared at the end) are not."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+import pytest
+
+from controller.board.follow import BoardFollower
+from controller.game.events import GameEvent
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data, play_game
+from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.gamedata.bundle import GameData
+from controller.table.controller import TableController
+from hardware.board.events import SensorChanged
+
+DATA: GameData = load_game_data()
+
+
+class _StopError(Exception):
+    pass
+
+
+def _table(tmp_path: Path, until_over: bool) -> tuple[TableGame, BoardFollower]:
+    """A journalled game played by bots, to its end or to a move in round 2."""
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), DATA)
+    table = TableController(game)
+    follower = BoardFollower(table, DATA.board)
+
+    def submit(event: GameEvent) -> GameState:
+        assert table.submit(event)  # journalled, applied, the follower told
+        if not until_over and game.state.phase is Phase.MOVE and game.state.round >= 2:
+            raise _StopError
+        return game.state
+
+    with contextlib.suppress(_StopError):
+        play_game(game.config, DATA, 1, submit=submit)
+    assert game.state.over is until_over
+    return game, follower
+
+
+class _Board:
+    """Sensor changes for the follower, numbered like the board's."""
+
+    def __init__(self, follower: BoardFollower) -> None:
+        self.follower = follower
+        self.seq = 0
+        self.at = 100.0
+
+    def change(self, space: int, occupied: bool) -> None:
+        self.seq += 1
+        self.at += 1.0
+        sensor = DATA.board.space(space).sensor
+        assert sensor is not None
+        self.follower.on_sensor(SensorChanged(sensor, occupied, self.seq, 1, at=self.at))
+        self.follower.tick(self.at + 1.0)
+
+
+def _board_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.WARNING and r.name.startswith("controller.board")
+    ]
+
+
+def test_clearing_the_board_at_the_end_is_not_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    game, follower = _table(tmp_path, until_over=True)
+    state = game.state
+    gone = [s for s in sorted(DATA.board.spaces) if s not in state.occ][:3]
+    board = _Board(follower)
+    with caplog.at_level(logging.DEBUG):
+        board.change(gone[0], False)  # the last warrior eliminated, taken off after the end
+        for space in sorted(state.occ):  # the winners' tokens back into the box
+            board.change(space, False)
+        board.change(gone[1], True)  # and tokens set out again for the next game
+        board.change(gone[2], True)
+    assert _board_warnings(caplog) == []
+    assert follower.unexpected == 0 and follower.tidied >= 2
+    assert "tidying: a token left space" in caplog.text
+    assert game.state.over
+    game.close()
+
+
+def test_during_play_a_token_from_nowhere_is_a_warning_and_taking_one_off_is_not(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    game, follower = _table(tmp_path, until_over=False)
+    state = game.state
+    empty = [s for s in sorted(DATA.board.spaces) if s not in state.occ]
+    board = _Board(follower)
+    with caplog.at_level(logging.DEBUG):
+        # An eliminated warrior's token (the game has none there) taken off: tidying.
+        board.change(empty[0], False)
+        assert _board_warnings(caplog) == []
+        assert follower.unexpected == 0 and follower.tidied == 1
+        # A token appearing on an empty space with nothing lifted: look at the board.
+        board.change(empty[1], True)
+    warnings = _board_warnings(caplog)
+    assert warnings == [f"board: a token appeared on space {empty[1]}, but none was lifted"]
+    assert follower.unexpected == 1
+    assert not [
+        r
+        for r in caplog.records
+        if r.name == "controller.board.tracker" and r.levelno > logging.DEBUG
+    ]
+    game.close()

@@ -1,0 +1,271 @@
+"""Story mode as an engine mode (RULES.md §12): the squares as phases of the same fold,
+journalled through TableGame (undo, resume, export) and the SIGKILL test."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.symbols import Symbol
+from controller.game import engine
+from controller.game.events import ChooseAttack, ChooseFight, DiceThrown, GameEvent, TimeUp
+from controller.game.export import export_json
+from controller.game.journal import Journal
+from controller.game.legal import legal_actions
+from controller.game.prompt import phase_label, prompt
+from controller.game.session import TableGame
+from controller.game.simulate import play_game, simulate
+from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.game.story import StorySide
+from tests.game.helpers import demo_data
+from tests.paths import REPO
+
+K, P, S, T, G, R = (
+    Symbol.KICK, Symbol.PUNCH, Symbol.STRENGTH, Symbol.TELEPORT, Symbol.SPHERE, Symbol.STAR,
+)  # fmt: skip
+TOTAL_POINTS_2P = 31  # the demo squares' victory points, one bout each
+
+
+def _story(players: int = 2) -> GameState:
+    names = ("Ann", "Bob", "Cid", "Dee")[:players]
+    return engine.new_game(GameConfig(names, story=True), demo_data())
+
+
+def _square_combo_throw(state: GameState) -> tuple[Symbol, ...]:
+    """A throw of the attempt's pool making the square's combo (the rest kicks)."""
+    st, c = state.story, state.combat
+    assert st is not None and c is not None
+    combo = list(st.story.squares[st.square].combo.symbols)
+    return tuple(combo + [K] * (c.pool - len(combo)))[: c.pool]
+
+
+def _attempt(state: GameState, dice: tuple[Symbol, ...], option: str) -> GameState:
+    seat = engine.actor(state)
+    assert seat is not None and state.phase is Phase.ATTACK
+    state = engine.apply(state, DiceThrown(dice))
+    return engine.apply(state, ChooseAttack(seat, option))
+
+
+def _combo_name(state: GameState) -> str:
+    st = state.story
+    assert st is not None
+    return st.story.squares[st.square].combo.name
+
+
+def test_a_story_game_opens_square_1_with_the_green_attempt() -> None:
+    s = _story()
+    assert s.phase is Phase.ATTACK and s.round == 1
+    c = s.combat
+    assert c is not None
+    assert (c.attacker, c.defender, c.striker) == ("Son Goku", "Jiren", "Son Goku")
+    assert engine.actor(s) == 0  # P1 green throws first
+    assert engine.awaiting(s).inputs == ("dice",) and engine.awaiting(s).dice == c.pool
+    assert c.cards and c.cards[0].name == _combo_name(s)  # the square's combo is offered
+    assert phase_label(s) == "sq 1 G0 R0"
+    assert "throw" in prompt(s)
+    with pytest.raises(InvalidThrowError):
+        engine.apply(s, DiceThrown((K,) * (c.pool + 1)))
+    with pytest.raises(IllegalActionError):
+        engine.apply(s, TimeUp())
+
+
+def test_the_square_combo_scores_and_the_higher_damage_takes_the_points() -> None:
+    s = _story()
+    combo = _combo_name(s)
+    s = _attempt(s, _square_combo_throw(s), combo)
+    c = s.combat
+    assert c is not None and c.striker == "Jiren" and engine.actor(s) == 1  # red's turn
+    worst = min(
+        engine.attack_options(engine.apply(s, DiceThrown((T,) * c.pool))), key=lambda o: o[1]
+    )
+    s = _attempt(s, (T,) * c.pool, worst[0])
+    st = s.story
+    assert st is not None
+    winner = 0 if st.points[0] else 1
+    assert st.points[winner] == 1 and sum(st.points) == 1
+    assert s.phase is Phase.STORY_FIGHT and s.round == 2  # square 2 offers three fights
+
+
+def test_a_square_with_several_fights_waits_for_the_green_players_choice() -> None:
+    s = _green_wins_until_a_choice(_story())
+    assert list(legal_actions(s)) == [ChooseFight(0, 0), ChooseFight(0, 1), ChooseFight(0, 2)]
+    with pytest.raises(IllegalActionError, match="out of turn"):
+        engine.apply(s, ChooseFight(1, 0))
+    with pytest.raises(IllegalActionError):
+        engine.apply(s, DiceThrown((K, K, K)))
+    assert "Son Gohan v Dyspo" in prompt(s)
+    s = engine.apply(s, ChooseFight(0, 1))
+    c = s.combat
+    assert s.phase is Phase.ATTACK and c is not None
+    assert (c.attacker, c.defender) == ("Son Gohan", "Dyspo")
+
+
+def test_with_four_players_two_fights_are_played_each_pair_choosing_one() -> None:
+    s = _story(4)
+    st = s.story
+    assert st is not None
+    assert [(b.green_seat, b.red_seat) for b in st.bouts] == [(0, 1)]  # square 1: P1-P2
+    s = _green_wins_until_a_choice(s)
+    assert s.phase is Phase.STORY_FIGHT and s.round == 2
+    s = engine.apply(s, ChooseFight(0, 2))  # P1 takes Piccolo v Kakunsa and P1-P2 play it
+    assert s.phase is Phase.ATTACK and engine.actor(s) == 0
+    s = _green_wins_until_a_choice(s)
+    assert s.phase is Phase.STORY_FIGHT and engine.actor(s) == 2  # then P3 chooses
+    assert list(legal_actions(s)) == [ChooseFight(2, 0), ChooseFight(2, 1)]
+    with pytest.raises(IllegalActionError, match="free fight"):
+        engine.apply(s, ChooseFight(2, 2))
+    s = engine.apply(s, ChooseFight(2, 0))
+    st = s.story
+    assert st is not None and [b.fight for b in st.bouts] == [2, 0]
+    assert s.phase is Phase.ATTACK and engine.actor(s) == 2
+    c = s.combat
+    assert c is not None and (c.attacker, c.defender) == ("Vegeta", "Toppo")
+    s = _green_wins_until_a_choice(s)
+    st = s.story
+    assert st is not None
+    assert st.log[1].startswith("square 2: Ann takes 1") and st.log[2].startswith(
+        "square 2: Cid takes 1"
+    )
+
+
+def _green_wins_until_a_choice(s: GameState) -> GameState:
+    """Green makes the square's combo, red its weakest option, until a fight is chosen."""
+    for _ in range(100):
+        c = s.combat
+        if s.phase is not Phase.ATTACK or c is None:
+            return s
+        if c.striker == c.attacker:
+            s = _attempt(s, _square_combo_throw(s), _combo_name(s))
+        else:
+            options = engine.attack_options(engine.apply(s, DiceThrown((T,) * c.pool)))
+            s = _attempt(s, (T,) * c.pool, min(options, key=lambda o: o[1])[0])
+    raise AssertionError("no fight to choose")
+
+
+def test_a_tie_is_thrown_again() -> None:
+    s = _story()
+    combo = _combo_name(s)
+    s = _attempt(s, _square_combo_throw(s), combo)
+    s = _attempt(s, _square_combo_throw(s), combo)  # the same combo, the same damage
+    st = s.story
+    assert st is not None and st.square == 0 and sum(st.points) == 0
+    assert st.bouts[0].rethrows == 1 and st.bouts[0].green_damage is None
+    c = s.combat
+    assert s.phase is Phase.ATTACK and c is not None and not c.throws
+    assert c.striker == "Son Goku" and engine.actor(s) == 0  # green throws again
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_winner_is_known_after_square_13(players: int) -> None:
+    names = tuple(f"P{i + 1}" for i in range(players))
+    out = play_game(GameConfig(names, story=True), demo_data(), seed=5)
+    s = out.state
+    st = s.story
+    assert s.over and st is not None and st.over and s.round == 13
+    assert s.winners == tuple(i for i, p in enumerate(st.points) if p == max(st.points))
+    assert len(st.log) >= 13
+    vp = st.side_points()
+    assert vp[StorySide.GREEN] == sum(st.points[0::2]) and vp[StorySide.RED] == sum(st.points[1::2])
+    if players == 2:
+        assert sum(st.points) == TOTAL_POINTS_2P
+    assert s.summary()["story"] == st.summary()
+    assert "win" in phase_label(s)
+
+
+def test_story_games_are_a_fold_of_their_events() -> None:
+    config = GameConfig(("A", "B", "C"), story=True)
+    out = play_game(config, demo_data(), seed=9)
+    events: list[GameEvent] = []
+    again = play_game(config, demo_data(), seed=9, submit=lambda e: _record(events, e))
+    assert again.state.summary() == out.state.summary()
+    assert engine.replay(config, demo_data(), events).summary() == out.state.summary()
+
+
+def _record(events: list[GameEvent], e: GameEvent) -> GameState:
+    events.append(e)
+    return engine.replay(GameConfig(("A", "B", "C"), story=True), demo_data(), events)
+
+
+def test_simulate_story_reports_victory_points_per_side() -> None:
+    report = simulate(2, Length.ROUNDS10, 10, 1, demo_data(), story=True)
+    out = report.to_json()
+    assert out["mode"] == "story" and out["games"] == 10
+    vp = out["average_victory_points"]
+    assert isinstance(vp, dict) and sum(vp.values()) == pytest.approx(TOTAL_POINTS_2P)
+    assert "mode" not in simulate(2, Length.ROUNDS5, 1, 1, demo_data()).to_json()
+
+
+def test_a_story_journal_undoes_resumes_and_exports(tmp_path: Path) -> None:
+    path = tmp_path / "story.journal"
+    config = GameConfig(("Ann", "Bob"), story=True)
+    with TableGame.start(path, config, demo_data()) as game:
+        assert game.journal.setup["mode"] == "story"
+        assert game.journal.setup["config"]["mode"] == "story"
+        c = game.state.combat
+        assert c is not None
+        game.submit(DiceThrown((K,) * c.pool))
+        game.submit(ChooseAttack(0, "sum"))
+        assert engine.actor(game.state) == 1
+        undone = game.undo()
+        assert undone == ChooseAttack(0, "sum")
+        assert engine.actor(game.state) == 0 and game.state.combat is not None
+        assert game.state.combat.throws  # the throw stays (a die's result is never undone)
+        game.submit(ChooseAttack(0, "sum"))
+        state = game.state.summary()
+    with TableGame.resume(path) as game:
+        assert game.state.summary() == state
+        log = export_json(game.config, game.data, game.journal.events())
+        events = log["events"]
+        assert isinstance(events, list)
+        assert [e["event"]["kind"] for e in events] == ["dice", "attack"]
+        assert any("damage" in line for line in events[1]["changes"])
+        assert log["mode"] == "story" and log["victory_points"] == {"green": 0, "red": 0}
+    tournament = GameConfig(("Ann", "Bob")).to_dict()
+    assert "mode" not in tournament  # a Tournament journal's set-up is unchanged
+
+
+def _rows(path: Path) -> int:
+    try:
+        with Journal.open(path) as journal:
+            return len(journal)
+    except Exception:
+        return 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_story_game_killed_at_random_points_resumes_to_the_same_end(tmp_path: Path) -> None:
+    seed, players = 12, 4
+    expected = play_game(GameConfig(("P1", "P2", "P3", "P4"), story=True), demo_data(), seed)
+    total = expected.events
+    path = tmp_path / "kill.journal"
+    cmd = [sys.executable, "-m", "controller.cli.main", "game", "play", str(path), "--story",
+           "--players", str(players), "--seed", str(seed), "--json"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    rng = random.Random(2)
+    kills = 0
+    for point in sorted(rng.sample(range(10, total - 10), 3)):
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and _rows(path) < point and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 2, "the game finished before it could be killed"
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    want = json.loads(json.dumps(expected.state.summary(), sort_keys=True))
+    assert json.loads(done.stdout) == want
+    with TableGame.resume(path) as game:
+        assert game.state.over and len(game.journal) == total

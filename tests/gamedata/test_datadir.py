@@ -1,0 +1,111 @@
+"""``toptable data init``: an owner's own data set, a self-contained copy that checks."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from controller.cli.main import main
+from controller.core.errors import DataError
+from controller.gamedata import DEMO_DIR, RULEBOOK_DIR
+from controller.gamedata.bundle import load_game_data
+from controller.gamedata.datadir import check_data_dir, init_data_dir
+from controller.gamedata.warriors import load_warriors
+
+
+def test_init_copies_the_demo_set_with_its_rulebook_base(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    done = init_data_dir(mine)
+    assert done.check.ok, done.check.problems
+    names = {p.as_posix() for p in done.copied}
+    assert {"warriors.toml", "board.toml", "cards.toml", "story.toml"} <= names
+    assert "rulebook-warriors.toml" in names
+    assert "config.toml" not in names and not (mine / "config.toml").exists()
+    base = tomllib.loads((mine / "warriors.toml").read_text(encoding="utf-8"))["base"]
+    assert base == "rulebook-warriors.toml"
+    assert (mine / base).read_bytes() == (RULEBOOK_DIR / "warriors.toml").read_bytes()
+    # The comments of the copy name its own base, not the bundled one's path.
+    assert "../rulebook/" not in (mine / "warriors.toml").read_text(encoding="utf-8")
+    wf = load_warriors(mine / "warriors.toml")
+    assert all(Path(f).resolve().is_relative_to(mine.resolve()) for f in wf.files)
+    assert sorted(wf.roster) == sorted(load_warriors(DEMO_DIR / "warriors.toml").roster)
+    assert load_game_data(mine).board.spaces.keys() == load_game_data().board.spaces.keys()
+
+
+def test_the_copy_is_self_contained_and_editable(tmp_path: Path) -> None:
+    mine = tmp_path / "elsewhere" / "mine"
+    init_data_dir(mine)
+    moved = tmp_path / "moved"
+    mine.rename(moved)  # nothing outside the folder is needed
+    warriors = moved / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    warriors.write_text(text.replace("invented = true", "invented = false", 1), encoding="utf-8")
+    assert check_data_dir(moved).ok
+    assert load_warriors(warriors).invented is False
+    warriors.write_text(text.replace("dodge = 4", "dodge = 9", 1), encoding="utf-8")
+    report = check_data_dir(moved)
+    assert not report.ok
+    assert any("dodge" in str(p) and str(warriors) in str(p) for p in report.problems)
+
+
+def test_init_from_an_owners_set_and_a_chain_of_bases(tmp_path: Path) -> None:
+    # An owner's set whose warriors complete a base two folders away, which
+    # itself completes the bundled rulebook: both bases come along.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "warriors.toml").write_text(
+        f'base = "{(RULEBOOK_DIR / "warriors.toml").as_posix()}"\n'
+        + (DEMO_DIR / "warriors.toml").read_text(encoding="utf-8").split("invented = true", 1)[1],
+        encoding="utf-8",
+    )
+    owner = tmp_path / "owner"
+    owner.mkdir()
+    (owner / "warriors.toml").write_text(
+        '# mine, on top of ../shared/warriors.toml\nbase = "../shared/warriors.toml"\n'
+        "invented = true\n",
+        encoding="utf-8",
+    )
+    copy = tmp_path / "copy"
+    done = init_data_dir(copy, owner)
+    assert done.check.ok, done.check.problems
+    assert [b for _, b in done.rebased] == ["shared-warriors.toml", "rulebook-warriors.toml"]
+    assert "../shared" not in (copy / "warriors.toml").read_text(encoding="utf-8")
+    files = load_warriors(copy / "warriors.toml").files
+    assert [Path(f).name for f in files] == [
+        "rulebook-warriors.toml",
+        "shared-warriors.toml",
+        "warriors.toml",
+    ]
+    assert "--  board.toml: absent (needed for a game)" in done.check.lines
+
+
+def test_init_refuses_a_non_empty_directory(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(DataError, match="already exists and is not empty"):
+        init_data_dir(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert init_data_dir(empty).check.ok  # an empty directory is fine
+    with pytest.raises(DataError, match="not a data directory"):
+        init_data_dir(tmp_path / "new", tmp_path)
+    with pytest.raises(DataError, match="inside"):
+        init_data_dir(empty / "sub", empty)
+
+
+def test_data_init_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "mine"
+    assert main(["data", "init", str(mine)]) == 0
+    out = capsys.readouterr().out
+    assert 'warriors.toml: base = "rulebook-warriors.toml" (copied beside it)' in out
+    assert "ok  story.toml: 13 squares (INVENTED)" in out
+    assert f"{mine}: all data valid" in out
+    assert main(["data", "check", str(mine)]) == 0
+    capsys.readouterr()
+    assert main(["data", "init", str(mine)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"toptable: error: {mine}: already exists and is not empty; name a new directory"
+    ]

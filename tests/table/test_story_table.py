@@ -1,0 +1,194 @@
+"""Story mode at the table (RULES.md §12), played like the Tournament: throws from the
+camera, choices with the buttons, every event journalled (undo, resume)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.core.symbols import Symbol
+from controller.demo.players import TablePlayers
+from controller.game import engine
+from controller.game.bots import GreedyBot, RandomBot
+from controller.game.events import ChooseAttack, ChooseFight, ThrowCorrected
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data
+from controller.game.state import GameConfig, Phase
+from controller.table.controller import TableController
+from hardware.controls.events import ButtonName, ButtonPressed
+from tests.table.helpers import DirectHands, settled
+
+NAMES = ("Ann", "Bob", "Cid", "Dee")
+
+
+def _table(tmp_path: Path, players: int = 2, seed: int = 0) -> TableController:
+    config = GameConfig(NAMES[:players], story=True)
+    game = TableGame.start(tmp_path / "story.sqlite", config, load_game_data())
+    return TableController(game, seed=seed)
+
+
+def _press(table: TableController, button: ButtonName, long: bool = False) -> None:
+    table.on_button(ButtonPressed(button, long))
+
+
+def _choose(table: TableController, value: object) -> None:
+    """Step the cursor to ``value`` and confirm."""
+    chooser = table.entry.chooser
+    assert chooser is not None and value in chooser.values, chooser
+    while chooser.value != value:
+        _press(table, ButtonName.NEXT)
+    _press(table, ButtonName.CONFIRM)
+
+
+def _combo(table: TableController) -> tuple[str, tuple[Symbol, ...]]:
+    """The square's combo and a throw of the attempt's pool that makes it."""
+    st, c = table.state.story, table.state.combat
+    assert st is not None and c is not None
+    combo = st.story.squares[st.square].combo
+    dice = (*combo.symbols, *(Symbol.KICK,) * c.pool)[: c.pool]
+    return combo.name, tuple(dice)
+
+
+def _green_wins_square(table: TableController) -> None:
+    """Green throws the square's combo and takes it; red throws teleports and cashes in."""
+    for _ in range(20):
+        state = table.state
+        c = state.combat
+        if state.phase is not Phase.ATTACK or c is None:
+            return
+        if c.striker == c.attacker:
+            name, dice = _combo(table)
+            table.on_throw(settled(dice))
+            _choose(table, ChooseAttack(c.a_seat, name))
+        else:
+            table.on_throw(settled((Symbol.TELEPORT,) * c.pool))
+            options = engine.attack_options(table.state)
+            _choose(table, ChooseAttack(c.d_seat, min(options, key=lambda o: o[1])[0]))
+
+
+def test_the_screens_show_the_square_the_fight_and_the_victory_points(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    view = table.render()
+    assert view.phase == "sq 1 G0 R0"
+    assert (view.clock.round_no, view.clock.rounds) == (1, 13)  # square 1 of 13
+    assert view.combat is not None
+    assert (view.combat.attacker.name, view.combat.defender.name) == ("Son Goku", "Jiren")
+    name, dice = _combo(table)
+    table.on_throw(settled(dice))  # the camera's read is the throw
+    view = table.render()
+    assert view.combat is not None and view.combat.dice == dice
+    assert name in [o.label for o in view.combat.options]  # the square's combo, with its damage
+    assert view.combat.defences == ()  # a Story attempt has no defence
+    assert table.advice.best is not None  # the advisor says what to keep
+    assert table.stats.throws_read == 1
+
+
+def test_the_green_player_chooses_the_fight_with_the_buttons(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    _green_wins_square(table)
+    assert table.state.phase is Phase.STORY_FIGHT
+    assert table.render().phase == "sq 2 G1 R0"
+    assert [seat.victory_points for seat in table.render().seats] == [1, 0]
+    chooser = table.entry.chooser
+    assert chooser is not None
+    assert chooser.labels == ("Vegeta v Toppo", "Son Gohan v Dyspo", "Piccolo v Kakunsa")
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.text == "Vegeta v Toppo"
+    _choose(table, ChooseFight(0, 1))
+    assert table.game.journal.events()[-1] == ChooseFight(0, 1)
+    c = table.state.combat
+    assert c is not None and (c.attacker, c.defender) == ("Son Gohan", "Dyspo")
+
+
+def test_four_players_play_two_fights_on_a_square_with_several(tmp_path: Path) -> None:
+    table = _table(tmp_path, players=4)
+    _green_wins_square(table)
+    _choose(table, ChooseFight(0, 0))
+    _green_wins_square(table)
+    chooser = table.entry.chooser
+    assert table.state.phase is Phase.STORY_FIGHT and engine.actor(table.state) == 2
+    assert chooser is not None and chooser.labels == ("Son Gohan v Dyspo", "Piccolo v Kakunsa")
+    _choose(table, ChooseFight(2, 2))
+    c = table.state.combat
+    assert c is not None and (c.a_seat, c.d_seat) == (2, 3)
+
+
+def test_a_tie_is_thrown_again_at_the_table(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    for seat in (0, 1):
+        name, dice = _combo(table)
+        table.on_throw(settled(dice))
+        _choose(table, ChooseAttack(seat, name))
+    st = table.state.story
+    assert st is not None and st.square == 0 and st.bouts[0].rethrows == 1
+    c = table.state.combat
+    assert table.state.phase is Phase.ATTACK and c is not None and not c.throws
+    assert engine.actor(table.state) == 0  # green throws again
+
+
+def test_undo_at_the_table_takes_back_the_choice_not_the_dice(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    _, dice = _combo(table)
+    table.on_throw(settled(dice))
+    _press(table, ButtonName.CONFIRM, long=True)  # cash in the best
+    assert engine.actor(table.state) == 1
+    _press(table, ButtonName.UNDO)
+    c = table.state.combat
+    assert engine.actor(table.state) == 0 and c is not None and c.throws == (dice,)
+    with TableGame.resume(table.game.journal.path) as again:
+        assert again.state.summary() == table.state.summary()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("players", [2, 4])
+def test_bots_play_a_whole_story_through_the_table(tmp_path: Path, players: int) -> None:
+    table = _table(tmp_path, players, seed=players)
+    hands = DirectHands(table, seed=players, misread_every=4)
+    bots = TablePlayers(table.awaits, hands, [GreedyBot(), RandomBot()], seed=players)
+    for _ in range(20_000):
+        if bots.done():
+            break
+        bots.step()
+    state = table.state
+    st = state.story
+    assert state.phase is Phase.OVER and st is not None and st.over and state.round == 13
+    assert state.winners and table.stats.throws_read > 0 and table.stats.reads_flagged > 0
+    assert "win" in table.render().phase
+    with TableGame.resume(table.game.journal.path) as again:
+        assert again.state.summary() == state.summary()
+
+
+def test_the_config_sets_up_story_mode_and_keeps_to_it(tmp_path: Path) -> None:
+    from controller.config import parse_config
+    from controller.daemon.run import StartError, open_game
+
+    journal = str(tmp_path / "table.sqlite")
+    story = parse_config({"table": {"story": True, "journal": journal, "players": 4}})
+    assert story.table.story
+    with open_game(story, load_game_data()) as game:
+        assert game.config.story and game.state.story is not None
+        assert game.journal.setup["mode"] == "story"
+    with open_game(story, load_game_data()) as game:  # resumed
+        assert game.state.phase is Phase.ATTACK
+    tournament = parse_config({"table": {"journal": journal, "players": 4}})
+    with pytest.raises(StartError, match="holds a Story game"):
+        open_game(tournament, load_game_data())
+
+
+def test_a_misread_throw_is_corrected_with_the_buttons_and_journalled(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    _, dice = _combo(table)
+    table.on_throw(settled(dice))
+    _press(table, ButtonName.MENU)  # correct the last throw, die by die
+    check = table.entry.read_check
+    assert check is not None and check.fixing == 0
+    _press(table, ButtonName.NEXT)  # die 1 shows the next face
+    for _ in dice:
+        _press(table, ButtonName.CONFIRM)
+    _press(table, ButtonName.CONFIRM)  # accept the corrected dice
+    faces = tuple(Symbol)
+    fixed = (faces[(faces.index(dice[0]) + 1) % len(faces)], *dice[1:])
+    assert table.game.journal.events()[-1] == ThrowCorrected(fixed)
+    c = table.state.combat
+    assert c is not None and c.throws == (fixed,) and table.stats.reads_corrected == 1
