@@ -43,38 +43,9 @@ def simulate(
     """Play ``attempts`` attacks; return (damage the defender took, eliminated) per attack."""
     rng = np.random.default_rng(seed)
     t = advisor.tables
-    policy = advisor.policy()
-    pool, last = advisor.pool, advisor.rerolls
+    last = advisor.rerolls
     faces = advisor.die.faces
-    face_sym = np.array([list(Symbol).index(f) for f in faces])
-    weights = (N_SYMBOLS + 1) ** np.arange(N_SYMBOLS)
-    code_of = np.full((N_SYMBOLS + 1) ** N_SYMBOLS, -1, dtype=np.int64)
-    for i, c in enumerate(t.states):
-        code_of[int(np.dot(c, weights))] = i
-    keeps = np.array(t.keeps, dtype=np.int64)
-
-    def throw(n_dice: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        shown = face_sym[rng.integers(0, len(face_sym), size=(len(n_dice), pool))]
-        used = np.arange(pool)[None, :] < n_dice[:, None]
-        out: npt.NDArray[np.int64] = (
-            (shown[:, :, None] == np.arange(N_SYMBOLS)) & used[:, :, None]
-        ).sum(axis=1)
-        return out
-
-    counts = throw(np.full(attempts, pool, dtype=np.int64))
-    idx = code_of[counts @ weights]
-    level = np.full(attempts, -1)
-    active = np.ones(attempts, dtype=bool)
-    for m in range(last + 1):
-        act = policy[m][idx]
-        stopping = active & (act == STOP)
-        level[stopping] = m
-        active &= ~stopping
-        if not active.any():
-            break
-        k = keeps[act[active]]
-        counts[active] = k + throw(pool - k.sum(axis=1))
-        idx = np.where(active, code_of[counts @ weights], idx)
+    idx, level = _play(rng, t, advisor.policy(), faces, attempts)
 
     valuer = advisor.valuer
     d = advisor.defender
