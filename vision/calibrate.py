@@ -16,8 +16,9 @@ photos, assuming no dice colour, tray, polarity or view:
    :mod:`vision.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
    not read as dice.
-4. **Cocked limit and colour model.** The outline aspect of the owner's flat
-   dice sets the cocked limit; a histogram of the scenes' balanced colours lets
+4. **Cocked limit, contrast floor and colour model.** The outline aspect of the
+   owner's flat dice sets the cocked limit; the contrast of their marks, the floor
+   under which a peak is no die; a histogram of the scenes' balanced colours lets
    the reader notice a large object never seen in calibration (a hand).
 
 Evaluation is :mod:`vision.evaluate`; calibration with its own leave-photos-out
@@ -47,7 +48,7 @@ from vision.detect import (
     shrink,
 )
 from vision.detect_train import Photo, colour_model, load_photo, train_finder
-from vision.die_shape import orientation, outline_aspect
+from vision.die_shape import face_contrast, orientation, outline_aspect
 from vision.errors import ModelError
 from vision.features import die_patches, features_many, quarter_turns
 from vision.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
@@ -83,6 +84,9 @@ WARPS: tuple[tuple[float, float, float], ...] = (
     (0.72, 1.0, 0.0),
 )
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
+# a peak whose marks stand out less than this share of the owner's faintest dice (their
+# 2nd percentile) is no die: a finger, a card, the bare tray
+CONTRAST_FLOOR = 0.5
 
 
 def _warped(
@@ -242,6 +246,7 @@ def calibrate(
     views: list[NDArray[Any]] = []  # each die's features at each of OFFSETS
     where: list[str] = []
     aspects: list[float] = []
+    contrasts: list[float] = []
     for item in items:
         face, _fs = load_photo(item, params, FACE_DIE_PX)
         work = shrink(face, work_px / FACE_DIE_PX)
@@ -256,6 +261,7 @@ def calibrate(
             boxes.append((x, y, bw, bh))
             angles.append(angle)
             aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
+            contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
             dies.append((len(photos), cx, cy, angle, d.cls))
             where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
             views.append(die_patches(face, ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)))
@@ -292,6 +298,8 @@ def calibrate(
     )
 
     # 3. the finder, and its threshold from photos each finder did not learn from
+    # (peaks showing no marks are dropped before counting, as the reader drops them)
+    params = replace(params, min_contrast=CONTRAST_FLOOR * float(np.percentile(contrasts, 2)))
     ratio = work_px / FACE_DIE_PX
     finder = train_finder(photos, params, work_px, ratio, rng, seed, tick)
     detector, scale, cut, n_dice = finder.detector, finder.scale, finder.cut, finder.n_dice

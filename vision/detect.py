@@ -22,7 +22,9 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
    owner's own backgrounds, with hard negatives mined in two rounds) scores
    every window at once: one matrix product and ``GRID**2`` shifted sums.
 4. **Peaks** of the score above the calibrated threshold, at least 0.6 die
-   apart, are dice; the face classifier (:mod:`vision.model`) then reads each
+   apart, are dice, unless the square inside them shows no marks (a colour
+   contrast under the floor measured on the owner's dice: a finger, a card);
+   the face classifier (:mod:`vision.model`) then reads each
    and drops those nearer to the background samples it learned than to any face.
 5. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
@@ -40,7 +42,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.die_shape import orientation, outline_aspect
+from vision.die_shape import face_contrast, orientation, outline_aspect
 from vision.errors import ConfigError
 
 Box = tuple[float, float, float, float]
@@ -68,6 +70,7 @@ class DetectorParams:
     box_scale: float = 1.0  # labeled box side over the die side (|cos|+|sin| removed)
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
+    min_contrast: float = 0.0  # a peak whose face_contrast is under this shows no marks: no die
     max_dice: int = 40
 
     def __post_init__(self) -> None:
@@ -352,6 +355,8 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
             if patch.size and float(patch.mean()) > 0.8:
                 continue  # colours never seen in calibration: a hand or an object, not a die
         fx, fy = wx * fs / ws, wy * fs / ws
+        if face_contrast(face, fx, fy, side_face) < params.min_contrast:
+            continue  # no marks: skin, a card, the bare tray
         angle = orientation(gray, fx, fy, side_face)
         aspect = outline_aspect(gray, fx, fy, side_face)
         a = math.radians(angle)

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from vision.dataset import LabeledImage
 from vision.detect import (
+    FACE_DIE_PX,
     SPAN,
     STRIDE,
     Box,
@@ -34,6 +35,7 @@ from vision.detect import (
     shrink,
     window,
 )
+from vision.die_shape import face_contrast
 from vision.read import load_scaled
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
@@ -112,7 +114,8 @@ def train_finder(
             pos.append(_centre_window(_augment(photo.bal, cx, cy, rng, True), work_px))
             for n_copy in range(POSITIVE_COPIES):
                 crop = _augment(photo.bal, cx, cy, rng, False)
-                if n_copy % 3 == 0:  # a neighbour die touching or overlapping this one
+                # one or two neighbour dice touching or overlapping this one (a cluster)
+                for _ in range((n_copy % 3 == 0) + (n_copy % 6 == 0)):
                     _paste_die(crop, bank[int(rng.integers(len(bank)))], rng,
                                float(rng.uniform(0.95, 1.25)) * work_px)  # fmt: skip
                 pos.append(_centre_window(crop, work_px))
@@ -180,6 +183,9 @@ def train_finder(
             found = peaks(scores, -4.0, 0.6 * work_px / STRIDE, 3 * len(held) + 20)
             used: set[int] = set()
             for px, py, s in found:
+                fx, fy = px * STRIDE / ratio, py * STRIDE / ratio
+                if face_contrast(photo.face, fx, fy, FACE_DIE_PX) < params.min_contrast:
+                    continue  # the reader drops it too
                 hit = -1
                 for i, (cx, cy) in enumerate(held):
                     near = math.hypot(px * STRIDE - cx, py * STRIDE - cy) < 0.35 * work_px
@@ -191,7 +197,7 @@ def train_finder(
                     tp_scores.append(s / scale)
                 else:
                     fp_scores.append(s / scale)
-                    fp_where.append((k, px * STRIDE / ratio, py * STRIDE / ratio))
+                    fp_where.append((k, fx, fy))
     detector = fit(range(len(photos)))
     tick("training the finder")
     # scores of finders trained on different photos are compared as a share of each
@@ -342,7 +348,10 @@ def _typical_score(
 
 
 def _best_threshold(tp: NDArray[Any], fp: NDArray[Any], n_dice: int) -> float:
-    """The middle of the score range with the best F1 on the calibration photos."""
+    """The threshold (a share of the typical score) for unseen photos: the lowest score with
+    the best F1 on the held-out peaks, lowered to the middle of the gap between it and the
+    highest false peak under it, or logit 0 when there is none (the widest margin both
+    ways; at most 0.4 lower)."""
     if len(tp) == 0:
         return 0.0
     cands = np.unique(np.concatenate([tp, fp]))
@@ -357,8 +366,9 @@ def _best_threshold(tp: NDArray[Any], fp: NDArray[Any], n_dice: int) -> float:
     good = [t for t, f in zip(cands, f1s, strict=True) if f >= best - 1e-9]
     lo = float(min(good))
     below = fp[fp < lo]
-    floor = float(below.max()) if len(below) else lo - 0.2
-    return 0.5 * (lo + max(floor, lo - 0.4))
+    # no false peak under it: the gap reaches the detector's own boundary (logit 0)
+    floor = float(below.max()) if len(below) else min(0.0, lo - 0.2)
+    return 0.5 * (lo + max(floor, lo - 0.8))
 
 
 def _logp(colour: NDArray[Any], bal: NDArray[Any]) -> NDArray[Any]:

@@ -1,5 +1,6 @@
-"""A die's pose around a point of a grayscale frame: its rotation (:func:`orientation`) and
-its outline's aspect (:func:`outline_aspect`, above a limit: a cocked die)."""
+"""A die's look around a point of a frame: its rotation (:func:`orientation`), its
+outline's aspect (:func:`outline_aspect`, above a limit: a cocked die) and the contrast
+of the marks on its face (:func:`face_contrast`, under a floor: no die)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,16 @@ def outline_aspect(gray: NDArray[Any], cx: float, cy: float, side: float) -> flo
             if best is None or fit < best[0]:
                 best = (fit, aspect)
     return 1.0 if best is None else best[1]
+
+
+def face_contrast(image: NDArray[Any], cx: float, cy: float, side: float) -> float:
+    """How strongly the marks on a die's face stand out, whatever the light: the spread of
+    the colours of the square inside the die (0.7 of its side, inside at any rotation) along
+    their direction of largest spread, over their mean brightness. A die's face shows
+    marks (pips, a symbol); skin, a blank card or the bare tray barely vary."""
+    size = max(3, round(0.7 * side))
+    crop = cv2.getRectSubPix(image, (size, size), (float(cx), float(cy))).astype(np.float32)
+    pixels = crop.reshape(-1, crop.shape[2] if crop.ndim == 3 else 1)
+    centred = pixels - pixels.mean(0)
+    spread = float(np.linalg.eigvalsh(centred.T @ centred / len(pixels))[-1])
+    return math.sqrt(max(spread, 0.0)) / (float(pixels.mean()) + 8.0)

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from vision.calibrate import calibrate
 from vision.dataset import load_dataset
 from vision.detect import Detector, DetectorParams, image_length, working_scale
+from vision.die_shape import face_contrast
 from vision.errors import ModelError
 from vision.evaluate import ReadError, evaluate
 from vision.features import autocorr_many, die_patches, features, features_many
@@ -58,6 +59,43 @@ def test_photo_without_dice_reads_none(coloured: tuple[Path, Path]) -> None:
     model = calibrate(load_dataset(coloured[0]), face_set="stress")
     empty = Renderer(stress_settings(3), seed=4).render([])
     assert read_frame(empty, model).dice == ()
+
+
+def test_a_die_without_marks_is_no_die(coloured: tuple[Path, Path]) -> None:
+    """A die-sized square of a die's own colour but with no marks on it (a finger, a
+    blank card) is not read, while the dice around it are: the contrast floor is learned
+    from the owner's dice."""
+    model = calibrate(load_dataset(coloured[0]), face_set="stress")
+    floor = model.params.min_contrast
+    assert floor > 0.0
+    scene = Renderer(stress_settings(3), seed=11).scene(count=5)
+    before = read_frame(scene.image, model)
+    blank = scene.image.copy()
+    gone = scene.dice[0]
+    cx, cy = gone.center
+    x, y = int(cx), int(cy)
+    strip = blank[y - 2 : y + 3, x - int(gone.side / 2) : x - int(gone.side / 3)]  # no marks
+    body = np.median(strip.reshape(-1, 3), axis=0)
+    rect = ((cx, cy), (gone.side * 0.9, gone.side * 0.9), gone.angle)
+    corners = cv2.boxPoints(rect).astype(np.int32)
+    cv2.fillConvexPoly(blank, corners, tuple(float(v) for v in body))
+    assert face_contrast(blank, cx, cy, gone.side) < floor
+    assert all(face_contrast(scene.image, *d.center, d.side) > floor for d in scene.dice)
+    after = read_frame(blank, model)
+    near = [d for d in after.dice if np.hypot(d.center[0] - cx, d.center[1] - cy) < gone.side / 2]
+    assert near == []
+    assert len(after.dice) == len(before.dice) - 1
+
+
+def test_face_contrast_does_not_depend_on_the_light() -> None:
+    image = np.full((80, 80, 3), (200, 210, 220), np.uint8)
+    for x, y in ((30, 30), (50, 30), (30, 50), (50, 50)):
+        cv2.circle(image, (x, y), 4, (30, 30, 30), -1)
+    bright = face_contrast(image, 40, 40, 50)
+    dim = face_contrast((image * 0.4).astype(np.uint8), 40, 40, 50)
+    flat = face_contrast(np.full((80, 80, 3), 180, np.uint8), 40, 40, 50)
+    assert dim == pytest.approx(bright, rel=0.15)
+    assert flat < 0.05 * bright
 
 
 def test_one_photo_refused(coloured: tuple[Path, Path]) -> None:
