@@ -19,8 +19,8 @@ demo: $(STAMP)
 test: lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check controller vision hardware firmware tests
-	$(BIN)/ruff format --check controller vision hardware firmware tests
+	$(BIN)/ruff check controller vision hardware firmware tests tools
+	$(BIN)/ruff format --check controller vision hardware firmware tests tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
