@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -82,13 +83,7 @@ def main(argv: list[str]) -> int:
         t0 = time.perf_counter()
         build().advise(throw, 0)
         first.append(time.perf_counter() - t0)
-    cold: list[float] = []
-    cpu: list[float] = []
-    for throw in throws:
-        t0, c0 = time.perf_counter(), time.process_time()
-        build().advise(throw, 0)
-        cold.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
+    cold, cpu = _time_cold(build, throws)
     adv = build()
     adv.advise(throws[0], 0)
     warm: list[float] = []
@@ -123,6 +118,20 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _time_cold(
+    build: Callable[[], Advisor], throws: list[Throw]
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of advising each throw with a new Advisor (full DP each time)."""
+    cold: list[float] = []
+    cpu: list[float] = []
+    for throw in throws:
+        t0, c0 = time.perf_counter(), time.process_time()
+        build().advise(throw, 0)
+        cold.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return cold, cpu
+
+
 def _counter_case(defender: Fighter, attacker: Fighter, throws: list[Throw], n: int) -> None:
     from controller.advisor.simulate import simulate_combat
 
@@ -135,13 +144,7 @@ def _counter_case(defender: Fighter, attacker: Fighter, throws: list[Throw], n: 
         f"({defender.ability.kind})"
     )
     build().advise(throws[0], 0)
-    cold: list[float] = []
-    cpu: list[float] = []
-    for throw in throws:
-        t0, c0 = time.perf_counter(), time.process_time()
-        build().advise(throw, 0)
-        cold.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
+    cold, cpu = _time_cold(build, throws)
     print(
         f"advice with counter-attack, cold:     {_ms(cold)}   (target <= 20 ms; "
         f"CPU median {1000 * statistics.median(cpu):.2f} ms)"
