@@ -6,12 +6,12 @@ photos, assuming no dice colour, tray, polarity or view:
 1. **Size.** The die's side over the image's ``sqrt(width * height)``, from the labeled boxes (each
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
    ``a``, so a die lying at 45 degrees does not count as a bigger one).
-2. **Face samples.** Each labeled die is cut upright along its measured rotation
-   (``vision.features``), slightly shifted, turned, zoomed, stretched and sheared
-   (as if seen from another angle), in its four quarter turns: the face
-   classifier's samples, compared in their principal directions. Labeled boxes whose look disagrees with
-   their label (read as another face by every other die) are reported, by file
-   and line: a likely label mistake.
+2. **Face samples.** Each labeled die's view (``vision.embedding.die_view``),
+   slightly shifted, turned, zoomed, stretched and sheared (as if seen from
+   another angle) and re-lit, in its four quarter turns, embedded by the shipped
+   network: the face classifier's samples. Labeled boxes whose look disagrees
+   with their label (read as another face by every other die) are reported, by
+   file and line: a likely label mistake.
 3. **Finder.** A linear window detector (:mod:`vision.detect`), trained by
    :mod:`vision.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dataset import Dataset, LabeledImage
+from vision.describe import cut_die, join, quarter_turned
 from vision.detect import (
     FACE_DIE_PX,
     Detector,
@@ -50,7 +51,6 @@ from vision.detect import (
 from vision.detect_train import Photo, colour_model, load_photo, train_finder
 from vision.die_shape import face_contrast, orientation, outline_aspect
 from vision.errors import ModelError
-from vision.features import die_patches, features_many, quarter_turns
 from vision.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.progress import Progress, quiet
 
@@ -111,6 +111,18 @@ def _warped(
     return out, ccx, ccy
 
 
+def relit(crop: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
+    """``crop`` (BGR uint8) in another light: brighter or dimmer, warmer or colder, another
+    gamma, sometimes softer (a camera out of focus), with sensor noise."""
+    y = crop.astype(np.float32) * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
+    y = 255.0 * (np.clip(y, 0, 255) / 255.0) ** rng.uniform(0.75, 1.35)
+    if rng.random() < 0.5:
+        y = cv2.GaussianBlur(y, (0, 0), rng.uniform(0.3, 1.0))
+    y = y + rng.normal(0.0, rng.uniform(0.0, 5.0), y.shape)
+    out: NDArray[Any] = np.clip(y, 0, 255).astype(np.uint8)
+    return out
+
+
 def die_frac_from_labels(dataset: Dataset) -> float:
     """The median labeled box side over the image's ``sqrt(width * height)``: for a
     normalised box, ``sqrt(w * h)`` whatever the photo's size or aspect.
@@ -124,35 +136,6 @@ def die_frac_from_labels(dataset: Dataset) -> float:
     return float(np.median(sides))
 
 
-def _align(
-    patches: NDArray[Any], cls: NDArray[Any], rounds: int = 2
-) -> tuple[list[int], NDArray[Any]]:
-    """For each die (patches: n x k x P x P, its patch at each offset), the offset whose
-    patch is nearest to another die of the same class in any quarter turn, refined
-    ``rounds`` times. Returns the offsets and the features (n x k x 4 x F) of every
-    patch in its quarter turns."""
-    n, k = patches.shape[:2]
-    turns = np.stack([np.stack([quarter_turns(p) for p in row]) for row in patches])
-    feats = features_many(turns.reshape(-1, *patches.shape[2:])).reshape(n, k, 4, -1)
-    chosen = [0] * n
-    for _ in range(rounds):
-        ref = np.stack([feats[i, chosen[i]] for i in range(n)])  # n x 4 x F
-        new = []
-        for i in range(n):
-            same = (cls == cls[i]) & (np.arange(n) != i)
-            if not same.any():
-                new.append(0)
-                continue
-            r = ref[same].reshape(-1, ref.shape[-1])
-            v = feats[i, :, 0]
-            d2 = (v**2).sum(1)[:, None] + (r**2).sum(1)[None, :] - 2 * v @ r.T
-            new.append(int(np.argmin(d2.min(1))))
-        if new == chosen:
-            break
-        chosen = new
-    return chosen, feats
-
-
 def _label_problems(
     views: NDArray[Any],
     samples: NDArray[Any],
@@ -163,31 +146,44 @@ def _label_problems(
     names: Sequence[str],
 ) -> list[str]:
     """Labeled dice that the face classifier, learned without them, reads clearly as
-    another face (views: n x k x F, each die at each offset): likely label mistakes."""
+    another face (views: n x k x D, each die's k embeddings): likely label mistakes.
+
+    A mislabeled die also makes its true face's other dice look like its wrong label
+    (each is the other's nearest die): the clearest case is named first, and its
+    samples no longer count against the others.
+    """
     out: list[str] = []
     n = len(views)
     if n < 3:
         return out
     sq = (samples**2).sum(1)
+    dist = np.empty((n, len(samples)), np.float32)  # each die to each sample, not its own
     for i in range(n):
         v = views[i]
         d2 = (v**2).sum(1)[:, None] + sq[None, :] - 2 * v @ samples.T
-        d = np.sqrt(np.maximum(d2, 0)).min(0)
-        d[groups == i] = np.inf
-        per = np.full(len(names), np.inf)
-        for c in range(len(names)):
-            sel = labels == c
-            if sel.any():
-                per[c] = d[sel].min()
-        best = int(np.argmin(per))
-        own = per[die_cls[i]]
-        if best != die_cls[i] and np.isfinite(own) and per[best] < 0.8 * own:
-            j = int(groups[int(np.argmin(np.where(labels == best, d, np.inf)))])
-            out.append(
-                f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
-                f"(like {where[j]}); check the label"
-            )
-    return out
+        dist[i] = np.sqrt(np.maximum(d2, 0)).min(0)
+        dist[i, groups == i] = np.inf
+    named: set[int] = set()
+    while True:
+        counted = ~np.isin(groups, list(named))
+        worst: tuple[float, int, int, int] | None = None  # ratio, die, face, like die
+        for i in (i for i in range(n) if i not in named):
+            d = np.where(counted, dist[i], np.inf)
+            per = np.array([d[labels == c].min(initial=np.inf) for c in range(len(names))])
+            best = int(np.argmin(per))
+            own = per[die_cls[i]]
+            ratio = float(per[best] / own) if np.isfinite(own) and own > 0 else 1.0
+            if best != die_cls[i] and ratio < 0.8 and (worst is None or ratio < worst[0]):
+                like = int(groups[int(np.argmin(np.where(labels == best, d, np.inf)))])
+                worst = (ratio, i, best, like)
+        if worst is None:
+            return out
+        _, i, best, like = worst
+        named.add(i)
+        out.append(
+            f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
+            f"(like {where[like]}); check the label"
+        )
 
 
 def calibrate(
@@ -243,7 +239,7 @@ def calibrate(
     labels: list[int] = []
     groups: list[int] = []
     dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
-    views: list[NDArray[Any]] = []  # each die's features at each of OFFSETS
+    die_cuts: list[tuple[NDArray[Any], NDArray[Any]]] = []  # each die's patch and view
     where: list[str] = []
     aspects: list[float] = []
     contrasts: list[float] = []
@@ -264,31 +260,33 @@ def calibrate(
             contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
             dies.append((len(photos), cx, cy, angle, d.cls))
             where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
-            views.append(die_patches(face, ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)))
+            die_cuts.append(cut_die(face, ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)))
         photos.append(Photo(item, face, balance(work), centers, boxes, angles))
         tick(f"learning faces {item.image.name}")
     if not dies:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
-    # where each die's top face is: the offset whose patch is most like the other dice
-    # of the same face (an oblique view shifts the top face off the die's centre)
     die_cls = np.array([d[4] for d in dies])
-    chosen, view_feats = _align(np.stack(views), die_cls)
     plain: list[bool] = []  # the copies not warped (what label checks compare with)
-    for die_id, ((k, cx, cy, angle, cls), o) in enumerate(zip(dies, chosen, strict=True)):
-        stack = []
-        for warp in WARPS:
-            crop, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
+    light_rng = np.random.default_rng(seed + 1)  # the finder's stream stays as it was
+    for die_id, (k, cx, cy, angle, cls) in enumerate(dies):
+        patches: list[NDArray[Any]] = []
+        views: list[NDArray[Any]] = []
+        for w, warp in enumerate(WARPS):
+            warped, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
             for d_angle, zoom, dx, dy in JITTER:
                 size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
                 rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
-                stack.extend(quarter_turns(die_patches(crop, rect)[o]))
-        feats.extend(features_many(np.stack(stack)))
-        labels.extend([cls] * len(stack))
-        groups.extend([die_id] * len(stack))
-        plain.extend([True] * (4 * len(JITTER)) + [False] * (len(stack) - 4 * len(JITTER)))
+                crop = warped if w == 0 else relit(warped, light_rng)
+                turned_patches, turned_views = quarter_turned(*cut_die(crop, rect))
+                patches.extend(turned_patches)
+                views.extend(turned_views)
+        feats.extend(join(np.stack(patches), np.stack(views)))
+        labels.extend([cls] * len(views))
+        groups.extend([die_id] * len(views))
+        plain.extend([True] * (4 * len(JITTER)) + [False] * (len(views) - 4 * len(JITTER)))
     keep = np.array(plain)
     problems = _label_problems(
-        view_feats[:, :, 0],
+        join(np.stack([p for p, _ in die_cuts]), np.stack([v for _, v in die_cuts]))[:, None, :],
         np.stack(feats)[keep],
         np.array(labels)[keep],
         np.array(groups)[keep],
@@ -325,13 +323,14 @@ def calibrate(
         angle = orientation(gray, fx, fy, FACE_DIE_PX)
         face = photos[k].face
         rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-        bg_feats.extend(features_many(np.stack(quarter_turns(die_patches(face, rect)[0]))))
+        bg_feats.extend(join(*quarter_turned(*cut_die(face, rect))))
     tick("training the face classifier")
     name = face_set or dataset.root.name
     f_all = np.stack(feats)
     l_all = np.array(labels)
+    groups_all = np.array(groups)
     model = train(
-        name, dataset.names, f_all, l_all, detector, threshold, np.array(groups), PROJECTION_DIMS
+        name, dataset.names, f_all, l_all, detector, threshold, groups_all, PROJECTION_DIMS
     )
     if bg_feats:
         model = FaceModel(

@@ -81,14 +81,6 @@ def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-# where the top face may be relative to the found die (an oblique view shows side faces
-# and shifts the top face): patches are read at these offsets (x, y), as a share of
-# the die's side, and the best-matching one counts
-OFFSETS: tuple[tuple[float, float], ...] = tuple(
-    (0.15 * dx, 0.15 * dy) for dy in (0, -1, 1) for dx in (0, -1, 1)
-)
-
-
 def cut_patch(
     work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
 ) -> NDArray[Any]:
@@ -162,39 +154,6 @@ def features(patch: NDArray[Any]) -> NDArray[Any]:
     ac = AC_WEIGHT * autocorr_many(p[None].astype(np.float32))[0]
     out: NDArray[Any] = np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb, ac])
     return out.astype(np.float32)
-
-
-def quarter_turns(patch: NDArray[Any]) -> list[NDArray[Any]]:
-    """The patch in its four quarter turns (training augmentation)."""
-    return [np.ascontiguousarray(np.rot90(patch, k)) for k in range(4)]
-
-
-def die_patches(
-    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
-) -> NDArray[Any]:
-    """The die's patch at each of ``OFFSETS`` (k x PATCH x PATCH float32), offsets taken
-    along the die's own axes: one larger patch is cut (and, from a colour image, turned
-    into its contrast channel) once, and the k patches are sliced from it."""
-    (cx, cy), (rw, rh), angle = rect
-    side = max(rw, rh, 4.0)
-    zoom = PATCH / (side * MARGIN)
-    step = max(abs(v) for o in OFFSETS for v in o) * side * zoom
-    margin = int(np.ceil(step))
-    big = PATCH + 2 * margin
-    m = cv2.getRotationMatrix2D((cx, cy), angle, zoom)
-    m[0, 2] += big / 2 - cx
-    m[1, 2] += big / 2 - cy
-    patch = cv2.warpAffine(
-        work, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
-    if patch.ndim == 3:
-        patch = contrast_channel(patch)
-    out = np.empty((len(OFFSETS), PATCH, PATCH), np.float32)
-    for k, (dx, dy) in enumerate(OFFSETS):
-        x0 = margin + round(dx * side * zoom)
-        y0 = margin + round(dy * side * zoom)
-        out[k] = patch[y0 : y0 + PATCH, x0 : x0 + PATCH]
-    return out
 
 
 def features_many(patches: NDArray[Any]) -> NDArray[Any]:

@@ -1,11 +1,13 @@
-"""A per-face-set model: reads a die's face from its features, with a confidence.
+"""A per-face-set model: reads a die's face from its embedding, with a confidence.
 
-Why this classifier: a face set has six classes and a calibration run yields a
-few hundred patches; a nearest-neighbour model over gradient features needs no
+Why this classifier: the shipped network (:mod:`vision.embedding`) already places
+the views of one face near each other and the faces of one die apart, whatever
+the dice; what is left to learn is where the owner's own faces lie. A
+calibration run yields a few thousand embeddings of the owner's dice (turned,
+stretched, re-lit copies); a nearest-neighbour model over them needs no
 training loop, learns in milliseconds, is exactly reproducible and explains
-itself (the nearest stored sample). ``cv2.ml`` (k-NN, SVM) left the main OpenCV 5
-package, and a neural-network runtime on the Pi is not worth its weight for
-six faces.
+itself (the nearest stored sample). ``cv2.ml`` (k-NN, SVM) left the main
+OpenCV 5 package.
 
 Reading a face: for each face, the distance to its nearest stored sample; the
 answer is the nearest face, and the *confidence* is ``1 - d_best / d_second``
@@ -13,14 +15,13 @@ answer is the nearest face, and the *confidence* is ``1 - d_best / d_second``
 model's threshold, or whose nearest sample is farther than the model's
 ``novelty`` distance (it looks like no face seen in calibration), is *unsure*.
 
-Distances are measured after a projection learned at calibration: the
-features' mean and their ``dims`` principal directions over the owner's
-(augmented) dice (``mean``, ``basis``); it keeps what varies among the owner's
-faces and drops the rest, and makes a read cheaper.
+Distances may be measured after a projection (``train(..., dims=d)`` with ``d``
+under the rows' length): the rows' mean and their ``d`` principal directions
+(``mean``, ``basis``). Calibration keeps all ``DESCRIPTION_SIZE`` of the embedding.
 
 File format (``.npz``, numpy's zip of arrays): ``format`` (int, now
 ``FORMAT_VERSION``), ``face_set`` (the set's name), ``names`` (face names in class
-order), ``mean`` (FEATURE_SIZE) and ``basis`` (FEATURE_SIZE x d float32),
+order), ``mean`` (DESCRIPTION_SIZE) and ``basis`` (DESCRIPTION_SIZE x d float32),
 ``samples`` (n x d float16, projected), ``labels`` (n int8), ``threshold``,
 ``novelty`` and ``detector`` (JSON of the die-finder settings).
 """
@@ -37,15 +38,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.describe import DESCRIPTION_SIZE
 from vision.detect import WINDOW_SIZE, Detector, DetectorParams
+from vision.embedding import default_embedding
 from vision.errors import ModelError
-from vision.features import FEATURE_SIZE
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
-NOT_A_DIE = 0.7  # a patch farther than this share of the novelty distance is no die
+NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no die
 DEFAULT_THRESHOLD = 0.12
-PROJECTION_DIMS = 64  # principal directions kept by calibration
+PROJECTION_DIMS = 128  # principal directions of the descriptions kept by calibration
 NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
 
 
@@ -72,7 +74,7 @@ class FaceModel:
     novelty: float = 10.0
     background_margin: float = 0.9  # background wins when nearer than this times the best face
     report: str = ""  # calibration's own figures and warnings (JSON), kept in the file
-    mean: NDArray[Any] | None = None  # the projection (None: samples are raw features)
+    mean: NDArray[Any] | None = None  # the projection (None: samples are the embeddings)
     basis: NDArray[Any] | None = None
 
     def __post_init__(self) -> None:
@@ -91,7 +93,7 @@ class FaceModel:
         }
 
     def project(self, feats: NDArray[Any]) -> NDArray[Any]:
-        """Feature rows (... x FEATURE_SIZE) in the model's distance space."""
+        """Feature rows (... x DESCRIPTION_SIZE) in the model's distance space."""
         f = np.asarray(feats, dtype=np.float32)
         if self.basis is None or self.mean is None:
             return f
@@ -104,8 +106,8 @@ class FaceModel:
         return self.detector.params
 
     def classify(self, feats: NDArray[Any]) -> list[FaceRead]:
-        """Read the faces of the feature rows ``feats`` (m x FEATURE_SIZE), or of
-        m dice each seen in k patches (m x k x FEATURE_SIZE: the nearest patch counts)."""
+        """Read the faces of the feature rows ``feats`` (m x DESCRIPTION_SIZE), or of
+        m dice each seen k ways (m x k x DESCRIPTION_SIZE: the nearest one counts)."""
         if len(feats) == 0:
             return []
         f = np.asarray(feats, dtype=np.float32)
@@ -250,11 +252,14 @@ def train(
 
 
 def load_model(path: str | Path) -> FaceModel:
-    """Read a model written by :meth:`FaceModel.save`.
+    """Read a model written by :meth:`FaceModel.save` (and the shipped network that
+    reads faces with it, so that a damaged install fails here, not mid-game).
 
     Raises:
-        ModelError: the file is missing, not a model, or of another format version.
+        ModelError: the file is missing, not a model, or of another format version;
+            the shipped face-embedding network is missing or damaged.
     """
+    default_embedding()
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
@@ -269,10 +274,12 @@ def load_model(path: str | Path) -> FaceModel:
             samples = data["samples"].astype(np.float32)
             mean = data["mean"].astype(np.float32)
             basis = data["basis"].astype(np.float32)
-            dims = basis.shape[1] if basis.size else FEATURE_SIZE
-            if basis.size and (basis.shape[0] != FEATURE_SIZE or mean.shape != (FEATURE_SIZE,)):
+            dims = basis.shape[1] if basis.size else DESCRIPTION_SIZE
+            if basis.size and (
+                basis.shape[0] != DESCRIPTION_SIZE or mean.shape != (DESCRIPTION_SIZE,)
+            ):
                 raise ModelError(
-                    f"{path}: projection of shape {basis.shape}, expected ({FEATURE_SIZE}, d)"
+                    f"{path}: projection of shape {basis.shape}, expected ({DESCRIPTION_SIZE}, d)"
                 )
             if samples.ndim != 2 or samples.shape[1] != dims:
                 raise ModelError(

@@ -23,9 +23,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dataset import read_image
+from vision.describe import describe_dice
 from vision.detect import FACE_DIE_PX, Box, DetectorParams, DetectResult, detect, image_length
 from vision.errors import ImageReadError
-from vision.features import die_patches, features_many
 from vision.model import FaceModel
 
 
@@ -107,13 +107,6 @@ class DiceRead:
         }
 
 
-def face_features(
-    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
-) -> NDArray[Any]:
-    """The features of a die's patches at each of ``OFFSETS`` (k x FEATURE_SIZE)."""
-    return features_many(die_patches(work, rect))
-
-
 def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0) -> list[DieRead]:
     """Read the faces of the dice in ``result``; boxes are multiplied by ``factor``.
 
@@ -122,10 +115,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     """
     if not result.detections:
         return []
-    patches = np.stack([die_patches(result.work, d.rect) for d in result.detections])
-    n, k = patches.shape[:2]  # all dice's patches in one call (vectorised)
-    feats = features_many(patches.reshape(n * k, *patches.shape[2:])).reshape(n, k, -1)
-    reads = model.classify(feats)
+    reads = model.classify(describe_dice(result.work, [d.rect for d in result.detections]))
     out = []
     for det, fr in zip(result.detections, reads, strict=True):
         if fr.background:

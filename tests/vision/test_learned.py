@@ -17,7 +17,7 @@ from vision.detect import Detector, DetectorParams, image_length, working_scale
 from vision.die_shape import face_contrast
 from vision.errors import ModelError
 from vision.evaluate import ReadError, evaluate
-from vision.features import autocorr_many, die_patches, features, features_many
+from vision.features import autocorr_many, cut_patch, features, features_many
 from vision.model import load_model
 from vision.read import read_frame
 from vision.report import calibrate_with_report, save_errors
@@ -146,20 +146,21 @@ def test_die_size_measured_against_image_length() -> None:
     assert Detector(params).die_frac == 0.1
 
 
-def test_patches_and_batched_features_agree() -> None:
-    rng = np.random.default_rng(0)
-    image = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
-    patches = die_patches(image, ((80.0, 60.0), (40.0, 40.0), 20.0))
-    assert patches.shape == (9, 32, 32)
-    one_by_one = np.stack([features(p) for p in patches])
-    assert np.allclose(features_many(patches), one_by_one, atol=1e-6)
-
-
 def test_noise_reads_as_no_dice() -> None:
     from vision.defaults import default_model
 
     noise = np.random.default_rng(0).integers(0, 255, (480, 640, 3)).astype(np.uint8)
     assert read_frame(noise, default_model()).dice == ()
+
+
+def test_patches_and_batched_features_agree() -> None:
+    rng = np.random.default_rng(0)
+    image = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
+    rects = [((80.0, 60.0), (40.0, 40.0), a) for a in (0.0, 20.0, 45.0)]
+    patches = np.stack([cut_patch(image, r) for r in rects])
+    assert patches.shape == (3, 32, 32)
+    one_by_one = np.stack([features(p) for p in patches])
+    assert np.allclose(features_many(patches), one_by_one, atol=1e-6)
 
 
 def test_mark_layout_feature_ignores_where_the_marks_are() -> None:

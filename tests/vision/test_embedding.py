@@ -1,0 +1,133 @@
+"""The shipped face-embedding network: its numpy forward pass, its file checks, and that
+it tells a die's faces apart on dice it was not trained on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from controller.core.symbols import Symbol
+from vision import embedding
+from vision.defaults import DEFAULT_MODEL
+from vision.describe import DESCRIPTION_SIZE, describe_dice
+from vision.embedding import (
+    DEFAULT_PATH,
+    EMBED_DIMS,
+    VIEW_PX,
+    default_embedding,
+    die_view,
+    load_embedding,
+)
+from vision.errors import ModelError
+from vision.model import load_model
+from vision.synth_die import draw_face
+
+
+def quarter_turned(view: NDArray[Any]) -> NDArray[Any]:
+    return np.stack([np.rot90(view, k) for k in range(4)])
+
+
+def _scene(symbol: Symbol, angle: float, shift: tuple[float, float]) -> NDArray[Any]:
+    """A 40 px game die (our drawing) on a felt-green tray, turned and shifted."""
+    tray = np.full((120, 120, 3), (40, 90, 30), np.uint8)
+    face = cv2.resize(draw_face(symbol), (40, 40), interpolation=cv2.INTER_AREA)
+    m = cv2.getRotationMatrix2D((20, 20), angle, 1.0)
+    m[0, 2] += 40 + shift[0]
+    m[1, 2] += 40 + shift[1]
+    die = cv2.warpAffine(face, m, (120, 120))
+    mask = cv2.warpAffine(np.full((40, 40), 255, np.uint8), m, (120, 120))
+    tray[mask > 127] = die[mask > 127]
+    return tray
+
+
+def test_embeddings_have_unit_length_and_turn_with_the_view() -> None:
+    net = default_embedding()
+    view = die_view(_scene(Symbol.STAR, 10, (0, 0)), ((60.0, 60.0), (40.0, 40.0), 10.0))
+    assert view.shape == (VIEW_PX, VIEW_PX)
+    e = net.embed(quarter_turned(view))
+    assert e.shape == (4, EMBED_DIMS)
+    assert np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-4)
+    # batching must not change a view's embedding
+    assert np.allclose(net.embed(view[None])[0], e[0], atol=1e-5)
+
+
+def test_faces_of_an_unseen_die_are_told_apart() -> None:
+    """Our drawings of the game's symbols were never among the training designs. As
+    calibration stores them (each face at a few turns, in its quarter turns), a face
+    turned and shifted otherwise stays nearer its own face than any other."""
+    net = default_embedding()
+    symbols = list(Symbol)
+    refs, ref_face = [], []
+    for i, s in enumerate(symbols):
+        for angle in (0.0, 30.0, 60.0):
+            view = die_view(_scene(s, angle, (0, 0)), ((60.0, 60.0), (40.0, 40.0), angle))
+            refs.append(net.embed(quarter_turned(view)))
+            ref_face += [i] * 4
+    stored, faces = np.concatenate(refs), np.array(ref_face)
+    right = 0
+    for i, s in enumerate(symbols):
+        for angle, shift in ((43.0, (2.0, -1.0)), (-20.0, (-2.0, 2.0))):
+            rect = ((60.0 + shift[0], 60.0 + shift[1]), (40.0, 40.0), angle)
+            e = net.embed(die_view(_scene(s, angle, shift), rect)[None])[0]
+            right += int(faces[np.argmax(stored @ e)] == i)
+    assert right >= 11, f"{right} of 12 turned faces nearest their own face"
+
+
+def test_a_description_joins_features_and_embedding() -> None:
+    image = _scene(Symbol.KICK, 0, (0, 0))
+    rects = [((60.0, 60.0), (40.0, 40.0), 0.0), ((60.0, 60.0), (40.0, 40.0), 30.0)]
+    both = describe_dice(image, rects)
+    assert both.shape == (2, DESCRIPTION_SIZE)
+    # the last EMBED_DIMS numbers are the view's embedding, the rest the patch's features
+    alone = default_embedding().embed(die_view(image, rects[1])[None])[0]
+    assert np.allclose(both[1, -EMBED_DIMS:], alone, atol=1e-5)
+    assert not np.allclose(both[0, :-EMBED_DIMS], both[1, :-EMBED_DIMS])
+    assert describe_dice(image, []).shape == (0, DESCRIPTION_SIZE)
+
+
+def test_missing_corrupt_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no such face-embedding file"):
+        load_embedding(tmp_path / "none.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ModelError, match=r"bad\.npz: not a face-embedding file"):
+        load_embedding(bad)
+    with np.load(DEFAULT_PATH) as data:
+        arrays = {k: data[k] for k in data.files}
+    newer = tmp_path / "newer.npz"
+    np.savez(newer, **{**arrays, "format": np.int64(99)})
+    with pytest.raises(ModelError, match="face-embedding format 99"):
+        load_embedding(newer)
+    # the second convolution given 3 input channels: the shapes no longer chain
+    second = [i for i, kind in enumerate(json.loads(str(arrays["layers"]))) if kind == "conv"][1]
+    w = arrays[f"w{second}"]
+    broken = tmp_path / "broken.npz"
+    np.savez(broken, **{**arrays, f"w{second}": w[:, :, :3]})
+    expected = (
+        rf"layer {second} weights \(3, 3, 3, {w.shape[3]}\), expected \(3, 3, {w.shape[2]}, c\)"
+    )
+    with pytest.raises(ModelError, match=expected):
+        load_embedding(broken)
+
+
+def test_a_damaged_shipped_network_stops_loading_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon loads its model at start: a broken install must fail there, in one line."""
+    bad = tmp_path / "face-embedding.npz"
+    bad.write_bytes(b"truncated")
+    monkeypatch.setattr(embedding, "DEFAULT_PATH", bad)
+    default_embedding.cache_clear()
+    try:
+        with pytest.raises(ModelError, match=r"face-embedding\.npz: not a face-embedding file"):
+            load_model(DEFAULT_MODEL)
+    finally:
+        monkeypatch.undo()
+        default_embedding.cache_clear()
+    assert load_model(DEFAULT_MODEL).names[0] == "kick"

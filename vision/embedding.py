@@ -1,0 +1,168 @@
+"""A die's face embedding: a small convolutional network, run in plain numpy.
+
+The network maps a die's view (the square about the die in which the die fills
+``DIE_SPAN``, image axes kept, ``VIEW_PX`` pixels, in its contrast channel) to ``EMBED_DIMS`` numbers of unit length in
+which two views of the same face of the same dice lie close and two faces of
+one die lie apart, whatever the dice's design. It was trained once, off the Pi,
+on synthetic dice of thousands of designs (pips, numerals, symbols, logo faces;
+any colours, marbled bodies, tilted views showing side faces, shadows,
+neighbours, textured backgrounds, re-lit, blurred, JPEG-damaged):
+``tools/embedding/`` holds the generator, the trainer and its seed, and
+rebuilds ``models/face-embedding.npz``. Nothing in it was learned from the
+owner's dice or from any photo set: the owner's dice are learned at calibration,
+as samples in this space (see :mod:`vision.model`).
+
+Why numpy: the network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2
+max-pooling after the first two), global average pooling and a linear head: 51k
+weights, about 6 million multiply-adds a view. im2col and one matrix product a
+layer run it in under half a millisecond a die on one core, with no runtime to
+install on the Pi and the same results everywhere.
+
+File format (``.npz``): ``format`` (int, ``EMBEDDING_FORMAT``), ``layers``
+(JSON list, one entry a layer: ``"conv"`` or ``"pool"``), for the convolution at
+index ``i`` ``w{i}`` (3 x 3 x c_in x c_out float32, batch norm folded in) and
+``b{i}``, then ``head_w`` (c x EMBED_DIMS) and ``head_b``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.errors import ModelError
+from vision.features import contrast_channel
+
+EMBEDDING_FORMAT = 1
+VIEW_PX = 40  # the network's input side
+DIE_SPAN = 0.8  # the share of the view's side a die's extent along the image axes fills
+EMBED_DIMS = 64
+DEFAULT_PATH = Path(__file__).with_name("models") / "face-embedding.npz"
+Rect = tuple[tuple[float, float], tuple[float, float], float]  # centre, size, degrees
+_BATCH = 32  # views per matrix product: bounds the im2col buffers (under 10 MB)
+
+
+@dataclass(frozen=True)
+class Conv:
+    """A 3x3 convolution (padding 1) with its bias and a ReLU."""
+
+    weight: NDArray[Any]  # (9 * c_in) x c_out
+    bias: NDArray[Any]
+
+
+@dataclass(frozen=True)
+class FaceEmbedding:
+    """The network's layers (convolutions and 2x2 max-pooling) and its linear head."""
+
+    layers: tuple[Conv | None, ...]  # None: 2x2 max-pooling
+    head_weight: NDArray[Any]
+    head_bias: NDArray[Any]
+
+    def embed(self, views: NDArray[Any]) -> NDArray[Any]:
+        """The unit-length embeddings (n x EMBED_DIMS float32) of views (n x VIEW_PX x VIEW_PX,
+        each as :func:`network_input` makes it)."""
+        n = len(views)
+        out = np.empty((n, self.head_weight.shape[1]), np.float32)
+        for start in range(0, n, _BATCH):
+            out[start : start + _BATCH] = self._embed_batch(views[start : start + _BATCH])
+        return out
+
+    def _embed_batch(self, views: NDArray[Any]) -> NDArray[Any]:
+        h = np.asarray(views, np.float32)[..., None]
+        for layer in self.layers:
+            b, rows, cols, c = h.shape
+            if layer is None:
+                h = h.reshape(b, rows // 2, 2, cols // 2, 2, c).max(axis=(2, 4))
+                continue
+            padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
+            shifted = [padded[:, y : y + rows, x : x + cols] for y in range(3) for x in range(3)]
+            flat = np.stack(shifted, axis=3).reshape(b * rows * cols, 9 * c)  # (y, x, c) order
+            h = np.maximum(flat @ layer.weight + layer.bias, 0.0).reshape(b, rows, cols, -1)
+        pooled = h.mean(axis=(1, 2))
+        e = pooled @ self.head_weight + self.head_bias
+        e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-6
+        result: NDArray[Any] = e.astype(np.float32)
+        return result
+
+
+def network_input(bgr: NDArray[Any]) -> NDArray[Any]:
+    """A colour (or gray) view as the network reads it: its contrast channel, zero mean,
+    unit spread (so the dice's colours, the light's level and colour do not matter)."""
+    c = contrast_channel(bgr.astype(np.float32)) if bgr.ndim == 3 else bgr.astype(np.float32)
+    c = c - c.mean()
+    out: NDArray[Any] = (c / (c.std() + 1e-3)).astype(np.float32)
+    return out
+
+
+def die_view(image: NDArray[Any], rect: Rect) -> NDArray[Any]:
+    """The die's view: the square about its centre, image axes kept, in which the die's
+    extent along the axes (its side turned by its rotation) fills ``DIE_SPAN`` of the
+    side, as in training; scaled to ``VIEW_PX``, as :func:`network_input`."""
+    (cx, cy), (rw, rh), angle = rect
+    turn = math.radians(angle)
+    extent = max(rw, rh, 4.0) * (abs(math.cos(turn)) + abs(math.sin(turn)))
+    zoom = VIEW_PX * DIE_SPAN / extent
+    m = np.array([[zoom, 0.0, VIEW_PX / 2 - zoom * cx], [0.0, zoom, VIEW_PX / 2 - zoom * cy]])
+    view = cv2.warpAffine(
+        image, m, (VIEW_PX, VIEW_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return network_input(view)
+
+
+def load_embedding(path: str | Path = DEFAULT_PATH) -> FaceEmbedding:
+    """Read a network written by ``tools/embedding/train.py``.
+
+    Raises:
+        ModelError: the file is missing, corrupt, of another format, or its shapes
+            do not chain.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"{path}: no such face-embedding file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            version = int(data["format"])
+            if version != EMBEDDING_FORMAT:
+                raise ModelError(
+                    f"{path}: face-embedding format {version}, this program reads "
+                    f"format {EMBEDDING_FORMAT}"
+                )
+            layers: list[Conv | None] = []
+            channels = 1
+            for i, spec in enumerate(json.loads(str(data["layers"]))):
+                if spec == "pool":
+                    layers.append(None)
+                    continue
+                w = data[f"w{i}"].astype(np.float32)
+                if w.shape != (3, 3, channels, w.shape[3]):
+                    raise ModelError(
+                        f"{path}: layer {i} weights {w.shape}, expected (3, 3, {channels}, c)"
+                    )
+                channels = w.shape[3]
+                layers.append(Conv(w.reshape(9 * w.shape[2], channels), data[f"b{i}"]))
+            head_w = data["head_w"].astype(np.float32)
+            if head_w.shape[0] != channels:
+                raise ModelError(f"{path}: head of shape {head_w.shape}, expected ({channels}, d)")
+            return FaceEmbedding(tuple(layers), head_w, data["head_b"].astype(np.float32))
+    except ModelError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelError(f"{path}: not a face-embedding file ({exc})") from None
+
+
+@functools.cache
+def default_embedding() -> FaceEmbedding:
+    """The shipped network (read once per process).
+
+    Raises:
+        ModelError: the shipped file is missing or damaged.
+    """
+    return load_embedding(DEFAULT_PATH)
