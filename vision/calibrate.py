@@ -6,10 +6,11 @@ photos, assuming no dice colour, tray, polarity or view:
 1. **Size.** The die's side over the image's ``sqrt(width * height)``, from the labeled boxes (each
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
    ``a``, so a die lying at 45 degrees does not count as a bigger one).
-2. **Face samples.** Each labeled die's view (``vision.embedding.die_view``),
-   slightly shifted, turned, zoomed, stretched and sheared (as if seen from
-   another angle) and re-lit, in its four quarter turns, embedded by the shipped
-   network: the face classifier's samples. Labeled boxes whose look disagrees
+2. **Face samples.** Each labeled die's top-face patch and view
+   (:mod:`vision.describe`), slightly shifted, turned, zoomed, stretched and
+   sheared (as if seen from another angle) and re-lit, in their four quarter
+   turns, described (features joined with the shipped network's embedding):
+   the face classifier's samples, compared in their principal directions. Labeled boxes whose look disagrees
    with their label (read as another face by every other die) are reported, by
    file and line: a likely label mistake.
 3. **Finder.** A linear window detector (:mod:`vision.detect`), trained by

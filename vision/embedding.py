@@ -10,7 +10,7 @@ neighbours, textured backgrounds, re-lit, blurred, JPEG-damaged):
 ``tools/embedding/`` holds the generator, the trainer and its seed, and
 rebuilds ``models/face-embedding.npz``. Nothing in it was learned from the
 owner's dice or from any photo set: the owner's dice are learned at calibration,
-as samples in this space (see :mod:`vision.model`).
+joined with their top faces' features (:mod:`vision.describe`, :mod:`vision.model`).
 
 Why numpy: the network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2
 max-pooling after the first two), global average pooling and a linear head: 51k

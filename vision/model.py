@@ -1,10 +1,11 @@
-"""A per-face-set model: reads a die's face from its embedding, with a confidence.
+"""A per-face-set model: reads a die's face from its description, with a confidence.
 
-Why this classifier: the shipped network (:mod:`vision.embedding`) already places
-the views of one face near each other and the faces of one die apart, whatever
-the dice; what is left to learn is where the owner's own faces lie. A
-calibration run yields a few thousand embeddings of the owner's dice (turned,
-stretched, re-lit copies); a nearest-neighbour model over them needs no
+Why this classifier: a die's description (:mod:`vision.describe`: its top face's
+features joined with the shipped network's embedding, which already places the
+views of one face near each other and the faces of one die apart, whatever the
+dice) leaves only where the owner's own faces lie to learn. A calibration run
+yields a few thousand descriptions of the owner's dice (turned, stretched,
+re-lit copies); a nearest-neighbour model over them needs no
 training loop, learns in milliseconds, is exactly reproducible and explains
 itself (the nearest stored sample). ``cv2.ml`` (k-NN, SVM) left the main
 OpenCV 5 package.
@@ -15,9 +16,10 @@ answer is the nearest face, and the *confidence* is ``1 - d_best / d_second``
 model's threshold, or whose nearest sample is farther than the model's
 ``novelty`` distance (it looks like no face seen in calibration), is *unsure*.
 
-Distances may be measured after a projection (``train(..., dims=d)`` with ``d``
-under the rows' length): the rows' mean and their ``d`` principal directions
-(``mean``, ``basis``). Calibration keeps all ``DESCRIPTION_SIZE`` of the embedding.
+Distances are measured after a projection learned at calibration: the
+descriptions' mean and their ``dims`` principal directions over the owner's
+(augmented) dice (``mean``, ``basis``, ``PROJECTION_DIMS`` of them); it keeps
+what varies among the owner's faces, drops the rest, and makes a read cheaper.
 
 File format (``.npz``, numpy's zip of arrays): ``format`` (int, now
 ``FORMAT_VERSION``), ``face_set`` (the set's name), ``names`` (face names in class
@@ -74,7 +76,7 @@ class FaceModel:
     novelty: float = 10.0
     background_margin: float = 0.9  # background wins when nearer than this times the best face
     report: str = ""  # calibration's own figures and warnings (JSON), kept in the file
-    mean: NDArray[Any] | None = None  # the projection (None: samples are the embeddings)
+    mean: NDArray[Any] | None = None  # the projection (None: samples are descriptions)
     basis: NDArray[Any] | None = None
 
     def __post_init__(self) -> None:
@@ -93,7 +95,7 @@ class FaceModel:
         }
 
     def project(self, feats: NDArray[Any]) -> NDArray[Any]:
-        """Feature rows (... x DESCRIPTION_SIZE) in the model's distance space."""
+        """Description rows (... x DESCRIPTION_SIZE) in the model's distance space."""
         f = np.asarray(feats, dtype=np.float32)
         if self.basis is None or self.mean is None:
             return f
@@ -106,7 +108,7 @@ class FaceModel:
         return self.detector.params
 
     def classify(self, feats: NDArray[Any]) -> list[FaceRead]:
-        """Read the faces of the feature rows ``feats`` (m x DESCRIPTION_SIZE), or of
+        """Read the faces of the description rows ``feats`` (m x DESCRIPTION_SIZE), or of
         m dice each seen k ways (m x k x DESCRIPTION_SIZE: the nearest one counts)."""
         if len(feats) == 0:
             return []
