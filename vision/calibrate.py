@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dataset import Dataset, LabeledImage
-from vision.describe import cut_die, join, quarter_turned
+from vision.describe import cut_die, join, light_gains, quarter_turned
 from vision.detect import (
     FACE_DIE_PX,
     Detector,
@@ -244,8 +244,10 @@ def calibrate(
     where: list[str] = []
     aspects: list[float] = []
     contrasts: list[float] = []
+    light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (read.py)
     for item in items:
         face, _fs = load_photo(item, params, FACE_DIE_PX)
+        light.append(light_gains(face))
         work = shrink(face, work_px / FACE_DIE_PX)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
@@ -261,7 +263,8 @@ def calibrate(
             contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
             dies.append((len(photos), cx, cy, angle, d.cls))
             where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
-            die_cuts.append(cut_die(face, ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)))
+            labeled = ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)
+            die_cuts.append(cut_die(face, labeled, light[-1]))
         photos.append(Photo(item, face, balance(work), centers, boxes, angles))
         tick(f"learning faces {item.image.name}")
     if not dies:
@@ -278,7 +281,7 @@ def calibrate(
                 size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
                 rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
                 crop = warped if w == 0 else relit(warped, light_rng)
-                turned_patches, turned_views = quarter_turned(*cut_die(crop, rect))
+                turned_patches, turned_views = quarter_turned(*cut_die(crop, rect, light[k]))
                 patches.extend(turned_patches)
                 views.extend(turned_views)
         feats.extend(join(np.stack(patches), np.stack(views)))
@@ -322,9 +325,8 @@ def calibrate(
         k, fx, fy = fp_where[idx]
         gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
         angle = orientation(gray, fx, fy, FACE_DIE_PX)
-        face = photos[k].face
         rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-        bg_feats.extend(join(*quarter_turned(*cut_die(face, rect))))
+        bg_feats.extend(join(*quarter_turned(*cut_die(photos[k].face, rect, light[k]))))
     tick("training the face classifier")
     name = face_set or dataset.root.name
     f_all = np.stack(feats)

@@ -11,6 +11,10 @@ pip dice (side faces' pips fall in the patch); the embedding alone read those bu
 let a neighbour pressed against a die into its view (18 of 10,000 stress dice
 wrong above the threshold). Joined, each covers the other's weak case (figures in
 vision/README.md, "Why this method").
+
+Both are cut in neutral light (:func:`light_gains`: the frame's colour cast taken
+out), at calibration as at reading; a die read unsure is described again from a few
+slightly moved cuts (:func:`describe_again`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -41,21 +46,69 @@ def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-def cut_die(image: NDArray[Any], rect: Rect) -> tuple[NDArray[Any], NDArray[Any]]:
-    """The die's top-face patch and its view, from an image at the face scale."""
-    return cut_patch(image, rect), die_view(image, rect)
+def light_gains(image: NDArray[Any]) -> NDArray[Any] | None:
+    """The gains (one per colour channel, float32) that put a frame in neutral light:
+    its three channel means made equal, their level kept (the grey-world assumption: a
+    warm lamp or a cold day mostly scales the channels). None for a gray frame."""
+    if image.ndim != 3:
+        return None
+    means = np.array(cv2.mean(image)[: image.shape[2]], np.float64) + 1.0
+    gains: NDArray[Any] = (means.mean() / means).astype(np.float32)
+    return gains
 
 
-def describe_dice(image: NDArray[Any], rects: Sequence[Rect]) -> NDArray[Any]:
-    """The descriptions (n x DESCRIPTION_SIZE) of the dice at ``rects``.
+def cut_die(
+    image: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The die's top-face patch and its view, from an image at the face scale, each
+    cut's colour channels times ``gains`` when given (:func:`light_gains`)."""
+    return cut_patch(image, rect, gains), die_view(image, rect, gains)
+
+
+def describe_dice(
+    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+) -> NDArray[Any]:
+    """The descriptions (n x DESCRIPTION_SIZE) of the dice at ``rects`` (each cut's colour
+    channels times ``gains`` when given).
 
     Raises:
         ModelError: the shipped network's file is missing or damaged.
     """
     if not rects:
         return np.zeros((0, DESCRIPTION_SIZE), np.float32)
-    patches, views = zip(*(cut_die(image, r) for r in rects), strict=True)
+    patches, views = zip(*(cut_die(image, r, gains) for r in rects), strict=True)
     return join(np.stack(patches), np.stack(views))
+
+
+# a second look at a die read unsure: its cut turned, zoomed and moved a little
+# (degrees, scale, and the shift as a share of the die's side)
+SECOND_LOOK: tuple[tuple[float, float, float, float], ...] = (
+    (0.0, 1.0, 0.0, 0.0),
+    (7.0, 1.0, 0.0, 0.0),
+    (-7.0, 1.0, 0.0, 0.0),
+    (0.0, 1.08, 0.0, 0.0),
+    (0.0, 0.93, 0.0, 0.0),
+    (0.0, 1.0, 0.06, -0.06),
+    (0.0, 1.0, -0.06, 0.06),
+)
+
+
+def describe_again(
+    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+) -> NDArray[Any]:
+    """The descriptions of the dice at ``rects``, each cut the ``SECOND_LOOK`` ways:
+    n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.model.FaceModel.classify`).
+
+    Raises:
+        ModelError: the shipped network's file is missing or damaged.
+    """
+    moved = [
+        ((cx + dx * w, cy + dy * w), (w * zoom, h * zoom), angle + turn)
+        for (cx, cy), (w, h), angle in rects
+        for turn, zoom, dx, dy in SECOND_LOOK
+    ]
+    described = describe_dice(image, moved, gains)
+    return described.reshape(len(rects), len(SECOND_LOOK), DESCRIPTION_SIZE)
 
 
 def quarter_turned(patch: NDArray[Any], view: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:

@@ -102,10 +102,11 @@ def network_input(bgr: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-def die_view(image: NDArray[Any], rect: Rect) -> NDArray[Any]:
+def die_view(image: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None) -> NDArray[Any]:
     """The die's view: the square about its centre, image axes kept, in which the die's
     extent along the axes (its side turned by its rotation) fills ``DIE_SPAN`` of the
-    side, as in training; scaled to ``VIEW_PX``, as :func:`network_input`."""
+    side, as in training; scaled to ``VIEW_PX``, its colour channels times ``gains``
+    when given, as :func:`network_input`."""
     (cx, cy), (rw, rh), angle = rect
     turn = math.radians(angle)
     extent = max(rw, rh, 4.0) * (abs(math.cos(turn)) + abs(math.sin(turn)))
@@ -114,6 +115,8 @@ def die_view(image: NDArray[Any], rect: Rect) -> NDArray[Any]:
     view = cv2.warpAffine(
         image, m, (VIEW_PX, VIEW_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
+    if gains is not None and view.ndim == 3:
+        view = view.astype(np.float32) * gains
     return network_input(view)
 
 

@@ -82,11 +82,14 @@ def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
 
 
 def cut_patch(
-    work: NDArray[Any], rect: tuple[tuple[float, float], tuple[float, float], float]
+    work: NDArray[Any],
+    rect: tuple[tuple[float, float], tuple[float, float], float],
+    gains: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale image.
 
-    A colour image gives its *contrast channel* (:func:`contrast_channel`), a gray one itself.
+    A colour image gives its *contrast channel* (:func:`contrast_channel`) after its
+    channels are multiplied by ``gains`` (when given), a gray one itself.
     """
     (cx, cy), (rw, rh), angle = rect
     side = max(rw, rh, 4.0) * MARGIN
@@ -98,7 +101,7 @@ def cut_patch(
         work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     ).astype(np.float32)
     if patch.ndim == 3:
-        return contrast_channel(patch)
+        return contrast_channel(patch if gains is None else patch * gains)
     return patch
 
 

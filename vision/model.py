@@ -45,7 +45,7 @@ from vision.detect import WINDOW_SIZE, Detector, DetectorParams
 from vision.embedding import default_embedding
 from vision.errors import ModelError
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5  # 5: faces cut in neutral light (a format-4 model was not)
 BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
 NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no die
 DEFAULT_THRESHOLD = 0.12
@@ -109,7 +109,8 @@ class FaceModel:
 
     def classify(self, feats: NDArray[Any]) -> list[FaceRead]:
         """Read the faces of the description rows ``feats`` (m x DESCRIPTION_SIZE), or of
-        m dice each seen k ways (m x k x DESCRIPTION_SIZE: the nearest one counts)."""
+        m dice each seen k ways (m x k x DESCRIPTION_SIZE: each face's distance is its
+        mean over the k views, so one lucky view cannot decide)."""
         if len(feats) == 0:
             return []
         f = np.asarray(feats, dtype=np.float32)
@@ -121,8 +122,8 @@ class FaceModel:
         def nearest(span: tuple[int, int] | None) -> NDArray[Any]:
             if span is None:
                 return np.full(m, np.inf, np.float32)
-            part = d2[:, span[0] : span[1]].min(1).reshape(m, k).min(1)
-            out: NDArray[Any] = np.sqrt(np.maximum(part, 0.0))
+            part = np.sqrt(np.maximum(d2[:, span[0] : span[1]].min(1), 0.0))
+            out: NDArray[Any] = part.reshape(m, k).mean(1)
             return out
 
         per_face = np.stack([nearest(self._spans.get(c)) for c in range(len(self.names))], 1)

@@ -8,13 +8,15 @@ with pixel-area averaging (``cv2.INTER_AREA``) to the face scale (a die
 pixels, where the learned finder looks for dice). Camera frames (arrays) only
 take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
-in calibration, is not a die and is left out.
+in calibration, is not a die and is left out. Faces are read in neutral light
+(:func:`vision.describe.light_gains`, as calibration cut them); a die read unsure gets
+a second look (:func:`vision.describe.describe_again`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dataset import read_image
-from vision.describe import describe_dice
+from vision.describe import describe_again, describe_dice, light_gains
 from vision.detect import FACE_DIE_PX, Box, DetectorParams, DetectResult, detect, image_length
 from vision.errors import ImageReadError
 from vision.model import FaceModel
@@ -115,7 +117,14 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     """
     if not result.detections:
         return []
-    reads = model.classify(describe_dice(result.work, [d.rect for d in result.detections]))
+    rects = [d.rect for d in result.detections]
+    gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
+    reads = model.classify(describe_dice(result.work, rects, gains))
+    again = [i for i, r in enumerate(reads) if r.unsure and not r.background]
+    if again:  # a second look at the dice read unsure (rare: the cost stays off most frames)
+        second = model.classify(describe_again(result.work, [rects[i] for i in again], gains))
+        for i, fr in zip(again, second, strict=True):
+            reads[i] = replace(fr, background=False)  # whether it is a die: the first look
     out = []
     for det, fr in zip(result.detections, reads, strict=True):
         if fr.background:

@@ -15,7 +15,13 @@ from numpy.typing import NDArray
 from controller.core.symbols import Symbol
 from vision import embedding
 from vision.defaults import DEFAULT_MODEL
-from vision.describe import DESCRIPTION_SIZE, describe_dice
+from vision.describe import (
+    DESCRIPTION_SIZE,
+    SECOND_LOOK,
+    describe_again,
+    describe_dice,
+    light_gains,
+)
 from vision.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
@@ -89,6 +95,49 @@ def test_a_description_joins_features_and_embedding() -> None:
     assert np.allclose(both[1, -EMBED_DIMS:], alone, atol=1e-5)
     assert not np.allclose(both[0, :-EMBED_DIMS], both[1, :-EMBED_DIMS])
     assert describe_dice(image, []).shape == (0, DESCRIPTION_SIZE)
+
+
+def _red_die_on_wood() -> NDArray[Any]:
+    """A red die showing three pale pips on a brown, grainy floor (as the catan dice)."""
+    image = np.full((120, 120, 3), (60, 100, 140), np.float64)
+    image += np.random.default_rng(0).normal(0, 6, image.shape)
+    scene = np.clip(image, 0, 255).astype(np.uint8)
+    cv2.rectangle(scene, (40, 40), (80, 80), (40, 40, 190), -1)
+    for x in (48, 60, 72):
+        cv2.circle(scene, (x, x), 4, (150, 215, 235), -1)
+    return scene
+
+
+def test_a_colour_cast_is_taken_out_before_a_die_is_described() -> None:
+    image = _red_die_on_wood()
+    warm = np.clip(image * np.array([0.38, 0.55, 0.75]), 0, 255).astype(np.uint8)  # B, G, R
+    gains = light_gains(warm)
+    assert gains is not None
+    means = (warm.reshape(-1, 3) * gains).mean(0)
+    assert np.allclose(means, means.mean(), rtol=0.05), "channel means made equal"
+    assert means.mean() == pytest.approx(warm.reshape(-1, 3).mean(), rel=0.01), "level kept"
+    rect = [((60.0, 60.0), (40.0, 40.0), 0.0)]
+    lit = describe_dice(image, rect, light_gains(image))[0]
+    dim, raw = describe_dice(warm, rect, gains)[0], describe_dice(warm, rect)[0]
+    change_neutral = 1.0 - float(lit @ dim) / float(lit @ lit)
+    change_raw = 1.0 - float(lit @ raw) / float(lit @ lit)
+    assert change_neutral < 0.25 * change_raw, (change_neutral, change_raw)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert light_gains(gray) is None
+
+
+def test_a_second_look_cuts_each_die_several_ways() -> None:
+    image = _scene(Symbol.KICK, 0, (0, 0))
+    rects = [((60.0, 60.0), (40.0, 40.0), 0.0), ((58.0, 61.0), (40.0, 40.0), 20.0)]
+    again = describe_again(image, rects)
+    assert again.shape == (2, len(SECOND_LOOK), DESCRIPTION_SIZE)
+    # the first cut is the die's own; the others differ from it
+    assert np.allclose(again[:, 0], describe_dice(image, rects), atol=1e-5)
+    assert not np.allclose(again[0, 0], again[0, 1])
+    # ... and all are read as the same face
+    model = load_model(DEFAULT_MODEL)
+    faces = {r.face for r in model.classify(again[0])}
+    assert faces == {model.classify(again[:1])[0].face}
 
 
 def test_missing_corrupt_and_foreign_files_are_refused(tmp_path: Path) -> None:

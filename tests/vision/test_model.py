@@ -61,9 +61,10 @@ def test_projected_model_round_trip(tmp_path: Path) -> None:
     back = load_model(model.save(tmp_path / "toy"))
     assert back.basis is not None and back.samples.shape[1] == 4
     assert [r.face for r in back.classify(feats)] == labels.tolist()
-    # two dice, each seen two ways: the nearer view counts (the other is far from all)
-    seen_twice = np.stack([[feats[0], feats[5] + 1.0], [feats[12] + 1.0, feats[7]]])
-    assert [r.face for r in back.classify(seen_twice)] == [0, 1]
+    # a die seen three ways: each face's distance is averaged over the views, so one view
+    # that happens to match "b" exactly does not outvote two views that both look like "a"
+    seen_thrice = np.stack([[feats[5], feats[1], feats[2]], [feats[6], feats[7], feats[12]]])
+    assert [r.face for r in back.classify(seen_thrice)] == [0, 1]
 
 
 def test_bad_model_files(tmp_path: Path) -> None:
