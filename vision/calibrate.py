@@ -147,7 +147,8 @@ def _label_problems(
     names: Sequence[str],
 ) -> list[str]:
     """Labeled dice that the face classifier, learned without them, reads clearly as
-    another face (views: n x k x D, each die's k embeddings): likely label mistakes.
+    another face (views: n x k x D, each die's k descriptions, the nearest counting;
+    calibration gives one): likely label mistakes.
 
     A mislabeled die also makes its true face's other dice look like its wrong label
     (each is the other's nearest die): the clearest case is named first, and its
@@ -280,6 +281,8 @@ def calibrate(
             for d_angle, zoom, dx, dy in JITTER:
                 size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
                 rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
+                # the photo's gains, not the re-lit copy's: its cast stands for what grey
+                # world leaves of another light (a scene that is not grey on average)
                 crop = warped if w == 0 else relit(warped, light_rng)
                 turned_patches, turned_views = quarter_turned(*cut_die(crop, rect, light[k]))
                 patches.extend(turned_patches)

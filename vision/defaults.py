@@ -1,6 +1,6 @@
 """The default face model: the synthetic Tournament of Power dice.
 
-``models/top-synthetic.npz`` (about 3 MB) is calibrated on 12 hard synthetic
+``models/top-synthetic.npz`` (about 6 MB) is calibrated on 12 hard synthetic
 frames (72 dice, seed 1) by :func:`train_synthetic_model` (the same calibration an
 owner runs on photos: learned finder and face samples); it is seeded, so
 ``toptable dice calibrate --synthetic --out vision/models/top-synthetic.npz``

@@ -46,15 +46,20 @@ def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
+MAX_GAIN = 4.0  # a channel almost empty (a deep-coloured scene) is not blown up into noise
+
+
 def light_gains(image: NDArray[Any]) -> NDArray[Any] | None:
-    """The gains (one per colour channel, float32) that put a frame in neutral light:
-    its three channel means made equal, their level kept (the grey-world assumption: a
-    warm lamp or a cold day mostly scales the channels). None for a gray frame."""
-    if image.ndim != 3:
+    """The gains (one per colour channel, float32) that put a BGR frame (0..255) in
+    neutral light: its three channel means made equal, their level kept (the grey-world
+    assumption: a warm lamp or a cold day mostly scales the channels), each within
+    1/MAX_GAIN..MAX_GAIN. None for a frame that is not three-channel."""
+    if image.ndim != 3 or image.shape[2] != 3:
         return None
-    means = np.array(cv2.mean(image)[: image.shape[2]], np.float64) + 1.0
-    gains: NDArray[Any] = (means.mean() / means).astype(np.float32)
-    return gains
+    means = np.array(cv2.mean(image)[:3], np.float64) + 1.0
+    gains = np.clip(means.mean() / means, 1.0 / MAX_GAIN, MAX_GAIN)
+    out: NDArray[Any] = gains.astype(np.float32)
+    return out
 
 
 def cut_die(

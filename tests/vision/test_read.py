@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+import vision.read
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.defaults import default_model
+from vision.describe import describe_again
 from vision.detect import DetectorParams, detect
 from vision.errors import ConfigError, ImageReadError
 from vision.evaluate import match
@@ -61,6 +64,28 @@ def test_touching_dice_are_separated(model: FaceModel) -> None:
     read = read_frame(scene.image, model)
     assert len(read.dice) == 4
     assert sorted(f or "" for f in read.faces) == ["kick", "punch", "sphere", "star"]
+
+
+def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = Renderer(Settings(touching=0.0), seed=21).scene(count=5)
+    sure = read_frame(scene.image, model)
+    looked: list[int] = []
+
+    def spy(image: np.ndarray, rects: list, gains: np.ndarray | None = None) -> np.ndarray:  # type: ignore[type-arg]
+        looked.append(len(rects))
+        return describe_again(image, rects, gains)
+
+    monkeypatch.setattr(vision.read, "describe_again", spy)
+    assert read_frame(scene.image, model).faces == sure.faces
+    assert looked == [], "no second look while every die is sure"
+    doubting = replace(model, threshold=1.0)  # every die under the bar
+    again = read_frame(scene.image, doubting)
+    assert looked == [5], "each unsure die looked at again, in one batch"
+    assert len(again.dice) == 5 and all(d.unsure for d in again.dice)
+    assert again.faces == sure.faces, "the second look reads the same faces"
+    assert [t.value for t, _ in _truth_vs_read(scene.dice, again.dice)] == [
+        f for _, f in _truth_vs_read(scene.dice, again.dice)
+    ]
 
 
 def test_cocked_die_flagged_and_not_read(model: FaceModel) -> None:
