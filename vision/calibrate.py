@@ -147,8 +147,7 @@ def _label_problems(
     names: Sequence[str],
 ) -> list[str]:
     """Labeled dice that the face classifier, learned without them, reads clearly as
-    another face (views: n x k x D, each die's k descriptions, the nearest counting;
-    calibration gives one): likely label mistakes.
+    another face (views: n x D, each die's description as labeled): likely label mistakes.
 
     A mislabeled die also makes its true face's other dice look like its wrong label
     (each is the other's nearest die): the clearest case is named first, and its
@@ -162,8 +161,7 @@ def _label_problems(
     dist = np.empty((n, len(samples)), np.float32)  # each die to each sample, not its own
     for i in range(n):
         v = views[i]
-        d2 = (v**2).sum(1)[:, None] + sq[None, :] - 2 * v @ samples.T
-        dist[i] = np.sqrt(np.maximum(d2, 0)).min(0)
+        dist[i] = np.sqrt(np.maximum(float(v @ v) + sq - 2 * samples @ v, 0))
         dist[i, groups == i] = np.inf
     named: set[int] = set()
     while True:
@@ -241,7 +239,6 @@ def calibrate(
     labels: list[int] = []
     groups: list[int] = []
     dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
-    die_cuts: list[tuple[NDArray[Any], NDArray[Any]]] = []  # each die's patch and view
     where: list[str] = []
     aspects: list[float] = []
     contrasts: list[float] = []
@@ -264,16 +261,16 @@ def calibrate(
             contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
             dies.append((len(photos), cx, cy, angle, d.cls))
             where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
-            labeled = ((cx, cy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-            die_cuts.append(cut_die(face, labeled, light[-1]))
         photos.append(Photo(item, face, balance(work), centers, boxes, angles))
         tick(f"learning faces {item.image.name}")
     if not dies:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     die_cls = np.array([d[4] for d in dies])
     plain: list[bool] = []  # the copies not warped (what label checks compare with)
+    as_labeled: list[int] = []  # each die's row as labeled: not moved, warped nor turned
     light_rng = np.random.default_rng(seed + 1)  # the finder's stream stays as it was
     for die_id, (k, cx, cy, angle, cls) in enumerate(dies):
+        as_labeled.append(len(feats))  # the first copy: WARPS[0], JITTER[0], no turn
         patches: list[NDArray[Any]] = []
         views: list[NDArray[Any]] = []
         for w, warp in enumerate(WARPS):
@@ -292,9 +289,10 @@ def calibrate(
         groups.extend([die_id] * len(views))
         plain.extend([True] * (4 * len(JITTER)) + [False] * (len(views) - 4 * len(JITTER)))
     keep = np.array(plain)
+    f_all = np.stack(feats)
     problems = _label_problems(
-        join(np.stack([p for p, _ in die_cuts]), np.stack([v for _, v in die_cuts]))[:, None, :],
-        np.stack(feats)[keep],
+        f_all[as_labeled],
+        f_all[keep],
         np.array(labels)[keep],
         np.array(groups)[keep],
         die_cls,
@@ -332,7 +330,6 @@ def calibrate(
         bg_feats.extend(join(*quarter_turned(*cut_die(photos[k].face, rect, light[k]))))
     tick("training the face classifier")
     name = face_set or dataset.root.name
-    f_all = np.stack(feats)
     l_all = np.array(labels)
     groups_all = np.array(groups)
     model = train(

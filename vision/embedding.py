@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.features import contrast_channel
+from vision.stored import checked_npz
 
 EMBEDDING_FORMAT = 1
 VIEW_PX = 40  # the network's input side
@@ -128,37 +128,24 @@ def load_embedding(path: str | Path = DEFAULT_PATH) -> FaceEmbedding:
             do not chain.
     """
     path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such face-embedding file")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            version = int(data["format"])
-            if version != EMBEDDING_FORMAT:
+    with checked_npz(path, "face-embedding", EMBEDDING_FORMAT, "a face-embedding file") as data:
+        layers: list[Conv | None] = []
+        channels = 1
+        for i, spec in enumerate(json.loads(str(data["layers"]))):
+            if spec == "pool":
+                layers.append(None)
+                continue
+            w = data[f"w{i}"].astype(np.float32)
+            if w.shape != (3, 3, channels, w.shape[3]):
                 raise ModelError(
-                    f"{path}: face-embedding format {version}, this program reads "
-                    f"format {EMBEDDING_FORMAT}"
+                    f"{path}: layer {i} weights {w.shape}, expected (3, 3, {channels}, c)"
                 )
-            layers: list[Conv | None] = []
-            channels = 1
-            for i, spec in enumerate(json.loads(str(data["layers"]))):
-                if spec == "pool":
-                    layers.append(None)
-                    continue
-                w = data[f"w{i}"].astype(np.float32)
-                if w.shape != (3, 3, channels, w.shape[3]):
-                    raise ModelError(
-                        f"{path}: layer {i} weights {w.shape}, expected (3, 3, {channels}, c)"
-                    )
-                channels = w.shape[3]
-                layers.append(Conv(w.reshape(9 * w.shape[2], channels), data[f"b{i}"]))
-            head_w = data["head_w"].astype(np.float32)
-            if head_w.shape[0] != channels:
-                raise ModelError(f"{path}: head of shape {head_w.shape}, expected ({channels}, d)")
-            return FaceEmbedding(tuple(layers), head_w, data["head_b"].astype(np.float32))
-    except ModelError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
-        raise ModelError(f"{path}: not a face-embedding file ({exc})") from None
+            channels = w.shape[3]
+            layers.append(Conv(w.reshape(9 * w.shape[2], channels), data[f"b{i}"]))
+        head_w = data["head_w"].astype(np.float32)
+        if head_w.shape[0] != channels:
+            raise ModelError(f"{path}: head of shape {head_w.shape}, expected ({channels}, d)")
+        return FaceEmbedding(tuple(layers), head_w, data["head_b"].astype(np.float32))
 
 
 @functools.cache

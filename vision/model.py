@@ -31,7 +31,6 @@ order), ``mean`` (DESCRIPTION_SIZE) and ``basis`` (DESCRIPTION_SIZE x d float32)
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +43,10 @@ from vision.describe import DESCRIPTION_SIZE
 from vision.detect import WINDOW_SIZE, Detector, DetectorParams
 from vision.embedding import default_embedding
 from vision.errors import ModelError
+from vision.stored import checked_npz
 
 FORMAT_VERSION = 5  # 5: faces cut in neutral light (a format-4 model was not)
+RECALIBRATE = " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"
 BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
 NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no die
 DEFAULT_THRESHOLD = 0.12
@@ -264,56 +265,39 @@ def load_model(path: str | Path) -> FaceModel:
     """
     default_embedding()
     path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such model file")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            version = int(data["format"])
-            if version != FORMAT_VERSION:
-                raise ModelError(
-                    f"{path}: model format {version}, this program reads format {FORMAT_VERSION}"
-                    " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"
-                )
-            samples = data["samples"].astype(np.float32)
-            mean = data["mean"].astype(np.float32)
-            basis = data["basis"].astype(np.float32)
-            dims = basis.shape[1] if basis.size else DESCRIPTION_SIZE
-            if basis.size and (
-                basis.shape[0] != DESCRIPTION_SIZE or mean.shape != (DESCRIPTION_SIZE,)
-            ):
-                raise ModelError(
-                    f"{path}: projection of shape {basis.shape}, expected ({DESCRIPTION_SIZE}, d)"
-                )
-            if samples.ndim != 2 or samples.shape[1] != dims:
-                raise ModelError(
-                    f"{path}: samples have shape {samples.shape}, expected (n, {dims})"
-                )
-            weights = data["det_weights"].astype(np.float32)
-            if weights.size != WINDOW_SIZE:
-                raise ModelError(
-                    f"{path}: detector weights of size {weights.size}, expected {WINDOW_SIZE}"
-                )
-            colour = data["colour_logp"].astype(np.float32)
-            detector = Detector(
-                DetectorParams.from_dict(json.loads(str(data["detector"]))),
-                weights,
-                float(data["det_bias"]),
-                colour if colour.size else None,
+    with checked_npz(path, "model", FORMAT_VERSION, "a toptable face model", RECALIBRATE) as data:
+        samples = data["samples"].astype(np.float32)
+        mean = data["mean"].astype(np.float32)
+        basis = data["basis"].astype(np.float32)
+        dims = basis.shape[1] if basis.size else DESCRIPTION_SIZE
+        if basis.size and (basis.shape[0] != DESCRIPTION_SIZE or mean.shape != (DESCRIPTION_SIZE,)):
+            raise ModelError(
+                f"{path}: projection of shape {basis.shape}, expected ({DESCRIPTION_SIZE}, d)"
             )
-            return FaceModel(
-                face_set=str(data["face_set"]),
-                names=tuple(str(n) for n in data["names"]),
-                samples=samples,
-                labels=data["labels"].astype(np.int64),
-                detector=detector,
-                threshold=float(data["threshold"]),
-                novelty=float(data["novelty"]),
-                background_margin=float(data["background_margin"]),
-                report=str(data["report"]),
-                mean=mean if basis.size else None,
-                basis=basis if basis.size else None,
+        if samples.ndim != 2 or samples.shape[1] != dims:
+            raise ModelError(f"{path}: samples have shape {samples.shape}, expected (n, {dims})")
+        weights = data["det_weights"].astype(np.float32)
+        if weights.size != WINDOW_SIZE:
+            raise ModelError(
+                f"{path}: detector weights of size {weights.size}, expected {WINDOW_SIZE}"
             )
-    except ModelError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
-        raise ModelError(f"{path}: not a toptable face model ({exc})") from None
+        colour = data["colour_logp"].astype(np.float32)
+        detector = Detector(
+            DetectorParams.from_dict(json.loads(str(data["detector"]))),
+            weights,
+            float(data["det_bias"]),
+            colour if colour.size else None,
+        )
+        return FaceModel(
+            face_set=str(data["face_set"]),
+            names=tuple(str(n) for n in data["names"]),
+            samples=samples,
+            labels=data["labels"].astype(np.int64),
+            detector=detector,
+            threshold=float(data["threshold"]),
+            novelty=float(data["novelty"]),
+            background_margin=float(data["background_margin"]),
+            report=str(data["report"]),
+            mean=mean if basis.size else None,
+            basis=basis if basis.size else None,
+        )

@@ -1,0 +1,42 @@
+"""Opening the project's versioned ``.npz`` files (face models, the face-embedding network)
+with one set of checks and one wording of their errors."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from numpy.lib.npyio import NpzFile
+
+from vision.errors import ModelError
+
+
+@contextmanager
+def checked_npz(
+    path: Path, kind: str, version: int, damaged: str, advice: str = ""
+) -> Iterator[NpzFile]:
+    """The open ``.npz`` at ``path`` once its ``format`` is ``version``; whatever the
+    ``with`` body fails to read (a missing array, a bad shape) is reported as damage.
+
+    Raises:
+        ModelError: ``{path}: no such {kind} file``; ``{path}: {kind} format N, this
+            program reads format {version}{advice}``; ``{path}: not {damaged} (...)``;
+            or a ModelError of the body as it is.
+    """
+    if not path.is_file():
+        raise ModelError(f"{path}: no such {kind} file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            found = int(data["format"])
+            if found != version:
+                raise ModelError(
+                    f"{path}: {kind} format {found}, this program reads format {version}{advice}"
+                )
+            yield data
+    except ModelError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelError(f"{path}: not {damaged} ({exc})") from None
