@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from vision.evaluate import ReadError, evaluate
 from vision.features import autocorr_many, cut_patch, features, features_many
 from vision.model import load_model
 from vision.read import read_frame
-from vision.report import calibrate_with_report, save_errors
+from vision.report import _too_alike, calibrate_with_report, save_errors
 from vision.synth import Renderer, stress_settings, write_dataset
 
 
@@ -111,6 +112,19 @@ def test_report_warns_about_few_photos(coloured: tuple[Path, Path]) -> None:
     assert any("only 3 photos" in w for w in report.warnings)
     assert "calibration" in json.loads(model.report)
     assert report.lines()[0].startswith("calibrated on 3 photos")
+
+
+def test_photos_nearly_alike_are_warned_about(tmp_path: Path) -> None:
+    root = write_dataset(tmp_path / "varied", 3, seed=4, hard=False)
+    assert _too_alike(load_dataset(root)) is None, "three different throws"
+    # the same throw photographed three times
+    first = sorted((root / "images").iterdir())[0]
+    for other in sorted((root / "images").iterdir())[1:]:
+        shutil.copyfile(first, other)
+        label = root / "labels" / f"{first.stem}.txt"
+        shutil.copyfile(label, root / "labels" / f"{other.stem}.txt")
+    warning = _too_alike(load_dataset(root))
+    assert warning is not None and "nearly alike" in warning
 
 
 def test_label_mistake_named(tmp_path: Path) -> None:
