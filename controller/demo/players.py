@@ -23,6 +23,7 @@ from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.bots import Bot
+from controller.game.engine import InputKind
 from controller.game.events import Action, ChooseAttack, Move, Place, StepAside, StopRolling
 from controller.game.legal import legal_actions
 from controller.game.state import GameState, Phase
@@ -121,10 +122,10 @@ class TablePlayers:
             return
         state = seen.state
         aw = engine.awaiting(state)
-        if "first_player" in aw.inputs:
+        if aw.input is InputKind.FIRST_PLAYER:
             self._choose_value(self.rng("first").randrange(len(state.players)))
             return
-        if "die" in aw.inputs:
+        if aw.input is InputKind.DIE:
             self._choose_value(self.rng("die").randint(1, 6))
             return
         if state.phase is Phase.ATTACK:
@@ -217,7 +218,7 @@ class TablePlayers:
             self.hands.throw(c.pool)
             self._enter_dice_if_unseen()
             return
-        can_reroll = "dice" in engine.awaiting(state).inputs
+        can_reroll = engine.awaiting(state).input is InputKind.DICE
         best = seen.advice  # the advisor's best choice for the throw on show
         keep: tuple[Symbol, ...] | None = None
         if best is not None and can_reroll and best.action is AdviceAction.REROLL:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.bots import RandomBot, table_input
+from controller.game.engine import InputKind
 from controller.game.events import (
     CounterAttack,
     DiceThrown,
@@ -81,9 +82,9 @@ def inputs(state: GameState) -> list[GameEvent]:
         deck = aw.decks[0]
         return [Shuffled(deck, tuple(engine.expected_deck(state, deck)))]
     aw = engine.awaiting(state)
-    if "die" in aw.inputs:
+    if aw.input is InputKind.DIE:
         return [DieRolled(v) for v in die_outcomes(aw.die_count)]
-    if "dice" in aw.inputs:
+    if aw.input is InputKind.DICE:
         return [DiceThrown(t) for t in throw_outcomes(aw.dice)]
     return []
 

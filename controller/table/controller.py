@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from controller.core.errors import TopTableError
 from controller.game import engine
+from controller.game.engine import InputKind
 from controller.game.events import ClockEvent, GameEvent, Shuffled, TimeUp
 from controller.game.journal import JournalError
 from controller.game.session import TableGame
@@ -161,7 +162,7 @@ class TableController:
     def _table_input(self, state: GameState) -> bool:
         """Inputs the table provides itself: the card decks' shuffles (journalled)."""
         aw = engine.awaiting(state)
-        if "shuffle" in aw.inputs and aw.decks:
+        if aw.input is InputKind.SHUFFLE and aw.decks:
             deck = aw.decks[0]
             order = engine.expected_deck(state, deck)
             random.Random(f"{self.seed}:{state.events_applied}:{deck}").shuffle(order)

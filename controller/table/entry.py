@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from controller.core.errors import IllegalActionError, TopTableError
 from controller.core.symbols import Symbol
 from controller.game import engine
+from controller.game.engine import InputKind
 from controller.game.events import (
     Action,
     ChooseAttack,
@@ -141,17 +142,17 @@ class TableEntry:
         aw = engine.awaiting(state)
         if state.phase is Phase.OVER:
             return None
-        if "first_player" in aw.inputs:
+        if aw.input is InputKind.FIRST_PLAYER:
             seats = tuple(range(len(state.players)))
             return Chooser("who starts?", state.players, seats, kind=ChooserKind.SEAT)
-        if "die" in aw.inputs:
+        if aw.input is InputKind.DIE:
             title = "transformation die" if state.phase is Phase.TRANSFORM else "fusion die"
             return number_chooser(title, 1, 6, count=aw.die_count)
         c = state.combat
         first_throw = c is not None and not (
             c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
         )
-        if "dice" in aw.inputs and not self.camera_ok and first_throw:
+        if aw.input is InputKind.DICE and not self.camera_ok and first_throw:
             return self._manual_dice(aw.dice)
         actions = list(legal_actions(state))
         if not actions:
@@ -163,7 +164,7 @@ class TableEntry:
         if damage:
             best = max(damage.items(), key=lambda kv: kv[1])[0]
             chooser.select(ChooseAttack(actions[0].seat, best))
-        if "dice" in aw.inputs and not self.camera_ok:
+        if aw.input is InputKind.DICE and not self.camera_ok:
             chooser.labels += (ENTER_DICE.value,)
             chooser.values += (ENTER_DICE,)
             chooser.count = aw.dice
@@ -259,7 +260,7 @@ class TableEntry:
         self.last_read = event
         state = self.owner.state
         aw = engine.awaiting(state)
-        if "dice" not in aw.inputs:
+        if aw.input is not InputKind.DICE:
             self.stats.unexpected_throws += 1
             log.info("a throw was read while the game waits for %s; ignored", state.phase)
             return False

@@ -17,6 +17,7 @@ import pytest
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.symbols import Symbol
 from controller.game import engine
+from controller.game.engine import InputKind
 from controller.game.events import ChooseAttack, ChooseFight, DiceThrown, GameEvent, TimeUp
 from controller.game.export import export_json
 from controller.game.journal import Journal
@@ -68,7 +69,7 @@ def test_a_story_game_opens_square_1_with_the_green_attempt() -> None:
     assert c is not None
     assert (c.attacker, c.defender, c.striker) == ("Son Goku", "Jiren", "Son Goku")
     assert engine.actor(s) == 0  # P1 green throws first
-    assert engine.awaiting(s).inputs == ("dice",) and engine.awaiting(s).dice == c.pool
+    assert engine.awaiting(s).input is InputKind.DICE and engine.awaiting(s).dice == c.pool
     assert c.cards and c.cards[0].name == _combo_name(s)  # the square's combo is offered
     assert phase_label(s) == "sq 1 G0 R0"
     assert "throw" in prompt(s)

@@ -51,7 +51,7 @@ from controller.game.engine.fusion import fusion_candidate
 from controller.game.engine.move import move_targets
 from controller.game.engine.setup import arrange, draftable, expected_deck, placements
 from controller.game.engine.turn import start_cards, start_targets
-from controller.game.engine.who import ActorKind, Awaiting, actor, awaiting
+from controller.game.engine.who import ActorKind, Awaiting, InputKind, actor, awaiting
 
 __all__ = [
     "FLEE_STEPS",
@@ -60,6 +60,7 @@ __all__ = [
     "MOVE_STEPS",
     "ActorKind",
     "Awaiting",
+    "InputKind",
     "actor",
     "advance",
     "apply",

@@ -70,14 +70,23 @@ def actor(state: GameState) -> int | None:
     return seat_of(state, c.striker if c.answer is Answer.REFLECT else c.target)
 
 
+class InputKind(Enum):
+    """An input the table gives the game (as opposed to a player's action)."""
+
+    FIRST_PLAYER = auto()  # the die that decides who starts: FirstPlayerChosen
+    SHUFFLE = auto()  # a deck's order: Shuffled
+    DIE = auto()  # numbered dice (transformation, fusion): DieRolled
+    DICE = auto()  # a throw of symbol dice: DiceThrown
+
+
 @dataclass(frozen=True)
 class Awaiting:
-    """What the game waits for: an ``input`` (kind: first_player, shuffle, die, dice) and/or
-    an action by ``seat``. ``dice``: the dice count of the throw awaited."""
+    """What the game waits for: an ``input`` (None: none) and/or an action by ``seat``.
+    ``dice``: the dice count of the throw awaited."""
 
     phase: Phase
     seat: int | None
-    inputs: tuple[str, ...] = ()
+    input: InputKind | None = None
     dice: int = 0
     die_count: int = 0
     decks: tuple[str, ...] = ()
@@ -89,18 +98,18 @@ def awaiting(state: GameState) -> Awaiting:
     c = state.combat
     seat = actor(state)
     if ph is Phase.FIRST_PLAYER:
-        return Awaiting(ph, None, ("first_player",))
+        return Awaiting(ph, None, InputKind.FIRST_PLAYER)
     if ph is Phase.SHUFFLE:
-        return Awaiting(ph, None, ("shuffle",), decks=decks_to_shuffle(state))
+        return Awaiting(ph, None, InputKind.SHUFFLE, decks=decks_to_shuffle(state))
     if ph is Phase.TRANSFORM and c is not None:
         return Awaiting(
-            ph, None, ("die",), die_count=state.data.warrior(c.to_transform[0]).transform_dice
+            ph, None, InputKind.DIE, die_count=state.data.warrior(c.to_transform[0]).transform_dice
         )
     if ph is Phase.FUSION_ROLL:
-        return Awaiting(ph, None, ("die",), die_count=1)
+        return Awaiting(ph, None, InputKind.DIE, die_count=1)
     if ph is Phase.ATTACK and c is not None:
         more = len(c.throws) <= c.max_rerolls
-        return Awaiting(ph, seat, ("dice",) if more else (), dice=c.pool)
+        return Awaiting(ph, seat, InputKind.DICE if more else None, dice=c.pool)
     if ph is Phase.DEFENCE_ROLL and c is not None:
-        return Awaiting(ph, seat, ("dice",), dice=c.d_pool)
+        return Awaiting(ph, seat, InputKind.DICE, dice=c.d_pool)
     return Awaiting(ph, seat)
