@@ -10,7 +10,7 @@ import numpy.typing as npt
 from controller.advisor.multisets import IntArray, Tables
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, Counts
-from controller.rules.scoring import Option, OptionKind, ThrowScorer, need_vector
+from controller.rules.scoring import SUM_OPTION, Option, OptionKind, ThrowScorer, need_vector
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,6 @@ class OptionColumns:
         keys = np.stack([total, doubled, sphere], axis=1)
         uniq, code = np.unique(keys, axis=0, return_inverse=True)
         sum_options = tuple(
-            Option(OptionKind.SUM, "sum", int(k[0]), bool(k[1]), bool(k[2])) for k in uniq
+            Option(OptionKind.SUM, SUM_OPTION, int(k[0]), bool(k[1]), bool(k[2])) for k in uniq
         )
         return cls(tuple(fixed), tuple(made), sum_options, code.reshape(-1).astype(np.int64))

@@ -185,7 +185,8 @@ class TablePlayers:
             c = state.combat
             if c.green or c.adjacent:  # the attacker stands on the board: move it
                 self.hands.move_token(
-                    c.arena if c.green else _on_board(state, c.attacker), action.space
+                    engine.board_space(c.arena) if c.green else _on_board(state, c.attacker),
+                    action.space,
                 )
             else:  # it waited beside the defender
                 self.hands.place_token(action.space)
@@ -227,7 +228,9 @@ class TablePlayers:
             options = dict(engine.attack_options(state))
             chosen = max(options, key=lambda name: options[name])
             self._choose_value(
-                ChooseAttack(c.a_seat if c.striker == c.attacker else c.d_seat, chosen)
+                ChooseAttack(
+                    c.attacker_seat if c.striker == c.attacker else c.defender_seat, chosen
+                )
             )
             return
         self.stats.throws += 1
@@ -239,18 +242,18 @@ class TablePlayers:
         c = state.combat
         if c is None:
             raise IllegalActionError("a defence roll with no combat")
-        if not c.d_throws:
+        if not c.defence_throws:
             self.stats.throws += 1
-            self.hands.throw(c.d_pool)
+            self.hands.throw(c.defence_pool)
             self._enter_dice_if_unseen()
             return
         stop = StopRolling(engine.actor(state) or 0)
         if stop in legal_actions(state) and (
-            len(c.d_throws) > c.d_max_rerolls or self._defence_made()
+            len(c.defence_throws) > c.defence_max_rerolls or self._defence_made()
         ):
             self._choose_value(stop)
             return
-        last = tuple(Symbol(s) for s in c.d_throws[-1])
+        last = tuple(Symbol(s) for s in c.defence_throws[-1])
         self.stats.throws += 1
         self.hands.reroll(tuple(d for d in last if d in (Symbol.TELEPORT, Symbol.STAR)))
         self._enter_dice_if_unseen()
@@ -269,13 +272,13 @@ class TablePlayers:
     def _defence_made(self) -> bool:
         state = self._now().state
         c = state.combat
-        if c is None or not c.d_throws:
+        if c is None or not c.defence_throws:
             return False
         # the defender dodges; against a reflected sphere the attacker does
         thrower = (c.striker or c.attacker) if c.answer == "reflect" else (c.target or c.defender)
-        form = c.a_form if thrower == c.attacker else c.d_form
+        form = c.attacker_form if thrower == c.attacker else c.defender_form
         need = state.data.fighter(thrower, form).dodge
-        last = c.d_throws[-1]
+        last = c.defence_throws[-1]
         return sum(1 for s in last if s in ("teleport", "star")) >= need
 
     def _fix_read(self) -> None:

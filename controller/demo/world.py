@@ -259,7 +259,7 @@ def _last_throw(seen: TableAwaits) -> tuple[Symbol, ...]:
     c = state.combat
     if c is None:
         return ()
-    throws = c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+    throws = c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
     return tuple(Symbol(s) for s in throws[-1]) if throws else ()
 
 

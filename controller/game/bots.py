@@ -78,9 +78,9 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
     c = state.combat
     if c is None:
         raise IllegalActionError("no defence in progress")
-    if not c.d_throws:
-        return DiceThrown(roll(rng, c.d_pool, state.data.die.faces))
-    last = c.d_throws[-1]
+    if not c.defence_throws:
+        return DiceThrown(roll(rng, c.defence_pool, state.data.die.faces))
+    last = c.defence_throws[-1]
     keep = {i for i, d in enumerate(last) if d in (Symbol.TELEPORT, Symbol.STAR)}
     if c.answer is Answer.CARD and c.answer_card is not None:
         need = list(state.data.cards.card(c.answer_card).combo)

@@ -10,16 +10,34 @@ Every event converts to and from a JSON-able dict (``to_dict`` / ``event_from_di
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import Field, dataclass, field, fields
+from enum import Enum
+from typing import Any, ClassVar, Self
 
 from controller.core.errors import TopTableError
 from controller.core.events import Event
 from controller.core.symbols import Symbol, parse_symbol
+from controller.game.state import Answer, WarriorDeck
+from controller.gamedata.cards import Deck
 
 
 class EventDecodeError(TopTableError, ValueError):
     """A stored event that names no known kind or has bad fields."""
+
+
+_WIRE_NONE = "wire_none"
+
+
+def absent_as(wire: object) -> Any:
+    """A field that may be absent (None, its default), written ``wire`` in the journal.
+
+    The first journals spelled "none" ``""`` or ``-1``; they still replay, and the
+    journal keeps that spelling, so a file reads the same to every version.
+    """
+    return field(default=None, metadata={_WIRE_NONE: wire})
 
 
 @dataclass(frozen=True)
@@ -33,19 +51,73 @@ class GameEvent(Event):
         """The event as a JSON-able dict (with its ``kind``)."""
         out: dict[str, Any] = {"kind": self.kind}
         for f in fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
+            out[f.name] = _encode(getattr(self, f.name), f)
         return out
+
+    @classmethod
+    def from_fields(cls, data: Mapping[str, Any]) -> Self:
+        """The event from the fields of its :meth:`to_dict` form (absent ones: defaults).
+
+        Raises:
+            TypeError, ValueError: a field of the wrong type or value.
+        """
+        hints = _hints(cls)
+        args: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in data:
+                args[f.name] = _decode(data[f.name], hints[f.name], f)
+        return cls(**args)
+
+
+def _encode(v: Any, f: Field[Any]) -> Any:
+    if v is None and _WIRE_NONE in f.metadata:
+        return f.metadata[_WIRE_NONE]
+    return _plain(v)
 
 
 def _plain(v: Any) -> Any:
     if isinstance(v, tuple):
         return [_plain(x) for x in v]
-    if isinstance(v, Symbol):
+    if isinstance(v, Enum):
         return v.value
     return v
 
 
-NO_SPACE = -1  # an action's ``space`` when it names none (the journal's spelling of "none")
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
+    if f is not None and _WIRE_NONE in f.metadata and v == f.metadata[_WIRE_NONE]:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        if v is None:
+            return None
+        last: Exception = ValueError(f"{v!r} fits no type of {hint}")
+        for arg in typing.get_args(hint):
+            if arg is not type(None):
+                try:
+                    return _decode(v, arg)
+                except (TypeError, ValueError) as exc:
+                    last = exc
+        raise last
+    if origin is tuple:
+        if not isinstance(v, list | tuple):
+            raise TypeError(f"expected a list, got {v!r}")
+        inner = typing.get_args(hint)[0]
+        return tuple(_decode(x, inner) for x in v)
+    if hint is Symbol:
+        return parse_symbol(v)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(v)
+    return v
 
 
 # ---------------------------------------------------------------- inputs
@@ -62,7 +134,7 @@ class Shuffled(GameEvent):
     """A deck's order after shuffling, top first. ``deck``: a card deck or ``warriors``."""
 
     kind: ClassVar[str] = "shuffled"
-    deck: str
+    deck: Deck | WarriorDeck
     order: tuple[str, ...]
 
 
@@ -72,7 +144,7 @@ class DiceThrown(GameEvent):
 
     kind: ClassVar[str] = "dice"
     dice: tuple[Symbol, ...]
-    evidence: str = ""  # path of the camera frame, when there is one
+    evidence: str | None = absent_as("")  # path of the camera frame, when there is one
     corrected_from: tuple[Symbol, ...] = ()  # what was first read, when a correction replaced it
 
 
@@ -82,7 +154,7 @@ class ThrowCorrected(GameEvent):
 
     kind: ClassVar[str] = "throw_corrected"
     dice: tuple[Symbol, ...]
-    evidence: str = ""
+    evidence: str | None = absent_as("")
 
 
 @dataclass(frozen=True)
@@ -181,13 +253,14 @@ class Discard(Action):
 @dataclass(frozen=True)
 class PlayCard(Action):
     """Play a card now: start of turn (heal, move, draw, fusion, rescue), a
-    transformation retry, or the extra-combat card (with ``warrior`` attacking ``target``)."""
+    transformation retry, or the extra-combat card (with ``warrior`` attacking ``target``).
+    ``warrior``, ``target``, ``space``: None when the card names none."""
 
     kind: ClassVar[str] = "play"
     card: str
-    warrior: str = ""
-    target: str = ""
-    space: int = NO_SPACE
+    warrior: str | None = absent_as("")
+    target: str | None = absent_as("")
+    space: int | None = absent_as(-1)
 
 
 @dataclass(frozen=True)
@@ -215,7 +288,9 @@ class TryFusion(Action):
 
 @dataclass(frozen=True)
 class ChooseAttack(Action):
-    """End the attack attempt, cashing in an option: a combo, a card in hand, or ``sum``."""
+    """End the attack attempt, cashing in an option by its name: a combo's, a card's in
+    hand, or the symbol sum's (:data:`~controller.rules.scoring.SUM_OPTION`). The names
+    come from the data files: an open set."""
 
     kind: ClassVar[str] = "attack"
     option: str
@@ -223,10 +298,35 @@ class ChooseAttack(Action):
 
 @dataclass(frozen=True)
 class Defend(Action):
-    """The defender's answer: ``none``, ``dodge``, ``flee`` or the name of a card."""
+    """The defender's answer: none, a dodge, Solar Flare's flight, or a defence ``card``
+    (``answer`` CARD; ``card`` is None for the others; REFLECT is never a Defend).
+
+    The journal writes ``answer`` as the card's name or the answer's value, as the
+    first release did (:attr:`text`)."""
 
     kind: ClassVar[str] = "defend"
-    answer: str
+    answer: Answer
+    card: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The answer as the journal and the prompts spell it: the card's name, or
+        ``none``, ``dodge``, ``flee``."""
+        return self.card if self.card is not None else self.answer.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind": "defend", "seat": n, "answer": text}``."""
+        return {"kind": self.kind, "seat": self.seat, "answer": self.text}
+
+    @classmethod
+    def from_fields(cls, data: Mapping[str, Any]) -> Self:
+        """The inverse of :meth:`to_dict`: an answer not spelled as one is a card's name."""
+        text = data["answer"]
+        if not isinstance(text, str):
+            raise TypeError(f"expected the answer's text, got {text!r}")
+        if text in _SPELLED_ANSWERS:
+            return cls(data["seat"], Answer(text))
+        return cls(data["seat"], Answer.CARD, text)
 
 
 @dataclass(frozen=True)
@@ -241,7 +341,7 @@ class CounterAttack(Action):
     """Attack back at once (by ability, or with a counter-attack ``card``)."""
 
     kind: ClassVar[str] = "counter"
-    card: str = ""
+    card: str | None = absent_as("")
 
 
 @dataclass(frozen=True)
@@ -257,7 +357,7 @@ class ChooseReward(Action):
     """After eliminating a green-space warrior: the deck to draw the reward from."""
 
     kind: ClassVar[str] = "reward"
-    deck: str
+    deck: Deck
 
 
 @dataclass(frozen=True)
@@ -294,7 +394,7 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
         StopRolling, CounterAttack, StepAside, ChooseReward, ExtraCombat, DuelPick, ChooseFight,
     )
 }  # fmt: skip
-_SYMBOL_FIELDS = frozenset({"dice", "corrected_from"})
+_SPELLED_ANSWERS = frozenset({Answer.NONE.value, Answer.DODGE.value, Answer.FLEE.value})
 
 
 def fold_corrections(events: list[GameEvent]) -> list[GameEvent]:
@@ -344,17 +444,7 @@ def event_from_dict(data: dict[str, Any]) -> GameEvent:
     cls = EVENT_TYPES.get(str(kind))
     if cls is None:
         raise EventDecodeError(f"unknown event kind {kind!r}")
-    args: dict[str, Any] = {}
     try:
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            v = data[f.name]
-            if f.name in _SYMBOL_FIELDS:
-                v = tuple(parse_symbol(x) for x in v)
-            elif isinstance(v, list):
-                v = tuple(v)
-            args[f.name] = v
-        return cls(**args)
-    except (TypeError, ValueError) as exc:
+        return cls.from_fields(data)
+    except (TypeError, ValueError, KeyError) as exc:
         raise EventDecodeError(f"bad {kind} event {data!r}: {exc}") from None

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from controller.core.errors import TopTableError
 from controller.game import engine
 from controller.game.events import (
-    NO_SPACE,
     Action,
     ChooseAttack,
     ChooseReward,
@@ -91,8 +90,8 @@ def _generate(s: GameState) -> Iterator[Action]:
     elif ph is Phase.START_CARD:
         yield Pass(seat)
         for card in engine.start_cards(s):
-            for w, target in engine.start_targets(s, card):
-                yield PlayCard(seat, card.name, w, "", NO_SPACE if target is None else target)
+            for named, space in engine.start_targets(s, card):
+                yield PlayCard(seat, card.name, named, None, space)
     elif ph is Phase.MOVE:
         for p in s.on_board(seat):
             for sp in sorted(engine.move_targets(s, p.name)):
@@ -109,10 +108,10 @@ def _generate(s: GameState) -> Iterator[Action]:
         for name, _ in engine.attack_options(s):
             yield ChooseAttack(seat, name)
     elif ph is Phase.DEFENCE_CHOICE:
-        for answer in engine.defence_answers(s):
-            yield Defend(seat, answer)
+        for answer, card_name in engine.defence_answers(s):
+            yield Defend(seat, answer, card_name)
     elif ph is Phase.DEFENCE_ROLL:
-        if c is not None and (c.d_throws or c.answer is Answer.REFLECT):
+        if c is not None and (c.defence_throws or c.answer is Answer.REFLECT):
             yield StopRolling(seat)
     elif ph is Phase.FLEE:
         for sp in engine.flee_spaces(s):
@@ -125,7 +124,7 @@ def _generate(s: GameState) -> Iterator[Action]:
             yield CounterAttack(seat, card.name)
     elif ph is Phase.REWARD:
         for d in DRAW_DECKS:
-            yield ChooseReward(seat, d.value)
+            yield ChooseReward(seat, d)
     elif ph is Phase.STEP_ASIDE:
         for sp in engine.step_spaces(s):
             yield StepAside(seat, sp)

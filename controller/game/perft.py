@@ -166,7 +166,7 @@ def _transform(s: GameState) -> bool:
 
 def _defence_roll(s: GameState) -> bool:
     c = s.combat
-    return s.phase is Phase.DEFENCE_ROLL and c is not None and len(c.d_throws) == 1
+    return s.phase is Phase.DEFENCE_ROLL and c is not None and len(c.defence_throws) == 1
 
 
 def _placing(s: GameState) -> bool:

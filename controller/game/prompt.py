@@ -101,10 +101,10 @@ def prompt(state: GameState) -> str:
             what = "to dodge the reflected sphere"
         else:
             what = f"for {c.answer_card if c.answer is Answer.CARD else c.answer}"
-        return f"{who}: throw {c.d_pool} dice {what}"
+        return f"{who}: throw {c.defence_pool} dice {what}"
     text = PHASE_TEXT[ph].ask or str(ph)
     text = text.format(
         steps=engine.MOVE_STEPS + state.move_bonus,
-        answers=", ".join(engine.defence_answers(state)),
+        answers=", ".join(engine.answer_text(a) for a in engine.defence_answers(state)),
     )
     return f"{who}: {text}"

@@ -32,7 +32,6 @@ FUSIONS: dict[str, tuple[str, str]] = {
     "Anilaza": ("Koichiarator", "Paparoni"),
 }
 NOT_DRAFTED = frozenset(FUSIONS)  # RULES.md §11 (A): Kefla and Anilaza cannot be drafted
-WARRIOR_DECK = "warriors"  # the name of the green-space deck in Shuffled events
 MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
 MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
 MAX_STORY_PLAYERS = 4  # RULES.md §12: P1, P3 green; P2, P4 red
@@ -81,8 +80,20 @@ class Phase(StrEnum):
     OVER = "over"
 
 
+class WarriorDeck(StrEnum):
+    """The green-space warriors' deck, shuffled like the card decks (a ``Shuffled`` deck)."""
+
+    WARRIORS = "warriors"
+
+
+WARRIOR_DECK = WarriorDeck.WARRIORS
+
+ShuffledDeck = Deck | WarriorDeck
+"""A deck the set-up shuffles: a card deck or the warriors' deck."""
+
+
 class Answer(StrEnum):
-    """How a defence roll answers an attack (the value is the text of a :class:`Defend`)."""
+    """How the defender (or, for REFLECT, the attacker) answers an attack."""
 
     NONE = "none"  # no answer: the damage goes through
     DODGE = "dodge"  # a dodge roll
@@ -139,44 +150,46 @@ class Piece(NamedTuple):
     space: int | None = None
     damage: int = 0
     eliminated: bool = False
-    fused_into: str = ""  # set on a fusion partner while the fusion stands
+    fused_into: str | None = None  # set on a fusion partner while the fusion stands
     last_space: int | None = None  # where it stood when eliminated
 
 
 class Combat(NamedTuple):
-    """The combat in progress. ``striker``/``target`` swap for the counter-attack."""
+    """The combat in progress. ``striker``/``target`` are who attacks now (the attacker and
+    the defender, swapped for the counter-attack); the ``defence_*`` fields are the
+    defence roll's (the target's, or the striker's dodging its reflected sphere)."""
 
     attacker: str
     defender: str
-    a_seat: int
-    d_seat: int  # for a green-space warrior: the player who acts for it
+    attacker_seat: int
+    defender_seat: int  # for a green-space warrior: the player who acts for it
     green: bool
     adjacent: bool  # a second combat against a neighbour (no landing, no step aside)
-    origin: int  # where the attacker moved from
-    arena: int  # the space the combat is fought on (the defender's, or the green space)
-    a_form: str = ""
-    d_form: str = ""
+    origin: int | None  # where the attacker moved from (None: no board, Story mode)
+    arena: int | None  # the space fought on (the defender's, or the green space; None: Story)
+    striker: str  # who attacks now: the attacker, or the defender counter-attacking
+    target: str  # who is attacked now
+    attacker_form: str | None = None  # None: the base form
+    defender_form: str | None = None
     to_transform: tuple[str, ...] = ()
     retried: tuple[str, ...] = ()
-    striker: str = ""
-    target: str = ""
     counter: bool = False
     pool: int = 0
     max_rerolls: int = 0
-    s_support: int = 0  # the striker's support dice for this attack
-    t_support: int = 0  # the target's
+    striker_support: int = 0  # the striker's support dice for this attack
+    target_support: int = 0  # the target's
     throws: tuple[tuple[Symbol, ...], ...] = ()
-    evidence: tuple[str, ...] = ()
-    option: str = ""
+    evidence: tuple[str | None, ...] = ()  # each throw's camera frame (None: not kept)
+    option: str | None = None  # the option cashed in, once chosen
     answer: Answer | None = None  # the defence roll's answer, once chosen
     answer_card: str | None = None  # the defence card rolled for (answer CARD)
-    d_pool: int = 0
-    d_max_rerolls: int = 0
-    d_throws: tuple[tuple[Symbol, ...], ...] = ()
+    defence_pool: int = 0
+    defence_max_rerolls: int = 0
+    defence_throws: tuple[tuple[Symbol, ...], ...] = ()
     cards: tuple[CardCombo, ...] = ()  # the striker's attack cards, fixed for the attempt
     probe: AttackResult | None = None  # the attack resolved with no answer (cached)
     split_after: tuple[Piece, ...] = ()  # fusion for one attack: the partners to restore
-    d_split_after: tuple[Piece, ...] = ()  # the same for a fused defender
+    defender_split_after: tuple[Piece, ...] = ()  # the same for a fused defender
     fusers: tuple[str, ...] = ()  # warriors still offered a fusion roll (attacker first)
     duel: bool = False
 
@@ -279,7 +292,6 @@ class GameState:
         "first",
         "green_deck",
         "hands",
-        "last_landing",
         "log_combats",
         "move_bonus",
         "occ",
@@ -309,16 +321,16 @@ class GameState:
         self.occ: dict[int, str] = {}
         self.teams: tuple[tuple[str, ...], ...] = ((),) * n
         self.hands: tuple[tuple[str, ...], ...] = ((),) * n
-        self.decks: dict[str, tuple[str, ...]] = {}
+        self.decks: dict[Deck, tuple[str, ...]] = {}
         self.green_deck: tuple[str, ...] = ()
-        self.shuffled: frozenset[str] = frozenset()
+        self.shuffled: frozenset[ShuffledDeck] = frozenset()
         self.played: tuple[CardsPlayed, ...] = (NOTHING_PLAYED,) * n  # per seat, this turn
         self.move_bonus = 0
         self.damage_bonus = 0
         self.extra_granted = False  # an event card grants a second combat this turn
         self.combats = 0  # combats this turn
-        self.pending_draws: tuple[str, ...] = ()
-        self.event_card = ""
+        self.pending_draws: tuple[Deck, ...] = ()
+        self.event_card: str | None = None
         self.combat: Combat | None = None
         self.time_up = False
         self.extra_rounds = 0
@@ -328,7 +340,6 @@ class GameState:
         self.winners: tuple[int, ...] = ()
         self.log_combats = 0  # combats in the whole game
         self.events_applied = 0
-        self.last_landing = ""
         self.story: StoryState | None = None  # Story mode: the squares, bouts and points
 
     def copy(self) -> GameState:
@@ -371,11 +382,18 @@ class GameState:
             "seat": self.seat,
             "round": self.round,
             "pieces": sorted(
-                [p.name, _number(p.seat), _number(p.space), p.damage, p.eliminated, p.fused_into]
+                [
+                    p.name,
+                    _number(p.seat),
+                    _number(p.space),
+                    p.damage,
+                    p.eliminated,
+                    p.fused_into or "",
+                ]
                 for p in self.pieces.values()
             ),
             "hands": [list(h) for h in self.hands],
-            "decks": {k: list(v) for k, v in sorted(self.decks.items())},
+            "decks": {k.value: list(v) for k, v in sorted(self.decks.items())},
             "green_deck": list(self.green_deck),
             "counts": list(self.counts()),
             "winners": list(self.winners),
@@ -385,7 +403,8 @@ class GameState:
 
 
 def _number(x: int | None) -> int:
-    """A seat or space as the summary writes it: -1 for none (its JSON form is fixed)."""
+    """A seat or space as the summary writes it: -1 for none (its JSON form is fixed, as is
+    ``""`` for no fusion)."""
     return -1 if x is None else x
 
 
@@ -396,7 +415,6 @@ DECK_OF_COLOUR: dict[Colour, Deck] = {
 }
 
 
-def deck_of_colour(colour: Colour) -> str | None:
-    """The name of the card deck a space colour draws from (None for green)."""
-    deck = DECK_OF_COLOUR.get(colour)
-    return None if deck is None else deck.value
+def deck_of_colour(colour: Colour) -> Deck | None:
+    """The card deck a space colour draws from (None for green)."""
+    return DECK_OF_COLOUR.get(colour)

@@ -24,7 +24,7 @@ class GameData:
     cards: CardSet
     story: Story | None = None  # the Story-mode squares (None: the directory has no story.toml)
     die: Die = TOURNAMENT_DIE  # the dice's faces (warriors.toml's [die]; default: one of each)
-    _fighters: dict[tuple[str, str], Fighter] = field(default_factory=dict, repr=False)
+    _fighters: dict[tuple[str, str | None], Fighter] = field(default_factory=dict, repr=False)
     _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
     _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
     colours: dict[int, Colour] = field(default_factory=dict, repr=False)  # space -> colour
@@ -41,13 +41,13 @@ class GameData:
             hit = self._warriors[name] = self.roster[name]
         return hit
 
-    def fighter(self, name: str, form: str = "") -> Fighter:
-        """``name`` in form ``form`` ('' = base), cached."""
+    def fighter(self, name: str, form: str | None = None) -> Fighter:
+        """``name`` in form ``form`` (None: the base form), cached."""
         key = (name, form)
         hit = self._fighters.get(key)
         if hit is None:
             w = self.roster[name]
-            f: Form | None = w.form_named(form) if form else None
+            f: Form | None = w.form_named(form) if form is not None else None
             hit = self._fighters[key] = w.fighter(f)
         return hit
 

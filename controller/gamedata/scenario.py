@@ -37,6 +37,7 @@ from controller.rules.scoring import CardCombo, CardDefence
 from controller.rules.variants import Variants
 from controller.rules.warriors import Roster
 
+BEST = "best"  # the files' spelling of an attack cashing in its best option
 SIDE_KEYS = frozenset({"warrior", "damage", "support", "transform_roll", "form", "cards"})
 TOP_KEYS = frozenset(
     {"attacker", "defender", "throws", "attack", "dodge_throws", "defence_card", "flee",
@@ -137,9 +138,9 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
 
 
 def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
-    choice = data.get("attack", "best")
+    choice = data.get("attack", BEST)
     if not isinstance(choice, str):
-        raise ScenarioError(f'\'{prefix}attack\': expected a combo name, "sum" or "best"')
+        raise ScenarioError(f'\'{prefix}attack\': expected a combo name, "sum" or "{BEST}"')
     defence_card = None
     if data.get("defence_card") is not None:
         raw = data["defence_card"]
@@ -158,7 +159,7 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
         )
     return Attack(
         throws=_throws(data.get("throws"), f"{prefix}throws"),
-        choice=choice,
+        choice=None if choice.strip().casefold() == BEST else choice,
         dodge_throws=_throws(data["dodge_throws"], f"{prefix}dodge_throws")
         if data.get("dodge_throws") is not None
         else None,

@@ -125,7 +125,8 @@ class CombatTracker:
             n for n in (c.attacker, c.defender) if n in state.pieces and state.pieces[n].eliminated
         )
         return CombatSummary(
-            c.attacker, c.defender, c.a_form, c.d_form, taken(c.attacker), taken(c.defender),
+            c.attacker, c.defender, c.attacker_form or "", c.defender_form or "",
+            taken(c.attacker), taken(c.defender),
             out, self._round,
         )  # fmt: skip
 
@@ -149,11 +150,10 @@ def _form(state: GameState, name: str) -> str:
     c = state.combat
     if c is None:
         return ""
-    if name == c.attacker:
-        return c.a_form
-    if name == c.defender:
-        return c.d_form
-    return ""
+    form = (
+        c.attacker_form if name == c.attacker else c.defender_form if name == c.defender else None
+    )
+    return form or ""  # the messages' spelling of the base form
 
 
 def state_message(
@@ -199,7 +199,7 @@ def state_message(
                     "form": _form(state, w),
                     "eliminated": piece.eliminated,
                     "on_board": on_board,
-                    "fused_into": piece.fused_into,
+                    "fused_into": piece.fused_into or "",
                 }
             )
         teams.append(
@@ -222,7 +222,8 @@ def state_message(
         None
         if c is None
         else {"attacker": c.attacker, "defender": c.defender,
-              "attacker_form": c.a_form, "defender_form": c.d_form, "counter": c.counter}
+              "attacker_form": c.attacker_form or "", "defender_form": c.defender_form or "",
+              "counter": c.counter}
     )  # fmt: skip
     playing = state.phase not in (Phase.FIRST_PLAYER, Phase.OVER) and 0 <= state.seat < len(players)
     return {

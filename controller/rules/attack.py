@@ -49,15 +49,15 @@ def check_attempt(throws: Sequence[Throw], pool: int, max_rerolls: int, who: str
     return made
 
 
-def choose_option(options: Sequence[Option], best: Option, choice: str, who: str) -> Option:
-    """The option named by ``choice`` ("best", "sum" or a combo/card name).
+def choose_option(options: Sequence[Option], best: Option, choice: str | None, who: str) -> Option:
+    """The option named by ``choice`` ("sum" or a combo/card name; None: ``best``).
 
     Raises:
         IllegalActionError: the final throw does not make that option.
     """
-    key = choice.strip().casefold()
-    if key == "best":
+    if choice is None:
         return best
+    key = choice.strip().casefold()
     for opt in options:
         if opt.name.casefold() == key:
             return opt

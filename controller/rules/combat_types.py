@@ -50,7 +50,7 @@ class Attack:
     """One attack attempt and the defender's answer to it."""
 
     throws: tuple[Throw, ...]
-    choice: str = "best"  # a combo or card name, "sum" or "best"
+    choice: str | None = None  # an option's name (a combo's, a card's, "sum"); None: the best
     dodge_throws: tuple[Throw, ...] | None = None
     defence_card: DefenceCardPlay | None = None
     flee: bool = False  # the defender uses Solar Flare

@@ -31,6 +31,10 @@ class OptionKind(StrEnum):
     SUM = "sum"  # the symbol sum (doubled for a special combo)
 
 
+SUM_OPTION = "sum"
+"""The symbol sum's name among a throw's options (a combo or a card has its own name)."""
+
+
 class CardDefence(StrEnum):
     """What defence an attack card allows (RULES.md §4)."""
 
@@ -87,10 +91,10 @@ class ThrowScore:
     best: Option
 
     def option(self, name: str) -> Option | None:
-        """The option called ``name`` (case-insensitive); ``"sum"`` names the symbol sum."""
+        """The option called ``name`` (case-insensitive); :data:`SUM_OPTION` names the sum."""
         key = name.strip().casefold()
         for opt in self.options:
-            if opt.name.casefold() == key or (key == "sum" and opt.kind is OptionKind.SUM):
+            if opt.name.casefold() == key or (key == SUM_OPTION and opt.kind is OptionKind.SUM):
                 return opt
         return None
 
@@ -182,7 +186,7 @@ class ThrowScorer:
         total, doubled = symbol_sum(counts, self._values, self.variants)
         # A doubled sum of spheres is the special combo of spheres: it holds a sphere.
         sphere_special = doubled and counts[_SPHERE_INDEX] > 0
-        options.append(Option(OptionKind.SUM, "sum", total, doubled, sphere_special))
+        options.append(Option(OptionKind.SUM, SUM_OPTION, total, doubled, sphere_special))
         best = options[0]
         for opt in options[1:]:
             if opt.damage > best.damage:

@@ -38,8 +38,8 @@ class AdviceLine:
             return None
         striker = c.striker or c.attacker
         target = c.target or c.defender
-        s_form = c.a_form if striker == c.attacker else c.d_form
-        t_form = c.d_form if target == c.defender else c.a_form
+        s_form = c.attacker_form if striker == c.attacker else c.defender_form
+        t_form = c.defender_form if target == c.defender else c.attacker_form
         taken = (state.pieces[striker].damage, state.pieces[target].damage)
         key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, taken)
         try:

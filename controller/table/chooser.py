@@ -33,6 +33,8 @@ from controller.game.events import (
     StopRolling,
     TryFusion,
 )
+from controller.game.state import Answer
+from controller.rules.scoring import SUM_OPTION
 
 T = TypeVar("T")
 
@@ -90,6 +92,11 @@ class Chooser(Generic[T]):
             self.selected = self.values.index(value)
 
 
+def option_label(name: str) -> str:
+    """An attack option's label: its name, or "symbol sum" for the sum."""
+    return "symbol sum" if name == SUM_OPTION else name
+
+
 def action_label(action: Action, damage: dict[str, int] | None = None) -> str:
     """A short label for an action (``damage`` gives attack options' damage by name)."""
     if isinstance(action, Move):
@@ -99,14 +106,15 @@ def action_label(action: Action, damage: dict[str, int] | None = None) -> str:
     if isinstance(action, Draft):
         return action.warrior
     if isinstance(action, ChooseAttack):
-        name = "symbol sum" if action.option == "sum" else action.option
+        name = option_label(action.option)
         if damage and action.option in damage:
             return f"{name} {damage[action.option]}"
         return name
     if isinstance(action, Defend):
-        return {"none": "no defence", "dodge": "dodge"}.get(action.answer, action.answer)
+        return "no defence" if action.answer is Answer.NONE else action.text
     if isinstance(action, PlayCard):
-        extra = action.target or action.warrior or (str(action.space) if action.space >= 0 else "")
+        space = "" if action.space is None else str(action.space)
+        extra = action.target or action.warrior or space
         return f"{action.card}{' > ' + extra if extra else ''}"
     if isinstance(action, Pass):
         return "pass"

@@ -156,8 +156,8 @@ class TableController:
             return
         if state.phase is Phase.ATTACK and not c.throws:
             self.roll_started(c.pool)
-        elif state.phase is Phase.DEFENCE_ROLL and not c.d_throws:
-            self.roll_started(c.d_pool)
+        elif state.phase is Phase.DEFENCE_ROLL and not c.defence_throws:
+            self.roll_started(c.defence_pool)
 
     def _table_input(self, state: GameState) -> bool:
         """Inputs the table provides itself: the card decks' shuffles (journalled)."""

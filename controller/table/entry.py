@@ -150,7 +150,7 @@ class TableEntry:
             return number_chooser(title, 1, 6, count=aw.die_count)
         c = state.combat
         first_throw = c is not None and not (
-            c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+            c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
         )
         if aw.input is InputKind.DICE and not self.camera_ok and first_throw:
             return self._manual_dice(aw.dice)
@@ -312,7 +312,7 @@ class TableEntry:
             return
         state = self.owner.state
         c = state.combat
-        throws = (c.d_throws if state.phase is Phase.DEFENCE_ROLL else c.throws) if c else ()
+        throws = (c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws) if c else ()
         if throws:
             self.read_check = ReadCheck(None, [Symbol(s) for s in throws[-1]], fixing=0)
 

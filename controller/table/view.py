@@ -19,7 +19,7 @@ from controller.game.prompt import phase_label
 from controller.game.state import GameState, Phase
 from controller.rules.speed import allowed_defences
 from controller.rules.warriors import AbilityKind
-from controller.table.chooser import ChooserKind
+from controller.table.chooser import ChooserKind, option_label
 from controller.table.entry import TableEntry
 from hardware.displays.model import (
     AdviceView,
@@ -123,12 +123,11 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
     c = state.combat
     if c is None:
         return None
-    striker = c.striker or c.attacker
-    target = c.target or c.defender
-    s_form = c.a_form if striker == c.attacker else c.d_form
-    t_form = c.d_form if target == c.defender else c.a_form
+    striker, target = c.striker, c.target
+    s_form = c.attacker_form if striker == c.attacker else c.defender_form
+    t_form = c.defender_form if target == c.defender else c.attacker_form
     defending = state.phase is Phase.DEFENCE_ROLL
-    throws = c.d_throws if defending else c.throws
+    throws = c.defence_throws if defending else c.throws
     dice = tuple(Symbol(s) for s in throws[-1]) if throws else ()
     options: tuple[AttackOption, ...] = ()
     speed: AttackSpeed | None = None
@@ -141,7 +140,7 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
         for name, damage in scored:
             is_best = not marked and damage == best
             marked = marked or is_best
-            opts.append(AttackOption("symbol sum" if name == "sum" else name, damage, is_best))
+            opts.append(AttackOption(option_label(name), damage, is_best))
         options = tuple(opts)
         rules_speed = speed_after_rerolls(len(c.throws) - 1)
         speed = rules_speed
@@ -157,7 +156,7 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
                 if d in _DEFENCES
             )
         )
-    rolls_max = (c.d_max_rerolls if defending else c.max_rerolls) + 1
+    rolls_max = (c.defence_max_rerolls if defending else c.max_rerolls) + 1
     return CombatView(
         attacker=_fighter(state, striker, s_form),
         defender=_fighter(state, target, t_form),
@@ -171,7 +170,7 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
     )
 
 
-def _fighter(state: GameState, name: str, form: str) -> FighterView:
+def _fighter(state: GameState, name: str, form: str | None) -> FighterView:
     warrior = state.data.warrior(name)
     piece = state.pieces.get(name)
     damage = piece.damage if piece is not None else 0

@@ -43,12 +43,12 @@ class Clock:
 
 @dataclass(frozen=True)
 class FighterView:
-    """A warrior in the combat on show; ``form`` is empty in base form."""
+    """A warrior in the combat on show; ``form`` is None in base form."""
 
     name: str
     endurance_left: int
     endurance_max: int
-    form: str = ""
+    form: str | None = None
 
 
 @dataclass(frozen=True)

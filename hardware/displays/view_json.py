@@ -174,7 +174,7 @@ _fighter = _object(
         "name": (r.str_,),
         "endurance_left": (r.int_(0),),
         "endurance_max": (r.int_(1),),
-        "form": (r.str_, ""),
+        "form": (r.str_, None),
     },
 )
 _option = _object(

@@ -185,20 +185,20 @@ def test_a_correction_after_the_throw_ended_the_attempt(tmp_path: Path) -> None:
                 game.state.phase is Phase.DEFENCE_ROLL
                 and c is not None
                 and c.answer == "dodge"
-                and not c.d_throws
-                and c.d_max_rerolls >= 1
+                and not c.defence_throws
+                and c.defence_max_rerolls >= 1
             ):
                 break
             _step(game, rng)
         c = game.state.combat
         assert c is not None and game.state.phase is Phase.DEFENCE_ROLL
-        target, pool = c.target, c.d_pool
+        target, pool = c.target, c.defence_pool
         game.submit(DiceThrown((Symbol.TELEPORT,) * pool, evidence="frames/9.png"))
         assert game.state.phase is not Phase.DEFENCE_ROLL  # the dodge was made: the roll ended
         game.submit(ThrowCorrected((Symbol.KICK,) * pool))  # no: it was all kicks
         c = game.state.combat
         assert game.state.phase is Phase.DEFENCE_ROLL and c is not None and c.target == target
-        assert c.d_throws == ((Symbol.KICK,) * pool,)
+        assert c.defence_throws == ((Symbol.KICK,) * pool,)
         state = game.state.summary()
         log = export_text(export_json(game.config, game.data, game.events()))
         assert "first read as teleport" in log and "[frame frames/9.png]" in log

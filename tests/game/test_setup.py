@@ -11,7 +11,8 @@ from controller.game import engine
 from controller.game.bots import table_input
 from controller.game.events import Draft, FirstPlayerChosen, Place, Shuffled
 from controller.game.legal import legal_actions
-from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.game.state import WARRIOR_DECK, GameConfig, GameState, Length, Phase
+from controller.gamedata.cards import Deck
 from controller.rules.variants import Variants
 from tests.game.helpers import demo_data
 
@@ -90,8 +91,8 @@ def test_shuffles_then_placement_spacing_and_starting_hands() -> None:
     assert s.phase is Phase.SHUFFLE
     assert set(engine.awaiting(s).decks) == {"attack", "defence", "special", "event", "warriors"}
     with pytest.raises(IllegalActionError, match="does not hold the expected cards"):
-        engine.apply(s, Shuffled("attack", ("Kamehameha",)))
-    green = engine.expected_deck(s, "warriors")
+        engine.apply(s, Shuffled(Deck.ATTACK, ("Kamehameha",)))
+    green = engine.expected_deck(s, WARRIOR_DECK)
     assert len(green) == 52 - 2 - 8 and "Kefla" not in green
     while s.phase is Phase.SHUFFLE:
         event = table_input(s, rng)

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from controller.game.events import ClockPaused, ClockResumed, ClockStarted, GameEvent, Shuffled
 from controller.game.state import GameState, Length, Phase
+from controller.gamedata.cards import Deck
 from controller.table.clock import GAME_SECONDS, ClockChange, GameClock
 
 
@@ -103,7 +104,7 @@ def test_a_pause_standing_when_the_table_stopped_is_restored() -> None:
     clock.pause()
     wall.now += 3600  # the table is off for an hour, paused
     again = GameClock(wall, journal.append)
-    again.restore([Shuffled("attack", ()), *journal])  # other events are passed over
+    again.restore([Shuffled(Deck.ATTACK, ()), *journal])  # other events are passed over
     assert again.paused and again.tick(state) is ClockChange.NONE
     assert again.seconds_left(state) == GAME_SECONDS - 300
     wall.now += 60

@@ -60,11 +60,11 @@ def _green_wins_square(table: TableController) -> None:
         if c.striker == c.attacker:
             name, dice = _combo(table)
             table.on_throw(settled(dice))
-            _choose(table, ChooseAttack(c.a_seat, name))
+            _choose(table, ChooseAttack(c.attacker_seat, name))
         else:
             table.on_throw(settled((Symbol.TELEPORT,) * c.pool))
             options = engine.attack_options(table.state)
-            _choose(table, ChooseAttack(c.d_seat, min(options, key=lambda o: o[1])[0]))
+            _choose(table, ChooseAttack(c.defender_seat, min(options, key=lambda o: o[1])[0]))
 
 
 def test_the_screens_show_the_square_the_fight_and_the_victory_points(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_four_players_play_two_fights_on_a_square_with_several(tmp_path: Path) -
     assert chooser is not None and chooser.labels == ("Son Gohan v Dyspo", "Piccolo v Kakunsa")
     _choose(table, ChooseFight(2, 2))
     c = table.state.combat
-    assert c is not None and (c.a_seat, c.d_seat) == (2, 3)
+    assert c is not None and (c.attacker_seat, c.defender_seat) == (2, 3)
 
 
 def test_a_tie_is_thrown_again_at_the_table(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from controller.game.engine.common import (
     HEALTH_PER_TURN,
     MOVE_STEPS,
     attack_cards,
+    board_space,
     counter_cards,
     decks_to_shuffle,
     fighter,
@@ -43,7 +44,12 @@ from controller.game.engine.common import (
     pair_of,
     playable,
 )
-from controller.game.engine.defence import defence_answers, flee_spaces
+from controller.game.engine.defence import (
+    DefenceAnswer,
+    answer_text,
+    defence_answers,
+    flee_spaces,
+)
 from controller.game.engine.end import step_spaces
 from controller.game.engine.extra import extra_targets
 from controller.game.engine.fold import advance, apply, new_game, replay
@@ -60,14 +66,17 @@ __all__ = [
     "MOVE_STEPS",
     "ActorKind",
     "Awaiting",
+    "DefenceAnswer",
     "InputKind",
     "actor",
     "advance",
+    "answer_text",
     "apply",
     "arrange",
     "attack_cards",
     "attack_options",
     "awaiting",
+    "board_space",
     "counter_cards",
     "decks_to_shuffle",
     "defence_answers",

@@ -65,8 +65,8 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
         f = fighter(s, c.striker)
         s.combat = c._replace(
             answer=Answer.REFLECT,
-            d_pool=defence_pool(f, c.s_support),
-            d_max_rerolls=defence_rerolls(f),
+            defence_pool=defence_pool(f, c.striker_support),
+            defence_max_rerolls=defence_rerolls(f),
         )
         s.phase = Phase.DEFENCE_ROLL
         return

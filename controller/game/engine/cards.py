@@ -21,14 +21,15 @@ def start_card(s: GameState, e: PlayCard) -> None:
     card = check_card(s, e.seat, e.card, Timing.START_OF_TURN)
     targets = start_targets(s, card)
     k = card.effect.kind
+    warrior = e.warrior or ""  # a card that names a warrior is checked against its targets
     if k in (EffectKind.HEAL, EffectKind.FUSION):
-        if (e.warrior, None) not in targets:
+        if e.warrior is None or (e.warrior, None) not in targets:
             raise IllegalActionError(
                 f"{card.name}: {e.warrior!r} is not a valid target; choose one of "
-                + ", ".join(t for t, _ in targets)
+                + ", ".join(t for t, _ in targets if t is not None)
             )
     elif k is EffectKind.RESCUE:
-        if (e.warrior, e.space) not in targets:
+        if e.warrior is None or e.space is None or (e.warrior, e.space) not in targets:
             raise IllegalActionError(
                 f"{card.name}: rescue an eliminated warrior of yours onto an empty, non-green space"
             )
@@ -38,16 +39,16 @@ def start_card(s: GameState, e: PlayCard) -> None:
     use_card(s, e.seat, card.name)
     eff = card.effect
     if k is EffectKind.HEAL:
-        p = s.pieces[e.warrior]
+        p = s.pieces[warrior]
         put(s, p._replace(damage=max(0, p.damage - eff.amount)))
     elif k is EffectKind.MOVE:
         s.move_bonus += eff.amount
     elif k is EffectKind.DRAW and eff.deck is not None:
-        draw(s, e.seat, eff.deck.value, eff.amount)
+        draw(s, e.seat, eff.deck, eff.amount)
     elif k is EffectKind.FUSION:
-        fuse(s, e.warrior)
+        fuse(s, warrior)
     elif k is EffectKind.RESCUE:
-        p = s.pieces[e.warrior]
+        p = s.pieces[warrior]
         put(s, p._replace(space=e.space, damage=0, eliminated=False))
     to_move(s)
 

@@ -37,10 +37,11 @@ def begin_combat(
 ) -> None:
     """``attacker`` (moved from ``origin``) fights ``defender`` on ``arena``."""
     # the player to the right acts for the green-space warrior
-    d_seat = (s.seat - 1) % len(s.players) if green else owner(s.pieces[defender])
+    defender_seat = (s.seat - 1) % len(s.players) if green else owner(s.pieces[defender])
     s.combat = Combat(
-        attacker, defender, owner(s.pieces[attacker]), d_seat, green, adjacent, origin, arena
-    )
+        attacker, defender, owner(s.pieces[attacker]), defender_seat, green, adjacent, origin,
+        arena, striker=attacker, target=defender,
+    )  # fmt: skip
     s.combats += 1
     s.log_combats += 1
     fusers = tuple(n for n in (attacker, defender) if fusion_candidate(s, n) is not None)
@@ -103,7 +104,7 @@ def fusion_roll(s: GameState, e: DieRolled) -> None:
         if first == c.attacker:
             c = c._replace(attacker=fused, split_after=keep)
         else:
-            c = c._replace(defender=fused, d_split_after=keep)
+            c = c._replace(defender=fused, defender_split_after=keep)
         s.combat = c
     _next_fuser(s)
 
@@ -138,8 +139,8 @@ def transform_roll(s: GameState, e: DieRolled) -> None:
             f"{name} transforms with {w.transform_dice} dice of 1..6, got {list(e.values)}"
         )
     form = w.form_for_roll(sum(e.values))
-    fname = form.name if form is not None else ""
-    c = c._replace(a_form=fname) if name == c.attacker else c._replace(d_form=fname)
+    fname = form.name if form is not None else None
+    c = c._replace(attacker_form=fname) if name == c.attacker else c._replace(defender_form=fname)
     seat = seat_of(s, name)
     retry_ok = (
         form is None
@@ -183,12 +184,12 @@ def start_attack(s: GameState, counter: bool) -> None:
         return
     striker, target = (c.defender, c.attacker) if counter else (c.attacker, c.defender)
     f, t = fighter(s, striker), fighter(s, target)
-    s_support = support(s, striker)
+    striker_support = support(s, striker)
     s.combat = c._replace(
         striker=striker, target=target, counter=counter,
-        pool=attack_pool(f, s_support, t), max_rerolls=attack_rerolls(f, t),
-        s_support=s_support, t_support=support(s, target),
+        pool=attack_pool(f, striker_support, t), max_rerolls=attack_rerolls(f, t),
+        striker_support=striker_support, target_support=support(s, target),
         cards=striker_cards(s, striker),
-        throws=(), evidence=(), option="", answer=None, answer_card=None, d_throws=(),
+        throws=(), evidence=(), option=None, answer=None, answer_card=None, defence_throws=(),
     )  # fmt: skip
     s.phase = Phase.ATTACK

@@ -17,6 +17,7 @@ from controller.game.state import (
     CardsPlayed,
     GameState,
     Piece,
+    ShuffledDeck,
 )
 from controller.gamedata.board import MOVE_STEPS
 from controller.gamedata.cards import Card, Deck, Timing
@@ -83,13 +84,24 @@ def on_space(p: Piece) -> int:
     return p.space
 
 
+def board_space(space: int | None) -> int:
+    """A combat's ``arena`` or ``origin``, a board space.
+
+    Raises:
+        IllegalActionError: None, a Story combat's (fought on no board space).
+    """
+    if space is None:
+        raise IllegalActionError("a Story combat is fought on no board space")
+    return space
+
+
 def seat_of(state: GameState, name: str) -> int:
     """The seat that acts for ``name`` (the player acting for a green-space warrior)."""
     c = state.combat
     p = state.pieces[name]
     if p.seat is not None:
         return p.seat
-    return c.d_seat if c is not None else state.seat
+    return c.defender_seat if c is not None else state.seat
 
 
 def roster_name(s: GameState, text: str) -> str:
@@ -110,13 +122,13 @@ def pair_of(name: str) -> str | None:
     return None
 
 
-def decks_to_shuffle(s: GameState) -> tuple[str, ...]:
+def decks_to_shuffle(s: GameState) -> tuple[ShuffledDeck, ...]:
     """The decks (and the warrior deck) still waiting for their shuffle."""
-    return tuple(d for d in (*[x.value for x in Deck], WARRIOR_DECK) if d not in s.shuffled)
+    return tuple(d for d in (*Deck, WARRIOR_DECK) if d not in s.shuffled)
 
 
 # ------------------------------------------------------------------ cards
-def draw(s: GameState, seat: int, deck: str, n: int) -> None:
+def draw(s: GameState, seat: int, deck: Deck, n: int) -> None:
     """``seat`` draws ``n`` cards of ``deck`` (fewer when it runs out)."""
     for _ in range(n):
         cards = s.decks.get(deck, ())
@@ -131,7 +143,7 @@ def use_card(s: GameState, seat: int, card: str) -> None:
     hand = list(s.hands[seat])
     hand.remove(card)
     s.hands = set_at(s.hands, seat, tuple(hand))
-    deck = s.data.cards.card(card).deck.value
+    deck = s.data.cards.card(card).deck
     s.decks[deck] = (*s.decks.get(deck, ()), card)
 
 
@@ -202,9 +214,15 @@ def counter_cards(s: GameState) -> list[Card]:
 def fighter(s: GameState, name: str) -> Fighter:
     """``name`` as it fights in the combat in progress (in its form, if it transformed)."""
     c = s.combat
-    form = ""
+    form = None
     if c is not None:
-        form = c.a_form if name == c.attacker else c.d_form if name == c.defender else ""
+        form = (
+            c.attacker_form
+            if name == c.attacker
+            else c.defender_form
+            if name == c.defender
+            else None
+        )
     return s.data.fighter(name, form)
 
 
@@ -257,4 +275,6 @@ def resolve(s: GameState, attack: Attack) -> AttackResult:
         raise IllegalActionError("no combat")
     f, t = fighter(s, c.striker), fighter(s, c.target)
     left = t.warrior.endurance - s.pieces[c.target].damage
-    return resolve_attack(f, c.s_support, t, c.t_support, left, attack, c.cards, s.config.variants)
+    return resolve_attack(
+        f, c.striker_support, t, c.target_support, left, attack, c.cards, s.config.variants
+    )

@@ -31,10 +31,12 @@ from controller.rules.scoring import CardCombo, CardDefence, makes, need_vector
 from controller.rules.speed import Defence
 from controller.rules.warriors import AbilityKind
 
+DefenceAnswer = tuple[Answer, str | None]
+"""An answer the defender may give, as a :class:`Defend` holds it: (answer, card or None)."""
 
-def defence_answers(state: GameState) -> list[str]:
-    """The answers the defender may give now, as :class:`Defend` spells them: ``none``,
-    ``dodge``, ``flee`` and card names."""
+
+def defence_answers(state: GameState) -> list[DefenceAnswer]:
+    """The answers the defender may give now: none, a dodge, flight, each defence card."""
     c = state.combat
     if c is None or state.phase is not Phase.DEFENCE_CHOICE:
         return []
@@ -42,21 +44,27 @@ def defence_answers(state: GameState) -> list[str]:
     if probe is None:
         return []
     allowed = probe.defence
-    out = [Answer.NONE.value]
+    out: list[DefenceAnswer] = [(Answer.NONE, None)]
     if Defence.DODGE in allowed:
-        out.append(Answer.DODGE.value)
+        out.append((Answer.DODGE, None))
     seat = state.pieces[c.target].seat
     if seat is None:
         return out
     t = fighter(state, c.target)
     left = t.warrior.endurance - state.pieces[c.target].damage
     if t.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW and flee_spaces(state):
-        out.append(Answer.FLEE.value)
+        out.append((Answer.FLEE, None))
     attack_card = probe.option.card
     for card in playable(state, seat, Timing.DEFENCE):
         if _card_answer_ok(card, allowed, attack_card):
-            out.append(card.name)
+            out.append((Answer.CARD, card.name))
     return out
+
+
+def answer_text(answer: DefenceAnswer) -> str:
+    """An answer as the journal and the prompts spell it (see :attr:`Defend.text`)."""
+    kind, card = answer
+    return card if card is not None else kind.value
 
 
 def _card_answer_ok(
@@ -76,7 +84,7 @@ def _card_answer_ok(
 def flee_spaces(state: GameState) -> list[int]:
     """Where a defender fleeing with Solar Flare may go: up to 3 steps, an empty space."""
     c = state.combat
-    if c is None:
+    if c is None or c.arena is None:  # no combat, or a Story one (no board)
         return []
     return sorted(
         sp for sp, d in state.data.distances(c.arena, FLEE_STEPS).items()
@@ -90,22 +98,21 @@ def defend(s: GameState, e: Defend) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     answers = defence_answers(s)
-    if e.answer not in answers:
-        raise IllegalActionError(
-            f"{e.answer!r} is not an answer allowed here; allowed: {', '.join(answers)}"
-        )
-    if e.answer == Answer.NONE.value and c.probe is not None:
+    if (e.answer, e.card) not in answers:
+        allowed = ", ".join(answer_text(a) for a in answers)
+        raise IllegalActionError(f"{e.text!r} is not an answer allowed here; allowed: {allowed}")
+    if e.answer is Answer.NONE and c.probe is not None:
         attack_done(s, c.probe)
         return
-    if e.answer == Answer.FLEE.value:
+    if e.answer is Answer.FLEE:
         s.combat = c._replace(answer=Answer.FLEE)
         s.phase = Phase.FLEE
         return
     t = fighter(s, c.target)
     answer, card_name = Answer.DODGE, None
-    if e.answer != Answer.DODGE.value:  # a card: the target is a player's warrior
+    if e.card is not None:  # a card: the target is a player's warrior
         seat = owner(s.pieces[c.target])
-        card = s.data.cards.card(e.answer)
+        card = s.data.cards.card(e.card)
         count_play(s, seat, card)
         if not card.combo:  # no combo: the effect holds at once
             use_card(s, seat, card.name)
@@ -115,8 +122,8 @@ def defend(s: GameState, e: Defend) -> None:
     s.combat = c._replace(
         answer=answer,
         answer_card=card_name,
-        d_pool=defence_pool(t, c.t_support),
-        d_max_rerolls=defence_rerolls(t),
+        defence_pool=defence_pool(t, c.target_support),
+        defence_max_rerolls=defence_rerolls(t),
     )
     s.phase = Phase.DEFENCE_ROLL
 
@@ -153,11 +160,13 @@ def defence_throw(s: GameState, e: DiceThrown) -> None:
     if c.answer is Answer.REFLECT:
         _reflect_throw(s, e)
         return
-    if len(e.dice) != c.d_pool:
-        raise InvalidThrowError(f"{c.target} throws {c.d_pool} dice, the throw shows {len(e.dice)}")
-    c = c._replace(d_throws=(*c.d_throws, tuple(e.dice)))
+    if len(e.dice) != c.defence_pool:
+        raise InvalidThrowError(
+            f"{c.target} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
+        )
+    c = c._replace(defence_throws=(*c.defence_throws, tuple(e.dice)))
     s.combat = c
-    if _defence_made(s, c.d_throws[-1]) or len(c.d_throws) > c.d_max_rerolls:
+    if _defence_made(s, c.defence_throws[-1]) or len(c.defence_throws) > c.defence_max_rerolls:
         _finish_defence(s)
 
 
@@ -166,9 +175,9 @@ def defence_corrected(s: GameState, e: ThrowCorrected) -> None:
     c = s.combat
     if c is None:
         raise IllegalActionError("no throw to correct")
-    if not c.d_throws or len(e.dice) != c.d_pool:
-        raise InvalidThrowError(f"a correction replaces the last throw of {c.d_pool} dice")
-    s.combat = c._replace(d_throws=c.d_throws[:-1])
+    if not c.defence_throws or len(e.dice) != c.defence_pool:
+        raise InvalidThrowError(f"a correction replaces the last throw of {c.defence_pool} dice")
+    s.combat = c._replace(defence_throws=c.defence_throws[:-1])
     defence_throw(s, DiceThrown(e.dice, e.evidence))
 
 
@@ -176,14 +185,14 @@ def _reflect_throw(s: GameState, e: DiceThrown) -> None:
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
-    if len(e.dice) != c.d_pool:
+    if len(e.dice) != c.defence_pool:
         raise InvalidThrowError(
-            f"{c.striker} throws {c.d_pool} dice, the throw shows {len(e.dice)}"
+            f"{c.striker} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
         )
-    c = c._replace(d_throws=(*c.d_throws, tuple(e.dice)))
+    c = c._replace(defence_throws=(*c.defence_throws, tuple(e.dice)))
     s.combat = c
-    made = dodge_made(c.d_throws[-1], fighter(s, c.striker).dodge)
-    if made or len(c.d_throws) > c.d_max_rerolls:
+    made = dodge_made(c.defence_throws[-1], fighter(s, c.striker).dodge)
+    if made or len(c.defence_throws) > c.defence_max_rerolls:
         _finish_reflect(s)
 
 
@@ -191,10 +200,10 @@ def _finish_reflect(s: GameState) -> None:
     c = s.combat
     if c is None or c.probe is None:
         return
-    if not c.d_throws:
+    if not c.defence_throws:
         attack_done(s, c.probe)
         return
-    attack_done(s, resolve(s, Attack(c.throws, c.option, reflect_dodge_throws=c.d_throws)))
+    attack_done(s, resolve(s, Attack(c.throws, c.option, reflect_dodge_throws=c.defence_throws)))
 
 
 def stop_rolling(s: GameState, e: StopRolling) -> None:
@@ -203,7 +212,7 @@ def stop_rolling(s: GameState, e: StopRolling) -> None:
     if c is not None and c.answer is Answer.REFLECT:
         _finish_reflect(s)
         return
-    if c is None or not c.d_throws:
+    if c is None or not c.defence_throws:
         raise IllegalActionError("throw at least once before stopping")
     _finish_defence(s)
 
@@ -213,12 +222,12 @@ def _finish_defence(s: GameState) -> None:
     if c is None:
         return
     if c.answer is Answer.DODGE:
-        attack_done(s, resolve(s, Attack(c.throws, c.option, dodge_throws=c.d_throws)))
+        attack_done(s, resolve(s, Attack(c.throws, c.option, dodge_throws=c.defence_throws)))
         return
     if c.answer_card is None:
         return
     card = s.data.cards.card(c.answer_card)
-    made = _defence_made(s, c.d_throws[-1])
+    made = _defence_made(s, c.defence_throws[-1])
     seat = owner(s.pieces[c.target])
     if made:
         use_card(s, seat, card.name)

@@ -28,7 +28,7 @@ def _duel_combat(s: GameState, a: str, d: str) -> None:
     s.extra_granted = False
     pa, pd = s.pieces[a], s.pieces[d]
     s.combat = Combat(
-        a, d, owner(pa), owner(pd), False, True, on_space(pa), on_space(pd), duel=True
+        a, d, owner(pa), owner(pd), False, True, on_space(pa), on_space(pd), a, d, duel=True
     )
     s.duel_combats += 1
     s.log_combats += 1

@@ -5,7 +5,7 @@ attacker stands (step aside), the green-space reward."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
-from controller.game.engine.common import draw
+from controller.game.engine.common import board_space, draw
 from controller.game.engine.duel import duel_after
 from controller.game.engine.extra import after_combat_step
 from controller.game.engine.fusion import eliminate, split
@@ -23,21 +23,21 @@ def finish_combat(s: GameState) -> None:
         return
     v = s.config.variants
     down: list[str] = []
-    for name, form in ((c.attacker, c.a_form), (c.defender, c.d_form)):
+    for name, form in ((c.attacker, c.attacker_form), (c.defender, c.defender_form)):
         p = s.pieces[name]
         side = after_combat(s.data.warrior(name), s.data.fighter(name, form), p.damage, v)
         s.pieces[name] = p._replace(damage=side.damage_taken)
         if side.eliminated:
             down.append(name)
-    a_seat, d_seat = s.pieces[c.attacker].seat, s.pieces[c.defender].seat
-    arena = c.arena
-    a_space = c.origin if c.adjacent else arena
+    attacker_seat, defender_seat = s.pieces[c.attacker].seat, s.pieces[c.defender].seat
+    arena = board_space(c.arena)
+    a_space = board_space(c.origin) if c.adjacent else arena
     d_space = s.pieces[c.defender].space if not c.green else arena
     reward = False
     for name in down:
         space = a_space if name == c.attacker else d_space
         eliminate(s, name, space)
-        winner_seat = d_seat if name == c.attacker else a_seat
+        winner_seat = defender_seat if name == c.attacker else attacker_seat
         if name == c.defender and c.green:
             reward = True  # eliminating the green warrior earns cards
         elif winner_seat is not None and space is not None:
@@ -52,10 +52,10 @@ def finish_combat(s: GameState) -> None:
         split(s, c.attacker, c.split_after, attacker_alive, c.adjacent or c.green, arena)
         c = c._replace(attacker=c.split_after[0].name)
         s.combat = c
-    if c.d_split_after:
-        split(s, c.defender, c.d_split_after, c.defender not in down, True, arena)
-        down = [c.d_split_after[0].name if n == c.defender else n for n in down]
-        c = c._replace(defender=c.d_split_after[0].name)
+    if c.defender_split_after:
+        split(s, c.defender, c.defender_split_after, c.defender not in down, True, arena)
+        down = [c.defender_split_after[0].name if n == c.defender else n for n in down]
+        c = c._replace(defender=c.defender_split_after[0].name)
         s.combat = c
     if c.duel:
         duel_after(s, down)
@@ -72,7 +72,7 @@ def finish_combat(s: GameState) -> None:
             s.phase = Phase.STEP_ASIDE
             return
         else:  # no adjacent empty non-green space: back where it came from (engine decision)
-            _settle(s, c.origin)
+            _settle(s, board_space(c.origin))
     if reward:
         s.phase = Phase.REWARD
         return
@@ -82,7 +82,7 @@ def finish_combat(s: GameState) -> None:
 def step_spaces(state: GameState) -> list[int]:
     """Where the attacker may step after a combat its foe survived: adjacent, empty, not green."""
     c = state.combat
-    if c is None:
+    if c is None or c.arena is None:  # no combat, or a Story one (no board)
         return []
     return sorted(
         sid
@@ -115,7 +115,7 @@ def step_aside(s: GameState, e: StepAside) -> None:
 
 def reward(s: GameState, e: ChooseReward) -> None:
     """Handle :class:`ChooseReward`: the cards earned by eliminating the green warrior."""
-    if e.deck not in [d.value for d in DRAW_DECKS]:
-        raise IllegalActionError(f"choose attack, defence or special, not {e.deck!r}")
+    if e.deck not in DRAW_DECKS:
+        raise IllegalActionError(f"choose attack, defence or special, not {e.deck.value!r}")
     draw(s, e.seat, e.deck, 1 if s.config.variants.green_reward_one else 2)
     after_combat_step(s)

@@ -49,7 +49,8 @@ def _extra_possible(s: GameState) -> bool:
 def extra_card(s: GameState, e: PlayCard) -> None:
     """Handle an extra-combat :class:`PlayCard`."""
     card = check_card(s, e.seat, e.card, Timing.AFTER_COMBAT)
-    if (e.warrior, e.target) not in extra_targets(s):
+    pair = (e.warrior, e.target)
+    if e.warrior is None or e.target is None or pair not in extra_targets(s):
         raise IllegalActionError(
             f"{e.warrior} cannot attack {e.target}: they must stand side by side"
         )

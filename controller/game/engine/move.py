@@ -41,7 +41,6 @@ def move(s: GameState, e: Move) -> None:
     if target is not None:  # an opponent: combat on its space
         del s.occ[origin]
         s.pieces[p.name] = p._replace(space=e.space)
-        s.last_landing = f"combat {target}"
         begin_combat(s, p.name, target, origin, e.space, green=False, adjacent=False)
         return
     put(s, p._replace(space=e.space))
@@ -50,13 +49,10 @@ def move(s: GameState, e: Move) -> None:
             foe = s.green_deck[0]
             s.green_deck = s.green_deck[1:]
             s.pieces[foe] = Piece(foe, None)
-            s.last_landing = f"green {foe}"
             begin_combat(s, p.name, foe, origin, e.space, green=True, adjacent=False)
             return
-        s.last_landing = "green (deck empty)"
     else:
         deck = deck_of_colour(colour)
         if deck:
             s.pending_draws += (deck,)
-        s.last_landing = f"draw {deck}"
     after_combat_step(s)

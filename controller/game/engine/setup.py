@@ -4,7 +4,7 @@ placement of the tokens and the starting hands; :func:`arrange` for a game set u
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from controller.core.errors import IllegalActionError
 from controller.game.engine.common import (
@@ -25,6 +25,7 @@ from controller.game.state import (
     GameState,
     Phase,
     Piece,
+    ShuffledDeck,
 )
 from controller.gamedata.bundle import GameData
 from controller.gamedata.cards import DRAW_DECKS, Deck
@@ -83,11 +84,11 @@ def draft(s: GameState, e: Draft) -> None:
         s.seat = nxt
 
 
-def expected_deck(s: GameState, deck: str) -> list[str]:
+def expected_deck(s: GameState, deck: ShuffledDeck) -> list[str]:
     """The cards (or warriors) a shuffle of ``deck`` must hold."""
-    if deck == WARRIOR_DECK:
+    if deck is WARRIOR_DECK:
         return [w for w in s.data.roster if w not in s.pieces and w not in NOT_DRAFTED]
-    return list(s.data.cards.decks[Deck(deck)])
+    return list(s.data.cards.decks[deck])
 
 
 def shuffled(s: GameState, e: Shuffled) -> None:
@@ -96,7 +97,7 @@ def shuffled(s: GameState, e: Shuffled) -> None:
         raise IllegalActionError(f"deck {e.deck!r} is not waiting to be shuffled")
     if Counter(e.order) != Counter(expected_deck(s, e.deck)):
         raise IllegalActionError(f"the shuffled {e.deck} deck does not hold the expected cards")
-    if e.deck == WARRIOR_DECK:
+    if e.deck is WARRIOR_DECK:
         s.green_deck = tuple(e.order)
     else:
         s.decks[e.deck] = tuple(e.order)
@@ -137,7 +138,7 @@ def place(s: GameState, e: Place) -> None:
         return
     for k in range(len(s.players)):  # starting hand: one Attack, one Defence, one Special
         for d in DRAW_DECKS:
-            draw(s, (s.first + k) % len(s.players), d.value, 1)
+            draw(s, (s.first + k) % len(s.players), d, 1)
     s.round = 1
     start_turn(s, s.first)
 
@@ -151,7 +152,7 @@ def arrange(
     seat: int | None = None,
     round_no: int = 1,
     hands: Iterable[Iterable[str]] = (),
-    decks: dict[str, Iterable[str]] | None = None,
+    decks: Mapping[str, Iterable[str]] | None = None,
     green_deck: Iterable[str] = (),
     damage: dict[str, int] | None = None,
     eliminated: Iterable[tuple[str, int]] = (),
@@ -190,9 +191,9 @@ def arrange(
         data.cards.card(card)
     given = decks or {}
     for d in Deck:
-        s.decks[d.value] = tuple(given.get(d.value, data.cards.decks[d]))
+        s.decks[d] = tuple(given.get(d.value, data.cards.decks[d]))
     s.green_deck = tuple(green_deck)
-    s.shuffled = frozenset([*(d.value for d in Deck), WARRIOR_DECK])
+    s.shuffled = frozenset([*Deck, WARRIOR_DECK])
     s.first = first
     s.round = round_no
     start_turn(s, first if seat is None else seat)

@@ -25,8 +25,6 @@ from controller.game.state import Combat, GameState, Phase, Piece
 from controller.game.story import apply_story, new_story, set_bout, settle
 from controller.rules.dice import clamp_pool
 
-NO_SPACE = -1  # a Story combat is fought on no board space
-
 
 def start_story(s: GameState) -> None:
     """Open square 1 of a new Story game (``s.config.story``).
@@ -63,12 +61,12 @@ def sync(s: GameState) -> None:
     s.combat = Combat(
         attacker=green,
         defender=red,
-        a_seat=b.green_seat,
-        d_seat=b.red_seat,
+        attacker_seat=b.green_seat,
+        defender_seat=b.red_seat,
         green=False,
         adjacent=False,
-        origin=NO_SPACE,
-        arena=NO_SPACE,
+        origin=None,  # a Story combat is fought on no board space
+        arena=None,
         striker=striker,
         target=target,
         pool=clamp_pool(f.power),

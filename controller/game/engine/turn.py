@@ -37,9 +37,8 @@ def start_turn(s: GameState, seat: int) -> None:
     s.move_bonus = s.damage_bonus = s.combats = 0
     s.extra_granted = False
     s.pending_draws = ()
-    s.event_card = ""
+    s.event_card = None
     s.combat = None
-    s.last_landing = ""
     for p in s.on_board(seat):  # Health: removes up to 5 of its damage each turn (§8)
         if p.damage and s.data.warrior(p.name).ability.kind is AbilityKind.HEALTH:
             put(s, p._replace(damage=max(0, p.damage - HEALTH_PER_TURN)))
@@ -50,17 +49,17 @@ def start_turn(s: GameState, seat: int) -> None:
 
 
 def _event_card(s: GameState) -> None:
-    deck = s.decks.get(Deck.EVENT.value, ())
+    deck = s.decks.get(Deck.EVENT, ())
     if deck:
         name = deck[0]
-        s.decks[Deck.EVENT.value] = (*deck[1:], name)
+        s.decks[Deck.EVENT] = (*deck[1:], name)
         s.event_card = name
         eff = s.data.cards.card(name).effect
         if eff.kind is EffectKind.HEAL:
             for p in s.on_board(s.seat):
                 put(s, p._replace(damage=max(0, p.damage - eff.amount)))
         elif eff.kind is EffectKind.DRAW and eff.deck is not None:
-            draw(s, s.seat, eff.deck.value, eff.amount)
+            draw(s, s.seat, eff.deck, eff.amount)
         elif eff.kind is EffectKind.MOVE:
             s.move_bonus += eff.amount
         elif eff.kind is EffectKind.DAMAGE:
@@ -78,22 +77,22 @@ def start_cards(s: GameState) -> list[Card]:
     return [c for c in playable(s, s.seat, Timing.START_OF_TURN) if start_targets(s, c)]
 
 
-def start_targets(s: GameState, card: Card) -> list[tuple[str, int | None]]:
-    """(warrior, space) targets a start-of-turn card can take ('' / None when it needs none)."""
+def start_targets(s: GameState, card: Card) -> list[tuple[str | None, int | None]]:
+    """(warrior, space) targets a start-of-turn card can take (None when it needs none)."""
     k = card.effect.kind
     if k is EffectKind.HEAL:
         return [(p.name, None) for p in s.on_board(s.seat) if p.damage > 0]
     if k is EffectKind.FUSION:
         return [(f, None) for f in FUSIONS if fusion_ready(s, s.seat, f)]
     if k is EffectKind.RESCUE:
-        out: list[tuple[str, int | None]] = []
+        out: list[tuple[str | None, int | None]] = []
         spaces = rescue_spaces(s)
         for n in s.teams[s.seat]:
             p = s.pieces[n]
             if p.eliminated and n not in FUSIONS:
                 out.extend((n, sp) for sp in spaces)
         return out
-    return [("", None)] if s.on_board(s.seat) else []
+    return [(None, None)] if s.on_board(s.seat) else []
 
 
 def rescue_spaces(s: GameState) -> list[int]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum, auto
 
 from controller.game.engine.common import decks_to_shuffle, seat_of
-from controller.game.state import Answer, GameState, Phase
+from controller.game.state import Answer, GameState, Phase, ShuffledDeck
 
 
 class ActorKind(Enum):
@@ -89,7 +89,7 @@ class Awaiting:
     input: InputKind | None = None
     dice: int = 0
     die_count: int = 0
-    decks: tuple[str, ...] = ()
+    decks: tuple[ShuffledDeck, ...] = ()
 
 
 def awaiting(state: GameState) -> Awaiting:
@@ -111,5 +111,5 @@ def awaiting(state: GameState) -> Awaiting:
         more = len(c.throws) <= c.max_rerolls
         return Awaiting(ph, seat, InputKind.DICE if more else None, dice=c.pool)
     if ph is Phase.DEFENCE_ROLL and c is not None:
-        return Awaiting(ph, seat, InputKind.DICE, dice=c.d_pool)
+        return Awaiting(ph, seat, InputKind.DICE, dice=c.defence_pool)
     return Awaiting(ph, seat)
