@@ -9,46 +9,77 @@ import shlex
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
 from controller.system.unit_files import ServiceError
 
 
+class StepAction(Enum):
+    """What an :class:`InstallStep` does."""
+
+    RUN = "run"  # run ``argv``
+    WRITE = "write"  # write ``content`` to ``path`` (``mode``, ``group``)
+    REMOVE = "remove"  # remove ``path`` if it is there
+    MKDIR = "mkdir"  # make the folder ``path`` (``mode``) and its parents
+    NOTE = "note"  # only say ``text``
+
+
 @dataclass(frozen=True)
 class InstallStep:
-    """One thing the install does: run a command, write or remove a file, or say something."""
+    """One thing the install does: run a command, write or remove a file, or say something.
 
-    action: str  # "run", "write", "remove", "mkdir" or "note"
+    Make one with :func:`run_step`, :func:`write_step`, :func:`remove_step`,
+    :func:`mkdir_step` or :func:`note_step`: each sets the fields its action uses."""
+
+    action: StepAction
     argv: tuple[str, ...] = ()
-    path: Path | None = None
+    path: Path | None = None  # None for RUN and NOTE
     content: str = ""
     mode: int = 0o644
     group: str | None = None  # chgrp the written file (a live install as root only)
-    text: str = ""  # "note"
+    text: str = ""
 
     def describe(self) -> str:
         """The line ``--dry-run`` prints."""
-        if self.action == "run":
+        if self.action is StepAction.RUN:
             return "+ " + shlex.join(self.argv)
-        if self.action == "write":
+        if self.action is StepAction.WRITE:
             extra = f", group {self.group}" if self.group else ""
             return f"+ write {self.path} (mode {self.mode:04o}{extra})"
-        if self.action == "mkdir":
+        if self.action is StepAction.MKDIR:
             return f"+ mkdir -p -m {self.mode:04o} {self.path}"
-        if self.action == "remove":
+        if self.action is StepAction.REMOVE:
             return f"+ rm -f {self.path}"
         return f"service install: {self.text}"
 
 
 def run_step(*argv: str) -> InstallStep:
     """A step running the command ``argv``."""
-    return InstallStep("run", argv=argv)
+    return InstallStep(StepAction.RUN, argv=argv)
+
+
+def write_step(
+    path: Path, content: str, mode: int = 0o644, group: str | None = None
+) -> InstallStep:
+    """A step writing ``content`` to ``path`` whole (with ``group``: chgrp it, as root)."""
+    return InstallStep(StepAction.WRITE, path=path, content=content, mode=mode, group=group)
+
+
+def remove_step(path: Path) -> InstallStep:
+    """A step removing the file ``path`` (nothing if it is not there)."""
+    return InstallStep(StepAction.REMOVE, path=path)
+
+
+def mkdir_step(path: Path, mode: int = 0o755) -> InstallStep:
+    """A step making the folder ``path`` and its parents."""
+    return InstallStep(StepAction.MKDIR, path=path, mode=mode)
 
 
 def note_step(text: str) -> InstallStep:
     """A step only saying ``text``."""
-    return InstallStep("note", text=text)
+    return InstallStep(StepAction.NOTE, text=text)
 
 
 def carry_out(steps: Sequence[InstallStep], out: TextIO, dry_run: bool = False) -> None:
@@ -58,7 +89,7 @@ def carry_out(steps: Sequence[InstallStep], out: TextIO, dry_run: bool = False) 
         ServiceError: a command failed or a file could not be written.
     """
     for step in steps:
-        if step.action == "note" or dry_run:
+        if step.action is StepAction.NOTE or dry_run:
             print(step.describe(), file=out, flush=True)
             continue
         print(step.describe(), file=out, flush=True)
@@ -73,17 +104,16 @@ def carry_out(steps: Sequence[InstallStep], out: TextIO, dry_run: bool = False) 
 
 
 def _do(step: InstallStep) -> None:
-    assert step.path is not None or step.action == "run"
-    if step.action == "run":
+    if step.action is StepAction.RUN:
         subprocess.run(list(step.argv), check=True, timeout=120)
-    elif step.action == "mkdir":
-        assert step.path is not None
+        return
+    if step.path is None:  # the step makers always give one: a bug, not bad input
+        raise ServiceError(f"service install: a {step.action.value} step names no path")
+    if step.action is StepAction.MKDIR:
         step.path.mkdir(mode=step.mode, parents=True, exist_ok=True)
-    elif step.action == "remove":
-        assert step.path is not None
+    elif step.action is StepAction.REMOVE:
         step.path.unlink(missing_ok=True)
-    elif step.action == "write":
-        assert step.path is not None
+    elif step.action is StepAction.WRITE:
         _write(step.path, step.content, step.mode, step.group)
 
 

@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from controller.system.install_steps import InstallStep, carry_out, note_step, run_step
+from controller.system.install_steps import (
+    InstallStep,
+    carry_out,
+    mkdir_step,
+    note_step,
+    remove_step,
+    run_step,
+    write_step,
+)
 from controller.system.serial_ports import (
     SerialDevice,
     SerialPortError,
@@ -201,51 +209,43 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
         )
 
     # The config: the example always (every option of this version), config.toml only if none.
-    steps.append(InstallStep("mkdir", path=config_dir, mode=0o755))
+    steps.append(mkdir_step(config_dir))
     example = config_dir / EXAMPLE_CONFIG
-    steps.append(InstallStep("write", path=example, content=shipped_text(EXAMPLE_CONFIG)))
+    steps.append(write_step(example, shipped_text(EXAMPLE_CONFIG)))
     if config.exists():
         steps.append(note_step(f"keeping the existing {config}"))
     else:
         steps.append(
-            InstallStep(
-                "write",
-                path=config,
-                content=shipped_text(EXAMPLE_CONFIG),
-                mode=0o640,
-                group=SERVICE_USER,
-            )
+            write_step(config, shipped_text(EXAMPLE_CONFIG), mode=0o640, group=SERVICE_USER)
         )
 
     # The udev rule, applied to a board already plugged in.
     steps.append(note_step(serial_note))
-    steps.append(InstallStep("mkdir", path=rules_dir, mode=0o755))
-    steps.append(InstallStep("write", path=rules_dir / RULE_NAME, content=render_rule(serial)))
+    steps.append(mkdir_step(rules_dir))
+    steps.append(write_step(rules_dir / RULE_NAME, render_rule(serial)))
     if opts.live:
         steps.append(run_step("udevadm", "control", "--reload-rules"))
         steps.append(run_step("udevadm", "trigger", "--subsystem-match=tty", "--action=change"))
 
     # The unit, and the UART drop-in when the board is on one.
-    steps.append(InstallStep("mkdir", path=unit_dir, mode=0o755))
-    steps.append(InstallStep("write", path=unit_dir / UNIT_NAME, content=render_unit(exec_path)))
+    steps.append(mkdir_step(unit_dir))
+    steps.append(write_step(unit_dir / UNIT_NAME, render_unit(exec_path)))
     dropin = unit_dir / f"{UNIT_NAME}.d" / DROPIN_NAME
     if groups:
         steps.append(note_step(f"the board's port {board.port} needs {', '.join(groups)}"))
-        steps.append(InstallStep("mkdir", path=dropin.parent, mode=0o755))
-        steps.append(
-            InstallStep("write", path=dropin, content=render_uart_dropin(str(board.port), groups))
-        )
+        steps.append(mkdir_step(dropin.parent))
+        steps.append(write_step(dropin, render_uart_dropin(str(board.port), groups)))
     elif dropin.exists():
-        steps.append(InstallStep("remove", path=dropin))
+        steps.append(remove_step(dropin))
     events = dropin.with_name(EVENTS_DROPIN)
     if board.events:
         steps.append(
             note_step(f"{board.source} has an [events] section: the unit may reach the network")
         )
-        steps.append(InstallStep("mkdir", path=events.parent, mode=0o755))
-        steps.append(InstallStep("write", path=events, content=shipped_text(EVENTS_DROPIN)))
+        steps.append(mkdir_step(events.parent))
+        steps.append(write_step(events, shipped_text(EVENTS_DROPIN)))
     elif events.exists():
-        steps.append(InstallStep("remove", path=events))
+        steps.append(remove_step(events))
     if opts.live:
         steps.append(run_step("systemctl", "daemon-reload"))
         steps.append(run_step("systemctl", "enable", UNIT_NAME))
@@ -328,7 +328,7 @@ def plan_uninstall(root: Path = Path("/"), purge: bool = False) -> list[InstallS
         steps.append(run_step("systemctl", "disable", "--now", UNIT_NAME))
     for path in (dropins / DROPIN_NAME, dropins / EVENTS_DROPIN, unit, rule):
         if path.exists():
-            steps.append(InstallStep("remove", path=path))
+            steps.append(remove_step(path))
         else:
             steps.append(note_step(f"nothing at {path}"))
     if live:

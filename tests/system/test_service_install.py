@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli.main import main
+from controller.system.install_steps import StepAction
 from controller.system.serial_ports import (
     SerialPortError,
     check_serial_number,
@@ -249,7 +250,7 @@ def rule_of(steps: list[object]) -> str:
 def test_the_one_pico_plugged_in_is_pinned(machine: tuple[Path, Path]) -> None:
     steps = plan_install(live_options(machine, None))
     assert f'ATTRS{{serial}}=="{PICO_SERIAL}"' in rule_of(list(steps))
-    notes = [s.describe() for s in steps if s.action == "note"]
+    notes = [s.describe() for s in steps if s.action is StepAction.NOTE]
     assert any("(the one Pico plugged in, /dev/ttyACM0)" in n for n in notes)
 
 
@@ -275,7 +276,7 @@ def test_no_pico_plugged_in_leaves_the_rule_unpinned_and_says_so(tmp_path: Path)
     (tmp_path / "sys").mkdir()
     steps = plan_install(live_options((tmp_path / "sys", tmp_path), None))
     assert "ATTRS{serial}" not in rule_of(list(steps)).split("\n")[-2]
-    assert any("ANY Pico" in s.describe() for s in steps if s.action == "note")
+    assert any("ANY Pico" in s.describe() for s in steps if s.action is StepAction.NOTE)
 
 
 @pytest.mark.parametrize("bad", ['E661", RUN+="/bin/sh', "", "a b"])
