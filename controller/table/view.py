@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.core.symbols import AttackSpeed, Symbol, speed_after_rerolls
-from controller.core.symbols import Defence as RulesDefence
+from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
 from controller.game import engine
 from controller.game.prompt import phase_label
 from controller.game.state import GameState, Phase
@@ -31,15 +30,8 @@ from hardware.displays.model import (
     Prompt,
     PromptKind,
     SeatView,
-    ShownDefence,
     TableView,
 )
-
-_DEFENCES = {
-    RulesDefence.DEFENCE_CARDS: ShownDefence.DEFENCE_CARD,
-    RulesDefence.ANY_CARDS: ShownDefence.ANY_CARD,
-    RulesDefence.DODGE: ShownDefence.DODGE,
-}
 
 
 @dataclass(frozen=True)
@@ -131,7 +123,7 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
     dice = tuple(Symbol(s) for s in throws[-1]) if throws else ()
     options: tuple[AttackOption, ...] = ()
     speed: AttackSpeed | None = None
-    defences: tuple[ShownDefence, ...] = ()
+    defences: tuple[Defence, ...] = ()
     if c.throws and not defending:
         scored = engine.attack_options(state)
         best = max((d for _, d in scored), default=None)
@@ -149,11 +141,11 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
             ()
             if state.story is not None
             else tuple(  # a Story attempt has no defence
-                _DEFENCES[d]
+                d
                 for d in allowed_defences(
                     rules_speed, state.config.variants, attacker_denies_dice=denies
                 )
-                if d in _DEFENCES
+                if d is not Defence.NONE
             )
         )
     rolls_max = (c.defence_max_rerolls if defending else c.max_rerolls) + 1

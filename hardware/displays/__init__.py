@@ -29,7 +29,6 @@ from hardware.displays.model import (
     Prompt,
     PromptKind,
     SeatView,
-    ShownDefence,
     TableView,
 )
 from hardware.displays.screens import SCREENS, pick_screen, render, show
@@ -52,7 +51,6 @@ __all__ = [
     "Prompt",
     "PromptKind",
     "SeatView",
-    "ShownDefence",
     "TableDisplay",
     "TableView",
     "UnknownScreenError",

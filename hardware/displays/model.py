@@ -10,16 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from controller.core.symbols import AttackSpeed, Symbol
-
-
-class ShownDefence(StrEnum):
-    """A kind of defence the defender may use against the attack on show."""
-
-    DEFENCE_CARD = "defence_card"
-    ANY_CARD = "any_card"
-    INVULNERABLE_CARD = "invulnerable_card"
-    DODGE = "dodge"
+from controller.core.symbols import AttackSpeed, Defence, Symbol
 
 
 class PromptKind(StrEnum):
@@ -80,7 +71,7 @@ class CombatView:
     rolls_max: int = 1
     options: tuple[AttackOption, ...] = ()
     speed: AttackSpeed | None = None
-    defences: tuple[ShownDefence, ...] = ()
+    defences: tuple[Defence, ...] = ()  # the answers allowed; empty: none
     advice: AdviceView | None = None
 
     @property

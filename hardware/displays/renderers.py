@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.core.symbols import AttackSpeed
+from controller.core.symbols import AttackSpeed, Defence
 from hardware.displays.draw import (
     DIE_BOX,
     LINE,
@@ -25,18 +25,18 @@ from hardware.displays.draw import (
 )
 from hardware.displays.font import BIG, SMALL
 from hardware.displays.icons import ICON_SIZE
-from hardware.displays.model import PromptKind, SeatView, ShownDefence, TableView
+from hardware.displays.model import PromptKind, SeatView, TableView
 
 SPEED_NAMES: dict[AttackSpeed, str] = {
     AttackSpeed.LIGHTNING: "LIGHTNING",
     AttackSpeed.SURPRISE: "SURPRISE",
     AttackSpeed.NORMAL: "NORMAL",
 }
-DEFENCE_NAMES: dict[ShownDefence, str] = {
-    ShownDefence.DEFENCE_CARD: "DEF CARD",
-    ShownDefence.ANY_CARD: "CARD",
-    ShownDefence.INVULNERABLE_CARD: "INVULN CARD",
-    ShownDefence.DODGE: "DODGE",
+DEFENCE_NAMES: dict[Defence, str] = {
+    Defence.NONE: "NO DEF",
+    Defence.DEFENCE_CARDS: "DEF CARD",
+    Defence.ANY_CARDS: "CARD",
+    Defence.DODGE: "DODGE",
 }
 PROMPT_TITLES: dict[PromptKind, str] = {
     PromptKind.CONFIRM_READ: "CONFIRM READ",
@@ -108,7 +108,7 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
         text(d, (0, 56), _speed_line(c.speed, c.defences), w)
 
 
-def _speed_line(speed: AttackSpeed, defences: Sequence[ShownDefence]) -> str:
+def _speed_line(speed: AttackSpeed, defences: Sequence[Defence]) -> str:
     allowed = "/".join(DEFENCE_NAMES[x] for x in defences) if defences else "NO DEF"
     return f"{SPEED_NAMES[speed]}: {allowed}"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.core.errors import DataError, DataProblem
-from controller.core.symbols import AttackSpeed, Symbol
+from controller.core.symbols import AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
     AttackOption,
@@ -23,11 +23,17 @@ from hardware.displays.model import (
     Prompt,
     PromptKind,
     SeatView,
-    ShownDefence,
     TableView,
 )
 
 T = TypeVar("T")
+
+DEFENCE_SPELLING: Mapping[str, Defence] = {
+    "defence_card": Defence.DEFENCE_CARDS,
+    "any_card": Defence.ANY_CARDS,
+    "dodge": Defence.DODGE,
+}
+"""How a view file names the defences allowed (its own words since the first release)."""
 E = TypeVar("E", bound=StrEnum)
 
 
@@ -98,6 +104,14 @@ class _Reader:
         if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
             raise self.fail(entry, name, f"expected a number >= 0, got {v!r}")
         return float(v)
+
+    def spelled(self, names: Mapping[str, T]) -> Callable[[Any, str, str], T]:
+        def parse(v: Any, entry: str, name: str) -> T:
+            if isinstance(v, str) and v in names:
+                return names[v]
+            raise self.fail(entry, name, f"{v!r} is not one of {', '.join(names)}")
+
+        return parse
 
     def enum(self, kind: type[E]) -> Callable[[Any, str, str], E]:
         def parse(v: Any, entry: str, name: str) -> E:
@@ -203,7 +217,7 @@ _combat = _object(
         "rolls_max": (r.int_(1), 1),
         "options": (r.list_(_option(r)), ()),
         "speed": (r.enum(AttackSpeed), None),
-        "defences": (r.list_(r.enum(ShownDefence)), ()),
+        "defences": (r.list_(r.spelled(DEFENCE_SPELLING)), ()),
         "advice": (_advice(r), None),
     },
 )

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from controller.core.symbols import AttackSpeed, Symbol
+from controller.core.symbols import AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
     AttackOption,
@@ -18,7 +18,6 @@ from hardware.displays.model import (
     Prompt,
     PromptKind,
     SeatView,
-    ShownDefence,
     TableView,
 )
 from hardware.displays.screens import render, screen_by_name, screen_names
@@ -65,7 +64,7 @@ def views(draw: st.DrawFn) -> TableView:
                 tuple
             ),
             speed=st.none() | st.sampled_from(list(AttackSpeed)),
-            defences=st.lists(st.sampled_from(list(ShownDefence)), max_size=4).map(tuple),
+            defences=st.lists(st.sampled_from(list(Defence)), max_size=4).map(tuple),
             advice=st.none()
             | st.builds(
                 AdviceView,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from controller.core.errors import DataError
-from controller.core.symbols import AttackSpeed, Symbol
-from hardware.displays.model import PromptKind, ShownDefence
+from controller.core.symbols import AttackSpeed, Defence, Symbol
+from hardware.displays.model import PromptKind
 from hardware.displays.view_json import EXAMPLE_STATE, load_view, view_from_dict
 
 pytestmark = pytest.mark.timeout(30)
@@ -27,7 +27,7 @@ def test_example_loads_typed() -> None:
     assert v.combat is not None
     assert v.combat.dice[0] is Symbol.STAR
     assert v.combat.speed is AttackSpeed.NORMAL
-    assert v.combat.defences == (ShownDefence.ANY_CARD, ShownDefence.DODGE)
+    assert v.combat.defences == (Defence.ANY_CARDS, Defence.DODGE)
     assert v.combat.best is not None and v.combat.best.label == "Kamehameha"
     assert v.prompt is not None and v.prompt.kind is PromptKind.CONFIRM_READ
     assert len(v.faults) == 2 and v.seats[2].name == "Chloé"
