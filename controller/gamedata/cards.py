@@ -32,17 +32,8 @@ from controller.core.checked import Problems
 from controller.core.errors import TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
+from controller.rules.combat_types import Deck as Deck  # re-exported: the cards' decks
 from controller.rules.scoring import CardCombo, CardDefence
-
-
-class Deck(StrEnum):
-    """The four decks; red, yellow and blue spaces draw from the first three."""
-
-    ATTACK = "attack"
-    DEFENCE = "defence"
-    SPECIAL = "special"
-    EVENT = "event"
-
 
 DRAW_DECKS: tuple[Deck, ...] = (Deck.ATTACK, Deck.DEFENCE, Deck.SPECIAL)
 

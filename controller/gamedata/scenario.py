@@ -25,9 +25,9 @@ from typing import Any
 
 from controller.core.errors import DataError, InvalidThrowError, TopTableError
 from controller.core.symbols import parse_symbol
+from controller.gamedata.cards import DRAW_DECKS, Deck
 from controller.rules.combat_types import (
     Attack,
-    CardDeck,
     CombatInput,
     DefenceCardPlay,
     Side,
@@ -146,12 +146,10 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
         raw = data["defence_card"]
         if not isinstance(raw, dict) or "card" not in raw:
             raise ScenarioError(f"'{prefix}defence_card': expected {{card, deck, throws}}")
-        try:
-            deck = CardDeck(raw.get("deck", "defence"))
-        except ValueError:
-            raise ScenarioError(
-                f"'{prefix}defence_card.deck': expected attack, defence or special"
-            ) from None
+        wanted = raw.get("deck", Deck.DEFENCE.value)
+        deck = next((d for d in DRAW_DECKS if d.value == wanted), None)
+        if deck is None:  # an event card answers no attack
+            raise ScenarioError(f"'{prefix}defence_card.deck': expected attack, defence or special")
         defence_card = DefenceCardPlay(
             _card(raw["card"], f"{prefix}defence_card.card"),
             deck,

@@ -12,7 +12,7 @@ from controller.rules.combat_types import (
     SOLAR_FLARE_BELOW,
     Attack,
     AttackResult,
-    CardDeck,
+    Deck,
     DefenceCardPlay,
     Throw,
 )
@@ -186,7 +186,7 @@ def _check_card_answer(
     speed: AttackSpeed,
 ) -> None:
     allowed_deck = Defence.ANY_CARDS in defence or (
-        Defence.DEFENCE_CARDS in defence and play.deck is CardDeck.DEFENCE
+        Defence.DEFENCE_CARDS in defence and play.deck is Deck.DEFENCE
     )
     if not allowed_deck:
         raise IllegalActionError(

@@ -16,12 +16,14 @@ SOLAR_FLARE_BELOW = 10  # Solar Flare: below 10 endurance it may flee (§8)
 Throw = tuple[Symbol, ...]
 
 
-class CardDeck(StrEnum):
-    """The deck a card comes from (which speeds it may answer, §3)."""
+class Deck(StrEnum):
+    """The four decks a card comes from (which speeds it may answer, §3); red, yellow and
+    blue spaces draw from the first three."""
 
     ATTACK = "attack"
     DEFENCE = "defence"
     SPECIAL = "special"
+    EVENT = "event"
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class DefenceCardPlay:
     """A card the defender answers with: its combo thrown like a dodge prevents the damage."""
 
     card: CardCombo
-    deck: CardDeck
+    deck: Deck
     throws: tuple[Throw, ...]
 
 
