@@ -175,7 +175,9 @@ class GreedyBot:
             return Place(seat, todo, spaces[rng.randrange(len(spaces))])
         if ph in _OFFERS:  # the first useful offer, else decline
             for a in legal_actions(state):
-                if a.kind != "pass" and (ph is not Phase.START_CARD or self._worth_it(state, a)):
+                if not isinstance(a, Pass) and (
+                    ph is not Phase.START_CARD or self._worth_it(state, a)
+                ):
                     return a
             return Pass(seat)
         actions = list(iter(legal_actions(state)))

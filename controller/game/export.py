@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.game import engine
-from controller.game.events import Action, ChooseAttack, GameEvent
+from controller.game.events import (
+    Action,
+    ChooseAttack,
+    DiceThrown,
+    FirstPlayerChosen,
+    GameEvent,
+    Shuffled,
+    ThrowCorrected,
+)
 from controller.game.state import GameConfig, GameState
 from controller.gamedata.bundle import GameData
 
@@ -115,15 +123,15 @@ def _story_result(state: GameState) -> dict[str, object]:
 
 def _describe(event: dict[str, Any]) -> str:
     kind = event["kind"]
-    if kind == "first_player":
+    if kind == FirstPlayerChosen.kind:
         return f"first player: seat {event.get('seat')}"
     fields = {k: v for k, v in event.items() if k not in ("kind", "seat") and v not in ("", -1, [])}
-    if kind == "shuffled":
+    if kind == Shuffled.kind:
         order = fields.get("order")
         return (
             f"shuffled {fields.get('deck')} ({len(order) if isinstance(order, list) else 0} cards)"
         )
-    if kind in ("dice", "throw_corrected"):
+    if kind in (DiceThrown.kind, ThrowCorrected.kind):
         text = f"{kind}: " + " ".join(str(d) for d in fields.get("dice", []))
         if fields.get("corrected_from"):
             text += "  (first read as " + " ".join(str(d) for d in fields["corrected_from"]) + ")"

@@ -244,7 +244,7 @@ def _parse_card(
     timing, msg = _choice(raw.get("timing"), Timing, "timing")
     if msg:
         bad("timing", msg)
-    defence, msg = _choice(raw.get("defence", "cards_or_dice"), CardDefence, "defence")
+    defence, msg = _choice(raw.get("defence", CardDefence.ANY.value), CardDefence, "defence")
     if msg:
         bad("defence", msg)
     invulnerable = raw.get("invulnerable", False)

@@ -175,7 +175,7 @@ def _card(raw: Any, where: str) -> CardCombo:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
     try:
-        defence = CardDefence(raw.get("defence", "cards_or_dice"))
+        defence = CardDefence(raw.get("defence", CardDefence.ANY.value))
     except ValueError:
         raise ScenarioError(
             f"'{where}.defence': expected one of {', '.join(d.value for d in CardDefence)}"

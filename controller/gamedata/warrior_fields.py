@@ -59,7 +59,7 @@ class WarriorChecker:
             return None
         out: dict[Symbol, int] = {}
         for key, value in raw.items():
-            if key in ("star", "teleport"):
+            if key in (Symbol.STAR, Symbol.TELEPORT):
                 self.bad(
                     f"{field}.{key}", "star and teleport are worth 0 (RULES.md §1); remove it", file
                 )
@@ -149,7 +149,7 @@ class WarriorChecker:
             return None
         out: list[Symbol] = []
         for s in raw:
-            if s == "star":
+            if s == Symbol.STAR:
                 self.bad(
                     field, "a combo cannot ask for a star: the star is wild (RULES.md §1)", file
                 )

@@ -86,7 +86,7 @@ class TableController:
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
         self.watchers: list[Callable[[TableAwaits], None]] = []  # after each redraw
         self.roll_started = roll_started  # tells the camera a new attempt starts
-        self._built_for = -1
+        self._built_for: int | None = None  # the events applied when the chooser was built
         self.refresh()
 
     @property
@@ -124,7 +124,7 @@ class TableController:
             self.faults[FaultSource.RULES] = short(str(exc))
             return
         log.info("undo: %s", undone.kind)
-        self._built_for = -1
+        self._built_for = None
         self._changed()
 
     def _changed(self) -> None:
@@ -146,7 +146,7 @@ class TableController:
         self.render()
 
     def _rebuild(self) -> None:
-        self._built_for = -1
+        self._built_for = None
         self.refresh()
 
     def _announce_roll(self, state: GameState) -> None:
