@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.core.checked import Problems
 from controller.core.config_schema import (
     I2C1_PINS,
     SPI0_PINS,
-    ConfigProblem,
     Section,
+    config_problems,
     did_you_mean,
 )
-from controller.core.errors import DataError, DataProblem
 from controller.core.tomlfile import read_toml
 from controller.publish.settings import EventsSettings, parse_events
 from controller.system.settings import LogConfig, parse_log
@@ -67,7 +67,7 @@ class Config:
     source: str = ""
 
 
-def _check_pins(file: str, cfg: Config, problems: list[DataProblem]) -> None:
+def _check_pins(cfg: Config, problems: Problems) -> None:
     """No pin used twice; none taken from a bus a configured screen needs."""
     owners: dict[int, str] = {}
     uses: list[tuple[str, str, int]] = [
@@ -77,13 +77,10 @@ def _check_pins(file: str, cfg: Config, problems: list[DataProblem]) -> None:
         missing, other = ("encoder_a", "encoder_b")
         if cfg.controls.encoder_b is None:
             missing, other = other, missing
-        problems.append(
-            ConfigProblem(
-                file,
-                "controls",
-                missing,
-                f"is required when {other} is set (an encoder has two pins), or both false",
-            )
+        problems.add(
+            "controls",
+            missing,
+            f"is required when {other} is set (an encoder has two pins), or both false",
         )
     real = [
         (i, sc)
@@ -105,30 +102,20 @@ def _check_pins(file: str, cfg: Config, problems: list[DataProblem]) -> None:
     for section, opt, p in uses:
         label = f"{section}.{opt}" if section != "controls" else opt
         if p in reserved:
-            problems.append(
-                ConfigProblem(file, section, opt, f"uses GPIO{p}, which {reserved[p]} needs")
-            )
+            problems.add(section, opt, f"uses GPIO{p}, which {reserved[p]} needs")
         elif p in owners:
-            problems.append(
-                ConfigProblem(
-                    file,
-                    section,
-                    opt,
-                    f"uses GPIO{p}, already used by '{owners[p]}'; pick a free pin",
-                )
+            problems.add(
+                section, opt, f"uses GPIO{p}, already used by '{owners[p]}'; pick a free pin"
             )
         else:
             owners[p] = label
     seats = cfg.controls.led_seats
     if seats and len(seats) < cfg.table.players:
-        problems.append(
-            ConfigProblem(
-                file,
-                "controls",
-                "led_seats",
-                f"must have one pin per player ({cfg.table.players} players, "
-                f"{len(seats)} pins), or be [] for no seat LEDs",
-            )
+        problems.add(
+            "controls",
+            "led_seats",
+            f"must have one pin per player ({cfg.table.players} players, "
+            f"{len(seats)} pins), or be [] for no seat LEDs",
         )
 
 
@@ -141,22 +128,19 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
     Raises:
         DataError: every problem found, each a :class:`ConfigProblem`.
     """
-    problems: list[DataProblem] = []
+    problems = config_problems(file)
     base = base_dir if base_dir is not None else Path.cwd()
 
     def section(name: str) -> Section:
-        return Section(file, name, data.get(name, {}), problems, base)
+        return Section(name, data.get(name, {}), problems, base)
 
     for name in data:
         if name not in SECTIONS:
-            problems.append(
-                ConfigProblem(
-                    file,
-                    name,
-                    "",
-                    f"is not a valid section{did_you_mean(name, SECTIONS)}; "
-                    f"valid sections: {', '.join(SECTIONS)}",
-                )
+            problems.add(
+                name,
+                "",
+                f"is not a valid section{did_you_mean(name, SECTIONS)}; "
+                f"valid sections: {', '.join(SECTIONS)}",
             )
 
     def read(name: str, reader: Callable[[Section], T]) -> T:
@@ -182,9 +166,8 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
         events=events,
         source=file,
     )
-    _check_pins(file, cfg, problems)
-    if problems:
-        raise DataError(problems)
+    _check_pins(cfg, problems)
+    problems.check()
     return cfg
 
 

@@ -1,4 +1,5 @@
-"""One way to read a data or config file: collect every problem, then raise them together.
+"""The one way to check a data file, a config file or a script: collect every problem, then
+raise them together.
 
 A reader makes one :class:`Problems` per file, reports what it finds as it goes
 (:meth:`Problems.add`, or a helper that checks one value and returns it, or None when
@@ -6,19 +7,27 @@ it is wrong) and ends with :meth:`Problems.check`, which raises one
 :class:`~controller.core.errors.DataError` holding every problem, each naming the file,
 the entry and the field. A person fixes a file in one pass.
 
+Every reader uses it: the game data (:mod:`controller.gamedata`), the config sections
+(:class:`controller.core.config_schema.Section` notes its problems here, worded the
+Klipper way by :class:`~controller.core.config_schema.ConfigProblem`), the companion
+modes' data files and scripts (:mod:`controller.companion.datafile`,
+:func:`controller.companion.base.read_action`) and the screens' view files.
+
 Example::
 
     problems = Problems("board.toml")
-    problems.unknown_keys(data, {"name", "space"})
+    problems.unknown_keys(data, {"name", "size"})
     n = problems.whole_number(data.get("size"), "", "size", low=1)
     problems.check()
+
+A value that is absent (None: TOML has no null) is reported as ``missing``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from enum import Enum
-from typing import TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from controller.core.errors import DataError, DataProblem
 
@@ -26,20 +35,25 @@ E = TypeVar("E", bound=Enum)
 
 
 class Problems:
-    """The problems found so far in one file (``file``: its name, as messages show it)."""
+    """The problems found so far in one file (``file``: its name, as messages show it).
 
-    def __init__(self, file: str = "") -> None:
+    ``kind`` words each problem (:class:`DataProblem`, or a subclass such as the config's
+    Klipper-worded one).
+    """
+
+    def __init__(self, file: str = "", kind: type[DataProblem] = DataProblem) -> None:
         self.file = file
+        self.kind = kind
         self._found: list[DataProblem] = []
 
     # ------------------------------------------------------------ collecting
     def add(self, entry: str, field: str, message: str, *, file: str | None = None) -> None:
         """One problem in ``entry`` (e.g. ``warrior 'Goku'``, '' for the file's top level)
         at ``field`` ('' for the entry as a whole); ``file``: another file than this one's."""
-        self._found.append(DataProblem(self.file if file is None else file, entry, field, message))
+        self._found.append(self.kind(self.file if file is None else file, entry, field, message))
 
     def extend(self, problems: Iterable[DataProblem]) -> None:
-        """Problems found by another reader."""
+        """Problems found by another reader (e.g. a :class:`DataError`'s)."""
         self._found.extend(problems)
 
     def unknown_keys(
@@ -50,33 +64,76 @@ class Problems:
             if key not in allowed:
                 self.add(entry, key, f"unknown key; expected one of {', '.join(sorted(allowed))}")
 
+    def missing(self, entry: str, field: str) -> None:
+        """The problem of a value that must be given and is not."""
+        self.add(entry, field, "missing")
+
     def whole_number(
         self, raw: object, entry: str, field: str, low: int | None = None, high: int | None = None
     ) -> int | None:
         """``raw`` when it is a whole number within ``low..high`` (either end open when None)."""
-        if (
-            isinstance(raw, int)
-            and not isinstance(raw, bool)
-            and (low is None or raw >= low)
-            and (high is None or raw <= high)
-        ):
+        if _is_whole(raw) and (low is None or raw >= low) and (high is None or raw <= high):
             return raw
-        if low is not None and high is not None:
-            expected = f"a whole number {low}..{high}"
-        elif low is not None:
-            expected = f"a whole number >= {low}"
-        elif high is not None:
-            expected = f"a whole number <= {high}"
+        if raw is None:
+            self.missing(entry, field)
         else:
-            expected = "a whole number"
-        self.add(entry, field, f"expected {expected}, got {raw!r}")
+            self.add(entry, field, f"expected {_whole_number(low, high)}, got {raw!r}")
         return None
+
+    def whole_numbers(
+        self,
+        raw: object,
+        entry: str,
+        field: str,
+        length: int | None = None,
+        low: int | None = None,
+        high: int | None = None,
+    ) -> tuple[int, ...] | None:
+        """``raw`` when it is a list of ``length`` (any when None) whole numbers within
+        ``low..high``; each wrong item is its own problem (``field[i]``)."""
+        if raw is None:
+            self.missing(entry, field)
+            return None
+        if not isinstance(raw, list):
+            self.add(entry, field, f"expected a list, got {raw!r}")
+            return None
+        if length is not None and len(raw) != length:
+            self.add(entry, field, f"expected {length} numbers, got {len(raw)}")
+            return None
+        mark = self.mark()
+        items = [self.whole_number(x, entry, f"{field}[{i}]", low, high) for i, x in enumerate(raw)]
+        if self.since(mark):
+            return None
+        return tuple(x for x in items if x is not None)
 
     def boolean(self, raw: object, entry: str, field: str) -> bool | None:
         """``raw`` when it is true or false."""
         if isinstance(raw, bool):
             return raw
-        self.add(entry, field, "expected true or false")
+        if raw is None:
+            self.missing(entry, field)
+        else:
+            self.add(entry, field, "expected true or false")
+        return None
+
+    def text(self, raw: object, entry: str, field: str) -> str | None:
+        """``raw`` when it is a string."""
+        if isinstance(raw, str):
+            return raw
+        if raw is None:
+            self.missing(entry, field)
+        else:
+            self.add(entry, field, f"expected text, got {raw!r}")
+        return None
+
+    def table(self, raw: object, entry: str, field: str) -> Mapping[str, Any] | None:
+        """``raw`` when it is a table (a TOML table, a JSON object)."""
+        if isinstance(raw, Mapping):
+            return raw
+        if raw is None:
+            self.missing(entry, field)
+        else:
+            self.add(entry, field, f"expected a table, got {raw!r}")
         return None
 
     def choice(self, raw: object, enum: type[E], entry: str, field: str) -> E | None:
@@ -84,9 +141,11 @@ class Problems:
         for member in enum:
             if member.value == raw:
                 return member
-        names = ", ".join(str(m.value) for m in enum)
-        message = f"expected one of {names}, got {raw!r}" if raw is not None else f"missing {field}"
-        self.add(entry, field, message)
+        if raw is None:
+            self.missing(entry, field)
+        else:
+            names = ", ".join(str(m.value) for m in enum)
+            self.add(entry, field, f"expected one of {names}, got {raw!r}")
         return None
 
     # ------------------------------------------------------------ looking
@@ -117,6 +176,20 @@ class Problems:
         """
         if self._found:
             raise DataError(self._found)
+
+
+def _is_whole(raw: object) -> TypeGuard[int]:
+    return isinstance(raw, int) and not isinstance(raw, bool)
+
+
+def _whole_number(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"a whole number {low}..{high}"
+    if low is not None:
+        return f"a whole number >= {low}"
+    if high is not None:
+        return f"a whole number <= {high}"
+    return "a whole number"
 
 
 __all__ = ["Problems"]

@@ -3,9 +3,9 @@
 Each package that owns a config section (``vision.settings`` for ``[camera]``,
 ``hardware.board.settings`` for ``[board]``, ...) writes a small ``parse_*``
 function over a :class:`Section`; :mod:`controller.config` composes them. The
-reader never stops at the first mistake: each option's problem is noted and
-its default used, so a person sees every problem in one pass, worded the way
-Klipper words them::
+reader never stops at the first mistake: each option's problem is noted (in the
+one problem collector, :class:`~controller.core.checked.Problems`) and its default
+used, so a person sees every problem in one pass, worded the way Klipper words them::
 
     Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D (got 0x3E)
 
@@ -28,6 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.core.checked import Problems
 from controller.core.errors import DataProblem
 
 T = TypeVar("T")
@@ -96,22 +97,21 @@ def shown(value: Any) -> str:
     return str(value)
 
 
+def config_problems(file: str) -> Problems:
+    """The problem collector of a config file: its problems worded the Klipper way."""
+    return Problems(file, ConfigProblem)
+
+
 class Section:
     """Reads one TOML table option by option, collecting problems instead of stopping.
 
     ``name`` is how messages name the section (``displays.screen[2]``);
+    ``problems`` collects them (:func:`config_problems`; the caller checks it at the end);
     ``base_dir`` is where relative paths resolve (the config file's folder).
     """
 
-    def __init__(
-        self,
-        file: str,
-        name: str,
-        data: Any,
-        problems: list[DataProblem],
-        base_dir: Path,
-    ) -> None:
-        self.file = file
+    def __init__(self, name: str, data: Any, problems: Problems, base_dir: Path) -> None:
+        self.file = problems.file
         self.name = name
         self.problems = problems
         self.base_dir = base_dir
@@ -124,7 +124,7 @@ class Section:
 
     def problem(self, key: str, message: str) -> None:
         """Note a problem with option ``key`` ('' for the section itself)."""
-        self.problems.append(ConfigProblem(self.file, self.name, key, message))
+        self.problems.add(self.name, key, message)
 
     def has(self, key: str) -> bool:
         """Whether the file sets option ``key``."""
@@ -143,7 +143,7 @@ class Section:
 
     def sub(self, name: str, data: Any) -> Section:
         """A section nested in this one (an item of an array of tables), sharing its problems."""
-        return Section(self.file, name, data, self.problems, self.base_dir)
+        return Section(name, data, self.problems, self.base_dir)
 
     def finish(self) -> None:
         """Note every option this section does not know."""

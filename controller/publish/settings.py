@@ -24,8 +24,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from controller.core.config_schema import InvalidOptionError, Section, integer, path_in, text
-from controller.core.errors import DataError, DataProblem, TopTableError
+from controller.core.config_schema import (
+    InvalidOptionError,
+    Section,
+    config_problems,
+    integer,
+    path_in,
+    text,
+)
+from controller.core.errors import TopTableError
 
 SECTION = "events"
 DEFAULT_PORT = 1883
@@ -203,10 +210,9 @@ def read_events(
     Raises:
         DataError: every problem of the section.
     """
-    problems: list[DataProblem] = []
-    section = Section(file, SECTION, data.get(SECTION, {}), problems, base_dir or Path.cwd())
+    problems = config_problems(file)
+    section = Section(SECTION, data.get(SECTION, {}), problems, base_dir or Path.cwd())
     settings = parse_events(section)
     section.finish()
-    if problems:
-        raise DataError(problems)
+    problems.check()
     return settings

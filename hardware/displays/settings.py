@@ -20,7 +20,6 @@ from typing import Any
 
 from controller.core.config_schema import (
     MAX_BCM_PIN,
-    ConfigProblem,
     Section,
     address,
     choice,
@@ -152,11 +151,11 @@ def parse_displays(s: Section, players: int) -> DisplaysConfig:
     screens = []
     clean: set[int] = set()  # screens with no problem of their own, checked against each other
     for i, item in enumerate(raw, start=1):
-        before = len(s.problems)
+        before = s.problems.mark()
         sub = s.sub(f"displays.screen[{i}]", item)
         screens.append(_screen(sub, players))
         sub.finish()
-        if len(s.problems) == before:
+        if not s.problems.since(before):
             clean.add(i)
     _check_screens_apart(s, screens, clean)
     return DisplaysConfig(screens=tuple(screens))
@@ -179,14 +178,11 @@ def _check_screens_apart(s: Section, screens: Sequence[ScreenConfig], clean: set
             key = ("spi", sc.bus, sc.spi_device)
             where = f"SPI port {sc.bus} device {sc.spi_device}"
         if key in seen:
-            s.problems.append(
-                ConfigProblem(
-                    s.file,
-                    f"displays.screen[{i}]",
-                    "address" if sc.interface is ScreenInterface.I2C else "spi_device",
-                    f"uses {where}, as screen[{seen[key]}] does; each screen needs its own "
-                    "(the second SSD1306 address is 0x3D, or put them behind a TCA9548A)",
-                )
+            s.problems.add(
+                f"displays.screen[{i}]",
+                "address" if sc.interface is ScreenInterface.I2C else "spi_device",
+                f"uses {where}, as screen[{seen[key]}] does; each screen needs its own "
+                "(the second SSD1306 address is 0x3D, or put them behind a TCA9548A)",
             )
         else:
             seen[key] = i
@@ -194,13 +190,10 @@ def _check_screens_apart(s: Section, screens: Sequence[ScreenConfig], clean: set
         if key[0] == "i2c" and key[2] is not None:
             direct = ("i2c", key[1], None, None, key[4])
             if direct in seen:
-                s.problems.append(
-                    ConfigProblem(
-                        s.file,
-                        f"displays.screen[{i}]",
-                        "address",
-                        f"is 0x{key[4]:02X} behind the TCA9548A, the address screen[{seen[direct]}] "
-                        f"has directly on I2C bus {key[1]}: when the channel opens both would "
-                        "answer; give one the other address or put both behind the mux",
-                    )
+                s.problems.add(
+                    f"displays.screen[{i}]",
+                    "address",
+                    f"is 0x{key[4]:02X} behind the TCA9548A, the address screen[{seen[direct]}] "
+                    f"has directly on I2C bus {key[1]}: when the channel opens both would "
+                    "answer; give one the other address or put both behind the mux",
                 )
