@@ -10,7 +10,8 @@ What this package owns:
   ``step(state)`` (a label), ``legal_actions(state, player) -> tuple[Offer, ...]`` (what
   to offer to whom), ``apply(state, action) -> state`` (raises :class:`base.RuleViolationError`,
   an ``IllegalActionError`` whose ``rule`` names the rule that forbids the action) and
-  ``to_json(state)``; plus :func:`base.parse_action` (JSON -> action, DataError on bad input).
+  ``to_json(state)``; plus :func:`base.read_action` / :func:`base.parse_action` (JSON ->
+  action; every problem noted in the one collector, ``controller.core.checked.Problems``).
 * the pure rules of each mode -- ``dbs_tournament`` (Dragon Ball Super Card Game Masters,
   Tournament of Power format) and ``dbz_tcg`` (Dragon Ball Z TCG), packages of ``model``
   (data, state, actions) and ``rules``, and ``challengers`` (Challengers!; its data,

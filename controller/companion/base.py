@@ -1,9 +1,11 @@
 """What every companion mode shares: the mode interface, the rule error, choices, action parsing.
 
 A mode is a set of pure functions over a frozen state. Actions are frozen dataclasses;
-:func:`parse_action` turns one script/JSON object into one of them, checking the names
-of the action, its fields and the players it names (a bad one is a
-:class:`~controller.core.errors.DataError` naming file, entry and field).
+:func:`read_action` turns one script/JSON object into one of them, checking the names
+of the action, its fields and the players it names, and notes every problem in the one
+collector (:class:`~controller.core.checked.Problems`: file, entry and field);
+:func:`parse_action` does it for one action and raises the
+:class:`~controller.core.errors.DataError`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NewType, Protocol, TypeVar
 
-from controller.core.errors import DataError, IllegalActionError
+from controller.core.checked import Problems
+from controller.core.errors import IllegalActionError
 
 Player = NewType("Player", str)
 """A field type meaning "the name of a player in this game"."""
@@ -99,54 +102,89 @@ class CompanionMode(Protocol[S, A]):
         """``players``, ``turn``, ``step``, ``winner``, ``eliminated`` and the mode's extras."""
 
 
-def _fail(source: str, entry: str, field: str, message: str) -> DataError:
-    return DataError.single(source, entry, field, message)
-
-
-def _convert(value: Any, hint: Any, players: Sequence[str], where: tuple[str, str, str]) -> Any:
-    source, entry, field = where
+def _convert(
+    value: Any, hint: Any, players: Sequence[str], problems: Problems, entry: str, field: str
+) -> Any:
+    """``value`` as the type ``hint`` says; a wrong one is noted in ``problems`` (the caller
+    tells by :meth:`Problems.since`)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
             return None
-        return _convert(value, args[0], players, where)
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _convert(value, args[0], players, problems, entry, field)
     if hint is Player:
         if not isinstance(value, str):
-            raise _fail(source, entry, field, f"expected a player name, got {value!r}")
-        if value not in players:
-            raise _fail(source, entry, field, f"unknown player {value!r}")
-        return Player(value)
+            problems.add(entry, field, f"expected a player name, got {value!r}")
+        elif value not in players:
+            problems.add(entry, field, f"unknown player {value!r}")
+        else:
+            return Player(value)
+        return None
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _fail(source, entry, field, f"expected a whole number, got {value!r}")
-        return value
+        return problems.whole_number(value, entry, field)
     if hint is str:
-        if not isinstance(value, str):
-            raise _fail(source, entry, field, f"expected text, got {value!r}")
-        return value
+        return problems.text(value, entry, field)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        allowed = [m.value for m in hint]
-        if value not in allowed:
-            raise _fail(source, entry, field, f"expected one of {allowed}, got {value!r}")
-        return hint(value)
+        return problems.choice(value, hint, entry, field)
     if origin is tuple:
         inner = typing.get_args(hint)[0]
         if typing.get_origin(inner) is tuple:  # tuple[tuple[K, V], ...] <- a JSON object
             key_hint, value_hint = typing.get_args(inner)
             if not isinstance(value, dict):
-                raise _fail(source, entry, field, f"expected an object, got {value!r}")
+                problems.add(entry, field, f"expected an object, got {value!r}")
+                return None
             return tuple(
                 (
-                    _convert(k, key_hint, players, where),
-                    _convert(v, value_hint, players, (source, entry, f"{field}.{k}")),
+                    _convert(k, key_hint, players, problems, entry, field),
+                    _convert(v, value_hint, players, problems, entry, f"{field}.{k}"),
                 )
                 for k, v in value.items()
             )
         if not isinstance(value, list):
-            raise _fail(source, entry, field, f"expected a list, got {value!r}")
-        return tuple(_convert(v, inner, players, where) for v in value)
+            problems.add(entry, field, f"expected a list, got {value!r}")
+            return None
+        return tuple(
+            _convert(v, inner, players, problems, entry, f"{field}[{i}]")
+            for i, v in enumerate(value)
+        )
     raise TypeError(f"unsupported action field type {hint!r}")  # a bug in a mode
+
+
+def read_action(
+    raw: object,
+    catalog: Mapping[str, type[A]],
+    players: Sequence[str],
+    problems: Problems,
+    entry: str = "action",
+) -> A | None:
+    """One action from its JSON form ``{"do": name, field: value...}``, or None when it
+    is wrong: every problem (an unknown action, an unknown or missing field, a value of
+    the wrong type, an unknown player) is noted in ``problems``, naming ``entry``
+    (e.g. ``actions[3] (draw)``) and the field."""
+    if not isinstance(raw, dict):
+        problems.add(entry, "", f"expected an object, got {raw!r}")
+        return None
+    name = raw.get("do")
+    if not isinstance(name, str) or name not in catalog:
+        known = ", ".join(sorted(catalog))
+        problems.add(entry, "do", f"unknown action {name!r} (known: {known})")
+        return None
+    entry = f"{entry} ({name})"
+    cls = catalog[name]
+    hints = typing.get_type_hints(cls)
+    wanted = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    mark = problems.mark()
+    problems.unknown_keys(raw, {"do", *wanted}, entry)
+    kwargs: dict[str, Any] = {}
+    for fname, f in wanted.items():
+        if fname in raw:
+            kwargs[fname] = _convert(raw[fname], hints[fname], players, problems, entry, fname)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            problems.missing(entry, fname)
+    if problems.since(mark):
+        return None
+    return cls(**kwargs)
 
 
 def parse_action(
@@ -156,32 +194,12 @@ def parse_action(
     source: str = "script",
     entry: str = "action",
 ) -> A:
-    """One action from its JSON form ``{"do": name, field: value...}``.
+    """One action from its JSON form ``{"do": name, field: value...}`` (see :func:`read_action`).
 
-    Raises DataError (one line: source, entry, field) for an unknown action, an unknown
-    or missing field, a value of the wrong type, or an unknown player.
+    Raises DataError naming ``source``, the entry and the field of every problem.
     """
-    if not isinstance(raw, dict):
-        raise _fail(source, entry, "", f"expected an object, got {raw!r}")
-    name = raw.get("do")
-    if not isinstance(name, str) or name not in catalog:
-        known = ", ".join(sorted(catalog))
-        raise _fail(source, entry, "do", f"unknown action {name!r} (known: {known})")
-    entry = f"{entry} ({name})"
-    cls = catalog[name]
-    hints = typing.get_type_hints(cls)
-    wanted = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    for key in raw:
-        if key != "do" and key not in wanted:
-            raise _fail(source, entry, key, f"unknown field (known: {', '.join(wanted) or 'none'})")
-    kwargs: dict[str, Any] = {}
-    for fname, f in wanted.items():
-        if fname not in raw:
-            if f.default is dataclasses.MISSING:
-                raise _fail(source, entry, fname, "missing")
-            continue
-        kwargs[fname] = _convert(raw[fname], hints[fname], players, (source, entry, fname))
-    return cls(**kwargs)
+    problems = Problems(source)
+    return problems.checked(read_action(raw, catalog, players, problems, entry))
 
 
 def action_to_json(action: CompanionAction) -> JsonDict:
@@ -205,21 +223,22 @@ def action_to_json(action: CompanionAction) -> JsonDict:
 def check_players(
     players: Sequence[str], lowest: int, highest: int, mode: str, source: str = "script"
 ) -> tuple[str, ...]:
-    """The players' names, checked: distinct, non-empty, and as many as the mode allows."""
+    """The players' names, checked: distinct, non-empty, and as many as the mode allows.
+
+    Raises DataError naming ``source`` with every problem.
+    """
+    problems = Problems(source)
     names = tuple(players)
     for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
-            raise _fail(source, f"players[{i}]", "players", f"expected a name, got {name!r}")
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise _fail(source, "players", "players", f"{dup!r} is listed twice")
+            problems.add(f"players[{i}]", "players", f"expected a name, got {name!r}")
+    for dup in dict.fromkeys(n for n in names if names.count(n) > 1):
+        problems.add("players", "players", f"{dup!r} is listed twice")
     if not lowest <= len(names) <= highest:
-        raise _fail(
-            source,
-            "players",
-            "players",
-            f"{mode} needs {lowest}-{highest} players, got {len(names)}",
+        problems.add(
+            "players", "players", f"{mode} needs {lowest}-{highest} players, got {len(names)}"
         )
+    problems.check()
     return names
 
 

@@ -46,7 +46,7 @@ from controller.companion.challengers_model import (
     Match,
     Trophy,
 )
-from controller.companion.datafile import get_int, get_int_list, merged, read_mode_file
+from controller.companion.datafile import ENTRY, mode_data, whole_number
 
 MODE_NAME = "challengers"
 FLAG_TOSS = "flag toss"
@@ -92,16 +92,21 @@ def flag_attack(flag_power: int, revealed: Sequence[int]) -> FlagAttack:
 def load_data(
     overrides: Mapping[str, Any] | None = None, source: str = "script"
 ) -> ChallengersData:
-    """The mode's data file, with a script's overrides (e.g. ``trophy_fans``)."""
-    path, table = read_mode_file("challengers")
-    table = merged(table, overrides, source)
-    w = source if overrides else path
-    rounds = get_int(table, "rounds", w, "data", 1)
+    """The mode's data file, with a script's overrides (e.g. ``trophy_fans``).
+
+    Raises:
+        DataError: every problem of the file or the overrides.
+    """
+    table, problems = mode_data("challengers", overrides, source)
+    rounds = whole_number(table, "rounds", problems, 1)
+    min_players = whole_number(table, "min_players", problems, 2)
+    max_players = whole_number(table, "max_players", problems, 2)
+    fans = problems.whole_numbers(table.get("trophy_fans"), ENTRY, "trophy_fans", rounds, 0)
     return ChallengersData(
-        rounds=rounds,
-        min_players=get_int(table, "min_players", w, "data", 2),
-        max_players=get_int(table, "max_players", w, "data", 2),
-        trophy_fans=get_int_list(table, "trophy_fans", w, "data", rounds, 0),
+        rounds=problems.checked(rounds),
+        min_players=problems.checked(min_players),
+        max_players=problems.checked(max_players),
+        trophy_fans=problems.checked(fans),
     )
 
 

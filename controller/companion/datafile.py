@@ -1,8 +1,10 @@
 """Reading and checking the modes' TOML data files (``controller/companion/data/``).
 
-Every problem is a :class:`~controller.core.errors.DataError` of one line naming the
-file, the entry and the field. A script's ``"data"`` object overrides top-level keys
-of a mode's file and is checked by the same rules (its source is the script).
+A mode's loader takes the file (and a script's overrides) from :func:`mode_data` and
+checks each value with the one problem collector, :class:`~controller.core.checked.Problems`:
+every problem is reported at once, each naming the file, the entry and the field. A
+script's ``"data"`` object overrides top-level keys of a mode's file and is checked by
+the same rules (its problems then name the script).
 """
 
 from __future__ import annotations
@@ -11,94 +13,60 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError
+from controller.core.checked import Problems
 from controller.core.tomlfile import read_toml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+ENTRY = "data"
+"""How messages name the entry of a mode's data (the file's top level, or a script's ``data``)."""
 
 
 def read_mode_file(name: str, directory: Path | None = None) -> tuple[str, dict[str, Any]]:
-    """``(path as text, parsed table)`` of ``<directory>/<name>.toml``."""
+    """``(path as text, parsed table)`` of ``<directory>/<name>.toml``.
+
+    Raises:
+        DataError: the file is missing or not TOML.
+    """
     path = (directory or DATA_DIR) / f"{name}.toml"
     return str(path), read_toml(path)
 
 
+def mode_data(
+    name: str, overrides: Mapping[str, Any] | None, source: str
+) -> tuple[dict[str, Any], Problems]:
+    """The mode's data file ``name`` with a script's ``overrides``, and the collector its
+    checks report to (it names the script ``source`` when there are overrides, else the file).
+
+    Raises:
+        DataError: the file is missing or not TOML.
+    """
+    path, table = read_mode_file(name)
+    problems = Problems(source if overrides else path)
+    return merged(table, overrides, problems), problems
+
+
 def merged(
-    base: Mapping[str, Any], overrides: Mapping[str, Any] | None, source: str
+    base: Mapping[str, Any], overrides: Mapping[str, Any] | None, problems: Problems
 ) -> dict[str, Any]:
-    """``base`` with ``overrides`` replacing whole top-level keys; unknown keys are errors."""
+    """``base`` with ``overrides`` replacing whole top-level keys; an override that is not an
+    object, or names a key ``base`` does not have, is a problem (and is left out)."""
     out = dict(base)
     if overrides is None:
         return out
     if not isinstance(overrides, Mapping):
-        raise DataError.single(source, "data", "", f"expected an object, got {overrides!r}")
-    for key, value in overrides.items():
-        if key not in base:
-            known = ", ".join(sorted(base))
-            raise DataError.single(source, "data", key, f"unknown field (known: {known})")
-        out[key] = value
+        problems.add(ENTRY, "", f"expected an object, got {overrides!r}")
+        return out
+    problems.unknown_keys(overrides, base.keys(), ENTRY)
+    out.update((key, value) for key, value in overrides.items() if key in base)
     return out
 
 
-def check_keys(table: Mapping[str, Any], allowed: set[str], source: str, entry: str) -> None:
-    """No key outside ``allowed`` (a typo is reported, not ignored)."""
-    for key in table:
-        if key not in allowed:
-            raise DataError.single(source, entry, key, "unknown field")
-
-
-def get_int(
+def whole_number(
     table: Mapping[str, Any],
     key: str,
-    source: str,
-    entry: str,
+    problems: Problems,
     lowest: int | None = None,
     highest: int | None = None,
-) -> int:
-    """``table[key]``, a whole number within ``[lowest, highest]``."""
-    if key not in table:
-        raise DataError.single(source, entry, key, "missing")
-    value = table[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DataError.single(source, entry, key, f"expected a whole number, got {value!r}")
-    if lowest is not None and value < lowest:
-        raise DataError.single(source, entry, key, f"must be at least {lowest}, got {value}")
-    if highest is not None and value > highest:
-        raise DataError.single(source, entry, key, f"must be at most {highest}, got {value}")
-    return value
-
-
-def get_int_list(
-    table: Mapping[str, Any],
-    key: str,
-    source: str,
-    entry: str,
-    length: int | None = None,
-    lowest: int | None = None,
-) -> tuple[int, ...]:
-    """``table[key]``, a list of whole numbers (of ``length`` items, each >= ``lowest``)."""
-    if key not in table:
-        raise DataError.single(source, entry, key, "missing")
-    value = table[key]
-    if not isinstance(value, list):
-        raise DataError.single(source, entry, key, f"expected a list, got {value!r}")
-    if length is not None and len(value) != length:
-        raise DataError.single(source, entry, key, f"expected {length} numbers, got {len(value)}")
-    for i, item in enumerate(value):
-        if isinstance(item, bool) or not isinstance(item, int):
-            raise DataError.single(
-                source, entry, f"{key}[{i}]", f"expected a whole number, got {item!r}"
-            )
-        if lowest is not None and item < lowest:
-            raise DataError.single(
-                source, entry, f"{key}[{i}]", f"must be at least {lowest}, got {item}"
-            )
-    return tuple(value)
-
-
-def get_table(table: Mapping[str, Any], key: str, source: str, entry: str) -> Mapping[str, Any]:
-    """``table[key]``, a table/object."""
-    value = table.get(key)
-    if not isinstance(value, Mapping):
-        raise DataError.single(source, entry, key, f"expected a table, got {value!r}")
-    return value
+) -> int | None:
+    """``table[key]``, a whole number within ``[lowest, highest]`` (None: a problem noted)."""
+    return problems.whole_number(table.get(key), ENTRY, key, lowest, highest)

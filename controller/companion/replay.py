@@ -2,8 +2,9 @@
 
 A script is ``{"players": [names, clockwise], "actions": [{"do": ...}, ...], "data": {...}}``
 (``data`` is optional and overrides the mode's data file). Bad input (an unknown action,
-player or field, a wrong type) raises DataError before anything is played; an action the
-rules forbid is listed in ``refused`` and the replay goes on.
+player or field, a wrong type) raises DataError before anything is played, listing every
+problem of the script at once; an action the rules forbid is listed in ``refused`` and
+the replay goes on.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.companion.base import JsonDict, RuleViolationError, parse_action
-from controller.companion.datafile import check_keys
+from controller.companion.base import CompanionAction, JsonDict, RuleViolationError, read_action
 from controller.companion.registry import get_mode
+from controller.core.checked import Problems
 from controller.core.errors import DataError
 
 SCRIPT_KEYS = {"players", "actions", "data"}
@@ -27,29 +28,37 @@ def replay(mode_name: str, script: Mapping[str, Any], source: str = "script") ->
 
     Raises:
         UnknownNameError: no such mode.
-        DataError: the script (or its ``data``) is malformed: one line naming it.
+        DataError: the script (or its ``data``) is malformed: every problem, each naming
+            the script, the entry and the field.
     """
     mode = get_mode(mode_name)
     if not isinstance(script, Mapping):
         raise DataError.single(
             source, "", "", f"expected a JSON object, got {type(script).__name__}"
         )
-    check_keys(script, SCRIPT_KEYS, source, "script")
+    problems = Problems(source)
+    problems.unknown_keys(script, SCRIPT_KEYS, "script")
     players = script.get("players")
     if not isinstance(players, list):
-        raise DataError.single(
-            source, "script", "players", f"expected a list of names, got {players!r}"
-        )
+        problems.add("script", "players", f"expected a list of names, got {players!r}")
     actions = script.get("actions", [])
     if not isinstance(actions, list):
-        raise DataError.single(source, "script", "actions", f"expected a list, got {actions!r}")
-    state = mode.new_game(players, script.get("data"), source)
-    parsed = [
-        parse_action(raw, mode.actions, players, source, f"actions[{i}]")
-        for i, raw in enumerate(actions)
-    ]
+        problems.add("script", "actions", f"expected a list, got {actions!r}")
+        actions = []
+    state = None
+    parsed: list[CompanionAction | None] = []
+    if isinstance(players, list):
+        try:
+            state = mode.new_game(players, script.get("data"), source)
+        except DataError as exc:  # the players or the data: noted with the actions' problems
+            problems.extend(exc.problems)
+        parsed = [
+            read_action(raw, mode.actions, players, problems, f"actions[{i}]")
+            for i, raw in enumerate(actions)
+        ]
+    state = problems.checked(state)
     refused: list[JsonDict] = []
-    for i, action in enumerate(parsed):
+    for i, action in enumerate(problems.checked(a) for a in parsed):
         try:
             state = mode.apply(state, action)
         except RuleViolationError as exc:

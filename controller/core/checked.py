@@ -32,6 +32,7 @@ from typing import Any, TypeGuard, TypeVar
 from controller.core.errors import DataError, DataProblem
 
 E = TypeVar("E", bound=Enum)
+T = TypeVar("T")
 
 
 class Problems:
@@ -165,6 +166,18 @@ class Problems:
 
     def __iter__(self) -> Iterator[DataProblem]:
         return iter(self._found)
+
+    def checked(self, value: T | None) -> T:
+        """``value``, a result of this file's checks, once they all passed: call it after
+        them (a value is None only when its problem was noted).
+
+        Raises:
+            DataError: every problem found, when there is one.
+        """
+        self.check()
+        if value is None:  # a reader that noted no problem for a value it could not read
+            raise TypeError("a value was not read, yet no problem was noted")
+        return value
 
     def error(self) -> DataError:
         """The error holding every problem found (for a reader that cannot go on)."""

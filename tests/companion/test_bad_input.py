@@ -1,4 +1,5 @@
-"""Bad scripts and bad data files: one line naming the file, the entry and the field."""
+"""Bad scripts and bad data files: every problem at once, each naming the file, the entry
+and the field."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from controller.companion import datafile
 from controller.companion.challengers import load_data as load_challengers
 from controller.companion.dbs_tournament import load_data as load_dbs
+from controller.companion.dbz_tcg import ACTIONS as DBZ_ACTIONS
 from controller.companion.dbz_tcg import load_data as load_dbz
 from controller.companion.replay import replay
 from controller.core.errors import DataError, TopTableError, UnknownNameError
@@ -30,7 +32,10 @@ def error_of(mode: str, script: Any) -> str:
     ("script", "piece"),
     [
         ([], "expected a JSON object"),
-        ({"players": TWO, "actions": [], "extra": 1}, "script: field 'extra': unknown field"),
+        (
+            {"players": TWO, "actions": [], "extra": 1},
+            "script: field 'extra': unknown key; expected one of actions, data, players",
+        ),
         ({"actions": []}, "field 'players': expected a list of names"),
         ({"players": TWO, "actions": {}}, "field 'actions': expected a list"),
         ({"players": ["Goku", "Goku"], "actions": []}, "'Goku' is listed twice"),
@@ -59,12 +64,12 @@ def error_of(mode: str, script: Any) -> str:
                 "players": TWO,
                 "actions": [{"do": "critical", "player": "Goku", "choice": "wish"}],
             },
-            "field 'choice': expected one of ['capture', 'discard_ally', 'lower_anger']",
+            "field 'choice': expected one of capture, discard_ally, lower_anger, got 'wish'",
         ),
         ({"players": TWO, "data": [1], "actions": []}, "data: expected an object"),
         (
             {"players": TWO, "data": {"life_deck": 0}, "actions": []},
-            "field 'life_deck': must be at least 1",
+            "field 'life_deck': expected a whole number >= 1, got 0",
         ),
     ],
 )
@@ -96,7 +101,9 @@ def test_bad_challengers_players_list() -> None:
     }
     assert "field 'players': expected a list" in error_of("challengers", script)
     script = {"players": TWO, "data": {"trophy_fans": [1, 2, 3, 4, 5, 6, -1]}, "actions": []}
-    assert "field 'trophy_fans[6]': must be at least 0" in error_of("challengers", script)
+    assert "field 'trophy_fans[6]': expected a whole number >= 0, got -1" in error_of(
+        "challengers", script
+    )
 
 
 def test_unknown_mode() -> None:
@@ -166,13 +173,13 @@ def spoil(path: Path, old: str, new: str) -> None:
             "dbz_tcg.toml",
             "\n[attack_table]\n",
             "\n[attack_table]\nrows = 6\n",
-            "attack_table: field 'rows': unknown field",
+            "attack_table: field 'rows': unknown key; expected one of brackets, damage, floors",
         ),
         (
             "dbz_tcg.toml",
             "start_level = 1 ",
             "start_level = 5 ",
-            "field 'start_level': must be at most 4",
+            "field 'start_level': expected a whole number 1..4, got 5",
         ),
     ],
 )
@@ -195,3 +202,56 @@ def test_a_missing_data_file(data_dir: Path) -> None:
     (data_dir / "challengers.toml").unlink()
     with pytest.raises(TopTableError, match=r"challengers\.toml"):
         load_challengers()
+
+
+# --- every problem at once ----------------------------------------------------------------
+
+
+def test_every_problem_of_a_script_is_reported_at_once() -> None:
+    script = {
+        "players": TWO,
+        "data": {"life_deck": 0, "hand_limit": "seven"},
+        "actions": [
+            {"do": "draw", "player": "Bulma", "cards": "3"},
+            {"do": "fly"},
+            {"do": "end_turn", "extra": 1},
+        ],
+    }
+    with pytest.raises(DataError) as info:
+        replay("dbz-tcg", script, source="s.json")
+    assert [str(p) for p in info.value.problems] == [
+        "s.json: data: field 'life_deck': expected a whole number >= 1, got 0",
+        "s.json: data: field 'hand_limit': expected a whole number >= 0, got 'seven'",
+        "s.json: actions[0] (draw): field 'player': unknown player 'Bulma'",
+        "s.json: actions[0] (draw): field 'cards': expected a whole number, got '3'",
+        "s.json: actions[1]: field 'do': unknown action 'fly' (known: "
+        + ", ".join(sorted(DBZ_ACTIONS))
+        + ")",
+        "s.json: actions[2] (end_turn): field 'extra': unknown key; expected one of do",
+    ]
+    assert str(info.value).startswith("6 problems:\n  s.json: data: field 'life_deck'")
+
+
+def test_every_problem_of_a_data_file_is_reported_at_once(data_dir: Path) -> None:
+    path = data_dir / "dbz_tcg.toml"
+    spoil(path, "life_deck = 60", "life_deck = 0")
+    spoil(path, "start_level = 1 ", "start_level = 9 ")
+    spoil(path, "  [6, 5, 4, 3, 2, 1],", "  [6, 5, 4, 3, 2],")
+    with pytest.raises(DataError) as info:
+        load_dbz()
+    where = str(path)
+    assert [(p.file, p.entry, p.field) for p in info.value.problems] == [
+        (where, "data", "life_deck"),
+        (where, "data", "start_level"),
+        (where, "attack_table", "damage[5]"),
+    ]
+
+
+def test_every_problem_of_the_players_is_reported_at_once() -> None:
+    with pytest.raises(DataError) as info:
+        replay("dbz-tcg", {"players": ["Goku", "", "Goku"], "actions": []}, source="s.json")
+    assert [str(p) for p in info.value.problems] == [
+        "s.json: players[1]: field 'players': expected a name, got ''",
+        "s.json: players: field 'players': 'Goku' is listed twice",
+        "s.json: players: field 'players': dbz-tcg needs 2-2 players, got 3",
+    ]

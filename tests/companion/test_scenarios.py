@@ -1,7 +1,7 @@
 """Every scenario in tests/data/companion/<mode>/*.json, played through the replay.
 
 A scenario file holds ``"rule"`` (what it checks), ``"script"`` (the replay's input) and
-either ``"expect"`` (fields of the output) or ``"error"`` (a piece of the one-line error
+either ``"expect"`` (fields of the output) or ``"error"`` (a piece of the error
 that bad input must raise). In ``expect``, ``players`` maps a name to some of its numbers
 and each ``refused`` item gives some of its keys (``rule`` and ``reason`` as substrings);
 any other key must equal the output's.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import CompanionAction, Player
-from controller.companion.datafile import get_int, merged, read_mode_file
+from controller.companion.datafile import mode_data, whole_number
 from controller.core.errors import UnknownNameError
 
 MODE_NAME = "dbs-tournament"
@@ -191,13 +191,19 @@ ACTIONS: dict[str, type[Any]] = {
 
 
 def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script") -> DbsData:
-    """The mode's data file, with a script's overrides."""
-    path, table = read_mode_file("dbs_tournament")
-    table = merged(table, overrides, source)
-    where = source if overrides else path
+    """The mode's data file, with a script's overrides.
+
+    Raises:
+        DataError: every problem of the file or the overrides.
+    """
+    table, problems = mode_data("dbs_tournament", overrides, source)
+    life = whole_number(table, "life", problems, 1)
+    min_players = whole_number(table, "min_players", problems, 2)
+    max_players = whole_number(table, "max_players", problems, 2)
+    cost_step = whole_number(table, "champion_cost_step", problems, 0)
     return DbsData(
-        life=get_int(table, "life", where, "data", 1),
-        min_players=get_int(table, "min_players", where, "data", 2),
-        max_players=get_int(table, "max_players", where, "data", 2),
-        champion_cost_step=get_int(table, "champion_cost_step", where, "data", 0),
+        life=problems.checked(life),
+        min_players=problems.checked(min_players),
+        max_players=problems.checked(max_players),
+        champion_cost_step=problems.checked(cost_step),
     )

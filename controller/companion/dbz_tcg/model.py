@@ -8,14 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import CompanionAction, Player
-from controller.companion.datafile import (
-    check_keys,
-    get_int,
-    get_table,
-    merged,
-    read_mode_file,
-)
-from controller.core.errors import DataError, UnknownNameError
+from controller.companion.datafile import ENTRY, mode_data, whole_number
+from controller.core.checked import Problems
+from controller.core.errors import UnknownNameError
 
 MODE_NAME = "dbz-tcg"
 
@@ -250,12 +245,17 @@ ACTIONS: dict[str, type[Any]] = {
 # --- data ------------------------------------------------------------------------------
 
 
-def _attack_table(raw: Mapping[str, Any], where: str) -> AttackTable:
+def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTable | None:
+    """The table (None: a problem was noted, or ``raw`` is None, its problem noted already)."""
+    if raw is None:
+        return None
     entry = "attack_table"
-    check_keys(raw, {"brackets", "floors", "damage"}, where, entry)
+    mark = problems.mark()
+    problems.unknown_keys(raw, {"brackets", "floors", "damage"}, entry)
     names = raw.get("brackets")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise DataError.single(where, entry, "brackets", f"expected a list of names, got {names!r}")
+        problems.add(entry, "brackets", f"expected a list of names, got {names!r}")
+        return None
     size = len(names)
     floors = raw.get("floors")
     if (
@@ -264,44 +264,54 @@ def _attack_table(raw: Mapping[str, Any], where: str) -> AttackTable:
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in floors)
         or floors != sorted(floors)
     ):
-        raise DataError.single(where, entry, "floors", f"expected {size} rising whole numbers")
+        problems.add(entry, "floors", f"expected {size} rising whole numbers")
     rows = raw.get("damage")
     if not isinstance(rows, list) or len(rows) != size:
-        raise DataError.single(where, entry, "damage", f"expected {size} rows")
+        problems.add(entry, "damage", f"expected {size} rows")
+        return None
     for i, row in enumerate(rows):
         if (
             not isinstance(row, list)
             or len(row) != size
             or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in row)
         ):
-            raise DataError.single(
-                where, entry, f"damage[{i}]", f"expected {size} whole numbers >= 0"
-            )
+            problems.add(entry, f"damage[{i}]", f"expected {size} whole numbers >= 0")
+    if problems.since(mark) or not isinstance(floors, list):
+        return None
     return AttackTable(tuple(names), tuple(floors), tuple(tuple(r) for r in rows))
 
 
 def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script") -> DbzData:
-    """The mode's data file, with a script's overrides."""
-    path, table = read_mode_file("dbz_tcg")
-    table = merged(table, overrides, source)
-    w = source if overrides else path
+    """The mode's data file, with a script's overrides.
 
-    def num(key: str, lowest: int = 1) -> int:
-        return get_int(table, key, w, "data", lowest)
+    Raises:
+        DataError: every problem of the file or the overrides.
+    """
+    table, problems = mode_data("dbz_tcg", overrides, source)
+
+    def num(key: str, lowest: int = 1, highest: int | None = None) -> int | None:
+        return whole_number(table, key, problems, lowest, highest)
 
     levels = num("levels")
     max_stages = num("max_stages")
+    numbers = {
+        "life_deck": num("life_deck"),
+        "start_level": num("start_level", 1, levels),
+        "start_stages": num("start_stages", 0, max_stages),
+        "anger_to_level": num("anger_to_level"),
+        "level_up_stages": num("level_up_stages", 0, max_stages),
+        "draw_step_cards": num("draw_step_cards"),
+        "hand_limit": num("hand_limit", 0),
+        "critical_life_cards": num("critical_life_cards"),
+        "dragon_balls": num("dragon_balls"),
+    }
+    attack_table = _attack_table(
+        problems.table(table.get("attack_table"), ENTRY, "attack_table"), problems
+    )
+    checked = {key: problems.checked(value) for key, value in numbers.items()}
     return DbzData(
-        life_deck=num("life_deck"),
-        levels=levels,
-        start_level=get_int(table, "start_level", w, "data", 1, levels),
-        start_stages=get_int(table, "start_stages", w, "data", 0, max_stages),
-        max_stages=max_stages,
-        anger_to_level=num("anger_to_level"),
-        level_up_stages=get_int(table, "level_up_stages", w, "data", 0, max_stages),
-        draw_step_cards=num("draw_step_cards"),
-        hand_limit=num("hand_limit", 0),
-        critical_life_cards=num("critical_life_cards"),
-        dragon_balls=num("dragon_balls"),
-        attack_table=_attack_table(get_table(table, "attack_table", w, "data"), w),
+        levels=problems.checked(levels),
+        max_stages=problems.checked(max_stages),
+        attack_table=problems.checked(attack_table),
+        **checked,
     )
