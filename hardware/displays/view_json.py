@@ -1,6 +1,8 @@
 """Read a :class:`TableView` from JSON (``toptable screens --state``, tests), every problem at once.
 
-The loader reports every problem together, naming the file, the entry and the field.
+The loader notes every problem in the one collector
+(:class:`~controller.core.checked.Problems`) and reports them together, naming the
+file, the entry and the field.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.core.errors import DataError, DataProblem
+from controller.core.checked import Problems
+from controller.core.errors import DataError
 from controller.core.symbols import AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
@@ -41,15 +44,21 @@ class _BadFieldError(Exception):
     """Internal: a field was wrong and a problem has been recorded."""
 
 
+def _read(value: T | None) -> T:
+    """A value a :class:`Problems` helper read (None: it noted the problem)."""
+    if value is None:
+        raise _BadFieldError()
+    return value
+
+
 class _Reader:
-    """Reads typed fields out of nested JSON objects, recording every problem."""
+    """Reads typed fields out of nested JSON objects, noting every problem."""
 
     def __init__(self, file: str) -> None:
-        self.file = file
-        self.problems: list[DataProblem] = []
+        self.problems = Problems(file)
 
     def fail(self, entry: str, name: str, message: str) -> _BadFieldError:
-        self.problems.append(DataProblem(self.file, entry, name, message))
+        self.problems.add(entry, name, message)
         return _BadFieldError()
 
     def obj(
@@ -57,8 +66,7 @@ class _Reader:
     ) -> Mapping[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(entry, name, f"expected an object, got {type(value).__name__}")
-        for key in sorted(set(value) - known):
-            self.fail(where, key, f"unknown field (known: {', '.join(sorted(known))})")
+        self.problems.unknown_keys(value, known, where)
         return value
 
     def get(
@@ -71,7 +79,8 @@ class _Reader:
     ) -> Any:
         if name not in data:
             if default is ...:
-                raise self.fail(entry, name, "missing")
+                self.problems.missing(entry, name)
+                raise _BadFieldError()
             return default
         if data[name] is None and default is None:
             return None
@@ -79,21 +88,15 @@ class _Reader:
 
     def int_(self, lo: int = 0) -> Callable[[Any, str, str], int]:
         def parse(v: Any, entry: str, name: str) -> int:
-            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-                raise self.fail(entry, name, f"expected an integer >= {lo}, got {v!r}")
-            return v
+            return _read(self.problems.whole_number(v, entry, name, lo))
 
         return parse
 
     def str_(self, v: Any, entry: str, name: str) -> str:
-        if not isinstance(v, str):
-            raise self.fail(entry, name, f"expected a string, got {v!r}")
-        return v
+        return _read(self.problems.text(v, entry, name))
 
     def bool_(self, v: Any, entry: str, name: str) -> bool:
-        if not isinstance(v, bool):
-            raise self.fail(entry, name, f"expected true or false, got {v!r}")
-        return v
+        return _read(self.problems.boolean(v, entry, name))
 
     def prob(self, v: Any, entry: str, name: str) -> float:
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
@@ -109,17 +112,13 @@ class _Reader:
         def parse(v: Any, entry: str, name: str) -> T:
             if isinstance(v, str) and v in names:
                 return names[v]
-            raise self.fail(entry, name, f"{v!r} is not one of {', '.join(names)}")
+            raise self.fail(entry, name, f"expected one of {', '.join(names)}, got {v!r}")
 
         return parse
 
     def enum(self, kind: type[E]) -> Callable[[Any, str, str], E]:
         def parse(v: Any, entry: str, name: str) -> E:
-            try:
-                return kind(v)
-            except ValueError:
-                names = ", ".join(m.value for m in kind)
-                raise self.fail(entry, name, f"{v!r} is not one of {names}") from None
+            return _read(self.problems.choice(v, kind, entry, name))
 
         return parse
 
@@ -311,9 +310,7 @@ def view_from_dict(data: Any, file: str = "<state>") -> TableView:
         view = None
     if view is not None:
         _check(view, r)
-    if r.problems or view is None:
-        raise DataError(r.problems)
-    return view
+    return r.problems.checked(view)
 
 
 def load_view(path: str | Path) -> TableView:

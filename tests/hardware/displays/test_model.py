@@ -52,11 +52,12 @@ def test_every_problem_is_reported_with_its_field() -> None:
     text = str(err.value)
     assert len(err.value.problems) == 5
     assert (
-        "s.json: combat.attacker: field 'endurance_left': expected an integer >= 0, got -1" in text
+        "s.json: combat.attacker: field 'endurance_left': expected a whole number >= 0, got -1"
+        in text
     )
-    assert "s.json: combat: field 'dice[1]': 'fist' is not one of kick, punch" in text
-    assert "s.json: field 'bogus': unknown field" in text
-    assert "s.json: prompt: field 'kind': 'quiz' is not one of confirm_read" in text
+    assert "s.json: combat: field 'dice[1]': expected one of kick, punch" in text
+    assert "s.json: field 'bogus': unknown key; expected one of clock" in text
+    assert "s.json: prompt: field 'kind': expected one of confirm_read" in text
     assert "s.json: field 'player': missing" in text
 
 
@@ -81,7 +82,7 @@ def test_every_problem_is_reported_with_its_field() -> None:
         ),
         (lambda d: d.update(seats={}), "field 'seats': expected a list"),
         (lambda d: d.update(clock=3), "field 'clock': expected an object"),
-        (lambda d: d.update(turn=True), "field 'turn': expected an integer >= 1"),
+        (lambda d: d.update(turn=True), "field 'turn': expected a whole number >= 1"),
     ],
 )
 def test_bad_values_name_the_field(change: Any, message: str) -> None:
