@@ -33,6 +33,7 @@ from controller.core.errors import DataProblem
 
 T = TypeVar("T")
 E = TypeVar("E", bound=StrEnum)
+N = TypeVar("N", int, float)
 
 Convert = Callable[[Any], T]
 """An option's converter: the TOML value in, the typed value out, or InvalidOptionError."""
@@ -159,17 +160,26 @@ class Section:
 # --- converters: each raises InvalidOptionError with the Klipper-style tail of the message
 
 
+def _within(value: N, lo: N | None, hi: N | None, show: Callable[[N], str] = str) -> N:
+    """``value`` when it is within ``lo..hi`` (either bound may be None)."""
+    if lo is not None and value < lo:
+        raise InvalidOptionError(f"must have minimum of {show(lo)} (got {show(value)})")
+    if hi is not None and value > hi:
+        raise InvalidOptionError(f"must have maximum of {show(hi)} (got {show(value)})")
+    return value
+
+
+def _not_one_of(allowed: Sequence[object], got: str) -> InvalidOptionError:
+    return InvalidOptionError(f"must be one of {', '.join(map(str, allowed))} (got {got})")
+
+
 def integer(lo: int | None = None, hi: int | None = None) -> Convert[int]:
     """An integer within ``lo..hi`` (either bound may be None)."""
 
     def convert(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidOptionError(f"must be an integer (got {shown(value)})")
-        if lo is not None and value < lo:
-            raise InvalidOptionError(f"must have minimum of {lo} (got {value})")
-        if hi is not None and value > hi:
-            raise InvalidOptionError(f"must have maximum of {hi} (got {value})")
-        return value
+        return _within(value, lo, hi)
 
     return convert
 
@@ -180,12 +190,7 @@ def number(lo: float, hi: float) -> Convert[float]:
     def convert(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
             raise InvalidOptionError(f"must be a number (got {shown(value)})")
-        result = float(value)
-        if result < lo:
-            raise InvalidOptionError(f"must have minimum of {lo:g} (got {result:g})")
-        if result > hi:
-            raise InvalidOptionError(f"must have maximum of {hi:g} (got {result:g})")
-        return result
+        return _within(float(value), lo, hi, lambda x: f"{x:g}")
 
     return convert
 
@@ -203,7 +208,7 @@ def choice(enum: type[E]) -> Convert[E]:
 
     def convert(value: Any) -> E:
         if not isinstance(value, str) or value not in names:
-            raise InvalidOptionError(f"must be one of {', '.join(names)} (got {shown(value)})")
+            raise _not_one_of(names, shown(value))
         return enum(value)
 
     return convert
@@ -214,9 +219,7 @@ def choice_int(allowed: Sequence[int]) -> Convert[int]:
 
     def convert(value: Any) -> int:
         if isinstance(value, bool) or value not in allowed:
-            raise InvalidOptionError(
-                f"must be one of {', '.join(map(str, allowed))} (got {shown(value)})"
-            )
+            raise _not_one_of(allowed, shown(value))
         return int(value)
 
     return convert
@@ -224,7 +227,7 @@ def choice_int(allowed: Sequence[int]) -> Convert[int]:
 
 def address(allowed: Sequence[int]) -> Convert[int]:
     """An I2C address among ``allowed``, as an integer (``0x3C``) or a string (``"0x3C"``)."""
-    text = ", ".join(hex_byte(a) for a in allowed)
+    names = [hex_byte(a) for a in allowed]
 
     def convert(value: Any) -> int:
         found: int | None = None
@@ -237,7 +240,7 @@ def address(allowed: Sequence[int]) -> Convert[int]:
                 found = None
         if found is None or found not in allowed:
             got = hex_byte(found) if found is not None and found >= 0 else shown(value)
-            raise InvalidOptionError(f"must be one of {text} (got {got})")
+            raise _not_one_of(names, got)
         return found
 
     return convert

@@ -32,6 +32,7 @@ from controller.core.checked import Problems
 from controller.core.errors import TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
+from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.combat_types import Deck as Deck  # re-exported: the cards' decks
 from controller.rules.scoring import CardCombo, CardDefence
 
@@ -235,18 +236,12 @@ def _parse_card(
     before = problems.mark()
     if name in seen:
         bad("name", "duplicate card name")
-    for key in raw:
-        if key not in _CARD_KEYS:
-            bad(key, f"unknown key; expected one of {', '.join(sorted(_CARD_KEYS))}")
-    deck, msg = _choice(raw.get("deck"), Deck, "deck")
-    if msg:
-        bad("deck", msg)
-    timing, msg = _choice(raw.get("timing"), Timing, "timing")
-    if msg:
-        bad("timing", msg)
-    defence, msg = _choice(raw.get("defence", CardDefence.ANY.value), CardDefence, "defence")
-    if msg:
-        bad("defence", msg)
+    problems.unknown_keys(raw, _CARD_KEYS, entry)
+    deck = problems.choice(raw.get("deck"), Deck, entry, "deck")
+    timing = problems.choice(raw.get("timing"), Timing, entry, "timing")
+    defence = problems.choice(
+        raw.get("defence", CardDefence.ANY.value), CardDefence, entry, "defence"
+    )
     invulnerable = raw.get("invulnerable", False)
     if not isinstance(invulnerable, bool):
         bad("invulnerable", "expected true or false")
@@ -257,19 +252,8 @@ def _parse_card(
     text = raw.get("text", "")
     if not isinstance(text, str):
         bad("text", "expected a string")
-    combo: list[Symbol] = []
-    raw_combo = raw.get("combo", [])
-    if not isinstance(raw_combo, list):
-        bad("combo", "expected a list of symbols")
-    else:
-        for s in raw_combo:
-            sym, msg = _choice(s, Symbol, "symbol")
-            if msg or sym is Symbol.STAR:
-                bad("combo", msg or "a combo cannot ask for a star (stars are wild)")
-            else:
-                combo.append(sym)
-        if len(combo) > 6:
-            bad("combo", f"a combo of {len(combo)} symbols cannot be made with 6 dice")
+    raw_combo = raw.get("combo", [])  # a card may have no combo
+    combo = combo_symbols(raw_combo, problems, entry, "combo") if raw_combo != [] else ()
     effect = _parse_effect(raw.get("effect"), bad)
     if effect is not None and timing is not None:
         allowed = EFFECT_TIMINGS[effect.kind]
@@ -280,13 +264,18 @@ def _parse_card(
             )
         if (deck is Deck.EVENT) != (timing is Timing.EVENT):
             bad("timing", "event cards, and only they, have timing 'event'")
-        if effect.kind is EffectKind.DAMAGE and timing is Timing.ATTACK and not combo:
+        if effect.kind is EffectKind.DAMAGE and timing is Timing.ATTACK and combo == ():
             bad("combo", "an attack card that deals damage needs a combo")
-    if problems.since(before) or deck is None or timing is None or effect is None:
+    if (
+        problems.since(before)
+        or deck is None
+        or timing is None
+        or effect is None
+        or defence is None
+        or combo is None
+    ):
         return None
-    return Card(
-        name, deck, timing, effect, tuple(combo), defence, bool(invulnerable), copies, str(text)
-    )
+    return Card(name, deck, timing, effect, combo, defence, bool(invulnerable), copies, str(text))
 
 
 def _parse_effect(raw: Any, bad: Any) -> Effect | None:

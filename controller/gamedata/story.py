@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.checked import Problems
-from controller.core.symbols import Symbol
 from controller.core.tomlfile import read_toml
+from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.scoring import CardCombo
 from controller.rules.warriors import Roster
 
@@ -97,9 +97,7 @@ def _parse_square(
     before = problems.mark()
     if number in seen:
         bad("number", "duplicate square number")
-    for key in raw:
-        if key not in _SQUARE_KEYS:
-            bad(key, f"unknown key; expected one of {', '.join(sorted(_SQUARE_KEYS))}")
+    problems.unknown_keys(raw, _SQUARE_KEYS, entry)
     fights: list[tuple[str, str]] = []
     raw_fights = raw.get("fights")
     if not isinstance(raw_fights, list) or not raw_fights:
@@ -128,24 +126,13 @@ def _parse_square(
     if not isinstance(combo, dict):
         bad("combo", "expected { name = ..., symbols = [...], damage = N }")
     else:
-        symbols: list[Symbol] = []
-        for s in combo.get("symbols", []) if isinstance(combo.get("symbols"), list) else [None]:
-            try:
-                sym = Symbol(str(s))
-            except ValueError:
-                bad("combo", f"unknown symbol {s!r}")
-                continue
-            if sym is Symbol.STAR:
-                bad("combo", "a combo cannot ask for a star (stars are wild)")
-            symbols.append(sym)
+        symbols = combo_symbols(combo.get("symbols"), problems, entry, "combo")
         damage = combo.get("damage")
         if not isinstance(damage, int) or isinstance(damage, bool) or damage < 0:
             bad("combo", f"damage: expected a whole number >= 0, got {damage!r}")
             damage = 0
         name = combo.get("name", f"square {number} combo")
-        if not symbols or len(symbols) > 6:
-            bad("combo", "expected 1..6 symbols")
-        card = CardCombo(str(name), tuple(symbols), damage)
+        card = CardCombo(str(name), symbols or (), damage)
     points = raw.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or points < 1:
         bad("points", f"expected a whole number >= 1, got {points!r}")

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.core.checked import Problems
-from controller.core.symbols import ATTACK_SYMBOLS, MAX_POOL, SYMBOL_NAMES, Symbol
+from controller.core.symbols import ATTACK_SYMBOLS, Symbol
+from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.warriors import (
     COUNTED_ABILITIES,
     Ability,
@@ -144,28 +145,8 @@ class WarriorChecker:
         return tuple(out)
 
     def symbols(self, raw: Any, field: str, file: str | None = None) -> tuple[Symbol, ...] | None:
-        if not isinstance(raw, list) or not raw:
-            self.bad(field, "expected a non-empty list of symbols", file)
-            return None
-        out: list[Symbol] = []
-        for s in raw:
-            if s == Symbol.STAR:
-                self.bad(
-                    field, "a combo cannot ask for a star: the star is wild (RULES.md §1)", file
-                )
-                return None
-            if s not in SYMBOL_NAMES:
-                self.bad(
-                    field, f"unknown symbol {s!r}; expected one of {', '.join(SYMBOL_NAMES)}", file
-                )
-                return None
-            out.append(Symbol(s))
-        if len(out) > MAX_POOL:
-            self.bad(
-                field, f"{len(out)} symbols, but a pool never has more than {MAX_POOL} dice", file
-            )
-            return None
-        return tuple(out)
+        where = file or self.file_of(field)
+        return combo_symbols(raw, self.problems, f"warrior {self.name!r}", field, file=where)
 
     def aliases(self, raw: Any, field: str, file: str | None = None) -> tuple[str, ...]:
         if raw is None:

@@ -50,7 +50,7 @@ def test_all_problems_reported_at_once() -> None:
         "card 'Ok': field 'name': duplicate card name",
         "card 'BadDeck': field 'deck'",
         "card 'BadCombo': field 'combo': a combo cannot ask for a star",
-        "card 'BadCombo': field 'combo': expected one of",
+        "card 'BadCombo': field 'combo': unknown symbol",
         "card 'BadTiming': field 'timing': a prevent effect is played at defence",
         "card 'NoAmount': field 'effect': a heal effect needs amount >= 1",
         "card 'BadEffect': field 'effect': kind",

@@ -1,0 +1,37 @@
+"""The symbols a combo asks for, as every data file writes them (warriors, cards, Story squares).
+
+RULES.md §1: a combo names attack symbols and teleports, never the wild star, and no more
+symbols than a pool has dice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.core.checked import Problems
+from controller.core.symbols import MAX_POOL, SYMBOL_NAMES, Symbol
+
+
+def combo_symbols(
+    raw: Any, problems: Problems, entry: str, field: str, *, file: str | None = None
+) -> tuple[Symbol, ...] | None:
+    """``raw``, a non-empty list of symbol names, as symbols; None when it is wrong (each
+    problem noted in ``problems``, naming ``entry``, ``field`` and ``file``, if given)."""
+    if not isinstance(raw, list) or not raw:
+        problems.add(entry, field, "expected a non-empty list of symbols", file=file)
+        return None
+    mark = problems.mark()
+    out: list[Symbol] = []
+    for s in raw:
+        if s == Symbol.STAR:
+            message = "a combo cannot ask for a star: the star is wild (RULES.md §1)"
+            problems.add(entry, field, message, file=file)
+        elif s not in SYMBOL_NAMES:
+            message = f"unknown symbol {s!r}; expected one of {', '.join(SYMBOL_NAMES)}"
+            problems.add(entry, field, message, file=file)
+        else:
+            out.append(Symbol(s))
+    if len(raw) > MAX_POOL:
+        message = f"{len(raw)} symbols, but a pool never has more than {MAX_POOL} dice"
+        problems.add(entry, field, message, file=file)
+    return None if problems.since(mark) else tuple(out)
