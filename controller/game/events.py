@@ -5,7 +5,9 @@ The game is the fold of these events (:func:`controller.game.engine.apply`).
 clock); *actions* (:class:`Action`, with the acting ``seat``) are choices a
 player makes. Undo removes the last action; an input is only corrected by a
 :class:`ThrowCorrected` / :class:`DieCorrected` event, itself journalled.
-Every event converts to and from a JSON-able dict (``to_dict`` / ``event_from_dict``).
+Every event converts to and from a JSON-able dict (``to_dict`` / ``event_from_dict``):
+enums by their values, absent values (None) as the first release spelled them
+(:func:`absent_as`), so every journal written before still replays.
 """
 
 from __future__ import annotations
