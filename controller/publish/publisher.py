@@ -34,7 +34,7 @@ import paho.mqtt.client as mqtt
 
 from controller.companion.base import CompanionMode
 from controller.game.state import GameState
-from controller.publish.client import make_client, reason_text
+from controller.publish.client import Refusals, make_client, reason_text
 from controller.publish.companion import companion_state_message
 from controller.publish.messages import (
     OFFLINE,
@@ -135,7 +135,7 @@ class Publisher:
         self._caught_up = threading.Event()
         self._flushing = threading.Event()  # someone waits in flush(): acks matter right now
         self._thread = threading.Thread(target=self._run, name=f"publish-{table_id}", daemon=True)
-        self._last_refusal = ""
+        self._refusals = Refusals(f"table {table_id}", conn.broker.url)
 
     # ------------------------------------------------------------ the game thread's side
     def attach(self, journal: Path | str, game_id: str) -> None:
@@ -224,14 +224,8 @@ class Publisher:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if getattr(reason, "is_failure", False):
-            text = reason_text(reason)
-            if text != self._last_refusal:
-                log.warning("broker %s refused table %s: %s", self.conn.broker.url,
-                            self.table_id, text)  # fmt: skip
-                self._last_refusal = text
+        if self._refusals.refused(reason):
             return
-        self._last_refusal = ""
         log.info("table %s connected to %s", self.table_id, self.conn.broker.url)
         self._fresh_connection = True
         self._connected.set()

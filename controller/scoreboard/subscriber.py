@@ -15,7 +15,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.publish.client import make_client, reason_text
+from controller.publish.client import Refusals, make_client, reason_text
 from controller.publish.messages import ROOT
 from controller.publish.settings import Connection
 from controller.scoreboard.model import Scoreboard
@@ -38,7 +38,7 @@ class Subscriber:
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._connected = threading.Event()
-        self._last_refusal = ""
+        self._refusals = Refusals("the scoreboard", conn.broker.url)
 
     def start(self) -> Subscriber:
         """Connect in the background (the page is served whether the broker is up or not)."""
@@ -64,13 +64,8 @@ class Subscriber:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if getattr(reason, "is_failure", False):
-            text = reason_text(reason)
-            if text != self._last_refusal:
-                log.warning("broker %s refused the scoreboard: %s", self.conn.broker.url, text)
-                self._last_refusal = text
+        if self._refusals.refused(reason):
             return
-        self._last_refusal = ""
         log.info("scoreboard connected to %s", self.conn.broker.url)
         client.subscribe(TOPICS)
 
