@@ -11,6 +11,15 @@ DATA = REPO / "controller" / "data"
 SHARED = REPO.parent / "shared"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--docs-images",
+        action="store_true",
+        help="also write the documentation's images (docs/scoreboard.png) from the tests "
+        "that make them (`make docs-images`); without it no test writes into the checkout",
+    )
+
+
 @pytest.fixture
 def demo_data() -> Path:
     """The bundled demo data directory (invented card details, marked so)."""
