@@ -8,7 +8,6 @@ import os
 import queue
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +56,7 @@ def test_sim_and_watch_processes_talk_over_the_pty(tmp_path: Path) -> None:
         cwd=REPO,
         env=env,
     )
+    watch: subprocess.Popen[str] | None = None
     try:
         assert sim.stdout is not None and sim.stdin is not None
         assert "simulated board (12 sensors) on" in sim.stdout.readline()
@@ -84,10 +84,9 @@ def test_sim_and_watch_processes_talk_over_the_pty(tmp_path: Path) -> None:
         assert json.loads(watch.stdout.readline())["event"] == "resynced"
         sim.stdin.write("place 3\n")
         sim.stdin.flush()
-        time.sleep(0.2)
+        a = json.loads(watch.stdout.readline())  # seen before the next token goes down
         sim.stdin.write("place 9\n")
         sim.stdin.flush()
-        a = json.loads(watch.stdout.readline())
         b = json.loads(watch.stdout.readline())
         assert (a["seq"], a["occupied"]) == (1, [3])
         assert (b["seq"], b["occupied"]) == (2, [3, 9])
@@ -96,8 +95,8 @@ def test_sim_and_watch_processes_talk_over_the_pty(tmp_path: Path) -> None:
         sim.stdin.flush()
         assert sim.wait(timeout=10) == 0
     finally:
-        for proc in (sim,):
-            if proc.poll() is None:
+        for proc in (sim, watch):
+            if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_until
+
 HINT = "run `sudo tools/services/install.sh` (Debian packages mosquitto, chromium, chromium-driver)"
 
 
@@ -99,7 +101,24 @@ class Mosquitto:
                     return self
             except OSError:
                 time.sleep(0.05)
+        self.kill()
         raise RuntimeError("mosquitto did not listen within 10 s")
+
+    def save(self, timeout: float = 10.0) -> None:
+        """Have the broker write its sessions to disk now (SIGUSR1) and wait until it has.
+
+        Raises:
+            AssertionError: the database was not rewritten within ``timeout`` s.
+        """
+        assert self.proc is not None and self.proc.poll() is None, "the broker is not running"
+        before = _signature(self.database)
+        self.proc.send_signal(signal.SIGUSR1)
+        wait_until(lambda: _signature(self.database) != before, timeout, "mosquitto's save")
+
+    @property
+    def database(self) -> Path:
+        """Where the broker keeps its sessions (``persistence_file``'s default name)."""
+        return self.directory / "mosquitto.db"
 
     def kill(self) -> None:
         """SIGKILL: a crash, not a clean stop."""
@@ -120,12 +139,23 @@ class Mosquitto:
         self.proc = None
 
 
+def _signature(path: Path) -> tuple[int, int] | None:
+    """(inode, mtime) of ``path``, or None: mosquitto writes a new file and renames it over."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
 def make_password_file(path: Path, users: dict[str, str]) -> Path:
     """A Mosquitto password file made by ``mosquitto_passwd`` (hashed)."""
     exe = binary("mosquitto_passwd")
     path.touch()
     for user, password in users.items():
-        subprocess.run([exe, "-b", str(path), user, password], check=True, capture_output=True)
+        subprocess.run(
+            [exe, "-b", str(path), user, password], check=True, capture_output=True, timeout=30
+        )
     path.chmod(0o600)
     return path
 
@@ -145,5 +175,5 @@ def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
         ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
          "-out", cert, "-days", "2", "-extfile", ext],
     ):  # fmt: skip
-        subprocess.run([exe, *map(str, args)], check=True, capture_output=True)
+        subprocess.run([exe, *map(str, args)], check=True, capture_output=True, timeout=60)
     return ca, cert, key

@@ -82,13 +82,3 @@ class TestTable:
 def comparable(message: dict[str, Any]) -> dict[str, Any]:
     """A state message without ``sent_at`` and ``last_combat`` (they depend on timing)."""
     return {k: v for k, v in message.items() if k not in ("sent_at", "last_combat")}
-
-
-def wait_for(check: Callable[[], bool], timeout: float, step: float = 0.02) -> bool:
-    """Poll ``check`` until true or ``timeout`` s pass."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(step)
-    return check()

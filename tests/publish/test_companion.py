@@ -26,7 +26,7 @@ from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from controller.table.companion import CompanionTable
 from tests.publish.broker import Mosquitto
-from tests.publish.table import wait_for
+from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.timeout(180),

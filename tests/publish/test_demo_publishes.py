@@ -14,7 +14,7 @@ from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto
-from tests.publish.table import wait_for
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto, free_port
-from tests.publish.table import TestTable, comparable, wait_for
+from tests.publish.table import TestTable, comparable
+from tests.waiting import wait_for
 
 
 def _subscriber(url: str, client_id: str = "test-scoreboard") -> tuple[Scoreboard, Subscriber]:
@@ -162,7 +164,7 @@ def test_broker_killed_mid_game_every_event_arrives(
 
     def after(seq: int) -> None:
         if seq == 25:
-            time.sleep(1.2)  # the broker has autosaved the subscriber's session
+            broker.save()  # the subscriber's session survives the crash
             broker.kill()
             outage["down"] = time.monotonic()
         elif seq == 45:
@@ -227,14 +229,16 @@ def test_event_messages_carry_seq_and_the_journal_payload(
     from paho.mqtt.enums import CallbackAPIVersion
 
     got: list[dict[str, Any]] = []
+    subscribed = threading.Event()
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw")
     client.on_message = lambda c, u, m: got.append(json.loads(m.payload))
+    client.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()  # the SUBACK
     client.connect("127.0.0.1", broker.port)
     client.subscribe("toptable/table-1/events", qos=1)
     client.loop_start()
     table = TestTable(tmp_path, broker.url, game_data)
     try:
-        time.sleep(0.3)
+        assert subscribed.wait(5), "no SUBACK from the broker"
         table.play(seed=8)
         assert table.publisher.flush(10)
         assert wait_for(lambda: len(got) >= table.last_seq, 5)

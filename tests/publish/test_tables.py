@@ -15,7 +15,7 @@ from controller.publish.tables import TablesOptions, player_names, simulate_tabl
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto
-from tests.publish.table import wait_for
+from tests.waiting import wait_for
 
 
 def test_three_tables_at_once(broker: Mosquitto, tmp_path: Path) -> None:

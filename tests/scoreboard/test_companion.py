@@ -16,8 +16,8 @@ from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import ScoreboardServer
 from controller.scoreboard.standings import standings
 from controller.table.companion import CompanionTable
-from tests.publish.table import wait_for
 from tests.scoreboard.test_page import HOSTILE, _card_text, chrome
+from tests.waiting import wait_for
 
 __all__ = ["chrome"]
 

@@ -6,8 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.system.sdnotify import Notifier, Watchdog, notify_address, watchdog_interval
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -193,43 +192,49 @@ def test_watchdog_disabled_without_interval_or_socket(
 def test_pinger_thread_stops_pinging_when_the_loop_hangs(
     systemd_path: tuple[FakeSystemd, dict[str, str]],
 ) -> None:
+    """The pinger thread on the injected clock: a ping per period while the loop beats, then none."""
     fake, env = systemd_path
-    wd = Watchdog(Notifier(env), interval=0.2)  # pings every 0.1 s, stale after 0.1 s
-    stop_loop = threading.Event()
+    clock = Clock()
+    wd = Watchdog(Notifier(env), interval=0.5, clock=clock)  # a ping per 0.25 s, stale after 0.25 s
 
-    def main_loop() -> None:
-        while not stop_loop.is_set():
-            wd.heartbeat()
-            time.sleep(0.01)
+    def one_period(pings: int) -> None:
+        """The loop beats as the clock moves on a period: the thread sends ping number ``pings``."""
+        clock.now += 0.25
+        wd.heartbeat()
+        wait_until(lambda: wd.pings == pings, 5, f"watchdog ping {pings}")
 
-    loop = threading.Thread(target=main_loop)
     with wd:
-        loop.start()
-        time.sleep(0.55)
-        stop_loop.set()  # the loop "hangs"
-        loop.join()
-        healthy_pings = len(fake.pending())
-        time.sleep(0.5)
-        after_hang = len(fake.pending())
-    assert healthy_pings >= 3
-    assert after_hang <= 1  # at most one ping already due as the loop stopped
+        wait_until(lambda: wd.pings == 1, 5, "the first ping, sent as the thread starts")
+        for pings in (2, 3, 4):
+            one_period(pings)
+        clock.now += 0.5  # the loop hangs: no heartbeat for two periods
+        wait_until(lambda: wd.missed >= 3, 5, "the pinger thread to hold three pings back")
+        assert wd.pings == 4
+        assert fake.pending() == [["WATCHDOG=1"]] * 4
+        wd.heartbeat()  # the loop is back: pings resume
+        wait_until(lambda: wd.pings == 5, 5, "the ping after the loop came back")
+        assert wd.missed == 0
     assert wd._thread is None
     wd.stop()  # idempotent
 
 
 CHILD = """
-import sys, time
+import time
 from controller.system.sdnotify import Notifier, Watchdog
 notifier = Notifier()
 watchdog = Watchdog(notifier)
 assert watchdog.interval == 0.2, watchdog.interval
 notifier.ready("table up")
+deadline = time.monotonic() + 10
 with watchdog:
-    for _ in range(30):          # a healthy loop for 0.3 s
+    while watchdog.pings < 3:    # a healthy loop until systemd has had three pings
+        assert time.monotonic() < deadline, "no watchdog pings"
         watchdog.heartbeat()
         time.sleep(0.01)
     notifier.status("hung")
-    time.sleep(0.6)              # the loop hangs: no heartbeat
+    while watchdog.missed < 2:   # the loop hangs: no heartbeat, until two pings are held back
+        assert time.monotonic() < deadline, "the watchdog kept pinging a hung loop"
+        time.sleep(0.01)
     notifier.stopping()
 """
 
@@ -256,5 +261,5 @@ def test_a_child_process_under_a_fake_systemd(
     assert messages[0] == ["READY=1", "STATUS=table up"]
     assert messages[-1] == ["STOPPING=1"]
     hung_at = messages.index(["STATUS=hung"])
-    assert messages[1:hung_at].count(["WATCHDOG=1"]) >= 2
+    assert messages[1:hung_at].count(["WATCHDOG=1"]) >= 3
     assert messages[hung_at + 1 : -1].count(["WATCHDOG=1"]) <= 1

@@ -14,6 +14,7 @@ from hardware.board.errors import BoardPortError
 from hardware.board.events import BoardResynced, LinkLost, LinkRestored, SensorChanged
 from hardware.board.link import BoardLink, open_port
 from hardware.board.sim import SimBoard
+from tests.waiting import wait_until
 
 
 def wait_for(
@@ -38,8 +39,8 @@ def test_link_follows_moves_unplug_and_reset(tmp_path: Path) -> None:
     q: queue.Queue[Event] = queue.Queue()
     recorded: list[SensorChanged] = []
     with SimBoard(sensors=12, link=tmp_path / "board") as sim:
-        sim.place(3)
-        time.sleep(0.1)  # debounced before the host connects: part of the first snapshot
+        sim.place(3)  # debounced before the host connects: part of the first snapshot
+        wait_until(lambda: sim.firmware.states()[3], 5, "the firmware to debounce sensor 3")
         with BoardLink(sim.path, q, recorded.append):
             restored = wait_for(q, LinkRestored)
             assert isinstance(restored, LinkRestored) and restored.sensors == 12

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import queue
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from gpiozero import LED, Device
+from gpiozero import LED
 from gpiozero.pins.mock import MockFactory
 
 from controller.core.events import Event
@@ -20,25 +19,13 @@ from hardware.controls import (
     EncoderTurned,
     TableInputs,
 )
+from tests.hardware.controls.pins import press
 
 pytestmark = pytest.mark.timeout(20)
 
 CONFIG = ControlsConfig(hold_seconds=0.15, repeat_s=0.1, bounce_ms=0)
 PIN = CONFIG.buttons  # the default pins (the [controls] defaults)
 CONFIRM, NEXT, UNDO, MENU = (PIN[b] for b in ButtonName)
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    """A fresh MockFactory as gpiozero's default; the previous one is restored after."""
-    saved = Device.pin_factory
-    mock = MockFactory()
-    Device.pin_factory = mock
-    try:
-        yield mock
-    finally:
-        mock.close()
-        Device.pin_factory = saved
 
 
 def _drain(q: queue.Queue[Any]) -> list[Any]:
@@ -66,8 +53,7 @@ def test_short_press_posts_on_release(factory: MockFactory) -> None:
         assert _drain(q) == []  # could still become a long press
         pin.drive_high()
         for number in (UNDO, MENU):
-            factory.pin(number).drive_low()
-            factory.pin(number).drive_high()
+            press(factory.pin(number))
         assert _drain(q) == [
             ButtonPressed(ButtonName.CONFIRM),
             ButtonPressed(ButtonName.UNDO),
@@ -122,8 +108,7 @@ def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
                 f"button 'confirm' on GPIO{CONFIRM}: pin already in use (by another device or program)"
             )
             assert set(inputs.buttons) == {ButtonName.NEXT, ButtonName.UNDO, ButtonName.MENU}
-            factory.pin(UNDO).drive_low()
-            factory.pin(UNDO).drive_high()
+            press(factory.pin(UNDO))
             assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
     finally:
         squatter.close()
@@ -144,6 +129,5 @@ def test_pull_down_buttons_press_when_driven_high(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(cfg, q) as inputs:
         assert inputs.failed == []
-        factory.pin(UNDO).drive_high()
-        factory.pin(UNDO).drive_low()
+        press(factory.pin(UNDO), pull_up=False)
         assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Iterator
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hardware.controls import ControlsConfig, TableOutputs
 from hardware.displays.model import Clock, Fault, SeatView
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -24,26 +22,12 @@ ANA, BEN, CHLOE = CONFIG.led_seats  # the default pins (the [controls] defaults)
 BUZZER, LINK, CAMERA = CONFIG.buzzer or 0, CONFIG.led_link or 0, CONFIG.led_camera or 0
 
 
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    saved = Device.pin_factory
-    mock = MockFactory()
-    Device.pin_factory = mock
-    try:
-        yield mock
-    finally:
-        mock.close()
-        Device.pin_factory = saved
-
-
 def _states(factory: MockFactory, pin: int) -> list[bool]:
     return [bool(s.state) for s in factory.pin(pin).states]
 
 
-def _wait_states(factory: MockFactory, pin: int, count: int, timeout: float = 3.0) -> None:
-    end = time.monotonic() + timeout
-    while len(factory.pin(pin).states) < count and time.monotonic() < end:
-        time.sleep(0.01)
+def _wait_states(factory: MockFactory, pin: int, count: int) -> None:
+    wait_until(lambda: len(factory.pin(pin).states) >= count, 5, f"{count} states of GPIO{pin}")
 
 
 def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
