@@ -6,23 +6,13 @@ import json
 
 import pytest
 
-from controller.cli import main as cli
+from tests.cli_runner import Run, cli_runner
 
 
 @pytest.fixture
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    """Run the CLI with only the advisor's commands registered; return (code, out, err)."""
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("controller.cli.advisor",))
-
-    def go(*argv: str) -> tuple[int, str, str]:
-        try:
-            code = cli.main(list(argv))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return go
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
+    """``toptable`` with only the advisor's commands registered."""
+    return cli_runner(monkeypatch, capsys, "controller.cli.advisor")
 
 
 ADVISE = (

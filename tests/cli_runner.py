@@ -1,0 +1,29 @@
+"""``toptable ARGS`` run in the test's process: its exit code, stdout and stderr."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from controller.cli import main as cli
+
+Run = Callable[..., tuple[int, str, str]]
+"""Runs ``toptable *argv``; returns (exit code, stdout, stderr)."""
+
+
+def cli_runner(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *modules: str
+) -> Run:
+    """The real ``main`` with only ``modules``' commands registered (e.g. ``controller.cli.advisor``)."""
+    monkeypatch.setattr(cli, "COMMAND_MODULES", modules)
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        try:
+            code = cli.main(list(argv))
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
