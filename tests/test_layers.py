@@ -9,6 +9,7 @@ draws; change both together.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,6 +125,7 @@ def _allowed(src: str, dst: str) -> bool:
     return dst_rank is not None and dst_rank < src_rank
 
 
+@functools.cache  # read once per run: three tests walk the same graph
 def _graph() -> dict[str, list[tuple[int, str, bool]]]:
     return {_module_name(p): list(_imports(p, _module_name(p))) for p in _source_files()}
 
