@@ -1,12 +1,13 @@
 # make demo   - set up the virtual environment and run a whole simulated game
-# make test   - set up the virtual environment, lint, type-check and run the tests
+# make test   - set up the virtual environment, lint, type-check and run the tests (not the slow tier)
+# make test-slow - the tests marked slow (whole demo games, a wheel build): CI runs them after make test
 # make bench  - print the project's speed and memory figures
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck pytest bench clean references
+.PHONY: demo test test-slow lint typecheck pytest bench clean docs-images
 
 $(STAMP): pyproject.toml tools/bootstrap-venv.sh
 	bash tools/bootstrap-venv.sh $(VENV) $(PYTHON)
@@ -25,8 +26,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The tests run in parallel (pytest-xdist): many wait on ptys, brokers and child processes,
+# so more workers than cores keep both cores busy. PYTEST_WORKERS=0 runs them in one process.
+PYTEST_WORKERS ?= 4
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(PYTEST) -m "not slow"
+
+test-slow: $(STAMP)
+	$(PYTEST) -m slow
+
+# The documentation's images, regenerated on purpose (no test writes into the checkout otherwise)
+docs-images: $(STAMP)
+	$(BIN)/pytest tests/scoreboard/test_page.py --docs-images
 
 bench: $(STAMP)
 	$(BIN)/toptable bench
@@ -41,7 +54,7 @@ $(MICROPYTHON): tools/micropython/package.json tools/micropython/package-lock.js
 	bash tools/micropython/install.sh
 	touch $(MICROPYTHON)
 micropython: $(MICROPYTHON)
-pytest: $(MICROPYTHON)
+pytest test-slow: $(MICROPYTHON)
 clean: clean-micropython
 clean-micropython:
 	rm -rf tools/micropython/node_modules
@@ -53,5 +66,5 @@ $(SERVICES): tools/services/install.sh
 	bash tools/services/install.sh
 	touch $(SERVICES)
 services: $(SERVICES)
-pytest: $(SERVICES)
+pytest test-slow docs-images: $(SERVICES)
 bench: $(SERVICES)

@@ -118,10 +118,13 @@ def test_flicker_guard_holds_a_stuck_sensor_until_it_settles() -> None:
     assert g.filter(SensorChanged(5, True, 9, 1), 2.0) == [SensorChanged(5, True, 9, 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_a_small_stress_run_meets_the_targets() -> None:
-    # Each sensor holds a state for 2 s (a hand is slower still), so even a firmware
-    # thread starved by a loaded test machine samples every change it must report.
+    # Real time over real ptys: a firmware thread starved for seconds on a loaded machine
+    # misses changes, so this runs in the slow tier (CI, on an otherwise idle machine).
+    # tests/hardware/board/test_session.py proves "nothing lost" on a simulated clock.
+    # Each sensor holds a state for 2 s (a hand is slower still).
     cfg = StressConfig(
         events=300, unplug_every=1.0, reset_every=2.0, latency_events=60, rate=60, dwell=2.0
     )

@@ -16,7 +16,9 @@ from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.timeout(240)
+# A whole `toptable demo` game (a minute of CPU): the slow tier. The publishing itself is tested
+# in test_publisher.py, and the demo's --mqtt wiring by test_companion.py's companion demo.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def test_the_demo_publishes_every_event_and_its_end(broker: Mosquitto, tmp_path: Path) -> None:
