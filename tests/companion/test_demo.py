@@ -16,6 +16,8 @@ from controller.cli import daemon as cli_daemon
 from controller.cli.main import _Parser
 from controller.demo.companion import CompanionDemoError, run_companion_demo
 from controller.table.companion import CompanionTable
+from tests.hardware.controls.pins import press
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -168,18 +170,14 @@ def test_the_daemon_runs_a_companion_table_on_mock_pins_and_dummy_displays(tmp_p
     runner.start()
     journal = tmp_path / "companion-dbz-tcg.sqlite"
     try:
-        for _ in range(100):  # until the table is up
-            if journal.exists() and factory.pins:
-                break
-            threading.Event().wait(0.05)
-        confirm = factory.pin(config.controls.confirm)
-        confirm.drive_low()
-        confirm.drive_high()  # Player 1's Draw Step
-        for _ in range(100):
+        wait_until(lambda: statuses, 30, "the companion table to say READY")
+
+        def history() -> int:
             with CompanionTable.resume(journal) as seen:
-                if seen.history == 1:
-                    break
-            threading.Event().wait(0.05)
+                return seen.history
+
+        press(factory.pin(config.controls.confirm))  # Player 1's Draw Step
+        wait_until(lambda: history() == 1, 30, "the press to be journalled")
     finally:
         stop.set()
         runner.join(10)

@@ -430,6 +430,7 @@ _VALUES = st.recursive(
 )
 
 
+@pytest.mark.timeout(120)  # a hang guard: 300 examples on a loaded core take longer than 30 s
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(_KEYS, _VALUES, max_size=5))
 def test_any_document_gives_a_config_or_a_data_error(data: dict[str, Any]) -> None:
