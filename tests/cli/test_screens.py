@@ -49,7 +49,9 @@ def test_bad_state_names_the_field(tmp_path: Path) -> None:
     state["combat"]["speed"] = "warp"
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state), encoding="utf-8")
-    with pytest.raises(DataError, match=r"state.json: combat: field 'speed': expected one of .*, got 'warp'"):
+    with pytest.raises(
+        DataError, match=r"state.json: combat: field 'speed': expected one of .*, got 'warp'"
+    ):
         _run("screens", "--state", str(path), "--out", str(tmp_path / "out"))
 
 
