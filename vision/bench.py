@@ -38,8 +38,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.calibrate import calibrate
-from vision.dataset import Dataset, load_dataset, read_image
+from vision.dataset import Dataset, load_dataset
 from vision.evaluate import EvalResult, cross_validate, evaluate, score_read
+from vision.images import read_image
 from vision.model import FaceModel
 from vision.read import read_file, read_frame
 from vision.synth import Renderer, stress_settings, write_dataset

@@ -11,17 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import cv2
-import numpy as np
 import yaml
-from numpy.typing import NDArray
 
 from controller.core.errors import DataError, DataProblem
-from vision.errors import ImageReadError
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+from vision.images import IMAGE_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -190,19 +184,3 @@ def load_dataset(root: str | Path) -> Dataset:
     if problems:
         raise DataError(problems)
     return Dataset(root, names, tuple(items))
-
-
-def read_image(path: str | Path) -> NDArray[Any]:
-    """Read a colour image as a BGR array.
-
-    Raises:
-        ImageReadError: the file is missing or not a decodable image.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise ImageReadError(f"{path}: no such image file")
-    data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise ImageReadError(f"{path}: not a readable image (jpg, png, bmp...)")
-    return image

@@ -24,10 +24,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dataset import read_image
 from vision.describe import describe_again, describe_dice, light_gains
 from vision.detect import FACE_DIE_PX, Box, DetectorParams, DetectResult, detect, image_length
 from vision.errors import ImageReadError
+from vision.images import jpeg_size, read_image
 from vision.model import FaceModel
 
 
@@ -165,45 +165,6 @@ def read_frame(
         size=(round(w * factor), round(h * factor)),
         light_fraction=result.light_fraction,
     )
-
-
-_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
-
-
-def jpeg_size(head: bytes) -> tuple[int, int] | None:
-    """(width, height) from a JPEG's frame header, or None if not found in ``head``."""
-    if head[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    while i + 9 < len(head):
-        if head[i] != 0xFF:
-            return None
-        marker = head[i + 1]
-        if marker == 0xFF:
-            i += 1
-            continue
-        if marker in _SOF:
-            height = int.from_bytes(head[i + 5 : i + 7], "big")
-            width = int.from_bytes(head[i + 7 : i + 9], "big")
-            return (width, height) if width and height else None
-        i += 2 + int.from_bytes(head[i + 2 : i + 4], "big")
-    return None
-
-
-def image_size(path: str | Path) -> tuple[int, int]:
-    """(width, height) of an image file: from the JPEG header, else by decoding it.
-
-    Raises:
-        ImageReadError: the file is missing or not a decodable image.
-    """
-    path = Path(path)
-    if path.is_file() and path.suffix.lower() in (".jpg", ".jpeg"):
-        with path.open("rb") as fh:
-            size = jpeg_size(fh.read(1 << 20))
-        if size is not None:
-            return size
-    image = read_image(path)
-    return image.shape[1], image.shape[0]
 
 
 def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[NDArray[Any], float]:

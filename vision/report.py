@@ -28,7 +28,7 @@ def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float =
     """Write each mistake as a crop (``NNNN_kind_truth_read.png``, the box and some of its
     surroundings, the box drawn) and ``errors.json`` listing them with their reasons.
     Returns the folder."""
-    from vision.dataset import read_image
+    from vision.images import read_image
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

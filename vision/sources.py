@@ -27,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
-from vision.dataset import IMAGE_SUFFIXES, read_image
 from vision.errors import CameraError
+from vision.images import IMAGE_SUFFIXES, read_image
 from vision.picamera import Picamera2Source
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource

@@ -25,11 +25,12 @@ import cv2
 
 from controller.core.events import Event
 from vision.capture import run_capture
-from vision.dataset import load_dataset, read_image
+from vision.dataset import load_dataset
 from vision.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
 from vision.errors import ImageReadError, ModelError
 from vision.evaluate import EvalResult, ReadError, cross_validate, evaluate
 from vision.events import ThrowSettled
+from vision.images import read_image
 from vision.model import FaceModel, load_model
 from vision.progress import progress_bar
 from vision.read import annotate, load_scaled, read_frame

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from controller.core.errors import DataError
-from vision.dataset import load_dataset, read_image
+from vision.dataset import load_dataset
 from vision.errors import ImageReadError
+from vision.images import read_image
 from vision.synth import write_dataset
 
 

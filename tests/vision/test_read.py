@@ -16,8 +16,9 @@ from vision.describe import describe_again
 from vision.detect import DetectorParams, detect
 from vision.errors import ConfigError, ImageReadError
 from vision.evaluate import match
+from vision.images import jpeg_size
 from vision.model import FaceModel
-from vision.read import annotate, jpeg_size, read_file, read_frame
+from vision.read import annotate, read_file, read_frame
 from vision.synth import Renderer, Settings
 from vision.synth_die import draw_face
 
