@@ -36,7 +36,8 @@ CONTROLLER_RANKS: dict[str, int] = {
     "config": 7,
     "daemon": 8,
     "demo": 9,
-    "cli": 10,
+    "bench": 10,
+    "cli": 11,
 }
 # From this rank up, a controller package may use vision and hardware.
 DEVICE_USERS_FROM = CONTROLLER_RANKS["table"]
@@ -45,6 +46,17 @@ SIDE_PACKAGES: dict[str, frozenset[str]] = {
     "vision": frozenset({"controller.core"}),
     "hardware": frozenset({"controller.core", "firmware"}),
     "firmware": frozenset(),
+}
+# vision's own order: its leaf modules (errors, events, settings, images), then the
+# synthetic renderer, the camera sources, reading, learning. A subpackage imports only
+# those before it (reading never imports learning).
+VISION_RANKS: dict[str, int] = {
+    "vision": 0,
+    "vision.models": 0,
+    "vision.synth": 1,
+    "vision.sources": 2,
+    "vision.reading": 3,
+    "vision.learning": 4,
 }
 
 
@@ -104,11 +116,25 @@ def _exists(module: str) -> bool:
 
 
 def _area(module: str) -> str:
-    """``controller.game.engine.turn`` -> ``controller.game``; ``vision.read`` -> ``vision``."""
+    """``controller.game.engine.turn`` -> ``controller.game``; ``vision.reading.read`` -> ``vision``."""
     parts = module.split(".")
     if parts[0] == "controller" and len(parts) > 1:
         return f"controller.{parts[1]}"
     return parts[0]
+
+
+def _vision_part(module: str) -> str:
+    """``vision.reading.read`` -> ``vision.reading``; a leaf module (``vision.errors``) -> ``vision``."""
+    parts = module.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and f"vision.{parts[1]}" in VISION_RANKS):
+        return ".".join(parts[:2])
+    return "vision"
+
+
+def _vision_allowed(src: str, dst: str) -> bool:
+    if src == dst:
+        return True
+    return VISION_RANKS[dst] < VISION_RANKS[src]
 
 
 def _allowed(src: str, dst: str) -> bool:
@@ -148,6 +174,27 @@ def test_imports_run_one_way() -> None:
                 path = module.replace(".", "/")
                 wrong.append(f"{path}.py:{line}: {src} imports {target} ({dst})")
     assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
+
+
+def test_vision_parts_import_one_way() -> None:
+    parts = {
+        _vision_part(_module_name(p))
+        for p in (REPO / "vision").rglob("*.py")
+        if p.parent == REPO / "vision" or (p.parent / "__init__.py").is_file()
+    }
+    unknown = parts - set(VISION_RANKS)
+    assert not unknown, f"give these vision parts a rank in tests/test_layers.py: {sorted(unknown)}"
+    wrong: list[str] = []
+    for module, imports in _graph().items():
+        if not module.startswith("vision"):
+            continue
+        for line, target, _ in imports:
+            if target.startswith("vision") and not _vision_allowed(
+                _vision_part(module), _vision_part(target)
+            ):
+                path = module.replace(".", "/")
+                wrong.append(f"{path}.py:{line}: {module} imports {target}")
+    assert not wrong, "vision imports against its order:\n" + "\n".join(wrong)
 
 
 def test_nothing_imports_the_cli() -> None:
@@ -233,6 +280,23 @@ def test_no_import_cycles() -> None:
 )
 def test_the_layer_rule_itself(src: str, dst: str, ok: bool) -> None:
     assert _allowed(src, dst) is ok
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "ok"),
+    [
+        ("vision.learning.calibrate", "vision.reading.model", True),
+        ("vision.reading.read", "vision.learning.dataset", False),
+        ("vision.reading.reader", "vision.sources.source", True),
+        ("vision.sources.source", "vision.reading.read", False),
+        ("vision.synth.scenes", "vision.sources.source", False),
+        ("vision.sources.source", "vision.synth.scenes", True),
+        ("vision.reading.read", "vision.errors", True),
+        ("vision.errors", "vision.reading.read", False),
+    ],
+)
+def test_the_vision_order_itself(src: str, dst: str, ok: bool) -> None:
+    assert _vision_allowed(_vision_part(src), _vision_part(dst)) is ok
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -27,8 +27,8 @@ from controller.gamedata.warriors import load_warriors
 from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.table.advice import AdviceLine
 from vision.settings import CameraConfig, CameraSource
-from vision.sources import SyntheticSource, open_source
-from vision.synth import Renderer
+from vision.sources.source import SyntheticSource, open_source
+from vision.synth.scenes import Renderer
 
 FACES = ("kick", "punch", "sphere", "sphere", "star", "strength")
 OWN = Die("two spheres", tuple(Symbol(f) for f in FACES))

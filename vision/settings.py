@@ -3,7 +3,7 @@
 :class:`CameraSettings` is the section as the owner writes it in
 ``/etc/toptable/config.toml`` (read by :func:`parse_camera`, composed into the
 whole config by :mod:`controller.config`). :class:`CameraConfig` is what
-:func:`vision.sources.open_source` takes: the section's source, size and rate
+:func:`vision.sources.source.open_source` takes: the section's source, size and rate
 plus what the caller decides (the synthetic seed, whether a recording loops,
 how long a folder image is held); :meth:`CameraSettings.source_config` is the
 one mapping from one to the other. The limits below are the only ones: the
@@ -104,7 +104,7 @@ class CameraSettings:
         return self.device
 
     def source_config(self, seed: int = 0) -> CameraConfig:
-        """What :func:`vision.sources.open_source` takes for this section.
+        """What :func:`vision.sources.source.open_source` takes for this section.
 
         A recording (file or folder) replays from the start when it ends.
         """

@@ -16,7 +16,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "rules": ("controller.rules.bench", "throws scored per second"),
     "advisor": ("controller.advisor.bench", "milliseconds per advice"),
     "game": ("controller.game.bench", "games simulated per second, journal replay time"),
-    "dice": ("vision.bench", "dice reading speed and accuracy"),
+    "dice": ("controller.bench.dice", "dice reading speed and accuracy"),
     "board": ("hardware.board.bench", "link latency and fault-injection figures"),
     "screens": ("hardware.displays.bench", "render time and bytes sent to displays"),
     "daemon": ("controller.daemon.bench", "daemon memory, idle CPU and latency"),

@@ -24,20 +24,20 @@ from typing import Any
 import cv2
 
 from controller.core.events import Event
-from vision.capture import run_capture
-from vision.dataset import load_dataset
-from vision.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
 from vision.errors import ImageReadError, ModelError
-from vision.evaluate import EvalResult, ReadError, cross_validate, evaluate
 from vision.events import ThrowSettled
 from vision.images import read_image
-from vision.model import FaceModel, load_model
-from vision.progress import progress_bar
-from vision.read import annotate, load_scaled, read_frame
-from vision.reader import CameraWorker, DiceReader
-from vision.report import CalibrationReport, calibrate_with_report, save_errors
+from vision.learning.capture import run_capture
+from vision.learning.dataset import load_dataset
+from vision.learning.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
+from vision.learning.evaluate import EvalResult, ReadError, cross_validate, evaluate
+from vision.learning.progress import progress_bar
+from vision.learning.report import CalibrationReport, calibrate_with_report, save_errors
+from vision.reading.model import FaceModel, load_model
+from vision.reading.read import annotate, load_scaled, read_frame
+from vision.reading.reader import CameraWorker, DiceReader
 from vision.settings import CameraConfig, CameraSource
-from vision.synth import write_dataset
+from vision.synth.scenes import write_dataset
 
 CV_LOG_LEVEL_ERROR = 2
 """OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from controller.config.device_checker import DeviceChecker
-from vision.delivery import delivery_text
 from vision.errors import CameraError
-from vision.picamera import MISSING as PICAMERA2_MISSING
 from vision.settings import CameraOptionError, CameraSource
+from vision.sources.delivery import delivery_text
+from vision.sources.picamera import MISSING as PICAMERA2_MISSING
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 

@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from vision.delivery import measure_delivery
 from vision.settings import CameraConfig
-from vision.sources import open_source
+from vision.sources.delivery import measure_delivery
+from vision.sources.source import open_source
 
 I2C_SLAVE = 0x0703  # linux/i2c-dev.h: set the address of the next read/write
 
@@ -112,7 +112,7 @@ class DeviceProbe:
     def open_camera(self, config: CameraConfig) -> dict[str, Any]:
         """Open the camera as the daemon will, time a few frames, close it.
 
-        Returns what :func:`vision.sources.measure_delivery` measures.
+        Returns what :func:`vision.sources.delivery.measure_delivery` measures.
 
         Raises:
             CameraError: it does not open or delivers nothing

@@ -169,7 +169,7 @@ def _empty_tray(folder: Path) -> Path:
     """A folder with one picture of the empty tray (a still camera)."""
     import cv2
 
-    from vision.synth import Renderer
+    from vision.synth.scenes import Renderer
 
     images = folder / "tray"
     images.mkdir(exist_ok=True)

@@ -10,8 +10,8 @@ import numpy as np
 
 from vision.errors import CameraError
 from vision.events import ThrowSettled
-from vision.reader import DiceReader
-from vision.sources import FrameSource
+from vision.reading.reader import DiceReader
+from vision.sources.source import FrameSource
 
 
 class HandoffReader(DiceReader):

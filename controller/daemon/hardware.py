@@ -56,10 +56,10 @@ from hardware.displays.display_board import DisplayBoard
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.model import TableView
 from vision.errors import CameraError, VisionError
-from vision.model import FaceModel
-from vision.reader import CameraWorker
+from vision.reading.model import FaceModel
+from vision.reading.reader import CameraWorker
 from vision.settings import CameraConfig, CameraSource
-from vision.sources import FrameSource, open_source
+from vision.sources.source import FrameSource, open_source
 
 log = logging.getLogger(__name__)
 
@@ -218,8 +218,8 @@ class TableDevices:
         ).start()
 
     def _load_model(self) -> FaceModel:
-        from vision.defaults import default_model
-        from vision.model import load_model
+        from vision.learning.defaults import default_model
+        from vision.reading.model import load_model
 
         if self.config.camera.model is not None:
             return load_model(self.config.camera.model)

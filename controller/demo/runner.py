@@ -54,8 +54,8 @@ from hardware.controls.inputs import TableInputs
 from hardware.displays.device_config import display_configs
 from hardware.displays.display_board import DisplayBoard
 from hardware.displays.model import TableView
-from vision.defaults import default_model
-from vision.reader import DiceReader
+from vision.learning.defaults import default_model
+from vision.reading.reader import DiceReader
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ Everything the table reads goes through its real code path:
   table follows it with the real serial link and move tracker;
 - the **tray** is drawn by the synthetic renderer (kept dice stay where they
   lay, rerolled ones land elsewhere) and read by the real
-  :class:`~vision.reader.DiceReader`;
+  :class:`~vision.reading.reader.DiceReader`;
 - the **buttons** are gpiozero buttons on MockFactory pins, pressed by driving
   the pins.
 
@@ -36,9 +36,9 @@ from controller.gamedata.board import BoardLayout
 from controller.table.awaits import TableAwaits
 from hardware.board.sim import SimBoard
 from hardware.controls.events import ButtonName
-from vision.reader import DiceReader
-from vision.synth import Renderer, Settings
-from vision.synth_die import PlacedDie
+from vision.reading.reader import DiceReader
+from vision.synth.die import PlacedDie
+from vision.synth.scenes import Renderer, Settings
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
 MOVING_FRAMES = 4

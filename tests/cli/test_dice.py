@@ -10,7 +10,7 @@ import cv2
 import pytest
 
 from controller.cli.main import main
-from vision.synth import Renderer, write_dataset
+from vision.synth.scenes import Renderer, write_dataset
 
 # A hang guard, not a speed limit: a calibration is a CPU-minute, and make test runs
 # four workers on two cores.
@@ -159,7 +159,7 @@ def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     labels = sorted((out / "labels").glob("*.txt"))
     assert [len(p.read_text().splitlines()) for p in labels] == [3, 3]
     assert {line.split()[0] for line in labels[1].read_text().splitlines()} == {"1"}
-    from vision.dataset import load_dataset
+    from vision.learning.dataset import load_dataset
 
     assert load_dataset(out).names == ("kick", "punch")
 
@@ -167,7 +167,7 @@ def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 @pytest.mark.slow  # two minutes of CPU: calibrations and thousands of rendered dice
 @pytest.mark.timeout(600)
 def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    from vision import bench
+    from controller.bench import dice as bench
 
     assert bench.main(["--quick", "--dice", "16", "--datasets", "/nonexistent"]) == 0
     out = capsys.readouterr().out

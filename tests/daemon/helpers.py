@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 
 from controller.gamedata import DEMO_DIR
-from vision.synth import Renderer
+from vision.synth.scenes import Renderer
 
 
 def simulated_config(folder: Path, players: int = 2, camera: str | None = None) -> Path:

@@ -26,7 +26,7 @@ from tests.hardware.displays.helpers import FakeSMBus
 from vision.errors import CameraError
 from vision.events import CameraLost, CameraRestored
 from vision.settings import CameraConfig
-from vision.sources import FrameSource
+from vision.sources.source import FrameSource
 
 pytestmark = [
     pytest.mark.timeout(20),

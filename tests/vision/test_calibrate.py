@@ -7,10 +7,10 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision.calibrate import calibrate
-from vision.dataset import load_dataset
-from vision.evaluate import evaluate
-from vision.synth import write_dataset
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import load_dataset
+from vision.learning.evaluate import evaluate
+from vision.synth.scenes import write_dataset
 
 
 def _negative_dataset(root: Path, images: int, seed: int) -> Path:

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.delivery import delivery_text, measure_delivery
+from controller.bench.camera import bench_picamera
 from vision.errors import CameraError
-from vision.picamera import Picamera2Source, PicameraMissingError
-from vision.picamera_bench import bench_picamera
 from vision.settings import CameraConfig, CameraOptionError, CameraSource
-from vision.sources import open_source
+from vision.sources.delivery import delivery_text, measure_delivery
+from vision.sources.picamera import Picamera2Source, PicameraMissingError
+from vision.sources.source import open_source
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vision.delivery import delivery_text, measure_delivery
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError, CameraSource
-from vision.sources import CaptureSource
-from vision.v4l2 import (
+from vision.sources.delivery import delivery_text, measure_delivery
+from vision.sources.source import CaptureSource
+from vision.sources.v4l2 import (
     VIDIOC_ENUM_FMT,
     VIDIOC_ENUM_FRAMESIZES,
     VIDIOC_QUERYCAP,

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from controller.core.errors import DataError
-from vision.dataset import load_dataset
 from vision.errors import ImageReadError
 from vision.images import read_image
-from vision.synth import write_dataset
+from vision.learning.dataset import load_dataset
+from vision.synth.scenes import write_dataset
 
 
 @pytest.fixture(scope="module")

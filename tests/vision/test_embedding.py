@@ -13,16 +13,17 @@ import pytest
 from numpy.typing import NDArray
 
 from controller.core.symbols import Symbol
-from vision import embedding
-from vision.defaults import DEFAULT_MODEL
-from vision.describe import (
+from vision.errors import ModelError
+from vision.learning.defaults import DEFAULT_MODEL
+from vision.reading import embedding
+from vision.reading.describe import (
     DESCRIPTION_SIZE,
     SECOND_LOOK,
     describe_again,
     describe_dice,
     light_gains,
 )
-from vision.embedding import (
+from vision.reading.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
     VIEW_PX,
@@ -30,9 +31,8 @@ from vision.embedding import (
     die_view,
     load_embedding,
 )
-from vision.errors import ModelError
-from vision.model import load_model
-from vision.synth_die import draw_face
+from vision.reading.model import load_model
+from vision.synth.die import draw_face
 
 
 def quarter_turned(view: NDArray[Any]) -> NDArray[Any]:

@@ -12,17 +12,17 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vision.calibrate import calibrate
-from vision.dataset import load_dataset
-from vision.detect import Detector, DetectorParams, image_length, working_scale
-from vision.die_shape import face_contrast
 from vision.errors import ModelError
-from vision.evaluate import ReadError, evaluate
-from vision.features import autocorr_many, cut_patch, features, features_many
-from vision.model import load_model
-from vision.read import read_frame
-from vision.report import _too_alike, calibrate_with_report, save_errors
-from vision.synth import Renderer, stress_settings, write_dataset
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import load_dataset
+from vision.learning.evaluate import ReadError, evaluate
+from vision.learning.report import _too_alike, calibrate_with_report, save_errors
+from vision.reading.detect import Detector, DetectorParams, image_length, working_scale
+from vision.reading.die_shape import face_contrast
+from vision.reading.features import autocorr_many, cut_patch, features, features_many
+from vision.reading.model import load_model
+from vision.reading.read import read_frame
+from vision.synth.scenes import Renderer, stress_settings, write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_die_size_measured_against_image_length() -> None:
 
 
 def test_noise_reads_as_no_dice() -> None:
-    from vision.defaults import default_model
+    from vision.learning.defaults import default_model
 
     noise = np.random.default_rng(0).integers(0, 255, (480, 640, 3)).astype(np.uint8)
     assert read_frame(noise, default_model()).dice == ()

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vision.defaults import DEFAULT_MODEL, SYNTHETIC_FACE_SET, default_model
-from vision.describe import DESCRIPTION_SIZE as FEATURE_SIZE
-from vision.detect import DetectorParams
 from vision.errors import ModelError
-from vision.model import FORMAT_VERSION, load_model, train
+from vision.learning.defaults import DEFAULT_MODEL, SYNTHETIC_FACE_SET, default_model
+from vision.reading.describe import DESCRIPTION_SIZE as FEATURE_SIZE
+from vision.reading.detect import DetectorParams
+from vision.reading.model import FORMAT_VERSION, load_model, train
 
 
 def _toy() -> tuple[NDArray[Any], NDArray[Any]]:

@@ -9,18 +9,18 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.read
+import vision.reading.read
 from controller.core.symbols import ALL_SYMBOLS, Symbol
-from vision.defaults import default_model
-from vision.describe import describe_again
-from vision.detect import DetectorParams, detect
 from vision.errors import ConfigError, ImageReadError
-from vision.evaluate import match
 from vision.images import jpeg_size
-from vision.model import FaceModel
-from vision.read import annotate, read_file, read_frame
-from vision.synth import Renderer, Settings
-from vision.synth_die import draw_face
+from vision.learning.defaults import default_model
+from vision.learning.evaluate import match
+from vision.reading.describe import describe_again
+from vision.reading.detect import DetectorParams, detect
+from vision.reading.model import FaceModel
+from vision.reading.read import annotate, read_file, read_frame
+from vision.synth.die import draw_face
+from vision.synth.scenes import Renderer, Settings
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.Mon
         looked.append(len(rects))
         return describe_again(image, rects, gains)
 
-    monkeypatch.setattr(vision.read, "describe_again", spy)
+    monkeypatch.setattr(vision.reading.read, "describe_again", spy)
     assert read_frame(scene.image, model).faces == sure.faces
     assert looked == [], "no second look while every die is sure"
     doubting = replace(model, threshold=1.0)  # every die under the bar

@@ -13,16 +13,16 @@ from numpy.typing import NDArray
 
 from controller.core.events import Event
 from controller.core.symbols import Symbol
-from vision.defaults import default_model
 from vision.errors import CameraError, ConfigError
-from vision.evaluate import match
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
-from vision.model import FaceModel
-from vision.reader import CameraWorker, DiceReader
+from vision.learning.defaults import default_model
+from vision.learning.evaluate import match
+from vision.reading.model import FaceModel
+from vision.reading.reader import CameraWorker, DiceReader
 from vision.settings import CameraSource
-from vision.sources import CameraConfig, FolderSource, SyntheticSource, open_source
-from vision.synth import Renderer, Settings
-from vision.throws import Throw, render_throws
+from vision.sources.source import CameraConfig, FolderSource, SyntheticSource, open_source
+from vision.synth.scenes import Renderer, Settings
+from vision.synth.throws import Throw, render_throws
 
 
 @pytest.fixture(scope="module")

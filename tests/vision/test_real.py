@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tests.paths import REPO
-from vision.calibrate import calibrate
-from vision.dataset import Dataset, load_dataset
-from vision.defaults import default_model
 from vision.errors import ModelError
-from vision.evaluate import evaluate
-from vision.read import read_file
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import Dataset, load_dataset
+from vision.learning.defaults import default_model
+from vision.learning.evaluate import evaluate
+from vision.reading.read import read_file
 
 
 @pytest.fixture(scope="module")

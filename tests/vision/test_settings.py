@@ -12,7 +12,7 @@ from controller.config import Config, load_config, parse_config
 from tests.paths import REPO
 from vision.errors import ConfigError
 from vision.settings import FPS, HEIGHT, WIDTH, CameraConfig, CameraSettings, CameraSource
-from vision.sources import open_source
+from vision.sources.source import open_source
 
 pytestmark = pytest.mark.timeout(20)
 

@@ -9,8 +9,8 @@ import pytest
 from numpy.typing import NDArray
 
 from vision.errors import ConfigError
-from vision.settle import Motion, SettleDetector, SettleParams
-from vision.tracking import RollTracker, TrackedDie, attack_speed
+from vision.reading.settle import Motion, SettleDetector, SettleParams
+from vision.reading.tracking import RollTracker, TrackedDie, attack_speed
 
 
 def _frame(level: int, spot: tuple[int, int] | None = None) -> NDArray[Any]:

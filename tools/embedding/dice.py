@@ -10,7 +10,7 @@ casting a blurred shadow, among 0-2 neighbours of the same design, on a
 textured background (wood grain, felt, plain, a gradient). The view is then
 re-lit, colour-cast, gamma-bent, downscaled and upscaled, blurred, noised and
 sometimes JPEG-damaged, and turned into the reader's network input
-(``vision.embedding.network_input``). Nothing here is drawn from a photo set.
+(``vision.reading.embedding.network_input``). Nothing here is drawn from a photo set.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from vision.embedding import DIE_SPAN, VIEW_PX, network_input
+from vision.reading.embedding import DIE_SPAN, VIEW_PX, network_input
 
 TEXTURE_PX = 96  # a face's drawing
 CONTEXT_PX = 64  # the scene drawn around a die before the view is cut from its middle

@@ -17,7 +17,7 @@ training views; the weights are the same up to torch's floating-point rounding (
 checked bit for bit). The shipped file came from this script as committed.
 
 The batch-norm layers are folded into the convolutions on export; the file is read by
-``vision.embedding.load_embedding``, and the export is checked against torch's own
+``vision.reading.embedding.load_embedding``, and the export is checked against torch's own
 forward pass before it is written.
 """
 
@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dice import views  # noqa: E402
 
-from vision.embedding import (  # noqa: E402
+from vision.reading.embedding import (  # noqa: E402
     DEFAULT_PATH,
     EMBED_DIMS,
     EMBEDDING_FORMAT,
@@ -128,7 +128,7 @@ def train(pool: NDArray[Any], epochs: int) -> nn.Sequential:
 
 
 def export(net: nn.Sequential, out: Path) -> None:
-    """Write ``net`` in vision.embedding's format (batch norm folded into the convolutions)
+    """Write ``net`` in vision.reading.embedding's format (batch norm folded into the convolutions)
     and check that numpy reads the same embeddings as torch.
 
     Raises:

@@ -3,7 +3,7 @@
 Measures whether a face CNN trained only on the owner's own dice (each labeled die
 cut with some context, then turned through any angle, squashed as if seen
 obliquely, re-lit, blurred and noised) reads another set of photos better than
-the nearest-neighbour face model of ``vision.model``. Figures and the reasons this
+the nearest-neighbour face model of ``vision.reading.model``. Figures and the reasons this
 is not (yet) in the reader: vision/README.md, "Why this method".
 
 Needs PyTorch, which the product does not use (it has no place on the Pi):
@@ -37,8 +37,8 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from vision.dataset import Dataset, load_dataset
-from vision.features import contrast_channel
+from vision.learning.dataset import Dataset, load_dataset
+from vision.reading.features import contrast_channel
 
 DIE_PX = 32  # a die's side in the crop
 CONTEXT_PX = 64  # the cut around it, room for any turn

@@ -1,7 +1,7 @@
 """A fake ``picamera2`` that behaves like the real API, for tests and ``bench_picamera``.
 
 Made importable as ``picamera2`` by putting ``tests/vision/fakes`` first on
-``sys.path`` (``monkeypatch.syspath_prepend``); :func:`vision.picamera_bench.bench_picamera`
+``sys.path`` (``monkeypatch.syspath_prepend``); :func:`controller.bench.camera.bench_picamera`
 loads it by path under a private name. Its calls, arguments and shapes follow
 the picamera2 manual (Raspberry Pi, "The Picamera2 Library"):
 

@@ -2,7 +2,7 @@
 
 Nothing here assumes a dice colour, a tray, a polarity or a straight-down
 view: every number the finder needs is measured at calibration
-(:mod:`vision.calibrate`) and stored in the model file.
+(:mod:`vision.learning.calibrate`) and stored in the model file.
 
 Steps, at a *working scale* where a die is ``work_die_px`` (24) pixels wide
 (the die size over the image's size ``sqrt(width * height)``, ``die_frac``, comes
@@ -24,7 +24,7 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 4. **Peaks** of the score above the calibrated threshold, at least 0.6 die
    apart, are dice, unless the square inside them shows no marks (a colour
    contrast under the floor measured on the owner's dice: a finger, a card);
-   the face classifier (:mod:`vision.model`) then reads each
+   the face classifier (:mod:`vision.reading.model`) then reads each
    and drops those nearer to the background samples it learned than to any face.
 5. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
@@ -42,8 +42,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.die_shape import face_contrast, orientation, outline_aspect
 from vision.errors import ConfigError
+from vision.reading.die_shape import face_contrast, orientation, outline_aspect
 
 Box = tuple[float, float, float, float]
 

@@ -5,7 +5,7 @@ previous one; the share of pixels that changed by more than ``diff_level``
 grey levels is the *motion*. Once motion has been seen (a throw, a hand), the
 tray must stay still for ``still_frames`` frames in a row: that frame is the
 settled one, reported once. What the still tray holds (dice, a hand, nothing)
-is the reader's business (:mod:`vision.reader`).
+is the reader's business (:mod:`vision.reading.reader`).
 """
 
 from __future__ import annotations

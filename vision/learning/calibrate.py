@@ -7,14 +7,14 @@ photos, assuming no dice colour, tray, polarity or view:
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
    ``a``, so a die lying at 45 degrees does not count as a bigger one).
 2. **Face samples.** Each labeled die's top-face patch and view
-   (:mod:`vision.describe`), slightly shifted, turned, zoomed, stretched and
+   (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
    sheared (as if seen from another angle) and re-lit, in their four quarter
    turns, described (features joined with the shipped network's embedding):
    the face classifier's samples, compared in their principal directions. Labeled boxes whose look disagrees
    with their label (read as another face by every other die) are reported, by
    file and line: a likely label mistake.
-3. **Finder.** A linear window detector (:mod:`vision.detect`), trained by
-   :mod:`vision.detect_train`; windows it still takes for dice become the face
+3. **Finder.** A linear window detector (:mod:`vision.reading.detect`), trained by
+   :mod:`vision.learning.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
    not read as dice.
 4. **Cocked limit, contrast floor and colour model.** The outline aspect of the
@@ -22,8 +22,8 @@ photos, assuming no dice colour, tray, polarity or view:
    under which a peak is no die; a histogram of the scenes' balanced colours lets
    the reader notice a large object never seen in calibration (a hand).
 
-Evaluation is :mod:`vision.evaluate`; calibration with its own leave-photos-out
-figures and warnings is :mod:`vision.report`.
+Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
+figures and warnings is :mod:`vision.learning.report`.
 """
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dataset import Dataset, LabeledImage
-from vision.describe import cut_die, join, light_gains, quarter_turned
-from vision.detect import (
+from vision.errors import ModelError
+from vision.learning.dataset import Dataset, LabeledImage
+from vision.learning.detect_train import Photo, colour_model, load_photo, train_finder
+from vision.learning.progress import Progress, quiet
+from vision.reading.describe import cut_die, join, light_gains, quarter_turned
+from vision.reading.detect import (
     FACE_DIE_PX,
     Detector,
     DetectorParams,
@@ -49,11 +52,8 @@ from vision.detect import (
     image_length,
     shrink,
 )
-from vision.detect_train import Photo, colour_model, load_photo, train_finder
-from vision.die_shape import face_contrast, orientation, outline_aspect
-from vision.errors import ModelError
-from vision.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
-from vision.progress import Progress, quiet
+from vision.reading.die_shape import face_contrast, orientation, outline_aspect
+from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 
 MIN_PHOTOS = 2
 FEW_PHOTOS = 10

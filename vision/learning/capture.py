@@ -14,10 +14,10 @@ from pathlib import Path
 
 import cv2
 
-from vision.detect import detect
 from vision.errors import CameraError, ImageReadError
-from vision.model import FaceModel
-from vision.sources import CameraConfig, open_source
+from vision.reading.detect import detect
+from vision.reading.model import FaceModel
+from vision.sources.source import CameraConfig, open_source
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
@@ -53,7 +53,7 @@ def run_capture(
     ask = ask or input
     say = say or print
     if model is None:
-        from vision.defaults import default_model
+        from vision.learning.defaults import default_model
 
         model = default_model()
     finder = model.detector

@@ -23,7 +23,7 @@ camera does not have is a :class:`~vision.settings.CameraOptionError` naming
 the option and the camera. Controls are checked against the camera's own
 ``camera_controls`` ranges before anything is set.
 
-:func:`vision.picamera_bench.bench_picamera` is the figure ``toptable bench dice`` prints: the source
+:func:`controller.bench.camera.bench_picamera` is the figure ``toptable bench dice`` prints: the source
 driven through the fake ``picamera2`` of the tests (``tests/vision/fakes``).
 
 picamera2 is imported only when a source opens (apt's ``python3-picamera2``,

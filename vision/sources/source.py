@@ -3,10 +3,10 @@
 Kinds (:class:`~vision.settings.CameraSource`, the ``[camera]`` section's
 ``source``; the settings a source takes are :class:`~vision.settings.CameraConfig`):
 ``v4l2`` (a V4L2 device through OpenCV: a USB webcam, MJPG when it has it),
-``picamera2`` (a Pi Camera Module through libcamera, :mod:`vision.picamera`),
+``picamera2`` (a Pi Camera Module through libcamera, :mod:`vision.sources.picamera`),
 ``file`` (a video file), ``folder`` (a folder of images, each held for
 ``hold_frames`` frames as a still camera would give it) and ``synthetic``
-(rendered dice, :mod:`vision.synth`). Every source has ``read()`` (the next
+(rendered dice, :mod:`vision.synth.scenes`). Every source has ``read()`` (the next
 BGR frame, or None at the end of a file or folder) and an idempotent
 ``close()``; a device that fails raises :class:`~vision.errors.CameraError`
 (:class:`~vision.settings.CameraOptionError` when the camera cannot do what
@@ -29,12 +29,12 @@ import numpy.typing as npt
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import CameraError
 from vision.images import IMAGE_SUFFIXES, read_image
-from vision.picamera import Picamera2Source
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource
-from vision.synth import Renderer, Settings
-from vision.throws import Frame, Throw, render_throws
-from vision.v4l2 import V4l2Device, fourcc_int, fourcc_text, sizes_text
+from vision.sources.picamera import Picamera2Source
+from vision.sources.v4l2 import V4l2Device, fourcc_int, fourcc_text, sizes_text
+from vision.synth.scenes import Renderer, Settings
+from vision.synth.throws import Frame, Throw, render_throws
 
 
 class FrameSource(Protocol):
@@ -114,7 +114,7 @@ class CaptureSource:
     :class:`~vision.settings.CameraOptionError` naming it. The first frame is
     read on opening: a camera that opens but delivers nothing fails there.
     ``capture`` stands in for ``cv2.VideoCapture`` and ``v4l2_device`` for
-    :class:`~vision.v4l2.V4l2Device` (tests).
+    :class:`~vision.sources.v4l2.V4l2Device` (tests).
     """
 
     def __init__(

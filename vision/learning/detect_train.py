@@ -1,4 +1,4 @@
-"""Training the finder (the window detector of :mod:`vision.detect`) on calibration photos.
+"""Training the finder (the window detector of :mod:`vision.reading.detect`) on calibration photos.
 
 A linear window detector is trained by logistic regression on the labeled dice
 (re-lit, turned, rescaled, blurred, noisy copies, some with a neighbour die pasted
@@ -20,8 +20,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.dataset import LabeledImage
-from vision.detect import (
+from vision.learning.dataset import LabeledImage
+from vision.reading.detect import (
     FACE_DIE_PX,
     SPAN,
     STRIDE,
@@ -35,8 +35,8 @@ from vision.detect import (
     shrink,
     window,
 )
-from vision.die_shape import face_contrast
-from vision.read import load_scaled
+from vision.reading.die_shape import face_contrast
+from vision.reading.read import load_scaled
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
 NEGATIVES_PER_PHOTO = 250

@@ -14,14 +14,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.calibrate import calibrate
-from vision.dataset import Dataset
-from vision.detect import DetectorParams
 from vision.errors import ModelError
-from vision.evaluate import EvalResult, ReadError, evaluate
-from vision.model import FaceModel
-from vision.progress import Progress, quiet
-from vision.read import load_scaled
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import Dataset
+from vision.learning.evaluate import EvalResult, ReadError, evaluate
+from vision.learning.progress import Progress, quiet
+from vision.reading.detect import DetectorParams
+from vision.reading.model import FaceModel
+from vision.reading.read import load_scaled
 
 
 def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float = 0.5) -> Path:

@@ -10,8 +10,8 @@ from typing import Any
 from numpy.typing import NDArray
 
 from controller.core.symbols import Symbol
-from vision.synth import Renderer
-from vision.synth_die import PlacedDie
+from vision.synth.die import PlacedDie
+from vision.synth.scenes import Renderer
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.calibrate import calibrate
-from vision.dataset import Dataset
-from vision.detect import Box, iou
-from vision.model import FaceModel
-from vision.progress import Progress, quiet
-from vision.read import DiceRead, load_scaled, read_frame
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import Dataset
+from vision.learning.progress import Progress, quiet
+from vision.reading.detect import Box, iou
+from vision.reading.model import FaceModel
+from vision.reading.read import DiceRead, load_scaled, read_frame
 
 MATCH_IOU = 0.5
 

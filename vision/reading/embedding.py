@@ -10,7 +10,7 @@ neighbours, textured backgrounds, re-lit, blurred, JPEG-damaged):
 ``tools/embedding/`` holds the generator, the trainer and its seed, and
 rebuilds ``models/face-embedding.npz``. Nothing in it was learned from the
 owner's dice or from any photo set: the owner's dice are learned at calibration,
-joined with their top faces' features (:mod:`vision.describe`, :mod:`vision.model`).
+joined with their top faces' features (:mod:`vision.reading.describe`, :mod:`vision.reading.model`).
 
 Why numpy: the network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2
 max-pooling after the first two), global average pooling and a linear head: 51k
@@ -38,14 +38,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.features import contrast_channel
-from vision.stored import checked_npz
+from vision.reading.features import contrast_channel
+from vision.reading.stored import checked_npz
 
 EMBEDDING_FORMAT = 1
 VIEW_PX = 40  # the network's input side
 DIE_SPAN = 0.8  # the share of the view's side a die's extent along the image axes fills
 EMBED_DIMS = 64
-DEFAULT_PATH = Path(__file__).with_name("models") / "face-embedding.npz"
+DEFAULT_PATH = Path(__file__).resolve().parents[1] / "models" / "face-embedding.npz"
 Rect = tuple[tuple[float, float], tuple[float, float], float]  # centre, size, degrees
 _BATCH = 32  # views per matrix product: bounds the im2col buffers (under 10 MB)
 

@@ -37,15 +37,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.calibrate import calibrate
-from vision.dataset import Dataset, load_dataset
-from vision.evaluate import EvalResult, cross_validate, evaluate, score_read
 from vision.images import read_image
-from vision.model import FaceModel
-from vision.read import read_file, read_frame
-from vision.synth import Renderer, stress_settings, write_dataset
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import Dataset, load_dataset
+from vision.learning.evaluate import EvalResult, cross_validate, evaluate, score_read
+from vision.reading.model import FaceModel
+from vision.reading.read import read_file, read_frame
+from vision.synth.scenes import Renderer, stress_settings, write_dataset
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 Transform = Callable[[NDArray[Any]], tuple[NDArray[Any], NDArray[Any] | None]]
 
@@ -275,10 +275,10 @@ def bench_speed(model: FaceModel, root: Path, reads: int) -> None:
 
 _MEMORY_PROBE = """
 import sys
-from vision.bench import _rss_mb
-from vision.model import load_model
-from vision.read import read_frame
-from vision.synth import Renderer
+from controller.bench.dice import _rss_mb
+from vision.reading.model import load_model
+from vision.reading.read import read_frame
+from vision.synth.scenes import Renderer
 frame = Renderer(seed=1).scene(count=6).image
 before = _rss_mb()
 model = load_model(sys.argv[1])
@@ -294,7 +294,7 @@ def bench_size_memory(model: FaceModel) -> None:
     with tempfile.TemporaryDirectory(prefix="toptable-model-") as tmp:
         path = model.save(Path(tmp) / "m.npz")
         size = path.stat().st_size
-        root = Path(__file__).resolve().parent.parent
+        root = Path(__file__).resolve().parents[2]
         done = subprocess.run(
             [sys.executable, "-c", _MEMORY_PROBE, str(path)],
             capture_output=True,
@@ -334,7 +334,7 @@ def main(argv: list[str]) -> int:
 
 def bench_camera(seconds: float) -> None:
     """The picamera2 source at 1280x960, 30 fps, driven through its fake module."""
-    from vision.picamera_bench import bench_picamera
+    from controller.bench.camera import bench_picamera
 
     f = bench_picamera(seconds)
     if "skipped" in f:

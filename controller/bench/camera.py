@@ -1,4 +1,4 @@
-"""The picamera2 bench figure: :class:`~vision.picamera.Picamera2Source` driven through the
+"""The picamera2 bench figure: :class:`~vision.sources.picamera.Picamera2Source` driven through the
 tests' fake picamera2 (delivered and read rates, queue growth, read waits)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from vision.errors import CameraError
-from vision.picamera import FORMAT, Picamera2Source
 from vision.settings import CameraConfig, CameraSource
+from vision.sources.picamera import FORMAT, Picamera2Source
 
-FAKE_DIR = Path(__file__).resolve().parent.parent / "tests" / "vision" / "fakes"
+FAKE_DIR = Path(__file__).resolve().parents[2] / "tests" / "vision" / "fakes"
 """The fake ``picamera2`` package of the tests (in a checkout, not in a wheel)."""
 
 

@@ -1,6 +1,6 @@
 """A per-face-set model: reads a die's face from its description, with a confidence.
 
-Why this classifier: a die's description (:mod:`vision.describe`: its top face's
+Why this classifier: a die's description (:mod:`vision.reading.describe`: its top face's
 features joined with the shipped network's embedding, which already places the
 views of one face near each other and the faces of one die apart, whatever the
 dice) leaves only where the owner's own faces lie to learn. A calibration run
@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.describe import DESCRIPTION_SIZE
-from vision.detect import WINDOW_SIZE, Detector, DetectorParams
-from vision.embedding import default_embedding
 from vision.errors import ModelError
-from vision.stored import checked_npz
+from vision.reading.describe import DESCRIPTION_SIZE
+from vision.reading.detect import WINDOW_SIZE, Detector, DetectorParams
+from vision.reading.embedding import default_embedding
+from vision.reading.stored import checked_npz
 
 FORMAT_VERSION = 5  # 5: faces cut in neutral light (a format-4 model was not)
 RECALIBRATE = " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"

@@ -13,13 +13,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from vision.calibrate import calibrate
-from vision.dataset import load_dataset
-from vision.model import FaceModel, load_model
-from vision.progress import Progress, quiet
-from vision.synth import write_dataset
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import load_dataset
+from vision.learning.progress import Progress, quiet
+from vision.reading.model import FaceModel, load_model
+from vision.synth.scenes import write_dataset
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "top-synthetic.npz"
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "top-synthetic.npz"
 SYNTHETIC_FACE_SET = "top-synthetic"
 
 

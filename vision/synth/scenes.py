@@ -1,12 +1,12 @@
 """The synthetic renderer: Tournament of Power dice in a tray, seen from above, and
 labeled datasets of its scenes.
 
-A scene is a light table, a round dark tray and dice (:mod:`vision.synth_die`):
+A scene is a light table, a round dark tray and dice (:mod:`vision.synth.die`):
 random position and rotation, touching pairs, shadows, uneven lighting, colour
 cast, blur, noise and JPEG artefacts (``hard=True``), optionally cocked dice
 (two faces seen foreshortened); :func:`stress_settings` draws a random table
 for stress tests, :func:`write_dataset` writes scenes in the YOLO layout.
-Whole attacks as camera frames are :mod:`vision.throws`.
+Whole attacks as camera frames are :mod:`vision.synth.throws`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
-from vision.synth_die import PlacedDie, outline, paste_die
+from vision.synth.die import PlacedDie, outline, paste_die
 
 TABLE = (196, 200, 203)
 TRAY = (52, 56, 50)
@@ -353,7 +353,7 @@ def write_dataset(
     (root / "labels").mkdir(parents=True, exist_ok=True)
     names = "\n".join(f"  {i}: {s.value}" for i, s in enumerate(ALL_SYMBOLS))
     (root / "data.yaml").write_text(
-        "# Synthetic Tournament of Power dice (our own symbol drawings), toptable vision.synth\n"
+        "# Synthetic Tournament of Power dice (our own symbol drawings), toptable vision.synth.scenes\n"
         f"path: .\ntrain: images\nval: images\nnames:\n{names}\n",
         encoding="utf-8",
     )

@@ -9,8 +9,8 @@ pixels, where the learned finder looks for dice). Camera frames (arrays) only
 take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
 in calibration, is not a die and is left out. Faces are read in neutral light
-(:func:`vision.describe.light_gains`, as calibration cut them); a die read unsure gets
-a second look (:func:`vision.describe.describe_again`).
+(:func:`vision.reading.describe.light_gains`, as calibration cut them); a die read unsure gets
+a second look (:func:`vision.reading.describe.describe_again`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,18 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.describe import describe_again, describe_dice, light_gains
-from vision.detect import FACE_DIE_PX, Box, DetectorParams, DetectResult, detect, image_length
 from vision.errors import ImageReadError
 from vision.images import jpeg_size, read_image
-from vision.model import FaceModel
+from vision.reading.describe import describe_again, describe_dice, light_gains
+from vision.reading.detect import (
+    FACE_DIE_PX,
+    Box,
+    DetectorParams,
+    DetectResult,
+    detect,
+    image_length,
+)
+from vision.reading.model import FaceModel
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """A die's description: what the face model compares.
 
 Two views of a die, joined: the hand-made features of its top face
-(:mod:`vision.features`: a gradient histogram, a thumbnail and the layout of its
+(:mod:`vision.reading.features`: a gradient histogram, a thumbnail and the layout of its
 marks, on the patch cut upright at its centre) and the embedding of its
-surroundings by the shipped network (:mod:`vision.embedding`, trained on
+surroundings by the shipped network (:mod:`vision.reading.embedding`, trained on
 thousands of invented dice designs to tell a die's faces apart). Each part has
 unit length, so a calibration sample is near only if both agree. Alone, the
 features read symbol dice and straight-down views perfectly but misread oblique
@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.embedding import EMBED_DIMS, Rect, default_embedding, die_view
-from vision.features import FEATURE_SIZE, cut_patch, features_many
+from vision.reading.embedding import EMBED_DIMS, Rect, default_embedding, die_view
+from vision.reading.features import FEATURE_SIZE, cut_patch, features_many
 
 DESCRIPTION_SIZE = FEATURE_SIZE + EMBED_DIMS
 
@@ -102,7 +102,7 @@ def describe_again(
     image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
 ) -> NDArray[Any]:
     """The descriptions of the dice at ``rects``, each cut the ``SECOND_LOOK`` ways:
-    n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.model.FaceModel.classify`).
+    n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.reading.model.FaceModel.classify`).
 
     Raises:
         ModelError: the shipped network's file is missing or damaged.

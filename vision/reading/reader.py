@@ -1,8 +1,8 @@
 """The dice reader the table loop uses: frames in, one event per settled throw out.
 
 :class:`DiceReader` takes frames (BGR arrays) with a time stamp, watches for
-the tray to settle (:mod:`vision.settle`), reads the dice once
-(:mod:`vision.read`), tells kept from rerolled dice (:mod:`vision.tracking`)
+the tray to settle (:mod:`vision.reading.settle`), reads the dice once
+(:mod:`vision.reading.read`), tells kept from rerolled dice (:mod:`vision.reading.tracking`)
 and posts a :class:`~vision.events.ThrowSettled` into the queue it was given.
 
 :class:`CameraWorker` runs a camera source in its own thread and feeds a
@@ -28,11 +28,11 @@ from numpy.typing import NDArray
 from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
-from vision.model import FaceModel
-from vision.read import DiceRead, read_frame
-from vision.settle import Motion, SettleDetector, SettleParams
-from vision.sources import CameraConfig, FrameSource, open_source
-from vision.tracking import RollTracker, TrackedDie
+from vision.reading.model import FaceModel
+from vision.reading.read import DiceRead, read_frame
+from vision.reading.settle import Motion, SettleDetector, SettleParams
+from vision.reading.tracking import RollTracker, TrackedDie
+from vision.sources.source import CameraConfig, FrameSource, open_source
 
 
 class DiceReader:
@@ -132,7 +132,7 @@ class CameraWorker:
     """A thread that reads a camera source into a :class:`DiceReader`.
 
     Use as a context manager or call :meth:`start` and :meth:`stop`.
-    ``opener`` (default :func:`~vision.sources.open_source`) is injectable for tests.
+    ``opener`` (default :func:`~vision.sources.source.open_source`) is injectable for tests.
     """
 
     def __init__(

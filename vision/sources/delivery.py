@@ -9,7 +9,7 @@ from typing import Any
 
 from vision.errors import CameraError
 from vision.settings import CameraConfig
-from vision.sources import FrameSource
+from vision.sources.source import FrameSource
 
 
 def measure_delivery(

@@ -1,0 +1,1 @@
+"""Benchmarks: ``toptable bench`` figures, measured from above the packages they measure."""
