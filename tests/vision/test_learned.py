@@ -19,7 +19,7 @@ from vision.learning.evaluate import ReadError, evaluate
 from vision.learning.report import _too_alike, calibrate_with_report, save_errors
 from vision.reading.detect import Detector, DetectorParams, image_length, working_scale
 from vision.reading.die_shape import face_contrast
-from vision.reading.features import autocorr_many, cut_patch, features, features_many
+from vision.reading.features import FEATURE_SIZE, autocorr_many, cut_patch, features
 from vision.reading.model import load_model
 from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
@@ -167,14 +167,20 @@ def test_noise_reads_as_no_dice() -> None:
     assert read_frame(noise, default_model()).dice == ()
 
 
-def test_patches_and_batched_features_agree() -> None:
+def test_a_patch_has_the_same_features_alone_or_in_a_stack() -> None:
+    """Features are computed for a whole stack at once (one thumbnail resize of the
+    patches stacked): no patch's numbers may depend on its neighbours in the stack."""
     rng = np.random.default_rng(0)
     image = (rng.random((120, 160, 3)) * 255).astype(np.uint8)
     rects = [((80.0, 60.0), (40.0, 40.0), a) for a in (0.0, 20.0, 45.0)]
     patches = np.stack([cut_patch(image, r) for r in rects])
     assert patches.shape == (3, 32, 32)
-    one_by_one = np.stack([features(p) for p in patches])
-    assert np.allclose(features_many(patches), one_by_one, atol=1e-6)
+    stacked = features(patches)
+    assert stacked.shape == (3, FEATURE_SIZE)
+    one_by_one = np.concatenate([features(p[None]) for p in patches])
+    assert np.allclose(stacked, one_by_one, atol=1e-6)
+    assert not np.allclose(stacked[0], stacked[1])
+    assert features(patches[:0]).shape == (0, FEATURE_SIZE)
 
 
 def test_mark_layout_feature_ignores_where_the_marks_are() -> None:

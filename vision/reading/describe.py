@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.reading.embedding import EMBED_DIMS, Rect, default_embedding, die_view
-from vision.reading.features import FEATURE_SIZE, cut_patch, features_many
+from vision.reading.features import FEATURE_SIZE, cut_patch, features
 
 DESCRIPTION_SIZE = FEATURE_SIZE + EMBED_DIMS
 
@@ -41,7 +41,7 @@ def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
         ModelError: the shipped network's file is missing or damaged.
     """
     out: NDArray[Any] = np.concatenate(
-        [features_many(patches), default_embedding().embed(views)], axis=1
+        [features(patches), default_embedding().embed(views)], axis=1
     )
     return out
 

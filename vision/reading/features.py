@@ -126,41 +126,9 @@ def contrast_channel(patch: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-def _normalise(patch: NDArray[Any]) -> NDArray[Any]:
-    p: NDArray[Any] = patch - patch.mean()
-    out: NDArray[Any] = p / (float(p.std()) + 1e-3)
-    return out
-
-
-def _hog(p: NDArray[Any]) -> NDArray[Any]:
-    gx = np.zeros_like(p)
-    gy = np.zeros_like(p)
-    gx[:, 1:-1] = p[:, 2:] - p[:, :-2]
-    gy[1:-1, :] = p[2:, :] - p[:-2, :]
-    mag = np.hypot(gx, gy)
-    ang = np.mod(np.arctan2(gy, gx), np.pi)
-    b = np.minimum((ang / np.pi * BINS).astype(np.int64), BINS - 1)
-    cell = PATCH // CELLS
-    cy = np.arange(PATCH)[:, None] // cell
-    cx = np.arange(PATCH)[None, :] // cell
-    index = (cy * CELLS + cx) * BINS + b
-    hist = np.bincount(index.ravel(), weights=mag.ravel(), minlength=CELLS * CELLS * BINS)
-    hist = np.sqrt(hist)  # tempers strong edges (the die's outline) against pips
-    return hist / (float(np.linalg.norm(hist)) + 1e-6)
-
-
-def features(patch: NDArray[Any]) -> NDArray[Any]:
-    """The feature vector (length ``FEATURE_SIZE``, float32) of one patch."""
-    p = _normalise(patch)
-    thumb: NDArray[Any] = cv2.resize(p, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
-    thumb = thumb / (float(np.linalg.norm(thumb)) + 1e-6)
-    ac = AC_WEIGHT * autocorr_many(p[None].astype(np.float32))[0]
-    out: NDArray[Any] = np.concatenate([HOG_WEIGHT * _hog(p), (1 - HOG_WEIGHT) * thumb, ac])
-    return out.astype(np.float32)
-
-
-def features_many(patches: NDArray[Any]) -> NDArray[Any]:
-    """:func:`features` of a stack of patches (n x PATCH x PATCH), vectorised: n x FEATURE_SIZE."""
+def features(patches: NDArray[Any]) -> NDArray[Any]:
+    """The feature vectors (n x ``FEATURE_SIZE``, float32) of a stack of patches
+    (n x PATCH x PATCH), each normalised to zero mean and unit spread first."""
     n = len(patches)
     if n == 0:
         return np.zeros((0, FEATURE_SIZE), np.float32)
@@ -180,7 +148,7 @@ def features_many(patches: NDArray[Any]) -> NDArray[Any]:
     size = CELLS * CELLS * BINS
     index = (cy * CELLS + cx)[None] * BINS + b + (np.arange(n) * size)[:, None, None]
     hist = np.bincount(index.ravel(), weights=mag.ravel(), minlength=n * size).reshape(n, size)
-    hist = np.sqrt(hist)
+    hist = np.sqrt(hist)  # tempers strong edges (the die's outline) against pips
     hist /= np.linalg.norm(hist, axis=1, keepdims=True) + 1e-6
     # the patches stacked into one tall image: one resize (patch borders fall on output
     # pixel borders, so no output pixel mixes two patches)
