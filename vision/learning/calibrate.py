@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset, LabeledImage
-from vision.learning.detect_train import Photo, colour_model, load_photo, train_finder
+from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
 from vision.learning.progress import Progress, quiet
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import (
@@ -54,6 +54,7 @@ from vision.reading.detect import (
 )
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
+from vision.reading.read import load_scaled, reduction
 
 MIN_PHOTOS = 2
 FEW_PHOTOS = 10
@@ -217,10 +218,13 @@ def calibrate(
         step += 1
         progress(step, total, what)
 
+    # every photo decoded once, reduced as reading will (decoded again below only if the
+    # size measured in step 1 asks libjpeg for another reduction)
+    decoded = [load_scaled(item.image, params) for item in items]
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
-    for item in items:
-        face, _ = load_photo(item, params, FACE_DIE_PX)
+    for item, (image, factor) in zip(items, decoded, strict=True):
+        face = at_face_scale(image, factor, params)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
         for d in item.dice:
@@ -233,6 +237,9 @@ def calibrate(
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     # (each side is a fraction of the image's length, whatever the scale it was measured at)
     params = replace(params, die_frac=float(np.median(sides)))
+    for k, item in enumerate(items):
+        if reduction(item.image, params) != decoded[k][1]:
+            decoded[k] = load_scaled(item.image, params)
 
     photos: list[Photo] = []
     feats: list[NDArray[Any]] = []
@@ -243,13 +250,14 @@ def calibrate(
     aspects: list[float] = []
     contrasts: list[float] = []
     light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (read.py)
-    for item in items:
-        face, _fs = load_photo(item, params, FACE_DIE_PX)
+    for item, (image, factor) in zip(items, decoded, strict=True):
+        face = at_face_scale(image, factor, params)
         light.append(light_gains(face))
         work = shrink(face, work_px / FACE_DIE_PX)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
         centers, boxes, angles = [], [], []
+        numbers = _label_lines(item)
         for line, d in enumerate(item.dice, start=1):
             x, y, bw, bh = d.box_px(w, h)
             cx, cy = x + bw / 2, y + bh / 2
@@ -260,9 +268,11 @@ def calibrate(
             aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
             contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
             dies.append((len(photos), cx, cy, angle, d.cls))
-            where.append(f"{_rel(item.label, dataset.root)}: line {_line_of(item, line)}")
+            number = numbers[line - 1] if line <= len(numbers) else line
+            where.append(f"{_rel(item.label, dataset.root)}: line {number}")
         photos.append(Photo(item, face, balance(work), centers, boxes, angles))
         tick(f"learning faces {item.image.name}")
+    del decoded  # the photos at the face and working scales are all that is needed now
     if not dies:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     die_cls = np.array([d[4] for d in dies])
@@ -368,19 +378,13 @@ def calibrate(
     return model
 
 
-def _line_of(item: LabeledImage, n: int) -> int:
-    """The line number of the ``n``-th die of a label file (blank lines skipped)."""
+def _label_lines(item: LabeledImage) -> list[int]:
+    """The line number of each die of a label file, in order (blank lines skipped)."""
     try:
         lines = item.label.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return n
-    seen = 0
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            seen += 1
-            if seen == n:
-                return number
-    return n
+        return []
+    return [number for number, line in enumerate(lines, start=1) if line.strip()]
 
 
 def _rel(path: Path, root: Path) -> str:

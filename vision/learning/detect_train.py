@@ -36,7 +36,6 @@ from vision.reading.detect import (
     window,
 )
 from vision.reading.die_shape import face_contrast
-from vision.reading.read import load_scaled
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
 NEGATIVES_PER_PHOTO = 250
@@ -56,15 +55,12 @@ class Photo:
     angles: list[float]
 
 
-def load_photo(
-    item: LabeledImage, params: DetectorParams, die_px: float
-) -> tuple[NDArray[Any], float]:
-    """The photo scaled so that a die is ``die_px`` wide; the scale (pixels per original pixel)."""
-    image, factor = load_scaled(item.image, params)
+def at_face_scale(image: NDArray[Any], factor: float, params: DetectorParams) -> NDArray[Any]:
+    """A photo decoded ``factor`` times smaller than its file (:func:`load_scaled`),
+    scaled so that a die of ``params.die_frac`` is ``FACE_DIE_PX`` wide."""
     w0, h0 = image.shape[1], image.shape[0]
-    s = die_px / (params.die_frac * image_length(w0, h0) * factor) * factor
-    out = shrink(image, s)
-    return out, out.shape[1] / (w0 * factor)
+    s = FACE_DIE_PX / (params.die_frac * image_length(w0, h0) * factor) * factor
+    return shrink(image, s)
 
 
 @dataclass

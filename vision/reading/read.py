@@ -174,8 +174,36 @@ def read_frame(
     )
 
 
+_REDUCED = {
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+}
+
+
+def reduction(
+    path: str | Path, model: FaceModel | DetectorParams, head: bytes | None = None
+) -> int:
+    """How many times smaller :func:`load_scaled` decodes ``path`` for ``model``: for a
+    JPEG, the largest of 8, 4 and 2 that keeps a die at least twice the face scale (its
+    size read from its header: ``head``, else the file's first megabyte); otherwise 1."""
+    path = Path(path)
+    if path.suffix.lower() not in (".jpg", ".jpeg") or not path.is_file():
+        return 1
+    if head is None:
+        with path.open("rb") as fh:
+            head = fh.read(1 << 20)
+    size = jpeg_size(head)
+    if size is None:
+        return 1
+    params = model.params if isinstance(model, FaceModel) else model
+    die_px = params.die_frac * image_length(size[0], size[1])
+    return next((r for r in (8, 4, 2) if die_px / r >= 2 * FACE_DIE_PX), 1)
+
+
 def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[NDArray[Any], float]:
-    """Decode an image file reduced for reading; return it and the factor back to full size.
+    """Decode an image file reduced for reading (by :func:`reduction`); return it and the
+    factor back to full size.
 
     Raises:
         ImageReadError: the file is missing or not a decodable image.
@@ -186,21 +214,10 @@ def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[ND
     if not path.is_file():
         raise ImageReadError(f"{path}: no such image file")
     data = np.fromfile(str(path), dtype=np.uint8)
-    size = jpeg_size(data[: 1 << 20].tobytes())
-    if size is None:
-        return read_image(path), 1.0
-    params = model.params if isinstance(model, FaceModel) else model
-    die_px = params.die_frac * image_length(size[0], size[1])
-    flags = {
-        8: cv2.IMREAD_REDUCED_COLOR_8,
-        4: cv2.IMREAD_REDUCED_COLOR_4,
-        2: cv2.IMREAD_REDUCED_COLOR_2,
-    }
-    for r in (8, 4, 2):
-        if die_px / r >= 2 * FACE_DIE_PX:
-            image = cv2.imdecode(data, flags[r])
-            if image is None:
-                break
+    r = reduction(path, model, data[: 1 << 20].tobytes())
+    if r > 1:
+        image = cv2.imdecode(data, _REDUCED[r])
+        if image is not None:
             return image, float(r)
     return read_image(path), 1.0
 
