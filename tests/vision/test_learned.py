@@ -16,31 +16,24 @@ from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import ReadError, evaluate
-from vision.learning.report import _too_alike, calibrate_with_report, save_errors
+from vision.learning.report import CalibrationReport, _too_alike, save_errors
 from vision.reading.detect import Detector, DetectorParams, image_length, working_scale
 from vision.reading.die_shape import face_contrast
 from vision.reading.features import FEATURE_SIZE, autocorr_many, cut_patch, features
-from vision.reading.model import load_model
+from vision.reading.model import FaceModel, load_model
 from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
 
 
-@pytest.fixture(scope="module")
-def coloured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Three training and two test frames of dice in random colours on a random tray."""
-    root = tmp_path_factory.mktemp("stress")
-    settings = stress_settings(3)
-    train = write_dataset(root / "train", 3, seed=1, settings=settings)
-    test = write_dataset(root / "test", 2, seed=2, settings=settings)
-    return train, test
-
-
 @pytest.mark.timeout(90)
-def test_coloured_dice_calibrated_and_read(coloured: tuple[Path, Path], tmp_path: Path) -> None:
-    train, test = (load_dataset(p) for p in coloured)
-    model = calibrate(train, face_set="stress")
+def test_coloured_dice_calibrated_and_read(
+    stress_photos: tuple[Path, Path],
+    stress_calibration: tuple[FaceModel, CalibrationReport],
+    tmp_path: Path,
+) -> None:
+    model, _ = stress_calibration
     errors: list[ReadError] = []
-    result = evaluate(test, model, errors=errors)
+    result = evaluate(load_dataset(stress_photos[1]), model, errors=errors)
     assert result.f1 >= 0.9 and result.accuracy >= 0.9
     assert result.wrong_sure <= 1
     # the model file round-trips, with its own calibration report
@@ -56,17 +49,21 @@ def test_coloured_dice_calibrated_and_read(coloured: tuple[Path, Path], tmp_path
     assert all((folder / e["file"]).is_file() for e in listed)
 
 
-def test_photo_without_dice_reads_none(coloured: tuple[Path, Path]) -> None:
-    model = calibrate(load_dataset(coloured[0]), face_set="stress")
+def test_photo_without_dice_reads_none(
+    stress_calibration: tuple[FaceModel, CalibrationReport],
+) -> None:
+    model, _ = stress_calibration
     empty = Renderer(stress_settings(3), seed=4).render([])
     assert read_frame(empty, model).dice == ()
 
 
-def test_a_die_without_marks_is_no_die(coloured: tuple[Path, Path]) -> None:
+def test_a_die_without_marks_is_no_die(
+    stress_calibration: tuple[FaceModel, CalibrationReport],
+) -> None:
     """A die-sized square of a die's own colour but with no marks on it (a finger, a
     blank card) is not read, while the dice around it are: the contrast floor is learned
     from the owner's dice."""
-    model = calibrate(load_dataset(coloured[0]), face_set="stress")
+    model, _ = stress_calibration
     floor = model.params.min_contrast
     assert floor > 0.0
     scene = Renderer(stress_settings(3), seed=11).scene(count=5)
@@ -99,14 +96,16 @@ def test_face_contrast_does_not_depend_on_the_light() -> None:
     assert flat < 0.05 * bright
 
 
-def test_one_photo_refused(coloured: tuple[Path, Path]) -> None:
-    one = load_dataset(coloured[0]).subset([0])
+def test_one_photo_refused(stress_photos: tuple[Path, Path]) -> None:
+    one = load_dataset(stress_photos[0]).subset([0])
     with pytest.raises(ModelError, match="needs at least 2 photos"):
         calibrate(one)
 
 
-def test_report_warns_about_few_photos(coloured: tuple[Path, Path]) -> None:
-    model, report = calibrate_with_report(load_dataset(coloured[0]), face_set="stress", folds=3)
+def test_report_warns_about_few_photos(
+    stress_calibration: tuple[FaceModel, CalibrationReport],
+) -> None:
+    model, report = stress_calibration
     assert report.photos == 3 and report.cv is None
     assert any("too few photos" in w for w in report.warnings)
     assert any("only 3 photos" in w for w in report.warnings)

@@ -1,0 +1,56 @@
+"""Vision's shared fixtures: each calibrated model is made once per test session.
+
+Calibration is the slow path of vision (tens of seconds on two cores): a test that
+needs a calibrated model takes one of these instead of calibrating again; a test
+that checks what a calibration says about its own photos calibrates those.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import Dataset, load_dataset
+from vision.learning.report import CalibrationReport, calibrate_with_report
+from vision.reading.model import FaceModel
+from vision.synth.scenes import stress_settings, write_dataset
+
+
+@pytest.fixture(scope="session")
+def stress_photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Three training and two test frames of dice in random colours on a random tray."""
+    root = tmp_path_factory.mktemp("stress")
+    settings = stress_settings(3)
+    train = write_dataset(root / "train", 3, seed=1, settings=settings)
+    test = write_dataset(root / "test", 2, seed=2, settings=settings)
+    return train, test
+
+
+@pytest.fixture(scope="session")
+def stress_calibration(stress_photos: tuple[Path, Path]) -> tuple[FaceModel, CalibrationReport]:
+    """The stress training frames calibrated as ``toptable dice calibrate`` does, with its
+    report (three photos: too few for its leave-photos-out check, so one calibration)."""
+    return calibrate_with_report(load_dataset(stress_photos[0]), face_set="stress", folds=3)
+
+
+@pytest.fixture(scope="session")
+def pi_tray() -> Dataset:
+    """The 20 Raspberry Pi camera photos of ../shared/datasets/pi-tray."""
+    root = REPO.parent / "shared" / "datasets" / "pi-tray"
+    if not root.is_dir():
+        pytest.skip(f"{root} is absent: the shared datasets sit beside the checkout in CI")
+    return load_dataset(root)
+
+
+PI_TRAY_HELD_OUT = tuple(range(0, 20, 4))
+"""The pi-tray photos :func:`pi_tray_model` never saw (every fourth)."""
+
+
+@pytest.fixture(scope="session")
+def pi_tray_model(pi_tray: Dataset) -> FaceModel:
+    """A model calibrated on 15 pi-tray photos, all but :data:`PI_TRAY_HELD_OUT`."""
+    train = [i for i in range(len(pi_tray.items)) if i not in PI_TRAY_HELD_OUT]
+    return calibrate(pi_tray.subset(train), face_set="pi-tray")
