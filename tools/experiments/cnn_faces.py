@@ -4,18 +4,18 @@ Measures whether a face CNN trained only on the owner's own dice (each labeled d
 cut with some context, then turned through any angle, squashed as if seen
 obliquely, re-lit, blurred and noised) reads another set of photos better than
 the nearest-neighbour face model of ``vision.reading.model``. Figures and the reasons this
-is not (yet) in the reader: vision/README.md, "Why this method".
+is not (yet) in the reader: docs/decisions/vision.md.
 
-Needs PyTorch, which the product does not use (it has no place on the Pi):
+Needs PyTorch, which the product does not use (it has no place on the Pi); the
+Makefile installs the CPU build into the checkout's venv (``make .venv/.torch-stamp``).
+From the checkout::
 
-    python3.11 -m venv /tmp/cnn-venv
-    /tmp/cnn-venv/bin/pip install torch==2.13.0 numpy opencv-python-headless pyyaml
-    /tmp/cnn-venv/bin/python tools/experiments/cnn_faces.py \\
+    .venv/bin/python -m tools.experiments.cnn_faces \\
         ../shared/datasets/catan-webcam/train ../shared/datasets/catan-webcam/valid
 
 ``--time-numpy`` first prints how long the same net's forward pass takes in plain numpy.
 ``--split N`` instead trains on the first N photos of one dataset and reads the rest
-(``... cnn_faces.py ../shared/datasets/pi-tray --split 14``). Prints, after each
+(``... cnn_faces ../shared/datasets/pi-tray --split 14``). Prints, after each
 epoch, the share of the held-out dice read right (the four quarter turns of each
 crop averaged) and the wall time; at the end, the dice read wrong.
 """
@@ -23,7 +23,6 @@ crop averaged) and the wall time; at the end, the dice read wrong.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,8 +33,6 @@ import torch
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 from torch import nn
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.learning.dataset import Dataset, load_dataset
 from vision.reading.features import contrast_channel
@@ -168,7 +165,9 @@ def time_numpy_forward(batch: int = 128, repeats: int = 3) -> None:
                 h = h.reshape(b, hh // 2, 2, ww // 2, 2, c).max((2, 4))
                 continue
             padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
-            cols = sliding_window_view(padded, (3, 3), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3)
+            # numpy's stub takes one axis; a tuple of axes is what its documentation gives
+            cols = sliding_window_view(padded, (3, 3), axis=(1, 2))  # type: ignore[call-overload]
+            cols = cols.transpose(0, 1, 2, 4, 5, 3)
             h = np.maximum(cols.reshape(b * hh * ww, 9 * c) @ w, 0).reshape(b, hh, ww, -1)
             flops += 2.0 * b * hh * ww * w.shape[0] * w.shape[1]
         best = min(best, time.perf_counter() - start)

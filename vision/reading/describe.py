@@ -10,7 +10,7 @@ features read symbol dice and straight-down views perfectly but misread oblique
 pip dice (side faces' pips fall in the patch); the embedding alone read those but
 let a neighbour pressed against a die into its view (18 of 10,000 stress dice
 wrong above the threshold). Joined, each covers the other's weak case (figures in
-vision/README.md, "Why this method").
+docs/decisions/vision.md).
 
 Both are cut in neutral light (:func:`light_gains`: the frame's colour cast taken
 out), at calibration as at reading; a die read unsure is described again from a few
