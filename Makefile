@@ -14,6 +14,18 @@ $(STAMP): pyproject.toml tools/bootstrap-venv.sh
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# PyTorch, CPU build, for tools/embedding (type-checked, and its test rebuilds a small
+# network); never in the Pi's install. A wheel in pip's find-links is taken as it is
+# (no index asked), else PyTorch's CPU index; its dependencies come from PyPI.
+TORCH       := torch==2.13.0
+TORCH_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_STAMP := $(VENV)/.torch-stamp
+$(TORCH_STAMP): $(STAMP)
+	$(BIN)/pip install -q --no-deps --no-index '$(TORCH)' 2>/dev/null \
+	    || $(BIN)/pip install -q --no-deps --index-url $(TORCH_INDEX) '$(TORCH)'
+	$(BIN)/pip install -q '$(TORCH)'
+	touch $(TORCH_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/toptable demo
 
@@ -23,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check controller vision hardware firmware tests tools
 	$(BIN)/ruff format --check controller vision hardware firmware tests tools
 
-typecheck: $(STAMP)
+typecheck: $(TORCH_STAMP)
 	$(BIN)/mypy
 
 # The tests run in parallel (pytest-xdist): many wait on ptys, brokers and child processes,
@@ -31,10 +43,10 @@ typecheck: $(STAMP)
 PYTEST_WORKERS ?= 4
 PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
-pytest: $(STAMP)
+pytest: $(TORCH_STAMP)
 	$(PYTEST) -m "not slow"
 
-test-slow: $(STAMP)
+test-slow: $(TORCH_STAMP)
 	$(PYTEST) -m slow
 
 # The documentation's images, regenerated on purpose (no test writes into the checkout otherwise)

@@ -15,15 +15,11 @@ sometimes JPEG-damaged, and turned into the reader's network input
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.reading.embedding import DIE_SPAN, VIEW_PX, network_input
 
@@ -51,7 +47,7 @@ _SIDES = {  # corner indices and outward normal of the cube's top and four sides
 def random_colour(rng: np.random.Generator) -> NDArray[Any]:
     """A BGR colour, grey-ish or saturated, of any brightness."""
     saturation = rng.uniform(0, 40) if rng.random() < 0.5 else rng.uniform(80, 255)
-    hsv = np.uint8([[[rng.uniform(0, 180), saturation, rng.uniform(30, 255)]]])
+    hsv = np.array([[[rng.uniform(0, 180), saturation, rng.uniform(30, 255)]]], np.uint8)
     out: NDArray[Any] = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
     return out
 
@@ -74,18 +70,18 @@ def random_symbol(rng: np.random.Generator, px: int = TEXTURE_PX) -> NDArray[Any
         points = (rng.uniform(0.2, 0.8, (rng.integers(3, 7), 2)) * px).astype(np.int32)
         centre = (int(rng.uniform(0.3, 0.7) * px), int(rng.uniform(0.3, 0.7) * px))
         if kind == 0:
-            cv2.fillPoly(mask, [points], 255, cv2.LINE_AA)
+            cv2.fillPoly(mask, [points], (255,), cv2.LINE_AA)
         elif kind == 1:
             closed = bool(rng.integers(0, 2))
-            cv2.polylines(mask, [points], closed, 255, int(rng.integers(2, 8)), cv2.LINE_AA)
+            cv2.polylines(mask, [points], closed, (255,), int(rng.integers(2, 8)), cv2.LINE_AA)
         elif kind == 2:
             radius = int(rng.uniform(0.08, 0.3) * px)
-            cv2.circle(mask, centre, radius, 255, int(rng.choice([-1, 3, 6])), cv2.LINE_AA)
+            cv2.circle(mask, centre, radius, (255,), int(rng.choice([-1, 3, 6])), cv2.LINE_AA)
         else:
             axes = (int(rng.uniform(0.05, 0.3) * px), int(rng.uniform(0.05, 0.3) * px))
             sweep = rng.uniform(180, 360)
             thickness = int(rng.choice([-1, 4]))
-            cv2.ellipse(mask, centre, axes, rng.uniform(0, 180), 0, sweep, 255, thickness)
+            cv2.ellipse(mask, centre, axes, rng.uniform(0, 180), 0, sweep, (255,), thickness)
     return mask
 
 
@@ -97,16 +93,18 @@ def _marks(kind: str, face: int, rng: np.random.Generator, style: dict[str, Any]
         for dx, dy in PIPS[face]:
             cx, cy = int(px / 2 + dx * spacing), int(px / 2 + dy * spacing)
             if style["square"]:
-                cv2.rectangle(mask, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 255, -1)
+                cv2.rectangle(
+                    mask, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), (255,), -1
+                )
             else:
-                cv2.circle(mask, (cx, cy), int(r), 255, -1, cv2.LINE_AA)
+                cv2.circle(mask, (cx, cy), int(r), (255,), -1, cv2.LINE_AA)
     elif kind == "numerals":
         text, scale, thick = str(face), px / 40, style["thickness"]
         (w, h), _ = cv2.getTextSize(text, style["font"], scale, thick)
         origin = ((px - w) // 2, (px + h) // 2)
-        cv2.putText(mask, text, origin, style["font"], scale, 255, thick, cv2.LINE_AA)
+        cv2.putText(mask, text, origin, style["font"], scale, (255,), thick, cv2.LINE_AA)
         if face == 6:  # the underline that tells a 6 from a 9
-            cv2.line(mask, (px // 3, int(px * 0.85)), (2 * px // 3, int(px * 0.85)), 255, 3)
+            cv2.line(mask, (px // 3, int(px * 0.85)), (2 * px // 3, int(px * 0.85)), (255,), 3)
     else:
         mask = style["symbols"][face - 1]
     return mask
@@ -191,14 +189,16 @@ def paint_die(
     xy = xy - (xy.max(0) + xy.min(0)) / 2
     xy = xy / (xy.max(0) - xy.min(0)).max() * span + centre
     h, w = canvas.shape[:2]
-    shadow = np.zeros((h, w), np.float32)
+    shadow: NDArray[Any] = np.zeros((h, w), np.float32)
     hull = cv2.convexHull((xy - light[:2] * span * 0.15).astype(np.float32)).astype(np.int32)
-    cv2.fillConvexPoly(shadow, hull, 1.0, cv2.LINE_AA)
+    cv2.fillConvexPoly(shadow, hull, (1.0,), cv2.LINE_AA)
     shadow = cv2.GaussianBlur(shadow, (0, 0), span * 0.08 + 0.5)
     canvas *= (1 - rng.uniform(0.2, 0.6) * shadow)[..., None]
     others = [f for f in range(6) if f != top]
     rng.shuffle(others)
-    square = np.float32([[0, 0], [TEXTURE_PX, 0], [TEXTURE_PX, TEXTURE_PX], [0, TEXTURE_PX]])
+    square = np.array(
+        [[0, 0], [TEXTURE_PX, 0], [TEXTURE_PX, TEXTURE_PX], [0, TEXTURE_PX]], np.float32
+    )
     order = sorted(_SIDES, key=lambda k: float((rot @ _SIDES[k][1])[2]))
     for j, side in enumerate(order):
         corners, normal = _SIDES[side]

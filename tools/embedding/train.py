@@ -1,10 +1,10 @@
 """Build-time: train the face-embedding network and write ``vision/models/face-embedding.npz``.
 
-Needs PyTorch (not a dependency of the product; the Pi runs the result in numpy)::
+Needs PyTorch (not a dependency of the product; the Pi runs the result in numpy): the
+Makefile installs the CPU build into the checkout's venv (``make test`` does, or
+``make .venv/.torch-stamp``); then, from the checkout::
 
-    python3.11 -m venv /tmp/embedding-venv
-    /tmp/embedding-venv/bin/pip install torch==2.13.0 numpy opencv-python-headless pyyaml
-    /tmp/embedding-venv/bin/python tools/embedding/train.py            # ~18 min, 2 cores
+    .venv/bin/python -m tools.embedding.train            # ~18 min, 2 cores
 
 The training views are synthetic dice of random designs (``tools/embedding/dice.py``,
 seeds ``POOL_SEEDS``, made on two processes). The network is trained *episodically*,
@@ -17,15 +17,15 @@ training views; the weights are the same up to torch's floating-point rounding (
 checked bit for bit). The shipped file came from this script as committed.
 
 The batch-norm layers are folded into the convolutions on export; the file is read by
-``vision.reading.embedding.load_embedding``, and the export is checked against torch's own
-forward pass before it is written.
+``vision.reading.embedding.load_embedding``, and once written it is checked against
+torch's own forward pass (``tests/tools/test_embedding_build.py`` rebuilds a small network
+through the same code).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -37,13 +37,8 @@ from numpy.typing import NDArray
 from torch import nn
 from torch.nn import functional
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from dice import views  # noqa: E402
-
-from vision.reading.embedding import (  # noqa: E402
+from tools.embedding.dice import views
+from vision.reading.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
     EMBEDDING_FORMAT,

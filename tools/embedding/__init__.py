@@ -1,0 +1,1 @@
+"""Building the face-embedding network ``vision/models/face-embedding.npz`` (needs PyTorch)."""

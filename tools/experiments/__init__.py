@@ -1,0 +1,1 @@
+"""Experiments whose figures docs/decisions/vision.md reports; not part of the product."""
