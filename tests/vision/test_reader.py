@@ -44,9 +44,16 @@ THROWS = [
 ]
 
 
+# frames of 640x480: what is tested is the reader, not the frame size (rendering 45 frames
+# of 1280x960 took three times as long)
+WIDTH, HEIGHT = 640, 480
+
+
 @pytest.mark.timeout(60)
 def test_one_event_per_settled_throw_with_kept_dice(model: FaceModel, tmp_path: Path) -> None:
-    frames = render_throws(THROWS, Renderer(Settings(hard=True), seed=21))
+    frames = render_throws(
+        THROWS, Renderer(Settings(hard=True, width=WIDTH, height=HEIGHT), seed=21)
+    )
     q: queue.Queue[Event] = queue.Queue()
     reader = DiceReader(model, q, expect=6, evidence_dir=tmp_path / "evidence")
     for f in frames:
@@ -102,7 +109,9 @@ def test_empty_tray_and_hand_give_no_throw(model: FaceModel) -> None:
 
 
 def test_count_mismatch_reaches_the_event(model: FaceModel) -> None:
-    frames = render_throws([Throw((Symbol.KICK, Symbol.STAR))], Renderer(seed=4))
+    frames = render_throws(
+        [Throw((Symbol.KICK, Symbol.STAR))], Renderer(Settings(width=WIDTH, height=HEIGHT), seed=4)
+    )
     q: queue.Queue[Event] = queue.Queue()
     reader = DiceReader(model, q, expect=3, keep_frame=True)
     for f in frames:
@@ -110,7 +119,7 @@ def test_count_mismatch_reaches_the_event(model: FaceModel) -> None:
     (event,) = _drain(q)
     assert isinstance(event, ThrowSettled)
     assert event.count_mismatch and not event.trustworthy and event.expected == 3
-    assert event.frame is not None and event.frame.shape == (960, 1280, 3)
+    assert event.frame is not None and event.frame.shape == (HEIGHT, WIDTH, 3)
 
 
 class _FlakySource:
@@ -191,11 +200,13 @@ def test_sources_from_config(tmp_path: Path) -> None:
         open_source(CameraConfig(kind=CameraSource.V4L2, device="/dev/video99"))
     with pytest.raises(CameraError, match="no such video file"):
         open_source(CameraConfig(kind=CameraSource.FILE, path=str(tmp_path / "x.avi")))
-    cfg = CameraConfig(kind=CameraSource.SYNTHETIC, fps=30, dice=2, seed=3)
+    cfg = CameraConfig(
+        kind=CameraSource.SYNTHETIC, fps=30, dice=2, seed=3, width=WIDTH, height=HEIGHT
+    )
     src = open_source(cfg)
     assert isinstance(src, SyntheticSource)
     frames = [src.read() for _ in range(20)]
-    assert all(f is not None and f.shape == (960, 1280, 3) for f in frames)
+    assert all(f is not None and f.shape == (HEIGHT, WIDTH, 3) for f in frames)
     assert any(f.settled and len(f.dice) == 2 for f in src.shown)
     src.close()
     src.close()
