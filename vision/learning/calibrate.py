@@ -249,7 +249,7 @@ def calibrate(
     where: list[str] = []
     aspects: list[float] = []
     contrasts: list[float] = []
-    light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (read.py)
+    light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (reading/read.py)
     for item, (image, factor) in zip(items, decoded, strict=True):
         face = at_face_scale(image, factor, params)
         light.append(light_gains(face))
