@@ -14,9 +14,17 @@ import pytest
 from tests.paths import REPO
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset, load_dataset
+from vision.learning.defaults import default_model
 from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.reading.model import FaceModel
 from vision.synth.scenes import stress_settings, write_dataset
+
+
+@pytest.fixture(scope="session")
+def model() -> FaceModel:
+    """The shipped synthetic model (:func:`~vision.learning.defaults.default_model`),
+    loaded once."""
+    return default_model()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ import vision.reading.read
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import ConfigError, ImageReadError
 from vision.images import jpeg_size
-from vision.learning.defaults import default_model
 from vision.learning.evaluate import match
 from vision.reading.describe import describe_again
 from vision.reading.detect import DetectorParams, detect
@@ -21,11 +20,6 @@ from vision.reading.model import FaceModel
 from vision.reading.read import annotate, read_file, read_frame
 from vision.synth.die import draw_face
 from vision.synth.scenes import Renderer, Settings
-
-
-@pytest.fixture(scope="module")
-def model() -> FaceModel:
-    return default_model()
 
 
 def _truth_vs_read(scene_dice: list, read_dice: tuple) -> list[tuple[Symbol, str | None]]:  # type: ignore[type-arg]
@@ -135,9 +129,9 @@ def test_detector_settings_checked() -> None:
         DetectorParams(die_frac=2.0)
 
 
-def test_detect_without_tray_mask() -> None:
+def test_detect_without_tray_mask(model: FaceModel) -> None:
     scene = Renderer(seed=8).scene(count=3)
-    found = detect(scene.image, default_model().detector)
+    found = detect(scene.image, model.detector)
     assert len(found.detections) == 3
 
 

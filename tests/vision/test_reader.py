@@ -15,7 +15,6 @@ from controller.core.events import Event
 from controller.core.symbols import Symbol
 from vision.errors import CameraError, ConfigError
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
-from vision.learning.defaults import default_model
 from vision.learning.evaluate import match
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker, DiceReader
@@ -23,11 +22,6 @@ from vision.settings import CameraSource
 from vision.sources.source import CameraConfig, FolderSource, SyntheticSource, open_source
 from vision.synth.scenes import Renderer, Settings
 from vision.synth.throws import Throw, render_throws
-
-
-@pytest.fixture(scope="module")
-def model() -> FaceModel:
-    return default_model()
 
 
 def _drain(q: queue.Queue[Event]) -> list[Event]:
