@@ -21,7 +21,7 @@ def _negative_dataset(root: Path, images: int, seed: int) -> Path:
     return out
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(240)  # a hang guard: a calibration on a loaded core
 def test_dark_dice_on_a_light_tray(tmp_path: Path) -> None:
     train = load_dataset(_negative_dataset(tmp_path / "train", 3, seed=1))
     test = load_dataset(_negative_dataset(tmp_path / "test", 3, seed=2))
