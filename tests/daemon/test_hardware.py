@@ -5,7 +5,6 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from hardware.displays.display_board import DisplayBoard
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import FakeSMBus
+from tests.waiting import wait_for
 from vision.errors import CameraError
 from vision.events import CameraLost, CameraRestored
 from vision.settings import CameraConfig
@@ -38,7 +38,7 @@ MISSING_PORT = "/dev/toptable-test-no-such-board"
 MOCK = {"backend": "mock"}
 
 
-def _wait_for(q: queue.Queue[Event], kind: type[Event], timeout: float = 5.0) -> Event:
+def _wait_for(q: queue.Queue[Event], kind: type[Event], timeout: float = 30.0) -> Event:
     """The first event of ``kind`` (others are dropped), or fail after ``timeout``."""
     end = time.monotonic() + timeout
     while (left := end - time.monotonic()) > 0:
@@ -49,15 +49,6 @@ def _wait_for(q: queue.Queue[Event], kind: type[Event], timeout: float = 5.0) ->
         if isinstance(event, kind):
             return event
     pytest.fail(f"no {kind.__name__} within {timeout} s")
-
-
-def _until(check: Callable[[], bool], timeout: float = 5.0) -> bool:
-    end = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 class StillTray:
@@ -109,7 +100,7 @@ def test_the_demo_config_opens_every_simulated_device(tmp_path: Path) -> None:
         assert seat_pin.state
         # the camera renders frames for the reader
         camera = devices.camera
-        assert camera is not None and _until(lambda: camera.frames > 0)
+        assert camera is not None and wait_for(lambda: camera.frames > 0, 30)
 
 
 def test_new_attack_is_handed_to_the_camera_thread(tmp_path: Path) -> None:
@@ -118,9 +109,9 @@ def test_new_attack_is_handed_to_the_camera_thread(tmp_path: Path) -> None:
         reader = devices.reader
         assert reader is not None and reader.expect is None
         devices.new_attack(4)
-        assert _until(lambda: reader.expect == 4)  # applied by the camera thread
+        assert wait_for(lambda: reader.expect == 4, 30)  # applied by the camera thread
         devices.new_attack(2)
-        assert _until(lambda: reader.expect == 2)
+        assert wait_for(lambda: reader.expect == 2, 30)
 
 
 def test_missing_camera_port_and_display_are_faults_and_the_rest_open(tmp_path: Path) -> None:
@@ -239,4 +230,4 @@ def test_threads_are_not_left_behind(tmp_path: Path) -> None:
     left: list[Any] = [
         t for t in threading.enumerate() if t.ident not in before and t.name != "MainThread"
     ]
-    assert _until(lambda: not [t for t in left if t.is_alive()], 3.0), left
+    assert wait_for(lambda: not [t for t in left if t.is_alive()], 10), left
