@@ -1,65 +1,52 @@
-"""The picamera2 bench figure: :class:`~vision.sources.picamera.Picamera2Source` driven through the
-tests' fake picamera2 (delivered and read rates, queue growth, read waits)."""
+"""``toptable bench camera``: :class:`~vision.sources.picamera.Picamera2Source` at 1280x960,
+30 fps on simulated Camera Module 3, Camera Module 2 and HQ camera (the shipped
+:mod:`vision.sources.simulated.picamera2`): the sensor mode chosen, delivered and
+read rates, queue growth, read waits."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import argparse
 import time
-from pathlib import Path
 from typing import Any
 
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraSource
 from vision.sources.picamera import FORMAT, Picamera2Source
+from vision.sources.simulated import picamera2 as simulated
 
-FAKE_DIR = Path(__file__).resolve().parents[2] / "tests" / "vision" / "fakes"
-"""The fake ``picamera2`` package of the tests (in a checkout, not in a wheel)."""
-
-
-def load_fake_picamera2() -> Any | None:
-    """The tests' fake ``picamera2`` module, loaded under a private name; None if absent."""
-    init = FAKE_DIR / "picamera2" / "__init__.py"
-    if not init.is_file():
-        return None
-    name = "_toptable_fake_picamera2"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, init)
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+CAMERAS: dict[str, dict[str, Any]] = {
+    "Camera Module 3": simulated.CAMERA_MODULE_3,
+    "Camera Module 2": simulated.CAMERA_MODULE_2,
+    "HQ camera": simulated.HQ_CAMERA,
+}
+"""The simulated cameras the bench drives, by product name."""
 
 
-def bench_picamera(seconds: float = 3.0) -> dict[str, Any]:
-    """Drive :class:`Picamera2Source` through the fake picamera2 at 1280x960, 30 fps.
+def bench_picamera(camera: str = "Camera Module 3", seconds: float = 3.0) -> dict[str, Any]:
+    """Drive :class:`Picamera2Source` through the simulated picamera2 at 1280x960, 30 fps.
 
-    The fake camera completes a frame every ``FrameDurationLimits`` on its own
+    The simulated camera completes a frame every ``FrameDurationLimits`` on its own
     thread and keeps at most the newest one waiting (picamera2's ``queue=True``);
     the source reads as the daemon does. Returns the figures (prints nothing):
-    ``delivered_fps`` (frames the camera completed per second), ``read_fps``
-    (frames the source returned per second), ``max_queue`` (most frames ever
-    waiting: 1 means no queue growth), ``dropped`` (frames replaced before being
-    read), ``read_ms_median``/``read_ms_max`` (time a read waited), and the
-    setup. Without the fake (an installed wheel) it returns ``{"skipped": why}``.
+    ``sensor_mode`` (the mode the source chose), ``delivered_fps`` (frames the
+    camera completed per second), ``read_fps`` (frames the source returned per
+    second), ``max_queue`` (most frames ever waiting: 1 means no queue growth),
+    ``dropped`` (frames replaced before being read), ``read_ms_median`` /
+    ``read_ms_max`` (time a read waited).
+
+    Raises:
+        CameraError: the source refused the camera or a frame was the wrong shape.
     """
-    fake = load_fake_picamera2()
-    if fake is None:
-        return {"skipped": f"the fake picamera2 is not at {FAKE_DIR} (a checkout has it)"}
-    config = CameraConfig(
-        kind=CameraSource.PICAMERA2,
-        width=1280,
-        height=960,
-        fps=30.0,
-        exposure_us=10_000,
-        gain=2.0,
-        colour_gains=(1.8, 1.5),
-        lens_position=2.0,
-    )
-    source = Picamera2Source(config, module=fake)
+    manual: dict[str, Any] = {"exposure_us": 10_000, "gain": 2.0, "colour_gains": (1.8, 1.5)}
+    if camera == "Camera Module 3":
+        manual["lens_position"] = 2.0  # the only one of the three that focuses
+    config = CameraConfig(kind=CameraSource.PICAMERA2, width=1280, height=960, fps=30.0, **manual)
+    attached = simulated.CAMERAS
+    simulated.CAMERAS = [CAMERAS[camera]]
+    try:
+        source = Picamera2Source(config, module=simulated)
+    finally:
+        simulated.CAMERAS = attached
     waits: list[float] = []
     try:
         source.read()  # the first frame, taken while opening
@@ -73,12 +60,14 @@ def bench_picamera(seconds: float = 3.0) -> dict[str, Any]:
                 raise CameraError(f"bench: frame of shape {frame.shape}")
         elapsed = time.perf_counter() - start
         stats = dict(source.picam2.stats)
+        mode = source.picam2.camera_configuration()["sensor"]["output_size"]
     finally:
         source.close()
     delivered = stats["delivered"] - stats0["delivered"]
     waits.sort()
     return {
         "camera": source.camera,
+        "sensor_mode": f"{mode[0]}x{mode[1]}",
         "size": "1280x960",
         "format": FORMAT,
         "fps_asked": config.fps,
@@ -92,3 +81,27 @@ def bench_picamera(seconds: float = 3.0) -> dict[str, Any]:
         "read_ms_median": round(1000 * waits[len(waits) // 2], 2) if waits else None,
         "read_ms_max": round(1000 * waits[-1], 2) if waits else None,
     }
+
+
+def main(argv: list[str]) -> int:
+    """Print one line of figures per simulated camera; 1 if a camera was refused."""
+    parser = argparse.ArgumentParser(prog="toptable bench camera")
+    parser.add_argument("--quick", action="store_true", help="1 s per camera instead of 3")
+    args = parser.parse_args(argv)
+    worst = 0
+    for name in CAMERAS:
+        try:
+            f = bench_picamera(name, 1.0 if args.quick else 3.0)
+        except CameraError as exc:
+            print(f"{name}: refused: {exc}")
+            worst = 1
+            continue
+        print(
+            f"{name} ({f['camera']}), simulated picamera2 {simulated.VERSION}: "
+            f"{f['size']} {f['format']} at {f['fps_asked']:g} fps from sensor mode "
+            f"{f['sensor_mode']}, {f['seconds']} s: delivered {f['delivered_fps']:.1f} fps, "
+            f"read {f['read_fps']:.1f} fps, max queue {f['max_queue']}, dropped {f['dropped']}, "
+            f"read wait median {f['read_ms_median']} ms, max {f['read_ms_max']} ms",
+            flush=True,
+        )
+    return worst

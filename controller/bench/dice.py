@@ -328,20 +328,4 @@ def main(argv: list[str]) -> int:
     if model is not None:
         bench_speed(model, args.datasets / "pi-tray", args.reads or (40 if args.quick else 200))
         bench_size_memory(model)
-    bench_camera(1.0 if args.quick else 3.0)
     return 0
-
-
-def bench_camera(seconds: float) -> None:
-    """The picamera2 source at 1280x960, 30 fps, driven through its fake module."""
-    from controller.bench.camera import bench_picamera
-
-    f = bench_picamera(seconds)
-    if "skipped" in f:
-        print(f"picamera2 source: skipped ({f['skipped']})")
-        return
-    print(
-        f"picamera2 source (fake module), {f['size']} {f['format']} asked at {f['fps_asked']} fps "
-        f"for {f['seconds']} s: delivered {f['delivered_fps']:.1f} fps, read {f['read_fps']:.1f} "
-        f"fps, max queue {f['max_queue']}, dropped {f['dropped']}"
-    )

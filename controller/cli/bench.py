@@ -17,6 +17,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "advisor": ("controller.advisor.bench", "milliseconds per advice"),
     "game": ("controller.game.bench", "games simulated per second, journal replay time"),
     "dice": ("controller.bench.dice", "dice reading speed and accuracy"),
+    "camera": (
+        "controller.bench.camera",
+        "the picamera2 source at 1280x960, 30 fps on simulated Pi cameras",
+    ),
     "board": ("hardware.board.bench", "link latency and fault-injection figures"),
     "screens": ("hardware.displays.bench", "render time and bytes sent to displays"),
     "daemon": ("controller.daemon.bench", "daemon memory, idle CPU and latency"),

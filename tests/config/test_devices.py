@@ -18,9 +18,9 @@ import pytest
 from controller.config import Config, parse_config
 from controller.config.devices import check_devices
 from controller.config.probe import DeviceProbe
-from tests.paths import REPO
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError
+from vision.sources.simulated import picamera2 as simulated
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -236,10 +236,9 @@ def test_picamera2_missing_names_the_apt_package(tmp_path: Path, probe: FakeProb
 def test_real_probe_opens_a_picamera2_camera(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """DeviceProbe against the fake picamera2: it opens, measures, closes."""
-    monkeypatch.syspath_prepend(str(REPO / "tests" / "vision" / "fakes"))
-    for name in ("picamera2", "libcamera"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
+    """DeviceProbe against the simulated picamera2: it opens, measures, closes."""
+    monkeypatch.setitem(sys.modules, "picamera2", simulated)
+    monkeypatch.setattr(simulated, "CAMERAS", [simulated.CAMERA_MODULE_3])
     try:
         cfg = hardware_config(
             tmp_path,
@@ -265,8 +264,7 @@ def test_real_probe_opens_a_picamera2_camera(
             "picamera2 camera 0 (imx708) takes for LensPosition"
         ]
     finally:
-        for name in ("picamera2", "libcamera"):
-            sys.modules.pop(name, None)
+        assert not simulated._busy, "the probe left the camera open"
 
 
 def test_missing_board_port_points_at_cable_and_udev_rule(tmp_path: Path) -> None:

@@ -23,20 +23,29 @@ camera does not have is a :class:`~vision.settings.CameraOptionError` naming
 the option and the camera. Controls are checked against the camera's own
 ``camera_controls`` ranges before anything is set.
 
-:func:`controller.bench.camera.bench_picamera` is the figure ``toptable bench dice`` prints: the source
-driven through the fake ``picamera2`` of the tests (``tests/vision/fakes``).
+Waits are all bounded: a capture that times out cancels picamera2's queued
+jobs (``cancel_all_and_flush``, made for a dislodged cable) so that ``close``
+is not queued behind it, and the frame-rate limits are read after the chosen
+sensor mode is configured (picamera2 refreshes ``camera_controls`` at every
+``configure``, and reading ``sensor_modes`` leaves the full-resolution mode
+configured). A picamera2 older than :data:`MIN_VERSION` is refused at open
+with the apt command that upgrades it; a USB camera (sensor modes without a
+size) is sent to ``source = "v4l2"``.
 
 picamera2 is imported only when a source opens (apt's ``python3-picamera2``,
-seen through a venv made with ``--system-site-packages``); tests pass a fake
-module in its place.
+seen through a venv made with ``--system-site-packages``); tests and
+``toptable bench camera`` (:mod:`controller.bench.camera`) pass the simulation
+:mod:`vision.sources.simulated.picamera2` in its place.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
+import importlib.metadata
+import inspect
 from collections.abc import Mapping, Sequence
+from concurrent.futures import CancelledError
 from typing import Any
 
 import numpy as np
@@ -59,6 +68,10 @@ BUFFERS = 4
 """Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
 TIMEOUT_S = 2.0
 """How long a read waits for a frame before the camera counts as silent."""
+MIN_VERSION = "0.3.17"
+"""picamera2's first release whose ``wait(job, timeout=)`` takes a timeout
+(``sensor=`` in configurations came in 0.3.14)."""
+UPGRADE = f"sudo apt update && sudo apt install --only-upgrade {PACKAGE}"
 
 
 class PicameraMissingError(CameraError):
@@ -75,6 +88,39 @@ def load_picamera2() -> Any:
         return importlib.import_module("picamera2")
     except ImportError:
         raise PicameraMissingError(f"picamera2: {MISSING}") from None
+
+
+def picamera2_version(module: Any) -> str | None:
+    """The installed picamera2's version (the simulation's ``VERSION``), None if unknown."""
+    version = getattr(module, "VERSION", None)
+    if isinstance(version, str):
+        return version
+    try:
+        return importlib.metadata.version("picamera2")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def check_api(module: Any) -> None:
+    """Refuse a picamera2 without the calls the source makes with their arguments.
+
+    Raises:
+        CameraError: ``wait`` has no ``timeout`` or ``create_video_configuration``
+            no ``sensor`` (picamera2 older than :data:`MIN_VERSION`); the message
+            names the version found and the apt command that upgrades it.
+    """
+    cls = module.Picamera2
+    missing = [
+        f"{name}({arg}=)"
+        for name, arg in (("wait", "timeout"), ("create_video_configuration", "sensor"))
+        if arg not in inspect.signature(getattr(cls, name)).parameters
+    ]
+    if missing:
+        found = picamera2_version(module) or "an older version"
+        raise CameraError(
+            f"picamera2: {found} is installed, which has no {' or '.join(missing)}; "
+            f"toptable needs picamera2 {MIN_VERSION} or later: {UPGRADE}"
+        )
 
 
 def _af_manual() -> Any:
@@ -127,6 +173,7 @@ class Picamera2Source:
         self._closed = False
         self.sizes: list[tuple[int, int]] = []
         pc = module if module is not None else load_picamera2()
+        check_api(pc)
         num = config.camera_num
         self.name = f"picamera2 camera {num}"
         self.camera = self.name
@@ -151,8 +198,10 @@ class Picamera2Source:
         try:
             self.picam2: Any = pc.Picamera2(num)
         except (RuntimeError, IndexError, OSError) as exc:
+            # picamera2 wraps libcamera's reason ("Device or resource busy") as the cause
+            why = f"{exc}: {exc.__cause__}" if exc.__cause__ is not None else str(exc)
             raise CameraError(
-                f"{self.camera}: cannot open it ({exc}); is another program (rpicam-*, "
+                f"{self.camera}: cannot open it ({why}); is another program (rpicam-*, "
                 "another toptable) using it?"
             ) from None
         try:
@@ -182,6 +231,9 @@ class Picamera2Source:
         got = _size(_item(_item(cam.camera_configuration(), "main"), "size"))
         if got != size:
             raise self._size_error(got, f"which {self.camera} gives as")
+        # only now: configure() refreshed camera_controls for the chosen mode (reading
+        # sensor_modes left the full-resolution mode's limits there)
+        self._check("fps", "FrameDurationLimits", frame_time_us(c.fps))
         try:
             cam.start()
         except RuntimeError as exc:
@@ -191,7 +243,16 @@ class Picamera2Source:
 
     def _modes(self) -> list[dict[str, Any]]:
         modes = []
-        for m in self.picam2.sensor_modes:
+        listed = list(self.picam2.sensor_modes)
+        if listed and all("size" not in m for m in listed):
+            formats = ", ".join(str(m.get("format", "?")) for m in listed)
+            raise CameraError(
+                f"{self.camera}: is not a Pi camera module (no sensor modes, formats "
+                f'{formats}; a USB camera?): use source = "v4l2" with its /dev/video device'
+            )
+        for m in listed:
+            if "size" not in m:
+                continue
             modes.append(
                 {
                     "size": _size(m["size"]),
@@ -270,7 +331,6 @@ class Picamera2Source:
         c = self.config
         known = self.picam2.camera_controls
         frame = frame_time_us(c.fps)
-        self._check("fps", "FrameDurationLimits", frame)
         controls: dict[str, Any] = {"FrameDurationLimits": (frame, frame)}
         if c.exposure_us is not None:
             self._check("exposure_us", "ExposureTime", c.exposure_us)
@@ -303,9 +363,9 @@ class Picamera2Source:
 
     def _delivered(self, size: tuple[int, int]) -> dict[str, Any]:
         try:
-            meta = dict(self.picam2.capture_metadata())
-        except (RuntimeError, TimeoutError):
-            meta = {}
+            meta = dict(self._wait(self.picam2.capture_metadata(wait=False)))
+        except (RuntimeError, TimeoutError, CancelledError):
+            meta = {}  # what it delivers is only reported; the frames decide
         duration = meta.get("FrameDuration")
         fps = 1e6 / duration if isinstance(duration, int | float) and duration > 0 else None
         read_back = {
@@ -326,12 +386,30 @@ class Picamera2Source:
 
     # --- frames ---
 
+    def _wait(self, job: Any) -> Any:
+        """The job's result within ``timeout_s``.
+
+        A job that times out stays at the head of picamera2's queue, and ``stop()``
+        would queue behind it for ever: every queued job is cancelled first.
+
+        Raises:
+            TimeoutError: no frame in time; CancelledError: the queue was flushed.
+        """
+        try:
+            return self.picam2.wait(job, timeout=self.timeout_s)
+        except (TimeoutError, CancelledError):
+            self._flush()
+            raise
+
+    def _flush(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.picam2.cancel_all_and_flush()
+
     def _capture(self, first: bool = False) -> npt.NDArray[np.uint8]:
         c, cam = self.config, self.picam2
         try:
-            job = cam.capture_array("main", wait=False)
-            array = cam.wait(job, timeout=self.timeout_s)
-        except TimeoutError:
+            array = self._wait(cam.capture_array("main", wait=False))
+        except (TimeoutError, CancelledError):
             what = "started but gave no frame" if first else "gave no frame"
             raise CameraError(
                 f"{self.camera}: {what} in {self.timeout_s:g} s (expected {c.width}x{c.height} "
@@ -375,6 +453,7 @@ class Picamera2Source:
         cam = getattr(self, "picam2", None)
         if cam is None:
             return
-        for step in (cam.stop, cam.close):
-            with contextlib.suppress(RuntimeError):  # already stopped, or the camera is gone
-                step()
+        self._flush()  # nothing left queued for stop() to wait behind
+        # picamera2's close() stops its event loop first, then the camera directly
+        with contextlib.suppress(RuntimeError):  # already closed, or the camera is gone
+            cam.close()

@@ -1,0 +1,826 @@
+"""A simulated ``picamera2`` module: picamera2's ``Picamera2`` as its source behaves.
+
+Written function by function after picamera2 0.3.38's ``picamera2/picamera2.py``,
+``job.py``, ``controls.py`` and ``previews/null_preview.py`` (the PyPI wheel; Raspberry
+Pi OS Bookworm's apt package ``python3-picamera2`` is built from the same
+repository, and every behaviour below is in the 0.3.x releases since 0.3.17).
+Each behaviour the table relies on is cited to its function (``picamera2.py``
+unless named otherwise). libcamera itself (the sensor and the ISP) is
+simulated: frames of a grey tray with a red and a green square, one every frame
+duration, on a thread.
+
+Behaviours reproduced:
+
+- ``global_camera_info()``: one dict per camera (``Model``, ``Location``,
+  ``Rotation`` from libcamera's properties, ``Id``, ``Num``), sorted so that USB
+  cameras (``"/usb"`` in ``Id``) come last; ``Picamera2(n)`` opens the n-th of
+  that list (``__init__``: ``global_camera_info()[camera_num]['Num']``) and a
+  camera another process holds fails ``camera.acquire()`` (libcamera: "Device or
+  resource busy"), which ``__init__`` re-raises as "Camera __init__ sequence did
+  not complete." from it.
+- ``camera_controls``: the controls libcamera advertises *now*. Before the
+  first ``configure()`` they are libcamera's start-up placeholders
+  (``src/ipa/rpi/common/ipa_base.cpp``, ``ipaControls``: FrameDurationLimits
+  33333..120000, ExposureTime 1..66666); ``configure_()`` refreshes
+  ``camera_ctrl_info`` from ``camera.controls``, which the IPA's ``configure``
+  sets to the chosen sensor mode's ranges.
+- ``sensor_modes``: the first read configures the camera once per raw mode
+  (``create_preview_configuration(raw=...)`` then ``configure()``), reads each
+  mode's ``fps`` as ``round(1e6 / FrameDurationLimits[0], 2)``, and leaves the
+  camera configured in the *last* mode listed (the full-resolution one); later
+  reads return the cached list. A USB camera's modes are ``{"format": name}``
+  only: no ``size``, no ``fps`` (its formats are not raw Bayer ones).
+- ``create_video/still/preview_configuration``: picamera2's defaults (video
+  ``XBGR8888`` 1280x720, 6 buffers, ``FrameDurationLimits`` 33333 and
+  ``NoiseReductionMode`` only if the camera advertises them), ``sensor=``.
+- ``configure_()``: refused while started ("Camera must be stopped before
+  configuring"); ``sensor={"output_size", "bit_depth"}`` picks that mode
+  exactly, or the configuration is invalid (``RuntimeError("Invalid camera
+  configuration: ...")``); ``queue and buffer_count > 1`` keeps one completed
+  request waiting (``_max_queue_len = 1``), else none.
+- ``Controls.__setattr__`` (``controls.py``): a control the camera does not
+  advertise raises "Control X is not advertised by libcamera"; values are not
+  range-checked there (libcamera clamps them to the ``ControlInfo`` range,
+  which the simulation does too).
+- ``start()``: configures "preview" if never configured, starts the NullPreview
+  event loop (``start_preview(False)``), then ``start_()`` hands the controls to
+  libcamera and resets ``self.controls`` to an empty ``Controls``.
+- The job queue: ``capture_array``/``capture_metadata`` go through
+  ``dispatch_functions``: a ``Job`` (``job.py``: a ``concurrent.futures.Future``)
+  appended to ``_job_list``; ``wait=None`` waits for ever, ``wait=False``
+  returns the job and ``wait(job, timeout)`` waits at most ``timeout``
+  (``TimeoutError``, the job *stays* at the head of ``_job_list``).
+  ``process_requests`` runs on the event loop at each completed frame and
+  executes the jobs in order, stopping at the first that cannot finish.
+- ``stop()``: while the event loop runs it is itself a job
+  (``dispatch_functions([self.stop_], wait=True, immediate=True)``): behind a
+  capture job that no frame will finish it waits for ever.
+  ``cancel_all_and_flush()`` cancels every queued job (``CancelledError`` to
+  their waiters) and empties the list, "for example, the camera cable has
+  become dislodged".
+- ``close()``: stops the preview's event loop first, then ``stop()`` runs
+  directly, then the camera is released.
+
+The simulation's own knobs (module globals): ``CAMERAS`` (the cameras attached,
+in libcamera's order), ``STALL_AFTER`` (frames each started camera completes
+before it goes silent, as with a dislodged cable; None: never). ``stats`` on a
+camera counts frames ``delivered`` and ``dropped`` (completed requests released
+unread) and ``max_queue`` (completed requests waiting at once);
+``libcamera_controls`` holds the controls libcamera was started with, merged
+with later ``set_controls``.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+VERSION = "0.3.38"
+"""The picamera2 release whose source this simulation follows."""
+
+CAMERA_MODULE_3: dict[str, Any] = {
+    "Model": "imx708",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@88000/imx708@1a",
+}
+CAMERA_MODULE_2: dict[str, Any] = {
+    "Model": "imx219",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx219@10",
+}
+HQ_CAMERA: dict[str, Any] = {
+    "Model": "imx477",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx477@1a",
+}
+USB_WEBCAM: dict[str, Any] = {
+    "Model": "HD Pro Webcam C920",
+    "Location": 2,
+    "Id": "/base/axi/pcie@120000/rp1/usb@200000-1:1.0-046d:082d",
+}
+
+_COMMON_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
+    "AeEnable": (False, True, None),
+    "AeMeteringMode": (0, 3, 0),
+    "AwbEnable": (False, True, None),
+    "AwbMode": (0, 7, 0),
+    "Brightness": (-1.0, 1.0, 0.0),
+    "ColourGains": (0.0, 32.0, None),
+    "Contrast": (0.0, 32.0, 1.0),
+    "ExposureValue": (-8.0, 8.0, 0.0),
+    "NoiseReductionMode": (0, 4, 0),
+    "Saturation": (0.0, 32.0, 1.0),
+    "ScalerCrop": ((0, 0, 64, 64), (0, 0, 4608, 2592), (0, 0, 4608, 2592)),
+    "Sharpness": (0.0, 16.0, 1.0),
+}
+
+IPA_INIT_FRAME_DURATIONS = (33333, 120000)
+"""libcamera's FrameDurationLimits before any configure (ipa_base.cpp's ipaControls)."""
+IPA_INIT_EXPOSURE = (1, 66666)
+"""libcamera's ExposureTime range before any configure (ipa_base.cpp's ipaControls)."""
+
+SENSORS: dict[str, dict[str, Any]] = {
+    # Modes and ranges as picamera2 lists them on a Pi 5 (Bookworm), abridged.
+    "imx708": {
+        "pixel_array": (4608, 2592),
+        "format": "SRGGB10_CSI2P",
+        "modes": [
+            {"size": (1536, 864), "fps": 120.13, "crop_limits": (768, 432, 3072, 1728)},
+            {"size": (2304, 1296), "fps": 56.03, "crop_limits": (0, 0, 4608, 2592)},
+            {"size": (4608, 2592), "fps": 14.35, "crop_limits": (0, 0, 4608, 2592)},
+        ],
+        "exposure": (26, 112015443),
+        "max_frame_us": 112022056,
+        "controls": {
+            **_COMMON_CONTROLS,
+            "AfMode": (0, 2, 0),
+            "AfRange": (0, 2, 0),
+            "AfTrigger": (0, 1, 0),
+            "AnalogueGain": (1.1228070259094238, 16.0, None),
+            "LensPosition": (0.0, 15.0, 1.0),
+        },
+    },
+    "imx219": {
+        "pixel_array": (3280, 2464),
+        "format": "SBGGR10_CSI2P",
+        "modes": [
+            {"size": (640, 480), "fps": 103.33, "crop_limits": (1000, 752, 1280, 960)},
+            {"size": (1640, 1232), "fps": 41.85, "crop_limits": (0, 0, 3280, 2464)},
+            {"size": (1920, 1080), "fps": 47.57, "crop_limits": (680, 692, 1920, 1080)},
+            {"size": (3280, 2464), "fps": 21.19, "crop_limits": (0, 0, 3280, 2464)},
+        ],
+        "exposure": (75, 11766829),
+        "max_frame_us": 11767556,
+        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 10.666666984558105, None)},
+    },
+    "imx477": {
+        "pixel_array": (4056, 3040),
+        "format": "SBGGR12_CSI2P",
+        "modes": [
+            {"size": (1332, 990), "fps": 120.05, "crop_limits": (696, 528, 2664, 1980)},
+            {"size": (2028, 1080), "fps": 50.03, "crop_limits": (0, 440, 4056, 2160)},
+            {"size": (2028, 1520), "fps": 40.01, "crop_limits": (0, 0, 4056, 3040)},
+            {"size": (4056, 3040), "fps": 10.0, "crop_limits": (0, 0, 4056, 3040)},
+        ],
+        "exposure": (31, 667234896),
+        "max_frame_us": 667245050,
+        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 22.2608699798584, None)},
+    },
+    "uvc": {
+        "pixel_array": (1920, 1080),
+        "formats": ["MJPEG", "YUYV"],
+        "modes": [{"size": (1920, 1080), "fps": 30.0, "crop_limits": (0, 0, 1920, 1080)}],
+        "exposure": (1, 2047),
+        "max_frame_us": 200000,
+        "controls": {"Brightness": (-1.0, 1.0, 0.0), "Contrast": (0.0, 2.0, 1.0)},
+    },
+}
+_SENSOR_OF_MODEL = {"imx708": "imx708", "imx219": "imx219", "imx477": "imx477"}
+
+CAMERAS: list[dict[str, Any]] = [CAMERA_MODULE_3]
+"""The cameras libcamera sees, in libcamera's order (tests replace the list)."""
+STALL_AFTER: int | None = None
+"""Frames each started camera completes before going silent; None: never."""
+
+FORMATS = {"RGB888": 3, "BGR888": 3, "XRGB8888": 4, "XBGR8888": 4}
+_busy: set[int] = set()
+
+
+def _sensor(info: dict[str, Any]) -> dict[str, Any]:
+    return SENSORS[_SENSOR_OF_MODEL.get(str(info["Model"]), "uvc")]
+
+
+def _is_usb(info: dict[str, Any]) -> bool:
+    return "/usb" in str(info["Id"])
+
+
+def _bit_depth(fmt: str) -> int:
+    """A raw Bayer format's bits per pixel: SRGGB10_CSI2P -> 10 (picamera2's SensorFormat)."""
+    return int(fmt.split("_")[0][-2:])
+
+
+def _min_frame_us(mode: dict[str, Any]) -> int:
+    return round(1e6 / float(mode["fps"]))
+
+
+class Job:
+    """picamera2's ``Job`` (``job.py``): functions run by the event loop, and a Future."""
+
+    def __init__(self, functions: list[Callable[[], tuple[bool, Any]]]) -> None:
+        self._functions = list(functions)
+        self._future: Future[Any] = Future()
+        self._future.set_running_or_notify_cancel()
+        self._result: Any = None
+
+    def execute(self) -> bool:
+        """Run the functions until one is not done; True once all are (``Job.execute``)."""
+        try:
+            while self._functions:
+                done, result = self._functions[0]()
+                if not done:
+                    break
+                self._functions.pop(0)
+            if not self._functions:
+                self._result = result
+        except Exception as exc:  # the waiter gets it, as picamera2 does
+            self._future.set_exception(exc)
+            self._functions = []
+        return not self._functions
+
+    def signal(self) -> None:
+        """Hand the result to the waiter (``Job.signal``)."""
+        if not self._future.done():
+            self._future.set_result(self._result)
+
+    def get_result(self, timeout: float | None = None) -> Any:
+        """The result, waiting at most ``timeout`` (``Job.get_result``).
+
+        Raises:
+            TimeoutError: not finished in time; CancelledError: cancelled.
+        """
+        return self._future.result(timeout=timeout)
+
+    def cancel(self) -> None:
+        """Make the waiter's result a ``CancelledError`` (``Job.cancel``)."""
+        if not self._future.done():
+            self._future.set_exception(CancelledError())
+
+
+class Controls:
+    """picamera2's ``Controls`` (``controls.py``): only advertised controls are accepted."""
+
+    def __init__(self, picam2: Picamera2, controls: dict[str, Any] | None = None) -> None:
+        self._picam2 = picam2
+        self._values: dict[str, Any] = {}
+        self.set_controls(controls or {})
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        """Raises RuntimeError for a control libcamera does not advertise (``__setattr__``)."""
+        for name, value in controls.items():
+            if name not in self._picam2.camera_ctrl_info:
+                raise RuntimeError(f"Control {name} is not advertised by libcamera")
+            self._values[name] = value
+
+    def make_dict(self) -> dict[str, Any]:
+        """The controls set, by name."""
+        return dict(self._values)
+
+
+class Picamera2:
+    """One simulated libcamera camera behind picamera2's ``Picamera2`` behaviour."""
+
+    def __init__(self, camera_num: int = 0, tuning: Any = None, allocator: Any = None) -> None:
+        infos = self.global_camera_info()
+        if camera_num >= len(infos):
+            raise RuntimeError(
+                f'No camera number {camera_num} found - use "rpicam-hello --list-cameras" '
+                "to check connected cameras"
+            )
+        self.camera_idx = int(infos[camera_num]["Num"])
+        self.is_open = False
+        self._info = CAMERAS[self.camera_idx]
+        self._sensor = _sensor(self._info)
+        if self.camera_idx in _busy:
+            try:
+                raise RuntimeError("Failed to acquire camera: Device or resource busy")
+            except RuntimeError as exc:
+                raise RuntimeError("Camera __init__ sequence did not complete.") from exc
+        _busy.add(self.camera_idx)
+        self.is_open = True
+        self.camera_properties: dict[str, Any] = {
+            "Model": self._info["Model"],
+            "Location": self._info.get("Location"),
+            "Rotation": self._info.get("Rotation", 0),
+            "PixelArraySize": self._sensor["pixel_array"],
+        }
+        self.camera_ctrl_info: dict[str, tuple[Any, Any, Any]] = self._libcamera_controls(None)
+        self.camera_config: dict[str, Any] = {}
+        self.controls = Controls(self)
+        self.libcamera_controls: dict[str, Any] = {}
+        self.sensor_modes_: list[dict[str, Any]] = []
+        self.started = False
+        self.configure_count = 0
+        self.stats = {"delivered": 0, "dropped": 0, "max_queue": 0}
+        self._mode: dict[str, Any] | None = None
+        self._max_queue_len = 0
+        self.lock = threading.Lock()  # protects _job_list and completed_requests
+        self._job_list: list[Job] = []
+        self.completed_requests: list[tuple[int, int, dict[str, Any], int]] = []
+        self._requests: list[tuple[int, int, dict[str, Any], int]] = []
+        self._requests_lock = threading.Lock()
+        self._wake = threading.Event()  # picamera2's notifyme pipe
+        self._event_loop_running = False
+        self._loop_abort = threading.Event()
+        self._loop_thread: threading.Thread | None = None
+        self._sensor_stop = threading.Event()
+        self._sensor_thread: threading.Thread | None = None
+        self._picture: dict[tuple[Any, ...], NDArray[np.uint8]] = {}
+
+    @staticmethod
+    def global_camera_info() -> list[dict[str, Any]]:
+        """The cameras, USB ones last (``global_camera_info``: its sort key and ``reverse``)."""
+        cameras: list[dict[str, Any]] = []
+        for num, info in enumerate(CAMERAS):
+            entry: dict[str, Any] = {
+                k: info[k] for k in ("Model", "Location", "Rotation") if k in info
+            }
+            cameras.append({**entry, "Id": info["Id"], "Num": num})
+        return sorted(cameras, key=lambda c: ("/usb" not in c["Id"], c["Id"]), reverse=True)
+
+    # --- what libcamera advertises ---
+
+    def _libcamera_controls(self, mode: dict[str, Any] | None) -> dict[str, tuple[Any, Any, Any]]:
+        controls = dict(self._sensor["controls"])
+        if _is_usb(self._info):
+            return controls
+        if mode is None:
+            frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE
+        else:
+            frames = (_min_frame_us(mode), self._sensor["max_frame_us"])
+            exposure = self._sensor["exposure"]
+        controls["FrameDurationLimits"] = (frames[0], frames[1], None)
+        controls["ExposureTime"] = (exposure[0], exposure[1], None)
+        if mode is not None:
+            controls["ScalerCrop"] = (
+                (0, 0, 64, 64),
+                tuple(mode["crop_limits"]),
+                tuple(mode["crop_limits"]),
+            )
+        return controls
+
+    @property
+    def camera_controls(self) -> dict[str, tuple[Any, Any, Any]]:
+        """Control name -> (min, max, default), as libcamera advertises them now."""
+        return dict(self.camera_ctrl_info)
+
+    @property
+    def sensor_modes(self) -> list[dict[str, Any]]:
+        """The sensor's modes; the first read reconfigures the camera once per mode."""
+        if self.sensor_modes_:
+            return self.sensor_modes_
+        modes: list[dict[str, Any]] = []
+        if _is_usb(self._info):
+            self.sensor_modes_ = [{"format": name} for name in self._sensor["formats"]]
+            return self.sensor_modes_
+        fmt = self._sensor["format"]
+        depth = _bit_depth(fmt)
+        for mode in self._sensor["modes"]:
+            cam_mode: dict[str, Any] = {
+                "format": fmt,
+                "unpacked": fmt.split("_")[0],
+                "bit_depth": depth,
+                "size": mode["size"],
+            }
+            self.configure(
+                self.create_preview_configuration(raw={"format": fmt, "size": mode["size"]})
+            )
+            cam_mode["fps"] = round(1e6 / self.camera_controls["FrameDurationLimits"][0], 2)
+            cam_mode["crop_limits"] = self.camera_controls["ScalerCrop"][1]
+            cam_mode["exposure_limits"] = tuple(
+                i for i in self.camera_controls["ExposureTime"] if i != 0
+            )
+            modes.append(cam_mode)
+        self.sensor_modes_ = modes
+        return modes
+
+    # --- configurations ---
+
+    def _configuration(
+        self,
+        use_case: str,
+        main: dict[str, Any] | None,
+        default_main: dict[str, Any],
+        controls: dict[str, Any] | None,
+        default_controls: dict[str, Any],
+        buffer_count: int,
+        queue: bool,
+        sensor: dict[str, Any] | None,
+        lores: dict[str, Any] | None,
+        raw: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        advertised = self.camera_ctrl_info
+        defaults = (
+            default_controls
+            if "NoiseReductionMode" in advertised and "FrameDurationLimits" in advertised
+            else {}
+        )
+        return {
+            "use_case": use_case,
+            "transform": None,
+            "colour_space": "Rec709" if use_case == "video" else "Sycc",
+            "buffer_count": buffer_count,
+            "queue": queue,
+            "main": {**default_main, **(main or {})},
+            "lores": lores,
+            "raw": raw,
+            "controls": {**defaults, **(controls or {})},
+            "sensor": dict(sensor or {}),
+            "display": "main",
+            "encode": "main",
+        }
+
+    def create_video_configuration(
+        self,
+        main: dict[str, Any] | None = None,
+        lores: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = None,
+        transform: Any = None,
+        colour_space: Any = None,
+        buffer_count: int = 6,
+        controls: dict[str, Any] | None = None,
+        display: str | None = "main",
+        encode: str | None = "main",
+        queue: bool = True,
+        sensor: dict[str, Any] | None = None,
+        use_case: str = "video",
+    ) -> dict[str, Any]:
+        """``create_video_configuration``: XBGR8888 1280x720 at 30 fps unless told."""
+        return self._configuration(
+            use_case,
+            main,
+            {"format": "XBGR8888", "size": (1280, 720)},
+            controls,
+            {"NoiseReductionMode": 1, "FrameDurationLimits": (33333, 33333)},
+            buffer_count,
+            queue,
+            sensor,
+            lores,
+            raw,
+        )
+
+    def create_still_configuration(
+        self,
+        main: dict[str, Any] | None = None,
+        lores: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = None,
+        transform: Any = None,
+        colour_space: Any = None,
+        buffer_count: int = 1,
+        controls: dict[str, Any] | None = None,
+        display: str | None = None,
+        encode: str | None = None,
+        queue: bool = True,
+        sensor: dict[str, Any] | None = None,
+        use_case: str = "still",
+    ) -> dict[str, Any]:
+        """``create_still_configuration``: BGR888 at the full sensor size unless told."""
+        return self._configuration(
+            use_case,
+            main,
+            {"format": "BGR888", "size": self._sensor["pixel_array"]},
+            controls,
+            {"NoiseReductionMode": 2, "FrameDurationLimits": (100, 1000000000)},
+            buffer_count,
+            queue,
+            sensor,
+            lores,
+            raw,
+        )
+
+    def create_preview_configuration(
+        self,
+        main: dict[str, Any] | None = None,
+        lores: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = None,
+        transform: Any = None,
+        colour_space: Any = None,
+        buffer_count: int = 4,
+        controls: dict[str, Any] | None = None,
+        display: str | None = "main",
+        encode: str | None = "main",
+        queue: bool = True,
+        sensor: dict[str, Any] | None = None,
+        use_case: str = "preview",
+    ) -> dict[str, Any]:
+        """``create_preview_configuration``: XBGR8888 640x480 unless told."""
+        return self._configuration(
+            use_case,
+            main,
+            {"format": "XBGR8888", "size": (640, 480)},
+            controls,
+            {"NoiseReductionMode": 3, "FrameDurationLimits": (100, 83333)},
+            buffer_count,
+            queue,
+            sensor,
+            lores,
+            raw,
+        )
+
+    def _pick_mode(self, config: dict[str, Any]) -> dict[str, Any]:
+        modes = sorted(self._sensor["modes"], key=lambda m: m["size"][0] * m["size"][1])
+        wanted = config["sensor"].get("output_size") or (config["raw"] or {}).get("size")
+        if wanted is not None:
+            exact = [m for m in modes if tuple(m["size"]) == tuple(wanted)]
+            if not exact:  # libcamera's validate() says Invalid (configure_)
+                raise RuntimeError(f"Invalid camera configuration: {config}")
+            return dict(exact[0])
+        # libcamera's RPi pipeline scores the modes against the output size; the
+        # smallest mode covering it is what that scoring picks for these sensors.
+        width, height = config["main"]["size"]
+        covering = [m for m in modes if m["size"][0] >= width and m["size"][1] >= height]
+        return dict(covering[0] if covering else modes[-1])
+
+    def configure(self, camera_config: Any = None) -> None:
+        """``configure_``: a configuration dict, or "preview"/"still"/"video".
+
+        Raises:
+            RuntimeError: started, invalid, or a control libcamera does not advertise.
+        """
+        if self.started:
+            raise RuntimeError("Camera must be stopped before configuring")
+        if camera_config is None or isinstance(camera_config, str):
+            camera_config = getattr(self, f"create_{camera_config or 'preview'}_configuration")()
+        config = copy.deepcopy(camera_config)
+        self.camera_config = {}
+        main = config["main"]
+        if main["format"] not in FORMATS:
+            raise RuntimeError(f"Invalid camera configuration: {config}")
+        width, height = (int(v) for v in main["size"])
+        if width <= 0 or height <= 0:
+            raise RuntimeError(f"Invalid camera configuration: {config}")
+        full = self._sensor["pixel_array"]
+        # libcamera's validate() aligns the output to even sizes (status Adjusted)
+        main["size"] = (min(width - width % 2, full[0]), min(height - height % 2, full[1]))
+        main["stride"] = main["size"][0] * FORMATS[main["format"]]
+        main["framesize"] = main["stride"] * main["size"][1]
+        mode = self._pick_mode(config)
+        if not _is_usb(self._info):
+            fmt = self._sensor["format"]
+            config["sensor"] = {"bit_depth": _bit_depth(fmt), "output_size": mode["size"]}
+        self._mode = mode
+        # configure_: the controls list refreshed for the mode just configured
+        self.camera_ctrl_info = self._libcamera_controls(mode)
+        self._max_queue_len = 1 if config["queue"] and config["buffer_count"] > 1 else 0
+        self.camera_config = config
+        self.controls = Controls(self, config["controls"])
+        self.configure_count += 1
+
+    def camera_configuration(self) -> dict[str, Any]:
+        """The configuration in force, sizes as libcamera adjusted them."""
+        return self.camera_config
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        """Controls for the next requests (``set_controls`` -> ``Controls.set_controls``)."""
+        self.controls.set_controls(controls)
+        if self.started:
+            with self._requests_lock:
+                self.libcamera_controls.update(self._clamped(controls))
+
+    def _clamped(self, controls: dict[str, Any]) -> dict[str, Any]:
+        """What libcamera applies: numbers clamped to the control's ControlInfo range."""
+        out: dict[str, Any] = {}
+        for name, value in controls.items():
+            lo, hi, _ = self.camera_ctrl_info[name]
+
+            def clamp(v: Any, lo: Any = lo, hi: Any = hi) -> Any:
+                if isinstance(v, bool) or not isinstance(v, int | float):
+                    return v
+                if isinstance(lo, int | float) and not isinstance(lo, bool):
+                    v = max(v, lo)
+                if isinstance(hi, int | float) and not isinstance(hi, bool):
+                    v = min(v, hi)
+                return v
+
+            out[name] = (
+                tuple(clamp(v) for v in value) if isinstance(value, tuple | list) else clamp(value)
+            )
+        return out
+
+    # --- running: start, the sensor, the event loop ---
+
+    def start(self, config: Any = None, show_preview: Any = False) -> None:
+        """``start``: configure if asked (or never configured), the event loop, ``start_``."""
+        if not self.camera_config and config is None:
+            config = "preview"
+        if config is not None:
+            self.configure(config)
+        if show_preview is not None and not self._event_loop_running:
+            self._start_preview()
+        self.start_()
+
+    def start_(self) -> None:
+        """``start_``: libcamera starts with the controls set; ``controls`` is emptied."""
+        if not self.camera_config:
+            raise RuntimeError("Camera has not been configured")
+        if self.started:
+            return
+        self.libcamera_controls = self._clamped(self.controls.make_dict())
+        self.controls = Controls(self)
+        self._sensor_stop.clear()
+        self._sensor_thread = threading.Thread(
+            target=self._run_sensor, name="sim-libcamera", daemon=True
+        )
+        self._sensor_thread.start()
+        self.started = True
+
+    def _start_preview(self) -> None:
+        """NullPreview.start: the event loop thread that runs ``process_requests``."""
+        self._loop_abort.clear()
+        self._event_loop_running = True
+        self._loop_thread = threading.Thread(target=self._event_loop, name="sim-nullpreview")
+        self._loop_thread.daemon = True
+        self._loop_thread.start()
+
+    def _stop_preview(self) -> None:
+        """``stop_preview`` -> NullPreview.stop: abort the loop and join it."""
+        self._loop_abort.set()
+        self._wake.set()
+        thread, self._loop_thread = self._loop_thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        self._event_loop_running = False
+
+    def _event_loop(self) -> None:
+        while not self._loop_abort.is_set():
+            if self._wake.wait(0.2):  # NullPreview.thread_func: sel.select(0.2)
+                self._wake.clear()
+                if not self._loop_abort.is_set():
+                    self.process_requests()
+
+    def _frame_duration_us(self) -> int:
+        assert self._mode is not None
+        lo, hi, _ = self.camera_ctrl_info["FrameDurationLimits"]
+        limits = self.libcamera_controls.get("FrameDurationLimits", (lo, hi))
+        return int(min(max(int(limits[0]), lo), hi))
+
+    def _run_sensor(self) -> None:
+        next_t = time.perf_counter()
+        seq = 0
+        while not self._sensor_stop.is_set():
+            duration = self._frame_duration_us()
+            next_t += duration / 1e6
+            delay = next_t - time.perf_counter()
+            if delay > 0 and self._sensor_stop.wait(delay):
+                return
+            if delay < -0.5:
+                next_t = time.perf_counter()  # fell far behind (a paused machine): resync
+            if STALL_AFTER is not None and self.stats["delivered"] >= STALL_AFTER:
+                continue  # the cable is out: no request completes
+            seq += 1
+            with self._requests_lock:
+                self.stats["delivered"] += 1
+                controls = dict(self.libcamera_controls)
+                self._requests.append((seq, time.monotonic_ns(), controls, duration))
+            self._wake.set()  # CameraManager.handle_request: os.write(notifyme_w)
+
+    def process_requests(self) -> None:
+        """``process_requests``: queue the new requests, run the jobs in order, trim."""
+        with self._requests_lock:
+            new, self._requests = self._requests, []
+        finished: list[Job] = []
+        with self.lock:
+            self.completed_requests += new
+            while self._job_list:
+                if self._job_list[0].execute():
+                    finished.append(self._job_list.pop(0))
+                else:
+                    break
+            while len(self.completed_requests) > self._max_queue_len:
+                self.completed_requests.pop(0)
+                self.stats["dropped"] += 1
+            self.stats["max_queue"] = max(self.stats["max_queue"], len(self.completed_requests))
+        for job in finished:
+            job.signal()
+
+    def dispatch_functions(
+        self, functions: list[Callable[[], tuple[bool, Any]]], wait: Any, immediate: bool = False
+    ) -> Any:
+        """``dispatch_functions``: queue a job; wait None/True for ever, False not, a number."""
+        if wait is None:
+            wait = True
+        timeout = None if wait is True else wait
+        with self.lock:
+            only_job = not self._job_list
+            job = Job(functions)
+            self._job_list.append(job)
+            if only_job and (self.completed_requests or immediate):
+                self._wake.set()  # _run_process_requests
+        return job.get_result(timeout=timeout) if wait is not False else job
+
+    def wait(self, job: Job, timeout: float | None = None) -> Any:
+        """``wait``: the job's result within ``timeout`` (TimeoutError; the job stays queued)."""
+        return job.get_result(timeout=timeout)
+
+    def cancel_all_and_flush(self) -> None:
+        """``cancel_all_and_flush``: cancel every queued job and empty the queue."""
+        with self.lock:
+            for job in self._job_list:
+                job.cancel()
+            self._job_list = []
+
+    # --- captures ---
+
+    def _picture_of(self, name: str, controls: dict[str, Any]) -> NDArray[np.uint8]:
+        stream = self.camera_config.get(name)
+        if not stream:
+            raise RuntimeError(f"Stream {name!r} is not defined")
+        width, height = stream["size"]
+        fmt = stream["format"]
+        level = 120
+        if "ExposureTime" in controls:
+            gain = float(controls.get("AnalogueGain", 1.0))
+            level = int(min(255, round(controls["ExposureTime"] / 10000 * gain * 50)))
+        key = (width, height, fmt, level)
+        picture = self._picture.get(key)
+        if picture is None:
+            rgb = np.full((height, width, 3), level, np.uint8)
+            rgb[height // 8 : height // 4, width // 8 : width // 4] = (200, 0, 0)  # red
+            rgb[height // 8 : height // 4, 5 * width // 8 : 3 * width // 4] = (0, 200, 0)
+            # libcamera names formats in DRM fourcc order: RGB888 is [B, G, R] in memory
+            memory = rgb[:, :, ::-1] if fmt in ("RGB888", "XRGB8888") else rgb
+            if FORMATS[fmt] == 4:
+                memory = np.dstack([memory, np.full((height, width), 255, np.uint8)])
+            picture = np.ascontiguousarray(memory)
+            self._picture = {key: picture}
+        return picture.copy()
+
+    def _metadata(self, request: tuple[int, int, dict[str, Any], int]) -> dict[str, Any]:
+        _, stamp, controls, duration = request
+        meta: dict[str, Any] = {
+            "SensorTimestamp": stamp,
+            "FrameDuration": duration,
+            "ExposureTime": min(int(controls.get("ExposureTime", min(16000, duration))), duration),
+            "AnalogueGain": float(controls.get("AnalogueGain", 2.0)),
+            "DigitalGain": 1.0,
+            "ColourGains": tuple(controls.get("ColourGains", (1.9, 1.6))),
+            "ColourTemperature": int(controls.get("ColourTemperature", 4500)),
+            "Lux": 400.0,
+        }
+        if "LensPosition" in self.camera_ctrl_info:
+            meta["LensPosition"] = float(controls.get("LensPosition", 1.0))
+        return meta
+
+    def capture_array_(self, name: str) -> tuple[bool, Any]:
+        """``capture_array_``: not done until a completed request is there."""
+        if not self.completed_requests:
+            return (False, None)
+        request = self.completed_requests.pop(0)
+        return (True, self._picture_of(name, request[2]))
+
+    def capture_metadata_(self) -> tuple[bool, Any]:
+        """``capture_metadata_``: not done until a completed request is there."""
+        if not self.completed_requests:
+            return (False, None)
+        return (True, self._metadata(self.completed_requests.pop(0)))
+
+    def capture_array(
+        self, name: str = "main", wait: Any = None, signal_function: Any = None
+    ) -> Any:
+        """``capture_array``: the next frame of stream ``name`` (a job with ``wait=False``)."""
+        return self.dispatch_functions([lambda: self.capture_array_(name)], wait)
+
+    def capture_metadata(self, wait: Any = None, signal_function: Any = None) -> Any:
+        """``capture_metadata``: the next frame's metadata; ``wait=None`` waits for ever."""
+        return self.dispatch_functions([self.capture_metadata_], wait)
+
+    # --- stopping ---
+
+    def stop_(self) -> tuple[bool, Any]:
+        """``stop_``: libcamera stops; requests not yet seen are dropped."""
+        if self.started:
+            self._sensor_stop.set()
+            thread, self._sensor_thread = self._sensor_thread, None
+            if thread is not None:
+                thread.join()
+            self.started = False
+            with self._requests_lock:
+                self._requests = []
+            self.completed_requests = []
+        return (True, None)
+
+    def stop(self) -> None:
+        """``stop``: through the job queue while the event loop runs (behind every job)."""
+        if not self.started:
+            return
+        if self._event_loop_running:
+            self.dispatch_functions([self.stop_], wait=True, immediate=True)
+        else:
+            self.stop_()
+
+    def close(self) -> None:
+        """``close``: the event loop stops first, then ``stop()``, then the camera is released."""
+        if self._event_loop_running:
+            self._stop_preview()
+        if not self.is_open:
+            return
+        self.stop()
+        _busy.discard(self.camera_idx)
+        self.is_open = False
+        self.camera_ctrl_info = {}
+        self.camera_config = {}
+
+    def __enter__(self) -> Picamera2:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
