@@ -23,6 +23,7 @@ from controller.board.follow import BoardFollower
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import TopTableError
+from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
 from controller.daemon.hardware import TableDevices, load_layout
 from controller.daemon.loop import TableLoop
@@ -160,7 +161,7 @@ def run_table(config_path: Path) -> int:
         opened = devices
         loop.call_every(RETRY_EVERY_S, lambda: _retry(opened, table))
         loop.tick_every(TICK_EVERY_S)
-        loop.set_heartbeat(watchdog.heartbeat)
+        loop.set_heartbeat(camera_heartbeat(watchdog.heartbeat, lambda: opened.camera))
         watchdog.start()
         notifier.ready(status_line(table.state))
         log.info("table ready: %s (journal %s)", status_line(table.state), config.table.journal)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 from numpy.typing import NDArray
@@ -33,6 +33,10 @@ from vision.reading.read import DiceRead, read_frame
 from vision.reading.settle import Motion, SettleDetector, SettleParams
 from vision.reading.tracking import RollTracker, TrackedDie
 from vision.sources.source import CameraConfig, FrameSource, open_source
+
+T = TypeVar("T")
+STUCK_AFTER_S = 20.0
+"""A camera call lasting longer is wedged (a source's own waits are a few seconds)."""
 
 
 class DiceReader:
@@ -162,6 +166,7 @@ class CameraWorker:
         self._thread: threading.Thread | None = None
         self.finished = threading.Event()
         self._is_lost = False
+        self._busy_since: float | None = None  # clock() when a camera call began
         self._name = config.device if config.kind == "v4l2" else config.path or config.kind
 
     @property
@@ -193,9 +198,25 @@ class CameraWorker:
     ) -> None:
         self.stop()
 
+    def stuck_for(self) -> float:
+        """Seconds the current camera call (open, read, close) has lasted; 0 between calls.
+
+        Every wait of a source is bounded (a few seconds), so a call that lasts far
+        longer is a wedged driver: the daemon stops feeding the systemd watchdog.
+        """
+        since = self._busy_since
+        return 0.0 if since is None else max(0.0, self.clock() - since)
+
+    def _call(self, call: Callable[[], T]) -> T:
+        self._busy_since = self.clock()
+        try:
+            return call()
+        finally:
+            self._busy_since = None
+
     def _open(self) -> FrameSource | None:
         try:
-            return self.opener(self.config)
+            return self._call(lambda: self.opener(self.config))
         except CameraError as exc:
             self._lost(str(exc))
             return None
@@ -215,14 +236,14 @@ class CameraWorker:
                         self._stop.wait(self.retry_s)
                         continue
                 try:
-                    frame = source.read()
+                    frame = self._call(source.read)
                 except ImageReadError as exc:
                     self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
                     continue
                 except CameraError as exc:
-                    source.close()
+                    self._lost(str(exc))  # first: the loop hears of it even if close() hangs
+                    self._call(source.close)
                     source = None
-                    self._lost(str(exc))
                     self._stop.wait(self.retry_s)
                     continue
                 if frame is None:
@@ -243,5 +264,5 @@ class CameraWorker:
                     self._stop.wait(1.0 / self.config.fps)
         finally:
             if source is not None:
-                source.close()
+                self._call(source.close)
             self.finished.set()
