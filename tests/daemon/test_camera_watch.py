@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from controller.daemon.camera_watch import camera_heartbeat
 from controller.system.sdnotify import Notifier, Watchdog
@@ -30,11 +31,12 @@ class WedgedSource:
     """A source whose second read never returns until released (a driver call that hangs)."""
 
     def __init__(self) -> None:
+        self.name = "wedged camera"
         self.reads = 0
         self.inside = threading.Event()
         self.release = threading.Event()
 
-    def read(self) -> Any:
+    def read(self) -> NDArray[np.uint8]:
         self.reads += 1
         if self.reads > 1:
             self.inside.set()
