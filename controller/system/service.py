@@ -54,6 +54,8 @@ from controller.system.unit_files import (
     EVENTS_DROPIN,
     EXAMPLE_CONFIG,
     GROUPS,
+    MODULES_DIR,
+    MODULES_FILE,
     RULE_NAME,
     RULES_DIR,
     SERVICE_USER,
@@ -62,6 +64,7 @@ from controller.system.unit_files import (
     UNIT_NAME,
     ServiceError,
     read_board_port,
+    render_modules,
     render_rule,
     render_uart_dropin,
     render_unit,
@@ -229,14 +232,24 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
 
     # The unit, and the UART drop-in when the board is on one.
     steps.append(mkdir_step(unit_dir))
-    steps.append(write_step(unit_dir / UNIT_NAME, render_unit(exec_path)))
+    unit_text = render_unit(exec_path)
+    steps.append(write_step(unit_dir / UNIT_NAME, unit_text))
     dropin = unit_dir / f"{UNIT_NAME}.d" / DROPIN_NAME
+    dropin_text = render_uart_dropin(str(board.port), groups) if groups else ""
     if groups:
         steps.append(note_step(f"the board's port {board.port} needs {', '.join(groups)}"))
         steps.append(mkdir_step(dropin.parent))
-        steps.append(write_step(dropin, render_uart_dropin(str(board.port), groups)))
+        steps.append(write_step(dropin, dropin_text))
     elif dropin.exists():
         steps.append(remove_step(dropin))
+    # The modules that register the unit's device groups, loaded at every boot and now.
+    modules_dir = opts.root / MODULES_DIR.relative_to("/")
+    modules = render_modules(unit_text, dropin_text)
+    steps.append(mkdir_step(modules_dir))
+    steps.append(write_step(modules_dir / MODULES_FILE, modules))
+    if opts.live:
+        names = [line for line in modules.splitlines() if line and not line.startswith("#")]
+        steps.append(run_step("modprobe", "--all", *names))
     events = dropin.with_name(EVENTS_DROPIN)
     if board.events:
         steps.append(
@@ -326,7 +339,8 @@ def plan_uninstall(root: Path = Path("/"), purge: bool = False) -> list[InstallS
     steps: list[InstallStep] = []
     if live and unit.exists():
         steps.append(run_step("systemctl", "disable", "--now", UNIT_NAME))
-    for path in (dropins / DROPIN_NAME, dropins / EVENTS_DROPIN, unit, rule):
+    modules = root / MODULES_DIR.relative_to("/") / MODULES_FILE
+    for path in (dropins / DROPIN_NAME, dropins / EVENTS_DROPIN, unit, rule, modules):
         if path.exists():
             steps.append(remove_step(path))
         else:

@@ -21,11 +21,15 @@ DROPIN_NAME = "50-uart.conf"
 # The drop-in opening IPv4/IPv6 for the MQTT events publisher: installed only when
 # the config has an [events] section, removed otherwise.
 EVENTS_DROPIN = "toptable-events.conf"
+# modules-load.d: the modules that register the unit's device groups, loaded at boot.
+MODULES_NAME = "toptable-modules.conf"
+MODULES_PLACEHOLDER = "# @MODULES@"
 SHIPPED_FILES = (
     UNIT_NAME,
     RULE_NAME,
     EXAMPLE_CONFIG,
     EVENTS_DROPIN,
+    MODULES_NAME,
     "install.sh",
     "uninstall.sh",
     "lib.sh",
@@ -37,6 +41,20 @@ STATE_DIR = "/var/lib/toptable"
 CONFIG_DIR = Path("/etc/toptable")
 UNIT_DIR = Path("/etc/systemd/system")
 RULES_DIR = Path("/etc/udev/rules.d")
+MODULES_DIR = Path("/etc/modules-load.d")
+MODULES_FILE = "toptable.conf"
+# A device group of /proc/devices -> the module that registers it, for the groups
+# that are not built into Raspberry Pi OS's kernel (gpiochip, dma_heap, ttyAMA and
+# ttyS are). media is registered by mc, which videodev loads.
+GROUP_MODULES = {
+    "char-ttyACM": "cdc_acm",
+    "char-ttyUSB": "usbserial",
+    "char-i2c": "i2c_dev",
+    "char-spi": "spidev",
+    "char-video4linux": "videodev",
+    "char-media": "videodev",
+}
+BUILT_IN_GROUPS = frozenset({"char-gpiochip", "char-dma_heap", "char-ttyAMA", "char-ttyS"})
 # What the shipped unit's ExecStart= runs; replaced by the installing environment's toptable.
 DEFAULT_EXEC = "/opt/toptable/venv/bin/toptable"
 SERIAL_PLACEHOLDER = "@BOARD_SERIAL@"
@@ -70,6 +88,37 @@ def render_rule(serial: str | None) -> str:
     if serial is None:
         return text.replace(match, "")
     return text.replace(match, match.replace(SERIAL_PLACEHOLDER, check_serial_number(serial)))
+
+
+def allowed_groups(*unit_texts: str) -> list[str]:
+    """The ``DeviceAllow=char-...`` groups of a unit and its drop-ins, in order."""
+    groups: list[str] = []
+    for text in unit_texts:
+        for line in text.splitlines():
+            key, _, value = line.strip().partition("=")
+            group = value.split()[0] if value.split() else ""
+            if key == "DeviceAllow" and group.startswith("char-") and group not in groups:
+                groups.append(group)
+    return groups
+
+
+def render_modules(*unit_texts: str) -> str:
+    """The modules-load.d file loading every module the units' device groups need.
+
+    Raises:
+        ServiceError: a group neither built in nor in :data:`GROUP_MODULES` (a bug).
+    """
+    modules: list[str] = []
+    for group in allowed_groups(*unit_texts):
+        if group in BUILT_IN_GROUPS:
+            continue
+        if group not in GROUP_MODULES:  # pragma: no cover - the shipped unit is tested
+            raise ServiceError(f"{UNIT_NAME}: no module known for DeviceAllow={group}")
+        module = GROUP_MODULES[group]
+        if module not in modules:
+            modules.append(module)
+    lines = "\n".join(f"{m}" for m in modules)
+    return shipped_text(MODULES_NAME).replace(MODULES_PLACEHOLDER + "\n", "") + lines + "\n"
 
 
 def render_uart_dropin(port: str, groups: Sequence[str]) -> str:

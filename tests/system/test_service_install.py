@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,14 @@ from controller.system.serial_ports import (
     find_serial_devices,
 )
 from controller.system.service import InstallOptions, plan_install
-from controller.system.unit_files import DEFAULT_EXEC, ServiceError, shipped_text
+from controller.system.unit_files import (
+    BUILT_IN_GROUPS,
+    DEFAULT_EXEC,
+    GROUP_MODULES,
+    ServiceError,
+    allowed_groups,
+    shipped_text,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -327,3 +335,40 @@ def test_an_events_section_brings_the_network_drop_in(tmp_path: Path) -> None:
     config.write_text("[board]\n")
     assert main(staged(root, config=config)) == 0
     assert not events.exists()
+
+
+# ----------------------------------------------------------------- device groups at boot
+def _modules(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize(
+    ("port", "extra"), [("/dev/toptable-board", []), ("/dev/ttyUSB0", ["usbserial"])]
+)
+def test_every_device_group_of_the_unit_is_registered_at_boot(
+    tmp_path: Path, port: str, extra: list[str]
+) -> None:
+    """systemd resolves DeviceAllow=char-X from /proc/devices when the unit starts: each
+    group's module is loaded at boot (modules-load.d), or a Pico plugged in later gets EPERM."""
+    root = tmp_path / "root"
+    assert main(staged(root, config=write_config(tmp_path / "c.toml", port))) == 0
+    unit = (root / "etc/systemd/system/toptable.service").read_text()
+    dropins = root / "etc/systemd/system/toptable.service.d"
+    texts = [unit, *(p.read_text() for p in sorted(dropins.glob("*.conf")))]
+    loaded = _modules(root / "etc/modules-load.d/toptable.conf")
+    assert loaded == ["i2c_dev", "spidev", "cdc_acm", "videodev", *extra]
+    for group in allowed_groups(*texts):
+        assert group in BUILT_IN_GROUPS or GROUP_MODULES[group] in loaded, group
+    assert "systemd-modules-load.service" in next(
+        line for line in unit.splitlines() if line.startswith("After=")
+    )
+    assert main(["service", "uninstall", "--root", str(root)]) == 0
+    assert not (root / "etc/modules-load.d/toptable.conf").exists()
+
+
+def test_a_live_install_loads_the_modules_now() -> None:
+    steps = plan_install(InstallOptions(exec_path=sys.executable))
+    (load,) = [s for s in steps if s.argv[:1] == ("modprobe",)]
+    assert load.argv == ("modprobe", "--all", "i2c_dev", "spidev", "cdc_acm", "videodev")
+    restart = [i for i, s in enumerate(steps) if s.argv[:2] == ("systemctl", "daemon-reload")]
+    assert steps.index(load) < restart[0]  # before the unit (re)starts
