@@ -16,8 +16,15 @@ from pathlib import Path
 
 from controller.core.errors import TopTableError
 
-# Raspberry Pi's USB vendor id: the Pico (RP2040) and Pico 2 (RP2350) under MicroPython.
+# Raspberry Pi's USB vendor id, which its other USB devices share.
 PICO_VENDOR_ID = "2e8a"
+# MicroPython's USB product id on a Pico and a Pico 2 (its rp2 port's MICROPY_HW_USB_PID).
+PICO_PRODUCT_ID = "0005"
+# Other Raspberry Pi USB serial devices that are not the board, by product id.
+OTHER_PI_DEVICES = {
+    "000c": "a Raspberry Pi Debug Probe",
+    "000a": "a Pico running a C program (the Pico SDK's USB serial)",
+}
 
 # Kernel tty names -> the device group in /proc/devices that systemd's DeviceAllow= names.
 _TTY_GROUPS: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -59,7 +66,21 @@ class SerialDevice:
 
     @property
     def is_pico(self) -> bool:
-        return self.kind == "usb" and self.vendor_id == PICO_VENDOR_ID
+        """A Pico running MicroPython (vendor and product id), what the board is."""
+        return (
+            self.kind == "usb"
+            and self.vendor_id == PICO_VENDOR_ID
+            and self.product_id == PICO_PRODUCT_ID
+        )
+
+    @property
+    def skipped_as(self) -> str | None:
+        """What another Raspberry Pi USB device is (a Debug Probe...); None otherwise."""
+        if self.kind != "usb" or self.vendor_id != PICO_VENDOR_ID or self.is_pico:
+            return None
+        return OTHER_PI_DEVICES.get(
+            self.product_id, f"a Raspberry Pi USB device {self.vendor_id}:{self.product_id}"
+        )
 
     def describe(self) -> str:
         """One line for people."""
@@ -72,6 +93,8 @@ class SerialDevice:
                 parts.append(label)
             if self.is_pico:
                 parts.append("<- a Raspberry Pi Pico")
+            elif self.skipped_as is not None:
+                parts.append(f"<- {self.skipped_as}, not a Pico running MicroPython")
         if self.aliases:
             parts.append("also " + ", ".join(f"/dev/{a}" for a in self.aliases))
         return "  ".join(parts)
@@ -155,8 +178,15 @@ def find_serial_devices(
 
 
 def picos(devices: list[SerialDevice]) -> list[SerialDevice]:
-    """The Raspberry Pi Picos among ``devices``."""
+    """The Raspberry Pi Picos running MicroPython among ``devices``."""
     return [d for d in devices if d.is_pico]
+
+
+def skipped_text(devices: list[SerialDevice]) -> str:
+    """``; skipped /dev/ttyACM1 (a Raspberry Pi Debug Probe)`` for the Pi devices that are
+    not the board, or ``""``."""
+    skipped = [f"{d.path} ({d.skipped_as})" for d in devices if d.skipped_as is not None]
+    return f"; skipped {', '.join(skipped)}" if skipped else ""
 
 
 _SERIAL_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

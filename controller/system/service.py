@@ -47,6 +47,7 @@ from controller.system.serial_ports import (
     device_groups,
     find_serial_devices,
     picos,
+    skipped_text,
 )
 from controller.system.unit_files import (
     CONFIG_DIR,
@@ -129,6 +130,7 @@ def choose_board_serial(
             Picos are plugged in and none was given.
     """
     found = picos(devices) if look else []
+    skipped = skipped_text(devices) if look else ""
     numbers = [d.serial for d in found if d.serial]
     if given is not None:
         check_serial_number(given)
@@ -138,20 +140,24 @@ def choose_board_serial(
                 f"expected one of {', '.join(numbers)} (see `toptable service identify-board`)"
             )
         where = " (plugged in)" if given in numbers else " (not plugged in now)"
-        return given, f"the udev rule pins the board's Pico by USB serial number {given}{where}"
+        return given, (
+            f"the udev rule pins the board's Pico by USB serial number {given}{where}{skipped}"
+        )
     if len(numbers) == 1:
         return numbers[0], (
             f"the udev rule pins the board's Pico by USB serial number {numbers[0]} "
-            f"(the one Pico plugged in, {found[0].path})"
+            f"(the one Pico plugged in, {found[0].path}){skipped}"
         )
     if len(numbers) > 1:
         raise ServiceError(
             f"--board-serial: {len(numbers)} Picos are plugged in ({', '.join(numbers)}); "
             "expected --board-serial with the board's (see `toptable service identify-board`)"
+            f"{skipped}"
         )
     return None, (
         "no Pico is plugged in and no --board-serial given: the udev rule names ANY Pico "
         "/dev/toptable-board; plug the board in and install again to pin it by its serial number"
+        f"{skipped}"
     )
 
 

@@ -18,13 +18,14 @@ from controller.system.serial_ports import (
     device_groups,
     find_serial_devices,
 )
-from controller.system.service import InstallOptions, plan_install
+from controller.system.service import InstallOptions, choose_board_serial, plan_install
 from controller.system.unit_files import (
     BUILT_IN_GROUPS,
     DEFAULT_EXEC,
     GROUP_MODULES,
     ServiceError,
     allowed_groups,
+    render_rule,
     shipped_text,
 )
 
@@ -372,3 +373,43 @@ def test_a_live_install_loads_the_modules_now() -> None:
     assert load.argv == ("modprobe", "--all", "i2c_dev", "spidev", "cdc_acm", "videodev")
     restart = [i for i, s in enumerate(steps) if s.argv[:2] == ("systemctl", "daemon-reload")]
     assert steps.index(load) < restart[0]  # before the unit (re)starts
+
+
+# ----------------------------------------------------------------- not every 2e8a device is a Pico
+DEBUG_PROBE = {"idVendor": "2e8a", "idProduct": "000c", "manufacturer": "Raspberry Pi"}
+
+
+def test_a_debug_probe_is_not_taken_for_the_board(
+    machine: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Raspberry Pi Debug Probe shares the Pico's vendor id (2e8a) but not its product id."""
+    sys_root, dev = machine
+    add_usb_tty(sys_root, "ttyACM1", "4", {**DEBUG_PROBE, "serial": "E663AC91D3487F2F"})
+    devices = find_serial_devices(sys_root, dev)
+    assert [d.name for d in devices if d.is_pico] == ["ttyACM0"]
+    serial, note = choose_board_serial(None, devices, look=True)
+    assert serial == PICO_SERIAL
+    assert note.endswith(
+        "(the one Pico plugged in, /dev/ttyACM0); skipped /dev/ttyACM1 (a Raspberry Pi Debug Probe)"
+    )
+    args = ["service", "identify-board", "--sysfs", str(sys_root), "--devfs", str(dev)]
+    assert main(args) == 0
+    probe = capsys.readouterr().out.splitlines()[1]
+    assert probe.endswith("<- a Raspberry Pi Debug Probe, not a Pico running MicroPython")
+    rule = parse_rule_pairs(render_rule(serial))
+    assert ("ATTRS{idProduct}", "0005") in rule  # udev does not name the probe either
+
+
+def test_only_a_debug_probe_plugged_in_means_no_board(tmp_path: Path) -> None:
+    sys_root = tmp_path / "sys"
+    add_usb_tty(sys_root, "ttyACM0", "2", {**DEBUG_PROBE, "serial": "E663AC91D3487F2F"})
+    serial, note = choose_board_serial(None, find_serial_devices(sys_root, tmp_path), look=True)
+    assert serial is None
+    assert note.startswith("no Pico is plugged in")
+    assert note.endswith("; skipped /dev/ttyACM0 (a Raspberry Pi Debug Probe)")
+
+
+def parse_rule_pairs(text: str) -> list[tuple[str, str]]:
+    rule = next(line for line in text.splitlines() if line.startswith("SUBSYSTEM"))
+    pairs = [p.strip() for p in rule.split(",")]
+    return [(k.strip(), v.strip().strip('"')) for k, _, v in (p.partition("==") for p in pairs)]

@@ -167,6 +167,7 @@ def test_udev_rule_links_the_pico_for_the_config_default() -> None:
     parsed = parse_rule(render_rule("E6614103E7171234"))
     assert ("SUBSYSTEM", "==", "tty") in parsed
     assert ("ATTRS{idVendor}", "==", "2e8a") in parsed
+    assert ("ATTRS{idProduct}", "==", "0005") in parsed  # MicroPython's; not a Debug Probe
     assert ("ATTRS{serial}", "==", "E6614103E7171234") in parsed
     assert ("GROUP", "=", "dialout") in parsed
     (symlink,) = [v for k, op, v in parsed if k == "SYMLINK"]
