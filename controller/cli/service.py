@@ -17,7 +17,7 @@ from controller.system.service import (
     install,
     plan_uninstall,
 )
-from controller.system.unit_files import SHIPPED_FILES, shipped_text
+from controller.system.unit_files import SHIPPED_FILES, standalone_text
 
 
 def register(sub: Any) -> None:
@@ -140,6 +140,6 @@ def cmd_identify(args: argparse.Namespace) -> int:
 
 
 def cmd_files(args: argparse.Namespace) -> int:
-    """Print one shipped file."""
-    sys.stdout.write(shipped_text(args.name))
+    """Print one shipped file (a script with lib.sh inlined: it runs on its own)."""
+    sys.stdout.write(standalone_text(args.name))
     return 0

@@ -72,8 +72,14 @@ from controller.system.unit_files import (
     shipped_text,
 )
 
-# ProtectHome=yes makes these invisible to the service.
-_HIDDEN_FROM_SERVICE = (Path("/home"), Path("/root"), Path("/run/user"))
+# What the unit's sandbox hides from the service: ProtectHome=yes, PrivateTmp=yes.
+_HIDDEN_FROM_SERVICE = {
+    Path("/home"): "ProtectHome=yes",
+    Path("/root"): "ProtectHome=yes",
+    Path("/run/user"): "ProtectHome=yes",
+    Path("/tmp"): "PrivateTmp=yes",
+    Path("/var/tmp"): "PrivateTmp=yes",
+}
 
 
 @dataclass(frozen=True)
@@ -108,10 +114,10 @@ def _check_exec(exec_path: str, live: bool) -> str:
             f"--exec {exec_path}: no such program; expected the toptable program of the "
             "environment to run (e.g. /opt/toptable/venv/bin/toptable)"
         )
-    for hidden in _HIDDEN_FROM_SERVICE:
+    for hidden, setting in _HIDDEN_FROM_SERVICE.items():
         if path.is_relative_to(hidden):
             raise ServiceError(
-                f"--exec {exec_path}: the unit's ProtectHome=yes hides {hidden} from the service; "
+                f"--exec {exec_path}: the unit's {setting} hides {hidden} from the service; "
                 "expected toptable installed outside it, e.g. in /opt/toptable/venv "
                 "(python3 -m venv --system-site-packages /opt/toptable/venv)"
             )
@@ -216,6 +222,19 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
                 "are left for the target"
             )
         )
+
+    # The state directory now, owned by the service user: `config check` run as that
+    # user before the first start needs it (the unit's StateDirectory= makes it at start).
+    state_dir = opts.root / Path(STATE_DIR).relative_to("/")
+    if opts.live:
+        steps.append(
+            run_step(
+                *("install", "-d", "-m", "0750", "-o", SERVICE_USER, "-g", SERVICE_USER),
+                str(state_dir),
+            )
+        )
+    else:
+        steps.append(mkdir_step(state_dir, mode=0o750))
 
     # The config: the example always (every option of this version), config.toml only if none.
     steps.append(mkdir_step(config_dir))

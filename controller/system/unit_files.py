@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,6 +68,28 @@ class ServiceError(TopTableError, ValueError):
 def shipped_text(name: str) -> str:
     """A file from the package's ``service_files`` folder."""
     return resources.files("controller.system").joinpath("service_files", name).read_text()
+
+
+SCRIPT_LIBRARY = "lib.sh"
+# The line of install.sh and uninstall.sh that reads lib.sh from beside them.
+_SOURCE_LIBRARY = re.compile(r"^source .*/lib\.sh\"?$", re.MULTILINE)
+
+
+def standalone_text(name: str) -> str:
+    """A shipped file as ``toptable service files`` prints it: a script that sources
+    ``lib.sh`` gets it inlined, so the printed script runs on its own.
+
+    Raises:
+        ServiceError: a script whose ``source .../lib.sh`` line is missing (a bug).
+    """
+    text = shipped_text(name)
+    if not name.endswith(".sh") or name == SCRIPT_LIBRARY:
+        return text
+    library = shipped_text(SCRIPT_LIBRARY)
+    inlined, count = _SOURCE_LIBRARY.subn(lambda _m: f"# lib.sh, inlined:\n{library}", text)
+    if count != 1:  # pragma: no cover - the shipped scripts are tested
+        raise ServiceError(f"{name}: expected one `source .../lib.sh` line, found {count}")
+    return inlined
 
 
 # ----------------------------------------------------------------- the files

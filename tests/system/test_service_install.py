@@ -161,14 +161,42 @@ def test_exec_start_runs_the_installing_environments_toptable(tmp_path: Path) ->
     assert "ExecStart=/srv/tt/bin/toptable run --config /etc/toptable/config.toml" in unit
 
 
-def test_a_toptable_under_home_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("exec_path", "hidden"),
+    [
+        ("/home/pi/v/bin/toptable", "ProtectHome=yes hides /home"),
+        ("/tmp/v/bin/toptable", "PrivateTmp=yes hides /tmp"),
+        ("/var/tmp/v/bin/toptable", "PrivateTmp=yes hides /var/tmp"),
+    ],
+)
+def test_a_toptable_the_sandbox_hides_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], exec_path: str, hidden: str
 ) -> None:
-    args = ["service", "install", "--root", str(tmp_path), "--exec", "/home/pi/v/bin/toptable"]
+    args = ["service", "install", "--root", str(tmp_path), "--exec", exec_path]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "--exec /home/pi/v/bin/toptable: the unit's ProtectHome=yes hides /home" in err
+    assert f"--exec {exec_path}: the unit's {hidden}" in err
+
+
+def test_the_state_directory_exists_after_install(tmp_path: Path) -> None:
+    """`sudo -u toptable toptable config check` right after install needs /var/lib/toptable."""
+    root = tmp_path / "root"
+    assert main(staged(root)) == 0
+    state = root / "var/lib/toptable"
+    assert state.is_dir() and stat.S_IMODE(state.stat().st_mode) == 0o750
+    steps = plan_install(InstallOptions(exec_path=sys.executable))
+    assert (
+        "install",
+        "-d",
+        "-m",
+        "0750",
+        "-o",
+        "toptable",
+        "-g",
+        "toptable",
+        "/var/lib/toptable",
+    ) in [s.argv for s in steps]
 
 
 # ----------------------------------------------------------------- a board on a UART

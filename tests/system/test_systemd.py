@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.main import main
 from controller.config import DEFAULT_CONFIG_PATH
 from controller.system.serial_ports import BOARD_LINK
 from controller.system.unit_files import SHIPPED_FILES, render_rule
@@ -318,3 +319,52 @@ def test_scripts_reject_unknown_options(script: Path) -> None:
     )
     assert result.returncode == 2
     assert "unknown option '--bogus'" in result.stderr
+
+
+# ----------------------------------------------------------------- install paths (issue 25)
+@pytest.mark.parametrize("name", ["install.sh", "uninstall.sh"])
+def test_a_printed_script_runs_on_its_own(
+    tmp_path: Path, scratch: dict[str, str], name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`toptable service files install.sh > install.sh` beside no lib.sh still runs."""
+    assert main(["service", "files", name]) == 0
+    script = tmp_path / "alone" / name
+    script.parent.mkdir()
+    script.write_text(capsys.readouterr().out)
+    args = ["--from", str(REPO)] if name == "install.sh" else []
+    lines = dry_run(script, scratch, *args)  # exit 0: before, it stopped at `source lib.sh`
+    assert lines and lines[0].startswith(name)
+
+
+def test_the_apt_probe_leaves_nothing_in_the_current_folder(
+    tmp_path: Path, scratch: dict[str, str]
+) -> None:
+    """Importing lgpio makes a pipe (.lgd-nfy0) in the current folder: the probe must not."""
+    fake = tmp_path / "site"
+    fake.mkdir()
+    for module in ("lgpio", "spidev"):  # what importing the real lgpio does to the folder
+        (fake / f"{module}.py").write_text("open('.lgd-nfy0', 'w').close()\n")
+    cwd = tmp_path / "checkout"
+    cwd.mkdir()
+    env = {**scratch, "PYTHONPATH": str(fake)}
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--dry-run"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "missing apt packages" not in result.stdout  # found on the path all the same
+    assert list(cwd.iterdir()) == []
+
+
+def test_the_units_documentation_is_a_file_the_install_writes(
+    unit: dict[str, list[str]], tmp_path: Path
+) -> None:
+    (doc,) = unit["Unit.Documentation"]
+    assert doc.startswith("file:/")
+    root = tmp_path / "root"
+    assert main(["service", "install", "--root", str(root), "--exec", EXEC_START.split()[0]]) == 0
+    assert (root / doc.removeprefix("file:/")).is_file()

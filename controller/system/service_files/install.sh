@@ -9,7 +9,9 @@
 #   systemd/install.sh --dry-run                   print what it would do, change nothing
 #
 # 1. checks the apt packages the venv takes from the system (python3-venv,
-#    python3-lgpio, python3-spidev: PyPI has no wheel of lgpio or spidev for the Pi);
+#    python3-lgpio, python3-spidev: PyPI has spidev only as source, to be compiled;
+#    its lgpio 0.2.2.0 has aarch64 wheels, but apt's is the same release, built
+#    with the system's liblgpio, and pip keeps it);
 # 2. makes /opt/toptable/venv with --system-site-packages (apt's lgpio, spidev,
 #    numpy and picamera2 are seen; pip installs only what apt does not provide);
 # 3. pip-installs toptable[pi,spi,firmware] into it. From a checkout, the sources are
@@ -107,10 +109,13 @@ fi
     fail "toptable needs Python 3.11 or newer ($PYTHON is older)"
 ((DRY_RUN)) && note "dry run: nothing is changed"
 
-# 1. The apt packages (the Pi's GPIO and SPI bindings have no wheel on PyPI).
+# 1. The apt packages (the Pi's GPIO and SPI bindings, from apt: see the top).
+# Found, not imported: importing lgpio creates a pipe (.lgd-nfy0) in the current
+# folder, which would be left owned by root in the checkout.
 missing=()
 for pair in "${APT_MODULES[@]}"; do
-    "$PYTHON" -c "import ${pair%%:*}" 2>/dev/null || missing+=("${pair#*:}")
+    "$PYTHON" -c "import importlib.util as u, sys; sys.exit(u.find_spec('${pair%%:*}') is None)" \
+        2>/dev/null || missing+=("${pair#*:}")
 done
 if ((${#missing[@]})); then
     if ((DRY_RUN)); then
