@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import queue
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from typing import Any, TextIO
 from controller.core.errors import TopTableError
 from controller.core.events import Event
 from controller.gamedata import DEMO_DIR
+from controller.system.service_pause import service_paused
 from hardware.board.errors import BoardError, SimulatorError
 from hardware.board.events import (
     BoardResynced,
@@ -340,13 +342,33 @@ def firmware_config(given: Path | None) -> Path | None:
     return given
 
 
+INTERPRETER_BIN = Path(sys.executable).parent
+"""The running environment's bin folder (a venv's: not on PATH under sudo)."""
+
+
+def find_mpremote() -> str | None:
+    """mpremote beside the running interpreter, else on PATH; None if neither."""
+    beside = INTERPRETER_BIN / "mpremote"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("mpremote")
+
+
+REPL_HINT = (
+    "if mpremote could not enter the raw REPL, the running firmware has Ctrl-C turned off: "
+    "unplug the Pico and run the deploy within BOOT_GRACE_MS (1 s) of plugging it back in, "
+    "or plug it in with GP22 (PIN_MAINTENANCE) tied to GND; see firmware/README.md"
+)
+
+
 def cmd_deploy(args: argparse.Namespace) -> int:
-    """Copy the firmware with mpremote.
+    """Copy the firmware with mpremote, the toptable service stopped meanwhile.
 
     Raises:
         BoardError: mpremote is not installed, a bad --config, or a failed mpremote command.
+        ServiceError: the service runs and this process may not stop it.
     """
-    mpremote = shutil.which("mpremote")
+    mpremote = find_mpremote()
     config = firmware_config(getattr(args, "config", None))
     if config is None:
         print(
@@ -366,10 +388,13 @@ def cmd_deploy(args: argparse.Namespace) -> int:
             "mpremote is not installed: `pip install mpremote` (or run with --dry-run to see the "
             "commands); see firmware/README.md"
         )
-    for i, cmd in enumerate(cmds):
-        print("$ " + " ".join(cmd), flush=True)
-        result = subprocess.run(cmd, check=False)
-        if result.returncode != 0 and not (i == 0 and cmd[-2] == "mkdir"):
-            raise BoardError(f"mpremote failed (exit {result.returncode}): {' '.join(cmd)}")
+    with service_paused(sys.stdout, "toptable firmware deploy"):
+        for i, cmd in enumerate(cmds):
+            print("$ " + " ".join(cmd), flush=True)
+            result = subprocess.run(cmd, check=False)
+            if result.returncode != 0 and not (i == 0 and cmd[-2] == "mkdir"):
+                raise BoardError(
+                    f"mpremote failed (exit {result.returncode}): {' '.join(cmd)}; {REPL_HINT}"
+                )
     print("firmware deployed; the board restarts and runs it", flush=True)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake.parent))
+    monkeypatch.setattr(board, "INTERPRETER_BIN", tmp_path / "venv" / "bin")
     monkeypatch.setattr(board, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
     return log
 
@@ -84,3 +86,69 @@ def test_a_bad_config_is_refused_in_one_line(
     assert err.startswith(f"toptable: error: --config {path}{expected}")
     assert err.count("\n") == 1
     assert not fake_mpremote.exists()
+
+
+# ----------------------------------------------------------------- issue 25: deploying on a Pi
+def test_deploy_finds_mpremote_beside_the_interpreter(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Under sudo the venv's bin is not on PATH: mpremote is looked for beside Python first."""
+    log = tmp_path / "calls"
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "mpremote").write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    (venv_bin / "mpremote").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(board, "INTERPRETER_BIN", venv_bin)
+    monkeypatch.setattr(board, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
+    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
+    assert log.read_text().splitlines()[-1] == "connect /dev/ttyACM0 reset"
+
+
+def fake_systemctl(folder: Path, log: Path, active: bool) -> None:
+    """systemctl answering is-active as told and logging every call with mpremote's."""
+    script = folder / "systemctl"
+    status = 0 if active else 3
+    script.write_text(
+        f'#!/bin/sh\necho "systemctl $@" >> {log}\n[ "$1" = is-active ] && exit {status}\nexit 0\n'
+    )
+    script.chmod(0o755)
+
+
+def test_deploy_stops_the_running_service_and_starts_it_again(
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
+    fake = fake_mpremote.parent / "bin" / "mpremote"
+    fake.write_text(f'#!/bin/sh\necho "mpremote $@" >> {fake_mpremote}\n')
+    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
+    calls = fake_mpremote.read_text().splitlines()
+    assert calls[:2] == [
+        "systemctl is-active --quiet toptable.service",
+        "systemctl stop toptable.service",
+    ]
+    assert all(c.startswith("mpremote ") for c in calls[2:-1])
+    assert calls[-1] == "systemctl start toptable.service"
+
+
+def test_deploy_as_a_user_while_the_service_runs_says_what_to_do(
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
+    assert main(["firmware", "deploy"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]  # after the note on the bundled config
+    assert "the toptable service is running and holds the board's port" in err
+    assert "`sudo systemctl stop toptable`" in err
+    assert "systemctl stop" not in fake_mpremote.read_text()  # nothing was done
+
+
+def test_a_failed_deploy_says_how_to_reach_the_repl(
+    fake_mpremote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = fake_mpremote.parent / "bin" / "mpremote"
+    fake.write_text("#!/bin/sh\necho 'could not enter raw repl' >&2\nexit 1\n")
+    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 2
+    err = capsys.readouterr().err
+    assert "Ctrl-C turned off" in err and "GP22 (PIN_MAINTENANCE)" in err
