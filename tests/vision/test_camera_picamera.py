@@ -443,8 +443,9 @@ def _next_event(events: queue.Queue[Any], kind: type) -> Any:
             return event
 
 
-def _old_picamera2(version: str) -> ModuleType:
-    """The simulation with picamera2's older signatures: no wait(timeout=), no sensor=."""
+def _old_picamera2(version: str, flush: bool = False) -> ModuleType:
+    """The simulation with picamera2's older signatures: no wait(timeout=), no sensor=, and
+    without ``flush`` no cancel_all_and_flush (picamera2 before 0.3.21)."""
 
     class OldPicamera2(simulated.Picamera2):
         def wait(self, job: Any) -> Any:  # type: ignore[override]
@@ -457,6 +458,8 @@ def _old_picamera2(version: str) -> ModuleType:
                 main=main, controls=controls, buffer_count=buffer_count, queue=queue
             )
 
+    if not flush:
+        OldPicamera2.cancel_all_and_flush = None  # type: ignore[assignment,method-assign]
     module = ModuleType("picamera2")
     module.Picamera2 = OldPicamera2  # type: ignore[attr-defined]
     module.VERSION = version  # type: ignore[attr-defined]
@@ -468,8 +471,8 @@ def test_an_old_picamera2_is_refused_with_the_apt_upgrade(fake: ModuleType) -> N
     with pytest.raises(CameraError) as info:
         Picamera2Source(cam(), module=_old_picamera2("0.3.12"))
     assert one_line(info) == (
-        "picamera2: 0.3.12 is installed, which has no wait(timeout=) or "
-        "create_video_configuration(sensor=); toptable needs picamera2 0.3.17 or later: "
+        "picamera2: 0.3.12 is installed, which has no create_video_configuration(sensor=) or "
+        "wait(timeout=) or cancel_all_and_flush(); toptable needs picamera2 0.3.21 or later: "
         "sudo apt update && sudo apt install --only-upgrade python3-picamera2"
     )
 

@@ -68,9 +68,15 @@ BUFFERS = 4
 """Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
 TIMEOUT_S = 2.0
 """How long a read waits for a frame before the camera counts as silent."""
-MIN_VERSION = "0.3.17"
-"""picamera2's first release whose ``wait(job, timeout=)`` takes a timeout
-(``sensor=`` in configurations came in 0.3.14)."""
+MIN_VERSION = "0.3.21"
+"""The oldest picamera2 with every call the source makes (see :data:`NEEDED`)."""
+NEEDED = (
+    ("create_video_configuration", "sensor", "0.3.14"),
+    ("wait", "timeout", "0.3.17"),
+    ("cancel_all_and_flush", None, "0.3.21"),
+)
+"""(method, keyword or None, the picamera2 release that brought it), read in its releases'
+``picamera2/picamera2.py``: a timeout on ``wait``, the queue flush after a timeout."""
 UPGRADE = f"sudo apt update && sudo apt install --only-upgrade {PACKAGE}"
 
 
@@ -105,16 +111,16 @@ def check_api(module: Any) -> None:
     """Refuse a picamera2 without the calls the source makes with their arguments.
 
     Raises:
-        CameraError: ``wait`` has no ``timeout`` or ``create_video_configuration``
-            no ``sensor`` (picamera2 older than :data:`MIN_VERSION`); the message
-            names the version found and the apt command that upgrades it.
+        CameraError: a call of :data:`NEEDED` is missing (picamera2 older than
+            :data:`MIN_VERSION`); the message names the version found and the apt
+            command that upgrades it.
     """
     cls = module.Picamera2
-    missing = [
-        f"{name}({arg}=)"
-        for name, arg in (("wait", "timeout"), ("create_video_configuration", "sensor"))
-        if arg not in inspect.signature(getattr(cls, name)).parameters
-    ]
+    missing = []
+    for name, arg, _since in NEEDED:
+        call = getattr(cls, name, None)
+        if call is None or (arg is not None and arg not in inspect.signature(call).parameters):
+            missing.append(f"{name}({arg + '=' if arg else ''})")
     if missing:
         found = picamera2_version(module) or "an older version"
         raise CameraError(

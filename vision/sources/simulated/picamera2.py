@@ -3,7 +3,8 @@
 Written function by function after picamera2 0.3.38's ``picamera2/picamera2.py``,
 ``job.py``, ``controls.py`` and ``previews/null_preview.py`` (the PyPI wheel; Raspberry
 Pi OS Bookworm's apt package ``python3-picamera2`` is built from the same
-repository, and every behaviour below is in the 0.3.x releases since 0.3.17).
+repository; the behaviours below are in every release since 0.3.21, the oldest the
+source accepts).
 Each behaviour the table relies on is cited to its function (``picamera2.py``
 unless named otherwise). libcamera itself (the sensor and the ISP) is
 simulated: frames of a grey tray with a red and a green square, one every frame
