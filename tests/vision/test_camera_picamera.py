@@ -495,3 +495,16 @@ def test_a_usb_camera_listed_by_libcamera_is_sent_to_v4l2(fake: ModuleType) -> N
         assert src.camera == "picamera2 camera 0 (imx708)"
     finally:
         src.close()
+
+
+def test_toptable_bench_camera_prints_one_line_per_pi_camera(
+    fake: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli.main import main
+
+    assert main(["bench", "camera", "--quick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("== camera: ")
+    cameras = [line.split(" (")[0] for line in lines[1:]]
+    assert cameras == ["Camera Module 3", "Camera Module 2", "HQ camera"]
+    assert all("1280x960 RGB888 at 30 fps from sensor mode" in line for line in lines[1:])
