@@ -21,10 +21,11 @@ Behaviours reproduced:
   not complete." from it.
 - ``camera_controls``: the controls libcamera advertises *now*. Before the
   first ``configure()`` they are libcamera's start-up placeholders
-  (``src/ipa/rpi/common/ipa_base.cpp``, ``ipaControls``: FrameDurationLimits
-  33333..120000, ExposureTime 1..66666); ``configure_()`` refreshes
-  ``camera_ctrl_info`` from ``camera.controls``, which the IPA's ``configure``
-  sets to the chosen sensor mode's ranges.
+  (Raspberry Pi's libcamera, ``src/ipa/rpi/common/ipa_base.cpp``: ``IpaBase::init``
+  returns ``ipaControls``, FrameDurationLimits 33333..120000, ExposureTime
+  0..66666); ``configure_()`` refreshes ``camera_ctrl_info`` from
+  ``camera.controls``, which ``IpaBase::configure`` sets to the chosen sensor
+  mode's ranges (``mode_.minFrameDuration``.., ``minShutter``..).
 - ``sensor_modes``: the first read configures the camera once per raw mode
   (``create_preview_configuration(raw=...)`` then ``configure()``), reads each
   mode's ``fps`` as ``round(1e6 / FrameDurationLimits[0], 2)``, and leaves the
@@ -127,7 +128,7 @@ _COMMON_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
 
 IPA_INIT_FRAME_DURATIONS = (33333, 120000)
 """libcamera's FrameDurationLimits before any configure (ipa_base.cpp's ipaControls)."""
-IPA_INIT_EXPOSURE = (1, 66666)
+IPA_INIT_EXPOSURE = (0, 66666)
 """libcamera's ExposureTime range before any configure (ipa_base.cpp's ipaControls)."""
 
 SENSORS: dict[str, dict[str, Any]] = {
