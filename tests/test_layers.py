@@ -25,6 +25,7 @@ CONTROLLER_RANKS: dict[str, int] = {
     "core": 0,
     "system": 1,
     "rules": 1,
+    "storage": 1,
     "gamedata": 2,
     "game": 3,
     "companion": 3,

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_demo_arguments, demo_settings
+from controller.core.kinds import GameKind
 from controller.game.state import Length
-from controller.table.settings import TableMode
+from controller.table.settings import TOPDICE
 
-DEMO_MODES = tuple(m.value for m in TableMode)
-"""``toptable demo --mode``: today's dice game, or a companion mode (controller.companion)."""
+DEMO_MODES = (TOPDICE, *(k.value for k in GameKind))
+"""``toptable demo --mode``: a game kind (the dice game's two modes, or a companion mode);
+``topdice``, the dice game's first name, is still taken for ``tournament``."""
 
 
 def register(sub: Any) -> None:
@@ -25,9 +27,10 @@ def register(sub: Any) -> None:
     demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
     demo.add_argument(
         "--mode",
-        default="topdice",
+        default=GameKind.TOURNAMENT.value,
         choices=DEMO_MODES,
-        help="the game: topdice (the dice game) or a companion mode (default topdice)",
+        help="the game: tournament or story (the dice game) or a companion mode "
+        "(default tournament)",
     )
     demo.add_argument("--seed", type=int, default=1, help="the game's seed (same seed, same game)")
     demo.add_argument(
@@ -62,9 +65,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_command(args.config)
 
 
+def demo_kind(args: argparse.Namespace) -> GameKind:
+    """The game ``--mode`` (and ``--story``, the Story mode's first flag) name."""
+    mode = getattr(args, "mode", GameKind.TOURNAMENT.value)
+    kind = GameKind.TOURNAMENT if mode == TOPDICE else GameKind(mode)
+    return GameKind.STORY if getattr(args, "story", False) and kind.plays_dice else kind
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the demo and print its summary."""
-    if getattr(args, "mode", "topdice") != "topdice":
+    kind = demo_kind(args)
+    if not kind.plays_dice:
         return cmd_companion_demo(args)
     from controller.demo.runner import DemoOptions, run_demo
 
@@ -81,7 +92,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             data=args.data,
             variants=tuple(args.variant),
             events=demo_settings(args),
-            story=args.story,
+            story=kind is GameKind.STORY,
         )
     )
     if args.json:

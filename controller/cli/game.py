@@ -139,11 +139,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play or resume a journalled bot game."""
+    from controller.core.kinds import GameKind
     from controller.game.session import run_journaled
 
-    out = run_journaled(
-        args.journal, args.players, Length(args.length), args.seed, args.data, args.story
-    )
+    kind = GameKind.STORY if args.story else GameKind.TOURNAMENT
+    out = run_journaled(args.journal, args.players, Length(args.length), args.seed, args.data, kind)
     summary = out.state.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))

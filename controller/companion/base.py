@@ -1,6 +1,8 @@
-"""What every companion mode shares: the mode interface, the rule error, choices, action parsing.
+"""What every companion mode shares: the mode object, the rule error, choices, action parsing.
 
-A mode is a set of pure functions over a frozen state. Actions are frozen dataclasses;
+A mode (:class:`CompanionMode`) is one object: its game kind, its title and main
+number, how it writes a player's numbers short, its actions, and pure functions over
+a frozen state. Actions are frozen dataclasses;
 :func:`read_action` turns one script/JSON object into one of them, checking the names
 of the action, its fields and the players it names, and notes every problem in the one
 collector (:class:`~controller.core.checked.Problems`: file, entry and field);
@@ -14,12 +16,13 @@ import dataclasses
 import enum
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NewType, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, NewType, Protocol, TypeVar
 
 from controller.core.checked import Problems
 from controller.core.errors import IllegalActionError
+from controller.core.kinds import GameKind
 
 Player = NewType("Player", str)
 """A field type meaning "the name of a player in this game"."""
@@ -67,39 +70,73 @@ S = TypeVar("S")
 A = TypeVar("A", bound=CompanionAction)
 
 
-class CompanionMode(Protocol[S, A]):
-    """The interface the table (screens, buttons) and the replay use for every mode."""
+S_co = TypeVar("S_co", covariant=True)
 
-    @property
-    def name(self) -> str:
-        """The mode's command-line name, e.g. ``dbs-tournament``."""
 
-    @property
-    def actions(self) -> Mapping[str, type[A]]:
-        """Action name (``do``) -> action class."""
+class NewGame(Protocol[S_co]):
+    """A mode's ``new_game``: the state before the first action."""
 
-    def new_game(
+    def __call__(
         self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
-    ) -> S:
-        """The state before the first action; ``data`` overrides the mode's data file.
+    ) -> S_co:
+        """``data`` overrides the mode's data file.
 
         Raises DataError for a wrong number of players or bad data overrides.
         """
 
-    def whose_turn(self, state: S) -> str | None:
-        """The player whose turn it is, or None (before the game, after it, no turns)."""
 
-    def step(self, state: S) -> str:
-        """A short label for where the game is (``roll``, ``planning``, ``round 3``...)."""
+@dataclass(frozen=True)
+class SeatSummary:
+    """A player's numbers written short for the screens: all of them (``L16 E2 C+2``) and
+    the one that matters most (``L16``, for the smallest screens)."""
 
-    def legal_actions(self, state: S, player: str) -> tuple[Offer, ...]:
-        """What the table may offer ``player`` now (a guide; :meth:`apply` decides)."""
+    numbers: str
+    main: str
 
-    def apply(self, state: S, action: A) -> S:
-        """The state after ``action``; raises RuleViolationError naming the rule that forbids it."""
 
-    def to_json(self, state: S) -> JsonDict:
-        """``players``, ``turn``, ``step``, ``winner``, ``eliminated`` and the mode's extras."""
+@dataclass(frozen=True)
+class CompanionMode(Generic[S, A]):
+    """One companion mode: what it is and shows, and its pure rules over a frozen state ``S``.
+
+    The table (screens, buttons, journal), the publisher, the replay and the bots ask
+    the mode; nothing else switches on a mode's name.
+    """
+
+    kind: GameKind
+    title: str
+    """The mode's short name on the screens' title bar (``DBZ TCG``)."""
+    main_number: str
+    """The key, in :attr:`to_json`'s players, of the number the scoreboard shows (``life``)."""
+    actions: Mapping[str, type[A]]
+    """Action name (``do``) -> action class."""
+    new_game: NewGame[S]
+    whose_turn: Callable[[S], str | None]
+    """The player whose turn it is, or None (before the game, after it, no turns)."""
+    step: Callable[[S], str]
+    """A short label for where the game is (``roll``, ``planning``, ``round 3``...)."""
+    legal_actions: Callable[[S, str], tuple[Offer, ...]]
+    """What the table may offer a player now (a guide; :attr:`apply` decides)."""
+    apply: Callable[[S, A], S]
+    """The state after an action; raises RuleViolationError naming the rule that forbids it."""
+    to_json: Callable[[S], JsonDict]
+    """``players``, ``turn``, ``step``, ``winner``, ``eliminated`` and the mode's extras."""
+    seat_summary: Callable[[JsonDict], SeatSummary]
+    """A player's numbers (one of :attr:`to_json`'s ``players``) written short."""
+
+    @property
+    def name(self) -> str:
+        """The mode's name on the command line, in configs and journals (``dbz-tcg``)."""
+        return self.kind.value
+
+    def parse_action(
+        self, raw: object, players: Sequence[str], source: str = "script", entry: str = "action"
+    ) -> A:
+        """One of this mode's actions from its JSON form (see :func:`parse_action`).
+
+        Raises:
+            DataError: an unknown action, field or player, or a value of the wrong type.
+        """
+        return parse_action(raw, self.actions, players, source, entry)
 
 
 def _convert(

@@ -29,9 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import (
+    CompanionMode,
     JsonDict,
     Offer,
     RuleViolationError,
+    SeatSummary,
     check_players,
 )
 from controller.companion.challengers_model import (
@@ -47,8 +49,9 @@ from controller.companion.challengers_model import (
     Trophy,
 )
 from controller.companion.datafile import ENTRY, mode_data, whole_number
+from controller.core.kinds import GameKind
 
-MODE_NAME = "challengers"
+KIND = GameKind.CHALLENGERS
 FLAG_TOSS = "flag toss"
 
 R_ROUND = "Tournament: seven rounds, each player plays one match a round"
@@ -115,7 +118,7 @@ def new_game(
 ) -> ChallengersState:
     """Round 1, nobody with fans or Trophies."""
     d = load_data(data, source)
-    names = check_players(players, d.min_players, d.max_players, MODE_NAME, source)
+    names = check_players(players, d.min_players, d.max_players, KIND.value, source)
     return ChallengersState(data=d, players=tuple(Contender(n) for n in names))
 
 
@@ -225,7 +228,7 @@ def apply(state: ChallengersState, action: ChallengersAction) -> ChallengersStat
         if action.winner not in state.finalists:
             raise RuleViolationError(R_FINAL, f"{action.winner} is not a finalist")
         return dataclasses.replace(state, winner=action.winner)
-    raise TypeError(f"not a {MODE_NAME} action: {action!r}")
+    raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
 def step(state: ChallengersState) -> str:
@@ -261,7 +264,7 @@ def legal_actions(state: ChallengersState, player: str) -> tuple[Offer, ...]:
 def to_json(state: ChallengersState) -> JsonDict:
     """The state as JSON (the replay's output without ``refused``)."""
     out: JsonDict = {
-        "mode": MODE_NAME,
+        "mode": KIND.value,
         "step": step(state),
         "players": [
             {
@@ -283,31 +286,27 @@ def to_json(state: ChallengersState) -> JsonDict:
     return out
 
 
-class Challengers:
-    """The Challengers! mode, as a :class:`~controller.companion.base.CompanionMode`."""
-
-    name = MODE_NAME
-    actions: Mapping[str, type[Any]] = ACTIONS
-
-    def new_game(
-        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
-    ) -> ChallengersState:
-        return new_game(players, data, source)
-
-    def whose_turn(self, state: ChallengersState) -> str | None:
-        return None  # matches are played side by side; no one has "the turn"
-
-    def step(self, state: ChallengersState) -> str:
-        return step(state)
-
-    def legal_actions(self, state: ChallengersState, player: str) -> tuple[Offer, ...]:
-        return legal_actions(state, player)
-
-    def apply(self, state: ChallengersState, action: Any) -> ChallengersState:
-        return apply(state, action)
-
-    def to_json(self, state: ChallengersState) -> JsonDict:
-        return to_json(state)
+def seat_summary(player: JsonDict) -> SeatSummary:
+    """Fans and Trophies: ``F9 T3``; the fans first."""
+    fans = f"F{player['fans']}"
+    return SeatSummary(f"{fans} T{len(player['trophies'])}", fans)
 
 
-MODE = Challengers()
+def whose_turn(state: ChallengersState) -> str | None:
+    """Nobody: the matches of a round are played side by side."""
+    return None
+
+
+MODE: CompanionMode[ChallengersState, Any] = CompanionMode(
+    kind=KIND,
+    title="CHALLENGERS",
+    main_number="fans",
+    actions=ACTIONS,
+    new_game=new_game,
+    whose_turn=whose_turn,
+    step=step,
+    legal_actions=legal_actions,
+    apply=apply,
+    to_json=to_json,
+    seat_summary=seat_summary,
+)

@@ -20,8 +20,8 @@ from typing import Any
 from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.daemon.publishing import publish_companion
+from controller.storage.journal import JournalError
 from controller.table.companion import CompanionTable
-from controller.table.companion_journal import CompanionJournalError
 from hardware.controls.inputs import TableInputs
 from hardware.displays.companion import CompanionView, pick_screen, render
 from hardware.displays.device_config import display_configs
@@ -123,7 +123,7 @@ def run_companion(
                     continue
                 try:
                     handled = table.handle(event)
-                except CompanionJournalError as exc:  # nothing changed: the action is not taken
+                except JournalError as exc:  # nothing changed: the action is not taken
                     log.error("%s", exc)
                     continue
                 if handled:

@@ -39,7 +39,6 @@ from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog
 from controller.table.controller import TableController
-from controller.table.settings import TableMode
 from hardware.displays.model import Prompt, PromptKind
 from vision.events import CameraLost, CameraRestored
 
@@ -83,19 +82,20 @@ def open_game(config: Config, data: GameData) -> TableGame:
     variants = Variants.from_names(config.table.variants)
     if not path.exists():
         names = PLAYER_NAMES[: config.table.players]
-        story = config.table.story
         return TableGame.start(
-            path, GameConfig(names, length, variants, story=story), data, config.table.data_dir
+            path,
+            GameConfig(names, length, variants, kind=config.table.mode),
+            data,
+            config.table.data_dir,
         )
     game = TableGame.resume(path, data)
     kept = game.config
-    if kept.story != config.table.story:
+    if kept.kind is not config.table.mode:
         game.close()
         raise StartError(
-            f"{path} holds a {'Story' if kept.story else 'Tournament'} game, but "
-            f"{config.source or 'the config'} sets [table] story = "
-            f"{'true' if config.table.story else 'false'}: move the journal away to start a "
-            "new game, or set [table] story to match"
+            f"{path} holds a {kept.kind.value} game, but {config.source or 'the config'} sets "
+            f'[table] mode = "{config.table.mode.value}": move the journal away to start a '
+            "new game, or set [table] mode to match"
         )
     if (len(kept.players), kept.length, kept.variants) != (config.table.players, length, variants):
         game.close()
@@ -132,7 +132,7 @@ def run_table(config_path: Path) -> int:
     return_large_buffers()
     config = load_config(config_path)
     setup_logging(config.log.level.value)
-    if config.table.mode is not TableMode.TOPDICE:
+    if not config.table.mode.plays_dice:
         return _run_companion(config, loop)
     for problem in check_devices(config):
         log.warning("%s", problem)  # a missing device degrades the table; it is not fatal

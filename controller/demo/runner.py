@@ -28,6 +28,7 @@ from PIL import Image
 from controller.board.follow import BoardFollower
 from controller.config import Config, load_config
 from controller.core.errors import TopTableError
+from controller.core.kinds import GameKind
 from controller.daemon.events import TokensTidied
 from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import publish_table
@@ -190,7 +191,12 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             variants = Variants.from_names(options.variants)
             game = TableGame.start(
                 journal,
-                GameConfig(names, options.length, variants, story=options.story),
+                GameConfig(
+                    names,
+                    options.length,
+                    variants,
+                    kind=GameKind.STORY if options.story else GameKind.TOURNAMENT,
+                ),
                 data,
                 data_dir,
             )

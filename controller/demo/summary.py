@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game.state import GameMode, GameState
+from controller.core.kinds import GameKind
+from controller.game.state import GameState
 
 
 @dataclass
@@ -55,7 +56,7 @@ def story_fields(state: GameState) -> dict[str, Any]:
     if st is None:
         return {}
     return {
-        "mode": GameMode.STORY.value,
+        "mode": GameKind.STORY.value,
         "victory_points": {str(k): v for k, v in st.side_points().items()},
         "points": dict(zip(state.players, st.points, strict=True)),
         "squares": st.square + 1,

@@ -115,7 +115,7 @@ def _story_result(state: GameState) -> dict[str, object]:
     if st is None:
         return {}
     return {
-        "mode": state.config.mode.value,
+        "mode": state.config.kind.value,
         "victory_points": {str(k): v for k, v in st.side_points().items()},
         "points": dict(zip(state.players, st.points, strict=True)),
     }

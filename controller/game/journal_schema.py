@@ -16,7 +16,7 @@ not had yet, inside the caller's transaction. A migration never changes the
 rows an older reader expects: a new version only adds.
 
 The mechanics (the tables, reading the header, applying steps) are the shared
-log's, :mod:`controller.game.chained_log`; this module holds the dice journal's
+log's, :mod:`controller.storage.chained_log`; this module holds the dice journal's
 identity and steps. It only reads and writes SQLite; the journal turns what it
 finds into errors (see :mod:`controller.game.journal`).
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from controller.game.chained_log import (
+from controller.storage.chained_log import (
     Migration,
     Stamp,
     create_layout,

@@ -13,14 +13,21 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.core.errors import IllegalActionError
+from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold_corrections
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
-from controller.game.state import GameConfig, GameMode, GameState, Length
+from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata.bundle import GameData, load_game_data
 
-MODE = GameMode.TOURNAMENT.value  # the journal set-up's mode (a Story game: GameMode.STORY)
+
+def journal_kind(journal: Journal) -> GameKind | None:
+    """The kind of game a journal's set-up says it holds (None: none toptable knows)."""
+    try:
+        return GameKind(str(journal.setup.get("mode")))
+    except ValueError:
+        return None
 
 
 class TableGame:
@@ -50,7 +57,7 @@ class TableGame:
         """
         config.check()
         setup = {
-            "mode": config.mode.value,
+            "mode": config.kind.value,
             "config": config.to_dict(),
             "data_dir": str(data_dir or ""),
         }
@@ -71,11 +78,11 @@ class TableGame:
         """
         journal = Journal.open(path, game_id)
         try:
-            mode = journal.setup.get("mode")
-            if mode not in {m.value for m in GameMode}:
+            kind = journal_kind(journal)
+            if kind is None or not kind.plays_dice:
                 raise JournalCorruptError(f"{path}: not a tournament- or story-mode journal")
             config = GameConfig.from_dict(dict(journal.setup["config"]))
-            if config.mode.value != mode:
+            if config.kind is not kind:
                 raise JournalCorruptError(f"{path}: the set-up's mode and config disagree")
             config = replace(config, game_id=journal.game_id)
             if data is None:
@@ -139,16 +146,16 @@ def run_journaled(
     length: Length,
     seed: int,
     data_dir: str | Path | None = None,
-    story: bool = False,
+    kind: GameKind = GameKind.TOURNAMENT,
 ) -> GameOutcome:
-    """Play (or resume, when ``path`` holds a journal) a greedy-bot game journalled to ``path``
-    (``story``: a Story-mode game).
+    """Play (or resume, when ``path`` holds a journal) a greedy-bot game of ``kind`` (the
+    Tournament or Story mode) journalled to ``path``.
 
     Raises:
         JournalError: the journal at ``path`` cannot be resumed.
     """
     data = load_game_data(data_dir)
-    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length, story=story)
+    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length, kind=kind)
     if Path(path).exists():
         game = TableGame.resume(path, data)
     else:
@@ -158,4 +165,4 @@ def run_journaled(
         return play_game(game.config, data, seed, None, game.submit, known)
 
 
-__all__ = ["JournalError", "TableGame", "run_journaled"]
+__all__ = ["JournalError", "TableGame", "journal_kind", "run_journaled"]

@@ -12,10 +12,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.bots import BOTS, Bot, GreedyBot, table_input
 from controller.game.events import GameEvent, TimeUp
-from controller.game.state import GameConfig, GameMode, GameState, Length
+from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata.bundle import GameData
 from controller.gamedata.bundle import load_game_data as load_game_data  # re-exported
 
@@ -128,7 +129,7 @@ class SimulationReport:
 
     def _story_json(self) -> dict[str, object]:
         return {
-            "mode": GameMode.STORY.value,
+            "mode": GameKind.STORY.value,
             "cpu_seconds": round(self.cpu_seconds, 3),
             "games_per_cpu_second": round(self.games_per_cpu_second, 1),
             "average_victory_points": {k: round(v, 2) for k, v in self.victory_points.items()},
@@ -151,7 +152,7 @@ def simulate(
 
     v = variants if isinstance(variants, Variants) else DEFAULT_VARIANTS
     names = tuple(f"P{i + 1}" for i in range(players))
-    config = GameConfig(names, length, v, story=story)
+    config = GameConfig(names, length, v, kind=GameKind.STORY if story else GameKind.TOURNAMENT)
     report = SimulationReport(games, 0.0, story=story)
     left = combats = events = 0
     vp: Counter[str] = Counter()

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from controller.core.errors import IllegalActionError
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.gamedata.board import Colour
 from controller.gamedata.bundle import GameData as GameData  # re-exported for consumers
@@ -35,13 +36,6 @@ NOT_DRAFTED = frozenset(FUSIONS)  # RULES.md §11 (A): Kefla and Anilaza cannot 
 MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
 MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
 MAX_STORY_PLAYERS = 4  # RULES.md §12: P1, P3 green; P2, P4 red
-
-
-class GameMode(StrEnum):
-    """The game a journal and a config hold: the Tournament of Power, or Story mode."""
-
-    TOURNAMENT = "tournament"
-    STORY = "story"
 
 
 class Length(StrEnum):
@@ -203,12 +197,12 @@ class GameConfig:
     variants: Variants = DEFAULT_VARIANTS
     game_id: str = ""
     colours: tuple[str, ...] = ()  # token colour of each seat (optional; names, e.g. "orange")
-    story: bool = False  # Story mode (RULES.md §12) instead of the Tournament of Power
+    kind: GameKind = GameKind.TOURNAMENT  # or Story mode (RULES.md §12)
 
     @property
-    def mode(self) -> GameMode:
-        """Story mode or the Tournament of Power."""
-        return GameMode.STORY if self.story else GameMode.TOURNAMENT
+    def story(self) -> bool:
+        """Whether this is a Story-mode game (RULES.md §12)."""
+        return self.kind is GameKind.STORY
 
     @property
     def team_size(self) -> int:
@@ -223,7 +217,9 @@ class GameConfig:
         return {Length.ROUNDS10: 10, Length.ROUNDS5: 5}.get(self.length)
 
     def check(self) -> None:
-        """Raises IllegalActionError: wrong number of players or empty names."""
+        """Raises IllegalActionError: not a dice game, wrong number of players or empty names."""
+        if not self.kind.plays_dice:
+            raise IllegalActionError(f"{self.kind.value} is a companion mode, not the dice game")
         if not MIN_PLAYERS <= len(self.players) <= MAX_PLAYERS:
             raise IllegalActionError(
                 f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(self.players)}"
@@ -252,7 +248,7 @@ class GameConfig:
             "colours": list(self.colours),
         }
         if self.story:
-            d["mode"] = self.mode.value
+            d["mode"] = self.kind.value
         return d
 
     @classmethod
@@ -269,7 +265,7 @@ class GameConfig:
             else DEFAULT_VARIANTS,
             str(d.get("game_id", "")),
             tuple(str(c) for c in colours) if isinstance(colours, list) else (),
-            d.get("mode") == GameMode.STORY.value,
+            GameKind.STORY if d.get("mode") == GameKind.STORY.value else GameKind.TOURNAMENT,
         )
 
 
@@ -374,6 +370,14 @@ class GameState:
     def over(self) -> bool:
         """Whether the game has ended."""
         return self.phase is Phase.OVER
+
+    @property
+    def rounds(self) -> int | None:
+        """The rounds the game plays (None: the 45-minute game); a Story game's are its
+        squares (its ``round`` is the square being played)."""
+        if self.story is not None:
+            return len(self.story.story.squares)
+        return self.config.rounds
 
     def summary(self) -> dict[str, object]:
         """A JSON-able digest, equal for equal states (used by tests and the kill test)."""

@@ -9,8 +9,8 @@ journal as the outbox); only its state message differs, marked ``"kind": "compan
      "players": [{"seat", "player", "main", "value", "numbers": {name: int}, "eliminated"}],
      "over", "winners": ["Ann"], "sent_at"}
 
-``main`` names each player's main number (``life``, ``fans``...: :data:`MAIN_NUMBER`)
-and ``value`` is it; ``numbers`` holds every whole number of the player in the mode's
+``main`` names each player's main number (``life``, ``fans``...: the mode's
+:attr:`~controller.companion.base.CompanionMode.main_number`) and ``value`` is it; ``numbers`` holds every whole number of the player in the mode's
 ``to_json`` (and the length of each of its lists: ``dragon_balls``, ``trophies``).
 This is the one module of ``publish`` that knows the companion modes' JSON.
 """
@@ -23,8 +23,6 @@ from controller.companion.base import CompanionMode
 from controller.publish.messages import SCHEMA
 
 KIND = "companion"
-MAIN_NUMBER = {"dbs-tournament": "life", "dbz-tcg": "life", "challengers": "fans"}
-"""Each mode's main number, the one the scoreboard shows (another mode: its first number)."""
 MAX_NUMBERS = 16
 
 
@@ -63,13 +61,12 @@ def companion_state_message(
     players = []
     for seat, p in enumerate(game["players"]):
         numbers = player_numbers(p)
-        main = MAIN_NUMBER.get(mode.name, next(iter(numbers), ""))
         players.append(
             {
                 "seat": seat,
                 "player": names[seat],
-                "main": main,
-                "value": numbers.get(main),
+                "main": mode.main_number,
+                "value": numbers.get(mode.main_number),
                 "numbers": numbers,
                 "eliminated": names[seat] in out or p.get("eliminated") is True,
             }

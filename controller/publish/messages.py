@@ -25,7 +25,6 @@ SCHEMA = 1
 ROOT = "toptable"
 ONLINE = "online"
 OFFLINE = "offline"
-MODE = "tournament"
 
 
 def state_topic(table_id: str) -> str:
@@ -231,11 +230,11 @@ def state_message(
         "table_id": table_id,
         "game_id": game_id if game_id is not None else state.config.game_id,
         "seq": seq,
-        "mode": MODE,
+        "mode": state.config.kind.value,
         "length": state.config.length.value,
         "phase": state.phase.value,
         "round": state.round,
-        "rounds": state.config.rounds,
+        "rounds": state.rounds,
         "clock": {"seconds_left": seconds_left, "time_up": state.time_up},
         "turn": {"seat": state.seat, "player": players[state.seat]} if playing else None,
         "teams": teams,

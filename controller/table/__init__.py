@@ -7,7 +7,7 @@ corrections, board moves, buttons) to the game through its journal
 screens' view (``view.py``) and the snapshot published after each change for
 whoever acts at the table from another thread (``awaits.py``), and the
 ``[table]`` config section: the game set up at this table (``settings.py``);
-a companion game kept at the table (``companion.py``, ``companion_journal.py``).
+a companion game kept at the table (``companion.py``).
 
 May import: ``controller.core``, ``rules``, ``gamedata``, ``game``, ``companion``,
 ``advisor``, and the event and view types of ``vision`` and ``hardware``. Never

@@ -4,7 +4,9 @@
 stay in the players' hands, the table keeps every number, says whose turn and which
 step it is, offers each player the actions the rules allow now, enters them with the
 four buttons, refuses what the rules forbid (showing the rule), and journals everything
-(:mod:`controller.table.companion_journal`) so undo and a pulled plug lose nothing.
+(:mod:`controller.companion.journal`) so undo and a pulled plug lose nothing. What it
+shows is asked of the mode object (its title, each player's numbers written short)
+and drawn on every sink (the displays, a recorder) after each change.
 
 The buttons, like the dice table's choosers:
 
@@ -24,39 +26,33 @@ table take the new state, so nothing acts on an action the journal does not hold
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from controller.companion.base import CompanionMode, Offer, RuleViolationError, parse_action
+from controller.companion.base import CompanionMode, Offer, RuleViolationError, action_to_json
 from controller.companion.entry import EntryField, Value, build_action, entry_fields
+from controller.companion.journal import ActionRefused, ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
-from controller.table.companion_journal import CompanionJournal, CompanionJournalError
+from controller.core.kinds import GameKind
+from controller.storage.journal import JournalCorruptError, JournalError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.companion import CompanionRefusal, CompanionSeat, CompanionView
+
+log = logging.getLogger(__name__)
 
 ACTION_QUESTION = "action"
 OWN_FIELDS = frozenset({"player", "by", "attacker", "winner"})
 """Fields that name the acting player (left out of the short line describing an action)."""
 
 
-def seat_numbers(mode: str, player: dict[str, Any]) -> tuple[str, str]:
-    """A player's numbers written short for the screens: ``(all, the main one)``."""
-    if mode == "dbs-tournament":
-        champion = " C" if player["champion_in_zone"] else ""
-        extra = player["champion_extra_cost"]
-        returns = f"+{extra}" if extra else ""
-        life = f"L{player['life']}"
-        return f"{life} E{player['energy_markers']}{champion}{returns}", life
-    if mode == "dbz-tcg":
-        life = f"L{player['life']}"
-        balls = len(player["dragon_balls"])
-        return f"{player['level']}/{player['stages']} A{player['anger']} {life} DB{balls}", life
-    if mode == "challengers":
-        fans = f"F{player['fans']}"
-        return f"{fans} T{len(player['trophies'])}", fans
-    numbers = [f"{k[:1].upper()}{v}" for k, v in player.items() if isinstance(v, int)]
-    return " ".join(numbers), numbers[0] if numbers else ""
+class CompanionSink(Protocol):
+    """Something that shows a companion table's views: the displays, a recorder."""
+
+    def update(self, view: CompanionView) -> Any:
+        """Show ``view``."""
+        ...
 
 
 def describe(player: str | None, action: dict[str, Any]) -> str:
@@ -80,12 +76,17 @@ def describe(player: str | None, action: dict[str, Any]) -> str:
 class CompanionTable:
     """One companion game at the table: its state, its journal, its button flow, its view."""
 
-    def __init__(self, mode: CompanionMode[Any, Any], journal: CompanionJournal) -> None:
+    def __init__(
+        self,
+        mode: CompanionMode[Any, Any],
+        journal: CompanionJournal,
+        sinks: Sequence[CompanionSink] = (),
+    ) -> None:
         self.mode = mode
         self.journal = journal
-        setup = journal.setup
-        self.players: tuple[str, ...] = tuple(setup["players"])
-        self._data: dict[str, Any] | None = setup.get("data")
+        self.sinks = list(sinks)
+        self.players: tuple[str, ...] = journal.players
+        self._data: dict[str, Any] | None = journal.setup.get("data")
         self.state: Any = None
         self.history = 0  # effective actions journalled
         self.player: str | None = None
@@ -99,6 +100,8 @@ class CompanionTable:
         self.presses = 0
         self.refusals = 0
         self.undos = 0
+        self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
+        self.paused = False
         self.listeners: list[Callable[[CompanionTable], None]] = []
         """Called after every journalled row (an action, a refused one, an undo): publishing."""
         self._replay()
@@ -108,36 +111,44 @@ class CompanionTable:
     @classmethod
     def new(
         cls,
-        mode_name: str,
+        kind: GameKind | str,
         players: Sequence[str],
         journal_path: str | Path,
         data: dict[str, Any] | None = None,
+        sinks: Sequence[CompanionSink] = (),
     ) -> CompanionTable:
-        """A new game of ``mode_name`` (DataError for bad players) journalled at ``journal_path``.
+        """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``.
 
         Raises:
-            UnknownNameError: no such mode.
+            UnknownNameError: no such companion mode.
             DataError: a wrong number of players, or bad data overrides.
-            CompanionJournalError: a journal already exists there, or cannot be written.
+            JournalIOError: a journal already exists there, or cannot be written.
         """
-        mode = get_mode(mode_name)
+        mode = get_mode(kind)
         mode.new_game(players, data)  # check the players before a journal is written
-        journal = CompanionJournal.create(journal_path, mode_name, list(players), data)
-        return cls(mode, journal)
+        journal = CompanionJournal.start(journal_path, mode.kind, players, data)
+        return cls(mode, journal, sinks)
 
     @classmethod
-    def resume(cls, journal_path: str | Path) -> CompanionTable:
+    def resume(
+        cls, journal_path: str | Path, sinks: Sequence[CompanionSink] = ()
+    ) -> CompanionTable:
         """The game in ``journal_path``, where it was left (after a crash or a pulled plug).
 
         Raises:
-            CompanionJournalError: no journal, a damaged one, or an action it holds is refused.
+            JournalError: no journal, a damaged one, or an action it holds is refused.
         """
         journal = CompanionJournal.open(journal_path)
         try:
-            return cls(get_mode(str(journal.setup["mode"])), journal)
+            return cls(get_mode(journal.kind), journal, sinks)
         except BaseException:
             journal.close()
             raise
+
+    @property
+    def kind(self) -> GameKind:
+        """The mode played."""
+        return self.mode.kind
 
     def close(self) -> None:
         """Close the journal (idempotent)."""
@@ -153,15 +164,12 @@ class CompanionTable:
     def _replay(self) -> None:
         state = self.mode.new_game(self.players, self._data, source=str(self.journal.path))
         actions = self.journal.actions()
-        for i, raw in enumerate(actions):
-            action = parse_action(
-                raw, self.mode.actions, self.players, str(self.journal.path), f"action {i + 1}"
-            )
+        for i, action in enumerate(actions):
             try:
                 state = self.mode.apply(state, action)
             except RuleViolationError as exc:
-                raise CompanionJournalError(
-                    f"{self.journal.path}: journalled action {i + 1} ({raw['do']}) is refused "
+                raise JournalCorruptError(
+                    f"{self.journal.path}: journalled action {i + 1} ({action.DO}) is refused "
                     f"now: {exc}"
                 ) from None
         self.state = state
@@ -197,19 +205,19 @@ class CompanionTable:
 
         Raises:
             DataError: the action is malformed (a bug in the caller, not a refusal).
-            CompanionJournalError: the journal cannot be written (nothing changed).
+            JournalIOError: the journal cannot be written (nothing changed).
         """
-        parsed = parse_action(action, self.mode.actions, self.players, "table", "action")
+        parsed = self.mode.parse_action(action, self.players, "table", "action")
         try:
             state = self.mode.apply(self.state, parsed)
         except RuleViolationError as exc:
-            self.journal.refused(action, exc.rule, exc.reason)
+            self.journal.append(ActionRefused(parsed, exc.rule, exc.reason))
             self.refusals += 1
             self.refusal = CompanionRefusal(str(action["do"]), exc.reason, exc.rule)
             self._offer(prefer=player, keep=str(action["do"]))
             self._journalled()
             return self.refusal
-        self.journal.append(action)
+        self.journal.append(ActionTaken(parsed))
         self.state = state
         self.history += 1
         self.last = describe(player, action)
@@ -229,24 +237,29 @@ class CompanionTable:
             return False
         self._replay()
         self.undos += 1
-        self.last = f"undone: {describe(None, undone)}"
+        self.last = f"undone: {describe(None, action_to_json(undone))}"
         self._offer()
         self._journalled()
         return True
 
     # ------------------------------------------------------------------ the buttons
     def handle(self, event: object) -> bool:
-        """Act on a button or encoder event; False if it is not one of ours."""
-        if isinstance(event, ButtonPressed):
-            self.press(event.button, event.long)
-        elif isinstance(event, ButtonRepeated) and event.button is ButtonName.NEXT:
-            self.press(ButtonName.NEXT)
-        elif isinstance(event, EncoderTurned):
-            self.presses += 1
-            self.refusal = None
-            self._move(event.steps)
-        else:
-            return False
+        """Act on a button or encoder event and show the result; False if it is not one of
+        ours. A journal that cannot be written is logged: nothing changed."""
+        try:
+            if isinstance(event, ButtonPressed):
+                self.press(event.button, event.long)
+            elif isinstance(event, ButtonRepeated) and event.button is ButtonName.NEXT:
+                self.press(ButtonName.NEXT)
+            elif isinstance(event, EncoderTurned):
+                self.presses += 1
+                self.refusal = None
+                self._move(event.steps)
+            else:
+                return False
+        except JournalError as exc:  # nothing changed: the action is not taken
+            log.error("journal: %s", exc)
+        self.render()
         return True
 
     def _items(self) -> tuple[str, ...]:
@@ -308,7 +321,33 @@ class CompanionTable:
         nxt = next(p for p in ring if self.offered(p) or p == self.player)
         self._offer(prefer=nxt)
 
+    # ------------------------------------------------------------------ the daemon's
+    def status_line(self) -> str:
+        """The STATUS= text systemd shows: the mode and its step."""
+        return f"{self.mode.name}: {self.mode.step(self.state)}"
+
+    def set_device_faults(self, faults: Mapping[str, str]) -> None:
+        """What the device layer reports now (replaced whole); the screens are drawn again,
+        so a display that came back shows the game at once."""
+        self.device_faults = dict(faults)
+        self.render()
+
+    def pause(self) -> None:
+        """The table stops: the screens say so (nothing is offered until it starts again)."""
+        self.paused = True
+        self.render()
+
     # ------------------------------------------------------------------ the screens
+    def render(self) -> CompanionView:
+        """Show the view on every sink (a sink's failure is logged, not raised)."""
+        view = self.view()
+        for sink in self.sinks:
+            try:
+                sink.update(view)
+            except Exception:
+                log.exception("a view sink failed")
+        return view
+
     def view(self) -> CompanionView:
         """What the displays show now."""
         game = self.mode.to_json(self.state)
@@ -316,14 +355,18 @@ class CompanionTable:
         out = set(game.get("eliminated", ()))
         seats = []
         for p in game["players"]:
-            numbers, short = seat_numbers(self.mode.name, p)
+            summary = self.mode.seat_summary(p)
             name = str(p["name"])
-            seats.append(CompanionSeat(name, numbers, short, turn=name == turn, out=name in out))
+            seats.append(
+                CompanionSeat(
+                    name, summary.numbers, summary.main, turn=name == turn, out=name in out
+                )
+            )
         question = ACTION_QUESTION
         if self.choice is not None:
             question = self.fields[len(self.answers)].key
         return CompanionView(
-            mode=self.mode.name,
+            title=self.mode.title,
             step=self.mode.step(self.state),
             turn=turn,
             seats=tuple(seats),
@@ -335,4 +378,5 @@ class CompanionTable:
             refusal=self.refusal,
             winner=self.winner,
             last=self.last,
+            paused=self.paused,
         )

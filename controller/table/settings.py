@@ -2,15 +2,21 @@
 
 The table package owns it because the table owns the game: the daemon sets up
 (or resumes) the game these settings describe. :func:`parse_table` reads the
-section for :mod:`controller.config`. The game's length is the game's own
-:class:`~controller.game.state.Length` and the variants are the rules'
-names, so there is one definition of each.
+section for :mod:`controller.config`. The game is a
+:class:`~controller.core.kinds.GameKind`, its length the game's own
+:class:`~controller.game.state.Length` and the variants the rules' names, so there
+is one definition of each.
+
+``mode`` takes the game kinds' values. The first spelling of the dice game,
+``mode = "topdice"`` with ``story = true`` for its Story mode
+(:data:`LEGACY_OPTIONS`), is still read: ``topdice`` is the Tournament, ``story =
+true`` makes it the Story mode, and ``story`` beside any other mode is a problem
+naming both options.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +30,7 @@ from controller.core.config_schema import (
     path_in,
     shown,
 )
+from controller.core.kinds import GameKind
 from controller.game.state import Length
 from controller.rules.variants import Variants
 
@@ -32,26 +39,23 @@ PLAYERS = (2, 4)
 """Players at the table: one seat LED and team screen each, four at most."""
 
 
-class TableMode(StrEnum):
-    """The game the table keeps: the dice game, or a companion mode (:mod:`controller.companion`)."""
-
-    TOPDICE = "topdice"
-    DBS_TOURNAMENT = "dbs-tournament"
-    DBZ_TCG = "dbz-tcg"
-    CHALLENGERS = "challengers"
+TOPDICE = "topdice"
+"""The first name of the dice game in ``[table] mode``: the Tournament (or, with
+``story = true``, the Story mode)."""
+LEGACY_OPTIONS = frozenset({"story"})
+"""Options of the first spelling, still read, that are no field of :class:`TableConfig`."""
 
 
 @dataclass(frozen=True)
 class TableConfig:
     """[table]: the game played at this table."""
 
-    mode: TableMode = TableMode.TOPDICE
+    mode: GameKind = GameKind.TOURNAMENT
     players: int = 2
     length: Length = Length.ROUNDS10
     variants: tuple[str, ...] = ()
     data_dir: Path | None = None  # None: the bundled rulebook data
     journal: Path = DEFAULT_JOURNAL
-    story: bool = False  # the dice game's Story mode (RULES.md §12) instead of the Tournament
 
 
 def _variants(value: Any) -> tuple[str, ...]:
@@ -67,15 +71,37 @@ def _variants(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
+def _mode(value: Any) -> GameKind | None:
+    """A game kind's name, or None for the first spelling of the dice game (``topdice``)."""
+    if value == TOPDICE:
+        return None
+    return choice(GameKind)(value)
+
+
+def _kind(s: Section, mode: GameKind | None, story: bool | None) -> GameKind:
+    """``mode`` (None: left out, or the first spelling ``topdice``) with the first
+    spelling's ``story`` folded in (a contradiction is noted)."""
+    if mode is None:
+        return GameKind.STORY if story else TableConfig.mode
+    if story is None or story == (mode is GameKind.STORY):
+        return mode
+    s.problem(
+        "story",
+        f"says {'' if story else 'not '}the dice game's Story mode, but mode is "
+        f"{shown(mode.value)}: leave story out (mode alone names the game)",
+    )
+    return mode
+
+
 def parse_table(s: Section) -> TableConfig:
     """The [table] section; its problems are noted in ``s``."""
     d = TableConfig()
-    return TableConfig(
-        mode=s.get("mode", d.mode, choice(TableMode)),
+    mode = s.get("mode", None, _mode)
+    table = TableConfig(
         players=s.get("players", d.players, integer(*PLAYERS)),
         length=s.get("length", d.length, choice(Length)),
         variants=s.get("variants", d.variants, _variants),
         data_dir=s.get("data_dir", d.data_dir, path_in(s.base_dir)),
         journal=s.get("journal", d.journal, path_in(s.base_dir)),
-        story=s.get("story", d.story, boolean),
     )
+    return replace(table, mode=_kind(s, mode, s.get("story", None, boolean)))

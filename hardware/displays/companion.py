@@ -1,9 +1,10 @@
 """The screens of the companion modes (issue 15): another card game's numbers at the table.
 
-:class:`CompanionView` is what a companion table publishes for its displays: the mode,
-the step, whose turn, each player's numbers (already written short, e.g. ``L16 E2``),
-the question being asked with the buttons (which action, then each of its values), and
-the last refusal with the rule that forbids it. Its screens draw it on a 1-bit canvas
+:class:`CompanionView` is what a companion table publishes for its displays, typed
+and already worded by the mode (this package knows no mode): the mode's title, the
+step, whose turn, each player's numbers written short (e.g. ``L16 E2``), the question
+being asked with the buttons (which action, then each of its values), and the last
+refusal with the rule that forbids it. Its screens draw it on a 1-bit canvas
 with the dice table's font and helpers, at 128x64 and 128x32:
 
 * ``status`` -- the step, every player's numbers, whose turn (inverted), who is out;
@@ -25,13 +26,6 @@ from PIL import Image, ImageDraw
 
 from hardware.displays.draw import LINE, Draw, Size, text, text_centre, text_right, title_bar, wrap
 from hardware.displays.font import SMALL
-
-MODE_TITLES: dict[str, str] = {
-    "dbs-tournament": "DBS TOP",
-    "dbz-tcg": "DBZ TCG",
-    "challengers": "CHALLENGERS",
-}
-"""The short name of each mode on the title bar."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +50,10 @@ class CompanionRefusal:
 
 @dataclass(frozen=True)
 class CompanionView:
-    """What a companion table shows. ``question`` is ``action`` or the field being asked."""
+    """What a companion table shows. ``title`` is the mode's short name (the title bar);
+    ``question`` is ``action`` or the field being asked."""
 
-    mode: str
+    title: str
     step: str
     turn: str | None
     seats: tuple[CompanionSeat, ...]
@@ -70,11 +65,7 @@ class CompanionView:
     refusal: CompanionRefusal | None = None
     winner: str | None = None
     last: str = ""  # the last action done, as a short line
-
-    @property
-    def title(self) -> str:
-        """The mode's short name."""
-        return MODE_TITLES.get(self.mode, self.mode.upper())
+    paused: bool = False  # the table stopped; the game resumes when it starts again
 
 
 CompanionScreen = Callable[[Draw, CompanionView, Size], None]
@@ -93,7 +84,7 @@ def _question(key: str) -> str:
 def status_screen(d: Draw, view: CompanionView, size: Size) -> None:
     """The step, every player's numbers, the turn player inverted, the winner once known."""
     w, h = size
-    right = f"WON {view.winner}" if view.winner else _label(view.step)
+    right = "PAUSED" if view.paused else f"WON {view.winner}" if view.winner else _label(view.step)
     title_bar(d, w, view.title, right)
     if h < 64:  # two columns of name + the main number
         col = w // 2
@@ -124,6 +115,13 @@ def _seat_line(d: Draw, xy: tuple[int, int], width: int, s: CompanionSeat, numbe
 def choice_screen(d: Draw, view: CompanionView, size: Size) -> None:
     """Who is asked what; the values, the selected one inverted (``next`` moves, ``confirm`` takes)."""
     w, h = size
+    if view.paused:
+        title_bar(d, w, view.title, "PAUSED")
+        text_centre(d, w, LINE + 4, "PAUSED")
+        if h >= 64:
+            for i, line in enumerate(wrap("the game resumes when the table starts again", w)):
+                text(d, (0, LINE + 16 + i * LINE), line, w)
+        return
     if view.winner:
         title_bar(d, w, view.title, "OVER")
         text_centre(d, w, LINE + 4, f"{view.winner} WINS")
@@ -189,7 +187,14 @@ SCREENS: dict[str, CompanionScreen] = {
 
 def pick_screen(view: CompanionView, preferred: str) -> str:
     """What a display set to ``preferred`` shows: a refusal takes it until the next press."""
-    return "refusal" if view.refusal is not None else preferred
+    return "refusal" if view.refusal is not None and not view.paused else preferred
+
+
+def screen_for(view: CompanionView, display_screen: str) -> str:
+    """The companion screen a display configured for the dice table's ``display_screen``
+    draws: the choice on the ``combat`` display, the numbers on the others (a refusal
+    takes every display)."""
+    return pick_screen(view, "choice" if display_screen == "combat" else "status")
 
 
 def render(view: CompanionView, name: str, size: Size = (128, 64)) -> Image.Image:
@@ -212,7 +217,7 @@ def show(device: object, view: CompanionView, name: str) -> None:
 
 EXAMPLES: dict[str, CompanionView] = {
     "dbs-tournament": CompanionView(
-        mode="dbs-tournament",
+        title="DBS TOP",
         step="turn",
         turn="Bob",
         seats=(
@@ -229,7 +234,7 @@ EXAMPLES: dict[str, CompanionView] = {
         last="Cid: damage 5",
     ),
     "dbz-tcg": CompanionView(
-        mode="dbz-tcg",
+        title="DBZ TCG",
         step="combat",
         turn="Goku",
         seats=(
@@ -244,7 +249,7 @@ EXAMPLES: dict[str, CompanionView] = {
         last="Vegeta: physical attack",
     ),
     "challengers": CompanionView(
-        mode="challengers",
+        title="CHALLENGERS",
         step="round 4",
         turn=None,
         seats=(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hardware.displays.companion import CompanionView
 from hardware.displays.device_config import DisplayConfig
 from hardware.displays.errors import DisplayUnavailableError
 from hardware.displays.i2c_bus import BusPool
@@ -83,8 +84,9 @@ class DisplayBoard:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def update(self, view: TableView) -> int:
-        """Draw ``view`` on every display; return how many displays were sent anything.
+    def update(self, view: TableView | CompanionView) -> int:
+        """Draw ``view`` (the dice table's, or a companion mode's) on every display; return
+        how many displays were sent anything.
 
         A display that fails is closed and removed; its error goes to :attr:`failed`.
         """

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.displays import companion
 from hardware.displays.device_config import DRIVERS, DisplayConfig
 from hardware.displays.errors import DisplayUnavailableError
 from hardware.displays.i2c_bus import TCA9548A_DEFAULT_ADDRESS, BusPool, MuxChannelInterface
@@ -39,14 +40,19 @@ class TableDisplay:
         """Bytes sent to this display so far (0 for devices with no bus)."""
         return self.counter.bytes_sent if self.counter is not None else 0
 
-    def update(self, view: TableView) -> bool:
-        """Draw the screen this display should show for ``view``; False if nothing was sent.
+    def update(self, view: TableView | companion.CompanionView) -> bool:
+        """Draw the screen this display should show for ``view`` (the dice table's, or a
+        companion mode's); False if nothing was sent.
 
         Raises:
             DisplayUnavailableError: the display stopped answering (names where it is).
         """
-        name = pick_screen(view, self.config.screen, self.config.alerts)
-        image = render(view, name, self.device.size)
+        if isinstance(view, companion.CompanionView):
+            name = companion.screen_for(view, self.config.screen)
+            image = companion.render(view, name, self.device.size)
+        else:
+            name = pick_screen(view, self.config.screen, self.config.alerts)
+            image = render(view, name, self.device.size)
         try:
             sent = self.pusher.push(image)
         except DisplayUnavailableError as exc:  # e.g. its TCA9548A stopped answering

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,12 @@ import pytest
 from controller.companion.base import parse_action
 from controller.companion.bots import CompanionBot, Decision, Undo
 from controller.companion.entry import build_action, entry_fields, label
+from controller.companion.journal import ActionRefused, ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.core.errors import DataError, UnknownNameError
+from controller.core.kinds import GameKind
+from controller.storage.journal import JournalError, JournalIOError
 from controller.table.companion import CompanionTable, describe
-from controller.table.companion_journal import CompanionJournal, CompanionJournalError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.companion import (
     SCREENS,
@@ -158,7 +161,7 @@ def test_refusal_shows_the_rule_journals_it_and_clears_on_the_next_press(tmp_pat
         assert v.options[v.selected] == "counter_order"  # back at the choice, same player
         kinds = [r.kind for r in t.journal.rows()]
         assert kinds == ["action", "action", "refused"]
-        refused = t.journal.rows()[-1].data
+        refused = t.journal.rows()[-1].data()
         assert refused["rule"] == "Skill Rules: Counter Windows"
         assert refused["action"] == {
             "do": "counter_order",
@@ -286,37 +289,67 @@ def test_journal_refuses_a_changed_row_a_foreign_file_and_an_existing_path(tmp_p
         t.submit(None, {"do": "fans", "player": "Ann", "amount": 2})
         t.submit(None, {"do": "fans", "player": "Bob", "amount": 1})
         journal_path = t.journal.path
-    with pytest.raises(CompanionJournalError, match="already exists"):
-        CompanionJournal.create(journal_path, "challengers", ["Ann", "Bob"])
+    with pytest.raises(JournalIOError, match="already exists"):
+        CompanionJournal.start(journal_path, GameKind.CHALLENGERS, ["Ann", "Bob"])
     conn = sqlite3.connect(journal_path)
     conn.execute("UPDATE events SET payload = replace(payload, '2', '9') WHERE seq = 1")
     conn.commit()
     conn.close()
-    with pytest.raises(CompanionJournalError, match="row 1 fails its check"):
+    with pytest.raises(JournalError, match="row 1 fails its check"):
         CompanionTable.resume(journal_path)
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE x (a)")
     conn.commit()
     conn.close()
-    with pytest.raises(CompanionJournalError, match="not a companion journal"):
+    with pytest.raises(JournalError, match="not a companion journal"):
         CompanionJournal.open(path)
-    with pytest.raises(CompanionJournalError, match="no journal there"):
+    with pytest.raises(JournalIOError, match="no journal there"):
         CompanionJournal.open(tmp_path / "missing.sqlite")
 
 
 def test_journal_undo_never_deletes_and_refused_actions_are_not_replayed(tmp_path: Path) -> None:
-    with CompanionJournal.create(tmp_path / "j.sqlite", "dbz-tcg", ["A", "B"]) as j:
-        j.append({"do": "draw", "player": "A", "cards": 3})
-        j.refused({"do": "pur", "player": "B", "amount": 2}, "rule", "why")
-        j.append({"do": "pur", "player": "A", "amount": 2})
-        assert j.undo() == {"do": "pur", "player": "A", "amount": 2}
-        assert j.actions() == [{"do": "draw", "player": "A", "cards": 3}]
+    mode = get_mode(GameKind.DBZ_TCG)
+
+    def action(raw: dict[str, Any]) -> Any:
+        return mode.parse_action(raw, ["A", "B"])
+
+    draw, pur = (
+        action({"do": "draw", "player": "A", "cards": 3}),
+        action({"do": "pur", "player": "A", "amount": 2}),
+    )
+    with CompanionJournal.start(tmp_path / "j.sqlite", GameKind.DBZ_TCG, ["A", "B"]) as j:
+        j.append(ActionTaken(draw))
+        j.append(ActionRefused(action({"do": "pur", "player": "B", "amount": 2}), "rule", "why"))
+        j.append(ActionTaken(pur))
+        assert j.undo() == pur
+        assert j.actions() == [draw]
         assert [r.kind for r in j.rows()] == ["action", "refused", "action", "undo"]
         assert j.rows()[-1].undoes == 3
+        assert j.rows()[0].data() == {"do": "draw", "player": "A", "cards": 3}  # the JSON form
     with CompanionJournal.open(tmp_path / "j.sqlite") as j:
-        assert j.setup["mode"] == "dbz-tcg" and len(j.actions()) == 1
-    with pytest.raises(CompanionJournalError, match="closed"):
-        j.append({"do": "end_turn"})
+        assert j.kind is GameKind.DBZ_TCG and j.actions() == [draw]
+        refused = j.events()[1]
+        assert isinstance(refused, ActionRefused) and refused.rule == "rule"
+    with pytest.raises(JournalError, match="closed"):
+        j.append(ActionTaken(draw))
+
+
+def test_a_format_1_companion_journal_is_upgraded_and_replays(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with CompanionTable.new(GameKind.CHALLENGERS, ("Ann", "Bob"), path) as t:
+        t.submit(None, {"do": "fans", "player": "Ann", "amount": 2})
+        game_id = t.journal.game_id
+    with sqlite3.connect(path) as conn:  # as format 1 wrote it: the game id in the set-up
+        setup = {"mode": "challengers", "players": ["Ann", "Bob"], "data": None, "game_id": game_id}
+        conn.execute("DELETE FROM meta WHERE key = 'game_id'")
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'setup'", (json.dumps(setup),))
+        conn.execute("PRAGMA user_version = 1")
+    with CompanionTable.resume(path) as t:
+        assert t.journal.game_id == game_id and t.history == 1
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
+        assert row == (game_id,)
 
 
 # --- entry, bots, descriptions (pure) ----------------------------------------------------

@@ -10,6 +10,8 @@ import pytest
 from controller.config import SECTIONS, Config, parse_config
 from controller.core.config_schema import options_of
 from controller.core.errors import DataError
+from controller.core.kinds import GameKind
+from controller.table.settings import LEGACY_OPTIONS
 from hardware.controls.settings import ControlsConfig
 from hardware.displays.settings import ScreenConfig
 
@@ -31,7 +33,8 @@ EVENTS_OPTIONS = {"broker", "table_id", "username", "password_file", "ca_file", 
 @pytest.mark.parametrize("name", [s for s in SECTIONS if s not in ("displays", "events")])
 def test_each_section_reads_exactly_its_dataclass_options(name: str) -> None:
     cls = type(getattr(Config(), name))
-    assert _valid_options({name: {"zzz_unknown": 1}}) == set(options_of(cls))
+    legacy = LEGACY_OPTIONS if name == "table" else frozenset()
+    assert _valid_options({name: {"zzz_unknown": 1}}) == set(options_of(cls)) | legacy
 
 
 def test_events_reads_exactly_its_documented_options() -> None:
@@ -57,8 +60,35 @@ def test_settings_code_sets_are_not_file_options() -> None:
         parse_config({"controls": {"beep_s": 0.2}})
 
 
-def test_the_table_modes_are_the_dice_game_and_every_companion_mode() -> None:
-    from controller.companion.registry import MODES
-    from controller.table.settings import TableMode
+def test_the_table_modes_are_the_game_kinds() -> None:
+    for kind in GameKind:
+        assert parse_config({"table": {"mode": kind.value}}).table.mode is kind
 
-    assert {m.value for m in TableMode} == {"topdice", *MODES}
+
+@pytest.mark.parametrize(
+    ("table", "kind"),
+    [
+        ({"mode": "topdice"}, GameKind.TOURNAMENT),
+        ({"mode": "topdice", "story": True}, GameKind.STORY),
+        ({"mode": "topdice", "story": False}, GameKind.TOURNAMENT),
+        ({"story": True}, GameKind.STORY),
+        ({"mode": "story", "story": True}, GameKind.STORY),
+        ({"mode": "dbz-tcg", "story": False}, GameKind.DBZ_TCG),
+    ],
+)
+def test_the_first_spelling_of_the_dice_game_is_still_read(
+    table: dict[str, object], kind: GameKind
+) -> None:
+    assert parse_config({"table": table}).table.mode is kind
+
+
+@pytest.mark.parametrize(
+    "table", [{"mode": "tournament", "story": True}, {"mode": "dbz-tcg", "story": True},
+              {"mode": "story", "story": False}]
+)  # fmt: skip
+def test_story_beside_another_mode_is_refused_naming_both(table: dict[str, object]) -> None:
+    wording = (
+        r"Option 'story' in section 'table' says .*Story mode, but mode is .*: leave story out"
+    )
+    with pytest.raises(DataError, match=wording):
+        parse_config({"table": table})

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.engine import InputKind
@@ -38,7 +39,7 @@ TOTAL_POINTS_2P = 31  # the demo squares' victory points, one bout each
 
 def _story(players: int = 2) -> GameState:
     names = ("Ann", "Bob", "Cid", "Dee")[:players]
-    return engine.new_game(GameConfig(names, story=True), demo_data())
+    return engine.new_game(GameConfig(names, kind=GameKind.STORY), demo_data())
 
 
 def _square_combo_throw(state: GameState) -> tuple[Symbol, ...]:
@@ -168,7 +169,7 @@ def test_a_tie_is_thrown_again() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_winner_is_known_after_square_13(players: int) -> None:
     names = tuple(f"P{i + 1}" for i in range(players))
-    out = play_game(GameConfig(names, story=True), demo_data(), seed=5)
+    out = play_game(GameConfig(names, kind=GameKind.STORY), demo_data(), seed=5)
     s = out.state
     st = s.story
     assert s.over and st is not None and st.over and s.round == 13
@@ -183,7 +184,7 @@ def test_the_winner_is_known_after_square_13(players: int) -> None:
 
 
 def test_story_games_are_a_fold_of_their_events() -> None:
-    config = GameConfig(("A", "B", "C"), story=True)
+    config = GameConfig(("A", "B", "C"), kind=GameKind.STORY)
     out = play_game(config, demo_data(), seed=9)
     events: list[GameEvent] = []
     again = play_game(config, demo_data(), seed=9, submit=lambda e: _record(events, e))
@@ -193,7 +194,7 @@ def test_story_games_are_a_fold_of_their_events() -> None:
 
 def _record(events: list[GameEvent], e: GameEvent) -> GameState:
     events.append(e)
-    return engine.replay(GameConfig(("A", "B", "C"), story=True), demo_data(), events)
+    return engine.replay(GameConfig(("A", "B", "C"), kind=GameKind.STORY), demo_data(), events)
 
 
 def test_simulate_story_reports_victory_points_per_side() -> None:
@@ -207,7 +208,7 @@ def test_simulate_story_reports_victory_points_per_side() -> None:
 
 def test_a_story_journal_undoes_resumes_and_exports(tmp_path: Path) -> None:
     path = tmp_path / "story.journal"
-    config = GameConfig(("Ann", "Bob"), story=True)
+    config = GameConfig(("Ann", "Bob"), kind=GameKind.STORY)
     with TableGame.start(path, config, demo_data()) as game:
         assert game.journal.setup["mode"] == "story"
         assert game.journal.setup["config"]["mode"] == "story"
@@ -246,7 +247,9 @@ def _rows(path: Path) -> int:
 @pytest.mark.timeout(180)
 def test_a_story_game_killed_at_random_points_resumes_to_the_same_end(tmp_path: Path) -> None:
     seed, players = 12, 4
-    expected = play_game(GameConfig(("P1", "P2", "P3", "P4"), story=True), demo_data(), seed)
+    expected = play_game(
+        GameConfig(("P1", "P2", "P3", "P4"), kind=GameKind.STORY), demo_data(), seed
+    )
     total = expected.events
     path = tmp_path / "kill.journal"
     cmd = [sys.executable, "-m", "controller.cli.main", "game", "play", str(path), "--story",

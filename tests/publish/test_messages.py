@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller.core.kinds import GameKind
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import (
@@ -19,11 +20,11 @@ from controller.publish.messages import (
 )
 
 
-def _states(game_data: Any, seed: int = 2) -> list[GameState]:
+def _states(game_data: Any, seed: int = 2, kind: GameKind = GameKind.TOURNAMENT) -> list[GameState]:
     states: list[GameState] = []
     from controller.game import engine
 
-    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1", kind=kind)
     state = engine.new_game(config, game_data)
 
     def submit(event: Any) -> GameState:
@@ -34,6 +35,16 @@ def _states(game_data: Any, seed: int = 2) -> list[GameState]:
 
     play_game(config, game_data, seed, None, submit)
     return states
+
+
+def test_a_story_game_publishes_itself_as_story_with_its_squares(game_data: Any) -> None:
+    states = _states(game_data, kind=GameKind.STORY)
+    squares = len(game_data.story.squares)
+    for state in (states[0], states[-1]):
+        m = state_message(state, "t1", seq=1, seconds_left=None)
+        assert m["mode"] == "story"  # was "tournament"
+        assert m["rounds"] == squares == 13  # was the Tournament's 10
+        assert 1 <= m["round"] <= m["rounds"]
 
 
 def test_topics() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game import engine
@@ -23,7 +24,7 @@ NAMES = ("Ann", "Bob", "Cid", "Dee")
 
 
 def _table(tmp_path: Path, players: int = 2, seed: int = 0) -> TableController:
-    config = GameConfig(NAMES[:players], story=True)
+    config = GameConfig(NAMES[:players], kind=GameKind.STORY)
     game = TableGame.start(tmp_path / "story.sqlite", config, load_game_data())
     return TableController(game, seed=seed)
 
@@ -165,14 +166,14 @@ def test_the_config_sets_up_story_mode_and_keeps_to_it(tmp_path: Path) -> None:
 
     journal = str(tmp_path / "table.sqlite")
     story = parse_config({"table": {"story": True, "journal": journal, "players": 4}})
-    assert story.table.story
+    assert story.table.mode is GameKind.STORY
     with open_game(story, load_game_data()) as game:
         assert game.config.story and game.state.story is not None
         assert game.journal.setup["mode"] == "story"
     with open_game(story, load_game_data()) as game:  # resumed
         assert game.state.phase is Phase.ATTACK
     tournament = parse_config({"table": {"journal": journal, "players": 4}})
-    with pytest.raises(StartError, match="holds a Story game"):
+    with pytest.raises(StartError, match=r'holds a story game, .* mode = "tournament"'):
         open_game(tournament, load_game_data())
 
 

@@ -23,13 +23,12 @@ Referee decisions where the text is silent (also in ``README.md``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import JsonDict, Offer
+from controller.companion.base import CompanionMode, JsonDict, SeatSummary
 from controller.companion.dbs_tournament.model import (
     ACTIONS,
-    MODE_NAME,
+    KIND,
     CounterKind,
     DbsData,
     DbsState,
@@ -51,12 +50,11 @@ from controller.companion.dbs_tournament.rules import (
 
 __all__ = [
     "ACTIONS",
+    "KIND",
     "MODE",
-    "MODE_NAME",
     "CounterKind",
     "DbsData",
     "DbsState",
-    "DbsTournament",
     "Seat",
     "Step",
     "apply",
@@ -67,36 +65,37 @@ __all__ = [
     "load_data",
     "new_game",
     "next_player",
+    "seat_summary",
     "step",
     "to_json",
+    "whose_turn",
 ]
 
 
-class DbsTournament:
-    """The Tournament of Power mode, as a :class:`~controller.companion.base.CompanionMode`."""
-
-    name = MODE_NAME
-    actions: Mapping[str, type[Any]] = ACTIONS
-
-    def new_game(
-        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
-    ) -> DbsState:
-        return new_game(players, data, source)
-
-    def whose_turn(self, state: DbsState) -> str | None:
-        return state.turn
-
-    def step(self, state: DbsState) -> str:
-        return step(state)
-
-    def legal_actions(self, state: DbsState, player: str) -> tuple[Offer, ...]:
-        return legal_actions(state, player)
-
-    def apply(self, state: DbsState, action: Any) -> DbsState:
-        return apply(state, action)
-
-    def to_json(self, state: DbsState) -> JsonDict:
-        return to_json(state)
+def whose_turn(state: DbsState) -> str | None:
+    """The turn player (None before the first player is chosen and after the game)."""
+    return state.turn
 
 
-MODE = DbsTournament()
+def seat_summary(player: JsonDict) -> SeatSummary:
+    """Life, energy markers, the champion in the zone (``C``) and its extra cost: ``L16 E1 C+2``."""
+    champion = " C" if player["champion_in_zone"] else ""
+    extra = player["champion_extra_cost"]
+    returns = f"+{extra}" if extra else ""
+    life = f"L{player['life']}"
+    return SeatSummary(f"{life} E{player['energy_markers']}{champion}{returns}", life)
+
+
+MODE: CompanionMode[DbsState, Any] = CompanionMode(
+    kind=KIND,
+    title="DBS TOP",
+    main_number="life",
+    actions=ACTIONS,
+    new_game=new_game,
+    whose_turn=whose_turn,
+    step=step,
+    legal_actions=legal_actions,
+    apply=apply,
+    to_json=to_json,
+    seat_summary=seat_summary,
+)

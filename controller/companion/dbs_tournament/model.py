@@ -10,8 +10,9 @@ from typing import Any
 from controller.companion.base import CompanionAction, Player
 from controller.companion.datafile import mode_data, whole_number
 from controller.core.errors import UnknownNameError
+from controller.core.kinds import GameKind
 
-MODE_NAME = "dbs-tournament"
+KIND = GameKind.DBS_TOURNAMENT
 
 
 class Step(enum.Enum):

@@ -14,7 +14,7 @@ from controller.companion.base import (
     clockwise_from,
 )
 from controller.companion.dbs_tournament.model import (
-    MODE_NAME,
+    KIND,
     AttackDeclared,
     ChampionPlay,
     ChampionReturn,
@@ -48,7 +48,7 @@ def new_game(
 ) -> DbsState:
     """Everyone at full life, waiting for the roll."""
     d = load_data(data, source)
-    names = check_players(players, d.min_players, d.max_players, MODE_NAME, source)
+    names = check_players(players, d.min_players, d.max_players, KIND.value, source)
     return DbsState(data=d, seats=tuple(Seat(n, d.life) for n in names), rolling=names)
 
 
@@ -213,7 +213,7 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
         return _replace_seat(
             state, action.player, champion_in_zone=True, champion_returns=seat.champion_returns + 1
         )
-    raise TypeError(f"not a {MODE_NAME} action: {action!r}")
+    raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
 def step(state: DbsState) -> str:
@@ -256,7 +256,7 @@ def legal_actions(state: DbsState, player: str) -> tuple[Offer, ...]:
 def to_json(state: DbsState) -> JsonDict:
     """The state as JSON (the replay's output without ``refused``)."""
     return {
-        "mode": MODE_NAME,
+        "mode": KIND.value,
         "step": step(state),
         "players": [
             {

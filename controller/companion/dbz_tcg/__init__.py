@@ -26,13 +26,12 @@ Referee decisions where the text is silent (also in ``README.md``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import JsonDict, Offer
+from controller.companion.base import CompanionMode, JsonDict, SeatSummary
 from controller.companion.dbz_tcg.model import (
     ACTIONS,
-    MODE_NAME,
+    KIND,
     AttackTable,
     DbzData,
     DbzState,
@@ -45,12 +44,11 @@ from controller.companion.dbz_tcg.rules import apply, legal_actions, new_game, t
 
 __all__ = [
     "ACTIONS",
+    "KIND",
     "MODE",
-    "MODE_NAME",
     "AttackTable",
     "DbzData",
     "DbzState",
-    "DbzTcg",
     "Personality",
     "Step",
     "Victory",
@@ -58,35 +56,42 @@ __all__ = [
     "legal_actions",
     "load_data",
     "new_game",
+    "seat_summary",
+    "step",
     "to_json",
+    "whose_turn",
 ]
 
 
-class DbzTcg:
-    """The Dragon Ball Z TCG mode, as a :class:`~controller.companion.base.CompanionMode`."""
-
-    name = MODE_NAME
-    actions: Mapping[str, type[Any]] = ACTIONS
-
-    def new_game(
-        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
-    ) -> DbzState:
-        return new_game(players, data, source)
-
-    def whose_turn(self, state: DbzState) -> str | None:
-        return None if state.step is Step.OVER else state.turn
-
-    def step(self, state: DbzState) -> str:
-        return state.step.value
-
-    def legal_actions(self, state: DbzState, player: str) -> tuple[Offer, ...]:
-        return legal_actions(state, player)
-
-    def apply(self, state: DbzState, action: Any) -> DbzState:
-        return apply(state, action)
-
-    def to_json(self, state: DbzState) -> JsonDict:
-        return to_json(state)
+def whose_turn(state: DbzState) -> str | None:
+    """The turn player (None once the game is over)."""
+    return None if state.step is Step.OVER else state.turn
 
 
-MODE = DbzTcg()
+def step(state: DbzState) -> str:
+    """The step of the turn (``draw``, ``planning``, ``combat``...)."""
+    return state.step.value
+
+
+def seat_summary(player: JsonDict) -> SeatSummary:
+    """Level/stages, anger, life and Dragon Balls: ``1/7 A2 L41 DB3``; life first."""
+    life = f"L{player['life']}"
+    balls = len(player["dragon_balls"])
+    return SeatSummary(
+        f"{player['level']}/{player['stages']} A{player['anger']} {life} DB{balls}", life
+    )
+
+
+MODE: CompanionMode[DbzState, Any] = CompanionMode(
+    kind=KIND,
+    title="DBZ TCG",
+    main_number="life",
+    actions=ACTIONS,
+    new_game=new_game,
+    whose_turn=whose_turn,
+    step=step,
+    legal_actions=legal_actions,
+    apply=apply,
+    to_json=to_json,
+    seat_summary=seat_summary,
+)

@@ -11,8 +11,9 @@ from controller.companion.base import CompanionAction, Player
 from controller.companion.datafile import ENTRY, mode_data, whole_number
 from controller.core.checked import Problems
 from controller.core.errors import UnknownNameError
+from controller.core.kinds import GameKind
 
-MODE_NAME = "dbz-tcg"
+KIND = GameKind.DBZ_TCG
 
 
 class Step(enum.Enum):

@@ -8,7 +8,7 @@ from typing import Any
 
 from controller.companion.base import JsonDict, Offer, RuleViolationError, check_players
 from controller.companion.dbz_tcg.model import (
-    MODE_NAME,
+    KIND,
     Anger,
     Critical,
     DbzAction,
@@ -46,7 +46,7 @@ def new_game(
 ) -> DbzState:
     """Both players at Level 1, five Power Stages, a full Life Deck; the first listed begins."""
     d = load_data(data, source)
-    a, b = check_players(players, 2, 2, MODE_NAME, source)
+    a, b = check_players(players, 2, 2, KIND.value, source)
     fighters = tuple(Personality(n, d.life_deck, d.start_level, d.start_stages) for n in (a, b))
     return DbzState(data=d, fighters=(fighters[0], fighters[1]), turn=a)
 
@@ -222,7 +222,7 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
             )
         out = _set(state, action.player, life=state.fighter(action.player).life + 1)
         return dataclasses.replace(out, step=Step.REJUVENATION)
-    raise TypeError(f"not a {MODE_NAME} action: {action!r}")
+    raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
 def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
@@ -268,7 +268,7 @@ def to_json(state: DbzState) -> JsonDict:
         state.opponent(state.winner) if state.victory is Victory.SURVIVAL and state.winner else None
     )
     return {
-        "mode": MODE_NAME,
+        "mode": KIND.value,
         "step": state.step.value,
         "players": [
             {

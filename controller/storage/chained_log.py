@@ -1,8 +1,9 @@
 """The append-only, hash-chained, crash-safe SQLite row log under toptable's journals.
 
-One definition of the storage both journals share (the dice game's
+One definition of the storage every journal shares (through
+:class:`controller.storage.journal.EventJournal`: the dice game's
 :mod:`controller.game.journal` and the companion modes'
-:mod:`controller.table.companion_journal`):
+:mod:`controller.companion.journal`):
 
 - One file per game: a ``meta`` table (key, value) and an
   ``events(seq, kind, payload, undoes, chain)`` table.
@@ -23,7 +24,7 @@ One definition of the storage both journals share (the dice game's
 
 What differs between the journals is a subclass's business: its application id,
 format version and migrations, its error classes and wording, and how it reads
-its ``meta`` rows and its payloads.
+its ``meta`` rows and its payloads (:mod:`controller.storage.journal`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,170 @@
+"""The journal of a companion game: every action in SQLite before the table acts on it.
+
+A journal of :mod:`controller.storage` like the dice game's, so it keeps the same
+habits: one file per game, WAL mode and ``synchronous=FULL`` (a committed row
+survives a pulled plug), one transaction per row, rows hash-chained to the previous
+one (a changed, removed or reordered row is found on opening), undo that never
+deletes (a marker row names the row it cancels), and the game's id and set-up
+(``mode``, ``players``, the mode's data overrides) in the ``meta`` table. Resuming
+replays the effective actions through the mode's pure rules.
+
+Its events are :class:`ActionTaken` (a row of kind ``action`` holding the action's
+JSON form, ``{"do": ...}``: :func:`~controller.companion.base.action_to_json`) and
+:class:`ActionRefused` (kind ``refused``: the action, the rule and the reason; kept
+for the record, never replayed). Rows decode back to the mode's typed actions. The
+SQLite ``application_id`` differs from the dice journal's, so neither journal opens
+the other's file by mistake.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.companion.base import CompanionAction, action_to_json, parse_action
+from controller.companion.registry import get_mode
+from controller.core.errors import DataError, UnknownNameError
+from controller.core.kinds import GameKind
+from controller.storage.chained_log import Migration, stamp_application_id
+from controller.storage.journal import EventJournal, JournalCorruptError, Row
+
+APPLICATION_ID = 0x54744370  # "TtCp"
+
+
+def _game_id_in_meta(conn: sqlite3.Connection) -> None:
+    """Format 1 kept the game id inside the set-up: copy it to its own ``meta`` row."""
+    conn.execute(
+        "INSERT OR IGNORE INTO meta SELECT 'game_id', json_extract(value, '$.game_id') "
+        "FROM meta WHERE key = 'setup' AND json_extract(value, '$.game_id') IS NOT NULL"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "stamp the file as a companion journal", stamp_application_id(APPLICATION_ID)),
+    Migration(2, "the game id in its own meta row, as every journal has it", _game_id_in_meta),
+)
+FORMAT_VERSION = len(MIGRATIONS)
+ACTION = "action"
+REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class ActionTaken:
+    """An action the rules allowed, taken by the table."""
+
+    action: CompanionAction
+
+
+@dataclass(frozen=True)
+class ActionRefused:
+    """An action the rules refused: ``rule`` names the rule, ``reason`` says why."""
+
+    action: CompanionAction
+    rule: str
+    reason: str
+
+
+CompanionEvent = ActionTaken | ActionRefused
+
+
+class CompanionJournal(EventJournal[CompanionEvent]):
+    """An open companion journal; :meth:`start` or :meth:`open`, then :meth:`close`."""
+
+    NOUN = "companion journal"
+    APPLICATION_ID = APPLICATION_ID
+    FORMAT_VERSION = FORMAT_VERSION
+    MIGRATIONS = MIGRATIONS
+    MAKE_PARENT = True
+    RESUME_HINT = "resume it"
+
+    @classmethod
+    def start(
+        cls,
+        path: Any,
+        kind: GameKind,
+        players: Sequence[str],
+        data: Mapping[str, Any] | None = None,
+    ) -> CompanionJournal:
+        """A new journal for a ``kind`` game of ``players`` (``data``: the mode's overrides).
+
+        Raises:
+            JournalIOError: the file exists already or cannot be written.
+        """
+        setup = {"mode": kind.value, "players": list(players), "data": data}
+        return cls.create(path, setup)
+
+    @property
+    def kind(self) -> GameKind:
+        """The mode the journal's game is played in.
+
+        Raises:
+            JournalCorruptError: the set-up names no companion mode.
+        """
+        try:
+            kind = GameKind(str(self.setup.get("mode")))
+        except ValueError:
+            kind = None
+        if kind is None or kind.plays_dice:
+            raise JournalCorruptError(
+                f"{self.path}: the set-up names no companion mode ({self.setup.get('mode')!r})"
+            )
+        return kind
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The players, in seat order."""
+        return tuple(str(p) for p in self.setup.get("players", ()))
+
+    def encode(self, event: CompanionEvent) -> tuple[str, Mapping[str, Any]]:
+        """An action as its JSON form; a refused one with its rule and reason."""
+        if isinstance(event, ActionTaken):
+            return ACTION, action_to_json(event.action)
+        return REFUSED, {
+            "action": action_to_json(event.action),
+            "rule": event.rule,
+            "reason": event.reason,
+        }
+
+    def decode(self, row: Row) -> CompanionEvent:
+        """The mode's typed action a row holds.
+
+        Raises:
+            JournalCorruptError: an unknown mode or row kind, or an action that does not parse.
+        """
+        data = row.data()
+        try:
+            mode = get_mode(self.kind)
+            if row.kind == ACTION:
+                return ActionTaken(self._action(mode.actions, data, row.seq))
+            if row.kind == REFUSED:
+                action = self._action(mode.actions, data.get("action"), row.seq)
+                return ActionRefused(action, str(data.get("rule")), str(data.get("reason")))
+        except (DataError, UnknownNameError) as exc:
+            raise JournalCorruptError(f"{self.path}: row {row.seq}: {exc}") from None
+        raise JournalCorruptError(f"{self.path}: row {row.seq} has unknown kind {row.kind!r}")
+
+    def _action(self, catalog: Mapping[str, type[Any]], raw: Any, seq: int) -> CompanionAction:
+        action: CompanionAction = parse_action(
+            raw, catalog, self.players, str(self.path), f"row {seq}"
+        )
+        return action
+
+    def undo(self) -> CompanionAction | None:
+        """Cancel the last effective action; return it (None if there is none).
+
+        Raises:
+            JournalCorruptError: the row does not decode (nothing is cancelled).
+            JournalIOError: the undo marker cannot be written.
+        """
+        row = self._last_effective(lambda r: r.kind == ACTION)
+        if row is None:
+            return None
+        undone = self.decode(row)
+        self._cancel(row)
+        return undone.action
+
+    def actions(self) -> list[CompanionAction]:
+        """The effective actions in order (undone and refused ones left out)."""
+        return [e.action for e in self.events() if isinstance(e, ActionTaken)]

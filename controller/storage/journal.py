@@ -1,0 +1,216 @@
+"""A game's journal: its typed events on the chained log, with the game's id and set-up.
+
+Every game kind keeps one (the dice game's :mod:`controller.game.journal`, the
+companion modes' :mod:`controller.companion.journal`); they share everything but
+what they store. A journal file holds, in the log's ``meta`` table, the game's id
+(``game_id``, which also seeds the row chain) and its set-up (``setup``, a JSON
+object), and one row per event: the event is *encoded* to the row's kind and a JSON
+payload (:meth:`EventJournal.encode`) and *decoded* back when read
+(:meth:`EventJournal.decode`). A subclass names its file (noun, SQLite
+``application_id``, migrations), its encoding and its undo rule.
+
+The errors are the same for every kind: :class:`JournalIOError` (no file, a file
+that cannot be created, an append or upgrade that fails), :class:`JournalCorruptError`
+(not a journal, a row that fails its check or does not decode),
+:class:`JournalForeignError` (another program's SQLite file),
+:class:`JournalVersionError` (a newer toptable's) and :class:`WrongGameError`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+from controller.core.errors import TopTableError
+from controller.storage.chained_log import ChainedLog, ChainedRow, Stamp
+
+
+class JournalError(TopTableError):
+    """Root of the journal's errors."""
+
+
+class JournalVersionError(JournalError, ValueError):
+    """The journal was written by a newer version of toptable."""
+
+
+class JournalCorruptError(JournalError, ValueError):
+    """A row does not match its checksum or does not decode, or the file is not a journal."""
+
+
+class JournalForeignError(JournalCorruptError):
+    """The file is another program's SQLite database, not a toptable journal."""
+
+
+class WrongGameError(JournalError, ValueError):
+    """The journal belongs to another game."""
+
+
+class JournalIOError(JournalError, OSError):
+    """The journal file cannot be created, opened, upgraded or written."""
+
+
+@dataclass(frozen=True)
+class Row(ChainedRow):
+    """One journal row as stored."""
+
+    def data(self) -> dict[str, Any]:
+        """The row's JSON payload.
+
+        Raises:
+            JournalCorruptError: the payload is not a JSON object.
+        """
+        try:
+            value = json.loads(self.payload)
+        except json.JSONDecodeError as exc:
+            raise JournalCorruptError(f"journal row {self.seq}: {exc}") from None
+        if not isinstance(value, dict):
+            raise JournalCorruptError(f"journal row {self.seq}: not a JSON object")
+        return value
+
+
+E = TypeVar("E")
+
+
+class EventJournal(ChainedLog[Row], Generic[E]):
+    """An open journal of events of type ``E``: :meth:`create` or :meth:`open`, then
+    :meth:`close` (or ``with``).
+
+    Subclasses set :attr:`NOUN`, :attr:`APPLICATION_ID`, :attr:`MIGRATIONS` and
+    :attr:`FORMAT_VERSION` (and :attr:`META_SCHEMA_VERSION` if their ``meta`` table
+    carries one), and define :meth:`encode` and :meth:`decode`.
+    """
+
+    Error: ClassVar[type[Exception]] = JournalError
+    StorageError: ClassVar[type[Exception]] = JournalIOError
+    CorruptError: ClassVar[type[Exception]] = JournalCorruptError
+    META_SCHEMA_VERSION: ClassVar[int | None] = None
+    """A ``schema_version`` meta row, written and checked (None: the kind has none)."""
+    MAKE_PARENT: ClassVar[bool] = False
+    """Whether :meth:`create` makes the file's folder when it is missing."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, game_id: str, setup: dict[str, Any]
+    ) -> None:
+        super().__init__(conn, path, game_id, Row)
+        self.game_id = game_id
+        self.setup = setup
+
+    # ----------------------------------------------------------- the events' encoding
+    def encode(self, event: E) -> tuple[str, Mapping[str, Any]]:
+        """The row kind and JSON payload that store ``event``."""
+        raise NotImplementedError
+
+    def decode(self, row: Row) -> E:
+        """The event a (non-marker) row stores.
+
+        Raises:
+            JournalCorruptError: the row does not decode.
+        """
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- wording
+    @classmethod
+    def _foreign(cls, path: Path, stamp: Stamp) -> Exception:
+        expected = f"expected a {cls.NOUN} (SQLite application_id 0x{cls.APPLICATION_ID:08X})"
+        if stamp.application_id != 0:
+            return JournalForeignError(
+                f"{path}: not a {cls.NOUN}: its SQLite application_id "
+                f"0x{stamp.application_id & 0xFFFFFFFF:08X} is another program's; {expected}"
+            )
+        return JournalForeignError(f"{path}: not a {cls.NOUN}: {expected}")
+
+    @classmethod
+    def _newer(cls, path: Path, version: int) -> Exception:
+        return JournalVersionError(
+            f"{path}: journal format version {version} is newer than this "
+            f"toptable's ({cls.FORMAT_VERSION}); upgrade toptable to resume this game"
+        )
+
+    # ----------------------------------------------------------- opening
+    @classmethod
+    def create(cls, path: str | Path, setup: dict[str, Any], game_id: str | None = None) -> Self:
+        """Create a new journal for a game set up with ``setup`` (a JSON-able dict).
+
+        Raises:
+            JournalIOError: the file exists already or cannot be created.
+        """
+        path = Path(path)
+        gid = game_id or uuid.uuid4().hex
+        meta = [("game_id", gid), ("setup", json.dumps(setup, sort_keys=True))]
+        if cls.META_SCHEMA_VERSION is not None:
+            meta.insert(0, ("schema_version", str(cls.META_SCHEMA_VERSION)))
+        return cls(cls._create_file(path, meta, make_parent=cls.MAKE_PARENT), path, gid, setup)
+
+    @classmethod
+    def open(cls, path: str | Path, game_id: str | None = None) -> Self:
+        """Open an existing journal, check every row and bring its format up to date.
+
+        Raises:
+            JournalIOError: no such file, or an older journal that cannot be upgraded.
+            JournalVersionError: written by a newer toptable.
+            WrongGameError: ``game_id`` is given and the journal is another game's.
+            JournalForeignError: another program's SQLite file.
+            JournalCorruptError: not a journal, or a row that fails its check.
+        """
+        return cls._open_file(path, lambda conn, p, meta: cls._from_meta(conn, p, meta, game_id))
+
+    @classmethod
+    def _from_meta(
+        cls, conn: sqlite3.Connection, path: Path, meta: dict[str, str], game_id: str | None
+    ) -> Self:
+        """The journal of an opened file, from its ``meta`` rows (checked; a file of a
+        format that kept the game id in its set-up has it read from there, before the
+        migration that gives it its own row)."""
+        try:
+            setup = json.loads(meta["setup"])
+            gid = meta["game_id"] if "game_id" in meta else str(setup["game_id"])
+            versioned = cls.META_SCHEMA_VERSION is not None
+            version = int(meta["schema_version"]) if versioned else 0
+        except (ValueError, KeyError, TypeError):
+            raise JournalCorruptError(f"{path}: the journal's meta table is damaged") from None
+        if not isinstance(setup, dict):
+            raise JournalCorruptError(f"{path}: the journal's set-up is not a JSON object")
+        if cls.META_SCHEMA_VERSION is not None and version > cls.META_SCHEMA_VERSION:
+            raise JournalVersionError(
+                f"{path}: journal schema version {version} is newer than this toptable's "
+                f"({cls.META_SCHEMA_VERSION}); upgrade toptable to resume this game"
+            )
+        if game_id is not None and gid != game_id:
+            raise WrongGameError(f"{path}: this journal is game {gid}, not game {game_id}")
+        return cls(conn, path, gid, setup)
+
+    # ----------------------------------------------------------- writing
+    def append(self, event: E) -> int:
+        """Append ``event`` durably (one committed transaction); return its row number.
+
+        Raises:
+            JournalIOError: the write failed (nothing was written).
+        """
+        kind, data = self.encode(event)
+        return self._append_row(kind, data).seq
+
+    def _last_effective(self, undoable: Callable[[Row], bool]) -> Row | None:
+        """The last effective row for which ``undoable`` holds (None: there is none)."""
+        return next((r for r in reversed(self._effective_rows()) if undoable(r)), None)
+
+    # ----------------------------------------------------------- reading
+    def events(self) -> list[E]:
+        """The effective events, in order (undone ones and undo markers left out).
+
+        Raises:
+            JournalCorruptError: a row that does not decode.
+        """
+        return [self.decode(r) for r in self._effective_rows()]
+
+    def rows(self) -> tuple[Row, ...]:
+        """Every stored row, undo markers included."""
+        return tuple(self._rows)
+
+    def __len__(self) -> int:
+        """How many rows are stored (the last row's number: rows are numbered 1, 2, 3...)."""
+        return len(self._rows)
