@@ -150,8 +150,9 @@ def test_the_synthetic_camera_throws_the_faces_it_is_given() -> None:
 
 
 def test_the_demo_tray_throws_the_data_die() -> None:
-    tray = Tray(None, seed=1, faces=OWN.faces)  # type: ignore[arg-type]
-    assert tray.renderer.faces == OWN.faces
+    tray = Tray(seed=1, faces=OWN.faces)
+    tray.open_source(CameraConfig(kind=CameraSource.SYNTHETIC, width=320, height=240))
+    assert tray.renderer is not None and tray.renderer.faces == OWN.faces
     assert set(tray.renderer.random_faces(50)) <= set(OWN.faces)
 
 

@@ -92,7 +92,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             data=args.data,
             variants=tuple(args.variant),
             events=demo_settings(args),
-            story=kind is GameKind.STORY,
+            kind=kind,
         )
     )
     if args.json:

@@ -1,10 +1,12 @@
 """The table daemon: one loop thread owns the game and every timer; devices post events.
 
 Owns: the loop with its timers (``loop.py``), the daemon's own events
-(``events.py``), the wiring of the table and the board follower to the loop
-(``wiring.py``), the devices opened from the config (``hardware.py``),
-``toptable run`` (``run.py``; a companion game's table: ``companion.py``) and
-``toptable bench daemon`` (``bench.py``).
+(``events.py``), the devices opened from the config (``hardware.py``, with the
+camera's hand-off in ``camera.py``), the table of every game kind opened on them
+(``tables.py``: the dice game or a companion mode, from its journal, wired to the
+loop by ``wiring.py`` and published by ``publishing.py``) and ``toptable run``
+(``run.py``). The demo (:mod:`controller.demo`) runs the same pieces on simulated
+devices.
 
 May import everything but ``controller.cli``.
 """

@@ -14,9 +14,17 @@ fault (:meth:`TableDevices.faults`: source -> a message naming the device and
 its path, address or pin) and the others carry on. The camera worker reopens a
 lost camera on its own (posting ``CameraLost`` / ``CameraRestored``) and the
 board link reopens its port on its own (``LinkLost`` / ``LinkRestored``);
-:meth:`TableDevices.retry`, called from a loop timer every few seconds, reopens
-missing screens (unplugged at start or failed mid-game) and sets up a camera
-whose reader could not be (an unreadable face model).
+:meth:`TableDevices.report_missing` posts the same events for a camera or board
+missing from the start; :meth:`TableDevices.retry`, called from a loop timer
+every few seconds, reopens missing screens (unplugged at start or failed
+mid-game) and sets up a camera whose reader could not be (an unreadable face
+model), posting ``CameraRestored`` when it is.
+
+A companion mode's table opens neither camera nor board (``dice=False``). The
+demo's simulated world stands in for the synthetic camera with its own tray
+(``tray``: the frames come when the world throws) and puts a resumed game's
+tokens on the simulated board before it starts (``board_tokens``); everything
+else is opened as ``toptable run`` opens it.
 
 ``TableDevices.sinks()`` are the view sinks (the screens; the LEDs and buzzer
 through :class:`OutputsSink`); ``new_attack(pool)`` tells the dice reader, from
@@ -30,10 +38,11 @@ import logging
 import queue
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from controller.board.sensor_map import apply_sensor_map, load_sensor_map
 from controller.config import Config
@@ -44,6 +53,7 @@ from controller.gamedata import DEMO_DIR
 from controller.gamedata.board import BoardLayout, load_board
 from controller.table.controller import ViewSink
 from hardware.board.errors import BoardError
+from hardware.board.events import LinkLost
 from hardware.board.link import BoardLink, open_port
 from hardware.board.memory import Record
 from hardware.board.settings import BoardBackend
@@ -56,6 +66,7 @@ from hardware.displays.display_board import DisplayBoard
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.model import TableView
 from vision.errors import CameraError, VisionError
+from vision.events import CameraLost, CameraRestored
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker
 from vision.settings import CameraConfig, CameraSource
@@ -70,6 +81,15 @@ CAMERA_RETRY_S = 2.0
 """How often the camera worker tries a lost camera again."""
 
 Opener = Callable[[CameraConfig], FrameSource]
+
+
+class Tray(Protocol):
+    """A simulated world's dice tray, standing in for the configured synthetic camera: it
+    makes its frames when the world throws (so the camera thread does not pace them)."""
+
+    def open_source(self, settings: CameraConfig) -> FrameSource:
+        """The camera source showing the tray (``settings``: the config's camera)."""
+        ...
 
 
 class OutputsSink:
@@ -107,12 +127,16 @@ class TableDevices:
     the board is told it was received (the journal). ``model`` overrides the
     face model, ``camera_opener`` the camera source (tests), ``bus_pool`` the
     I2C buses; ``die_faces`` are the symbols on the table's dice (the data's
-    ``[die]``), which a synthetic camera throws. A context manager; :meth:`close`
-    is idempotent.
+    ``[die]``), which a synthetic camera throws. ``dice=False`` (a companion
+    mode) opens neither the camera nor the board. ``tray`` is a simulated
+    world's tray in place of the synthetic camera; ``board_tokens`` the sensors
+    that hold a token when the simulated board starts. A context manager;
+    :meth:`close` is idempotent.
 
     Raises:
         DataError: the board layout or sensor map is unreadable (the table cannot
             know its board; everything else becomes a fault instead).
+        ValueError: a ``tray`` for a camera that is not the synthetic one.
     """
 
     def __init__(
@@ -129,11 +153,17 @@ class TableDevices:
         camera_retry_s: float = CAMERA_RETRY_S,
         bus_pool: BusPool | None = None,
         die_faces: Sequence[Symbol] = ALL_SYMBOLS,
+        dice: bool = True,
+        tray: Tray | None = None,
+        board_tokens: Collection[int] = (),
     ) -> None:
+        if tray is not None and config.camera.source is not CameraSource.SYNTHETIC:
+            raise ValueError("a simulated tray stands in for the synthetic camera only")
         self.config = config
         self.events = events
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
-        self.layout = load_layout(config)
+        self.dice = dice
+        self.layout = load_layout(config) if dice else None
         self._lock = threading.Lock()
         self._faults: dict[str, str] = {}
         self._camera_fault = ""
@@ -147,6 +177,9 @@ class TableDevices:
         self._model = model
         self.die_faces = tuple(die_faces)
         self._camera_opener: Opener = camera_opener or self._open_configured_source
+        self._camera_paced = True  # recorded and synthetic sources are read at their rate
+        if tray is not None:
+            self._camera_opener, self._camera_paced = tray.open_source, False
         self._camera_retry_s = camera_retry_s
         self.camera_settings: CameraConfig | None = None
         self.reader: HandoffReader | None = None
@@ -158,8 +191,9 @@ class TableDevices:
         self.inputs: TableInputs | None = None
         self.outputs: TableOutputs | None = None
         try:
-            self._open_camera()
-            self._open_board(record)
+            if dice:
+                self._open_camera()
+                self._open_board(record, board_tokens)
             self.displays = DisplayBoard.open(display_configs(config.displays), bus_pool)
             self._open_controls()
         except BaseException:
@@ -214,7 +248,7 @@ class TableDevices:
             self.reader,
             retry_s=self._camera_retry_s,
             opener=opener,
-            pace=settings.kind is not CameraSource.V4L2,
+            pace=self._camera_paced and settings.kind is not CameraSource.V4L2,
         ).start()
 
     def _load_model(self) -> FaceModel:
@@ -266,15 +300,16 @@ class TableDevices:
             self.reader.request_new_attack(pool)
 
     # -- board -------------------------------------------------------------------------
-    def _open_board(self, record: Record | None) -> None:
+    def _open_board(self, record: Record | None, tokens: Collection[int]) -> None:
         board = self.config.board
         port = board.port
-        if board.backend is BoardBackend.SIMULATED:
+        if board.backend is BoardBackend.SIMULATED and self.layout is not None:
             try:
                 self.state_dir.mkdir(parents=True, exist_ok=True)
-                self.sim = SimBoard(
-                    sensors=self.layout.sensor_count, link=self.state_dir / "board"
-                ).start()
+                sim = SimBoard(sensors=self.layout.sensor_count, link=self.state_dir / "board")
+                for sensor in tokens:
+                    sim.matrix[sensor] = 1
+                self.sim = sim.start()
             except (BoardError, OSError) as exc:
                 self._fault("board", f"simulated board: {exc}")
                 self.sim = None
@@ -327,6 +362,24 @@ class TableDevices:
             out[f"display:{name}"] = str(err)
         return out
 
+    def report_missing(self) -> None:
+        """Post what a lost device would for a camera or board missing from the start, so
+        the table enters dice and moves with the buttons until they are there."""
+        if not self.dice:
+            return
+        faults = self.faults()
+        if self.camera is None:
+            reason = faults.get("camera", "not available")
+            self.events.put(CameraLost("camera", reason, time.monotonic()))
+        if "board" in faults:
+            self.events.put(LinkLost(self.config.board.port, faults["board"]))
+
+    def keep_screens(self) -> None:
+        """Leave what the screens show on them when they are closed (luma blanks a display
+        it closes unless told): the pause, when the daemon stops."""
+        for display in self.displays.displays:
+            display.device.persist = True
+
     def sinks(self) -> list[ViewSink]:
         """What shows each view: the screens, and the LEDs and buzzer."""
         out: list[ViewSink] = [self.displays]
@@ -345,10 +398,11 @@ class TableDevices:
         if self._closed:
             return []
         back = [f"display:{name}" for name in self.displays.reopen()]
-        if self.camera is None and "camera" in self._faults:
+        if self.dice and self.camera is None and "camera" in self._faults:
             self._open_camera()
             if self.camera is not None and not self.faults().get("camera"):
                 back.append("camera")
+                self.events.put(CameraRestored("camera", time.monotonic()))
         for source in back:
             log.info("%s: back", source)
         return back

@@ -1,9 +1,11 @@
-"""Wiring the table and the board follower to the loop: which event goes to which handler.
+"""Wiring the tables and the board follower to the loop: which event goes to which handler.
 
-The table (:mod:`controller.table`) and the board follower
+The tables (:mod:`controller.table`) and the board follower
 (:mod:`controller.board.follow`) know nothing of the loop; the daemon and the
-demo call :func:`attach_table` and :func:`attach_follower` to register their
-handlers, the loop's :class:`~controller.daemon.events.Tick` included.
+demo (through :mod:`controller.daemon.tables`) call :func:`attach_table` and
+:func:`attach_follower` (the dice game) or :func:`attach_companion` (a companion
+mode) to register their handlers, the loop's :class:`~controller.daemon.events.Tick`
+included.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from controller.board.follow import BoardFollower
 from controller.daemon.events import Tick, TokensTidied
 from controller.daemon.loop import TableLoop
+from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
 from hardware.board.events import (
     BoardResynced,
@@ -43,3 +46,14 @@ def attach_follower(loop: TableLoop, follower: BoardFollower) -> None:
     loop.on(BoardResynced, follower.on_resynced)
     loop.on(Tick, lambda e: follower.tick(e.now))
     loop.on(TokensTidied, lambda _: follower.on_tidied())
+
+
+def attach_companion(loop: TableLoop, table: CompanionTable) -> None:
+    """Register a companion table's handlers: the buttons and the encoder."""
+
+    def handle(event: ButtonPressed | ButtonRepeated | EncoderTurned) -> None:
+        table.handle(event)
+
+    loop.on(ButtonPressed, handle)
+    loop.on(ButtonRepeated, handle)
+    loop.on(EncoderTurned, handle)

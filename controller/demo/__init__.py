@@ -1,9 +1,12 @@
-"""``toptable demo``: the table on simulated hardware, played by bots.
+"""``toptable demo``: the daemon on simulated devices, played by bots.
 
-Owns: the demo runner (``runner.py``), the simulated world — board, dice tray,
-buttons — the bots act in (``world.py``), the bots at the table (``players.py``)
-and their view of it, the snapshots the table publishes on their own queue
-(``watch.py``); a companion game played by bots (``companion.py``).
+Owns only what is not the daemon: the simulated world the bots act in —
+the dice tray the camera reads, hands on the simulated board, fingers on the
+mock buttons (``world.py``) —, the bots at the dice table (``players.py``) and
+their view of it, the snapshots the table publishes on their own queue
+(``watch.py``), the runners of a dice game (``runner.py``) and of a companion
+game (``companion.py``), and the one way both open the daemon's table from a
+config on a loop thread (``table.py``).
 
 May import everything but ``controller.cli``.
 """

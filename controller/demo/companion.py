@@ -1,40 +1,51 @@
 """``toptable demo --mode MODE``: a whole companion game played by bots through the real table.
 
-The bots (:mod:`controller.companion.bots`) decide what each player does; a presser
-turns each decision into presses of the table's gpiozero buttons (on MockFactory pins),
-reading only what the table publishes (:class:`~hardware.displays.companion.CompanionView`:
-who is offered what, the values listed, the one selected). The
-:class:`~controller.table.companion.CompanionTable` takes the button events, journals
-every action to SQLite before taking it, and its view is drawn by the real luma code on
-two dummy displays (128x64: the numbers; 128x32: the choice or a refusal). A seed makes
-the game repeatable; ``stop_after`` leaves a game half-played (a pulled plug) and
-``resume`` picks it up from its journal. With ``events`` (``--mqtt URL --table-id ID``)
-the game is published as it is played, like the dice demo's.
+The table is the daemon's, opened the way ``toptable run`` opens a companion mode
+(:mod:`controller.demo.table`): the demo config's mock buttons, two dummy displays
+(128x64: the numbers; 128x32: the choice or a refusal), the
+:class:`~controller.table.companion.CompanionTable` on the loop's thread, every
+action journalled to SQLite before it is taken. The bots
+(:mod:`controller.companion.bots`) decide what each player does; their fingers
+press the gpiozero buttons (:class:`~controller.demo.world.MockButtons`), reading only
+what the table shows (a look answered on the loop's thread:
+:class:`~controller.demo.watch.CompanionWatch`). A seed makes the game repeatable;
+``stop_after`` leaves a game half-played (a pulled plug) and ``resume`` picks it up
+from its journal. With ``events`` (``--mqtt URL --table-id ID``) the game is
+published as it is played, like the dice demo's.
 """
 
 from __future__ import annotations
 
-import queue
 import time
-from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from controller.companion.base import CompanionMode
 from controller.companion.bots import CompanionBot, Decision, Undo
 from controller.companion.entry import label
+from controller.companion.journal import CompanionJournal
+from controller.companion.registry import get_mode
 from controller.core.errors import TopTableError
-from controller.daemon.publishing import publish_companion
+from controller.daemon.hardware import TableDevices
+from controller.daemon.tables import AnySink, CompanionGame, TableOptions
+from controller.demo.runner import ScreenRecorder
+from controller.demo.table import DEMO_CONFIG, demo_config, demo_table
+from controller.demo.watch import CompanionSeen, CompanionWatch
+from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
-from controller.table.companion import CompanionTable
+from controller.table.settings import TableConfig
 from hardware.controls.events import ButtonName
-from hardware.controls.inputs import TableInputs
-from hardware.controls.settings import ControlsConfig
-from hardware.displays.companion import CompanionView, pick_screen, show
+from hardware.displays.settings import DisplaysConfig, ScreenConfig, ScreenDriver, ScreenRole
 
-PLAYER_NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gil", "Hal")
 MAX_DECISIONS = 5000
-FLUSH_S = 5.0  # at the end, how long the demo waits for the broker to take every row
+SCREENS = DisplaysConfig(
+    screens=(
+        ScreenConfig(role=ScreenRole.TURN, driver=ScreenDriver.DUMMY),  # the numbers
+        ScreenConfig(role=ScreenRole.COMBAT, driver=ScreenDriver.DUMMY, height=32),  # the choice
+    )
+)
+"""The companion table's displays in the demo."""
 
 
 class CompanionDemoError(TopTableError, RuntimeError):
@@ -68,83 +79,40 @@ class CompanionDemoSummary:
         return dict(self.__dict__)
 
 
-class _Display:
-    """A luma dummy device, shaped like the table's displays for the dice demo's recorder."""
+class CompanionFingers:
+    """Carries out the bots' decisions with presses, reading only what the table shows."""
 
-    def __init__(self, width: int, height: int, preferred: str) -> None:
-        from luma.core.device import dummy
+    def __init__(self, watch: CompanionWatch, buttons: MockButtons, players: int) -> None:
+        self.watch = watch
+        self.buttons = buttons
+        self.players = players
+        self.seen = watch.look()
 
-        self.device = dummy(width=width, height=height, mode="1")
-        self.preferred = preferred
-
-
-class _Displays:
-    def __init__(self) -> None:
-        self.displays = [_Display(128, 64, "status"), _Display(128, 32, "choice")]
-        self.drawn = 0
-        self._last: CompanionView | None = None
-
-    def update(self, view: CompanionView) -> bool:
-        if view == self._last:
-            return False
-        self._last = view
-        for d in self.displays:
-            show(d.device, view, pick_screen(view, d.preferred))
-            self.drawn += 1
-        return True
-
-
-class _Presser:
-    """Presses the table's buttons (MockFactory pins) and lets the table handle each event."""
-
-    def __init__(self, table: CompanionTable, stack: ExitStack, after: Any) -> None:
-        from gpiozero.pins.mock import MockFactory
-
-        factory = MockFactory()
-        stack.callback(factory.close)
-        settings = ControlsConfig(bounce_ms=0, encoder_a=None, encoder_b=None)
-        self.events: queue.Queue[Any] = queue.Queue()
-        inputs = TableInputs(settings, self.events, pin_factory=factory)
-        stack.callback(inputs.close)
-        if inputs.failed:
-            raise CompanionDemoError(f"mock buttons failed: {inputs.failed[0]}")
-        self.pins = {name: factory.pin(pin) for name, pin in settings.buttons.items()}
-        self.table = table
-        self.after = after
-        self.presses = 0
-
-    def press(self, button: ButtonName) -> None:
-        pin = self.pins[button]
-        pin.drive_low()
-        pin.drive_high()
-        self.presses += 1
-        while True:
-            try:
-                event = self.events.get_nowait()
-            except queue.Empty:
-                break
-            self.table.handle(event)
-        self.after(self.table.view())
+    def press(self, button: ButtonName) -> CompanionSeen:
+        """Press ``button`` and look once the table has taken it in."""
+        self.buttons.press(button)
+        self.seen = self.watch.look()
+        return self.seen
 
     def select(self, wanted: str) -> None:
-        view = self.table.view()
+        """Step through the list shown until ``wanted`` is selected."""
+        view = self.seen.view
         if wanted not in view.options:
             raise CompanionDemoError(
                 f"{view.player} is offered {', '.join(view.options)}, not {wanted!r}"
             )
-        steps = (view.options.index(wanted) - view.selected) % len(view.options)
-        for _ in range(steps):
+        for _ in range((view.options.index(wanted) - view.selected) % len(view.options)):
             self.press(ButtonName.NEXT)
 
     def perform(self, decision: Decision | Undo) -> None:
-        """Carry out one bot decision with presses, reading only the table's view."""
+        """Carry out one bot decision."""
         if isinstance(decision, Undo):
-            while self.table.view().action:
+            while self.seen.view.action:
                 self.press(ButtonName.MENU)
             self.press(ButtonName.UNDO)
             return
-        for _ in range(len(self.table.players) + 1):
-            view = self.table.view()
+        for _ in range(self.players + 1):
+            view = self.seen.view
             if view.player == decision.player and not view.action:
                 break
             self.press(ButtonName.MENU)
@@ -153,7 +121,7 @@ class _Presser:
         self.select(decision.do)
         self.press(ButtonName.CONFIRM)
         for _ in range(len(decision.answers)):
-            view = self.table.view()
+            view = self.seen.view
             if not view.action:
                 break
             self.select(label(decision.answers[view.question]))
@@ -180,45 +148,45 @@ def run_companion_demo(
     Raises:
         UnknownNameError: no such mode.
         DataError: a number of players the mode does not allow.
-        CompanionJournalError: the journal cannot be written, or (resume) read.
-        CompanionDemoError: the game did not reach a winner.
+        JournalError: the journal cannot be written, or (resume) read.
+        CompanionDemoError: the game did not reach a winner, or (resume) the journal
+            holds another mode's game.
     """
     started = time.monotonic()
-    path = journal or out / f"companion-{mode}.sqlite"
+    companion: CompanionMode[Any, Any] = get_mode(mode)
+    path = journal or out / f"companion-{companion.name}.sqlite"
     if resume:
-        table = CompanionTable.resume(path)
-        if table.mode.name != mode:
-            table.close()
-            raise CompanionDemoError(f"{path} holds a {table.mode.name} game, not {mode}")
+        with CompanionJournal.open(path) as held:
+            if held.kind is not companion.kind:
+                raise CompanionDemoError(f"{path} holds a {held.kind.value} game, not {mode}")
+            players = len(held.players)
     else:
         for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             leftover.unlink(missing_ok=True)
-        table = CompanionTable.new(mode, PLAYER_NAMES[:players], path)
-    notes: list[str] = []
-    gif = ""
-    with ExitStack() as stack:
-        stack.callback(table.close)
-        publisher = publish_companion(events, table)
-        if publisher is not None:
-            stack.callback(publisher.close, FLUSH_S)
-        displays = _Displays()
-        recorder: Any = None
-        if not fast:
-            from controller.demo.runner import ScreenRecorder
+    section = TableConfig(mode=companion.kind, players=players, journal=path)
+    config = replace(demo_config(DEMO_CONFIG, section), displays=SCREENS)
+    recorders: list[ScreenRecorder] = []
 
-            recorder = ScreenRecorder(cast(Any, displays))
+    def record(devices: TableDevices) -> list[AnySink]:
+        recorders.append(ScreenRecorder(devices.displays))
+        return list(recorders)
 
-        def after(view: CompanionView) -> None:
-            if displays.update(view) and recorder is not None:
-                recorder.update(view)
-
-        presser = _Presser(table, stack, after)
-        after(table.view())
-        bot = CompanionBot(seed * 1000 + table.history)
+    run = TableOptions(seed=seed, companion_journal=path)
+    with demo_table(config, run, events=events, sinks=record) as demo:
+        running = demo.running
+        if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
+            raise CompanionDemoError(f"the demo's devices did not open: {demo.devices.faults()}")
+        table = running.table
+        watch = CompanionWatch(demo.loop, table)
+        demo.start()
+        buttons = MockButtons(demo.devices.pin_factory, config.controls.buttons)
+        fingers = CompanionFingers(watch, buttons, players)
+        bot = CompanionBot(seed * 1000 + fingers.seen.history)
         decisions = 0
         finished = True
+        notes: list[str] = []
         while True:
-            decision = bot.decide(table.mode, table.state, table.history)
+            decision = bot.decide(companion, fingers.seen.state, fingers.seen.history)
             if decision is None:
                 break
             if stop_after is not None and decisions >= stop_after:
@@ -227,29 +195,29 @@ def run_companion_demo(
                 break
             if decisions >= MAX_DECISIONS:
                 raise CompanionDemoError(f"no winner after {decisions} decisions")
-            presser.perform(decision)
+            fingers.perform(decision)
             decisions += 1
+        demo.stop()  # the table is this thread's to read from here on
         if finished and table.winner is None:
-            raise CompanionDemoError(f"the game stopped at {table.mode.step(table.state)}")
-        if recorder is not None:
-            saved = recorder.save(out / f"companion-{mode}.gif")
-            gif = str(saved or "")
+            raise CompanionDemoError(f"the game stopped at {companion.step(table.state)}")
+        recorder = recorders[0]
+        gif = "" if fast else str(recorder.save(out / f"companion-{companion.name}.gif") or "")
         return CompanionDemoSummary(
-            mode=mode,
+            mode=companion.name,
             seed=seed,
             players=list(table.players),
             winner=table.winner,
-            step=table.mode.step(table.state),
+            step=companion.step(table.state),
             actions=table.history,
             refused=table.refusals,
             undos=table.undos,
-            button_presses=presser.presses,
-            journal_rows=len(table.journal.rows()),
+            button_presses=buttons.presses,
+            journal_rows=len(table.journal),
             seconds=round(time.monotonic() - started, 2),
             journal=str(path),
             gif=gif,
             resumed=resume,
             finished=finished,
-            screens_drawn=displays.drawn,
+            screens_drawn=recorder.pictures,
             notes=notes,
         )

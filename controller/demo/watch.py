@@ -1,11 +1,13 @@
 """The bot players' eyes on the table: what the table publishes, on the players' own queue.
 
-The bots run on the demo's main thread, the table on the loop's. The table
-publishes a :class:`~controller.table.awaits.TableAwaits` after each redraw
-(every change it shows), and answers a :class:`LookAtTable` request posted to
-the loop with one more, numbered, once everything posted before the request is
-handled — so a look after an act sees the act taken in. Both arrive on
-:attr:`TableWatch.inbox`; the players never read the table's live objects.
+The bots run on the demo's main thread, the table on the loop's. The dice
+table publishes a :class:`~controller.table.awaits.TableAwaits` after each
+redraw (every change it shows), and answers a :class:`LookAtTable` request
+posted to the loop with one more, numbered, once everything posted before the
+request is handled — so a look after an act sees the act taken in. Both arrive
+on :attr:`TableWatch.inbox`; the players never read the table's live objects.
+A companion table is looked at the same way (:class:`CompanionWatch`): its view,
+state and counts, taken on the loop's thread.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from controller.core.errors import TopTableError
 from controller.core.events import Event
 from controller.daemon.loop import TableLoop
 from controller.table.awaits import TableAwaits
+from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
+from hardware.displays.companion import CompanionView
 
 
 class WatchTimeoutError(TopTableError, TimeoutError):
@@ -95,3 +100,56 @@ class TableWatch:
             raise WatchTimeoutError(message) from None
         self.latest = seen
         return seen
+
+
+@dataclass(frozen=True)
+class CompanionSeen:
+    """A companion table as the players see it: its view, the mode's (frozen) state and
+    how many actions the game has."""
+
+    view: CompanionView
+    state: Any
+    history: int
+
+
+@dataclass(frozen=True)
+class LookAtCompanion(Event):
+    """The players ask what the companion table shows; answered on the watch's inbox."""
+
+    serial: int
+
+
+class CompanionWatch:
+    """Snapshots of a companion table for the players, taken on the loop's thread."""
+
+    def __init__(self, loop: TableLoop, table: CompanionTable, timeout_s: float = 10.0) -> None:
+        self.loop = loop
+        self.timeout_s = timeout_s
+        self.inbox: queue.Queue[tuple[int, CompanionSeen]] = queue.Queue()
+        self._serials = itertools.count(1)
+
+        def answer(event: LookAtCompanion) -> None:  # on the loop's thread
+            seen = CompanionSeen(table.view(), table.state, table.history)
+            self.inbox.put((event.serial, seen))
+
+        loop.on(LookAtCompanion, answer)
+
+    def look(self) -> CompanionSeen:
+        """What the table shows once it has handled everything posted so far.
+
+        Raises:
+            WatchTimeoutError: no answer within the timeout.
+        """
+        serial = next(self._serials)
+        self.loop.post(LookAtCompanion(serial))
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                answer_to, seen = self.inbox.get(timeout=max(0.0, left))
+            except queue.Empty:
+                raise WatchTimeoutError(
+                    f"the table did not answer within {self.timeout_s} s"
+                ) from None
+            if answer_to == serial:
+                return seen

@@ -12,7 +12,10 @@ sink, and a :class:`~controller.table.awaits.TableAwaits` goes to every
 watcher. Faults (camera lost, board unplugged, a display gone) degrade the table
 to button entry and stay on screen until fixed.
 
-The daemon wires the handlers to its loop (:mod:`controller.daemon.wiring`).
+The daemon wires the handlers to its loop (:mod:`controller.daemon.wiring`) and
+talks to the table through its methods: :meth:`TableController.set_device_faults`,
+:meth:`TableController.pause`, :meth:`TableController.status_line` (the
+:class:`~controller.table.game_table.GameTable` every kind of table has).
 """
 
 from __future__ import annotations
@@ -20,15 +23,17 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from controller.core.errors import TopTableError
+from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.engine import InputKind
 from controller.game.events import ClockEvent, GameEvent, Shuffled, TimeUp
 from controller.game.journal import JournalError
+from controller.game.prompt import phase_label
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
 from controller.table.advice import AdviceLine
@@ -37,12 +42,17 @@ from controller.table.clock import ClockChange, GameClock
 from controller.table.entry import FaultSource, TableEntry, TableStats, short
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
-from hardware.displays.model import TableView
+from hardware.displays.model import Prompt, PromptKind, TableView
 from vision.events import CameraLost, CameraRestored, ThrowSettled
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TableController", "TableStats", "ViewSink"]
+__all__ = ["PAUSED", "TableController", "TableStats", "ViewSink"]
+
+PAUSED = Prompt(
+    PromptKind.CHOOSE, "the table is paused; the game resumes when it starts again", title="paused"
+)
+"""What the screens ask while the table is stopped (:meth:`TableController.pause`)."""
 
 
 class ViewSink(Protocol):
@@ -82,6 +92,7 @@ class TableController:
         if clock_file is not None and game.state.config.length is Length.MINUTES45:
             self.clock.adopt_file(clock_file)
         self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
+        self.paused = False
         self.view: TableView | None = None
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
         self.watchers: list[Callable[[TableAwaits], None]] = []  # after each redraw
@@ -93,6 +104,34 @@ class TableController:
     def state(self) -> GameState:
         """The game state now."""
         return self.game.state
+
+    @property
+    def kind(self) -> GameKind:
+        """The game played: the Tournament or Story mode."""
+        return self.game.config.kind
+
+    # ------------------------------------------------------------------ the daemon's
+    def status_line(self) -> str:
+        """The STATUS= text systemd shows: round (a Story game's square), whose turn, what
+        the game waits for."""
+        state = self.game.state
+        turn = max(1, state.round)
+        where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
+        return f"{where}, {state.players[state.seat]}: {phase_label(state)}"
+
+    def set_device_faults(self, faults: Mapping[str, str]) -> None:
+        """What the device layer reports now (source -> message, replaced whole); the
+        screens are drawn again when it changed (a display that came back shows the game)."""
+        if dict(faults) != self.device_faults:
+            self.device_faults = dict(faults)
+            self.render()
+
+    def pause(self) -> TableView:
+        """The table stops: nothing is offered, the screens say the game resumes when it
+        starts again (and keep saying it: the daemon leaves them on)."""
+        self.paused = True
+        self.entry.clear()
+        return self.render()
 
     # ------------------------------------------------------------------ the game
     def submit(self, event: GameEvent) -> bool:
@@ -261,6 +300,8 @@ class TableController:
     # ------------------------------------------------------------------ drawing
     def overlay(self) -> Overlay:
         """The table's additions to the view: the question asked, the faults, the clock."""
+        if self.paused:
+            return Overlay(PAUSED, (), self.seconds_left(), None)
         faults = {**self.device_faults, **{str(k): v for k, v in self.faults.items()}}
         return Overlay(
             prompt_for(self.game.state, self.entry),

@@ -37,6 +37,8 @@ from controller.rules.variants import Variants
 DEFAULT_JOURNAL = Path("/var/lib/toptable/journal.sqlite")
 PLAYERS = (2, 4)
 """Players at the table: one seat LED and team screen each, four at most."""
+PLAYER_NAMES = tuple(f"Player {seat}" for seat in range(1, 9))
+"""The players' names on the screens, by seat (the daemon's and the demo's)."""
 
 
 TOPDICE = "topdice"

@@ -58,8 +58,7 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
     )
     actor = engine.actor(state)
     seat = actor if actor is not None else state.seat
-    st = state.story
-    rounds = len(st.story.squares) if st is not None else state.config.rounds  # Story: squares
+    rounds = state.rounds  # Story: its squares
     clock = Clock(max(1, state.round), rounds, overlay.seconds_left if rounds is None else None)
     return TableView(
         turn=max(1, state.round),

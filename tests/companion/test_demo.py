@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from controller.bench.kill import kill_at, toptable
 from controller.cli import daemon as cli_daemon
 from controller.cli.main import _Parser
 from controller.demo.companion import CompanionDemoError, run_companion_demo
 from controller.table.companion import CompanionTable
-from tests.hardware.controls.pins import press
-from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -25,7 +20,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning"),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = {"dbs-tournament": 4, "dbz-tcg": 2, "challengers": 5}
 
 
@@ -63,32 +57,13 @@ def test_a_game_left_half_played_resumes_from_its_journal(tmp_path: Path) -> Non
 
 def test_resume_after_the_process_is_killed(tmp_path: Path) -> None:
     journal = tmp_path / "killed.sqlite"
-    script = textwrap.dedent(
-        f"""
-        import os, signal
-        from pathlib import Path
-        from controller.table.companion import CompanionTable
-        from controller.demo.companion import run_companion_demo
-
-        real = CompanionTable.submit
-        calls = [0]
-
-        def submit(self, player, action):
-            calls[0] += 1
-            if calls[0] == 25:
-                os.kill(os.getpid(), signal.SIGKILL)  # the plug is pulled mid-game
-            return real(self, player, action)
-
-        CompanionTable.submit = submit
-        run_companion_demo("dbz-tcg", seed=4, out=Path({str(tmp_path)!r}),
-                           journal=Path({str(journal)!r}), fast=True)
-        """
-    )
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, timeout=60)
-    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+    cmd = toptable("demo", "--mode", "dbz-tcg", "--seed", "4", "--fast", "--json",
+                   "--out", str(tmp_path), "--journal", str(journal))  # fmt: skip
+    kill = kill_at(cmd, journal, 20, timeout_s=60)  # the plug is pulled mid-game
+    assert kill.mid_game, kill
     with CompanionTable.resume(journal) as table:
         kept = table.history
-    assert 15 <= kept <= 24  # every submitted action before the kill (less the refused ones)
+        assert table.winner is None and len(table.journal) == kill.rows
     s = run_companion_demo("dbz-tcg", seed=4, out=tmp_path, journal=journal, resume=True, fast=True)
     assert s.finished and s.winner in s.players and s.actions > kept
 
@@ -124,7 +99,7 @@ def test_cli_demo_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert summary["mode"] == "dbz-tcg" and summary["winner"] in summary["players"]
     assert _run(*argv, "--seed", "2") == 0
     out = capsys.readouterr().out
-    assert out.startswith("toptable demo --mode dbz-tcg (seed 2): Ann, Bob")
+    assert out.startswith("toptable demo --mode dbz-tcg (seed 2): Player 1, Player 2")
     assert "winner: " in out and "journal " in out
 
 
@@ -132,58 +107,3 @@ def test_cli_demo_mode_rejects_an_unknown_mode(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         _run("demo", "--mode", "uno")
     assert "invalid choice" in capsys.readouterr().err
-
-
-def test_the_daemon_runs_a_companion_table_on_mock_pins_and_dummy_displays(tmp_path: Path) -> None:
-    import threading
-
-    from gpiozero.pins.mock import MockFactory
-
-    from controller.config import Config
-    from controller.daemon.companion import CompanionStartError, open_companion, run_companion
-    from controller.table.settings import TableConfig
-    from hardware.controls.settings import ControlsConfig
-    from hardware.displays.settings import DisplaysConfig, ScreenConfig, ScreenDriver, ScreenRole
-
-    screens = (
-        ScreenConfig(role=ScreenRole.TURN, driver=ScreenDriver.DUMMY),
-        ScreenConfig(role=ScreenRole.COMBAT, driver=ScreenDriver.DUMMY, height=32),
-    )
-    config = Config(
-        table=TableConfig(players=2, journal=tmp_path / "journal.sqlite"),
-        displays=DisplaysConfig(screens=screens),
-        controls=ControlsConfig(bounce_ms=0, encoder_a=None, encoder_b=None),
-    )
-    factory = MockFactory()
-    stop = threading.Event()
-    statuses: list[str] = []
-    beats: list[int] = []
-    runner = threading.Thread(
-        target=run_companion,
-        args=("dbz-tcg", config, stop.is_set),
-        kwargs={
-            "pin_factory": factory,
-            "ready": statuses.append,
-            "heartbeat": lambda: beats.append(1),
-        },
-    )
-    runner.start()
-    journal = tmp_path / "companion-dbz-tcg.sqlite"
-    try:
-        wait_until(lambda: statuses, 30, "the companion table to say READY")
-
-        def history() -> int:
-            with CompanionTable.resume(journal) as seen:
-                return seen.history
-
-        press(factory.pin(config.controls.confirm))  # Player 1's Draw Step
-        wait_until(lambda: history() == 1, 30, "the press to be journalled")
-    finally:
-        stop.set()
-        runner.join(10)
-    assert not runner.is_alive()
-    assert statuses == ["dbz-tcg: draw"] and beats
-    with CompanionTable.resume(journal) as table:
-        assert table.history == 1 and table.view().step == "planning"
-    with pytest.raises(CompanionStartError, match="holds a dbz-tcg game"):
-        open_companion("challengers", journal, ["A", "B"])

@@ -1,11 +1,19 @@
-"""Helpers for testing ``toptable run``: a simulated table's config in a temp folder."""
+"""Helpers for testing ``toptable run``: a simulated table's config in a temp folder, and
+``toptable run`` under a systemd notify socket."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
 
+from controller.bench.kill import toptable
 from controller.gamedata import DEMO_DIR
 from vision.synth.scenes import Renderer
 
@@ -31,3 +39,47 @@ def simulated_config(folder: Path, players: int = 2, camera: str | None = None) 
     path = folder / "config.toml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@contextmanager
+def run_under_systemd(
+    config: Path, folder: Path
+) -> Iterator[tuple[subprocess.Popen[str], socket.socket]]:
+    """``toptable run --config CONFIG`` with a notify socket in ``folder`` (its datagrams
+    read with :func:`messages`) and a 2 s watchdog, as systemd starts it; the child is
+    killed and reaped when the block ends, whatever happened."""
+    address = str(folder / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(address)
+    env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "2000000"}
+    env["INVOCATION_ID"] = "test"
+    proc = subprocess.Popen(
+        toptable("run", "--config", str(config)),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc, sock
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        sock.close()
+
+
+def messages(sock: socket.socket, until: str, timeout: float) -> list[str]:
+    """The notify datagrams received until one holds ``until`` (or ``timeout`` s passed)."""
+    got: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            data = sock.recv(4096).decode()
+        except TimeoutError:
+            break
+        got.append(data)
+        if until in data:
+            break
+    return got

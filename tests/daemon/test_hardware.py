@@ -77,6 +77,7 @@ def test_the_demo_config_opens_every_simulated_device(tmp_path: Path) -> None:
         assert devices.faults() == {}
         assert devices.sim is not None and devices.link is not None
         assert devices.link.port == str(tmp_path / "board") == devices.sim.path
+        assert devices.layout is not None
         assert devices.sim.sensors == devices.layout.sensor_count == 42
         _wait_for(q, BoardResynced)
         assert devices.link.connected
@@ -203,7 +204,7 @@ def test_a_sensor_map_sizes_the_simulated_board(tmp_path: Path) -> None:
     q: queue.Queue[Event] = queue.Queue()
     with TableDevices(cfg, q, state_dir=tmp_path, camera_opener=_still) as devices:
         assert devices.sim is not None and devices.sim.sensors == 3
-        assert devices.layout.space_for_sensor(0) == 2
+        assert devices.layout is not None and devices.layout.space_for_sensor(0) == 2
 
 
 def test_close_is_idempotent_and_stops_everything(tmp_path: Path) -> None:

@@ -3,74 +3,31 @@ datagram socket, SIGTERM shuts it down cleanly, and bad starts exit 2 with one l
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from controller.bench.kill import toptable
 from controller.game.journal import Journal
-from tests.daemon.helpers import simulated_config
-
-
-def _toptable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli.main", *args]
-
-
-def _messages(sock: socket.socket, until: str, timeout: float) -> list[str]:
-    got: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        sock.settimeout(max(0.05, deadline - time.monotonic()))
-        try:
-            data = sock.recv(4096).decode()
-        except TimeoutError:
-            break
-        got.append(data)
-        if until in data:
-            break
-    return got
+from tests.daemon.helpers import messages, run_under_systemd, simulated_config
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_run_under_a_notify_socket_starts_pings_and_stops_on_sigterm(tmp_path: Path) -> None:
     config = simulated_config(tmp_path)
-    address = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(address)
-    env = {
-        **os.environ,
-        "NOTIFY_SOCKET": address,
-        "WATCHDOG_USEC": "2000000",
-        "INVOCATION_ID": "test",
-    }
-    proc = subprocess.Popen(
-        _toptable("run", "--config", str(config)),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    env["WATCHDOG_PID"] = str(proc.pid)
-    try:
-        ready = _messages(sock, "READY=1", 60)
+    with run_under_systemd(config, tmp_path) as (proc, sock):
+        ready = messages(sock, "READY=1", 60)
         assert any("READY=1" in m for m in ready), ready
         assert any("STATUS=round 1/10, Player 1: first player" in m for m in ready), ready
-        pings = _messages(sock, "WATCHDOG=1", 5)
+        pings = messages(sock, "WATCHDOG=1", 5)
         assert any("WATCHDOG=1" in m for m in pings), pings
         proc.send_signal(signal.SIGTERM)
-        stopping = _messages(sock, "STOPPING=1", 30)
+        stopping = messages(sock, "STOPPING=1", 30)
         assert any("STOPPING=1" in m for m in stopping), stopping
         assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        sock.close()
     err = proc.stderr.read() if proc.stderr else ""
     assert "<6>" in err  # journald priority prefixes, no timestamps, under systemd
     with Journal.open(tmp_path / "journal.sqlite") as journal:  # closed cleanly, readable
@@ -84,7 +41,7 @@ def test_a_config_with_a_typo_exits_2_naming_section_and_option(tmp_path: Path) 
         config.read_text(encoding="utf-8").replace("players = 2", "playres = 2"), encoding="utf-8"
     )
     done = subprocess.run(
-        _toptable("run", "--config", str(config)), capture_output=True, text=True, timeout=60
+        toptable("run", "--config", str(config)), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
     assert "Option 'playres' in section 'table'" in done.stderr
@@ -96,7 +53,7 @@ def test_a_journal_of_another_table_setup_is_refused_untouched(tmp_path: Path) -
     config = simulated_config(tmp_path, players=2)
     journal = tmp_path / "journal.sqlite"
     made = subprocess.run(
-        _toptable("game", "play", str(journal), "--players", "3", "--seed", "1"),
+        toptable("game", "play", str(journal), "--players", "3", "--seed", "1"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -104,7 +61,7 @@ def test_a_journal_of_another_table_setup_is_refused_untouched(tmp_path: Path) -
     assert made.returncode == 0, made.stderr
     before = journal.read_bytes()
     done = subprocess.run(
-        _toptable("run", "--config", str(config)), capture_output=True, text=True, timeout=60
+        toptable("run", "--config", str(config)), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
     assert "3 players" in done.stderr and "2 players" in done.stderr

@@ -1,19 +1,13 @@
-"""The demo end to end: the real pipeline on simulated hardware, and a kill with resume."""
+"""The demo end to end: the daemon on simulated devices, and a kill at a chosen event with resume."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from controller.bench.kill import kill_at, run_json, same, toptable
 from controller.demo.runner import DemoOptions, run_demo
-from controller.game.journal import Journal
 from controller.game.session import TableGame
 from controller.game.state import Phase
 
@@ -44,28 +38,13 @@ def test_demo_plays_a_whole_game_through_every_part(tmp_path: Path) -> None:
 def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> None:
     reference = run_demo(DemoOptions(seed=4, fast=True, out=tmp_path / "ref")).to_json()
     journal = tmp_path / "kill" / "journal.sqlite"
-    cmd = [sys.executable, "-m", "controller.cli.main", "demo", "--fast", "--json", "--seed", "4",
-           "--out", str(tmp_path / "kill"), "--journal", str(journal)]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:  # kill once play has begun
-        if journal.exists() and _events(journal) >= 30:
-            break
-        time.sleep(0.2)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done = subprocess.run(
-        [*cmd, "--resume"], capture_output=True, text=True, timeout=300, check=True
-    )
-    resumed = json.loads(done.stdout.strip().splitlines()[-1])
+    cmd = toptable("demo", "--fast", "--json", "--seed", "4", "--out", str(tmp_path / "kill"),
+                   "--journal", str(journal))  # fmt: skip
+    kill = kill_at(cmd, journal, 30, timeout_s=300)  # once play has begun
+    assert kill.mid_game, kill
+    with TableGame.resume(journal) as game:
+        assert not game.state.over
+    resumed = run_json([*cmd, "--resume"], timeout_s=300)
     assert resumed["resumed"] is True
     assert resumed["handler_failures"] == 0
-    assert {k: resumed[k] for k in GAME_KEYS} == {k: reference[k] for k in GAME_KEYS}
-
-
-def _events(path: Path) -> int:
-    try:
-        with Journal.open(path) as journal:
-            return len(journal.events())
-    except Exception:
-        return 0
+    assert same(resumed, reference, GAME_KEYS) == []

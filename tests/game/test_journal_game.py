@@ -5,16 +5,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from controller.bench.kill import kill_at, run_json, toptable
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
@@ -133,43 +130,22 @@ def test_cli_export_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "fails its checksum" in capsys.readouterr().err
 
 
-def _rows(path: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1) as conn:
-            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
-@pytest.mark.timeout(60)
-def test_sigkill_at_random_points_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
-    seed, players = 21, 4
-    expected = play_game(GameConfig(("P1", "P2", "P3", "P4"), Length.ROUNDS10), demo_data(), seed)
+@pytest.mark.timeout(120)
+def test_sigkill_at_chosen_events_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    seed = 21
+    expected = play_game(GameConfig(("P1", "P2"), Length.ROUNDS5), demo_data(), seed)
     total = expected.events
     path = tmp_path / "kill.journal"
-    cmd = [sys.executable, "-m", "controller.cli.main", "game", "play", str(path),
-           "--players", str(players), "--seed", str(seed), "--json"]  # fmt: skip
+    cmd = toptable("game", "play", str(path), "--players", "2", "--length", "rounds5",
+                   "--seed", str(seed), "--json")  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    rng = random.Random(1)
-    points = sorted(rng.sample(range(20, total - 20), 3))
-    kills = 0
-    for point in points:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and _rows(path) < point and time.monotonic() < deadline:
-            time.sleep(0.002)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-    assert kills >= 2, "the game finished before it could be killed"
-    assert 0 < _rows(path) < total
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == _plain(expected.state.summary())
+    for point in sorted(random.Random(1).sample(range(20, total - 20), 3)):
+        kill = kill_at(cmd, path, point, timeout_s=60, env=env)
+        assert kill.mid_game, kill  # killed while playing, at or past the event chosen
+        with TableGame.resume(path) as game:
+            assert not game.state.over and point <= len(game.journal) < total
+    done = run_json(cmd, timeout_s=60, env=env)
+    assert done == _plain(expected.state.summary())
     with TableGame.resume(path) as game:
         assert _plain(game.state.summary()) == _plain(expected.state.summary())
         assert len(game.journal) == total

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.kinds import GameKind
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
@@ -18,7 +19,7 @@ from controller.game.state import GameConfig, Length, Phase
 from controller.table.controller import TableController
 from controller.table.entry import FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
-from hardware.displays.model import PromptKind
+from hardware.displays.model import PromptKind, TableView
 from tests.table.helpers import DirectHands
 from vision.events import CameraLost
 
@@ -216,3 +217,32 @@ def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_p
     table.on_button(ButtonPressed(ButtonName.CONFIRM))
     assert table.state.events_applied == before + 1  # the move chosen on screen was played
     assert table.entry.board_note is None
+
+
+class _Shown:
+    """A view sink that keeps every view."""
+
+    def __init__(self) -> None:
+        self.views: list[TableView] = []
+
+    def update(self, view: TableView) -> None:
+        self.views.append(view)
+
+
+def test_the_daemon_talks_to_the_table_through_its_methods(tmp_path: Path) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob")), data)
+    shown = _Shown()
+    table = TableController(game, [shown], seed=1)
+    assert table.kind is GameKind.TOURNAMENT
+    assert table.status_line() == "round 1/10, Ann: first player"
+    drawn = len(shown.views)
+    table.set_device_faults({"display:team-1": "display team-1: no answer at 0x3C"})
+    assert len(shown.views) == drawn + 1  # drawn again: the fault is on screen
+    assert [f.message for f in shown.views[-1].faults] == ["display team-1: no answer at 0x3C"]
+    table.set_device_faults({"display:team-1": "display team-1: no answer at 0x3C"})
+    assert len(shown.views) == drawn + 1  # nothing changed: nothing drawn
+    table.pause()
+    paused = shown.views[-1]
+    assert paused.prompt is not None and paused.prompt.title == "paused"
+    assert paused.faults == () and table.entry.chooser is None
