@@ -1,8 +1,9 @@
 """``toptable bench [AREA ...]``: print the project's speed and memory figures.
 
-Each area keeps its benchmark next to its code, as a ``main(argv) -> int``
-function that prints its figures; this module only dispatches. Benchmarks are
-never timed unit tests: they print, and a person (or ``make bench``) reads them.
+Every benchmark lives in :mod:`controller.bench`, above everything it measures,
+as a ``main(argv) -> int`` function that prints its figures; this module only
+dispatches. Benchmarks are never timed unit tests: they print, and a person (or
+``make bench``) reads them.
 """
 
 from __future__ import annotations
@@ -13,19 +14,19 @@ from typing import Any
 
 # area -> (module, what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
-    "rules": ("controller.rules.bench", "throws scored per second"),
-    "advisor": ("controller.advisor.bench", "milliseconds per advice"),
-    "game": ("controller.game.bench", "games simulated per second, journal replay time"),
+    "rules": ("controller.bench.rules", "throws scored per second"),
+    "advisor": ("controller.bench.advisor", "milliseconds per advice"),
+    "game": ("controller.bench.game", "games simulated per second, journal replay time"),
     "dice": ("controller.bench.dice", "dice reading speed and accuracy"),
     "camera": (
         "controller.bench.camera",
         "the picamera2 source at 1280x960, 30 fps on simulated Pi cameras",
     ),
-    "board": ("hardware.board.bench", "link latency and fault-injection figures"),
-    "screens": ("hardware.displays.bench", "render time and bytes sent to displays"),
-    "daemon": ("controller.daemon.bench", "daemon memory, idle CPU and latency"),
+    "board": ("controller.bench.board", "link latency and fault-injection figures"),
+    "screens": ("controller.bench.screens", "render time and bytes sent to displays"),
+    "daemon": ("controller.bench.daemon", "daemon memory, idle CPU and latency"),
     "events": (
-        "controller.scoreboard.bench",
+        "controller.bench.events",
         "MQTT: event-to-scoreboard latency, publishing CPU, broker outage",
     ),
 }

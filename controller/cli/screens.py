@@ -80,7 +80,7 @@ def _play(args: argparse.Namespace, view: Any) -> int:
     """
     import time
 
-    from hardware.displays.bench import fight
+    from controller.bench.screens import fight
     from hardware.displays.device_config import DisplayConfig
     from hardware.displays.i2c_bus import BusPool
     from hardware.displays.luma_open import open_display

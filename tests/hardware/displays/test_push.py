@@ -145,7 +145,7 @@ def test_other_devices_get_whole_frames_only_when_changed() -> None:
 
 
 def test_simulated_fight_sends_changes_only() -> None:
-    from hardware.displays.bench import fight, simulate
+    from controller.bench.screens import fight, simulate
 
     views = fight(VIEW, seconds=5, hz=4)
     windowed = simulate(views, 5, windowed=True)

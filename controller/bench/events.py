@@ -23,8 +23,9 @@ Demo speed is 2 events a second per table (what ``toptable demo`` plays).
    out of order after dedupe: the receiver holds one that comes early.
 
 The scoreboard runs as ``toptable scoreboard`` (``python -m controller.cli scoreboard``) in a child
-process: this module imports nothing from ``controller.scoreboard`` (the
-layers run publish <- scoreboard).
+process, its own interpreter as in a club, and each measured table game in another
+(``python -m controller.bench.events --child-game``): their processes are what is
+measured.
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ def bench_cpu(broker: _Broker, directory: Path, pace: float) -> dict[str, Any]:
     base = [
         sys.executable,
         "-m",
-        "controller.scoreboard.bench",
+        "controller.bench.events",
         "--child-game",
         "--pace",
         str(pace),

@@ -1,38 +1,39 @@
 """``toptable bench daemon``: the daemon's figures during the demo.
 
 - peak memory (RSS) of a whole demo game, which runs the daemon's every part;
-- settle-to-screen latency: from the reader reporting a settled throw to the
-  screens having drawn it (the demo's own probe);
+- settle-to-screen latency: from the frame the camera thread found a throw settled
+  in to the screens having drawn it (the demo's own probe, a handler of the loop);
 - idle CPU: ``toptable run`` on the simulated table with nothing happening;
-- the kill test: ``toptable demo --seed S --journal J`` killed with SIGKILL at
-  random moments and started again with ``--resume`` reaches the same summary
-  as an uninterrupted run.
+- the kill test: ``toptable demo --seed S --journal J`` killed with SIGKILL at a
+  random event of its game (:mod:`controller.bench.kill`) and started again with
+  ``--resume`` reaches the same summary as an uninterrupted run.
+
+The demo and ``toptable run`` run as child processes: their memory, CPU and
+deaths are what is measured.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import resource
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from controller.bench.kill import kill_at, run_json, same, toptable
+from controller.gamedata import DEMO_DIR
 
 TARGET_RSS_MB = 150
 TARGET_IDLE_CPU = 5.0
 TARGET_LATENCY_MS = 150
 SAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws")
 STORY_KEYS = ("winners", "victory_points", "points", "squares", "events", "throws")
-
-
-def _toptable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "controller.cli.main", *args]
+FIRST_KILL_ROW = 10  # past the set-up: the draft, the first moves
 
 
 def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], float]:
@@ -42,17 +43,10 @@ def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[s
         RuntimeError: the demo failed.
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run(
-        _toptable("demo", "--fast", "--json", "--seed", str(seed), "--out", str(out), *extra),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    summary = run_json(
+        toptable("demo", "--fast", "--json", "--seed", str(seed), "--out", str(out), *extra)
     )
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if proc.returncode != 0:
-        raise RuntimeError(f"demo failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
-    summary: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return summary, max(peak_kb, before) / 1024
 
 
@@ -64,47 +58,35 @@ def kill_test(
     extra: tuple[str, ...] = (),
     keys: tuple[str, ...] = SAME_KEYS,
 ) -> tuple[int, int, list[str]]:
-    """Kill the demo with SIGKILL at a random moment of the game, resume it, ``runs`` times.
+    """Kill the demo with SIGKILL at a random event of the game, resume it, ``runs`` times.
 
-    Returns (runs killed and resumed to the reference's end, runs that ended before the
-    kill and so prove nothing, problems). A resume that fails is a problem, not retried.
+    Returns (runs killed mid-game and resumed to the reference's end, runs that ended
+    before the kill and so prove nothing, problems). A resume that fails is a problem,
+    not retried.
     """
     rng = random.Random(seed)
     equal = unkilled = 0
     problems: list[str] = []
-    length = float(reference.get("seconds", 10.0))
+    last = max(FIRST_KILL_ROW + 1, int(reference.get("events", 0) * 0.9))
     for run in range(runs):
         out = folder / f"kill-{run}"
         journal = out / "journal.sqlite"
-        cmd = _toptable(
-            "demo",
-            "--fast",
-            "--json",
-            "--seed",
-            str(seed),
-            "--out",
-            str(out),
-            "--journal",
-            str(journal),
-            *extra,
-        )
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(2.0, max(2.5, length * 0.9)))
-        if proc.poll() is not None:
+        cmd = toptable(
+            "demo", "--fast", "--json", "--seed", str(seed), "--out", str(out),
+            "--journal", str(journal), *extra,
+        )  # fmt: skip
+        kill = kill_at(cmd, journal, rng.randrange(FIRST_KILL_ROW, last), timeout_s=600)
+        if not kill.mid_game:
             unkilled += 1
             continue
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        resume = subprocess.run(
-            [*cmd, "--resume"], capture_output=True, text=True, timeout=600, check=False
-        )
-        if resume.returncode != 0:
-            problems.append(f"run {run}: the resumed demo failed: {resume.stderr.strip()[-300:]}")
+        try:
+            summary = run_json([*cmd, "--resume"])
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            problems.append(f"run {run} (killed at row {kill.rows}): the resume failed: {exc}")
             continue
-        summary = json.loads(resume.stdout.strip().splitlines()[-1])
-        diff = [k for k in keys if summary.get(k) != reference.get(k)]
+        diff = same(summary, reference, keys)
         if diff:
-            problems.append(f"run {run}: differs in {', '.join(diff)}")
+            problems.append(f"run {run} (killed at row {kill.rows}): differs in {', '.join(diff)}")
         elif summary.get("handler_failures"):
             problems.append(f"run {run}: {summary['handler_failures']} handler failure(s)")
         else:
@@ -117,7 +99,7 @@ def idle_cpu(seconds: float, folder: Path) -> float | None:
     the camera, the board in its own process (as the Pico is), every other device simulated."""
     link = folder / "board"
     board = subprocess.Popen(
-        _toptable("board", "sim", "--link", str(link)),
+        toptable("board", "sim", "--link", str(link)),
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     proc: subprocess.Popen[bytes] | None = None
@@ -128,7 +110,7 @@ def idle_cpu(seconds: float, folder: Path) -> float | None:
         if not link.exists():
             return None
         config = folder / "idle.toml"
-        demo = Path(__file__).resolve().parent.parent / "data" / "demo"
+        demo = DEMO_DIR
         text = (demo / "config.toml").read_text(encoding="utf-8")
         text = text.replace('data_dir = "."', f'data_dir = "{demo}"')
         text = text.replace('layout = "board.toml"', f'layout = "{demo / "board.toml"}"')
@@ -144,7 +126,7 @@ def idle_cpu(seconds: float, folder: Path) -> float | None:
         )
         config.write_text(text, encoding="utf-8")
         proc = subprocess.Popen(
-            _toptable("run", "--config", str(config)),
+            toptable("run", "--config", str(config)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -211,24 +193,21 @@ def main(argv: list[str]) -> int:
             verdict = "meets" if cpu <= TARGET_IDLE_CPU else "MISSES"
             print(f"  idle CPU of toptable run (still tray, no events): {cpu:.1f}% of one core  "
                   f"[{verdict} <= {TARGET_IDLE_CPU}%]")  # fmt: skip
-        equal, unkilled, problems = kill_test(runs, args.seed, folder, summary)
-        print(
-            f"  kill test: {equal}/{runs - unkilled} runs killed with SIGKILL at a random moment "
-            "and resumed reach the same end as the uninterrupted run"
-            + (f" ({unkilled} more ended before their kill)" if unkilled else "")
-        )
-        for p in problems:
-            print(f"    {p}")
+        print_kills("kill test", runs, kill_test(runs, args.seed, folder, summary))
         story_runs = 2 if args.quick else 10
         story, _ = demo_once(folder / "story-reference", args.seed, ("--story",))
-        equal, unkilled, problems = kill_test(
-            story_runs, args.seed, folder / "story", story, ("--story",), STORY_KEYS
-        )
-        print(
-            f"  Story mode kill test: {equal}/{story_runs - unkilled} runs killed with SIGKILL "
-            "and resumed reach the same end (winners, victory points, events, throws)"
-            + (f" ({unkilled} more ended before their kill)" if unkilled else "")
-        )
-        for p in problems:
-            print(f"    {p}")
+        kills = kill_test(story_runs, args.seed, folder / "story", story, ("--story",), STORY_KEYS)
+        print_kills("Story mode kill test", story_runs, kills)
     return 0
+
+
+def print_kills(label: str, runs: int, kills: tuple[int, int, list[str]]) -> None:
+    """One kill test's figure and its problems."""
+    equal, unkilled, problems = kills
+    print(
+        f"  {label}: {equal}/{runs - unkilled} runs killed with SIGKILL at a random event "
+        "and resumed reach the same end as the uninterrupted run"
+        + (f" ({unkilled} more ended before their kill)" if unkilled else "")
+    )
+    for p in problems:
+        print(f"    {p}")
