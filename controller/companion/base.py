@@ -29,6 +29,9 @@ Player = NewType("Player", str)
 
 JsonDict = dict[str, Any]
 
+R_AMOUNT = "Companion: amounts are positive whole numbers"
+"""The table's own rule for every mode: an amount entered is a positive whole number."""
+
 
 class RuleViolationError(IllegalActionError):
     """An action the rules forbid now; ``rule`` names the rule, ``reason`` says why."""

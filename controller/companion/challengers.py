@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import (
+    R_AMOUNT,
     CompanionMode,
     JsonDict,
     Offer,
@@ -59,7 +60,6 @@ R_BEGIN = "Match Phase: who begins (from round 2, the higher-round Trophy; a tie
 R_FINAL = "The final: the two players with the most fans, after round 7"
 R_OVER = "The final: the winner of the final wins Challengers!"
 R_REVEAL = "Attack: you must not reveal more cards than needed to get in flag possession"
-R_AMOUNT = "Companion: amounts are positive whole numbers"
 
 
 @dataclass(frozen=True)

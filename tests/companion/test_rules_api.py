@@ -17,13 +17,28 @@ from controller.companion.base import (
 )
 from controller.companion.registry import MODES, get_mode
 from controller.core.errors import IllegalActionError, TopTableError, UnknownNameError
+from controller.core.kinds import GameKind
 
 
-def test_every_mode_is_registered_under_its_name() -> None:
+def test_every_companion_kind_has_its_mode() -> None:
+    assert sorted(MODES) == sorted(GameKind.companions())
     assert sorted(MODES) == ["challengers", "dbs-tournament", "dbz-tcg"]
-    for name, mode in MODES.items():
-        assert mode.name == name
-        assert get_mode(name) is mode
+    for kind, mode in MODES.items():
+        assert mode.kind is kind and mode.name == kind.value
+        assert get_mode(kind) is mode and get_mode(kind.value) is mode
+    with pytest.raises(UnknownNameError, match="known: challengers, dbs-tournament, dbz-tcg"):
+        get_mode("story")  # a dice game's kind is no companion mode
+
+
+@pytest.mark.parametrize("kind", GameKind.companions())
+def test_a_mode_says_its_title_main_number_and_seat_summary(kind: GameKind) -> None:
+    mode = MODES[kind]
+    assert mode.title and mode.title == mode.title.upper()
+    state = mode.new_game(["Ann", "Ben"] if kind is not GameKind.DBS_TOURNAMENT else ["A", "B"])
+    for player in mode.to_json(state)["players"]:
+        summary = mode.seat_summary(player)
+        assert summary.main in summary.numbers.split()
+        assert summary.main.endswith(str(player[mode.main_number]))  # "L16" shows life 16
 
 
 def test_the_modes_implement_the_interface() -> None:

@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from controller.companion.base import (
+    R_AMOUNT,
     JsonDict,
     Offer,
     RuleViolationError,
@@ -40,7 +41,6 @@ R_CHAMP_PLAY = "Champion Rules: Playing Your Champion (from the Champion Zone)"
 R_CHAMP_RETURN = "Champion Rules: Returning Your Champion"
 R_COUNTER = "Skill Rules: Counter Windows"
 R_OVER = "Multiplayer Rules: the game is over"
-R_AMOUNT = "Companion: amounts are positive whole numbers"
 
 
 def new_game(

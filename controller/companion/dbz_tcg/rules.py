@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import JsonDict, Offer, RuleViolationError, check_players
+from controller.companion.base import R_AMOUNT, JsonDict, Offer, RuleViolationError, check_players
 from controller.companion.dbz_tcg.model import (
     KIND,
     Anger,
@@ -38,7 +38,6 @@ R_DRAGON_BALL = "Dragon Balls: numbered 1-7; you cannot play one that matches on
 R_CRITICAL = "Critical damage: after five or more Life Cards of damage from one unstopped attack"
 R_TURN = "Turn steps: only the turn player does this"
 R_OVER = "Winning the game: the game is over"
-R_AMOUNT = "Companion: amounts are positive whole numbers"
 
 
 def new_game(
