@@ -16,7 +16,7 @@ from controller.cli.main import main
 from controller.core.errors import InvalidThrowError
 from controller.core.symbols import Symbol
 from controller.daemon.hardware import TableDevices
-from controller.demo.world import Tray
+from controller.demo.tray import Tray
 from controller.game.events import DiceThrown, GameEvent
 from controller.game.session import TableGame
 from controller.game.simulate import play_game

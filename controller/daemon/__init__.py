@@ -2,9 +2,10 @@
 
 Owns: the loop with its timers (``loop.py``), the daemon's own events
 (``events.py``), the devices opened from the config (``hardware.py``, with the
-camera's hand-off in ``camera.py``), the table of every game kind opened on them
-(``tables.py``: the dice game or a companion mode, from its journal, wired to the
-loop by ``wiring.py`` and published by ``publishing.py``) and ``toptable run``
+camera's hand-off in ``camera.py``), the game of every kind from its journal
+(``journals.py``), its table opened on the devices (``tables.py``: the dice game
+or a companion mode, wired to the loop by ``wiring.py`` and published by
+``publishing.py``) and ``toptable run``
 (``run.py``). The demo (:mod:`controller.demo`) runs the same pieces on simulated
 devices.
 

@@ -25,15 +25,9 @@ from controller.config.devices import check_devices
 from controller.core.errors import DataProblem
 from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
+from controller.daemon.journals import StartError, game_data_for, resume_or_start
 from controller.daemon.loop import TableLoop
-from controller.daemon.tables import (
-    StartError,
-    game_data_for,
-    open_devices,
-    open_table,
-    resume_or_start,
-    start_timers,
-)
+from controller.daemon.tables import open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog

@@ -29,7 +29,7 @@ from controller.companion.registry import get_mode
 from controller.core.errors import TopTableError
 from controller.daemon.hardware import TableDevices
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
-from controller.demo.runner import ScreenRecorder
+from controller.demo.record import ScreenRecorder
 from controller.demo.table import DEMO_CONFIG, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch
 from controller.demo.world import MockButtons
@@ -171,8 +171,8 @@ def run_companion_demo(
         recorders.append(ScreenRecorder(devices.displays))
         return list(recorders)
 
-    run = TableOptions(seed=seed, companion_journal=path)
-    with demo_table(config, run, events=events, sinks=record) as demo:
+    run = TableOptions(seed=seed)
+    with demo_table(config, run, events=events, sinks=record, companion_at=path) as demo:
         running = demo.running
         if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
             raise CompanionDemoError(f"the demo's devices did not open: {demo.devices.faults()}")

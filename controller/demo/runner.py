@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from controller.board.follow import BoardFollower
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import TableDevices
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
+from controller.demo.record import LatencyProbe, ScreenRecorder
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, demo_config, demo_table
+from controller.demo.tray import Tray
 from controller.demo.watch import TableWatch
-from controller.demo.world import MockButtons, Tray, WorldHands
+from controller.demo.world import MockButtons, WorldHands
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown
 from controller.game.export import export_json, export_text
@@ -46,14 +46,10 @@ from controller.rules.variants import Variants
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
 from hardware.board.link import BoardLink
-from hardware.displays.companion import CompanionView
-from hardware.displays.display_board import DisplayBoard
-from hardware.displays.model import TableView
 from vision.events import ThrowSettled
 
 log = logging.getLogger(__name__)
 
-MAX_GIF_FRAMES = 600
 DEMO_CLOCK_SPEED = 60.0  # the 45-minute game plays in 45 seconds
 
 
@@ -77,75 +73,6 @@ class DemoOptions:
     max_acts: int = 200_000
     events: EventsSettings | None = None  # publish over MQTT (demo --mqtt)
     kind: GameKind = GameKind.TOURNAMENT  # or a Story-mode game (RULES.md §12)
-
-
-class ScreenRecorder:
-    """Keeps every distinct picture of the table's screens, side by side, for a GIF (a view
-    sink after the displays; any kind of table)."""
-
-    def __init__(self, displays: DisplayBoard, limit: int = MAX_GIF_FRAMES) -> None:
-        self.displays = displays
-        self.limit = limit
-        self.frames: list[Image.Image] = []
-        self.pictures = 0  # distinct pictures shown, before any thinning for the GIF
-        self._last: bytes = b""
-
-    def update(self, view: TableView | CompanionView) -> None:
-        """Grab the displays' pictures (after the displays drew ``view``)."""
-        images = [getattr(d.device, "image", None) for d in self.displays.displays]
-        shown = [im for im in images if im is not None]
-        if not shown:
-            return
-        width = sum(im.width for im in shown) + 4 * (len(shown) - 1)
-        sheet = Image.new("1", (width, max(im.height for im in shown)))
-        x = 0
-        for im in shown:
-            sheet.paste(im.convert("1"), (x, 0))
-            x += im.width + 4
-        raw = sheet.tobytes()
-        if raw == self._last:
-            return
-        self._last = raw
-        self.pictures += 1
-        self.frames.append(sheet)
-        if len(self.frames) > self.limit:
-            self.frames = self.frames[::2]  # keep the whole game, at half the rate
-
-    def save(self, path: Path, scale: int = 2) -> Path | None:
-        """Write the animated GIF (None if nothing was shown)."""
-        if not self.frames:
-            return None
-        big = [
-            f.convert("L").resize((f.width * scale, f.height * scale), Image.Resampling.NEAREST)
-            for f in self.frames
-        ]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        big[0].save(path, save_all=True, append_images=big[1:], duration=250, loop=0)
-        return path
-
-
-class LatencyProbe:
-    """Times each settled throw from the frame the camera thread found it settled in to the
-    screens having drawn it: a handler of the loop, run after the table's (which draws)."""
-
-    def __init__(self, clock: Any = time.monotonic) -> None:
-        self.clock = clock  # the camera worker's clock (its events' timestamps)
-        self.samples_ms: list[float] = []
-
-    def on_settled(self, event: ThrowSettled) -> None:
-        """The table has taken (and drawn) ``event``."""
-        self.samples_ms.append((self.clock() - event.timestamp) * 1000)
-
-    def figures(self) -> dict[str, float]:
-        """Median, 95th percentile and worst latency in ms (empty if nothing was thrown)."""
-        if not self.samples_ms:
-            return {}
-        xs = sorted(self.samples_ms)
-        return {
-            "median": round(xs[len(xs) // 2], 1),
-            "p95": round(xs[min(len(xs) - 1, int(len(xs) * 0.95))], 1),
-            "max": round(xs[-1], 1),
-        }
 
 
 def run_demo(options: DemoOptions) -> DemoSummary:

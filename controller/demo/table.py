@@ -21,6 +21,7 @@ from pathlib import Path
 
 from controller.config import Config, load_config
 from controller.daemon.hardware import TableDevices
+from controller.daemon.journals import resume_or_start
 from controller.daemon.loop import TableLoop
 from controller.daemon.tables import (
     AnySink,
@@ -29,10 +30,9 @@ from controller.daemon.tables import (
     TableOptions,
     open_devices,
     open_table,
-    resume_or_start,
     start_timers,
 )
-from controller.demo.world import Tray
+from controller.demo.tray import Tray
 from controller.game.state import GameData
 from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
@@ -96,6 +96,7 @@ def demo_table(
     board_tokens: Collection[int] = (),
     events: EventsSettings | None = None,
     sinks: Callable[[TableDevices], Sequence[AnySink]] | None = None,
+    companion_at: Path | None = None,
 ) -> Iterator[DemoTable]:
     """The table ``config`` sets up, its loop ready to :meth:`~DemoTable.start`; stopped,
     closed and its devices released when the block ends.
@@ -104,14 +105,17 @@ def demo_table(
     ``tray``: the world's tray in place of the synthetic camera; ``board_tokens``:
     sensors holding a token when the simulated board starts; ``events``: publish
     the game (flushed for up to :data:`FLUSH_S` at the end); ``sinks``: more view
-    sinks, made once the devices are open (a recorder of the displays).
+    sinks, made once the devices are open (a recorder of the displays);
+    ``companion_at``: where a companion game is journalled (None: beside the dice
+    game's journal).
 
     Raises:
-        StartError, JournalError, DataError: as :func:`~controller.daemon.tables.open_table`.
+        StartError, JournalError, DataError: as
+            :func:`~controller.daemon.journals.resume_or_start`.
     """
     loop = TableLoop(idle_wakeup_s=0.2)
     with ExitStack() as stack:
-        held = resume_or_start(config, data, options)
+        held = resume_or_start(config, data, companion_at)
         stack.callback(held.close)
         devices = stack.enter_context(
             open_devices(config, loop.events, data, tray=tray, board_tokens=board_tokens)

@@ -14,16 +14,14 @@ from controller.config import Config
 from controller.core.kinds import GameKind
 from controller.daemon.events import Barrier
 from controller.daemon.hardware import TableDevices
-from controller.daemon.loop import TableLoop
-from controller.daemon.tables import (
-    CompanionGame,
+from controller.daemon.journals import (
     StartError,
     companion_journal,
     open_companion_table,
-    open_table,
     resume_or_start,
-    start_timers,
 )
+from controller.daemon.loop import TableLoop
+from controller.daemon.tables import CompanionGame, open_table, start_timers
 from controller.table.companion import CompanionTable
 from controller.table.settings import TableConfig
 from hardware.controls.settings import ControlsBackend, ControlsConfig

@@ -162,7 +162,7 @@ def test_bots_play_a_whole_story_through_the_table(tmp_path: Path, players: int)
 
 def test_the_config_sets_up_story_mode_and_keeps_to_it(tmp_path: Path) -> None:
     from controller.config import parse_config
-    from controller.daemon.tables import StartError, open_game
+    from controller.daemon.journals import StartError, open_game
 
     journal = str(tmp_path / "table.sqlite")
     story = parse_config({"table": {"story": True, "journal": journal, "players": 4}})

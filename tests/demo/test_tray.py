@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from controller.core.symbols import Symbol
-from controller.demo.world import EMPTY_FRAMES, MOVING_FRAMES, STILL_FRAMES, Tray
+from controller.demo.tray import EMPTY_FRAMES, MOVING_FRAMES, STILL_FRAMES, Tray
 from vision.settings import CameraConfig, CameraSource
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,0 +1,148 @@
+"""The game a table keeps, from its journal: resumed where it was left, or started there.
+
+Both ``toptable run`` and ``toptable demo`` open the game first
+(:func:`resume_or_start`), before any device: the dice game's journal (the
+config's ``[table] journal``) or a companion mode's (``companion-MODE.sqlite``
+beside it), checked against what the config sets up. A journal that holds
+another game is refused with one line saying how to go on (:class:`StartError`),
+and left untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.config import Config
+from controller.core.errors import TopTableError
+from controller.core.kinds import GameKind
+from controller.daemon.hardware import load_layout
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data
+from controller.game.state import GameConfig, GameData, Length
+from controller.rules.variants import Variants
+from controller.table.companion import CompanionTable
+from controller.table.settings import PLAYER_NAMES
+
+
+class StartError(TopTableError, RuntimeError):
+    """The table cannot start (the message says what to fix); exit code 2."""
+
+
+def evidence_dir(config: Config) -> Path:
+    """Where each settled throw's frame is kept: beside the game's journal."""
+    return config.table.journal.with_suffix(".frames")
+
+
+def game_data_for(config: Config) -> GameData:
+    """The game's printed material, with the board layout (and sensor map) the config names.
+
+    Raises:
+        DataError: a malformed data, layout or mapping file.
+    """
+    data = load_game_data(config.table.data_dir)
+    # the board the devices use; the rest as the data directory has it
+    return GameData(load_layout(config), data.roster, data.cards, data.story, die=data.die)
+
+
+def _journal_folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartError(
+            f"cannot create the journal's folder {path.parent}: {exc.strerror}"
+        ) from None
+
+
+def open_game(config: Config, data: GameData) -> TableGame:
+    """Resume the dice game in the journal the config names, or start one there.
+
+    Raises:
+        JournalError: a journal from a newer version, another game, or corrupted.
+        StartError: the journal holds another game than the config sets up, or its
+            folder cannot be created.
+    """
+    path = config.table.journal
+    _journal_folder(path)
+    t = config.table
+    length = Length(t.length.value)
+    variants = Variants.from_names(t.variants)
+    if not path.exists():
+        names = PLAYER_NAMES[: t.players]
+        return TableGame.start(
+            path, GameConfig(names, length, variants, kind=t.mode), data, t.data_dir
+        )
+    game = TableGame.resume(path, data)
+    kept = game.config
+    source = config.source or "the config"
+    if kept.kind is not t.mode:
+        game.close()
+        raise StartError(
+            f"{path} holds a {kept.kind.value} game, but {source} sets "
+            f'[table] mode = "{t.mode.value}": move the journal away to start a '
+            "new game, or set [table] mode to match"
+        )
+    if (len(kept.players), kept.length, kept.variants) != (t.players, length, variants):
+        game.close()
+        raise StartError(
+            f"{path} holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
+            f"{source} sets up {_setup(t.players, length, variants)}: "
+            "move the journal away to start a new game, or set [table] to match"
+        )
+    return game
+
+
+def _setup(players: int, length: Length, variants: Variants) -> str:
+    extra = f", variants {', '.join(variants.enabled())}" if variants.enabled() else ""
+    return f"{players} players ({length.value}{extra})"
+
+
+def companion_journal(config: Config) -> Path:
+    """Where a companion game is journalled: beside the dice game's journal."""
+    return config.table.journal.with_name(f"companion-{config.table.mode.value}.sqlite")
+
+
+def open_companion_table(kind: GameKind, journal: Path, players: Sequence[str]) -> CompanionTable:
+    """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``.
+
+    Raises:
+        StartError: the journal holds a game of another mode or other players.
+        JournalError: a damaged journal, or one that cannot be written.
+        DataError: a number of players the mode does not allow.
+    """
+    _journal_folder(journal)
+    if not journal.exists():
+        return CompanionTable.new(kind, players, journal)
+    table = CompanionTable.resume(journal)
+    if table.kind is not kind or len(table.players) != len(players):
+        held = f"{table.kind.value} game of {len(table.players)} players"
+        table.close()
+        raise StartError(
+            f"{journal} holds a {held}, but the config sets up {kind.value} for "
+            f"{len(players)}: move the journal away to start a new game, or set [table] to match"
+        )
+    return table
+
+
+Held = TableGame | CompanionTable
+"""A game opened from its journal, before any device is (what :func:`open_game` and
+:func:`open_companion_table` give)."""
+
+
+def resume_or_start(
+    config: Config, data: GameData | None = None, companion_at: Path | None = None
+) -> Held:
+    """The game ``config`` sets up, from its journal (resumed, or started there): first,
+    so that a journal of another game is refused before any device is opened.
+    ``companion_at``: where a companion game is journalled (None: beside the dice
+    game's journal).
+
+    Raises:
+        StartError, JournalError: as :func:`open_game` / :func:`open_companion_table`.
+        DataError: a malformed data file, or players the mode does not allow.
+    """
+    t = config.table
+    if not t.mode.plays_dice:
+        journal = companion_at or companion_journal(config)
+        return open_companion_table(t.mode, journal, PLAYER_NAMES[: t.players])
+    return open_game(config, data or game_data_for(config))
