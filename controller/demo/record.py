@@ -2,18 +2,22 @@
 
 :class:`ScreenRecorder` is a view sink after the displays (any kind of table): it
 keeps every distinct picture of the screens, side by side. :class:`LatencyProbe`
-is a handler of the loop after the table's: from the frame the camera thread found
-a throw settled in (the event's time stamp) to the screens having drawn it.
+times each settled throw from the reader's report (its event put on the loop's
+queue, which the probe gives the loop) to the screens having drawn it (a handler of
+the loop, after the table's, which draws).
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
+from controller.core.events import Event
 from hardware.displays.companion import CompanionView
 from hardware.displays.display_board import DisplayBoard
 from hardware.displays.model import TableView
@@ -68,16 +72,31 @@ class ScreenRecorder:
 
 
 class LatencyProbe:
-    """Times each settled throw from the frame the camera thread found it settled in to the
-    screens having drawn it: a handler of the loop, run after the table's (which draws)."""
+    """Times each settled throw from the reader's report to the screens having drawn it.
 
-    def __init__(self, clock: Any = time.monotonic) -> None:
-        self.clock = clock  # the camera worker's clock (its events' timestamps)
+    The loop reads its events from :attr:`queue`, which notes when each
+    :class:`~vision.events.ThrowSettled` is put on it (the reader's report, on the
+    camera's thread); :meth:`on_settled`, registered after the table's handler, takes
+    the time once the table has drawn it.
+    """
+
+    def __init__(self) -> None:
         self.samples_ms: list[float] = []
+        self._reported: dict[float, float] = {}  # the event's frame time -> when it was put
+        self._lock = threading.Lock()
+        self.queue: queue.Queue[Event] = _Noting(self._noted)
+
+    def _noted(self, event: Event) -> None:
+        if isinstance(event, ThrowSettled):
+            with self._lock:
+                self._reported[event.timestamp] = time.perf_counter()
 
     def on_settled(self, event: ThrowSettled) -> None:
         """The table has taken (and drawn) ``event``."""
-        self.samples_ms.append((self.clock() - event.timestamp) * 1000)
+        with self._lock:
+            reported = self._reported.pop(event.timestamp, None)
+        if reported is not None:
+            self.samples_ms.append((time.perf_counter() - reported) * 1000)
 
     def figures(self) -> dict[str, float]:
         """Median, 95th percentile and worst latency in ms (empty if nothing was thrown)."""
@@ -89,3 +108,15 @@ class LatencyProbe:
             "p95": round(xs[min(len(xs) - 1, int(len(xs) * 0.95))], 1),
             "max": round(xs[-1], 1),
         }
+
+
+class _Noting(queue.Queue[Event]):
+    """A queue that tells ``noted`` of each event put on it (on the putting thread)."""
+
+    def __init__(self, noted: Any) -> None:
+        super().__init__()
+        self._noted = noted
+
+    def put(self, item: Event, block: bool = True, timeout: float | None = None) -> None:
+        self._noted(item)
+        super().put(item, block, timeout)

@@ -127,6 +127,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         board_tokens=tokens,
         events=options.events,
         sinks=record,
+        events_queue=probe.queue,
     ) as demo:
         running = demo.running
         if not isinstance(running, DiceTable):

@@ -13,6 +13,7 @@ simulated board before it starts; nothing else differs from the daemon.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.config import Config, load_config
+from controller.core.events import Event
 from controller.daemon.hardware import TableDevices
 from controller.daemon.journals import resume_or_start
 from controller.daemon.loop import TableLoop
@@ -97,6 +99,7 @@ def demo_table(
     events: EventsSettings | None = None,
     sinks: Callable[[TableDevices], Sequence[AnySink]] | None = None,
     companion_at: Path | None = None,
+    events_queue: queue.Queue[Event] | None = None,
 ) -> Iterator[DemoTable]:
     """The table ``config`` sets up, its loop ready to :meth:`~DemoTable.start`; stopped,
     closed and its devices released when the block ends.
@@ -107,13 +110,13 @@ def demo_table(
     the game (flushed for up to :data:`FLUSH_S` at the end); ``sinks``: more view
     sinks, made once the devices are open (a recorder of the displays);
     ``companion_at``: where a companion game is journalled (None: beside the dice
-    game's journal).
+    game's journal); ``events_queue``: the loop's queue (a probe's).
 
     Raises:
         StartError, JournalError, DataError: as
             :func:`~controller.daemon.journals.resume_or_start`.
     """
-    loop = TableLoop(idle_wakeup_s=0.2)
+    loop = TableLoop(events_queue, idle_wakeup_s=0.2)
     with ExitStack() as stack:
         held = resume_or_start(config, data, companion_at)
         stack.callback(held.close)

@@ -1,12 +1,15 @@
 """The dice tray of the demo's world: the hands throw into it, the table's camera reads it.
 
 :class:`Tray` stands in for the config's synthetic camera
-(``TableDevices(..., tray=...)``): it draws each frame of a throw with the
-synthetic renderer (kept dice stay where they lay, rerolled ones land elsewhere)
-and hands it to the camera thread through a :class:`TraySource`, which the
-camera reads like any frame source. While dice tumble the camera waits for each
-frame (none is skipped or seen twice, so a seeded demo reads the same throws
-every time); a still tray it sees again and again at its frame rate.
+(``TableDevices(..., tray=...)``): the world places the dice of each frame of a
+throw (kept dice stay where they lay, rerolled ones land elsewhere) and the
+camera thread draws it with the synthetic renderer when it reads it, as the
+package's synthetic source draws its frames, through a :class:`TraySource`.
+While dice tumble the camera takes every frame in turn and the world waits until
+the reader has taken each in (none is skipped or seen twice, and the renderer's
+seeded generator is used in one order, so a seeded demo reads the same throws
+every time; the world's drawing never competes with the reading). A still tray
+the camera sees again and again at its frame rate.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,12 +44,17 @@ class TrayTimeoutError(WatchTimeoutError):
     """The camera did not read the tray in time (its thread stalled)."""
 
 
+Shot = Callable[[], NDArray[Any]]
+"""One frame of a throw, drawn when the camera reads it."""
+
+
 class TraySource:
     """The camera's view of the tray: a frame source the table's camera thread reads.
 
-    While dice tumble the camera waits for each frame the world draws (none is
-    skipped or seen twice); when the tray is still it sees the same picture again
-    at its frame rate, as a camera over a still tray does.
+    While dice tumble the camera waits for each frame the world shows (a
+    :data:`Shot`, drawn by the camera's thread when it reads it; none is skipped or
+    seen twice); when the tray is still it sees the same picture again at its frame
+    rate, as a camera over a still tray does.
     """
 
     name = "simulated tray"
@@ -53,7 +62,7 @@ class TraySource:
     def __init__(self, fps: float, still: NDArray[Any]) -> None:
         self.period = 1.0 / fps
         self._cond = threading.Condition()
-        self._next: NDArray[Any] | None = None
+        self._next: Shot | None = None
         self._still = still  # what the tray shows while nothing moves
         self.moving = False  # a throw is under way: every frame is waited for
         self._reads = 0  # the camera's reads so far
@@ -61,7 +70,7 @@ class TraySource:
         self._closed = False
 
     def read(self) -> NDArray[Any] | None:
-        """The next frame: the world's next, or (when the tray is still) the same again."""
+        """The next frame: the world's next (drawn now), or (the tray still) the same again."""
         with self._cond:
             self._reads += 1  # the frame handed before has gone through the reader
             self._cond.notify_all()
@@ -73,22 +82,23 @@ class TraySource:
                 self._cond.wait(left)
             if self._next is None:
                 return self._still
-            frame, self._next = self._next, None
+            shot, self._next = self._next, None
+        frame = shot()  # outside the lock: drawing takes a while
+        with self._cond:
             self._still, self._taken_at = frame, self._reads
-            self._cond.notify_all()
-            return frame
+        return frame
 
-    def show(self, frame: NDArray[Any]) -> None:
-        """Put ``frame`` before the camera once it has taken the one before (world's thread).
+    def show(self, shot: Shot) -> None:
+        """Put the frame ``shot`` draws before the camera and wait until the camera has read
+        it and the reader has taken it in (the world's thread).
 
         Raises:
-            TrayTimeoutError: the camera took no frame for :data:`STALL_S` seconds.
+            TrayTimeoutError: the camera did not within :data:`STALL_S` seconds.
         """
         with self._cond:
-            if not self._cond.wait_for(lambda: self._next is None or self._closed, STALL_S):
-                raise TrayTimeoutError(f"the camera took no frame for {STALL_S} s")
-            self._next = frame
+            self._next = shot
             self._cond.notify_all()
+        self.seen()
 
     def seen(self) -> None:
         """Wait until the camera has read every frame shown and the reader has taken it in.
@@ -98,7 +108,8 @@ class TraySource:
         """
 
         def done() -> bool:
-            return self._closed or (self._next is None and self._reads > self._taken_at)
+            taken = self._next is None and self._taken_at > 0
+            return self._closed or (taken and self._reads > self._taken_at)
 
         with self._cond:
             if not self._cond.wait_for(done, STALL_S):
@@ -166,7 +177,7 @@ class Tray:
         try:
             if not keep:
                 for _ in range(EMPTY_FRAMES):
-                    source.show(renderer.render([], look=look))
+                    source.show(partial(renderer.render, [], look=look))
                     frames += 1
             new = renderer.place(list(faces), fixed=kept)
             for _ in range(MOVING_FRAMES):
@@ -174,13 +185,12 @@ class Tray:
                 tumbling = renderer.place(
                     [faces_up[i % len(faces_up)] for i in range(len(new))], fixed=kept
                 )
-                source.show(renderer.render(kept, moving=tumbling, look=look))
+                source.show(partial(renderer.render, kept, moving=tumbling, look=look))
                 frames += 1
-            self.dice = kept + new
+            dice = self.dice = kept + new
             for _ in range(STILL_FRAMES):
-                source.show(renderer.render(self.dice, look=look))
+                source.show(partial(renderer.render, dice, look=look))
                 frames += 1
-            source.seen()
         finally:
             source.moving = False
         return frames
