@@ -14,9 +14,11 @@ from controller.advisor.advisor import Advisor
 from controller.advisor.odds import odds
 from controller.cli.main import main
 from controller.core.errors import InvalidThrowError
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.daemon.hardware import TableDevices
 from controller.demo.tray import Tray
+from controller.game import engine
 from controller.game.events import DiceThrown, GameEvent
 from controller.game.session import TableGame
 from controller.game.simulate import play_game
@@ -132,6 +134,22 @@ def test_the_bots_and_the_advisor_line_use_the_owners_die(own_data: Path, tmp_pa
     assert thrown and set(thrown) <= set(OWN.faces)
     assert advised and all(die == OWN for die in advised)
     game.close()
+
+
+def test_a_story_game_throws_the_owners_die(own_data: Path) -> None:
+    data = load_game_data(own_data)
+    state = engine.new_game(GameConfig(("Ann", "Bob"), kind=GameKind.STORY), data)
+    thrown: list[Symbol] = []
+
+    def submit(event: GameEvent) -> GameState:
+        if isinstance(event, DiceThrown):
+            thrown.extend(event.dice)
+        engine.advance(state, event)
+        return state
+
+    out = play_game(state.config, data, 1, submit=submit)
+    assert out.state is state and state.story is not None and state.story.over
+    assert thrown and set(thrown) <= set(OWN.faces)
 
 
 def test_the_synthetic_camera_throws_the_faces_it_is_given() -> None:

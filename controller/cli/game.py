@@ -76,10 +76,11 @@ def register(sub: Any) -> None:
 
     story = sub.add_parser("story", help="Story mode (RULES.md §12)")
     ssub = story.add_subparsers(dest="story_command", metavar="COMMAND", required=True)
-    ssim = ssub.add_parser("simulate", help="simulate Story-mode games with bots")
+    ssim = ssub.add_parser("simulate", help="simulate Story-mode games (as simulate --story)")
     ssim.add_argument("--players", type=int, default=2, help="2..4")
     ssim.add_argument("--games", type=int, default=100)
     ssim.add_argument("--seed", type=int, default=0)
+    ssim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
     ssim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
     ssim.add_argument("--json", action="store_true")
     ssim.set_defaults(func=cmd_story_simulate)
@@ -222,16 +223,10 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_story_simulate(args: argparse.Namespace) -> int:
-    """Simulate Story-mode games."""
-    from controller.game.story import simulate_story
-
-    if not 2 <= args.players <= 4:
-        print("toptable story simulate: --players must be 2..4")
+    """Simulate Story-mode games: ``toptable simulate --story`` (the same bots, dice and
+    simulator)."""
+    if not MIN_PLAYERS <= args.players <= MAX_STORY_PLAYERS:
+        print(f"toptable story simulate: --players must be {MIN_PLAYERS}..{MAX_STORY_PLAYERS}")
         return 2
-    report = simulate_story(args.players, args.games, args.seed, args.data)
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        for k, v in report.items():
-            print(f"{k}: {v}")
-    return 0
+    args.story, args.length, args.variant, args.tables = True, Length.ROUNDS10.value, [], 0
+    return cmd_simulate(args)

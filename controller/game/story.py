@@ -16,16 +16,14 @@ as :class:`DiceThrown`, choices as :class:`ChooseAttack` / :class:`ChooseFight`.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from pathlib import Path
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.symbols import Symbol
 from controller.game.events import Action, ChooseAttack, ChooseFight, DiceThrown, GameEvent
-from controller.gamedata.story import Story, load_story
+from controller.gamedata.story import Story
 from controller.rules.dice import clamp_pool
 from controller.rules.scoring import ThrowScorer
 from controller.rules.warriors import Roster
@@ -269,70 +267,3 @@ def story_actions(s: StoryState) -> Iterator[Action]:
         return
     for name, _ in story_options(s):
         yield ChooseAttack(who, name)
-
-
-def roll(rng: random.Random, n: int) -> tuple[Symbol, ...]:
-    """``n`` dice thrown (as :func:`controller.game.bots.roll`, which this module may not
-    import: the bots use the engine, which uses this module)."""
-    faces = tuple(Symbol)
-    return tuple(faces[rng.randrange(len(faces))] for _ in range(n))
-
-
-def play_story(story: Story, roster: Roster, players: int, seed: int) -> StoryState:
-    """A whole Story game with greedy bots (keep the most common attack symbol; stop at 20)."""
-
-    rng = random.Random(seed)
-    s = new_story(story, roster, tuple(f"P{i + 1}" for i in range(players)))
-    while not s.over:
-        b = s.current
-        who = story_actor(s)
-        if b is None or who is None:
-            break
-        if b.fight is None:
-            options = list(story_actions(s))
-            event: GameEvent = options[rng.randrange(len(options))]
-        else:
-            pool, rerolls = story_pool(s)
-            options_d = story_options(s)
-            if not b.throws:
-                event = DiceThrown(roll(rng, pool))
-            elif len(b.throws) > rerolls or max(d for _, d in options_d) >= 20:
-                event = ChooseAttack(who, max(options_d, key=lambda o: o[1])[0])
-            else:
-                last = b.throws[-1]
-                # the most common symbol; a tie goes to the first by name (a set's
-                # order would follow the string hash, different in every process)
-                top = max(sorted(set(last)), key=last.count)
-                event = DiceThrown(tuple(d if d is top else roll(rng, 1)[0] for d in last))
-        s = apply_story(s, event)
-    return s
-
-
-def simulate_story(
-    players: int, games: int, seed: int, data_dir: str | Path | None = None
-) -> dict[str, object]:
-    """Simulate Story games; return the winners' distribution and average victory points."""
-    import time
-
-    from controller.gamedata import data_dir as find_dir
-    from controller.gamedata import data_file
-    from controller.gamedata.warriors import load_warriors
-
-    d = find_dir(data_dir)
-    roster = load_warriors(data_file(d, "warriors.toml")).roster
-    story = load_story(data_file(d, "story.toml"), roster)
-    wins: dict[str, int] = {}
-    total = [0] * players
-    t0 = time.perf_counter()
-    for i in range(games):
-        s = play_story(story, roster, players, seed + i)
-        key = "+".join(s.players[w] for w in s.winners)
-        wins[key] = wins.get(key, 0) + 1
-        total = [a + b for a, b in zip(total, s.points, strict=True)]
-    secs = time.perf_counter() - t0
-    return {
-        "games": games,
-        "games_per_second": round(games / secs, 1) if secs else None,
-        "winners": dict(sorted(wins.items())),
-        "average_points": [round(t / games, 2) for t in total] if games else [],
-    }

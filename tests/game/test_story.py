@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from controller.core.errors import DataError, IllegalActionError, InvalidThrowError
+from controller.core.kinds import GameKind
 from controller.core.symbols import parse_symbols
 from controller.game.events import ChooseAttack, ChooseFight, DiceThrown
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig
 from controller.game.story import (
     apply_story,
     new_story,
-    play_story,
     story_actions,
     story_actor,
     story_options,
@@ -117,9 +119,10 @@ def test_four_players_play_two_fights_on_a_multi_fight_square() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_whole_story_games_end_after_13_squares(players: int) -> None:
+    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), kind=GameKind.STORY)
     for seed in range(3):
-        s = play_story(_story(), demo_data().roster, players, seed)
-        assert s.over and s.winners
+        s = play_game(config, demo_data(), seed).state.story
+        assert s is not None and s.over and s.winners
         assert len(s.log) >= 13
         assert max(s.points) == s.points[s.winners[0]]
     with pytest.raises(IllegalActionError, match="2 to 4 players"):
