@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from controller.bench.kill import run_json, toptable
 from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
@@ -28,14 +26,11 @@ def test_the_demo_publishes_every_event_and_its_end(broker: Mosquitto, tmp_path:
     try:
         assert sub.wait_connected(5), "the subscriber did not connect"
         journal = tmp_path / "demo.sqlite"
-        cmd = [
-            sys.executable, "-m", "controller.cli", "demo", "--fast", "--json", "--seed", "2",
-            "--out", str(tmp_path / "out"), "--journal", str(journal),
-            "--mqtt", broker.url, "--table-id", "demo-1",
-        ]  # fmt: skip
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=200, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-        summary = json.loads(done.stdout)
+        summary = run_json(
+            toptable("demo", "--fast", "--json", "--seed", "2", "--out", str(tmp_path / "out"),
+                     "--journal", str(journal), "--mqtt", broker.url, "--table-id", "demo-1"),
+            timeout_s=200,
+        )  # fmt: skip
         with sqlite3.connect(journal) as conn:
             rows = conn.execute("SELECT count(*) FROM events").fetchone()[0]
 
