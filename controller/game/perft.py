@@ -89,20 +89,27 @@ def inputs(state: GameState) -> list[GameEvent]:
     return []
 
 
+def decisions(state: GameState) -> list[GameEvent]:
+    """The decisions (actions and inputs) ``state`` branches on."""
+    if state.over:
+        return []
+    return [*legal_actions(state), *inputs(state)]
+
+
 def children(state: GameState) -> Iterator[GameState]:
     """The states one decision (an action or an input) away."""
-    if state.over:
-        return
-    for event in (*legal_actions(state), *inputs(state)):
+    for event in decisions(state):
         yield engine.apply(state, event)
 
 
 def perft(state: GameState, depth: int) -> int:
-    """The number of decision sequences of length ``depth`` from ``state``."""
+    """The number of decision sequences of length ``depth`` from ``state``. The last level
+    is counted without being applied (python-chess's bulk counting): the legal actions
+    are legal by construction, which the tests check by applying them elsewhere."""
     if depth == 0:
         return 1
     if depth == 1:
-        return sum(1 for _ in children(state))
+        return len(decisions(state))
     return sum(perft(child, depth - 1) for child in children(state))
 
 
@@ -295,6 +302,7 @@ __all__ = [
     "build_story",
     "children",
     "counts",
+    "decisions",
     "die_outcomes",
     "digest",
     "inputs",

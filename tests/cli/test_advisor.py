@@ -94,7 +94,7 @@ def test_odds_json_is_a_distribution(run) -> None:  # type: ignore[no-untyped-de
     code, out, _ = run("odds", "Kefla", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["pool"] == 5 and data["rerolls"] == 4  # technique 3 + one more reroll
+    assert data["pool"] == 5 and data["rerolls"] == 3  # technique 3 (B l.143)
     assert sum(d["p"] for d in data["damage"]) == pytest.approx(1.0, abs=1e-5)
     assert sum(c["p"] for c in data["cash_in"]) == pytest.approx(1.0, abs=1e-5)
     mean = sum(d["damage"] * d["p"] for d in data["damage"])

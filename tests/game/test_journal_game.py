@@ -151,21 +151,36 @@ def test_sigkill_at_chosen_events_then_resume_equals_an_uninterrupted_run(tmp_pa
         assert len(game.journal) == total
 
 
-def test_a_correction_after_the_throw_ended_the_attempt(tmp_path: Path) -> None:
-    path = tmp_path / "g.journal"
-    rng = random.Random(8)
-    with TableGame.start(path, GameConfig(("A", "B"), Length.ROUNDS5), demo_data()) as game:
-        for _ in range(5000):
-            c = game.state.combat
-            if (
-                game.state.phase is Phase.DEFENCE_ROLL
-                and c is not None
-                and c.answer == "dodge"
-                and not c.defence_throws
-                and c.defence_max_rerolls >= 1
-            ):
-                break
+def _dodge_awaited(game: TableGame) -> bool:
+    c = game.state.combat
+    return (
+        game.state.phase is Phase.DEFENCE_ROLL
+        and c is not None
+        and c.answer == "dodge"
+        and not c.defence_throws
+        and c.defence_max_rerolls >= 1
+    )
+
+
+def _game_at_a_dodge(tmp_path: Path) -> TableGame:
+    """A journalled bot game stopped where a dodge roll is awaited (the first seed that
+    reaches one)."""
+    for seed in range(8, 40):
+        rng = random.Random(seed)
+        game = TableGame.start(
+            tmp_path / f"g{seed}.journal", GameConfig(("A", "B"), Length.ROUNDS5), demo_data()
+        )
+        while not game.state.over and not _dodge_awaited(game):
             _step(game, rng)
+        if _dodge_awaited(game):
+            return game
+        game.close()
+    raise AssertionError("no seed reaches a dodge roll")
+
+
+def test_a_correction_after_the_throw_ended_the_attempt(tmp_path: Path) -> None:
+    with _game_at_a_dodge(tmp_path) as game:
+        path = game.journal.path
         c = game.state.combat
         assert c is not None and game.state.phase is Phase.DEFENCE_ROLL
         target, pool = c.target, c.defence_pool

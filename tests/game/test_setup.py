@@ -93,7 +93,7 @@ def test_shuffles_then_placement_spacing_and_starting_hands() -> None:
     with pytest.raises(IllegalActionError, match="does not hold the expected cards"):
         engine.apply(s, Shuffled(Deck.ATTACK, ("Kamehameha",)))
     green = engine.expected_deck(s, WARRIOR_DECK)
-    assert len(green) == 52 - 2 - 8 and "Kefla" not in green
+    assert len(green) == 82 - 2 - 8 and "Kefla" not in green
     while s.phase is Phase.SHUFFLE:
         event = table_input(s, rng)
         assert event is not None

@@ -44,8 +44,8 @@ def test_rulebook_table_is_complete_and_real() -> None:
     wf = load_warriors(RULEBOOK_DIR / "warriors.toml")
     roster = wf.roster
     assert wf.invented is False
-    assert len(roster) == 52
-    assert sum(len(w.forms) for w in roster.values()) == 26  # 78 rows in the printed table
+    assert len(roster) == 82
+    assert sum(len(w.forms) for w in roster.values()) == 27  # 109 rows in the printed table
     goku = roster["Son Goku"]
     assert (goku.endurance, goku.power, goku.technique, goku.transform_dice) == (34, 3, 2, 2)
     assert len(goku.forms) == 8
