@@ -43,7 +43,7 @@ class OptionColumns:
         for need in needs:
             lack = np.maximum(np.array(need)[others] - counts[:, others], 0).sum(axis=1)
             made.append(lack <= counts[:, STAR_INDEX])
-        # the symbol sum of every state, vectorised (RULES.md §3; the tests check it against
+        # the symbol sum of every state, vectorised (docs/rules.md §3; the tests check it against
         # the rules' symbol_sum): doubled when the first attack symbol shown is on every die
         # (stars too with star_counts_for_double)
         values = np.array(fighter.value_vector(), dtype=np.int64)

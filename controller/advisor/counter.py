@@ -1,4 +1,4 @@
-"""The defender's counter-attack (RULES.md §8), for the attacker's risk.
+"""The defender's counter-attack (docs/rules.md §8), for the attacker's risk.
 
 A defender with the *counter-attack* ability attacks back at once when both
 warriors still stand after the attack and it did not flee

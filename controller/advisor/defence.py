@@ -1,6 +1,6 @@
 """The defender's side: the exact chance of a dodge, and the card-defence assumption.
 
-A dodge (RULES.md §4) throws the defender's pool with its own rerolls and needs
+A dodge (docs/rules.md §4) throws the defender's pool with its own rerolls and needs
 at least N teleports, stars wild. Its success chance is solved by the same
 exact DP as the attack (stop value 1 when teleports + stars >= N); keeping
 every teleport and star and rerolling the rest is optimal, and the tests check

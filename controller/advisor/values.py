@@ -1,7 +1,7 @@
 """What cashing in a throw is worth to the attacker, after the defender's answer.
 
 For one option (a warrior combo, a card combo or the symbol sum) cashed in at
-one attack speed (RULES.md §3), :class:`AttackValuer` gives the damage the
+one attack speed (docs/rules.md §3), :class:`AttackValuer` gives the damage the
 defender takes if the attack lands, the chance it lands, the expected damage
 and the chance the defender is eliminated. The rules it applies, all through
 the rules core:
@@ -209,7 +209,7 @@ class AttackValuer:
     def after(self, a: int, d: int) -> tuple[float, float, float, float]:
         """The rest of the combat once the attack is resolved, the attacker having taken
         ``a`` and the defender ``d`` (costs not included): the counter-attack when the rules
-        give one (both still stand, RULES.md §8), then the costs and eliminations (§6, §7).
+        give one (both still stand, docs/rules.md §8), then the costs and eliminations (§6, §7).
         (E more damage to the attacker, P(attacker out), E more damage to the defender,
         P(defender out))."""
         att, dfd = self.attacker, self.defender

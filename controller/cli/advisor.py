@@ -69,7 +69,7 @@ def _cards_and_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data", help="data directory (default: $TOPTABLE_DATA or the bundled demo set)"
     )
-    p.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    p.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -44,7 +44,9 @@ def register(sub: Any) -> None:
     )
     demo.add_argument("--fast", action="store_true", help="shorter waits (for CI)")
     demo.add_argument(
-        "--story", action="store_true", help="Story mode (RULES.md §12): 2..4 players, 13 squares"
+        "--story",
+        action="store_true",
+        help="Story mode (docs/rules.md §12): 2..4 players, 13 squares",
     )
     demo.add_argument(
         "--journal", type=Path, help="the SQLite journal (default: OUT/journal.sqlite)"
@@ -52,7 +54,7 @@ def register(sub: Any) -> None:
     demo.add_argument("--resume", action="store_true", help="continue the game in --journal")
     demo.add_argument("--out", type=Path, default=Path("out/demo"), help="where the GIF and log go")
     demo.add_argument("--data", type=Path, help="data directory (default: the bundled demo set)")
-    demo.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    demo.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
     demo.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_demo_arguments(demo)
     demo.set_defaults(func=cmd_demo)

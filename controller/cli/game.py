@@ -23,11 +23,11 @@ def register(sub: Any) -> None:
     sim.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     sim.add_argument("--seed", type=int, default=0, help="seed of game 1 (game i uses seed+i)")
     sim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
-    sim.add_argument("--variant", action="append", default=[], help="switch a RULES.md variant on")
+    sim.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
     sim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument(
-        "--story", action="store_true", help="Story-mode games (RULES.md §12, 2..4 players)"
+        "--story", action="store_true", help="Story-mode games (docs/rules.md §12, 2..4 players)"
     )
     add_tables_arguments(sim, standalone=False)
     sim.set_defaults(func=cmd_simulate)
@@ -74,7 +74,7 @@ def register(sub: Any) -> None:
     perft.add_argument("--json", action="store_true", help="print JSON (the data file's format)")
     perft.set_defaults(func=cmd_perft)
 
-    story = sub.add_parser("story", help="Story mode (RULES.md §12)")
+    story = sub.add_parser("story", help="Story mode (docs/rules.md §12)")
     ssub = story.add_subparsers(dest="story_command", metavar="COMMAND", required=True)
     ssim = ssub.add_parser("simulate", help="simulate Story-mode games (as simulate --story)")
     ssim.add_argument("--players", type=int, default=2, help="2..4")

@@ -1,6 +1,6 @@
 """The dice symbols of the Tournament of Power: the one source of truth for them.
 
-RULES.md §1: every die shows kick, punch, sphere, strength, star and teleport.
+docs/rules.md §1: every die shows kick, punch, sphere, strength, star and teleport.
 Kick, punch, sphere and strength are attack symbols with a value on each warrior
 card; star is wild (worth 0 in a sum); teleport is worth 0 and serves dodges.
 """
@@ -36,7 +36,7 @@ MIN_POOL = 1
 
 
 class AttackSpeed(StrEnum):
-    """How fast an attack was cashed in (RULES.md §3); it decides the defences allowed."""
+    """How fast an attack was cashed in (docs/rules.md §3); it decides the defences allowed."""
 
     LIGHTNING = "lightning"  # the first throw (no reroll)
     SURPRISE = "surprise"  # after 1 reroll

@@ -72,7 +72,7 @@ class DemoOptions:
     variants: tuple[str, ...] = ()
     max_acts: int = 200_000
     events: EventsSettings | None = None  # publish over MQTT (demo --mqtt)
-    kind: GameKind = GameKind.TOURNAMENT  # or a Story-mode game (RULES.md §12)
+    kind: GameKind = GameKind.TOURNAMENT  # or a Story-mode game (docs/rules.md §12)
 
 
 def run_demo(options: DemoOptions) -> DemoSummary:

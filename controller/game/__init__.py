@@ -1,4 +1,4 @@
-"""The game flow of RULES.md §9–§12: a pure state machine driven by events.
+"""The game flow of docs/rules.md §9–§12: a pure state machine driven by events.
 
 Public API (see README.md in this folder)::
 

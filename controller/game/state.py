@@ -32,14 +32,14 @@ FUSIONS: dict[str, tuple[str, str]] = {
     "Kefla": ("Kale", "Caulifla"),
     "Anilaza": ("Koichiarator", "Paparoni"),
 }
-NOT_DRAFTED = frozenset(FUSIONS)  # RULES.md §11 (A): Kefla and Anilaza cannot be drafted
+NOT_DRAFTED = frozenset(FUSIONS)  # docs/rules.md §11 (A): Kefla and Anilaza cannot be drafted
 MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
 MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
-MAX_STORY_PLAYERS = 4  # RULES.md §12: P1, P3 green; P2, P4 red
+MAX_STORY_PLAYERS = 4  # docs/rules.md §12: P1, P3 green; P2, P4 red
 
 
 class Length(StrEnum):
-    """How long a game lasts (RULES.md §11)."""
+    """How long a game lasts (docs/rules.md §11)."""
 
     ROUNDS10 = "rounds10"
     ROUNDS5 = "rounds5"
@@ -98,7 +98,7 @@ class Answer(StrEnum):
 
 @dataclass(frozen=True)
 class CardsPlayed:
-    """A seat's cards played this turn, as the limits of RULES.md §9 count them."""
+    """A seat's cards played this turn, as the limits of docs/rules.md §9 count them."""
 
     attack_or_special: int = 0
     special: int = 0
@@ -197,11 +197,11 @@ class GameConfig:
     variants: Variants = DEFAULT_VARIANTS
     game_id: str = ""
     colours: tuple[str, ...] = ()  # token colour of each seat (optional; names, e.g. "orange")
-    kind: GameKind = GameKind.TOURNAMENT  # or Story mode (RULES.md §12)
+    kind: GameKind = GameKind.TOURNAMENT  # or Story mode (docs/rules.md §12)
 
     @property
     def story(self) -> bool:
-        """Whether this is a Story-mode game (RULES.md §12)."""
+        """Whether this is a Story-mode game (docs/rules.md §12)."""
         return self.kind is GameKind.STORY
 
     @property

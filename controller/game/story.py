@@ -1,4 +1,4 @@
-"""Story mode (RULES.md §12, rulebook B): 13 squares, green against red, victory points.
+"""Story mode (docs/rules.md §12, rulebook B): 13 squares, green against red, victory points.
 
 Players: P1 and P3 are green, P2 and P4 red (seats 0, 2 green; 1, 3 red). On each
 square a green and a red player each make one attack attempt (Power dice,

@@ -19,7 +19,7 @@ from controller.core.checked import Problems
 from controller.core.tomlfile import read_toml
 
 MAX_SENSORS = 128
-MOVE_STEPS = 4  # RULES.md §10: a warrior moves up to 4 spaces
+MOVE_STEPS = 4  # docs/rules.md §10: a warrior moves up to 4 spaces
 
 
 class Colour(StrEnum):
@@ -95,7 +95,7 @@ class BoardLayout:
     def distances(self, start: int, max_steps: int = MOVE_STEPS) -> dict[int, int]:
         """Shortest step counts from ``start`` to every space within ``max_steps``.
 
-        Tokens never block a path (RULES.md §10: a move passes over any token).
+        Tokens never block a path (docs/rules.md §10: a move passes over any token).
         The start itself is at distance 0.
         """
         self.space(start)

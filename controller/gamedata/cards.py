@@ -1,4 +1,4 @@
-"""Cards as data (RULES.md §9): the four decks, each card's combo, timing, defence and
+"""Cards as data (docs/rules.md §9): the four decks, each card's combo, timing, defence and
 effect, and the loading and validation of a cards file.
 
 A card's effect is built from a small set of documented primitives

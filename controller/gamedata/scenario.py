@@ -12,7 +12,7 @@ Optional keys: a side's ``form`` (a form fixed without a roll) and ``cards``
 (card combos in hand: ``{"name", "symbols", "damage", "defence",
 "invulnerable"}``); ``defence_card`` (``{"card": {...}, "deck", "throws"}``),
 ``flee``, ``reflect_dodge_throws``, ``counter`` (``{"throws", "attack",
-"dodge_throws"}``) and ``variants`` (a list of RULES.md variant names).
+"dodge_throws"}``) and ``variants`` (a list of variant names, docs/rules.md).
 Scenario test files add ``expect`` (a subset of the JSON result to compare).
 """
 

@@ -1,4 +1,4 @@
-"""Load and validate the Story-mode squares (RULES.md §12).
+"""Load and validate the Story-mode squares (docs/rules.md §12).
 
 Format (``story.toml``)::
 
@@ -27,7 +27,7 @@ from controller.rules.warriors import Roster
 
 SQUARES = 13
 STORY_FILE = "story.toml"
-MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # RULES.md §12: these offer several fights
+MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # docs/rules.md §12: these offer several fights
 _TOP_KEYS = {"invented", "note", "square"}
 _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}
 
@@ -118,7 +118,7 @@ def _parse_square(
         fights.append((names[0], names[1]))
     several = number in MULTI_FIGHT_SQUARES
     if raw_fights and several and len(raw_fights) < 2:
-        bad("fights", "this square offers several fights (RULES.md §12): list at least 2")
+        bad("fights", "this square offers several fights (docs/rules.md §12): list at least 2")
     if raw_fights and not several and len(raw_fights) != 1:
         bad("fights", "this square has exactly one fight")
     combo = raw.get("combo")

@@ -62,7 +62,9 @@ class WarriorChecker:
         for key, value in raw.items():
             if key in (Symbol.STAR, Symbol.TELEPORT):
                 self.bad(
-                    f"{field}.{key}", "star and teleport are worth 0 (RULES.md §1); remove it", file
+                    f"{field}.{key}",
+                    "star and teleport are worth 0 (docs/rules.md §1); remove it",
+                    file,
                 )
             elif key not in [s.value for s in ATTACK_SYMBOLS]:
                 self.bad(

@@ -1,4 +1,4 @@
-"""A whole combat, resolved from the throws that actually happened (RULES.md §2–§8).
+"""A whole combat, resolved from the throws that actually happened (docs/rules.md §2–§8).
 
 The camera delivers every full dice state of an attempt; the engine checks
 them against the pools and rerolls the rules allow, scores the final throw,

@@ -1,4 +1,4 @@
-"""Dice faces and pool sizes (RULES.md §1, §2, §5)."""
+"""Dice faces and pool sizes (docs/rules.md §1, §2, §5)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def dice_of(counts: Sequence[int]) -> tuple[Symbol, ...]:
 
 
 def clamp_pool(size: int) -> int:
-    """A pool is never more than 6 dice and never fewer than 1 (RULES.md §2)."""
+    """A pool is never more than 6 dice and never fewer than 1 (docs/rules.md §2)."""
     return max(MIN_POOL, min(MAX_POOL, size))
 
 

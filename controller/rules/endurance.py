@@ -1,4 +1,4 @@
-"""Damage, transformation rolls and elimination (RULES.md §6, §7, §8 health)."""
+"""Damage, transformation rolls and elimination (docs/rules.md §6, §7, §8 health)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from controller.rules.warriors import Ability, AbilityKind, Fighter
 def support_dice(teammates: Iterable[Ability]) -> int:
     """Support dice from the abilities of the teammates adjacent to a fighter.
 
-    Each gives 1 die, 2 with *two more support dice*, 0 with *Solo* (RULES.md §5).
+    Each gives 1 die, 2 with *two more support dice*, 0 with *Solo* (docs/rules.md §5).
     The pool clamp (max 6) applies later.
     """
     total = 0

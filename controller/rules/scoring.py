@@ -1,4 +1,4 @@
-"""What a throw is worth (RULES.md §3): warrior combos, card combos, the symbol sum.
+"""What a throw is worth (docs/rules.md §3): warrior combos, card combos, the symbol sum.
 
 Matching with wild stars is a counting argument: a combo is made when the
 stars can cover what the other dice lack, i.e. the sum over non-star symbols of
@@ -36,7 +36,7 @@ SUM_OPTION = "sum"
 
 
 class CardDefence(StrEnum):
-    """What defence an attack card allows (RULES.md §4)."""
+    """What defence an attack card allows (docs/rules.md §4)."""
 
     ANY = "cards_or_dice"
     NONE = "none"
@@ -116,7 +116,7 @@ def makes(counts: Counts, need: Counts) -> bool:
 def symbol_sum(
     counts: Counts, values: Sequence[int], variants: Variants = DEFAULT_VARIANTS
 ) -> tuple[int, bool]:
-    """The symbol sum and whether the special combo doubled it (RULES.md §3).
+    """The symbol sum and whether the special combo doubled it (docs/rules.md §3).
 
     Doubling: every die shows the same attack symbol; with the
     ``star_counts_for_double`` variant, stars count as that symbol (at least one

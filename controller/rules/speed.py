@@ -1,4 +1,4 @@
-"""The defences an attack's speed allows (RULES.md §3, §4, §8).
+"""The defences an attack's speed allows (docs/rules.md §3, §4, §8).
 
 The speed itself and the kinds of defence are :mod:`controller.core.symbols`'
 :class:`AttackSpeed` and :class:`Defence` (one definition for the rules, the table

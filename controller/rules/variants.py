@@ -1,7 +1,8 @@
-"""The rule variants of RULES.md: the one place that names them.
+"""The rule variants of docs/rules.md: the one place that names them.
 
-Where the two rulebook translations disagree, RULES.md names a variant; the
-engine plays the default (every flag False) and a game can switch any of them.
+Where the two rulebook translations disagree, docs/rules.md names a variant: the
+engine plays the default (A's reading in the Tournament mode, B's in Story mode;
+every flag False) and a game can switch any of them on.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from controller.core.errors import TopTableError
 
 
 class UnknownVariantError(TopTableError, ValueError):
-    """A variant name that RULES.md does not define."""
+    """A variant name that docs/rules.md does not define."""
 
 
 @dataclass(frozen=True)
 class Variants:
-    """Which RULES.md variants are switched on. Field names are the variant names."""
+    """Which variants of docs/rules.md are switched on. Field names are the variant names."""
 
     star_counts_for_double: bool = False
     """§3: stars count as the repeated symbol for the special-combo doubling."""
@@ -37,7 +38,7 @@ class Variants:
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        """Every variant name, in RULES.md order."""
+        """Every variant name, in the order of docs/rules.md."""
         return tuple(f.name for f in fields(cls))
 
     @classmethod
@@ -45,7 +46,7 @@ class Variants:
         """Variants with exactly ``names`` switched on.
 
         Raises:
-            UnknownVariantError: a name RULES.md does not define.
+            UnknownVariantError: a name docs/rules.md does not define.
         """
         on: dict[str, bool] = {}
         for name in names:

@@ -17,7 +17,7 @@ from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 
 
 class AbilityKind(StrEnum):
-    """The abilities of RULES.md §8, by their data-file names."""
+    """The abilities of docs/rules.md §8, by their data-file names."""
 
     NONE = "none"
     EXTRA_REROLL = "extra_reroll"
@@ -160,7 +160,7 @@ class Warrior:
         )
 
     def form_for_roll(self, roll: int) -> Form | None:
-        """The highest form whose threshold ``roll`` reaches (RULES.md §6); None: base."""
+        """The highest form whose threshold ``roll`` reaches (docs/rules.md §6); None: base."""
         chosen: Form | None = None
         for form in self.forms:
             if roll >= form.threshold and (chosen is None or form.threshold >= chosen.threshold):
@@ -197,7 +197,7 @@ class Fighter:
         return self.ability.kind is kind
 
     def value_vector(self) -> tuple[int, int, int, int, int, int]:
-        """Symbol values in Symbol order (star and teleport are 0, RULES.md §1)."""
+        """Symbol values in Symbol order (star and teleport are 0, docs/rules.md §1)."""
         v = [self.values.get(s, 0) if s in ATTACK_SYMBOLS else 0 for s in Symbol]
         return (v[0], v[1], v[2], v[3], v[4], v[5])
 

@@ -1,4 +1,4 @@
-"""Story mode (RULES.md §12): the squares file, a square's throws, ties, several fights, the end."""
+"""Story mode (docs/rules.md §12): the squares file, a square's throws, ties, several fights, the end."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Story mode as an engine mode (RULES.md §12): the squares as phases of the same fold,
+"""Story mode as an engine mode (docs/rules.md §12): the squares as phases of the same fold,
 journalled through TableGame (undo, resume, export) and the SIGKILL test."""
 
 from __future__ import annotations

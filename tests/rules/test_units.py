@@ -17,7 +17,7 @@ from controller.rules.warriors import Ability, AbilityKind
 
 
 def test_divided_damage_rounds_up() -> None:
-    assert divided_damage(35, 2) == 18  # RULES.md §13 (A, Cabba)
+    assert divided_damage(35, 2) == 18  # docs/rules.md §13 (A, Cabba)
     assert divided_damage(18, 3) == 6
     assert divided_damage(19, 3) == 7
     assert divided_damage(0, 2) == 0

@@ -1,4 +1,4 @@
-"""Story mode at the table (RULES.md §12), played like the Tournament: throws from the
+"""Story mode at the table (docs/rules.md §12), played like the Tournament: throws from the
 camera, choices with the buttons, every event journalled (undo, resume)."""
 
 from __future__ import annotations

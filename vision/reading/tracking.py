@@ -3,7 +3,7 @@
 Between two settled throws of one attack, a die is *kept* when a die of the
 previous throw lay at the same place (centres closer than ``max_shift`` die
 sides) showing the same face; every other die was *rerolled*. The number of
-throws gives the attack speed (RULES.md §3): 1 throw (no reroll) is a
+throws gives the attack speed (docs/rules.md §3): 1 throw (no reroll) is a
 lightning attack, 2 a surprise attack, 3 or more a normal attack.
 """
 

@@ -1,4 +1,4 @@
-"""The game flow of RULES.md §9–§11 as a pure state machine: ``apply(state, event)``.
+"""The game flow of docs/rules.md §9–§11 as a pure state machine: ``apply(state, event)``.
 
 Nothing here rolls dice, reads a clock or does I/O: dice, shuffles and the clock
 arrive as input events; players' choices arrive as actions. An illegal event

@@ -1,4 +1,4 @@
-"""An attack (RULES.md §4–§8): the striker's throws and rerolls, what the last throw
+"""An attack (docs/rules.md §4–§8): the striker's throws and rerolls, what the last throw
 is worth, and the choice that opens the defence."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The start-of-turn card window (RULES.md §9, turn step 1): heal, move, draw, fuse, rescue.
+"""The start-of-turn card window (docs/rules.md §9, turn step 1): heal, move, draw, fuse, rescue.
 
 The other card windows live with their phase: transformation retries and attack cards
 in :mod:`.combat` and :mod:`.attack`, defence cards in :mod:`.defence`, counter-attacks

@@ -1,4 +1,4 @@
-"""The start of a combat (RULES.md §8, §10–§11): the fusion offers and rolls, the
+"""The start of a combat (docs/rules.md §8, §10–§11): the fusion offers and rolls, the
 transformation rolls and their retries, and the set-up of each attack (pools, rerolls,
 support dice, the striker's cards)."""
 

@@ -1,4 +1,4 @@
-"""The defender's answer (RULES.md §4, §8): none, a dodge roll, a defence card (played at
+"""The defender's answer (docs/rules.md §4, §8): none, a dodge roll, a defence card (played at
 once, or by making its combo), Solar Flare's flight; and the attacker's own roll to dodge
 the sphere a Reflect sends back."""
 

@@ -1,4 +1,4 @@
-"""The duel that breaks a tie of two (RULES.md §11): each picks a warrior, and they
+"""The duel that breaks a tie of two (docs/rules.md §11): each picks a warrior, and they
 fight combat after combat, in turn attacking, until one is eliminated."""
 
 from __future__ import annotations

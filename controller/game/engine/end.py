@@ -1,4 +1,4 @@
-"""The end of a combat (RULES.md §8, §10): transformation costs, eliminations and the
+"""The end of a combat (docs/rules.md §8, §10): transformation costs, eliminations and the
 cards they earn, the green warrior's return, fusions for one attack undone, where the
 attacker stands (step aside), the green-space reward."""
 

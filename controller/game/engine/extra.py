@@ -1,4 +1,4 @@
-"""The second combat of a turn (RULES.md §9): granted by the event card or played from
+"""The second combat of a turn (docs/rules.md §9): granted by the event card or played from
 the hand once the first combat is over, against a foe standing next to a warrior."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fusions (RULES.md §11): who may fuse, fusing two partners and ending a fusion."""
+"""Fusions (docs/rules.md §11): who may fuse, fusing two partners and ending a fusion."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The move (RULES.md §10, turn step 2): where a warrior may go, and what its landing
+"""The move (docs/rules.md §10, turn step 2): where a warrior may go, and what its landing
 starts: a combat on a foe's space or a green space, or a card drawn at the turn's end."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An attack's outcome applied (RULES.md §8): the attack card cashed in, the damage
+"""An attack's outcome applied (docs/rules.md §8): the attack card cashed in, the damage
 dealt and reflected, then the counter-attack offer or the end of the combat."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Setting a game up (RULES.md §11): the first player, the draft, the shuffles, the
+"""Setting a game up (docs/rules.md §11): the first player, the draft, the shuffles, the
 placement of the tokens and the starting hands; :func:`arrange` for a game set up at once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Story mode in the engine (RULES.md §12): the squares as phases of the same fold.
+"""Story mode in the engine (docs/rules.md §12): the squares as phases of the same fold.
 
 A Story game is a :class:`~controller.game.state.GameState` whose ``story`` holds the
 pure :class:`~controller.game.story.StoryState` (squares, bouts, victory points).

@@ -1,4 +1,4 @@
-"""A turn's frame (RULES.md §9–§11): its start (health, the hand limit, the event card,
+"""A turn's frame (docs/rules.md §9–§11): its start (health, the hand limit, the event card,
 the start-of-turn card window), the step to the move, its end and the end of a round,
 and the count that ends the game."""
 
