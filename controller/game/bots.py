@@ -27,7 +27,7 @@ from controller.game.events import (
     Shuffled,
 )
 from controller.game.legal import legal_actions
-from controller.game.state import NOT_DRAFTED, Answer, GameState, Phase
+from controller.game.state import Answer, GameState, Phase
 from controller.gamedata.board import Colour
 from controller.gamedata.bundle import GameData
 from controller.gamedata.cards import EffectKind
@@ -184,6 +184,8 @@ class GreedyBot:
         if ph is Phase.DEFENCE_CHOICE:
             order = {Answer.NONE.value: 0, Answer.DODGE.value: 2}
             return max(actions, key=lambda a: order.get(getattr(a, "answer", ""), 3))
+        if ph is Phase.STORY_FIGHT:  # agree to the fight proposed (the first action), or propose
+            return actions[0] if _fight_proposed(state) else actions[rng.randrange(len(actions))]
         if ph is Phase.DUEL_PICK:
 
             def left(a: GameEvent) -> int:
@@ -199,7 +201,7 @@ class GreedyBot:
         room = state.config.team_size - len(state.teams[seat])
         pairs = state.config.variants.fusion_pairs_drafted_together
         for name in order:
-            if name in state.pieces or name in NOT_DRAFTED:
+            if name in state.pieces or not engine.in_tournament(state, name):
                 continue
             pair = engine.pair_of(name) if pairs else None
             if pair is not None and (pair in state.pieces or room < 2):
@@ -268,6 +270,12 @@ class GreedyBot:
             return Move(seat, attack[1], attack[2])
         name, space = calm[rng.randrange(len(calm))]
         return Move(seat, name, space)
+
+
+def _fight_proposed(state: GameState) -> bool:
+    st = state.story
+    b = st.current if st is not None else None
+    return b is not None and b.proposal is not None
 
 
 _OFFERS = frozenset(

@@ -6,8 +6,7 @@ actions are legal, or where an event leads, changes a count.
 
 How a state branches (one step of depth):
 
-* every action of :func:`controller.game.legal.legal_actions` (Story mode:
-  :func:`controller.game.story.story_actions`);
+* every action of :func:`controller.game.legal.legal_actions` (Story mode too);
 * every table input the game waits for, from a fixed set:
 
   - ``FirstPlayerChosen``: each seat;
@@ -48,7 +47,6 @@ from controller.game.events import (
 )
 from controller.game.legal import legal_actions
 from controller.game.state import GameConfig, GameState, Length, Phase
-from controller.game.story import StoryState, apply_story, new_story, story_actions, story_pool
 from controller.gamedata.bundle import GameData, load_game_data
 
 FACES: tuple[Symbol, ...] = tuple(Symbol)
@@ -111,28 +109,6 @@ def perft(state: GameState, depth: int) -> int:
     if depth == 1:
         return len(decisions(state))
     return sum(perft(child, depth - 1) for child in children(state))
-
-
-# ------------------------------------------------------------------ Story mode
-def story_children(state: StoryState) -> Iterator[StoryState]:
-    """The Story states one decision away (a throw while the attempt has rerolls left)."""
-    if state.over:
-        return
-    events: list[GameEvent] = list(story_actions(state))
-    b = state.current
-    if b is not None and b.fight is not None:
-        pool, rerolls = story_pool(state)
-        if len(b.throws) <= rerolls:
-            events.extend(DiceThrown(t) for t in throw_outcomes(pool))
-    for event in events:
-        yield apply_story(state, event)
-
-
-def story_perft(state: StoryState, depth: int) -> int:
-    """:func:`perft` for Story mode."""
-    if depth == 0:
-        return 1
-    return sum(story_perft(child, depth - 1) for child in story_children(state))
 
 
 # ------------------------------------------------------------------ the fixed states
@@ -217,7 +193,8 @@ def build(name: str, data: GameData) -> tuple[GameState, int]:
         RuntimeError: the condition was never met (a bug, or changed data).
     """
     spec = STATES[name]
-    config = GameConfig(tuple(f"P{i + 1}" for i in range(spec.players)), Length.ROUNDS10)
+    players = tuple(f"P{i + 1}" for i in range(spec.players))
+    config = GameConfig(players, Length.ROUNDS10, story=spec.story)
     rng = random.Random(spec.seed)
     bot = RandomBot()
     state = engine.new_game(config, data)
@@ -234,20 +211,6 @@ def build(name: str, data: GameData) -> tuple[GameState, int]:
     raise RuntimeError(f"perft state {name}: its condition never held (seed {spec.seed})")
 
 
-def build_story(name: str, data_dir: str | None = None) -> StoryState:
-    """The Story-mode state ``name`` (a new Story game)."""
-    from controller.gamedata import data_dir as find_dir
-    from controller.gamedata import data_file
-    from controller.gamedata.story import load_story
-    from controller.gamedata.warriors import load_warriors
-
-    spec = STATES[name]
-    d = find_dir(data_dir)
-    roster = load_warriors(data_file(d, "warriors.toml")).roster
-    story = load_story(data_file(d, "story.toml"), roster)
-    return new_story(story, roster, tuple(f"P{i + 1}" for i in range(spec.players)))
-
-
 def digest(state: GameState) -> str:
     """A short hash of ``state.summary()``: the same state was built."""
     text = json.dumps(state.summary(), sort_keys=True)
@@ -262,7 +225,7 @@ class PerftCounts:
     description: str
     prefix_events: int
     phase: str
-    summary_sha256: str  # "" for a Story state
+    summary_sha256: str
     counts: dict[int, int]  # depth -> sequences
 
     def to_json(self) -> dict[str, object]:
@@ -285,10 +248,6 @@ def counts(name: str, depth: int, data_dir: str | None = None) -> PerftCounts:
         DataError: a data file is missing or malformed.
     """
     spec = STATES[name]
-    if spec.story:
-        story = build_story(name, data_dir)
-        found = {d: story_perft(story, d) for d in range(1, depth + 1)}
-        return PerftCounts(name, spec.description, 0, "story", "", found)
     state, played = build(name, load_game_data(data_dir))
     found = {d: perft(state, d) for d in range(1, depth + 1)}
     return PerftCounts(name, spec.description, played, state.phase.value, digest(state), found)
@@ -299,7 +258,6 @@ __all__ = [
     "PerftCounts",
     "PerftState",
     "build",
-    "build_story",
     "children",
     "counts",
     "decisions",
@@ -307,7 +265,5 @@ __all__ = [
     "digest",
     "inputs",
     "perft",
-    "story_children",
-    "story_perft",
     "throw_outcomes",
 ]

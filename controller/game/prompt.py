@@ -41,7 +41,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.STEP_ASIDE: PhaseText("step aside", "step to an adjacent empty space (not green)"),
     Phase.EXTRA_OFFER: PhaseText("extra combat?", "a second combat, or pass"),
     Phase.DUEL_PICK: PhaseText("duel", "pick your warrior for the duel"),
-    Phase.STORY_FIGHT: PhaseText("choose fight", "choose the fight of this square"),
+    Phase.STORY_FIGHT: PhaseText("choose fight", "choose the fight of this square together"),
     Phase.OVER: PhaseText("game over"),
 }
 
@@ -86,8 +86,13 @@ def prompt(state: GameState) -> str:
     st = state.story
     if ph is Phase.STORY_FIGHT and st is not None:
         sq = st.story.squares[st.square]
+        b = st.current
+        if b is not None and b.proposal is not None:
+            g, r = sq.fights[b.proposal.fight]
+            asked = st.players[b.proposal.seat]
+            return f"{who}: agree to {g} v {r} ({asked} proposes) or propose another fight"
         fights = ", ".join(f"{g} v {r}" for g, r in sq.fights)
-        return f"{who}: choose the fight of square {sq.number} ({fights})"
+        return f"{who}: propose the fight of square {sq.number} ({fights})"
     if ph is Phase.ATTACK and c is not None:
         fight = f"{c.striker} attacking {c.target}"
         if not c.throws:

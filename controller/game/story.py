@@ -1,17 +1,18 @@
 """Story mode (docs/rules.md §12, rulebook B): 13 squares, green against red, victory points.
 
-Players: P1 and P3 are green, P2 and P4 red (seats 0, 2 green; 1, 3 red). On each
-square a green and a red player each make one attack attempt (Power dice,
-Technique rerolls) with their warrior's combos, the square's combo or a symbol
-sum; the higher damage takes the square's victory points; a tie is thrown again.
-Squares with several fights: the pair chooses one; with 4 players, two of them
-are played (P1-P2 and P3-P4 each play one).
+This module is what is Story's own, as pure data: which pairs play each square, the
+fight two players choose together on a square that offers several, the damage of
+each side's attempt, who takes the square and who wins after square 13. The attempts
+themselves are the engine's (:mod:`controller.game.engine.story`): each is an attack
+thrown with the table's dice through the same handlers as a Tournament attack.
 
-Engine decisions where the rulebook is silent (documented in README.md): with 3
-or 4 players a single-fight square is played by the pairs in turn (P1-P2 on odd
-squares, P3-P2 or P3-P4 on even ones); a tie in victory points at the end is
-shared. Like the tournament engine, this is a pure fold of events: dice arrive
-as :class:`DiceThrown`, choices as :class:`ChooseAttack` / :class:`ChooseFight`.
+Players: P1 and P3 are green, P2 and P4 red (seats 0, 2 green; 1, 3 red; B l.196).
+Pairs alternate by square: P1-P2 on odd squares, P3-P2 (3 players) or P3-P4 (4 players)
+on even ones (B l.225). A square with several fights is played once, by its pair,
+with 2 or 3 players, and twice with 4 (each pair its own fight, B l.223). Green takes
+the square's points only by inflicting more damage than red; otherwise red takes
+them, a tie included (B l.188, l.215-219). A tie in victory points at the end is
+shared (the books are silent).
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from controller.core.errors import IllegalActionError, InvalidThrowError
-from controller.core.symbols import Symbol
-from controller.game.events import Action, ChooseAttack, ChooseFight, DiceThrown, GameEvent
+from controller.core.errors import IllegalActionError
+from controller.game.events import ChooseFight
+from controller.game.state import MAX_STORY_PLAYERS, MIN_PLAYERS
 from controller.gamedata.story import Story
-from controller.rules.dice import clamp_pool
-from controller.rules.scoring import ThrowScorer
-from controller.rules.warriors import Roster
 
 
 class StorySide(StrEnum):
@@ -42,24 +40,34 @@ def side_of(seat: int) -> StorySide:
 
 
 @dataclass(frozen=True)
+class Proposal:
+    """A fight one player of a bout proposed; the other player's yes makes it the bout's."""
+
+    seat: int
+    fight: int
+
+
+@dataclass(frozen=True)
 class Bout:
-    """One fight being played on the current square."""
+    """One fight played on the current square by a green and a red player."""
 
     green_seat: int
     red_seat: int
-    fight: int | None = None  # index into the square's fights; None until chosen
-    throws: tuple[tuple[Symbol, ...], ...] = ()  # the current thrower's attempt
+    fight: int | None = None  # index into the square's fights; None until both agree
+    proposal: Proposal | None = None
     green_damage: int | None = None
     red_damage: int | None = None
-    rethrows: int = 0
+
+    def other(self, seat: int) -> int:
+        """The bout's other player."""
+        return self.red_seat if seat == self.green_seat else self.green_seat
 
 
 @dataclass(frozen=True)
 class StoryState:
-    """A Story game. Immutable: :func:`apply_story` returns a new one."""
+    """A Story game. Immutable: each change returns a new one."""
 
     story: Story
-    roster: Roster
     players: tuple[str, ...]
     square: int = 0  # index 0..12
     bouts: tuple[Bout, ...] = ()
@@ -70,14 +78,14 @@ class StoryState:
 
     @property
     def current(self) -> Bout | None:
-        """The bout waiting for a choice or a throw (None when the game is over)."""
+        """The bout waiting for a choice or an attempt (None when the game is over)."""
         for b in self.bouts:
             if b.fight is None or b.green_damage is None or b.red_damage is None:
                 return b
         return None
 
     def fighters(self, bout: Bout) -> tuple[str, str]:
-        """(green warrior, red warrior) of a bout whose fight is chosen.
+        """(green, red) of a bout whose fight is chosen: a warrior's or a form's name.
 
         Raises:
             IllegalActionError: the bout's fight is not chosen yet.
@@ -85,6 +93,11 @@ class StoryState:
         if bout.fight is None:
             raise IllegalActionError("the fight is not chosen yet")
         return self.story.squares[self.square].fights[bout.fight]
+
+    def free_fights(self) -> list[int]:
+        """The current square's fights no bout has taken."""
+        taken = {b.fight for b in self.bouts}
+        return [i for i in range(len(self.story.squares[self.square].fights)) if i not in taken]
 
     def side_points(self) -> dict[StorySide, int]:
         """The victory points of each side (its players' points added up)."""
@@ -103,138 +116,100 @@ class StoryState:
         }
 
 
-def new_story(story: Story, roster: Roster, players: tuple[str, ...]) -> StoryState:
+def new_story(story: Story, players: tuple[str, ...]) -> StoryState:
     """A Story game at square 1.
 
     Raises:
         IllegalActionError: not 2 to 4 players.
     """
-    if not 2 <= len(players) <= 4:
-        raise IllegalActionError(f"Story mode is for 2 to 4 players, got {len(players)}")
-    s = StoryState(story, roster, players, points=(0,) * len(players))
+    if not MIN_PLAYERS <= len(players) <= MAX_STORY_PLAYERS:
+        raise IllegalActionError(
+            f"Story mode is for {MIN_PLAYERS} to {MAX_STORY_PLAYERS} players, got {len(players)}"
+        )
+    s = StoryState(story, players, points=(0,) * len(players))
     return _open_square(s, 0)
 
 
-def _pairs(n: int, square_no: int, several: bool) -> list[tuple[int, int]]:
-    if n == 2:
+def pairs_for(players: int, square_no: int, several: bool) -> list[tuple[int, int]]:
+    """The (green seat, red seat) pairs that play square ``square_no``, in order (B l.223,
+    l.225): the square's own pair (P1-P2 on odd squares, P3 and P2 or P4 on even ones),
+    then, on a square with several fights and 4 players, the other pair."""
+    if players == 2:
         return [(0, 1)]
-    second = (2, 3) if n == 4 else (2, 1)
-    if several:
-        return [(0, 1), second]
-    return [(0, 1)] if square_no % 2 == 1 else [second]
+    second = (2, 3) if players == 4 else (2, 1)
+    own, other = ((0, 1), second) if square_no % 2 == 1 else (second, (0, 1))
+    return [own, other] if several and players == 4 else [own]
 
 
 def _open_square(s: StoryState, index: int) -> StoryState:
     sq = s.story.squares[index]
     several = len(sq.fights) > 1
-    pairs = _pairs(len(s.players), sq.number, several)
-    if several and len(pairs) > len(sq.fights):
-        pairs = pairs[: len(sq.fights)]
+    pairs = pairs_for(len(s.players), sq.number, several)[: len(sq.fights)]
     bouts = tuple(Bout(g, r, None if several else 0) for g, r in pairs)
     return replace(s, square=index, bouts=bouts)
 
 
 def story_actor(s: StoryState) -> int | None:
-    """The seat that acts (chooses a fight, throws or cashes in) now."""
+    """The seat that acts now: proposes or agrees to a fight, or makes its attempt."""
     b = s.current
     if b is None:
         return None
     if b.fight is None:
-        return b.green_seat
+        return b.green_seat if b.proposal is None else b.other(b.proposal.seat)
     return b.green_seat if b.green_damage is None else b.red_seat
 
 
-def _thrower(s: StoryState, b: Bout) -> tuple[str, int]:
-    green, red = s.fighters(b)
-    return (green, b.green_seat) if b.green_damage is None else (red, b.red_seat)
-
-
-def story_pool(s: StoryState) -> tuple[int, int]:
-    """(dice, rerolls) of the current attempt."""
-    b = s.current
-    if b is None or b.fight is None:
-        return (0, 0)
-    f = s.roster.fighter(_thrower(s, b)[0])
-    return clamp_pool(f.power), f.technique
-
-
-def story_options(s: StoryState) -> list[tuple[str, int]]:
-    """(option, damage) the current attempt's last throw allows."""
-    b = s.current
-    if b is None or not b.throws:
-        return []
-    f = s.roster.fighter(_thrower(s, b)[0])
-    scorer = ThrowScorer(f, (s.story.squares[s.square].combo,))
-    return [(o.name, o.damage) for o in scorer.score(b.throws[-1]).options]
-
-
-def apply_story(s: StoryState, e: GameEvent) -> StoryState:
-    """The state after ``e``.
+def choose_fight(s: StoryState, seat: int, fight: int) -> StoryState:
+    """``seat`` names a free fight of the square: the other player's fight proposed before
+    (an agreement: the bout plays it), or its own proposal (green first).
 
     Raises:
-        IllegalActionError: an event not allowed now (the message says why).
-        InvalidThrowError: a throw with the wrong number of dice.
+        IllegalActionError: out of turn, no fight to choose, or not a free fight.
     """
-    if s.over:
-        raise IllegalActionError("the story is over")
     b = s.current
-    if b is None:
-        raise IllegalActionError("nothing to play")
-    who = story_actor(s)
-    if isinstance(e, Action) and e.seat != who:
-        raise IllegalActionError(f"out of turn: the story waits for seat {who}")
-    index = s.bouts.index(b)
-    if isinstance(e, ChooseFight):
+    if b is None or b.fight is not None:
+        raise IllegalActionError("no fight to choose now")
+    if seat != story_actor(s):
+        raise IllegalActionError(f"out of turn: the story waits for seat {story_actor(s)}")
+    free = s.free_fights()
+    if fight not in free:
         sq = s.story.squares[s.square]
-        taken = {x.fight for x in s.bouts}
-        if b.fight is not None or not 0 <= e.fight < len(sq.fights) or e.fight in taken:
-            raise IllegalActionError(
-                f"square {sq.number}: choose a free fight 0..{len(sq.fights) - 1}"
-            )
-        return set_bout(s, index, replace(b, fight=e.fight))
-    if b.fight is None:
-        raise IllegalActionError("choose the fight first")
-    if isinstance(e, DiceThrown):
-        pool, rerolls = story_pool(s)
-        if len(e.dice) != pool:
-            raise InvalidThrowError(
-                f"the attempt throws {pool} dice, the throw shows {len(e.dice)}"
-            )
-        if len(b.throws) > rerolls:
-            raise IllegalActionError(
-                f"all {rerolls} rerolls are made: choose what the throw is worth"
-            )
-        return set_bout(s, index, replace(b, throws=(*b.throws, tuple(e.dice))))
-    if isinstance(e, ChooseAttack):
-        options = dict(story_options(s))
-        match = next((k for k in options if k.casefold() == e.option.strip().casefold()), None)
-        if match is None:
-            raise IllegalActionError(
-                f"the last throw does not make {e.option!r}; it makes: {', '.join(options)}"
-            )
-        damage = options[match]
-        if b.green_damage is None:
-            return set_bout(s, index, replace(b, green_damage=damage, throws=()))
-        nb = replace(b, red_damage=damage, throws=())
-        return settle(set_bout(s, index, nb))
-    raise IllegalActionError(f"a {e.kind} event is not part of Story mode")
+        raise IllegalActionError(
+            f"square {sq.number}: choose a free fight ({', '.join(map(str, free))})"
+        )
+    index = s.bouts.index(b)
+    agreed = b.proposal is not None and b.proposal.fight == fight
+    if agreed:
+        return _set_bout(s, index, replace(b, fight=fight, proposal=None))
+    return _set_bout(s, index, replace(b, proposal=Proposal(seat, fight)))
 
 
-def set_bout(s: StoryState, i: int, b: Bout) -> StoryState:
+def record_damage(s: StoryState, damage: int) -> StoryState:
+    """The current attempt inflicted ``damage``; after the red attempt the bout is decided
+    and, once every bout of the square is, the square is scored.
+
+    Raises:
+        IllegalActionError: no attempt is under way.
+    """
+    b = s.current
+    if b is None or b.fight is None:
+        raise IllegalActionError("no attempt is under way")
+    index = s.bouts.index(b)
+    if b.green_damage is None:
+        return _set_bout(s, index, replace(b, green_damage=damage))
+    return settle(_set_bout(s, index, replace(b, red_damage=damage)))
+
+
+def _set_bout(s: StoryState, i: int, b: Bout) -> StoryState:
     return replace(s, bouts=(*s.bouts[:i], b, *s.bouts[i + 1 :]))
 
 
 def settle(s: StoryState) -> StoryState:
-    """After a bout's second attempt: a tie is thrown again; once every bout of the square
-    is decided its points are taken and the next square opens (or the story ends)."""
-    sq = s.story.squares[s.square]
-    for i, b in enumerate(s.bouts):
-        if b.green_damage is None or b.red_damage is None:
-            continue
-        if b.green_damage == b.red_damage:  # a tie is thrown again (§12)
-            return set_bout(s, i, Bout(b.green_seat, b.red_seat, b.fight, rethrows=b.rethrows + 1))
+    """Score the square once every bout is decided (green only by more damage, B l.188),
+    then open the next square or end the story."""
     if s.current is not None:
         return s
+    sq = s.story.squares[s.square]
     points = list(s.points)
     log = list(s.log)
     for b in s.bouts:
@@ -253,17 +228,16 @@ def settle(s: StoryState) -> StoryState:
     return _open_square(s, s.square + 1)
 
 
-def story_actions(s: StoryState) -> Iterator[Action]:
-    """The legal actions now (throws are inputs, not listed)."""
+def story_actions(s: StoryState) -> Iterator[ChooseFight]:
+    """The legal fight choices now (the attempts are the engine's attack actions): the
+    proposed fight first when there is one."""
     b = s.current
     who = story_actor(s)
-    if b is None or who is None:
+    if b is None or who is None or b.fight is not None:
         return
-    if b.fight is None:
-        taken = {x.fight for x in s.bouts}
-        for i in range(len(s.story.squares[s.square].fights)):
-            if i not in taken:
-                yield ChooseFight(who, i)
-        return
-    for name, _ in story_options(s):
-        yield ChooseAttack(who, name)
+    free = s.free_fights()
+    if b.proposal is not None:
+        free.remove(b.proposal.fight)
+        yield ChooseFight(who, b.proposal.fight)
+    for i in free:
+        yield ChooseFight(who, i)

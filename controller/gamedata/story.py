@@ -5,7 +5,8 @@ Format (``story.toml``)::
     invented = true
     [[square]]
     number = 1                              # 1..13, each once
-    fights = [["Son Goku", "Jiren"]]        # [green warrior, red warrior]; several = a choice
+    fights = [["Super Saiyan 3 Son Goku", "Beerus"]]   # [green, red]: a warrior or a form;
+                                            # several fights = a choice
     combo = { name = "Spirit Clash", symbols = ["sphere", "sphere", "kick"], damage = 20 }
     points = 2                              # victory points
 
@@ -34,7 +35,8 @@ _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}
 
 @dataclass(frozen=True)
 class Square:
-    """One Story square: its fights (green, red), its combo and its victory points."""
+    """One Story square: its fights (green, red: each a warrior's or a form's name, as the
+    roster spells it), its combo and its victory points."""
 
     number: int
     fights: tuple[tuple[str, str], ...]
@@ -103,19 +105,12 @@ def _parse_square(
     if not isinstance(raw_fights, list) or not raw_fights:
         bad("fights", "expected a list of [green warrior, red warrior] pairs")
         raw_fights = []
-    for f in raw_fights:
-        if not (isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f)):
-            bad("fights", f"expected [green warrior, red warrior], got {f!r}")
-            continue
-        names = []
-        for name in f:
-            if roster is not None:
-                try:
-                    name = roster.find(name)[0].name
-                except KeyError as exc:
-                    bad("fights", str(exc))
-            names.append(name)
-        fights.append((names[0], names[1]))
+    for i, f in enumerate(raw_fights):
+        fight = _parse_fight(f, f"fight {i + 1}", roster)
+        if isinstance(fight, str):
+            bad("fights", fight)
+        else:
+            fights.append(fight)
     several = number in MULTI_FIGHT_SQUARES
     if raw_fights and several and len(raw_fights) < 2:
         bad("fights", "this square offers several fights (docs/rules.md §12): list at least 2")
@@ -139,6 +134,41 @@ def _parse_square(
     if problems.since(before) or card is None or not isinstance(points, int):
         return None
     return Square(number, tuple(fights), card, points, str(raw.get("name", "")))
+
+
+def _parse_fight(raw: Any, label: str, roster: Roster | None) -> tuple[str, str] | str:
+    """(green, red) names of one fight — a warrior or one of its forms, as the roster spells
+    it — or what is wrong with it."""
+    if not isinstance(raw, list) or len(raw) > 2 or not all(isinstance(x, str) for x in raw):
+        return f"{label}: expected [green warrior, red warrior], got {raw!r}"
+    sides = [x.strip() for x in raw] + [""] * (2 - len(raw))
+    for side, name in zip(("green", "red"), sides, strict=True):
+        if not name:
+            return f"{label} has no {side} warrior: expected [green warrior, red warrior]"
+    if roster is None:
+        return (sides[0], sides[1])
+    names: list[str] = []
+    owners: list[str] = []
+    for name in sides:
+        try:
+            warrior, form = roster.find(name)
+        except KeyError as exc:
+            return f"{label}: {_unknown_form(name, roster) or exc}"
+        names.append(form.name if form is not None else warrior.name)
+        owners.append(warrior.name)
+    if owners[0] == owners[1]:
+        return f"{label}: {owners[0]} cannot fight himself"
+    return (names[0], names[1])
+
+
+def _unknown_form(name: str, roster: Roster) -> str | None:
+    """The problem with ``name`` when it names a form a known warrior does not have."""
+    key = name.casefold()
+    for warrior in roster.values():
+        if key.endswith(" " + warrior.name.casefold()):
+            forms = ", ".join(f.name for f in warrior.forms) or "none"
+            return f"unknown form {name!r} of {warrior.name} (its forms: {forms})"
+    return None
 
 
 def load_story(path: str | Path, roster: Roster | None = None) -> Story:

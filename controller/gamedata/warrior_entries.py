@@ -16,7 +16,7 @@ from controller.rules.warriors import (
 
 WARRIOR_KEYS = frozenset(
     {"name", "aliases", "endurance", "power", "technique", "values", "dodge", "ability",
-     "transform_dice", "combos", "form", "note"}
+     "transform_dice", "combos", "form", "note", "story_only"}
 )  # fmt: skip
 FORM_KEYS = frozenset(
     {"name", "aliases", "threshold", "power", "technique", "divisor", "cost", "values", "combos",
@@ -56,6 +56,9 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
     ability = chk.ability(entry.get("ability"), "ability") if "ability" in entry else None
     combos = chk.combos(entry.get("combos"), "combos") if "combos" in entry else None
     aliases = chk.aliases(entry.get("aliases"), "aliases")
+    story_only = entry.get("story_only", False)
+    if not isinstance(story_only, bool):
+        chk.bad("story_only", f"expected true or false, got {story_only!r}")
     forms = _build_forms(entry.get("form", []), chk, transform_dice or 1)
     if problems.since(before) or endurance is None or power is None or technique is None:
         return None
@@ -72,6 +75,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
         forms=forms,
         aliases=aliases,
         unknown=frozenset(chk.unknown),
+        story_only=story_only is True,
     )
 
 

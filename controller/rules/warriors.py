@@ -100,6 +100,7 @@ class Warrior:
     forms: tuple[Form, ...] = ()
     aliases: tuple[str, ...] = ()
     unknown: frozenset[str] = field(default_factory=frozenset)
+    story_only: bool = False  # a Story-mode card (Beerus): never drafted nor met on green
 
     def fighter(self, form: Form | None = None) -> Fighter:
         """This warrior in ``form`` (None: the base form).

@@ -368,16 +368,20 @@ class TableEntry:
 
 
 def _fight_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
-    """Story mode: the square's free fights, named by their warriors (green v red)."""
+    """Story mode: the square's free fights, named by their warriors (green v red); the fight
+    the other player proposed first, marked ``yes:`` (confirming it agrees to it)."""
     st = state.story
     fights = st.story.squares[st.square].fights if st is not None else ()
+    bout = st.current if st is not None else None
+    proposed = bout.proposal.fight if bout is not None and bout.proposal is not None else None
     labels = tuple(
-        f"{fights[a.fight][0]} v {fights[a.fight][1]}"
+        f"{'yes: ' if a.fight == proposed else ''}{fights[a.fight][0]} v {fights[a.fight][1]}"
         if isinstance(a, ChooseFight) and 0 <= a.fight < len(fights)
         else a.kind
         for a in actions
     )
-    return Chooser("choose the fight", labels, tuple(actions))
+    title = "agree to the fight?" if proposed is not None else "propose the fight"
+    return Chooser(title, labels, tuple(actions))
 
 
 def _seat(state: GameState) -> int:

@@ -3,6 +3,7 @@ journalled through TableGame (undo, resume, export) and the SIGKILL test."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -16,20 +17,23 @@ from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.engine import InputKind
+from controller.game.bots import BOTS
 from controller.game.events import ChooseAttack, ChooseFight, DiceThrown, GameEvent, TimeUp
 from controller.game.export import export_json
 from controller.game.legal import legal_actions
 from controller.game.prompt import phase_label, prompt
 from controller.game.session import TableGame
 from controller.game.simulate import play_game, simulate
-from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.game.state import GameConfig, GameData, GameState, Length, Phase
 from controller.game.story import StorySide
+from controller.rules.dice import Die
 from tests.game.helpers import demo_data
 from tests.paths import REPO
 
 K, P, S, T, G, R = (
     Symbol.KICK, Symbol.PUNCH, Symbol.STRENGTH, Symbol.TELEPORT, Symbol.SPHERE, Symbol.STAR,
 )  # fmt: skip
+NO_TELEPORT = (Symbol.KICK, Symbol.PUNCH, Symbol.SPHERE, Symbol.STRENGTH, Symbol.STAR, Symbol.STAR)
 TOTAL_POINTS_2P = 31  # the demo squares' victory points, one bout each
 
 
@@ -64,7 +68,9 @@ def test_a_story_game_opens_square_1_with_the_green_attempt() -> None:
     assert s.phase is Phase.ATTACK and s.round == 1
     c = s.combat
     assert c is not None
-    assert (c.attacker, c.defender, c.striker) == ("Son Goku", "Jiren", "Son Goku")
+    assert (c.attacker, c.defender, c.striker) == ("Son Goku", "Beerus", "Son Goku")
+    # B l.188: Son Goku fights square 1 in Super Saiyan 3: that form's power and technique
+    assert c.attacker_form == "Super Saiyan 3 Son Goku" and (c.pool, c.max_rerolls) == (5, 3)
     assert engine.actor(s) == 0  # P1 green throws first
     assert engine.awaiting(s).input is InputKind.DICE and engine.awaiting(s).dice == c.pool
     assert c.cards and c.cards[0].name == _combo_name(s)  # the square's combo is offered
@@ -81,7 +87,7 @@ def test_the_square_combo_scores_and_the_higher_damage_takes_the_points() -> Non
     combo = _combo_name(s)
     s = _attempt(s, _square_combo_throw(s), combo)
     c = s.combat
-    assert c is not None and c.striker == "Jiren" and engine.actor(s) == 1  # red's turn
+    assert c is not None and c.striker == "Beerus" and engine.actor(s) == 1  # red's turn
     worst = min(
         engine.attack_options(engine.apply(s, DiceThrown((T,) * c.pool))), key=lambda o: o[1]
     )
@@ -93,7 +99,7 @@ def test_the_square_combo_scores_and_the_higher_damage_takes_the_points() -> Non
     assert s.phase is Phase.STORY_FIGHT and s.round == 2  # square 2 offers three fights
 
 
-def test_a_square_with_several_fights_waits_for_the_green_players_choice() -> None:
+def test_a_square_with_several_fights_waits_for_both_players_to_agree() -> None:
     s = _green_wins_until_a_choice(_story())
     assert list(legal_actions(s)) == [ChooseFight(0, 0), ChooseFight(0, 1), ChooseFight(0, 2)]
     with pytest.raises(IllegalActionError, match="out of turn"):
@@ -101,7 +107,10 @@ def test_a_square_with_several_fights_waits_for_the_green_players_choice() -> No
     with pytest.raises(IllegalActionError):
         engine.apply(s, DiceThrown((K, K, K)))
     assert "Son Gohan v Dyspo" in prompt(s)
-    s = engine.apply(s, ChooseFight(0, 1))
+    s = engine.apply(s, ChooseFight(0, 1))  # green proposes
+    assert s.phase is Phase.STORY_FIGHT and engine.actor(s) == 1
+    assert "agree to Son Gohan v Dyspo" in prompt(s)
+    s = engine.apply(s, ChooseFight(1, 1))  # red agrees
     c = s.combat
     assert s.phase is Phase.ATTACK and c is not None
     assert (c.attacker, c.defender) == ("Son Gohan", "Dyspo")
@@ -113,25 +122,26 @@ def test_with_four_players_two_fights_are_played_each_pair_choosing_one() -> Non
     assert st is not None
     assert [(b.green_seat, b.red_seat) for b in st.bouts] == [(0, 1)]  # square 1: P1-P2
     s = _green_wins_until_a_choice(s)
-    assert s.phase is Phase.STORY_FIGHT and s.round == 2
-    s = engine.apply(s, ChooseFight(0, 2))  # P1 takes Piccolo v Kakunsa and P1-P2 play it
-    assert s.phase is Phase.ATTACK and engine.actor(s) == 0
+    assert s.phase is Phase.STORY_FIGHT and s.round == 2 and engine.actor(s) == 2
+    s = engine.apply(s, ChooseFight(2, 2))  # square 2 is P3-P4's (B l.225): Piccolo v Kakunsa
+    s = engine.apply(s, ChooseFight(3, 2))
+    assert s.phase is Phase.ATTACK and engine.actor(s) == 2
     s = _green_wins_until_a_choice(s)
-    assert s.phase is Phase.STORY_FIGHT and engine.actor(s) == 2  # then P3 chooses
-    assert list(legal_actions(s)) == [ChooseFight(2, 0), ChooseFight(2, 1)]
+    assert s.phase is Phase.STORY_FIGHT and engine.actor(s) == 0  # then P1 and P2 choose
+    assert list(legal_actions(s)) == [ChooseFight(0, 0), ChooseFight(0, 1)]
     with pytest.raises(IllegalActionError, match="free fight"):
-        engine.apply(s, ChooseFight(2, 2))
-    s = engine.apply(s, ChooseFight(2, 0))
+        engine.apply(s, ChooseFight(0, 2))
+    s = engine.apply(engine.apply(s, ChooseFight(0, 0)), ChooseFight(1, 0))
     st = s.story
     assert st is not None and [b.fight for b in st.bouts] == [2, 0]
-    assert s.phase is Phase.ATTACK and engine.actor(s) == 2
+    assert s.phase is Phase.ATTACK and engine.actor(s) == 0
     c = s.combat
     assert c is not None and (c.attacker, c.defender) == ("Vegeta", "Toppo")
     s = _green_wins_until_a_choice(s)
     st = s.story
     assert st is not None
-    assert st.log[1].startswith("square 2: Ann takes 1") and st.log[2].startswith(
-        "square 2: Cid takes 1"
+    assert st.log[1].startswith("square 2: Cid takes 1") and st.log[2].startswith(
+        "square 2: Ann takes 1"
     )
 
 
@@ -149,17 +159,54 @@ def _green_wins_until_a_choice(s: GameState) -> GameState:
     raise AssertionError("no fight to choose")
 
 
-def test_a_tie_is_thrown_again() -> None:
+def test_a_tie_goes_to_red_and_is_not_thrown_again() -> None:
+    """B l.188: green takes the square only by inflicting more damage than red."""
     s = _story()
     combo = _combo_name(s)
     s = _attempt(s, _square_combo_throw(s), combo)
     s = _attempt(s, _square_combo_throw(s), combo)  # the same combo, the same damage
     st = s.story
-    assert st is not None and st.square == 0 and sum(st.points) == 0
-    assert st.bouts[0].rethrows == 1 and st.bouts[0].green_damage is None
-    c = s.combat
-    assert s.phase is Phase.ATTACK and c is not None and not c.throws
-    assert c.striker == "Son Goku" and engine.actor(s) == 0  # green throws again
+    assert st is not None and st.square == 1 and st.points == (0, st.story.squares[0].points)
+    damage = st.story.squares[0].combo.damage
+    assert st.log[0] == f"square 1: Bob takes 1 ({damage} v {damage})"
+
+
+def _faces_thrown(config: GameConfig, data: GameData, bot: str) -> tuple[GameState, list[Symbol]]:
+    """A whole bot game and every die face its throws showed."""
+    thrown: list[Symbol] = []
+    state = engine.new_game(config, data)
+
+    def submit(e: GameEvent) -> GameState:
+        nonlocal state
+        if isinstance(e, DiceThrown):
+            thrown.extend(e.dice)
+        state = engine.apply(state, e)
+        return state
+
+    out = play_game(config, data, 3, [BOTS[bot]() for _ in config.players], submit=submit)
+    return out.state, thrown
+
+
+def test_a_die_without_teleport_never_throws_one() -> None:
+    """Story throws the data set's die through the shared bots (issue 24: its own roller
+    threw 48 teleports in 266 dice of a die that has none)."""
+    data = dataclasses.replace(demo_data(), die=Die("no-teleport", NO_TELEPORT))
+    config = GameConfig(("A", "B", "C"), story=True)
+    for bot in ("greedy", "random"):
+        end, thrown = _faces_thrown(config, data, bot)
+        assert end.over and len(thrown) > 100
+        assert Symbol.TELEPORT not in thrown, bot
+
+
+def test_story_simulate_is_the_shared_simulator(capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.cli.main import main
+
+    assert main(["story", "simulate", "--players", "2", "--games", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    again = simulate(2, Length.ROUNDS10, 3, 0, demo_data(), story=True).to_json()
+    assert out["games"] == 3 and out["mode"] == "story"
+    assert out["winners"] == again["winners"] and out["average_events"] == again["average_events"]
+    assert main(["story", "simulate", "--players", "5"]) == 2
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

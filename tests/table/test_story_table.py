@@ -74,7 +74,7 @@ def test_the_screens_show_the_square_the_fight_and_the_victory_points(tmp_path: 
     assert view.phase == "sq 1 G0 R0"
     assert (view.clock.round_no, view.clock.rounds) == (1, 13)  # square 1 of 13
     assert view.combat is not None
-    assert (view.combat.attacker.name, view.combat.defender.name) == ("Son Goku", "Jiren")
+    assert (view.combat.attacker.name, view.combat.defender.name) == ("Son Goku", "Beerus")
     name, dice = _combo(table)
     table.on_throw(settled(dice))  # the camera's read is the throw
     view = table.render()
@@ -85,19 +85,23 @@ def test_the_screens_show_the_square_the_fight_and_the_victory_points(tmp_path: 
     assert table.stats.throws_read == 1
 
 
-def test_the_green_player_chooses_the_fight_with_the_buttons(tmp_path: Path) -> None:
+def test_the_players_agree_on_the_fight_with_the_buttons(tmp_path: Path) -> None:
     table = _table(tmp_path)
     _green_wins_square(table)
     assert table.state.phase is Phase.STORY_FIGHT
     assert table.render().phase == "sq 2 G1 R0"
     assert [seat.victory_points for seat in table.render().seats] == [1, 0]
     chooser = table.entry.chooser
-    assert chooser is not None
+    assert chooser is not None and chooser.title == "propose the fight"
     assert chooser.labels == ("Vegeta v Toppo", "Son Gohan v Dyspo", "Piccolo v Kakunsa")
     prompt = table.render().prompt
     assert prompt is not None and prompt.text == "Vegeta v Toppo"
-    _choose(table, ChooseFight(0, 1))
-    assert table.game.journal.events()[-1] == ChooseFight(0, 1)
+    _choose(table, ChooseFight(0, 1))  # green proposes
+    chooser = table.entry.chooser
+    assert chooser is not None and chooser.title == "agree to the fight?"
+    assert chooser.labels[0] == "yes: Son Gohan v Dyspo" and chooser.value == ChooseFight(1, 1)
+    _choose(table, ChooseFight(1, 1))  # red confirms on its screen
+    assert table.game.journal.events()[-2:] == [ChooseFight(0, 1), ChooseFight(1, 1)]
     c = table.state.combat
     assert c is not None and (c.attacker, c.defender) == ("Son Gohan", "Dyspo")
 
@@ -105,27 +109,26 @@ def test_the_green_player_chooses_the_fight_with_the_buttons(tmp_path: Path) -> 
 def test_four_players_play_two_fights_on_a_square_with_several(tmp_path: Path) -> None:
     table = _table(tmp_path, players=4)
     _green_wins_square(table)
-    _choose(table, ChooseFight(0, 0))
+    _choose(table, ChooseFight(2, 0))  # square 2 is P3-P4's first (B l.225)
+    _choose(table, ChooseFight(3, 0))
     _green_wins_square(table)
     chooser = table.entry.chooser
-    assert table.state.phase is Phase.STORY_FIGHT and engine.actor(table.state) == 2
+    assert table.state.phase is Phase.STORY_FIGHT and engine.actor(table.state) == 0
     assert chooser is not None and chooser.labels == ("Son Gohan v Dyspo", "Piccolo v Kakunsa")
-    _choose(table, ChooseFight(2, 2))
+    _choose(table, ChooseFight(0, 2))
+    _choose(table, ChooseFight(1, 2))
     c = table.state.combat
-    assert c is not None and (c.attacker_seat, c.defender_seat) == (2, 3)
+    assert c is not None and (c.attacker_seat, c.defender_seat) == (0, 1)
 
 
-def test_a_tie_is_thrown_again_at_the_table(tmp_path: Path) -> None:
+def test_a_tie_goes_to_red_at_the_table(tmp_path: Path) -> None:
     table = _table(tmp_path)
     for seat in (0, 1):
         name, dice = _combo(table)
         table.on_throw(settled(dice))
         _choose(table, ChooseAttack(seat, name))
     st = table.state.story
-    assert st is not None and st.square == 0 and st.bouts[0].rethrows == 1
-    c = table.state.combat
-    assert table.state.phase is Phase.ATTACK and c is not None and not c.throws
-    assert engine.actor(table.state) == 0  # green throws again
+    assert st is not None and st.square == 1 and st.points == (0, 1)  # B l.188
 
 
 def test_undo_at_the_table_takes_back_the_choice_not_the_dice(tmp_path: Path) -> None:

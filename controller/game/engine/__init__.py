@@ -55,7 +55,13 @@ from controller.game.engine.extra import extra_targets
 from controller.game.engine.fold import advance, apply, new_game, replay
 from controller.game.engine.fusion import fusion_candidate
 from controller.game.engine.move import move_targets
-from controller.game.engine.setup import arrange, draftable, expected_deck, placements
+from controller.game.engine.setup import (
+    arrange,
+    draftable,
+    expected_deck,
+    in_tournament,
+    placements,
+)
 from controller.game.engine.turn import start_cards, start_targets
 from controller.game.engine.who import ActorKind, Awaiting, InputKind, actor, awaiting
 
@@ -86,6 +92,7 @@ __all__ = [
     "fighter",
     "flee_spaces",
     "fusion_candidate",
+    "in_tournament",
     "limit_problem",
     "move_targets",
     "new_game",

@@ -47,7 +47,7 @@ def draftable(state: GameState) -> list[str]:
     pairs = state.config.variants.fusion_pairs_drafted_together
     out = []
     for w in state.data.roster:
-        if w in taken or w in NOT_DRAFTED:
+        if w in taken or not in_tournament(state, w):
             continue
         partner = pair_of(w) if pairs else None
         if partner is not None and (partner in taken or room < 2):
@@ -56,11 +56,19 @@ def draftable(state: GameState) -> list[str]:
     return out
 
 
+def in_tournament(state: GameState, name: str) -> bool:
+    """Whether warrior ``name`` may be drafted or met on a green space: not a fusion
+    (docs/rules.md §11) and not a Story-mode card (Beerus, §12)."""
+    return name not in NOT_DRAFTED and not state.data.warrior(name).story_only
+
+
 def draft(s: GameState, e: Draft) -> None:
     """Handle :class:`Draft` (with the fusion-pair variant, the partner comes too)."""
     name = roster_name(s, e.warrior)
     if name in NOT_DRAFTED:
         raise IllegalActionError(f"{name} cannot be drafted (only reached by fusion)")
+    if s.data.warrior(name).story_only:
+        raise IllegalActionError(f"{name} is a Story-mode card: it is not drafted")
     if name in s.pieces:
         raise IllegalActionError(f"{name} is already drafted")
     picks = [name]
@@ -87,7 +95,7 @@ def draft(s: GameState, e: Draft) -> None:
 def expected_deck(s: GameState, deck: ShuffledDeck) -> list[str]:
     """The cards (or warriors) a shuffle of ``deck`` must hold."""
     if deck is WARRIOR_DECK:
-        return [w for w in s.data.roster if w not in s.pieces and w not in NOT_DRAFTED]
+        return [w for w in s.data.roster if w not in s.pieces and in_tournament(s, w)]
     return list(s.data.cards.decks[deck])
 
 

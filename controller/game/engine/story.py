@@ -4,25 +4,25 @@ A Story game is a :class:`~controller.game.state.GameState` whose ``story`` hold
 pure :class:`~controller.game.story.StoryState` (squares, bouts, victory points).
 :func:`sync` shows it to the rest of the engine — and so to the table, the journal,
 undo and resume — as the Tournament's phases: a square with several fights waits in
-``Phase.STORY_FIGHT`` for the green player's :class:`ChooseFight`; each attack
-attempt is ``Phase.ATTACK`` with a :class:`Combat` (green warrior the attacker, red
-the defender, the thrower the striker, the square's combo its one card combo), fed
-by the same :class:`DiceThrown` / :class:`ThrowCorrected` handlers as a Tournament
-attack; :class:`ChooseAttack` records the attempt's damage, and after the red attempt
-:func:`controller.game.story.settle` throws a tie again or scores the square.
-The fighters of the bout on show stand as off-board pieces (``space=None``) so the
-seats, the advisor and the screens find them as in a Tournament combat.
+``Phase.STORY_FIGHT`` for the bout's two players to agree on a fight (:class:`ChooseFight`,
+green proposing first); each attack attempt is ``Phase.ATTACK`` with a :class:`Combat`
+(green warrior the attacker, red the defender, the thrower the striker, each in the form
+the square names, the square's combo its one card combo), fed by the same
+:class:`DiceThrown` / :class:`ThrowCorrected` handlers as a Tournament attack;
+:class:`ChooseAttack` records the attempt's damage, and after the red attempt
+:func:`controller.game.story.record_damage` decides the bout. The fighters of the bout
+on show stand as off-board pieces (``space=None``) so the seats, the advisor and the
+screens find them as in a Tournament combat.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from controller.core.errors import IllegalActionError
 from controller.game.engine.attack import attack_options
 from controller.game.events import ChooseAttack, ChooseFight
 from controller.game.state import Combat, GameState, Phase, Piece
-from controller.game.story import apply_story, new_story, set_bout, settle
+from controller.game.story import choose_fight as story_choose_fight
+from controller.game.story import new_story, record_damage, story_actor
 from controller.rules.dice import clamp_pool
 
 
@@ -34,7 +34,7 @@ def start_story(s: GameState) -> None:
     """
     if s.data.story is None:
         raise IllegalActionError("Story mode needs the story squares (story.toml) in the data")
-    s.story = new_story(s.data.story, s.data.roster, s.players)
+    s.story = new_story(s.data.story, s.players)
     sync(s)
 
 
@@ -49,12 +49,13 @@ def sync(s: GameState) -> None:
         s.phase, s.combat, s.winners = Phase.OVER, None, st.winners
         return
     if b.fight is None:
-        s.phase, s.combat, s.seat = Phase.STORY_FIGHT, None, b.green_seat
+        seat = story_actor(st)
+        s.phase, s.combat, s.seat = Phase.STORY_FIGHT, None, b.green_seat if seat is None else seat
         return
-    green, red = st.fighters(b)
+    (green, green_form), (red, red_form) = (_warrior_and_form(s, n) for n in st.fighters(b))
     red_turn = b.green_damage is not None
-    striker, target = (red, green) if red_turn else (green, red)
-    f = s.data.fighter(striker)
+    striker, form = (red, red_form) if red_turn else (green, green_form)
+    f = s.data.fighter(striker, form)
     s.pieces = {green: Piece(green, b.green_seat), red: Piece(red, b.red_seat)}
     s.seat = b.red_seat if red_turn else b.green_seat
     s.phase = Phase.ATTACK
@@ -67,25 +68,33 @@ def sync(s: GameState) -> None:
         adjacent=False,
         origin=None,  # a Story combat is fought on no board space
         arena=None,
+        attacker_form=green_form,
+        defender_form=red_form,
         striker=striker,
-        target=target,
+        target=green if red_turn else red,
         pool=clamp_pool(f.power),
         max_rerolls=f.technique,
         cards=(st.story.squares[st.square].combo,),
     )
 
 
+def _warrior_and_form(s: GameState, name: str) -> tuple[str, str | None]:
+    """The warrior a square names and its form (None: the base card)."""
+    warrior, form = s.data.roster.find(name)
+    return warrior.name, form.name if form is not None else None
+
+
 def choose_fight(s: GameState, e: ChooseFight) -> None:
-    """Handle :class:`ChooseFight`: the pair's fight on a square with several."""
+    """Handle :class:`ChooseFight`: a proposal, or the agreement that fixes the bout's fight."""
     if s.story is None:
         raise IllegalActionError("not a Story game")
-    s.story = apply_story(s.story, e)
+    s.story = story_choose_fight(s.story, e.seat, e.fight)
     sync(s)
 
 
 def choose_attack(s: GameState, e: ChooseAttack) -> None:
     """Handle :class:`ChooseAttack` in Story mode: the attempt's damage is recorded; after
-    the red attempt the bout is settled (a tie is thrown again)."""
+    the red attempt the bout is decided."""
     st, c = s.story, s.combat
     if st is None or c is None or not c.throws:
         raise IllegalActionError("throw the dice before choosing what the throw is worth")
@@ -95,13 +104,7 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
     if match is None:
         names = ", ".join(n for n, _ in options)
         raise IllegalActionError(f"the last throw does not make {e.option!r}; it makes: {names}")
-    b = st.current
-    if b is None:
-        raise IllegalActionError("nothing to play")
-    index = st.bouts.index(b)
-    if b.green_damage is None:
-        s.story = set_bout(st, index, replace(b, green_damage=match[1]))
-    else:
-        s.story = settle(set_bout(st, index, replace(b, red_damage=match[1])))
+    if c.striker != c.attacker:
         s.log_combats += 1
+    s.story = record_damage(st, match[1])
     sync(s)
