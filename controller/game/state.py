@@ -282,6 +282,7 @@ class GameState:
         "duel_combats",
         "duel_picks",
         "event_card",
+        "event_cards_turned",
         "events_applied",
         "extra_granted",
         "extra_rounds",
@@ -327,6 +328,7 @@ class GameState:
         self.combats = 0  # combats this turn
         self.pending_draws: tuple[Deck, ...] = ()
         self.event_card: str | None = None
+        self.event_cards_turned = 0  # in the whole game (B l.371: 30 in 10 rounds of 3)
         self.combat: Combat | None = None
         self.time_up = False
         self.extra_rounds = 0

@@ -54,6 +54,7 @@ def _event_card(s: GameState) -> None:
         name = deck[0]
         s.decks[Deck.EVENT] = (*deck[1:], name)
         s.event_card = name
+        s.event_cards_turned += 1
         eff = s.data.cards.card(name).effect
         if eff.kind is EffectKind.HEAL:
             for p in s.on_board(s.seat):
