@@ -22,8 +22,10 @@ import numpy as np
 from controller.advisor.dp import LevelValues, solve
 from controller.advisor.errors import CardDefenceSpecError
 from controller.advisor.multisets import tables
+from controller.rules.attack import dodge_needed
 from controller.rules.dice import STAR_INDEX, TELEPORT_INDEX, TOURNAMENT_DIE, Die
 from controller.rules.pools import defence_pool, defence_rerolls
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Fighter
 
 
@@ -108,8 +110,15 @@ def greedy_dodge_chance(pool: int, rerolls: int, needed: int, p_good: float) -> 
     return sum(dist[needed:])
 
 
-def fighter_dodge_chance(defender: Fighter, support: int = 0, die: Die = TOURNAMENT_DIE) -> float:
-    """The chance ``defender`` dodges: its defence pool, its rerolls, its dodge value."""
-    return dodge_chance(
-        defence_pool(defender, support), defence_rerolls(defender), defender.dodge, die
-    )
+def fighter_dodge_chance(
+    defender: Fighter,
+    support: int = 0,
+    die: Die = TOURNAMENT_DIE,
+    variants: Variants = DEFAULT_VARIANTS,
+) -> float:
+    """The chance ``defender`` dodges: its defence pool, its rerolls, the teleports it needs
+    (the rules' :func:`~controller.rules.pools.defence_pool` and
+    :func:`~controller.rules.attack.dodge_needed`, with the game's variants)."""
+    pool = defence_pool(defender, support, variants)
+    needed = dodge_needed(defender, pool, variants)
+    return dodge_chance(pool, defence_rerolls(defender), needed, die)

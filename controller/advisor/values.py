@@ -44,7 +44,8 @@ from controller.core.symbols import (
     Defence,
     speed_after_rerolls,
 )
-from controller.rules.combat_types import SHIELD_LIMIT, SOLAR_FLARE_BELOW
+from controller.rules.attack import shield_stops
+from controller.rules.combat_types import SOLAR_FLARE_BELOW
 from controller.rules.dice import TOURNAMENT_DIE, Counts, Die
 from controller.rules.endurance import divided_damage, is_eliminated
 from controller.rules.scoring import (
@@ -137,7 +138,7 @@ class AttackValuer:
         self.attacker_damage = attacker_damage
         self.counter = counter if self.risk else None
         self.reflect_dodge = (
-            fighter_dodge_chance(attacker, support, die)
+            fighter_dodge_chance(attacker, support, die, variants)
             if self.risk and defender is not None and defender.has(AbilityKind.REFLECT_SPHERE)
             else 0.0
         )
@@ -152,7 +153,9 @@ class AttackValuer:
         self.objective = objective
         self.scorer = ThrowScorer(attacker, cards, variants)
         self.dodge = (
-            0.0 if defender is None else fighter_dodge_chance(defender, defender_support, die)
+            0.0
+            if defender is None
+            else fighter_dodge_chance(defender, defender_support, die, variants)
         )
         self._option_cache: dict[tuple[Option, AttackSpeed], OptionValue] = {}
         self._stop_cache: dict[tuple[int, AttackSpeed], StopPolicy] = {}
@@ -181,11 +184,10 @@ class AttackValuer:
         invulnerable = card is not None and card.invulnerable
         shielded = reflected = False
         damage = divided_damage(option.damage, d.divisor)
-        if option.holds_sphere and not invulnerable:
-            if d.has(AbilityKind.SHIELD) and option.damage < SHIELD_LIMIT:
-                shielded, damage = True, 0
-            elif d.has(AbilityKind.REFLECT_SPHERE):
-                reflected, damage = True, 0
+        if shield_stops(d, option, self.variants):
+            shielded, damage = True, 0
+        elif option.holds_sphere and not invulnerable and d.has(AbilityKind.REFLECT_SPHERE):
+            reflected, damage = True, 0
         p_land = 1.0 - self._p_stop(d, speed, card)
         if self.risk:
             return self._risk_value(option, speed, damage, p_land, shielded, reflected)

@@ -206,8 +206,8 @@ class GameConfig:
 
     @property
     def team_size(self) -> int:
-        """Warriors per team: 6; 4 in the 5-round game unless the variant says 6 (§11)."""
-        if self.length is Length.ROUNDS5 and not self.variants.six_warriors_in_short_game:
+        """Warriors per team: 6 (A l.25); 4 in the 5-round game with B's variant (§11)."""
+        if self.length is Length.ROUNDS5 and self.variants.four_warriors_in_short_game:
             return 4
         return 6
 

@@ -10,9 +10,11 @@ The format (also in ``controller/data/README.md``)::
 
 Optional keys: a side's ``form`` (a form fixed without a roll) and ``cards``
 (card combos in hand: ``{"name", "symbols", "damage", "defence",
-"invulnerable"}``); ``defence_card`` (``{"card": {...}, "deck", "throws"}``),
-``flee``, ``reflect_dodge_throws``, ``counter`` (``{"throws", "attack",
-"dodge_throws"}``) and ``variants`` (a list of variant names, docs/rules.md).
+"invulnerable", "sphere_only"}``); ``defence_card`` (``{"card": {...}, "deck",
+"throws"}``), ``flee``, ``reflect_dodge_throws`` or ``reflect_card`` (the attacker's
+answer to its reflected sphere), ``counter`` (``{"throws", "attack",
+"dodge_throws"}``), ``green`` (the defender is a green-space warrior) and
+``variants`` (a list of variant names, docs/rules.md).
 Scenario test files add ``expect`` (a subset of the JSON result to compare).
 """
 
@@ -41,11 +43,13 @@ BEST = "best"  # the files' spelling of an attack cashing in its best option
 SIDE_KEYS = frozenset({"warrior", "damage", "support", "transform_roll", "form", "cards"})
 TOP_KEYS = frozenset(
     {"attacker", "defender", "throws", "attack", "dodge_throws", "defence_card", "flee",
-     "reflect_dodge_throws", "counter", "variants", "expect", "description", "data"}
+     "reflect_dodge_throws", "reflect_card", "counter", "variants", "green", "expect",
+     "description", "data"}
 )  # fmt: skip
 ATTACK_KEYS = frozenset(
-    {"throws", "attack", "dodge_throws", "defence_card", "flee", "reflect_dodge_throws"}
-)
+    {"throws", "attack", "dodge_throws", "defence_card", "flee", "reflect_dodge_throws",
+     "reflect_card"}
+)  # fmt: skip
 
 
 class ScenarioError(TopTableError, ValueError):
@@ -100,7 +104,10 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
             if key not in ATTACK_KEYS:
                 raise ScenarioError(f"'counter': unknown key {key!r}")
         counter = _attack(raw, "counter.")
-    return CombatInput(attacker, defender, attack, counter, variants)
+    green = data.get("green", False)
+    if not isinstance(green, bool):
+        raise ScenarioError("'green': expected true or false")
+    return CombatInput(attacker, defender, attack, counter, variants, green)
 
 
 def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
@@ -141,20 +148,8 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
     choice = data.get("attack", BEST)
     if not isinstance(choice, str):
         raise ScenarioError(f'\'{prefix}attack\': expected a combo name, "sum" or "{BEST}"')
-    defence_card = None
-    if data.get("defence_card") is not None:
-        raw = data["defence_card"]
-        if not isinstance(raw, dict) or "card" not in raw:
-            raise ScenarioError(f"'{prefix}defence_card': expected {{card, deck, throws}}")
-        wanted = raw.get("deck", Deck.DEFENCE.value)
-        deck = next((d for d in DRAW_DECKS if d.value == wanted), None)
-        if deck is None:  # an event card answers no attack
-            raise ScenarioError(f"'{prefix}defence_card.deck': expected attack, defence or special")
-        defence_card = DefenceCardPlay(
-            _card(raw["card"], f"{prefix}defence_card.card"),
-            deck,
-            _throws(raw.get("throws"), f"{prefix}defence_card.throws"),
-        )
+    defence_card = _card_play(data.get("defence_card"), f"{prefix}defence_card")
+    reflect_card = _card_play(data.get("reflect_card"), f"{prefix}reflect_card")
     return Attack(
         throws=_throws(data.get("throws"), f"{prefix}throws"),
         choice=None if choice.strip().casefold() == BEST else choice,
@@ -168,6 +163,22 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
             if data.get("reflect_dodge_throws") is not None
             else None
         ),
+        reflect_card=reflect_card,
+    )
+
+
+def _card_play(raw: Any, where: str) -> DefenceCardPlay | None:
+    """A card played as an answer (``{card, deck, throws}``), or None when absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or "card" not in raw:
+        raise ScenarioError(f"'{where}': expected {{card, deck, throws}}")
+    wanted = raw.get("deck", Deck.DEFENCE.value)
+    deck = next((d for d in DRAW_DECKS if d.value == wanted), None)
+    if deck is None:  # an event card answers no attack
+        raise ScenarioError(f"'{where}.deck': expected attack, defence or special")
+    return DefenceCardPlay(
+        _card(raw["card"], f"{where}.card"), deck, _throws(raw.get("throws"), f"{where}.throws")
     )
 
 
@@ -186,6 +197,7 @@ def _card(raw: Any, where: str) -> CardCombo:
         damage=_count(raw.get("damage", 0), f"{where}.damage"),
         defence=defence,
         invulnerable=bool(raw.get("invulnerable", False)),
+        sphere_only=bool(raw.get("sphere_only", False)),
     )
 
 

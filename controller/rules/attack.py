@@ -31,6 +31,48 @@ def dodge_made(throw: Sequence[Symbol], needed: int) -> bool:
     return c[TELEPORT_INDEX] + c[STAR_INDEX] >= needed
 
 
+def dodge_needed(dodger: Fighter, pool: int, variants: Variants = DEFAULT_VARIANTS) -> int:
+    """The teleports ``dodger`` needs with ``pool`` dice: its card's dodge number (A l.79), or
+    every die with B's variant ``dodge_needs_every_die`` (B l.335)."""
+    return pool if variants.dodge_needs_every_die else dodger.dodge
+
+
+def shield_stops(defender: Fighter, option: Option, variants: Variants = DEFAULT_VARIANTS) -> bool:
+    """Whether ``defender``'s Shield stops ``option``: a sphere attack of less than 20 damage
+    (any damage with B's variant ``shield_any_sphere``), not from an invulnerable card (§8)."""
+    card = option.card
+    if not defender.has(AbilityKind.SHIELD) or not option.holds_sphere:
+        return False
+    if card is not None and card.invulnerable:
+        return False
+    return variants.shield_any_sphere or option.damage < SHIELD_LIMIT
+
+
+def card_answer_problem(
+    play: DefenceCardPlay, defence: tuple[Defence, ...], option: Option, speed: AttackSpeed
+) -> str | None:
+    """Why the card ``play`` may not answer ``option`` cashed in at ``speed`` (None: it may):
+    the speed's decks (§3), a sphere-only card against another attack (§4), an attack card
+    that allows invulnerable cards only."""
+    allowed_deck = Defence.ANY_CARDS in defence or (
+        Defence.DEFENCE_CARDS in defence and play.deck is Deck.DEFENCE
+    )
+    if not allowed_deck:
+        article = "an" if str(play.deck)[0] in "aeiou" else "a"
+        allowed = ", ".join(str(d) for d in defence)
+        return f"a {speed} attack is not answered with {article} {play.deck} card ({allowed})"
+    if play.card.sphere_only and not option.holds_sphere:
+        return f"{play.card.name} answers a sphere attack only"
+    attack_card = option.card
+    if (
+        attack_card is not None
+        and attack_card.defence is CardDefence.INVULNERABLE_ONLY
+        and not play.card.invulnerable
+    ):
+        return f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
+    return None
+
+
 def check_attempt(throws: Sequence[Throw], pool: int, max_rerolls: int, who: str) -> int:
     """Check an attempt's throws against the pool and rerolls; return rerolls made.
 
@@ -74,8 +116,12 @@ def resolve_attack(
     attack: Attack,
     cards: Sequence[CardCombo] = (),
     variants: Variants = DEFAULT_VARIANTS,
+    *,
+    green: bool = False,
 ) -> AttackResult:
     """Resolve one attack and the defender's answer (no costs, no elimination).
+    ``green``: the defender is a green-space warrior (B's variant bars its dodge before
+    the third reroll).
 
     Raises:
         InvalidThrowError: throws that do not fit the pools and rerolls.
@@ -93,6 +139,7 @@ def resolve_attack(
         variants,
         attacker_denies_dice=attacker.has(AbilityKind.NO_DEFENCE_DICE),
         card_defence=card.defence if card is not None else CardDefence.ANY,
+        dodge_barred=green and variants.green_dodge_after_three_rerolls and rerolls < 3,
     )
     invulnerable = card is not None and card.invulnerable
     notes: list[str] = []
@@ -116,32 +163,23 @@ def resolve_attack(
         notes.append(f"{defender.name} flees with Solar Flare")
         return replace(base, fled=True, notes=tuple(notes))
 
-    if option.holds_sphere and not invulnerable:
-        if defender.has(AbilityKind.SHIELD) and option.damage < SHIELD_LIMIT:
-            notes.append(f"{defender.name}'s Shield stops a sphere of {option.damage}")
-            return replace(base, shielded=True, notes=tuple(notes))
-        if defender.has(AbilityKind.REFLECT_SPHERE):
-            dodged = False
-            if attack.reflect_dodge_throws is not None:
-                check_attempt(
-                    attack.reflect_dodge_throws,
-                    defence_pool(attacker, attacker_support),
-                    defence_rerolls(attacker),
-                    f"{attacker.name} dodging its reflected sphere",
-                )
-                dodged = dodge_made(attack.reflect_dodge_throws[-1], attacker.dodge)
-            back = 0 if dodged else divided_damage(option.damage, attacker.divisor)
-            notes.append(
-                f"{defender.name} reflects the sphere"
-                + (f"; {attacker.name} dodges it" if dodged else f"; {attacker.name} takes {back}")
-            )
-            return replace(
-                base,
-                reflected=True,
-                reflect_dodged=dodged,
-                damage_reflected=back,
-                notes=tuple(notes),
-            )
+    if shield_stops(defender, option, variants):
+        notes.append(f"{defender.name}'s Shield stops a sphere of {option.damage}")
+        return replace(base, shielded=True, notes=tuple(notes))
+    if option.holds_sphere and not invulnerable and defender.has(AbilityKind.REFLECT_SPHERE):
+        escaped = _escapes_reflection(attacker, attacker_support, attack, variants)
+        back = 0 if escaped else divided_damage(option.damage, attacker.divisor)
+        notes.append(
+            f"{defender.name} reflects the sphere"
+            + (f"; {attacker.name} escapes it" if escaped else f"; {attacker.name} takes {back}")
+        )
+        return replace(
+            base,
+            reflected=True,
+            reflect_dodged=escaped,
+            damage_reflected=back,
+            notes=tuple(notes),
+        )
 
     dealt = divided_damage(option.damage, defender.divisor)
     if attack.dodge_throws is not None:
@@ -150,22 +188,23 @@ def resolve_attack(
                 f"{defender.name} may not dodge a {speed} attack here; allowed: "
                 + ", ".join(str(d) for d in defence)
             )
+        d_pool = defence_pool(defender, defender_support, variants)
         check_attempt(
-            attack.dodge_throws,
-            defence_pool(defender, defender_support),
-            defence_rerolls(defender),
-            f"{defender.name} dodging",
+            attack.dodge_throws, d_pool, defence_rerolls(defender), f"{defender.name} dodging"
         )
-        if dodge_made(attack.dodge_throws[-1], defender.dodge):
-            notes.append(f"{defender.name} dodges with {defender.dodge} teleports")
+        needed = dodge_needed(defender, d_pool, variants)
+        if dodge_made(attack.dodge_throws[-1], needed):
+            notes.append(f"{defender.name} dodges with {needed} teleports")
             return replace(base, dodged=True, notes=tuple(notes))
         notes.append(f"{defender.name}'s dodge fails")
     elif attack.defence_card is not None:
         play = attack.defence_card
-        _check_card_answer(play, defence, card, defender.name, speed)
+        why = card_answer_problem(play, defence, option, speed)
+        if why is not None:
+            raise IllegalActionError(f"{defender.name} may not play {play.card.name}: {why}")
         check_attempt(
             play.throws,
-            defence_pool(defender, defender_support),
+            defence_pool(defender, defender_support, variants),
             defence_rerolls(defender),
             f"{defender.name} playing {play.card.name}",
         )
@@ -178,26 +217,34 @@ def resolve_attack(
     return replace(base, damage_dealt=dealt, notes=tuple(notes))
 
 
-def _check_card_answer(
-    play: DefenceCardPlay,
-    defence: tuple[Defence, ...],
-    attack_card: CardCombo | None,
-    defender: str,
-    speed: AttackSpeed,
-) -> None:
-    allowed_deck = Defence.ANY_CARDS in defence or (
-        Defence.DEFENCE_CARDS in defence and play.deck is Deck.DEFENCE
-    )
-    if not allowed_deck:
-        raise IllegalActionError(
-            f"{defender} may not answer a {speed} attack with a {play.deck} card; allowed: "
-            + ", ".join(str(d) for d in defence)
+def _escapes_reflection(
+    attacker: Fighter, support: int, attack: Attack, variants: Variants
+) -> bool:
+    """Whether the attacker escapes its reflected sphere: by a dodge roll or by a card's combo
+    (A l.110: "the attacker can then try to dodge using their dice or cards").
+
+    Raises:
+        IllegalActionError: both a dodge and a card.
+        InvalidThrowError: throws that do not fit the attacker's defence pool.
+    """
+    if attack.reflect_dodge_throws is not None and attack.reflect_card is not None:
+        raise IllegalActionError(f"{attacker.name} answers its reflected sphere once")
+    pool = defence_pool(attacker, support, variants)
+    if attack.reflect_dodge_throws is not None:
+        check_attempt(
+            attack.reflect_dodge_throws,
+            pool,
+            defence_rerolls(attacker),
+            f"{attacker.name} dodging its reflected sphere",
         )
-    if (
-        attack_card is not None
-        and attack_card.defence is CardDefence.INVULNERABLE_ONLY
-        and not play.card.invulnerable
-    ):
-        raise IllegalActionError(
-            f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
+        return dodge_made(attack.reflect_dodge_throws[-1], dodge_needed(attacker, pool, variants))
+    if attack.reflect_card is not None:
+        play = attack.reflect_card
+        check_attempt(
+            play.throws,
+            pool,
+            defence_rerolls(attacker),
+            f"{attacker.name} playing {play.card.name}",
         )
+        return makes(counts_of(play.throws[-1]), need_vector(play.card.symbols))
+    return False

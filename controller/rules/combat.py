@@ -53,6 +53,7 @@ def resolve_combat(combat: CombatInput) -> CombatResult:
         combat.attack,
         a_side.cards,
         variants,
+        green=combat.green,
     )
     a_damage = a_side.damage + first.damage_reflected
     d_damage = d_side.damage + first.damage_dealt

@@ -10,7 +10,7 @@ from controller.rules.scoring import CardCombo, Option
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Form, Warrior
 
-SHIELD_LIMIT = 20  # Shield dodges spheres of less than 20 damage (§8)
+SHIELD_LIMIT = 20  # Shield dodges spheres of less than 20 damage (§8; B's variant: any)
 SOLAR_FLARE_BELOW = 10  # Solar Flare: below 10 endurance it may flee (§8)
 
 Throw = tuple[Symbol, ...]
@@ -57,6 +57,7 @@ class Attack:
     defence_card: DefenceCardPlay | None = None
     flee: bool = False  # the defender uses Solar Flare
     reflect_dodge_throws: tuple[Throw, ...] | None = None  # attacker dodging its reflected sphere
+    reflect_card: DefenceCardPlay | None = None  # or answering it with a card (A l.110)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class CombatInput:
     attack: Attack
     counter: Attack | None = None  # the defender's counter-attack, when it has one
     variants: Variants = DEFAULT_VARIANTS
+    green: bool = False  # the defender is a green-space warrior
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class CombatResult:
             "card_defended": a.card_defended,
             "shielded": a.shielded,
             "reflected": a.reflected,
+            "reflect_dodged": a.reflect_dodged,
             "fled": a.fled,
             "damage_reflected": a.damage_reflected,
             "notes": list(self.notes),

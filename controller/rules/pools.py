@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from controller.rules.dice import clamp_pool
+from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Ability, AbilityKind, Fighter
 
 
@@ -33,10 +34,11 @@ def attack_pool(attacker: Fighter, support: int, defender: Fighter | None = None
     return clamp_pool(size)
 
 
-def defence_pool(defender: Fighter, support: int) -> int:
+def defence_pool(defender: Fighter, support: int, variants: Variants = DEFAULT_VARIANTS) -> int:
     """Dice the defender throws for a dodge or a defence card: power + support + one more
-    defence die; clamped to 1..6."""
-    size = defender.power + support
+    defence die; clamped to 1..6. Support dice join a defence unless B's variant
+    ``support_for_attack_only`` says they are for attacks only (docs/rules.md §5)."""
+    size = defender.power + (0 if variants.support_for_attack_only else support)
     if defender.has(AbilityKind.EXTRA_DEFENCE_DIE):
         size += 1
     return clamp_pool(size)

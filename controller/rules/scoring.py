@@ -56,6 +56,7 @@ class CardCombo:
     damage: int = 0
     defence: CardDefence = CardDefence.ANY
     invulnerable: bool = False
+    sphere_only: bool = False  # as an answer: to a sphere attack only (A l.344, l.366)
 
     @property
     def holds_sphere(self) -> bool:

@@ -12,6 +12,9 @@ from dataclasses import dataclass, fields, replace
 
 from controller.core.errors import TopTableError
 
+RETIRED = {"six_warriors_in_short_game": "A's reading, the default since docs/rules.md §11"}
+"""Variant names a config or journal may still hold, now plain defaults: accepted, no effect."""
+
 
 class UnknownVariantError(TopTableError, ValueError):
     """A variant name that docs/rules.md does not define."""
@@ -19,22 +22,43 @@ class UnknownVariantError(TopTableError, ValueError):
 
 @dataclass(frozen=True)
 class Variants:
-    """Which variants of docs/rules.md are switched on. Field names are the variant names."""
+    """Which variants of docs/rules.md are switched on. Field names are the variant names;
+    each docstring names the section and the book's line it plays."""
 
     star_counts_for_double: bool = False
-    """§3: stars count as the repeated symbol for the special-combo doubling."""
+    """§3 (neither book): stars count as the repeated symbol for the special-combo doubling."""
     surprise_any_card: bool = False
-    """§3 (B): after a surprise attack the defender may answer with any of its cards."""
+    """§3 (B l.169, l.331): after a surprise attack the defender may answer with any card."""
+    green_dodge_after_three_rerolls: bool = False
+    """§3 (B l.311): a green-space warrior may dodge only after 3 rerolls (A: 2)."""
+    dodge_needs_every_die: bool = False
+    """§4 (B l.335): a dodge needs as many teleports as dice thrown (A: the card's number)."""
+    support_for_attack_only: bool = False
+    """§5 (B l.101, l.281): support dice join attacks only (A: defences too)."""
+    transformation_card_when_dissatisfied: bool = False
+    """§6 (B l.423): a Transformation card may follow any roll short of the last form."""
     eliminate_only_when_exceeded: bool = False
-    """§7: eliminated only when damage exceeds endurance (default: when it reaches it)."""
+    """§7 (A l.59, B l.59): eliminated only when damage exceeds endurance (default: reaches)."""
+    shield_any_sphere: bool = False
+    """§8 (B l.103): Shield stops a sphere whatever its damage (A: less than 20)."""
+    two_attack_or_special_cards: bool = False
+    """§9 (B l.351): the player whose turn it is plays at most two Attack or Special cards,
+    a third card only if it is a Defence card."""
     green_reward_one: bool = False
-    """§10 (B): eliminating a green-space warrior earns 1 card (default 2)."""
-    six_warriors_in_short_game: bool = False
-    """§11 (A): teams of 6 in the 5-round game too (default 4)."""
+    """§10 (B l.313): eliminating a green-space warrior earns 1 card (A: 2)."""
+    one_combat_in_45_minutes: bool = False
+    """§10 (B l.249): no second combat in the 45-minute game (counter-attacks still)."""
+    time_up_ends_turn: bool = False
+    """§11 (B l.249): when the 45 minutes are up, the turn being played ends the game
+    (A: the round being played)."""
+    four_warriors_in_short_game: bool = False
+    """§11 (B l.248): teams of 4 in the 5-round game (A: 6)."""
     fusion_pairs_drafted_together: bool = False
-    """§11 (B): Kale+Caulifla and Koichiarator+Paparoni are drafted as pairs."""
+    """§11 (B l.259): Kale+Caulifla and Koichiarator+Paparoni are drafted as pairs."""
+    fusion_partners_adjacent: bool = False
+    """§10 (B l.287): fusion partners fuse one space apart (A: on the same space)."""
     fusion_for_one_attack: bool = False
-    """§11 (B): a Fusion card fuses for one attack (default: until the end of the game)."""
+    """§11 (B l.287): a fusion lasts one attack (A: until the end of the game)."""
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -51,6 +75,8 @@ class Variants:
         on: dict[str, bool] = {}
         for name in names:
             key = name.strip()
+            if key in RETIRED:
+                continue
             if key not in cls.names():
                 raise UnknownVariantError(
                     f"unknown rule variant {key!r}: expected one of {', '.join(cls.names())}"

@@ -33,8 +33,9 @@ def test_player_count_is_checked() -> None:
     [
         (Length.ROUNDS10, (), 6),
         (Length.MINUTES45, (), 6),
-        (Length.ROUNDS5, (), 4),
-        (Length.ROUNDS5, ("six_warriors_in_short_game",), 6),
+        (Length.ROUNDS5, (), 6),  # A l.25: teams of 6
+        (Length.ROUNDS5, ("four_warriors_in_short_game",), 4),  # B l.248
+        (Length.ROUNDS5, ("six_warriors_in_short_game",), 6),  # a retired name: the default
     ],
 )
 def test_team_size(length: Length, variants: tuple[str, ...], size: int) -> None:

@@ -56,7 +56,7 @@ def test_games_end_for_every_size_and_length(players: int, length: Length) -> No
         ("fusion_pairs_drafted_together",),
         ("fusion_for_one_attack", "fusion_pairs_drafted_together"),
         ("green_reward_one", "eliminate_only_when_exceeded", "surprise_any_card"),
-        ("six_warriors_in_short_game", "star_counts_for_double"),
+        ("four_warriors_in_short_game", "star_counts_for_double"),
     ],
 )
 def test_variant_games_with_checked_invariants(variants: tuple[str, ...]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 from controller.core.errors import InvalidThrowError
@@ -14,6 +16,7 @@ from controller.rules.endurance import divided_damage, heal, is_eliminated
 from controller.rules.pools import support_dice
 from controller.rules.variants import UnknownVariantError, Variants
 from controller.rules.warriors import Ability, AbilityKind
+from tests.paths import REPO
 
 
 def test_divided_damage_rounds_up() -> None:
@@ -59,9 +62,25 @@ def test_attack_speed_from_rerolls() -> None:
 def test_variants_by_name() -> None:
     v = Variants.from_names(["green_reward_one", "fusion_for_one_attack"])
     assert v.enabled() == ("green_reward_one", "fusion_for_one_attack")
-    assert len(Variants.names()) == 7
+    assert len(Variants.names()) == 16
     with pytest.raises(UnknownVariantError, match="unknown rule variant 'green'"):
         Variants.from_names(["green"])
+    assert Variants.from_names(["six_warriors_in_short_game"]) == Variants()  # now the default
+
+
+def test_every_variant_is_documented_with_its_book_line() -> None:
+    rules = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    for name in Variants.names():
+        assert f"`{name}`" in rules, name
+        doc = _field_doc(name)
+        assert "§" in doc and (" l." in doc or "neither book" in doc), name
+
+
+def _field_doc(name: str) -> str:
+    """The docstring under a Variants field (the source is the one definition)."""
+    source = inspect.getsource(Variants)
+    after = source.split(f"    {name}: bool = False\n", 1)[1]
+    return after.split('"""')[1]
 
 
 def test_parse_symbols() -> None:
