@@ -1,6 +1,6 @@
 """The symbols a combo asks for, as every data file writes them (warriors, cards, Story squares).
 
-RULES.md §1: a combo names attack symbols and teleports, never the wild star, and no more
+docs/rules.md §1: a combo names attack symbols and teleports, never the wild star, and no more
 symbols than a pool has dice.
 """
 
@@ -24,7 +24,7 @@ def combo_symbols(
     out: list[Symbol] = []
     for s in raw:
         if s == Symbol.STAR:
-            message = "a combo cannot ask for a star: the star is wild (RULES.md §1)"
+            message = "a combo cannot ask for a star: the star is wild (docs/rules.md §1)"
             problems.add(entry, field, message, file=file)
         elif s not in SYMBOL_NAMES:
             message = f"unknown symbol {s!r}; expected one of {', '.join(SYMBOL_NAMES)}"

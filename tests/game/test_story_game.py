@@ -16,8 +16,8 @@ from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
-from controller.game.engine import InputKind
 from controller.game.bots import BOTS
+from controller.game.engine import InputKind
 from controller.game.events import ChooseAttack, ChooseFight, DiceThrown, GameEvent, TimeUp
 from controller.game.export import export_json
 from controller.game.legal import legal_actions
