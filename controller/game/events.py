@@ -125,7 +125,8 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
 # ---------------------------------------------------------------- inputs
 @dataclass(frozen=True)
 class FirstPlayerChosen(GameEvent):
-    """The die that decides who drafts first (and plays first)."""
+    """The die that decides who drafts first (A l.24-25, B l.255); the youngest plays first
+    (:class:`ChooseStarter`)."""
 
     kind: ClassVar[str] = "first_player"
     seat: int
@@ -242,6 +243,15 @@ class Place(Action):
     kind: ClassVar[str] = "place"
     warrior: str
     space: int
+
+
+@dataclass(frozen=True)
+class ChooseStarter(Action):
+    """Who starts: the youngest player (A l.33, B l.275), named by ``starter``'s seat; the
+    table cannot know ages, so the players tell it."""
+
+    kind: ClassVar[str] = "starter"
+    starter: int
 
 
 @dataclass(frozen=True)
@@ -392,7 +402,7 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
     for cls in (
         FirstPlayerChosen, Shuffled, DiceThrown, ThrowCorrected, DieRolled, DieCorrected, TimeUp,
         ClockStarted, ClockPaused, ClockResumed,
-        Draft, Place, Discard, PlayCard, Pass, Move, TryFusion, ChooseAttack, Defend,
+        Draft, Place, ChooseStarter, Discard, PlayCard, Pass, Move, TryFusion, ChooseAttack, Defend,
         StopRolling, CounterAttack, StepAside, ChooseReward, ExtraCombat, DuelPick, ChooseFight,
     )
 }  # fmt: skip

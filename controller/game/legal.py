@@ -16,6 +16,7 @@ from controller.game.events import (
     Action,
     ChooseAttack,
     ChooseReward,
+    ChooseStarter,
     CounterAttack,
     Defend,
     Discard,
@@ -84,6 +85,9 @@ def _generate(s: GameState) -> Iterator[Action]:
         )
         for sp in engine.placements(s, seat):
             yield Place(seat, todo, sp)
+    elif ph is Phase.STARTER:
+        for q in range(len(s.players)):
+            yield ChooseStarter(seat, q)
     elif ph is Phase.DISCARD:
         for name in dict.fromkeys(s.hands[seat]):
             yield Discard(seat, name)

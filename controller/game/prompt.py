@@ -25,6 +25,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.DRAFT: PhaseText("draft", "draft a warrior"),
     Phase.SHUFFLE: PhaseText("shuffle"),
     Phase.PLACE: PhaseText("place tokens", "place a token (not next to a teammate)"),
+    Phase.STARTER: PhaseText("youngest?", "who is the youngest player? they start"),
     Phase.DISCARD: PhaseText("discard", "discard down to 5 cards"),
     Phase.START_CARD: PhaseText("play a card?", "play a card or pass"),
     Phase.MOVE: PhaseText("move", "move a warrior up to {steps} spaces"),

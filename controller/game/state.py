@@ -53,6 +53,7 @@ class Phase(StrEnum):
     DRAFT = "draft"  # action: Draft
     SHUFFLE = "shuffle"  # input: Shuffled for each deck still unshuffled
     PLACE = "place"  # action: Place
+    STARTER = "starter"  # action: ChooseStarter (who is the youngest)
     DISCARD = "discard"  # action: Discard
     START_CARD = "start_card"  # action: PlayCard or Pass
     MOVE = "move"  # action: Move

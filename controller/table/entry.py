@@ -29,6 +29,7 @@ from controller.game.events import (
     Action,
     ChooseAttack,
     ChooseFight,
+    ChooseStarter,
     DiceThrown,
     DieRolled,
     FirstPlayerChosen,
@@ -159,6 +160,8 @@ class TableEntry:
             return None
         if state.phase is Phase.STORY_FIGHT and state.story is not None:
             return _fight_chooser(state, actions)
+        if state.phase is Phase.STARTER:
+            return _starter_chooser(state, actions)
         damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
         chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
         if damage:
@@ -365,6 +368,14 @@ class TableEntry:
             return False
         self.chooser = action_chooser(f"move {token}", moves)
         return True
+
+
+def _starter_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
+    """Who starts: the players by name; the youngest starts (A l.33, B l.275)."""
+    labels = tuple(
+        state.players[a.starter] if isinstance(a, ChooseStarter) else a.kind for a in actions
+    )
+    return Chooser("who is the youngest?", labels, tuple(actions))
 
 
 def _fight_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:

@@ -9,7 +9,7 @@ import pytest
 from controller.core.errors import IllegalActionError
 from controller.game import engine
 from controller.game.bots import table_input
-from controller.game.events import Draft, FirstPlayerChosen, Place, Shuffled
+from controller.game.events import ChooseStarter, Draft, FirstPlayerChosen, Place, Shuffled
 from controller.game.legal import legal_actions
 from controller.game.state import WARRIOR_DECK, GameConfig, GameState, Length, Phase
 from controller.gamedata.cards import Deck
@@ -54,9 +54,13 @@ def test_draft_order_and_exclusions() -> None:
     with pytest.raises(IllegalActionError, match="out of turn"):
         engine.apply(s, Draft(0, "Jiren"))
     s = engine.apply(s, Draft(1, "jiren"))  # names are case-insensitive
-    assert s.seat == 2 and s.teams[1] == ("Jiren",)
+    # the pick passes to the right (A l.25, B l.257): seat 1's right is seat 0, the seat
+    # that plays before it (play goes clockwise, A l.215); seat 0's right is the last seat
+    assert s.seat == 0 and s.teams[1] == ("Jiren",)
     with pytest.raises(IllegalActionError, match="already drafted"):
-        engine.apply(s, Draft(2, "Jiren"))
+        engine.apply(s, Draft(0, "Jiren"))
+    s = engine.apply(s, Draft(0, "Hit"))
+    assert s.seat == 2 and engine.player_to_the_right(s, 0) == 2
 
 
 def test_fusion_pairs_drafted_together() -> None:
@@ -126,7 +130,13 @@ def test_shuffles_then_placement_spacing_and_starting_hands() -> None:
         assert all(not (board.neighbours(a) & set(mine)) for a in mine)
         decks = sorted(s.data.cards.card(c).deck.value for c in s.hands[seat])
         assert decks == ["attack", "defence", "special"]
-    assert s.round == 1 and s.seat == 0
+    # the youngest starts (A l.33, B l.275): the table asks, the die's winner answers
+    assert s.phase is Phase.STARTER and engine.actor(s) == 0 and s.round == 0
+    assert list(legal_actions(s)) == [ChooseStarter(0, 0), ChooseStarter(0, 1)]
+    with pytest.raises(IllegalActionError, match="no seat 2"):
+        engine.apply(s, ChooseStarter(0, 2))
+    s = engine.apply(s, ChooseStarter(0, 1))
+    assert s.round == 1 and s.seat == 1 and s.first == 1
     assert s.phase in (Phase.MOVE, Phase.START_CARD, Phase.DISCARD)
 
 

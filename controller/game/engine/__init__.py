@@ -43,6 +43,7 @@ from controller.game.engine.common import (
     limit_problem,
     pair_of,
     playable,
+    player_to_the_right,
 )
 from controller.game.engine.defence import (
     DefenceAnswer,
@@ -99,6 +100,7 @@ __all__ = [
     "pair_of",
     "placements",
     "playable",
+    "player_to_the_right",
     "replay",
     "start_cards",
     "start_targets",

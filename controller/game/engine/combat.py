@@ -13,6 +13,7 @@ from controller.game.engine.common import (
     on_space,
     owner,
     playable,
+    player_to_the_right,
     seat_of,
     striker_cards,
     support,
@@ -37,7 +38,7 @@ def begin_combat(
 ) -> None:
     """``attacker`` (moved from ``origin``) fights ``defender`` on ``arena``."""
     # the player to the right acts for the green-space warrior
-    defender_seat = (s.seat - 1) % len(s.players) if green else owner(s.pieces[defender])
+    defender_seat = player_to_the_right(s, s.seat) if green else owner(s.pieces[defender])
     s.combat = Combat(
         attacker, defender, owner(s.pieces[attacker]), defender_seat, green, adjacent, origin,
         arena, striker=attacker, target=defender,

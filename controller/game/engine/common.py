@@ -42,14 +42,30 @@ def set_at(
     return (*t[:i], v, *t[i + 1 :])
 
 
-def next_seat(s: GameState, seat: int, ok: Callable[[int], bool]) -> int | None:
-    """The next seat after ``seat`` (clockwise, ``seat`` itself last) for which ``ok`` holds."""
+def next_seat(
+    s: GameState, seat: int, ok: Callable[[int], bool], *, to_the_right: bool = False
+) -> int | None:
+    """The next seat after ``seat`` for which ``ok`` holds (``seat`` itself last): in the
+    order of play (clockwise), or going to the right (:func:`player_to_the_right`)."""
     n = len(s.players)
+    step = -1 if to_the_right else 1
     for k in range(1, n + 1):
-        q = (seat + k) % n
+        q = (seat + step * k) % n
         if ok(q):
             return q
     return None
+
+
+def player_to_the_right(s: GameState, seat: int) -> int:
+    """The player to the right of ``seat``, the one definition (docs/rules.md §10).
+
+    Seats are numbered in the order play goes round the table, clockwise (A l.215):
+    seat 1 plays after seat 0. Seen from a seat, the player who plays next sits on its
+    left; the one to its right is the one who played before it (seat 0's right is the
+    last seat). The right one drafts next (A l.25, B l.257) and plays the green-space
+    warrior (A l.237, B l.311).
+    """
+    return (seat - 1) % len(s.players)
 
 
 def put(s: GameState, p: Piece) -> None:

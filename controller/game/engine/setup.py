@@ -1,5 +1,6 @@
-"""Setting a game up (docs/rules.md §11): the first player, the draft, the shuffles, the
-placement of the tokens and the starting hands; :func:`arrange` for a game set up at once."""
+"""Setting a game up (docs/rules.md §11): the die that decides who drafts first, the
+draft (going to the right), the shuffles, the placement of the tokens, the starting hands
+and who starts (the youngest); :func:`arrange` for a game set up at once."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from controller.game.engine.common import (
     set_at,
 )
 from controller.game.engine.turn import start_turn
-from controller.game.events import Draft, FirstPlayerChosen, Place, Shuffled
+from controller.game.events import ChooseStarter, Draft, FirstPlayerChosen, Place, Shuffled
 from controller.game.state import (
     NOT_DRAFTED,
     WARRIOR_DECK,
@@ -85,7 +86,8 @@ def draft(s: GameState, e: Draft) -> None:
     for n in picks:
         s.pieces[n] = Piece(n, e.seat)
     s.teams = set_at(s.teams, e.seat, s.teams[e.seat] + tuple(picks))
-    nxt = next_seat(s, e.seat, lambda q: len(s.teams[q]) < s.config.team_size)
+    # the pick passes to the right (A l.25, B l.257)
+    nxt = next_seat(s, e.seat, lambda q: len(s.teams[q]) < s.config.team_size, to_the_right=True)
     if nxt is None:
         s.phase = Phase.SHUFFLE
     else:
@@ -147,8 +149,17 @@ def place(s: GameState, e: Place) -> None:
     for k in range(len(s.players)):  # starting hand: one Attack, one Defence, one Special
         for d in DRAW_DECKS:
             draw(s, (s.first + k) % len(s.players), d, 1)
+    s.phase, s.seat = Phase.STARTER, s.first  # who is the youngest? (the die's winner answers)
+
+
+def choose_starter(s: GameState, e: ChooseStarter) -> None:
+    """Handle :class:`ChooseStarter`: the youngest player starts (A l.33, B l.275); the
+    rounds are counted from its turn."""
+    if not 0 <= e.starter < len(s.players):
+        raise IllegalActionError(f"no seat {e.starter}: seats are 0..{len(s.players) - 1}")
+    s.first = e.starter
     s.round = 1
-    start_turn(s, s.first)
+    start_turn(s, e.starter)
 
 
 def arrange(

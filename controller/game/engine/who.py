@@ -30,6 +30,7 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.OVER: ActorKind.INPUT,
     Phase.DRAFT: ActorKind.TURN,
     Phase.PLACE: ActorKind.TURN,
+    Phase.STARTER: ActorKind.TURN,
     Phase.DISCARD: ActorKind.TURN,
     Phase.START_CARD: ActorKind.TURN,
     Phase.MOVE: ActorKind.TURN,
