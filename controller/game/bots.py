@@ -95,7 +95,8 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
 
 
 class RandomBot:
-    """Picks uniformly among the legal actions; rerolls at random."""
+    """Picks uniformly among the legal actions (but a move onto a teammate); rerolls at
+    random."""
 
     name = "random"
 
@@ -120,10 +121,13 @@ class RandomBot:
             spaces = engine.placements(state, seat)
             return Place(seat, todo, spaces[rng.randrange(len(spaces))])
         if seat is not None and state.phase is Phase.MOVE:
+            # never onto a teammate: legal, but a hall-sensor board sees one token per space
+            mates = {p.space for p in state.on_board(seat)}
             moves = [
                 (p.name, sp)
                 for p in state.on_board(seat)
                 for sp in engine.move_targets(state, p.name)
+                if sp not in mates
             ]
             name, space = moves[rng.randrange(len(moves))]
             return Move(seat, name, space)

@@ -18,6 +18,7 @@ from controller.game.engine.common import (
     striker_cards,
     support,
     use_card,
+    vacate,
 )
 from controller.game.engine.fusion import fusion_candidate, join_team
 from controller.game.events import DieRolled, Pass, PlayCard, TryFusion
@@ -95,9 +96,9 @@ def fusion_roll(s: GameState, e: DieRolled) -> None:
         space = on_space(pa)
         holds_space = s.occ.get(space) == first  # the attacker shares the arena unlisted
         for p in (pa, po):
-            if p.space is not None and s.occ.get(p.space) == p.name:
-                del s.occ[p.space]
             s.pieces[p.name] = p._replace(space=None, fused_into=fused)
+            if p.space is not None:
+                vacate(s, p.name, p.space)
         s.pieces[fused] = Piece(fused, pa.seat, space)
         if holds_space:
             s.occ[space] = fused

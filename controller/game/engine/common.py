@@ -69,13 +69,31 @@ def player_to_the_right(s: GameState, seat: int) -> int:
 
 
 def put(s: GameState, p: Piece) -> None:
-    """Store ``p``, keeping the space index right."""
+    """Store ``p``, keeping the space index right: ``s.occ`` names one warrior standing on
+    each occupied space (the first there, when teammates share it, docs/rules.md §10)."""
     old = s.pieces.get(p.name)
-    if old is not None and old.space is not None and s.occ.get(old.space) == p.name:
-        del s.occ[old.space]
+    if old is not None and old.space is not None and old.space != p.space:
+        vacate(s, p.name, old.space)
     s.pieces[p.name] = p
-    if p.space is not None:
+    if p.space is not None and p.space not in s.occ:
         s.occ[p.space] = p.name
+
+
+def vacate(s: GameState, name: str, space: int) -> None:
+    """``name`` leaves ``space``: if the index named it, it names the next warrior still
+    standing there (a teammate sharing the space, or the attacker waiting on the arena)."""
+    if s.occ.get(space) != name:
+        return
+    del s.occ[space]
+    for q in s.pieces.values():
+        if q.space == space and q.name != name and q.seat is not None:
+            s.occ[space] = q.name
+            return
+
+
+def standing_on(s: GameState, space: int) -> list[Piece]:
+    """Every player's warrior standing on ``space`` (teammates may share one)."""
+    return [q for q in s.pieces.values() if q.space == space and q.seat is not None]
 
 
 def owner(p: Piece) -> int:
@@ -251,11 +269,11 @@ def support(s: GameState, name: str) -> int:
     space = c.arena if c is not None and name == c.attacker and not c.adjacent else p.space
     if space is None:
         return 0
-    near = s.data.near[space]
+    near = s.data.near[space]  # a teammate next to it, or sharing its space, supports it
     abilities = [
         s.data.warrior(q.name).ability
         for q in s.on_board(p.seat)
-        if q.name != name and q.space in near
+        if q.name != name and (q.space in near or q.space == space)
     ]
     return support_dice(abilities)
 

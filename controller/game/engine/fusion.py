@@ -1,25 +1,34 @@
-"""Fusions (docs/rules.md §11): who may fuse, fusing two partners and ending a fusion."""
+"""Fusions (docs/rules.md §10, §11): who may fuse (the partners on one space, A l.209; one
+space apart with B's variant), fusing two partners and ending a fusion."""
 
 from __future__ import annotations
 
-from controller.game.engine.common import on_space, owner, put, set_at
+from controller.game.engine.common import on_space, owner, put, set_at, vacate
 from controller.game.state import FUSIONS, GameState, Piece
 
 
+def partners_together(s: GameState, a: int, b: int) -> bool:
+    """Whether fusion partners on spaces ``a`` and ``b`` may fuse: on the same space
+    (A l.209), or one space apart with B's variant ``fusion_partners_adjacent`` (B l.287)."""
+    if s.config.variants.fusion_partners_adjacent:
+        return b in s.data.near[a]
+    return a == b
+
+
 def fusion_ready(s: GameState, seat: int, fused: str) -> bool:
-    """Whether ``seat``'s two partners of ``fused`` stand side by side on the board."""
+    """Whether ``seat``'s two partners of ``fused`` stand together on the board."""
     a, b = FUSIONS[fused]
     pa, pb = s.pieces.get(a), s.pieces.get(b)
     if fused not in s.data.roster or pa is None or pb is None:
         return False
     if pa.seat != seat or pb.seat != seat or pa.space is None or pb.space is None:
         return False
-    return s.data.board.adjacent(pa.space, pb.space)
+    return partners_together(s, pa.space, pb.space)
 
 
 def fusion_candidate(s: GameState, name: str) -> str | None:
     """The fusion ``name`` may try at the start of this combat: its partner, of the same team,
-    stands next to it (the attacker is counted where it fights)."""
+    stands with it (the attacker is counted where it fights)."""
     a = s.pieces.get(name)
     if a is None or a.seat is None or a.space is None:
         return None
@@ -30,7 +39,7 @@ def fusion_candidate(s: GameState, name: str) -> str | None:
                 other is not None
                 and other.seat == a.seat
                 and other.space is not None
-                and other.space in s.data.near[a.space]
+                and partners_together(s, a.space, other.space)
             ):
                 return f
     return None
@@ -59,12 +68,12 @@ def split(
     """End a fusion for one attack: the partners come back as they were (or eliminated)."""
     p = s.pieces[fused]
     s.pieces[fused] = p._replace(space=None, eliminated=not alive)
-    if p.space is not None and s.occ.get(p.space) == fused:
-        del s.occ[p.space]
+    if p.space is not None:
+        vacate(s, fused, p.space)
     for q in partners:
         if alive:
             s.pieces[q.name] = q
-            if q.space != arena or listed:
+            if (q.space != arena or listed) and on_space(q) not in s.occ:
                 s.occ[on_space(q)] = q.name
         else:
             s.pieces[q.name] = q._replace(space=None, eliminated=True, last_space=q.space)
@@ -74,9 +83,9 @@ def eliminate(s: GameState, name: str, space: int | None) -> None:
     """``name`` leaves the game, counted as eliminated on ``space`` (a fusion takes both
     partners with it, §11)."""
     p = s.pieces[name]
-    if p.space is not None and s.occ.get(p.space) == name:
-        del s.occ[p.space]
     s.pieces[name] = p._replace(space=None, eliminated=True, last_space=space)
+    if p.space is not None:
+        vacate(s, name, p.space)
     if name in FUSIONS:
         for partner in FUSIONS[name]:
             q = s.pieces.get(partner)

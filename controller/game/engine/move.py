@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
 from controller.game.engine.combat import begin_combat
-from controller.game.engine.common import MOVE_STEPS, put
+from controller.game.engine.common import MOVE_STEPS, put, vacate
 from controller.game.engine.extra import after_combat_step
 from controller.game.events import Move
 from controller.game.state import GameState, Piece, deck_of_colour
@@ -13,13 +13,14 @@ from controller.gamedata.board import Colour
 
 
 def move_targets(state: GameState, warrior: str) -> frozenset[int]:
-    """Spaces ``warrior`` may move to this turn (≤ 4 steps plus bonuses, never onto a teammate)."""
+    """Spaces ``warrior`` may move to this turn: up to 4 steps (plus bonuses), passing over
+    any token, ending anywhere but where it stands — beside or on a teammate too (neither
+    book forbids it, docs/rules.md §10)."""
     p = state.pieces[warrior]
     if p.space is None or p.seat is None:
         return frozenset()
-    mates = {q.space for q in state.on_board(p.seat)}
     dist = state.data.distances(p.space, MOVE_STEPS + state.move_bonus)
-    return frozenset(sp for sp, d in dist.items() if d >= 1 and sp not in mates)
+    return frozenset(sp for sp, d in dist.items() if d >= 1)
 
 
 def move(s: GameState, e: Move) -> None:
@@ -28,22 +29,22 @@ def move(s: GameState, e: Move) -> None:
     if p is None or p.seat != e.seat or p.space is None:
         raise IllegalActionError(f"{e.warrior!r} is not a warrior of seat {e.seat} on the board")
     if e.space not in move_targets(s, e.warrior):
-        if e.space in s.occ and s.pieces[s.occ[e.space]].seat == e.seat:
-            why = "a move never ends on a teammate"
-        elif e.space not in s.data.board.spaces:
+        if e.space not in s.data.board.spaces:
             why = "no such space"
+        elif e.space == p.space:
+            why = "it stands there"
         else:
             why = f"it is more than {MOVE_STEPS + s.move_bonus} steps away"
         raise IllegalActionError(f"{e.warrior} cannot move to space {e.space}: {why}")
     origin = p.space
     target = s.occ.get(e.space)
     colour = s.data.colours[e.space]
-    if target is not None:  # an opponent: combat on its space
-        del s.occ[origin]
+    if target is not None and s.pieces[target].seat != e.seat:  # a foe: combat on its space
+        vacate(s, p.name, origin)
         s.pieces[p.name] = p._replace(space=e.space)
         begin_combat(s, p.name, target, origin, e.space, green=False, adjacent=False)
         return
-    put(s, p._replace(space=e.space))
+    put(s, p._replace(space=e.space))  # an empty space, or a teammate's: they share it
     if colour is Colour.GREEN:
         if s.green_deck:
             foe = s.green_deck[0]

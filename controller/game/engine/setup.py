@@ -194,7 +194,7 @@ def arrange(
         name = roster_name(s, name)
         if not 0 <= owner < n:
             raise IllegalActionError(f"{name}: no seat {owner}")
-        if space in s.occ:
+        if space in s.occ and s.pieces[s.occ[space]].seat != owner:  # teammates may share one
             raise IllegalActionError(f"{name}: space {space} already holds {s.occ[space]}")
         if space not in data.board.spaces:
             raise IllegalActionError(f"{name}: no space {space} on the board")
