@@ -51,8 +51,8 @@ from controller.game.engine.defence import (
     defence_answers,
     flee_spaces,
 )
-from controller.game.engine.end import step_spaces
-from controller.game.engine.extra import extra_targets
+from controller.game.engine.end import green_steps, step_spaces
+from controller.game.engine.extra import extra_targets, second_combat_cards
 from controller.game.engine.fold import advance, apply, new_game, replay
 from controller.game.engine.fusion import fusion_candidate
 from controller.game.engine.move import move_targets
@@ -93,6 +93,7 @@ __all__ = [
     "fighter",
     "flee_spaces",
     "fusion_candidate",
+    "green_steps",
     "in_tournament",
     "limit_problem",
     "move_targets",
@@ -102,6 +103,7 @@ __all__ = [
     "playable",
     "player_to_the_right",
     "replay",
+    "second_combat_cards",
     "start_cards",
     "start_targets",
     "step_spaces",

@@ -5,14 +5,19 @@ attacker stands (step aside), the green-space reward."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
-from controller.game.engine.common import board_space, draw
+from controller.game.engine.combat import begin_combat
+from controller.game.engine.common import board_space, check_card, count_play, draw, use_card
 from controller.game.engine.duel import duel_after
-from controller.game.engine.extra import after_combat_step
+from controller.game.engine.extra import (
+    after_combat_step,
+    second_combat_allowed,
+    second_combat_cards,
+)
 from controller.game.engine.fusion import eliminate, split
-from controller.game.events import ChooseReward, StepAside
-from controller.game.state import GameState, Phase, deck_of_colour
+from controller.game.events import ChooseReward, PlayCard, StepAside
+from controller.game.state import GameState, Phase, Piece, deck_of_colour
 from controller.gamedata.board import Colour
-from controller.gamedata.cards import DRAW_DECKS
+from controller.gamedata.cards import DRAW_DECKS, Timing
 from controller.rules.combat import after_combat
 
 
@@ -68,7 +73,7 @@ def finish_combat(s: GameState) -> None:
             s.occ[arena] = c.attacker
         elif s.pieces[c.defender].space != arena:
             _settle(s, arena)  # the defender fled: the attacker holds the space (engine decision)
-        elif step_spaces(s):
+        elif step_spaces(s) or (green_steps(s) and second_combat_cards(s)):
             s.phase = Phase.STEP_ASIDE
             return
         else:  # no adjacent empty non-green space: back where it came from (engine decision)
@@ -80,14 +85,30 @@ def finish_combat(s: GameState) -> None:
 
 
 def step_spaces(state: GameState) -> list[int]:
-    """Where the attacker may step after a combat its foe survived: adjacent, empty, not green."""
+    """Where the attacker may step after a combat its foe survived: an adjacent empty space,
+    not green — unless a second combat is granted (the event card, or a card played now):
+    then a green space too, whose warrior is that second combat (A l.39, l.261)."""
     c = state.combat
     if c is None or c.arena is None:  # no combat, or a Story one (no board)
+        return []
+    open_green = state.extra_granted and bool(green_steps(state))
+    return sorted(
+        sid
+        for sid in state.data.near[c.arena]
+        if sid not in state.occ and (open_green or state.data.colours[sid] is not Colour.GREEN)
+    )
+
+
+def green_steps(state: GameState) -> list[int]:
+    """The empty green spaces next to the combat a second combat could take the attacker to
+    (a second combat allowed this turn, a warrior left in the green deck)."""
+    c = state.combat
+    if c is None or c.arena is None or not state.green_deck or not second_combat_allowed(state):
         return []
     return sorted(
         sid
         for sid in state.data.near[c.arena]
-        if sid not in state.occ and state.data.colours[sid] is not Colour.GREEN
+        if sid not in state.occ and state.data.colours[sid] is Colour.GREEN
     )
 
 
@@ -104,13 +125,33 @@ def _settle(s: GameState, space: int) -> None:
 
 
 def step_aside(s: GameState, e: StepAside) -> None:
-    """Handle the attacker's :class:`StepAside` after a combat its foe survived."""
-    if e.space not in step_spaces(s):
+    """Handle the attacker's :class:`StepAside` after a combat its foe survived (onto a green
+    space: its second combat begins)."""
+    c = s.combat
+    if c is None or e.space not in step_spaces(s):
         raise IllegalActionError(
-            f"space {e.space} is not an empty, non-green space next to the combat"
+            f"space {e.space} is not an empty space next to the combat (a green one only with "
+            "a second combat granted)"
         )
     _settle(s, e.space)
+    if s.data.colours[e.space] is Colour.GREEN:
+        foe = s.green_deck[0]
+        s.green_deck = s.green_deck[1:]
+        s.pieces[foe] = Piece(foe, None)
+        begin_combat(s, c.attacker, foe, board_space(c.arena), e.space, green=True, adjacent=False)
+        return
     after_combat_step(s)
+
+
+def grant_card(s: GameState, e: PlayCard) -> None:
+    """Handle a second-combat :class:`PlayCard` before stepping aside: the step may then go
+    onto a green space (A l.39)."""
+    card = check_card(s, e.seat, e.card, Timing.AFTER_COMBAT)
+    if card not in second_combat_cards(s) or not green_steps(s) or s.extra_granted:
+        raise IllegalActionError(f"{card.name} opens no green space now")
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    s.extra_granted = True
 
 
 def reward(s: GameState, e: ChooseReward) -> None:

@@ -1,5 +1,6 @@
-"""The second combat of a turn (docs/rules.md §9): granted by the event card or played from
-the hand once the first combat is over, against a foe standing next to a warrior."""
+"""The second combat of a turn (docs/rules.md §9, §10): granted by the event card or played
+from the hand once the first combat is over, against a foe standing next to a warrior (or
+on a green space the attacker steps onto, :mod:`.end`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from controller.game.engine.common import (
 from controller.game.engine.turn import end_turn
 from controller.game.events import ExtraCombat, Pass, PlayCard
 from controller.game.state import GameState, Length, Phase
-from controller.gamedata.cards import Timing
+from controller.gamedata.cards import Card, EffectKind, Timing
 
 
 def extra_targets(state: GameState) -> list[tuple[str, str]]:
@@ -38,10 +39,28 @@ def after_combat_step(s: GameState) -> None:
     end_turn(s)
 
 
-def _extra_possible(s: GameState) -> bool:
-    if s.combats != 1 or s.config.length is Length.MINUTES45 or s.phase is Phase.OVER:
+def second_combat_allowed(s: GameState) -> bool:
+    """Whether a second combat may still be fought this turn: one so far (never more than
+    two, A l.265), and not in the 45-minute game with B's variant (B l.249)."""
+    if s.combats != 1 or s.phase is Phase.OVER:
         return False
-    if not (s.extra_granted or playable(s, s.seat, Timing.AFTER_COMBAT)):
+    v = s.config.variants
+    return not (s.config.length is Length.MINUTES45 and v.one_combat_in_45_minutes)
+
+
+def second_combat_cards(s: GameState) -> list[Card]:
+    """The cards in the hand of the player whose turn it is that grant a second combat."""
+    return [
+        c
+        for c in playable(s, s.seat, Timing.AFTER_COMBAT)
+        if c.effect.kind is EffectKind.EXTRA_COMBAT
+    ]
+
+
+def _extra_possible(s: GameState) -> bool:
+    if not second_combat_allowed(s):
+        return False
+    if not (s.extra_granted or second_combat_cards(s)):
         return False
     return bool(extra_targets(s))
 

@@ -85,6 +85,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.COUNTER_OFFER, CounterAttack): resolve.counter,
     (Phase.COUNTER_OFFER, Pass): resolve.decline_counter,
     (Phase.STEP_ASIDE, StepAside): end.step_aside,
+    (Phase.STEP_ASIDE, PlayCard): end.grant_card,
     (Phase.REWARD, ChooseReward): end.reward,
     (Phase.EXTRA_OFFER, PlayCard): extra.extra_card,
     (Phase.EXTRA_OFFER, ExtraCombat): extra.extra_event,

@@ -128,6 +128,13 @@ def end_turn(s: GameState) -> None:
     s.combat = None
     n = len(s.players)
     nxt = (s.seat + 1) % n
+    if s.time_up and not s.extra_rounds and s.config.variants.time_up_ends_turn:
+        count_and_end(s)  # B l.249: the turn being played ends the 45-minute game
+        if s.phase in (Phase.OVER, Phase.DUEL_PICK):
+            return
+        s.first, s.round = nxt, s.round + 1  # a tie of more: one whole round more, from here
+        start_turn(s, nxt)
+        return
     if nxt == s.first:
         _round_over(s)
         if s.phase in (Phase.OVER, Phase.DUEL_PICK):
