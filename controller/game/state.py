@@ -118,18 +118,21 @@ class CardsPlayed:
             self.counter_attack + (card.effect.kind is EffectKind.COUNTER_ATTACK),
         )
 
-    def problem(self, card: Card) -> str | None:
-        """Why ``card`` would break the per-turn limits (None: it may be played)."""
-        if card.deck in (Deck.ATTACK, Deck.SPECIAL) and self.attack_or_special >= 2:
-            return "at most two Attack/Special cards per turn"
-        if card.deck is Deck.SPECIAL and self.special >= 1:
-            return "at most one Special card per turn"
-        if card.deck is Deck.DEFENCE and self.defence >= 1:
-            return "at most one Defence card per turn"
+    def problem(self, card: Card, variants: Variants, turn: bool) -> str | None:
+        """Why ``card`` would break the per-turn limits (None: it may be played). ``turn``:
+        the seat is the player whose turn it is; B's limit binds only that player, never a
+        defender answering in the turn (docs/rules.md §9)."""
         if card.effect.kind is EffectKind.EXTRA_COMBAT and self.extra_combat >= 1:
-            return "at most one card granting an extra combat per turn"
+            return "at most one card granting an extra combat per turn (A l.306)"
+        if card.deck is Deck.SPECIAL and self.special >= 1:
+            return "at most one Special card per turn (A l.370)"
         if card.effect.kind is EffectKind.COUNTER_ATTACK and self.counter_attack >= 1:
-            return "at most one Counter-Attack card per turn"
+            return "at most one Counter-Attack card per turn (A l.356)"
+        if turn and variants.two_attack_or_special_cards:
+            if card.deck in (Deck.ATTACK, Deck.SPECIAL) and self.attack_or_special >= 2:
+                return "at most two Attack or Special cards during your turn (B l.351)"
+            if card.deck is Deck.DEFENCE and self.defence >= 1:
+                return "a third card during your turn only if it is a Defence card (B l.351)"
         return None
 
 

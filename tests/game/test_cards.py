@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from controller.core.errors import DataError
+from controller.game.state import NOTHING_PLAYED, CardsPlayed
 from controller.gamedata.bundle import load_game_data
 from controller.gamedata.cards import Deck, EffectKind, Timing, load_cards, parse_cards
+from controller.rules.variants import Variants
 from tests.paths import REPO
 
 DEMO = REPO / "controller" / "data" / "demo"
@@ -107,3 +109,40 @@ def test_malformed_data_directory_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "cards.toml").unlink()
     with pytest.raises(DataError, match=r"cards\.toml"):
         load_game_data(tmp_path)
+
+
+def _played(*names: str) -> CardsPlayed:
+    cards = load_cards(DEMO / "cards.toml")
+    played = NOTHING_PLAYED
+    for name in names:
+        played = played.after(cards.card(name))
+    return played
+
+
+def test_a_plays_as_many_cards_as_it_likes_with_three_limits() -> None:
+    """A l.265, l.306: as many cards as you like; one card adding a combat (A l.306), one
+    Special card (A l.370) and one Counter-Attack card (A l.356) per turn."""
+    cards = load_cards(DEMO / "cards.toml")
+    a = Variants()
+    three = _played("Kamehameha", "Rapid Punches", "Spirit Bomb")
+    assert three.problem(cards.card("Kamehameha"), a, turn=True) is None
+    assert three.problem(cards.card("Guard"), a, turn=True) is None
+    special = _played("Instant Transmission")
+    assert "one Special card" in str(special.problem(cards.card("Second Wind"), a, turn=True))
+    extra = _played("Second Wind")
+    frenzy_like = cards.card("Second Wind")
+    assert "extra combat" in str(extra.problem(frenzy_like, a, turn=False))
+
+
+def test_bs_two_card_limit_binds_only_the_player_whose_turn_it_is() -> None:
+    """B l.351 (variant two_attack_or_special_cards): two Attack or Special cards during your
+    turn, a third only if it is a Defence card; a defender answering is not bound."""
+    cards = load_cards(DEMO / "cards.toml")
+    b = Variants(two_attack_or_special_cards=True)
+    two = _played("Kamehameha", "Rapid Punches")
+    assert "two Attack or Special" in str(two.problem(cards.card("Spirit Bomb"), b, turn=True))
+    assert two.problem(cards.card("Guard"), b, turn=True) is None
+    assert two.problem(cards.card("Spirit Bomb"), b, turn=False) is None  # a defender
+    with_defence = _played("Kamehameha", "Guard")
+    assert "third card" in str(with_defence.problem(cards.card("Guard"), b, turn=True))
+    assert with_defence.problem(cards.card("Guard"), b, turn=False) is None

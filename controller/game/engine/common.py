@@ -194,7 +194,7 @@ def new_turn_counts(s: GameState) -> None:
 
 def limit_problem(state: GameState, seat: int, card: Card) -> str | None:
     """Why ``card`` would break the per-turn card limits of §9 (None: it may be played)."""
-    return state.played[seat].problem(card)
+    return state.played[seat].problem(card, state.config.variants, seat == state.seat)
 
 
 def check_card(s: GameState, seat: int, name: str, timing: Timing) -> Card:
