@@ -82,7 +82,7 @@ def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
         return DiceThrown(roll(rng, c.defence_pool, state.data.die.faces))
     last = c.defence_throws[-1]
     keep = {i for i, d in enumerate(last) if d in (Symbol.TELEPORT, Symbol.STAR)}
-    if c.answer is Answer.CARD and c.answer_card is not None:
+    if c.answer in (Answer.CARD, Answer.REFLECT_CARD) and c.answer_card is not None:
         need = list(state.data.cards.card(c.answer_card).combo)
         keep = set()
         for i, d in enumerate(last):
@@ -185,7 +185,7 @@ class GreedyBot:
                     return a
             return Pass(seat)
         actions = list(iter(legal_actions(state)))
-        if ph is Phase.DEFENCE_CHOICE:
+        if ph in (Phase.DEFENCE_CHOICE, Phase.REFLECT_CHOICE):
             order = {Answer.NONE.value: 0, Answer.DODGE.value: 2}
             return max(actions, key=lambda a: order.get(getattr(a, "answer", ""), 3))
         if ph is Phase.STORY_FIGHT:  # agree to the fight proposed (the first action), or propose

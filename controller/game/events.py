@@ -311,7 +311,8 @@ class ChooseAttack(Action):
 @dataclass(frozen=True)
 class Defend(Action):
     """The defender's answer: none, a dodge, Solar Flare's flight, or a defence ``card``
-    (``answer`` CARD; ``card`` is None for the others; REFLECT is never a Defend).
+    (``answer`` CARD; ``card`` is None for the others; REFLECT is never a Defend). The
+    attacker answers its reflected sphere with the same event (Phase.REFLECT_CHOICE).
 
     The journal writes ``answer`` as the card's name or the answer's value, as the
     first release did (:attr:`text`)."""

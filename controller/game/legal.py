@@ -31,7 +31,7 @@ from controller.game.events import (
     StopRolling,
     TryFusion,
 )
-from controller.game.state import Answer, GameState, Phase
+from controller.game.state import GameState, Phase
 from controller.game.story import story_actions
 from controller.gamedata.cards import DRAW_DECKS, EffectKind, Timing
 from controller.rules.warriors import AbilityKind
@@ -111,11 +111,11 @@ def _generate(s: GameState) -> Iterator[Action]:
     elif ph is Phase.ATTACK:
         for name, _ in engine.attack_options(s):
             yield ChooseAttack(seat, name)
-    elif ph is Phase.DEFENCE_CHOICE:
+    elif ph in (Phase.DEFENCE_CHOICE, Phase.REFLECT_CHOICE):
         for answer, card_name in engine.defence_answers(s):
             yield Defend(seat, answer, card_name)
     elif ph is Phase.DEFENCE_ROLL:
-        if c is not None and (c.defence_throws or c.answer is Answer.REFLECT):
+        if c is not None and c.defence_throws:
             yield StopRolling(seat)
     elif ph is Phase.FLEE:
         for sp in engine.flee_spaces(s):

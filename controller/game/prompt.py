@@ -35,6 +35,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.RETRY_OFFER: PhaseText("retry?", "play a transformation card or pass"),
     Phase.ATTACK: PhaseText("attack"),
     Phase.DEFENCE_CHOICE: PhaseText("defend", "answer the attack: {answers}"),
+    Phase.REFLECT_CHOICE: PhaseText("reflected!", "answer your reflected sphere: {answers}"),
     Phase.DEFENCE_ROLL: PhaseText("defence roll"),
     Phase.FLEE: PhaseText("flee", "flee up to 3 spaces"),
     Phase.COUNTER_OFFER: PhaseText("counter?", "counter-attack or pass"),
@@ -105,6 +106,8 @@ def prompt(state: GameState) -> str:
     if ph is Phase.DEFENCE_ROLL and c is not None:
         if c.answer is Answer.REFLECT:
             what = "to dodge the reflected sphere"
+        elif c.answer is Answer.REFLECT_CARD:
+            what = f"for {c.answer_card} against the reflected sphere"
         else:
             what = f"for {c.answer_card if c.answer is Answer.CARD else c.answer}"
         return f"{who}: throw {c.defence_pool} dice {what}"

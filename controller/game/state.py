@@ -63,8 +63,9 @@ class Phase(StrEnum):
     RETRY_OFFER = "retry_offer"  # action: PlayCard (transformation retry) or Pass
     ATTACK = "attack"  # input: DiceThrown; action: ChooseAttack
     DEFENCE_CHOICE = "defence_choice"  # action: Defend
+    REFLECT_CHOICE = "reflect_choice"  # action: Defend (the attacker, its reflected sphere)
     DEFENCE_ROLL = "defence_roll"  # input: DiceThrown; action: StopRolling (the attacker's
-    # own roll when it dodges its reflected sphere: Combat.answer is Answer.REFLECT)
+    # own roll against its reflected sphere: Combat.answer is REFLECT or REFLECT_CARD)
     FLEE = "flee"  # action: StepAside (the defender fleeing with Solar Flare)
     COUNTER_OFFER = "counter_offer"  # action: CounterAttack or Pass
     REWARD = "reward"  # action: ChooseReward
@@ -95,6 +96,7 @@ class Answer(StrEnum):
     FLEE = "flee"  # Solar Flare: the defender flees
     CARD = "card"  # a defence card (its name in ``Combat.answer_card``)
     REFLECT = "reflect"  # the attacker's own roll to dodge its reflected sphere
+    REFLECT_CARD = "reflect_card"  # the attacker's card against its reflected sphere (A l.110)
 
 
 @dataclass(frozen=True)

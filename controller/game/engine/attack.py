@@ -1,16 +1,16 @@
-"""An attack (docs/rules.md §4–§8): the striker's throws and rerolls, what the last throw
-is worth, and the choice that opens the defence."""
+"""An attack (docs/rules.md §3–§8): the striker's throws and rerolls, what the last throw
+is worth, and the choice that opens the defence (or, for a reflected sphere, the
+attacker's own answer)."""
 
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
-from controller.game.engine.common import fighter, resolve, scorer
+from controller.game.engine.common import resolve, scorer
+from controller.game.engine.defence import defence_answers
 from controller.game.engine.resolve import attack_done
 from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
 from controller.game.state import Answer, GameState, Phase
 from controller.rules.combat_types import Attack
-from controller.rules.pools import defence_pool, defence_rerolls
-from controller.rules.speed import Defence
 
 
 def dice_thrown(s: GameState, e: DiceThrown) -> None:
@@ -61,16 +61,12 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
     c = s.combat = c._replace(option=match)
     probe = resolve(s, Attack(c.throws, match))
     c = s.combat = c._replace(probe=probe)
-    if probe.reflected and probe.damage_reflected > 0:  # the attacker may dodge it (§8)
-        f = fighter(s, c.striker)
-        s.combat = c._replace(
-            answer=Answer.REFLECT,
-            defence_pool=defence_pool(f, c.striker_support),
-            defence_max_rerolls=defence_rerolls(f),
-        )
-        s.phase = Phase.DEFENCE_ROLL
+    if probe.reflected and probe.damage_reflected > 0:  # the attacker may answer it (A l.110)
+        s.phase = Phase.REFLECT_CHOICE
         return
-    if probe.shielded or probe.reflected or probe.defence == (Defence.NONE,):
+    if probe.shielded or probe.reflected:
         attack_done(s, probe)
         return
     s.phase = Phase.DEFENCE_CHOICE
+    if defence_answers(s) == [(Answer.NONE, None)]:  # no answer at all: the damage lands
+        attack_done(s, probe)

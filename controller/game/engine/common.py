@@ -310,5 +310,13 @@ def resolve(s: GameState, attack: Attack) -> AttackResult:
     f, t = fighter(s, c.striker), fighter(s, c.target)
     left = t.warrior.endurance - s.pieces[c.target].damage
     return resolve_attack(
-        f, c.striker_support, t, c.target_support, left, attack, c.cards, s.config.variants
+        f,
+        c.striker_support,
+        t,
+        c.target_support,
+        left,
+        attack,
+        c.cards,
+        s.config.variants,
+        green=c.green and not c.counter,
     )

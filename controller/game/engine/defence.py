@@ -1,6 +1,6 @@
-"""The defender's answer (docs/rules.md §4, §8): none, a dodge roll, a defence card (played at
-once, or by making its combo), Solar Flare's flight; and the attacker's own roll to dodge
-the sphere a Reflect sends back."""
+"""The answers to an attack (docs/rules.md §4, §8): the defender's — none, a dodge roll, a
+card (played at once, or by making its combo), Solar Flare's flight — and the attacker's
+against the sphere a Reflect sends back: none, a dodge roll or a card (A l.110)."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ from controller.game.engine.common import (
 from controller.game.engine.resolve import attack_done
 from controller.game.events import Defend, DiceThrown, StepAside, StopRolling, ThrowCorrected
 from controller.game.state import Answer, GameState, Phase
-from controller.gamedata.cards import Card, Deck, EffectKind, Timing
-from controller.rules.attack import dodge_made
-from controller.rules.combat_types import SOLAR_FLARE_BELOW, Attack
+from controller.gamedata.cards import Card, EffectKind, Timing
+from controller.rules.attack import card_answer_problem, dodge_made, dodge_needed
+from controller.rules.combat_types import SOLAR_FLARE_BELOW, Attack, DefenceCardPlay
 from controller.rules.dice import counts_of
 from controller.rules.endurance import divided_damage
 from controller.rules.pools import defence_pool, defence_rerolls
-from controller.rules.scoring import CardCombo, CardDefence, makes, need_vector
+from controller.rules.scoring import makes, need_vector
 from controller.rules.speed import Defence
 from controller.rules.warriors import AbilityKind
 
@@ -36,15 +36,26 @@ DefenceAnswer = tuple[Answer, str | None]
 
 
 def defence_answers(state: GameState) -> list[DefenceAnswer]:
-    """The answers the defender may give now: none, a dodge, flight, each defence card."""
+    """The answers the player asked may give now. In ``DEFENCE_CHOICE``, the defender's: none,
+    a dodge (as the attack's speed allows), Solar Flare's flight (at any speed), each card
+    the speed and the attack allow (rules.attack.card_answer_problem: a Defence-deck Dodge
+    card after a surprise attack too, A l.197). In ``REFLECT_CHOICE``, the attacker's
+    against its reflected sphere: none, a dodge with its dice, any of its answering cards
+    (A l.110)."""
     c = state.combat
-    if c is None or state.phase is not Phase.DEFENCE_CHOICE:
+    probe = c.probe if c is not None else None
+    if c is None or probe is None:
         return []
-    probe = c.probe
-    if probe is None:
+    out: list[DefenceAnswer] = [(Answer.NONE, None)]
+    if state.phase is Phase.REFLECT_CHOICE:
+        out.append((Answer.DODGE, None))
+        seat = state.pieces[c.striker].seat
+        if seat is not None:
+            out.extend((Answer.CARD, card.name) for card in playable(state, seat, Timing.DEFENCE))
+        return out
+    if state.phase is not Phase.DEFENCE_CHOICE:
         return []
     allowed = probe.defence
-    out: list[DefenceAnswer] = [(Answer.NONE, None)]
     if Defence.DODGE in allowed:
         out.append((Answer.DODGE, None))
     seat = state.pieces[c.target].seat
@@ -54,9 +65,9 @@ def defence_answers(state: GameState) -> list[DefenceAnswer]:
     left = t.warrior.endurance - state.pieces[c.target].damage
     if t.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW and flee_spaces(state):
         out.append((Answer.FLEE, None))
-    attack_card = probe.option.card
     for card in playable(state, seat, Timing.DEFENCE):
-        if _card_answer_ok(card, allowed, attack_card):
+        play = DefenceCardPlay(card.combo_view(), card.deck, ())
+        if card_answer_problem(play, allowed, probe.option, probe.speed) is None:
             out.append((Answer.CARD, card.name))
     return out
 
@@ -65,20 +76,6 @@ def answer_text(answer: DefenceAnswer) -> str:
     """An answer as the journal and the prompts spell it (see :attr:`Defend.text`)."""
     kind, card = answer
     return card if card is not None else kind.value
-
-
-def _card_answer_ok(
-    card: Card, allowed: tuple[Defence, ...], attack_card: CardCombo | None
-) -> bool:
-    if card.effect.kind is EffectKind.DODGE:
-        deck_ok = Defence.DODGE in allowed
-    else:
-        deck_ok = Defence.ANY_CARDS in allowed or (
-            Defence.DEFENCE_CARDS in allowed and card.deck is Deck.DEFENCE
-        )
-    if attack_card is not None and attack_card.defence is CardDefence.INVULNERABLE_ONLY:
-        deck_ok = deck_ok and card.invulnerable
-    return deck_ok
 
 
 def flee_spaces(state: GameState) -> list[int]:
@@ -93,7 +90,8 @@ def flee_spaces(state: GameState) -> list[int]:
 
 
 def defend(s: GameState, e: Defend) -> None:
-    """Handle :class:`Defend`."""
+    """Handle :class:`Defend`: the defender's answer, or the attacker's against its
+    reflected sphere."""
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
@@ -101,6 +99,7 @@ def defend(s: GameState, e: Defend) -> None:
     if (e.answer, e.card) not in answers:
         allowed = ", ".join(answer_text(a) for a in answers)
         raise IllegalActionError(f"{e.text!r} is not an answer allowed here; allowed: {allowed}")
+    reflected = s.phase is Phase.REFLECT_CHOICE
     if e.answer is Answer.NONE and c.probe is not None:
         attack_done(s, c.probe)
         return
@@ -108,22 +107,25 @@ def defend(s: GameState, e: Defend) -> None:
         s.combat = c._replace(answer=Answer.FLEE)
         s.phase = Phase.FLEE
         return
-    t = fighter(s, c.target)
-    answer, card_name = Answer.DODGE, None
-    if e.card is not None:  # a card: the target is a player's warrior
-        seat = owner(s.pieces[c.target])
+    roller = c.striker if reflected else c.target
+    support = c.striker_support if reflected else c.target_support
+    f = fighter(s, roller)
+    answer = Answer.REFLECT if reflected else Answer.DODGE
+    card_name = None
+    if e.card is not None:  # a card: the roller is a player's warrior
+        seat = owner(s.pieces[roller])
         card = s.data.cards.card(e.card)
         count_play(s, seat, card)
         if not card.combo:  # no combo: the effect holds at once
             use_card(s, seat, card.name)
             _card_effect_done(s, card)
             return
-        answer, card_name = Answer.CARD, card.name
+        answer, card_name = (Answer.REFLECT_CARD if reflected else Answer.CARD), card.name
     s.combat = c._replace(
         answer=answer,
         answer_card=card_name,
-        defence_pool=defence_pool(t, c.target_support),
-        defence_max_rerolls=defence_rerolls(t),
+        defence_pool=defence_pool(f, support, s.config.variants),
+        defence_max_rerolls=defence_rerolls(f),
     )
     s.phase = Phase.DEFENCE_ROLL
 
@@ -141,11 +143,14 @@ def flee(s: GameState, e: StepAside) -> None:
 
 
 def _defence_made(s: GameState, dice: tuple[Symbol, ...]) -> bool:
+    """Whether the roll under way is made: a dodge's teleports, or its card's combo."""
     c = s.combat
     if c is None:
         return False
-    if c.answer is Answer.DODGE:
-        return dodge_made(dice, fighter(s, c.target).dodge)
+    if c.answer in (Answer.DODGE, Answer.REFLECT):
+        roller = c.striker if c.answer is Answer.REFLECT else c.target
+        needed = dodge_needed(fighter(s, roller), c.defence_pool, s.config.variants)
+        return dodge_made(dice, needed)
     if c.answer_card is None:
         return False
     card = s.data.cards.card(c.answer_card)
@@ -157,12 +162,10 @@ def defence_throw(s: GameState, e: DiceThrown) -> None:
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
-    if c.answer is Answer.REFLECT:
-        _reflect_throw(s, e)
-        return
+    roller = c.striker if c.answer in (Answer.REFLECT, Answer.REFLECT_CARD) else c.target
     if len(e.dice) != c.defence_pool:
         raise InvalidThrowError(
-            f"{c.target} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
+            f"{roller} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
         )
     c = c._replace(defence_throws=(*c.defence_throws, tuple(e.dice)))
     s.combat = c
@@ -181,37 +184,9 @@ def defence_corrected(s: GameState, e: ThrowCorrected) -> None:
     defence_throw(s, DiceThrown(e.dice, e.evidence))
 
 
-def _reflect_throw(s: GameState, e: DiceThrown) -> None:
-    c = s.combat
-    if c is None:
-        raise IllegalActionError("no combat")
-    if len(e.dice) != c.defence_pool:
-        raise InvalidThrowError(
-            f"{c.striker} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
-        )
-    c = c._replace(defence_throws=(*c.defence_throws, tuple(e.dice)))
-    s.combat = c
-    made = dodge_made(c.defence_throws[-1], fighter(s, c.striker).dodge)
-    if made or len(c.defence_throws) > c.defence_max_rerolls:
-        _finish_reflect(s)
-
-
-def _finish_reflect(s: GameState) -> None:
-    c = s.combat
-    if c is None or c.probe is None:
-        return
-    if not c.defence_throws:
-        attack_done(s, c.probe)
-        return
-    attack_done(s, resolve(s, Attack(c.throws, c.option, reflect_dodge_throws=c.defence_throws)))
-
-
 def stop_rolling(s: GameState, e: StopRolling) -> None:
-    """Handle :class:`StopRolling` (taking the reflected damage, with or without a try)."""
+    """Handle :class:`StopRolling` (the attempt ends with the throws made)."""
     c = s.combat
-    if c is not None and c.answer is Answer.REFLECT:
-        _finish_reflect(s)
-        return
     if c is None or not c.defence_throws:
         raise IllegalActionError("throw at least once before stopping")
     _finish_defence(s)
@@ -219,20 +194,31 @@ def stop_rolling(s: GameState, e: StopRolling) -> None:
 
 def _finish_defence(s: GameState) -> None:
     c = s.combat
-    if c is None:
+    if c is None or c.probe is None:
         return
+    throws = c.defence_throws
     if c.answer is Answer.DODGE:
-        attack_done(s, resolve(s, Attack(c.throws, c.option, dodge_throws=c.defence_throws)))
+        attack_done(s, resolve(s, Attack(c.throws, c.option, dodge_throws=throws)))
+        return
+    if c.answer is Answer.REFLECT:
+        attack_done(s, resolve(s, Attack(c.throws, c.option, reflect_dodge_throws=throws)))
         return
     if c.answer_card is None:
         return
     card = s.data.cards.card(c.answer_card)
-    made = _defence_made(s, c.defence_throws[-1])
-    seat = owner(s.pieces[c.target])
-    if made:
+    roller = c.striker if c.answer is Answer.REFLECT_CARD else c.target
+    seat = owner(s.pieces[roller])
+    if c.answer is Answer.REFLECT_CARD:
+        play = DefenceCardPlay(card.combo_view(), card.deck, throws)
+        result = resolve(s, Attack(c.throws, c.option, reflect_card=play))
+        if result.reflect_dodged:
+            use_card(s, seat, card.name)  # made: spent; failed: kept (A l.350)
+        attack_done(s, result)
+        return
+    if _defence_made(s, throws[-1]):
         use_card(s, seat, card.name)
         _card_effect_done(s, card)
-    elif c.probe is not None:  # the combo failed: the damage goes through, the card is kept (§4)
+    else:  # the combo failed: the damage goes through, the card is kept (§4)
         attack_done(s, c.probe)
 
 
@@ -241,7 +227,10 @@ def _card_effect_done(s: GameState, card: Card) -> None:
     if c is None:
         return
     base = c.probe if c.probe is not None else resolve(s, Attack(c.throws, c.option))
-    if card.effect.kind is EffectKind.REFLECT:
+    if s.phase is Phase.REFLECT_CHOICE:  # the attacker's card stops its reflected sphere
+        note = f"{card.name}: {c.striker} escapes its reflected sphere"
+        result = replace(base, damage_reflected=0, reflect_dodged=True, notes=(note,))
+    elif card.effect.kind is EffectKind.REFLECT:
         back = divided_damage(base.option.damage, fighter(s, c.striker).divisor)
         result = replace(base, damage_dealt=0, reflected=True, damage_reflected=back,
                          notes=(f"{card.name} sends {back} back",))  # fmt: skip

@@ -78,6 +78,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.ATTACK, ThrowCorrected): attack.throw_corrected,
     (Phase.ATTACK, ChooseAttack): attack.choose_attack,
     (Phase.DEFENCE_CHOICE, Defend): defence.defend,
+    (Phase.REFLECT_CHOICE, Defend): defence.defend,
     (Phase.DEFENCE_ROLL, DiceThrown): defence.defence_throw,
     (Phase.DEFENCE_ROLL, ThrowCorrected): defence.defence_corrected,
     (Phase.DEFENCE_ROLL, StopRolling): defence.stop_rolling,

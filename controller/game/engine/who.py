@@ -41,6 +41,7 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.RETRY_OFFER: ActorKind.TRANSFORMING,
     Phase.ATTACK: ActorKind.STRIKER,
     Phase.DEFENCE_CHOICE: ActorKind.TARGET,
+    Phase.REFLECT_CHOICE: ActorKind.STRIKER,
     Phase.DEFENCE_ROLL: ActorKind.DEFENCE_ROLLER,
     Phase.COUNTER_OFFER: ActorKind.TARGET,
     Phase.DUEL_PICK: ActorKind.DUEL_PICKER,
@@ -68,7 +69,8 @@ def actor(state: GameState) -> int | None:
     if who is ActorKind.FUSER:
         return seat_of(state, c.fusers[0]) if c.fusers else state.seat
     # a defence roll; the attacker's own when it dodges a reflected sphere
-    return seat_of(state, c.striker if c.answer is Answer.REFLECT else c.target)
+    reflected = c.answer in (Answer.REFLECT, Answer.REFLECT_CARD)
+    return seat_of(state, c.striker if reflected else c.target)
 
 
 class InputKind(Enum):
