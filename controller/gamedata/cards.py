@@ -14,6 +14,8 @@ Format (``cards.toml``)::
     combo = ["sphere", "sphere", "punch"]   # optional
     defence = "cards_or_dice" # cards_or_dice | none | invulnerable_only (attack cards)
     invulnerable = false
+    sphere_only = false       # as an answer: to a sphere attack only (A l.344, l.366)
+    target = 5                # transformation_retry only: the last form on this or more
     copies = 2
     effect = { kind = "damage", amount = 22 }   # kind: see EffectKind; deck for draw
 
@@ -58,13 +60,14 @@ class EffectKind(StrEnum):
       as an event, every attack of the player this turn deals ``amount`` more.
     - prevent: the attack's damage is prevented (its combo thrown like a dodge,
       or at once when the card has no combo).
-    - dodge: counts as a successful dodge, without rolling (only where a dodge
-      roll is allowed).
+    - dodge: counts as a successful dodge once its combo is made (A l.203), at once
+      when the card has none.
     - reflect: the attack's damage goes back to the attacker.
     - heal: remove up to ``amount`` damage from one of the player's warriors
       (as an event: from each of them).
     - extra_combat: a second combat this turn (never in the 45-minute game).
-    - transformation_retry: roll a failed transformation again.
+    - transformation_retry: roll a failed transformation again; with a ``target``, a
+      roll reaching it gives the warrior's last form (B l.423).
     - fusion: the two fusion partners, standing on adjacent spaces, fuse.
     - rescue: an eliminated warrior of the player comes back on an empty,
       non-green space with no damage.
@@ -102,6 +105,30 @@ EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
     EffectKind.MOVE: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
     EffectKind.DRAW: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
 }
+# Which timings each deck's cards may have (docs/rules.md §9; the loader checks it):
+# Attack cards are cashed in as an attack (A l.322-323); Defence cards answer an attack,
+# are played during the turn, and hold the Counter-Attack cards (A l.342-346, l.356);
+# Special cards are played at the start of the turn, as an attack or an answer, or to
+# retry a transformation (A l.333, l.363-368, l.374); a card granting a second combat is
+# played during the turn (Defence or Special: neither book names its deck); Event cards
+# only as events.
+DECK_TIMINGS: Mapping[Deck, frozenset[Timing]] = {
+    Deck.ATTACK: frozenset({Timing.ATTACK}),
+    Deck.DEFENCE: frozenset(
+        {Timing.DEFENCE, Timing.COUNTER_ATTACK, Timing.START_OF_TURN, Timing.AFTER_COMBAT}
+    ),
+    Deck.SPECIAL: frozenset(
+        {
+            Timing.START_OF_TURN,
+            Timing.ATTACK,
+            Timing.DEFENCE,
+            Timing.TRANSFORMATION,
+            Timing.AFTER_COMBAT,
+        }
+    ),
+    Deck.EVENT: frozenset({Timing.EVENT}),
+}
+TARGET_FACES = range(1, 13)  # a transformation retry's target: one or two dice's total
 # Effects whose parameter ``amount`` must be >= 1.
 AMOUNT_EFFECTS = frozenset({EffectKind.DAMAGE, EffectKind.HEAL, EffectKind.MOVE, EffectKind.DRAW})
 
@@ -128,6 +155,8 @@ class Card:
     invulnerable: bool = False
     copies: int = 1
     text: str = ""
+    sphere_only: bool = False  # as an answer: to a sphere attack only (A l.344, l.366)
+    target: int | None = None  # transformation_retry: the last form on this or more (B l.423)
 
     @property
     def is_special(self) -> bool:
@@ -137,7 +166,9 @@ class Card:
     def combo_view(self) -> CardCombo:
         """The card as the scorer sees it (damage for an attack card, else 0)."""
         damage = self.effect.amount if self.effect.kind is EffectKind.DAMAGE else 0
-        return CardCombo(self.name, self.combo, damage, self.defence, self.invulnerable)
+        return CardCombo(
+            self.name, self.combo, damage, self.defence, self.invulnerable, self.sphere_only
+        )
 
 
 @dataclass(frozen=True)
@@ -170,6 +201,8 @@ _CARD_KEYS = {
     "copies",
     "effect",
     "text",
+    "sphere_only",
+    "target",
 }
 _EFFECT_KEYS = {"kind", "amount", "deck"}
 MAX_COPIES = 20
@@ -245,6 +278,14 @@ def _parse_card(
     invulnerable = raw.get("invulnerable", False)
     if not isinstance(invulnerable, bool):
         bad("invulnerable", "expected true or false")
+    sphere_only = raw.get("sphere_only", False)
+    if not isinstance(sphere_only, bool):
+        bad("sphere_only", "expected true or false")
+    target = raw.get("target")
+    if target is not None and (
+        not isinstance(target, int) or isinstance(target, bool) or target not in TARGET_FACES
+    ):
+        bad("target", f"expected a whole number 1..{TARGET_FACES[-1]}, got {target!r}")
     copies = raw.get("copies", 1)
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
         bad("copies", f"expected a whole number 1..{MAX_COPIES}, got {copies!r}")
@@ -262,10 +303,18 @@ def _parse_card(
                 "timing",
                 f"a {effect.kind} effect is played at {', '.join(sorted(allowed))}, not {timing}",
             )
-        if (deck is Deck.EVENT) != (timing is Timing.EVENT):
-            bad("timing", "event cards, and only they, have timing 'event'")
-        if effect.kind is EffectKind.DAMAGE and timing is Timing.ATTACK and combo == ():
-            bad("combo", "an attack card that deals damage needs a combo")
+        if target is not None and effect.kind is not EffectKind.TRANSFORMATION_RETRY:
+            bad("target", "only a transformation_retry card has a target")
+        if sphere_only and timing is not Timing.DEFENCE:
+            bad("sphere_only", "only a card that answers an attack (timing 'defence') has it")
+    if deck is not None and timing is not None and timing not in DECK_TIMINGS[deck]:
+        timings = ", ".join(sorted(DECK_TIMINGS[deck]))
+        bad(
+            "timing",
+            f"{deck.title()} cards are played at {timings}, not {timing} (docs/rules.md §9)",
+        )
+    elif deck is Deck.ATTACK and combo == ():
+        bad("combo", "every Attack card needs a combo (A l.331)")
     if (
         problems.since(before)
         or deck is None
@@ -275,7 +324,10 @@ def _parse_card(
         or combo is None
     ):
         return None
-    return Card(name, deck, timing, effect, combo, defence, bool(invulnerable), copies, str(text))
+    return Card(
+        name, deck, timing, effect, combo, defence, bool(invulnerable), copies, str(text),
+        bool(sphere_only), target,
+    )  # fmt: skip
 
 
 def _parse_effect(raw: Any, bad: Any) -> Effect | None:

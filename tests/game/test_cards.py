@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.main import main
 from controller.core.errors import DataError
 from controller.game.state import NOTHING_PLAYED, CardsPlayed
 from controller.gamedata.bundle import load_game_data
@@ -43,6 +44,11 @@ def test_all_problems_reported_at_once() -> None:
             {"name": "Extra", "deck": "defence", "timing": "defence", "effect": {"kind": "dodge"}, "colour": "red"},
             {"name": "DrawEvent", "deck": "special", "timing": "start_of_turn", "effect": {"kind": "draw", "amount": 1, "deck": "event"}},
             {"name": "NoComboDamage", "deck": "attack", "timing": "attack", "effect": {"kind": "damage", "amount": 5}},
+            {"name": "CounterInAttack", "deck": "attack", "timing": "counter_attack", "combo": ["kick"], "effect": {"kind": "counter_attack"}},
+            {"name": "RetryInDefence", "deck": "defence", "timing": "transformation", "effect": {"kind": "transformation_retry"}},
+            {"name": "TargetOnDodge", "deck": "defence", "timing": "defence", "target": 5, "effect": {"kind": "dodge"}},
+            {"name": "BigTarget", "deck": "special", "timing": "transformation", "target": 13, "effect": {"kind": "transformation_retry"}},
+            {"name": "SphereHeal", "deck": "defence", "timing": "start_of_turn", "sphere_only": True, "effect": {"kind": "heal", "amount": 2}},
         ],
     }  # fmt: skip
     with pytest.raises(DataError) as info:
@@ -59,7 +65,12 @@ def test_all_problems_reported_at_once() -> None:
         "card 'EventTiming': field 'timing'",
         "card 'Extra': field 'colour': unknown key",
         "card 'DrawEvent': field 'effect': deck: cannot draw from the event deck",
-        "card 'NoComboDamage': field 'combo': an attack card that deals damage needs a combo",
+        "card 'NoComboDamage': field 'combo': every Attack card needs a combo (A l.331)",
+        "card 'CounterInAttack': field 'timing': Attack cards are played at attack, not counter_attack",
+        "card 'RetryInDefence': field 'timing': Defence cards are played at ",
+        "card 'TargetOnDodge': field 'target': only a transformation_retry card has a target",
+        "card 'BigTarget': field 'target': expected a whole number 1..12, got 13",
+        "card 'SphereHeal': field 'sphere_only': only a card that answers an attack",
         "the event deck has no card",
     ):
         assert needle in text, needle
@@ -109,6 +120,32 @@ def test_malformed_data_directory_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "cards.toml").unlink()
     with pytest.raises(DataError, match=r"cards\.toml"):
         load_game_data(tmp_path)
+
+
+def test_data_check_names_a_card_whose_timing_contradicts_its_deck_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["data", "init", str(tmp_path / "own")])
+    cards = tmp_path / "own" / "cards.toml"
+    text = cards.read_text(encoding="utf-8")
+    moved = text.replace('deck = "defence"  # the Counter-Attack card', 'deck = "attack"  #', 1)
+    assert moved != text
+    cards.write_text(moved, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["data", "check", str(tmp_path / "own")]) == 2
+    bad = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bad ")]
+    assert len(bad) == 1, bad
+    assert str(cards) in bad[0] and "card 'Strike Back'" in bad[0] and "'timing'" in bad[0]
+    assert "Attack cards are played at attack, not counter_attack" in bad[0]
+
+
+def test_demo_cards_follow_the_books() -> None:
+    cards = load_cards(DEMO / "cards.toml")
+    assert all(cards.card(n).combo for n in set(cards.decks[Deck.ATTACK]))  # A l.331
+    assert cards.card("Strike Back").deck is Deck.DEFENCE  # A l.356
+    assert cards.card("Afterimage").combo  # the Dodge card needs its combo, A l.203
+    assert cards.card("Final Transformation").target == 5  # B l.423
+    assert cards.card("Mirror Wall").combo_view().sphere_only  # A l.344
 
 
 def _played(*names: str) -> CardsPlayed:
