@@ -74,6 +74,14 @@ def table_input(state: GameState, rng: random.Random) -> GameEvent | None:
     return None
 
 
+def _transformation_die(state: GameState, rng: random.Random) -> GameEvent:
+    """A bot always tries to transform (declining is a player's choice, never a bot's)."""
+    event = table_input(state, rng)
+    if event is None:
+        raise IllegalActionError("no transformation roll is awaited")
+    return event
+
+
 def _defence_dice(state: GameState, rng: random.Random) -> GameEvent:
     c = state.combat
     if c is None:
@@ -112,6 +120,8 @@ class RandomBot:
                 return DiceThrown(reroll(rng, last, keep, state.data.die.faces))
         if state.phase is Phase.DEFENCE_ROLL:
             return _defence_dice(state, rng)
+        if state.phase is Phase.TRANSFORM:
+            return _transformation_die(state, rng)
         seat = engine.actor(state)
         if seat is not None and state.phase is Phase.DRAFT:  # same choice, without the objects
             names = engine.draftable(state)
@@ -169,6 +179,8 @@ class GreedyBot:
             return self._attack(state, rng)
         if ph is Phase.DEFENCE_ROLL:
             return _defence_dice(state, rng)
+        if ph is Phase.TRANSFORM:
+            return _transformation_die(state, rng)
         if ph is Phase.MOVE:
             return self._move(state, seat, rng)
         if ph is Phase.DRAFT:

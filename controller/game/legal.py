@@ -104,6 +104,8 @@ def _generate(s: GameState) -> Iterator[Action]:
         yield Pass(seat)
         if c is not None and c.fusers and engine.fusion_candidate(s, c.fusers[0]) is not None:
             yield TryFusion(seat)
+    elif ph is Phase.TRANSFORM:  # the die is the table's input; keeping the base form a choice
+        yield Pass(seat)
     elif ph is Phase.RETRY_OFFER:
         yield Pass(seat)
         for card in engine.playable(s, seat, Timing.TRANSFORMATION):

@@ -31,7 +31,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.MOVE: PhaseText("move", "move a warrior up to {steps} spaces"),
     Phase.FUSION_OFFER: PhaseText("fusion?", "try a fusion (die of 4+) or pass"),
     Phase.FUSION_ROLL: PhaseText("fusion roll"),
-    Phase.TRANSFORM: PhaseText("transform"),
+    Phase.TRANSFORM: PhaseText("transform", "roll to transform, or pass: the base form"),
     Phase.RETRY_OFFER: PhaseText("retry?", "play a transformation card or pass"),
     Phase.ATTACK: PhaseText("attack"),
     Phase.DEFENCE_CHOICE: PhaseText("defend", "answer the attack: {answers}"),
@@ -82,7 +82,8 @@ def prompt(state: GameState) -> str:
     if ph in (Phase.TRANSFORM, Phase.FUSION_ROLL) and c is not None:
         what = f"transformation of {c.to_transform[0]}" if ph is Phase.TRANSFORM else "fusion"
         n = engine.awaiting(state).die_count
-        return f"roll {n} {'die' if n == 1 else 'dice'} for the {what}"
+        keep = ", or pass: the base form" if ph is Phase.TRANSFORM else ""
+        return f"roll {n} {'die' if n == 1 else 'dice'} for the {what}{keep}"
     seat = engine.actor(state)
     who = state.players[seat] if seat is not None else "?"
     st = state.story

@@ -173,6 +173,7 @@ class Combat(NamedTuple):
     defender_form: str | None = None
     to_transform: tuple[str, ...] = ()
     retried: tuple[str, ...] = ()
+    retry_target: int | None = None  # the retry card's target: the last form on it (B l.423)
     counter: bool = False
     pool: int = 0
     max_rerolls: int = 0

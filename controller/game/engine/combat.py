@@ -130,7 +130,10 @@ def _next_transform(s: GameState) -> None:
 
 
 def transform_roll(s: GameState, e: DieRolled) -> None:
-    """Handle a transformation's :class:`DieRolled` (a failed roll may be retried by card)."""
+    """Handle a transformation's :class:`DieRolled`. A failed roll (or, with the variant
+    ``transformation_card_when_dissatisfied``, any roll short of the last form) may be
+    retried by card; a retry with a target reaches the last form on the target or more and
+    otherwise leaves the first result (B l.423)."""
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
@@ -140,12 +143,22 @@ def transform_roll(s: GameState, e: DieRolled) -> None:
         raise InvalidThrowError(
             f"{name} transforms with {w.transform_dice} dice of 1..6, got {list(e.values)}"
         )
-    form = w.form_for_roll(sum(e.values))
-    fname = form.name if form is not None else None
+    first = c.attacker_form if name == c.attacker else c.defender_form
+    last = w.form_for_roll(max(f.threshold for f in w.forms))
+    if name in c.retried and c.retry_target is not None:
+        fname = last.name if last is not None and sum(e.values) >= c.retry_target else first
+    else:
+        form = w.form_for_roll(sum(e.values))
+        fname = form.name if form is not None else None
     c = c._replace(attacker_form=fname) if name == c.attacker else c._replace(defender_form=fname)
     seat = seat_of(s, name)
+    short = fname is None or (
+        s.config.variants.transformation_card_when_dissatisfied
+        and last is not None
+        and fname != last.name
+    )
     retry_ok = (
-        form is None
+        short
         and name not in c.retried
         and s.pieces[name].seat is not None
         and bool(playable(s, seat, Timing.TRANSFORMATION))
@@ -158,6 +171,18 @@ def transform_roll(s: GameState, e: DieRolled) -> None:
     _next_transform(s)
 
 
+def decline_transform(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` instead of a transformation roll: transforming is a choice
+    (A l.89, "if you perform the transformation"); the warrior fights in its base form."""
+    c = s.combat
+    if c is None or not c.to_transform:
+        raise IllegalActionError("no transformation is offered")
+    name = c.to_transform[0]
+    c = c._replace(attacker_form=None) if name == c.attacker else c._replace(defender_form=None)
+    s.combat = c._replace(to_transform=c.to_transform[1:])
+    _next_transform(s)
+
+
 def retry_card(s: GameState, e: PlayCard) -> None:
     """Handle a transformation-retry :class:`PlayCard`: the roll is made again."""
     c = s.combat
@@ -166,7 +191,7 @@ def retry_card(s: GameState, e: PlayCard) -> None:
     card = check_card(s, e.seat, e.card, Timing.TRANSFORMATION)
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)
-    s.combat = c._replace(retried=(*c.retried, c.to_transform[0]))
+    s.combat = c._replace(retried=(*c.retried, c.to_transform[0]), retry_target=card.target)
     s.phase = Phase.TRANSFORM
 
 

@@ -72,6 +72,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.FUSION_OFFER, Pass): combat.decline_fusion,
     (Phase.FUSION_ROLL, DieRolled): combat.fusion_roll,
     (Phase.TRANSFORM, DieRolled): combat.transform_roll,
+    (Phase.TRANSFORM, Pass): combat.decline_transform,
     (Phase.RETRY_OFFER, PlayCard): combat.retry_card,
     (Phase.RETRY_OFFER, Pass): combat.decline_retry,
     (Phase.ATTACK, DiceThrown): attack.dice_thrown,

@@ -26,7 +26,6 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.FIRST_PLAYER: ActorKind.INPUT,
     Phase.SHUFFLE: ActorKind.INPUT,
     Phase.FUSION_ROLL: ActorKind.INPUT,
-    Phase.TRANSFORM: ActorKind.INPUT,
     Phase.OVER: ActorKind.INPUT,
     Phase.DRAFT: ActorKind.TURN,
     Phase.PLACE: ActorKind.TURN,
@@ -38,6 +37,7 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.REWARD: ActorKind.TURN,
     Phase.STEP_ASIDE: ActorKind.TURN,
     Phase.EXTRA_OFFER: ActorKind.TURN,
+    Phase.TRANSFORM: ActorKind.TRANSFORMING,  # the die, or Pass: keep the base form (A l.89)
     Phase.RETRY_OFFER: ActorKind.TRANSFORMING,
     Phase.ATTACK: ActorKind.STRIKER,
     Phase.DEFENCE_CHOICE: ActorKind.TARGET,
@@ -106,7 +106,7 @@ def awaiting(state: GameState) -> Awaiting:
         return Awaiting(ph, None, InputKind.SHUFFLE, decks=decks_to_shuffle(state))
     if ph is Phase.TRANSFORM and c is not None:
         return Awaiting(
-            ph, None, InputKind.DIE, die_count=state.data.warrior(c.to_transform[0]).transform_dice
+            ph, seat, InputKind.DIE, die_count=state.data.warrior(c.to_transform[0]).transform_dice
         )
     if ph is Phase.FUSION_ROLL:
         return Awaiting(ph, None, InputKind.DIE, die_count=1)
