@@ -298,6 +298,7 @@ _OFFERS = frozenset(
     {
         Phase.START_CARD,
         Phase.RETRY_OFFER,
+        Phase.RESCUE_OFFER,
         Phase.COUNTER_OFFER,
         Phase.FUSION_OFFER,
         Phase.EXTRA_OFFER,

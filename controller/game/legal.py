@@ -106,6 +106,10 @@ def _generate(s: GameState) -> Iterator[Action]:
             yield TryFusion(seat)
     elif ph is Phase.TRANSFORM:  # the die is the table's input; keeping the base form a choice
         yield Pass(seat)
+    elif ph is Phase.RESCUE_OFFER:
+        yield Pass(seat)
+        for card in engine.playable(s, seat, Timing.ELIMINATED):
+            yield PlayCard(seat, card.name)
     elif ph is Phase.RETRY_OFFER:
         yield Pass(seat)
         for card in engine.playable(s, seat, Timing.TRANSFORMATION):

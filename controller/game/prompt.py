@@ -33,6 +33,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.FUSION_ROLL: PhaseText("fusion roll"),
     Phase.TRANSFORM: PhaseText("transform", "roll to transform, or pass: the base form"),
     Phase.RETRY_OFFER: PhaseText("retry?", "play a transformation card or pass"),
+    Phase.RESCUE_OFFER: PhaseText("rescue?", "play a rescue card or pass"),
     Phase.ATTACK: PhaseText("attack"),
     Phase.DEFENCE_CHOICE: PhaseText("defend", "answer the attack: {answers}"),
     Phase.REFLECT_CHOICE: PhaseText("reflected!", "answer your reflected sphere: {answers}"),

@@ -70,6 +70,7 @@ class Phase(StrEnum):
     COUNTER_OFFER = "counter_offer"  # action: CounterAttack or Pass
     REWARD = "reward"  # action: ChooseReward
     STEP_ASIDE = "step_aside"  # action: StepAside
+    RESCUE_OFFER = "rescue_offer"  # action: PlayCard (a rescue card) or Pass
     EXTRA_OFFER = "extra_offer"  # action: PlayCard (extra combat), ExtraCombat, Pass
     DUEL_PICK = "duel_pick"  # action: DuelPick
     STORY_FIGHT = "story_fight"  # Story mode: action ChooseFight (a square with several fights)
@@ -192,6 +193,9 @@ class Combat(NamedTuple):
     split_after: tuple[Piece, ...] = ()  # fusion for one attack: the partners to restore
     defender_split_after: tuple[Piece, ...] = ()  # the same for a fused defender
     fusers: tuple[str, ...] = ()  # warriors still offered a fusion roll (attacker first)
+    settled: bool = False  # the end of the combat began: the forms' costs are paid
+    down: tuple[str, ...] = ()  # the fighters eliminated (once settled), rescued ones removed
+    falling: tuple[str, ...] = ()  # the eliminated warriors still offered a rescue card
     duel: bool = False
 
 

@@ -50,6 +50,7 @@ class Timing(StrEnum):
     COUNTER_ATTACK = "counter_attack"  # after being attacked, strike back at once
     TRANSFORMATION = "transformation"  # after a failed transformation roll
     AFTER_COMBAT = "after_combat"  # once the first combat of the turn is over
+    ELIMINATED = "eliminated"  # the moment a warrior of the player is eliminated (A l.346)
     EVENT = "event"  # turned at the start of a turn (event deck only)
 
 
@@ -69,8 +70,8 @@ class EffectKind(StrEnum):
     - transformation_retry: roll a failed transformation again; with a ``target``, a
       roll reaching it gives the warrior's last form (B l.423).
     - fusion: the two fusion partners, standing on adjacent spaces, fuse.
-    - rescue: an eliminated warrior of the player comes back on an empty,
-      non-green space with no damage.
+    - rescue: played the moment a warrior of the player is eliminated: it stays on
+      its space with no damage (A l.259, l.335, l.346).
     - counter_attack: after an attack, the defender attacks back at once.
     - move: the move of this turn may go ``amount`` more steps.
     - draw: draw ``amount`` cards from ``deck``.
@@ -100,7 +101,7 @@ EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
     EffectKind.EXTRA_COMBAT: frozenset({Timing.AFTER_COMBAT, Timing.EVENT}),
     EffectKind.TRANSFORMATION_RETRY: frozenset({Timing.TRANSFORMATION}),
     EffectKind.FUSION: frozenset({Timing.START_OF_TURN}),
-    EffectKind.RESCUE: frozenset({Timing.START_OF_TURN}),
+    EffectKind.RESCUE: frozenset({Timing.ELIMINATED}),
     EffectKind.COUNTER_ATTACK: frozenset({Timing.COUNTER_ATTACK}),
     EffectKind.MOVE: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
     EffectKind.DRAW: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
@@ -109,13 +110,20 @@ EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
 # Attack cards are cashed in as an attack (A l.322-323); Defence cards answer an attack,
 # are played during the turn, and hold the Counter-Attack cards (A l.342-346, l.356);
 # Special cards are played at the start of the turn, as an attack or an answer, or to
-# retry a transformation (A l.333, l.363-368, l.374); a card granting a second combat is
+# retry a transformation (A l.333, l.363-368, l.374); both decks hold the cards played
+# when a warrior is eliminated (A l.335, l.346); a card granting a second combat is
 # played during the turn (Defence or Special: neither book names its deck); Event cards
 # only as events.
 DECK_TIMINGS: Mapping[Deck, frozenset[Timing]] = {
     Deck.ATTACK: frozenset({Timing.ATTACK}),
     Deck.DEFENCE: frozenset(
-        {Timing.DEFENCE, Timing.COUNTER_ATTACK, Timing.START_OF_TURN, Timing.AFTER_COMBAT}
+        {
+            Timing.DEFENCE,
+            Timing.COUNTER_ATTACK,
+            Timing.START_OF_TURN,
+            Timing.AFTER_COMBAT,
+            Timing.ELIMINATED,
+        }
     ),
     Deck.SPECIAL: frozenset(
         {
@@ -124,6 +132,7 @@ DECK_TIMINGS: Mapping[Deck, frozenset[Timing]] = {
             Timing.DEFENCE,
             Timing.TRANSFORMATION,
             Timing.AFTER_COMBAT,
+            Timing.ELIMINATED,
         }
     ),
     Deck.EVENT: frozenset({Timing.EVENT}),

@@ -1,8 +1,9 @@
-"""The start-of-turn card window (docs/rules.md §9, turn step 1): heal, move, draw, fuse, rescue.
+"""The start-of-turn card window (docs/rules.md §9, turn step 1): heal, move, draw, fuse.
 
 The other card windows live with their phase: transformation retries and attack cards
 in :mod:`.combat` and :mod:`.attack`, defence cards in :mod:`.defence`, counter-attacks
-in :mod:`.resolve`, extra combats in :mod:`.extra`.
+in :mod:`.resolve`, rescues (when a warrior is eliminated) in :mod:`.end`, extra combats
+in :mod:`.extra`.
 """
 
 from __future__ import annotations
@@ -28,11 +29,6 @@ def start_card(s: GameState, e: PlayCard) -> None:
                 f"{card.name}: {e.warrior!r} is not a valid target; choose one of "
                 + ", ".join(t for t, _ in targets if t is not None)
             )
-    elif k is EffectKind.RESCUE:
-        if e.warrior is None or e.space is None or (e.warrior, e.space) not in targets:
-            raise IllegalActionError(
-                f"{card.name}: rescue an eliminated warrior of yours onto an empty, non-green space"
-            )
     elif not targets:
         raise IllegalActionError(f"{card.name} has no use now")
     count_play(s, e.seat, card)
@@ -47,9 +43,6 @@ def start_card(s: GameState, e: PlayCard) -> None:
         draw(s, e.seat, eff.deck, eff.amount)
     elif k is EffectKind.FUSION:
         fuse(s, warrior)
-    elif k is EffectKind.RESCUE:
-        p = s.pieces[warrior]
-        put(s, p._replace(space=e.space, damage=0, eliminated=False))
     to_move(s)
 
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
 from controller.game.engine.combat import begin_combat
-from controller.game.engine.common import board_space, check_card, count_play, draw, use_card
+from controller.game.engine.common import (
+    board_space,
+    check_card,
+    count_play,
+    draw,
+    playable,
+    use_card,
+)
 from controller.game.engine.duel import duel_after
 from controller.game.engine.extra import (
     after_combat_step,
@@ -14,26 +21,71 @@ from controller.game.engine.extra import (
     second_combat_cards,
 )
 from controller.game.engine.fusion import eliminate, split
-from controller.game.events import ChooseReward, PlayCard, StepAside
-from controller.game.state import GameState, Phase, Piece, deck_of_colour
+from controller.game.events import ChooseReward, Pass, PlayCard, StepAside
+from controller.game.state import Combat, GameState, Phase, Piece, deck_of_colour
 from controller.gamedata.board import Colour
-from controller.gamedata.cards import DRAW_DECKS, Timing
+from controller.gamedata.cards import DRAW_DECKS, Card, Timing
 from controller.rules.combat import after_combat
 
 
 def finish_combat(s: GameState) -> None:
-    """Settle the combat in progress once its attacks are over."""
+    """Settle the combat in progress once its attacks are over: the forms' costs, then a
+    rescue card offered to each player whose warrior is eliminated (A l.335, l.346), then
+    the eliminations and where everyone stands."""
     c = s.combat
     if c is None:
         return
-    v = s.config.variants
-    down: list[str] = []
-    for name, form in ((c.attacker, c.attacker_form), (c.defender, c.defender_form)):
-        p = s.pieces[name]
-        side = after_combat(s.data.warrior(name), s.data.fighter(name, form), p.damage, v)
-        s.pieces[name] = p._replace(damage=side.damage_taken)
-        if side.eliminated:
-            down.append(name)
+    if not c.settled:
+        v = s.config.variants
+        down: list[str] = []
+        for name, form in ((c.attacker, c.attacker_form), (c.defender, c.defender_form)):
+            p = s.pieces[name]
+            side = after_combat(s.data.warrior(name), s.data.fighter(name, form), p.damage, v)
+            s.pieces[name] = p._replace(damage=side.damage_taken)
+            if side.eliminated:
+                down.append(name)
+        falling = tuple(n for n in down if _rescue_cards(s, n))
+        c = c._replace(settled=True, down=tuple(down), falling=falling)
+        s.combat = c
+    if c.falling:
+        s.phase = Phase.RESCUE_OFFER
+        return
+    _eliminations(s, c)
+
+
+def _rescue_cards(s: GameState, name: str) -> list[Card]:
+    """The rescue cards the player of ``name`` (a player's warrior) may play for it now."""
+    seat = s.pieces[name].seat
+    return playable(s, seat, Timing.ELIMINATED) if seat is not None else []
+
+
+def rescue_card(s: GameState, e: PlayCard) -> None:
+    """Handle a rescue :class:`PlayCard`: the warrior eliminated stays on its space with no
+    damage (A l.259: only the Rescue card saves an eliminated warrior)."""
+    c = s.combat
+    if c is None or not c.falling:
+        raise IllegalActionError("no warrior is eliminated")
+    name = c.falling[0]
+    card = check_card(s, e.seat, e.card, Timing.ELIMINATED)
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    s.pieces[name] = s.pieces[name]._replace(damage=0)
+    down = tuple(n for n in c.down if n != name)
+    s.combat = c._replace(down=down, falling=c.falling[1:])
+    finish_combat(s)
+
+
+def decline_rescue(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` at a rescue offer: the warrior is eliminated."""
+    c = s.combat
+    if c is None or not c.falling:
+        raise IllegalActionError("no warrior is eliminated")
+    s.combat = c._replace(falling=c.falling[1:])
+    finish_combat(s)
+
+
+def _eliminations(s: GameState, c: Combat) -> None:
+    down = list(c.down)
     attacker_seat, defender_seat = s.pieces[c.attacker].seat, s.pieces[c.defender].seat
     arena = board_space(c.arena)
     a_space = board_space(c.origin) if c.adjacent else arena

@@ -73,6 +73,8 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.FUSION_ROLL, DieRolled): combat.fusion_roll,
     (Phase.TRANSFORM, DieRolled): combat.transform_roll,
     (Phase.TRANSFORM, Pass): combat.decline_transform,
+    (Phase.RESCUE_OFFER, PlayCard): end.rescue_card,
+    (Phase.RESCUE_OFFER, Pass): end.decline_rescue,
     (Phase.RETRY_OFFER, PlayCard): combat.retry_card,
     (Phase.RETRY_OFFER, Pass): combat.decline_retry,
     (Phase.ATTACK, DiceThrown): attack.dice_thrown,

@@ -22,7 +22,6 @@ from controller.game.state import (
     GameState,
     Phase,
 )
-from controller.gamedata.board import Colour
 from controller.gamedata.cards import Card, Deck, EffectKind, Timing
 from controller.rules.warriors import AbilityKind
 
@@ -85,23 +84,7 @@ def start_targets(s: GameState, card: Card) -> list[tuple[str | None, int | None
         return [(p.name, None) for p in s.on_board(s.seat) if p.damage > 0]
     if k is EffectKind.FUSION:
         return [(f, None) for f in FUSIONS if fusion_ready(s, s.seat, f)]
-    if k is EffectKind.RESCUE:
-        out: list[tuple[str | None, int | None]] = []
-        spaces = rescue_spaces(s)
-        for n in s.teams[s.seat]:
-            p = s.pieces[n]
-            if p.eliminated and n not in FUSIONS:
-                out.extend((n, sp) for sp in spaces)
-        return out
     return [(None, None)] if s.on_board(s.seat) else []
-
-
-def rescue_spaces(s: GameState) -> list[int]:
-    """Where a rescued warrior may come back: an empty, non-green space."""
-    b = s.data.board
-    return [
-        sid for sid, sp in b.spaces.items() if sid not in s.occ and sp.colour is not Colour.GREEN
-    ]
 
 
 def discard(s: GameState, e: Discard) -> None:

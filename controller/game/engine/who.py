@@ -20,6 +20,7 @@ class ActorKind(Enum):
     DUEL_PICKER = auto()  # the tied player whose duel pick comes next
     FUSER = auto()  # the player of the warrior offered a fusion roll
     DEFENCE_ROLLER = auto()  # the target; the striker when it dodges its reflected sphere
+    RESCUER = auto()  # the player of the warrior eliminated, offered its rescue cards
 
 
 ACTOR_KIND: dict[Phase, ActorKind] = {
@@ -37,6 +38,7 @@ ACTOR_KIND: dict[Phase, ActorKind] = {
     Phase.REWARD: ActorKind.TURN,
     Phase.STEP_ASIDE: ActorKind.TURN,
     Phase.EXTRA_OFFER: ActorKind.TURN,
+    Phase.RESCUE_OFFER: ActorKind.RESCUER,
     Phase.TRANSFORM: ActorKind.TRANSFORMING,  # the die, or Pass: keep the base form (A l.89)
     Phase.RETRY_OFFER: ActorKind.TRANSFORMING,
     Phase.ATTACK: ActorKind.STRIKER,
@@ -66,6 +68,8 @@ def actor(state: GameState) -> int | None:
         return seat_of(state, c.striker)
     if who is ActorKind.TARGET:
         return seat_of(state, c.target)
+    if who is ActorKind.RESCUER:
+        return seat_of(state, c.falling[0]) if c.falling else state.seat
     if who is ActorKind.FUSER:
         return seat_of(state, c.fusers[0]) if c.fusers else state.seat
     # a defence roll; the attacker's own when it dodges a reflected sphere
