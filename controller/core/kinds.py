@@ -15,8 +15,8 @@ from enum import StrEnum
 class GameKind(StrEnum):
     """The game a table keeps: the dice game's two modes, or a companion mode."""
 
-    TOURNAMENT = "tournament"  # the Tournament of Power dice game (RULES.md §1-11)
-    STORY = "story"  # the dice game's Story mode (RULES.md §12)
+    TOURNAMENT = "tournament"  # the Tournament of Power dice game (docs/rules.md §1-11)
+    STORY = "story"  # the dice game's Story mode (docs/rules.md §12)
     DBS_TOURNAMENT = "dbs-tournament"  # Dragon Ball Super Card Game Masters (controller.companion)
     DBZ_TCG = "dbz-tcg"  # Dragon Ball Z TCG
     CHALLENGERS = "challengers"  # Challengers!

@@ -32,6 +32,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.bots import RandomBot, table_input
@@ -194,7 +195,8 @@ def build(name: str, data: GameData) -> tuple[GameState, int]:
     """
     spec = STATES[name]
     players = tuple(f"P{i + 1}" for i in range(spec.players))
-    config = GameConfig(players, Length.ROUNDS10, story=spec.story)
+    kind = GameKind.STORY if spec.story else GameKind.TOURNAMENT
+    config = GameConfig(players, Length.ROUNDS10, kind=kind)
     rng = random.Random(spec.seed)
     bot = RandomBot()
     state = engine.new_game(config, data)

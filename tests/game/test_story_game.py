@@ -191,7 +191,7 @@ def test_a_die_without_teleport_never_throws_one() -> None:
     """Story throws the data set's die through the shared bots (issue 24: its own roller
     threw 48 teleports in 266 dice of a die that has none)."""
     data = dataclasses.replace(demo_data(), die=Die("no-teleport", NO_TELEPORT))
-    config = GameConfig(("A", "B", "C"), story=True)
+    config = GameConfig(("A", "B", "C"), kind=GameKind.STORY)
     for bot in ("greedy", "random"):
         end, thrown = _faces_thrown(config, data, bot)
         assert end.over and len(thrown) > 100
