@@ -37,7 +37,7 @@ from controller.core.errors import TopTableError
 SECTION = "events"
 DEFAULT_PORT = 1883
 DEFAULT_TLS_PORT = 8883
-TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+TABLE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")  # the whole id: use is_table_id (fullmatch)
 
 
 class PublishError(TopTableError):
@@ -100,13 +100,19 @@ def parse_broker_url(text: str) -> Broker:
     return Broker(parts.hostname, port, tls)
 
 
+def is_table_id(text: str) -> bool:
+    """Whether ``text`` is, in whole, a table id (``re.match`` with ``$`` would let a
+    trailing newline through: ``$`` also matches before a final ``\\n``)."""
+    return TABLE_ID_RE.fullmatch(text) is not None
+
+
 def check_table_id(text: str) -> str:
     """``text`` if it is a valid table id (it becomes an MQTT topic level).
 
     Raises:
         TableIdError: empty, too long, or holding '/', '+', '#' or other characters.
     """
-    if not TABLE_ID_RE.match(text):
+    if not is_table_id(text):
         raise TableIdError(
             f"table id must be 1..32 letters, digits, '-' or '_' (got {text[:40]!r})"
         )

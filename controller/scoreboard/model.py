@@ -26,7 +26,7 @@ from collections import OrderedDict
 from typing import Any
 
 from controller.publish.messages import OFFLINE, ONLINE, ROOT
-from controller.publish.settings import TABLE_ID_RE
+from controller.publish.settings import is_table_id
 from controller.scoreboard.checks import MessageError, clean_event, clean_state
 from controller.scoreboard.standings import standings
 from controller.scoreboard.streams import EventLog, TableFeed
@@ -57,7 +57,7 @@ class Scoreboard:
     def handle(self, topic: str, payload: bytes) -> None:
         """Take one message from the broker; a bad one is dropped with a logged warning."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != ROOT or not TABLE_ID_RE.match(parts[1]):
+        if len(parts) != 3 or parts[0] != ROOT or not is_table_id(parts[1]):
             self._warn(topic[:80], "a topic that is not toptable/<table id>/<kind>")
             return
         table_id, kind = parts[1], parts[2]
