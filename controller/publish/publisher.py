@@ -18,13 +18,14 @@ order, then the state: at least once; a subscriber dedupes on (game_id, seq).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
-import socket
+import secrets
 import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,13 +37,14 @@ from controller.companion.base import CompanionMode
 from controller.game.state import GameState
 from controller.publish.client import Refusals, make_client, reason_text
 from controller.publish.companion import companion_state_message
+from controller.publish.link import Link, LinkState, LinkStatus, connack_refusal, failure_text
 from controller.publish.messages import (
-    OFFLINE,
     ONLINE,
     CombatTracker,
     encode,
     event_message,
     events_topic,
+    online_message,
     online_topic,
     state_message,
     state_topic,
@@ -55,12 +57,37 @@ log = logging.getLogger(__name__)
 WINDOW = 100  # rows in flight (sent, not yet acknowledged) at most
 REPLAY = 32  # rows before the acknowledged mark sent again after each (re)connection
 IDLE_POLL_S = 0.5  # the journal is read at least this often, notified or not
+DUPLICATE_WARN_EVERY_S = 60.0
 
 
 StateBuilder = Callable[..., dict[str, Any]]
 """Builds a state message: called (on the publisher thread) with the keywords ``table_id``,
-``seq``, ``game_id`` and ``sent_at``; pure (:func:`state_message` or
+``seq``, ``game_id``, ``sent_at`` and ``people``; pure (:func:`state_message` or
 :func:`companion_state_message` with the game's state bound)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How much of a game's journal the broker has taken (:meth:`Publisher.finish`)."""
+
+    delivered: int  # journal rows the broker acknowledged
+    total: int  # journal rows
+    journal: Path | None
+    problem: str | None  # the link's problem when not all were delivered
+
+    @property
+    def complete(self) -> bool:
+        """Every row acknowledged."""
+        return self.delivered >= self.total
+
+    def text(self) -> str:
+        """One line for a person: how many rows went out, and where the rest wait."""
+        line = f"{self.delivered} of {self.total} events delivered"
+        if not self.complete:
+            line += f"; the rest wait in {self.journal} (`--resume` sends them)"
+            if self.problem:
+                line += f"; broker: {self.problem}"
+        return line
 
 
 @dataclass(frozen=True)
@@ -79,6 +106,7 @@ class PublishStats:
     connections: int = 0
     disconnections: int = 0
     acked: int = 0  # the acknowledged mark: every row up to it has a PUBACK
+    other_instances: int = 0  # "online" messages of another process using this table id
 
 
 class _Game:
@@ -109,20 +137,37 @@ class Publisher:
         client_id: str | None = None,
         window: int = WINDOW,
         replay: int = REPLAY,
+        people: Mapping[str, str] | None = None,
     ) -> None:
+        """``people``: name -> person id of the players the organiser gave an id.
+
+        Raises:
+            TableIdError: ``table_id`` is not a table id.
+            CredentialsError: the password file cannot be read.
+        """
         self.conn = conn
         self.table_id = check_table_id(table_id)
         self.window = window
         self.replay = replay
+        self.people = dict(people or {})
         self.stats = PublishStats()
-        cid = client_id or f"toptable-{table_id}-{socket.gethostname()}"[:64]
+        # A random name for this process: two tables publishing as one id (a cloned SD
+        # card) each have their own, so they neither take each other's broker session
+        # nor go unnoticed (see _on_message).
+        self.instance = secrets.token_hex(4)
+        self.link = Link(conn.broker.url)
+        cid = client_id or f"toptable-{table_id}-{self.instance}"
+        will = online_message(table_id, False, self.instance)
         self._client = make_client(
-            conn, cid, clean_session=True, will=(online_topic(table_id), OFFLINE.encode())
+            conn, cid, clean_session=True, will=(online_topic(table_id), will)
         )
         self._client.max_inflight_messages_set(window + 20)
         self._client.on_connect = self._on_connect
+        self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_publish = self._on_publish
+        self._client.on_message = self._on_message
+        self._duplicate_warned_at = -DUPLICATE_WARN_EVERY_S
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._connected = threading.Event()
@@ -184,6 +229,14 @@ class Publisher:
         """Whether the broker is connected now."""
         return self._connected.is_set()
 
+    def link_status(self) -> LinkStatus:
+        """The link to the broker now."""
+        return self.link.status()
+
+    def wait_link(self, timeout: float) -> LinkStatus:
+        """Wait up to ``timeout`` s for the broker's first answer (or the lack of one)."""
+        return self.link.wait_answer(timeout)
+
     def flush(self, timeout: float) -> bool:
         """Wait up to ``timeout`` s for every row and the latest state to be acknowledged."""
         self._flushing.set()
@@ -192,6 +245,30 @@ class Publisher:
             return self._caught_up.wait(timeout)
         finally:
             self._flushing.clear()
+
+    def finish(self, timeout: float) -> Delivery:
+        """Wait up to ``timeout`` s for the outbox to empty (the broker may come back in that
+        time), close, and say how much was delivered."""
+        if timeout > 0 and self.link.status().state is not LinkState.REFUSED:
+            self.flush(timeout)
+        self.close(flush_s=0)
+        return self.delivery()
+
+    def delivery(self) -> Delivery:
+        """How much of the attached journal the broker has acknowledged."""
+        game = self._game
+        if game is None:
+            return Delivery(0, 0, None, None)
+        try:
+            total = game.reader.last_seq()
+        except sqlite3.Error:
+            total = max(game.sent, game.mark.value)
+        finally:
+            if self._stop.is_set():
+                game.reader.close()  # reopened for the count after close()
+        status = self.link.status()
+        problem = status.problem if status.state is not LinkState.CONNECTED else None
+        return Delivery(min(game.mark.value, total), total, game.path, problem)
 
     def close(self, flush_s: float = 2.0) -> None:
         """Flush for up to ``flush_s`` s, say "offline", disconnect and stop (idempotent)."""
@@ -205,7 +282,10 @@ class Publisher:
             self._thread.join(5.0)
         if self.connected:
             info = self._client.publish(
-                online_topic(self.table_id), OFFLINE.encode(), qos=1, retain=True
+                online_topic(self.table_id),
+                online_message(self.table_id, False, self.instance),
+                qos=1,
+                retain=True,
             )
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(1.0)
@@ -225,11 +305,30 @@ class Publisher:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
         if self._refusals.refused(reason):
+            text = reason_text(reason)
+            if connack_refusal(text):
+                self.link.refused(text)
+            else:
+                self.link.unreachable(text)
             return
         log.info("table %s connected to %s", self.table_id, self.conn.broker.url)
+        self.link.connected()
+        # Before this process says "online" (on the next pump): the retained "online" of
+        # another process using this table id then reaches us (_on_message).
+        client.subscribe(online_topic(self.table_id), qos=1)
         self._fresh_connection = True
         self._connected.set()
         self._wake.set()
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        state, text = failure_text()
+        if self.link.status().problem != text:
+            log.warning("table %s cannot connect to %s: %s", self.table_id,
+                        self.conn.broker.url, text)  # fmt: skip
+        if state is LinkState.REFUSED:
+            self.link.refused(text)
+        else:
+            self.link.unreachable(text)
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
@@ -238,7 +337,29 @@ class Publisher:
             self.stats.disconnections += 1
             log.info("table %s lost the broker (%s); the journal keeps the events",
                      self.table_id, reason_text(reason))  # fmt: skip
+            self.link.lost(reason_text(reason))
         self._connected.clear()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Our own ``online`` topic: another process saying "online" there shares our id."""
+        try:
+            data = json.loads(bytes(msg.payload[:512]))
+        except ValueError:
+            return
+        if not isinstance(data, dict) or data.get("status") != ONLINE:
+            return
+        other = data.get("instance")
+        if not isinstance(other, str) or other == self.instance:
+            return
+        self.stats.other_instances += 1
+        now = time.monotonic()
+        if now - self._duplicate_warned_at >= DUPLICATE_WARN_EVERY_S:
+            self._duplicate_warned_at = now
+            log.error(
+                "table %s: another table publishes as %r too (its instance %s, ours %s): "
+                "a cloned SD card? Give each table its own [events] table_id",
+                self.table_id, self.table_id, other[:16], self.instance,
+            )  # fmt: skip
 
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any
@@ -295,7 +416,12 @@ class Publisher:
             self._acks.clear()
             game.sent = max(0, game.mark.value - self.replay)
             game.state_for = None
-            self._client.publish(online_topic(self.table_id), ONLINE.encode(), qos=1, retain=True)
+            self._client.publish(
+                online_topic(self.table_id),
+                online_message(self.table_id, True, self.instance),
+                qos=1,
+                retain=True,
+            )
         topic = events_topic(self.table_id)
         while len(game.pending) < self.window and self.connected:
             rows = game.reader.rows_after(game.sent, self.window - len(game.pending))
@@ -303,8 +429,9 @@ class Publisher:
                 break
             for row in rows:
                 payload = event_message(
-                    self.table_id, game.game_id, row.seq, row.kind, row.payload, row.undoes
-                )
+                    self.table_id, game.game_id, row.seq, row.kind, row.payload, row.undoes,
+                    self.instance,
+                )  # fmt: skip
                 info = self._client.publish(topic, payload, qos=1)
                 if info.rc != mqtt.MQTT_ERR_SUCCESS:
                     return  # not connected after all: on_connect starts again from the mark
@@ -318,8 +445,10 @@ class Publisher:
             and game.state_for != (latest.seq, latest.at)
         ):
             message = latest.build(
-                table_id=self.table_id, seq=latest.seq, game_id=game.game_id, sent_at=latest.at
-            )
+                table_id=self.table_id, seq=latest.seq, game_id=game.game_id, sent_at=latest.at,
+                people=self.people,
+            )  # fmt: skip
+            message["instance"] = self.instance
             info = self._client.publish(
                 state_topic(self.table_id), encode(message), qos=1, retain=True
             )
