@@ -1,9 +1,11 @@
 """The state of one client's link to the broker, in words a person can act on.
 
-Shared by the table's publisher and the scoreboard's subscriber: paho's callbacks
-note what happened (:meth:`Link.connected`, :meth:`Link.refused`,
-:meth:`Link.unreachable`, :meth:`Link.lost`) and anyone may read
-:meth:`Link.status` or wait for the first answer (:meth:`Link.wait_answer`).
+Shared by the table's publisher and the scoreboard's subscriber (one connect
+callback for both): paho's callbacks hand their news to :meth:`Link.connack`,
+:meth:`Link.connect_failed` and :meth:`Link.lost`, which log each new problem
+once (paho retries every few seconds: a wrong password must not fill the log),
+and anyone may read :meth:`Link.status` or wait for the first answer
+(:meth:`Link.wait_answer`).
 
 A *refusal* will not mend by retrying (wrong password, an ACL or a client id the
 broker rejects, a certificate that does not verify); an *unreachable* broker may
@@ -12,6 +14,7 @@ come back (down, no route, DNS), and paho keeps trying.
 
 from __future__ import annotations
 
+import logging
 import ssl
 import sys
 import threading
@@ -19,6 +22,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+
+from controller.publish.client import reason_text
+
+log = logging.getLogger(__name__)
 
 # CONNACK answers that may mend by themselves (MQTT 3.1.1 code 3; paho 2.x's names)
 _TRANSIENT = frozenset({"Server unavailable", "Server busy"})
@@ -76,10 +83,13 @@ class Link:
 
     def __init__(
         self,
+        who: str,
         broker: str,
         on_change: Callable[[LinkStatus], None] | None = None,
         wall: Callable[[], float] = time.time,
     ) -> None:
+        """``who``: the client in words ("table t1", "the scoreboard")."""
+        self.who = who
         self._wall = wall
         self._on_change = on_change
         self._cond = threading.Condition()
@@ -90,6 +100,31 @@ class Link:
         """The link now."""
         with self._cond:
             return self._status
+
+    def connack(self, reason: object) -> bool:
+        """The broker's answer to a connection (paho's reason code); True if it accepted."""
+        if not getattr(reason, "is_failure", False):
+            log.info("%s connected to %s", self.who, self.status().broker)
+            self.connected()
+            return True
+        text = reason_text(reason)
+        if self.status().problem != text:
+            log.warning("broker %s refused %s: %s", self.status().broker, self.who, text)
+        if connack_refusal(text):
+            self.refused(text)
+        else:
+            self.unreachable(text)
+        return False
+
+    def connect_failed(self) -> None:
+        """paho's ``on_connect_fail``: no connection was made (see :func:`failure_text`)."""
+        state, text = failure_text()
+        if self.status().problem != text:
+            log.warning("%s cannot connect to %s: %s", self.who, self.status().broker, text)
+        if state is LinkState.REFUSED:
+            self.refused(text)
+        else:
+            self.unreachable(text)
 
     def connected(self) -> None:
         """The broker accepted the connection."""

@@ -35,9 +35,9 @@ import paho.mqtt.client as mqtt
 
 from controller.companion.base import CompanionMode
 from controller.game.state import GameState
-from controller.publish.client import Refusals, make_client, reason_text
+from controller.publish.client import make_client, reason_text
 from controller.publish.companion import companion_state_message
-from controller.publish.link import Link, LinkState, LinkStatus, connack_refusal, failure_text
+from controller.publish.link import Link, LinkState, LinkStatus
 from controller.publish.messages import (
     ONLINE,
     CombatTracker,
@@ -155,7 +155,7 @@ class Publisher:
         # card) each have their own, so they neither take each other's broker session
         # nor go unnoticed (see _on_message).
         self.instance = secrets.token_hex(4)
-        self.link = Link(conn.broker.url)
+        self.link = Link(f"table {table_id}", conn.broker.url)
         cid = client_id or f"toptable-{table_id}-{self.instance}"
         will = online_message(table_id, False, self.instance)
         self._client = make_client(
@@ -180,7 +180,6 @@ class Publisher:
         self._caught_up = threading.Event()
         self._flushing = threading.Event()  # someone waits in flush(): acks matter right now
         self._thread = threading.Thread(target=self._run, name=f"publish-{table_id}", daemon=True)
-        self._refusals = Refusals(f"table {table_id}", conn.broker.url)
 
     # ------------------------------------------------------------ the game thread's side
     def attach(self, journal: Path | str, game_id: str) -> None:
@@ -304,15 +303,8 @@ class Publisher:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._refusals.refused(reason):
-            text = reason_text(reason)
-            if connack_refusal(text):
-                self.link.refused(text)
-            else:
-                self.link.unreachable(text)
+        if not self.link.connack(reason):
             return
-        log.info("table %s connected to %s", self.table_id, self.conn.broker.url)
-        self.link.connected()
         # Before this process says "online" (on the next pump): the retained "online" of
         # another process using this table id then reaches us (_on_message).
         client.subscribe(online_topic(self.table_id), qos=1)
@@ -321,14 +313,7 @@ class Publisher:
         self._wake.set()
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        state, text = failure_text()
-        if self.link.status().problem != text:
-            log.warning("table %s cannot connect to %s: %s", self.table_id,
-                        self.conn.broker.url, text)  # fmt: skip
-        if state is LinkState.REFUSED:
-            self.link.refused(text)
-        else:
-            self.link.unreachable(text)
+        self.link.connect_failed()
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any

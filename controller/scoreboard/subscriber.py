@@ -15,8 +15,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.publish.client import Refusals, make_client, reason_text
-from controller.publish.link import Link, LinkState, connack_refusal, failure_text
+from controller.publish.client import make_client, reason_text
+from controller.publish.link import Link
 from controller.publish.messages import ROOT
 from controller.publish.settings import Connection
 from controller.scoreboard.model import Scoreboard
@@ -40,8 +40,7 @@ class Subscriber:
         self._client.on_subscribe = self._on_subscribe
         self._client.on_connect_fail = self._on_connect_fail
         self._connected = threading.Event()
-        self._refusals = Refusals("the scoreboard", conn.broker.url)
-        self.link = Link(conn.broker.url, on_change=board.set_link)
+        self.link = Link("the scoreboard", conn.broker.url, on_change=board.set_link)
         board.set_link(self.link.status())
 
     def start(self) -> Subscriber:
@@ -68,24 +67,11 @@ class Subscriber:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._refusals.refused(reason):
-            text = reason_text(reason)
-            if connack_refusal(text):
-                self.link.refused(text)
-            else:
-                self.link.unreachable(text)
-            return
-        log.info("scoreboard connected to %s", self.conn.broker.url)
-        client.subscribe(TOPICS)
+        if self.link.connack(reason):
+            client.subscribe(TOPICS)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        state, text = failure_text()
-        if text != self.link.status().problem:
-            log.warning("scoreboard cannot connect to %s: %s", self.conn.broker.url, text)
-        if state is LinkState.REFUSED:
-            self.link.refused(text)
-        else:
-            self.link.unreachable(text)
+        self.link.connect_failed()
 
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any
