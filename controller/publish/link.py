@@ -70,7 +70,10 @@ def failure_text() -> tuple[LinkState, str]:
     """
     exc = sys.exc_info()[1]
     if isinstance(exc, ssl.SSLCertVerificationError):
-        return LinkState.REFUSED, f"TLS: the broker's certificate: {exc.verify_message}"
+        return (
+            LinkState.REFUSED,
+            f"TLS: the broker's certificate does not verify ({exc.verify_message})",
+        )
     if isinstance(exc, ssl.SSLError):
         return LinkState.REFUSED, f"TLS: {exc.reason or exc}"
     if isinstance(exc, OSError):

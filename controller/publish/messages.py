@@ -195,7 +195,7 @@ def _green(state: GameState) -> list[dict[str, Any]]:
     for p in sorted(state.pieces.values(), key=lambda p: p.name):
         if p.seat is None:
             w = _warrior(state, p)
-            w["fighting"] = c is not None and c.green and p.name == c.defender
+            w["fighting"] = c is not None and c.green and p.name == c.defender and not p.eliminated
             out.append(w)
     return out
 

@@ -445,9 +445,8 @@ class Publisher:
         if (
             self._flushing.is_set()
             and not game.pending
-            and latest is not None
             and self._latest is latest
-            and game.state_for == (latest.seq, latest.at)
+            and (latest is None or game.state_for == (latest.seq, latest.at))
             and game.sent >= game.reader.last_seq()
         ):
             self._caught_up.set()

@@ -1,0 +1,116 @@
+"""No silent failures (issue 27): the link to the broker in words, and what a table delivered.
+
+A publisher says why it has no broker (unreachable, a password refused, a certificate that
+does not verify); at the end a table waits a bounded time for its outbox and says how many
+of its events the broker took, and where the rest wait.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.publish.link import LinkState
+from controller.publish.outbox import AckMark
+from controller.publish.publisher import Publisher
+from controller.publish.settings import Connection, parse_broker_url
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.subscriber import Subscriber
+from tests.publish.broker import Mosquitto, free_port, make_certificates, make_password_file
+from tests.publish.table import TestTable, wait_for
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _password(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / f"pw-{text}"
+    f.write_text(text + "\n", encoding="utf-8")
+    return f
+
+
+def test_an_unreachable_broker_is_said_so() -> None:
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    with Publisher(Connection(parse_broker_url(url)), "t1") as publisher:
+        publisher.start()
+        status = publisher.wait_link(10)
+    assert status.state is LinkState.UNREACHABLE and status.broker == url
+    assert status.problem == "Connection refused"
+
+
+def test_a_refused_password_is_a_refusal(tmp_path: Path) -> None:
+    d = tmp_path / "b"
+    d.mkdir()
+    pw = make_password_file(d / "passwd", {"t1": "right"})
+    broker = Mosquitto(d, password_file=pw).start()
+    conn = Connection(parse_broker_url(broker.url), "t1", _password(tmp_path, "wrong"))
+    board = Scoreboard()
+    try:
+        with Publisher(conn, "t1") as publisher:
+            publisher.start()
+            status = publisher.wait_link(10)
+        assert status.state is LinkState.REFUSED and status.problem == "Not authorized"
+        sub = Subscriber(conn, board, "board").start()  # the scoreboard says it too
+        try:
+            assert wait_for(lambda: board.link()["state"] == "refused", 10)
+            assert board.link()["problem"] == "Not authorized"
+            assert "wrong" not in str(board.link())
+        finally:
+            sub.close()
+    finally:
+        broker.stop()
+
+
+def test_a_certificate_that_does_not_verify_is_a_refusal(tmp_path: Path) -> None:
+    d = tmp_path / "tls"
+    d.mkdir()
+    broker = Mosquitto(d, tls=make_certificates(d)).start()
+    other = tmp_path / "other-ca"
+    other.mkdir()
+    wrong_ca = make_certificates(other)[0]
+    try:
+        conn = Connection(parse_broker_url(broker.url), ca_file=wrong_ca)
+        with Publisher(conn, "t1") as publisher:
+            publisher.start()
+            status = publisher.wait_link(10)
+        assert status.state is LinkState.REFUSED
+        assert status.problem is not None and status.problem.startswith("TLS: ")
+        assert "certificate does not verify (self-signed certificate" in status.problem
+    finally:
+        broker.stop()
+
+
+def test_a_table_that_ends_while_the_broker_is_down_says_what_waits(
+    broker: Mosquitto, tmp_path: Path, game_data: Any
+) -> None:
+    table = TestTable(tmp_path, broker.url, game_data)
+    half = 0
+
+    def down_midway(seq: int) -> None:
+        nonlocal half
+        if seq == 30:
+            assert table.publisher.flush(10)
+            half = table.publisher.stats.acked
+            broker.kill()
+
+    try:
+        table.play(seed=3, after=down_midway)
+        delivery = table.publisher.finish(0.5)  # bounded: the broker does not come back
+    finally:
+        table.game.close()
+    total = table.last_seq
+    assert delivery.total == total and half <= delivery.delivered < total
+    assert delivery.text() == (
+        f"{delivery.delivered} of {total} events delivered; the rest wait in "
+        f"{table.game.journal.path} (`--resume` sends them); broker: {delivery.problem}"
+    )
+    assert delivery.problem is not None  # "connection lost (...)", or "Connection refused"
+    # --resume: the next publisher of this journal sends the rest
+    broker.start()
+    again = Publisher(Connection(parse_broker_url(broker.url)), "table-1")
+    again.attach(table.game.journal.path, table.game.journal.game_id)
+    again.start()
+    done = again.finish(10)
+    assert done.complete and done.text() == f"{total} of {total} events delivered"
+    assert AckMark(table.game.journal.path, table.game.journal.game_id).value == total

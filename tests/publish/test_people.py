@@ -1,0 +1,72 @@
+"""Players are people: a name, and the person id the standings count them by (issue 27)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import encode, state_message
+from controller.publish.people import (
+    Person,
+    PlayerNameError,
+    parse_people,
+    parse_person,
+    person_ids,
+)
+from controller.scoreboard.model import Scoreboard
+
+
+@pytest.fixture(scope="module")
+def final(game_data: Any) -> GameState:
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
+    return play_game(config, game_data, 2, None).state
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Ann", Person("Ann")),
+        ("Ann Lee=ann.lee", Person("Ann Lee", "ann.lee")),
+        (" Zoé = club-42 ", Person("Zoé", "club-42")),
+    ],
+)
+def test_entries(text: str, person: Person) -> None:
+    assert parse_person(text) == person
+    assert parse_person(str(person)) == person
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "=x", "A" * 21, "Ann=", "Ann=a b", "Ann=a/b", "Tab\there", "Ann=" + "x" * 33]
+)
+def test_bad_entries_name_the_entry(bad: str) -> None:
+    with pytest.raises(PlayerNameError, match="player"):
+        parse_person(bad)
+
+
+def test_two_players_of_one_name_or_id_are_refused() -> None:
+    with pytest.raises(PlayerNameError, match="'Ann'"):
+        parse_people(["Ann", "Ann=a"])
+    with pytest.raises(PlayerNameError, match="'p1'"):
+        parse_people(["Ann=p1", "Bob=p1"])
+    assert person_ids(parse_people(["Ann=p1", "Bob"])) == {"Ann": "p1"}
+
+
+def test_two_tables_ann_are_two_people_unless_the_organiser_says_otherwise(
+    final: GameState,
+) -> None:
+    board = Scoreboard()
+    for table in ("t1", "t2"):
+        board.handle(f"toptable/{table}/state", encode(state_message(final, table, seq=5)))
+    (dice,) = board.standings()
+    assert sorted(r["player_id"] for r in dice["rows"]) == ["t1/Ann", "t1/Bob", "t2/Ann", "t2/Bob"]
+    same = Scoreboard()
+    for table in ("t1", "t2"):
+        m = state_message(final, table, seq=5, people={"Ann": "ann-lee"})
+        same.handle(f"toptable/{table}/state", encode(m))
+    (dice,) = same.standings()
+    ann = next(r for r in dice["rows"] if r["player_id"] == "ann-lee")
+    assert ann["games"] == 2 and ann["tables"] == ["t1", "t2"] and ann["player"] == "Ann"
+    assert len(dice["rows"]) == 3
