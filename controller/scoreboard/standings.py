@@ -41,7 +41,7 @@ def group_of(game: dict[str, Any], ranking: Ranking) -> tuple[str, str]:
     if ranking is Ranking.ALL:
         return "all", "All games"
     if game.get("kind") != COMPANION:
-        return DICE, "Tournament of Power (dice)"
+        return DICE, "Dice game"
     if ranking is Ranking.KIND:
         return COMPANION, "Companion games"
     return f"{COMPANION}:{game['mode']}", str(game["mode"])

@@ -98,7 +98,7 @@ def test_companion_and_dice_games_ranked_apart_or_together(finished: dict[str, A
     apart = standings([dice, card], Ranking.GAME)
     assert [g["group"] for g in apart] == ["dice", "companion:dbz-tcg"]
     kind = standings([dice, card], Ranking.KIND)
-    assert [g["title"] for g in kind] == ["Tournament of Power (dice)", "Companion games"]
+    assert [g["title"] for g in kind] == ["Dice game", "Companion games"]
     (together,) = standings([dice, card], Ranking.ALL)
     rows = {r["player_id"]: r for r in together["rows"]}
     won = rows["p-7"]

@@ -184,28 +184,48 @@ function diceCard(t) {
 }
 
 // ---------------------------------------------------------------- the room display's card
-// One line per player, large: the figures a room follows from across the hall.
+// A title line (the table, then its round or mode, or what is wrong with it) and one line
+// per player, large: the figures a room follows from across the hall. The winners are
+// starred, whose turn it is is marked.
+function roomInfo(t, companion) {
+  if (t.duplicate) return ["bad", "two tables!"];
+  if (t.online === false) return ["bad", "offline"];
+  const age = ageText(t);
+  if (age) return ["stale", age.replace("last state ", "")];
+  if (t.over) return ["final", companion ? `${t.mode}: final` : "final"];
+  if (companion) return ["mode", t.mode];
+  if (t.round) return ["", t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`];
+  return ["", ""];
+}
+
 function roomCard(t) {
   const companion = t.kind === "companion";
-  const node = cardHead(t, companion ? " companion" : "");
-  const meta = el("div", "meta");
-  if (companion) meta.append(el("span", "mode", t.mode));
-  else if (t.round) meta.append(el("span", "round", t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`));
-  if (!companion) meta.append(el("span", "clock", clockText(t)));
-  node.append(meta);
-  if (t.over) node.append(winnerLine(t));
+  const node = el("article", "card room-card" + (companion ? " companion" : "") +
+    (t.over ? " over" : "") + (t.duplicate ? " duplicate" : ""));
+  node.dataset.tableId = t.table_id;
+  node.dataset.seq = String(num(t.seq));
+  if (typeof t.sent_at === "number") node.dataset.sentAt = String(t.sent_at);
+  const h = el("h3");
+  const [kind, info] = roomInfo(t, companion);
+  h.append(el("span", "title", t.table_id), el("span", "info " + kind, info));
+  node.append(h);
   const seats = companion ? t.players || [] : t.teams || [];
+  const winners = new Set(t.over && Array.isArray(t.winners) ? t.winners : []);
   if (seats.length > 4) node.classList.add("many");
   for (const s of seats) {
-    const row = el("div", "seat" + (turnOf(t, s.seat) ? " turn" : "") + (s.eliminated ? " out" : ""));
+    const row = el("div", "seat" + (turnOf(t, s.seat) ? " turn" : "") +
+      (winners.has(s.player) ? " won" : "") + (s.eliminated ? " out" : ""));
     row.append(el("span", "player", s.player));
     if (companion) row.append(el("span", "main", typeof s.value === "number" ? `${words(s.main)} ${s.value}` : ""));
     else row.append(el("span", "main", `${num(s.warriors_left)} · ${num(s.endurance_left)}`));
     node.append(row);
+    const others = companion && seats.length <= 3 ? otherNumbers(s) : "";
+    if (others) node.append(el("div", "numbers", others));
   }
   const fighting = (t.green || []).find((w) => w.fighting);
-  if (fighting) node.append(el("p", "green-line", `Green space: ${fighting.name} ${num(fighting.endurance)}`));
-  for (const w of warnings(t)) if (w.textContent) node.append(w);
+  if (fighting && seats.length <= 3) {
+    node.append(el("p", "green-line", `Green space: ${fighting.name} ${num(fighting.endurance)}`));
+  }
   return node;
 }
 
@@ -215,8 +235,12 @@ function card(t) {
 }
 
 // ---------------------------------------------------------------- drawing
+function byNumber(a, b) {
+  return a.localeCompare(b, undefined, { numeric: true });
+}
+
 function shownIds() {
-  const ids = [...tables.keys()].sort();
+  const ids = [...tables.keys()].sort(byNumber);
   if (!ROOM) return ids;
   const pages = Math.max(1, Math.ceil(ids.length / PER_PAGE));
   pageIndex %= pages;
@@ -228,7 +252,7 @@ function shownIds() {
 function layout(count) {
   // columns x rows of the room display for `count` cards (at most PER_PAGE)
   const grid = count <= 1 ? [1, 1] : count <= 2 ? [2, 1] : count <= 4 ? [2, 2]
-    : count <= 6 ? [3, 2] : count <= 9 ? [3, 3] : [4, 3];
+    : count <= 6 ? [3, 2] : count <= 9 ? [3, 3] : [3, 4];
   document.body.style.setProperty("--cols", String(grid[0]));
   document.body.style.setProperty("--rows", String(grid[1]));
 }
@@ -269,7 +293,7 @@ function standingsTable(group) {
   table.append(el("caption", "", group.title));
   const head = el("tr");
   const cols = ["#", "Player", "Won"];
-  if (group.dice) cols.push("Warriors", "Endurance");
+  if (group.dice) cols.push(...(ROOM ? ["Left"] : ["Warriors", "Endurance"]));
   if (!ROOM) cols.push("Tables");
   for (const c of cols) head.append(el("th", "", c));
   const thead = el("thead");
@@ -279,7 +303,8 @@ function standingsTable(group) {
     const tr = el("tr");
     tr.dataset.playerId = String(r.player_id);
     tr.append(el("td", "n", r.rank), el("td", "", r.player), el("td", "n", num(r.won)));
-    if (group.dice) tr.append(el("td", "n", num(r.warriors_left)), el("td", "n", num(r.endurance_left)));
+    if (group.dice) tr.append(el("td", "n", num(r.warriors_left)));
+    if (group.dice && !ROOM) tr.append(el("td", "n", num(r.endurance_left)));
     if (!ROOM) tr.append(el("td", "", (r.tables || []).join(", ")));
     body.append(tr);
   }
@@ -294,13 +319,15 @@ function drawStandings(groups) {
 }
 
 // The room display never scrolls: the rankings' last rows that do not fit are left
-// out, and each says how many.
+// out (the longest ranking's first), and each says how many.
 function fitStandings(box) {
   for (const more of box.querySelectorAll(".more")) more.remove();
   const cut = new Map();
   while (box.scrollHeight > box.clientHeight + 1) {
-    const body = [...box.querySelectorAll("tbody")].reverse().find((b) => b.rows.length > 1);
-    if (!body) break;
+    // the longest ranking gives up a row first (the last one of equals)
+    const bodies = [...box.querySelectorAll("tbody")].filter((b) => b.rows.length > 1);
+    if (!bodies.length) break;
+    const body = bodies.reduce((a, b) => (b.rows.length >= a.rows.length ? b : a));
     body.deleteRow(-1);
     const table = body.parentElement;
     cut.set(table, (cut.get(table) || 0) + 1);
