@@ -60,15 +60,16 @@ def connack_refusal(reason_name: str) -> bool:
     return reason_name not in _TRANSIENT
 
 
-def failure_text() -> tuple[LinkState, str]:
-    """What the connection attempt being handled failed on.
+def failure_text(exc: BaseException | None = None) -> tuple[LinkState, str]:
+    """What a connection attempt failed on: ``exc``, else the exception being handled.
 
-    Called from paho's ``on_connect_fail``: paho 2.2.0 runs that callback inside the
-    ``except OSError`` of ``Client.loop_forever`` (around ``reconnect()``), so the
-    exception being handled is the cause. A certificate that does not verify is a
-    refusal; anything else (refused port, no route, DNS) leaves the broker unreachable.
+    Without ``exc`` it is called from paho's ``on_connect_fail``: paho 2.2.0 runs that
+    callback inside the ``except OSError`` of ``Client.loop_forever`` (around
+    ``reconnect()``), so the exception being handled is the cause. A certificate that
+    does not verify is a refusal; anything else (refused port, no route, DNS) leaves the
+    broker unreachable.
     """
-    exc = sys.exc_info()[1]
+    exc = exc if exc is not None else sys.exc_info()[1]
     if isinstance(exc, ssl.SSLCertVerificationError):
         return (
             LinkState.REFUSED,
@@ -119,9 +120,9 @@ class Link:
             self.unreachable(text)
         return False
 
-    def connect_failed(self) -> None:
-        """paho's ``on_connect_fail``: no connection was made (see :func:`failure_text`)."""
-        state, text = failure_text()
+    def connect_failed(self, exc: BaseException | None = None) -> None:
+        """No connection was made, because of ``exc`` (see :func:`failure_text`)."""
+        state, text = failure_text(exc)
         if self.status().problem != text:
             log.warning("%s cannot connect to %s: %s", self.who, self.status().broker, text)
         if state is LinkState.REFUSED:
