@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from controller.game.session import TableGame
+from controller.publish.people import person_ids
 from controller.publish.publisher import Publisher
 from controller.publish.settings import EventsSettings, PublishError
 from controller.table.companion import CompanionTable
@@ -63,7 +64,8 @@ def _start(events: EventsSettings | None) -> Publisher | None:
     if events is None:
         return None
     try:
-        publisher = Publisher(events.connection, events.table_id).start()
+        people = person_ids(events.people)
+        publisher = Publisher(events.connection, events.table_id, people=people).start()
     except PublishError as exc:
         log.error("events: not publishing: %s", exc)
         return None

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from controller.publish.settings import PublishError
+from controller.publish.errors import PublishError
 
 MAX_NAME = 20  # characters of a name (the table's screens are 128 px wide)
 PERSON_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,32}")

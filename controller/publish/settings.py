@@ -9,6 +9,7 @@
     password_file = "/etc/toptable/mqtt-password"  # optional: the password, one line
     ca_file = "/etc/toptable/mqtt-ca.pem"     # optional: TLS with this CA (implies TLS)
     keepalive = 30                            # seconds, 5..300
+    players = ["Ann Lee=ann", "Bob"]          # optional: the people here, NAME[=PERSON_ID]
 
 A missing section means publishing is off (and the unit keeps its network
 address families closed). Credentials never go into the broker URL: it would
@@ -32,16 +33,13 @@ from controller.core.config_schema import (
     path_in,
     text,
 )
-from controller.core.errors import TopTableError
+from controller.publish.errors import PublishError
+from controller.publish.people import Person, PlayerNameError, parse_people
 
 SECTION = "events"
 DEFAULT_PORT = 1883
 DEFAULT_TLS_PORT = 8883
 TABLE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")  # the whole id: use is_table_id (fullmatch)
-
-
-class PublishError(TopTableError):
-    """Root of the publisher's and scoreboard's errors."""
 
 
 class BrokerUrlError(PublishError, ValueError):
@@ -157,10 +155,16 @@ class Connection:
 
 @dataclass(frozen=True)
 class EventsSettings:
-    """The checked ``[events]`` section: a connection and this table's id."""
+    """The checked ``[events]`` section: a connection, this table's id, and its people."""
 
     connection: Connection
     table_id: str
+    people: tuple[Person, ...] = ()  # the players' names and person ids, when given
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names, in seat order (empty: the table's own names)."""
+        return tuple(p.name for p in self.people)
 
 
 def _broker(value: Any) -> Broker:
@@ -175,6 +179,15 @@ def _table_id(value: Any) -> str:
         return check_table_id(text(value))
     except TableIdError as exc:
         raise InvalidOptionError(str(exc).replace("table id ", "", 1)) from None
+
+
+def _people(value: Any) -> tuple[Person, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidOptionError('must be a list of "NAME" or "NAME=PERSON_ID"')
+    try:
+        return parse_people(value)
+    except PlayerNameError as exc:
+        raise InvalidOptionError(str(exc)) from None
 
 
 def _name(value: Any) -> str:
@@ -198,6 +211,8 @@ def parse_events(s: Section) -> EventsSettings | None:
     password_file = s.get("password_file", None, path_in(s.base_dir))
     ca_file = s.get("ca_file", None, path_in(s.base_dir))
     keepalive = s.get("keepalive", 30, integer(5, 300))
+    no_people: tuple[Person, ...] = ()
+    people = s.get("players", no_people, _people)
     for key, example in (("broker", "mqtt://scoreboard.local:1883"), ("table_id", "table-1")):
         if not s.has(key):
             s.problem(key, f'is required (e.g. {key} = "{example}")')
@@ -205,7 +220,8 @@ def parse_events(s: Section) -> EventsSettings | None:
         s.problem("password_file", "needs a username too")
     if broker is None or not table_id:
         return None
-    return EventsSettings(Connection(broker, username, password_file, ca_file, keepalive), table_id)
+    connection = Connection(broker, username, password_file, ca_file, keepalive)
+    return EventsSettings(connection, table_id, people)
 
 
 def read_events(

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from controller.core.errors import DataError
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, state_message
@@ -16,6 +17,7 @@ from controller.publish.people import (
     parse_person,
     person_ids,
 )
+from controller.publish.settings import read_events
 from controller.scoreboard.model import Scoreboard
 
 
@@ -70,3 +72,17 @@ def test_two_tables_ann_are_two_people_unless_the_organiser_says_otherwise(
     ann = next(r for r in dice["rows"] if r["player_id"] == "ann-lee")
     assert ann["games"] == 2 and ann["tables"] == ["t1", "t2"] and ann["player"] == "Ann"
     assert len(dice["rows"]) == 3
+
+
+def test_the_config_names_the_people_at_the_table() -> None:
+    events = read_events(
+        {"events": {"broker": "mqtt://h", "table_id": "t1", "players": ["Ann Lee=ann", "Bob"]}}
+    )
+    assert events is not None and events.names == ("Ann Lee", "Bob")
+    assert person_ids(events.people) == {"Ann Lee": "ann"}
+    with pytest.raises(DataError) as err:
+        read_events({"events": {"broker": "mqtt://h", "table_id": "t1", "players": ["A=a b"]}},
+                    "config.toml")  # fmt: skip
+    assert "players" in str(err.value) and "person id" in str(err.value)
+    with pytest.raises(DataError, match="players"):
+        read_events({"events": {"broker": "mqtt://h", "table_id": "t1", "players": "Ann"}})
