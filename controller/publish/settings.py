@@ -33,7 +33,7 @@ from controller.core.config_schema import (
     path_in,
     text,
 )
-from controller.publish.errors import PublishError
+from controller.publish.errors import PublishError as PublishError  # re-exported
 from controller.publish.people import Person, PlayerNameError, parse_people
 
 SECTION = "events"
