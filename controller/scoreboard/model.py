@@ -84,6 +84,8 @@ class Scoreboard:
         self._warned: dict[str, float] = {}
         self._link: LinkStatus | None = None
         self._standings: list[dict[str, Any]] | None = None  # cached until a game changes
+        self._shown_standings: list[dict[str, Any]] = []
+        self.standings_version = 0  # counts the changes of the standings' content
         self.delivered: list[tuple[str, str, int]] = []  # (table, game, seq) in delivery order
         self.keep_delivered = False  # tests and the bench turn this on
         if evening is not None:
@@ -260,10 +262,18 @@ class Scoreboard:
 
     def standings(self) -> list[dict[str, Any]]:
         """The evening's standings (``GET /api/standings``): one ranking per group."""
+        return self.standings_now()[1]
+
+    def standings_now(self) -> tuple[int, list[dict[str, Any]]]:
+        """The standings and their version, which moves only when they change (most
+        events change no figure of any ranking: the page need not redraw them)."""
         with self._lock:
             if self._standings is None:
                 self._standings = standings(list(self._games.values()), self.ranking)
-            return self._standings
+                if self._standings != self._shown_standings:
+                    self._shown_standings = self._standings
+                    self.standings_version += 1
+            return self.standings_version, self._standings
 
     def link(self) -> dict[str, Any]:
         """The scoreboard's own link to the broker (``GET /api/status``)."""

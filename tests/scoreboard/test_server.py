@@ -108,4 +108,10 @@ def test_stream_sends_a_snapshot_then_updates(
     assert name == "update" and [t["table_id"] for t in data["tables"]] == ["t1"]
     assert data["standings"][0]["rows"][0]["player"] == final.players[final.winners[0]]
     assert data["ids"] == ["t1"] and data["link"]["state"] == "connecting"
+    # a state that changes no figure of the standings: the update leaves them out
+    threading.Timer(
+        0.1, lambda: board.handle("toptable/t1/state", encode(state_message(final, "t1", seq=4)))
+    ).start()
+    name, data = read_event()
+    assert name == "update" and data["tables"][0]["seq"] == 4 and "standings" not in data
     c.close()

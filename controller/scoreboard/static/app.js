@@ -396,7 +396,7 @@ function connect() {
     keepOnly(data.ids);
     drawLink(data.link);
     drawTables(changed);
-    drawStandings(data.standings || []);
+    if (data.standings) drawStandings(data.standings);
     document.body.dataset.updates = String(num(Number(document.body.dataset.updates)) + 1);
   });
   source.onerror = () => {
