@@ -20,7 +20,8 @@ from controller.scoreboard.subscriber import Subscriber
 from controller.system.broker_files import BrokerFolder, broker_folder
 from controller.system.unit_files import BROKER_CONFIG, shipped_text
 from tests.publish.broker import Mosquitto, make_password_file
-from tests.publish.table import TestTable, wait_for
+from tests.publish.table import TestTable
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 PASSWORDS = {"table-1": "pw-table-1", "table-2": "pw-table-2", "scoreboard": "pw-board"}

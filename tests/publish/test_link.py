@@ -19,7 +19,8 @@ from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto, free_port, make_certificates, make_password_file
-from tests.publish.table import TestTable, wait_for
+from tests.publish.table import TestTable
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -16,7 +16,8 @@ from controller.scoreboard.evening import FILE_NAME, Evening, EveningError
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.subscriber import Subscriber
 from tests.publish.broker import Mosquitto
-from tests.publish.table import TestTable, wait_for
+from tests.publish.table import TestTable
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 

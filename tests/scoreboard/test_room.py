@@ -25,8 +25,8 @@ from controller.publish.messages import encode, state_message
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import ScoreboardServer
 from tests.paths import REPO
-from tests.publish.table import wait_for
 from tests.scoreboard.test_page import _card_text, chrome
+from tests.waiting import wait_for
 
 __all__ = ["chrome"]
 
