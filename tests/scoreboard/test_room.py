@@ -152,7 +152,7 @@ def test_twelve_tables_and_the_standings_at_once_in_large_type(
     assert errors == [], errors
     shot = tmp_path / f"scoreboard-room-{width}x{height}.png"
     assert chrome.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
-    if request.config.getoption("docs_images", default=False):
+    if request.config.getoption("docs_images", ):
         shutil.copyfile(shot, DOCS / shot.name)
 
 
