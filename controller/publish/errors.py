@@ -8,3 +8,7 @@ from controller.core.errors import TopTableError
 
 class PublishError(TopTableError):
     """Root of the publisher's and scoreboard's errors."""
+
+
+class LinkError(PublishError):
+    """A table that must reach its broker (the demo) was refused or could not reach it."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.config import parse_config
 from controller.core.errors import DataError
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
@@ -19,6 +21,7 @@ from controller.publish.people import (
 )
 from controller.publish.settings import read_events
 from controller.scoreboard.model import Scoreboard
+from tests.cli_runner import cli_runner
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +89,44 @@ def test_the_config_names_the_people_at_the_table() -> None:
     assert "players" in str(err.value) and "person id" in str(err.value)
     with pytest.raises(DataError, match="players"):
         read_events({"events": {"broker": "mqtt://h", "table_id": "t1", "players": "Ann"}})
+
+
+def test_the_table_plays_under_the_names_the_config_gives(tmp_path: Path, game_data: Any) -> None:
+    from controller.daemon.run import open_game
+
+    events = {"broker": "mqtt://h", "table_id": "t1", "players": ["Ann Lee=ann", "Bob"]}
+    journal = str(tmp_path / "table.sqlite")
+    config = parse_config({"table": {"journal": journal, "players": 2}, "events": events})
+    with open_game(config, game_data) as game:
+        assert game.config.players == ("Ann Lee", "Bob")
+    unnamed = parse_config({"table": {"journal": str(tmp_path / "other.sqlite"), "players": 2}})
+    with open_game(unnamed, game_data) as game:
+        assert game.config.players == ("Player 1", "Player 2")
+
+
+def test_a_config_naming_more_people_than_players_says_so() -> None:
+    events = {"broker": "mqtt://h", "table_id": "t1", "players": ["Ann", "Bob", "Cy"]}
+    with pytest.raises(DataError) as err:
+        parse_config({"table": {"players": 2}, "events": events}, "config.toml")
+    [problem] = [str(p) for p in err.value.problems]
+    assert problem.startswith("config.toml") and "events" in problem and "players" in problem
+    assert "names 3 players but [table] players = 2" in problem
+
+
+@pytest.mark.parametrize(
+    ("names", "said"),
+    [
+        ("Ann,Ann", "two players are called 'Ann'"),
+        ("Ann=a,Bob=a", "two players have the person id 'a'"),
+        ("Ann", "1 players in 'Ann': expected 2..6"),
+        ("Ann,Bob=not an id", "a person id must be"),
+    ],
+)
+def test_bad_demo_names_are_one_line_and_exit_2(
+    names: str, said: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    code, out, err = run("demo", "--names", names, "--fast")
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()  # one line, no usage dump
+    assert line.startswith("toptable demo: error: argument --names") and said in line, err
