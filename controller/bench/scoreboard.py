@@ -525,6 +525,12 @@ def _verdict(good: bool) -> str:
     return "ok" if good else "MISSED"
 
 
+def _machine() -> None:
+    """The load the figures were taken under (latency figures grow with it)."""
+    one, five, _ = os.getloadavg()
+    print(f"  [load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores]")
+
+
 # ---------------------------------------------------------------- 1. latency
 def _simulate(broker: Broker, tables: int, pace: float, prefix: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
@@ -793,15 +799,19 @@ def main(argv: list[str] | None = None) -> int:
         broker = Broker(directory / "broker", [CPU_TABLE, OUTAGE_TABLE]).start()
         try:
             if "latency" in parts:
+                _machine()
                 lat = bench_latency(broker, directory, tables, pace, not args.no_page)
                 ok &= _print_latency(lat, pace)
             if "cpu" in parts:
+                _machine()
                 runs = args.cpu_runs or (1 if quick else 3)
                 ok &= _print_cpu(bench_cpu(broker.login(CPU_TABLE), directory, pace, runs))
             if "flood" in parts:
+                _machine()
                 count = args.flood or (2000 if quick else 10_000)
                 ok &= _print_flood(bench_flood(broker, directory, min(tables, 6), pace, count))
             if "outage" in parts:
+                _machine()
                 outage_s = args.outage or (5.0 if quick else 30.0)
                 ok &= _print_outage(bench_outage(broker, directory, outage_s, pace))
         finally:
