@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from controller.core.errors import DataError
@@ -34,3 +36,17 @@ def test_the_scoreboard_drops_a_topic_whose_id_ends_in_a_newline() -> None:
     board = Scoreboard()
     board.handle("toptable/table-9\n/online", b"online")
     assert board.tables() == []
+
+
+def test_the_demo_refuses_an_id_with_a_newline_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.cli_runner import cli_runner
+
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    code, out, err = run("demo", "--fast", "--out", str(tmp_path), "--mqtt", "mqtt://127.0.0.1:1",
+                         "--table-id", "table-9\n")  # fmt: skip
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.startswith("toptable: error: ") and "'table-9\\n'" in line
+    assert list(tmp_path.iterdir()) == []  # refused before any game was set up
