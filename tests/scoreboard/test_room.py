@@ -152,7 +152,7 @@ def test_twelve_tables_and_the_standings_at_once_in_large_type(
     assert errors == [], errors
     shot = tmp_path / f"scoreboard-room-{width}x{height}.png"
     assert chrome.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
-    if request.config.getoption("docs_images", ):
+    if request.config.getoption("docs_images"):
         shutil.copyfile(shot, DOCS / shot.name)
 
 
@@ -188,7 +188,9 @@ def test_the_laptop_page_says_what_the_scoreboard_doubts(
     link.connected()
     _fill(board, game_data, 9)
     assert wait_for(lambda: chrome.find_element("id", "link").text == "broker: connected", 10)
-    assert wait_for(lambda: "level 3 · stages 8 · anger 2 · dragon balls 2" in _card_text(chrome, "table-4"), 10)
+    assert wait_for(
+        lambda: "level 3 · stages 8 · anger 2 · dragon balls 2" in _card_text(chrome, "table-4"), 10
+    )
     assert "fans 7" in _card_text(chrome, "table-9")
     assert "fan cards 2 · trophies 1" in _card_text(chrome, "table-9")
     states = _game(game_data, ("Ann Lee", "Bob Marsh"), seed=1)
