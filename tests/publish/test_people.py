@@ -92,7 +92,7 @@ def test_the_config_names_the_people_at_the_table() -> None:
 
 
 def test_the_table_plays_under_the_names_the_config_gives(tmp_path: Path, game_data: Any) -> None:
-    from controller.daemon.run import open_game
+    from controller.daemon.journals import open_game
 
     events = {"broker": "mqtt://h", "table_id": "t1", "players": ["Ann Lee=ann", "Bob"]}
     journal = str(tmp_path / "table.sqlite")
