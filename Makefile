@@ -51,7 +51,7 @@ test-slow: $(TORCH_STAMP)
 
 # The documentation's images, regenerated on purpose (no test writes into the checkout otherwise)
 docs-images: $(STAMP)
-	$(BIN)/pytest tests/scoreboard/test_page.py --docs-images
+	$(BIN)/pytest tests/scoreboard/test_page.py tests/scoreboard/test_room.py --docs-images
 
 bench: $(STAMP)
 	$(BIN)/toptable bench

@@ -26,8 +26,8 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "screens": ("controller.bench.screens", "render time and bytes sent to displays"),
     "daemon": ("controller.bench.daemon", "daemon memory, idle CPU and latency"),
     "events": (
-        "controller.bench.events",
-        "MQTT: event-to-scoreboard latency, publishing CPU, broker outage",
+        "controller.bench.scoreboard",
+        "MQTT: event-to-scoreboard and page latency, memory, publishing CPU, flood, outage",
     ),
 }
 

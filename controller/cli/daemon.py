@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.events import add_demo_arguments, demo_settings
+from controller.cli.events import add_demo_arguments, demo_names, demo_settings
 from controller.core.kinds import GameKind
 from controller.game.state import Length
 from controller.table.settings import TOPDICE
@@ -85,7 +86,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     summary = run_demo(
         DemoOptions(
             seed=args.seed,
-            players=args.players,
+            players=len(demo_names(args)) or args.players,
+            names=demo_names(args),
             length=Length(args.length),
             fast=args.fast,
             journal=args.journal,
@@ -99,7 +101,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
     if args.json:
         print(json.dumps(summary.to_json()))
-        return 0
+        return _delivered(summary.delivery, summary.undelivered, quiet=True)
     s = summary
     print(f"toptable demo (seed {s.seed}): {', '.join(s.players)}, {s.length}, {s.seconds} s")
     if s.victory_points is not None:
@@ -116,7 +118,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for note in s.notes:
         print(f"  note: {note}")
     print(f"  journal {s.journal}\n  log {s.log}\n  screens {s.gif}")
-    return 0
+    return _delivered(s.delivery, s.undelivered)
 
 
 def cmd_companion_demo(args: argparse.Namespace) -> int:
@@ -126,7 +128,8 @@ def cmd_companion_demo(args: argparse.Namespace) -> int:
     s = run_companion_demo(
         args.mode,
         seed=args.seed,
-        players=args.players,
+        players=len(demo_names(args)) or args.players,
+        names=demo_names(args),
         out=args.out,
         fast=args.fast,
         journal=args.journal,
@@ -135,7 +138,7 @@ def cmd_companion_demo(args: argparse.Namespace) -> int:
     )
     if args.json:
         print(json.dumps(s.to_json()))
-        return 0
+        return _delivered(s.delivery, s.undelivered, quiet=True)
     print(f"toptable demo --mode {s.mode} (seed {s.seed}): {', '.join(s.players)}, {s.seconds} s")
     print(f"  winner: {s.winner or 'none'}; step {s.step}")
     print(f"  actions {s.actions}, refused {s.refused}, undone {s.undos}, "
@@ -143,4 +146,19 @@ def cmd_companion_demo(args: argparse.Namespace) -> int:
     for note in s.notes:
         print(f"  note: {note}")
     print(f"  journal {s.journal}\n  screens {s.gif or '(none with --fast)'}")
+    return _delivered(s.delivery, s.undelivered)
+
+
+def _delivered(delivery: str | None, undelivered: int | None, quiet: bool = False) -> int:
+    """Say how much of the game the broker took (--mqtt); 1 if some still waits in the journal.
+
+    ``quiet`` (--json, whose stdout is the summary): said on stderr, and only when some waits.
+    """
+    if delivery is None:
+        return 0
+    if undelivered:
+        print(f"toptable demo: {delivery}", file=sys.stderr)
+        return 1
+    if not quiet:
+        print(f"  events: {delivery}")
     return 0

@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 
 from controller.game.state import Length
+from controller.publish.people import Person, PlayerNameError, parse_people
 from controller.publish.settings import Connection, EventsSettings, check_table_id, parse_broker_url
 from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
 
@@ -45,23 +46,51 @@ def connection_from(args: argparse.Namespace) -> Connection:
 
 
 # ---------------------------------------------------------------- toptable demo --mqtt
+def people_argument(text: str) -> tuple[Person, ...]:
+    """``--names "Ann Lee=ann,Bob"``: the players in seat order, NAME or NAME=PERSON_ID.
+
+    Raises:
+        argparse.ArgumentTypeError: a bad entry, a name or person id twice, or not 2..6
+            players (argparse prints it as one line and exits 2).
+    """
+    try:
+        people = parse_people(text.split(","))
+    except PlayerNameError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not 2 <= len(people) <= 6:
+        raise argparse.ArgumentTypeError(f"{len(people)} players in {text!r}: expected 2..6")
+    return people
+
+
 def add_demo_arguments(p: argparse.ArgumentParser) -> None:
-    """``toptable demo ... --mqtt mqtt://HOST:PORT --table-id ID``."""
+    """``toptable demo ... --names NAMES --mqtt mqtt://HOST:PORT --table-id ID``."""
+    p.add_argument(
+        "--names",
+        type=people_argument,
+        metavar="NAME[=ID],...",
+        help="the players, in seat order (their number replaces --players); a person id "
+        "makes one person of the same player at several tables on the scoreboard",
+    )
     add_broker_arguments(p, required=False)
     p.add_argument(
         "--table-id", default="demo", help="this table's id on the broker (default demo)"
     )
 
 
+def demo_names(args: argparse.Namespace) -> tuple[str, ...]:
+    """The players' names ``--names`` gives, in seat order (empty without it)."""
+    return tuple(p.name for p in args.names or ())
+
+
 def demo_settings(args: argparse.Namespace) -> EventsSettings | None:
-    """The demo's publishing settings, or None without ``--mqtt``.
+    """The demo's publishing settings (with ``--names``' person ids), or None without ``--mqtt``.
 
     Raises:
         BrokerUrlError, TableIdError: a bad --mqtt URL or --table-id.
     """
     if not args.mqtt:
         return None
-    return EventsSettings(connection_from(args), check_table_id(args.table_id))
+    return EventsSettings(connection_from(args), check_table_id(args.table_id), args.names or ())
 
 
 # ---------------------------------------------------------------- toptable simulate --tables

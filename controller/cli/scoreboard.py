@@ -4,16 +4,31 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
+import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_broker_arguments, connection_from
-from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.evening import Evening
+from controller.scoreboard.model import EXPIRE_S, Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, DEFAULT_PORT, ScoreboardServer
+from controller.scoreboard.standings import Ranking
 from controller.scoreboard.subscriber import Subscriber
 
 log = logging.getLogger(__name__)
+
+SWITCH_INTERVAL_S = 0.001
+
+
+def default_state_dir() -> Path:
+    """``$STATE_DIRECTORY`` (systemd's ``StateDirectory=``), else ``~/.local/state/toptable``."""
+    state = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if state:
+        return Path(state)
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "toptable"
 
 
 def register(sub: Any) -> None:
@@ -27,19 +42,56 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     p.add_argument("--client-id", help="MQTT client id (default: toptable-scoreboard-HOSTNAME)")
+    p.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where the evening is kept (evening.sqlite; default $STATE_DIRECTORY, "
+        "else ~/.local/state/toptable)",
+    )
+    p.add_argument(
+        "--new-evening",
+        action="store_true",
+        help="start a new evening: the last one's file is moved aside (never deleted)",
+    )
+    p.add_argument(
+        "--rank",
+        choices=[r.value for r in Ranking],
+        default=Ranking.GAME.value,
+        help="game: a ranking per game (the dice game, each companion mode; default); "
+        "kind: dice games and companion games apart; all: one ranking",
+    )
+    p.add_argument(
+        "--expire-min",
+        type=float,
+        default=EXPIRE_S / 60,
+        metavar="MIN",
+        help=f"a table silent this long leaves the page (default {EXPIRE_S / 60:g})",
+    )
     p.set_defaults(func=cmd_scoreboard)
 
 
 def cmd_scoreboard(args: argparse.Namespace) -> int:
-    """Serve until Ctrl-C or SIGTERM."""
+    """Serve until Ctrl-C or SIGTERM.
+
+    Raises:
+        EveningError: the evening's file cannot be used (exit 2, one line).
+    """
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # The MQTT thread checks message after message; under a flood it would keep the GIL
+    # for the default 5 ms slices and each page request would wait out many of them. A
+    # 1 ms slice keeps /api answers within tens of milliseconds (toptable bench events).
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     conn = connection_from(args)
-    board = Scoreboard()
+    evening = Evening.in_directory(args.state_dir or default_state_dir(), new=args.new_evening)
+    board = Scoreboard(
+        evening=evening.start(), ranking=Ranking(args.rank), expire_s=args.expire_min * 60
+    )
     subscriber = Subscriber(conn, board, args.client_id).start()
     server = ScoreboardServer(board, args.host, args.port).start()
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url})", flush=True)
+    print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url}; "
+          f"evening in {evening.path})", flush=True)  # fmt: skip
     try:
         done.wait()
     except KeyboardInterrupt:
@@ -47,4 +99,5 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
     finally:
         server.close()
         subscriber.close()
+        evening.close()
     return 0

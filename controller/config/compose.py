@@ -167,6 +167,13 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
         source=file,
     )
     _check_pins(cfg, problems)
+    if events is not None and events.people and len(events.people) != table.players:
+        problems.add(
+            "events",
+            "players",
+            f"names {len(events.people)} players but [table] players = {table.players}: "
+            "name every player at the table, or none",
+        )
     problems.check()
     return cfg
 

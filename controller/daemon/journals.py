@@ -54,8 +54,9 @@ def _journal_folder(path: Path) -> None:
         ) from None
 
 
-def open_game(config: Config, data: GameData) -> TableGame:
-    """Resume the dice game in the journal the config names, or start one there.
+def open_game(config: Config, data: GameData, names: Sequence[str] = ()) -> TableGame:
+    """Resume the dice game in the journal the config names, or start one there (its
+    players called ``names``, else :func:`player_names`).
 
     Raises:
         JournalError: a journal from a newer version, another game, or corrupted.
@@ -68,9 +69,11 @@ def open_game(config: Config, data: GameData) -> TableGame:
     length = Length(t.length.value)
     variants = Variants.from_names(t.variants)
     if not path.exists():
-        names = PLAYER_NAMES[: t.players]
         return TableGame.start(
-            path, GameConfig(names, length, variants, kind=t.mode), data, t.data_dir
+            path,
+            GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode),
+            data,
+            t.data_dir,
         )
     game = TableGame.resume(path, data)
     kept = game.config
@@ -124,18 +127,29 @@ def open_companion_table(kind: GameKind, journal: Path, players: Sequence[str]) 
     return table
 
 
+def player_names(config: Config) -> tuple[str, ...]:
+    """The names of a new game's players: those ``[events] players`` gives (as many as
+    ``[table] players``, the config checks), else Player 1..N."""
+    if config.events is not None and config.events.people:
+        return config.events.names
+    return PLAYER_NAMES[: config.table.players]
+
+
 Held = TableGame | CompanionTable
 """A game opened from its journal, before any device is (what :func:`open_game` and
 :func:`open_companion_table` give)."""
 
 
 def resume_or_start(
-    config: Config, data: GameData | None = None, companion_at: Path | None = None
+    config: Config,
+    data: GameData | None = None,
+    companion_at: Path | None = None,
+    names: Sequence[str] = (),
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
     ``companion_at``: where a companion game is journalled (None: beside the dice
-    game's journal).
+    game's journal); ``names``: a new game's players (default :func:`player_names`).
 
     Raises:
         StartError, JournalError: as :func:`open_game` / :func:`open_companion_table`.
@@ -144,5 +158,5 @@ def resume_or_start(
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
-        return open_companion_table(t.mode, journal, PLAYER_NAMES[: t.players])
-    return open_game(config, data or game_data_for(config))
+        return open_companion_table(t.mode, journal, tuple(names) or player_names(config))
+    return open_game(config, data or game_data_for(config), names)

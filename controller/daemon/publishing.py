@@ -4,6 +4,10 @@ One place for the daemon and the demo, for the dice game (:func:`publish_table`)
 a companion mode (:func:`publish_companion`): start the publisher, point it at the
 game's journal (the outbox), and tell it after every change of the game. The
 publisher's own thread talks to the broker; the table never waits for it.
+
+The demo is stricter than the daemon (a person runs it and reads its output): it
+waits for its broker's first answer before playing (:func:`require_link`) and says
+at its end how much of the game went out (:func:`finish_publishing`).
 """
 
 from __future__ import annotations
@@ -11,12 +15,17 @@ from __future__ import annotations
 import logging
 
 from controller.game.session import TableGame
-from controller.publish.publisher import Publisher
+from controller.publish.errors import LinkError
+from controller.publish.link import LinkState
+from controller.publish.people import person_ids
+from controller.publish.publisher import Delivery, Publisher
 from controller.publish.settings import EventsSettings, PublishError
 from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
 
 log = logging.getLogger(__name__)
+
+DEMO_LINK_WAIT_S = 10.0  # the demo's wait for its broker's first answer
 
 
 def publish_table(
@@ -59,11 +68,38 @@ def publish_companion(events: EventsSettings | None, table: CompanionTable) -> P
     return publisher
 
 
+def require_link(publisher: Publisher | None, timeout: float = DEMO_LINK_WAIT_S) -> None:
+    """Return once the broker accepted ``publisher`` (at once when None: not publishing).
+
+    Raises:
+        LinkError: the broker refused it (a password, the ACL, a certificate), could
+            not be reached, or did not answer within ``timeout`` s.
+    """
+    if publisher is None:
+        return
+    status = publisher.wait_link(timeout)
+    if status.state is LinkState.CONNECTED:
+        return
+    why = status.problem or f"no answer in {timeout:g} s"
+    raise LinkError(f"broker {status.broker} {status.state.value}: {why}; nothing was played")
+
+
+def finish_publishing(publisher: Publisher | None, timeout: float) -> Delivery | None:
+    """Wait up to ``timeout`` s for the broker to take the rest of the game, close, and say
+    how much it took (None: not publishing)."""
+    if publisher is None:
+        return None
+    delivery = publisher.finish(timeout)
+    log.info("events: %s", delivery.text())
+    return delivery
+
+
 def _start(events: EventsSettings | None) -> Publisher | None:
     if events is None:
         return None
     try:
-        publisher = Publisher(events.connection, events.table_id).start()
+        people = person_ids(events.people)
+        publisher = Publisher(events.connection, events.table_id, people=people).start()
     except PublishError as exc:
         log.error("events: not publishing: %s", exc)
         return None

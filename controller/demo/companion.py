@@ -28,9 +28,10 @@ from controller.companion.journal import CompanionJournal
 from controller.companion.registry import get_mode
 from controller.core.errors import TopTableError
 from controller.daemon.hardware import TableDevices
+from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
-from controller.demo.table import DEMO_CONFIG, demo_config, demo_table
+from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
@@ -73,10 +74,15 @@ class CompanionDemoSummary:
     finished: bool = True
     screens_drawn: int = 0
     notes: list[str] = field(default_factory=list)
+    delivery: str | None = None  # --mqtt only: "N of M events delivered[; the rest wait ...]"
+    undelivered: int | None = None  # --mqtt only: journal rows the broker has not taken
 
     def to_json(self) -> dict[str, Any]:
-        """The summary as a JSON-able dict."""
-        return dict(self.__dict__)
+        """The summary as a JSON-able dict (the delivery only with --mqtt)."""
+        return {k: v for k, v in self.__dict__.items() if v is not None or k not in _DELIVERY}
+
+
+_DELIVERY = frozenset({"delivery", "undelivered"})
 
 
 class CompanionFingers:
@@ -132,6 +138,7 @@ def run_companion_demo(
     mode: str,
     seed: int = 1,
     players: int = 2,
+    names: tuple[str, ...] = (),
     out: Path = Path("out/demo"),
     fast: bool = False,
     journal: Path | None = None,
@@ -142,7 +149,8 @@ def run_companion_demo(
     """Play a whole ``mode`` game by bots through the table's buttons, displays and journal.
 
     ``fast`` skips the GIF; ``stop_after`` stops after that many bot decisions (the
-    game is left in its journal, as after a pulled plug); ``resume`` continues the
+    game is left in its journal, as after a pulled plug); ``names`` are the players'
+    (default: ``players`` of the demo's own); ``resume`` continues the
     game in ``journal``; ``events`` publishes it (flushed for up to 5 s at the end).
 
     Raises:
@@ -151,6 +159,8 @@ def run_companion_demo(
         JournalError: the journal cannot be written, or (resume) read.
         CompanionDemoError: the game did not reach a winner, or (resume) the journal
             holds another mode's game.
+        LinkError: (``events``) the publisher could not start, or its broker refused it
+            or could not be reached; before any move.
     """
     started = time.monotonic()
     companion: CompanionMode[Any, Any] = get_mode(mode)
@@ -172,7 +182,9 @@ def run_companion_demo(
         return list(recorders)
 
     run = TableOptions(seed=seed)
-    with demo_table(config, run, events=events, sinks=record, companion_at=path) as demo:
+    with demo_table(
+        config, run, events=events, sinks=record, companion_at=path, names=names
+    ) as demo:
         running = demo.running
         if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
             raise CompanionDemoError(f"the demo's devices did not open: {demo.devices.faults()}")
@@ -202,6 +214,7 @@ def run_companion_demo(
             raise CompanionDemoError(f"the game stopped at {companion.step(table.state)}")
         recorder = recorders[0]
         gif = "" if fast else str(recorder.save(out / f"companion-{companion.name}.gif") or "")
+        delivery = finish_publishing(demo.publisher, FLUSH_S)
         return CompanionDemoSummary(
             mode=companion.name,
             seed=seed,
@@ -220,4 +233,6 @@ def run_companion_demo(
             finished=finished,
             screens_drawn=recorder.pictures,
             notes=notes,
+            delivery=delivery.text() if delivery is not None else None,
+            undelivered=delivery.total - delivery.delivered if delivery is not None else None,
         )

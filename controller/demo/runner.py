@@ -26,11 +26,12 @@ from controller.board.follow import BoardFollower
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import TableDevices
+from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
 from controller.demo.record import LatencyProbe, ScreenRecorder
 from controller.demo.summary import DemoSummary, story_fields
-from controller.demo.table import DEMO_CONFIG, demo_config, demo_table
+from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.tray import Tray
 from controller.demo.watch import TableWatch
 from controller.demo.world import MockButtons, WorldHands
@@ -63,6 +64,7 @@ class DemoOptions:
 
     seed: int = 1
     players: int = 2
+    names: tuple[str, ...] = ()  # the players' names (--names); empty: the demo's own
     length: Length = Length.ROUNDS5
     fast: bool = False
     journal: Path | None = None
@@ -81,6 +83,8 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     Raises:
         DemoError: the game got stuck or a device thread stalled.
         JournalError: ``--resume`` on a missing, newer, corrupt or other game's journal.
+        LinkError, PublishError: (``events``) the broker refused or could not be reached,
+            or the publisher could not start; before any move.
     """
     started = time.monotonic()
     return_large_buffers()
@@ -128,6 +132,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         events=options.events,
         sinks=record,
         events_queue=probe.queue,
+        names=options.names,
     ) as demo:
         running = demo.running
         if not isinstance(running, DiceTable):
@@ -156,6 +161,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             hands.tidy(hands.settle().state)
         hands.settle()
         demo.stop()  # the table is this thread's to read from here on
+        delivery = finish_publishing(demo.publisher, FLUSH_S)
         state = table.state
         recorder = recorders[0]
         gif = recorder.save(out / "screens.gif")
@@ -194,13 +200,15 @@ def run_demo(options: DemoOptions) -> DemoSummary:
             latency_ms=probe.figures(),
             notes=notes,
             **story_fields(state),
+            delivery=delivery.text() if delivery is not None else None,
+            undelivered=delivery.total - delivery.delivered if delivery is not None else None,
         )
 
 
 def _setup(options: DemoOptions) -> GameConfig:
     """The game the options set up (its players' names are the table's)."""
     return GameConfig(
-        PLAYER_NAMES[: options.players],
+        options.names or PLAYER_NAMES[: options.players],
         options.length,
         Variants.from_names(options.variants),
         kind=options.kind,

@@ -1,5 +1,5 @@
 """What ``toptable demo --json`` prints: :class:`DemoSummary` (the Story fields only in
-Story mode, so a Tournament summary keeps its keys)."""
+Story mode, the delivery only with --mqtt, so a plain Tournament summary keeps its keys)."""
 
 from __future__ import annotations
 
@@ -41,13 +41,16 @@ class DemoSummary:
     victory_points: dict[str, int] | None = None  # per side (green, red)
     points: dict[str, int] | None = None  # per player
     squares: int | None = None  # squares played
+    delivery: str | None = None  # --mqtt only: "N of M events delivered[; the rest wait ...]"
+    undelivered: int | None = None  # --mqtt only: journal rows the broker has not taken
 
     def to_json(self) -> dict[str, Any]:
-        """The summary as a JSON-able dict (the Story fields only in Story mode)."""
-        return {k: v for k, v in self.__dict__.items() if v is not None or k not in _STORY_KEYS}
+        """The summary as a JSON-able dict (the Story fields only in Story mode, the
+        delivery only with --mqtt)."""
+        return {k: v for k, v in self.__dict__.items() if v is not None or k not in _OPTIONAL}
 
 
-_STORY_KEYS = frozenset({"mode", "victory_points", "points", "squares"})
+_OPTIONAL = frozenset({"mode", "victory_points", "points", "squares", "delivery", "undelivered"})
 
 
 def story_fields(state: GameState) -> dict[str, Any]:

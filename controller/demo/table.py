@@ -25,6 +25,7 @@ from controller.core.events import Event
 from controller.daemon.hardware import TableDevices
 from controller.daemon.journals import resume_or_start
 from controller.daemon.loop import TableLoop
+from controller.daemon.publishing import require_link
 from controller.daemon.tables import (
     AnySink,
     CompanionGame,
@@ -37,6 +38,8 @@ from controller.daemon.tables import (
 from controller.demo.tray import Tray
 from controller.game.state import GameData
 from controller.gamedata import DEMO_DIR
+from controller.publish.errors import LinkError
+from controller.publish.publisher import Publisher
 from controller.publish.settings import EventsSettings
 from controller.table.settings import TableConfig
 
@@ -71,6 +74,7 @@ class DemoTable:
     loop: TableLoop
     devices: TableDevices
     running: DiceTable | CompanionGame
+    publisher: Publisher | None = None  # with ``events``: its end is the caller's to say
     thread: threading.Thread = field(init=False)
 
     def __post_init__(self) -> None:
@@ -100,6 +104,7 @@ def demo_table(
     sinks: Callable[[TableDevices], Sequence[AnySink]] | None = None,
     companion_at: Path | None = None,
     events_queue: queue.Queue[Event] | None = None,
+    names: Sequence[str] = (),
 ) -> Iterator[DemoTable]:
     """The table ``config`` sets up, its loop ready to :meth:`~DemoTable.start`; stopped,
     closed and its devices released when the block ends.
@@ -110,15 +115,18 @@ def demo_table(
     the game (flushed for up to :data:`FLUSH_S` at the end); ``sinks``: more view
     sinks, made once the devices are open (a recorder of the displays);
     ``companion_at``: where a companion game is journalled (None: beside the dice
-    game's journal); ``events_queue``: the loop's queue (a probe's).
+    game's journal); ``events_queue``: the loop's queue (a probe's); ``names``: a new
+    game's players.
 
     Raises:
         StartError, JournalError, DataError: as
             :func:`~controller.daemon.journals.resume_or_start`.
+        LinkError: (``events``) the publisher could not start, or its broker refused
+            it or could not be reached: before any move.
     """
     loop = TableLoop(events_queue, idle_wakeup_s=0.2)
     with ExitStack() as stack:
-        held = resume_or_start(config, data, companion_at)
+        held = resume_or_start(config, data, companion_at, names)
         stack.callback(held.close)
         devices = stack.enter_context(
             open_devices(config, loop.events, data, tray=tray, board_tokens=board_tokens)
@@ -129,8 +137,11 @@ def demo_table(
         publisher = running.publish(events)
         if publisher is not None:
             stack.callback(publisher.close, FLUSH_S)
+        elif events is not None:  # why is logged
+            raise LinkError(f"events: cannot publish to {events.connection.broker.url}")
+        require_link(publisher)  # a demo that cannot publish says so before it plays
         start_timers(loop, devices, running.table, TICK_EVERY_S)
-        demo = DemoTable(loop, devices, running)
+        demo = DemoTable(loop, devices, running, publisher)
         stack.callback(demo.stop)
         if tray is not None:
             stack.callback(tray.close)  # first: the camera thread is not kept waiting

@@ -6,7 +6,7 @@ companion game's state message in :mod:`.companion`), the
 MQTT client set-up shared with the scoreboard (:mod:`.client`), the journal-as-outbox
 reader (:mod:`.outbox`), the publisher thread (:mod:`.publisher`), the multi-table
 simulation (:mod:`.tables`); ``toptable bench events`` measures them from above
-(:mod:`controller.bench.events`).
+(:mod:`controller.bench.scoreboard`).
 
 May import ``controller.core``, ``controller.rules``, ``controller.gamedata``,
 ``controller.game`` and ``controller.companion``; never ``controller.cli`` (its ``command.py`` only defines the

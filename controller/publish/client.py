@@ -7,15 +7,12 @@ own logger is left off) nor kept anywhere else.
 
 from __future__ import annotations
 
-import logging
 import ssl
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.publish.settings import Connection
-
-log = logging.getLogger(__name__)
 
 RECONNECT_MIN_S = 1
 RECONNECT_MAX_S = 4  # the table is back on the scoreboard at most this long after the broker
@@ -58,27 +55,3 @@ def make_client(
 def reason_text(reason: object) -> str:
     """A paho reason code as words (never holds credentials)."""
     return str(getattr(reason, "getName", lambda: reason)())
-
-
-class Refusals:
-    """A broker's answers to one client's connections: each new refusal logged once.
-
-    paho tries again every few seconds; a wrong password must not fill the log.
-    """
-
-    def __init__(self, who: str, url: str) -> None:
-        """``who``: the client in words ("table t1", "the scoreboard"); ``url``: the broker's."""
-        self.who = who
-        self.url = url
-        self._last = ""
-
-    def refused(self, reason: object) -> bool:
-        """Whether the CONNACK's ``reason`` refuses the connection (logged unless said just before)."""
-        if not getattr(reason, "is_failure", False):
-            self._last = ""
-            return False
-        text = reason_text(reason)
-        if text != self._last:
-            log.warning("broker %s refused %s: %s", self.url, self.who, text)
-            self._last = text
-        return True

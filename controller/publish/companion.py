@@ -6,7 +6,8 @@ journal as the outbox); only its state message differs, marked ``"kind": "compan
 
     {"schema": 1, "kind": "companion", "table_id", "game_id", "seq",
      "mode": "dbz-tcg", "step": "combat", "turn": {"seat": 0, "player": "Ann"} | null,
-     "players": [{"seat", "player", "main", "value", "numbers": {name: int}, "eliminated"}],
+     "players": [{"seat", "player", "player_id", "main", "value", "numbers": {name: int},
+                  "eliminated"}],
      "over", "winners": ["Ann"], "sent_at"}
 
 ``main`` names each player's main number (``life``, ``fans``...: the mode's
@@ -17,10 +18,12 @@ This is the one module of ``publish`` that knows the companion modes' JSON.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from controller.companion.base import CompanionMode
 from controller.publish.messages import SCHEMA
+from controller.publish.people import person_id
 
 KIND = "companion"
 MAX_NUMBERS = 16
@@ -49,11 +52,12 @@ def companion_state_message(
     seq: int,
     game_id: str,
     sent_at: float | None = None,
+    people: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The visible state of a companion game as a JSON-able dict (pure: no I/O, no clock).
 
     ``seq``: the last journal row this state includes. ``sent_at``: the wall time the
-    row behind it was journalled.
+    row behind it was journalled. ``people``: name -> person id (as :func:`state_message`).
     """
     game = mode.to_json(state)
     out = set(game.get("eliminated") or ())
@@ -65,6 +69,7 @@ def companion_state_message(
             {
                 "seat": seat,
                 "player": names[seat],
+                "player_id": person_id(table_id, names[seat], people),
                 "main": mode.main_number,
                 "value": numbers.get(mode.main_number),
                 "numbers": numbers,

@@ -4,10 +4,12 @@ Topics (``<table>`` is the table id)::
 
     toptable/<table>/state    retained, QoS 1: the whole visible state (state_message)
     toptable/<table>/events   QoS 1: one message per journal row (event_message)
-    toptable/<table>/online   retained, QoS 1: "online", or "offline" (also the last will)
+    toptable/<table>/online   retained, QoS 1: online_message, "offline" also as the last will
 
-Every JSON message carries ``schema`` (:data:`SCHEMA`); a reader drops a message
-with a schema it does not know. An event message carries the journal's ``seq``
+Every message is JSON and carries ``schema`` (:data:`SCHEMA`); a reader drops a
+message with a schema it does not know. Every message also carries the random
+``instance`` of the table process that sent it (two processes publishing as one
+table id show as two instances). An event message carries the journal's ``seq``
 and ``game_id``: a subscriber dedupes on (game_id, seq) and sees a gap as a
 missing number. This is the one module that knows :class:`GameState`'s fields.
 """
@@ -15,11 +17,13 @@ missing number. This is the one module that knows :class:`GameState`'s fields.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from controller.core.errors import UnknownNameError
-from controller.game.state import Combat, GameState, Phase
+from controller.game.state import Combat, GameState, Phase, Piece
+from controller.publish.people import person_id
 
 SCHEMA = 1
 ROOT = "toptable"
@@ -42,8 +46,23 @@ def online_topic(table_id: str) -> str:
     return f"{ROOT}/{table_id}/online"
 
 
+def online_message(table_id: str, online: bool, instance: str) -> bytes:
+    """The retained ``online`` topic's message: whether the table is connected, and which
+    process it is (``instance``)."""
+    return encode(
+        {"schema": SCHEMA, "table_id": table_id, "status": ONLINE if online else OFFLINE,
+         "instance": instance}
+    )  # fmt: skip
+
+
 def event_message(
-    table_id: str, game_id: str, seq: int, kind: str, payload: str, undoes: int | None
+    table_id: str,
+    game_id: str,
+    seq: int,
+    kind: str,
+    payload: str,
+    undoes: int | None,
+    instance: str | None = None,
 ) -> bytes:
     """One journal row as the bytes of an event message.
 
@@ -51,8 +70,8 @@ def event_message(
     spliced in as it is, so publishing does not parse and re-encode every event.
     """
     head = json.dumps(
-        {"schema": SCHEMA, "table_id": table_id, "game_id": game_id, "seq": seq, "kind": kind,
-         "undoes": undoes},
+        {"schema": SCHEMA, "table_id": table_id, "instance": instance, "game_id": game_id,
+         "seq": seq, "kind": kind, "undoes": undoes},
         separators=(",", ":"),
     )  # fmt: skip
     return f'{head[:-1]},"event":{payload}}}'.encode()
@@ -155,6 +174,32 @@ def _form(state: GameState, name: str) -> str:
     return form or ""  # the messages' spelling of the base form
 
 
+def _warrior(state: GameState, piece: Piece) -> dict[str, Any]:
+    full = _endurance(state, piece.name)
+    return {
+        "name": piece.name,
+        "endurance": 0 if piece.eliminated else max(0, full - piece.damage),
+        "max_endurance": full,
+        "form": _form(state, piece.name),
+        "eliminated": piece.eliminated,
+        "on_board": _on_board(piece.space) and not piece.eliminated,
+        "fused_into": piece.fused_into or "",
+    }
+
+
+def _green(state: GameState) -> list[dict[str, Any]]:
+    """The warriors drawn from the green-space deck: the one fighting and those eliminated
+    (one that survives goes back under the deck)."""
+    c = state.combat
+    out = []
+    for p in sorted(state.pieces.values(), key=lambda p: p.name):
+        if p.seat is None:
+            w = _warrior(state, p)
+            w["fighting"] = c is not None and c.green and p.name == c.defender and not p.eliminated
+            out.append(w)
+    return out
+
+
 def state_message(
     state: GameState,
     table_id: str,
@@ -164,12 +209,15 @@ def state_message(
     seconds_left: int | None = None,
     last_combat: CombatSummary | None = None,
     sent_at: float | None = None,
+    people: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The whole visible state of a game as a JSON-able dict (pure: no I/O, no clock).
 
     ``seq``: the last journal row this state includes. ``seconds_left``: the
     45-minute game's clock (None when untimed or not started). ``sent_at``: the
     wall time the event behind this state was journalled (for latency figures).
+    ``people``: name -> person id of the players the organiser gave an id
+    (:mod:`controller.publish.people`).
     """
     players = state.players
     colours = state.config.colours
@@ -185,26 +233,15 @@ def state_message(
             piece = state.pieces.get(w)
             if piece is None:
                 continue
-            full = _endurance(state, w)
-            left = 0 if piece.eliminated else max(0, full - piece.damage)
-            on_board = _on_board(piece.space) and not piece.eliminated
-            if on_board:
-                endurance_left += left
-            warriors.append(
-                {
-                    "name": w,
-                    "endurance": left,
-                    "max_endurance": full,
-                    "form": _form(state, w),
-                    "eliminated": piece.eliminated,
-                    "on_board": on_board,
-                    "fused_into": piece.fused_into or "",
-                }
-            )
+            warrior = _warrior(state, piece)
+            if warrior["on_board"]:
+                endurance_left += warrior["endurance"]
+            warriors.append(warrior)
         teams.append(
             {
                 "seat": seat,
                 "player": name,
+                "player_id": person_id(table_id, name, people),
                 "colour": colours[seat] if seat < len(colours) else "",
                 "warriors_left": state.count(seat) if seat < len(state.teams) else 0,
                 "endurance_left": endurance_left,
@@ -238,6 +275,7 @@ def state_message(
         "clock": {"seconds_left": seconds_left, "time_up": state.time_up},
         "turn": {"seat": state.seat, "player": players[state.seat]} if playing else None,
         "teams": teams,
+        "green": _green(state),
         "eliminated": eliminated,
         "combat": combat,
         "last_combat": last_combat.to_json() if last_combat is not None else None,

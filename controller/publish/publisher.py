@@ -2,13 +2,15 @@
 
 The game thread only calls :meth:`Publisher.notify` (the dice game) or
 :meth:`Publisher.notify_companion` (a companion mode) after a journalled row: it
-stores a reference to the new state and sets an event flag, never touching the
-network or a lock the network holds. The publisher thread then reads the rows
-after the last one it sent from the journal (the outbox), publishes each at
-QoS 1 with its sequence number, and once it has caught up publishes the latest
-state, retained. PUBACKs advance the acknowledged mark kept beside the journal.
+stores a reference to the new state and wakes the publisher thread (one byte on
+a local socket pair), never touching the network or a lock the network holds.
+The publisher thread is the only one that talks to the broker (paho runs no
+thread of its own: :mod:`.netloop`): it reads the rows after the last one it
+sent from the journal (the outbox), publishes each at QoS 1 with its sequence
+number, and once it has caught up publishes the latest state, retained. PUBACKs
+advance the acknowledged mark kept beside the journal.
 
-Broker down, Wi-Fi gone, DNS failing: paho retries in its own thread; the game
+Broker down, Wi-Fi gone, DNS failing: the publisher thread retries; the game
 goes on and the rows wait in the journal. On every (re)connection the publisher
 goes back a few rows before the acknowledged mark (a broker that crashed may
 have acknowledged rows it never delivered), sends every row from there in
@@ -17,14 +19,14 @@ order, then the state: at least once; a subscriber dedupes on (game_id, seq).
 
 from __future__ import annotations
 
-import contextlib
+import json
 import logging
-import socket
+import secrets
 import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -34,19 +36,21 @@ import paho.mqtt.client as mqtt
 
 from controller.companion.base import CompanionMode
 from controller.game.state import GameState
-from controller.publish.client import Refusals, make_client, reason_text
+from controller.publish.client import make_client, reason_text
 from controller.publish.companion import companion_state_message
+from controller.publish.link import Link, LinkState, LinkStatus
 from controller.publish.messages import (
-    OFFLINE,
     ONLINE,
     CombatTracker,
     encode,
     event_message,
     events_topic,
+    online_message,
     online_topic,
     state_message,
     state_topic,
 )
+from controller.publish.netloop import NetLoop
 from controller.publish.outbox import AckMark, JournalReader
 from controller.publish.settings import Connection, check_table_id
 
@@ -55,12 +59,37 @@ log = logging.getLogger(__name__)
 WINDOW = 100  # rows in flight (sent, not yet acknowledged) at most
 REPLAY = 32  # rows before the acknowledged mark sent again after each (re)connection
 IDLE_POLL_S = 0.5  # the journal is read at least this often, notified or not
+DUPLICATE_WARN_EVERY_S = 60.0
 
 
 StateBuilder = Callable[..., dict[str, Any]]
 """Builds a state message: called (on the publisher thread) with the keywords ``table_id``,
-``seq``, ``game_id`` and ``sent_at``; pure (:func:`state_message` or
+``seq``, ``game_id``, ``sent_at`` and ``people``; pure (:func:`state_message` or
 :func:`companion_state_message` with the game's state bound)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How much of a game's journal the broker has taken (:meth:`Publisher.finish`)."""
+
+    delivered: int  # journal rows the broker acknowledged
+    total: int  # journal rows
+    journal: Path | None
+    problem: str | None  # the link's problem when not all were delivered
+
+    @property
+    def complete(self) -> bool:
+        """Every row acknowledged."""
+        return self.delivered >= self.total
+
+    def text(self) -> str:
+        """One line for a person: how many rows went out, and where the rest wait."""
+        line = f"{self.delivered} of {self.total} events delivered"
+        if not self.complete:
+            line += f"; the rest wait in {self.journal} (`--resume` sends them)"
+            if self.problem:
+                line += f"; broker: {self.problem}"
+        return line
 
 
 @dataclass(frozen=True)
@@ -79,6 +108,7 @@ class PublishStats:
     connections: int = 0
     disconnections: int = 0
     acked: int = 0  # the acknowledged mark: every row up to it has a PUBACK
+    other_instances: int = 0  # "online" messages of another process using this table id
 
 
 class _Game:
@@ -91,7 +121,10 @@ class _Game:
         self.mark = AckMark(path, game_id)
         self.sent = self.mark.value  # the highest row handed to paho
         self.pending: dict[int, int] = {}  # mid -> row
+        self.read_at = float("-inf")  # monotonic time the journal was last read
         self.state_for: tuple[int, float] | None = None  # (seq, at) of the state last sent
+        self.state_mid: int | None = None  # its message id, sent at QoS 1
+        self.state_acked = False  # the broker acknowledged it
 
     def close(self) -> None:
         self.mark.save()
@@ -109,21 +142,38 @@ class Publisher:
         client_id: str | None = None,
         window: int = WINDOW,
         replay: int = REPLAY,
+        people: Mapping[str, str] | None = None,
     ) -> None:
+        """``people``: name -> person id of the players the organiser gave an id.
+
+        Raises:
+            TableIdError: ``table_id`` is not a table id.
+            CredentialsError: the password file cannot be read.
+        """
         self.conn = conn
         self.table_id = check_table_id(table_id)
         self.window = window
         self.replay = replay
+        self.people = dict(people or {})
         self.stats = PublishStats()
-        cid = client_id or f"toptable-{table_id}-{socket.gethostname()}"[:64]
+        # A random name for this process: two tables publishing as one id (a cloned SD
+        # card) each have their own, so they neither take each other's broker session
+        # nor go unnoticed (see _on_message).
+        self.instance = secrets.token_hex(4)
+        self.link = Link(f"table {table_id}", conn.broker.url)
+        cid = client_id or f"toptable-{table_id}-{self.instance}"
+        will = online_message(table_id, False, self.instance)
         self._client = make_client(
-            conn, cid, clean_session=True, will=(online_topic(table_id), OFFLINE.encode())
+            conn, cid, clean_session=True, will=(online_topic(table_id), will)
         )
         self._client.max_inflight_messages_set(window + 20)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_publish = self._on_publish
-        self._wake = threading.Event()
+        self._client.on_message = self._on_message
+        b = conn.broker
+        self._net = NetLoop(self._client, b.host, b.port, conn.keepalive, self.link)
+        self._duplicate_warned_at = -DUPLICATE_WARN_EVERY_S
         self._stop = threading.Event()
         self._connected = threading.Event()
         self._fresh_connection = False
@@ -135,7 +185,6 @@ class Publisher:
         self._caught_up = threading.Event()
         self._flushing = threading.Event()  # someone waits in flush(): acks matter right now
         self._thread = threading.Thread(target=self._run, name=f"publish-{table_id}", daemon=True)
-        self._refusals = Refusals(f"table {table_id}", conn.broker.url)
 
     # ------------------------------------------------------------ the game thread's side
     def attach(self, journal: Path | str, game_id: str) -> None:
@@ -144,7 +193,7 @@ class Publisher:
         self._latest = None
         self._attach = (Path(journal), game_id)
         self._caught_up.clear()
-        self._wake.set()
+        self._net.wake()
 
     def notify(self, state: GameState, seq: int, seconds_left: int | None = None) -> None:
         """A row up to ``seq`` is journalled and ``state`` is the dice game now. Never blocks.
@@ -168,14 +217,11 @@ class Publisher:
         """A row up to ``seq`` is journalled and ``build`` makes the state message of then."""
         self._latest = _Latest(build, seq, time.time())
         self._caught_up.clear()
-        self._wake.set()
+        self._net.wake()
 
     # ------------------------------------------------------------ life cycle
     def start(self) -> Publisher:
-        """Connect in the background (never waits for the broker) and start the thread."""
-        b = self.conn.broker
-        self._client.connect_async(b.host, b.port, keepalive=self.conn.keepalive)
-        self._client.loop_start()
+        """Start the thread, which connects in the background (never waits for the broker)."""
         self._thread.start()
         return self
 
@@ -184,14 +230,46 @@ class Publisher:
         """Whether the broker is connected now."""
         return self._connected.is_set()
 
+    def link_status(self) -> LinkStatus:
+        """The link to the broker now."""
+        return self.link.status()
+
+    def wait_link(self, timeout: float) -> LinkStatus:
+        """Wait up to ``timeout`` s for the broker's first answer (or the lack of one)."""
+        return self.link.wait_answer(timeout)
+
     def flush(self, timeout: float) -> bool:
         """Wait up to ``timeout`` s for every row and the latest state to be acknowledged."""
         self._flushing.set()
-        self._wake.set()
+        self._net.wake()
         try:
             return self._caught_up.wait(timeout)
         finally:
             self._flushing.clear()
+
+    def finish(self, timeout: float) -> Delivery:
+        """Wait up to ``timeout`` s for the outbox to empty (the broker may come back in that
+        time), close, and say how much was delivered."""
+        if timeout > 0 and self.link.status().state is not LinkState.REFUSED:
+            self.flush(timeout)
+        self.close(flush_s=0)
+        return self.delivery()
+
+    def delivery(self) -> Delivery:
+        """How much of the attached journal the broker has acknowledged."""
+        game = self._game
+        if game is None:
+            return Delivery(0, 0, None, None)
+        try:
+            total = game.reader.last_seq()
+        except sqlite3.Error:
+            total = max(game.sent, game.mark.value)
+        finally:
+            if self._stop.is_set():
+                game.reader.close()  # reopened for the count after close()
+        status = self.link.status()
+        problem = status.problem if status.state is not LinkState.CONNECTED else None
+        return Delivery(min(game.mark.value, total), total, game.path, problem)
 
     def close(self, flush_s: float = 2.0) -> None:
         """Flush for up to ``flush_s`` s, say "offline", disconnect and stop (idempotent)."""
@@ -200,17 +278,21 @@ class Publisher:
         if flush_s > 0 and self.connected:
             self.flush(flush_s)
         self._stop.set()
-        self._wake.set()
+        self._net.wake()
         if self._thread.is_alive():
             self._thread.join(5.0)
+        # the thread has ended: this one drives the connection from here
         if self.connected:
             info = self._client.publish(
-                online_topic(self.table_id), OFFLINE.encode(), qos=1, retain=True
+                online_topic(self.table_id),
+                online_message(self.table_id, False, self.instance),
+                qos=1,
+                retain=True,
             )
-            with contextlib.suppress(RuntimeError, ValueError):
-                info.wait_for_publish(1.0)
-        self._client.disconnect()
-        self._client.loop_stop()
+            deadline = time.monotonic() + 1.0
+            while not info.is_published() and self.connected and time.monotonic() < deadline:
+                self._net.step(0.05)
+        self._net.close(1.0)
         if self._game is not None:
             self._game.close()
 
@@ -220,16 +302,19 @@ class Publisher:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ------------------------------------------------------------ paho's thread
+    # ------------------------------------------------------------ paho's callbacks
+    # They run on the publisher thread, inside NetLoop.step (no paho thread: netloop.py).
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._refusals.refused(reason):
+        if not self.link.connack(reason):
             return
-        log.info("table %s connected to %s", self.table_id, self.conn.broker.url)
+        # Before this process says "online" (on the next pump): the retained "online" of
+        # another process using this table id then reaches us (_on_message).
+        client.subscribe(online_topic(self.table_id), qos=1)
+        self._net.connected_ok()
         self._fresh_connection = True
         self._connected.set()
-        self._wake.set()
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
@@ -238,25 +323,42 @@ class Publisher:
             self.stats.disconnections += 1
             log.info("table %s lost the broker (%s); the journal keeps the events",
                      self.table_id, reason_text(reason))  # fmt: skip
+            self.link.lost(reason_text(reason))
         self._connected.clear()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Our own ``online`` topic: another process saying "online" there shares our id."""
+        try:
+            data = json.loads(bytes(msg.payload[:512]))
+        except ValueError:
+            return
+        if not isinstance(data, dict) or data.get("status") != ONLINE:
+            return
+        other = data.get("instance")
+        if not isinstance(other, str) or other == self.instance:
+            return
+        self.stats.other_instances += 1
+        now = time.monotonic()
+        if now - self._duplicate_warned_at >= DUPLICATE_WARN_EVERY_S:
+            self._duplicate_warned_at = now
+            log.error(
+                "table %s: another table publishes as %r too (its instance %s, ours %s): "
+                "a cloned SD card? Give each table its own [events] table_id",
+                self.table_id, self.table_id, other[:16], self.instance,
+            )  # fmt: skip
 
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any
     ) -> None:
-        self._acks.append(mid)
-        # Acks are counted on the next pump (the next event, or within IDLE_POLL_S): waking
-        # the publisher for each one would cost a thread switch per message, for nothing.
-        game = self._game
-        if self._flushing.is_set() or (game is not None and len(game.pending) >= self.window):
-            self._wake.set()
+        self._acks.append(mid)  # counted by the pump that follows this step
 
     # ------------------------------------------------------------ the publisher thread
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(IDLE_POLL_S)
-            self._wake.clear()
             try:
+                self._net.step(IDLE_POLL_S)
                 self._pump()
+                self._net.write()
             except sqlite3.Error as exc:  # a journal being replaced, a full card...
                 log.warning("table %s: cannot read the journal: %s", self.table_id, exc)
                 time.sleep(IDLE_POLL_S)
@@ -269,7 +371,10 @@ class Publisher:
 
     def _drain_acks(self, game: _Game) -> None:
         while self._acks:
-            game.pending.pop(self._acks.popleft(), None)
+            mid = self._acks.popleft()
+            game.pending.pop(mid, None)
+            if mid == game.state_mid:
+                game.state_acked, game.state_mid = True, None
         acked = min(game.pending.values()) - 1 if game.pending else game.sent
         game.mark.advance(acked)
         self.stats.acked = game.mark.value
@@ -294,17 +399,31 @@ class Publisher:
             game.pending.clear()
             self._acks.clear()
             game.sent = max(0, game.mark.value - self.replay)
-            game.state_for = None
-            self._client.publish(online_topic(self.table_id), ONLINE.encode(), qos=1, retain=True)
+            game.state_for, game.state_mid, game.state_acked = None, None, False
+            self._client.publish(
+                online_topic(self.table_id),
+                online_message(self.table_id, True, self.instance),
+                qos=1,
+                retain=True,
+            )
         topic = events_topic(self.table_id)
-        while len(game.pending) < self.window and self.connected:
-            rows = game.reader.rows_after(game.sent, self.window - len(game.pending))
-            if not rows:
-                break
+        now = time.monotonic()
+        notified = self._latest
+        # The journal is read when a row was notified past the last one sent, and at
+        # least every IDLE_POLL_S (notified or not); not on every ack's wake-up.
+        due = (notified is not None and notified.seq > game.sent) or (
+            now - game.read_at >= IDLE_POLL_S
+        )
+        while due and len(game.pending) < self.window and self.connected:
+            limit = self.window - len(game.pending)
+            rows = game.reader.rows_after(game.sent, limit)
+            game.read_at = now
+            due = len(rows) == limit  # a full batch: more may wait
             for row in rows:
                 payload = event_message(
-                    self.table_id, game.game_id, row.seq, row.kind, row.payload, row.undoes
-                )
+                    self.table_id, game.game_id, row.seq, row.kind, row.payload, row.undoes,
+                    self.instance,
+                )  # fmt: skip
                 info = self._client.publish(topic, payload, qos=1)
                 if info.rc != mqtt.MQTT_ERR_SUCCESS:
                     return  # not connected after all: on_connect starts again from the mark
@@ -312,28 +431,43 @@ class Publisher:
                 game.sent = row.seq
                 self.stats.events_sent += 1
         latest = self._latest
-        if (
-            latest is not None
-            and game.sent >= latest.seq
-            and game.state_for != (latest.seq, latest.at)
-        ):
-            message = latest.build(
-                table_id=self.table_id, seq=latest.seq, game_id=game.game_id, sent_at=latest.at
-            )
-            info = self._client.publish(
-                state_topic(self.table_id), encode(message), qos=1, retain=True
-            )
-            if info.rc == mqtt.MQTT_ERR_SUCCESS:
-                game.state_for = (latest.seq, latest.at)
-                game.pending[info.mid] = latest.seq
-                self.stats.states_sent += 1
+        flushing = self._flushing.is_set()
+        if latest is not None and game.sent >= latest.seq:
+            sent = game.state_for == (latest.seq, latest.at)
+            unconfirmed = not game.state_acked and game.state_mid is None  # it went at QoS 0
+            if not sent or (flushing and unconfirmed):
+                self._send_state(game, latest, flushing)
         self._drain_acks(game)
         if (
-            self._flushing.is_set()
+            flushing
             and not game.pending
-            and latest is not None
             and self._latest is latest
-            and game.state_for == (latest.seq, latest.at)
+            and (latest is None or (game.state_for == (latest.seq, latest.at) and game.state_acked))
             and game.sent >= game.reader.last_seq()
         ):
             self._caught_up.set()
+
+    def _send_state(self, game: _Game, latest: _Latest, flushing: bool) -> None:
+        """Publish the state of row ``latest.seq``, retained.
+
+        A state in mid-game goes at QoS 0: the next one replaces it within a second, and
+        after a reconnection the latest is sent again anyway; waiting for its PUBACK
+        would double what each event costs the table. The game's last state, and any
+        state someone waits for (:meth:`flush`), go at QoS 1, acknowledged.
+        """
+        message = latest.build(
+            table_id=self.table_id, seq=latest.seq, game_id=game.game_id, sent_at=latest.at,
+            people=self.people,
+        )  # fmt: skip
+        message["instance"] = self.instance
+        qos = 1 if flushing or message.get("over") else 0
+        info = self._client.publish(
+            state_topic(self.table_id), encode(message), qos=qos, retain=True
+        )
+        if info.rc == mqtt.MQTT_ERR_SUCCESS:
+            game.state_for = (latest.seq, latest.at)
+            game.state_acked = False
+            if qos:
+                game.pending[info.mid] = latest.seq
+                game.state_mid = info.mid
+            self.stats.states_sent += 1

@@ -9,6 +9,7 @@
     password_file = "/etc/toptable/mqtt-password"  # optional: the password, one line
     ca_file = "/etc/toptable/mqtt-ca.pem"     # optional: TLS with this CA (implies TLS)
     keepalive = 30                            # seconds, 5..300
+    players = ["Ann Lee=ann", "Bob"]          # optional: the people here, NAME[=PERSON_ID]
 
 A missing section means publishing is off (and the unit keeps its network
 address families closed). Credentials never go into the broker URL: it would
@@ -32,16 +33,13 @@ from controller.core.config_schema import (
     path_in,
     text,
 )
-from controller.core.errors import TopTableError
+from controller.publish.errors import PublishError as PublishError  # re-exported
+from controller.publish.people import Person, PlayerNameError, parse_people
 
 SECTION = "events"
 DEFAULT_PORT = 1883
 DEFAULT_TLS_PORT = 8883
-TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
-
-class PublishError(TopTableError):
-    """Root of the publisher's and scoreboard's errors."""
+TABLE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")  # the whole id: use is_table_id (fullmatch)
 
 
 class BrokerUrlError(PublishError, ValueError):
@@ -100,13 +98,19 @@ def parse_broker_url(text: str) -> Broker:
     return Broker(parts.hostname, port, tls)
 
 
+def is_table_id(text: str) -> bool:
+    """Whether ``text`` is, in whole, a table id (``re.match`` with ``$`` would let a
+    trailing newline through: ``$`` also matches before a final ``\\n``)."""
+    return TABLE_ID_RE.fullmatch(text) is not None
+
+
 def check_table_id(text: str) -> str:
     """``text`` if it is a valid table id (it becomes an MQTT topic level).
 
     Raises:
         TableIdError: empty, too long, or holding '/', '+', '#' or other characters.
     """
-    if not TABLE_ID_RE.match(text):
+    if not is_table_id(text):
         raise TableIdError(
             f"table id must be 1..32 letters, digits, '-' or '_' (got {text[:40]!r})"
         )
@@ -151,10 +155,16 @@ class Connection:
 
 @dataclass(frozen=True)
 class EventsSettings:
-    """The checked ``[events]`` section: a connection and this table's id."""
+    """The checked ``[events]`` section: a connection, this table's id, and its people."""
 
     connection: Connection
     table_id: str
+    people: tuple[Person, ...] = ()  # the players' names and person ids, when given
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names, in seat order (empty: the table's own names)."""
+        return tuple(p.name for p in self.people)
 
 
 def _broker(value: Any) -> Broker:
@@ -169,6 +179,15 @@ def _table_id(value: Any) -> str:
         return check_table_id(text(value))
     except TableIdError as exc:
         raise InvalidOptionError(str(exc).replace("table id ", "", 1)) from None
+
+
+def _people(value: Any) -> tuple[Person, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidOptionError('must be a list of "NAME" or "NAME=PERSON_ID"')
+    try:
+        return parse_people(value)
+    except PlayerNameError as exc:
+        raise InvalidOptionError(str(exc)) from None
 
 
 def _name(value: Any) -> str:
@@ -192,6 +211,8 @@ def parse_events(s: Section) -> EventsSettings | None:
     password_file = s.get("password_file", None, path_in(s.base_dir))
     ca_file = s.get("ca_file", None, path_in(s.base_dir))
     keepalive = s.get("keepalive", 30, integer(5, 300))
+    no_people: tuple[Person, ...] = ()
+    people = s.get("players", no_people, _people)
     for key, example in (("broker", "mqtt://scoreboard.local:1883"), ("table_id", "table-1")):
         if not s.has(key):
             s.problem(key, f'is required (e.g. {key} = "{example}")')
@@ -199,7 +220,8 @@ def parse_events(s: Section) -> EventsSettings | None:
         s.problem("password_file", "needs a username too")
     if broker is None or not table_id:
         return None
-    return EventsSettings(Connection(broker, username, password_file, ca_file, keepalive), table_id)
+    connection = Connection(broker, username, password_file, ca_file, keepalive)
+    return EventsSettings(connection, table_id, people)
 
 
 def read_events(

@@ -1,20 +1,28 @@
-"""What the scoreboard knows: each table's latest state, its event stream, the standings.
+"""What the scoreboard knows: each table's latest state, its event streams, the standings.
 
-:meth:`Scoreboard.handle` drops (with a logged warning, rate-limited) a message
-that fails the checks of :mod:`.checks`. Events are deduplicated and put back in
-order by (game_id, seq) (:mod:`.streams`): a duplicate is counted and dropped, an
-event ahead of a gap waits until the gap fills, and ``missing`` lists the
-numbers still absent. The standings of the evening
-(:func:`~controller.scoreboard.standings.standings`) rank the players of every game seen:
+What it believes, and why:
 
-1. games won (a finished game's winners; a shared win counts for each),
-2. then warriors left standing, summed over the player's games (live for a game
-   in progress, final for a finished one),
-3. then endurance left, summed the same way,
-4. then the name, alphabetically; equal figures share a rank.
+- **A table's topics are the table's.** The broker lets each table write only
+  its own topics (the shipped ACL, ``service files mosquitto-toptable.acl``),
+  so a message on ``toptable/table-1/...`` is table-1 speaking.
+- **Nothing else is trusted.** A message is checked field by field and bounded
+  (:mod:`.checks`); one that fails is dropped with a rate-limited warning and
+  counted against its own table only. Every piece of work per message is
+  bounded (:mod:`.streams`), and memory too: at most :data:`MAX_TABLES` shown
+  tables, :data:`MAX_UNSEEN` not yet shown, :data:`MAX_GAMES` games.
+- **A sequence number is believed as far as the event stream supports it.** A
+  state of the game shown whose ``seq`` is past what the game's events have
+  reached (more than :data:`STATE_AHEAD`) is flagged, not shown; a state older
+  than the one shown (a replay after a reconnection) is ignored, unless the shown
+  one has turned out to be ahead of its events; a late state of an older game
+  updates the standings but not the card.
+- **A table is shown once it sent a valid state**, and disappears after
+  ``expire_s`` of silence (its games stay in the standings). Two processes
+  publishing as one table id are detected and said so on the card (:mod:`.feeds`).
 
-A companion game's winner counts as a game won; its players add nothing to warriors
-or endurance left (see :mod:`.standings`).
+:meth:`Scoreboard.handle` runs on the MQTT thread; the web server's threads read.
+With an :class:`~controller.scoreboard.evening.Evening` store, every state shown
+or counted is saved, so a restarted scoreboard starts with the same standings.
 """
 
 from __future__ import annotations
@@ -23,42 +31,85 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
-from controller.publish.messages import OFFLINE, ONLINE, ROOT
-from controller.publish.settings import TABLE_ID_RE
-from controller.scoreboard.checks import MessageError, clean_event, clean_state
-from controller.scoreboard.standings import standings
-from controller.scoreboard.streams import EventLog, TableFeed
+from controller.publish.link import LinkState, LinkStatus
+from controller.publish.messages import ROOT
+from controller.publish.settings import is_table_id
+from controller.scoreboard.checks import (
+    MessageError,
+    clean_event,
+    clean_online,
+    clean_state,
+)
+from controller.scoreboard.evening import Evening
+from controller.scoreboard.feeds import TableFeed
+from controller.scoreboard.standings import Ranking, standings
 
 log = logging.getLogger(__name__)
 
-MAX_TABLES = 200  # tables shown at most (a broker full of topics must not grow memory)
+MAX_TABLES = 200  # tables shown at most
+MAX_UNSEEN = 200  # tables heard from without a valid state yet (never shown; oldest dropped)
 MAX_GAMES = 2000  # games remembered for the standings (oldest dropped first)
+EXPIRE_S = 2 * 3600.0  # a table silent this long leaves the page (its games stay counted)
+STATE_AHEAD = 16  # rows a state may include past the events seen (a resubscription's race)
 WARN_EVERY_S = 10.0
-GAMES_PER_TABLE = 4  # event streams kept per table (a late event of the last game)
+MAX_WARNED = 256
 
 
-# ---------------------------------------------------------------- the store
 class Scoreboard:
     """Thread-safe store fed by the MQTT thread and read by the web server's threads."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        evening: Evening | None = None,
+        ranking: Ranking = Ranking.GAME,
+        expire_s: float = EXPIRE_S,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         self._lock = threading.Condition()
+        self._clock = clock
+        self._wall = wall
+        self.expire_s = expire_s
+        self.ranking = ranking
+        self.evening = evening
         self._tables: dict[str, TableFeed] = {}
+        self._unseen: OrderedDict[str, TableFeed] = OrderedDict()
         self._games: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self._changed: dict[str, int] = {}  # table id -> version of its last change
         self.version = 0
         self._warned: dict[str, float] = {}
+        self._link: LinkStatus | None = None
+        self._standings: list[dict[str, Any]] | None = None  # cached until a game changes
+        self._shown_standings: list[dict[str, Any]] = []
+        self.standings_version = 0  # counts the changes of the standings' content
         self.delivered: list[tuple[str, str, int]] = []  # (table, game, seq) in delivery order
         self.keep_delivered = False  # tests and the bench turn this on
+        if evening is not None:
+            self._restore(evening)
+
+    def _restore(self, evening: Evening) -> None:
+        now = self._clock()
+        for state, saved_at in evening.load(MAX_GAMES):
+            key = (state["table_id"], state["game_id"])
+            self._games[key] = state
+            feed = self._tables.get(state["table_id"])
+            if feed is None and len(self._tables) < MAX_TABLES:
+                feed = self._tables[state["table_id"]] = TableFeed(state["table_id"])
+            if feed is not None:
+                feed.note_game(state["game_id"])
+                feed.state, feed.received_at = state, saved_at
+                feed.heard_at = now - max(0.0, self._wall() - saved_at)
 
     # ------------------------------------------------------------ input (the MQTT thread)
     def handle(self, topic: str, payload: bytes) -> None:
         """Take one message from the broker; a bad one is dropped with a logged warning."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != ROOT or not TABLE_ID_RE.match(parts[1]):
-            self._warn(topic[:80], "a topic that is not toptable/<table id>/<kind>")
+        if len(parts) != 3 or parts[0] != ROOT or not is_table_id(parts[1]):
+            self._warn("topics", f"a topic that is not {ROOT}/<table id>/<kind>")
             return
         table_id, kind = parts[1], parts[2]
         try:
@@ -67,31 +118,61 @@ class Scoreboard:
             elif kind == "events":
                 self._on_event(table_id, *clean_event(table_id, payload))
             elif kind == "online":
-                self._on_online(table_id, payload)
+                self._on_online(table_id, *clean_online(table_id, payload))
             else:
                 raise MessageError(f"unknown kind {kind[:20]!r}")
         except MessageError as exc:
             with self._lock:
-                entry = self._tables.get(table_id)
-                if entry is not None:
-                    entry.dropped += 1
+                feed = self._tables.get(table_id) or self._unseen.get(table_id)
+                if feed is not None:
+                    feed.dropped += 1
             self._warn(table_id, str(exc))
 
-    def _warn(self, key: str, why: str) -> None:
-        now = time.monotonic()
-        if len(self._warned) > MAX_TABLES:
-            self._warned.clear()  # a flood of odd topics must not grow memory
-        if now - self._warned.get(key, -WARN_EVERY_S) >= WARN_EVERY_S:
-            self._warned[key] = now
-            log.warning("dropped a message from %r: %s", key, why)
+    def set_link(self, status: LinkStatus) -> None:
+        """The scoreboard's own link to the broker (from the subscriber)."""
+        with self._lock:
+            self._link = status
+            self.version += 1
+            self._lock.notify_all()
 
-    def _entry(self, table_id: str) -> TableFeed:
-        entry = self._tables.get(table_id)
-        if entry is None:
-            if len(self._tables) >= MAX_TABLES:
-                raise MessageError(f"more than {MAX_TABLES} tables: a new one is not shown")
-            entry = self._tables[table_id] = TableFeed(table_id)
-        return entry
+    def _warn(self, key: str, why: str) -> None:
+        now = self._clock()
+        with self._lock:
+            if len(self._warned) > MAX_WARNED:
+                self._warned.clear()  # a flood of odd topics must not grow memory
+            if now - self._warned.get(key, -WARN_EVERY_S) < WARN_EVERY_S:
+                return
+            self._warned[key] = now
+        log.warning("dropped a message from %r: %s", key, why)
+
+    def _feed(self, table_id: str) -> TableFeed:
+        """The table's feed, shown or not yet (a new one goes with the unseen)."""
+        feed = self._tables.get(table_id) or self._unseen.get(table_id)
+        if feed is None:
+            feed = self._unseen[table_id] = TableFeed(table_id)
+            while len(self._unseen) > MAX_UNSEEN:
+                self._unseen.popitem(last=False)
+        feed.heard_at = self._clock()
+        return feed
+
+    def _show(self, feed: TableFeed) -> bool:
+        """Move a table with its first valid state onto the page, room permitting."""
+        if feed.table_id in self._tables:
+            return True
+        self._expire()
+        if len(self._tables) >= MAX_TABLES:
+            return False
+        self._unseen.pop(feed.table_id, None)
+        self._tables[feed.table_id] = feed
+        return True
+
+    def _expire(self) -> None:
+        now = self._clock()
+        for table_id in [t for t, f in self._tables.items() if now - f.heard_at > self.expire_s]:
+            del self._tables[table_id]
+            self._changed.pop(table_id, None)
+            self.version += 1
+            log.info("table %s left the page after %.0f s of silence", table_id, self.expire_s)
 
     def _touch(self, table_id: str) -> None:
         self.version += 1
@@ -100,63 +181,108 @@ class Scoreboard:
 
     def _on_state(self, table_id: str, state: dict[str, Any]) -> None:
         with self._lock:
-            entry = self._entry(table_id)
-            old = entry.state
-            if old is not None and old["game_id"] == state["game_id"] and old["seq"] > state["seq"]:
-                return  # an older state delivered again after a reconnection
-            entry.state = state
-            entry.received_at = time.time()
-            key = (table_id, state["game_id"])
-            self._games[key] = state
-            self._games.move_to_end(key)
-            while len(self._games) > MAX_GAMES:
-                self._games.popitem(last=False)
-            self._touch(table_id)
+            feed = self._feed(table_id)
+            feed.note_instance(state.pop("instance", None), self._clock())
+            game_id, seq = state["game_id"], state["seq"]
+            log_ = feed.games.get(game_id)
+            if log_ is not None and not log_.supports(seq, STATE_AHEAD):
+                feed.flagged += 1
+                self._touch(table_id)
+                flagged = True
+            else:
+                flagged = False
+                self._take_state(feed, state)
+        if flagged:
+            self._warn(table_id, f"a state of row {seq}, past the events seen: not shown")
 
-    def _on_event(self, table_id: str, game_id: str, seq: int, kind: str) -> None:
+    def _take_state(self, feed: TableFeed, state: dict[str, Any]) -> None:
+        game_id, seq = state["game_id"], state["seq"]
+        new_game = feed.note_game(game_id)
+        shown = feed.state
+        if shown is not None and shown["game_id"] == game_id and shown["seq"] > seq:
+            log_ = feed.games.get(game_id)
+            if log_ is None or log_.supports(shown["seq"], STATE_AHEAD):
+                return  # an older state delivered again after a reconnection
+        if not self._show(feed):
+            raise MessageError(f"more than {MAX_TABLES} tables: a new one is not shown")
+        key = (feed.table_id, game_id)
+        self._games[key] = state
+        self._games.move_to_end(key)
+        while len(self._games) > MAX_GAMES:
+            self._games.popitem(last=False)
+        self._standings = None
+        if self.evening is not None:
+            self.evening.save(state, self._wall())
+        if shown is not None and shown["game_id"] != game_id and not new_game:
+            return  # a late state of an older game: counted, not shown
+        feed.state = state
+        feed.received_at = self._wall()
+        self._touch(feed.table_id)
+
+    def _on_event(
+        self, table_id: str, game_id: str, seq: int, kind: str, instance: str | None
+    ) -> None:
         with self._lock:
-            entry = self._entry(table_id)
-            log_ = entry.games.get(game_id)
-            if log_ is None:
-                # Joined mid-game: what the retained state holds, or else the first event
-                # seen, is the start (the events before it are gone for this scoreboard).
-                if entry.state is not None and entry.state["game_id"] == game_id:
-                    start = entry.state["seq"]
-                else:
-                    start = seq - 1
-                log_ = entry.games[game_id] = EventLog(game_id, delivered=start, first=start + 1)
-                while len(entry.games) > GAMES_PER_TABLE:
-                    entry.games.pop(next(iter(entry.games)))
-            out = log_.receive(seq, kind)
+            feed = self._feed(table_id)
+            feed.note_instance(instance, self._clock())
+            out = feed.events(game_id, seq).receive(seq, kind)
             if self.keep_delivered:
                 self.delivered.extend((table_id, game_id, s) for s in out)
-            self._touch(table_id)
+            if table_id in self._tables:
+                self._touch(table_id)
 
-    def _on_online(self, table_id: str, payload: bytes) -> None:
-        text = payload[:16].decode("utf-8", "replace")
-        if text not in (ONLINE, OFFLINE):
-            raise MessageError("online: expected 'online' or 'offline'")
+    def _on_online(self, table_id: str, online: bool, instance: str | None) -> None:
         with self._lock:
-            self._entry(table_id).online = text == ONLINE
-            self._touch(table_id)
+            feed = self._feed(table_id)
+            if online:
+                feed.note_instance(instance, self._clock())
+            feed.online = online
+            if table_id in self._tables:
+                self._touch(table_id)
 
     # ------------------------------------------------------------ output (web threads)
     def tables(self) -> list[dict[str, Any]]:
-        """Every table's latest state (``GET /api/tables``), by table id."""
+        """Every shown table (``GET /api/tables``), by table id."""
         with self._lock:
-            return [self._tables[t].to_json() for t in sorted(self._tables)]
+            self._expire()
+            now, wall = self._clock(), self._wall()
+            return [self._tables[t].to_json(now, wall) for t in sorted(self._tables)]
 
     def table(self, table_id: str) -> dict[str, Any] | None:
-        """One table's latest state."""
+        """One shown table (None if it is not on the page)."""
         with self._lock:
-            entry = self._tables.get(table_id)
-            return entry.to_json() if entry is not None else None
+            feed = self._tables.get(table_id)
+            return feed.to_json(self._clock(), self._wall()) if feed is not None else None
+
+    def table_ids(self) -> list[str]:
+        """The ids of the shown tables."""
+        with self._lock:
+            self._expire()
+            return sorted(self._tables)
 
     def standings(self) -> list[dict[str, Any]]:
-        """The evening's standings (``GET /api/standings``)."""
+        """The evening's standings (``GET /api/standings``): one ranking per group."""
+        return self.standings_now()[1]
+
+    def standings_now(self) -> tuple[int, list[dict[str, Any]]]:
+        """The standings and their version, which moves only when they change (most
+        events change no figure of any ranking: the page need not redraw them)."""
         with self._lock:
-            games = list(self._games.values())
-        return standings(games)
+            if self._standings is None:
+                self._standings = standings(list(self._games.values()), self.ranking)
+                if self._standings != self._shown_standings:
+                    self._shown_standings = self._standings
+                    self.standings_version += 1
+            return self.standings_version, self._standings
+
+    def link(self) -> dict[str, Any]:
+        """The scoreboard's own link to the broker (``GET /api/status``)."""
+        with self._lock:
+            status = self._link
+        if status is None:
+            return {"state": LinkState.CONNECTING.value, "broker": None, "problem": None,
+                    "since": None}  # fmt: skip
+        return status.to_json()
 
     def wait_changes(self, since: int, timeout: float) -> tuple[int, list[str]]:
         """Wait up to ``timeout`` s for a change after version ``since``.

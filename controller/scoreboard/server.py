@@ -9,10 +9,14 @@ paho-mqtt, and nothing more to keep patched.
 
 Routes::
 
-    GET /                 the page (static/index.html, app.js, style.css)
-    GET /api/tables       every table's latest state (each with table_id and winners)
-    GET /api/standings    the evening's standings (see controller.scoreboard.model)
-    GET /api/stream       SSE: "snapshot" first, then "update" with the changed tables
+    GET /                 the page (static/index.html, app.js, style.css);
+                          /?view=room is the room display (a TV or a projector)
+    GET /api/tables       every shown table's latest state (each with table_id and winners)
+    GET /api/standings    the evening's rankings (see controller.scoreboard.standings)
+    GET /api/status       the scoreboard's own link to the broker
+    GET /api/stream       SSE: "snapshot" first, then "update" with the changed tables,
+                          the ids of every shown table, the link, and the rankings
+                          when a game changed since the last update
 
 Binds to 127.0.0.1 unless told otherwise. Every response carries a strict
 Content-Security-Policy (scripts and styles from this server only, no inline
@@ -97,6 +101,10 @@ class ScoreboardServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: ScoreboardServer
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY (socketserver.StreamRequestHandler's switch): a response's headers and
+    # body, and each Server-Sent Event, are small writes; with Nagle's algorithm each
+    # waited for the browser's delayed ACK of the one before (about 40 ms).
+    disable_nagle_algorithm = True
     server_version = "toptable-scoreboard"
     sys_version = ""
 
@@ -135,6 +143,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(board.tables())
         elif path == "/api/standings":
             self._json(board.standings())
+        elif path == "/api/status":
+            self._json({"link": board.link()})
         elif path == "/api/stream":
             self._stream()
         elif path == "/favicon.ico":
@@ -153,15 +163,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", None)
             board = srv.board
             version, _ = board.wait_changes(-1, 0)
-            snapshot = {"tables": board.tables(), "standings": board.standings()}
+            ranked, rankings = board.standings_now()
+            snapshot = {"tables": board.tables(), "standings": rankings, "link": board.link()}
             self._event("snapshot", snapshot)
             quiet_since = time.monotonic()
             while not srv.stopping.is_set():
                 new, changed = board.wait_changes(version, 1.0)
-                if changed and new != version:
+                if new != version:
                     version = new
                     tables = [t for t in (board.table(tid) for tid in changed) if t is not None]
-                    self._event("update", {"tables": tables, "standings": board.standings()})
+                    update = {"tables": tables, "ids": board.table_ids(), "link": board.link()}
+                    now, rankings = board.standings_now()
+                    if now != ranked:  # the standings only when they changed
+                        ranked, update["standings"] = now, rankings
+                    self._event("update", update)
                     quiet_since = time.monotonic()
                 elif time.monotonic() - quiet_since >= KEEPALIVE_S:
                     self.wfile.write(b": keepalive\n\n")

@@ -15,7 +15,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from controller.publish.client import Refusals, make_client, reason_text
+from controller.publish.client import make_client, reason_text
+from controller.publish.link import Link
 from controller.publish.messages import ROOT
 from controller.publish.settings import Connection
 from controller.scoreboard.model import Scoreboard
@@ -37,8 +38,10 @@ class Subscriber:
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
+        self._client.on_connect_fail = self._on_connect_fail
         self._connected = threading.Event()
-        self._refusals = Refusals("the scoreboard", conn.broker.url)
+        self.link = Link("the scoreboard", conn.broker.url, on_change=board.set_link)
+        board.set_link(self.link.status())
 
     def start(self) -> Subscriber:
         """Connect in the background (the page is served whether the broker is up or not)."""
@@ -64,10 +67,11 @@ class Subscriber:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._refusals.refused(reason):
-            return
-        log.info("scoreboard connected to %s", self.conn.broker.url)
-        client.subscribe(TOPICS)
+        if self.link.connack(reason):
+            client.subscribe(TOPICS)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.link.connect_failed()
 
     def _on_subscribe(
         self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any
@@ -75,6 +79,9 @@ class Subscriber:
         if any(getattr(r, "is_failure", False) for r in reasons):
             log.warning("broker %s refused the scoreboard's subscriptions (check its ACL)",
                         self.conn.broker.url)  # fmt: skip
+            self.link.refused("the broker refused the subscriptions (its ACL)")
+        else:
+            self.link.connected()
         self._connected.set()
 
     def _on_disconnect(
@@ -82,6 +89,7 @@ class Subscriber:
     ) -> None:
         if self._connected.is_set():
             log.info("scoreboard lost the broker (%s)", reason_text(reason))
+            self.link.lost(reason_text(reason))
         self._connected.clear()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:

@@ -25,12 +25,18 @@ EVENTS_DROPIN = "toptable-events.conf"
 # modules-load.d: the modules that register the unit's device groups, loaded at boot.
 MODULES_NAME = "toptable-modules.conf"
 MODULES_PLACEHOLDER = "# @MODULES@"
+# The broker of an evening (Mosquitto): its config drop-in and ACL, printed by
+# `toptable service files NAME` (installed by hand on the broker's machine).
+BROKER_CONFIG = "mosquitto-toptable.conf"
+BROKER_ACL = "mosquitto-toptable.acl"
 SHIPPED_FILES = (
     UNIT_NAME,
     RULE_NAME,
     EXAMPLE_CONFIG,
     EVENTS_DROPIN,
     MODULES_NAME,
+    BROKER_CONFIG,
+    BROKER_ACL,
     "install.sh",
     "uninstall.sh",
     "lib.sh",

@@ -26,7 +26,9 @@ def _valid_options(data: Mapping[str, object]) -> set[str]:
     return set(found.group(1).split(", "))
 
 
-EVENTS_OPTIONS = {"broker", "table_id", "username", "password_file", "ca_file", "keepalive"}
+EVENTS_OPTIONS = {
+    "broker", "table_id", "username", "password_file", "ca_file", "keepalive", "players",
+}  # fmt: skip
 """[events] is read into a connection and an id, not a dataclass of its options."""
 
 

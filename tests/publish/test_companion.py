@@ -105,8 +105,10 @@ def test_the_companion_demo_publishes_every_row_and_the_winner(
             assert shown["online"] is False  # the demo said goodbye
         assert refused and undone, "the bots' refused actions and undos are published too"
         winners = {s.winner for _, s, _ in runs.values()}
-        won = {r["player"]: r["won"] for r in board.standings()}
-        assert all(won[w] >= 1 for w in winners)
+        rankings = board.standings()
+        assert len(rankings) == len(runs)  # each companion mode ranked apart
+        won = {r["player"]: r["won"] for g in rankings for r in g["rows"] if r["won"]}
+        assert set(won) == winners
     finally:
         sub.close()
 
@@ -130,8 +132,9 @@ def test_toptable_demo_mode_publishes_with_mqtt(broker: Mosquitto, tmp_path: Pat
         journal = tmp_path / "c.sqlite"
         cmd = [
             sys.executable, "-m", "controller.cli", "demo", "--mode", "challengers", "--fast",
-            "--json", "--seed", "2", "--players", "3", "--out", str(tmp_path / "out"),
-            "--journal", str(journal), "--mqtt", broker.url, "--table-id", "cards-1",
+            "--json", "--seed", "2", "--names", "Ann Lee=ann,Bob,Cy=cy", "--out",
+            str(tmp_path / "out"), "--journal", str(journal), "--mqtt", broker.url,
+            "--table-id", "cards-1",
         ]  # fmt: skip
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
@@ -142,6 +145,8 @@ def test_toptable_demo_mode_publishes_with_mqtt(broker: Mosquitto, tmp_path: Pat
         )
         assert wait_for(lambda: (board.table("cards-1") or {}).get("over") is True, 10)
         assert (board.table("cards-1") or {})["winners"] == [summary["winner"]]
+        people = [(p["player"], p["player_id"]) for p in (board.table("cards-1") or {})["players"]]
+        assert people == [("Ann Lee", "ann"), ("Bob", "cards-1/Bob"), ("Cy", "cy")]  # --names
     finally:
         sub.close()
 

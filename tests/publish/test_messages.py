@@ -95,8 +95,9 @@ def test_the_combat_tracker_remembers_the_last_combat(game_data: Any) -> None:
 
 def test_event_message_splices_the_stored_payload() -> None:
     payload = json.dumps({"kind": "dice", "dice": ["a", "b"]}, separators=(",", ":"))
-    m = json.loads(event_message("t1", "g1", 7, "dice", payload, None))
-    assert m == {"schema": SCHEMA, "table_id": "t1", "game_id": "g1", "seq": 7, "kind": "dice",
-                 "undoes": None, "event": {"kind": "dice", "dice": ["a", "b"]}}  # fmt: skip
+    m = json.loads(event_message("t1", "g1", 7, "dice", payload, None, "ab12"))
+    assert m == {"schema": SCHEMA, "table_id": "t1", "instance": "ab12", "game_id": "g1",
+                 "seq": 7, "kind": "dice", "undoes": None,
+                 "event": {"kind": "dice", "dice": ["a", "b"]}}  # fmt: skip
     undo = json.loads(event_message("t1", "g1", 8, "undo", "{}", 5))
     assert undo["undoes"] == 5 and undo["event"] == {}

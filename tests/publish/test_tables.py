@@ -32,7 +32,8 @@ def test_three_tables_at_once(broker: Mosquitto, tmp_path: Path) -> None:
         assert wait_for(
             lambda: [t.get("seq") for t in board.tables()] == [r.events for r in runs], 5
         )
-        rows = board.standings()
+        (dice,) = board.standings()
+        rows = dice["rows"]
         assert len(rows) == 6 and sum(r["won"] for r in rows) >= 3
     finally:
         sub.close()

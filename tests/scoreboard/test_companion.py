@@ -14,7 +14,7 @@ from controller.publish.messages import encode
 from controller.scoreboard.checks import MessageError, clean_state
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import ScoreboardServer
-from controller.scoreboard.standings import standings
+from controller.scoreboard.standings import Ranking, standings
 from controller.table.companion import CompanionTable
 from tests.scoreboard.test_page import HOSTILE, _card_text, chrome
 from tests.waiting import wait_for
@@ -72,22 +72,38 @@ def test_bad_companion_fields_are_refused(
         clean_state("cards-1", encode(m))
 
 
-def test_a_companion_winner_counts_as_a_game_won(finished: dict[str, Any]) -> None:
+def test_a_companion_winner_counts_in_its_own_ranking(finished: dict[str, Any]) -> None:
     board = Scoreboard()
     board.handle("toptable/cards-1/state", encode(finished))
     winner = finished["winners"][0]
+    (cards,) = board.standings()
+    assert cards["group"] == "companion:dbz-tcg" and not cards["dice"]
+    top = cards["rows"][0]
+    assert (top["rank"], top["player"], top["won"]) == (1, winner, 1)
+    assert top["player_id"] == f"cards-1/{winner}"
+
+
+def test_companion_and_dice_games_ranked_apart_or_together(finished: dict[str, Any]) -> None:
+    winner = finished["winners"][0]
     dice = {
         "table_id": "t1", "game_id": "d", "over": True, "winners": ["Zed"],
-        "teams": [{"player": "Zed", "warriors_left": 2, "endurance_left": 9},
-                  {"player": winner, "warriors_left": 1, "endurance_left": 3}],
+        "teams": [{"player": "Zed", "player_id": "zed", "warriors_left": 2, "endurance_left": 9},
+                  {"player": winner, "player_id": "p-7", "warriors_left": 1,
+                   "endurance_left": 3}],
     }  # fmt: skip
-    rows = {r["player"]: r for r in standings([dice, *[board.table("cards-1") or {}]])}
-    won = rows[winner]
+    card = clean_state("cards-1", encode(finished))
+    for p in card["players"]:
+        if p["player"] == winner:
+            p["player_id"] = "p-7"  # the organiser gave the same person one id at both tables
+    apart = standings([dice, card], Ranking.GAME)
+    assert [g["group"] for g in apart] == ["dice", "companion:dbz-tcg"]
+    kind = standings([dice, card], Ranking.KIND)
+    assert [g["title"] for g in kind] == ["Dice game", "Companion games"]
+    (together,) = standings([dice, card], Ranking.ALL)
+    rows = {r["player_id"]: r for r in together["rows"]}
+    won = rows["p-7"]
     assert (won["games"], won["won"], won["warriors_left"], won["endurance_left"]) == (2, 1, 1, 3)
     assert won["tables"] == ["t1", "cards-1"]
-    loser = next(p["player"] for p in finished["players"] if p["player"] != winner)
-    assert (rows[loser]["won"], rows[loser]["warriors_left"]) == (0, 0)
-    assert [r["rank"] for r in board.standings()] == [1, 2]
 
 
 def test_the_page_shows_a_companion_card(

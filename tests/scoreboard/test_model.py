@@ -10,7 +10,7 @@ import pytest
 
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
-from controller.publish.messages import encode, event_message, state_message
+from controller.publish.messages import encode, event_message, online_message, state_message
 from controller.scoreboard.checks import MAX_MESSAGE_BYTES, MessageError, clean_state
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.standings import standings
@@ -105,15 +105,16 @@ def test_events_deduplicated_and_put_back_in_order() -> None:
     assert log.missing() == [7, 8]
 
 
-def test_events_through_the_board() -> None:
+def test_events_through_the_board(final: GameState) -> None:
     board = Scoreboard()
     board.keep_delivered = True
+    board.handle("toptable/t1/state", _state_bytes(final, seq=0, game_id="g"))
     for seq in (1, 3, 2, 2):
         board.handle("toptable/t1/events", event_message("t1", "g", seq, "k", "{}", None))
     assert [s for _, _, s in board.delivered] == [1, 2, 3]
     ev = board.table("t1")["events"]  # type: ignore[index]
     assert ev["last_seq"] == 3 and ev["duplicates"] == 1 and ev["missing"] == []
-    board.handle("toptable/t1/online", b"offline")
+    board.handle("toptable/t1/online", online_message("t1", False, "ab12"))
     assert board.table("t1")["online"] is False  # type: ignore[index]
 
 
@@ -122,12 +123,13 @@ def _game(
 ) -> dict[str, Any]:
     return {
         "table_id": table, "game_id": gid, "over": over, "winners": winners,
-        "teams": [{"player": p, "warriors_left": w, "endurance_left": e} for p, w, e in teams],
+        "teams": [{"player": p, "player_id": p.lower(), "warriors_left": w, "endurance_left": e}
+                  for p, w, e in teams],
     }  # fmt: skip
 
 
 def test_standings_order_won_then_warriors_then_endurance() -> None:
-    rows = standings(
+    (dice,) = standings(
         [
             _game("t1", "a", True, ["Ann"], [("Ann", 3, 20), ("Bob", 0, 0)]),
             _game("t2", "b", True, ["Cleo"], [("Cleo", 2, 9), ("Dev", 0, 0)]),
@@ -135,6 +137,8 @@ def test_standings_order_won_then_warriors_then_endurance() -> None:
             _game("t1", "d", False, ["Bob"], [("Ann", 1, 4), ("Bob", 2, 8)]),  # not over: no win
         ]
     )
+    assert dice["group"] == "dice" and dice["dice"]
+    rows = dice["rows"]
     assert [(r["rank"], r["player"]) for r in rows] == [
         (1, "Ann"), (2, "Cleo"), (3, "Eli"), (3, "Fay"), (5, "Bob"), (6, "Dev"),
     ]  # fmt: skip
@@ -143,11 +147,11 @@ def test_standings_order_won_then_warriors_then_endurance() -> None:
     assert ann["tables"] == ["t1"]
 
 
-def test_a_flood_of_tables_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_flood_of_tables_is_capped(monkeypatch: pytest.MonkeyPatch, final: GameState) -> None:
     import controller.scoreboard.model as model
 
     monkeypatch.setattr(model, "MAX_TABLES", 2)
     board = Scoreboard()
     for i in range(5):
-        board.handle(f"toptable/t{i}/online", b"online")
+        board.handle(f"toptable/t{i}/state", _state_bytes(final, f"t{i}"))
     assert [t["table_id"] for t in board.tables()] == ["t0", "t1"]

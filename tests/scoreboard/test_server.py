@@ -12,7 +12,7 @@ import pytest
 
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
-from controller.publish.messages import encode, state_message
+from controller.publish.messages import encode, online_message, state_message
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, ScoreboardServer
 
@@ -48,18 +48,20 @@ def test_defaults_to_loopback() -> None:
 def test_api(served: tuple[Scoreboard, ScoreboardServer], final: GameState) -> None:
     board, server = served
     board.handle("toptable/t2/state", encode(state_message(final, "t2", seq=5)))
-    board.handle("toptable/t1/online", b"online")
+    board.handle("toptable/t1/online", online_message("t1", True, "ab12"))  # no state: not shown
     status, headers, body = _get(server, "/api/tables")
     assert status == 200 and headers["content-type"] == "application/json"
     tables = json.loads(body)
-    assert [t["table_id"] for t in tables] == ["t1", "t2"]
-    assert tables[0]["winners"] == [] and tables[1]["winners"] == [
-        final.players[w] for w in final.winners
-    ]
+    assert [t["table_id"] for t in tables] == ["t2"]
+    assert tables[0]["winners"] == [final.players[w] for w in final.winners]
     status, _, body = _get(server, "/api/standings")
-    rows = json.loads(body)
+    (dice,) = json.loads(body)
+    rows = dice["rows"]
     assert status == 200 and {r["player"] for r in rows} == {"Ann", "<b>Bob</b>"}
+    assert {r["player_id"] for r in rows} == {"t2/Ann", "t2/<b>Bob</b>"}
     assert rows[0]["won"] == 1
+    status, _, body = _get(server, "/api/status")
+    assert status == 200 and json.loads(body)["link"]["state"] == "connecting"
 
 
 def test_page_and_headers(served: tuple[Scoreboard, ScoreboardServer]) -> None:
@@ -104,5 +106,12 @@ def test_stream_sends_a_snapshot_then_updates(
     ).start()
     name, data = read_event()
     assert name == "update" and [t["table_id"] for t in data["tables"]] == ["t1"]
-    assert data["standings"][0]["player"] == final.players[final.winners[0]]
+    assert data["standings"][0]["rows"][0]["player"] == final.players[final.winners[0]]
+    assert data["ids"] == ["t1"] and data["link"]["state"] == "connecting"
+    # a state that changes no figure of the standings: the update leaves them out
+    threading.Timer(
+        0.1, lambda: board.handle("toptable/t1/state", encode(state_message(final, "t1", seq=4)))
+    ).start()
+    name, data = read_event()
+    assert name == "update" and data["tables"][0]["seq"] == 4 and "standings" not in data
     c.close()

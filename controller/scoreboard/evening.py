@@ -1,0 +1,163 @@
+"""The evening kept in SQLite, so a restarted scoreboard has the same standings.
+
+Every state the scoreboard shows or counts is saved (one row per table and game,
+the latest state wins) by a thread of its own at most a second later: the MQTT
+thread only hands the state over. At start the saved games come back, each
+checked again like a message from the broker. A scoreboard killed outright loses
+at most the last second, which the tables' retained states and the scoreboard's
+broker session bring back.
+
+The file lives in the scoreboard's state directory (``evening.sqlite``);
+``toptable scoreboard --new-evening`` moves it aside (never deletes it) and starts afresh.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.core.errors import TopTableError
+from controller.scoreboard.checks import MessageError, clean_state
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "evening.sqlite"
+FORMAT = 1  # PRAGMA user_version of the file
+SAVE_EVERY_S = 1.0
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    table_id TEXT NOT NULL,
+    game_id TEXT NOT NULL,
+    state TEXT NOT NULL,      -- the clean state message, JSON
+    saved_at REAL NOT NULL,   -- wall time the scoreboard received it
+    PRIMARY KEY (table_id, game_id)
+)
+"""
+
+
+class EveningError(TopTableError, OSError):
+    """The evening's file cannot be used (the message names it and what to do)."""
+
+
+class Evening:
+    """The evening's games in one SQLite file; ``save()`` is cheap, a thread writes."""
+
+    def __init__(self, path: Path, save_every_s: float = SAVE_EVERY_S) -> None:
+        """Open (or create) ``path``.
+
+        Raises:
+            EveningError: not a SQLite file, another format, or not writable.
+        """
+        self.path = path
+        self.save_every_s = save_every_s
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, FORMAT):
+                raise EveningError(
+                    f"{path}: an evening of format {version} (this scoreboard reads {FORMAT}): "
+                    "move it away, or run a matching toptable"
+                )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={FORMAT}")
+        except sqlite3.DatabaseError as exc:
+            raise EveningError(f"{path}: cannot use it as the evening's file: {exc}") from None
+        except OSError as exc:
+            raise EveningError(f"{path}: {exc.strerror or exc}") from None
+        self._pending: dict[tuple[str, str], tuple[str, float]] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def in_directory(cls, directory: Path, *, new: bool = False) -> Evening:
+        """The evening file of a state directory; ``new``: move an old one aside first.
+
+        Raises:
+            EveningError: as :class:`Evening`, or the old file cannot be moved.
+        """
+        path = directory / FILE_NAME
+        if new and path.exists():
+            aside = path.with_name(f"evening-{time.strftime('%Y%m%d-%H%M%S')}.sqlite")
+            try:
+                for suffix in ("", "-wal", "-shm"):  # SQLite's files go together
+                    old = Path(f"{path}{suffix}")
+                    if old.exists():
+                        old.rename(f"{aside}{suffix}")
+            except OSError as exc:
+                raise EveningError(f"{path}: cannot move it aside: {exc.strerror}") from None
+            log.info("the last evening is kept as %s", aside)
+        return cls(path)
+
+    def load(self, limit: int) -> list[tuple[dict[str, Any], float]]:
+        """The last ``limit`` games saved, oldest first: (clean state, wall time received)."""
+        rows = self._db.execute(
+            "SELECT table_id, state, saved_at FROM games ORDER BY rowid DESC LIMIT ?", (limit,)
+        ).fetchall()
+        out = []
+        for table_id, text, saved_at in reversed(rows):
+            try:
+                out.append((clean_state(table_id, text.encode()), float(saved_at)))
+            except MessageError as exc:
+                log.warning("%s: a saved game of %s is skipped: %s", self.path, table_id, exc)
+        return out
+
+    def start(self) -> Evening:
+        """Start the thread that writes (else :meth:`flush` writes)."""
+        self._thread = threading.Thread(target=self._run, name="evening-saver", daemon=True)
+        self._thread.start()
+        return self
+
+    def save(self, state: dict[str, Any], received_at: float) -> None:
+        """Keep ``state`` (a clean state); written within ``save_every_s``. Never blocks on I/O."""
+        text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._pending[(state["table_id"], state["game_id"])] = (text, received_at)
+
+    def flush(self) -> None:
+        """Write what is pending now (a failure is logged: the page goes on)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        if not pending:
+            return
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO games (table_id, game_id, state, saved_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(t, g, text, at) for (t, g), (text, at) in pending.items()],
+                )
+        except sqlite3.Error as exc:
+            log.warning("%s: cannot save the evening: %s", self.path, exc)
+            with self._lock:
+                self._pending = {**pending, **self._pending}
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.save_every_s):
+            self.flush()
+
+    def close(self) -> None:
+        """Write what is pending and close (idempotent)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.flush()
+        self._db.close()
+
+    def __enter__(self) -> Evening:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

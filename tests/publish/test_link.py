@@ -1,0 +1,205 @@
+"""No silent failures (issue 27): the link to the broker in words, and what a table delivered.
+
+A publisher says why it has no broker (unreachable, a password refused, a certificate that
+does not verify); at the end a table waits a bounded time for its outbox and says how many
+of its events the broker took, and where the rest wait.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.publish.client import make_client
+from controller.publish.link import LinkState
+from controller.publish.outbox import AckMark
+from controller.publish.publisher import Publisher
+from controller.publish.settings import Connection, parse_broker_url
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.subscriber import Subscriber
+from tests.publish.broker import Mosquitto, free_port, make_certificates, make_password_file
+from tests.publish.table import TestTable
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _password(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / f"pw-{text}"
+    f.write_text(text + "\n", encoding="utf-8")
+    return f
+
+
+def test_an_unreachable_broker_is_said_so() -> None:
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    with Publisher(Connection(parse_broker_url(url)), "t1") as publisher:
+        publisher.start()
+        status = publisher.wait_link(10)
+    assert status.state is LinkState.UNREACHABLE and status.broker == url
+    assert status.problem == "Connection refused"
+
+
+def test_a_refused_password_is_a_refusal(tmp_path: Path) -> None:
+    d = tmp_path / "b"
+    d.mkdir()
+    pw = make_password_file(d / "passwd", {"t1": "right"})
+    broker = Mosquitto(d, password_file=pw).start()
+    conn = Connection(parse_broker_url(broker.url), "t1", _password(tmp_path, "wrong"))
+    board = Scoreboard()
+    try:
+        with Publisher(conn, "t1") as publisher:
+            publisher.start()
+            status = publisher.wait_link(10)
+        assert status.state is LinkState.REFUSED and status.problem == "Not authorized"
+        sub = Subscriber(conn, board, "board").start()  # the scoreboard says it too
+        try:
+            assert wait_for(lambda: board.link()["state"] == "refused", 10)
+            assert board.link()["problem"] == "Not authorized"
+            assert "wrong" not in str(board.link())
+        finally:
+            sub.close()
+    finally:
+        broker.stop()
+
+
+def test_a_certificate_that_does_not_verify_is_a_refusal(tmp_path: Path) -> None:
+    d = tmp_path / "tls"
+    d.mkdir()
+    broker = Mosquitto(d, tls=make_certificates(d)).start()
+    other = tmp_path / "other-ca"
+    other.mkdir()
+    wrong_ca = make_certificates(other)[0]
+    try:
+        conn = Connection(parse_broker_url(broker.url), ca_file=wrong_ca)
+        with Publisher(conn, "t1") as publisher:
+            publisher.start()
+            status = publisher.wait_link(10)
+        assert status.state is LinkState.REFUSED
+        assert status.problem is not None and status.problem.startswith("TLS: ")
+        assert "certificate does not verify (self-signed certificate" in status.problem
+    finally:
+        broker.stop()
+
+
+def test_a_table_that_ends_while_the_broker_is_down_says_what_waits(
+    broker: Mosquitto, tmp_path: Path, game_data: Any
+) -> None:
+    table = TestTable(tmp_path, broker.url, game_data)
+    half = 0
+
+    def down_midway(seq: int) -> None:
+        nonlocal half
+        if seq == 30:
+            assert table.publisher.flush(10)
+            half = table.publisher.stats.acked
+            broker.kill()
+
+    try:
+        table.play(seed=3, after=down_midway)
+        delivery = table.publisher.finish(0.5)  # bounded: the broker does not come back
+    finally:
+        table.game.close()
+    total = table.last_seq
+    assert delivery.total == total and half <= delivery.delivered < total
+    assert delivery.text() == (
+        f"{delivery.delivered} of {total} events delivered; the rest wait in "
+        f"{table.game.journal.path} (`--resume` sends them); broker: {delivery.problem}"
+    )
+    assert delivery.problem is not None  # "connection lost (...)", or "Connection refused"
+    # --resume: the next publisher of this journal sends the rest
+    broker.start()
+    again = Publisher(Connection(parse_broker_url(broker.url)), "table-1")
+    again.attach(table.game.journal.path, table.game.journal.game_id)
+    again.start()
+    done = again.finish(10)
+    assert done.complete and done.text() == f"{total} of {total} events delivered"
+    assert AckMark(table.game.journal.path, table.game.journal.game_id).value == total
+
+
+def _demo(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "controller.cli", "demo", "--mode", "challengers", "--fast",
+           "--seed", "2", "--out", str(tmp_path / "out"), "--journal", str(tmp_path / "c.sqlite"),
+           "--mqtt", url, "--table-id", "c1", *extra]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _actions(journal: Path) -> int:
+    with sqlite3.connect(journal) as conn:
+        return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+
+
+@pytest.mark.parametrize("refusal", ["unreachable", "password"])
+def test_a_demo_without_its_broker_says_why_and_exits_2_before_playing(
+    refusal: str, tmp_path: Path
+) -> None:
+    extra: tuple[str, ...] = ()
+    if refusal == "unreachable":
+        url, why = f"mqtt://127.0.0.1:{free_port()}", "unreachable: Connection refused"
+        broker = None
+    else:
+        d = tmp_path / "b"
+        d.mkdir()
+        broker = Mosquitto(d, password_file=make_password_file(d / "pw", {"c1": "right"}))
+        url, why = broker.start().url, "refused: Not authorized"
+        extra = ("--username", "c1", "--password-file", str(_password(tmp_path, "wrong")))
+    try:
+        done = _demo(tmp_path, url, *extra)
+    finally:
+        if broker is not None:
+            broker.stop()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"toptable: error: broker {url} {why}; nothing was played"
+    )
+    assert "wrong" not in done.stderr and "Traceback" not in done.stderr
+    assert _actions(tmp_path / "c.sqlite") == 0
+
+
+def test_a_demo_that_ends_while_its_broker_is_frozen_says_what_waits_and_resume_sends_it(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    assert broker.proc is not None
+    pid = broker.proc.pid
+    frozen = threading.Event()
+    watcher = make_client(Connection(parse_broker_url(broker.url)), "freezer")
+
+    def freeze(client: Any, userdata: Any, message: Any) -> None:
+        if not frozen.is_set():  # the first event is in: no acknowledgement after this one
+            os.kill(pid, signal.SIGSTOP)
+            frozen.set()
+
+    subscribed = threading.Event()
+    watcher.on_message = freeze
+    watcher.on_subscribe = lambda *a: subscribed.set()
+    watcher.connect("127.0.0.1", broker.port)
+    watcher.subscribe("toptable/c1/events", qos=1)
+    watcher.loop_start()
+    try:
+        assert subscribed.wait(10)
+        done = _demo(tmp_path, broker.url)
+        assert frozen.is_set()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        watcher.loop_stop()
+        watcher.disconnect()
+    journal = tmp_path / "c.sqlite"
+    total = _actions(journal)
+    assert done.returncode == 1, done.stderr
+    line = done.stderr.splitlines()[-1]
+    delivered = int(line.split()[2])
+    assert 1 <= delivered < total
+    assert line.startswith(
+        f"toptable demo: {delivered} of {total} events delivered; the rest wait in {journal} "
+        "(`--resume` sends them)"
+    )
+    again = _demo(tmp_path, broker.url, "--resume")
+    assert again.returncode == 0, again.stderr
+    assert f"  events: {total} of {total} events delivered" in again.stdout.splitlines()

@@ -1,0 +1,129 @@
+"""Standings survive a restart: the evening kept in SQLite (issue 27)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import encode, state_message
+from controller.publish.settings import Connection, parse_broker_url
+from controller.scoreboard.evening import FILE_NAME, Evening, EveningError
+from controller.scoreboard.model import Scoreboard
+from controller.scoreboard.subscriber import Subscriber
+from tests.publish.broker import Mosquitto
+from tests.publish.table import TestTable
+from tests.waiting import wait_for
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def games(game_data: Any) -> list[GameState]:
+    return [
+        play_game(
+            GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id=f"g{i}"), game_data, i, None
+        ).state
+        for i in range(3)
+    ]
+
+
+def _state(state: GameState, table: str, seq: int = 50) -> bytes:
+    return encode(state_message(state, table, seq=seq, game_id=state.config.game_id))
+
+
+def test_a_restarted_scoreboard_has_the_same_standings(
+    tmp_path: Path, games: list[GameState]
+) -> None:
+    with Evening.in_directory(tmp_path) as evening:
+        board = Scoreboard(evening=evening)
+        board.handle("toptable/t1/state", _state(games[0], "t1"))
+        board.handle("toptable/t1/state", _state(games[1], "t1"))  # t1's next game
+        board.handle("toptable/t2/state", _state(games[2], "t2"))
+        before, tables = board.standings(), board.tables()
+    with Evening.in_directory(tmp_path) as evening:
+        again = Scoreboard(evening=evening)
+        assert again.standings() == before
+        assert [(t["table_id"], t["game_id"]) for t in again.tables()] == [
+            (t["table_id"], t["game_id"]) for t in tables
+        ]
+        # the retained states come again after the restart: nothing counts twice
+        again.handle("toptable/t1/state", _state(games[1], "t1"))
+        again.handle("toptable/t2/state", _state(games[2], "t2"))
+        assert again.standings() == before
+
+
+def test_a_new_evening_moves_the_last_one_aside(tmp_path: Path, games: list[GameState]) -> None:
+    with Evening.in_directory(tmp_path) as evening:
+        Scoreboard(evening=evening).handle("toptable/t1/state", _state(games[0], "t1"))
+    with Evening.in_directory(tmp_path, new=True) as evening:
+        assert Scoreboard(evening=evening).standings() == []
+    (aside,) = [p for p in tmp_path.glob("evening-*.sqlite")]
+    with sqlite3.connect(aside) as db:
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 1
+
+
+def test_a_file_that_is_not_an_evening_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_bytes(b"not a database at all" * 100)
+    with pytest.raises(EveningError, match=FILE_NAME):
+        Evening.in_directory(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    with sqlite3.connect(other / FILE_NAME) as db:
+        db.execute("PRAGMA user_version=99")
+    with pytest.raises(EveningError, match="format 99"):
+        Evening.in_directory(other)
+
+
+def test_a_saved_game_that_fails_the_checks_is_skipped(
+    tmp_path: Path, games: list[GameState]
+) -> None:
+    with Evening.in_directory(tmp_path) as evening:
+        Scoreboard(evening=evening).handle("toptable/t1/state", _state(games[0], "t1"))
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        db.execute("UPDATE games SET state = '{\"schema\": 1}'")
+    with Evening.in_directory(tmp_path) as evening:
+        assert Scoreboard(evening=evening).standings() == []
+
+
+def test_restarting_against_a_real_broker_changes_nobodys_wins(
+    broker: Mosquitto, tmp_path: Path, game_data: Any
+) -> None:
+    conn = Connection(parse_broker_url(broker.url))
+    state_dir = tmp_path / "state"
+    tables = [
+        TestTable(tmp_path, broker.url, game_data, f"table-{i}", (f"P{i}a", f"P{i}b"))
+        for i in (1, 2)
+    ]
+    evening = Evening.in_directory(state_dir).start()
+    board = Scoreboard(evening=evening)
+    sub = Subscriber(conn, board, "evening-board").start()
+    try:
+        assert sub.wait_connected(5)
+        for i, t in enumerate(tables):
+            t.play(seed=20 + i)
+            assert t.publisher.flush(10)
+        assert wait_for(
+            lambda: all((board.table(t.table_id) or {}).get("over") for t in tables), 10
+        )
+        before = board.standings()
+    finally:
+        sub.close()
+        evening.close()
+        for t in tables:
+            t.close()
+    evening = Evening.in_directory(state_dir).start()
+    again = Scoreboard(evening=evening)
+    assert again.standings() == before  # from the file, before the broker says anything
+    sub = Subscriber(conn, again, "evening-board").start()
+    try:
+        assert sub.wait_connected(5)
+        assert wait_for(lambda: all(again.table(t.table_id) for t in tables), 5)
+        assert again.standings() == before
+    finally:
+        sub.close()
+        evening.close()

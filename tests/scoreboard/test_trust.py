@@ -1,0 +1,249 @@
+"""What the scoreboard believes (issue 27): bounded numbers, sequence jumps flagged, one table's
+garbage costing no other table anything, junk tables never shown, silent tables expiring."""
+
+from __future__ import annotations
+
+import json
+import logging
+import tracemalloc
+from typing import Any
+
+import pytest
+
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, GameState, Length
+from controller.publish.messages import encode, event_message, online_message, state_message
+from controller.scoreboard.checks import MessageError, clean_event, clean_state
+from controller.scoreboard.model import STATE_AHEAD, Scoreboard
+from controller.scoreboard.streams import RESYNC_RUN, WINDOW, EventLog
+
+
+@pytest.fixture(scope="module")
+def final(game_data: Any) -> GameState:
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
+    return play_game(config, game_data, 2, None).state
+
+
+class Clock:
+    """A monotonic and a wall clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        return 1_700_000_000.0 + self.now
+
+
+def _state(final: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:
+    m = state_message(final, table, seq=seq, game_id="g1")
+    m.update(change)
+    return encode(m)
+
+
+def _event(table: str, seq: int, game: str = "g1", instance: str | None = None) -> bytes:
+    return event_message(table, game, seq, "k", "{}", None, instance)
+
+
+def _peak_bytes(work: Any) -> int:
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# ---------------------------------------------------------------- bounded numbers
+def test_a_far_seq_costs_neither_memory_nor_a_range() -> None:
+    log = EventLog("g")
+    log.receive(1, "k")
+
+    def far() -> None:
+        log.receive(3_000_000, "k")
+        for _ in range(100):  # every /api/tables call asks for the figures
+            log.to_json()
+
+    assert _peak_bytes(far) < 200_000  # it built a 3-million-number list on every call
+    assert log.jumps == 1 and log.missing() == [] and log.missing_count() == 0
+
+
+def test_a_real_gap_is_listed_in_constant_space() -> None:
+    log = EventLog("g")
+    log.receive(1, "k")
+    log.receive(WINDOW, "k")
+    peak = _peak_bytes(log.missing)
+    assert log.missing() == list(range(2, 52)) and log.missing_count() == WINDOW - 2
+    assert peak < 20_000
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"schema":1,"table_id":"t1","game_id":"g","seq":1000000000,"kind":"k"}',
+        b'{"schema":1,"table_id":"t1","game_id":"g","seq":' + b"9" * 5000 + b',"kind":"k"}',
+        b'{"schema":1,"table_id":"t1","game_id":"g","seq":1,"kind":"k","x":' + b"[" * 5000 + b"]",
+        b'{"schema":1,"table_id":"t1","game_id":"g","seq":NaN,"kind":"k"}',
+    ],
+    ids=["billion", "5000 digits", "nested", "NaN"],
+)
+def test_numbers_off_the_wire_are_bounded(payload: bytes) -> None:
+    with pytest.raises(MessageError):
+        clean_event("t1", payload)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"sent_at": float("inf")},
+        {"round": 10**6},
+        {"teams": [{"seat": 0, "player": "A", "warriors_left": 10**8, "endurance_left": 1,
+                    "warriors": []}]},
+    ],
+)  # fmt: skip
+def test_state_numbers_are_bounded(final: GameState, change: dict[str, Any]) -> None:
+    m = state_message(final, "t1", seq=1)
+    m.update(change)
+    with pytest.raises(MessageError):
+        clean_state("t1", json.dumps(m).encode())  # json.dumps writes inf as Infinity
+
+
+def test_a_gap_the_stream_went_a_window_past_is_given_up() -> None:
+    log = EventLog("g")
+    out = log.receive(1, "k") + log.receive(3, "k")
+    out += log.receive(WINDOW + 3, "k")  # 2 will not come any more
+    assert out == [1, 3] and log.lost == 1 and log.delivered == 3
+    assert log.missing_count() == WINDOW - 1
+
+
+def test_a_run_beyond_the_window_moves_the_stream_one_number_never_does() -> None:
+    log = EventLog("g")
+    log.receive(1, "k")
+    far = 1 + WINDOW + 500
+    assert log.receive(far, "k") == [] and log.receive(far + 7, "k") == []
+    assert log.delivered == 1 and log.jumps == 2
+    got: list[int] = []
+    for seq in range(far, far + RESYNC_RUN):
+        got += log.receive(seq, "k")
+    assert got == list(range(far, far + RESYNC_RUN)) and log.lost == far - 2
+
+
+# ---------------------------------------------------------------- forged states
+def _playing(final: GameState, board: Scoreboard, upto: int, table: str = "t1") -> None:
+    for seq in range(1, upto + 1):
+        board.handle(f"toptable/{table}/events", _event(table, seq))
+    board.handle(f"toptable/{table}/state", _state(final, table, upto, over=False, winners=[]))
+
+
+def test_a_forged_state_with_a_huge_seq_does_not_freeze_the_card(final: GameState) -> None:
+    board = Scoreboard()
+    _playing(final, board, 40)
+    forged = _state(final, seq=999_999, over=True, winners=["Mallory"])
+    board.handle("toptable/t1/state", forged)
+    t = board.table("t1") or {}
+    assert t["seq"] == 40 and t["winners"] == [] and t["flagged"] == 1
+    all_rows = [r for g in board.standings() for r in g["rows"]]
+    assert not any(r["won"] for r in all_rows)
+    board.handle("toptable/t1/events", _event("t1", 41))
+    board.handle("toptable/t1/state", _state(final, seq=41, over=False, winners=[]))
+    assert (board.table("t1") or {})["seq"] == 41  # the real game goes on
+
+
+def test_a_forged_state_met_first_gives_way_to_the_real_events(final: GameState) -> None:
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state(final, seq=900_000, winners=["Mallory"]))
+    _playing(final, board, 5)  # the real table: events 1..5, then its state
+    t = board.table("t1") or {}
+    assert t["seq"] == 5 and t["winners"] == [] and t["events"]["last_seq"] == 5
+
+
+def test_a_state_a_little_ahead_of_its_events_is_shown(final: GameState) -> None:
+    board = Scoreboard()
+    _playing(final, board, 10)
+    board.handle("toptable/t1/state", _state(final, seq=10 + STATE_AHEAD))
+    assert (board.table("t1") or {})["seq"] == 10 + STATE_AHEAD
+
+
+def test_a_replayed_older_state_is_ignored(final: GameState) -> None:
+    board = Scoreboard()
+    _playing(final, board, 20)
+    board.handle("toptable/t1/state", _state(final, seq=12))
+    assert (board.table("t1") or {})["seq"] == 20
+
+
+def test_a_late_state_of_an_older_game_counts_but_is_not_shown(final: GameState) -> None:
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state(final, seq=5, game_id="old", over=False))
+    board.handle("toptable/t1/state", _state(final, seq=3, game_id="new", over=False))
+    board.handle("toptable/t1/state", _state(final, seq=9, game_id="old"))  # the old one ends
+    assert (board.table("t1") or {})["game_id"] == "new"
+    (dice,) = board.standings()
+    assert sum(r["won"] for r in dice["rows"]) == len(final.winners)
+
+
+# ---------------------------------------------------------------- one table's garbage
+def test_junk_online_messages_do_not_fill_the_table_limit(final: GameState) -> None:
+    board = Scoreboard()
+    for i in range(500):
+        board.handle(f"toptable/junk-{i}/online", online_message(f"junk-{i}", True, "ab12"))
+        board.handle(f"toptable/junk-{i}/events", _event(f"junk-{i}", 1))
+    board.handle("toptable/real/state", _state(final, "real"))
+    assert board.table_ids() == ["real"]
+
+
+def test_silent_tables_expire_and_their_games_stay_counted(final: GameState) -> None:
+    clock = Clock()
+    board = Scoreboard(expire_s=600, clock=clock, wall=clock.wall)
+    board.handle("toptable/t1/state", _state(final, "t1"))
+    clock.now += 300
+    board.handle("toptable/t2/state", _state(final, "t2"))
+    clock.now += 301
+    assert board.table_ids() == ["t2"]
+    assert [t["table_id"] for t in board.tables()] == ["t2"]
+    (dice,) = board.standings()
+    assert {r["player_id"] for r in dice["rows"]} == {"t1/Ann", "t1/Bob", "t2/Ann", "t2/Bob"}
+
+
+def test_a_stale_table_says_how_old_its_state_is(final: GameState) -> None:
+    clock = Clock()
+    board = Scoreboard(clock=clock, wall=clock.wall)
+    board.handle("toptable/t1/state", _state(final, "t1"))
+    clock.now += 125
+    assert (board.table("t1") or {})["age_s"] == 125.0
+
+
+def test_one_tables_garbage_costs_another_nothing(
+    final: GameState, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock()
+    board = Scoreboard(clock=clock, wall=clock.wall)
+    _playing(final, board, 3, "good")
+    _playing(final, board, 3, "bad")
+    before = board.table("good")
+    with caplog.at_level(logging.WARNING):
+        for i in range(2000):
+            board.handle("toptable/bad/state", b"{garbage" + str(i).encode())
+            board.handle("toptable/bad/events", _event("bad", 10**6 - i))
+    assert board.table("good") == before
+    bad = board.table("bad") or {}
+    assert bad["dropped"] == 2000 and bad["flagged"] >= 1
+    assert len(caplog.records) <= 2  # rate-limited: one warning per table per 10 s
+
+
+# ---------------------------------------------------------------- two tables, one id
+def test_two_processes_publishing_as_one_table_are_shown_as_a_duplicate(
+    final: GameState,
+) -> None:
+    clock = Clock()
+    board = Scoreboard(clock=clock, wall=clock.wall)
+    board.handle("toptable/t1/state", _state(final, seq=1, instance="aaaa"))
+    board.handle("toptable/t1/state", _state(final, seq=2, instance="bbbb"))  # a restart
+    assert (board.table("t1") or {})["duplicate"] is False
+    clock.now += 1
+    board.handle("toptable/t1/events", _event("t1", 3, instance="aaaa"))  # the first is alive
+    t = board.table("t1") or {}
+    assert t["duplicate"] is True and set(t["instances"]) == {"aaaa", "bbbb"}
+    clock.now += 61
+    assert (board.table("t1") or {})["duplicate"] is False  # one of them went away
