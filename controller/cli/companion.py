@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from controller.cli.flags import ExistingFile
 from controller.companion.registry import MODES
 from controller.companion.replay import replay
 from controller.core.errors import DataError
@@ -25,7 +26,7 @@ def register(sub: Any) -> None:
     what = comp.add_subparsers(dest="companion_command", metavar="COMMAND")
     what.required = True
     rep = what.add_parser("replay", help="play a script of actions and print the final state")
-    rep.add_argument("script", type=Path, help="the script (JSON)")
+    rep.add_argument("script", type=ExistingFile(text=True), help="the script (JSON)")
     rep.add_argument("--json", action="store_true", help="print the final state as JSON")
     rep.set_defaults(func=cmd_replay)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import DataError
@@ -22,11 +23,19 @@ def register(sub: Any) -> None:
         "option), then check that the camera, serial port, I2C buses and GPIO it names are "
         "there and usable. Exit 0 if all is well, 2 otherwise.",
     )
-    c.add_argument(
+    where = c.add_mutually_exclusive_group()
+    where.add_argument(
         "path",
         nargs="?",
-        default=str(DEFAULT_CONFIG_PATH),
+        type=CONFIG_FILE,
         help=f"the config file (default {DEFAULT_CONFIG_PATH})",
+    )
+    where.add_argument(
+        "--config",
+        dest="config_path",
+        metavar="PATH",
+        type=CONFIG_FILE,
+        help="the same, as `toptable run --config PATH` names it",
     )
     c.add_argument(
         "--no-devices",
@@ -54,14 +63,15 @@ def run_check(args: argparse.Namespace) -> int:
     Raises:
         DataError: every problem found (the CLI prints them and exits 2).
     """
-    cfg = load_config(args.path)
+    path = args.path or args.config_path or DEFAULT_CONFIG_PATH
+    cfg = load_config(path)
     notes: list[str] = []  # what the devices really deliver (the camera's size, rate, format)
     if not args.no_devices:
         problems = check_devices(cfg, notes=notes)
         if problems:
             raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
-    print(f"{args.path}: OK ({checked}): {summary(cfg)}")
+    print(f"{path}: OK ({checked}): {summary(cfg)}")
     for line in notes:
         print(f"  {line}")
     return 0

@@ -47,6 +47,9 @@ from hardware.displays.settings import (
 from vision.settings import CameraSettings, parse_camera
 
 DEFAULT_CONFIG_PATH = Path("/etc/toptable/config.toml")
+MISSING_CONFIG = (
+    "no such config file (copy systemd/config.example.toml there, or pass --config PATH)"
+)
 
 SECTIONS = ("table", "camera", "board", "displays", "controls", "log", "events")
 
@@ -180,6 +183,6 @@ def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:
     p = Path(path)
     data = read_toml(
         p,
-        missing="no such config file (copy systemd/config.example.toml there, or pass --config PATH)",
+        missing=MISSING_CONFIG,
     )
     return parse_config(data, str(p), p.resolve().parent)

@@ -64,7 +64,13 @@ def test_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "no such config file" in capsys.readouterr().err
 
 
-def test_default_path_is_etc(capsys: pytest.CaptureFixture[str]) -> None:
-    parser = cli.build_parser()
-    args = parser.parse_args(["config", "check"])
-    assert args.path == "/etc/toptable/config.toml"
+def test_default_path_is_etc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import config as command
+    from controller.config import DEFAULT_CONFIG_PATH
+
+    assert Path("/etc/toptable/config.toml") == DEFAULT_CONFIG_PATH
+    monkeypatch.setattr(command, "DEFAULT_CONFIG_PATH", tmp_path / "etc-config.toml")
+    assert cli.main(["config", "check"]) == 2
+    assert f"{tmp_path / 'etc-config.toml'}: no such config file" in capsys.readouterr().err

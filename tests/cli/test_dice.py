@@ -132,12 +132,12 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["dice", "read", str(bad)]) == 2
     assert (
         capsys.readouterr().err.strip()
-        == f"toptable: error: {bad}: not a readable image (jpg, png, bmp...)"
+        == f"toptable dice read: error: argument image: {bad}: not an image (JPEG, PNG, BMP...)"
     )
     assert main(["dice", "calibrate", str(tmp_path), "--out", str(tmp_path / "m.onnx")]) == 2
     assert "written as .npz" in capsys.readouterr().err
     assert main(["dice", "eval", str(tmp_path / "none")]) == 2
-    assert "no such dataset folder" in capsys.readouterr().err
+    assert f"argument dataset: {tmp_path / 'none'}: no such folder" in capsys.readouterr().err
 
 
 def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
