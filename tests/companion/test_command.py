@@ -52,7 +52,7 @@ def test_replay_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_a_script_that_is_not_json(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"players": [', encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad\.json: line 1: not valid JSON"):
+    with pytest.raises(DataError, match=r"bad\.json: line 1 column 14: not valid JSON"):
         run(["companion", "challengers", "replay", str(path)])
 
 
