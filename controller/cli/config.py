@@ -1,4 +1,5 @@
-"""``toptable config check [PATH]``: the daemon's config file and the devices it names."""
+"""``toptable config check [PATH]``: the daemon's config file, the game data and board layout
+it names (read as ``toptable run`` reads them) and the devices it names."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
-from controller.core.errors import DataError
+from controller.core.errors import DataError, DataProblem
+from controller.daemon.run import game_data_for
+from controller.table.settings import TableMode
 
 
 def register(sub: Any) -> None:
@@ -20,7 +23,8 @@ def register(sub: Any) -> None:
         "check",
         help="validate a config and check its devices",
         description="Validate a daemon config (every problem at once, naming section and "
-        "option), then check that the camera, serial port, I2C buses and GPIO it names are "
+        "option) and the data set and board layout it names, as `toptable run` reads them; "
+        "then check that the camera, serial port, I2C buses and GPIO it names are "
         "there and usable. Exit 0 if all is well, 2 otherwise.",
     )
     where = c.add_mutually_exclusive_group()
@@ -66,10 +70,16 @@ def run_check(args: argparse.Namespace) -> int:
     path = args.path or args.config_path or DEFAULT_CONFIG_PATH
     cfg = load_config(path)
     notes: list[str] = []  # what the devices really deliver (the camera's size, rate, format)
+    problems: list[DataProblem] = []
+    if cfg.table.mode is TableMode.TOPDICE:
+        try:
+            game_data_for(cfg)  # the data set and board layout, read as `toptable run` reads them
+        except DataError as exc:
+            problems.extend(exc.problems)
     if not args.no_devices:
-        problems = check_devices(cfg, notes=notes)
-        if problems:
-            raise DataError(problems)
+        problems.extend(check_devices(cfg, notes=notes))
+    if problems:
+        raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
     print(f"{path}: OK ({checked}): {summary(cfg)}")
     for line in notes:
