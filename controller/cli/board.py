@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.cli.flags import SEED, ExistingFile, Number, OutputFile, Text, Whole
+from controller.cli.flags import SEED, ExistingFile, FlagError, Number, OutputFile, Text, Whole
 from controller.core.errors import TopTableError
 from controller.core.events import Event
 from controller.gamedata import DEMO_DIR
@@ -215,20 +216,36 @@ def describe(ev: Event, occupied: frozenset[int]) -> dict[str, Any] | None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    """Print board events until interrupted (or --count / --seconds)."""
+    """Print board events and the link's health until interrupted (or --count / --seconds).
+
+    Exit 1 when the board never answered; 0 otherwise.
+
+    Raises:
+        FlagError: --port names no device.
+    """
+    from hardware.board.health import HealthReport
     from hardware.board.link import BoardLink
 
+    if not os.path.exists(args.port):
+        raise FlagError(
+            f"argument --port: {args.port}: no such serial port; is the board plugged in? "
+            f"serial ports present: {', '.join(glob.glob('/dev/ttyACM*')) or 'none'}"
+        )
     _quiet_logs()
     q: queue.Queue[Event] = queue.Queue()
     occupied: set[int] = set()
     printed = 0
     end = time.monotonic() + args.seconds if args.seconds > 0 else None
     with BoardLink(args.port, q) as link:
+        health = HealthReport(link.stats, WATCH_HEALTH_EVERY_S)
+        answered = False
         while end is None or time.monotonic() < end:
+            _say_health(health.due(time.monotonic()), link, args.json)
             try:
                 ev = q.get(timeout=0.1)
             except queue.Empty:
                 continue
+            answered = answered or isinstance(ev, LinkRestored)
             if isinstance(ev, SensorChanged):
                 (occupied.add if ev.occupied else occupied.discard)(ev.sensor)
             elif isinstance(ev, BoardResynced):
@@ -236,16 +253,26 @@ def cmd_watch(args: argparse.Namespace) -> int:
             info = describe(ev, frozenset(occupied))
             if info is None:
                 continue
-            if args.json:
-                print(json.dumps(info), flush=True)
-            else:
-                print(_human(info), flush=True)
+            print(json.dumps(info) if args.json else _human(info), flush=True)
             printed += 1
             if args.count and printed >= args.count:
                 break
-        if not printed and link.last_error:
-            print(f"toptable board watch: {link.last_error}", file=sys.stderr)
+        _say_health(health.now(time.monotonic()), link, args.json)
+        if not answered:
+            why = link.last_error or "no answer to the identify handshake"
+            print(f"toptable board watch: the board never answered: {why}", file=sys.stderr)
+            return 1
     return 0
+
+
+WATCH_HEALTH_EVERY_S = 1.0
+
+
+def _say_health(line: str | None, link: Any, as_json: bool) -> None:
+    if line is None:
+        return
+    print(json.dumps({"event": "link_health", **link.stats.trouble()}) if as_json else line,
+          flush=True)  # fmt: skip
 
 
 def _human(info: dict[str, Any]) -> str:

@@ -15,8 +15,11 @@ toptable dice synth OUT_DIR --images N               a synthetic dataset (YOLO l
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 import queue
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ from controller.cli.flags import (
     SEED,
     ExistingDir,
     ExistingFile,
+    FlagError,
     ImageFile,
     Number,
     OutputDir,
@@ -175,12 +179,23 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _camera_there(device: str, instead: str) -> None:
+    """Raises FlagError when ``device`` is not there, naming the cameras that are."""
+    if not os.path.exists(device):
+        present = ", ".join(sorted(glob.glob("/dev/video*"))) or "none"
+        raise FlagError(
+            f"argument --device: {device}: no such camera device; cameras present: {present} "
+            f"(or use {instead})"
+        )
+
+
 def cmd_capture(args: argparse.Namespace) -> int:
     """Interactive capture of a labeled dataset from a camera."""
     if args.folder:
         # each take reads 3 frames (the camera warm-up): hold each image for 3
         config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder, hold_frames=3)
     else:
+        _camera_there(args.device, "--folder")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     names = [n.strip() for n in args.faces.split(",") if n.strip()]
     model = _model(args.model) if args.model else None
@@ -191,7 +206,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    """Run a camera source through the reader and print every event."""
+    """Run a camera source through the reader and print every event; exit 1 when it
+    gave no frame.
+
+    Raises:
+        FlagError: --device names no device.
+    """
     if args.folder:
         config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder)
     elif args.video:
@@ -199,6 +219,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     elif args.synthetic:
         config = CameraConfig(kind=CameraSource.SYNTHETIC, seed=args.seed, dice=args.expect or 6)
     else:
+        _camera_there(args.device, "--folder, --video or --synthetic")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
     # (cv2.utils.logging is absent from the opencv-python wheels; cv2.setLogLevel is not)
@@ -219,6 +240,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     while not events.empty():
         _print_event(events.get_nowait())
     print(f"{worker.frames} frames read")
+    if not worker.frames:
+        print("toptable dice watch: the camera gave no frame", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -178,10 +178,20 @@ def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.timeout(60)
-def test_watch_synthetic_and_lost_camera(capsys: pytest.CaptureFixture[str]) -> None:
+def test_watch_synthetic_and_lost_camera(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["dice", "watch", "--synthetic", "--expect", "3", "--throws", "1"]) == 0
     out = capsys.readouterr().out
     assert "throw 1 (lightning): " in out and "frames read" in out
-    assert main(["dice", "watch", "--device", "/dev/video97", "--seconds", "0.5"]) == 0
-    out = capsys.readouterr().out
-    assert "CameraLost(source='/dev/video97'" in out and "0 frames read" in out
+    assert main(["dice", "watch", "--device", "/dev/video97", "--seconds", "0.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("toptable: error: argument --device: /dev/video97: no such camera")
+    not_a_camera = tmp_path / "video0"
+    not_a_camera.write_bytes(b"")
+    assert main(["dice", "watch", "--device", str(not_a_camera), "--seconds", "0.5"]) == 1
+    captured = capsys.readouterr()
+    assert f"CameraLost(source='{not_a_camera}'" in captured.out
+    assert "0 frames read" in captured.out
+    assert captured.err == "toptable dice watch: the camera gave no frame\n"
