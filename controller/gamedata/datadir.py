@@ -10,7 +10,7 @@ game needs of the set as a whole: warriors at all, and none with a field still
 ``"unknown"`` (a draft may pick any of them).
 
 A copied ``warriors.toml`` keeps working: a ``base`` file that lay outside the
-copied folder (the demo set's ``../rulebook/warriors.toml``) is copied beside it
+copied folder (the demo set's ``base = "../rulebook/warriors.toml"``) is copied beside it
 and the ``base`` line rewritten to name the copy, so the new directory needs
 nothing outside itself. The copy is made in a hidden folder beside the new one
 and renamed into place at the end: a copy that fails leaves nothing behind.
