@@ -96,3 +96,13 @@ def test_real_dataset_reads(shared_dir: Path) -> None:
     assert len(ds.items) == 20 and ds.dice_count == 120
     assert read_image(ds.items[0].image).shape == (2464, 3280, 3)
     assert np.all([0 <= d.cls < 6 for it in ds.items for d in it.dice])
+
+
+def test_a_label_file_without_its_image_is_reported(broken: Path) -> None:
+    (broken / "images" / "synth_0001.png").rename(broken / "synth_0001.png")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        "labels/synth_0001.txt: no image images/synth_0001.* (.jpg, .jpeg, .png, .bmp): "
+        "its dice would be skipped"
+    )
