@@ -12,7 +12,8 @@ from hardware.board.memory import LinkStats
 
 
 class HealthReport:
-    """Says the link's trouble counters when they have grown, at most once per ``every_s``.
+    """Says the link's trouble counters when they have grown, at most once per ``every_s``;
+    and whether they grew lately (:meth:`recent`, for a line on the screens).
 
     The clock is the caller's (``now`` in seconds, monotonic).
     """
@@ -22,6 +23,21 @@ class HealthReport:
         self.every_s = every_s
         self._said = stats.trouble()
         self._said_at: float | None = None
+        self._seen = self._said
+        self._grew_at: float | None = None
+
+    def watch(self, now: float) -> None:
+        """Note the time when the counters have grown since the last call."""
+        trouble = self.stats.trouble()
+        if trouble != self._seen:
+            self._seen, self._grew_at = trouble, now
+
+    def recent(self, now: float, within_s: float) -> str | None:
+        """The health line when the counters grew (as :meth:`watch` saw) within
+        ``within_s`` before ``now``; None on a link quiet that long."""
+        if self._grew_at is None or now - self._grew_at > within_s:
+            return None
+        return self.stats.health_line()
 
     def due(self, now: float) -> str | None:
         """The health line when the counters changed since last said and ``every_s`` has

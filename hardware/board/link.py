@@ -118,6 +118,11 @@ class BoardLink:
         """Occupied sensors as last recorded."""
         return self.memory.occupied()
 
+    def trouble(self, within_s: float = HEALTH_LOG_EVERY_S) -> str | None:
+        """The link health line when garbled bytes, CRC failures, resyncs or reconnects
+        were counted within the last ``within_s`` seconds (None: a quiet link)."""
+        return self.health.recent(self.clock(), within_s)
+
     # -- the thread --------------------------------------------------------------
     def _post(self, ev: Event) -> None:
         if isinstance(ev, SensorChanged):
@@ -197,6 +202,7 @@ class BoardLink:
                 reason = session.poll(now)
                 for ev in self.guard.poll(now):
                     self.events.put(ev)
+                self.health.watch(now)
                 said = self.health.due(now)
                 if said is not None:
                     log.warning("%s: %s", self.port, said)

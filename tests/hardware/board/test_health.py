@@ -35,16 +35,14 @@ def test_the_health_line_is_said_when_counters_grow_at_most_once_per_period() ->
     assert report.due(0.0) is None  # a healthy link says nothing
     stats.bytes_invalid, stats.bad_frames, stats.crc_failures = 7, 1, 1
     assert report.due(1.0) == (
-        "link health: 7 garbled bytes, 1 bad frames (1 failed their CRC), 0 resyncs, "
-        "0 reconnects"
+        "link health: 7 garbled bytes, 1 bad frames (1 failed their CRC), 0 resyncs, 0 reconnects"
     )
     stats.reconnects = 1
     assert report.due(30.0) is None  # within the minute
     assert report.due(61.0) is not None and report.due(200.0) is None  # nothing new since
     stats.resyncs = 2
     assert report.now(200.5) == (
-        "link health: 7 garbled bytes, 1 bad frames (1 failed their CRC), 2 resyncs, "
-        "1 reconnects"
+        "link health: 7 garbled bytes, 1 bad frames (1 failed their CRC), 2 resyncs, 1 reconnects"
     )
 
 
@@ -70,3 +68,15 @@ def test_the_link_counts_and_logs_a_noisy_cable(
     assert "failed their CRC" in said[0]
     assert len(said) == 1  # once a minute at most, however many bytes were garbled
     assert link.stats.bytes_invalid >= link.stats.bad_frames >= link.stats.crc_failures > 0
+
+
+def test_recent_trouble_shows_for_a_while_after_the_counters_grow() -> None:
+    stats = LinkStats()
+    report = HealthReport(stats, every_s=60.0)
+    report.watch(0.0)
+    assert report.recent(0.0, within_s=60.0) is None
+    stats.resyncs = 1
+    report.watch(10.0)
+    assert report.recent(70.0, within_s=60.0) == stats.health_line()
+    report.watch(70.0)  # nothing new since 10 s
+    assert report.recent(70.5, within_s=60.0) is None
