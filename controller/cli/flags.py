@@ -31,6 +31,7 @@ from controller.core.errors import TopTableError
 from controller.core.symbols import MAX_POOL, MIN_POOL
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS
 from controller.gamedata.warrior_entries import MAX_ENDURANCE, MAX_TECHNIQUE
+from vision.images import MAX_IMAGE_PIXELS
 
 __all__ = [
     "CONFIG_FILE",
@@ -247,25 +248,13 @@ class ExistingFile:
         return path
 
 
-MAX_IMAGE_PIXELS = 64_000_000
-"""The largest image ``toptable`` decodes: 64 megapixels (about 192 MB as BGR).
-
-Every Raspberry Pi camera is far below it (the HQ camera: 12.3 MP; Camera
-Module 3: 11.9 MP). The libraries' own limits are not meant for a Pi: OpenCV's
-``imread`` refuses only above ``OPENCV_IO_MAX_IMAGE_PIXELS`` = 2**30 pixels
-(modules/imgcodecs/src/loadsave.cpp, ``validateInputImageSize``, 4.x): 3 GB decoded;
-Pillow warns above ``Image.MAX_IMAGE_PIXELS`` (89,478,485) and raises
-``DecompressionBombError`` only above twice that (PIL/Image.py,
-``_decompression_bomb_check``, 13.0).
-"""
-
-
 @dataclass(frozen=True)
 class ImageFile:
     """A photo to read, refused before decoding when its header says it is too large.
 
     Pillow's ``Image.open`` is lazy: it reads the header (the size) and decodes no
-    pixel until asked (PIL/Image.py ``open``, 13.0); the size is checked there.
+    pixel until asked (PIL/Image.py ``open``, 13.0); the size is checked there, against
+    :data:`vision.images.MAX_IMAGE_PIXELS`, the limit every photo read is held to.
     """
 
     max_pixels: int = MAX_IMAGE_PIXELS
