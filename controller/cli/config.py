@@ -10,8 +10,7 @@ from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
-from controller.daemon.run import game_data_for
-from controller.table.settings import TableMode
+from controller.daemon.journals import game_data_for
 
 
 def register(sub: Any) -> None:
@@ -71,7 +70,7 @@ def run_check(args: argparse.Namespace) -> int:
     cfg = load_config(path)
     notes: list[str] = []  # what the devices really deliver (the camera's size, rate, format)
     problems: list[DataProblem] = []
-    if cfg.table.mode is TableMode.TOPDICE:
+    if cfg.table.mode.plays_dice:
         try:
             game_data_for(cfg)  # the data set and board layout, read as `toptable run` reads them
         except DataError as exc:
