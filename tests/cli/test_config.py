@@ -112,7 +112,7 @@ def test_the_data_set_is_read_as_run_reads_it(
 ) -> None:
     from controller.config import load_config
     from controller.core.errors import DataError
-    from controller.daemon.run import game_data_for
+    from controller.daemon.journals import game_data_for
     from controller.gamedata.datadir import init_data_dir
 
     data = tmp_path / "mine"
