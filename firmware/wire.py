@@ -112,13 +112,15 @@ class Decoder:
     """Turns a byte stream into frames, resynchronising on garbage.
 
     Counters: ``bytes_invalid`` (bytes that were not part of a good frame),
-    ``bad_frames`` (candidates dropped for length or CRC), ``frames`` (good ones).
+    ``bad_frames`` (candidates dropped for length or CRC), ``crc_failures`` (those
+    dropped for their CRC), ``frames`` (good ones).
     """
 
     def __init__(self) -> None:
         self.buf = bytearray()
         self.bytes_invalid = 0
         self.bad_frames = 0
+        self.crc_failures = 0
         self.frames = 0
 
     def feed(self, data: bytes) -> list[tuple[int, int, int, bytes]]:
@@ -156,6 +158,7 @@ class Decoder:
             body = bytes(buf[start + 1 : end - 2])
             if crc16(body) != get_u16(buf, end - 2):
                 self.bad_frames += 1
+                self.crc_failures += 1
                 self.bytes_invalid += 1
                 start += 1
                 continue

@@ -1,4 +1,5 @@
-"""Image files: which suffixes are photos, decoding one, a JPEG's size from its header."""
+"""Image files: which suffixes are photos, decoding one (refusing one too large from its
+header), a JPEG's size from its header."""
 
 from __future__ import annotations
 
@@ -13,16 +14,52 @@ from vision.errors import ImageReadError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
+MAX_IMAGE_PIXELS = 64_000_000
+"""The largest image ``toptable`` decodes: 64 megapixels (about 192 MB as BGR).
+
+Every Raspberry Pi camera is far below it (the HQ camera: 12.3 MP; Camera
+Module 3: 11.9 MP). The libraries' own limits are not meant for a Pi: OpenCV's
+``imread`` refuses only above ``OPENCV_IO_MAX_IMAGE_PIXELS`` = 2**30 pixels
+(modules/imgcodecs/src/loadsave.cpp, ``validateInputImageSize``, 4.x): 3 GB decoded;
+Pillow warns above ``Image.MAX_IMAGE_PIXELS`` (89,478,485) and raises
+``DecompressionBombError`` only above twice that (PIL/Image.py,
+``_decompression_bomb_check``, 13.0).
+"""
+
+
+def _too_large(path: Path) -> str | None:
+    """Why ``path`` is too large to decode, from its header alone (None: it is not, or its
+    header is not one Pillow reads: OpenCV then says whether it is an image)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+    except Image.DecompressionBombError:
+        return f"over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels"
+    except (UnidentifiedImageError, OSError):
+        return None
+    if width * height <= MAX_IMAGE_PIXELS:
+        return None
+    return f"{width}x{height} is {width * height / 1e6:.0f} megapixels"
+
 
 def read_image(path: str | Path) -> NDArray[Any]:
     """Read a colour image as a BGR array.
 
     Raises:
-        ImageReadError: the file is missing or not a decodable image.
+        ImageReadError: the file is missing, not a decodable image, or larger than
+            :data:`MAX_IMAGE_PIXELS` (refused from its header, before decoding).
     """
     path = Path(path)
     if not path.is_file():
         raise ImageReadError(f"{path}: no such image file")
+    too_large = _too_large(path)
+    if too_large is not None:
+        raise ImageReadError(
+            f"{path}: {too_large}; at most {MAX_IMAGE_PIXELS / 1e6:.0f} are read "
+            "(a camera photo is about 12)"
+        )
     data = np.fromfile(str(path), dtype=np.uint8)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:

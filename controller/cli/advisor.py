@@ -10,6 +10,7 @@ from controller.advisor.advisor import Advice, Advisor, Choice, DiceAction, summ
 from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
+from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, Text
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
 from controller.gamedata import data_dir, data_file
@@ -25,26 +26,28 @@ SHOWN_CHOICES = 10
 def register(sub: Any) -> None:
     """Add ``advise`` and ``odds``."""
     p = sub.add_parser("advise", help="what to keep and when to stop, for the current throw")
-    p.add_argument("--warrior", required=True, help="the attacker (a warrior or form name)")
-    p.add_argument("--form", help="the attacker's form (default: the one --warrior names)")
-    p.add_argument("--dice", required=True, nargs="+", metavar="SYM",
+    p.add_argument("--warrior", required=True, type=Text(),
+                   help="the attacker (a warrior or form name)")  # fmt: skip
+    p.add_argument("--form", type=Text(),
+                   help="the attacker's form (default: the one --warrior names)")  # fmt: skip
+    p.add_argument("--dice", required=True, nargs="+", metavar="SYM", type=Text(),
                    help="the throw showing now: symbols, comma- or space-separated")  # fmt: skip
-    p.add_argument("--rerolls-made", type=int, required=True, metavar="K",
+    p.add_argument("--rerolls-made", type=REROLLS, required=True, metavar="K",
                    help="rerolls already made in this attempt")  # fmt: skip
-    p.add_argument("--support", type=int, default=0, help="the attacker's support dice")
-    p.add_argument("--defender", help="the defender (a warrior or form name)")
-    p.add_argument("--defender-form", help="the defender's form")
-    p.add_argument("--defender-damage", type=int, default=0, metavar="D",
+    p.add_argument("--support", type=SUPPORT, default=0, help="the attacker's support dice")
+    p.add_argument("--defender", type=Text(), help="the defender (a warrior or form name)")
+    p.add_argument("--defender-form", type=Text(), help="the defender's form")
+    p.add_argument("--defender-damage", type=DAMAGE, default=0, metavar="D",
                    help="damage the defender has already taken")  # fmt: skip
-    p.add_argument("--defender-support", type=int, default=0, metavar="N",
+    p.add_argument("--defender-support", type=SUPPORT, default=0, metavar="N",
                    help="the defender's support dice for its dodge")  # fmt: skip
-    p.add_argument("--card-defence", default="none", metavar="none|p=X",
+    p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
                    help="assumed chance that the defender stops the attack with a card when "
                         "the speed allows cards (default: none)")  # fmt: skip
     p.add_argument("--objective", choices=[str(o) for o in Objective], default="auto",
                    help="auto (default): P(KO) then expected damage with a defender, else "
                         "expected damage; ko; damage")  # fmt: skip
-    p.add_argument("--attacker-damage", type=int, default=0, metavar="A",
+    p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",
                    help="damage the attacker has taken (its risk: reflect, counter-attack)")  # fmt: skip
     p.add_argument("--no-risk", action="store_true",
                    help="leave out what comes back to the attacker (reflect, counter-attack)")  # fmt: skip
@@ -53,23 +56,27 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_advise)
 
     o = sub.add_parser("odds", help="combo odds and damage distribution; --all: the team planner")
-    o.add_argument("warrior", nargs="?", help="warrior or form name")
-    o.add_argument("--form", help="the form (default: the one WARRIOR names)")
-    o.add_argument("--pool", type=int, help="dice thrown (default: the warrior's attack pool)")
+    o.add_argument("warrior", nargs="?", type=Text(), help="warrior or form name")
+    o.add_argument("--form", type=Text(), help="the form (default: the one WARRIOR names)")
+    o.add_argument("--pool", type=POOL, help="dice thrown (default: the warrior's attack pool)")
     o.add_argument("--all", action="store_true", help="every warrior: expected damage and dodge")
     _cards_and_common(o)
     o.set_defaults(func=cmd_odds)
 
 
 def _cards_and_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cards", nargs="+", default=[], metavar="CARD",
+    p.add_argument("--cards", nargs="+", default=[], metavar="CARD", type=Text(),
                    help=f"card combos in hand, each {SYNTAX}")  # fmt: skip
-    p.add_argument("--card", action="append", default=[], metavar="CARD",
+    p.add_argument("--card", action="append", default=[], metavar="CARD", type=Text(),
                    help="one card combo (repeatable; same syntax as --cards)")  # fmt: skip
     p.add_argument(
-        "--data", help="data directory (default: $TOPTABLE_DATA or the bundled demo set)"
+        "--data",
+        type=ExistingDir(),
+        help="data directory (default: $TOPTABLE_DATA or the bundled demo set)",
     )
-    p.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
+    p.add_argument(
+        "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -12,6 +12,8 @@ import argparse
 import importlib
 from typing import Any
 
+from controller.cli.flags import OneOf
+
 # area -> (module, what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "rules": ("controller.bench.rules", "throws scored per second"),
@@ -39,6 +41,7 @@ def register(sub: Any) -> None:
         "areas",
         nargs="*",
         metavar="AREA",
+        type=OneOf.of(BENCHMARKS),
         help=f"one or more of {', '.join(BENCHMARKS)} (default: all)",
     )
     p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import logging
 import os
@@ -11,9 +12,11 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.cli.flags import SEED, ExistingFile, FlagError, Number, OutputFile, Text, Whole
 from controller.core.errors import TopTableError
 from controller.core.events import Event
 from controller.gamedata import DEMO_DIR
@@ -41,6 +44,12 @@ FIRMWARE_FILES = (
     "wire.py",
 )
 DEFAULT_BOARD = DEMO_DIR / "board.toml"
+SECONDS = Number(0, 86_400)
+"""A time limit (0: none)."""
+EVERY = Number(0, 3_600)
+"""A fault's period in the stress test (0: never)."""
+FRACTION = Number(0, 0.5, below=True)
+"""A fraction of the bytes on the wire: at 0.5 and above, no frame gets through."""
 
 
 def register(sub: Any) -> None:
@@ -51,44 +60,67 @@ def register(sub: Any) -> None:
     p = bsub.add_parser(
         "sim", help="run the simulated board on a pseudo-terminal; commands on stdin"
     )
-    p.add_argument("--sensors", type=int, default=42, help="sensor count, 1..128 (default 42)")
-    p.add_argument("--link", metavar="PATH", help="also make a symlink PATH to the pseudo-terminal")
+    p.add_argument(
+        "--sensors", type=Whole(1, 128), default=42, help="sensor count, 1..128 (default 42)"
+    )
+    p.add_argument(
+        "--link",
+        metavar="PATH",
+        type=OutputFile(),
+        help="also make a symlink PATH to the pseudo-terminal",
+    )
     p.set_defaults(func=cmd_sim)
 
     p = bsub.add_parser("watch", help="follow a board and print each change")
-    p.add_argument("--port", required=True, metavar="PATH", help="serial port, e.g. /dev/ttyACM0")
+    p.add_argument("--port", required=True, metavar="PATH", type=Text("a serial port"),
+                   help="serial port, e.g. /dev/ttyACM0")  # fmt: skip
     p.add_argument("--json", action="store_true", help="one JSON object per line")
-    p.add_argument("--count", type=int, default=0, help="stop after this many lines (0: never)")
-    p.add_argument("--seconds", type=float, default=0.0, help="stop after this long (0: never)")
+    p.add_argument("--count", type=Whole(0, 10**9), default=0,
+                   help="stop after this many lines (0: never)")  # fmt: skip
+    p.add_argument("--seconds", type=SECONDS, default=0.0,
+                   help="stop after this long (0: never)")  # fmt: skip
     p.set_defaults(func=cmd_watch)
 
     p = bsub.add_parser("stress", help="firmware sim + host link through a fault-injecting relay")
-    p.add_argument("--events", type=int, default=10_000)
-    p.add_argument("--corrupt", type=float, default=0.01, help="fraction of bytes corrupted")
-    p.add_argument("--drop", type=float, default=0.005, help="fraction of bytes dropped")
-    p.add_argument("--unplug-every", type=float, default=10.0, metavar="S", help="0: never")
-    p.add_argument("--reset-every", type=float, default=30.0, metavar="S", help="0: never")
-    p.add_argument("--rate", type=float, default=100.0, help="token events per second")
-    p.add_argument("--latency-events", type=int, default=1000, help="events of the clean run")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quick", action="store_true",
+                   help="a short run: 1,000 events, unplug every 3 s, reset every 7 s")  # fmt: skip
+    p.add_argument("--events", type=Whole(1, 10_000_000),
+                   help="token events of the faulty run (default 10000)")  # fmt: skip
+    p.add_argument("--corrupt", type=FRACTION, help="fraction of bytes corrupted (default 0.01)")
+    p.add_argument("--drop", type=FRACTION, help="fraction of bytes dropped (default 0.005)")
+    p.add_argument("--unplug-every", type=EVERY, metavar="S", help="0: never (default 10)")
+    p.add_argument("--reset-every", type=EVERY, metavar="S", help="0: never (default 30)")
+    p.add_argument("--rate", type=Number(0, 10_000, above=True),
+                   help="token events per second (default 100)")  # fmt: skip
+    p.add_argument("--latency-events", type=Whole(0, 1_000_000),
+                   help="events of the clean run (default 1000)")  # fmt: skip
+    p.add_argument("--seed", type=SEED, help="default 1")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stress)
 
     p = bsub.add_parser("map", help="mapping wizard: place a token on each space as prompted")
-    p.add_argument("--port", required=True, metavar="PATH")
-    p.add_argument("--board", type=Path, default=DEFAULT_BOARD, help="layout file (board.toml)")
-    p.add_argument("--out", type=Path, default=Path("sensors.toml"), help="where to save the map")
-    p.add_argument("--timeout", type=float, default=0.0, help="give up after this long (0: never)")
+    p.add_argument("--port", required=True, metavar="PATH", type=Text("a serial port"))
+    p.add_argument("--board", type=ExistingFile(text=True), default=DEFAULT_BOARD,
+                   help="layout file (board.toml)")  # fmt: skip
+    p.add_argument("--out", type=OutputFile(), default=Path("sensors.toml"),
+                   help="where to save the map")  # fmt: skip
+    p.add_argument("--timeout", type=SECONDS, default=0.0,
+                   help="give up after this long (0: never)")  # fmt: skip
     p.set_defaults(func=cmd_map)
 
     fw = sub.add_parser("firmware", help="the board's MicroPython firmware")
     fsub = fw.add_subparsers(dest="firmware_command", metavar="ACTION", required=True)
     p = fsub.add_parser("deploy", help="copy the firmware to a Pico with mpremote")
-    p.add_argument("--port", metavar="PATH", help="the Pico's port (default: mpremote's auto)")
+    p.add_argument("--port", metavar="PATH", type=Text("a port"),
+                   help="the Pico's port (default: mpremote's auto)")  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
     p.add_argument(
         "--config",
-        type=Path,
+        type=ExistingFile(
+            text=True,
+            missing="no such file; expected the board's config.py "
+            f"(start from a copy of {FIRMWARE_DIR / 'config.py'})",
+        ),
         metavar="FILE",
         help=f"the board's config.py, copied as :firmware/config.py (default: "
         f"{OWNER_FIRMWARE_CONFIG} if it exists, else the bundled example)",
@@ -184,20 +216,36 @@ def describe(ev: Event, occupied: frozenset[int]) -> dict[str, Any] | None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    """Print board events until interrupted (or --count / --seconds)."""
+    """Print board events and the link's health until interrupted (or --count / --seconds).
+
+    Exit 1 when the board never answered; 0 otherwise.
+
+    Raises:
+        FlagError: --port names no device.
+    """
+    from hardware.board.health import HealthReport
     from hardware.board.link import BoardLink
 
+    if not os.path.exists(args.port):
+        raise FlagError(
+            f"argument --port: {args.port}: no such serial port; is the board plugged in? "
+            f"serial ports present: {', '.join(glob.glob('/dev/ttyACM*')) or 'none'}"
+        )
     _quiet_logs()
     q: queue.Queue[Event] = queue.Queue()
     occupied: set[int] = set()
     printed = 0
     end = time.monotonic() + args.seconds if args.seconds > 0 else None
     with BoardLink(args.port, q) as link:
+        health = HealthReport(link.stats, WATCH_HEALTH_EVERY_S)
+        answered = False
         while end is None or time.monotonic() < end:
+            _say_health(health.due(time.monotonic()), link, args.json)
             try:
                 ev = q.get(timeout=0.1)
             except queue.Empty:
                 continue
+            answered = answered or isinstance(ev, LinkRestored)
             if isinstance(ev, SensorChanged):
                 (occupied.add if ev.occupied else occupied.discard)(ev.sensor)
             elif isinstance(ev, BoardResynced):
@@ -205,16 +253,26 @@ def cmd_watch(args: argparse.Namespace) -> int:
             info = describe(ev, frozenset(occupied))
             if info is None:
                 continue
-            if args.json:
-                print(json.dumps(info), flush=True)
-            else:
-                print(_human(info), flush=True)
+            print(json.dumps(info) if args.json else _human(info), flush=True)
             printed += 1
             if args.count and printed >= args.count:
                 break
-        if not printed and link.last_error:
-            print(f"toptable board watch: {link.last_error}", file=sys.stderr)
+        _say_health(health.now(time.monotonic()), link, args.json)
+        if not answered:
+            why = link.last_error or "no answer to the identify handshake"
+            print(f"toptable board watch: the board never answered: {why}", file=sys.stderr)
+            return 1
     return 0
+
+
+WATCH_HEALTH_EVERY_S = 1.0
+
+
+def _say_health(line: str | None, link: Any, as_json: bool) -> None:
+    if line is None:
+        return
+    print(json.dumps({"event": "link_health", **link.stats.trouble()}) if as_json else line,
+          flush=True)  # fmt: skip
 
 
 def _human(info: dict[str, Any]) -> str:
@@ -236,20 +294,14 @@ def cmd_stress(args: argparse.Namespace) -> int:
     """Run the stress test; exit 1 if a correctness target is missed."""
     from hardware.board.stress import StressConfig, format_report, run_stress
 
-    for name in ("corrupt", "drop"):
-        value = getattr(args, name)
-        if not 0.0 <= value < 0.5:
-            raise TopTableError(f"--{name} must be a fraction in 0..0.5, got {value}")
-    cfg = StressConfig(
-        events=args.events,
-        corrupt=args.corrupt,
-        drop=args.drop,
-        unplug_every=args.unplug_every,
-        reset_every=args.reset_every,
-        rate=args.rate,
-        latency_events=args.latency_events,
-        seed=args.seed,
-    )
+    cfg = StressConfig.quick() if args.quick else StressConfig()
+    given = {
+        name: getattr(args, name)
+        for name in ("events", "corrupt", "drop", "unplug_every", "reset_every", "rate",
+                     "latency_events", "seed")
+        if getattr(args, name) is not None
+    }  # fmt: skip
+    cfg = replace(cfg, **given)
     logging.getLogger("hardware.board").setLevel(logging.ERROR)
     report = run_stress(cfg)
     print(json.dumps(report.as_dict()) if args.json else format_report(cfg, report))

@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from controller.cli.flags import ExistingFile
 from controller.companion.registry import MODES
 from controller.companion.replay import replay
-from controller.core.errors import DataError
+from controller.core.jsonfile import read_json
 
 
 def register(sub: Any) -> None:
@@ -25,25 +26,14 @@ def register(sub: Any) -> None:
     what = comp.add_subparsers(dest="companion_command", metavar="COMMAND")
     what.required = True
     rep = what.add_parser("replay", help="play a script of actions and print the final state")
-    rep.add_argument("script", type=Path, help="the script (JSON)")
+    rep.add_argument("script", type=ExistingFile(text=True), help="the script (JSON)")
     rep.add_argument("--json", action="store_true", help="print the final state as JSON")
     rep.set_defaults(func=cmd_replay)
 
 
 def read_script(path: Path) -> Any:
     """The script file's JSON; DataError naming the file if it cannot be read or parsed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError.single(
-            str(path), f"line {exc.lineno}", "", f"not valid JSON: {exc.msg}"
-        ) from None
+    return read_json(path)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

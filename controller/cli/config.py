@@ -1,13 +1,16 @@
-"""``toptable config check [PATH]``: the daemon's config file and the devices it names."""
+"""``toptable config check [PATH]``: the daemon's config file, the game data and board layout
+it names (read as ``toptable run`` reads them) and the devices it names."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
-from controller.core.errors import DataError
+from controller.core.errors import DataError, DataProblem
+from controller.daemon.journals import game_data_for
 
 
 def register(sub: Any) -> None:
@@ -19,14 +22,23 @@ def register(sub: Any) -> None:
         "check",
         help="validate a config and check its devices",
         description="Validate a daemon config (every problem at once, naming section and "
-        "option), then check that the camera, serial port, I2C buses and GPIO it names are "
+        "option) and the data set and board layout it names, as `toptable run` reads them; "
+        "then check that the camera, serial port, I2C buses and GPIO it names are "
         "there and usable. Exit 0 if all is well, 2 otherwise.",
     )
-    c.add_argument(
+    where = c.add_mutually_exclusive_group()
+    where.add_argument(
         "path",
         nargs="?",
-        default=str(DEFAULT_CONFIG_PATH),
+        type=CONFIG_FILE,
         help=f"the config file (default {DEFAULT_CONFIG_PATH})",
+    )
+    where.add_argument(
+        "--config",
+        dest="config_path",
+        metavar="PATH",
+        type=CONFIG_FILE,
+        help="the same, as `toptable run --config PATH` names it",
     )
     c.add_argument(
         "--no-devices",
@@ -54,14 +66,21 @@ def run_check(args: argparse.Namespace) -> int:
     Raises:
         DataError: every problem found (the CLI prints them and exits 2).
     """
-    cfg = load_config(args.path)
+    path = args.path or args.config_path or DEFAULT_CONFIG_PATH
+    cfg = load_config(path)
     notes: list[str] = []  # what the devices really deliver (the camera's size, rate, format)
+    problems: list[DataProblem] = []
+    if cfg.table.mode.plays_dice:
+        try:
+            game_data_for(cfg)  # the data set and board layout, read as `toptable run` reads them
+        except DataError as exc:
+            problems.extend(exc.problems)
     if not args.no_devices:
-        problems = check_devices(cfg, notes=notes)
-        if problems:
-            raise DataError(problems)
+        problems.extend(check_devices(cfg, notes=notes))
+    if problems:
+        raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
-    print(f"{args.path}: OK ({checked}): {summary(cfg)}")
+    print(f"{path}: OK ({checked}): {summary(cfg)}")
     for line in notes:
         print(f"  {line}")
     return 0

@@ -10,6 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_demo_arguments, demo_names, demo_settings
+from controller.cli.flags import (
+    CONFIG_FILE,
+    PLAYERS,
+    SEED,
+    ExistingDir,
+    OutputDir,
+    OutputFile,
+    Text,
+)
 from controller.core.kinds import GameKind
 from controller.game.state import Length
 from controller.table.settings import TOPDICE
@@ -22,7 +31,11 @@ DEMO_MODES = (TOPDICE, *(k.value for k in GameKind))
 def register(sub: Any) -> None:
     """Add ``run`` and ``demo``."""
     run = sub.add_parser("run", help="run the table daemon (on the Pi, under systemd)")
-    run.add_argument("--config", help="config file (default: /etc/toptable/config.toml)")
+    run.add_argument(
+        "--config",
+        type=CONFIG_FILE,
+        help="config file (default: /etc/toptable/config.toml)",
+    )
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
@@ -33,10 +46,8 @@ def register(sub: Any) -> None:
         help="the game: tournament or story (the dice game) or a companion mode "
         "(default tournament)",
     )
-    demo.add_argument("--seed", type=int, default=1, help="the game's seed (same seed, same game)")
-    demo.add_argument(
-        "--players", type=int, default=2, choices=range(2, 7), metavar="N", help="2..6"
-    )
+    demo.add_argument("--seed", type=SEED, default=1, help="the game's seed (same seed, same game)")
+    demo.add_argument("--players", type=PLAYERS, default=2, metavar="N", help="2..6")
     demo.add_argument(
         "--length",
         default=Length.ROUNDS5.value,
@@ -50,12 +61,18 @@ def register(sub: Any) -> None:
         help="Story mode (docs/rules.md §12): 2..4 players, 13 squares",
     )
     demo.add_argument(
-        "--journal", type=Path, help="the SQLite journal (default: OUT/journal.sqlite)"
+        "--journal", type=OutputFile(), help="the SQLite journal (default: OUT/journal.sqlite)"
     )
     demo.add_argument("--resume", action="store_true", help="continue the game in --journal")
-    demo.add_argument("--out", type=Path, default=Path("out/demo"), help="where the GIF and log go")
-    demo.add_argument("--data", type=Path, help="data directory (default: the bundled demo set)")
-    demo.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
+    demo.add_argument(
+        "--out", type=OutputDir(), default=Path("out/demo"), help="where the GIF and log go"
+    )
+    demo.add_argument(
+        "--data", type=ExistingDir(), help="data directory (default: the bundled demo set)"
+    )
+    demo.add_argument(
+        "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
+    )
     demo.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_demo_arguments(demo)
     demo.set_defaults(func=cmd_demo)

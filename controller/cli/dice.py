@@ -15,14 +15,30 @@ toptable dice synth OUT_DIR --images N               a synthetic dataset (YOLO l
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 import queue
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import cv2
 
+from controller.cli.flags import (
+    POOL,
+    SEED,
+    ExistingDir,
+    ExistingFile,
+    FlagError,
+    ImageFile,
+    Number,
+    OutputDir,
+    OutputFile,
+    Text,
+    Whole,
+)
 from controller.core.events import Event
 from vision.errors import ImageReadError, ModelError
 from vision.events import ThrowSettled
@@ -41,6 +57,8 @@ from vision.synth.scenes import write_dataset
 
 CV_LOG_LEVEL_ERROR = 2
 """OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
+IMAGES = Whole(1, 100_000)
+"""Photos rendered for a synthetic dataset or calibration."""
 
 
 def _model(path: str | None) -> FaceModel:
@@ -161,12 +179,23 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _camera_there(device: str, instead: str) -> None:
+    """Raises FlagError when ``device`` is not there, naming the cameras that are."""
+    if not os.path.exists(device):
+        present = ", ".join(sorted(glob.glob("/dev/video*"))) or "none"
+        raise FlagError(
+            f"argument --device: {device}: no such camera device; cameras present: {present} "
+            f"(or use {instead})"
+        )
+
+
 def cmd_capture(args: argparse.Namespace) -> int:
     """Interactive capture of a labeled dataset from a camera."""
     if args.folder:
         # each take reads 3 frames (the camera warm-up): hold each image for 3
         config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder, hold_frames=3)
     else:
+        _camera_there(args.device, "--folder")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     names = [n.strip() for n in args.faces.split(",") if n.strip()]
     model = _model(args.model) if args.model else None
@@ -177,7 +206,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    """Run a camera source through the reader and print every event."""
+    """Run a camera source through the reader and print every event; exit 1 when it
+    gave no frame.
+
+    Raises:
+        FlagError: --device names no device.
+    """
     if args.folder:
         config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder)
     elif args.video:
@@ -185,6 +219,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     elif args.synthetic:
         config = CameraConfig(kind=CameraSource.SYNTHETIC, seed=args.seed, dice=args.expect or 6)
     else:
+        _camera_there(args.device, "--folder, --video or --synthetic")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
     # (cv2.utils.logging is absent from the opencv-python wheels; cv2.setLogLevel is not)
@@ -205,6 +240,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     while not events.empty():
         _print_event(events.get_nowait())
     print(f"{worker.frames} frames read")
+    if not worker.frames:
+        print("toptable dice watch: the camera gave no frame", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -243,60 +281,76 @@ def register(sub: Any) -> None:
         "photos too alike, labels that disagree). --synthetic calibrates on rendered game "
         "dice instead, without that check. Progress goes to stderr.",
     )
-    c.add_argument("dataset", nargs="?", help="dataset folder (data.yaml, images/, labels/)")
-    c.add_argument("--out", required=True, metavar="MODEL.npz", help="model file to write")
-    c.add_argument("--face-set", help="name of the face set (default: the folder name)")
+    c.add_argument("dataset", nargs="?", type=ExistingDir(),
+                   help="dataset folder (data.yaml, images/, labels/)")  # fmt: skip
+    c.add_argument("--out", required=True, metavar="MODEL.npz", type=OutputFile(),
+                   help="model file to write")  # fmt: skip
+    c.add_argument(
+        "--face-set", type=Text(), help="name of the face set (default: the folder name)"
+    )
     c.add_argument("--json", action="store_true", help="print the model and its report as JSON")
     c.add_argument("--synthetic", action="store_true", help="calibrate on rendered game dice")
-    c.add_argument("--images", type=int, default=12, help="--synthetic: frames to render")
-    c.add_argument("--seed", type=int, default=1, help="--synthetic: random seed")
+    c.add_argument("--images", type=IMAGES, default=12, help="--synthetic: frames to render")
+    c.add_argument("--seed", type=SEED, default=1, help="--synthetic: random seed")
     c.set_defaults(func=cmd_calibrate)
 
     e = dice.add_parser("eval", help="detection and face-reading figures on a labeled dataset")
-    e.add_argument("dataset", help="dataset folder (data.yaml, images/, labels/)")
-    e.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
+    e.add_argument(
+        "dataset", type=ExistingDir(), help="dataset folder (data.yaml, images/, labels/)"
+    )
+    e.add_argument(
+        "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
+    )
     how = e.add_mutually_exclusive_group()
-    how.add_argument("--cv", type=int, metavar="K",
+    how.add_argument("--cv", type=Whole(2, 20), metavar="K",
                      help="K-fold leave-images-out cross-validation (calibrates K models)")  # fmt: skip
-    how.add_argument("--errors", metavar="DIR",
+    how.add_argument("--errors", metavar="DIR", type=OutputDir(),
                      help="write a crop of every mistake and errors.json (reasons) to DIR")  # fmt: skip
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=cmd_eval)
 
     r = dice.add_parser("read", help="read the dice of one image")
-    r.add_argument("image")
-    r.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
-    r.add_argument("--expect", type=int, help="number of dice expected (pool size)")
+    r.add_argument("image", type=ImageFile())
+    r.add_argument(
+        "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
+    )
+    r.add_argument("--expect", type=POOL, help="number of dice expected (pool size)")
     r.add_argument("--json", action="store_true", help="print JSON")
-    r.add_argument("--annotate", metavar="OUT.png", help="write the image with boxes and faces")
+    r.add_argument("--annotate", metavar="OUT.png", type=OutputFile(),
+                   help="write the image with boxes and faces")  # fmt: skip
     r.set_defaults(func=cmd_read)
 
     k = dice.add_parser("capture", help="photograph your dice face by face into a dataset")
-    k.add_argument("out", help="dataset folder to write (YOLO layout)")
-    k.add_argument("--faces", default="kick,punch,sphere,strength,star,teleport",
+    k.add_argument("out", type=OutputDir(), help="dataset folder to write (YOLO layout)")
+    k.add_argument("--faces", default="kick,punch,sphere,strength,star,teleport", type=Text(),
                    help="face names in class order (comma-separated)")  # fmt: skip
-    k.add_argument("--device", default="/dev/video0", help="V4L2 camera device")
-    k.add_argument("--folder", help="take frames from an image folder instead of a camera")
-    k.add_argument("--model", help="a model whose die size finds the dice (default: shipped)")
-    k.add_argument("--shots", type=int, default=2, help="photos per face")
+    k.add_argument("--device", default="/dev/video0", type=Text(), help="V4L2 camera device")
+    k.add_argument("--folder", type=ExistingDir(),
+                   help="take frames from an image folder instead of a camera")  # fmt: skip
+    k.add_argument("--model", type=ExistingFile(),
+                   help="a model whose die size finds the dice (default: shipped)")  # fmt: skip
+    k.add_argument("--shots", type=Whole(1, 100), default=2, help="photos per face")
     k.set_defaults(func=cmd_capture)
 
     w = dice.add_parser("watch", help="run a camera through the reader and print its events")
-    w.add_argument("--device", default="/dev/video0", help="V4L2 camera device")
-    w.add_argument("--folder", help="an image folder instead of a camera")
-    w.add_argument("--video", help="a video file instead of a camera")
+    w.add_argument("--device", default="/dev/video0", type=Text(), help="V4L2 camera device")
+    w.add_argument("--folder", type=ExistingDir(), help="an image folder instead of a camera")
+    w.add_argument("--video", type=ExistingFile(), help="a video file instead of a camera")
     w.add_argument("--synthetic", action="store_true", help="rendered dice instead of a camera")
-    w.add_argument("--seed", type=int, default=0, help="--synthetic: random seed")
-    w.add_argument("--model", help=f"model file (default: {DEFAULT_MODEL.name})")
-    w.add_argument("--expect", type=int, help="number of dice expected (pool size)")
-    w.add_argument("--evidence", help="folder to keep each settled frame in")
-    w.add_argument("--seconds", type=float, default=30.0, help="stop after this long")
-    w.add_argument("--throws", type=int, help="stop after this many throws")
+    w.add_argument("--seed", type=SEED, default=0, help="--synthetic: random seed")
+    w.add_argument(
+        "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
+    )
+    w.add_argument("--expect", type=POOL, help="number of dice expected (pool size)")
+    w.add_argument("--evidence", type=OutputDir(), help="folder to keep each settled frame in")
+    w.add_argument("--seconds", type=Number(0, 86_400, above=True), default=30.0,
+                   help="stop after this long")  # fmt: skip
+    w.add_argument("--throws", type=Whole(1, 1_000_000), help="stop after this many throws")
     w.set_defaults(func=cmd_watch)
 
     s = dice.add_parser("synth", help="render a synthetic labeled dataset of the game dice")
-    s.add_argument("out")
-    s.add_argument("--images", type=int, default=20)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("out", type=OutputDir())
+    s.add_argument("--images", type=IMAGES, default=20)
+    s.add_argument("--seed", type=SEED, default=0)
     s.add_argument("--easy", action="store_true", help="no hard lighting, blur and noise")
     s.set_defaults(func=cmd_synth)

@@ -10,6 +10,18 @@ import json
 import logging
 from pathlib import Path
 
+from controller.cli.flags import (
+    PLAYERS,
+    SEED,
+    Checked,
+    ExistingDir,
+    ExistingFile,
+    Number,
+    OutputDir,
+    Parsed,
+    Text,
+    Whole,
+)
 from controller.game.state import Length
 from controller.publish.people import Person, PlayerNameError, parse_people
 from controller.publish.settings import Connection, EventsSettings, check_table_id, parse_broker_url
@@ -22,13 +34,18 @@ def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
         "--mqtt",
         required=required,
         metavar="URL",
+        type=Checked(parse_broker_url),
         help="publish to this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
     )
-    p.add_argument("--username", help="broker user name")
+    p.add_argument("--username", type=Text(), help="broker user name")
     p.add_argument(
-        "--password-file", type=Path, help="a file holding the broker password (first line)"
+        "--password-file",
+        type=ExistingFile(text=True),
+        help="a file holding the broker password (first line)",
     )
-    p.add_argument("--ca-file", type=Path, help="CA certificate for TLS (implies TLS)")
+    p.add_argument(
+        "--ca-file", type=ExistingFile(text=True), help="CA certificate for TLS, PEM (implies TLS)"
+    )
 
 
 def connection_from(args: argparse.Namespace) -> Connection:
@@ -50,15 +67,11 @@ def people_argument(text: str) -> tuple[Person, ...]:
     """``--names "Ann Lee=ann,Bob"``: the players in seat order, NAME or NAME=PERSON_ID.
 
     Raises:
-        argparse.ArgumentTypeError: a bad entry, a name or person id twice, or not 2..6
-            players (argparse prints it as one line and exits 2).
+        PlayerNameError: a bad entry, a name or person id twice, or not 2..6 players.
     """
-    try:
-        people = parse_people(text.split(","))
-    except PlayerNameError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    people = parse_people(text.split(","))
     if not 2 <= len(people) <= 6:
-        raise argparse.ArgumentTypeError(f"{len(people)} players in {text!r}: expected 2..6")
+        raise PlayerNameError(f"{len(people)} players in {text!r}: expected 2..6")
     return people
 
 
@@ -66,14 +79,17 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
     """``toptable demo ... --names NAMES --mqtt mqtt://HOST:PORT --table-id ID``."""
     p.add_argument(
         "--names",
-        type=people_argument,
+        type=Parsed(people_argument),
         metavar="NAME[=ID],...",
         help="the players, in seat order (their number replaces --players); a person id "
         "makes one person of the same player at several tables on the scoreboard",
     )
     add_broker_arguments(p, required=False)
     p.add_argument(
-        "--table-id", default="demo", help="this table's id on the broker (default demo)"
+        "--table-id",
+        default="demo",
+        type=Checked(check_table_id),
+        help="this table's id on the broker (default demo)",
     )
 
 
@@ -97,22 +113,31 @@ def demo_settings(args: argparse.Namespace) -> EventsSettings | None:
 def add_tables_arguments(p: argparse.ArgumentParser, *, standalone: bool) -> None:
     """``--tables N --mqtt URL [--pace S] [--journals DIR]`` (``standalone``: with the game
     options ``simulate`` already has: --players, --length, --seed, --data)."""
-    p.add_argument("--tables", type=int, metavar="N", help="play N tables at once over MQTT")
+    p.add_argument(
+        "--tables", type=Whole(1, 64), metavar="N", help="play N tables at once over MQTT"
+    )
     add_broker_arguments(p, required=standalone)
     p.add_argument(
         "--pace",
-        type=float,
+        type=Number(0, 60),
         default=DEMO_PACE_S,
         metavar="S",
         help=f"seconds between a table's events (default {DEMO_PACE_S}: demo speed; 0: flat out)",
     )
-    p.add_argument("--journals", type=Path, help="where the tables' journals go (default: temp)")
-    p.add_argument("--prefix", default="table", help="table ids are PREFIX-1..PREFIX-N")
+    p.add_argument(
+        "--journals", type=OutputDir(), help="where the tables' journals go (default: temp)"
+    )
+    p.add_argument(
+        "--prefix",
+        default="table",
+        type=Checked(check_table_id),
+        help="table ids are PREFIX-1..PREFIX-N",
+    )
     if standalone:
-        p.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="N")
+        p.add_argument("--players", type=PLAYERS, default=2, metavar="N")
         p.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS5.value)
-        p.add_argument("--seed", type=int, default=0, help="table i plays seed+i")
-        p.add_argument("--data", type=Path, help="data directory (default: the demo set)")
+        p.add_argument("--seed", type=SEED, default=0, help="table i plays seed+i")
+        p.add_argument("--data", type=ExistingDir(), help="data directory (default: the demo set)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
 

@@ -7,24 +7,40 @@ import json
 from typing import Any
 
 from controller.cli.events import add_tables_arguments, cmd_tables
+from controller.cli.flags import (
+    PLAYERS,
+    SEED,
+    STORY_PLAYERS,
+    ExistingDir,
+    ExistingFile,
+    FlagError,
+    OutputFile,
+    Text,
+    Whole,
+)
 from controller.game.bots import BOTS
 from controller.game.perft import STATES as PERFT_STATES
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS, Length
 from controller.rules.variants import Variants
+
+GAMES = Whole(1, 1_000_000)
+DATA_HELP = "data directory (default: $TOPTABLE_DATA or the demo set)"
 
 
 def register(sub: Any) -> None:
     """Add ``simulate``, ``game`` and ``story`` subcommands."""
     sim = sub.add_parser("simulate", help="simulate whole games with bot players")
     sim.add_argument(
-        "--players", type=int, default=4, help=f"{MIN_PLAYERS}..{MAX_PLAYERS} (default 4)"
+        "--players", type=PLAYERS, default=4, help=f"{MIN_PLAYERS}..{MAX_PLAYERS} (default 4)"
     )
     sim.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
-    sim.add_argument("--games", type=int, default=100, help="how many games (default 100)")
-    sim.add_argument("--seed", type=int, default=0, help="seed of game 1 (game i uses seed+i)")
+    sim.add_argument("--games", type=GAMES, default=100, help="how many games (default 100)")
+    sim.add_argument("--seed", type=SEED, default=0, help="seed of game 1 (game i uses seed+i)")
     sim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
-    sim.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
-    sim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    sim.add_argument(
+        "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
+    )
+    sim.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument(
         "--story", action="store_true", help="Story-mode games (docs/rules.md §12, 2..4 players)"
@@ -35,23 +51,25 @@ def register(sub: Any) -> None:
     game = sub.add_parser("game", help="journalled games: play with bots, check, undo, export")
     gsub = game.add_subparsers(dest="game_command", metavar="COMMAND", required=True)
     play = gsub.add_parser("play", help="play (or resume) a bot game journalled to JOURNAL")
-    play.add_argument("journal", help="journal file (SQLite); resumed when it exists")
-    play.add_argument("--players", type=int, default=4)
+    play.add_argument(
+        "journal", type=OutputFile(), help="journal file (SQLite); resumed when it exists"
+    )
+    play.add_argument("--players", type=PLAYERS, default=4)
     play.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    play.add_argument("--seed", type=SEED, default=0)
+    play.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     play.add_argument("--json", action="store_true", help="print the final state as JSON")
     play.add_argument("--story", action="store_true", help="a Story-mode game (2..4 players)")
     play.set_defaults(func=cmd_play)
     check = gsub.add_parser("check", help="open a journal, verify every row and replay it")
-    check.add_argument("journal")
+    check.add_argument("journal", type=ExistingFile())
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_check)
     undo = gsub.add_parser("undo", help="undo the last player action of a journalled game")
-    undo.add_argument("journal")
+    undo.add_argument("journal", type=ExistingFile())
     undo.set_defaults(func=cmd_undo)
     export = gsub.add_parser("export", help="a journalled game as a readable log")
-    export.add_argument("journal")
+    export.add_argument("journal", type=ExistingFile())
     fmt = export.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON (default)")
     fmt.add_argument("--text", action="store_true", help="text, one line per event")
@@ -69,19 +87,25 @@ def register(sub: Any) -> None:
         metavar="STATE",
         help="one of: " + ", ".join(PERFT_STATES),
     )
-    perft.add_argument("--depth", type=int, default=2, help="deepest count, 1..4 (default 2)")
-    perft.add_argument("--data", help="data directory (default: the bundled demo set)")
+    perft.add_argument(
+        "--depth", type=Whole(1, 4), default=2, help="deepest count, 1..4 (default 2)"
+    )
+    perft.add_argument(
+        "--data", type=ExistingDir(), help="data directory (default: the bundled demo set)"
+    )
     perft.add_argument("--json", action="store_true", help="print JSON (the data file's format)")
     perft.set_defaults(func=cmd_perft)
 
     story = sub.add_parser("story", help="Story mode (docs/rules.md §12)")
     ssub = story.add_subparsers(dest="story_command", metavar="COMMAND", required=True)
     ssim = ssub.add_parser("simulate", help="simulate Story-mode games (as simulate --story)")
-    ssim.add_argument("--players", type=int, default=2, help="2..4")
-    ssim.add_argument("--games", type=int, default=100)
-    ssim.add_argument("--seed", type=int, default=0)
+    ssim.add_argument(
+        "--players", type=STORY_PLAYERS, default=2, help=f"{MIN_PLAYERS}..{MAX_STORY_PLAYERS}"
+    )
+    ssim.add_argument("--games", type=GAMES, default=100)
+    ssim.add_argument("--seed", type=SEED, default=0)
     ssim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
-    ssim.add_argument("--data", help="data directory (default: $TOPTABLE_DATA or the demo set)")
+    ssim.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     ssim.add_argument("--json", action="store_true")
     ssim.set_defaults(func=cmd_story_simulate)
 
@@ -93,15 +117,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.game.simulate import simulate
     from controller.gamedata.bundle import load_game_data
 
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        print(f"toptable simulate: --players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
-        return 2
-    if args.games < 1:
-        print("toptable simulate: --games must be >= 1")
-        return 2
     if args.story and args.players > MAX_STORY_PLAYERS:
-        print(f"toptable simulate: --story is for {MIN_PLAYERS}..{MAX_STORY_PLAYERS} players")
-        return 2
+        raise FlagError(
+            f"--story is for {MIN_PLAYERS}..{MAX_STORY_PLAYERS} players, got --players {args.players}"
+        )
     data = load_game_data(args.data)
     variants = Variants.from_names(args.variant)
     report = simulate(
@@ -209,9 +228,6 @@ def cmd_perft(args: argparse.Namespace) -> int:
     from controller.game.perft import counts
     from controller.gamedata import DEMO_DIR
 
-    if not 1 <= args.depth <= 4:
-        print("toptable game perft: --depth must be 1..4")
-        return 2
     out = counts(args.state, args.depth, args.data or str(DEMO_DIR))
     if args.json:
         print(json.dumps(out.to_json(), indent=1))
@@ -225,8 +241,5 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_story_simulate(args: argparse.Namespace) -> int:
     """Simulate Story-mode games: ``toptable simulate --story`` (the same bots, dice and
     simulator)."""
-    if not MIN_PLAYERS <= args.players <= MAX_STORY_PLAYERS:
-        print(f"toptable story simulate: --players must be {MIN_PLAYERS}..{MAX_STORY_PLAYERS}")
-        return 2
     args.story, args.length, args.variant, args.tables = True, Length.ROUNDS10.value, [], 0
     return cmd_simulate(args)

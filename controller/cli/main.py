@@ -59,7 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # argparse printed its one line (or the help) and exits
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         code: int = args.func(args)
     except TopTableError as exc:

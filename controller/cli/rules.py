@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from controller.cli.flags import REROLLS, SUPPORT, ExistingDir, ExistingFile, OutputDir, Text
 from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import parse_symbols, speed_after_rerolls
 from controller.gamedata import data_dir, data_file
@@ -28,39 +29,57 @@ def register(sub: Any) -> None:
     data = sub.add_parser("data", help="game data files")
     data_sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     check = data_sub.add_parser("check", help="validate a data directory (all problems at once)")
-    check.add_argument("dir", nargs="?", help="data directory (default: the bundled demo set)")
+    check.add_argument(
+        "dir", nargs="?", type=ExistingDir(), help="data directory (default: the bundled demo set)"
+    )
     check.set_defaults(func=cmd_data_check)
     init = data_sub.add_parser(
         "init", help="start your own data set: a self-contained copy of one, checked"
     )
-    init.add_argument("dir", help="the new directory (must not exist, or be empty)")
     init.add_argument(
-        "--from", dest="source", help="the data directory to copy (default: the bundled demo set)"
+        "dir", type=OutputDir(), help="the new directory (must not exist, or be empty)"
+    )
+    init.add_argument(
+        "--from",
+        dest="source",
+        type=ExistingDir(),
+        help="the data directory to copy (default: the bundled demo set)",
     )
     init.set_defaults(func=cmd_data_init)
 
     roll = sub.add_parser("roll", help="score one final throw")
-    roll.add_argument("--warrior", required=True, help="warrior (or form) name")
-    roll.add_argument("--form", help="the form fighting (default: the one --warrior names)")
-    roll.add_argument("--dice", required=True, help="comma-separated symbols, e.g. kick,punch,star")
-    roll.add_argument("--rerolls", type=int, default=0, help="rerolls made before this throw")
-    roll.add_argument("--support", type=int, default=0, help="support dice in the pool")
-    roll.add_argument("--card", action="append", default=[], metavar="NAME:SYM+SYM:DAMAGE",
-                      help="a card combo in hand (repeatable)")  # fmt: skip
+    roll.add_argument("--warrior", required=True, type=Text(), help="warrior (or form) name")
+    roll.add_argument(
+        "--form", type=Text(), help="the form fighting (default: the one --warrior names)"
+    )
+    roll.add_argument("--dice", required=True, type=Text(),
+                      help="comma-separated symbols, e.g. kick,punch,star")  # fmt: skip
+    roll.add_argument("--rerolls", type=REROLLS, default=0, help="rerolls made before this throw")
+    roll.add_argument("--support", type=SUPPORT, default=0, help="support dice in the pool")
+    roll.add_argument("--card", action="append", default=[], type=Text(),
+                      metavar="NAME:SYM+SYM:DAMAGE", help="a card combo in hand (repeatable)")  # fmt: skip
     _common(roll)
     roll.set_defaults(func=cmd_roll)
 
     combat = sub.add_parser("combat", help="replay one combat from a scenario file")
-    combat.add_argument("scenario", help="scenario JSON (format: controller/combat_scenario.py)")
+    combat.add_argument(
+        "scenario",
+        type=ExistingFile(text=True),
+        help="scenario JSON (format: controller/gamedata/scenario.py)",
+    )
     _common(combat)
     combat.set_defaults(func=cmd_combat)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--data", help="data directory (default: $TOPTABLE_DATA or the bundled demo set)"
+        "--data",
+        type=ExistingDir(),
+        help="data directory (default: $TOPTABLE_DATA or the bundled demo set)",
     )
-    p.add_argument("--variant", action="append", default=[], help="a variant of docs/rules.md")
+    p.add_argument(
+        "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -121,8 +140,6 @@ def cmd_roll(args: argparse.Namespace) -> int:
     fighter = wf.roster.fighter(args.warrior, args.form)
     dice = parse_symbols(args.dice)
     wf.die.check_faces(dice, "--dice")
-    if args.rerolls < 0 or args.support < 0:
-        raise InvalidThrowError("--rerolls and --support must be >= 0")
     pool = attack_pool(fighter, args.support)
     if len(dice) != pool:
         raise InvalidThrowError(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_broker_arguments, connection_from
+from controller.cli.flags import PORT, FlagError, Host, Number, OutputDir, Text
 from controller.scoreboard.evening import Evening
 from controller.scoreboard.model import EXPIRE_S, Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, DEFAULT_PORT, ScoreboardServer
@@ -38,13 +39,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--host",
         default=DEFAULT_HOST,
+        type=Host(),
         help=f"address to serve on (default {DEFAULT_HOST}; 0.0.0.0 for the whole LAN)",
     )
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
-    p.add_argument("--client-id", help="MQTT client id (default: toptable-scoreboard-HOSTNAME)")
+    p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument(
+        "--client-id", type=Text(), help="MQTT client id (default: toptable-scoreboard-HOSTNAME)"
+    )
     p.add_argument(
         "--state-dir",
-        type=Path,
+        type=OutputDir(),
         help="where the evening is kept (evening.sqlite; default $STATE_DIRECTORY, "
         "else ~/.local/state/toptable)",
     )
@@ -62,12 +66,27 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--expire-min",
-        type=float,
+        type=Number(0, 7 * 24 * 60, above=True),
         default=EXPIRE_S / 60,
         metavar="MIN",
         help=f"a table silent this long leaves the page (default {EXPIRE_S / 60:g})",
     )
     p.set_defaults(func=cmd_scoreboard)
+
+
+def listen(board: Scoreboard, host: str, port: int) -> ScoreboardServer:
+    """The scoreboard's web server, serving.
+
+    Raises:
+        FlagError: the address cannot be served (a port in use, an address not this machine's).
+    """
+    try:
+        return ScoreboardServer(board, host, port).start()
+    except OSError as exc:
+        raise FlagError(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc} "
+            "(another program there? pick another --port or --host)"
+        ) from None
 
 
 def cmd_scoreboard(args: argparse.Namespace) -> int:
@@ -86,8 +105,8 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
     board = Scoreboard(
         evening=evening.start(), ranking=Ranking(args.rank), expire_s=args.expire_min * 60
     )
+    server = listen(board, args.host, args.port)
     subscriber = Subscriber(conn, board, args.client_id).start()
-    server = ScoreboardServer(board, args.host, args.port).start()
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url}; "

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
+from controller.cli.flags import ExistingFile, FlagError, OutputPath, Text, Whole
 from hardware.displays.errors import DisplayError
 
 
@@ -30,17 +30,22 @@ def register(sub: Any) -> None:
             "play (a simulated fight on a luma.emulator device)"
         ),
     )
-    p.add_argument("--state", type=Path, help="a TableView JSON (default: the bundled example)")
-    p.add_argument("--out", type=Path, help="output folder (required for render)")
-    p.add_argument("--scale", type=int, default=4, help="also write NAME@Nx.png (0: no; default 4)")
+    p.add_argument("--state", type=ExistingFile(text=True),
+                   help="a TableView JSON (default: the bundled example)")  # fmt: skip
+    p.add_argument("--out", type=OutputPath(),
+                   help="output folder (required for render; play: a .gif file or a folder)")  # fmt: skip
+    p.add_argument("--scale", type=Whole(0, 16), default=4,
+                   help="also write NAME@Nx.png, 0..16 (0: no; default 4)")  # fmt: skip
     p.add_argument(
         "--emulator",
         choices=("gifanim", "capture", "pygame"),
         default="gifanim",
         help="play: a GIF (--out FILE.gif), PNG frames (--out DIR) or a pygame window",
     )
-    p.add_argument("--screen", default="turn", help="play: the screen to show (default turn)")
-    p.add_argument("--seconds", type=int, default=20, help="play: simulated seconds (default 20)")
+    p.add_argument("--screen", default="turn", type=Text(),
+                   help="play: the screen to show (default turn)")  # fmt: skip
+    p.add_argument("--seconds", type=Whole(1, 3_600), default=20,
+                   help="play: simulated seconds (default 20)")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -62,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "play":
         return _play(args, view)
     if args.out is None:
-        print("toptable screens: error: --out DIR is required")
-        return 2
+        raise FlagError("screens render needs --out DIR (the folder the PNGs go to)")
     try:
         written = write_cases(every_case(view), args.out, scale=args.scale)
     except OSError as exc:
@@ -86,8 +90,7 @@ def _play(args: argparse.Namespace, view: Any) -> int:
     from hardware.displays.luma_open import open_display
 
     if args.emulator != "pygame" and args.out is None:
-        print("toptable screens: error: play needs --out (a .gif file, or a folder for capture)")
-        return 2
+        raise FlagError("screens play needs --out (a .gif file, or a folder for capture)")
     output = ""
     if args.emulator == "capture":
         args.out.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from controller.cli.flags import CONFIG_FILE, ExistingDir, OutputDir, Text
 from controller.system.install_steps import carry_out
 from controller.system.serial_ports import find_serial_devices
 from controller.system.service import (
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--root",
         "--prefix",
-        type=Path,
+        type=OutputDir(),
         default=Path("/"),
         metavar="DIR",
         help="write the files under DIR instead of / and run no system command (staging)",
@@ -49,11 +50,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--board-serial",
         metavar="SERIAL",
+        type=Text(),
         help="the board's Pico's USB serial number (default: the one Pico plugged in)",
     )
     p.add_argument(
         "--config",
-        type=Path,
+        type=CONFIG_FILE,
         metavar="PATH",
         help="the config whose [board] port decides the UART drop-in "
         "(default: ROOT/etc/toptable/config.toml, else the example)",
@@ -62,12 +64,13 @@ def register(sub: Any) -> None:
         "--exec",
         dest="exec_path",
         metavar="PATH",
+        type=Text("a program's path"),
         help="the toptable program ExecStart= runs (default: this environment's)",
     )
     p.add_argument("--start", action="store_true", help="(re)start the service at the end")
     # The tests' fake sysfs and /dev.
-    p.add_argument("--sysfs", type=Path, default=Path("/sys"), help=argparse.SUPPRESS)
-    p.add_argument("--devfs", type=Path, default=Path("/dev"), help=argparse.SUPPRESS)
+    p.add_argument("--sysfs", type=ExistingDir(), default=Path("/sys"), help=argparse.SUPPRESS)
+    p.add_argument("--devfs", type=ExistingDir(), default=Path("/dev"), help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_install)
 
     p = ssub.add_parser(
@@ -78,7 +81,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--purge", action="store_true", help="also remove the config, the journal, the user"
     )
-    p.add_argument("--root", "--prefix", type=Path, default=Path("/"), metavar="DIR")
+    p.add_argument("--root", "--prefix", type=OutputDir(), default=Path("/"), metavar="DIR")
     p.set_defaults(func=cmd_uninstall)
 
     p = ssub.add_parser(
@@ -86,8 +89,8 @@ def register(sub: Any) -> None:
         help="list the serial ports with their USB serial numbers (find the board's Pico)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per port")
-    p.add_argument("--sysfs", type=Path, default=Path("/sys"), help=argparse.SUPPRESS)
-    p.add_argument("--devfs", type=Path, default=Path("/dev"), help=argparse.SUPPRESS)
+    p.add_argument("--sysfs", type=ExistingDir(), default=Path("/sys"), help=argparse.SUPPRESS)
+    p.add_argument("--devfs", type=ExistingDir(), default=Path("/dev"), help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_identify)
 
     p = ssub.add_parser("files", help="print a shipped service file (unit, udev rule, example...)")

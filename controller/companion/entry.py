@@ -1,6 +1,6 @@
 """What a person enters with the table's buttons to turn an offered :class:`Offer` into an action.
 
-A :class:`~controller.companion.base.Choice` names an action, the values allowed for
+An :class:`~controller.companion.base.Offer` names an action, the values allowed for
 some fields and the fields typed in. With four buttons nothing is typed: every field
 becomes an :class:`EntryField`, a short list of values stepped through with ``next``
 (amounts 1-10, a die's 1-6, the power levels of the attack table's brackets...). A

@@ -34,6 +34,7 @@ and the CLI imports this package.
 
 from controller.config.compose import (
     DEFAULT_CONFIG_PATH,
+    MISSING_CONFIG,
     SECTIONS,
     Config,
     load_config,
@@ -43,6 +44,7 @@ from controller.core.config_schema import ConfigProblem
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
+    "MISSING_CONFIG",
     "SECTIONS",
     "Config",
     "ConfigProblem",

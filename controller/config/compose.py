@@ -32,6 +32,7 @@ from controller.core.config_schema import (
     config_problems,
     did_you_mean,
 )
+from controller.core.errors import DataError
 from controller.core.tomlfile import read_toml
 from controller.publish.settings import EventsSettings, parse_events
 from controller.system.settings import LogConfig, parse_log
@@ -47,6 +48,14 @@ from hardware.displays.settings import (
 from vision.settings import CameraSettings, parse_camera
 
 DEFAULT_CONFIG_PATH = Path("/etc/toptable/config.toml")
+MISSING_CONFIG = (
+    "no such config file (copy systemd/config.example.toml there, or pass --config PATH)"
+)
+
+EMPTY_CONFIG = (
+    "sets nothing: a table's config names at least its [table] (start from "
+    "systemd/config.example.toml; every option left out keeps its default)"
+)
 
 SECTIONS = ("table", "camera", "board", "displays", "controls", "log", "events")
 
@@ -182,11 +191,11 @@ def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:
     """Read and check a config file.
 
     Raises:
-        DataError: the file cannot be read, is not TOML, or has any problem (all listed).
+        DataError: the file cannot be read, is not TOML, sets nothing, or has any problem
+            (all listed).
     """
     p = Path(path)
-    data = read_toml(
-        p,
-        missing="no such config file (copy systemd/config.example.toml there, or pass --config PATH)",
-    )
+    data = read_toml(p, missing=MISSING_CONFIG)
+    if not data:
+        raise DataError.single(str(p), "", "", EMPTY_CONFIG)
     return parse_config(data, str(p), p.resolve().parent)

@@ -38,7 +38,7 @@ def check_table(chk: DeviceChecker) -> None:
         chk.add(
             "table",
             "journal",
-            f"is in {folder}{made}, where this user may not write: the unit's "
+            f"is in {folder}{made}, where this user cannot create a file (tried): the unit's "
             "StateDirectory= makes /var/lib/toptable for the service user; elsewhere "
             "create the folder and chown it to the user running toptable",
         )

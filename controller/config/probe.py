@@ -7,6 +7,7 @@ import fcntl
 import glob
 import importlib.util
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,13 @@ class DeviceProbe:
         os.close(fd)
 
     def writable_dir(self, path: str) -> bool:
-        """Whether this process may create files in ``path``."""
-        return os.access(path, os.W_OK | os.X_OK)
+        """Whether this process can create a file in ``path``: tried, not asked of the
+        permission bits (root passes those everywhere, /proc and read-only mounts too)."""
+        try:
+            with tempfile.TemporaryFile(dir=path):
+                return True
+        except OSError:
+            return False
 
     def glob(self, pattern: str) -> list[str]:
         """Sorted paths matching ``pattern``."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataError
+from controller.core.textfile import read_text
 
 
 def read_toml(path: str | Path, missing: str | None = None) -> dict[str, Any]:
@@ -16,18 +17,10 @@ def read_toml(path: str | Path, missing: str | None = None) -> dict[str, Any]:
     saying where an example is).
 
     Raises:
-        DataError: the file is missing or unreadable, not UTF-8 text, or not valid TOML.
+        DataError: the file is missing or unreadable, not UTF-8 text, starts with a
+            byte-order mark, or is not valid TOML.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        message = missing or f"cannot read: {exc.strerror}"
-        raise DataError.single(str(path), "", "", message) from None
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not UTF-8 text (byte {exc.start})") from None
+    text = read_text(path, missing)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

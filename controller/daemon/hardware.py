@@ -348,7 +348,9 @@ class TableDevices:
     # -- the table loop's view ----------------------------------------------------------
     def faults(self) -> dict[str, str]:
         """Every device not working now: source (``camera``, ``board``,
-        ``display:NAME``, ``controls:ROLE``) -> a message naming it and where it is."""
+        ``display:NAME``, ``controls:ROLE``) -> a message naming it and where it is;
+        ``board:link``: the board link's health line while it has trouble (garbled
+        frames, CRC failures, resyncs, reconnects in the last minute)."""
         if self._closed:
             return {}
         out = dict(self._faults)
@@ -358,6 +360,8 @@ class TableDevices:
         board = self._board_fault()
         if board and "board" not in out:
             out["board"] = board
+        elif self.link is not None and (trouble := self.link.trouble()) is not None:
+            out["board:link"] = trouble  # garbled frames, resyncs... in the last minute
         for name, err in self.displays.missing_by_name.items():
             out[f"display:{name}"] = str(err)
         return out

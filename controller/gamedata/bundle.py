@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.gamedata import data_dir, data_file
-from controller.gamedata.board import BoardLayout, Colour, load_board
-from controller.gamedata.cards import CardSet, load_cards
-from controller.gamedata.story import STORY_FILE, Story, load_story
-from controller.gamedata.warriors import load_warriors
+from controller.gamedata.board import BoardLayout, Colour
+from controller.gamedata.cards import CardSet
+from controller.gamedata.datadir import check_data_dir
+from controller.gamedata.story import Story
 from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.warriors import Fighter, Form, Roster, Warrior
 
@@ -61,19 +60,14 @@ class GameData:
 
 
 def load_game_data(directory: str | Path | None = None) -> GameData:
-    """Board, warriors and cards from a data directory (default: the bundled demo set).
+    """Board, warriors, cards and Story squares from a data directory (default: the
+    bundled demo set), read and checked as ``toptable data check`` does
+    (:func:`~controller.gamedata.datadir.check_data_dir`).
 
     Raises:
-        DataError: a missing or malformed file.
+        DataError: every problem: a missing or malformed file, no warriors, a warrior
+            with fields still unknown.
     """
-    d = data_dir(directory)
-    warriors = load_warriors(data_file(d, "warriors.toml"))
-    roster = warriors.roster
-    story = d / STORY_FILE
-    return GameData(
-        load_board(data_file(d, "board.toml")),
-        roster,
-        load_cards(data_file(d, "cards.toml")),
-        load_story(story, roster) if story.exists() else None,
-        die=warriors.die,
-    )
+    report = check_data_dir(directory)
+    warriors, board, cards = report.game_files()
+    return GameData(board, warriors.roster, cards, report.story, die=warriors.die)

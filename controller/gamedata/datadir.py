@@ -1,10 +1,19 @@
-"""A whole data directory: check every file in it (:func:`check_data_dir`), and start an
-owner's own set as a self-contained copy of one (:func:`init_data_dir`).
+"""A whole data directory: read and check every file in it, the one way every command does
+(:func:`check_data_dir`), and start an owner's own set as a self-contained copy of one
+(:func:`init_data_dir`).
+
+:func:`check_data_dir` is the validation itself: ``toptable data check`` prints
+what it found, and :func:`~controller.gamedata.bundle.load_game_data` (``run``,
+``demo``, ``simulate``...) raises its problems, so a set the check passes is a
+set a game can be played with. Besides each file's own checks it asks what a
+game needs of the set as a whole: warriors at all, and none with a field still
+``"unknown"`` (a draft may pick any of them).
 
 A copied ``warriors.toml`` keeps working: a ``base`` file that lay outside the
-copied folder (the demo set's ``../rulebook/warriors.toml``) is copied beside it
+copied folder (the demo set's ``base = "../rulebook/warriors.toml"``) is copied beside it
 and the ``base`` line rewritten to name the copy, so the new directory needs
-nothing outside itself.
+nothing outside itself. The copy is made in a hidden folder beside the new one
+and renamed into place at the end: a copy that fails leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -12,41 +21,74 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from controller.core.errors import DataError, DataProblem
 from controller.core.tomlfile import read_toml
 from controller.gamedata import DEMO_DIR, data_dir
-from controller.gamedata.warriors import load_warriors
-from controller.rules.warriors import Roster
+from controller.gamedata.board import BoardLayout, load_board
+from controller.gamedata.cards import CardSet, load_cards
+from controller.gamedata.story import Story, load_story
+from controller.gamedata.warriors import WarriorFile, load_warriors
 
-DATA_FILES = ("warriors.toml", "board.toml", "cards.toml", "story.toml")
+WARRIORS = "warriors.toml"
+DATA_FILES = (WARRIORS, "board.toml", "cards.toml", "story.toml")
 NEEDED_FOR = {"board.toml": "a game", "cards.toml": "a game", "story.toml": "Story mode"}
 # In a source folder but not game data: the demo's simulated-table config.
 NOT_COPIED = frozenset({"config.toml", "__pycache__"})
+R = TypeVar("R")
+UNKNOWN_FIELDS = (
+    'still "unknown": a game may draft any warrior, so enter the card\'s values '
+    "(controller/data/README.md) or leave the warrior out"
+)
 
 
 @dataclass(frozen=True)
 class DataCheck:
-    """What checking a data directory found: one line per file, and every problem."""
+    """What reading a data directory found: one line per file, every problem, and what
+    was read (None where a file is absent or has problems)."""
 
     directory: Path
-    lines: tuple[str, ...]  # "ok  name: summary" or "--  name: absent (...)"
+    lines: tuple[str, ...]  # "ok  name: summary", "!!  name: ..." or "--  name: absent (...)"
     problems: tuple[DataProblem, ...]
+    warriors: WarriorFile | None = None
+    board: BoardLayout | None = None
+    cards: CardSet | None = None
+    story: Story | None = None
 
     @property
     def ok(self) -> bool:
         """No problem in any file."""
         return not self.problems
 
+    def for_a_game(self) -> tuple[DataProblem, ...]:
+        """The problems, and one for each file a game needs that is absent."""
+        absent = [
+            DataProblem(str(self.directory / name), "", "", f"missing: a game needs {name}")
+            for name, what in NEEDED_FOR.items()
+            if what == "a game" and not (self.directory / name).exists()
+        ]
+        return (*self.problems, *absent)
 
-_Check = Callable[[Path, "Roster | None"], tuple[str, "Roster | None"]]
+    def game_files(self) -> tuple[WarriorFile, BoardLayout, CardSet]:
+        """The warriors, board and cards a game is played with.
+
+        Raises:
+            DataError: every problem of :meth:`for_a_game`.
+        """
+        problems = self.for_a_game()
+        if problems or self.warriors is None or self.board is None or self.cards is None:
+            raise DataError(problems)
+        return self.warriors, self.board, self.cards
 
 
 def check_data_dir(directory: str | Path | None = None) -> DataCheck:
-    """Validate every data file of ``directory`` (default: as :func:`data_dir` chooses).
+    """Read and validate every data file of ``directory`` (default: as :func:`data_dir`
+    chooses), and what a game needs of the set as a whole.
 
     ``warriors.toml`` is required; the others are reported absent when missing.
 
@@ -54,63 +96,84 @@ def check_data_dir(directory: str | Path | None = None) -> DataCheck:
         DataError: the directory does not exist.
     """
     d = data_dir(directory)
-    lines: list[str] = []
-    problems: list[DataProblem] = []
-    roster: Roster | None = None
-    for name, check in _checks():
-        path = d / name
-        if name != "warriors.toml" and not path.exists():
-            lines.append(f"--  {name}: absent (needed for {NEEDED_FOR[name]})")
-            continue
+    reader = _Reader(d)
+    warriors = reader.read(WARRIORS, load_warriors)
+    if warriors is not None:
+        reader.note(WARRIORS, _warriors_summary(warriors), _roster_problems(d / WARRIORS, warriors))
+    board = reader.read("board.toml", load_board)
+    if board is not None:
+        reader.note(
+            "board.toml", f"{len(board.spaces)} spaces" + _marked(board.example, "EXAMPLE layout")
+        )
+    cards = reader.read("cards.toml", load_cards)
+    if cards is not None:
+        reader.note("cards.toml", f"{len(cards.cards)} cards" + _marked(cards.invented))
+    roster = warriors.roster if warriors is not None else None
+    story = reader.read("story.toml", lambda path: load_story(path, roster))
+    if story is not None:
+        reader.note("story.toml", f"{len(story.squares)} squares" + _marked(story.invented))
+    return DataCheck(d, tuple(reader.lines), tuple(reader.problems), warriors, board, cards, story)
+
+
+class _Reader:
+    """Reads a data directory's files one by one, collecting lines and problems."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.lines: list[str] = []
+        self.problems: list[DataProblem] = []
+
+    def read(self, name: str, load: Callable[[Path], R]) -> R | None:
+        """The file ``name`` loaded, or None when it is absent or has problems (noted)."""
+        path = self.directory / name
+        if name != WARRIORS and not path.exists():
+            self.lines.append(f"--  {name}: absent (needed for {NEEDED_FOR[name]})")
+            return None
         if not path.is_file():
-            problems.append(
+            self.problems.append(
                 DataProblem(str(path), "", "", f"missing: a data directory needs {name}")
             )
-            continue
+            return None
         try:
-            line, found = check(path, roster)
+            return load(path)
         except DataError as exc:
-            problems.extend(exc.problems)
-            continue
-        if found is not None:
-            roster = found
-        lines.append(f"ok  {name}: {line}")
-    return DataCheck(d, tuple(lines), tuple(problems))
+            self.problems.extend(exc.problems)
+            return None
+
+    def note(self, name: str, summary: str, problems: Sequence[DataProblem] = ()) -> None:
+        """The line of a file that loaded, and the problems of the set found in it."""
+        self.problems.extend(problems)
+        self.lines.append(f"{'!!' if problems else 'ok'}  {name}: {summary}")
 
 
-def _checks() -> list[tuple[str, _Check]]:
-    """Each data file's validator: a summary line, and the roster once the warriors load."""
-    from controller.gamedata.board import load_board
-    from controller.gamedata.cards import load_cards
-    from controller.gamedata.story import load_story
+def _marked(flag: bool, what: str = "INVENTED") -> str:
+    return f" ({what})" if flag else ""
 
-    def warriors(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        wf = load_warriors(path)
-        incomplete = [w.name for w in wf.roster.values() if w.unknown]
-        line = f"{len(wf.roster)} warriors" + (" (INVENTED demo values)" if wf.invented else "")
-        if incomplete:
-            line += f"; {len(incomplete)} with fields still unknown (cannot fight yet)"
-        return line, wf.roster
 
-    def board(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        layout = load_board(path)
-        return f"{len(layout.spaces)} spaces" + (
-            " (EXAMPLE layout)" if layout.example else ""
-        ), None
+def _warriors_summary(wf: WarriorFile) -> str:
+    incomplete = sum(1 for w in wf.roster.values() if w.unknown)
+    return (
+        f"{len(wf.roster)} warriors"
+        + _marked(wf.invented, "INVENTED demo values")
+        + (f"; {incomplete} with fields still unknown" if incomplete else "")
+    )
 
-    def cards(path: Path, _: Roster | None) -> tuple[str, Roster | None]:
-        deck = load_cards(path)
-        return f"{len(deck.cards)} cards" + (" (INVENTED)" if deck.invented else ""), None
 
-    def story(path: Path, roster: Roster | None) -> tuple[str, Roster | None]:
-        squares = load_story(path, roster)
-        return f"{len(squares.squares)} squares" + (" (INVENTED)" if squares.invented else ""), None
-
+def _roster_problems(path: Path, wf: WarriorFile) -> list[DataProblem]:
+    """What a game needs of the warriors as a whole: some, and every one complete."""
+    if not wf.roster:
+        return [
+            DataProblem(
+                str(path),
+                "",
+                "warrior",
+                "no warriors: a data set needs [[warrior]] tables (controller/data/README.md)",
+            )
+        ]
     return [
-        ("warriors.toml", warriors),
-        ("board.toml", board),
-        ("cards.toml", cards),
-        ("story.toml", story),
+        DataProblem(str(path), f"warrior {w.name!r}", ", ".join(sorted(w.unknown)), UNKNOWN_FIELDS)
+        for w in wf.roster.values()
+        if w.unknown
     ]
 
 
@@ -146,7 +209,19 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
         raise DataError.single(str(src), "", "", "not a data directory: it has no warriors.toml")
     if dest.resolve().is_relative_to(src.resolve()):
         raise DataError.single(str(dest), "", "", f"is inside {src}; name a directory outside it")
-    dest.mkdir(parents=True, exist_ok=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        copied, rebased = _copy_set(src, staging)
+        staging.replace(dest)  # an empty dest is replaced whole
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return DataInit(src, tuple(copied), tuple(rebased), check_data_dir(dest))
+
+
+def _copy_set(src: Path, dest: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Copy the data files of ``src`` into the empty ``dest`` and make its bases local."""
     copied: list[Path] = []
     for entry in sorted(src.iterdir()):
         if entry.name in NOT_COPIED or entry.name.startswith("."):
@@ -159,8 +234,7 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
         elif entry.is_file():
             shutil.copy2(entry, dest / entry.name)
             copied.append(Path(entry.name))
-    rebased = _make_bases_local(src, dest, copied)
-    return DataInit(src, tuple(copied), tuple(rebased), check_data_dir(dest))
+    return copied, _make_bases_local(src, dest, copied)
 
 
 _BASE_LINE = re.compile(r"""^(?P<indent>[ \t]*)base[ \t]*=[ \t]*(?P<q>["']).*?(?P=q)""", re.M)

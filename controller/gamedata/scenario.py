@@ -20,12 +20,12 @@ Scenario test files add ``expect`` (a subset of the JSON result to compare).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataError, InvalidThrowError, TopTableError
+from controller.core.jsonfile import read_json
 from controller.core.symbols import parse_symbol
 from controller.gamedata.cards import DRAW_DECKS, Deck
 from controller.rules.combat_types import (
@@ -63,16 +63,7 @@ def load_scenario_file(path: str | Path) -> dict[str, Any]:
         DataError: unreadable or not JSON (with the line and column).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError.single(
-            str(path), f"line {exc.lineno} column {exc.colno}", "", exc.msg
-        ) from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise DataError.single(str(path), "", "", "expected a JSON object")
     return data

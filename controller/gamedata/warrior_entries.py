@@ -35,6 +35,7 @@ REQUIRED_WARRIOR = (
 REQUIRED_FORM = ("name", "threshold", "power", "technique", "divisor", "cost")
 MAX_TECHNIQUE = 10
 MAX_DIVISOR = 10
+MAX_ENDURANCE = 99
 
 
 def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
@@ -47,7 +48,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
         if key not in entry:
             chk.bad(key, 'missing (write "unknown" if the card is not at hand)')
     before = problems.mark()
-    endurance = chk.integer(entry.get("endurance"), "endurance", 1, 99)
+    endurance = chk.integer(entry.get("endurance"), "endurance", 1, MAX_ENDURANCE)
     power = chk.integer(entry.get("power"), "power", 1, MAX_POOL)
     technique = chk.integer(entry.get("technique"), "technique", 0, MAX_TECHNIQUE)
     transform_dice = chk.integer(entry.get("transform_dice", 1), "transform_dice", 1, 2)

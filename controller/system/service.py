@@ -13,7 +13,7 @@ What it decides from the machine and the config:
 - the udev rule matches the board's Pico by its USB serial number (``--board-serial``,
   or the one Pico plugged in); another Pico never takes ``/dev/toptable-board``;
 - a board on a UART or a USB-serial adapter gets a drop-in
-  (``toptable.service.d/50-uart.conf``) allowing that device group, since the
+  (``/etc/systemd/system/toptable.service.d/50-uart.conf``) allowing that device group, since the
   unit's closed device policy allows only USB CDC ports (``char-ttyACM``);
 - ``ExecStart=`` runs the ``toptable`` of the environment doing the install
   (which must not be under ``/home``: the unit's ``ProtectHome=`` hides it).

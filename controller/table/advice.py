@@ -3,7 +3,7 @@
 During an attack with a throw on show, :class:`AdviceLine` asks the reroll
 advisor about the striker against its target (building an advisor only when the
 fight, the pool or the target's damage changes) and keeps both the screen's
-:class:`~hardware.displays.model.Advice` and the advisor's best
+:class:`~hardware.displays.model.AdviceView` and the advisor's best
 :class:`~controller.advisor.advisor.Choice`. Outside an attack there is none.
 """
 

@@ -128,6 +128,7 @@ class TableEntry:
         self.board_ok = True
         self.last_read: ThrowSettled | None = None
         self.board_note: str | None = None  # a move the board could not tell
+        self._said_unwanted = False  # a throw before the game wants one is said once
 
     # ------------------------------------------------------------------ choosers
     def clear(self) -> None:
@@ -265,8 +266,16 @@ class TableEntry:
         aw = engine.awaiting(state)
         if aw.input is not InputKind.DICE:
             self.stats.unexpected_throws += 1
-            log.info("a throw was read while the game waits for %s; ignored", state.phase)
+            if not self._said_unwanted:
+                self._said_unwanted = True
+                log.warning(
+                    "the camera read a throw while the game waits for %s, not for dice: "
+                    "throws are ignored until the game asks for one (said once; "
+                    "counted in the table's unexpected throws)",
+                    state.phase.value,
+                )
             return False
+        self._said_unwanted = False
         self.stats.throws_read += 1
         try:
             dice = list(event.symbols())

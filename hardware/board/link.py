@@ -5,7 +5,9 @@ on it, and on any port failure or 5 s of silence posts :class:`LinkLost`, closes
 the port and reopens it with backoff (0.05 s doubling to 0.5 s), for ever, until
 :meth:`BoardLink.close`. Every event goes to the ``queue.Queue`` given by the
 caller; ``record`` is called for each sensor change before the board is told it
-was received (the journal plugs in there).
+was received (the journal plugs in there). Garbled bytes, CRC failures, resyncs
+and reconnects are counted in :attr:`BoardLink.stats` and logged as one
+``link health:`` line when they grow, at most once a minute.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from controller.core.events import Event
 from hardware.board.errors import BoardPortError
 from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard
+from hardware.board.health import HealthReport
 from hardware.board.memory import BoardMemory, LinkStats, Record
 from hardware.board.session import HostSession, LinkPhase
 from hardware.board.settings import DEFAULT_BAUD
@@ -31,6 +34,7 @@ from hardware.board.settings import DEFAULT_BAUD
 log = logging.getLogger(__name__)
 
 REFUSED_RETRY_S = 5.0
+HEALTH_LOG_EVERY_S = 60.0  # a noisy cable says so once a minute, not once per garbled byte
 
 
 def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) -> serial.Serial:
@@ -77,6 +81,7 @@ class BoardLink:
         self.on_send = on_send
         self.clock = clock
         self.stats = LinkStats()
+        self.health = HealthReport(self.stats, HEALTH_LOG_EVERY_S)
         self.memory = BoardMemory()
         self.connected = False
         self.last_error = ""
@@ -112,6 +117,11 @@ class BoardLink:
     def occupied(self) -> frozenset[int]:
         """Occupied sensors as last recorded."""
         return self.memory.occupied()
+
+    def trouble(self, within_s: float = HEALTH_LOG_EVERY_S) -> str | None:
+        """The link health line when garbled bytes, CRC failures, resyncs or reconnects
+        were counted within the last ``within_s`` seconds (None: a quiet link)."""
+        return self.health.recent(self.clock(), within_s)
 
     # -- the thread --------------------------------------------------------------
     def _post(self, ev: Event) -> None:
@@ -192,6 +202,10 @@ class BoardLink:
                 reason = session.poll(now)
                 for ev in self.guard.poll(now):
                     self.events.put(ev)
+                self.health.watch(now)
+                said = self.health.due(now)
+                if said is not None:
+                    log.warning("%s: %s", self.port, said)
                 if reason is not None:
                     if session.phase is LinkPhase.REFUSED:
                         return "refused: " + reason

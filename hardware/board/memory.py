@@ -20,6 +20,7 @@ class LinkStats:
 
     bytes_invalid: int = 0
     bad_frames: int = 0
+    crc_failures: int = 0
     frames: int = 0
     wrong_version: int = 0
     malformed: int = 0
@@ -41,6 +42,23 @@ class LinkStats:
     def as_dict(self) -> dict[str, float]:
         """The counters by name."""
         return asdict(self)
+
+    def trouble(self) -> dict[str, int]:
+        """The counters of a link in trouble (garbled bytes, bad frames, CRC failures,
+        resyncs, reconnects), by name: all zero on a healthy link."""
+        return {name: getattr(self, name) for name in TROUBLE}
+
+    def health_line(self) -> str:
+        """The trouble counters in one line, e.g. for a log or ``board watch``."""
+        t = self.trouble()
+        return (
+            f"link health: {t['bytes_invalid']} garbled bytes, {t['bad_frames']} bad frames "
+            f"({t['crc_failures']} failed their CRC), {t['resyncs']} resyncs, "
+            f"{t['reconnects']} reconnects"
+        )
+
+
+TROUBLE = ("bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects")
 
 
 @dataclass

@@ -77,11 +77,12 @@ class HostSession:
     def feed(self, data: bytes, now: float) -> None:
         """Handle bytes read from the port."""
         dec = self._decoder
-        before = (dec.bytes_invalid, dec.bad_frames, dec.frames)
+        before = (dec.bytes_invalid, dec.bad_frames, dec.crc_failures, dec.frames)
         frames = dec.feed(data)
         self.stats.bytes_invalid += dec.bytes_invalid - before[0]
         self.stats.bad_frames += dec.bad_frames - before[1]
-        self.stats.frames += dec.frames - before[2]
+        self.stats.crc_failures += dec.crc_failures - before[2]
+        self.stats.frames += dec.frames - before[3]
         for frame in frames:
             if self.on_frame is not None:
                 self.on_frame(frame)

@@ -45,6 +45,11 @@ class StressConfig:
     latency_events: int = 1000
     seed: int = 1
 
+    @classmethod
+    def quick(cls) -> StressConfig:
+        """A short run for a smoke test: 1,000 events, unplug every 3 s, reset every 7 s."""
+        return cls(events=1000, unplug_every=3.0, reset_every=7.0, latency_events=200)
+
 
 @dataclass
 class StressReport:

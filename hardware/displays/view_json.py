@@ -7,14 +7,13 @@ file, the entry and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.core.checked import Problems
-from controller.core.errors import DataError
+from controller.core.jsonfile import read_json
 from controller.core.symbols import AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
@@ -320,15 +319,7 @@ def load_view(path: str | Path) -> TableView:
         DataError: the file is unreadable, is not JSON, or has wrong fields (all listed).
     """
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError.single(str(p), "", "", f"cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise DataError.single(
-            str(p), "", "", f"not JSON: {exc.msg} at line {exc.lineno}"
-        ) from None
-    return view_from_dict(data, str(p))
+    return view_from_dict(read_json(p), str(p))
 
 
 EXAMPLE_STATE = Path(__file__).with_name("example_state.json")

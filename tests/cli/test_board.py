@@ -21,6 +21,7 @@ from controller.gamedata.board import load_board
 from hardware.board.errors import BoardError
 from hardware.board.events import LinkLost, SensorChanged, SensorFlickering
 from hardware.board.guard import FlickerGuard
+from hardware.board.relay import FaultRelay
 from hardware.board.sim import SimBoard
 from hardware.board.stress import StressConfig, format_report, run_stress
 from tests.paths import REPO
@@ -193,3 +194,44 @@ def test_the_default_files_of_board_commands_exist() -> None:
 
     assert DEFAULT_BOARD.is_file()
     assert (FIRMWARE_DIR / "main.py").is_file()
+
+
+def test_watch_refuses_a_port_that_is_not_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = tmp_path / "ttyACM9"
+    assert main(["board", "watch", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        f"toptable: error: argument --port: {port}: no such serial port; is the board plugged in?"
+    )
+
+
+@pytest.mark.timeout(60)
+def test_watch_exits_1_when_no_board_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    master, slave = os.openpty()  # a serial port with nothing behind it
+    try:
+        code = main(["board", "watch", "--port", os.ttyname(slave), "--seconds", "1"])
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert code == 1
+    assert "toptable board watch: the board never answered" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_watch_prints_the_link_health_of_a_noisy_cable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with SimBoard(sensors=8, link=tmp_path / "board", relay_up=FaultRelay(corrupt=0.02)) as sim:
+        for _ in range(50):  # until a frame fails its CRC and the line is printed
+            code = main(["board", "watch", "--port", sim.path, "--json", "--seconds", "2"])
+            out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+            health = [e for e in out if e.get("event") == "link_health"]
+            if health and health[-1]["crc_failures"]:
+                break
+    assert code == 0
+    assert set(health[-1]) == {
+        "event", "bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects"
+    }  # fmt: skip
+    assert health[-1]["bytes_invalid"] >= health[-1]["bad_frames"] >= health[-1]["crc_failures"]

@@ -64,7 +64,77 @@ def test_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "no such config file" in capsys.readouterr().err
 
 
-def test_default_path_is_etc(capsys: pytest.CaptureFixture[str]) -> None:
-    parser = cli.build_parser()
-    args = parser.parse_args(["config", "check"])
-    assert args.path == "/etc/toptable/config.toml"
+def test_default_path_is_etc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli import config as command
+    from controller.config import DEFAULT_CONFIG_PATH
+
+    assert Path("/etc/toptable/config.toml") == DEFAULT_CONFIG_PATH
+    monkeypatch.setattr(command, "DEFAULT_CONFIG_PATH", tmp_path / "etc-config.toml")
+    assert cli.main(["config", "check"]) == 2
+    assert f"{tmp_path / 'etc-config.toml'}: no such config file" in capsys.readouterr().err
+
+
+SIMULATED = (
+    '[camera]\nsource = "synthetic"\n[board]\nbackend = "simulated"\n[controls]\nbackend = "mock"\n'
+)
+
+
+def test_a_journal_where_no_file_can_be_made_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tried, not asked: root may "write" /proc by its permission bits, yet no file is made there.
+    path = tmp_path / "config.toml"
+    path.write_text('[table]\njournal = "/proc/toptable/journal.sqlite"\n' + SIMULATED)
+    assert cli.main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"toptable: error: {path}: Option 'journal' in section 'table' is in /proc/toptable "
+        "(which the daemon would create in /proc), where this user cannot create a file "
+        "(tried): the unit's StateDirectory= makes /var/lib/toptable for the service user; "
+        "elsewhere create the folder and chown it to the user running toptable"
+    ]
+
+
+def test_an_empty_config_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("# to do\n")
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: sets nothing: a table's config names at least its [table] "
+        "(start from systemd/config.example.toml; every option left out keeps its default)\n"
+    )
+
+
+def test_the_data_set_is_read_as_run_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.config import load_config
+    from controller.core.errors import DataError
+    from controller.daemon.journals import game_data_for
+    from controller.gamedata.datadir import init_data_dir
+
+    data = tmp_path / "mine"
+    init_data_dir(data)
+    warriors = data / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    first = text.index("[[warrior]]")
+    warriors.write_text(text + "\n" + text[first : text.index("[[warrior]]", first + 1)])
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\ndata_dir = "{data}"\njournal = "{tmp_path}/j.sqlite"\n' + SIMULATED)
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 2
+    err = capsys.readouterr().err
+    with pytest.raises(DataError) as at_run:
+        game_data_for(load_config(path))
+    assert err == f"toptable: error: {at_run.value}\n"
+    assert f"{warriors}: warrior 'Jiren': field 'name': duplicate warrior name" in err
+
+
+def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf[table]\nplayers = 2\n")
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toptable: error: {path}: ") and "byte-order mark" in err
+    assert len(err.splitlines()) == 1

@@ -89,9 +89,8 @@ def test_eval_errors_writes_crops_and_reasons(
         assert err["kind"] in ("misread", "unsure") and err["truth"] != err["read"]
         assert err["reason"].startswith(f"read {err['read']!r}")
         assert cv2.imread(str(folder / err["file"])) is not None  # the crop
-    with pytest.raises(SystemExit) as usage:  # one model's mistakes: not with --cv
-        main(["dice", "eval", str(wrong), "--cv", "2", "--errors", str(folder)])
-    assert usage.value.code == 2
+    # one model's mistakes: not with --cv
+    assert main(["dice", "eval", str(wrong), "--cv", "2", "--errors", str(folder)]) == 2
     assert "argument --errors: not allowed with argument --cv" in capsys.readouterr().err
 
 
@@ -132,12 +131,12 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["dice", "read", str(bad)]) == 2
     assert (
         capsys.readouterr().err.strip()
-        == f"toptable: error: {bad}: not a readable image (jpg, png, bmp...)"
+        == f"toptable dice read: error: argument image: {bad}: not an image (JPEG, PNG, BMP...)"
     )
     assert main(["dice", "calibrate", str(tmp_path), "--out", str(tmp_path / "m.onnx")]) == 2
     assert "written as .npz" in capsys.readouterr().err
     assert main(["dice", "eval", str(tmp_path / "none")]) == 2
-    assert "no such dataset folder" in capsys.readouterr().err
+    assert f"argument dataset: {tmp_path / 'none'}: no such folder" in capsys.readouterr().err
 
 
 def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -178,10 +177,20 @@ def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.timeout(60)
-def test_watch_synthetic_and_lost_camera(capsys: pytest.CaptureFixture[str]) -> None:
+def test_watch_synthetic_and_lost_camera(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["dice", "watch", "--synthetic", "--expect", "3", "--throws", "1"]) == 0
     out = capsys.readouterr().out
     assert "throw 1 (lightning): " in out and "frames read" in out
-    assert main(["dice", "watch", "--device", "/dev/video97", "--seconds", "0.5"]) == 0
-    out = capsys.readouterr().out
-    assert "CameraLost(source='/dev/video97'" in out and "0 frames read" in out
+    assert main(["dice", "watch", "--device", "/dev/video97", "--seconds", "0.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("toptable: error: argument --device: /dev/video97: no such camera")
+    not_a_camera = tmp_path / "video0"
+    not_a_camera.write_bytes(b"")
+    assert main(["dice", "watch", "--device", str(not_a_camera), "--seconds", "0.5"]) == 1
+    captured = capsys.readouterr()
+    assert f"CameraLost(source='{not_a_camera}'" in captured.out
+    assert "0 frames read" in captured.out
+    assert captured.err == "toptable dice watch: the camera gave no frame\n"

@@ -387,7 +387,7 @@ def test_journal_folder_that_cannot_be_written(tmp_path: Path, probe: FakeProbe)
     (msg,) = texts(cfg, ro)
     assert msg.startswith(
         f"cfg.toml: Option 'journal' in section 'table' is in {tmp_path / 'new'} (which the "
-        f"daemon would create in {tmp_path}), where this user may not write"
+        f"daemon would create in {tmp_path}), where this user cannot create a file"
     )
     # A folder that does not exist yet but can be made is fine.
     assert texts(cfg, probe) == []

@@ -17,12 +17,13 @@ from controller.core.events import Event
 from controller.daemon.hardware import OutputsSink, TableDevices, load_layout
 from controller.gamedata import DEMO_DIR
 from hardware.board.events import BoardResynced, SensorChanged
+from hardware.board.relay import FaultRelay
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.display_board import DisplayBoard
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import FakeSMBus
-from tests.waiting import wait_for
+from tests.waiting import wait_for, wait_until
 from vision.errors import CameraError
 from vision.events import CameraLost, CameraRestored
 from vision.settings import CameraConfig
@@ -232,3 +233,16 @@ def test_threads_are_not_left_behind(tmp_path: Path) -> None:
         t for t in threading.enumerate() if t.ident not in before and t.name != "MainThread"
     ]
     assert wait_for(lambda: not [t for t in left if t.is_alive()], 10), left
+
+
+@pytest.mark.timeout(60)
+def test_a_noisy_board_link_shows_its_health_among_the_faults(tmp_path: Path) -> None:
+    q: queue.Queue[Event] = queue.Queue()
+    with TableDevices(DEMO, q, state_dir=tmp_path, evidence_dir=tmp_path / "ev") as devices:
+        assert devices.sim is not None and devices.link is not None
+        _wait_for(q, BoardResynced)
+        link = devices.link
+        devices.sim.relay_up = FaultRelay(corrupt=0.05, seed=2)  # a loose cable from now on
+        wait_until(lambda: link.stats.crc_failures > 0, 30, "a frame failing its CRC")
+        wait_until(lambda: "board:link" in devices.faults(), 10, "the link's health line")
+        assert devices.faults()["board:link"].startswith("link health: ")

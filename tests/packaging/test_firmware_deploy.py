@@ -67,8 +67,12 @@ def test_deploy_without_an_owners_config_says_it_sends_the_bundled_one(
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, ": no such file; expected the board's config.py"),
-        ("SENSORS = = 3\n", ": not valid Python"),
+        (
+            None,
+            "toptable firmware deploy: error: argument --config: {path}: no such file; "
+            "expected the board's config.py",
+        ),
+        ("SENSORS = = 3\n", "toptable: error: --config {path}: not valid Python"),
     ],
 )
 def test_a_bad_config_is_refused_in_one_line(
@@ -83,7 +87,7 @@ def test_a_bad_config_is_refused_in_one_line(
         path.write_text(content)
     assert main(["firmware", "deploy", "--config", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"toptable: error: --config {path}{expected}")
+    assert err.startswith(expected.format(path=path))
     assert err.count("\n") == 1
     assert not fake_mpremote.exists()
 

@@ -115,3 +115,22 @@ def test_the_table_publishes_a_snapshot_after_each_change(tmp_path: Path) -> Non
     now = table.awaits()
     if now.state.phase is Phase.ATTACK:
         assert now.advice is not None and now.reads == table.stats.throws_read
+
+
+def test_throws_before_the_game_wants_them_are_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    table, _ = _table(tmp_path)
+    assert table.state.phase is Phase.FIRST_PLAYER
+    early = settled((Symbol.KICK, Symbol.PUNCH))
+    with caplog.at_level("INFO", logger="controller.table.entry"):
+        for _ in range(5):  # a camera feeding throws every few seconds
+            table.on_throw(early)
+    said = [r for r in caplog.records if "read a throw" in r.getMessage()]
+    assert [r.getMessage() for r in said] == [
+        "the camera read a throw while the game waits for first_player, not for dice: throws "
+        "are ignored until the game asks for one (said once; counted in the table's "
+        "unexpected throws)"
+    ]
+    assert said[0].levelname == "WARNING"
+    assert table.entry.stats.unexpected_throws == 5

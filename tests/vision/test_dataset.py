@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -96,3 +98,36 @@ def test_real_dataset_reads(shared_dir: Path) -> None:
     assert len(ds.items) == 20 and ds.dice_count == 120
     assert read_image(ds.items[0].image).shape == (2464, 3280, 3)
     assert np.all([0 <= d.cls < 6 for it in ds.items for d in it.dice])
+
+
+def test_a_label_file_without_its_image_is_reported(broken: Path) -> None:
+    (broken / "images" / "synth_0001.png").rename(broken / "synth_0001.png")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        "labels/synth_0001.txt: no image images/synth_0001.* (.jpg, .jpeg, .png, .bmp): "
+        "its dice would be skipped"
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(10_000, 8_000), (20_000, 20_000)])
+def test_an_image_too_large_is_refused_from_its_header(
+    tmp_path: Path, width: int, height: int
+) -> None:
+    # A PNG whose header claims the size and holds no pixel: decoding it would fail
+    # differently, so the message proves the size was refused before any decoding.
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    huge = tmp_path / "huge.png"
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    huge.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b""))
+        + chunk(b"IEND", b"")
+    )  # fmt: skip
+    with pytest.raises(ImageReadError, match=r"megapixels; at most 64 are read") as refused:
+        read_image(huge)
+    assert str(refused.value).startswith(f"{huge}: ")
+    if width * height < 2 * 89_478_485:
+        assert f"{width}x{height} is {width * height / 1e6:.0f} megapixels" in str(refused.value)

@@ -181,6 +181,19 @@ def load_dataset(root: str | Path) -> Dataset:
             continue
         dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems)
         items.append(LabeledImage(image, label, dice))
+    if labels_dir.is_dir():
+        stems = {image.stem for image in images}
+        for label in sorted(labels_dir.glob("*.txt")):
+            if label.stem not in stems:
+                problems.append(
+                    DataProblem(
+                        _rel(label, root),
+                        "",
+                        "",
+                        f"no image {_rel(images_dir, root)}/"
+                        f"{label.stem}.* ({', '.join(IMAGE_SUFFIXES)}): its dice would be skipped",
+                    )
+                )
     if problems:
         raise DataError(problems)
     return Dataset(root, names, tuple(items))

@@ -98,5 +98,5 @@ def test_unreadable_and_non_json_files(tmp_path: Path) -> None:
         load_view(tmp_path / "absent.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{turn: 1", encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad.json: not JSON: .* at line 1"):
+    with pytest.raises(DataError, match=r"bad.json: line 1 column \d+: not valid JSON: "):
         load_view(bad)

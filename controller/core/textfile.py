@@ -1,0 +1,49 @@
+"""Reading a data, config or script file as text, with errors that name the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.core.errors import DataError
+
+BOM = "\ufeff"
+"""The UTF-8 byte-order mark some Windows editors put first ("UTF-8 with BOM").
+
+Neither TOML nor JSON allows it: TOML 1.0 defines a document as UTF-8 text
+beginning with an expression, and tomllib stops at the mark with "Invalid
+statement (at line 1, column 1)"; RFC 8259 §8.1 says implementations must not
+add one, and :func:`json.loads` refuses it ("Unexpected UTF-8 BOM").
+"""
+
+
+def read_text(path: str | Path, missing: str | None = None) -> str:
+    """The whole of a UTF-8 text file.
+
+    ``missing`` replaces the message for a file that does not exist (e.g. a hint
+    saying where an example is).
+
+    Raises:
+        DataError: the file is missing, a folder or unreadable, not UTF-8 text, or
+            starts with a byte-order mark (the message says to save it without one).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        message = missing or f"cannot read: {exc.strerror}"
+        raise DataError.single(str(path), "", "", message) from None
+    except IsADirectoryError:
+        raise DataError.single(str(path), "", "", "is a folder; expected a file") from None
+    except OSError as exc:
+        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DataError.single(str(path), "", "", f"not UTF-8 text (byte {exc.start})") from None
+    if text.startswith(BOM):
+        raise DataError.single(
+            str(path),
+            "",
+            "",
+            'starts with a UTF-8 byte-order mark (BOM): save it as plain "UTF-8", '
+            'not "UTF-8 with BOM"',
+        )
+    return text

@@ -1,0 +1,52 @@
+"""Data, config and script files read as text: every way they can be wrong is one named line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import DataError
+from controller.core.jsonfile import read_json
+from controller.core.tomlfile import read_toml
+
+
+def test_a_bom_is_named(tmp_path: Path) -> None:
+    toml = tmp_path / "warriors.toml"
+    toml.write_text("invented = true\n", encoding="utf-8-sig")  # what "UTF-8 with BOM" saves
+    with pytest.raises(DataError) as err:
+        read_toml(toml)
+    assert str(err.value) == (
+        f'{toml}: starts with a UTF-8 byte-order mark (BOM): save it as plain "UTF-8", '
+        'not "UTF-8 with BOM"'
+    )
+    js = tmp_path / "scenario.json"
+    js.write_text("{}", encoding="utf-8-sig")
+    with pytest.raises(DataError, match=r"scenario\.json: starts with a UTF-8 byte-order mark"):
+        read_json(js)
+    toml.write_text("invented = true\n", encoding="utf-8")
+    assert read_toml(toml) == {"invented": True}
+
+
+@pytest.mark.parametrize("read", [read_toml, read_json])
+def test_missing_folder_and_not_utf8(read: Callable[[Path], object], tmp_path: Path) -> None:
+    with pytest.raises(DataError, match=r"absent: cannot read: No such file or directory$"):
+        read(tmp_path / "absent")
+    with pytest.raises(DataError, match=r": is a folder; expected a file$"):
+        read(tmp_path)
+    latin = tmp_path / "latin1"
+    latin.write_bytes("name = 'Végéta'".encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin1: not UTF-8 text \(byte 9\)$"):
+        read(latin)
+
+
+def test_syntax_errors_say_where(tmp_path: Path) -> None:
+    js = tmp_path / "s.json"
+    js.write_text('{\n  "a": 1,\n}', encoding="utf-8")
+    with pytest.raises(DataError, match=r"s\.json: line 3 column 1: not valid JSON: "):
+        read_json(js)
+    toml = tmp_path / "c.toml"
+    toml.write_text("[table\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"c\.toml: not valid TOML: .*line 1"):
+        read_toml(toml)

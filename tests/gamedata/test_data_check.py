@@ -1,0 +1,111 @@
+"""``toptable data check`` is the check every game runs: what it refuses, a game refuses."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.cli.main import main
+from controller.core.errors import DataError
+from controller.gamedata import DEMO_DIR
+from controller.gamedata.bundle import load_game_data
+from controller.gamedata.datadir import check_data_dir, init_data_dir
+
+
+def _own_set(tmp_path: Path) -> Path:
+    mine = tmp_path / "mine"
+    init_data_dir(mine)
+    return mine
+
+
+def _refused_alike(
+    directory: Path, capsys: pytest.CaptureFixture[str], *expected: str
+) -> list[str]:
+    """data check and a game's loading both refuse ``directory``, naming ``expected``."""
+    assert main(["data", "check", str(directory)]) == 2
+    out = capsys.readouterr().out
+    with pytest.raises(DataError) as refused:
+        load_game_data(directory)
+    for text in expected:
+        assert text in out
+        assert text in str(refused.value)
+    assert [f"bad {p}" for p in refused.value.problems] == [
+        line for line in out.splitlines() if line.startswith("bad ")
+    ]
+    return out.splitlines()
+
+
+def test_a_warrior_with_unknown_fields_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _own_set(tmp_path)
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    first = text.index("dodge = ", text.index('name = "Kefla"'))
+    warriors.write_text(
+        text[:first] + 'dodge = "unknown"' + text[text.index("\n", first) :], encoding="utf-8"
+    )
+    lines = _refused_alike(mine, capsys, "warrior 'Kefla': field 'dodge': still \"unknown\"")
+    assert "!!  warriors.toml: 52 warriors (INVENTED demo values); 1 with fields still unknown" in (
+        lines
+    )
+
+
+def test_an_empty_warriors_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _own_set(tmp_path)
+    (mine / "warriors.toml").write_text("# nothing yet\n", encoding="utf-8")
+    lines = _refused_alike(mine, capsys, "no warriors: a data set needs [[warrior]] tables")
+    assert "0 problem" not in "\n".join(lines)
+    assert not any(line.endswith("all data valid") for line in lines)
+
+
+def test_a_duplicate_warrior_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = _own_set(tmp_path)
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    jiren = text[
+        text.index("[[warrior]]") : text.index("[[warrior]]", text.index("[[warrior]]") + 1)
+    ]
+    warriors.write_text(text + "\n" + jiren, encoding="utf-8")
+    _refused_alike(mine, capsys, "Jiren")
+
+
+def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = _own_set(tmp_path)
+    board = mine / "board.toml"
+    board.write_bytes(b"\xef\xbb\xbf" + board.read_bytes())
+    _refused_alike(mine, capsys, "byte-order mark")
+
+
+def test_a_set_without_a_board_checks_but_does_not_play(tmp_path: Path) -> None:
+    mine = _own_set(tmp_path)
+    (mine / "board.toml").unlink()
+    report = check_data_dir(mine)
+    assert report.ok
+    assert "--  board.toml: absent (needed for a game)" in report.lines
+    with pytest.raises(DataError, match=r"board\.toml: missing: a game needs board\.toml"):
+        load_game_data(mine)
+
+
+def test_the_demo_set_checks_and_plays() -> None:
+    report = check_data_dir(DEMO_DIR)
+    assert report.ok, report.problems
+    assert all(line.startswith(("ok  ", "--  ")) for line in report.lines)
+    assert report.warriors is not None
+    assert load_game_data(DEMO_DIR).roster.keys() == report.warriors.roster.keys()
+
+
+def test_a_failed_init_leaves_nothing(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    (source / "more").mkdir(parents=True)
+    shutil.copy(DEMO_DIR / "board.toml", source / "board.toml")
+    (source / "warriors.toml").write_text('base = "more/warriors.toml"\n', encoding="utf-8")
+    (source / "more" / "warriors.toml").write_text('base = "broken\n', encoding="utf-8")
+    dest = tmp_path / "out" / "mine"
+    with pytest.raises(DataError, match=r"more/warriors\.toml"):
+        init_data_dir(dest, source)
+    assert list((tmp_path / "out").iterdir()) == []
