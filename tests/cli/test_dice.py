@@ -41,6 +41,7 @@ def test_read_json_and_annotate(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert cv2.imread(str(out)).shape == scene.image.shape
 
 
+@pytest.mark.slow  # calibrations (and the leave-photos-out folds): CPU-minutes on two cores
 def test_calibrate_then_eval_json(
     synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +95,7 @@ def test_eval_errors_writes_crops_and_reasons(
     assert "argument --errors: not allowed with argument --cv" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # calibrations (and the leave-photos-out folds): CPU-minutes on two cores
 def test_calibrate_json_and_one_photo(
     synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -119,6 +121,7 @@ def test_calibrate_json_and_one_photo(
     assert err.startswith(f"toptable: error: {four}: 1 photo(s); calibration needs at least 2")
 
 
+@pytest.mark.slow  # calibrations (and the leave-photos-out folds): CPU-minutes on two cores
 def test_eval_cross_validation_text(synth_ds: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dice", "eval", str(synth_ds), "--cv", "2"]) == 0  # a calibration per fold
     out = capsys.readouterr().out

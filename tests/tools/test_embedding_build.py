@@ -18,6 +18,7 @@ from tools.embedding.train import DESIGNS_PER_STEP, export, train
 from vision.reading.embedding import EMBED_DIMS, VIEW_PX, load_embedding
 
 
+@pytest.mark.slow  # trains a network with torch: a CPU-minute
 @pytest.mark.timeout(120)
 def test_a_small_embedding_is_rebuilt_and_read_in_numpy_as_in_torch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
