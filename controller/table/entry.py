@@ -35,6 +35,7 @@ from controller.game.events import (
     FirstPlayerChosen,
     GameEvent,
     Move,
+    Pass,
     Place,
     StepAside,
     StopRolling,
@@ -148,8 +149,14 @@ class TableEntry:
             seats = tuple(range(len(state.players)))
             return Chooser("who starts?", state.players, seats, kind=ChooserKind.SEAT)
         if aw.input is InputKind.DIE:
-            title = "transformation die" if state.phase is Phase.TRANSFORM else "fusion die"
-            return number_chooser(title, 1, 6, count=aw.die_count)
+            if state.phase is not Phase.TRANSFORM:
+                return number_chooser("fusion die", 1, 6, count=aw.die_count)
+            die: Chooser[Any] = number_chooser("transformation die", 1, 6, count=aw.die_count)
+            # transforming is a choice (A l.89): the base form is kept with a Pass
+            keep = [a for a in legal_actions(state) if isinstance(a, Pass)]
+            die.labels += ("keep the base form",) * len(keep)
+            die.values += tuple(keep)
+            return die
         c = state.combat
         first_throw = c is not None and not (
             c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
@@ -234,6 +241,9 @@ class TableEntry:
             self.chooser = self._manual_dice(chooser.count)
         elif chooser.kind is ChooserKind.DICE_FACES:
             self._face_entered(chooser)
+        elif chooser.kind is ChooserKind.DIE_NUMBERS and isinstance(chooser.value, Action):
+            self.die_values = []
+            self._act(chooser.value)  # keep the base form instead of rolling to transform
         elif chooser.kind is ChooserKind.DIE_NUMBERS:
             self.die_values.append(int(chooser.value))
             if len(self.die_values) >= chooser.count:

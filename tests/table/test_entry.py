@@ -10,7 +10,7 @@ import pytest
 from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import DiceThrown, FirstPlayerChosen
+from controller.game.events import DiceThrown, FirstPlayerChosen, Pass
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
@@ -134,3 +134,31 @@ def test_throws_before_the_game_wants_them_are_said_once(
     ]
     assert said[0].levelname == "WARNING"
     assert table.entry.stats.unexpected_throws == 5
+
+
+def _until_transform(tmp_path: Path) -> TableController:
+    for seed in range(12):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        table, players = _table(folder, seed=seed)
+        for _ in range(5000):
+            if table.state.phase is Phase.TRANSFORM:
+                return table
+            if table.state.phase is Phase.OVER:
+                break
+            players.step()
+    raise AssertionError("no transformation came in 12 games")
+
+
+@pytest.mark.timeout(120)
+def test_a_transformation_may_be_declined_at_the_table(tmp_path: Path) -> None:
+    """Transforming is a choice (A l.89): the die chooser offers the base form too."""
+    table = _until_transform(tmp_path)
+    chooser = table.entry.chooser
+    assert chooser is not None and chooser.kind is ChooserKind.DIE_NUMBERS
+    assert chooser.labels == ("1", "2", "3", "4", "5", "6", "keep the base form")
+    for _ in range(6):
+        table.on_button(ButtonPressed(ButtonName.NEXT))
+    table.on_button(CONFIRM)
+    last = table.game.journal.events()[-1]
+    assert isinstance(last, Pass) and table.state.phase is not Phase.TRANSFORM
