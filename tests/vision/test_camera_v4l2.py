@@ -1,7 +1,9 @@
 """The V4L2 source (a USB webcam through OpenCV): MJPG, sizes, manual controls read back.
 
 ``FakeCapture`` answers ``set``/``get``/``read`` the way OpenCV's V4L2 backend
-does for a camera: a size it lacks snaps to one it has, a control it lacks
+(opencv-python 4.11, modules/videoio/src/cap_v4l.cpp) does over a UVC webcam's
+driver (Linux 6.6, drivers/media/usb/uvc and v4l2-core), each behaviour cited
+where it is played: a size it lacks snaps to one it has, a control it lacks
 makes ``set`` return False, a value outside the control's range is clamped.
 ``FakeDevice`` answers the V4L2 questions (name, formats, sizes).
 """
@@ -62,6 +64,7 @@ class FakeCapture:
         self.size = self.sizes[self.fourcc][0]
         self.values: dict[int, float] = {p: lo for p, (lo, _) in self.controls.items()}
         self.sets: list[tuple[int, float]] = []
+        self.size_set = [0, 0]  # width_set, height_set: a size asked for, not yet both given
         self.released = False
 
     def __call__(self, *args: Any) -> FakeCapture:
@@ -75,25 +78,39 @@ class FakeCapture:
         self.released = True
 
     def _snap(self, width: int, height: int) -> None:
+        # VIDIOC_S_FMT never refuses a size: uvc_v4l2_try_format (uvc_v4l2.c) takes the
+        # frame size with the least w*h + rw*rh - 2*min(w, rw)*min(h, rh)
         have = self.sizes[self.fourcc]
-        self.size = min(have, key=lambda s: abs(s[0] - width) + abs(s[1] - height))
+
+        def distance(size: tuple[int, int]) -> int:
+            w, h = size
+            return w * h + width * height - 2 * min(w, width) * min(h, height)
+
+        self.size = min(have, key=distance)
 
     def set(self, prop: int, value: float) -> bool:
         self.sets.append((prop, value))
+        # CvCaptureCAM_V4L::setProperty: a FOURCC is kept only when v4l2_reset's
+        # VIDIOC_S_FMT hands back that pixel format (else the old one is restored, False)
         if prop == cv2.CAP_PROP_FOURCC:
             text = fourcc_text(int(value))
             if text in self.sizes:
                 self.fourcc = text
                 self._snap(*self.size)
             return text in self.sizes
-        if prop == cv2.CAP_PROP_FRAME_WIDTH:
-            self._snap(int(value), self.size[1])
-            return True
-        if prop == cv2.CAP_PROP_FRAME_HEIGHT:
-            self._snap(self.size[0], int(value))
+        # setProperty keeps a width (or height) in width_set (height_set) and asks the
+        # driver for a size (setVideoSize) once both are given, then forgets both
+        if prop in (cv2.CAP_PROP_FRAME_WIDTH, cv2.CAP_PROP_FRAME_HEIGHT):
+            self.size_set[prop == cv2.CAP_PROP_FRAME_HEIGHT] = round(value)
+            if all(v > 0 for v in self.size_set):
+                self._snap(*self.size_set)
+                self.size_set = [0, 0]
             return True
         if prop in (cv2.CAP_PROP_FPS, cv2.CAP_PROP_BUFFERSIZE, cv2.CAP_PROP_READ_TIMEOUT_MSEC):
             return True
+        # controlInfo's VIDIOC_QUERYCTRL fails for a control the camera lacks: set is False;
+        # VIDIOC_S_CTRL's integer values are clamped to the range (v4l2-ctrls-core.c,
+        # std_validate -> ROUND_TO_RANGE), not refused
         if prop not in self.controls:
             return False
         lo, hi = self.controls[prop]
@@ -109,9 +126,11 @@ class FakeCapture:
             return float(self.size[1])
         if prop == cv2.CAP_PROP_FPS:
             return 30.0
-        return self.values.get(prop, -1.0)
+        return self.values.get(prop, -1.0)  # getProperty: -1 for a control it lacks
 
     def read(self) -> tuple[bool, NDArray[Any] | None]:
+        # grabFrame: select() on a silent camera times out (CAP_PROP_READ_TIMEOUT_MSEC) and
+        # read() returns (False, None); OpenCV does not raise
         if self.frames is not None:
             if self.frames <= 0:
                 return False, None
@@ -199,7 +218,7 @@ def test_a_size_the_camera_lacks_names_the_option_and_its_sizes() -> None:
     assert info.value.option == "width"
     assert str(info.value) == (
         "option 'width' in section 'camera' is 1600 (1600x1200 asked), a size /dev/video0 (Fake "
-        "Webcam) does not have: it gives 1280x960; its MJPG sizes: 640x480, 1280x960, 1920x1080"
+        "Webcam) does not have: it gives 1920x1080; its MJPG sizes: 640x480, 1280x960, 1920x1080"
     )
     assert capture.released  # the camera is let go for the next try
 
