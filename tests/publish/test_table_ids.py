@@ -48,5 +48,5 @@ def test_the_demo_refuses_an_id_with_a_newline_in_one_line(
                          "--table-id", "table-9\n")  # fmt: skip
     assert code == 2 and out == ""
     [line] = err.strip().splitlines()
-    assert line.startswith("toptable: error: ") and "'table-9\\n'" in line
+    assert line.startswith("toptable demo: error: argument --table-id: ") and "'table-9\\n'" in line
     assert list(tmp_path.iterdir()) == []  # refused before any game was set up
