@@ -40,8 +40,10 @@ typecheck: $(TORCH_STAMP)
 
 # The tests run in parallel (pytest-xdist): many wait on ptys, brokers and child processes,
 # so more workers than cores keep both cores busy. PYTEST_WORKERS=0 runs them in one process.
+# A session fixture is made once per worker: tests sharing a costly one (a calibration) are
+# marked with one xdist_group, which loadgroup keeps on one worker.
 PYTEST_WORKERS ?= 4
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 pytest: $(TORCH_STAMP)
 	$(PYTEST) -m "not slow"
