@@ -40,10 +40,10 @@ typecheck: $(TORCH_STAMP)
 
 # The tests run in parallel (pytest-xdist): many wait on ptys, brokers and child processes,
 # so more workers than cores keep both cores busy. PYTEST_WORKERS=0 runs them in one process.
-# A session fixture is made once per worker: tests sharing a costly one (a calibration) are
-# marked with one xdist_group, which loadgroup keeps on one worker.
+# A session fixture is made once per worker: a costly one (a calibration) is made by the
+# first worker and read by the others (tests/vision/conftest.py: made_once).
 PYTEST_WORKERS ?= 4
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 pytest: $(TORCH_STAMP)
 	$(PYTEST) -m "not slow"

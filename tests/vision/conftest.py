@@ -1,4 +1,5 @@
-"""Vision's shared fixtures: each calibrated model is made once per test session.
+"""Vision's shared fixtures: each calibrated model is made once per test session (and
+once for all of pytest-xdist's workers, which otherwise make a session fixture each).
 
 Calibration is the slow path of vision (tens of seconds on two cores): a test that
 needs a calibrated model takes one of these instead of calibrating again; a test
@@ -7,7 +8,11 @@ that checks what a calibration says about its own photos calibrates those.
 
 from __future__ import annotations
 
+import fcntl
+import pickle
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -18,6 +23,25 @@ from vision.learning.defaults import default_model
 from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.reading.model import FaceModel
 from vision.synth.scenes import stress_settings, write_dataset
+
+T = TypeVar("T")
+
+
+def made_once(
+    factory: pytest.TempPathFactory, worker_id: str, name: str, make: Callable[[], T]
+) -> T:
+    """``make()``'s result, made by the first xdist worker that asks and read back (pickled)
+    by the others of the same run; without xdist, made here."""
+    if worker_id == "master":
+        return make()
+    shared = factory.getbasetemp().parent  # this run's folder, above every worker's own
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = shared / f"{name}.pickle"
+        if not done.is_file():
+            done.write_bytes(pickle.dumps(make()))
+        loaded: T = pickle.loads(done.read_bytes())
+        return loaded
 
 
 @pytest.fixture(scope="session")
@@ -38,10 +62,18 @@ def stress_photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 
 
 @pytest.fixture(scope="session")
-def stress_calibration(stress_photos: tuple[Path, Path]) -> tuple[FaceModel, CalibrationReport]:
+def stress_calibration(
+    stress_photos: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> tuple[FaceModel, CalibrationReport]:
     """The stress training frames calibrated as ``toptable dice calibrate`` does, with its
-    report (three photos: too few for its leave-photos-out check, so one calibration)."""
-    return calibrate_with_report(load_dataset(stress_photos[0]), face_set="stress", folds=3)
+    report (three photos: too few for its leave-photos-out check, so one calibration).
+    Every worker renders the same photos (seeded); one of them calibrates."""
+    return made_once(
+        tmp_path_factory,
+        worker_id,
+        "stress-calibration",
+        lambda: calibrate_with_report(load_dataset(stress_photos[0]), face_set="stress", folds=3),
+    )
 
 
 @pytest.fixture(scope="session")

@@ -24,9 +24,9 @@ from vision.reading.model import FaceModel, load_model
 from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
 
-# One worker makes the stress calibration (a session fixture) for every test that uses it;
-# the first test to ask for it waits for it (a hang guard, not a speed limit).
-pytestmark = [pytest.mark.xdist_group("stress-calibration"), pytest.mark.timeout(300)]
+# The first test to ask for the stress calibration (made once for all workers) waits for it:
+# a hang guard, not a speed limit.
+pytestmark = pytest.mark.timeout(300)
 
 
 def test_coloured_dice_calibrated_and_read(
