@@ -14,7 +14,11 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 4. Synthetic stress: random tables (one to three dice colours, light or dark, any
    tray and table colour, wood grain, hard light); for each, a model calibrated
    on 12 frames reads frames of new throws: 10,000 dice in all.
-5. Speed on one core (``cv2.setNumThreads(1)``): a settled 1280x960 frame (the
+5. Strangers (``--strangers N``): N generated dice sets on generated tables
+   (:mod:`vision.synth.strangers`), each calibrated on 20 of its photos and reading
+   50 new ones, with the same code and settings for every one; the median and the
+   worst over them, beside the two shared real sets.
+6. Speed on one core (``cv2.setNumThreads(1)``): a settled 1280x960 frame (the
    pi-tray photos as camera frames), a 12-megapixel JPEG from disk; calibration
    time from 15 photos; the model file's size; the reader's resident memory.
 """
@@ -30,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset, load_dataset
@@ -44,6 +50,7 @@ from vision.learning.evaluate import EvalResult, cross_validate, evaluate, score
 from vision.reading.model import FaceModel
 from vision.reading.read import read_file, read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
+from vision.synth.strangers import stranger, write_stranger
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
@@ -160,9 +167,9 @@ def bench_shifted(label: str, model: FaceModel, test: Dataset) -> None:
 # --- real photos ----------------------------------------------------------------------
 
 
-def bench_pi_tray(root: Path, folds: int = 4) -> FaceModel | None:
+def bench_pi_tray(root: Path, folds: int = 4, shifted: bool = True) -> FaceModel | None:
     """Print the pi-tray figures (14/6 split, shifted conditions, k-fold); return the
-    model calibrated on all photos (for the speed figures)."""
+    model calibrated on the 14 photos (for the speed figures)."""
     if not (root / "data.yaml").is_file():
         print(f"pi-tray: skipped ({root} is absent)")
         return None
@@ -172,7 +179,8 @@ def bench_pi_tray(root: Path, folds: int = 4) -> FaceModel | None:
     model, seconds = _timed_calibrate(train)
     print(_line("pi-tray, calibrate on 14, read 6", evaluate(test, model)) +
           f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
-    bench_shifted("pi-tray 6", model, test)
+    if shifted:
+        bench_shifted("pi-tray 6", model, test)
     if folds:
         result, times = cross_validate(dataset, folds=folds)
         print(_line(f"pi-tray, {folds}-fold leave-photos-out", result) +
@@ -181,7 +189,7 @@ def bench_pi_tray(root: Path, folds: int = 4) -> FaceModel | None:
     return model
 
 
-def bench_catan(root: Path) -> None:
+def bench_catan(root: Path, shifted: bool = True) -> None:
     """Print the catan-webcam figures: train/ (one day) -> valid/ (another day)."""
     if not (root / "train" / "data.yaml").is_file():
         print(f"catan-webcam: skipped ({root} is absent)")
@@ -190,7 +198,8 @@ def bench_catan(root: Path) -> None:
     model, seconds = _timed_calibrate(train)
     print(_line("catan-webcam, calibrate on train/ (33), read valid/ (another day)",
                 evaluate(test, model)) + f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
-    bench_shifted("catan valid", model, test)
+    if shifted:
+        bench_shifted("catan valid", model, test)
 
 
 # --- synthetic stress -----------------------------------------------------------------
@@ -220,6 +229,82 @@ def bench_stress(dice: int, tables: int = 5, per_frame: int = 8, seed: int = 500
         total.add(part)
     print(_line(f"synthetic stress ({tables} random tables, {per_frame} dice a frame)", total) +
           f"; worst table accuracy {worst:.2%}", flush=True)  # fmt: skip
+
+
+# --- strangers -----------------------------------------------------------------------
+
+STRANGER_SEED = 2800  # the first stranger's seed: stranger k is seed STRANGER_SEED + k
+STRANGER_PHOTOS = (20, 50)  # calibrate on, read
+TINY_PHOTOS = (4, 3)
+
+
+@dataclass(frozen=True)
+class StrangerFigures:
+    """One stranger's figures: its test photos read by the model calibrated on its others."""
+
+    seed: int
+    what: str
+    dice: int
+    f1: float
+    faces: float
+    unsure: int
+    unflagged: int
+    seconds: float
+    failed: str = ""  # why calibration refused (its figures are then 0)
+
+
+def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
+    """Calibrate on one stranger's photos and read its new ones."""
+    who = stranger(seed, tiny=tiny)
+    train_n, test_n = TINY_PHOTOS if tiny else STRANGER_PHOTOS
+    with tempfile.TemporaryDirectory(prefix="toptable-stranger-") as tmp:
+        train = load_dataset(write_stranger(Path(tmp) / "train", who, train_n, 1, every_face=True))
+        test = load_dataset(write_stranger(Path(tmp) / "test", who, test_n, 2))
+        try:
+            model, seconds = _timed_calibrate(train)
+        except ModelError as exc:
+            return StrangerFigures(seed, who.describe(), test.dice_count, 0.0, 0.0, 0, 0, 0.0,
+                                   str(exc))  # fmt: skip
+        result = evaluate(test, model)
+    return StrangerFigures(
+        seed, who.describe(), result.dice, result.f1, result.accuracy, result.unsure,
+        result.wrong_sure, seconds,
+    )  # fmt: skip
+
+
+def strangers_summary(rows: list[StrangerFigures]) -> str:
+    """The distribution over the strangers, in one line."""
+    dice = sum(r.dice for r in rows)
+    f1 = [r.f1 for r in rows]
+    faces = [r.faces for r in rows]
+    unsure = sum(r.unsure for r in rows)
+    unflagged = sum(r.unflagged for r in rows)
+    return (
+        f"strangers ({len(rows)}): detection F1 median {statistics.median(f1):.4f}, "
+        f"worst {min(f1):.4f}; faces right median {statistics.median(faces):.2%}, "
+        f"worst {min(faces):.2%}; unsure {unsure} of {dice} dice ({unsure / max(dice, 1):.2%}); "
+        f"wrong and not flagged {unflagged} ({unflagged / max(dice, 1):.2%})"
+    )
+
+
+def bench_strangers(count: int, tiny: bool = False, seed: int = STRANGER_SEED) -> None:
+    """Print one line per stranger, then the median and the worst over them."""
+    train_n, test_n = TINY_PHOTOS if tiny else STRANGER_PHOTOS
+    print(f"strangers: each calibrated on {train_n} of its photos, reading {test_n} new ones "
+          f"(same code and settings for all)", flush=True)  # fmt: skip
+    rows = []
+    for k in range(count):
+        row = bench_one_stranger(seed + k, tiny)
+        rows.append(row)
+        end = f"calibration failed: {row.failed}" if row.failed else (
+            f"calibration {row.seconds:.0f} s")  # fmt: skip
+        print(
+            f"  stranger {row.seed}: {row.dice} dice: F1 {row.f1:.4f}, faces {row.faces:.2%}, "
+            f"unsure {row.unsure}, unflagged wrong {row.unflagged}; {end} ({row.what})",
+            flush=True,
+        )
+    if rows:
+        print(strangers_summary(rows), flush=True)
 
 
 # --- speed, size, memory --------------------------------------------------------------
@@ -320,12 +405,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--dice", type=int, help="synthetic stress dice (default 10000)")
     parser.add_argument("--reads", type=int, help="timed frame reads (default 200)")
     parser.add_argument("--datasets", type=Path, default=SHARED, help="the shared datasets folder")
+    parser.add_argument("--strangers", type=int, metavar="N",
+                        help="only the strangers' figures (N generated dice sets; with --quick, "
+                        "tiny ones) beside the shared real sets (default: 20 after the rest, "
+                        "none with --quick)")  # fmt: skip
     args = parser.parse_args(argv)
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
+    if args.strangers is not None:
+        bench_pi_tray(args.datasets / "pi-tray", folds=0, shifted=False)
+        bench_catan(args.datasets / "catan-webcam", shifted=False)
+        bench_strangers(args.strangers, tiny=args.quick)
+        return 0
     model = bench_pi_tray(args.datasets / "pi-tray", folds=0 if args.quick else 4)
     bench_catan(args.datasets / "catan-webcam")
     bench_stress(args.dice or (400 if args.quick else 10_000), tables=2 if args.quick else 5)
     if model is not None:
         bench_speed(model, args.datasets / "pi-tray", args.reads or (40 if args.quick else 200))
         bench_size_memory(model)
+    if not args.quick:
+        bench_strangers(20)
     return 0
