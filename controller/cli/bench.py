@@ -45,6 +45,12 @@ def register(sub: Any) -> None:
         help=f"one or more of {', '.join(BENCHMARKS)} (default: all)",
     )
     p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
+    p.add_argument(
+        "--strangers",
+        type=int,
+        metavar="N",
+        help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
+    )
     p.set_defaults(func=run)
 
 
@@ -62,5 +68,8 @@ def run(args: argparse.Namespace) -> int:
         module_name, what = BENCHMARKS[area]
         print(f"== {area}: {what}", flush=True)
         module = importlib.import_module(module_name)
-        worst = max(worst, int(module.main(["--quick"] if args.quick else [])))
+        argv = ["--quick"] if args.quick else []
+        if area == "dice" and args.strangers is not None:
+            argv += ["--strangers", str(args.strangers)]
+        worst = max(worst, int(module.main(argv)))
     return worst
