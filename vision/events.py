@@ -85,3 +85,14 @@ class FrameUnreadable(Event):
     source: str
     reason: str
     timestamp: float
+
+
+@dataclass(frozen=True)
+class OutOfDepth(Event):
+    """A settled frame lies outside what the face model learned from (another photo size,
+    dice much smaller or larger, another camera angle): one line each; the throw is still
+    read, but its faces deserve less trust. Posted when a new kind of warning comes, not
+    per throw."""
+
+    warnings: tuple[str, ...]
+    timestamp: float

@@ -11,6 +11,11 @@ from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
 from controller.daemon.journals import game_data_for
+from vision.errors import ModelError
+from vision.learning.defaults import DEFAULT_MODEL
+from vision.reading.domain import camera_fit
+from vision.reading.model import load_model
+from vision.settings import CameraSource
 
 
 def register(sub: Any) -> None:
@@ -81,6 +86,20 @@ def run_check(args: argparse.Namespace) -> int:
         raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
     print(f"{path}: OK ({checked}): {summary(cfg)}")
-    for line in notes:
+    for line in notes + model_fit(cfg):
         print(f"  {line}")
     return 0
+
+
+def model_fit(cfg: Config) -> list[str]:
+    """How the camera's frame size fits what the face model learned from (a line, with its
+    warnings), for a camera whose size the config sets; a model that cannot be loaded is
+    left to the checks above and to the daemon's start."""
+    cam = cfg.camera
+    if cam.source not in (CameraSource.V4L2, CameraSource.PICAMERA2):
+        return []
+    try:
+        model = load_model(cam.model or DEFAULT_MODEL)
+    except ModelError as exc:
+        return [f"face model: cannot be loaded: {exc}"]
+    return [camera_fit(model.domain, model.params.die_frac, cam.width, cam.height)]

@@ -176,6 +176,8 @@ def cmd_read(args: argparse.Namespace) -> int:
         )
     if read.flags:
         print(f"flags: {', '.join(read.flags)}")
+    for warning in read.warnings:
+        print(f"warning: {warning.text}")
     return 0
 
 

@@ -52,7 +52,8 @@ from vision.reading.detect import (
     image_length,
     shrink,
 )
-from vision.reading.die_shape import face_contrast, orientation, outline_aspect
+from vision.reading.die_shape import face_contrast, orientation, outline_aspect, outline_size
+from vision.reading.domain import learned_domain
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.read import load_scaled, reduction
 
@@ -223,7 +224,10 @@ def calibrate(
     decoded = [load_scaled(item.image, params) for item in items]
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
+    photo_sizes: list[tuple[int, int]] = []  # the photos' own sizes (the domain, below)
+    die_px: list[float] = []  # each labeled die's side in its photo's pixels
     for item, (image, factor) in zip(items, decoded, strict=True):
+        photo_sizes.append((round(image.shape[1] * factor), round(image.shape[0] * factor)))
         face = at_face_scale(image, factor, params)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
@@ -232,6 +236,7 @@ def calibrate(
             a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, FACE_DIE_PX))
             side = math.sqrt(bw * bh) / (abs(math.cos(a)) + abs(math.sin(a)))
             sides.append(side / image_length(w, h))
+            die_px.append(sides[-1] * image_length(*photo_sizes[-1]))
         tick(f"measuring {item.image.name}")
     if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
@@ -249,6 +254,8 @@ def calibrate(
     where: list[str] = []
     aspects: list[float] = []
     contrasts: list[float] = []
+    outline_sides: list[float] = []  # the dice measured as reading measures them (the domain)
+    outline_aspects: list[float] = []
     light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (reading/read.py)
     for item, (image, factor) in zip(items, decoded, strict=True):
         face = at_face_scale(image, factor, params)
@@ -267,6 +274,10 @@ def calibrate(
             angles.append(angle)
             aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
             contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
+            measured, aspect = outline_size(gray, cx, cy, FACE_DIE_PX)
+            if measured > 0:
+                outline_sides.append(measured)
+                outline_aspects.append(aspect)
             dies.append((len(photos), cx, cy, angle, d.cls))
             number = numbers[line - 1] if line <= len(numbers) else line
             where.append(f"{_rel(item.label, dataset.root)}: line {number}")
@@ -357,6 +368,7 @@ def calibrate(
             mean=model.mean,
             basis=model.basis,
         )
+    model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = list(problems)
     if len(items) < FEW_PHOTOS:
         warnings.append(

@@ -74,3 +74,34 @@ def face_contrast(image: NDArray[Any], cx: float, cy: float, side: float) -> flo
     centred = pixels - pixels.mean(0)
     spread = float(np.linalg.eigvalsh(centred.T @ centred / len(pixels))[-1])
     return math.sqrt(max(spread, 0.0)) / (float(pixels.mean()) + 8.0)
+
+
+def outline_size(gray: NDArray[Any], cx: float, cy: float, side: float) -> tuple[float, float]:
+    """The die's outline at (cx, cy) measured over a wide range of sizes: its side over
+    ``side`` (the square root of its area) and its rotated rectangle's aspect. Otsu's split
+    of a patch 3.2 sides wide, either polarity, holes filled; of the regions holding the
+    centre and not reaching the patch's edge, the one nearest a die's area between 0.2 and
+    6 times it. (0, 0) when no region fits (a die cut by the frame, a busy background).
+    """
+    size = round(3.2 * side) | 1
+    crop = cv2.getRectSubPix(gray, (size, size), (float(cx), float(cy)))
+    crop = cv2.GaussianBlur(crop, (3, 3), 0)
+    _, mask = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    c = float(size // 2)
+    best: tuple[float, float, float] | None = None  # fit, side ratio, aspect
+    for m in (mask, cv2.bitwise_not(mask)):
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            if cv2.pointPolygonTest(contour, (c, c), False) < 0:
+                continue
+            x, y, w, h = cv2.boundingRect(contour)
+            if x == 0 or y == 0 or x + w >= size or y + h >= size:
+                continue
+            area = cv2.contourArea(contour) / (side * side)
+            if not 0.2 <= area <= 6.0:
+                continue
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            fit = abs(math.log(area))
+            if best is None or fit < best[0]:
+                best = (fit, math.sqrt(area), float(max(rw, rh) / max(1.0, min(rw, rh))))
+    return (0.0, 0.0) if best is None else (best[1], best[2])

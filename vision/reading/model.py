@@ -25,7 +25,9 @@ File format (``.npz``, numpy's zip of arrays): ``format`` (int, now
 ``FORMAT_VERSION``), ``face_set`` (the set's name), ``names`` (face names in class
 order), ``mean`` (DESCRIPTION_SIZE) and ``basis`` (DESCRIPTION_SIZE x d float32),
 ``samples`` (n x d float16, projected), ``labels`` (n int8), ``threshold``,
-``novelty`` and ``detector`` (JSON of the die-finder settings).
+``novelty`` and ``detector`` (JSON of the die-finder settings); optionally
+``domain`` (JSON: what calibration learned from, :mod:`vision.reading.domain`; a
+file without it reads as before and checks nothing).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from numpy.typing import NDArray
 from vision.errors import ModelError
 from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import WINDOW_SIZE, Detector, DetectorParams
+from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding
 from vision.reading.stored import checked_npz
 
@@ -79,6 +82,7 @@ class FaceModel:
     report: str = ""  # calibration's own figures and warnings (JSON), kept in the file
     mean: NDArray[Any] | None = None  # the projection (None: samples are descriptions)
     basis: NDArray[Any] | None = None
+    domain: Domain | None = None  # what calibration learned from (None: not recorded)
 
     def __post_init__(self) -> None:
         if isinstance(self.detector, DetectorParams):
@@ -190,6 +194,7 @@ class FaceModel:
                     else np.zeros((0, 0, 0), np.float16)
                 ),
                 report=np.str_(self.report),
+                **({"domain": np.str_(self.domain.to_json())} if self.domain else {}),
             )
         return path
 
@@ -300,4 +305,5 @@ def load_model(path: str | Path) -> FaceModel:
             report=str(data["report"]),
             mean=mean if basis.size else None,
             basis=basis if basis.size else None,
+            domain=Domain.from_json(str(data["domain"])) if "domain" in data.files else None,
         )

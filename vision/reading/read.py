@@ -10,7 +10,9 @@ take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
 in calibration, is not a die and is left out. Faces are read in neutral light
 (:func:`vision.reading.describe.light_gains`, as calibration cut them); a die read unsure gets
-a second look (:func:`vision.reading.describe.describe_again`).
+a second look (:func:`vision.reading.describe.describe_again`). A frame outside what the
+model learned from (:mod:`vision.reading.domain`: another photo shape, too few pixels a
+die, dice much smaller or larger, another camera angle) carries a warning for each.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from vision.reading.detect import (
     detect,
     image_length,
 )
+from vision.reading.die_shape import outline_size
+from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.model import FaceModel
 
 
@@ -70,6 +74,7 @@ class DiceRead:
     ms: float = 0.0
     size: tuple[int, int] = (0, 0)  # width, height of the original image
     light_fraction: float = field(default=0.0, compare=False)
+    warnings: tuple[DomainWarning, ...] = ()  # how the frame lies outside the model's domain
 
     @property
     def count_mismatch(self) -> bool:
@@ -112,6 +117,7 @@ class DiceRead:
             "confidences": [d.confidence for d in self.dice],
             "flags": list(self.flags),
             "per_die": [d.to_json() for d in self.dice],
+            "warnings": [w.text for w in self.warnings],
             "ms": round(self.ms, 2),
         }
 
@@ -164,14 +170,36 @@ def read_frame(
     result = detect(image, model.detector)
     dice = read_detections(result, model, factor)
     h, w = image.shape[:2]
+    size = (round(w * factor), round(h * factor))
     return DiceRead(
         dice=tuple(dice),
         expected=expect,
         obstructed=result.obstructed,
         ms=(time.perf_counter() - start) * 1000.0,
-        size=(round(w * factor), round(h * factor)),
+        size=size,
         light_fraction=result.light_fraction,
+        warnings=domain_warnings(result, model, size),
     )
+
+
+def domain_warnings(
+    result: DetectResult, model: FaceModel, size: tuple[int, int]
+) -> tuple[DomainWarning, ...]:
+    """How a frame of ``size`` (the original image's) and its dice found in ``result`` lie
+    outside the model's domain (nothing for a model that did not record one)."""
+    if model.domain is None:
+        return ()
+    out = photo_warnings(model.domain, size[0], size[1], model.params.die_frac)
+    gray = cv2.cvtColor(result.work, cv2.COLOR_BGR2GRAY)
+    sides, aspects = [], []
+    for det in result.detections:
+        if det.cocked:
+            continue
+        side, aspect = outline_size(gray, det.rect[0][0], det.rect[0][1], FACE_DIE_PX)
+        if side > 0:
+            sides.append(side)
+            aspects.append(aspect)
+    return tuple(out + dice_warnings(model.domain, sides, aspects))
 
 
 _REDUCED = {
@@ -232,7 +260,7 @@ def read_file(path: str | Path, model: FaceModel, expect: int | None = None) -> 
     image, factor = load_scaled(path, model)
     read = read_frame(image, model, expect, factor)
     ms = (time.perf_counter() - start) * 1000.0
-    return DiceRead(read.dice, read.expected, read.obstructed, ms, read.size, read.light_fraction)
+    return replace(read, ms=ms)
 
 
 COLOURS = {"ok": (60, 200, 60), "unsure": (0, 190, 255), "cocked": (40, 40, 230)}

@@ -3,7 +3,9 @@
 :class:`DiceReader` takes frames (BGR arrays) with a time stamp, watches for
 the tray to settle (:mod:`vision.reading.settle`), reads the dice once
 (:mod:`vision.reading.read`), tells kept from rerolled dice (:mod:`vision.reading.tracking`)
-and posts a :class:`~vision.events.ThrowSettled` into the queue it was given.
+and posts a :class:`~vision.events.ThrowSettled` into the queue it was given (after
+an :class:`~vision.events.OutOfDepth` when the frame brings a new warning: the camera
+no longer sees the dice as in calibration).
 
 :class:`CameraWorker` runs a camera source in its own thread and feeds a
 reader; a camera that fails posts :class:`~vision.events.CameraLost`, is
@@ -27,7 +29,15 @@ from numpy.typing import NDArray
 
 from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
-from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
+from vision.events import (
+    CameraLost,
+    CameraRestored,
+    FrameUnreadable,
+    OutOfDepth,
+    ThrowSettled,
+    TrayObstructed,
+)
+from vision.reading.domain import DomainIssue
 from vision.reading.model import FaceModel
 from vision.reading.read import DiceRead, read_frame
 from vision.reading.settle import Motion, SettleDetector, SettleParams
@@ -66,6 +76,8 @@ class DiceReader:
         self.state = "waiting"  # waiting, moving, settling, empty, obstructed, read
         self.last_read: DiceRead | None = None
         self.quiet_frames = 0  # frames in a row with nothing moving and nothing to read
+        self.warned: tuple[str, ...] = ()  # the out-of-depth warnings posted last
+        self._warned_kinds: set[DomainIssue] = set()
         self._count = 0
 
     def new_attack(self, expect: int | None = None) -> None:
@@ -96,6 +108,15 @@ class DiceReader:
             self.state = "empty"
             return None
         self.state = "read"
+        # posted when a kind of warning comes that was not posted since the last frame
+        # without any (the dice's measures vary from throw to throw: no repeats)
+        kinds = {w.kind for w in read.warnings}
+        if not kinds:
+            self._warned_kinds = set()
+        elif kinds - self._warned_kinds:
+            self._warned_kinds |= kinds
+            self.warned = tuple(w.text for w in read.warnings)
+            self.events.put(OutOfDepth(self.warned, timestamp))
         step = self.tracker.step(
             [TrackedDie(d.center, max(d.box[2], d.box[3]), d.face) for d in read.dice]
         )

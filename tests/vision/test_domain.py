@@ -1,0 +1,181 @@
+"""The reader knows when it is out of its depth: what a model learned from, and warnings
+for frames outside it (another photo shape, too few pixels, dice smaller or larger, another
+camera angle)."""
+
+from __future__ import annotations
+
+import queue
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from controller.core.events import Event
+from vision.events import OutOfDepth, ThrowSettled
+from vision.learning.dataset import load_dataset
+from vision.learning.report import CalibrationReport
+from vision.reading.domain import (
+    Domain,
+    DomainIssue,
+    camera_fit,
+    dice_warnings,
+    learned_domain,
+    photo_warnings,
+)
+from vision.reading.model import FaceModel, load_model
+from vision.reading.read import read_frame
+from vision.reading.reader import DiceReader
+from vision.synth.scenes import Renderer, stress_settings
+
+# a hang guard, not a speed limit: the stress calibration (shared) is a CPU-minute
+pytestmark = pytest.mark.timeout(600)
+
+DOMAIN = Domain(((1280, 960),), (100.0, 110.0, 120.0), (0.9, 1.0), (1.0, 1.05))
+FRAC = 110.0 / (1280 * 960) ** 0.5  # dice of 110 px at 1280x960
+
+
+def kinds(warnings: object) -> list[DomainIssue]:
+    return [w.kind for w in warnings]  # type: ignore[attr-defined]
+
+
+def test_photo_shape_and_pixels() -> None:
+    assert photo_warnings(DOMAIN, 1280, 960, FRAC) == []
+    assert photo_warnings(DOMAIN, 960, 1280, FRAC) == []  # a quarter turn: the same camera
+    assert photo_warnings(DOMAIN, 640, 480, FRAC) == []  # dice of 55 px: enough pixels
+    (shape,) = photo_warnings(DOMAIN, 1920, 1080, FRAC)
+    assert shape.kind is DomainIssue.PHOTO_SHAPE
+    assert shape.text.startswith("a 1920x1080 photo, but the model learned from 1280x960 photos")
+    assert kinds(photo_warnings(DOMAIN, 320, 240, FRAC)) == [DomainIssue.FEW_PIXELS]
+    assert "dice about 28 px" in photo_warnings(DOMAIN, 320, 240, FRAC)[0].text
+
+
+def test_dice_size_and_view() -> None:
+    ok = [0.95, 1.0, 0.5]
+    assert dice_warnings(DOMAIN, ok, [1.0, 1.02, 1.4]) == []  # medians inside
+    assert kinds(dice_warnings(DOMAIN, [0.6, 0.65], [1.0, 1.0])) == [DomainIssue.DICE_SMALLER]
+    assert kinds(dice_warnings(DOMAIN, [1.5], [1.0])) == [DomainIssue.DICE_LARGER]
+    assert kinds(dice_warnings(DOMAIN, ok, [1.3, 1.25, 1.0])) == [DomainIssue.MORE_OBLIQUE]
+    assert dice_warnings(DOMAIN, [1.0], [1.3]) == []  # one die says little of the camera
+    # outlines of two dice pressed together (or of a mark) say nothing of the view
+    assert dice_warnings(DOMAIN, [1.0, 1.4, 1.4, 0.5], [1.0, 2.0, 2.0, 1.8]) == []
+    oblique = replace(DOMAIN, aspect=(1.25, 1.35))
+    (straight,) = dice_warnings(oblique, [1.0, 0.95], [1.0, 1.02])
+    assert straight.kind is DomainIssue.MORE_STRAIGHT
+    assert "more straight down than in calibration" in straight.text
+    assert "1.25-1.35" in straight.text
+
+
+def test_learned_domain_and_its_json() -> None:
+    sizes = [(1280, 960)] * 3 + [(640, 480)]
+    domain = learned_domain(sizes, [100, 110, 120], [0.8, 1.0, 1.0, 1.2], [1.0, 1.1])
+    assert domain.sizes == ((1280, 960), (640, 480))  # most common first
+    assert domain.die_px[1] == pytest.approx(110.0)
+    assert domain.size == pytest.approx((0.95, 1.05))
+    again = Domain.from_json(domain.to_json())
+    assert again.sizes == domain.sizes
+    assert again.die_px == pytest.approx(domain.die_px, abs=0.01)
+    with pytest.raises(ValueError, match="calibration domain"):
+        Domain.from_json('{"sizes": []}')
+
+
+def test_camera_fit_lines() -> None:
+    assert camera_fit(DOMAIN, FRAC, 1280, 960) == (
+        "face model: at 1280x960 dice about 110 px; it learned from 1280x960 photos, dice "
+        "100-120 px: fine"
+    )
+    assert camera_fit(DOMAIN, FRAC, 1920, 1080).startswith(
+        "face model: warning: a 1920x1080 photo, but the model learned from 1280x960 photos"
+    )
+    assert "does not record the photos" in camera_fit(None, FRAC, 1280, 960)
+
+
+@pytest.fixture(scope="module")
+def calibrated(stress_calibration: tuple[FaceModel, CalibrationReport]) -> FaceModel:
+    return stress_calibration[0]
+
+
+def test_calibration_records_its_domain_in_the_file(calibrated: FaceModel, tmp_path: Path) -> None:
+    domain = calibrated.domain
+    assert domain is not None
+    assert domain.sizes == ((1280, 960),)
+    expected_px = calibrated.params.die_frac * (1280 * 960) ** 0.5
+    assert domain.die_px[1] == pytest.approx(expected_px, rel=0.1)
+    assert 0.6 < domain.size[0] <= domain.size[1] < 1.3
+    assert 1.0 <= domain.aspect[0] <= domain.aspect[1] < 1.2
+    loaded = load_model(calibrated.save(tmp_path / "m.npz"))
+    assert loaded.domain is not None and loaded.domain.sizes == domain.sizes
+    older = load_model(replace(calibrated, domain=None).save(tmp_path / "old.npz"))
+    assert older.domain is None  # a file without it reads as before
+    assert read_frame(np.zeros((960, 1280, 3), np.uint8), older).warnings == ()
+
+
+def _frame(settings_scale: float = 1.0, seed: int = 2, count: int = 6) -> NDArray[Any]:
+    settings = stress_settings(3)  # the table the stress calibration learned
+    settings = replace(settings, die_frac=settings.die_frac * settings_scale)
+    image: NDArray[Any] = Renderer(settings, seed=seed).scene(count=count).image
+    return image
+
+
+def test_frames_outside_the_domain_warn(calibrated: FaceModel) -> None:
+    frame = _frame()
+    assert read_frame(frame, calibrated).warnings == ()
+    assert read_frame(cv2.resize(frame, (640, 480), interpolation=cv2.INTER_AREA),
+                      calibrated).warnings == ()  # fmt: skip
+    squashed = read_frame(cv2.resize(frame, (1280, 720)), calibrated)
+    assert DomainIssue.PHOTO_SHAPE in kinds(squashed.warnings)
+    tiny = read_frame(cv2.resize(frame, (160, 120), interpolation=cv2.INTER_AREA), calibrated)
+    assert kinds(tiny.warnings) == [DomainIssue.FEW_PIXELS]
+    assert kinds(read_frame(_frame(1.7, seed=3, count=4), calibrated).warnings) == [
+        DomainIssue.DICE_LARGER
+    ]
+    assert kinds(read_frame(_frame(0.6, seed=3), calibrated).warnings) == [DomainIssue.DICE_SMALLER]
+    assert read_frame(frame, calibrated).to_json()["warnings"] == []
+    assert squashed.to_json()["warnings"] == [w.text for w in squashed.warnings]
+
+
+def test_the_reader_posts_out_of_depth_when_a_warning_comes(calibrated: FaceModel) -> None:
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(calibrated, q)
+    wide = np.full((720, 1280, 3), 128, np.uint8)
+    blank = np.full((960, 1280, 3), 128, np.uint8)
+    squashed = cv2.resize(_frame(seed=4), (1280, 720))  # another shape (and the dice with it)
+    frames = [wide, squashed, wide, squashed, blank, _frame(seed=6), wide, squashed]
+    for n, frame in enumerate(frames):
+        for k in range(6):  # motion, then the tray still long enough to settle
+            reader.feed(frame, n * 10.0 + k)
+    events = []
+    while not q.empty():
+        events.append(q.get_nowait())
+    # the same warnings again are not repeated; a frame inside the domain clears them
+    assert [type(e) for e in events] == [
+        OutOfDepth, ThrowSettled, ThrowSettled, ThrowSettled, OutOfDepth, ThrowSettled
+    ]  # fmt: skip
+    first = events[0]
+    assert isinstance(first, OutOfDepth)
+    assert any(w.startswith("a 1280x720 photo") for w in first.warnings)
+    assert reader.warned == events[4].warnings  # type: ignore[attr-defined]
+
+
+def test_dice_read_prints_the_warnings(
+    calibrated: FaceModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli.main import main
+
+    model = calibrated.save(tmp_path / "m.npz")
+    photo = tmp_path / "wide.png"
+    cv2.imwrite(str(photo), cv2.resize(_frame(), (1280, 720)))
+    assert main(["dice", "read", str(photo), "--model", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: a 1280x720 photo, but the model learned from 1280x960 photos" in out
+
+
+def test_the_stress_photos_themselves_do_not_warn(
+    calibrated: FaceModel, stress_photos: tuple[Path, Path]
+) -> None:
+    for item in load_dataset(stress_photos[1]).items:
+        image = cv2.imread(str(item.image))
+        assert read_frame(image, calibrated).warnings == ()
