@@ -183,8 +183,8 @@ def load_dataset(root: str | Path) -> Dataset:
         items.append(LabeledImage(image, label, dice))
     if labels_dir.is_dir():
         stems = {image.stem for image in images}
-        for label in sorted(labels_dir.glob("*.txt")):
-            if label.stem not in stems:
+        for label in sorted(labels_dir.glob("*.txt")):  # (classes.txt: names, from labelImg)
+            if label.stem not in stems and label.name != "classes.txt":
                 problems.append(
                     DataProblem(
                         _rel(label, root),
