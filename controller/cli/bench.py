@@ -12,7 +12,7 @@ import argparse
 import importlib
 from typing import Any
 
-from controller.cli.flags import OneOf
+from controller.cli.flags import OneOf, Whole
 
 # area -> (module, what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
     p.add_argument(
         "--strangers",
-        type=int,
+        type=Whole(1, 1000),
         metavar="N",
         help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
     )
