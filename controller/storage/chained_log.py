@@ -82,6 +82,12 @@ class Stamp:
         )
 
 
+def sidecars(path: Path) -> tuple[Path, Path, Path]:
+    """A log's file and the write-ahead log and shared-memory files SQLite keeps beside
+    it: one database, moved, copied or deleted together."""
+    return path, Path(f"{path}-wal"), Path(f"{path}-shm")
+
+
 def create_layout(conn: sqlite3.Connection) -> None:
     """Make a log's two tables in an empty database."""
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -243,12 +249,21 @@ class ChainedLog(Generic[R]):
         """
         if path.exists():
             raise cls.StorageError(f"{path}: a journal already exists there; {cls.RESUME_HINT}")
+        _, wal, shm = sidecars(path)
+        if wal.exists() and wal.stat().st_size > 0:
+            # SQLite would replay a dead game's write-ahead log into the new file.
+            raise cls.StorageError(
+                f"{wal}: the write-ahead log of a journal no longer at {path} (it may hold "
+                f"that game's last rows): put its journal back, or move {wal.name} and "
+                f"{shm.name} away to start a new game there"
+            )
         # Built under a temporary name and renamed once complete, so a crash while
         # creating never leaves a half-made log where a game is expected.
         tmp = path.with_name(path.name + ".creating")
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-            leftover.unlink(missing_ok=True)
         try:
+            # an empty write-ahead log (no rows) and a half-made log are nobody's game
+            for leftover in (wal, shm, *sidecars(tmp)):
+                leftover.unlink(missing_ok=True)
             if make_parent:
                 path.parent.mkdir(parents=True, exist_ok=True)
             conn = cls._connect(tmp)
