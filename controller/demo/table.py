@@ -126,7 +126,7 @@ def demo_table(
     """
     loop = TableLoop(events_queue, idle_wakeup_s=0.2)
     with ExitStack() as stack:
-        held = resume_or_start(config, data, companion_at, names)
+        held = resume_or_start(config, data, companion_at, names, options.seed)
         stack.callback(held.close)
         devices = stack.enter_context(
             open_devices(config, loop.events, data, tray=tray, board_tokens=board_tokens)

@@ -116,8 +116,10 @@ class CompanionTable:
         journal_path: str | Path,
         data: dict[str, Any] | None = None,
         sinks: Sequence[CompanionSink] = (),
+        seed: int | None = None,
     ) -> CompanionTable:
-        """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``.
+        """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``
+        (which records ``seed``).
 
         Raises:
             UnknownNameError: no such companion mode.
@@ -126,7 +128,7 @@ class CompanionTable:
         """
         mode = get_mode(kind)
         mode.new_game(players, data)  # check the players before a journal is written
-        journal = CompanionJournal.start(journal_path, mode.kind, players, data)
+        journal = CompanionJournal.start(journal_path, mode.kind, players, data, seed)
         return cls(mode, journal, sinks)
 
     @classmethod
