@@ -22,7 +22,7 @@ from types import FrameType
 
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
-from controller.core.errors import DataProblem
+from controller.core.errors import DataProblem, TableHaltedError
 from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
 from controller.daemon.journals import StartError, game_data_for, resume_or_start
@@ -52,6 +52,7 @@ def run_table(config_path: Path) -> int:
     Raises:
         DataError: a config or data file with problems (exit 2 via the CLI).
         StartError, JournalError: the daemon cannot start.
+        TableHaltedError: the game's journal could not be written (the table stopped).
     """
     loop = TableLoop(idle_wakeup_s=0.5)
     _stop_on_signals(loop)  # first: a SIGTERM while starting up still stops cleanly
@@ -88,10 +89,12 @@ def run_table(config_path: Path) -> int:
         log.info("table ready: %s (journal %s)", table.status_line(), running.journal.path)
         if not loop.stopping:
             loop.run()
-        notifier.stopping("stopping: the game is paused")
+        notifier.stopping(loop.halted or "stopping: the game is paused")
         running.close()  # first: nothing after this can cost the game
         table.pause()
         devices.keep_screens()
+    if loop.halted is not None:
+        raise TableHaltedError(loop.halted)
     return 0
 
 

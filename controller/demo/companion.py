@@ -31,9 +31,9 @@ from controller.daemon.hardware import TableDevices
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
-from controller.demo.runner import DEFAULT_SEED, make_room
+from controller.demo.runner import DEFAULT_SEED, halted, make_room
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
-from controller.demo.watch import CompanionSeen, CompanionWatch
+from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
 from controller.storage.origin import refuse_contradiction
@@ -214,7 +214,12 @@ def run_companion_demo(
                 break
             if decisions >= MAX_DECISIONS:
                 raise CompanionDemoError(f"no winner after {decisions} decisions")
-            fingers.perform(decision)
+            try:
+                fingers.perform(decision)
+            except WatchTimeoutError:
+                halted(demo.loop)
+                raise
+            halted(demo.loop)
             decisions += 1
         demo.stop()  # the table is this thread's to read from here on
         if finished and table.winner is None:

@@ -26,6 +26,7 @@ from controller.board.follow import BoardFollower
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import TableDevices
+from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
@@ -33,7 +34,7 @@ from controller.demo.record import LatencyProbe, ScreenRecorder
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.tray import Tray
-from controller.demo.watch import TableWatch
+from controller.demo.watch import TableWatch, WatchTimeoutError
 from controller.demo.world import MockButtons, WorldHands
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown
@@ -84,7 +85,8 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     """Play (or resume) a whole simulated game; return its summary.
 
     Raises:
-        DemoError: the game got stuck or a device thread stalled.
+        DemoError: the game got stuck, a device thread stalled, or the table stopped
+            (its journal cannot be written).
         JournalError: ``--resume`` on a missing, newer, corrupt or other game's journal.
         LinkError, PublishError: (``events``) the broker refused or could not be reached,
             or the publisher could not start; before any move.
@@ -153,15 +155,20 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         hands = WorldHands(watch, devices.sim, devices.link, data.board, tray, buttons.press, seed)
         players = TablePlayers(watch.look, hands, [GreedyBot(), RandomBot()], seed=seed)
         acts = 0
-        while not players.done():
+        while not halted(demo.loop) and not players.done():
             acts += 1
             if acts > options.max_acts:
                 phase = players.seen.state.phase if players.seen is not None else "?"
                 raise DemoError(
                     f"the game did not end after {options.max_acts} acts (stuck in {phase})"
                 )
-            players.step()
-            hands.tidy(hands.settle().state)
+            try:
+                players.step()
+                hands.tidy(hands.settle().state)
+            except WatchTimeoutError:
+                halted(demo.loop)
+                raise
+        halted(demo.loop)
         hands.settle()
         demo.stop()  # the table is this thread's to read from here on
         delivery = finish_publishing(demo.publisher, FLUSH_S)
@@ -272,6 +279,17 @@ def make_room(journal: Path, chosen: bool) -> None:
         return
     for part in parts:
         part.unlink(missing_ok=True)
+
+
+def halted(loop: TableLoop) -> bool:
+    """False while the table plays on.
+
+    Raises:
+        DemoError: the table stopped itself (its journal cannot be written): why.
+    """
+    if loop.halted is not None:
+        raise DemoError(loop.halted)
+    return False
 
 
 def _wait_for_board(link: BoardLink, follower: BoardFollower, timeout_s: float = 10.0) -> None:

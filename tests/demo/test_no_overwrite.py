@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from controller.core.errors import TableHaltedError
 from controller.demo.companion import run_companion_demo
 from controller.demo.runner import DemoError, DemoOptions, make_room, run_demo
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
+from controller.storage.chained_log import ChainedLog
+from controller.storage.journal import Row
 from controller.storage.origin import ContradictionError
+from controller.table.companion import CompanionTable
+from controller.table.entry import HALTED_FAULT
+from hardware.controls.events import ButtonName, ButtonPressed
 from tests.cli_runner import cli_runner
 from tests.game.helpers import demo_data
 
@@ -91,3 +98,43 @@ def test_cli_demo_resume_with_another_seed_is_one_line(
     code, _, err = run("demo", "--journal", str(journal), "--out", str(tmp_path / "o"), "--fast")
     assert code == 2 and err.count("\n") == 1 and "add --resume" in err
     assert journal.read_bytes() == before
+
+
+def _small_disk(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
+    """Every journal opened from now on may grow to ``pages`` pages: a write past them fails
+    with SQLite's SQLITE_FULL, "database or disk is full", as on a full disk."""
+    connect = ChainedLog._connect.__func__  # type: ignore[attr-defined]
+
+    def limited(cls: type[ChainedLog[Row]], path: Path, check: bool = False) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(cls, path, check)
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        return conn
+
+    monkeypatch.setattr(ChainedLog, "_connect", classmethod(limited))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_demo_whose_journal_fills_up_stops_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    _small_disk(monkeypatch, 6)
+    journal = tmp_path / "full.sqlite"
+    code, out, err = run("demo", "--journal", str(journal), "--out", str(tmp_path), "--fast")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "database or disk is full" in err and "table stops" in err
+    with TableGame.resume(journal) as game:  # what was journalled is whole
+        assert len(game.journal) > 0 and not game.state.over
+
+
+def test_a_companion_table_whose_journal_fills_up_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_disk(monkeypatch, 5)
+    table = CompanionTable.new("dbz-tcg", ["A", "B"], tmp_path / "c.sqlite")
+    with pytest.raises(TableHaltedError, match=r"database or disk is full.*table stops"):
+        for _ in range(5000):
+            table.handle(ButtonPressed(ButtonName.CONFIRM))
+    assert table.paused and table.view().last == HALTED_FAULT
+    table.close()
