@@ -12,6 +12,7 @@ from controller.config import parse_config
 from controller.core.kinds import GameKind
 from controller.daemon.journals import open_companion_table, recorded_seed, resume_or_start
 from controller.daemon.tables import table_seed
+from controller.game.session import TableGame
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.bundle import load_game_data
 from controller.storage.origin import ContradictionError, data_fingerprint
@@ -22,6 +23,7 @@ def test_a_new_game_records_a_seed_and_a_resume_keeps_it(tmp_path: Path) -> None
     with resume_or_start(config, load_game_data(), seed=None) as held:
         chosen = recorded_seed(held)  # the clock's time, written down
         assert chosen is not None
+        assert isinstance(held, TableGame)
         assert held.origin.data_fingerprint == data_fingerprint(DEMO_DIR)
     with resume_or_start(config, load_game_data()) as held:  # the daemon restarted
         assert recorded_seed(held) == chosen

@@ -49,7 +49,7 @@ def test_a_resume_with_another_seed_or_set_up_is_refused(tmp_path: Path) -> None
         ({"kind": GameKind.STORY}, "story contradicts the journal's tournament"),
     ):
         with pytest.raises(ContradictionError, match=named):
-            run_journaled(path, **kwargs)  # type: ignore[arg-type]
+            run_journaled(path, **kwargs)
     assert path.stat().st_size == rows  # nothing written
 
 
