@@ -32,9 +32,11 @@ class StartError(TopTableError, RuntimeError):
     """The table cannot start (the message says what to fix); exit code 2."""
 
 
-def evidence_dir(config: Config) -> Path:
-    """Where each settled throw's frame is kept: beside the game's journal."""
-    return config.table.journal.with_suffix(".frames")
+def evidence_dir(config: Config, game_id: str | None = None) -> Path:
+    """Where each settled throw's frame is kept: beside the game's journal, in a folder of
+    the game's own (``game_id``; None: the folder of every game)."""
+    frames = config.table.journal.with_suffix(".frames")
+    return frames / game_id if game_id is not None else frames
 
 
 def game_data_for(config: Config) -> GameData:
@@ -188,6 +190,11 @@ def resume_or_start(
         journal = companion_at or companion_journal(config)
         return open_companion_table(t.mode, journal, tuple(names) or player_names(config), seed)
     return open_game(config, data or game_data_for(config), names, seed)
+
+
+def held_game_id(held: Held) -> str:
+    """The id of the game ``held`` (its journal's)."""
+    return held.journal.game_id
 
 
 def recorded_seed(held: Held) -> int | None:

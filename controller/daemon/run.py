@@ -25,7 +25,7 @@ from controller.config.devices import check_devices
 from controller.core.errors import DataProblem, TableHaltedError
 from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
-from controller.daemon.journals import StartError, game_data_for, resume_or_start
+from controller.daemon.journals import StartError, game_data_for, held_game_id, resume_or_start
 from controller.daemon.loop import TableLoop
 from controller.daemon.tables import open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
@@ -70,7 +70,7 @@ def run_table(config_path: Path) -> int:
         stack.callback(watchdog.stop)
         held = resume_or_start(config, data)  # another game's journal: refused, untouched
         stack.callback(held.close)
-        devices = stack.enter_context(open_devices(config, loop.events, data))
+        devices = stack.enter_context(open_devices(config, loop.events, data, held_game_id(held)))
         running = open_table(config, loop, devices, held)
         table = running.table
         publisher = running.publish(config.events)

@@ -155,11 +155,16 @@ class CompanionGame:
 
 
 def open_devices(
-    config: Config, events: queue.Queue[Event], data: GameData | None, **world: Any
+    config: Config,
+    events: queue.Queue[Event],
+    data: GameData | None,
+    game_id: str | None = None,
+    **world: Any,
 ) -> TableDevices:
     """The devices of the table ``config`` sets up (a companion mode: no camera, no
     board), posting into ``events``; ``data``: the dice game's material (its die for
-    a synthetic camera); ``world``: a simulated world's hooks (``tray``,
+    a synthetic camera); ``game_id``: the game whose throws' photos are kept (in a
+    folder of its own); ``world``: a simulated world's hooks (``tray``,
     ``board_tokens``: see :class:`~controller.daemon.hardware.TableDevices`).
 
     Raises:
@@ -168,7 +173,7 @@ def open_devices(
     return TableDevices.open(
         config,
         events,
-        evidence_dir=evidence_dir(config),
+        evidence_dir=evidence_dir(config, game_id),
         die_faces=data.die.faces if data is not None else (),
         dice=config.table.mode.plays_dice,
         **world,
