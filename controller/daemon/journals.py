@@ -23,6 +23,7 @@ from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
+from controller.storage.journal import journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
@@ -82,7 +83,7 @@ def open_game(
     t = config.table
     length = Length(t.length.value)
     variants = Variants.from_names(t.variants)
-    if not path.exists():
+    if not journal_exists(path):
         players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
         return TableGame.start(path, players, data, t.data_dir, new_seed(seed))
     game = TableGame.resume(path, data)
@@ -136,7 +137,7 @@ def open_companion_table(
         DataError: a number of players the mode does not allow.
     """
     _journal_folder(journal)
-    if not journal.exists():
+    if not journal_exists(journal):
         return CompanionTable.new(kind, players, journal, seed=new_seed(seed))
     table = CompanionTable.resume(journal)
     try:

@@ -46,6 +46,7 @@ from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
 from controller.storage.chained_log import sidecars
+from controller.storage.journal import journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
@@ -94,7 +95,11 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     started = time.monotonic()
     return_large_buffers()
     out = options.out
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DemoError(f"{out}: cannot make the demo's output folder ({exc.strerror}): "
+                        "choose another --out") from None  # fmt: skip
     journal = options.journal or out / "journal.sqlite"
     tokens: frozenset[int] = frozenset()
     if options.resume:
@@ -269,9 +274,11 @@ def make_room(journal: Path, chosen: bool) -> None:
     """
     parts = sidecars(journal)
     if chosen:
-        there = [p for p in parts if p.exists()]
+        there = [p for p in parts if journal_exists(p)]
         if there:
-            what = "a game" if journal.exists() else f"what is left of a game ({there[0].name})"
+            what = (
+                "a game" if journal_exists(journal) else f"what is left of a game ({there[0].name})"
+            )
             raise DemoError(
                 f"{journal}: {what} is journalled there already; add --resume to continue "
                 "it, or give --journal another path"

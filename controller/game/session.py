@@ -21,6 +21,7 @@ from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
+from controller.storage.journal import journal_exists
 from controller.storage.origin import (
     Origin,
     data_fingerprint,
@@ -194,7 +195,7 @@ def run_journaled(
         ContradictionError: a given value contradicts the journal.
     """
     path = Path(path)
-    if not path.exists():
+    if not journal_exists(path):
         d_players, d_length, d_seed = DEFAULT_PLAY
         config = GameConfig(
             tuple(f"P{i + 1}" for i in range(players or d_players)),

@@ -69,10 +69,7 @@ class FaultSource(StrEnum):
 
 HALTED_FAULT = "journal cannot be written: table stopped"
 """The screens' fault line when the journal cannot be appended to."""
-HALTED_HINT = (
-    "the table stops (nothing is played unrecorded): free space on that disk or make the "
-    "journal writable, then start the table again"
-)
+HALTED_HINT = "the table stops (nothing is played unrecorded): start it again once that is fixed"
 
 
 class GameOwner(Protocol):

@@ -62,6 +62,6 @@ def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> N
 def _photos(journal: Path) -> dict[str, bytes]:
     """The photo each journalled throw names, and its bytes (each name once)."""
     with TableGame.resume(journal) as game:
-        named = [e.evidence for e in game.journal.events() if isinstance(e, DiceThrown)]
+        named = [e.evidence or "" for e in game.journal.events() if isinstance(e, DiceThrown)]
     assert all(named) and len(set(named)) == len(named)
     return {path: Path(path).read_bytes() for path in named}

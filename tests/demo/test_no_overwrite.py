@@ -123,7 +123,7 @@ def test_a_demo_whose_journal_fills_up_stops_with_one_line(
     journal = tmp_path / "full.sqlite"
     code, out, err = run("demo", "--journal", str(journal), "--out", str(tmp_path), "--fast")
     assert (code, out) == (2, "")
-    assert err.count("\n") == 1 and "database or disk is full" in err and "table stops" in err
+    assert err.count("\n") == 1 and "the disk is full" in err and "table stops" in err
     with TableGame.resume(journal) as game:  # what was journalled is whole
         assert len(game.journal) > 0 and not game.state.over
 
@@ -133,7 +133,7 @@ def test_a_companion_table_whose_journal_fills_up_stops(
 ) -> None:
     _small_disk(monkeypatch, 5)
     table = CompanionTable.new("dbz-tcg", ["A", "B"], tmp_path / "c.sqlite")
-    with pytest.raises(TableHaltedError, match=r"database or disk is full.*table stops"):
+    with pytest.raises(TableHaltedError, match=r"the disk is full: free space on it.*table stops"):
         for _ in range(5000):
             table.handle(ButtonPressed(ButtonName.CONFIRM))
     assert table.paused and table.view().last == HALTED_FAULT
