@@ -41,7 +41,7 @@ def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> N
     journal = tmp_path / "kill" / "journal.sqlite"
     cmd = toptable("demo", "--fast", "--json", "--seed", "4", "--out", str(tmp_path / "kill"),
                    "--journal", str(journal))  # fmt: skip
-    kill = kill_at(cmd, journal, 30, timeout_s=300)  # once play has begun
+    kill = kill_at(cmd, journal, 60, timeout_s=300)  # once throws have been read
     assert kill.mid_game, kill
     with TableGame.resume(journal) as game:
         assert not game.state.over
