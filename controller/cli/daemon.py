@@ -46,7 +46,12 @@ def register(sub: Any) -> None:
         help="the game: tournament or story (the dice game) or a companion mode "
         "(default tournament)",
     )
-    demo.add_argument("--seed", type=SEED, default=1, help="the game's seed (same seed, same game)")
+    demo.add_argument(
+        "--seed",
+        type=SEED,
+        default=None,
+        help="the game's seed (same seed, same game; default 1, or the --resume'd journal's)",
+    )
     demo.add_argument("--players", type=PLAYERS, default=2, metavar="N", help="2..6")
     demo.add_argument(
         "--length",
@@ -63,7 +68,11 @@ def register(sub: Any) -> None:
     demo.add_argument(
         "--journal", type=OutputFile(), help="the SQLite journal (default: OUT/journal.sqlite)"
     )
-    demo.add_argument("--resume", action="store_true", help="continue the game in --journal")
+    demo.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the game in --journal (its set-up, seed and data set are the journal's)",
+    )
     demo.add_argument(
         "--out", type=OutputDir(), default=Path("out/demo"), help="where the GIF and log go"
     )

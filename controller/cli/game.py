@@ -52,11 +52,16 @@ def register(sub: Any) -> None:
     gsub = game.add_subparsers(dest="game_command", metavar="COMMAND", required=True)
     play = gsub.add_parser("play", help="play (or resume) a bot game journalled to JOURNAL")
     play.add_argument(
-        "journal", type=OutputFile(), help="journal file (SQLite); resumed when it exists"
+        "journal",
+        type=OutputFile(),
+        help="journal file (SQLite); resumed when it exists, with the set-up, seed and "
+        "data set it records (a flag that contradicts them is refused)",
     )
-    play.add_argument("--players", type=PLAYERS, default=4)
-    play.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
-    play.add_argument("--seed", type=SEED, default=0)
+    play.add_argument("--players", type=PLAYERS, default=None, help="a new game's (default 4)")
+    play.add_argument(
+        "--length", choices=[x.value for x in Length], default=None, help="a new game's (rounds10)"
+    )
+    play.add_argument("--seed", type=SEED, default=None, help="a new game's seed (default 0)")
     play.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     play.add_argument("--json", action="store_true", help="print the final state as JSON")
     play.add_argument("--story", action="store_true", help="a Story-mode game (2..4 players)")
@@ -162,8 +167,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from controller.core.kinds import GameKind
     from controller.game.session import run_journaled
 
-    kind = GameKind.STORY if args.story else GameKind.TOURNAMENT
-    out = run_journaled(args.journal, args.players, Length(args.length), args.seed, args.data, kind)
+    kind = GameKind.STORY if args.story else None
+    length = Length(args.length) if args.length is not None else None
+    out = run_journaled(args.journal, args.players, length, args.seed, args.data, kind)
     summary = out.state.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))

@@ -29,6 +29,7 @@ from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 from controller.storage.chained_log import Migration, stamp_application_id
 from controller.storage.journal import EventJournal, JournalCorruptError, Row
+from controller.storage.origin import SEED_KEY, Origin
 
 APPLICATION_ID = 0x54744370  # "TtCp"
 
@@ -86,13 +87,15 @@ class CompanionJournal(EventJournal[CompanionEvent]):
         kind: GameKind,
         players: Sequence[str],
         data: Mapping[str, Any] | None = None,
+        seed: int | None = None,
     ) -> CompanionJournal:
-        """A new journal for a ``kind`` game of ``players`` (``data``: the mode's overrides).
+        """A new journal for a ``kind`` game of ``players`` (``data``: the mode's overrides;
+        ``seed``: the game's own randomness, recorded for its resume).
 
         Raises:
             JournalIOError: the file exists already or cannot be written.
         """
-        setup = {"mode": kind.value, "players": list(players), "data": data}
+        setup = {"mode": kind.value, "players": list(players), "data": data, SEED_KEY: seed}
         return cls.create(path, setup)
 
     @property
@@ -111,6 +114,11 @@ class CompanionJournal(EventJournal[CompanionEvent]):
                 f"{self.path}: the set-up names no companion mode ({self.setup.get('mode')!r})"
             )
         return kind
+
+    @property
+    def origin(self) -> Origin:
+        """The seed the journal recorded (None: not recorded; a companion game has no data set)."""
+        return Origin.from_setup(self.setup)
 
     @property
     def players(self) -> tuple[str, ...]:

@@ -34,6 +34,11 @@ class DataProblem:
         return f"{where}: {self.message}"
 
 
+class TableHaltedError(TopTableError, RuntimeError):
+    """The table cannot go on (its journal cannot be written): raised by a handler, it stops
+    the loop; the message, one line, says what failed and what is needed."""
+
+
 class DataError(TopTableError, ValueError):
     """A data file (warriors, board, cards, story, config...) is malformed.
 

@@ -10,6 +10,7 @@ and left untouched.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +21,10 @@ from controller.daemon.hardware import load_layout
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
+from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
+from controller.storage.journal import journal_exists
+from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
 
@@ -29,9 +33,11 @@ class StartError(TopTableError, RuntimeError):
     """The table cannot start (the message says what to fix); exit code 2."""
 
 
-def evidence_dir(config: Config) -> Path:
-    """Where each settled throw's frame is kept: beside the game's journal."""
-    return config.table.journal.with_suffix(".frames")
+def evidence_dir(config: Config, game_id: str | None = None) -> Path:
+    """Where each settled throw's frame is kept: beside the game's journal, in a folder of
+    the game's own (``game_id``; None: the folder of every game)."""
+    frames = config.table.journal.with_suffix(".frames")
+    return frames / game_id if game_id is not None else frames
 
 
 def game_data_for(config: Config) -> GameData:
@@ -54,12 +60,21 @@ def _journal_folder(path: Path) -> None:
         ) from None
 
 
-def open_game(config: Config, data: GameData, names: Sequence[str] = ()) -> TableGame:
+def new_seed(seed: int | None) -> int:
+    """The seed a new game records: ``seed``, else the clock's time."""
+    return seed if seed is not None else int(time.time())
+
+
+def open_game(
+    config: Config, data: GameData, names: Sequence[str] = (), seed: int | None = None
+) -> TableGame:
     """Resume the dice game in the journal the config names, or start one there (its
-    players called ``names``, else :func:`player_names`).
+    players called ``names``, else :func:`player_names`; recording ``seed``, else the
+    clock's time, and the data set's fingerprint).
 
     Raises:
         JournalError: a journal from a newer version, another game, or corrupted.
+        ContradictionError: ``seed`` or the config's data set is not the journal's.
         StartError: the journal holds another game than the config sets up, or its
             folder cannot be created.
     """
@@ -68,14 +83,18 @@ def open_game(config: Config, data: GameData, names: Sequence[str] = ()) -> Tabl
     t = config.table
     length = Length(t.length.value)
     variants = Variants.from_names(t.variants)
-    if not path.exists():
-        return TableGame.start(
-            path,
-            GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode),
-            data,
-            t.data_dir,
-        )
+    if not journal_exists(path):
+        players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
+        return TableGame.start(path, players, data, t.data_dir, new_seed(seed))
     game = TableGame.resume(path, data)
+    try:
+        refuse_contradiction(path, "--seed", seed, game.origin.seed)
+        refuse_other_data(
+            path, "[table] data_dir", resolve_data_dir(t.data_dir), game.origin.data_fingerprint
+        )
+    except BaseException:
+        game.close()
+        raise
     kept = game.config
     source = config.source or "the config"
     if kept.kind is not t.mode:
@@ -105,18 +124,27 @@ def companion_journal(config: Config) -> Path:
     return config.table.journal.with_name(f"companion-{config.table.mode.value}.sqlite")
 
 
-def open_companion_table(kind: GameKind, journal: Path, players: Sequence[str]) -> CompanionTable:
-    """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``.
+def open_companion_table(
+    kind: GameKind, journal: Path, players: Sequence[str], seed: int | None = None
+) -> CompanionTable:
+    """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``
+    (recording ``seed``, else the clock's time).
 
     Raises:
         StartError: the journal holds a game of another mode or other players.
+        ContradictionError: ``seed`` is not the journal's.
         JournalError: a damaged journal, or one that cannot be written.
         DataError: a number of players the mode does not allow.
     """
     _journal_folder(journal)
-    if not journal.exists():
-        return CompanionTable.new(kind, players, journal)
+    if not journal_exists(journal):
+        return CompanionTable.new(kind, players, journal, seed=new_seed(seed))
     table = CompanionTable.resume(journal)
+    try:
+        refuse_contradiction(journal, "--seed", seed, table.journal.origin.seed)
+    except BaseException:
+        table.close()
+        raise
     if table.kind is not kind or len(table.players) != len(players):
         held = f"{table.kind.value} game of {len(table.players)} players"
         table.close()
@@ -145,11 +173,14 @@ def resume_or_start(
     data: GameData | None = None,
     companion_at: Path | None = None,
     names: Sequence[str] = (),
+    seed: int | None = None,
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
     ``companion_at``: where a companion game is journalled (None: beside the dice
-    game's journal); ``names``: a new game's players (default :func:`player_names`).
+    game's journal); ``names``: a new game's players (default :func:`player_names`);
+    ``seed``: a new game's seed (None: the clock's time), which a resumed game's
+    journal must not contradict.
 
     Raises:
         StartError, JournalError: as :func:`open_game` / :func:`open_companion_table`.
@@ -158,5 +189,17 @@ def resume_or_start(
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
-        return open_companion_table(t.mode, journal, tuple(names) or player_names(config))
-    return open_game(config, data or game_data_for(config), names)
+        return open_companion_table(t.mode, journal, tuple(names) or player_names(config), seed)
+    return open_game(config, data or game_data_for(config), names, seed)
+
+
+def held_game_id(held: Held) -> str:
+    """The id of the game ``held`` (its journal's)."""
+    return held.journal.game_id
+
+
+def recorded_seed(held: Held) -> int | None:
+    """The seed ``held``'s journal recorded (None: an older journal records none)."""
+    if isinstance(held, CompanionTable):
+        return held.journal.origin.seed
+    return held.origin.seed

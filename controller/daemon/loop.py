@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from controller.core.errors import TableHaltedError
 from controller.core.events import Event
 from controller.daemon.events import Barrier, Tick
 
@@ -69,6 +70,8 @@ class TableLoop:
         self._idle_wakeup_s = idle_wakeup_s
         self.handled = 0
         self.failures = 0
+        self.halted: str | None = None
+        """Why a handler stopped the table (None: it was not)."""
         self.on(Barrier, lambda e: e.done.set())
 
     # ------------------------------------------------------------------ handlers
@@ -166,10 +169,20 @@ class TableLoop:
         for handler in handlers:
             try:
                 handler(event)
+            except TableHaltedError as exc:
+                self.halt(str(exc))
+                break
             except Exception:
                 self.failures += 1
                 log.exception("handling %s failed", type(event).__name__)
         self.handled += 1
+
+    def halt(self, why: str) -> None:
+        """Stop the loop because the table cannot go on; :attr:`halted` keeps ``why`` (the
+        first reason, for whoever started the loop to report once)."""
+        if self.halted is None:
+            self.halted = why
+        self.stop()
 
     def run_once(self, timeout: float | None = None) -> bool:
         """One turn: handle one event, waiting up to ``timeout`` (default: the idle wake-up)
@@ -192,6 +205,8 @@ class TableLoop:
     def _guarded(self, callback: Callable[[], None], what: str) -> None:
         try:
             callback()
+        except TableHaltedError as exc:
+            self.halt(str(exc))
         except Exception:
             self.failures += 1
             log.exception("%s failed", what)

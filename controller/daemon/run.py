@@ -22,10 +22,10 @@ from types import FrameType
 
 from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
 from controller.config.devices import check_devices
-from controller.core.errors import DataProblem
+from controller.core.errors import DataProblem, TableHaltedError
 from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
-from controller.daemon.journals import StartError, game_data_for, resume_or_start
+from controller.daemon.journals import StartError, game_data_for, held_game_id, resume_or_start
 from controller.daemon.loop import TableLoop
 from controller.daemon.tables import open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
@@ -52,6 +52,7 @@ def run_table(config_path: Path) -> int:
     Raises:
         DataError: a config or data file with problems (exit 2 via the CLI).
         StartError, JournalError: the daemon cannot start.
+        TableHaltedError: the game's journal could not be written (the table stopped).
     """
     loop = TableLoop(idle_wakeup_s=0.5)
     _stop_on_signals(loop)  # first: a SIGTERM while starting up still stops cleanly
@@ -69,7 +70,7 @@ def run_table(config_path: Path) -> int:
         stack.callback(watchdog.stop)
         held = resume_or_start(config, data)  # another game's journal: refused, untouched
         stack.callback(held.close)
-        devices = stack.enter_context(open_devices(config, loop.events, data))
+        devices = stack.enter_context(open_devices(config, loop.events, data, held_game_id(held)))
         running = open_table(config, loop, devices, held)
         table = running.table
         publisher = running.publish(config.events)
@@ -88,10 +89,12 @@ def run_table(config_path: Path) -> int:
         log.info("table ready: %s (journal %s)", table.status_line(), running.journal.path)
         if not loop.stopping:
             loop.run()
-        notifier.stopping("stopping: the game is paused")
+        notifier.stopping(loop.halted or "stopping: the game is paused")
         running.close()  # first: nothing after this can cost the game
         table.pause()
         devices.keep_screens()
+    if loop.halted is not None:
+        raise TableHaltedError(loop.halted)
     return 0
 
 

@@ -34,7 +34,7 @@ from controller.board.follow import BoardFollower
 from controller.config import Config
 from controller.core.events import Event
 from controller.daemon.hardware import TableDevices
-from controller.daemon.journals import Held, evidence_dir
+from controller.daemon.journals import Held, evidence_dir, recorded_seed
 from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import publish_companion, publish_table
 from controller.daemon.wiring import attach_companion, attach_follower, attach_table
@@ -66,7 +66,8 @@ class TableOptions:
     """How the table is run beyond its config (the demo's choices; the daemon's defaults)."""
 
     seed: int | None = None
-    """Seeds the table's own inputs (the decks' shuffles); None: the clock's time."""
+    """Seeds the table's own inputs (the decks' shuffles) of a game whose journal records
+    no seed (an older one); None: the clock's time. A journal's own seed always wins."""
     sinks: Sequence[AnySink] = ()
     """Shown each view besides the devices (the demo's recorder and latency probe)."""
     game_clock: Callable[[], float] = time.time
@@ -154,11 +155,16 @@ class CompanionGame:
 
 
 def open_devices(
-    config: Config, events: queue.Queue[Event], data: GameData | None, **world: Any
+    config: Config,
+    events: queue.Queue[Event],
+    data: GameData | None,
+    game_id: str | None = None,
+    **world: Any,
 ) -> TableDevices:
     """The devices of the table ``config`` sets up (a companion mode: no camera, no
     board), posting into ``events``; ``data``: the dice game's material (its die for
-    a synthetic camera); ``world``: a simulated world's hooks (``tray``,
+    a synthetic camera); ``game_id``: the game whose throws' photos are kept (in a
+    folder of its own); ``world``: a simulated world's hooks (``tray``,
     ``board_tokens``: see :class:`~controller.daemon.hardware.TableDevices`).
 
     Raises:
@@ -167,7 +173,7 @@ def open_devices(
     return TableDevices.open(
         config,
         events,
-        evidence_dir=evidence_dir(config),
+        evidence_dir=evidence_dir(config, game_id),
         die_faces=data.die.faces if data is not None else (),
         dice=config.table.mode.plays_dice,
         **world,
@@ -192,7 +198,7 @@ def open_table(
         table = TableController(
             held,
             [*devices.sinks(), *options.sinks],
-            seed=options.seed if options.seed is not None else int(time.time()),
+            seed=table_seed(recorded_seed(held), options.seed),
             roll_started=devices.new_attack,
             game_clock=options.game_clock,
             clock_file=options.clock_file,
@@ -228,3 +234,10 @@ def _retry(devices: TableDevices, table: GameTable) -> None:
     screen follow."""
     devices.retry()
     table.set_device_faults(devices.faults())
+
+
+def table_seed(recorded: int | None, given: int | None) -> int:
+    """The table's seed: the journal's, else ``given``, else the clock's time."""
+    if recorded is not None:
+        return recorded
+    return given if given is not None else int(time.time())

@@ -31,10 +31,12 @@ from controller.daemon.hardware import TableDevices
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
+from controller.demo.runner import DEFAULT_SEED, halted, make_room
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
-from controller.demo.watch import CompanionSeen, CompanionWatch
+from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
+from controller.storage.origin import refuse_contradiction
 from controller.table.settings import TableConfig
 from hardware.controls.events import ButtonName
 from hardware.displays.settings import DisplaysConfig, ScreenConfig, ScreenDriver, ScreenRole
@@ -136,7 +138,7 @@ class CompanionFingers:
 
 def run_companion_demo(
     mode: str,
-    seed: int = 1,
+    seed: int | None = None,
     players: int = 2,
     names: tuple[str, ...] = (),
     out: Path = Path("out/demo"),
@@ -161,6 +163,8 @@ def run_companion_demo(
             holds another mode's game.
         LinkError: (``events``) the publisher could not start, or its broker refused it
             or could not be reached; before any move.
+        DemoError: (not resume) ``journal`` holds a game already.
+        ContradictionError: (resume) ``seed`` is not the journal's.
     """
     started = time.monotonic()
     companion: CompanionMode[Any, Any] = get_mode(mode)
@@ -170,9 +174,12 @@ def run_companion_demo(
             if held.kind is not companion.kind:
                 raise CompanionDemoError(f"{path} holds a {held.kind.value} game, not {mode}")
             players = len(held.players)
+            refuse_contradiction(path, "--seed", seed, held.origin.seed)
+            kept = held.origin.seed
+        seed = kept if kept is not None else seed
     else:
-        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-            leftover.unlink(missing_ok=True)
+        make_room(path, chosen=journal is not None)
+    seed = DEFAULT_SEED if seed is None else seed
     section = TableConfig(mode=companion.kind, players=players, journal=path)
     config = replace(demo_config(DEMO_CONFIG, section), displays=SCREENS)
     recorders: list[ScreenRecorder] = []
@@ -207,7 +214,12 @@ def run_companion_demo(
                 break
             if decisions >= MAX_DECISIONS:
                 raise CompanionDemoError(f"no winner after {decisions} decisions")
-            fingers.perform(decision)
+            try:
+                fingers.perform(decision)
+            except WatchTimeoutError:
+                halted(demo.loop)
+                raise
+            halted(demo.loop)
             decisions += 1
         demo.stop()  # the table is this thread's to read from here on
         if finished and table.winner is None:

@@ -26,6 +26,7 @@ from controller.board.follow import BoardFollower
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import TableDevices
+from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
@@ -33,17 +34,20 @@ from controller.demo.record import LatencyProbe, ScreenRecorder
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.tray import Tray
-from controller.demo.watch import TableWatch
+from controller.demo.watch import TableWatch, WatchTimeoutError
 from controller.demo.world import MockButtons, WorldHands
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown
 from controller.game.export import export_json, export_text
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, GameData, Length
+from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
+from controller.storage.chained_log import sidecars
+from controller.storage.journal import journal_exists
+from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
 from hardware.board.link import BoardLink
@@ -51,7 +55,8 @@ from vision.events import ThrowSettled
 
 log = logging.getLogger(__name__)
 
-DEMO_CLOCK_SPEED = 60.0  # the 45-minute game plays in 45 seconds
+DEMO_CLOCK_SPEED = 60.0
+DEFAULT_SEED = 1  # the 45-minute game plays in 45 seconds
 
 
 class DemoError(TopTableError, RuntimeError):
@@ -62,7 +67,7 @@ class DemoError(TopTableError, RuntimeError):
 class DemoOptions:
     """How to run the demo."""
 
-    seed: int = 1
+    seed: int | None = None  # None: the journal's (resumed), else DEFAULT_SEED
     players: int = 2
     names: tuple[str, ...] = ()  # the players' names (--names); empty: the demo's own
     length: Length = Length.ROUNDS5
@@ -81,7 +86,8 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     """Play (or resume) a whole simulated game; return its summary.
 
     Raises:
-        DemoError: the game got stuck or a device thread stalled.
+        DemoError: the game got stuck, a device thread stalled, or the table stopped
+            (its journal cannot be written).
         JournalError: ``--resume`` on a missing, newer, corrupt or other game's journal.
         LinkError, PublishError: (``events``) the broker refused or could not be reached,
             or the publisher could not start; before any move.
@@ -89,17 +95,22 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     started = time.monotonic()
     return_large_buffers()
     out = options.out
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DemoError(f"{out}: cannot make the demo's output folder ({exc.strerror}): "
+                        "choose another --out") from None  # fmt: skip
     journal = options.journal or out / "journal.sqlite"
-    data_dir = options.data or DEMO_DIR
-    data = load_game_data(data_dir)
     tokens: frozenset[int] = frozenset()
     if options.resume:
-        setup, tokens = _resumed(journal, data)
+        resumed = _resumed(journal, options)
+        setup, tokens, seed, data_dir = resumed
+        data = load_game_data(data_dir)
     else:
-        if journal.exists():
-            journal.unlink()
-        setup = _setup(options)
+        make_room(journal, chosen=options.journal is not None)
+        setup, seed = _setup(options), DEFAULT_SEED if options.seed is None else options.seed
+        data_dir = options.data or DEMO_DIR
+        data = load_game_data(data_dir)
     section = TableConfig(
         mode=setup.kind,
         players=len(setup.players),
@@ -108,8 +119,9 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         data_dir=data_dir,
         journal=journal,
     )
-    config = demo_config(DEMO_CONFIG, section, layout_from_data=options.data is not None)
-    tray = Tray(options.seed, faces=data.die.faces)  # the data's die
+    own_data = Path(data_dir).resolve() != DEMO_DIR.resolve()
+    config = demo_config(DEMO_CONFIG, section, layout_from_data=own_data)
+    tray = Tray(seed, faces=data.die.faces)  # the data's die
     probe = LatencyProbe()
     recorders: list[ScreenRecorder] = []
 
@@ -118,7 +130,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         return list(recorders)
 
     run = TableOptions(
-        seed=options.seed,
+        seed=seed,
         game_clock=_fast_clock(DEMO_CLOCK_SPEED),
         clock_file=journal.with_suffix(".clock"),
         board_settle_s=0.05 if options.fast else 0.3,
@@ -145,20 +157,23 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         demo.start()
         _wait_for_board(devices.link, running.follower)
         buttons = MockButtons(devices.pin_factory, config.controls.buttons)
-        hands = WorldHands(
-            watch, devices.sim, devices.link, data.board, tray, buttons.press, options.seed
-        )
-        players = TablePlayers(watch.look, hands, [GreedyBot(), RandomBot()], seed=options.seed)
+        hands = WorldHands(watch, devices.sim, devices.link, data.board, tray, buttons.press, seed)
+        players = TablePlayers(watch.look, hands, [GreedyBot(), RandomBot()], seed=seed)
         acts = 0
-        while not players.done():
+        while not halted(demo.loop) and not players.done():
             acts += 1
             if acts > options.max_acts:
                 phase = players.seen.state.phase if players.seen is not None else "?"
                 raise DemoError(
                     f"the game did not end after {options.max_acts} acts (stuck in {phase})"
                 )
-            players.step()
-            hands.tidy(hands.settle().state)
+            try:
+                players.step()
+                hands.tidy(hands.settle().state)
+            except WatchTimeoutError:
+                halted(demo.loop)
+                raise
+        halted(demo.loop)
         hands.settle()
         demo.stop()  # the table is this thread's to read from here on
         delivery = finish_publishing(demo.publisher, FLUSH_S)
@@ -176,7 +191,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         if devices.inputs is not None:
             notes.extend(str(f) for f in devices.inputs.failed)
         return DemoSummary(
-            seed=options.seed,
+            seed=seed,
             players=list(state.players),
             length=state.config.length.value,
             winners=[state.players[w] for w in state.winners],
@@ -215,21 +230,73 @@ def _setup(options: DemoOptions) -> GameConfig:
     )
 
 
-def _resumed(journal: Path, data: GameData) -> tuple[GameConfig, frozenset[int]]:
-    """The game set up in ``journal`` and the sensors its tokens stand on (where the
-    players left them when the demo was killed).
+def _resumed(journal: Path, options: DemoOptions) -> tuple[GameConfig, frozenset[int], int, Path]:
+    """The game set up in ``journal``, the sensors its tokens stand on (where the players
+    left them when the demo was killed), its seed and its data directory: all from the
+    journal, which the options may repeat but not contradict.
 
     Raises:
         JournalError: no journal there, or one that does not open or replay.
+        ContradictionError: ``--seed`` or ``--data`` is not the journal's.
     """
+    data = load_game_data(options.data) if options.data is not None else None
     with TableGame.resume(journal, data) as game:
+        origin = game.origin
+        refuse_contradiction(journal, "--seed", options.seed, origin.seed)
+        if options.data is not None:
+            refuse_other_data(journal, "--data", options.data, origin.data_fingerprint)
         state = game.state
         sensors = {
             state.data.board.space(piece.space).sensor
             for piece in state.pieces.values()
             if piece.space is not None and piece.space >= 0  # on the board
         }
-        return game.config, frozenset(s for s in sensors if s is not None)
+        seed = origin.seed if origin.seed is not None else options.seed
+        data_dir = options.data or game.data_dir or DEMO_DIR
+        return (
+            game.config,
+            frozenset(s for s in sensors if s is not None),
+            DEFAULT_SEED if seed is None else seed,
+            data_dir,
+        )
+
+
+def make_room(journal: Path, chosen: bool) -> None:
+    """Make sure a new game never lands on an old one at ``journal``.
+
+    A journal the user named (``chosen``) is never replaced: it is refused with how to
+    go on. The demo's own scratch journal in its output folder is replaced, together
+    with the write-ahead log and shared-memory files SQLite keeps beside it (a log
+    left without its database would otherwise be replayed into the new game).
+
+    Raises:
+        DemoError: a journal the user named is there already (or what is left of one).
+    """
+    parts = sidecars(journal)
+    if chosen:
+        there = [p for p in parts if journal_exists(p)]
+        if there:
+            what = (
+                "a game" if journal_exists(journal) else f"what is left of a game ({there[0].name})"
+            )
+            raise DemoError(
+                f"{journal}: {what} is journalled there already; add --resume to continue "
+                "it, or give --journal another path"
+            )
+        return
+    for part in parts:
+        part.unlink(missing_ok=True)
+
+
+def halted(loop: TableLoop) -> bool:
+    """False while the table plays on.
+
+    Raises:
+        DemoError: the table stopped itself (its journal cannot be written): why.
+    """
+    if loop.halted is not None:
+        raise DemoError(loop.halted)
+    return False
 
 
 def _wait_for_board(link: BoardLink, follower: BoardFollower, timeout_s: float = 10.0) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from controller.config import Config, load_config
 from controller.core.events import Event
 from controller.daemon.hardware import TableDevices
-from controller.daemon.journals import resume_or_start
+from controller.daemon.journals import held_game_id, resume_or_start
 from controller.daemon.loop import TableLoop
 from controller.daemon.publishing import require_link
 from controller.daemon.tables import (
@@ -126,10 +126,12 @@ def demo_table(
     """
     loop = TableLoop(events_queue, idle_wakeup_s=0.2)
     with ExitStack() as stack:
-        held = resume_or_start(config, data, companion_at, names)
+        held = resume_or_start(config, data, companion_at, names, options.seed)
         stack.callback(held.close)
         devices = stack.enter_context(
-            open_devices(config, loop.events, data, tray=tray, board_tokens=board_tokens)
+            open_devices(
+                config, loop.events, data, held_game_id(held), tray=tray, board_tokens=board_tokens
+            )
         )
         if sinks is not None:
             options = replace(options, sinks=[*options.sinks, *sinks(devices)])

@@ -19,7 +19,15 @@ from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import GameConfig, GameState, Length
+from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
+from controller.storage.journal import journal_exists
+from controller.storage.origin import (
+    Origin,
+    data_fingerprint,
+    refuse_contradiction,
+    refuse_other_data,
+)
 
 
 def journal_kind(journal: Journal) -> GameKind | None:
@@ -48,18 +56,24 @@ class TableGame:
         config: GameConfig,
         data: GameData,
         data_dir: str | Path | None = None,
+        seed: int | None = None,
     ) -> TableGame:
-        """Create the journal and a new game.
+        """Create the journal and a new game; the journal records ``seed`` (the game's own
+        randomness: bots, world, shuffles) and the data set's folder and fingerprint.
 
         Raises:
             JournalIOError: a journal exists at ``path`` already.
             IllegalActionError: a bad set-up (number of players...).
+            DataError: no data directory there.
         """
         config.check()
+        directory = resolve_data_dir(data_dir).resolve()
+        origin = Origin(seed, data_fingerprint(directory))
         setup = {
             "mode": config.kind.value,
             "config": config.to_dict(),
-            "data_dir": str(data_dir or ""),
+            "data_dir": str(directory),
+            **origin.to_setup(),
         }
         journal = Journal.create(path, setup)
         config = replace(config, game_id=journal.game_id)
@@ -86,7 +100,13 @@ class TableGame:
                 raise JournalCorruptError(f"{path}: the set-up's mode and config disagree")
             config = replace(config, game_id=journal.game_id)
             if data is None:
-                data = load_game_data(journal.setup.get("data_dir") or None)
+                kept = journal.setup.get("data_dir") or None
+                if kept is not None and Path(kept).is_dir():
+                    refuse_other_data(
+                        Path(path), "its data directory", Path(kept),
+                        Origin.from_setup(journal.setup).data_fingerprint,
+                    )  # fmt: skip
+                data = load_game_data(kept)
             try:
                 state = engine.replay(config, data, fold_corrections(journal.events()))
             except IllegalActionError as exc:
@@ -95,6 +115,17 @@ class TableGame:
             journal.close()
             raise
         return cls(journal, config, data, state)
+
+    @property
+    def origin(self) -> Origin:
+        """The seed and data-set fingerprint the journal recorded (None: not recorded)."""
+        return Origin.from_setup(self.journal.setup)
+
+    @property
+    def data_dir(self) -> Path | None:
+        """The data directory the journal recorded (None: not recorded)."""
+        kept = self.journal.setup.get("data_dir")
+        return Path(kept) if isinstance(kept, str) and kept else None
 
     def submit(self, event: GameEvent) -> GameState:
         """Check ``event``, journal it, then apply it; return the new state.
@@ -140,29 +171,80 @@ class TableGame:
         self.close()
 
 
+DEFAULT_PLAY = (4, Length.ROUNDS10, 0)
+"""``toptable game play``'s players, length and seed for a new journal."""
+
+
 def run_journaled(
     path: str | Path,
-    players: int,
-    length: Length,
-    seed: int,
+    players: int | None = None,
+    length: Length | None = None,
+    seed: int | None = None,
     data_dir: str | Path | None = None,
-    kind: GameKind = GameKind.TOURNAMENT,
+    kind: GameKind | None = None,
 ) -> GameOutcome:
     """Play (or resume, when ``path`` holds a journal) a greedy-bot game of ``kind`` (the
     Tournament or Story mode) journalled to ``path``.
 
+    A new game takes what is not given from :data:`DEFAULT_PLAY` (a Tournament game);
+    a resumed one takes everything from its journal, and a given value that differs
+    from the journal's is refused.
+
     Raises:
         JournalError: the journal at ``path`` cannot be resumed.
+        ContradictionError: a given value contradicts the journal.
     """
-    data = load_game_data(data_dir)
-    config = GameConfig(tuple(f"P{i + 1}" for i in range(players)), length, kind=kind)
-    if Path(path).exists():
-        game = TableGame.resume(path, data)
+    path = Path(path)
+    if not journal_exists(path):
+        d_players, d_length, d_seed = DEFAULT_PLAY
+        config = GameConfig(
+            tuple(f"P{i + 1}" for i in range(players or d_players)),
+            length or d_length,
+            kind=kind or GameKind.TOURNAMENT,
+        )
+        seed = d_seed if seed is None else seed
+        data = load_game_data(data_dir)
+        game = TableGame.start(path, config, data, data_dir, seed)
     else:
-        game = TableGame.start(path, config, data, data_dir)
+        game = _resume_checked(path, players, length, seed, data_dir, kind)
+        seed = game.origin.seed if game.origin.seed is not None else seed
+        if seed is None:
+            game.close()
+            raise JournalError(f"{path}: the journal records no seed (an older one): give --seed")
     with game:
         known = game.events()
-        return play_game(game.config, data, seed, None, game.submit, known)
+        try:
+            return play_game(game.config, game.data, seed, None, game.submit, known)
+        except RuntimeError as exc:  # the journal is not what this seed plays
+            raise JournalCorruptError(f"{path}: the bots do not replay it: {exc}") from None
+
+
+def _resume_checked(
+    path: Path,
+    players: int | None,
+    length: Length | None,
+    seed: int | None,
+    data_dir: str | Path | None,
+    kind: GameKind | None,
+) -> TableGame:
+    """The game in ``path``, with each given value checked against the journal's."""
+    data = None
+    if data_dir is not None:
+        data = load_game_data(data_dir)
+    game = TableGame.resume(path, data)
+    try:
+        kept = game.config
+        origin = game.origin
+        refuse_contradiction(path, "--seed", seed, origin.seed)
+        refuse_contradiction(path, "--players", players, len(kept.players))
+        refuse_contradiction(path, "--length", length and length.value, kept.length.value)
+        refuse_contradiction(path, "the mode (--story)", kind and kind.value, kept.kind.value)
+        if data_dir is not None:
+            refuse_other_data(path, "--data", resolve_data_dir(data_dir), origin.data_fingerprint)
+    except BaseException:
+        game.close()
+        raise
+    return game
 
 
 __all__ = ["JournalError", "TableGame", "journal_kind", "run_journaled"]

@@ -38,6 +38,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from controller.storage.place import is_storage_error, place_problem
+
 UNDO_KIND = "undo"
 
 
@@ -80,6 +82,12 @@ class Stamp:
             and self.user_version == 0
             and {"meta", "events"} <= self.tables
         )
+
+
+def sidecars(path: Path) -> tuple[Path, Path, Path]:
+    """A log's file and the write-ahead log and shared-memory files SQLite keeps beside
+    it: one database, moved, copied or deleted together."""
+    return path, Path(f"{path}-wal"), Path(f"{path}-shm")
 
 
 def create_layout(conn: sqlite3.Connection) -> None:
@@ -225,6 +233,8 @@ class ChainedLog(Generic[R]):
                 conn.close()
             if not check:
                 raise
+            if is_storage_error(exc):  # the folder, the disk or the rights: not the file
+                raise cls.StorageError(place_problem(path, exc)) from None
             raise cls._not_a_log(path, exc) from None
         except Exception:
             if conn is not None:
@@ -241,14 +251,27 @@ class ChainedLog(Generic[R]):
         Raises:
             StorageError: the file exists already or cannot be created.
         """
-        if path.exists():
+        _, wal, shm = sidecars(path)
+        try:
+            there, stale = path.exists(), wal.exists() and wal.stat().st_size > 0
+        except OSError as exc:
+            raise cls.StorageError(place_problem(path, exc)) from None
+        if there:
             raise cls.StorageError(f"{path}: a journal already exists there; {cls.RESUME_HINT}")
+        if stale:
+            # SQLite would replay a dead game's write-ahead log into the new file.
+            raise cls.StorageError(
+                f"{wal}: the write-ahead log of a journal no longer at {path} (it may hold "
+                f"that game's last rows): put its journal back, or move {wal.name} and "
+                f"{shm.name} away to start a new game there"
+            )
         # Built under a temporary name and renamed once complete, so a crash while
         # creating never leaves a half-made log where a game is expected.
         tmp = path.with_name(path.name + ".creating")
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-            leftover.unlink(missing_ok=True)
         try:
+            # an empty write-ahead log (no rows) and a half-made log are nobody's game
+            for leftover in (wal, shm, *sidecars(tmp)):
+                leftover.unlink(missing_ok=True)
             if make_parent:
                 path.parent.mkdir(parents=True, exist_ok=True)
             conn = cls._connect(tmp)
@@ -262,7 +285,9 @@ class ChainedLog(Generic[R]):
             tmp.replace(path)
             return cls._connect(path)
         except (sqlite3.Error, OSError) as exc:
-            raise cls.StorageError(f"{path}: cannot create the journal: {exc}") from None
+            raise cls.StorageError(
+                f"cannot create the journal: {place_problem(path, exc)}"
+            ) from None
 
     @classmethod
     def _open_file(
@@ -281,7 +306,13 @@ class ChainedLog(Generic[R]):
                 the wording hooks and ``build`` raise).
         """
         path = Path(path)
-        if not path.is_file():
+        try:
+            misplaced, missing = path.is_dir() or not path.parent.is_dir(), not path.is_file()
+        except OSError as exc:
+            raise cls.StorageError(place_problem(path, exc)) from None
+        if misplaced:
+            raise cls.StorageError(place_problem(path))
+        if missing:
             raise cls.StorageError(f"{path}: no journal there")
         conn = cls._connect(path, check=True)
         try:
@@ -291,6 +322,8 @@ class ChainedLog(Generic[R]):
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if is_storage_error(exc):
+                raise cls.StorageError(place_problem(path, exc)) from None
             raise cls._unreadable(path, exc) from None
         try:
             log = build(conn, path, meta)
@@ -367,7 +400,9 @@ class ChainedLog(Generic[R]):
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise self.StorageError(f"{self.path}: cannot append: {exc}") from None
+            raise self.StorageError(
+                f"cannot append to the journal: {place_problem(self.path, exc)}"
+            ) from None
         self._rows.append(row)
         return row
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from controller.core.errors import TopTableError
 from controller.storage.chained_log import ChainedLog, ChainedRow, Stamp
+from controller.storage.place import place_problem
 
 
 class JournalError(TopTableError):
@@ -52,6 +53,18 @@ class WrongGameError(JournalError, ValueError):
 
 class JournalIOError(JournalError, OSError):
     """The journal file cannot be created, opened, upgraded or written."""
+
+
+def journal_exists(path: Path) -> bool:
+    """Whether something is at ``path`` (a journal, or what would stop one being made).
+
+    Raises:
+        JournalIOError: ``path`` cannot be reached (a folder above it is closed to this user).
+    """
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise JournalIOError(place_problem(path, exc)) from None
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,10 @@ from controller.companion.base import CompanionMode, Offer, RuleViolationError, 
 from controller.companion.entry import EntryField, Value, build_action, entry_fields
 from controller.companion.journal import ActionRefused, ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
+from controller.core.errors import TableHaltedError
 from controller.core.kinds import GameKind
-from controller.storage.journal import JournalCorruptError, JournalError
+from controller.storage.journal import JournalCorruptError, JournalError, JournalIOError
+from controller.table.entry import HALTED_FAULT, HALTED_HINT
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.companion import CompanionRefusal, CompanionSeat, CompanionView
 
@@ -116,8 +118,10 @@ class CompanionTable:
         journal_path: str | Path,
         data: dict[str, Any] | None = None,
         sinks: Sequence[CompanionSink] = (),
+        seed: int | None = None,
     ) -> CompanionTable:
-        """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``.
+        """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``
+        (which records ``seed``).
 
         Raises:
             UnknownNameError: no such companion mode.
@@ -126,7 +130,7 @@ class CompanionTable:
         """
         mode = get_mode(kind)
         mode.new_game(players, data)  # check the players before a journal is written
-        journal = CompanionJournal.start(journal_path, mode.kind, players, data)
+        journal = CompanionJournal.start(journal_path, mode.kind, players, data, seed)
         return cls(mode, journal, sinks)
 
     @classmethod
@@ -245,7 +249,12 @@ class CompanionTable:
     # ------------------------------------------------------------------ the buttons
     def handle(self, event: object) -> bool:
         """Act on a button or encoder event and show the result; False if it is not one of
-        ours. A journal that cannot be written is logged: nothing changed."""
+        ours. A journal error is logged (nothing changed); a journal that cannot be
+        written stops the table.
+
+        Raises:
+            TableHaltedError: the journal cannot be appended to (the screens say so).
+        """
         try:
             if isinstance(event, ButtonPressed):
                 self.press(event.button, event.long)
@@ -257,6 +266,11 @@ class CompanionTable:
                 self._move(event.steps)
             else:
                 return False
+        except JournalIOError as exc:  # it would refuse every press that follows: stop
+            self._offer(prefer=self.player)  # the half-entered action is dropped: not taken
+            self.last, self.paused = HALTED_FAULT, True
+            self.render()
+            raise TableHaltedError(f"{exc}; {HALTED_HINT}") from None
         except JournalError as exc:  # nothing changed: the action is not taken
             log.error("journal: %s", exc)
         self.render()

@@ -27,19 +27,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.core.errors import TopTableError
+from controller.core.errors import TableHaltedError, TopTableError
 from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.engine import InputKind
 from controller.game.events import ClockEvent, GameEvent, Shuffled, TimeUp
-from controller.game.journal import JournalError
+from controller.game.journal import JournalError, JournalIOError
 from controller.game.prompt import phase_label
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
 from controller.table.advice import AdviceLine
 from controller.table.awaits import ChooserShown, ReadShown, TableAwaits
 from controller.table.clock import ClockChange, GameClock
-from controller.table.entry import FaultSource, TableEntry, TableStats, short
+from controller.table.entry import (
+    HALTED_FAULT,
+    HALTED_HINT,
+    FaultSource,
+    TableEntry,
+    TableStats,
+    short,
+)
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.model import Prompt, PromptKind, TableView
@@ -139,9 +146,7 @@ class TableController:
         try:
             self.game.submit(event)
         except JournalError as exc:  # a full or read-only card: nothing may act unrecorded
-            log.error("journal: %s", exc)
-            self.faults[FaultSource.JOURNAL] = short(f"journal: {exc}")
-            self.render()
+            self._journal_failed(exc)
             return False
         except TopTableError as exc:  # an illegal action, an impossible throw...
             self.stats.refused.append(str(exc))
@@ -290,8 +295,22 @@ class TableController:
         try:
             self.game.submit(event)
         except JournalError as exc:
-            log.error("journal: %s", exc)
-            self.faults[FaultSource.JOURNAL] = short(f"journal: {exc}")
+            self._journal_failed(exc)
+
+    def _journal_failed(self, exc: JournalError) -> None:
+        """A journal write failed: nothing acted. A journal that cannot be written stops
+        the table (the screens say so) rather than refuse every event that follows.
+
+        Raises:
+            TableHaltedError: the journal cannot be appended to.
+        """
+        if isinstance(exc, JournalIOError):
+            self.faults[FaultSource.JOURNAL] = HALTED_FAULT
+            self.render()
+            raise TableHaltedError(f"{exc}; {HALTED_HINT}") from None
+        log.error("journal: %s", exc)
+        self.faults[FaultSource.JOURNAL] = short(f"journal: {exc}")
+        self.render()
 
     def seconds_left(self) -> int | None:
         """Seconds left in a timed game (None: not timed or not started)."""

@@ -67,6 +67,11 @@ class FaultSource(StrEnum):
     BOARD = "board"  # the board link is down
 
 
+HALTED_FAULT = "journal cannot be written: table stopped"
+"""The screens' fault line when the journal cannot be appended to."""
+HALTED_HINT = "the table stops (nothing is played unrecorded): start it again once that is fixed"
+
+
 class GameOwner(Protocol):
     """The one holder of the game state, which journals and applies the events entered."""
 

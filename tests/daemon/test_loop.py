@@ -159,3 +159,23 @@ def test_run_wakes_for_a_timer_before_the_idle_wakeup() -> None:
         loop.stop()
         thread.join(10)
     assert not thread.is_alive()
+
+
+def test_a_handler_that_halts_the_table_stops_the_loop_once() -> None:
+    from controller.core.errors import TableHaltedError
+
+    loop = TableLoop()
+    seen: list[int] = []
+
+    def handle(e: Ping) -> None:
+        seen.append(e.n)
+        if e.n == 2:
+            raise TableHaltedError("j.sqlite: cannot append: database or disk is full")
+
+    loop.on(Ping, handle)
+    for n in (1, 2, 3):
+        loop.post(Ping(n))
+    loop.run()  # returns: the halt stopped it
+    assert loop.halted == "j.sqlite: cannot append: database or disk is full"
+    assert loop.stopping and loop.failures == 0
+    assert seen == [1, 2]  # nothing handled after the halt

@@ -8,6 +8,7 @@ import pytest
 
 from controller.bench.kill import kill_at, run_json, same, toptable
 from controller.demo.runner import DemoOptions, run_demo
+from controller.game.events import DiceThrown
 from controller.game.session import TableGame
 from controller.game.state import Phase
 
@@ -40,11 +41,27 @@ def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> N
     journal = tmp_path / "kill" / "journal.sqlite"
     cmd = toptable("demo", "--fast", "--json", "--seed", "4", "--out", str(tmp_path / "kill"),
                    "--journal", str(journal))  # fmt: skip
-    kill = kill_at(cmd, journal, 30, timeout_s=300)  # once play has begun
+    kill = kill_at(cmd, journal, 60, timeout_s=300)  # once throws have been read
     assert kill.mid_game, kill
     with TableGame.resume(journal) as game:
         assert not game.state.over
-    resumed = run_json([*cmd, "--resume"], timeout_s=300)
-    assert resumed["resumed"] is True
+    before = _photos(journal)
+    assert before, "no throw was journalled before the kill"
+    # nothing but the journal: no --seed, --players, --length
+    only_journal = toptable("demo", "--fast", "--json", "--out", str(tmp_path / "kill"),
+                            "--journal", str(journal), "--resume")  # fmt: skip
+    resumed = run_json(only_journal, timeout_s=300)
+    assert resumed["resumed"] is True and resumed["seed"] == 4
     assert resumed["handler_failures"] == 0
     assert same(resumed, reference, GAME_KEYS) == []
+    after = _photos(journal)
+    assert len(after) == resumed["throws"]  # every throw names its own photo
+    assert {path: after[path] for path in before} == before  # none written over
+
+
+def _photos(journal: Path) -> dict[str, bytes]:
+    """The photo each journalled throw names, and its bytes (each name once)."""
+    with TableGame.resume(journal) as game:
+        named = [e.evidence or "" for e in game.journal.events() if isinstance(e, DiceThrown)]
+    assert all(named) and len(set(named)) == len(named)
+    return {path: Path(path).read_bytes() for path in named}

@@ -242,3 +242,25 @@ def test_a_frame_the_pipeline_refuses_is_skipped(model: FaceModel) -> None:
     kinds = [type(e) for e in _drain(q)]
     assert kinds == [FrameUnreadable, CameraLost]
     assert worker.frames == 3
+
+
+@pytest.mark.timeout(60)
+def test_a_restarted_reader_never_writes_over_earlier_photos(
+    model: FaceModel, tmp_path: Path
+) -> None:
+    frames = render_throws(
+        THROWS[:1], Renderer(Settings(hard=True, width=WIDTH, height=HEIGHT), seed=21)
+    )
+    folder = tmp_path / "evidence"
+    kept: dict[str, bytes] = {}
+    for _run in range(2):  # the daemon restarted: a new reader on the same folder
+        q: queue.Queue[Event] = queue.Queue()
+        reader = DiceReader(model, q, expect=6, evidence_dir=folder)
+        for f in frames:
+            reader.feed(f.image, f.t)
+        (event,) = _drain(q)
+        assert isinstance(event, ThrowSettled) and event.evidence_path is not None
+        assert event.evidence_path not in kept
+        kept[event.evidence_path] = Path(event.evidence_path).read_bytes()
+    assert {p: Path(p).read_bytes() for p in kept} == kept
+    assert len(list(folder.iterdir())) == 2

@@ -79,6 +79,7 @@ class DiceReader:
         self.warned: tuple[str, ...] = ()  # the out-of-depth warnings posted last
         self._warned_kinds: set[DomainIssue] = set()
         self._count = 0
+        self._photo = 0  # the last evidence photo's number tried
 
     def new_attack(self, expect: int | None = None) -> None:
         """The next throw starts a new attack (roll 1); optionally change the pool size."""
@@ -143,14 +144,25 @@ class DiceReader:
         return event
 
     def _keep(self, frame: NDArray[Any], folder: Path) -> str | None:
-        """Save the settled frame as evidence; None if it cannot be written."""
+        """Save the settled frame as evidence under a name no earlier photo has (a
+        restarted reader never writes over the photos journal rows name); None if it
+        cannot be written."""
+        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        if not ok:
+            return None
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            while True:
+                self._photo += 1
+                path = folder / f"throw_{self._photo:05d}.jpg"
+                try:
+                    with path.open("xb") as out:  # exclusive: an existing photo is kept
+                        out.write(jpeg.tobytes())
+                    return str(path)
+                except FileExistsError:
+                    continue
         except OSError:
             return None
-        path = folder / f"throw_{self._count:05d}.jpg"
-        ok = cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return str(path) if ok else None
 
 
 class CameraWorker:

@@ -1,0 +1,87 @@
+"""Where a journal lives: one line naming what is wrong with its place and what is needed.
+
+A journal is a file and, while open, its ``-wal`` and ``-shm`` files beside it (SQLite's
+write-ahead log): so its folder must exist and be writable by the user toptable runs
+as, even to read it. SQLite reports a place it cannot use as ``SQLITE_CANTOPEN``,
+``SQLITE_READONLY``, ``SQLITE_FULL``, ``SQLITE_IOERR`` (never as a damaged file):
+:func:`is_storage_error` tells those from ``SQLITE_NOTADB`` and ``SQLITE_CORRUPT``,
+which are the file's own fault, and :func:`place_problem` says why.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import sqlite3
+from pathlib import Path
+
+STORAGE_ERRORS = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_FULL", "SQLITE_IOERR",
+                  "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_BUSY", "SQLITE_LOCKED")  # fmt: skip
+"""SQLite's result codes (and their extended forms) for a place it cannot use."""
+
+
+def is_storage_error(exc: sqlite3.Error) -> bool:
+    """Whether SQLite's ``exc`` is about the file's place (folder, disk, rights), not its
+    content (``sqlite_errorname``: Python 3.11's name of SQLite's result code)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return name.startswith(STORAGE_ERRORS)
+
+
+def _user(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _why_not_writable(folder: Path) -> str:
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "it is on a read-only file system"
+        owner = folder.stat().st_uid
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if owner != os.geteuid():
+        return f"it is owned by {_user(owner)}"
+    return "it is read-only"
+
+
+def place_problem(path: Path, exc: BaseException | None = None) -> str:
+    """One line (starting with the path at fault) saying why a journal cannot be kept at
+    ``path`` and what is needed; ``exc``: what failed, when nothing else explains it."""
+    me = _user(os.geteuid())
+    try:
+        return _problem(path, exc, me)
+    except OSError as err:  # a folder above it cannot even be searched
+        return (
+            f"{path}: {me} cannot reach it ({err.strerror}): every folder above the journal "
+            f"must be searchable by {me}, or choose another path"
+        )
+
+
+def _problem(path: Path, exc: BaseException | None, me: str) -> str:
+    folder = path.parent
+    if path.is_dir():
+        return f"{path}: a folder, not a journal file: name a file (e.g. {path / 'game.sqlite'})"
+    if not folder.exists():
+        return f"{folder}: no such folder for the journal: create it, or choose another path"
+    if not folder.is_dir():
+        return f"{folder}: not a folder, so no journal can be kept in it: choose another path"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"{folder}: {me} cannot write in the journal's folder ({_why_not_writable(folder)}); "
+            f"toptable keeps {path.name} and its -wal and -shm files there: make the folder "
+            f"writable for {me}, or choose another path"
+        )
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        owner = _user(path.stat().st_uid)
+        return (
+            f"{path}: {me} cannot read and write the journal (owned by {owner}, mode "
+            f"{path.stat().st_mode & 0o777:o}): make it readable and writable for {me}"
+        )
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_FULL") or getattr(exc, "errno", None) == 28:  # ENOSPC
+        return f"{path}: the disk is full: free space on it for the journal"
+    if name.startswith("SQLITE_IOERR"):
+        return f"{path}: the disk failed to read or write ({exc}): check the disk or card"
+    return f"{path}: cannot use the journal: {exc}"

@@ -1,0 +1,59 @@
+"""The daemon resumes a game from its journal alone: the seed the journal recorded drives
+the table, and a seed or data set that contradicts the journal is refused untouched."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.config import parse_config
+from controller.core.kinds import GameKind
+from controller.daemon.journals import open_companion_table, recorded_seed, resume_or_start
+from controller.daemon.tables import table_seed
+from controller.game.session import TableGame
+from controller.gamedata import DEMO_DIR
+from controller.gamedata.bundle import load_game_data
+from controller.storage.origin import ContradictionError, data_fingerprint
+
+
+def test_a_new_game_records_a_seed_and_a_resume_keeps_it(tmp_path: Path) -> None:
+    config = parse_config({"table": {"journal": str(tmp_path / "t.sqlite"), "players": 2}})
+    with resume_or_start(config, load_game_data(), seed=None) as held:
+        chosen = recorded_seed(held)  # the clock's time, written down
+        assert chosen is not None
+        assert isinstance(held, TableGame)
+        assert held.origin.data_fingerprint == data_fingerprint(DEMO_DIR)
+    with resume_or_start(config, load_game_data()) as held:  # the daemon restarted
+        assert recorded_seed(held) == chosen
+    assert table_seed(chosen, 99) == chosen  # the journal's seed drives the table, not the option
+    assert table_seed(None, 99) == 99  # an older journal: the option's
+    with pytest.raises(ContradictionError, match=f"--seed {chosen + 1} contradicts"):
+        resume_or_start(config, load_game_data(), seed=chosen + 1)
+
+
+def test_a_config_naming_another_data_set_is_refused_untouched(tmp_path: Path) -> None:
+    shutil.copytree(DEMO_DIR.parent, tmp_path / "data")
+    other = tmp_path / "data" / DEMO_DIR.name
+    journal = tmp_path / "t.sqlite"
+    config = parse_config({"table": {"journal": str(journal), "data_dir": str(other)}})
+    resume_or_start(config, load_game_data(other), seed=4).close()
+    warriors = other / "warriors.toml"
+    warriors.write_text(warriors.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    before = journal.read_bytes()
+    with pytest.raises(ContradictionError) as caught:
+        resume_or_start(config, load_game_data(other))
+    message = str(caught.value)
+    assert "[table] data_dir" in message and data_fingerprint(other) in message
+    assert data_fingerprint(DEMO_DIR) in message  # the journal's
+    assert journal.read_bytes() == before
+
+
+def test_a_companion_journal_records_its_seed(tmp_path: Path) -> None:
+    journal = tmp_path / "c.sqlite"
+    open_companion_table(GameKind.DBZ_TCG, journal, ["A", "B"], seed=8).close()
+    with open_companion_table(GameKind.DBZ_TCG, journal, ["A", "B"]) as table:
+        assert recorded_seed(table) == 8
+    with pytest.raises(ContradictionError, match="--seed 9 contradicts the journal's 8"):
+        open_companion_table(GameKind.DBZ_TCG, journal, ["A", "B"], seed=9)

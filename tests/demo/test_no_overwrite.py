@@ -1,0 +1,140 @@
+"""``toptable demo`` never lands a new game on an old one, and resumes from the journal alone."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import TableHaltedError
+from controller.demo.companion import run_companion_demo
+from controller.demo.runner import DemoError, DemoOptions, make_room, run_demo
+from controller.game.session import TableGame, run_journaled
+from controller.game.state import GameConfig, Length
+from controller.storage.chained_log import ChainedLog
+from controller.storage.journal import Row
+from controller.storage.origin import ContradictionError
+from controller.table.companion import CompanionTable
+from controller.table.entry import HALTED_FAULT
+from hardware.controls.events import ButtonName, ButtonPressed
+from tests.cli_runner import cli_runner
+from tests.game.helpers import demo_data
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _journal(path: Path, seed: int = 5) -> bytes:
+    with TableGame.start(path, GameConfig(("A", "B"), Length.ROUNDS5), demo_data(), None, seed):
+        pass
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("finished", [False, True])
+def test_a_demo_on_a_named_journal_is_refused_with_a_hint(tmp_path: Path, finished: bool) -> None:
+    journal = tmp_path / "mine.sqlite"
+    if finished:
+        run_journaled(journal, 2, Length.ROUNDS5, 5)
+    before = journal.read_bytes() if finished else _journal(journal)
+    with TableGame.resume(journal) as game:
+        assert game.state.over is finished
+    with pytest.raises(DemoError) as caught:
+        run_demo(DemoOptions(journal=journal, out=tmp_path / "out", fast=True))
+    message = str(caught.value)
+    assert "--resume" in message and "another path" in message and str(journal) in message
+    assert journal.read_bytes() == before
+
+
+def test_a_companion_demo_on_a_named_journal_is_refused(tmp_path: Path) -> None:
+    journal = tmp_path / "c.sqlite"
+    first = run_companion_demo("dbz-tcg", seed=3, out=tmp_path, journal=journal, fast=True)
+    assert first.finished
+    before = journal.read_bytes()
+    with pytest.raises(DemoError, match="add --resume to continue it"):
+        run_companion_demo("dbz-tcg", seed=3, out=tmp_path, journal=journal, fast=True)
+    assert journal.read_bytes() == before
+
+
+def test_what_is_left_of_a_killed_game_is_refused_too(tmp_path: Path) -> None:
+    journal = tmp_path / "mine.sqlite"
+    Path(f"{journal}-wal").write_bytes(b"rows of a dead game")
+    with pytest.raises(DemoError, match=r"what is left of a game \(mine.sqlite-wal\)"):
+        make_room(journal, chosen=True)
+
+
+def test_the_demos_own_scratch_journal_goes_with_its_sqlite_files(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.sqlite"
+    _journal(journal)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{journal}{suffix}").write_bytes(b"stale")
+    make_room(journal, chosen=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_companion_demo_resumes_with_its_journals_seed(tmp_path: Path) -> None:
+    whole = run_companion_demo("challengers", seed=7, players=3, out=tmp_path / "a", fast=True)
+    journal = tmp_path / "b.sqlite"
+    half = run_companion_demo(
+        "challengers", seed=7, players=3, out=tmp_path, journal=journal, fast=True, stop_after=10
+    )
+    assert not half.finished
+    with pytest.raises(ContradictionError, match="--seed 8 contradicts the journal's 7"):
+        run_companion_demo("challengers", seed=8, journal=journal, resume=True, fast=True)
+    rest = run_companion_demo("challengers", journal=journal, resume=True, fast=True)
+    assert rest.seed == 7 and rest.finished
+    assert (rest.winner, rest.actions) == (whole.winner, whole.actions)
+
+
+def test_cli_demo_resume_with_another_seed_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    journal = tmp_path / "mine.sqlite"
+    before = _journal(journal, seed=5)
+    code, out, err = run("demo", "--journal", str(journal), "--resume", "--seed", "6",
+                         "--out", str(tmp_path / "out"), "--fast")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "--seed 6 contradicts the journal's 5" in err
+    code, _, err = run("demo", "--journal", str(journal), "--out", str(tmp_path / "o"), "--fast")
+    assert code == 2 and err.count("\n") == 1 and "add --resume" in err
+    assert journal.read_bytes() == before
+
+
+def _small_disk(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
+    """Every journal opened from now on may grow to ``pages`` pages: a write past them fails
+    with SQLite's SQLITE_FULL, "database or disk is full", as on a full disk."""
+    connect = ChainedLog._connect.__func__  # type: ignore[attr-defined]
+
+    def limited(cls: type[ChainedLog[Row]], path: Path, check: bool = False) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(cls, path, check)
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        return conn
+
+    monkeypatch.setattr(ChainedLog, "_connect", classmethod(limited))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_demo_whose_journal_fills_up_stops_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    _small_disk(monkeypatch, 6)
+    journal = tmp_path / "full.sqlite"
+    code, out, err = run("demo", "--journal", str(journal), "--out", str(tmp_path), "--fast")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "the disk is full" in err and "table stops" in err
+    with TableGame.resume(journal) as game:  # what was journalled is whole
+        assert len(game.journal) > 0 and not game.state.over
+
+
+def test_a_companion_table_whose_journal_fills_up_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _small_disk(monkeypatch, 5)
+    table = CompanionTable.new("dbz-tcg", ["A", "B"], tmp_path / "c.sqlite")
+    with pytest.raises(TableHaltedError, match=r"the disk is full: free space on it.*table stops"):
+        for _ in range(5000):
+            table.handle(ButtonPressed(ButtonName.CONFIRM))
+    assert table.paused and table.view().last == HALTED_FAULT
+    table.close()

@@ -1,0 +1,85 @@
+"""A dice-game journal knows its own game: set-up, seed and data set come from it on resume."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.core.kinds import GameKind
+from controller.game.session import TableGame, run_journaled
+from controller.game.simulate import play_game
+from controller.game.state import GameConfig, Length
+from controller.gamedata import DEMO_DIR
+from controller.storage.origin import ContradictionError, data_fingerprint
+from tests.cli_runner import cli_runner
+from tests.game.helpers import demo_data
+
+
+def test_a_new_journal_records_the_seed_and_the_data_set(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with TableGame.start(path, GameConfig(("A", "B"), Length.ROUNDS5), demo_data(), None, 12):
+        pass
+    with TableGame.resume(path) as game:
+        assert game.origin.seed == 12
+        assert game.origin.data_fingerprint == data_fingerprint(DEMO_DIR)
+        assert game.data_dir == DEMO_DIR.resolve()
+
+
+def test_play_after_an_undo_needs_nothing_but_the_journal(tmp_path: Path) -> None:
+    expected = play_game(GameConfig(("P1", "P2", "P3"), Length.ROUNDS5), demo_data(), 5)
+    path = tmp_path / "g.sqlite"
+    first = run_journaled(path, 3, Length.ROUNDS5, 5)
+    with TableGame.resume(path) as game:
+        game.undo()
+    again = run_journaled(path)  # no seed, players, length: the journal's
+    assert again.state.summary() == expected.state.summary() == first.state.summary()
+
+
+def test_a_resume_with_another_seed_or_set_up_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    rows = path.stat().st_size
+    for kwargs, named in (
+        ({"seed": 6}, "--seed 6 contradicts the journal's 5"),
+        ({"players": 4}, "--players 4 contradicts the journal's 2"),
+        ({"length": Length.ROUNDS10}, "--length rounds10 contradicts the journal's rounds5"),
+        ({"kind": GameKind.STORY}, "story contradicts the journal's tournament"),
+    ):
+        with pytest.raises(ContradictionError, match=named):
+            run_journaled(path, **kwargs)
+    assert path.stat().st_size == rows  # nothing written
+
+
+def test_a_resume_with_another_data_set_is_refused(tmp_path: Path) -> None:
+    shutil.copytree(DEMO_DIR.parent, tmp_path / "data")  # the demo set names ../rulebook
+    other = tmp_path / "data" / DEMO_DIR.name
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5, other)
+    run_journaled(path, data_dir=DEMO_DIR)  # the same data set, another folder: accepted
+    cards = other / "cards.toml"
+    cards.write_text(cards.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    with pytest.raises(ContradictionError, match=f"data set {data_fingerprint(other)}"):
+        run_journaled(path)  # the journal's own folder changed under it
+    with pytest.raises(ContradictionError, match=f"--data {other}"):
+        run_journaled(path, data_dir=other)
+
+
+def test_cli_play_undo_play_with_only_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    path = str(tmp_path / "g.sqlite")
+    code, out, _ = run("game", "play", path, "--players", "2", "--length", "rounds5",
+                       "--seed", "3", "--json")  # fmt: skip
+    assert code == 0
+    finished = json.loads(out)
+    assert run("game", "undo", path)[0] == 0
+    code, out, err = run("game", "play", path, "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == finished
+    code, out, err = run("game", "play", path, "--seed", "4")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "--seed 4" in err and "journal's 3" in err
