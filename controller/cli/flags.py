@@ -19,13 +19,14 @@ kind's bad values, so a new option is covered once it names its kind here.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from controller.config import MISSING_CONFIG
 from controller.core.errors import TopTableError
@@ -221,6 +222,23 @@ class Host:
 
 
 # ---------------------------------------------------------------- paths
+def _looked_at(check: Callable[[Any, str], Path]) -> Callable[[Any, str], Path]:
+    """``check`` with an error of the disk's (a folder above the path this user cannot
+    search: ``Path.exists`` raises PermissionError there) told as the flag's one line."""
+
+    @functools.wraps(check)
+    def looked(self: Any, raw: str) -> Path:
+        try:
+            return check(self, raw)
+        except OSError as exc:
+            raise _bad(
+                f"{raw}: cannot look there ({exc.strerror or exc}): this user needs to be able "
+                "to open every folder above it"
+            ) from None
+
+    return looked
+
+
 def _nearest_existing(path: Path) -> Path:
     here = path.absolute()
     while not here.exists() and here != here.parent:
@@ -245,6 +263,7 @@ class ExistingFile:
     text: bool = False
     missing: str = "no such file"
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:
@@ -277,6 +296,7 @@ class ImageFile:
 
     max_pixels: int = MAX_IMAGE_PIXELS
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         from PIL import Image, UnidentifiedImageError
 
@@ -305,6 +325,7 @@ class ImageFile:
 class ExistingDir:
     """A folder to read (a data set, a dataset of photos, an image folder)."""
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:
@@ -320,6 +341,7 @@ class ExistingDir:
 class OutputFile:
     """A file to write (or to resume, if it exists): not a folder, in a place we may write."""
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:
@@ -334,6 +356,7 @@ class OutputFile:
 class OutputDir:
     """A folder to write into (made if missing): not a file, in a place we may write."""
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:
@@ -348,6 +371,7 @@ class OutputDir:
 class OutputPath:
     """A file or a folder to write, as another flag decides (``screens play --out``)."""
 
+    @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:

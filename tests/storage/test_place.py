@@ -17,51 +17,21 @@ import pty  # noqa: F401
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from controller.core.errors import TopTableError
 from controller.demo.runner import DemoOptions, run_demo
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
 from controller.storage.chained_log import ChainedLog
 from controller.storage.journal import JournalCorruptError, JournalIOError, Row
+from tests.as_nobody import NOBODY
+from tests.as_nobody import as_nobody as _as_nobody
 from tests.game.helpers import demo_data
 
-NOBODY = 65534
 pytestmark = pytest.mark.timeout(120)
-
-
-def _as_nobody(call: Callable[[], object]) -> tuple[int, str]:
-    """``call()`` run by ``nobody`` (or, not running as root, by this user); returns 2 and
-    the one line of the error toptable raised on purpose, 0 and "" if none, 70 and the
-    error if another one escaped."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child
-        code, text = 70, ""
-        try:
-            os.close(read)
-            if os.geteuid() == 0:
-                os.setgroups([])
-                os.setgid(NOBODY)
-                os.setuid(NOBODY)
-            call()
-            code = 0
-        except TopTableError as exc:
-            code, text = 2, f"{exc}\n"
-        except BaseException as exc:  # the child must never return into pytest
-            text = f"{type(exc).__name__}: {exc}\n"
-        finally:
-            os.write(write, text.encode())
-            os._exit(code)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        err = pipe.read().decode()
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), err
 
 
 @pytest.fixture
