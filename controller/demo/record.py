@@ -62,12 +62,17 @@ class ScreenRecorder:
         """Write the animated GIF (None if nothing was shown)."""
         if not self.frames:
             return None
-        big = [
-            f.convert("L").resize((f.width * scale, f.height * scale), Image.Resampling.NEAREST)
-            for f in self.frames
-        ]
+
+        def big(f: Image.Image) -> Image.Image:
+            return f.convert("L").resize(
+                (f.width * scale, f.height * scale), Image.Resampling.NEAREST
+            )
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        big[0].save(path, save_all=True, append_images=big[1:], duration=250, loop=0)
+        # the enlarged frames are made one at a time as Pillow asks for them: a list of them
+        # all beside the copies Pillow's GIF writer keeps would double the demo's peak memory
+        rest = (big(f) for f in self.frames[1:])
+        big(self.frames[0]).save(path, save_all=True, append_images=rest, duration=250, loop=0)
         return path
 
 
