@@ -88,9 +88,11 @@ class FaceModel:
         if isinstance(self.detector, DetectorParams):
             self.detector = Detector(self.detector)
         order = np.argsort(np.asarray(self.labels), kind="stable")  # each class contiguous
-        self.samples = np.ascontiguousarray(np.asarray(self.samples)[order], dtype=np.float32)
+        # ordered in the stored precision, then widened once; the squares summed without a
+        # squared copy: a model's samples are its bulk (the peak of loading one counts)
+        self.samples = np.asarray(self.samples)[order].astype(np.float32, order="C")
         self.labels = np.asarray(self.labels, dtype=np.int64)[order]
-        self._sq = (self.samples**2).sum(1)
+        self._sq = np.einsum("ij,ij->i", self.samples, self.samples)
         self._spans = {
             int(c): (
                 int(np.searchsorted(self.labels, c)),
@@ -271,7 +273,7 @@ def load_model(path: str | Path) -> FaceModel:
     default_embedding()
     path = Path(path)
     with checked_npz(path, "model", FORMAT_VERSION, "a toptable face model", RECALIBRATE) as data:
-        samples = data["samples"].astype(np.float32)
+        samples = data["samples"]  # widened to float32 by FaceModel, once, after ordering
         mean = data["mean"].astype(np.float32)
         basis = data["basis"].astype(np.float32)
         dims = basis.shape[1] if basis.size else DESCRIPTION_SIZE
