@@ -90,7 +90,15 @@ PI_TRAY_HELD_OUT = tuple(range(0, 20, 4))
 
 
 @pytest.fixture(scope="session")
-def pi_tray_model(pi_tray: Dataset) -> FaceModel:
-    """A model calibrated on 15 pi-tray photos, all but :data:`PI_TRAY_HELD_OUT`."""
+def pi_tray_model(
+    pi_tray: Dataset, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> FaceModel:
+    """A model calibrated on 15 pi-tray photos, all but :data:`PI_TRAY_HELD_OUT` (by one
+    xdist worker for all)."""
     train = [i for i in range(len(pi_tray.items)) if i not in PI_TRAY_HELD_OUT]
-    return calibrate(pi_tray.subset(train), face_set="pi-tray")
+    return made_once(
+        tmp_path_factory,
+        worker_id,
+        "pi-tray-model",
+        lambda: calibrate(pi_tray.subset(train), face_set="pi-tray"),
+    )
