@@ -6,3 +6,4 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
 SCENARIOS = DATA / "scenarios"
 REFERENCES = DATA / "references"
+SCREEN_REFERENCES = REFERENCES / "screens"

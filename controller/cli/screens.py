@@ -16,7 +16,7 @@ def register(sub: Any) -> None:
         help="render every screen of a table state as PNG",
         description=(
             "Render every screen of a table state as PNG (1:1 and scaled up). "
-            "'toptable screens references' deliberately regenerates the test reference PNGs "
+            "'toptable screens references --out DIR' deliberately regenerates the test reference PNGs "
             "from the bundled example state."
         ),
     )
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
         choices=("render", "references", "play"),
         default="render",
         help=(
-            "render (default); references (rewrite tests/data/references/screens); "
+            "render (default); references (rewrite the test references in --out); "
             "play (a simulated fight on a luma.emulator device)"
         ),
     )
@@ -55,12 +55,16 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         DataError: the state file is unreadable or malformed.
     """
-    from hardware.displays.gallery import REFERENCE_DIR, cases, every_case, write_cases
+    from hardware.displays.gallery import cases, every_case, write_cases
     from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
     view = load_view(args.state or EXAMPLE_STATE)
     if args.action == "references":
-        out = args.out or REFERENCE_DIR
+        if args.out is None:
+            raise FlagError(
+                "screens references needs --out DIR (in a checkout: tests/data/references/screens)"
+            )
+        out = args.out
         written = write_cases(cases(view), out, scale=0)
         print(f"wrote {len(written)} reference PNGs to {out}")
         return 0

@@ -4,7 +4,8 @@ A *case* is one screen of one view at one size. :func:`cases` derives, from a
 base view, every screen plus the variants a single state cannot show at once
 (each prompt kind, a timed game, a lightning attack). :func:`write_cases` writes
 them as PNG; ``toptable screens references`` is the deliberate command that
-regenerates the test references with it.
+regenerates the test references with it (``--out`` names their folder: the
+package does not know where a checkout keeps its tests).
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ from hardware.displays.model import Clock, Prompt, PromptKind, TableView
 from hardware.displays.screens import render, screen_names
 
 SIZES: tuple[Size, ...] = ((128, 64), (128, 32))
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "references" / "screens"
-"""Where the test references live in a checkout."""
 
 
 @dataclass(frozen=True)

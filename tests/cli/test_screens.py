@@ -12,8 +12,8 @@ from controller.cli import screens as cli_screens
 from controller.cli.flags import FlagError
 from controller.cli.main import _Parser
 from controller.core.errors import DataError
-from hardware.displays.gallery import REFERENCE_DIR
 from hardware.displays.view_json import EXAMPLE_STATE
+from tests.paths import SCREEN_REFERENCES as REFERENCE_DIR
 
 pytestmark = [
     pytest.mark.timeout(60),

@@ -1,6 +1,6 @@
 """Every screen through luma's dummy device, compared with the reference PNGs.
 
-Regenerate the references deliberately with ``toptable screens references``;
+Regenerate the references deliberately with ``toptable screens references --out tests/data/references/screens``;
 a test run never writes them.
 """
 
@@ -16,11 +16,12 @@ from PIL import Image, ImageChops, ImageDraw
 from controller.core.symbols import Symbol
 from hardware.displays.errors import UnknownScreenError
 from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
-from hardware.displays.gallery import REFERENCE_DIR, cases
+from hardware.displays.gallery import cases
 from hardware.displays.icons import ICON_PIXELS, ICON_SIZE
 from hardware.displays.model import Clock, Fault
 from hardware.displays.screens import pick_screen, render, screen_by_name, screen_names, show
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
+from tests.paths import SCREEN_REFERENCES as REFERENCE_DIR
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,7 +44,9 @@ def test_screen_through_dummy_device_matches_reference(case: object) -> None:
     device = dummy(width=case.size[0], height=case.size[1], mode="1")
     show(device, case.view, case.screen)
     ref_path = REFERENCE_DIR / f"{case.name}.png"
-    assert ref_path.exists(), f"no reference {ref_path}: run 'toptable screens references'"
+    assert ref_path.exists(), (
+        f"no reference {ref_path}: run 'toptable screens references --out tests/data/references/screens'"
+    )
     ref = Image.open(ref_path).convert("1")
     got = device.image.convert("1")
     assert got.size == ref.size
