@@ -33,34 +33,43 @@ def orientation(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
     return math.degrees(angle) % 90.0
 
 
-def outline_aspect(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
-    """The aspect of the die's outline at (cx, cy): Otsu's split of the patch around it,
-    either polarity, holes (pips, symbols) filled; of the regions holding the centre,
-    the one nearest a die's area that does not reach the patch's edge gives its
-    rotated rectangle's long over short side. 1.0 when no region fits."""
-    size = round(2.2 * side) | 1
+def _central_outline(
+    gray: NDArray[Any], cx: float, cy: float, side: float, width: float, lo: float, hi: float
+) -> tuple[float, float] | None:
+    """The die-like region at (cx, cy): Otsu's split of a patch ``width`` sides wide, either
+    polarity, holes filled; of the regions holding the centre, not reaching the patch's edge
+    and of an area from ``lo`` to ``hi`` times a die's, the one nearest a die's area gives
+    (its area over a die's, its rotated rectangle's long over short side). None if none."""
+    size = round(width * side) | 1
     crop = cv2.getRectSubPix(gray, (size, size), (float(cx), float(cy)))
     crop = cv2.GaussianBlur(crop, (3, 3), 0)
     _, mask = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    c = size // 2
-    best: tuple[float, float] | None = None
+    c = float(size // 2)
+    best: tuple[float, float, float] | None = None  # fit, area ratio, aspect
     for m in (mask, cv2.bitwise_not(mask)):
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
-            if cv2.pointPolygonTest(contour, (float(c), float(c)), False) < 0:
+            if cv2.pointPolygonTest(contour, (c, c), False) < 0:
                 continue
             x, y, w, h = cv2.boundingRect(contour)
             if x == 0 or y == 0 or x + w >= size or y + h >= size:
                 continue
             area = cv2.contourArea(contour) / (side * side)
-            if not 0.5 <= area <= 2.2:
+            if not lo <= area <= hi:
                 continue
             (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-            aspect = float(max(rw, rh) / max(1.0, min(rw, rh)))
             fit = abs(math.log(area))
             if best is None or fit < best[0]:
-                best = (fit, aspect)
-    return 1.0 if best is None else best[1]
+                best = (fit, area, float(max(rw, rh) / max(1.0, min(rw, rh))))
+    return None if best is None else (best[1], best[2])
+
+
+def outline_aspect(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
+    """The aspect of the die's outline at (cx, cy): of the regions of a patch 2.2 sides wide
+    (see :func:`_central_outline`), the one nearest a die's area, between 0.5 and 2.2 times
+    it, gives its rotated rectangle's long over short side. 1.0 when no region fits."""
+    found = _central_outline(gray, cx, cy, side, 2.2, 0.5, 2.2)
+    return 1.0 if found is None else found[1]
 
 
 def face_contrast(image: NDArray[Any], cx: float, cy: float, side: float) -> float:
@@ -78,30 +87,10 @@ def face_contrast(image: NDArray[Any], cx: float, cy: float, side: float) -> flo
 
 def outline_size(gray: NDArray[Any], cx: float, cy: float, side: float) -> tuple[float, float]:
     """The die's outline at (cx, cy) measured over a wide range of sizes: its side over
-    ``side`` (the square root of its area) and its rotated rectangle's aspect. Otsu's split
-    of a patch 3.2 sides wide, either polarity, holes filled; of the regions holding the
-    centre and not reaching the patch's edge, the one nearest a die's area between 0.2 and
-    6 times it. (0, 0) when no region fits (a die cut by the frame, a busy background).
+    ``side`` (the square root of its area) and its rotated rectangle's aspect; of the regions
+    of a patch 3.2 sides wide (see :func:`_central_outline`), the one nearest a die's area
+    between 0.2 and 6 times it. (0, 0) when no region fits (a die cut by the frame, a busy
+    background).
     """
-    size = round(3.2 * side) | 1
-    crop = cv2.getRectSubPix(gray, (size, size), (float(cx), float(cy)))
-    crop = cv2.GaussianBlur(crop, (3, 3), 0)
-    _, mask = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    c = float(size // 2)
-    best: tuple[float, float, float] | None = None  # fit, side ratio, aspect
-    for m in (mask, cv2.bitwise_not(mask)):
-        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            if cv2.pointPolygonTest(contour, (c, c), False) < 0:
-                continue
-            x, y, w, h = cv2.boundingRect(contour)
-            if x == 0 or y == 0 or x + w >= size or y + h >= size:
-                continue
-            area = cv2.contourArea(contour) / (side * side)
-            if not 0.2 <= area <= 6.0:
-                continue
-            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-            fit = abs(math.log(area))
-            if best is None or fit < best[0]:
-                best = (fit, math.sqrt(area), float(max(rw, rh) / max(1.0, min(rw, rh))))
-    return (0.0, 0.0) if best is None else (best[1], best[2])
+    found = _central_outline(gray, cx, cy, side, 3.2, 0.2, 6.0)
+    return (0.0, 0.0) if found is None else (math.sqrt(found[0]), found[1])
