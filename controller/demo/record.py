@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import GifImagePlugin, Image, ImageChops
 
 from controller.core.events import Event
 from hardware.displays.companion import CompanionView
@@ -24,6 +24,7 @@ from hardware.displays.model import TableView
 from vision.events import ThrowSettled
 
 MAX_GIF_FRAMES = 600
+GIF_FRAME_MS = 250
 
 
 class ScreenRecorder:
@@ -59,21 +60,43 @@ class ScreenRecorder:
             self.frames = self.frames[::2]  # keep the whole game, at half the rate
 
     def save(self, path: Path, scale: int = 2) -> Path | None:
-        """Write the animated GIF (None if nothing was shown)."""
+        """Write the animated GIF (None if nothing was shown).
+
+        The GIF is written one frame at a time (Pillow 13's ``GifImagePlugin.getheader`` and
+        ``getdata``): ``Image.save(save_all=True)`` keeps a full-size copy of every frame until
+        it writes the file (``_write_multiple_frames``' ``im_frames``), which made the demo's
+        peak memory grow with the length of the game. Each frame after the first holds only
+        the part of the screens that changed.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
         if not self.frames:
             return None
-
-        def big(f: Image.Image) -> Image.Image:
-            return f.convert("L").resize(
-                (f.width * scale, f.height * scale), Image.Resampling.NEAREST
-            )
-
         path.parent.mkdir(parents=True, exist_ok=True)
-        # the enlarged frames are made one at a time as Pillow asks for them: a list of them
-        # all beside the copies Pillow's GIF writer keeps would double the demo's peak memory
-        rest = (big(f) for f in self.frames[1:])
-        big(self.frames[0]).save(path, save_all=True, append_images=rest, duration=250, loop=0)
+        first = _enlarged(self.frames[0], scale)
+        header, _ = GifImagePlugin.getheader(first, None, {"loop": 0, "duration": GIF_FRAME_MS})
+        with path.open("wb") as gif:
+            gif.writelines(header)
+            gif.writelines(GifImagePlugin.getdata(first, (0, 0), duration=GIF_FRAME_MS))
+            previous = first
+            for frame in self.frames[1:]:
+                big = _enlarged(frame, scale)
+                changed = ImageChops.difference(previous, big).getbbox()
+                previous = big
+                if changed is None:
+                    continue  # equal once enlarged: the previous picture simply stays
+                part = big.crop(changed)
+                gif.writelines(GifImagePlugin.getdata(part, changed[:2], duration=GIF_FRAME_MS))
+            gif.write(b";")  # the GIF trailer
         return path
+
+
+def _enlarged(frame: Image.Image, scale: int) -> Image.Image:
+    """``frame`` in grey levels, each pixel ``scale`` x ``scale`` (screens are small)."""
+    return frame.convert("L").resize(
+        (frame.width * scale, frame.height * scale), Image.Resampling.NEAREST
+    )
 
 
 class LatencyProbe:
