@@ -159,3 +159,46 @@ def run_json(
 def same(got: Mapping[str, Any], want: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
     """The ``keys`` whose values differ between ``got`` and ``want``."""
     return [k for k in keys if got.get(k) != want.get(k)]
+
+
+PLACE_KEYS = frozenset({"evidence"})
+"""Payload keys naming where a game keeps its files (a throw's photo lies in its game's
+own folder), not what happened: left out when two games' journals are compared."""
+UNORDERED_KEYS = frozenset({"dice"})
+"""Payload keys whose list is compared in any order: a throw's dice are listed as they lie
+in the tray, and a game resumed in the middle of an attack has its players lay the dice
+out again by hand (elsewhere) before they reroll."""
+
+
+def journal_differs(a: Path, b: Path) -> int | None:
+    """The first row at which the journals at ``a`` and ``b`` hold different events
+    (kind, payload but for :data:`PLACE_KEYS` and the order of :data:`UNORDERED_KEYS`,
+    the row an undo marker cancels); None when they hold the same rows.
+
+    Raises:
+        sqlite3.Error: a journal cannot be read.
+    """
+    ours, theirs = _events(a), _events(b)
+    for seq, (x, y) in enumerate(zip(ours, theirs, strict=False), start=1):
+        if x != y:
+            return seq
+    return None if len(ours) == len(theirs) else min(len(ours), len(theirs)) + 1
+
+
+def _events(path: Path) -> list[tuple[str, dict[str, Any], int | None]]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT kind, payload, undoes FROM events ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    out = []
+    for kind, payload, undoes in rows:
+        data = json.loads(payload)
+        if isinstance(data, dict):
+            data = {
+                k: sorted(map(str, v)) if k in UNORDERED_KEYS and isinstance(v, list) else v
+                for k, v in data.items()
+                if k not in PLACE_KEYS
+            }
+        out.append((str(kind), data, undoes))
+    return out
