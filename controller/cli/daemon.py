@@ -21,6 +21,7 @@ from controller.cli.flags import (
 )
 from controller.core.kinds import GameKind
 from controller.game.state import Length
+from controller.storage.origin import ContradictionError, refuse_contradiction
 from controller.table.settings import TOPDICE
 
 DEMO_MODES = (TOPDICE, *(k.value for k in GameKind))
@@ -41,10 +42,10 @@ def register(sub: Any) -> None:
     demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
     demo.add_argument(
         "--mode",
-        default=GameKind.TOURNAMENT.value,
+        default=None,
         choices=DEMO_MODES,
         help="the game: tournament or story (the dice game) or a companion mode "
-        "(default tournament)",
+        "(default tournament, or the --resume'd journal's)",
     )
     demo.add_argument(
         "--seed",
@@ -95,17 +96,46 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def demo_kind(args: argparse.Namespace) -> GameKind:
-    """The game ``--mode`` (and ``--story``, the Story mode's first flag) name."""
-    mode = getattr(args, "mode", GameKind.TOURNAMENT.value)
-    kind = GameKind.TOURNAMENT if mode == TOPDICE else GameKind(mode)
-    return GameKind.STORY if getattr(args, "story", False) and kind.plays_dice else kind
+    """The game ``--mode`` (and ``--story``, the Story mode's first flag) name; with
+    ``--resume``, the journal's game, which they may repeat but not contradict.
+
+    Raises:
+        JournalError: (``--resume``) no journal there, or a damaged one.
+        ContradictionError: (``--resume``) ``--mode``/``--story`` names another game.
+    """
+    mode = getattr(args, "mode", None)
+    story = getattr(args, "story", False)
+    named = None if mode is None else GameKind.TOURNAMENT if mode == TOPDICE else GameKind(mode)
+    if story and (named is None or named.plays_dice):
+        named = GameKind.STORY
+    if not getattr(args, "resume", False):
+        return named or GameKind.TOURNAMENT
+    from controller.daemon.journals import held_kind
+
+    journal = args.journal or resumed_journal(args.out, named)
+    kept = held_kind(journal)
+    if story and mode is None and kept is not GameKind.STORY:
+        raise ContradictionError(
+            f"{journal}: --story contradicts the journal's {kept.value} game "
+            "(leave --story out to resume the journal's game, or start a new game at another path)"
+        )
+    refuse_contradiction(journal, "--mode", named, kept)
+    return kept
+
+
+def resumed_journal(out: Path, kind: GameKind | None) -> Path:
+    """The journal ``demo --resume`` continues when ``--journal`` is left out: the one the
+    demo keeps in ``out`` for ``kind`` (None: the dice game's)."""
+    if kind is not None and not kind.plays_dice:
+        return out / f"companion-{kind.value}.sqlite"
+    return out / "journal.sqlite"
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the demo and print its summary."""
     kind = demo_kind(args)
     if not kind.plays_dice:
-        return cmd_companion_demo(args)
+        return cmd_companion_demo(args, kind)
     from controller.demo.runner import DemoOptions, run_demo
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -147,12 +177,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return _delivered(s.delivery, s.undelivered)
 
 
-def cmd_companion_demo(args: argparse.Namespace) -> int:
-    """Play a companion mode by bots through the table and print the summary."""
+def cmd_companion_demo(args: argparse.Namespace, kind: GameKind) -> int:
+    """Play a companion mode (``kind``) by bots through the table and print the summary."""
     from controller.demo.companion import run_companion_demo
 
     s = run_companion_demo(
-        args.mode,
+        kind.value,
         seed=args.seed,
         players=len(demo_names(args)) or args.players,
         names=demo_names(args),

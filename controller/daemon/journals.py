@@ -14,16 +14,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller.companion.journal import CompanionJournal
 from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import load_layout
-from controller.game.session import TableGame
+from controller.game.journal import Journal
+from controller.game.session import TableGame, journal_kind
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
-from controller.storage.journal import journal_exists
+from controller.storage.journal import JournalCorruptError, JournalForeignError, journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
@@ -191,6 +193,25 @@ def resume_or_start(
         journal = companion_at or companion_journal(config)
         return open_companion_table(t.mode, journal, tuple(names) or player_names(config), seed)
     return open_game(config, data or game_data_for(config), names, seed)
+
+
+def held_kind(path: Path) -> GameKind:
+    """The kind of game the journal at ``path`` holds, as its set-up records it (a
+    companion journal and the dice game's are told apart by their file stamp).
+
+    Raises:
+        JournalError: no journal there, another program's file, or a damaged one.
+    """
+    try:
+        with CompanionJournal.open(path) as companion:
+            return companion.kind
+    except JournalForeignError:
+        pass  # not a companion journal: the dice game's, or nobody's (said below)
+    with Journal.open(path) as dice:
+        kind = journal_kind(dice)
+    if kind is None or not kind.plays_dice:
+        raise JournalCorruptError(f"{path}: the set-up names no game ({dice.setup.get('mode')!r})")
+    return kind
 
 
 def held_game_id(held: Held) -> str:

@@ -17,14 +17,15 @@ published as it is played, like the dice demo's.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.companion.base import CompanionMode
+from controller.companion.base import CompanionAction, CompanionMode
 from controller.companion.bots import CompanionBot, Decision, Undo
 from controller.companion.entry import label
-from controller.companion.journal import CompanionJournal
+from controller.companion.journal import ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.core.errors import TopTableError
 from controller.daemon.hardware import TableDevices
@@ -36,6 +37,7 @@ from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
+from controller.storage.chained_log import UNDO_KIND
 from controller.storage.origin import refuse_contradiction
 from controller.table.settings import TableConfig
 from hardware.controls.events import ButtonName
@@ -136,6 +138,40 @@ class CompanionFingers:
             self.press(ButtonName.CONFIRM)
 
 
+def catch_up(bot: CompanionBot, mode: CompanionMode[Any, Any], journal: CompanionJournal) -> None:
+    """Let ``bot`` decide once before each row of ``journal``, seeing the game as the
+    players saw it then: its generator and its plans end where those of the bots who
+    played the journalled rows ended, so a resumed game plays on as the uninterrupted
+    one does (each of the bots' decisions is one row: an action taken or refused, or an
+    undo marker).
+    """
+    for state, history in seen_before_each_row(mode, journal):
+        bot.decide(mode, state, history)
+
+
+def seen_before_each_row(
+    mode: CompanionMode[Any, Any], journal: CompanionJournal
+) -> Iterator[tuple[Any, int]]:
+    """The game's state and its number of effective actions before each row of ``journal``,
+    in order (an undo marker takes the action it names back; a refused action changes
+    nothing)."""
+    start = mode.new_game(journal.players, journal.setup.get("data"), str(journal.path))
+    taken: list[tuple[int, CompanionAction]] = []  # (row, action), effective so far
+    state = start
+    for row in journal.rows():
+        yield state, len(taken)
+        if row.kind == UNDO_KIND:
+            taken = [(seq, a) for seq, a in taken if seq != row.undoes]
+            state = start
+            for _, action in taken:
+                state = mode.apply(state, action)
+            continue
+        event = journal.decode(row)
+        if isinstance(event, ActionTaken):
+            taken.append((row.seq, event.action))
+            state = mode.apply(state, event.action)
+
+
 def run_companion_demo(
     mode: str,
     seed: int | None = None,
@@ -200,7 +236,9 @@ def run_companion_demo(
         demo.start()
         buttons = MockButtons(demo.devices.pin_factory, config.controls.buttons)
         fingers = CompanionFingers(watch, buttons, players)
-        bot = CompanionBot(seed * 1000 + fingers.seen.history)
+        bot = CompanionBot(seed * 1000)
+        if resume:
+            catch_up(bot, companion, table.journal)
         decisions = 0
         finished = True
         notes: list[str] = []

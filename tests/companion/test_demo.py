@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from controller.bench.kill import kill_at, toptable
+from controller.bench.kill import journal_differs, kill_at, same, toptable
 from controller.cli import daemon as cli_daemon
 from controller.cli.main import _Parser
 from controller.demo.companion import CompanionDemoError, run_companion_demo
+from controller.storage.origin import ContradictionError
 from controller.table.companion import CompanionTable
 
 pytestmark = [
@@ -55,17 +56,63 @@ def test_a_game_left_half_played_resumes_from_its_journal(tmp_path: Path) -> Non
     assert rest.journal_rows > first.journal_rows
 
 
-def test_resume_after_the_process_is_killed(tmp_path: Path) -> None:
+END = ("players", "winner", "step", "actions", "journal_rows")
+"""What a companion game's end is (``toptable bench daemon``'s kill test compares the same)."""
+
+
+@pytest.mark.parametrize(
+    ("mode", "players", "stop"),
+    [("dbs-tournament", 4, 9), ("dbz-tcg", 2, 60), ("challengers", 5, 7)],  # dbz: past an undo
+)
+def test_a_resumed_game_plays_on_as_the_uninterrupted_one(
+    tmp_path: Path, mode: str, players: int, stop: int
+) -> None:
+    """The bots pick up where those who played the journalled rows left off: their plans
+    and their generator (issue 29: a resume used to play another game to another end)."""
+    whole = run_companion_demo(mode, seed=11, players=players, out=tmp_path / "a", fast=True)
+    assert whole.journal_rows > stop
+    first = run_companion_demo(
+        mode, seed=11, players=players, out=tmp_path / "b", fast=True, stop_after=stop
+    )
+    assert first.journal_rows == stop and not first.finished
+    rest = run_companion_demo(mode, out=tmp_path / "b", resume=True, fast=True)
+    assert rest.resumed and rest.seed == 11
+    assert same(rest.to_json(), whole.to_json(), END) == []
+    assert journal_differs(Path(rest.journal), Path(whole.journal)) is None
+
+
+def test_resume_after_the_process_is_killed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGKILL mid-game, then ``demo --journal J --resume`` and nothing else: no --mode, no
+    --seed, no --players; the same end as the game played without a kill."""
+    whole = run_companion_demo("dbz-tcg", seed=4, out=tmp_path / "whole", fast=True)
     journal = tmp_path / "killed.sqlite"
     cmd = toptable("demo", "--mode", "dbz-tcg", "--seed", "4", "--fast", "--json",
                    "--out", str(tmp_path), "--journal", str(journal))  # fmt: skip
     kill = kill_at(cmd, journal, 20, timeout_s=60)  # the plug is pulled mid-game
     assert kill.mid_game, kill
     with CompanionTable.resume(journal) as table:
-        kept = table.history
         assert table.winner is None and len(table.journal) == kill.rows
-    s = run_companion_demo("dbz-tcg", seed=4, out=tmp_path, journal=journal, resume=True, fast=True)
-    assert s.finished and s.winner in s.players and s.actions > kept
+    assert _run("demo", "--fast", "--json", "--out", str(tmp_path), "--journal", str(journal),
+                "--resume") == 0  # fmt: skip
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["mode"] == "dbz-tcg" and resumed["resumed"] and resumed["seed"] == 4
+    assert same(resumed, whole.to_json(), END) == []
+    assert journal_differs(journal, Path(whole.journal)) is None
+
+
+def test_resume_refuses_a_mode_that_contradicts_the_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_companion_demo("challengers", players=2, out=tmp_path, fast=True, stop_after=3)
+    journal = str(tmp_path / "companion-challengers.sqlite")
+    with pytest.raises(
+        ContradictionError, match=r"--mode dbz-tcg contradicts the journal's challengers"
+    ):
+        _run("demo", "--mode", "dbz-tcg", "--journal", journal, "--resume", "--fast")
+    with pytest.raises(ContradictionError, match=r"--story contradicts the journal's challengers"):
+        _run("demo", "--story", "--journal", journal, "--resume", "--fast")
 
 
 def test_resume_refuses_another_modes_journal(tmp_path: Path) -> None:
