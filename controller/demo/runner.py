@@ -45,7 +45,7 @@ from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
-from controller.storage.chained_log import sidecars
+from controller.storage.chained_log import UNDO_KIND, sidecars
 from controller.storage.journal import journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.system.memory import return_large_buffers
@@ -102,9 +102,10 @@ def run_demo(options: DemoOptions) -> DemoSummary:
                         "choose another --out") from None  # fmt: skip
     journal = options.journal or out / "journal.sqlite"
     tokens: frozenset[int] = frozenset()
+    shown = 0  # throws the journal holds already
     if options.resume:
         resumed = _resumed(journal, options)
-        setup, tokens, seed, data_dir = resumed
+        setup, tokens, seed, data_dir, shown = resumed
         data = load_game_data(data_dir)
     else:
         make_room(journal, chosen=options.journal is not None)
@@ -157,7 +158,10 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         demo.start()
         _wait_for_board(devices.link, running.follower)
         buttons = MockButtons(devices.pin_factory, config.controls.buttons)
-        hands = WorldHands(watch, devices.sim, devices.link, data.board, tray, buttons.press, seed)
+        hands = WorldHands(
+            watch, devices.sim, devices.link, data.board, tray, buttons.press, seed,
+            shown_before=shown,
+        )  # fmt: skip
         players = TablePlayers(watch.look, hands, [GreedyBot(), RandomBot()], seed=seed)
         acts = 0
         while not halted(demo.loop) and not players.done():
@@ -230,10 +234,13 @@ def _setup(options: DemoOptions) -> GameConfig:
     )
 
 
-def _resumed(journal: Path, options: DemoOptions) -> tuple[GameConfig, frozenset[int], int, Path]:
+def _resumed(
+    journal: Path, options: DemoOptions
+) -> tuple[GameConfig, frozenset[int], int, Path, int]:
     """The game set up in ``journal``, the sensors its tokens stand on (where the players
-    left them when the demo was killed), its seed and its data directory: all from the
-    journal, which the options may repeat but not contradict.
+    left them when the demo was killed), its seed, its data directory and the throws it
+    holds (undone ones too: they were thrown): all from the journal, which the options
+    may repeat but not contradict.
 
     Raises:
         JournalError: no journal there, or one that does not open or replay.
@@ -253,11 +260,18 @@ def _resumed(journal: Path, options: DemoOptions) -> tuple[GameConfig, frozenset
         }
         seed = origin.seed if origin.seed is not None else options.seed
         data_dir = options.data or game.data_dir or DEMO_DIR
+        journalled = game.journal
+        throws = sum(
+            1
+            for row in journalled.rows()
+            if row.kind != UNDO_KIND and isinstance(journalled.decode(row), DiceThrown)
+        )
         return (
             game.config,
             frozenset(s for s in sensors if s is not None),
             DEFAULT_SEED if seed is None else seed,
             data_dir,
+            throws,
         )
 
 

@@ -88,7 +88,11 @@ class WorldHands:
         seed: int,
         timeout_s: float = 10.0,
         on_act: Callable[[], None] | None = None,
+        shown_before: int = 0,
     ) -> None:
+        """``shown_before``: the throws the game's journal holds already (a resumed game):
+        each throw's pictures are drawn from the game's progress and the throw's number in
+        the game, so a resumed game shows the dice where the uninterrupted one did."""
         self.watch = watch
         self.loop = watch.loop
         self.board = board
@@ -100,6 +104,7 @@ class WorldHands:
         self.timeout_s = timeout_s
         self.on_act = on_act or (lambda: None)
         self.stats = WorldStats()
+        self.shown = shown_before  # throws shown in the whole game (this run's: stats.throws)
 
     # ---------------------------------------------------------------- sync
     def settle(self) -> TableAwaits:
@@ -178,10 +183,9 @@ class WorldHands:
 
     def _show(self, faces: list[Symbol], keep: tuple[int, ...], seen: TableAwaits) -> None:
         self.stats.throws += 1
+        self.shown += 1
         before = seen.reads
-        self.stats.frames += self.tray.throw(
-            faces, keep, f"{seen.events_applied}:{self.stats.throws}"
-        )
+        self.stats.frames += self.tray.throw(faces, keep, f"{seen.events_applied}:{self.shown}")
         after = self.settle()
         read = after.last_read
         if after.reads > before and read is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.bench.kill import kill_at, run_json, same, toptable
+from controller.bench.kill import journal_differs, kill_at, run_json, same, toptable
 from controller.demo.runner import DemoOptions, run_demo
 from controller.game.events import DiceThrown
 from controller.game.session import TableGame
@@ -54,6 +54,7 @@ def test_a_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path) -> N
     assert resumed["resumed"] is True and resumed["seed"] == 4
     assert resumed["handler_failures"] == 0
     assert same(resumed, reference, GAME_KEYS) == []
+    assert journal_differs(journal, Path(reference["journal"])) is None  # the same game
     after = _photos(journal)
     assert len(after) == resumed["throws"]  # every throw names its own photo
     assert {path: after[path] for path in before} == before  # none written over

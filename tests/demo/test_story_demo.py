@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.bench.kill import kill_at, run_json, same, toptable
+from controller.bench.kill import journal_differs, kill_at, run_json, same, toptable
 from controller.core.kinds import GameKind
 from controller.demo.runner import DemoOptions, run_demo
 from controller.game.session import TableGame
@@ -36,3 +36,4 @@ def test_a_story_demo_killed_with_sigkill_resumes_to_the_same_end(tmp_path: Path
     resumed = run_json([*cmd, "--resume"], timeout_s=600)
     assert resumed["resumed"] is True and resumed["handler_failures"] == 0
     assert same(resumed, ref, STORY_KEYS) == []
+    assert journal_differs(journal, Path(reference.journal)) is None  # the same game
