@@ -13,6 +13,7 @@ at its end how much of the game went out (:func:`finish_publishing`).
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from controller.game.session import TableGame
 from controller.publish.errors import LinkError
@@ -36,10 +37,9 @@ def publish_table(
     A publisher that cannot start (an unreadable password file, a bad CA file) is
     logged and the game goes on unpublished: the table never waits for the network.
     """
-    publisher = _start(events)
+    publisher = _start(events, game.journal.path, game.journal.game_id)
     if publisher is None:
         return None
-    publisher.attach(game.journal.path, game.journal.game_id)
 
     def tell(state: object) -> None:
         publisher.notify(table.state, len(game.journal), table.seconds_left())
@@ -55,10 +55,9 @@ def publish_companion(events: EventsSettings | None, table: CompanionTable) -> P
     Every row of its journal is sent (actions, refused actions, undo markers: the
     sequence numbers stay gap-free), then the state (:mod:`controller.publish.companion`).
     """
-    publisher = _start(events)
+    publisher = _start(events, table.journal.path, table.journal.game_id)
     if publisher is None:
         return None
-    publisher.attach(table.journal.path, table.journal.game_id)
 
     def tell(t: CompanionTable) -> None:
         publisher.notify_companion(t.mode, t.state, len(t.journal))
@@ -94,12 +93,17 @@ def finish_publishing(publisher: Publisher | None, timeout: float) -> Delivery |
     return delivery
 
 
-def _start(events: EventsSettings | None) -> Publisher | None:
+def _start(events: EventsSettings | None, journal: Path, game_id: str) -> Publisher | None:
+    """A publisher of the game journalled at ``journal``, started (None: publishing is off,
+    or cannot start). The journal is attached first: the publisher's first word on an
+    unreachable broker says how many of its events wait."""
     if events is None:
         return None
     try:
         people = person_ids(events.people)
-        publisher = Publisher(events.connection, events.table_id, people=people).start()
+        publisher = Publisher(events.connection, events.table_id, people=people)
+        publisher.attach(journal, game_id)
+        publisher.start()
     except PublishError as exc:
         log.error("events: not publishing: %s", exc)
         return None

@@ -2,10 +2,15 @@
 
 Shared by the table's publisher and the scoreboard's subscriber (one connect
 callback for both): paho's callbacks hand their news to :meth:`Link.connack`,
-:meth:`Link.connect_failed` and :meth:`Link.lost`, which log each new problem
-once (paho retries every few seconds: a wrong password must not fill the log),
-and anyone may read :meth:`Link.status` or wait for the first answer
-(:meth:`Link.wait_answer`).
+:meth:`Link.connect_failed` and :meth:`Link.lost`, and anyone may read
+:meth:`Link.status` or wait for the first answer (:meth:`Link.wait_answer`).
+
+The log hears of an outage once, not once per retry (they come every few seconds,
+each perhaps in other words: refused, then no route, then timed out): one warning
+when the broker cannot be reached, with what waits for it (the publisher's
+``backlog``: how many events wait in the journal), and one line when it is
+reached again, saying how long it was away. A refusal is logged each time its
+reason changes (a wrong password must not fill the log either).
 
 A *refusal* will not mend by retrying (wrong password, an ACL or a client id the
 broker rejects, a certificate that does not verify); an *unreachable* broker may
@@ -91,14 +96,20 @@ class Link:
         broker: str,
         on_change: Callable[[LinkStatus], None] | None = None,
         wall: Callable[[], float] = time.time,
+        backlog: Callable[[], str | None] | None = None,
     ) -> None:
-        """``who``: the client in words ("table t1", "the scoreboard")."""
+        """``who``: the client in words ("table t1", "the scoreboard"); ``backlog``: what
+        waits for the broker, in words ("12 events wait in J"; None: nothing to say),
+        asked on the thread that reports the link's news when an outage starts or ends."""
         self.who = who
         self._wall = wall
         self._on_change = on_change
+        self._backlog = backlog
         self._cond = threading.Condition()
         self._status = LinkStatus(LinkState.CONNECTING, broker, None, wall())
         self._answered = False
+        self._down_since: float | None = None  # wall time the outage being lived began
+        self.failed_attempts = 0  # connections that failed or were refused, in all
 
     def status(self) -> LinkStatus:
         """The link now."""
@@ -108,12 +119,10 @@ class Link:
     def connack(self, reason: object) -> bool:
         """The broker's answer to a connection (paho's reason code); True if it accepted."""
         if not getattr(reason, "is_failure", False):
-            log.info("%s connected to %s", self.who, self.status().broker)
             self.connected()
             return True
         text = reason_text(reason)
-        if self.status().problem != text:
-            log.warning("broker %s refused %s: %s", self.status().broker, self.who, text)
+        self._failed()
         if connack_refusal(text):
             self.refused(text)
         else:
@@ -123,12 +132,15 @@ class Link:
     def connect_failed(self, exc: BaseException | None = None) -> None:
         """No connection was made, because of ``exc`` (see :func:`failure_text`)."""
         state, text = failure_text(exc)
-        if self.status().problem != text:
-            log.warning("%s cannot connect to %s: %s", self.who, self.status().broker, text)
+        self._failed()
         if state is LinkState.REFUSED:
             self.refused(text)
         else:
             self.unreachable(text)
+
+    def _failed(self) -> None:
+        with self._cond:
+            self.failed_attempts += 1
 
     def connected(self) -> None:
         """The broker accepted the connection."""
@@ -160,5 +172,33 @@ class Link:
             if (old.state, old.problem) == (state, problem):
                 return
             self._status = new = LinkStatus(state, old.broker, problem, self._wall())
+            down_since = self._down_since
+            if state is LinkState.CONNECTED:
+                self._down_since = None
+            elif state is not LinkState.CONNECTING and down_since is None:
+                self._down_since = new.since
+        self._say(new, down_since)
         if self._on_change is not None:
             self._on_change(new)
+
+    def _say(self, new: LinkStatus, down_since: float | None) -> None:
+        """Log a change: an outage when it starts and when it ends, a refusal when its
+        reason changes, the first connection."""
+        url = new.broker
+        if new.state is LinkState.CONNECTED:
+            if down_since is None:
+                log.info("%s connected to %s", self.who, url)
+                return
+            away = max(0.0, new.since - down_since)
+            log.warning("%s reaches its broker %s again after %.0f s%s", self.who, url, away,
+                        self._waiting(": sending them"))  # fmt: skip
+        elif new.state is LinkState.REFUSED:
+            log.warning("broker %s refused %s: %s", url, self.who, new.problem)
+        elif new.state is LinkState.UNREACHABLE and down_since is None:  # a new outage
+            log.warning("%s cannot reach its broker %s (%s)%s; it keeps trying", self.who,
+                        url, new.problem, self._waiting(", sent once it is back"))  # fmt: skip
+
+    def _waiting(self, then: str) -> str:
+        """``; BACKLOG`` and ``then`` (nothing when nothing is said to wait)."""
+        what = self._backlog() if self._backlog is not None else None
+        return f"; {what}{then}" if what else ""

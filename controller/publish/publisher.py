@@ -160,7 +160,7 @@ class Publisher:
         # card) each have their own, so they neither take each other's broker session
         # nor go unnoticed (see _on_message).
         self.instance = secrets.token_hex(4)
-        self.link = Link(f"table {table_id}", conn.broker.url)
+        self.link = Link(f"table {table_id}", conn.broker.url, backlog=self._backlog)
         cid = client_id or f"toptable-{table_id}-{self.instance}"
         will = online_message(table_id, False, self.instance)
         self._client = make_client(
@@ -321,9 +321,7 @@ class Publisher:
     ) -> None:
         if self._connected.is_set():
             self.stats.disconnections += 1
-            log.info("table %s lost the broker (%s); the journal keeps the events",
-                     self.table_id, reason_text(reason))  # fmt: skip
-            self.link.lost(reason_text(reason))
+            self.link.lost(reason_text(reason))  # which says what waits in the journal
         self._connected.clear()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
@@ -353,6 +351,29 @@ class Publisher:
         self._acks.append(mid)  # counted by the pump that follows this step
 
     # ------------------------------------------------------------ the publisher thread
+    def _backlog(self) -> str | None:
+        """How many of the game's events the broker has not acknowledged, in words (None:
+        no game yet, or its journal cannot be read); asked by the link on this thread."""
+        self._take_attached()
+        game = self._game
+        if game is None:
+            return None
+        try:
+            waiting = max(0, game.reader.last_seq() - game.mark.value)
+        except sqlite3.Error:
+            return None
+        return f"{waiting} event{'' if waiting == 1 else 's'} of the game wait in {game.path}"
+
+    def _take_attached(self) -> None:
+        """Switch to the journal :meth:`attach` named, if it named one since."""
+        if self._attach is not None:
+            path, game_id = self._attach
+            self._attach = None
+            if self._game is not None:
+                self._game.close()
+            self._game = _Game(path, game_id)
+            self._fresh_connection = self._fresh_connection or self.connected
+
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
@@ -380,13 +401,7 @@ class Publisher:
         self.stats.acked = game.mark.value
 
     def _pump(self) -> None:
-        if self._attach is not None:
-            path, game_id = self._attach
-            self._attach = None
-            if self._game is not None:
-                self._game.close()
-            self._game = _Game(path, game_id)
-            self._fresh_connection = self._fresh_connection or self.connected
+        self._take_attached()
         game = self._game
         if game is None:
             return

@@ -88,8 +88,7 @@ class Subscriber:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
         if self._connected.is_set():
-            log.info("scoreboard lost the broker (%s)", reason_text(reason))
-            self.link.lost(reason_text(reason))
+            self.link.lost(reason_text(reason))  # which logs it, once per outage
         self._connected.clear()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
