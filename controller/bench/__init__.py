@@ -10,7 +10,7 @@ idle CPU, the kill-and-resume runs) and ``events`` (publishing to MQTT and the
 scoreboard, in :mod:`.scoreboard`); ``camera`` (the picamera2 source on simulated Pi cameras).
 ``kill`` is the one harness that kills a child process at a chosen event of its
 journal and checks that the game resumes to the same end (the daemon bench's and
-the tests').
+the tests'); ``resume`` is the daemon bench's kill test of every game kind.
 
 May import every package but ``controller.cli``; nothing imports it but the CLI
 and the tests. Figures are printed, never asserted.

@@ -4,9 +4,10 @@
 - settle-to-screen latency: from the frame the camera thread found a throw settled
   in to the screens having drawn it (the demo's own probe, a handler of the loop);
 - idle CPU: ``toptable run`` on the simulated table with nothing happening;
-- the kill test: ``toptable demo --seed S --journal J`` killed with SIGKILL at a
-  random event of its game (:mod:`controller.bench.kill`) and started again with
-  nothing but ``--journal J --resume`` reaches the same summary as an uninterrupted run.
+- the kill test, for every game kind (:mod:`controller.bench.resume`): ``toptable
+  demo --seed S --journal J`` killed with SIGKILL at a chosen event of its game
+  (:mod:`controller.bench.kill`) and started again with nothing but ``--journal J
+  --resume`` reaches the same end as an uninterrupted run, 20 times per mode.
 
 The demo and ``toptable run`` run as child processes: their memory, CPU and
 deaths are what is measured.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import resource
 import signal
 import subprocess
@@ -25,15 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.bench.kill import kill_at, run_json, same, toptable
+from controller.bench.kill import run_json, toptable
+from controller.bench.resume import JOBS, MODES, print_mode, run_all
+from controller.bench.resume import verdict as resume_verdict
 from controller.gamedata import DEMO_DIR
 
 TARGET_RSS_MB = 150
 TARGET_IDLE_CPU = 5.0
 TARGET_LATENCY_MS = 150
-SAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws")
-STORY_KEYS = ("winners", "victory_points", "points", "squares", "events", "throws")
-FIRST_KILL_ROW = 10  # past the set-up: the draft, the first moves
+KILLS = 20
+QUICK_KILLS = 3
 
 
 def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], float]:
@@ -48,52 +49,6 @@ def demo_once(out: Path, seed: int, extra: tuple[str, ...] = ()) -> tuple[dict[s
     )
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return summary, max(peak_kb, before) / 1024
-
-
-def kill_test(
-    runs: int,
-    seed: int,
-    folder: Path,
-    reference: dict[str, Any],
-    extra: tuple[str, ...] = (),
-    keys: tuple[str, ...] = SAME_KEYS,
-) -> tuple[int, int, list[str]]:
-    """Kill the demo with SIGKILL at a random event of the game, resume it, ``runs`` times.
-
-    Returns (runs killed mid-game and resumed to the reference's end, runs that ended
-    before the kill and so prove nothing, problems). A resume that fails is a problem,
-    not retried.
-    """
-    rng = random.Random(seed)
-    equal = unkilled = 0
-    problems: list[str] = []
-    last = max(FIRST_KILL_ROW + 1, int(reference.get("events", 0) * 0.9))
-    for run in range(runs):
-        out = folder / f"kill-{run}"
-        journal = out / "journal.sqlite"
-        cmd = toptable(
-            "demo", "--fast", "--json", "--seed", str(seed), "--out", str(out),
-            "--journal", str(journal), *extra,
-        )  # fmt: skip
-        kill = kill_at(cmd, journal, rng.randrange(FIRST_KILL_ROW, last), timeout_s=600)
-        if not kill.mid_game:
-            unkilled += 1
-            continue
-        resume = toptable("demo", "--fast", "--json", "--out", str(out),
-                          "--journal", str(journal), "--resume")  # fmt: skip
-        try:
-            summary = run_json(resume)  # nothing but the journal
-        except (RuntimeError, subprocess.TimeoutExpired) as exc:
-            problems.append(f"run {run} (killed at row {kill.rows}): the resume failed: {exc}")
-            continue
-        diff = same(summary, reference, keys)
-        if diff:
-            problems.append(f"run {run} (killed at row {kill.rows}): differs in {', '.join(diff)}")
-        elif summary.get("handler_failures"):
-            problems.append(f"run {run}: {summary['handler_failures']} handler failure(s)")
-        else:
-            equal += 1
-    return equal, unkilled, problems
 
 
 def idle_cpu(seconds: float, folder: Path) -> float | None:
@@ -167,14 +122,44 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def _whole(low: int, high: int) -> Any:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number {low}..{high}, got {text!r}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str]) -> int:
-    """Print the figures; exit 0 (figures are read, not asserted)."""
+    """Print the figures; exit 0 (figures are read, not asserted; the kill test's last line
+    says PASS or MISS)."""
     parser = argparse.ArgumentParser(prog="toptable bench daemon")
-    parser.add_argument("--quick", action="store_true", help="3 kill runs instead of 20")
-    parser.add_argument("--kills", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_KILLS} kill runs per mode instead of {KILLS}"
+    )
+    parser.add_argument(
+        "--kills", type=_whole(1, 1000), default=None, metavar="N", help="kill runs per mode"
+    )
+    parser.add_argument(
+        "--mode",
+        action="append",
+        choices=[m.name for m in MODES],
+        help="a mode to kill and resume (again for more; default: every mode)",
+    )
+    parser.add_argument(
+        "--jobs", type=_whole(1, 16), default=JOBS, metavar="N", help="kill runs at a time"
+    )
+    parser.add_argument("--seed", type=_whole(0, 2**31 - 1), default=11)
     args = parser.parse_args(argv)
-    runs = args.kills if args.kills is not None else (3 if args.quick else 20)
+    runs = args.kills if args.kills is not None else (QUICK_KILLS if args.quick else KILLS)
+    modes = [m for m in MODES if args.mode is None or m.name in args.mode]
     with tempfile.TemporaryDirectory(prefix="toptable-bench-") as tmp:
         folder = Path(tmp)
         summary, rss = demo_once(folder / "reference", args.seed)
@@ -195,21 +180,12 @@ def main(argv: list[str]) -> int:
             verdict = "meets" if cpu <= TARGET_IDLE_CPU else "MISSES"
             print(f"  idle CPU of toptable run (still tray, no events): {cpu:.1f}% of one core  "
                   f"[{verdict} <= {TARGET_IDLE_CPU}%]")  # fmt: skip
-        print_kills("kill test", runs, kill_test(runs, args.seed, folder, summary))
-        story_runs = 2 if args.quick else 10
-        story, _ = demo_once(folder / "story-reference", args.seed, ("--story",))
-        kills = kill_test(story_runs, args.seed, folder / "story", story, ("--story",), STORY_KEYS)
-        print_kills("Story mode kill test", story_runs, kills)
+        print(
+            f"kill test (seed {args.seed}, {runs} runs per mode, {args.jobs} at a time):",
+            flush=True,
+        )
+        started = time.monotonic()
+        played = {"tournament": summary}  # the same game as the kill test's Tournament
+        results = run_all(modes, runs, args.seed, folder / "kills", print_mode, args.jobs, played)
+        print(f"{resume_verdict(results)} [{time.monotonic() - started:.0f} s]")
     return 0
-
-
-def print_kills(label: str, runs: int, kills: tuple[int, int, list[str]]) -> None:
-    """One kill test's figure and its problems."""
-    equal, unkilled, problems = kills
-    print(
-        f"  {label}: {equal}/{runs - unkilled} runs killed with SIGKILL at a random event "
-        "and resumed reach the same end as the uninterrupted run"
-        + (f" ({unkilled} more ended before their kill)" if unkilled else "")
-    )
-    for p in problems:
-        print(f"    {p}")
