@@ -9,8 +9,11 @@ rows asked for), so a caller asserts the kill happened mid-game. A child is
 always killed and reaped when the harness leaves it (a hung child included):
 :class:`Child` is a context manager, and every wait has a deadline.
 
-Used by ``toptable bench daemon`` (the kill-and-resume figures) and by the tests
-of the demo and of the journal.
+:func:`journal_differs` then says whether the resumed game's journal holds the
+uninterrupted game's events, row by row.
+
+Used by ``toptable bench daemon`` (the kill-and-resume figures, :mod:`.resume`) and
+by the tests of the demo and of the journal.
 """
 
 from __future__ import annotations
