@@ -14,6 +14,7 @@ its own pair of child processes.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -149,7 +150,7 @@ def tally(mode: KillMode, runs: int, jobs: Sequence[Future[tuple[bool, str | Non
     for i, job in enumerate(jobs):
         try:
             killed, problem = job.result()
-        except TimeoutError as exc:  # the game never reached its row
+        except (OSError, sqlite3.Error) as exc:  # never reached its row; a journal unread
             problems.append(f"run {i}: {exc}")
             continue
         if not killed:
