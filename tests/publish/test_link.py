@@ -170,9 +170,13 @@ def test_a_demo_that_ends_while_its_broker_is_frozen_says_what_waits_and_resume_
     pid = broker.proc.pid
     frozen = threading.Event()
     watcher = make_client(Connection(parse_broker_url(broker.url)), "freezer")
+    seen: list[Any] = []
 
     def freeze(client: Any, userdata: Any, message: Any) -> None:
-        if not frozen.is_set():  # the first event is in: no acknowledgement after this one
+        # The second event is in, so the broker has handled the first whole, its PUBACK
+        # included (on the first, it may not have sent that PUBACK yet): freeze it now.
+        seen.append(message)
+        if len(seen) == 2:
             os.kill(pid, signal.SIGSTOP)
             frozen.set()
 
