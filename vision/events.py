@@ -92,7 +92,16 @@ class OutOfDepth(Event):
     """A settled frame lies outside what the face model learned from (another photo size,
     dice much smaller or larger, another camera angle): one line each; the throw is still
     read, but its faces deserve less trust. Posted when a new kind of warning comes, not
-    per throw."""
+    per throw; ``lines`` says the same in a few words each (for a screen)."""
 
     warnings: tuple[str, ...]
+    lines: tuple[str, ...]
+    timestamp: float
+
+
+@dataclass(frozen=True)
+class BackInDepth(Event):
+    """A settled frame lies within what the face model learned from again, after an
+    :class:`OutOfDepth`: its warnings no longer hold."""
+
     timestamp: float

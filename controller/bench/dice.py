@@ -18,9 +18,11 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
    (:mod:`vision.synth.strangers`), each calibrated on 20 of its photos and reading
    50 new ones, with the same code and settings for every one; the median and the
    worst over them, beside the two shared real sets.
-6. Speed on one core (``cv2.setNumThreads(1)``): a settled 1280x960 frame (the
-   pi-tray photos as camera frames), a 12-megapixel JPEG from disk; calibration
-   time from 15 photos; the model file's size; the reader's resident memory.
+6. Costs against their targets (:mod:`.dice_costs`): reading a settled 1280x960
+   frame (the pi-tray photos as camera frames) and a 12-megapixel JPEG on one core, the
+   model file's size, the reader's resident memory; and a stranger photographed by a
+   12-megapixel phone (``--phone`` for it alone): calibration on 20 of its photos on one
+   core, its photos read at 12 MP and at 1280x960, its model's size and memory.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ import argparse
 import math
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -42,13 +42,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.bench.dice_costs import bench_phone, bench_size_memory, bench_speed
 from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset, load_dataset
 from vision.learning.evaluate import EvalResult, cross_validate, evaluate, score_read
 from vision.reading.model import FaceModel
-from vision.reading.read import read_file, read_frame
+from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
 from vision.synth.strangers import stranger, write_stranger
 
@@ -307,97 +308,6 @@ def bench_strangers(count: int, tiny: bool = False, seed: int = STRANGER_SEED) -
         print(strangers_summary(rows), flush=True)
 
 
-# --- speed, size, memory --------------------------------------------------------------
-
-
-def _rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return float("nan")
-
-
-def bench_speed(model: FaceModel, root: Path, reads: int) -> None:
-    """Print read times on one core: 1280x960 frames and a 12-megapixel JPEG."""
-    dataset = load_dataset(root)
-    frames = []
-    for item in dataset.items:
-        half = cv2.imread(str(item.image), cv2.IMREAD_REDUCED_COLOR_2)
-        if half is not None:
-            frames.append(cv2.resize(half, (1280, 960), interpolation=cv2.INTER_AREA))
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        wall, cpu = [], []
-        for n in range(reads):
-            frame = frames[n % len(frames)]
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            read_frame(frame, model)
-            cpu.append((time.thread_time() - start_cpu) * 1000)
-            wall.append((time.perf_counter() - start) * 1000)
-        with tempfile.TemporaryDirectory(prefix="toptable-12mp-") as tmp:
-            big = cv2.resize(read_image(dataset.items[0].image), (4000, 3000))
-            path = Path(tmp) / "12mp.jpg"
-            cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            big_ms = []
-            for _ in range(5):
-                start = time.perf_counter()
-                read_file(path, model)
-                big_ms.append((time.perf_counter() - start) * 1000)
-    finally:
-        cv2.setNumThreads(threads)
-    print(
-        f"speed, one core: a settled 1280x960 frame (pi-tray as camera frames) median "
-        f"{statistics.median(wall):.1f} ms wall, p95 {sorted(wall)[int(0.95 * len(wall))]:.1f} ms, "
-        f"CPU {statistics.median(cpu):.1f} ms ({reads} reads); a 12-megapixel JPEG from disk "
-        f"(decode + read) median {statistics.median(big_ms):.0f} ms",
-        flush=True,
-    )
-
-
-_MEMORY_PROBE = """
-import sys
-from controller.bench.dice import _rss_mb
-from vision.reading.model import load_model
-from vision.reading.read import read_frame
-from vision.synth.scenes import Renderer
-frame = Renderer(seed=1).scene(count=6).image
-before = _rss_mb()
-model = load_model(sys.argv[1])
-for _ in range(5):
-    read_frame(frame, model)
-print(f"{_rss_mb() - before:.1f} {_rss_mb():.0f}")
-"""
-
-
-def bench_size_memory(model: FaceModel) -> None:
-    """Print the model file's size and, in a fresh process, the resident memory that
-    loading it and reading 1280x960 frames add to the imported reader."""
-    with tempfile.TemporaryDirectory(prefix="toptable-model-") as tmp:
-        path = model.save(Path(tmp) / "m.npz")
-        size = path.stat().st_size
-        root = Path(__file__).resolve().parents[2]
-        done = subprocess.run(
-            [sys.executable, "-c", _MEMORY_PROBE, str(path)],
-            capture_output=True,
-            text=True,
-            cwd=root,
-            check=False,
-            timeout=120,
-        )
-    parts = done.stdout.split()
-    memory = (
-        f"+{parts[0]} MB resident (process {parts[1]} MB)"
-        if done.returncode == 0 and len(parts) == 2
-        else "not measured"
-    )
-    print(f"model file {size / 1e6:.2f} MB; a loaded model reading 1280x960 frames: {memory}",
-          flush=True)  # fmt: skip
-
-
 def main(argv: list[str]) -> int:
     """Print every figure; ``--quick`` for a smoke run."""
     parser = argparse.ArgumentParser(prog="toptable bench dice")
@@ -409,8 +319,14 @@ def main(argv: list[str]) -> int:
                         help="only the strangers' figures (N generated dice sets; with --quick, "
                         "tiny ones) beside the shared real sets (default: 20 after the rest, "
                         "none with --quick)")  # fmt: skip
+    parser.add_argument("--phone", action="store_true",
+                        help="only the 12-megapixel stranger's costs (calibration and reading "
+                        "on one core, model size, memory)")  # fmt: skip
     args = parser.parse_args(argv)
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
+    if args.phone:
+        bench_phone()
+        return 0
     if args.strangers is not None:
         bench_pi_tray(args.datasets / "pi-tray", folds=0, shifted=False)
         bench_catan(args.datasets / "catan-webcam", shifted=False)
@@ -423,5 +339,6 @@ def main(argv: list[str]) -> int:
         bench_speed(model, args.datasets / "pi-tray", args.reads or (40 if args.quick else 200))
         bench_size_memory(model)
     if not args.quick:
+        bench_phone()
         bench_strangers(20)
     return 0

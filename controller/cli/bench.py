@@ -51,6 +51,12 @@ def register(sub: Any) -> None:
         metavar="N",
         help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
     )
+    p.add_argument(
+        "--phone",
+        action="store_true",
+        help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
+        "core, model size, memory)",
+    )
     p.set_defaults(func=run)
 
 
@@ -71,5 +77,7 @@ def run(args: argparse.Namespace) -> int:
         argv = ["--quick"] if args.quick else []
         if area == "dice" and args.strangers is not None:
             argv += ["--strangers", str(args.strangers)]
+        if area == "dice" and args.phone:
+            argv += ["--phone"]
         worst = max(worst, int(module.main(argv)))
     return worst

@@ -23,17 +23,20 @@ from hardware.board.events import (
     SensorFlickering,
 )
 from hardware.controls.events import ButtonPressed, ButtonRepeated, EncoderTurned
-from vision.events import CameraLost, CameraRestored, ThrowSettled
+from vision.events import BackInDepth, CameraLost, CameraRestored, OutOfDepth, ThrowSettled
 
 
 def attach_table(loop: TableLoop, table: TableController) -> None:
-    """Register the table's handlers: buttons, encoder, camera, and the clock's ticks."""
+    """Register the table's handlers: buttons, encoder, camera (its reader's warnings too),
+    and the clock's ticks."""
     loop.on(ButtonPressed, table.on_button)
     loop.on(ButtonRepeated, table.on_repeat)
     loop.on(EncoderTurned, table.on_encoder)
     loop.on(ThrowSettled, table.on_throw)
     loop.on(CameraLost, table.on_camera_lost)
     loop.on(CameraRestored, table.on_camera_restored)
+    loop.on(OutOfDepth, table.on_out_of_depth)
+    loop.on(BackInDepth, table.on_back_in_depth)
     loop.on(Tick, lambda _: table.on_tick())
 
 

@@ -10,7 +10,9 @@ beside the game) is a :class:`~controller.table.clock.GameClock`; the advisor's 
 choosers are rebuilt, the view (:mod:`controller.table.view`) is drawn on every
 sink, and a :class:`~controller.table.awaits.TableAwaits` goes to every
 watcher. Faults (camera lost, board unplugged, a display gone) degrade the table
-to button entry and stay on screen until fixed.
+to button entry and stay on screen until fixed; a camera that sees the dice unlike the
+dice model's calibration photos (the reader's ``OutOfDepth``) is said there too, while
+its throws are still read, until a throw looks as in calibration (``BackInDepth``).
 
 The daemon wires the handlers to its loop (:mod:`controller.daemon.wiring`) and
 talks to the table through its methods: :meth:`TableController.set_device_faults`,
@@ -50,7 +52,7 @@ from controller.table.entry import (
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.model import Prompt, PromptKind, TableView
-from vision.events import CameraLost, CameraRestored, ThrowSettled
+from vision.events import BackInDepth, CameraLost, CameraRestored, OutOfDepth, ThrowSettled
 
 log = logging.getLogger(__name__)
 
@@ -247,6 +249,21 @@ class TableController:
         self.entry.camera_ok = True
         self.faults.pop(FaultSource.CAMERA, None)
         self._rebuild()
+
+    def on_out_of_depth(self, event: OutOfDepth) -> None:
+        """The camera sees the dice otherwise than the dice model learned them: said on the
+        screens (and in the log) until a throw is seen as in calibration again; the
+        throws are still read."""
+        for warning in event.warnings:
+            log.warning("dice camera: %s", warning)
+        self.faults[FaultSource.CAMERA_VIEW] = f"dice camera: {'; '.join(event.lines)}"
+        self.render()
+
+    def on_back_in_depth(self, event: BackInDepth) -> None:
+        """The camera sees the dice as in calibration again."""
+        if self.faults.pop(FaultSource.CAMERA_VIEW, None) is not None:
+            log.info("dice camera: the dice look as in calibration again")
+            self.render()
 
     # ------------------------------------------------------------------ board
     def on_board_move(self, token: str, src: int, dst: int) -> bool:

@@ -64,6 +64,7 @@ class FaultSource(StrEnum):
     RULES = "rules"  # an action or a throw the rules refuse
     JOURNAL = "journal"  # the journal cannot be written
     CAMERA = "camera"  # the camera is gone, or reads with the wrong dice model
+    CAMERA_VIEW = "camera view"  # the camera sees the dice unlike the calibration photos
     BOARD = "board"  # the board link is down
 
 

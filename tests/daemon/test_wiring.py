@@ -1,9 +1,11 @@
 """The daemon wires the table and the board follower to its loop: the loop's ticks reach
-both, the buttons reach the table."""
+both, the buttons reach the table, the dice reader's warnings reach the screens."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import cv2
 
 from controller.board.follow import BoardFollower
 from controller.daemon.events import TokensTidied
@@ -14,6 +16,12 @@ from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length
 from controller.table.controller import TableController
 from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.device_config import DisplayConfig
+from hardware.displays.display_board import DisplayBoard
+from hardware.displays.screens import render
+from vision.learning.defaults import default_model
+from vision.reading.reader import DiceReader
+from vision.synth.scenes import Renderer
 
 
 class Clock:
@@ -44,4 +52,38 @@ def test_ticks_and_buttons_reach_the_table_and_the_follower(tmp_path: Path) -> N
     loop.drain()
     assert table.entry.chooser is not None and table.entry.chooser.selected == 1
     assert loop.failures == 0
+    game.close()
+
+
+def test_a_camera_unlike_the_calibration_is_said_on_the_screen(tmp_path: Path) -> None:
+    """The reader (the shipped model, which knows its calibration photos) sees frames of
+    another shape: its warning takes over a luma dummy display, as a fault would, until a
+    throw is seen as in calibration again."""
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    board = DisplayBoard.open([DisplayConfig("turn", driver="dummy", screen="turn")])
+    table = TableController(game, [board])
+    loop = TableLoop()
+    attach_table(loop, table)
+    reader = DiceReader(default_model(), loop.events)
+    (display,) = board.displays
+
+    def throw(frame: object, t0: float) -> None:
+        for k in range(6):  # the dice tumble, then lie still long enough to settle
+            reader.feed(frame, t0 + k)  # type: ignore[arg-type]
+        loop.drain()
+
+    scene = Renderer(seed=3).scene(count=4).image
+    throw(cv2.resize(scene, (1280, 720)), 0.0)  # a camera of another shape
+    assert table.view is not None
+    assert [f.message for f in table.view.faults] == [
+        "dice camera: photo size not the calibrated one"
+    ]
+    assert display.device.image.tobytes() == render(table.view, "errors").tobytes()
+    throw(Renderer(seed=4).scene(count=4).image, 10.0)  # the calibrated camera again
+    assert table.view.faults == ()
+    assert table.view.prompt is not None  # the screen asks what the game asks again
+    assert display.device.image.tobytes() == render(table.view, "prompt").tobytes()
+    assert loop.failures == 0
+    board.close()
     game.close()

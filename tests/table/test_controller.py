@@ -3,6 +3,7 @@ table's handlers (buttons, board moves, settled throws), journalled to SQLite.""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from controller.table.entry import FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind, TableView
 from tests.table.helpers import DirectHands
-from vision.events import CameraLost
+from vision.events import BackInDepth, CameraLost, OutOfDepth
 
 
 def _play(
@@ -246,3 +247,26 @@ def test_the_daemon_talks_to_the_table_through_its_methods(tmp_path: Path) -> No
     paused = shown.views[-1]
     assert paused.prompt is not None and paused.prompt.title == "paused"
     assert paused.faults == () and table.entry.chooser is None
+
+
+def test_the_dice_camera_warning_stays_on_screen_until_a_throw_looks_right(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob")), data)
+    shown = _Shown()
+    table = TableController(game, [shown], seed=1)
+    warning = "a 1280x720 photo, but the model learned from 1280x960 photos: another camera"
+    with caplog.at_level(logging.WARNING, logger="controller.table.controller"):
+        table.on_out_of_depth(OutOfDepth((warning,), ("photo size not the calibrated one",), 5.0))
+    assert [(f.source, f.message) for f in shown.views[-1].faults] == [
+        ("camera view", "dice camera: photo size not the calibrated one")
+    ]
+    assert f"dice camera: {warning}" in caplog.text  # the whole warning, in the log
+    assert table.entry.camera_ok  # the throws are still read from the camera
+    drawn = len(shown.views)
+    table.on_back_in_depth(BackInDepth(6.0))
+    assert shown.views[-1].faults == () and len(shown.views) == drawn + 1
+    table.on_back_in_depth(BackInDepth(7.0))
+    assert len(shown.views) == drawn + 1  # nothing to clear: nothing drawn
+    game.close()

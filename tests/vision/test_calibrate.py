@@ -1,15 +1,19 @@
-"""Calibration on other kinds of dice: dark dice on a light tray are found and learned."""
+"""Calibration on other kinds of dice: dark dice on a light tray are found and learned; a
+tray of many dice keeps fewer copies of each."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
-from vision.learning.calibrate import calibrate
+from vision.learning import calibrate as calibration
+from vision.learning.calibrate import COPIES, MAX_SAMPLES, calibrate, die_copies
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
+from vision.reading.model import BACKGROUND
 from vision.synth.scenes import write_dataset
 
 
@@ -30,3 +34,29 @@ def test_dark_dice_on_a_light_tray(tmp_path: Path) -> None:
     assert result.f1 >= 0.94  # three photos only: calibration itself warns they are too few
     assert result.accuracy >= 0.94
     assert result.wrong_sure == 0
+
+
+def test_many_dice_keep_fewer_copies_each() -> None:
+    rng = np.random.default_rng(0)
+    assert die_copies(10, rng) == list(COPIES)  # few dice: every copy, in order
+    dice = 440  # a 12 MP tray: 20 photos of some 22 dice
+    drawn = [die_copies(dice, rng) for _ in range(dice)]
+    assert all(copies[0] == COPIES[0] for copies in drawn)  # each keeps its own cut
+    assert all(len(set(copies)) == len(copies) == len(drawn[0]) for copies in drawn)
+    assert MAX_SAMPLES - 4 * dice < 4 * sum(len(c) for c in drawn) <= MAX_SAMPLES
+    assert set().union(*drawn) == set(COPIES)  # between them, every kind of copy
+
+
+@pytest.mark.timeout(240)  # a hang guard: a calibration on a loaded core
+def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train = load_dataset(write_dataset(tmp_path / "train", 3, seed=1))
+    test = load_dataset(write_dataset(tmp_path / "test", 2, seed=2))
+    budget = 4 * train.dice_count * len(COPIES) // 3  # a third of every die's copies
+    monkeypatch.setattr(calibration, "MAX_SAMPLES", budget)
+    model = calibrate(train, face_set="budget")
+    faces = int((model.labels != BACKGROUND).sum())
+    assert budget - 4 * train.dice_count < faces <= budget
+    result = evaluate(test, model)
+    assert result.f1 >= 0.94 and result.accuracy >= 0.94 and result.wrong_sure == 0

@@ -15,7 +15,7 @@ import pytest
 from numpy.typing import NDArray
 
 from controller.core.events import Event
-from vision.events import OutOfDepth, ThrowSettled
+from vision.events import BackInDepth, OutOfDepth, ThrowSettled
 from vision.learning.dataset import load_dataset
 from vision.learning.report import CalibrationReport
 from vision.reading.domain import (
@@ -57,7 +57,15 @@ def test_dice_size_and_view() -> None:
     ok = [0.95, 1.0, 0.5]
     assert dice_warnings(DOMAIN, ok, [1.0, 1.02, 1.4]) == []  # medians inside
     assert kinds(dice_warnings(DOMAIN, [0.6, 0.65], [1.0, 1.0])) == [DomainIssue.DICE_SMALLER]
-    assert kinds(dice_warnings(DOMAIN, [1.5], [1.0])) == [DomainIssue.DICE_LARGER]
+    assert kinds(dice_warnings(DOMAIN, [1.5, 1.45], [1.0, 1.0])) == [DomainIssue.DICE_LARGER]
+    assert dice_warnings(DOMAIN, [1.5], [1.0]) == []  # one die says little of the camera
+    # two dice pressed together make one long outline (1.4 sides, twice as long as wide),
+    # a die's dark mark a small one: neither says the camera moved
+    assert dice_warnings(DOMAIN, [0.96, 1.36, 1.37], [1.0, 1.55, 1.56]) == []
+    assert dice_warnings(DOMAIN, [1.37, 0.46, 0.97], [1.64, 1.1, 1.0]) == []
+    assert kinds(dice_warnings(DOMAIN, [0.6, 0.62, 1.0], [1.0, 1.0, 1.0])) == [
+        DomainIssue.DICE_SMALLER
+    ]  # two thirds of the dice
     assert kinds(dice_warnings(DOMAIN, ok, [1.3, 1.25, 1.0])) == [DomainIssue.MORE_OBLIQUE]
     assert dice_warnings(DOMAIN, [1.0], [1.3]) == []  # one die says little of the camera
     # outlines of two dice pressed together (or of a mark) say nothing of the view
@@ -132,7 +140,7 @@ def test_frames_outside_the_domain_warn(calibrated: FaceModel) -> None:
     assert kinds(read_frame(_frame(1.7, seed=3, count=4), calibrated).warnings) == [
         DomainIssue.DICE_LARGER
     ]
-    assert kinds(read_frame(_frame(0.6, seed=3), calibrated).warnings) == [DomainIssue.DICE_SMALLER]
+    assert kinds(read_frame(_frame(0.6, seed=4), calibrated).warnings) == [DomainIssue.DICE_SMALLER]
     assert read_frame(frame, calibrated).to_json()["warnings"] == []
     assert squashed.to_json()["warnings"] == [w.text for w in squashed.warnings]
 
@@ -152,12 +160,35 @@ def test_the_reader_posts_out_of_depth_when_a_warning_comes(calibrated: FaceMode
         events.append(q.get_nowait())
     # the same warnings again are not repeated; a frame inside the domain clears them
     assert [type(e) for e in events] == [
-        OutOfDepth, ThrowSettled, ThrowSettled, ThrowSettled, OutOfDepth, ThrowSettled
+        OutOfDepth, ThrowSettled, ThrowSettled, BackInDepth, ThrowSettled, OutOfDepth, ThrowSettled
     ]  # fmt: skip
     first = events[0]
     assert isinstance(first, OutOfDepth)
     assert any(w.startswith("a 1280x720 photo") for w in first.warnings)
-    assert reader.warned == events[4].warnings  # type: ignore[attr-defined]
+    assert "photo size not the calibrated one" in first.lines
+    assert len(first.lines) == len(first.warnings)
+    assert reader.warned == events[5].warnings  # type: ignore[attr-defined]
+
+
+def test_one_throw_of_dice_unlike_calibration_is_not_yet_a_warning(
+    calibrated: FaceModel,
+) -> None:
+    """The dice's measures vary from throw to throw: the reader says the dice are smaller
+    once two throws in a row show it, not after one."""
+    small = _frame(0.6, seed=4)
+    assert kinds(read_frame(small, calibrated).warnings) == [DomainIssue.DICE_SMALLER]
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(calibrated, q)
+    blank = np.full((960, 1280, 3), 128, np.uint8)  # an empty tray between throws
+    frames = [_frame(seed=5), blank, small, blank, _frame(seed=6), blank, small, blank, small]
+    for n, frame in enumerate(frames):
+        for k in range(6):
+            reader.feed(frame, n * 10.0 + k)
+    events = []
+    while not q.empty():
+        events.append(q.get_nowait())
+    assert [type(e) for e in events] == [ThrowSettled] * 4 + [OutOfDepth, ThrowSettled]
+    assert events[4].lines == ("dice smaller than calibrated",)  # type: ignore[attr-defined]
 
 
 def test_dice_read_prints_the_warnings(
@@ -179,3 +210,30 @@ def test_the_stress_photos_themselves_do_not_warn(
     for item in load_dataset(stress_photos[1]).items:
         image = cv2.imread(str(item.image))
         assert read_frame(image, calibrated).warnings == ()
+
+
+def test_every_issue_has_a_screen_line() -> None:
+    lines = [issue.line for issue in DomainIssue]
+    assert len(set(lines)) == len(lines)
+    assert all(len(line) <= 40 for line in lines)  # a fault line of a 128-px screen
+
+
+def test_the_shipped_model_warns_like_a_calibrated_one(model: FaceModel) -> None:
+    """The shipped synthetic model carries the domain its calibration recorded: the demo's
+    own frames warn nothing, a camera of another shape warns, and config check can say how
+    a camera fits it."""
+    domain = model.domain
+    assert domain is not None and domain.sizes == ((1280, 960),)
+    expected_px = model.params.die_frac * (1280 * 960) ** 0.5
+    assert domain.die_px[1] == pytest.approx(expected_px, rel=0.1)
+    assert camera_fit(domain, model.params.die_frac, 1280, 960).endswith(": fine")
+    frames = [Renderer(seed=seed).scene(count=1 + seed).image for seed in range(6)]
+    assert [read_frame(frame, model).warnings for frame in frames] == [()] * len(frames)
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q)
+    for k in range(6):
+        reader.feed(cv2.resize(frames[3], (1280, 720)), float(k))
+    first = q.get_nowait()
+    assert isinstance(first, OutOfDepth)
+    assert first.lines == ("photo size not the calibrated one",)
+    assert isinstance(q.get_nowait(), ThrowSettled)

@@ -10,7 +10,7 @@ import pytest
 
 from vision.learning.dataset import load_dataset
 from vision.synth.designs import SYMBOLS, DiceSet, MarkKind, face_texture
-from vision.synth.strangers import StrangerCamera, stranger, write_stranger
+from vision.synth.strangers import StrangerCamera, phone_stranger, stranger, write_stranger
 from vision.synth.tables import TableKind, table_texture
 
 
@@ -27,6 +27,16 @@ def test_strangers_differ_and_repeat() -> None:
     b, _ = StrangerCamera(stranger(5), seed=1).photo(3)
     c, _ = StrangerCamera(stranger(5), seed=2).photo(3)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_a_12_megapixel_phone_photo_holds_dice_of_a_real_phones_size() -> None:
+    who = phone_stranger()
+    image, labels = StrangerCamera(who, seed=1).photo()
+    assert image.shape == (3000, 4000, 3)
+    assert who.dice[0] <= len(labels) <= who.dice[1]
+    # a top face's box: about 170 px seen from above, a little less across the tilt
+    sides = [float(np.sqrt(w * h)) for _, (_, _, w, h) in labels]
+    assert 130 < float(np.median(sides)) < 210
 
 
 def test_labels_box_each_top_face_inside_the_photo() -> None:

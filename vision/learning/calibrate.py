@@ -10,7 +10,8 @@ photos, assuming no dice colour, tray, polarity or view:
    (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
    sheared (as if seen from another angle) and re-lit, in their four quarter
    turns, described (features joined with the shipped network's embedding):
-   the face classifier's samples, compared in their principal directions. Labeled boxes whose look disagrees
+   the face classifier's samples, compared in their principal directions (past
+   ``MAX_SAMPLES`` of them, many dice, each die keeps fewer copies). Labeled boxes whose look disagrees
    with their label (read as another face by every other die) are reported, by
    file and line: a likely label mistake.
 3. **Finder.** A linear window detector (:mod:`vision.reading.detect`), trained by
@@ -86,6 +87,12 @@ WARPS: tuple[tuple[float, float, float], ...] = (
     (1.0, 0.72, 0.0),
     (0.72, 1.0, 0.0),
 )
+COPIES = tuple((w, j) for w in range(len(WARPS)) for j in range(len(JITTER)))
+# face samples a calibration keeps at most (each copy is stored in its four quarter turns):
+# beyond it, each die keeps fewer copies (its own cut and a seeded draw of the others), so
+# that a tray of many dice is learned in time and its model stays small (about 12 MB on
+# disk, 25 MB in memory); fewer dice keep every copy
+MAX_SAMPLES = 48_000
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
 # a peak whose marks stand out less than this share of the owner's faintest dice (their
 # 2nd percentile) is no die: a finger, a card, the bare tray
@@ -124,6 +131,17 @@ def relit(crop: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
     y = y + rng.normal(0.0, rng.uniform(0.0, 5.0), y.shape)
     out: NDArray[Any] = np.clip(y, 0, 255).astype(np.uint8)
     return out
+
+
+def die_copies(dice: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """The copies (warp, jitter indices, in order) one of ``dice`` calibration dice is
+    stored as: all of them while the samples stay within ``MAX_SAMPLES``, else its own cut
+    (the first) and a draw of the others from ``rng``."""
+    keep = max(1, MAX_SAMPLES // (4 * max(1, dice)))
+    if keep >= len(COPIES):
+        return list(COPIES)
+    others = rng.choice(np.arange(1, len(COPIES)), keep - 1, replace=False)
+    return [COPIES[0]] + [COPIES[int(i)] for i in sorted(others)]
 
 
 def die_frac_from_labels(dataset: Dataset) -> float:
@@ -290,13 +308,19 @@ def calibrate(
     plain: list[bool] = []  # the copies not warped (what label checks compare with)
     as_labeled: list[int] = []  # each die's row as labeled: not moved, warped nor turned
     light_rng = np.random.default_rng(seed + 1)  # the finder's stream stays as it was
+    copies_rng = np.random.default_rng(seed + 2)
     for die_id, (k, cx, cy, angle, cls) in enumerate(dies):
         as_labeled.append(len(feats))  # the first copy: WARPS[0], JITTER[0], no turn
         patches: list[NDArray[Any]] = []
         views: list[NDArray[Any]] = []
+        chosen = die_copies(len(dies), copies_rng)
         for w, warp in enumerate(WARPS):
+            jitters = [j for ww, j in chosen if ww == w]
+            if not jitters:
+                continue
             warped, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
-            for d_angle, zoom, dx, dy in JITTER:
+            for j in jitters:
+                d_angle, zoom, dx, dy = JITTER[j]
                 size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
                 rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
                 # the photo's gains, not the re-lit copy's: its cast stands for what grey
@@ -305,10 +329,10 @@ def calibrate(
                 turned_patches, turned_views = quarter_turned(*cut_die(crop, rect, light[k]))
                 patches.extend(turned_patches)
                 views.extend(turned_views)
+                plain.extend([w == 0] * len(turned_views))
         feats.extend(join(np.stack(patches), np.stack(views)))
         labels.extend([cls] * len(views))
         groups.extend([die_id] * len(views))
-        plain.extend([True] * (4 * len(JITTER)) + [False] * (len(views) - 4 * len(JITTER)))
     keep = np.array(plain)
     f_all = np.stack(feats)
     problems = _label_problems(

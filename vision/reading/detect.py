@@ -35,6 +35,7 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -188,46 +189,53 @@ def balance(image: NDArray[Any]) -> NDArray[Any]:
     return f
 
 
-def channel_maps(balanced: NDArray[Any], die_px: float) -> NDArray[Any]:
-    """Per-pixel channels (CHANNELS x h x w, float32) of a balanced working image."""
+def channel_maps(balanced: NDArray[Any], die_px: float) -> Iterator[NDArray[Any]]:
+    """The per-pixel channels (CHANNELS of them, h x w float32) of a balanced working
+    image, one at a time (a frame's channels all at once are its reading's peak memory)."""
     lab = cv2.cvtColor(balanced * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    del balanced  # (the caller gave it up: see feature_maps)
     lum = lab[..., 0] * (1.0 / 100.0)
     a = lab[..., 1] * (1.0 / 60.0)
     b = lab[..., 2] * (1.0 / 60.0)
+    del lab
     gx = cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lum, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.magnitude(gx, gy)
     k = max(3, int(2 * die_px) | 1)
     energy = np.sqrt(np.maximum(cv2.boxFilter(mag * mag, -1, (k, k)), 0.0)) + 0.05
     mag_n = mag / energy
+    del mag, energy
     ang = cv2.phase(gx, gy)  # 0..2pi
+    del gx, gy
     b_idx = (np.mod(ang, math.pi) * (BINS / math.pi)).astype(np.int32)
+    del ang
     np.minimum(b_idx, BINS - 1, out=b_idx)
-    h, w = lum.shape
-    out = np.empty((CHANNELS, h, w), np.float32)
     for i in range(BINS):
-        out[i] = np.where(b_idx == i, mag_n, 0.0)
+        yield np.where(b_idx == i, mag_n, 0.0).astype(np.float32, copy=False)
+    del b_idx, mag_n
     k3 = max(3, int(3 * die_px) | 1)
     rel = lum - cv2.boxFilter(lum, -1, (k3, k3))
+    yield ((lum - 0.5) * 2.0).astype(np.float32, copy=False)
+    yield a.astype(np.float32, copy=False)
+    yield b.astype(np.float32, copy=False)
+    yield (rel * 4.0).astype(np.float32, copy=False)
+    yield (np.abs(rel) * 4.0).astype(np.float32, copy=False)
     rel_a = a - cv2.boxFilter(a, -1, (k3, k3))
     rel_b = b - cv2.boxFilter(b, -1, (k3, k3))
-    out[BINS] = (lum - 0.5) * 2.0
-    out[BINS + 1] = a
-    out[BINS + 2] = b
-    out[BINS + 3] = rel * 4.0
-    out[BINS + 4] = np.abs(rel) * 4.0
-    out[BINS + 5] = np.sqrt(rel_a * rel_a + rel_b * rel_b) * 2.0
-    out[BINS + 6] = np.hypot(a, b)
-    return out
+    yield (np.sqrt(rel_a * rel_a + rel_b * rel_b) * 2.0).astype(np.float32, copy=False)
+    yield np.hypot(a, b).astype(np.float32, copy=False)
 
 
-def cell_maps(channels: NDArray[Any]) -> NDArray[Any]:
-    """Cell averages of each channel, sampled every STRIDE pixels (CHANNELS x hm x wm).
+def cell_maps(channels: Iterable[NDArray[Any]], h: int, w: int) -> NDArray[Any]:
+    """Cell averages of each of ``channels`` (h x w each), sampled every STRIDE pixels
+    (CHANNELS x hm x wm).
 
     Sample (v, u) is the cell centred on pixel (STRIDE*v, STRIDE*u) of the padded image.
     """
-    out = [cv2.boxFilter(c, -1, (CELL, CELL))[::STRIDE, ::STRIDE] for c in channels]
-    return np.ascontiguousarray(np.stack(out))
+    out = np.empty((CHANNELS, -(-h // STRIDE), -(-w // STRIDE)), np.float32)
+    for i, channel in enumerate(channels):
+        out[i] = cv2.boxFilter(channel, -1, (CELL, CELL))[::STRIDE, ::STRIDE]
+    return out
 
 
 def feature_maps(balanced: NDArray[Any], die_px: float) -> NDArray[Any]:
@@ -237,7 +245,10 @@ def feature_maps(balanced: NDArray[Any], die_px: float) -> NDArray[Any]:
     (STRIDE*v, STRIDE*u) of the unpadded image.
     """
     padded = cv2.copyMakeBorder(balanced, PAD, PAD, PAD, PAD, cv2.BORDER_REFLECT)
-    return cell_maps(channel_maps(padded, die_px))
+    h, w = padded.shape[:2]
+    channels = channel_maps(padded, die_px)
+    del padded  # freed as soon as the channels no longer need it
+    return cell_maps(channels, h, w)
 
 
 def window(cells: NDArray[Any], v: int, u: int) -> NDArray[Any]:

@@ -14,6 +14,11 @@ it and says, in one line each, what the model never saw:
 - dice much smaller or larger than the calibration dice (the camera moved);
 - dice seen from a clearly more oblique or more straight-down camera.
 
+Both of the last are judged on two dice or more whose outlines are one die's (not two
+dice pressed together); the size when two thirds of them are beyond the margin (a die's
+mark taken for its outline looks small). The reader (:mod:`vision.reading.reader`)
+waits for two throws in a row to show such a warning before it says so.
+
 A model without a domain (calibrated before it was recorded) checks nothing.
 """
 
@@ -34,6 +39,7 @@ SIZE_MARGIN = 1.3  # a frame's median size beyond the calibration dice's quartil
 VIEW_MARGIN = 1.12  # a frame's median aspect beyond the calibration dice's quartiles by this
 FLAT_ASPECT = 1.05  # what a die seen straight down may measure (its outline's roughness)
 SINGLE_DIE = 1.2  # an outline this far beyond the calibration's quartiles is no single die
+PAIR_ASPECT = 1.35  # an outline this much longer than the calibration's is two dice pressed
 
 
 class DomainIssue(Enum):
@@ -45,6 +51,27 @@ class DomainIssue(Enum):
     DICE_LARGER = "dice_larger"
     MORE_OBLIQUE = "more_oblique"
     MORE_STRAIGHT = "more_straight"
+
+    @property
+    def line(self) -> str:
+        """The issue in a few words (a screen's fault line)."""
+        return _LINES[self]
+
+    @property
+    def from_dice(self) -> bool:
+        """Whether the issue is judged from the dice's measures, which vary from throw to
+        throw (one throw's may mislead), rather than from the frame's size."""
+        return self not in (DomainIssue.PHOTO_SHAPE, DomainIssue.FEW_PIXELS)
+
+
+_LINES = {
+    DomainIssue.PHOTO_SHAPE: "photo size not the calibrated one",
+    DomainIssue.FEW_PIXELS: "too few pixels a die",
+    DomainIssue.DICE_SMALLER: "dice smaller than calibrated",
+    DomainIssue.DICE_LARGER: "dice larger than calibrated",
+    DomainIssue.MORE_OBLIQUE: "camera more oblique than calibrated",
+    DomainIssue.MORE_STRAIGHT: "camera more upright than calibrated",
+}
 
 
 @dataclass(frozen=True)
@@ -157,9 +184,18 @@ def dice_warnings(
     """What is wrong with the dice of a frame, measured as at calibration: their sides over
     the expected side (``sizes``) and their outlines' aspects (``aspects``, one per size)."""
     out: list[DomainWarning] = []
-    if len(sizes):
-        s = float(np.median(sizes))
-        if s < domain.size[0] / SIZE_MARGIN:
+    # the size is judged on the outlines as long as one die's (two dice pressed together
+    # make one outline of both, some 1.4 times a die's side and twice as long as wide), two
+    # of them at least, two thirds of them beyond the margin (a die's dark mark taken for
+    # its outline looks small: a moved camera moves them all)
+    longest = max(domain.aspect[1], FLAT_ASPECT) * PAIR_ASPECT
+    one_die = [side for side, a in zip(sizes, aspects, strict=True) if a <= longest]
+    most = math.ceil(2 * len(one_die) / 3)
+    smaller = sum(side < domain.size[0] / SIZE_MARGIN for side in one_die)
+    larger = sum(side > domain.size[1] * SIZE_MARGIN for side in one_die)
+    if len(one_die) >= 2:
+        s = float(np.median(one_die))
+        if smaller >= most:
             out.append(
                 DomainWarning(
                     DomainIssue.DICE_SMALLER,
@@ -168,7 +204,7 @@ def dice_warnings(
                     "or zoomed out; dice may be missed or misread (calibrate again)",
                 )
             )
-        elif s > domain.size[1] * SIZE_MARGIN:
+        elif larger >= most:
             out.append(
                 DomainWarning(
                     DomainIssue.DICE_LARGER,

@@ -62,6 +62,10 @@ def _ac_bins() -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
 
 _AC_LAGS, _AC_MATRIX, _AC_WINDOW = _ac_bins()
 _AC_FFT = 2 * PATCH  # no lag wraps round
+# the same lags as flat indices into the FFT's own (unshifted) output, where lag (dy, dx)
+# sits at (dy mod _AC_FFT, dx mod _AC_FFT): the lag 0 at index 0
+_AC_DY, _AC_DX = np.divmod(_AC_LAGS, 2 * PATCH - 1)
+_AC_RAW = np.mod(_AC_DY - PATCH + 1, _AC_FFT) * _AC_FFT + np.mod(_AC_DX - PATCH + 1, _AC_FFT)
 
 
 def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
@@ -71,10 +75,9 @@ def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
     marks = np.maximum(-p, 0.0) * _AC_WINDOW
     spec = np.fft.rfft2(marks, s=(_AC_FFT, _AC_FFT))
     ac = np.fft.irfft2(spec.real**2 + spec.imag**2, s=(_AC_FFT, _AC_FFT))
-    ac = np.fft.fftshift(ac, axes=(1, 2))[:, 1:, 1:]  # lags -PATCH+1 .. PATCH-1
     flat = ac.reshape(n, -1)
-    zero = flat[:, (2 * PATCH - 1) * (PATCH - 1) + PATCH - 1]
-    out: NDArray[Any] = ((flat[:, _AC_LAGS] @ _AC_MATRIX) / (zero[:, None] + 1e-6)).astype(
+    zero = flat[:, 0]
+    out: NDArray[Any] = ((flat[:, _AC_RAW] @ _AC_MATRIX) / (zero[:, None] + 1e-6)).astype(
         np.float32
     )
     out /= np.linalg.norm(out, axis=1, keepdims=True) + 1e-6

@@ -123,7 +123,9 @@ class FaceModel:
         f = np.asarray(feats, dtype=np.float32)
         k = 1 if f.ndim == 2 else f.shape[1]
         f = self.project(f.reshape(-1, f.shape[-1]))
-        d2 = (f**2).sum(1)[:, None] + self._sq[None, :] - 2.0 * f @ self.samples.T
+        # (|f|^2 + |s|^2) - 2 f.s, in that order, with one m x n array beside the result
+        d2 = (f**2).sum(1)[:, None] + self._sq[None, :]
+        d2 -= (2.0 * f) @ self.samples.T
         m = len(d2) // k
 
         def nearest(span: tuple[int, int] | None) -> NDArray[Any]:

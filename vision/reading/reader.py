@@ -5,7 +5,8 @@ the tray to settle (:mod:`vision.reading.settle`), reads the dice once
 (:mod:`vision.reading.read`), tells kept from rerolled dice (:mod:`vision.reading.tracking`)
 and posts a :class:`~vision.events.ThrowSettled` into the queue it was given (after
 an :class:`~vision.events.OutOfDepth` when the frame brings a new warning: the camera
-no longer sees the dice as in calibration).
+no longer sees the dice as in calibration; a :class:`~vision.events.BackInDepth` once a
+read frame brings none again).
 
 :class:`CameraWorker` runs a camera source in its own thread and feeds a
 reader; a camera that fails posts :class:`~vision.events.CameraLost`, is
@@ -30,6 +31,7 @@ from numpy.typing import NDArray
 from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
 from vision.events import (
+    BackInDepth,
     CameraLost,
     CameraRestored,
     FrameUnreadable,
@@ -78,6 +80,7 @@ class DiceReader:
         self.quiet_frames = 0  # frames in a row with nothing moving and nothing to read
         self.warned: tuple[str, ...] = ()  # the out-of-depth warnings posted last
         self._warned_kinds: set[DomainIssue] = set()
+        self._last_kinds: set[DomainIssue] = set()  # the last read frame's warnings
         self._count = 0
         self._photo = 0  # the last evidence photo's number tried
 
@@ -110,14 +113,22 @@ class DiceReader:
             return None
         self.state = "read"
         # posted when a kind of warning comes that was not posted since the last frame
-        # without any (the dice's measures vary from throw to throw: no repeats)
+        # without any (the dice's measures vary from throw to throw: no repeats); a kind
+        # judged from the dice's measures counts once two throws in a row show it (one
+        # throw's may mislead: a die's mark taken for its outline), the frame's size at once
         kinds = {w.kind for w in read.warnings}
+        held = {k for k in kinds if not k.from_dice or k in self._last_kinds}
+        self._last_kinds = kinds
         if not kinds:
+            if self._warned_kinds:  # what was posted no longer holds
+                self.events.put(BackInDepth(timestamp))
             self._warned_kinds = set()
-        elif kinds - self._warned_kinds:
-            self._warned_kinds |= kinds
-            self.warned = tuple(w.text for w in read.warnings)
-            self.events.put(OutOfDepth(self.warned, timestamp))
+        elif held - self._warned_kinds:
+            self._warned_kinds |= held
+            shown = [w for w in read.warnings if w.kind in held]
+            self.warned = tuple(w.text for w in shown)
+            lines = tuple(w.kind.line for w in shown)
+            self.events.put(OutOfDepth(self.warned, lines, timestamp))
         step = self.tracker.step(
             [TrackedDie(d.center, max(d.box[2], d.box[3]), d.face) for d in read.dice]
         )

@@ -17,7 +17,7 @@ one set of photos of each stranger and reads another.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,19 @@ def stranger(seed: int, tiny: bool = False) -> Stranger:
         warmth=float(rng.uniform(0.9, 1.3)),
         jpeg=int(rng.integers(60, 93)),
     )
+
+
+PHONE_SIZE = (4000, 3000)  # a 12-megapixel phone photo
+PHONE_SEED = 2808  # marbled pips on felt, the camera 24 degrees off straight down
+
+
+def phone_stranger(seed: int = PHONE_SEED) -> Stranger:
+    """The stranger of ``seed`` photographed by a 12-megapixel phone: 4000x3000 photos of
+    16 to 26 dice 170 pixels wide (a 16 mm die with the tray filling the frame), the lens
+    of a phone's main camera (its focal length 1.1 times the photo's width)."""
+    width, height = PHONE_SIZE
+    return replace(stranger(seed), width=width, height=height, die_px=170.0,
+                   focal=1.1 * width, dice=(16, 26))  # fmt: skip
 
 
 @dataclass(frozen=True)
