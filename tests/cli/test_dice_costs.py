@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from controller.bench import dice as bench
 from controller.bench.dice_costs import CALIBRATION, READ_1280, Target, phone_lines
-from controller.cli.main import main
 
 
 def test_a_figure_meets_its_target_up_to_the_limit() -> None:
@@ -37,18 +33,3 @@ def test_the_phone_strangers_lines_judge_each_figure() -> None:
         "  its 215 new dice: detection F1 0.9700, faces right 95.67%, unsure 51, "
         "wrong above the threshold 2"
     )
-
-
-def test_bench_cli_passes_phone_to_the_dice_bench(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    seen: list[list[str]] = []
-
-    def dice_bench(argv: list[str]) -> int:  # stands for the bench: only what it was asked
-        seen.append(argv)
-        return 0
-
-    monkeypatch.setattr(bench, "main", dice_bench)
-    assert main(["bench", "dice", "--phone"]) == 0
-    assert seen == [["--phone"]]
-    assert "== dice" in capsys.readouterr().out

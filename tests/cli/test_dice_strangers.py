@@ -24,8 +24,11 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
     )
 
 
-def test_bench_cli_passes_strangers_to_the_dice_bench(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    "flags", [["--quick", "--strangers", "2"], ["--phone"]], ids=["strangers", "phone"]
+)
+def test_bench_cli_passes_its_flags_to_the_dice_bench(
+    flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[list[str]] = []
 
@@ -34,8 +37,8 @@ def test_bench_cli_passes_strangers_to_the_dice_bench(
         return 0
 
     monkeypatch.setattr(bench, "main", dice_bench)
-    assert main(["bench", "dice", "--quick", "--strangers", "2"]) == 0
-    assert seen == [["--quick", "--strangers", "2"]]
+    assert main(["bench", "dice", *flags]) == 0
+    assert seen == [flags]
     assert "== dice" in capsys.readouterr().out
 
 
