@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import re
 import shlex
@@ -240,11 +241,15 @@ def _command_problem(line: str) -> str | None:
     return None
 
 
-MENTIONS = list(_mentions())
+@functools.cache
+def _all_mentions() -> list[tuple[str, Mention]]:
+    """Read once per process, by the first test that asks: not while collecting, which
+    every xdist worker does (parsing every docstring takes seconds)."""
+    return list(_mentions())
 
 
 def _of(kind: str) -> list[Mention]:
-    return [m for k, m in MENTIONS if k == kind]
+    return [m for k, m in _all_mentions() if k == kind]
 
 
 def test_the_texts_name_things_of_each_kind() -> None:

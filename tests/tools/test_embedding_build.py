@@ -1,7 +1,10 @@
 """tools/embedding: a small face-embedding network rebuilt through the real training code
 (the view generator, the episodic trainer, the export), read back by vision's numpy
 forward pass. The shipped network takes ~18 minutes; this one, 16 designs seen in two
-episodes, seconds."""
+episodes, seconds.
+
+torch is imported in the test, not at collection: importing it takes seconds in every
+xdist worker of `make test`, which skips this slow test."""
 
 from __future__ import annotations
 
@@ -10,11 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from torch.nn import functional
 
 from tools.embedding.dice import views
-from tools.embedding.train import DESIGNS_PER_STEP, export, train
 from vision.reading.embedding import EMBED_DIMS, VIEW_PX, load_embedding
 
 
@@ -23,6 +23,11 @@ from vision.reading.embedding import EMBED_DIMS, VIEW_PX, load_embedding
 def test_a_small_embedding_is_rebuilt_and_read_in_numpy_as_in_torch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import torch
+    from torch.nn import functional
+
+    from tools.embedding.train import DESIGNS_PER_STEP, export, train
+
     pool = views(DESIGNS_PER_STEP, 4, seed=3)  # one episode's designs, four views a face
     assert pool.shape == (DESIGNS_PER_STEP, 6, 4, VIEW_PX, VIEW_PX)
     net = train(pool, epochs=2)
