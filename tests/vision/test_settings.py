@@ -87,6 +87,7 @@ def test_kinds_are_the_section_names() -> None:
         CameraConfig(kind="video", path="x.mp4")  # type: ignore[arg-type]
 
 
+@pytest.mark.timeout(60)  # a hang guard: rendering a 1280x960 frame takes seconds of CPU
 def test_the_demo_camera_renders_dice() -> None:
     src = open_source(load_config(DEMO).camera.source_config(seed=1))
     try:
