@@ -129,17 +129,10 @@ def test_photos_nearly_alike_are_warned_about(tmp_path: Path) -> None:
     assert warning is not None and "nearly alike" in warning
 
 
-def test_label_mistake_named(tmp_path: Path) -> None:
-    root = write_dataset(tmp_path / "plain", 3, seed=1, hard=False)  # 18 dice, 3 a face
-    # relabel the first die of the first photo as another face
-    label = sorted((root / "labels").iterdir())[0]
-    lines = label.read_text().splitlines()
-    cls, rest = lines[0].split(" ", 1)
-    lines[0] = f"{(int(cls) + 3) % 6} {rest}"
-    label.write_text("\n".join(lines) + "\n")
-    model = calibrate(load_dataset(root))
+def test_label_mistake_named(dark_dice: tuple[FaceModel, str, Path]) -> None:
+    model, mislabeled, _ = dark_dice  # 18 dice, 3 a face; one labeled as another face
     named = [w for w in json.loads(model.report)["warnings"] if "check the label" in w]
-    assert len(named) == 1 and named[0].startswith(f"labels/{label.name}: line 1: labeled")
+    assert len(named) == 1 and named[0].startswith(f"labels/{mislabeled}: line 1: labeled")
 
 
 def test_old_and_corrupt_model_files(tmp_path: Path) -> None:
