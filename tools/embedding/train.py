@@ -1,7 +1,7 @@
 """Build-time: train the face-embedding network and write ``vision/models/face-embedding.npz``.
 
 Needs PyTorch (not a dependency of the product; the Pi runs the result in numpy): the
-Makefile installs the CPU build into the checkout's venv (``make test`` does, or
+Makefile installs the CPU build into the checkout's venv (``make test-slow`` does, or
 ``make .venv/.torch-stamp``); then, from the checkout::
 
     .venv/bin/python -m tools.embedding.train            # ~18 min, 2 cores
