@@ -34,9 +34,11 @@ class ScreenRecorder:
     def __init__(self, displays: DisplayBoard, limit: int = MAX_GIF_FRAMES) -> None:
         self.displays = displays
         self.limit = limit
-        self.frames: list[Image.Image] = []
+        # each picture packed, one bit a pixel (its size, its bytes): Pillow holds a "1"
+        # image at a byte a pixel, and 600 sheets of four screens were 19 MB of the demo
+        self.frames: list[tuple[tuple[int, int], bytes]] = []
         self.pictures = 0  # distinct pictures shown, before any thinning for the GIF
-        self._last: bytes = b""
+        self._last: tuple[tuple[int, int], bytes] | None = None
 
     def update(self, view: TableView | CompanionView) -> None:
         """Grab the displays' pictures (after the displays drew ``view``)."""
@@ -50,12 +52,17 @@ class ScreenRecorder:
         for im in shown:
             sheet.paste(im.convert("1"), (x, 0))
             x += im.width + 4
-        raw = sheet.tobytes()
-        if raw == self._last:
+        self.record(sheet)
+
+    def record(self, sheet: Image.Image) -> None:
+        """Keep ``sheet`` (a picture of the screens, converted to one bit a pixel) unless it
+        is the picture kept last."""
+        picture = (sheet.size, sheet.convert("1").tobytes())
+        if picture == self._last:
             return
-        self._last = raw
+        self._last = picture
         self.pictures += 1
-        self.frames.append(sheet)
+        self.frames.append(picture)
         if len(self.frames) > self.limit:
             self.frames = self.frames[::2]  # keep the whole game, at half the rate
 
@@ -74,14 +81,14 @@ class ScreenRecorder:
         if not self.frames:
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
-        first = _enlarged(self.frames[0], scale)
+        first = _enlarged(_unpacked(self.frames[0]), scale)
         header, _ = GifImagePlugin.getheader(first, None, {"loop": 0, "duration": GIF_FRAME_MS})
         with path.open("wb") as gif:
             gif.writelines(header)
             gif.writelines(GifImagePlugin.getdata(first, (0, 0), duration=GIF_FRAME_MS))
             previous = first
-            for frame in self.frames[1:]:
-                big = _enlarged(frame, scale)
+            for picture in self.frames[1:]:
+                big = _enlarged(_unpacked(picture), scale)
                 changed = ImageChops.difference(previous, big).getbbox()
                 previous = big
                 if changed is None:
@@ -90,6 +97,11 @@ class ScreenRecorder:
                 gif.writelines(GifImagePlugin.getdata(part, changed[:2], duration=GIF_FRAME_MS))
             gif.write(b";")  # the GIF trailer
         return path
+
+
+def _unpacked(picture: tuple[tuple[int, int], bytes]) -> Image.Image:
+    size, packed = picture
+    return Image.frombytes("1", size, packed)
 
 
 def _enlarged(frame: Image.Image, scale: int) -> Image.Image:
