@@ -132,10 +132,11 @@ class RandomBot:
             return Place(seat, todo, spaces[rng.randrange(len(spaces))])
         if seat is not None and state.phase is Phase.MOVE:
             # never onto a teammate: legal, but a hall-sensor board sees one token per space
-            mates = {p.space for p in state.on_board(seat)}
+            mine = state.on_board(seat)
+            mates = {p.space for p in mine}
             moves = [
                 (p.name, sp)
-                for p in state.on_board(seat)
+                for p in mine
                 for sp in engine.move_targets(state, p.name)
                 if sp not in mates
             ]
@@ -216,8 +217,9 @@ class GreedyBot:
         order = self._draft_order
         room = state.config.team_size - len(state.teams[seat])
         pairs = state.config.variants.fusion_pairs_drafted_together
+        outside = engine.outside_tournament(state.data)
         for name in order:
-            if name in state.pieces or not engine.in_tournament(state, name):
+            if name in state.pieces or name in outside:
                 continue
             pair = engine.pair_of(name) if pairs else None
             if pair is not None and (pair in state.pieces or room < 2):

@@ -26,12 +26,15 @@ class GameData:
     _fighters: dict[tuple[str, str | None], Fighter] = field(default_factory=dict, repr=False)
     _reach: dict[tuple[int, int], dict[int, int]] = field(default_factory=dict, repr=False)
     _warriors: dict[str, Warrior] = field(default_factory=dict, repr=False)
+    _within: dict[tuple[int, int], frozenset[int]] = field(default_factory=dict, repr=False)
+    story_only: frozenset[str] = field(init=False, repr=False)  # Story-mode cards (Beerus)
     colours: dict[int, Colour] = field(default_factory=dict, repr=False)  # space -> colour
     near: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)  # neighbours
 
     def __post_init__(self) -> None:
         self.colours = {sid: sp.colour for sid, sp in self.board.spaces.items()}
         self.near = {sid: sp.neighbours for sid, sp in self.board.spaces.items()}
+        self.story_only = frozenset(name for name, w in self.roster.items() if w.story_only)
 
     def warrior(self, name: str) -> Warrior:
         """The warrior called ``name`` (UnknownNameError if none)."""
@@ -56,6 +59,16 @@ class GameData:
         hit = self._reach.get(key)
         if hit is None:
             hit = self._reach[key] = self.board.distances(start, steps)
+        return hit
+
+    def within(self, start: int, steps: int) -> frozenset[int]:
+        """The spaces 1 to ``steps`` steps from ``start`` (cached: a move asks it for every
+        warrior it could move)."""
+        key = (start, steps)
+        hit = self._within.get(key)
+        if hit is None:
+            dist = self.distances(start, steps)
+            hit = self._within[key] = frozenset(sp for sp, d in dist.items() if d >= 1)
         return hit
 
 

@@ -60,7 +60,7 @@ from controller.game.engine.setup import (
     arrange,
     draftable,
     expected_deck,
-    in_tournament,
+    outside_tournament,
     placements,
 )
 from controller.game.engine.turn import start_cards, start_targets
@@ -94,10 +94,10 @@ __all__ = [
     "flee_spaces",
     "fusion_candidate",
     "green_steps",
-    "in_tournament",
     "limit_problem",
     "move_targets",
     "new_game",
+    "outside_tournament",
     "pair_of",
     "placements",
     "playable",

@@ -19,8 +19,7 @@ def move_targets(state: GameState, warrior: str) -> frozenset[int]:
     p = state.pieces[warrior]
     if p.space is None or p.seat is None:
         return frozenset()
-    dist = state.data.distances(p.space, MOVE_STEPS + state.move_bonus)
-    return frozenset(sp for sp, d in dist.items() if d >= 1)
+    return state.data.within(p.space, MOVE_STEPS + state.move_bonus)
 
 
 def move(s: GameState, e: Move) -> None:

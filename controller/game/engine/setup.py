@@ -46,9 +46,10 @@ def draftable(state: GameState) -> list[str]:
     taken = state.pieces
     room = state.config.team_size - len(state.teams[state.seat])
     pairs = state.config.variants.fusion_pairs_drafted_together
+    outside = outside_tournament(state.data)
     out = []
     for w in state.data.roster:
-        if w in taken or not in_tournament(state, w):
+        if w in taken or w in outside:
             continue
         partner = pair_of(w) if pairs else None
         if partner is not None and (partner in taken or room < 2):
@@ -57,10 +58,10 @@ def draftable(state: GameState) -> list[str]:
     return out
 
 
-def in_tournament(state: GameState, name: str) -> bool:
-    """Whether warrior ``name`` may be drafted or met on a green space: not a fusion
-    (docs/rules.md §11) and not a Story-mode card (Beerus, §12)."""
-    return name not in NOT_DRAFTED and not state.data.warrior(name).story_only
+def outside_tournament(data: GameData) -> frozenset[str]:
+    """The warriors never drafted nor met on a green space: the fusions (docs/rules.md
+    §11) and the Story-mode cards (Beerus, §12)."""
+    return NOT_DRAFTED | data.story_only
 
 
 def draft(s: GameState, e: Draft) -> None:
@@ -97,7 +98,8 @@ def draft(s: GameState, e: Draft) -> None:
 def expected_deck(s: GameState, deck: ShuffledDeck) -> list[str]:
     """The cards (or warriors) a shuffle of ``deck`` must hold."""
     if deck is WARRIOR_DECK:
-        return [w for w in s.data.roster if w not in s.pieces and in_tournament(s, w)]
+        outside = outside_tournament(s.data)
+        return [w for w in s.data.roster if w not in s.pieces and w not in outside]
     return list(s.data.cards.decks[deck])
 
 
