@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.embedding import EMBED_DIMS, Rect, default_embedding, die_view
-from vision.reading.features import FEATURE_SIZE, cut_patch, features
+from vision.reading.embedding import EMBED_DIMS, Rect, default_embedding, die_views
+from vision.reading.features import FEATURE_SIZE, cut_patches, features
 
 DESCRIPTION_SIZE = FEATURE_SIZE + EMBED_DIMS
 
@@ -67,7 +67,7 @@ def cut_die(
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """The die's top-face patch and its view, from an image at the face scale, each
     cut's colour channels times ``gains`` when given (:func:`light_gains`)."""
-    return cut_patch(image, rect, gains), die_view(image, rect, gains)
+    return cut_patches(image, [rect], gains)[0], die_views(image, [rect], gains)[0]
 
 
 def describe_dice(
@@ -81,8 +81,7 @@ def describe_dice(
     """
     if not rects:
         return np.zeros((0, DESCRIPTION_SIZE), np.float32)
-    patches, views = zip(*(cut_die(image, r, gains) for r in rects), strict=True)
-    return join(np.stack(patches), np.stack(views))
+    return join(cut_patches(image, rects, gains), die_views(image, rects, gains))
 
 
 # a second look at a die read unsure: its cut turned, zoomed and moved a little

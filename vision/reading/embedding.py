@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.reading.features import contrast_channel
+from vision.reading.features import Rect, contrast_channels
 from vision.reading.stored import checked_npz
 
 EMBEDDING_FORMAT = 1
@@ -46,7 +47,6 @@ VIEW_PX = 40  # the network's input side
 DIE_SPAN = 0.8  # the share of the view's side a die's extent along the image axes fills
 EMBED_DIMS = 64
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "models" / "face-embedding.npz"
-Rect = tuple[tuple[float, float], tuple[float, float], float]  # centre, size, degrees
 _BATCH = 32  # views per matrix product: bounds the im2col buffers (under 10 MB)
 
 
@@ -77,15 +77,23 @@ class FaceEmbedding:
 
     def _embed_batch(self, views: NDArray[Any]) -> NDArray[Any]:
         h = np.asarray(views, np.float32)[..., None]
-        for layer in self.layers:
-            b, rows, cols, c = h.shape
+        layers = self.layers
+        i = 0
+        while i < len(layers):
+            layer = layers[i]
+            i += 1
             if layer is None:
-                h = h.reshape(b, rows // 2, 2, cols // 2, 2, c).max(axis=(2, 4))
+                h = _max_pool(h)
                 continue
-            padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
-            shifted = [padded[:, y : y + rows, x : x + cols] for y in range(3) for x in range(3)]
-            flat = np.stack(shifted, axis=3).reshape(b * rows * cols, 9 * c)  # (y, x, c) order
-            h = np.maximum(flat @ layer.weight + layer.bias, 0.0).reshape(b, rows, cols, -1)
+            b, rows, cols, _ = h.shape
+            h = (_im2col(h) @ layer.weight).reshape(b, rows, cols, -1)
+            if i < len(layers) and layers[i] is None:
+                # pooled before the bias and the ReLU, which commute exactly with the max
+                # (both are monotone): a quarter of the work, the same numbers
+                h = _max_pool(h)
+                i += 1
+            h += layer.bias
+            np.maximum(h, 0.0, out=h)
         pooled = h.mean(axis=(1, 2))
         e = pooled @ self.head_weight + self.head_bias
         e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-6
@@ -93,12 +101,39 @@ class FaceEmbedding:
         return result
 
 
+def _im2col(h: NDArray[Any]) -> NDArray[Any]:
+    """The 3x3 neighbourhoods (zero outside) of each pixel of ``h`` (b x rows x cols x c),
+    one row a pixel in (y, x, c) order: (b * rows * cols) x 9c, written in one buffer."""
+    b, rows, cols, c = h.shape
+    out = np.zeros((b, rows, cols, 3, 3, c), np.float32)
+    for dy in (-1, 0, 1):
+        y0, y1 = max(0, -dy), rows - max(0, dy)
+        for dx in (-1, 0, 1):
+            x0, x1 = max(0, -dx), cols - max(0, dx)
+            out[:, y0:y1, x0:x1, dy + 1, dx + 1] = h[:, y0 + dy : y1 + dy, x0 + dx : x1 + dx]
+    return out.reshape(b * rows * cols, 9 * c)
+
+
+def _max_pool(h: NDArray[Any]) -> NDArray[Any]:
+    """2x2 max-pooling of b x rows x cols x c (even sides)."""
+    top = np.maximum(h[:, 0::2, 0::2], h[:, 0::2, 1::2])
+    out: NDArray[Any] = np.maximum(top, h[:, 1::2, 0::2], out=top)
+    np.maximum(out, h[:, 1::2, 1::2], out=out)
+    return out
+
+
 def network_input(bgr: NDArray[Any]) -> NDArray[Any]:
     """A colour (or gray) view as the network reads it: its contrast channel, zero mean,
     unit spread (so the dice's colours, the light's level and colour do not matter)."""
-    c = contrast_channel(bgr.astype(np.float32)) if bgr.ndim == 3 else bgr.astype(np.float32)
-    c = c - c.mean()
-    out: NDArray[Any] = (c / (c.std() + 1e-3)).astype(np.float32)
+    out: NDArray[Any] = network_inputs(bgr[None])[0]
+    return out
+
+
+def network_inputs(bgr: NDArray[Any]) -> NDArray[Any]:
+    """:func:`network_input` of each of n views (n x side x side, x 3 for colour)."""
+    c = contrast_channels(bgr.astype(np.float32)) if bgr.ndim == 4 else bgr.astype(np.float32)
+    c = c - c.mean(axis=(1, 2), keepdims=True)
+    out: NDArray[Any] = (c / (c.std(axis=(1, 2), keepdims=True) + 1e-3)).astype(np.float32)
     return out
 
 
@@ -107,17 +142,33 @@ def die_view(image: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None)
     extent along the axes (its side turned by its rotation) fills ``DIE_SPAN`` of the
     side, as in training; scaled to ``VIEW_PX``, its colour channels times ``gains``
     when given, as :func:`network_input`."""
-    (cx, cy), (rw, rh), angle = rect
-    turn = math.radians(angle)
-    extent = max(rw, rh, 4.0) * (abs(math.cos(turn)) + abs(math.sin(turn)))
-    zoom = VIEW_PX * DIE_SPAN / extent
-    m = np.array([[zoom, 0.0, VIEW_PX / 2 - zoom * cx], [0.0, zoom, VIEW_PX / 2 - zoom * cy]])
-    view = cv2.warpAffine(
-        image, m, (VIEW_PX, VIEW_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    if gains is not None and view.ndim == 3:
-        view = view.astype(np.float32) * gains
-    return network_input(view)
+    out: NDArray[Any] = die_views(image, [rect], gains)[0]
+    return out
+
+
+def die_views(
+    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+) -> NDArray[Any]:
+    """:func:`die_view` of each of ``rects`` (at least one): n x VIEW_PX x VIEW_PX."""
+    warped = []
+    for (cx, cy), (rw, rh), angle in rects:
+        turn = math.radians(angle)
+        extent = max(rw, rh, 4.0) * (abs(math.cos(turn)) + abs(math.sin(turn)))
+        zoom = VIEW_PX * DIE_SPAN / extent
+        m = np.array([[zoom, 0.0, VIEW_PX / 2 - zoom * cx], [0.0, zoom, VIEW_PX / 2 - zoom * cy]])
+        warped.append(
+            cv2.warpAffine(
+                image,
+                m,
+                (VIEW_PX, VIEW_PX),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+        )
+    views = np.stack(warped)
+    if gains is not None and views.ndim == 4:
+        views = views.astype(np.float32) * gains
+    return network_inputs(views)
 
 
 def load_embedding(path: str | Path = DEFAULT_PATH) -> FaceEmbedding:

@@ -19,6 +19,7 @@ sample in its four quarter turns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
@@ -84,28 +85,38 @@ def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-def cut_patch(
-    work: NDArray[Any],
-    rect: tuple[tuple[float, float], tuple[float, float], float],
-    gains: NDArray[Any] | None = None,
-) -> NDArray[Any]:
+Rect = tuple[tuple[float, float], tuple[float, float], float]  # centre, size, degrees
+
+
+def cut_patch(work: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None) -> NDArray[Any]:
     """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale image.
 
     A colour image gives its *contrast channel* (:func:`contrast_channel`) after its
     channels are multiplied by ``gains`` (when given), a gray one itself.
     """
-    (cx, cy), (rw, rh), angle = rect
-    side = max(rw, rh, 4.0) * MARGIN
-    zoom = PATCH / side
-    m = cv2.getRotationMatrix2D((cx, cy), angle, zoom)
-    m[0, 2] += PATCH / 2 - cx
-    m[1, 2] += PATCH / 2 - cy
-    patch = cv2.warpAffine(
-        work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float32)
-    if patch.ndim == 3:
-        return contrast_channel(patch if gains is None else patch * gains)
-    return patch
+    out: NDArray[Any] = cut_patches(work, [rect], gains)[0]
+    return out
+
+
+def cut_patches(
+    work: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+) -> NDArray[Any]:
+    """:func:`cut_patch` of each of ``rects`` (at least one): n x PATCH x PATCH float32."""
+    warped = []
+    for (cx, cy), (rw, rh), angle in rects:
+        side = max(rw, rh, 4.0) * MARGIN
+        m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
+        m[0, 2] += PATCH / 2 - cx
+        m[1, 2] += PATCH / 2 - cy
+        warped.append(
+            cv2.warpAffine(
+                work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
+        )
+    patches = np.stack(warped).astype(np.float32)
+    if patches.ndim == 4:
+        return contrast_channels(patches if gains is None else patches * gains)
+    return patches
 
 
 def contrast_channel(patch: NDArray[Any]) -> NDArray[Any]:
@@ -113,19 +124,24 @@ def contrast_channel(patch: NDArray[Any]) -> NDArray[Any]:
     centre (so red pips on a yellow die and black pips on an ivory one both stand
     out), signed so that the face's body (the centre's majority) is bright and the
     marks on it dark."""
-    n = patch.shape[0]
-    lo, hi = n // 5, n - n // 5
-    centre = patch[lo:hi, lo:hi].reshape(-1, 3)
-    mean = centre.mean(0)
+    out: NDArray[Any] = contrast_channels(patch[None])[0]
+    return out
+
+
+def contrast_channels(patches: NDArray[Any]) -> NDArray[Any]:
+    """:func:`contrast_channel` of each of n square colour patches (n x s x s x 3 float32),
+    all at once: n x s x s float32."""
+    n, s = patches.shape[:2]
+    lo, hi = s // 5, s - s // 5
+    centre = patches[:, lo:hi, lo:hi].reshape(n, -1, 3)
+    mean = centre.mean(1, keepdims=True)
     xc = centre - mean
-    _, vecs = np.linalg.eigh(xc.T @ xc)
-    v = vecs[:, -1]
-    if v.sum() < 0:
-        v = -v
-    if float(np.median(xc @ v)) < 0:
-        v = -v
-    proj = (patch.reshape(-1, 3) - mean) @ v
-    out: NDArray[Any] = (proj.reshape(patch.shape[:2]) + 128.0).astype(np.float32)
+    _, vecs = np.linalg.eigh(np.matmul(xc.transpose(0, 2, 1), xc))
+    v = vecs[:, :, -1:]  # n x 3 x 1: each patch's direction of largest spread
+    v = np.where(v.sum(1, keepdims=True) < 0, -v, v)
+    v = np.where(np.median(np.matmul(xc, v), axis=1, keepdims=True) < 0, -v, v)
+    proj = np.matmul(patches.reshape(n, -1, 3) - mean, v)
+    out: NDArray[Any] = (proj.reshape(n, s, s) + 128.0).astype(np.float32)
     return out
 
 
