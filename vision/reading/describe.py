@@ -85,7 +85,8 @@ def describe_dice(
 
 
 # a second look at a die read unsure: its cut turned, zoomed and moved a little
-# (degrees, scale, and the shift as a share of the die's side)
+# (degrees, scale, and the shift as a share of the die's side); the first is the first
+# look's own cut
 SECOND_LOOK: tuple[tuple[float, float, float, float], ...] = (
     (0.0, 1.0, 0.0, 0.0),
     (7.0, 1.0, 0.0, 0.0),
@@ -98,21 +99,29 @@ SECOND_LOOK: tuple[tuple[float, float, float, float], ...] = (
 
 
 def describe_again(
-    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+    image: NDArray[Any],
+    rects: Sequence[Rect],
+    gains: NDArray[Any] | None = None,
+    first: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     """The descriptions of the dice at ``rects``, each cut the ``SECOND_LOOK`` ways:
     n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.reading.model.FaceModel.classify`).
+    ``first`` (n x DESCRIPTION_SIZE), the dice's descriptions as :func:`describe_dice` gave
+    them, is taken for the first cut instead of cutting it again.
 
     Raises:
         ModelError: the shipped network's file is missing or damaged.
     """
+    looks = SECOND_LOOK if first is None else SECOND_LOOK[1:]
     moved = [
         ((cx + dx * w, cy + dy * w), (w * zoom, h * zoom), angle + turn)
         for (cx, cy), (w, h), angle in rects
-        for turn, zoom, dx, dy in SECOND_LOOK
+        for turn, zoom, dx, dy in looks
     ]
-    described = describe_dice(image, moved, gains)
-    return described.reshape(len(rects), len(SECOND_LOOK), DESCRIPTION_SIZE)
+    described = describe_dice(image, moved, gains).reshape(len(rects), len(looks), -1)
+    if first is not None:
+        described = np.concatenate([np.asarray(first)[:, None], described], axis=1)
+    return described
 
 
 def quarter_turned(patch: NDArray[Any], view: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:

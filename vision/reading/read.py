@@ -132,10 +132,12 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
         return []
     rects = [d.rect for d in result.detections]
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
-    reads = model.classify(describe_dice(result.work, rects, gains))
+    described = describe_dice(result.work, rects, gains)
+    reads = model.classify(described)
     again = [i for i, r in enumerate(reads) if r.unsure and not r.background]
     if again:  # a second look at the dice read unsure (rare: the cost stays off most frames)
-        second = model.classify(describe_again(result.work, [rects[i] for i in again], gains))
+        looks = describe_again(result.work, [rects[i] for i in again], gains, described[again])
+        second = model.classify(looks)
         for i, fr in zip(again, second, strict=True):
             reads[i] = replace(fr, background=False)  # whether it is a die: the first look
     out = []
