@@ -141,6 +141,7 @@ class DetectResult:
 
     detections: list[Detection]
     work: NDArray[Any]  # the face-scale BGR image (a die FACE_DIE_PX wide)
+    gray: NDArray[Any]  # the same in gray
     scale: float  # face-scale pixels per input pixel
     obstructed: bool = False  # a large object unlike the calibration scenes is in view
     light_fraction: float = 0.0  # share of the frame unlike the scene (a hand, an object)
@@ -389,6 +390,7 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
     return DetectResult(
         detections=detections,
         work=face,
+        gray=gray,
         scale=fs,
         obstructed=obstructed,
         light_fraction=novel_share,

@@ -4,6 +4,7 @@ of the marks on its face (:func:`face_contrast`, under a floor: no die)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -25,12 +26,20 @@ def orientation(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
     crop = crop.astype(np.float32)
     gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
-    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
-    wgt = np.exp(-(xx * xx + yy * yy) / (2 * (0.6 * side) ** 2)).astype(np.float32)
-    m2 = (gx * gx + gy * gy) * wgt
+    m2 = (gx * gx + gy * gy) * _centre_weight(r, side)
     th4 = 4.0 * np.arctan2(gy, gx)
     angle = math.atan2(float((m2 * np.sin(th4)).sum()), float((m2 * np.cos(th4)).sum())) / 4.0
     return math.degrees(angle) % 90.0
+
+
+@functools.lru_cache(maxsize=16)
+def _centre_weight(r: int, side: float) -> NDArray[Any]:
+    """:func:`orientation`'s Gaussian weight over its (2r+1)-pixel crop (the same few sizes
+    for every die of a frame: made once, read-only)."""
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
+    out: NDArray[Any] = np.exp(-(xx * xx + yy * yy) / (2 * (0.6 * side) ** 2)).astype(np.float32)
+    out.flags.writeable = False
+    return out
 
 
 def _central_outline(

@@ -192,7 +192,7 @@ def domain_warnings(
     if model.domain is None:
         return ()
     out = photo_warnings(model.domain, size[0], size[1], model.params.die_frac)
-    gray = cv2.cvtColor(result.work, cv2.COLOR_BGR2GRAY)
+    gray = result.gray
     sides, aspects = [], []
     for det in result.detections:
         if det.cocked:
