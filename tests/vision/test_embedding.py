@@ -27,10 +27,13 @@ from vision.reading.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
     VIEW_PX,
+    FaceEmbedding,
     default_embedding,
     die_view,
+    die_views,
     load_embedding,
 )
+from vision.reading.features import cut_patch, cut_patches
 from vision.reading.model import load_model
 from vision.synth.die import draw_face
 
@@ -132,7 +135,12 @@ def test_a_second_look_cuts_each_die_several_ways() -> None:
     again = describe_again(image, rects)
     assert again.shape == (2, len(SECOND_LOOK), DESCRIPTION_SIZE)
     # the first cut is the die's own; the others differ from it
-    assert np.allclose(again[:, 0], describe_dice(image, rects), atol=1e-5)
+    first = describe_dice(image, rects)
+    assert np.allclose(again[:, 0], first, atol=1e-5)
+    # given, the first look's descriptions are taken as they are; the other cuts are made
+    reused = describe_again(image, rects, first=first)
+    assert np.array_equal(reused[:, 0], first)
+    assert np.allclose(reused[:, 1:], again[:, 1:], atol=1e-5)
     assert not np.allclose(again[0, 0], again[0, 1])
     # ... and all are read as the same face
     model = load_model(DEFAULT_MODEL)
@@ -180,3 +188,49 @@ def test_a_damaged_shipped_network_stops_loading_a_model(
         monkeypatch.undo()
         default_embedding.cache_clear()
     assert load_model(DEFAULT_MODEL).names[0] == "kick"
+
+
+def _reference_embedding(net: FaceEmbedding, views: NDArray[Any]) -> NDArray[Any]:
+    """The network as its file describes it, one layer after another: each convolution
+    summed over its nine taps (padding 1), its bias, its ReLU; 2x2 max-pooling; the mean
+    over the pixels, the head, unit length (float64)."""
+    h = views[..., None].astype(np.float64)
+    for layer in net.layers:
+        if layer is None:
+            b, rows, cols, c = h.shape
+            h = h.reshape(b, rows // 2, 2, cols // 2, 2, c).max(axis=(2, 4))
+            continue
+        rows, cols, c = h.shape[1:]
+        w = layer.weight.reshape(3, 3, c, -1)
+        padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        out = sum(
+            padded[:, y : y + rows, x : x + cols] @ w[y, x] for y in range(3) for x in range(3)
+        )
+        h = np.maximum(out + layer.bias, 0.0)
+    e = h.mean(axis=(1, 2)) @ net.head_weight + net.head_bias
+    result: NDArray[Any] = e / np.linalg.norm(e, axis=1, keepdims=True)
+    return result
+
+
+def test_the_forward_pass_is_the_network_layer_by_layer() -> None:
+    """Pooling before the bias and the ReLU, im2col and batches of views change nothing
+    but rounding: more views than one batch, each as a plain layer-by-layer pass gives."""
+    net = default_embedding()
+    image = _scene(Symbol.STAR, 25, (1, -2))
+    rects = [((60.0 + dx, 60.0 - dx), (40.0, 40.0), 25.0 + 3 * dx) for dx in range(-20, 20)]
+    views = die_views(image, rects)
+    assert len(views) > 32  # more than one batch of the network
+    assert np.allclose(net.embed(views), _reference_embedding(net, views), atol=1e-4)
+
+
+def test_many_dice_are_cut_as_each_alone() -> None:
+    """Cutting all dice at once (one contrast channel each) gives each die's own cut."""
+    image = _red_die_on_wood()
+    gains = light_gains(image)
+    rects = [((60.0, 60.0), (40.0, 40.0), 0.0), ((50.0, 64.0), (36.0, 36.0), 20.0)]
+    rects.append(((70.0, 55.0), (44.0, 44.0), 65.0))
+    for g in (None, gains):
+        views, patches = die_views(image, rects, g), cut_patches(image, rects, g)
+        for i, rect in enumerate(rects):
+            assert np.allclose(views[i], die_view(image, rect, g), atol=1e-5)
+            assert np.allclose(patches[i], cut_patch(image, rect, g), atol=1e-3)

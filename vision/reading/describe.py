@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.embedding import EMBED_DIMS, Rect, default_embedding, die_views
-from vision.reading.features import FEATURE_SIZE, cut_patches, features
+from vision.reading.embedding import EMBED_DIMS, default_embedding, die_views
+from vision.reading.features import FEATURE_SIZE, Rect, cut_patches, features
 
 DESCRIPTION_SIZE = FEATURE_SIZE + EMBED_DIMS
 
