@@ -66,9 +66,15 @@ def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.Mon
     sure = read_frame(scene.image, model)
     looked: list[int] = []
 
-    def spy(image: np.ndarray, rects: list, gains: np.ndarray | None = None) -> np.ndarray:  # type: ignore[type-arg]
+    def spy(
+        image: np.ndarray,  # type: ignore[type-arg]
+        rects: list,  # type: ignore[type-arg]
+        gains: np.ndarray | None = None,  # type: ignore[type-arg]
+        first: np.ndarray | None = None,  # type: ignore[type-arg]
+    ) -> np.ndarray:  # type: ignore[type-arg]
+        assert first is not None and len(first) == len(rects), "the first look is reused"
         looked.append(len(rects))
-        return describe_again(image, rects, gains)
+        return describe_again(image, rects, gains, first)
 
     monkeypatch.setattr(vision.reading.read, "describe_again", spy)
     assert read_frame(scene.image, model).faces == sure.faces
