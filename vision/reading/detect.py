@@ -315,7 +315,8 @@ def novel_mask(balanced: NDArray[Any], detector: Detector) -> NDArray[Any] | Non
         return None
     bins = detector.colour_logp.shape[0]
     q = np.minimum((balanced * (bins / 256.0)).astype(np.int32), bins - 1)
-    logp = detector.colour_logp[q[..., 0], q[..., 1], q[..., 2]]
+    cell = (q[..., 0] * bins + q[..., 1]) * bins + q[..., 2]  # one flat index: a single take
+    logp = np.ascontiguousarray(detector.colour_logp).reshape(-1).take(cell)
     mask: NDArray[Any] = (logp < detector.params.novel_logp).astype(np.uint8)
     return mask
 
