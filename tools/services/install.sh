@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the MQTT and scoreboard tests run for real:
+# Installs the Debian packages the MQTT, scoreboard and install-script tests run for real:
 #   mosquitto        the broker (tests start their own on a free loopback port;
 #                    the packaged system service is not needed and not started here)
 #   mosquitto-clients mosquitto_sub/pub, handy to watch a table by hand
 #   chromium, chromium-driver   the headless browser the scoreboard page test drives
+#   shellcheck       the linter the systemd install scripts' test runs them through
 # Only what is missing is installed; safe to run again. Used by the Makefile.
 # (mosquitto_passwd, which the password-file test uses, ships in the mosquitto package.)
 set -euo pipefail
@@ -13,6 +14,7 @@ command -v mosquitto_passwd >/dev/null 2>&1 || need+=(mosquitto)
 command -v mosquitto_sub >/dev/null 2>&1 || need+=(mosquitto-clients)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
 if [ "${#need[@]}" -eq 0 ]; then
     exit 0
 fi
