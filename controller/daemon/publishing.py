@@ -19,7 +19,8 @@ from controller.game.session import TableGame
 from controller.publish.errors import LinkError
 from controller.publish.link import LinkState
 from controller.publish.people import person_ids
-from controller.publish.publisher import Delivery, Publisher
+from controller.publish.progress import Delivery
+from controller.publish.publisher import Publisher
 from controller.publish.settings import EventsSettings, PublishError
 from controller.table.companion import CompanionTable
 from controller.table.controller import TableController

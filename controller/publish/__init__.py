@@ -4,7 +4,8 @@ Owns: the ``[events]`` config section (:mod:`.settings`), the topics and the JSO
 messages a table sends (:mod:`.messages`, with the pure :func:`state_message`; a
 companion game's state message in :mod:`.companion`), the
 MQTT client set-up shared with the scoreboard (:mod:`.client`), the journal-as-outbox
-reader (:mod:`.outbox`), the publisher thread (:mod:`.publisher`), the multi-table
+reader (:mod:`.outbox`), the publisher thread (:mod:`.publisher`) and how far it has got
+(:mod:`.progress`), the multi-table
 simulation (:mod:`.tables`); ``toptable bench events`` measures them from above
 (:mod:`controller.bench.scoreboard`).
 

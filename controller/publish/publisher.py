@@ -26,8 +26,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,13 @@ from controller.publish.messages import (
     state_topic,
 )
 from controller.publish.netloop import NetLoop
-from controller.publish.outbox import AckMark, JournalReader
+from controller.publish.progress import (
+    Delivery,
+    LatestState,
+    PublishedGame,
+    PublishStats,
+    StateBuilder,
+)
 from controller.publish.settings import Connection, check_table_id
 
 log = logging.getLogger(__name__)
@@ -60,75 +65,6 @@ WINDOW = 100  # rows in flight (sent, not yet acknowledged) at most
 REPLAY = 32  # rows before the acknowledged mark sent again after each (re)connection
 IDLE_POLL_S = 0.5  # the journal is read at least this often, notified or not
 DUPLICATE_WARN_EVERY_S = 60.0
-
-
-StateBuilder = Callable[..., dict[str, Any]]
-"""Builds a state message: called (on the publisher thread) with the keywords ``table_id``,
-``seq``, ``game_id``, ``sent_at`` and ``people``; pure (:func:`state_message` or
-:func:`companion_state_message` with the game's state bound)."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """How much of a game's journal the broker has taken (:meth:`Publisher.finish`)."""
-
-    delivered: int  # journal rows the broker acknowledged
-    total: int  # journal rows
-    journal: Path | None
-    problem: str | None  # the link's problem when not all were delivered
-
-    @property
-    def complete(self) -> bool:
-        """Every row acknowledged."""
-        return self.delivered >= self.total
-
-    def text(self) -> str:
-        """One line for a person: how many rows went out, and where the rest wait."""
-        line = f"{self.delivered} of {self.total} events delivered"
-        if not self.complete:
-            line += f"; the rest wait in {self.journal} (`--resume` sends them)"
-            if self.problem:
-                line += f"; broker: {self.problem}"
-        return line
-
-
-@dataclass(frozen=True)
-class _Latest:
-    build: StateBuilder
-    seq: int
-    at: float
-
-
-@dataclass
-class PublishStats:
-    """What the publisher has done (read by tests and the bench)."""
-
-    events_sent: int = 0
-    states_sent: int = 0
-    connections: int = 0
-    disconnections: int = 0
-    acked: int = 0  # the acknowledged mark: every row up to it has a PUBACK
-    other_instances: int = 0  # "online" messages of another process using this table id
-
-
-class _Game:
-    """The journal being published (publisher thread only)."""
-
-    def __init__(self, path: Path, game_id: str) -> None:
-        self.path = path
-        self.game_id = game_id
-        self.reader = JournalReader(path)
-        self.mark = AckMark(path, game_id)
-        self.sent = self.mark.value  # the highest row handed to paho
-        self.pending: dict[int, int] = {}  # mid -> row
-        self.read_at = float("-inf")  # monotonic time the journal was last read
-        self.state_for: tuple[int, float] | None = None  # (seq, at) of the state last sent
-        self.state_mid: int | None = None  # its message id, sent at QoS 1
-        self.state_acked = False  # the broker acknowledged it
-
-    def close(self) -> None:
-        self.mark.save()
-        self.reader.close()
 
 
 class Publisher:
@@ -179,9 +115,9 @@ class Publisher:
         self._fresh_connection = False
         self._acks: deque[int] = deque()
         self._attach: tuple[Path, str] | None = None
-        self._latest: _Latest | None = None
+        self._latest: LatestState | None = None
         self._tracker = CombatTracker()
-        self._game: _Game | None = None
+        self._game: PublishedGame | None = None
         self._caught_up = threading.Event()
         self._flushing = threading.Event()  # someone waits in flush(): acks matter right now
         self._thread = threading.Thread(target=self._run, name=f"publish-{table_id}", daemon=True)
@@ -215,7 +151,7 @@ class Publisher:
 
     def notify_state(self, seq: int, build: StateBuilder) -> None:
         """A row up to ``seq`` is journalled and ``build`` makes the state message of then."""
-        self._latest = _Latest(build, seq, time.time())
+        self._latest = LatestState(build, seq, time.time())
         self._caught_up.clear()
         self._net.wake()
 
@@ -371,7 +307,7 @@ class Publisher:
             self._attach = None
             if self._game is not None:
                 self._game.close()
-            self._game = _Game(path, game_id)
+            self._game = PublishedGame(path, game_id)
             self._fresh_connection = self._fresh_connection or self.connected
 
     def _run(self) -> None:
@@ -390,7 +326,7 @@ class Publisher:
             self._drain_acks(self._game)
             self._game.mark.save()
 
-    def _drain_acks(self, game: _Game) -> None:
+    def _drain_acks(self, game: PublishedGame) -> None:
         while self._acks:
             mid = self._acks.popleft()
             game.pending.pop(mid, None)
@@ -462,7 +398,7 @@ class Publisher:
         ):
             self._caught_up.set()
 
-    def _send_state(self, game: _Game, latest: _Latest, flushing: bool) -> None:
+    def _send_state(self, game: PublishedGame, latest: LatestState, flushing: bool) -> None:
         """Publish the state of row ``latest.seq``, retained.
 
         A state in mid-game goes at QoS 0: the next one replaces it within a second, and

@@ -22,7 +22,8 @@ from controller.game.events import GameEvent
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import GameConfig, GameState, Length
-from controller.publish.publisher import Publisher, PublishStats
+from controller.publish.progress import PublishStats
+from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, check_table_id
 
 if TYPE_CHECKING:
