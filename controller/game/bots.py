@@ -160,15 +160,8 @@ class GreedyBot:
     def _learn(self, data: GameData) -> None:
         if data is self._data:
             return
-        roster = data.roster
-
-        def strength(name: str) -> int:
-            w = roster[name]
-            return w.endurance + 6 * w.power + 3 * w.technique
-
         self._data = data
-        self._draft_order = sorted(roster, key=strength, reverse=True)
-        self._space_value = {sid: _COLOUR_VALUE[c] for sid, c in data.colours.items()}
+        self._draft_order, self._space_value = _learnt(data)
 
     def act(self, state: GameState, rng: random.Random) -> GameEvent:
         ph = state.phase
@@ -288,6 +281,26 @@ class GreedyBot:
             return Move(seat, attack[1], attack[2])
         name, space = calm[rng.randrange(len(calm))]
         return Move(seat, name, space)
+
+
+_LEARNT: list[tuple[GameData, list[str], dict[int, float]]] = []  # the last data's, one entry
+
+
+def _learnt(data: GameData) -> tuple[list[str], dict[int, float]]:
+    """The greedy bot's draft order (strongest first) and each space's worth for ``data``,
+    kept for the last game data seen: a simulation builds new bots for every game."""
+    if _LEARNT and _LEARNT[0][0] is data:
+        return _LEARNT[0][1], _LEARNT[0][2]
+    roster = data.roster
+
+    def strength(name: str) -> int:
+        w = roster[name]
+        return w.endurance + 6 * w.power + 3 * w.technique
+
+    order = sorted(roster, key=strength, reverse=True)
+    values = {sid: _COLOUR_VALUE[c] for sid, c in data.colours.items()}
+    _LEARNT[:] = [(data, order, values)]
+    return order, values
 
 
 def _fight_proposed(state: GameState) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import Enum
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
@@ -48,28 +49,55 @@ def shield_stops(defender: Fighter, option: Option, variants: Variants = DEFAULT
     return variants.shield_any_sphere or option.damage < SHIELD_LIMIT
 
 
-def card_answer_problem(
-    play: DefenceCardPlay, defence: tuple[Defence, ...], option: Option, speed: AttackSpeed
-) -> str | None:
-    """Why the card ``play`` may not answer ``option`` cashed in at ``speed`` (None: it may):
-    the speed's decks (§3), a sphere-only card against another attack (§4), an attack card
-    that allows invulnerable cards only."""
-    allowed_deck = Defence.ANY_CARDS in defence or (
-        Defence.DEFENCE_CARDS in defence and play.deck is Deck.DEFENCE
-    )
-    if not allowed_deck:
-        article = "an" if str(play.deck)[0] in "aeiou" else "a"
-        allowed = ", ".join(str(d) for d in defence)
-        return f"a {speed} attack is not answered with {article} {play.deck} card ({allowed})"
+class _Refusal(Enum):
+    """Why a card may not answer an attack (see :func:`card_answer_problem`)."""
+
+    DECK = "deck"  # the attack's speed allows no card of its deck (§3)
+    SPHERE_ONLY = "sphere only"  # it answers a sphere attack only (§4)
+    INVULNERABLE_ONLY = "invulnerable only"  # the attack card allows only invulnerable ones
+
+
+def _refusal(
+    play: DefenceCardPlay, defence: tuple[Defence, ...], option: Option
+) -> _Refusal | None:
+    if not (
+        Defence.ANY_CARDS in defence
+        or (Defence.DEFENCE_CARDS in defence and play.deck is Deck.DEFENCE)
+    ):
+        return _Refusal.DECK
     if play.card.sphere_only and not option.holds_sphere:
-        return f"{play.card.name} answers a sphere attack only"
+        return _Refusal.SPHERE_ONLY
     attack_card = option.card
     if (
         attack_card is not None
         and attack_card.defence is CardDefence.INVULNERABLE_ONLY
         and not play.card.invulnerable
     ):
-        return f"{attack_card.name} allows only an invulnerable card; {play.card.name} is not"
+        return _Refusal.INVULNERABLE_ONLY
+    return None
+
+
+def card_may_answer(play: DefenceCardPlay, defence: tuple[Defence, ...], option: Option) -> bool:
+    """Whether the card ``play`` may answer ``option`` (:func:`card_answer_problem` is None),
+    without writing out why not: the engine asks it of every card in hand."""
+    return _refusal(play, defence, option) is None
+
+
+def card_answer_problem(
+    play: DefenceCardPlay, defence: tuple[Defence, ...], option: Option, speed: AttackSpeed
+) -> str | None:
+    """Why the card ``play`` may not answer ``option`` cashed in at ``speed`` (None: it may):
+    the speed's decks (§3), a sphere-only card against another attack (§4), an attack card
+    that allows invulnerable cards only."""
+    why = _refusal(play, defence, option)
+    if why is _Refusal.DECK:
+        article = "an" if str(play.deck)[0] in "aeiou" else "a"
+        allowed = ", ".join(str(d) for d in defence)
+        return f"a {speed} attack is not answered with {article} {play.deck} card ({allowed})"
+    if why is _Refusal.SPHERE_ONLY:
+        return f"{play.card.name} answers a sphere attack only"
+    if why is _Refusal.INVULNERABLE_ONLY and option.card is not None:
+        return f"{option.card.name} allows only an invulnerable card; {play.card.name} is not"
     return None
 
 

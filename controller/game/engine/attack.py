@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.game.engine.common import resolve, scorer
-from controller.game.engine.defence import defence_answers
+from controller.game.engine.defence import can_answer
 from controller.game.engine.resolve import attack_done
 from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
-from controller.game.state import Answer, GameState, Phase
+from controller.game.state import GameState, Phase
 from controller.rules.combat_types import Attack
 
 
@@ -68,5 +68,5 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
         attack_done(s, probe)
         return
     s.phase = Phase.DEFENCE_CHOICE
-    if defence_answers(s) == [(Answer.NONE, None)]:  # no answer at all: the damage lands
+    if not can_answer(s):  # no answer at all: the damage lands
         attack_done(s, probe)

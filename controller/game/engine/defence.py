@@ -4,6 +4,7 @@ against the sphere a Reflect sends back: none, a dodge roll or a card (A l.110).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
@@ -22,7 +23,7 @@ from controller.game.engine.resolve import attack_done
 from controller.game.events import Defend, DiceThrown, StepAside, StopRolling, ThrowCorrected
 from controller.game.state import Answer, GameState, Phase
 from controller.gamedata.cards import Card, EffectKind, Timing
-from controller.rules.attack import card_answer_problem, dodge_made, dodge_needed
+from controller.rules.attack import card_may_answer, dodge_made, dodge_needed
 from controller.rules.combat_types import SOLAR_FLARE_BELOW, Attack, DefenceCardPlay
 from controller.rules.dice import counts_of
 from controller.rules.endurance import divided_damage
@@ -38,38 +39,50 @@ DefenceAnswer = tuple[Answer, str | None]
 def defence_answers(state: GameState) -> list[DefenceAnswer]:
     """The answers the player asked may give now. In ``DEFENCE_CHOICE``, the defender's: none,
     a dodge (as the attack's speed allows), Solar Flare's flight (at any speed), each card
-    the speed and the attack allow (rules.attack.card_answer_problem: a Defence-deck Dodge
+    the speed and the attack allow (rules.attack.card_may_answer: a Defence-deck Dodge
     card after a surprise attack too, A l.197). In ``REFLECT_CHOICE``, the attacker's
     against its reflected sphere: none, a dodge with its dice, any of its answering cards
     (A l.110)."""
+    return list(_answers(state))
+
+
+def can_answer(state: GameState) -> bool:
+    """Whether :func:`defence_answers` holds more than "none" (stops at the first answer
+    found: the engine asks this of every attack chosen)."""
+    answers = _answers(state)
+    return next(answers, None) is not None and next(answers, None) is not None
+
+
+def _answers(state: GameState) -> Iterator[DefenceAnswer]:
+    """:func:`defence_answers` one by one, "none" first (nothing out of a choice)."""
     c = state.combat
     probe = c.probe if c is not None else None
     if c is None or probe is None:
-        return []
-    out: list[DefenceAnswer] = [(Answer.NONE, None)]
+        return
     if state.phase is Phase.REFLECT_CHOICE:
-        out.append((Answer.DODGE, None))
+        yield Answer.NONE, None
+        yield Answer.DODGE, None
         seat = state.pieces[c.striker].seat
         if seat is not None:
-            out.extend((Answer.CARD, card.name) for card in playable(state, seat, Timing.DEFENCE))
-        return out
+            yield from ((Answer.CARD, card.name) for card in playable(state, seat, Timing.DEFENCE))
+        return
     if state.phase is not Phase.DEFENCE_CHOICE:
-        return []
+        return
+    yield Answer.NONE, None
     allowed = probe.defence
     if Defence.DODGE in allowed:
-        out.append((Answer.DODGE, None))
+        yield Answer.DODGE, None
     seat = state.pieces[c.target].seat
     if seat is None:
-        return out
+        return
     t = fighter(state, c.target)
     left = t.warrior.endurance - state.pieces[c.target].damage
     if t.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW and flee_spaces(state):
-        out.append((Answer.FLEE, None))
+        yield Answer.FLEE, None
     for card in playable(state, seat, Timing.DEFENCE):
         play = DefenceCardPlay(card.combo_view(), card.deck, ())
-        if card_answer_problem(play, allowed, probe.option, probe.speed) is None:
-            out.append((Answer.CARD, card.name))
-    return out
+        if card_may_answer(play, allowed, probe.option):
+            yield Answer.CARD, card.name
 
 
 def answer_text(answer: DefenceAnswer) -> str:
