@@ -23,7 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.companion",  # companion MODE replay
     "controller.cli.advisor",  # advise, odds
     "controller.cli.dice",  # dice calibrate/eval/read/capture
-    "controller.cli.board",  # board sim/watch/stress/map, firmware deploy
+    "controller.cli.board",  # board sim/watch/stress/map
+    "controller.cli.firmware",  # firmware deploy
     "controller.cli.screens",  # screens
     "controller.cli.daemon",  # run, demo
     "controller.cli.scoreboard",  # scoreboard

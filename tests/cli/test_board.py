@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.board.sensor_map import MappingWizard, load_sensor_map
-from controller.cli import board as board_cli
+from controller.cli import firmware as firmware_cli
 from controller.cli.board import run_sim_commands, run_wizard
 from controller.cli.main import main
 from controller.core.events import Event
@@ -142,7 +142,7 @@ def test_deploy_without_mpremote_says_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(board_cli, "INTERPRETER_BIN", tmp_path)
+    monkeypatch.setattr(firmware_cli, "INTERPRETER_BIN", tmp_path)
     assert main(["firmware", "deploy"]) == 2
     assert "mpremote is not installed: `pip install mpremote`" in capsys.readouterr().err
 
@@ -155,7 +155,7 @@ def test_deploy_runs_mpremote(
     fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(board_cli, "INTERPRETER_BIN", tmp_path / "elsewhere")
+    monkeypatch.setattr(firmware_cli, "INTERPRETER_BIN", tmp_path / "elsewhere")
     assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
     calls = log.read_text().splitlines()
     assert calls[0] == "connect /dev/ttyACM0 mkdir :firmware"
@@ -190,7 +190,8 @@ def test_map_wizard_follows_the_board_events(demo_data: Path, tmp_path: Path) ->
 
 
 def test_the_default_files_of_board_commands_exist() -> None:
-    from controller.cli.board import DEFAULT_BOARD, FIRMWARE_DIR
+    from controller.cli.board import DEFAULT_BOARD
+    from controller.cli.firmware import FIRMWARE_DIR
 
     assert DEFAULT_BOARD.is_file()
     assert (FIRMWARE_DIR / "main.py").is_file()

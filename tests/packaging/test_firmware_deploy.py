@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import board
+from controller.cli import firmware
 from controller.cli.main import main
 from tests.paths import REPO
 
@@ -20,15 +20,15 @@ def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     fake.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake.parent))
-    monkeypatch.setattr(board, "INTERPRETER_BIN", tmp_path / "venv" / "bin")
-    monkeypatch.setattr(board, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
+    monkeypatch.setattr(firmware, "INTERPRETER_BIN", tmp_path / "venv" / "bin")
+    monkeypatch.setattr(firmware, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
     return log
 
 
 def test_the_firmware_is_the_top_level_package() -> None:
-    assert board.FIRMWARE_DIR == REPO / "firmware"
-    for name in (*board.FIRMWARE_FILES, "main.py"):
-        assert (board.FIRMWARE_DIR / name).is_file(), name
+    assert firmware.FIRMWARE_DIR == REPO / "firmware"
+    for name in (*firmware.FIRMWARE_FILES, "main.py"):
+        assert (firmware.FIRMWARE_DIR / name).is_file(), name
 
 
 def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path) -> None:
@@ -39,7 +39,7 @@ def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path) -> 
     assert "config.py" not in calls[1]  # the bundled one is not sent
     assert calls[2] == (
         f"connect /dev/ttyACM0 cp {mine} :firmware/config.py + "
-        f"cp {board.FIRMWARE_DIR / 'main.py'} :main.py"
+        f"cp {firmware.FIRMWARE_DIR / 'main.py'} :main.py"
     )
 
 
@@ -59,7 +59,7 @@ def test_deploy_without_an_owners_config_says_it_sends_the_bundled_one(
 ) -> None:
     assert main(["firmware", "deploy", "--dry-run"]) == 0
     out, err = capsys.readouterr()
-    assert f"cp {board.FIRMWARE_DIR / 'config.py'} :firmware/config.py" in out
+    assert f"cp {firmware.FIRMWARE_DIR / 'config.py'} :firmware/config.py" in out
     assert err.startswith("firmware deploy: using the bundled board config ")
     assert err.count("\n") == 1
 
@@ -103,8 +103,8 @@ def test_deploy_finds_mpremote_beside_the_interpreter(
     (venv_bin / "mpremote").write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
     (venv_bin / "mpremote").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setattr(board, "INTERPRETER_BIN", venv_bin)
-    monkeypatch.setattr(board, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
+    monkeypatch.setattr(firmware, "INTERPRETER_BIN", venv_bin)
+    monkeypatch.setattr(firmware, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
     assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
     assert log.read_text().splitlines()[-1] == "connect /dev/ttyACM0 reset"
 
