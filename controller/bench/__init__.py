@@ -7,7 +7,8 @@ One module per area, each a ``main(argv) -> int`` that prints its figures
 ``board`` (the link's latency and the fault-injection stress), ``screens`` (render
 time, bytes on the bus), ``daemon`` (the demo's memory, settle-to-screen latency,
 idle CPU, the kill-and-resume runs) and ``events`` (publishing to MQTT and the
-scoreboard, in :mod:`.scoreboard`); ``camera`` (the picamera2 source on simulated Pi cameras).
+scoreboard, in :mod:`.scoreboard`, its targets and printing in :mod:`.events_report`);
+``camera`` (the picamera2 source on simulated Pi cameras).
 ``kill`` is the one harness that kills a child process at a chosen event of its
 journal and checks that the game resumes to the same end (the daemon bench's and
 the tests'); ``resume`` is the daemon bench's kill test of every game kind.

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -51,6 +50,13 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from controller.bench.events_report import (
+    print_cpu,
+    print_flood,
+    print_latency,
+    print_load,
+    print_outage,
+)
 from controller.bench.events_rig import (
     Broker,
     PageTimer,
@@ -146,26 +152,7 @@ def bench_cpu(login: list[str], directory: Path, pace: float, runs: int) -> dict
     }
 
 
-API_P99_MS = 250.0
-PAGE_P99_MS = 500.0
-RSS_MB = 120.0
-CPU_POINTS = 1.0
-FLOOD_API_P99_MS = 50.0
 OUTAGE_TABLE = "outage"
-
-
-def _ms(value: float) -> str:
-    return "n/a" if value != value else f"{value:.0f} ms"
-
-
-def _verdict(good: bool) -> str:
-    return "ok" if good else "MISSED"
-
-
-def _machine() -> None:
-    """The load the figures were taken under (latency figures grow with it)."""
-    one, five, _ = os.getloadavg()
-    print(f"  [load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores]")
 
 
 # ---------------------------------------------------------------- 1. latency
@@ -360,58 +347,6 @@ def bench_outage(broker: Broker, directory: Path, outage_s: float, pace: float) 
 
 
 # ---------------------------------------------------------------- main
-def _print_latency(lat: dict[str, Any], pace: float) -> bool:
-    api, page = lat["api"], lat["page"]
-    good_api = api["p99"] <= API_P99_MS and lat["delivered"]
-    # not measured (no Chromium, or --no-page) is said, not failed; measured and empty fails
-    good_page = bool(page["note"]) or (page["n"] > 0 and page["p99"] <= PAGE_P99_MS)
-    good_rss = lat["rss_mb"] <= RSS_MB
-    print(f"  {lat['tables']} tables at demo speed ({pace} s/event), the shipped broker config, one "
-          f"scoreboard: {lat['events']} events in {lat['seconds']} s, "
-          f"{'all delivered' if lat['delivered'] else 'NOT all delivered'}")  # fmt: skip
-    print(f"  event -> scoreboard API (SSE): p50 {_ms(api['p50'])}, p99 {_ms(api['p99'])}, "
-          f"max {_ms(api['max'])} over {api['n']} states "
-          f"(target p99 <= {API_P99_MS:g} ms: {_verdict(good_api)})")  # fmt: skip
-    print(f"  event -> page drawn in Chromium: p50 {_ms(page['p50'])}, p99 {_ms(page['p99'])}, "
-          f"max {_ms(page['max'])} over {page['n']} cards "
-          f"(target p99 <= {PAGE_P99_MS:g} ms: {_verdict(good_page)})"
-          + (f" [{page['note']}]" if page["note"] else ""))  # fmt: skip
-    print(f"  scoreboard peak memory (VmHWM): {lat['rss_mb']:.1f} MB "
-          f"(target <= {RSS_MB:g} MB: {_verdict(good_rss)})", flush=True)  # fmt: skip
-    return bool(good_api and good_page and good_rss)
-
-
-def _print_cpu(cpu: dict[str, Any]) -> bool:
-    good = cpu["added_points"] <= CPU_POINTS and cpu["delivered"]
-    print(f"  table CPU over one game at demo speed ({cpu['events']} events, "
-          f"{cpu['seconds']} s; median of {cpu['runs']}): {cpu['without_pct']} % without "
-          f"publishing, {cpu['with_pct']} % with: {cpu['added_points']:+} points "
-          f"(target <= {CPU_POINTS:g}: {_verdict(good)})", flush=True)  # fmt: skip
-    return bool(good)
-
-
-def _print_flood(fl: dict[str, Any]) -> bool:
-    good = fl["p99_ms"] <= FLOOD_API_P99_MS and fl["complete"]
-    print(f"  {fl['messages']} hostile messages in {fl['seconds']} s while {fl['tables']} "
-          f"tables play: /api/tables p99 {_ms(fl['p99_ms'])}, max {_ms(fl['max_ms'])} "
-          f"over {fl['polls']} requests; the tables' {fl['events']} events "
-          f"{'all arrived, in order' if fl['complete'] else 'did NOT all arrive'}; "
-          f"the rogue's {fl['rogue_dropped']} dropped and {fl['rogue_flagged']} flagged, "
-          f"{fl['shown']} tables on the page "
-          f"(target p99 <= {FLOOD_API_P99_MS:g} ms: {_verdict(good)})", flush=True)  # fmt: skip
-    return bool(good)
-
-
-def _print_outage(out: dict[str, Any]) -> bool:
-    good = out["lost"] == 0 and out["final_state_seq"] == out["events"]
-    print(f"  broker SIGKILLed for {out['outage_s']} s mid-game ({out['pace']} s/event; "
-          f"events {out['killed_at_event']}..{out['back_at_event']} of {out['events']}): "
-          f"{out['lost']} lost ({out['duplicates_dropped']} duplicates dropped, "
-          f"{out['arrived_ahead_of_a_gap']} arrived ahead of a gap and were put back in "
-          f"order) ({_verdict(good)})", flush=True)  # fmt: skip
-    return bool(good)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Print the figures; 1 if one misses its target."""
     p = argparse.ArgumentParser(prog="toptable bench events")
@@ -436,21 +371,21 @@ def main(argv: list[str] | None = None) -> int:
         broker = Broker(directory / "broker", [CPU_TABLE, OUTAGE_TABLE]).start()
         try:
             if "latency" in parts:
-                _machine()
+                print_load()
                 lat = bench_latency(broker, directory, tables, pace, not args.no_page)
-                ok &= _print_latency(lat, pace)
+                ok &= print_latency(lat, pace)
             if "cpu" in parts:
-                _machine()
+                print_load()
                 runs = args.cpu_runs or (1 if quick else 3)
-                ok &= _print_cpu(bench_cpu(broker.login(CPU_TABLE), directory, pace, runs))
+                ok &= print_cpu(bench_cpu(broker.login(CPU_TABLE), directory, pace, runs))
             if "flood" in parts:
-                _machine()
+                print_load()
                 count = args.flood or (2000 if quick else 10_000)
-                ok &= _print_flood(bench_flood(broker, directory, min(tables, 6), pace, count))
+                ok &= print_flood(bench_flood(broker, directory, min(tables, 6), pace, count))
             if "outage" in parts:
-                _machine()
+                print_load()
                 outage_s = args.outage or (5.0 if quick else 30.0)
-                ok &= _print_outage(bench_outage(broker, directory, outage_s, pace))
+                ok &= print_outage(bench_outage(broker, directory, outage_s, pace))
         finally:
             broker.stop()
     return 0 if ok else 1
