@@ -6,7 +6,7 @@ from controller.config.device_checker import DeviceChecker
 from vision.errors import CameraError
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.delivery import delivery_text
-from vision.sources.picamera import MISSING as PICAMERA2_MISSING
+from vision.sources.picamera_package import MISSING as PICAMERA2_MISSING
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 

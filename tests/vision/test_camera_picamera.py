@@ -17,7 +17,8 @@ from controller.bench.camera import bench_picamera
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError, CameraSource
 from vision.sources.delivery import delivery_text, measure_delivery
-from vision.sources.picamera import Picamera2Source, PicameraMissingError
+from vision.sources.picamera import Picamera2Source
+from vision.sources.picamera_package import PicameraMissingError
 from vision.sources.simulated import picamera2 as simulated
 from vision.sources.source import open_source
 

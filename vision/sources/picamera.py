@@ -17,7 +17,8 @@ is OpenCV's BGR: frames go to the reader unchanged.
 
 Every problem is one line, raised as :class:`~vision.errors.CameraError` (the
 daemon's camera-lost fault shows it and retries): the package missing
-(:class:`PicameraMissingError`, naming apt's ``python3-picamera2``), no camera,
+(:class:`~vision.sources.picamera_package.PicameraMissingError`, naming apt's
+``python3-picamera2``), no camera,
 a camera that starts but delivers nothing; a size, a rate or a control the
 camera does not have is a :class:`~vision.settings.CameraOptionError` naming
 the option and the camera. Controls are checked against the camera's own
@@ -28,7 +29,8 @@ jobs (``cancel_all_and_flush``, made for a dislodged cable) so that ``close``
 is not queued behind it, and the frame-rate limits are read after the chosen
 sensor mode is configured (picamera2 refreshes ``camera_controls`` at every
 ``configure``, and reading ``sensor_modes`` leaves the full-resolution mode
-configured). A picamera2 older than :data:`MIN_VERSION` is refused at open
+configured). A picamera2 older than
+:data:`~vision.sources.picamera_package.MIN_VERSION` is refused at open
 with the apt command that upgrades it; a USB camera (sensor modes without a
 size) is sent to ``source = "v4l2"``.
 
@@ -42,8 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.metadata
-import inspect
 from collections.abc import Mapping, Sequence
 from concurrent.futures import CancelledError
 from typing import Any
@@ -53,11 +53,8 @@ import numpy.typing as npt
 
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError, CameraSource, frame_time_us
+from vision.sources.picamera_package import check_api, load_picamera2
 
-PACKAGE = "python3-picamera2"
-"""The apt package that brings picamera2 and libcamera's Python bindings."""
-INSTALL_HINT = f"sudo apt install {PACKAGE} (and make the venv with --system-site-packages)"
-MISSING = f"the picamera2 package is not installed: {INSTALL_HINT}"
 FORMAT = "RGB888"
 """The main stream's format: three bytes a pixel, [B, G, R] in memory (OpenCV's order)."""
 AF_MODE_MANUAL = 0
@@ -68,65 +65,6 @@ BUFFERS = 4
 """Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
 TIMEOUT_S = 2.0
 """How long a read waits for a frame before the camera counts as silent."""
-MIN_VERSION = "0.3.21"
-"""The oldest picamera2 with every call the source makes (see :data:`NEEDED`)."""
-NEEDED = (
-    ("create_video_configuration", "sensor", "0.3.14"),
-    ("wait", "timeout", "0.3.17"),
-    ("cancel_all_and_flush", None, "0.3.21"),
-)
-"""(method, keyword or None, the picamera2 release that brought it), read in its releases'
-``picamera2/picamera2.py``: a timeout on ``wait``, the queue flush after a timeout."""
-UPGRADE = f"sudo apt update && sudo apt install --only-upgrade {PACKAGE}"
-
-
-class PicameraMissingError(CameraError):
-    """picamera2 cannot be imported; the message names the apt package."""
-
-
-def load_picamera2() -> Any:
-    """The ``picamera2`` module.
-
-    Raises:
-        PicameraMissingError: it is not installed (one line naming ``python3-picamera2``).
-    """
-    try:
-        return importlib.import_module("picamera2")
-    except ImportError:
-        raise PicameraMissingError(f"picamera2: {MISSING}") from None
-
-
-def picamera2_version(module: Any) -> str | None:
-    """The installed picamera2's version (the simulation's ``VERSION``), None if unknown."""
-    version = getattr(module, "VERSION", None)
-    if isinstance(version, str):
-        return version
-    try:
-        return importlib.metadata.version("picamera2")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def check_api(module: Any) -> None:
-    """Refuse a picamera2 without the calls the source makes with their arguments.
-
-    Raises:
-        CameraError: a call of :data:`NEEDED` is missing (picamera2 older than
-            :data:`MIN_VERSION`); the message names the version found and the apt
-            command that upgrades it.
-    """
-    cls = module.Picamera2
-    missing = []
-    for name, arg, _since in NEEDED:
-        call = getattr(cls, name, None)
-        if call is None or (arg is not None and arg not in inspect.signature(call).parameters):
-            missing.append(f"{name}({arg + '=' if arg else ''})")
-    if missing:
-        found = picamera2_version(module) or "an older version"
-        raise CameraError(
-            f"picamera2: {found} is installed, which has no {' or '.join(missing)}; "
-            f"toptable needs picamera2 {MIN_VERSION} or later: {UPGRADE}"
-        )
 
 
 def _af_manual() -> Any:
