@@ -61,9 +61,12 @@ TESTS_FAST := $(PYTEST) -m "not slow"
 pytest: $(STAMP)
 	$(TESTS_FAST)
 
+# The tests marked realtime run last, alone: four workers of whole demo games would starve
+# their threads of the CPU they are timed against.
 test-slow: $(TORCH_STAMP)
 	$(TYPES_TORCH)
-	$(PYTEST) -m slow
+	$(PYTEST) -m "slow and not realtime"
+	$(BIN)/pytest -p no:xdist -m realtime
 
 # The tests start Python hundreds of times (workers, the CLI and the daemon as child
 # processes): each start reads the bytecode cached by an earlier one instead of compiling

@@ -121,10 +121,11 @@ def test_flicker_guard_holds_a_stuck_sensor_until_it_settles() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.realtime
 @pytest.mark.timeout(60)
 def test_a_small_stress_run_meets_the_targets() -> None:
     # Real time over real ptys: a firmware thread starved for seconds on a loaded machine
-    # misses changes, so this runs in the slow tier (CI, on an otherwise idle machine).
+    # misses changes, so this runs in the slow tier, alone (make test-slow: realtime).
     # tests/hardware/board/test_session.py proves "nothing lost" on a simulated clock.
     # Each sensor holds a state for 2 s (a hand is slower still).
     cfg = StressConfig(
