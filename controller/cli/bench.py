@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
     )
     p.add_argument(
+        "--jobs",
+        type=Whole(1, 64),
+        metavar="J",
+        help="dice: strangers calibrated at a time, one core each (default: the machine's cores)",
+    )
+    p.add_argument(
         "--phone",
         action="store_true",
         help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
@@ -77,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         argv = ["--quick"] if args.quick else []
         if area == "dice" and args.strangers is not None:
             argv += ["--strangers", str(args.strangers)]
+        if area == "dice" and args.jobs is not None:
+            argv += ["--jobs", str(args.jobs)]
         if area == "dice" and args.phone:
             argv += ["--phone"]
         worst = max(worst, int(module.main(argv)))

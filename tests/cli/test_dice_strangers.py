@@ -25,7 +25,9 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
 
 
 @pytest.mark.parametrize(
-    "flags", [["--quick", "--strangers", "2"], ["--phone"]], ids=["strangers", "phone"]
+    "flags",
+    [["--quick", "--strangers", "2"], ["--strangers", "3", "--jobs", "2"], ["--phone"]],
+    ids=["strangers", "strangers-jobs", "phone"],
 )
 def test_bench_cli_passes_its_flags_to_the_dice_bench(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -50,8 +52,10 @@ ROW = re.compile(
 
 @pytest.mark.slow  # two calibrations (tiny ones)
 @pytest.mark.timeout(900)
-def test_two_tiny_strangers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench.main(["--quick", "--strangers", "2", "--datasets", "/nonexistent"]) == 0
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_two_tiny_strangers(jobs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--quick", "--strangers", "2", "--jobs", jobs, "--datasets", "/nonexistent"]
+    assert bench.main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert "pi-tray: skipped (/nonexistent/pi-tray is absent)" in out
     assert any(line.startswith("catan-webcam: skipped") for line in out)
