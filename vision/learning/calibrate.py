@@ -44,6 +44,7 @@ from vision.errors import ModelError
 from vision.learning.dataset import Dataset, LabeledImage
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
 from vision.learning.progress import Progress, quiet
+from vision.learning.threshold import held_out_reads, learned_threshold
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import (
     FACE_DIE_PX,
@@ -51,6 +52,7 @@ from vision.reading.detect import (
     DetectorParams,
     balance,
     image_length,
+    perspective_size,
     shrink,
 )
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect, outline_size
@@ -94,6 +96,8 @@ COPIES = tuple((w, j) for w in range(len(WARPS)) for j in range(len(JITTER)))
 # disk, 25 MB in memory); fewer dice keep every copy
 MAX_SAMPLES = 48_000
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
+SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
+MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
 # a peak whose marks stand out less than this share of the owner's faintest dice (their
 # 2nd percentile) is no die: a finger, a card, the bare tray
 CONTRAST_FLOOR = 0.5
@@ -144,6 +148,23 @@ def die_copies(dice: int, rng: np.random.Generator) -> list[tuple[int, int]]:
     return [COPIES[0]] + [COPIES[int(i)] for i in sorted(others)]
 
 
+def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]:
+    """How a die's side grows across the photos (an oblique camera sees the near dice
+    larger): the slopes of a plane fitted to the labeled dice's sides over their centres
+    (shares of the width and height), each over the side at the centre; none from fewer
+    than ``SLOPE_DICE`` dice or dice that do not spread across the photos."""
+    if len(sides) < SLOPE_DICE or (np.ptp(where_on, axis=0) < 0.3).any():
+        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+    design = np.column_stack([np.ones(len(sides)), where_on - 0.5])
+    (centre, gx, gy), *_ = np.linalg.lstsq(design, sides, rcond=None)
+    if centre <= 0:
+        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+    return {
+        "size_slope_x": float(np.clip(gx / centre, -MAX_SLOPE, MAX_SLOPE)),
+        "size_slope_y": float(np.clip(gy / centre, -MAX_SLOPE, MAX_SLOPE)),
+    }
+
+
 def die_frac_from_labels(dataset: Dataset) -> float:
     """The median labeled box side over the image's ``sqrt(width * height)``: for a
     normalised box, ``sqrt(w * h)`` whatever the photo's size or aspect.
@@ -165,15 +186,16 @@ def _label_problems(
     die_cls: NDArray[Any],
     where: list[str],
     names: Sequence[str],
-) -> list[str]:
+) -> list[tuple[int, str]]:
     """Labeled dice that the face classifier, learned without them, reads clearly as
-    another face (views: n x D, each die's description as labeled): likely label mistakes.
+    another face (views: n x D, each die's description as labeled): likely label mistakes,
+    each as its die's index and the warning naming it.
 
     A mislabeled die also makes its true face's other dice look like its wrong label
     (each is the other's nearest die): the clearest case is named first, and its
     samples no longer count against the others.
     """
-    out: list[str] = []
+    out: list[tuple[int, str]] = []
     n = len(views)
     if n < 3:
         return out
@@ -200,10 +222,11 @@ def _label_problems(
             return out
         _, i, best, like = worst
         named.add(i)
-        out.append(
+        out.append((
+            i,
             f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
-            f"(like {where[like]}); check the label"
-        )
+            f"(like {where[like]}); check the label",
+        ))  # fmt: skip
 
 
 def calibrate(
@@ -244,6 +267,7 @@ def calibrate(
     sides: list[float] = []
     photo_sizes: list[tuple[int, int]] = []  # the photos' own sizes (the domain, below)
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
+    where_on: list[tuple[float, float]] = []  # each labeled die's centre, shares of w and h
     for item, (image, factor) in zip(items, decoded, strict=True):
         photo_sizes.append((round(image.shape[1] * factor), round(image.shape[0] * factor)))
         face = at_face_scale(image, factor, params)
@@ -254,12 +278,19 @@ def calibrate(
             a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, FACE_DIE_PX))
             side = math.sqrt(bw * bh) / (abs(math.cos(a)) + abs(math.sin(a)))
             sides.append(side / image_length(w, h))
+            where_on.append((d.cx, d.cy))
             die_px.append(sides[-1] * image_length(*photo_sizes[-1]))
         tick(f"measuring {item.image.name}")
     if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     # (each side is a fraction of the image's length, whatever the scale it was measured at)
-    params = replace(params, die_frac=float(np.median(sides)))
+    most = max(len(item.dice) for item in items)
+    params = replace(
+        params,
+        die_frac=float(np.median(sides)),
+        max_dice=max(params.max_dice, 2 * most),
+        **size_slopes(np.array(where_on), np.array(sides)),
+    )
     for k, item in enumerate(items):
         if reduction(item.image, params) != decoded[k][1]:
             decoded[k] = load_scaled(item.image, params)
@@ -314,6 +345,8 @@ def calibrate(
         patches: list[NDArray[Any]] = []
         views: list[NDArray[Any]] = []
         chosen = die_copies(len(dies), copies_rng)
+        fh, fw = photos[k].face.shape[:2]
+        near = perspective_size(params, cx / fw, cy / fh)  # cut as reading will
         for w, warp in enumerate(WARPS):
             jitters = [j for ww, j in chosen if ww == w]
             if not jitters:
@@ -321,7 +354,7 @@ def calibrate(
             warped, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
             for j in jitters:
                 d_angle, zoom, dx, dy = JITTER[j]
-                size = (FACE_DIE_PX * zoom, FACE_DIE_PX * zoom)
+                size = (FACE_DIE_PX * zoom * near, FACE_DIE_PX * zoom * near)
                 rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
                 # the photo's gains, not the re-lit copy's: its cast stands for what grey
                 # world leaves of another light (a scene that is not grey on average)
@@ -380,6 +413,16 @@ def calibrate(
     model = train(
         name, dataset.names, f_all, l_all, detector, threshold, groups_all, PROJECTION_DIMS
     )
+    # the model keeps its samples ordered by face: find each die's rows there
+    order = np.argsort(l_all, kind="stable")
+    moved_to = np.empty_like(order)
+    moved_to[order] = np.arange(len(order))
+    mislabeled = [i for i, _ in problems]
+    guess, conf = held_out_reads(
+        model, moved_to[np.array(as_labeled)], groups_all[order], leave_out=mislabeled
+    )
+    model.threshold = learned_threshold(guess, conf, die_cls, threshold, ignore=mislabeled)
+    confused = int(np.delete(guess != die_cls, mislabeled).sum())
     if bg_feats:
         model = FaceModel(
             model.face_set,
@@ -393,7 +436,14 @@ def calibrate(
             basis=model.basis,
         )
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
-    warnings = list(problems)
+    warnings = [warning for _, warning in problems]
+    if model.threshold > threshold:
+        warnings.append(
+            f"faces look alike: {confused} of {len(die_cls) - len(mislabeled)} labeled dice, "
+            f"each read without its own copies, were read as another face; the reader "
+            f"asks about every die read with confidence under {model.threshold:.2f} "
+            f"(not {threshold:.2f}); more photos of every face make it surer"
+        )
     if len(items) < FEW_PHOTOS:
         warnings.append(
             f"only {len(items)} photos: {FEW_PHOTOS} or more (every face several times, dice "
@@ -405,6 +455,7 @@ def calibrate(
             "dice": n_dice,
             "die_frac": round(params.die_frac, 5),
             "threshold": round(cut, 3),
+            "face_threshold": round(model.threshold, 3),
             "cocked_aspect": round(params.cocked_aspect, 3),
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,

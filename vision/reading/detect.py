@@ -72,7 +72,11 @@ class DetectorParams:
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose face_contrast is under this shows no marks: no die
-    max_dice: int = 40
+    max_dice: int = 40  # peaks kept a frame (calibration: twice the most dice a photo)
+    # an oblique camera sees the near dice larger: a die's side grows by this share of the
+    # image centre's side across the image's width and height (fitted to the labeled boxes)
+    size_slope_x: float = 0.0
+    size_slope_y: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.005 <= self.die_frac <= 0.5:
@@ -340,10 +344,17 @@ def _obstruction(
     return biggest > detector.params.obstruction_dice * die_px * die_px, biggest / mask.size
 
 
+def perspective_size(params: DetectorParams, u: float, v: float) -> float:
+    """A die's side at (u, v) (shares of the image's width and height) over its side at
+    the image's centre, as calibration fitted it (1 everywhere for a camera straight down)."""
+    grown = 1.0 + params.size_slope_x * (u - 0.5) + params.size_slope_y * (v - 0.5)
+    return min(max(grown, 0.5), 2.0)
+
+
 def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
     """Find the dice in a BGR ``image``; boxes are in ``image`` pixels."""
     params = detector.params
-    w0 = image.shape[1]
+    h0, w0 = image.shape[:2]
     fs = working_scale(image_length(w0, image.shape[0]), params, FACE_DIE_PX)
     face = shrink(image, fs)
     fs = face.shape[1] / w0
@@ -378,13 +389,15 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         aspect = outline_aspect(gray, fx, fy, side_face)
         a = math.radians(angle)
         ext = side_face * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
-        cx0, cy0, e0 = fx / fs, fy / fs, ext / fs
+        cx0, cy0 = fx / fs, fy / fs
+        near = perspective_size(params, cx0 / w0, cy0 / h0)
+        e0 = ext / fs * near
         detections.append(
             Detection(
                 box=(cx0 - e0 / 2, cy0 - e0 / 2, e0, e0),
                 center=(cx0, cy0),
                 side=side_face / fs,
-                rect=((fx, fy), (side_face, side_face), angle),
+                rect=((fx, fy), (side_face * near, side_face * near), angle),
                 cocked=aspect > params.cocked_aspect,
                 score=s,
                 aspect=aspect,

@@ -1,0 +1,86 @@
+"""The face threshold learned from calibration's own dice, each read without its copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from vision.learning.threshold import (
+    MAX_THRESHOLD,
+    NEW_PHOTO_MARGIN,
+    TOLERATED,
+    held_out_reads,
+    learned_threshold,
+)
+from vision.reading.detect import DetectorParams
+from vision.reading.model import DEFAULT_THRESHOLD, train
+
+DIMS = 8
+
+Array = NDArray[Any]
+
+
+def _dice(centres: Array, faces: list[int], rng: np.random.Generator) -> tuple[
+    Array, Array, Array
+]:  # fmt: skip
+    """Three copies of each die (a die: its face's centre plus its own offset)."""
+    feats, labels, groups = [], [], []
+    for die, face in enumerate(faces):
+        own = centres[face] + rng.normal(0, 0.2, DIMS)
+        for _ in range(3):
+            feats.append(own + rng.normal(0, 0.01, DIMS))
+            labels.append(face)
+            groups.append(die)
+    return np.array(feats, np.float32), np.array(labels), np.array(groups)
+
+
+def test_a_die_is_read_without_its_own_copies_nor_the_left_out() -> None:
+    rng = np.random.default_rng(1)
+    centres = np.eye(DIMS)[:2] * 5
+    feats, labels, groups = _dice(centres, [0, 0, 1, 1, 1], rng)
+    # the last die is labeled 1 but looks like a 0: with its copies it reads as its label
+    feats[12:] = centres[0] + rng.normal(0, 0.01, (3, DIMS))
+    model = train("toy", ["a", "b"], feats, labels, DetectorParams())
+    assert model.classify(feats[12:13])[0].face == 1  # its own copy is nearest
+    rows = np.array([0, 3, 6, 9, 12])
+    guess, conf = held_out_reads(model, rows, groups)
+    assert guess[4] == 0 and conf[4] > 0.5  # alone among the others it is clearly a 0
+    assert guess[0] == 1 or guess[1] == 1  # and it pulls a true 0 its way
+    guess, conf = held_out_reads(model, rows, groups, leave_out=[4])
+    assert guess.tolist() == [0, 0, 1, 1, 0]
+    assert (conf[:4] > 0.5).all()
+
+
+def test_the_threshold_rises_over_the_surest_wrong_read() -> None:
+    truth = np.array([0, 1, 2, 0, 1])
+    guess = np.array([0, 1, 2, 1, 1])
+    conf = np.array([0.9, 0.8, 0.7, 0.2, 0.6])
+    expected = NEW_PHOTO_MARGIN * 0.2
+    assert learned_threshold(guess, conf, truth, DEFAULT_THRESHOLD) == pytest.approx(expected)
+    # a die named as a likely label mistake does not count
+    assert learned_threshold(guess, conf, truth, DEFAULT_THRESHOLD, ignore=[3]) == (
+        DEFAULT_THRESHOLD
+    )
+
+
+def test_the_threshold_stays_at_its_floor_and_under_its_ceiling() -> None:
+    truth = np.array([0, 1, 2])
+    assert learned_threshold(truth, np.array([0.9, 0.1, 0.5]), truth, 0.12) == 0.12
+    wrong = np.array([1, 1, 2])
+    assert learned_threshold(wrong, np.array([0.05, 0.1, 0.5]), truth, 0.12) == 0.12
+    assert learned_threshold(wrong, np.array([0.95, 0.1, 0.5]), truth, 0.12) == MAX_THRESHOLD
+
+
+def test_many_dice_tolerate_a_few_sure_mistakes() -> None:
+    n = 2000  # TOLERATED of them may stay wrong and sure: the next surest sets the bar
+    truth = np.zeros(n, np.int64)
+    guess = truth.copy()
+    conf = np.full(n, 0.9)
+    allowed = int(TOLERATED * n)
+    guess[: allowed + 1] = 1
+    conf[: allowed + 1] = np.linspace(0.4, 0.1, allowed + 1)
+    expected = NEW_PHOTO_MARGIN * conf[allowed]
+    assert learned_threshold(guess, conf, truth, 0.12) == pytest.approx(expected)

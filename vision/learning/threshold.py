@@ -1,0 +1,83 @@
+"""The face confidence threshold, learned from the owner's own dice.
+
+A fixed threshold trusts every table alike: on a table whose faces the model
+tells apart well it asks too often, on one where two faces look alike (a marbled
+3 and 5, engraved numerals seen obliquely) it guesses. Calibration knows which
+table it has: each labeled die is read by the model without its own copies
+(``held_out_reads``), and the threshold is raised over the surest of those reads
+that came out wrong, with a margin for new photos (``learned_threshold``). Dice reported as
+likely label mistakes do not count: their label, not the model, is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.reading.model import FaceModel
+
+MAX_THRESHOLD = 0.45  # past this a table reads too poorly to ask about every die: warn
+# A die of a new photo (another throw, another light) is read wrong more surely than
+# calibration's own dice are: on a translucent, oblique stranger (seed 2800) the surest
+# held-out mistake had confidence 0.11, its new photos' mistakes 0.12-0.29.
+NEW_PHOTO_MARGIN = 1.6
+TOLERATED = 0.0025  # the share of held-out dice that may stay wrong and sure (half the 0.5 % goal)
+ROWS_AT_ONCE = 64  # dice measured per matrix product (bounds memory: 64 x samples)
+
+
+def held_out_reads(
+    model: FaceModel,
+    rows: NDArray[np.int64],
+    groups: NDArray[np.int64],
+    leave_out: Iterable[int] = (),
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Read the model's own sample ``rows`` (one per die) as the reader would, each
+    without the samples of its own die (``groups``: the die of every sample, in the
+    model's sample order) and of the dice ``leave_out`` (likely label mistakes, which
+    would pull the others their way): the face read and its confidence, per row."""
+    samples, labels = model.samples, model.labels
+    gone = np.isin(groups, list(leave_out))
+    masks = [labels == c for c in range(len(model.names))]
+    sq = (samples**2).sum(1)
+    guess = np.zeros(len(rows), np.int64)
+    conf = np.zeros(len(rows), np.float64)
+    for start in range(0, len(rows), ROWS_AT_ONCE):
+        chunk = rows[start : start + ROWS_AT_ONCE]
+        x = samples[chunk]
+        d2 = (x**2).sum(1)[:, None] + sq[None, :] - 2 * (x @ samples.T)
+        d2[groups[chunk][:, None] == groups[None, :]] = np.inf
+        d2[:, gone] = np.inf
+        per_face = np.stack([d2[:, m].min(1, initial=np.inf) for m in masks], axis=1)
+        per_face = np.sqrt(np.maximum(per_face, 0.0)).astype(np.float64)
+        order = np.argsort(per_face, axis=1)
+        best = np.take_along_axis(per_face, order[:, :1], 1)[:, 0]
+        if len(model.names) > 1:
+            second = np.take_along_axis(per_face, order[:, 1:2], 1)[:, 0]
+        else:
+            second = np.full_like(best, np.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(np.isfinite(second) & (second > 0), 1.0 - best / second, 1.0)
+        guess[start : start + len(chunk)] = order[:, 0]
+        conf[start : start + len(chunk)] = np.where(np.isfinite(best), c, 0.0)
+    return guess, conf
+
+
+def learned_threshold(
+    guess: NDArray[np.int64],
+    conf: NDArray[np.float64],
+    truth: NDArray[np.int64],
+    floor: float,
+    ignore: Iterable[int] = (),
+) -> float:
+    """The confidence under which a read is unsure: ``floor``, raised to
+    ``NEW_PHOTO_MARGIN`` times the surest wrong held-out read (past the ``TOLERATED``
+    share of the dice; dice ``ignore``d aside), at most ``MAX_THRESHOLD``."""
+    counted = np.ones(len(guess), bool)
+    counted[list(ignore)] = False
+    wrong = np.sort(conf[counted & (guess != truth)])[::-1]
+    tolerated = int(TOLERATED * int(counted.sum()))
+    if len(wrong) <= tolerated:
+        return floor
+    return float(min(max(floor, NEW_PHOTO_MARGIN * float(wrong[tolerated])), MAX_THRESHOLD))
