@@ -1,7 +1,7 @@
 """tools/embedding: a small face-embedding network rebuilt through the real training code
-(the view generator, the episodic trainer, the export), read back by vision's numpy
-forward pass. The shipped network takes ~18 minutes; this one, 16 designs seen in two
-episodes, seconds.
+(the view generators of random designs and of strangers' dice sets, the episodic
+trainer, the export), read back by vision's numpy forward pass. The shipped network takes
+~18 minutes; this one, 16 designs seen in two episodes, seconds.
 
 torch is imported in the test, not at collection: importing it takes seconds in every
 xdist worker of `make test`, which skips this slow test."""
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tools.embedding.dice import views
+from tools.embedding.stranger_dice import stranger_views
 from vision.reading.embedding import EMBED_DIMS, VIEW_PX, load_embedding
 
 
@@ -28,7 +29,8 @@ def test_a_small_embedding_is_rebuilt_and_read_in_numpy_as_in_torch(
 
     from tools.embedding.train import DESIGNS_PER_STEP, export, train
 
-    pool = views(DESIGNS_PER_STEP, 4, seed=3)  # one episode's designs, four views a face
+    half = DESIGNS_PER_STEP // 2  # one episode's designs, four views a face
+    pool = np.concatenate([views(half, 4, seed=3), stranger_views(half, 4, seed=3)])
     assert pool.shape == (DESIGNS_PER_STEP, 6, 4, VIEW_PX, VIEW_PX)
     net = train(pool, epochs=2)
     trained = capsys.readouterr().out

@@ -11,10 +11,17 @@ textured background (wood grain, felt, plain, a gradient). The view is then
 re-lit, colour-cast, gamma-bent, downscaled and upscaled, blurred, noised and
 sometimes JPEG-damaged, and turned into the reader's network input
 (``vision.reading.embedding.network_input``). Nothing here is drawn from a photo set.
+
+A face drawing is BGR (opaque, as :func:`random_design` makes them) or BGRA, its alpha
+the body's opacity (as :func:`vision.synth.designs.face_texture` draws a stranger's
+dice: a translucent body lets the table through, its marks do not); a design may also
+draw each die anew (marbling differs from die to die), and its neighbours may be of
+another set (``tools/embedding/stranger_dice.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -34,6 +41,12 @@ PIPS: dict[int, list[tuple[int, int]]] = {
     5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
     6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
 }
+Die = Callable[[int], NDArray[Any]]
+"""One die: the drawing (BGR float32, or BGRA uint8) of its face 0-5."""
+DieFaces = Callable[[np.random.Generator], Die]
+"""Draws one die of a design."""
+Design = tuple[DieFaces, DieFaces]
+"""A design's own die (its faces are told apart) and the neighbours drawn around it."""
 _CORNERS = np.array([[x, y, z] for z in (0, 1) for y in (-0.5, 0.5) for x in (-0.5, 0.5)])
 _SIDES = {  # corner indices and outward normal of the cube's top and four sides
     "top": ([4, 5, 7, 6], (0, 0, 1)),
@@ -161,6 +174,14 @@ def random_background(rng: np.random.Generator, px: int = CONTEXT_PX) -> NDArray
     return result
 
 
+def _colour_and_opacity(drawing: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
+    """A face drawing's colour (float32) and opacity (0..1): opaque for BGR, the alpha of
+    BGRA."""
+    if drawing.shape[2] == 4:
+        return drawing[..., :3].astype(np.float32), drawing[..., 3].astype(np.float32) / 255
+    return drawing, np.ones(drawing.shape[:2], np.float32)
+
+
 def _rotation(yaw: float, tilt: float, tilt_dir: float) -> NDArray[Any]:
     def about_z(a: float) -> NDArray[Any]:
         return np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
@@ -174,7 +195,7 @@ def _rotation(yaw: float, tilt: float, tilt_dir: float) -> NDArray[Any]:
 
 def paint_die(
     canvas: NDArray[Any],
-    faces: list[NDArray[Any]],
+    face: Die,
     top: int,
     centre: NDArray[Any],
     span: float,
@@ -182,7 +203,8 @@ def paint_die(
     rng: np.random.Generator,
 ) -> None:
     """Paint a die showing face ``top`` (0-5) on ``canvas`` (in place): its shadow toward
-    ``light``'s opposite, then its visible sides (other faces) and its top, shaded."""
+    ``light``'s opposite, then its visible sides (other faces) and its top, shaded; a
+    translucent face (BGRA) shows what lies under it."""
     tilt = rng.uniform(0, np.radians(38)) if rng.random() < 0.8 else 0.0
     rot = _rotation(rng.uniform(0, 2 * np.pi), tilt, rng.uniform(0, 2 * np.pi))
     xy = (_CORNERS @ rot.T)[:, :2]
@@ -205,17 +227,19 @@ def paint_die(
         facing = rot @ np.array(normal, float)
         if facing[2] <= 0.02:
             continue
-        drawing = faces[top] if side == "top" else faces[others[j % 5]]
+        drawing = face(top) if side == "top" else face(others[j % 5])
         m = cv2.getPerspectiveTransform(square, xy[corners].astype(np.float32))
-        painted = cv2.warpPerspective(drawing, m, (w, h), flags=cv2.INTER_AREA)
-        cover = cv2.warpPerspective(np.ones(drawing.shape[:2], np.float32), m, (w, h))[..., None]
+        colour, opacity = _colour_and_opacity(drawing)
+        painted = cv2.warpPerspective(colour, m, (w, h), flags=cv2.INTER_AREA)
+        cover = cv2.warpPerspective(opacity, m, (w, h))[..., None]
         shade = 0.65 + 0.45 * max(0.0, float(facing @ light))
         canvas[:] = canvas * (1 - cover) + painted * shade * cover
 
 
-def scene(faces: list[NDArray[Any]], top: int, rng: np.random.Generator) -> NDArray[Any]:
-    """A CONTEXT_PX square BGR float32 scene: a die showing ``top`` in the middle (up to
-    2.5 px off), neighbours around it."""
+def scene(design: Design, top: int, rng: np.random.Generator) -> NDArray[Any]:
+    """A CONTEXT_PX square BGR float32 scene: the design's die showing ``top`` in the
+    middle (up to 2.5 px off), 0-2 of its neighbours around it."""
+    die, neighbour = design
     canvas = random_background(rng)
     light = np.append(rng.normal(0, 1, 2), 1.5)
     light /= np.linalg.norm(light)
@@ -223,9 +247,9 @@ def scene(faces: list[NDArray[Any]], top: int, rng: np.random.Generator) -> NDAr
     for _ in range(rng.integers(0, 3)):
         a, d = rng.uniform(0, 2 * np.pi), span * rng.uniform(1.0, 1.5)
         where = np.array([CONTEXT_PX / 2 + d * np.cos(a), CONTEXT_PX / 2 + d * np.sin(a)])
-        paint_die(canvas, faces, int(rng.integers(0, 6)), where, span, light, rng)
+        paint_die(canvas, neighbour(rng), int(rng.integers(0, 6)), where, span, light, rng)
     where = np.full(2, CONTEXT_PX / 2) + rng.uniform(-2.5, 2.5, 2)
-    paint_die(canvas, faces, top, where, span, light, rng)
+    paint_die(canvas, die(rng), top, where, span, light, rng)
     return canvas
 
 
@@ -248,13 +272,30 @@ def camera(image: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
     return network_input(y[o : o + VIEW_PX, o : o + VIEW_PX])
 
 
+def fixed(faces: list[NDArray[Any]]) -> Design:
+    """A design whose dice all look alike (``faces``), its neighbours too."""
+
+    def die(_: np.random.Generator) -> Die:
+        return faces.__getitem__
+
+    return die, die
+
+
+def render_views(
+    design: Callable[[int], Design], designs: int, per_face: int, rng: np.random.Generator
+) -> NDArray[Any]:
+    """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views, design ``d`` drawn by
+    ``design(d)`` (before its views)."""
+    out = np.empty((designs, 6, per_face, VIEW_PX, VIEW_PX), np.float16)
+    for d in range(designs):
+        drawn = design(d)
+        for f in range(6):
+            for v in range(per_face):
+                out[d, f, v] = camera(scene(drawn, f, rng), rng)
+    return out
+
+
 def views(designs: int, per_face: int, seed: int) -> NDArray[Any]:
     """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views of random designs."""
     rng = np.random.default_rng(seed)
-    out = np.empty((designs, 6, per_face, VIEW_PX, VIEW_PX), np.float16)
-    for d in range(designs):
-        faces = random_design(rng)
-        for f in range(6):
-            for v in range(per_face):
-                out[d, f, v] = camera(scene(faces, f, rng), rng)
-    return out
+    return render_views(lambda _: fixed(random_design(rng)), designs, per_face, rng)

@@ -6,12 +6,15 @@ Makefile installs the CPU build into the checkout's venv (``make test-slow`` doe
 
     .venv/bin/python -m tools.embedding.train            # ~18 min, 2 cores
 
-The training views are synthetic dice of random designs (``tools/embedding/dice.py``,
-seeds ``POOL_SEEDS``, made on two processes). The network is trained *episodically*,
-the way calibration uses it: each step takes ``DESIGNS_PER_STEP`` designs, and for each
-design two views of every face make the face's prototype and two more views must be
-nearest their own face's prototype among that design's six (a softmax over cosine
-similarities with a learned scale). So it learns to tell a die's faces apart,
+The training views are synthetic dice, made on two processes: for each of the seeds
+``POOL_SEEDS``, ``DESIGNS_PER_POOL`` designs, half of them random designs
+(``tools/embedding/dice.py``) and half the dice sets of invented strangers
+(``tools/embedding/stranger_dice.py``: translucent, engraved, marbled, logo faces,
+mixed trays; strangers of their own seeds, never the benchmark's), painted and cut
+alike. The network is trained *episodically*, the way calibration uses it: each step
+takes ``DESIGNS_PER_STEP`` designs, and for each design two views of every face make
+the face's prototype and two more views must be nearest their own face's prototype
+among that design's six (a softmax over cosine similarities with a learned scale). So it learns to tell a die's faces apart,
 whatever the die, not to recognise any particular die. The same seeds give the same
 training views; the weights are the same up to torch's floating-point rounding (not
 checked bit for bit). The shipped file came from this script as committed.
@@ -38,6 +41,7 @@ from torch import nn
 from torch.nn import functional
 
 from tools.embedding.dice import views
+from tools.embedding.stranger_dice import stranger_views
 from vision.reading.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
@@ -48,6 +52,7 @@ from vision.reading.embedding import (
 
 POOL_SEEDS = (10, 11, 12, 13, 14, 15)
 DESIGNS_PER_POOL = 700
+STRANGER_DESIGNS_PER_POOL = 350  # of DESIGNS_PER_POOL: the strangers' dice sets
 VIEWS_PER_FACE = 6
 DESIGNS_PER_STEP = 16
 EPOCHS = 16
@@ -71,14 +76,18 @@ def embedding_net() -> nn.Sequential:
     )  # fmt: skip
 
 
-def _pool(seed: int) -> NDArray[Any]:
-    return views(DESIGNS_PER_POOL, VIEWS_PER_FACE, seed)
+def _pool(part: tuple[bool, int]) -> NDArray[Any]:
+    strangers, seed = part
+    if strangers:
+        return stranger_views(STRANGER_DESIGNS_PER_POOL, VIEWS_PER_FACE, seed)
+    return views(DESIGNS_PER_POOL - STRANGER_DESIGNS_PER_POOL, VIEWS_PER_FACE, seed)
 
 
 def make_pool() -> NDArray[Any]:
     """All training views: designs x 6 faces x VIEWS_PER_FACE x VIEW_PX x VIEW_PX."""
+    parts = [(strangers, seed) for seed in POOL_SEEDS for strangers in (False, True)]
     with ProcessPoolExecutor(2) as ex:
-        return np.concatenate(list(ex.map(_pool, POOL_SEEDS)))
+        return np.concatenate(list(ex.map(_pool, parts)))
 
 
 def train(pool: NDArray[Any], epochs: int) -> nn.Sequential:
