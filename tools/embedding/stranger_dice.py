@@ -79,6 +79,7 @@ def stranger_views(designs: int, per_face: int, seed: int) -> NDArray[Any]:
     Raises:
         ValueError: as :func:`training_stranger`.
     """
-    first, last = training_stranger(seed, 0), training_stranger(seed, designs - 1)
+    training_stranger(seed, max(designs - 1, 0))  # the last one is in bounds too
+    first = training_stranger(seed, 0)
     rng = np.random.default_rng([seed, 28])
-    return render_views(lambda d: stranger_design(first + d), last - first + 1, per_face, rng)
+    return render_views(lambda d: stranger_design(first + d), designs, per_face, rng)
