@@ -13,6 +13,7 @@ from vision.learning import calibrate as calibration
 from vision.learning.calibrate import COPIES, MAX_SAMPLES, calibrate, die_copies
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
+from vision.learning.threshold import learned_threshold
 from vision.reading.detect import DetectorParams
 from vision.reading.model import BACKGROUND, FaceModel
 from vision.synth.scenes import write_dataset
@@ -46,11 +47,20 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     test = load_dataset(write_dataset(tmp_path / "test", 2, seed=2))
     budget = 4 * train.dice_count * len(COPIES) // 3  # a third of every die's copies
     monkeypatch.setattr(calibration, "MAX_SAMPLES", budget)
+    monkeypatch.setattr(  # as if the held-out dice had shown faces that look alike
+        "vision.learning.calibrate.learned_threshold",
+        lambda *a, **k: max(learned_threshold(*a, **k), 0.3),  # (one calibration, 3 checks)
+    )
     # a finder set to keep 2 dice a frame learns to keep twice the most in a photo
     model = calibrate(train, face_set="budget", base=DetectorParams(max_dice=2))
     faces = int((model.labels != BACKGROUND).sum())
     assert budget - 4 * train.dice_count < faces <= budget
     assert model.params.max_dice == 2 * max(len(item.dice) for item in train.items) > 2
-    assert json.loads(model.report)["face_threshold"] == pytest.approx(model.threshold, abs=1e-3)
+    report = json.loads(model.report)
+    assert model.threshold >= 0.3 and report["face_threshold"] == round(model.threshold, 3)
+    assert any(
+        w.startswith("faces look alike: ") and f"under {model.threshold:.2f} (not 0.12)" in w
+        for w in report["warnings"]
+    ), report["warnings"]
     result = evaluate(test, model)
     assert result.f1 >= 0.94 and result.accuracy >= 0.94 and result.wrong_sure == 0
