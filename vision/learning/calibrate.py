@@ -5,7 +5,8 @@ photos, assuming no dice colour, tray, polarity or view:
 
 1. **Size.** The die's side over the image's ``sqrt(width * height)``, from the labeled boxes (each
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
-   ``a``, so a die lying at 45 degrees does not count as a bigger one).
+   ``a``, so a die lying at 45 degrees does not count as a bigger one), and how it grows
+   across the photos when the camera sees the table obliquely (``size_slopes``).
 2. **Face samples.** Each labeled die's top-face patch and view
    (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
    sheared (as if seen from another angle) and re-lit, in their four quarter
@@ -22,6 +23,9 @@ photos, assuming no dice colour, tray, polarity or view:
    owner's flat dice sets the cocked limit; the contrast of their marks, the floor
    under which a peak is no die; a histogram of the scenes' balanced colours lets
    the reader notice a large object never seen in calibration (a hand).
+5. **Face threshold.** Each labeled die read without its own copies: where some
+   come out as another face, the threshold under which a die is unsure rises
+   (:mod:`vision.learning.threshold`).
 
 Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
 figures and warnings is :mod:`vision.learning.report`.
