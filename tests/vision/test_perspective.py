@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vision.learning.calibrate import SLOPE_DICE, size_slopes
+from vision.learning.die_size import SLOPE_DICE, size_slopes
 from vision.reading.detect import DetectorParams, detect, perspective_size
 from vision.reading.model import FaceModel
 from vision.synth.scenes import Renderer

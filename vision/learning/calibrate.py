@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -45,8 +43,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.learning.dataset import Dataset, LabeledImage
+from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
+from vision.learning.die_size import die_frac_from_labels, size_slopes
+from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import held_out_reads, learned_threshold
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
@@ -100,8 +100,6 @@ COPIES = tuple((w, j) for w in range(len(WARPS)) for j in range(len(JITTER)))
 # disk, 25 MB in memory); fewer dice keep every copy
 MAX_SAMPLES = 48_000
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
-SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
-MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
 # a peak whose marks stand out less than this share of the owner's faintest dice (their
 # 2nd percentile) is no die: a finger, a card, the bare tray
 CONTRAST_FLOOR = 0.5
@@ -150,87 +148,6 @@ def die_copies(dice: int, rng: np.random.Generator) -> list[tuple[int, int]]:
         return list(COPIES)
     others = rng.choice(np.arange(1, len(COPIES)), keep - 1, replace=False)
     return [COPIES[0]] + [COPIES[int(i)] for i in sorted(others)]
-
-
-def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]:
-    """How a die's side grows across the photos (an oblique camera sees the near dice
-    larger): the slopes of a plane fitted to the labeled dice's sides over their centres
-    (shares of the width and height), each over the side at the centre; none from fewer
-    than ``SLOPE_DICE`` dice or dice that do not spread across the photos."""
-    if len(sides) < SLOPE_DICE or (np.ptp(where_on, axis=0) < 0.3).any():
-        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
-    design = np.column_stack([np.ones(len(sides)), where_on - 0.5])
-    (centre, gx, gy), *_ = np.linalg.lstsq(design, sides, rcond=None)
-    if centre <= 0:
-        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
-    return {
-        "size_slope_x": float(np.clip(gx / centre, -MAX_SLOPE, MAX_SLOPE)),
-        "size_slope_y": float(np.clip(gy / centre, -MAX_SLOPE, MAX_SLOPE)),
-    }
-
-
-def die_frac_from_labels(dataset: Dataset) -> float:
-    """The median labeled box side over the image's ``sqrt(width * height)``: for a
-    normalised box, ``sqrt(w * h)`` whatever the photo's size or aspect.
-
-    Raises:
-        ModelError: the dataset holds no labeled die.
-    """
-    sides = [float(np.sqrt(d.w * d.h)) for item in dataset.items for d in item.dice]
-    if not sides:
-        raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
-    return float(np.median(sides))
-
-
-def _label_problems(
-    views: NDArray[Any],
-    samples: NDArray[Any],
-    labels: NDArray[Any],
-    groups: NDArray[Any],
-    die_cls: NDArray[Any],
-    where: list[str],
-    names: Sequence[str],
-) -> list[tuple[int, str]]:
-    """Labeled dice that the face classifier, learned without them, reads clearly as
-    another face (views: n x D, each die's description as labeled): likely label mistakes,
-    each as its die's index and the warning naming it.
-
-    A mislabeled die also makes its true face's other dice look like its wrong label
-    (each is the other's nearest die): the clearest case is named first, and its
-    samples no longer count against the others.
-    """
-    out: list[tuple[int, str]] = []
-    n = len(views)
-    if n < 3:
-        return out
-    sq = (samples**2).sum(1)
-    dist = np.empty((n, len(samples)), np.float32)  # each die to each sample, not its own
-    for i in range(n):
-        v = views[i]
-        dist[i] = np.sqrt(np.maximum(float(v @ v) + sq - 2 * samples @ v, 0))
-        dist[i, groups == i] = np.inf
-    named: set[int] = set()
-    while True:
-        counted = ~np.isin(groups, list(named))
-        worst: tuple[float, int, int, int] | None = None  # ratio, die, face, like die
-        for i in (i for i in range(n) if i not in named):
-            d = np.where(counted, dist[i], np.inf)
-            per = np.array([d[labels == c].min(initial=np.inf) for c in range(len(names))])
-            best = int(np.argmin(per))
-            own = per[die_cls[i]]
-            ratio = float(per[best] / own) if np.isfinite(own) and own > 0 else 1.0
-            if best != die_cls[i] and ratio < 0.8 and (worst is None or ratio < worst[0]):
-                like = int(groups[int(np.argmin(np.where(labels == best, d, np.inf)))])
-                worst = (ratio, i, best, like)
-        if worst is None:
-            return out
-        _, i, best, like = worst
-        named.add(i)
-        out.append((
-            i,
-            f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
-            f"(like {where[like]}); check the label",
-        ))  # fmt: skip
 
 
 def calibrate(
@@ -317,7 +234,7 @@ def calibrate(
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
         centers, boxes, angles = [], [], []
-        numbers = _label_lines(item)
+        numbers = label_lines(item)
         for line, d in enumerate(item.dice, start=1):
             x, y, bw, bh = d.box_px(w, h)
             cx, cy = x + bw / 2, y + bh / 2
@@ -333,7 +250,7 @@ def calibrate(
                 outline_aspects.append(aspect)
             dies.append((len(photos), cx, cy, angle, d.cls))
             number = numbers[line - 1] if line <= len(numbers) else line
-            where.append(f"{_rel(item.label, dataset.root)}: line {number}")
+            where.append(f"{relative_name(item.label, dataset.root)}: line {number}")
         photos.append(Photo(item, face, balance(work), centers, boxes, angles))
         tick(f"learning faces {item.image.name}")
     del decoded  # the photos at the face and working scales are all that is needed now
@@ -372,7 +289,7 @@ def calibrate(
         groups.extend([die_id] * len(views))
     keep = np.array(plain)
     f_all = np.stack(feats)
-    problems = _label_problems(
+    problems = label_problems(
         f_all[as_labeled],
         f_all[keep],
         np.array(labels)[keep],
@@ -467,19 +384,3 @@ def calibrate(
     )
     tick("done")
     return model
-
-
-def _label_lines(item: LabeledImage) -> list[int]:
-    """The line number of each die of a label file, in order (blank lines skipped)."""
-    try:
-        lines = item.label.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    return [number for number, line in enumerate(lines, start=1) if line.strip()]
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)

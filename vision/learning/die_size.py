@@ -1,0 +1,45 @@
+"""A die's size in the owner's photos, from the labeled boxes: its median side over
+the photo's length, and how it grows across a photo a camera sees obliquely."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.errors import ModelError
+from vision.learning.dataset import Dataset
+
+SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
+MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
+
+
+def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]:
+    """How a die's side grows across the photos (an oblique camera sees the near dice
+    larger): the slopes of a plane fitted to the labeled dice's sides over their centres
+    (shares of the width and height), each over the side at the centre; none from fewer
+    than ``SLOPE_DICE`` dice or dice that do not spread across the photos."""
+    if len(sides) < SLOPE_DICE or (np.ptp(where_on, axis=0) < 0.3).any():
+        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+    design = np.column_stack([np.ones(len(sides)), where_on - 0.5])
+    (centre, gx, gy), *_ = np.linalg.lstsq(design, sides, rcond=None)
+    if centre <= 0:
+        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+    return {
+        "size_slope_x": float(np.clip(gx / centre, -MAX_SLOPE, MAX_SLOPE)),
+        "size_slope_y": float(np.clip(gy / centre, -MAX_SLOPE, MAX_SLOPE)),
+    }
+
+
+def die_frac_from_labels(dataset: Dataset) -> float:
+    """The median labeled box side over the image's ``sqrt(width * height)``: for a
+    normalised box, ``sqrt(w * h)`` whatever the photo's size or aspect.
+
+    Raises:
+        ModelError: the dataset holds no labeled die.
+    """
+    sides = [float(np.sqrt(d.w * d.h)) for item in dataset.items for d in item.dice]
+    if not sides:
+        raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
+    return float(np.median(sides))

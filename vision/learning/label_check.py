@@ -1,0 +1,81 @@
+"""Likely label mistakes: labeled dice that look like another face than their label
+to the owner's other dice, named by file and line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.learning.dataset import LabeledImage
+
+
+def label_problems(
+    views: NDArray[Any],
+    samples: NDArray[Any],
+    labels: NDArray[Any],
+    groups: NDArray[Any],
+    die_cls: NDArray[Any],
+    where: list[str],
+    names: Sequence[str],
+) -> list[tuple[int, str]]:
+    """Labeled dice that the face classifier, learned without them, reads clearly as
+    another face (views: n x D, each die's description as labeled): likely label mistakes,
+    each as its die's index and the warning naming it.
+
+    A mislabeled die also makes its true face's other dice look like its wrong label
+    (each is the other's nearest die): the clearest case is named first, and its
+    samples no longer count against the others.
+    """
+    out: list[tuple[int, str]] = []
+    n = len(views)
+    if n < 3:
+        return out
+    sq = (samples**2).sum(1)
+    dist = np.empty((n, len(samples)), np.float32)  # each die to each sample, not its own
+    for i in range(n):
+        v = views[i]
+        dist[i] = np.sqrt(np.maximum(float(v @ v) + sq - 2 * samples @ v, 0))
+        dist[i, groups == i] = np.inf
+    named: set[int] = set()
+    while True:
+        counted = ~np.isin(groups, list(named))
+        worst: tuple[float, int, int, int] | None = None  # ratio, die, face, like die
+        for i in (i for i in range(n) if i not in named):
+            d = np.where(counted, dist[i], np.inf)
+            per = np.array([d[labels == c].min(initial=np.inf) for c in range(len(names))])
+            best = int(np.argmin(per))
+            own = per[die_cls[i]]
+            ratio = float(per[best] / own) if np.isfinite(own) and own > 0 else 1.0
+            if best != die_cls[i] and ratio < 0.8 and (worst is None or ratio < worst[0]):
+                like = int(groups[int(np.argmin(np.where(labels == best, d, np.inf)))])
+                worst = (ratio, i, best, like)
+        if worst is None:
+            return out
+        _, i, best, like = worst
+        named.add(i)
+        out.append((
+            i,
+            f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
+            f"(like {where[like]}); check the label",
+        ))  # fmt: skip
+
+
+def label_lines(item: LabeledImage) -> list[int]:
+    """The line number of each die of a label file, in order (blank lines skipped)."""
+    try:
+        lines = item.label.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    return [number for number, line in enumerate(lines, start=1) if line.strip()]
+
+
+def relative_name(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it lies under it, else as it is."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
