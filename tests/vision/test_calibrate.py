@@ -58,6 +58,9 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     assert model.params.max_dice == 2 * max(len(item.dice) for item in train.items) > 2
     report = json.loads(model.report)
     assert model.threshold >= 0.3 and report["face_threshold"] == round(model.threshold, 3)
+    # a camera straight down: boxes as square as labeled, the learned shape in the report
+    assert report["box_aspect"] == round(model.params.box_aspect, 3) == pytest.approx(1, abs=0.08)
+    assert report["box_scale"] == round(model.params.box_scale, 3)
     assert any(
         w.startswith("faces look alike: ") and f"under {model.threshold:.2f} (not 0.12)" in w
         for w in report["warnings"]

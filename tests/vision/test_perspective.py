@@ -1,5 +1,6 @@
 """An oblique camera: the dice's size across the photo, fitted at calibration, sizes the
-boxes and the cuts; a crowded table keeps all its dice."""
+boxes and the cuts; the boxes take the shape the owner labels (foreshortened across the
+tilt); a crowded table keeps all its dice."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from vision.learning.die_size import SLOPE_DICE, size_slopes
+from vision.errors import ConfigError
+from vision.learning.die_size import BOX_DICE, SLOPE_DICE, box_shape, size_slopes
 from vision.reading.detect import DetectorParams, detect, perspective_size
 from vision.reading.model import FaceModel
 from vision.synth.scenes import Renderer
@@ -62,3 +64,45 @@ def test_boxes_and_cuts_grow_toward_the_near_edge(model: FaceModel) -> None:
         grown = 1 + 0.8 * (a.center[1] / h - 0.5)
         assert b.box[2] == pytest.approx(a.box[2] * grown, rel=1e-6)
         assert b.rect[1][0] == pytest.approx(a.rect[1][0] * grown, rel=1e-6)
+
+
+def test_the_labeled_boxes_shape_is_measured_against_the_side_reading_gives() -> None:
+    rng = np.random.default_rng(5)
+    found = rng.uniform(0.04, 0.08, 60)
+    # an oblique camera: labeled boxes 1.2 times as wide and 0.9 times as high
+    labeled = np.column_stack([1.2 * found, 0.9 * found]) * rng.normal(1, 0.03, (60, 2))
+    shape = box_shape(labeled, found)
+    assert shape["box_aspect"] == pytest.approx(1.2 / 0.9, rel=0.03)
+    assert shape["box_scale"] == pytest.approx(np.sqrt(1.2 * 0.9), rel=0.03)
+    square = box_shape(np.column_stack([found, found]), found)
+    assert square == {"box_scale": pytest.approx(1.0), "box_aspect": pytest.approx(1.0)}
+
+
+def test_no_box_shape_from_few_dice_and_none_past_its_bounds() -> None:
+    found = np.full(BOX_DICE - 1, 0.05)
+    assert box_shape(np.column_stack([2 * found, found]), found) == {
+        "box_scale": 1.0,
+        "box_aspect": 1.0,
+    }
+    found = np.full(BOX_DICE, 0.05)
+    wild = box_shape(np.column_stack([20 * found, found]), found)
+    assert wild["box_aspect"] == 2.5 and wild["box_scale"] == 2.0
+
+
+def test_boxes_take_the_learned_shape_about_the_same_centre(model: FaceModel) -> None:
+    scene = Renderer(seed=8).scene(count=4)
+    level = detect(scene.image, model.detector)
+    shaped_params = replace(model.detector.params, box_aspect=1.44)
+    shaped = detect(scene.image, replace(model.detector, params=shaped_params))
+    assert level.detections
+    for a, b in zip(level.detections, shaped.detections, strict=True):
+        assert b.center == a.center
+        assert b.box[2] == pytest.approx(a.box[2] * 1.2, rel=1e-6)
+        assert b.box[3] == pytest.approx(a.box[3] / 1.2, rel=1e-6)
+        assert b.box[0] + b.box[2] / 2 == pytest.approx(a.box[0] + a.box[2] / 2)
+        assert b.rect == a.rect  # faces are cut as before
+
+
+def test_a_box_shape_out_of_bounds_is_refused() -> None:
+    with pytest.raises(ConfigError, match="box_aspect 9"):
+        DetectorParams(box_aspect=9.0)

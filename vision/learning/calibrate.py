@@ -6,7 +6,10 @@ photos, assuming no dice colour, tray, polarity or view:
 1. **Size.** The die's side over the image's ``sqrt(width * height)``, from the labeled boxes (each
    box's side divided by ``|cos a| + |sin a|`` for the die's measured rotation
    ``a``, so a die lying at 45 degrees does not count as a bigger one), and how it grows
-   across the photos when the camera sees the table obliquely (``size_slopes``).
+   across the photos when the camera sees the table obliquely (``size_slopes``); the
+   shape of the boxes the owner draws around a die of that side (``box_shape``: their
+   scale, and their width over height, foreshortened by an oblique camera), so that
+   reading reports dice the way the owner labels them.
 2. **Face samples.** Each labeled die's top-face patch and view
    (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
    sheared (as if seen from another angle) and re-lit, in their four quarter
@@ -45,7 +48,7 @@ from numpy.typing import NDArray
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
-from vision.learning.die_size import die_frac_from_labels, size_slopes
+from vision.learning.die_size import box_shape, die_frac_from_labels, size_slopes
 from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import held_out_reads, learned_threshold
@@ -189,6 +192,8 @@ def calibrate(
     photo_sizes: list[tuple[int, int]] = []  # the photos' own sizes (the domain, below)
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
     where_on: list[tuple[float, float]] = []  # each labeled die's centre, shares of w and h
+    label_sides: list[tuple[float, float]] = []  # each labeled box's width and height
+    turns: list[float] = []  # each die's |cos|+|sin| of its rotation (its box over its side)
     for item, (image, factor) in zip(items, decoded, strict=True):
         photo_sizes.append((round(image.shape[1] * factor), round(image.shape[0] * factor)))
         face = at_face_scale(image, factor, params)
@@ -197,8 +202,9 @@ def calibrate(
         for d in item.dice:
             x, y, bw, bh = d.box_px(w, h)
             a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, FACE_DIE_PX))
-            side = math.sqrt(bw * bh) / (abs(math.cos(a)) + abs(math.sin(a)))
-            sides.append(side / image_length(w, h))
+            turns.append(abs(math.cos(a)) + abs(math.sin(a)))
+            sides.append(math.sqrt(bw * bh) / turns[-1] / image_length(w, h))
+            label_sides.append((bw / image_length(w, h), bh / image_length(w, h)))
             where_on.append((d.cx, d.cy))
             die_px.append(sides[-1] * image_length(*photo_sizes[-1]))
         tick(f"measuring {item.image.name}")
@@ -212,6 +218,12 @@ def calibrate(
         max_dice=max(params.max_dice, 2 * most),
         **size_slopes(np.array(where_on), np.array(sides)),
     )
+    found = [  # the side reading will give each labeled die's box, as a share of the length
+        params.die_frac * perspective_size(params, u, v) * turn
+        for (u, v), turn in zip(where_on, turns, strict=True)
+    ]
+    shape = box_shape(np.array(label_sides), np.array(found))
+    params = replace(params, box_scale=shape["box_scale"], box_aspect=shape["box_aspect"])
     for k, item in enumerate(items):
         if reduction(item.image, params) != decoded[k][1]:
             decoded[k] = load_scaled(item.image, params)
@@ -378,6 +390,8 @@ def calibrate(
             "threshold": round(cut, 3),
             "face_threshold": round(model.threshold, 3),
             "cocked_aspect": round(params.cocked_aspect, 3),
+            "box_scale": round(params.box_scale, 3),
+            "box_aspect": round(params.box_aspect, 3),
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }

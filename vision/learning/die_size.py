@@ -43,3 +43,24 @@ def die_frac_from_labels(dataset: Dataset) -> float:
     if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     return float(np.median(sides))
+
+
+BOX_DICE = 6  # labeled dice needed to measure the shape of the boxes the owner draws
+
+
+def box_shape(label_sides: NDArray[Any], found_sides: NDArray[Any]) -> dict[str, float]:
+    """The box to report for a die, as the owner labels them: ``box_scale``, the labeled
+    boxes' side over the side reading will give (the die's side where it lies, turned by
+    its rotation), and ``box_aspect``, their width over their height (1 for a camera
+    straight down; an oblique one foreshortens a die across its tilt). Medians over the
+    labeled dice: ``label_sides`` their boxes' (width, height) a row, ``found_sides`` the
+    side reading gives each, in the same unit. Neither is learned (both 1) from fewer
+    than ``BOX_DICE`` dice."""
+    if len(label_sides) < BOX_DICE:
+        return {"box_scale": 1.0, "box_aspect": 1.0}
+    across = float(np.median(label_sides[:, 0] / found_sides))
+    down = float(np.median(label_sides[:, 1] / found_sides))
+    return {
+        "box_scale": float(np.clip(np.sqrt(across * down), 0.5, 2.0)),
+        "box_aspect": float(np.clip(across / down, 0.4, 2.5)),
+    }

@@ -68,7 +68,11 @@ class DetectorParams:
     work_die_px: float = 24.0  # a die's side at the working scale
     threshold: float = 0.0  # detector score (logit) above which a peak is a die
     cocked_aspect: float = 1.33  # aspect of the die's outline above which it is cocked
-    box_scale: float = 1.0  # labeled box side over the die side (|cos|+|sin| removed)
+    # the box reported for a die, as the owner labels it: its side over the die's side
+    # turned by its rotation (|cos|+|sin|), and its width over its height (an oblique
+    # camera foreshortens a die across the tilt); both measured on the labels
+    box_scale: float = 1.0
+    box_aspect: float = 1.0
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose face_contrast is under this shows no marks: no die
@@ -85,6 +89,10 @@ class DetectorParams:
             raise ConfigError(f"work_die_px {self.work_die_px} must be within 12..200")
         if not 1.0 <= self.cocked_aspect <= 4.0:
             raise ConfigError(f"cocked_aspect {self.cocked_aspect} must be within 1..4")
+        if not 0.25 <= self.box_scale <= 4.0:
+            raise ConfigError(f"box_scale {self.box_scale} must be within 0.25..4")
+        if not 0.25 <= self.box_aspect <= 4.0:
+            raise ConfigError(f"box_aspect {self.box_aspect} must be within 0.25..4")
 
     def to_dict(self) -> dict[str, object]:
         """Plain values, for a model file."""
@@ -392,9 +400,10 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         cx0, cy0 = fx / fs, fy / fs
         near = perspective_size(params, cx0 / w0, cy0 / h0)
         e0 = ext / fs * near
+        bw, bh = e0 * math.sqrt(params.box_aspect), e0 / math.sqrt(params.box_aspect)
         detections.append(
             Detection(
-                box=(cx0 - e0 / 2, cy0 - e0 / 2, e0, e0),
+                box=(cx0 - bw / 2, cy0 - bh / 2, bw, bh),
                 center=(cx0, cy0),
                 side=side_face / fs,
                 rect=((fx, fy), (side_face * near, side_face * near), angle),
