@@ -78,116 +78,46 @@ import copy
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import CancelledError, Future
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.sources.simulated.libcamera_sensors import (
+    CAMERA_MODULE_2,
+    CAMERA_MODULE_3,
+    HQ_CAMERA,
+    IPA_INIT_EXPOSURE,
+    IPA_INIT_FRAME_DURATIONS,
+    SENSORS,
+    USB_WEBCAM,
+    bit_depth,
+    is_usb,
+    min_frame_us,
+    sensor,
+)
+from vision.sources.simulated.picamera2_job import Job
+
+__all__ = [  # the module's surface, as tests and the camera bench use it
+    "CAMERAS",
+    "CAMERA_MODULE_2",
+    "CAMERA_MODULE_3",
+    "FORMATS",
+    "HQ_CAMERA",
+    "IPA_INIT_EXPOSURE",
+    "IPA_INIT_FRAME_DURATIONS",
+    "SENSORS",
+    "STALL_AFTER",
+    "USB_WEBCAM",
+    "VERSION",
+    "Controls",
+    "Job",
+    "Picamera2",
+]
+
 VERSION = "0.3.38"
 """The picamera2 release whose source this simulation follows."""
 
-CAMERA_MODULE_3: dict[str, Any] = {
-    "Model": "imx708",
-    "Location": 2,
-    "Rotation": 180,
-    "Id": "/base/axi/pcie@120000/rp1/i2c@88000/imx708@1a",
-}
-CAMERA_MODULE_2: dict[str, Any] = {
-    "Model": "imx219",
-    "Location": 2,
-    "Rotation": 180,
-    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx219@10",
-}
-HQ_CAMERA: dict[str, Any] = {
-    "Model": "imx477",
-    "Location": 2,
-    "Rotation": 180,
-    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx477@1a",
-}
-USB_WEBCAM: dict[str, Any] = {
-    "Model": "HD Pro Webcam C920",
-    "Location": 2,
-    "Id": "/base/axi/pcie@120000/rp1/usb@200000-1:1.0-046d:082d",
-}
-
-_COMMON_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
-    "AeEnable": (False, True, None),
-    "AeMeteringMode": (0, 3, 0),
-    "AwbEnable": (False, True, None),
-    "AwbMode": (0, 7, 0),
-    "Brightness": (-1.0, 1.0, 0.0),
-    "ColourGains": (0.0, 32.0, None),
-    "Contrast": (0.0, 32.0, 1.0),
-    "ExposureValue": (-8.0, 8.0, 0.0),
-    "NoiseReductionMode": (0, 4, 0),
-    "Saturation": (0.0, 32.0, 1.0),
-    "ScalerCrop": ((0, 0, 64, 64), (0, 0, 4608, 2592), (0, 0, 4608, 2592)),
-    "Sharpness": (0.0, 16.0, 1.0),
-}
-
-IPA_INIT_FRAME_DURATIONS = (33333, 120000)
-"""libcamera's FrameDurationLimits before any configure (ipa_base.cpp's ipaControls)."""
-IPA_INIT_EXPOSURE = (0, 66666)
-"""libcamera's ExposureTime range before any configure (ipa_base.cpp's ipaControls)."""
-
-SENSORS: dict[str, dict[str, Any]] = {
-    # Modes and ranges as picamera2 lists them on a Pi 5 (Bookworm), abridged.
-    "imx708": {
-        "pixel_array": (4608, 2592),
-        "format": "SRGGB10_CSI2P",
-        "modes": [
-            {"size": (1536, 864), "fps": 120.13, "crop_limits": (768, 432, 3072, 1728)},
-            {"size": (2304, 1296), "fps": 56.03, "crop_limits": (0, 0, 4608, 2592)},
-            {"size": (4608, 2592), "fps": 14.35, "crop_limits": (0, 0, 4608, 2592)},
-        ],
-        "exposure": (26, 112015443),
-        "max_frame_us": 112022056,
-        "controls": {
-            **_COMMON_CONTROLS,
-            "AfMode": (0, 2, 0),
-            "AfRange": (0, 2, 0),
-            "AfTrigger": (0, 1, 0),
-            "AnalogueGain": (1.1228070259094238, 16.0, None),
-            "LensPosition": (0.0, 15.0, 1.0),
-        },
-    },
-    "imx219": {
-        "pixel_array": (3280, 2464),
-        "format": "SBGGR10_CSI2P",
-        "modes": [
-            {"size": (640, 480), "fps": 103.33, "crop_limits": (1000, 752, 1280, 960)},
-            {"size": (1640, 1232), "fps": 41.85, "crop_limits": (0, 0, 3280, 2464)},
-            {"size": (1920, 1080), "fps": 47.57, "crop_limits": (680, 692, 1920, 1080)},
-            {"size": (3280, 2464), "fps": 21.19, "crop_limits": (0, 0, 3280, 2464)},
-        ],
-        "exposure": (75, 11766829),
-        "max_frame_us": 11767556,
-        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 10.666666984558105, None)},
-    },
-    "imx477": {
-        "pixel_array": (4056, 3040),
-        "format": "SBGGR12_CSI2P",
-        "modes": [
-            {"size": (1332, 990), "fps": 120.05, "crop_limits": (696, 528, 2664, 1980)},
-            {"size": (2028, 1080), "fps": 50.03, "crop_limits": (0, 440, 4056, 2160)},
-            {"size": (2028, 1520), "fps": 40.01, "crop_limits": (0, 0, 4056, 3040)},
-            {"size": (4056, 3040), "fps": 10.0, "crop_limits": (0, 0, 4056, 3040)},
-        ],
-        "exposure": (31, 667234896),
-        "max_frame_us": 667245050,
-        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 22.2608699798584, None)},
-    },
-    "uvc": {
-        "pixel_array": (1920, 1080),
-        "formats": ["MJPEG", "YUYV"],
-        "modes": [{"size": (1920, 1080), "fps": 30.0, "crop_limits": (0, 0, 1920, 1080)}],
-        "exposure": (1, 2047),
-        "max_frame_us": 200000,
-        "controls": {"Brightness": (-1.0, 1.0, 0.0), "Contrast": (0.0, 2.0, 1.0)},
-    },
-}
-_SENSOR_OF_MODEL = {"imx708": "imx708", "imx219": "imx219", "imx477": "imx477"}
 
 CAMERAS: list[dict[str, Any]] = [CAMERA_MODULE_3]
 """The cameras libcamera sees, in libcamera's order (tests replace the list)."""
@@ -196,66 +126,6 @@ STALL_AFTER: int | None = None
 
 FORMATS = {"RGB888": 3, "BGR888": 3, "XRGB8888": 4, "XBGR8888": 4}
 _busy: set[int] = set()
-
-
-def _sensor(info: dict[str, Any]) -> dict[str, Any]:
-    return SENSORS[_SENSOR_OF_MODEL.get(str(info["Model"]), "uvc")]
-
-
-def _is_usb(info: dict[str, Any]) -> bool:
-    return "/usb" in str(info["Id"])
-
-
-def _bit_depth(fmt: str) -> int:
-    """A raw Bayer format's bits per pixel: SRGGB10_CSI2P -> 10 (picamera2's SensorFormat)."""
-    return int(fmt.split("_")[0][-2:])
-
-
-def _min_frame_us(mode: dict[str, Any]) -> int:
-    return round(1e6 / float(mode["fps"]))
-
-
-class Job:
-    """picamera2's ``Job`` (``job.py``): functions run by the event loop, and a Future."""
-
-    def __init__(self, functions: list[Callable[[], tuple[bool, Any]]]) -> None:
-        self._functions = list(functions)
-        self._future: Future[Any] = Future()
-        self._future.set_running_or_notify_cancel()
-        self._result: Any = None
-
-    def execute(self) -> bool:
-        """Run the functions until one is not done; True once all are (``Job.execute``)."""
-        try:
-            while self._functions:
-                done, result = self._functions[0]()
-                if not done:
-                    break
-                self._functions.pop(0)
-            if not self._functions:
-                self._result = result
-        except Exception as exc:  # the waiter gets it, as picamera2 does
-            self._future.set_exception(exc)
-            self._functions = []
-        return not self._functions
-
-    def signal(self) -> None:
-        """Hand the result to the waiter (``Job.signal``)."""
-        if not self._future.done():
-            self._future.set_result(self._result)
-
-    def get_result(self, timeout: float | None = None) -> Any:
-        """The result, waiting at most ``timeout`` (``Job.get_result``).
-
-        Raises:
-            TimeoutError: not finished in time; CancelledError: cancelled.
-        """
-        return self._future.result(timeout=timeout)
-
-    def cancel(self) -> None:
-        """Make the waiter's result a ``CancelledError`` (``Job.cancel``)."""
-        if not self._future.done():
-            self._future.set_exception(CancelledError())
 
 
 class Controls:
@@ -291,7 +161,7 @@ class Picamera2:
         self.camera_idx = int(infos[camera_num]["Num"])
         self.is_open = False
         self._info = CAMERAS[self.camera_idx]
-        self._sensor = _sensor(self._info)
+        self._sensor = sensor(self._info)
         if self.camera_idx in _busy:
             try:
                 raise RuntimeError("Failed to acquire camera: Device or resource busy")
@@ -343,12 +213,12 @@ class Picamera2:
 
     def _libcamera_controls(self, mode: dict[str, Any] | None) -> dict[str, tuple[Any, Any, Any]]:
         controls = dict(self._sensor["controls"])
-        if _is_usb(self._info):
+        if is_usb(self._info):
             return controls
         if mode is None:
             frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE
         else:
-            frames = (_min_frame_us(mode), self._sensor["max_frame_us"])
+            frames = (min_frame_us(mode), self._sensor["max_frame_us"])
             exposure = self._sensor["exposure"]
         controls["FrameDurationLimits"] = (frames[0], frames[1], None)
         controls["ExposureTime"] = (exposure[0], exposure[1], None)
@@ -371,11 +241,11 @@ class Picamera2:
         if self.sensor_modes_:
             return self.sensor_modes_
         modes: list[dict[str, Any]] = []
-        if _is_usb(self._info):
+        if is_usb(self._info):
             self.sensor_modes_ = [{"format": name} for name in self._sensor["formats"]]
             return self.sensor_modes_
         fmt = self._sensor["format"]
-        depth = _bit_depth(fmt)
+        depth = bit_depth(fmt)
         for mode in self._sensor["modes"]:
             cam_mode: dict[str, Any] = {
                 "format": fmt,
@@ -556,9 +426,9 @@ class Picamera2:
         main["stride"] = main["size"][0] * FORMATS[main["format"]]
         main["framesize"] = main["stride"] * main["size"][1]
         mode = self._pick_mode(config)
-        if not _is_usb(self._info):
+        if not is_usb(self._info):
             fmt = self._sensor["format"]
-            config["sensor"] = {"bit_depth": _bit_depth(fmt), "output_size": mode["size"]}
+            config["sensor"] = {"bit_depth": bit_depth(fmt), "output_size": mode["size"]}
         self._mode = mode
         # configure_: the controls list refreshed for the mode just configured
         self.camera_ctrl_info = self._libcamera_controls(mode)

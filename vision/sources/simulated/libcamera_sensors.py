@@ -1,0 +1,130 @@
+"""The simulated cameras' hardware, as libcamera reports it to picamera2: each camera's
+properties (``global_camera_info``), each sensor's modes and control ranges, and the
+start-up placeholders of Raspberry Pi's IPA. Data for
+:mod:`vision.sources.simulated.picamera2`, which cites the sources of each behaviour."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CAMERA_MODULE_3: dict[str, Any] = {
+    "Model": "imx708",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@88000/imx708@1a",
+}
+CAMERA_MODULE_2: dict[str, Any] = {
+    "Model": "imx219",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx219@10",
+}
+HQ_CAMERA: dict[str, Any] = {
+    "Model": "imx477",
+    "Location": 2,
+    "Rotation": 180,
+    "Id": "/base/axi/pcie@120000/rp1/i2c@80000/imx477@1a",
+}
+USB_WEBCAM: dict[str, Any] = {
+    "Model": "HD Pro Webcam C920",
+    "Location": 2,
+    "Id": "/base/axi/pcie@120000/rp1/usb@200000-1:1.0-046d:082d",
+}
+
+_COMMON_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
+    "AeEnable": (False, True, None),
+    "AeMeteringMode": (0, 3, 0),
+    "AwbEnable": (False, True, None),
+    "AwbMode": (0, 7, 0),
+    "Brightness": (-1.0, 1.0, 0.0),
+    "ColourGains": (0.0, 32.0, None),
+    "Contrast": (0.0, 32.0, 1.0),
+    "ExposureValue": (-8.0, 8.0, 0.0),
+    "NoiseReductionMode": (0, 4, 0),
+    "Saturation": (0.0, 32.0, 1.0),
+    "ScalerCrop": ((0, 0, 64, 64), (0, 0, 4608, 2592), (0, 0, 4608, 2592)),
+    "Sharpness": (0.0, 16.0, 1.0),
+}
+
+IPA_INIT_FRAME_DURATIONS = (33333, 120000)
+"""libcamera's FrameDurationLimits before any configure (ipa_base.cpp's ipaControls)."""
+IPA_INIT_EXPOSURE = (0, 66666)
+"""libcamera's ExposureTime range before any configure (ipa_base.cpp's ipaControls)."""
+
+SENSORS: dict[str, dict[str, Any]] = {
+    # Modes and ranges as picamera2 lists them on a Pi 5 (Bookworm), abridged.
+    "imx708": {
+        "pixel_array": (4608, 2592),
+        "format": "SRGGB10_CSI2P",
+        "modes": [
+            {"size": (1536, 864), "fps": 120.13, "crop_limits": (768, 432, 3072, 1728)},
+            {"size": (2304, 1296), "fps": 56.03, "crop_limits": (0, 0, 4608, 2592)},
+            {"size": (4608, 2592), "fps": 14.35, "crop_limits": (0, 0, 4608, 2592)},
+        ],
+        "exposure": (26, 112015443),
+        "max_frame_us": 112022056,
+        "controls": {
+            **_COMMON_CONTROLS,
+            "AfMode": (0, 2, 0),
+            "AfRange": (0, 2, 0),
+            "AfTrigger": (0, 1, 0),
+            "AnalogueGain": (1.1228070259094238, 16.0, None),
+            "LensPosition": (0.0, 15.0, 1.0),
+        },
+    },
+    "imx219": {
+        "pixel_array": (3280, 2464),
+        "format": "SBGGR10_CSI2P",
+        "modes": [
+            {"size": (640, 480), "fps": 103.33, "crop_limits": (1000, 752, 1280, 960)},
+            {"size": (1640, 1232), "fps": 41.85, "crop_limits": (0, 0, 3280, 2464)},
+            {"size": (1920, 1080), "fps": 47.57, "crop_limits": (680, 692, 1920, 1080)},
+            {"size": (3280, 2464), "fps": 21.19, "crop_limits": (0, 0, 3280, 2464)},
+        ],
+        "exposure": (75, 11766829),
+        "max_frame_us": 11767556,
+        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 10.666666984558105, None)},
+    },
+    "imx477": {
+        "pixel_array": (4056, 3040),
+        "format": "SBGGR12_CSI2P",
+        "modes": [
+            {"size": (1332, 990), "fps": 120.05, "crop_limits": (696, 528, 2664, 1980)},
+            {"size": (2028, 1080), "fps": 50.03, "crop_limits": (0, 440, 4056, 2160)},
+            {"size": (2028, 1520), "fps": 40.01, "crop_limits": (0, 0, 4056, 3040)},
+            {"size": (4056, 3040), "fps": 10.0, "crop_limits": (0, 0, 4056, 3040)},
+        ],
+        "exposure": (31, 667234896),
+        "max_frame_us": 667245050,
+        "controls": {**_COMMON_CONTROLS, "AnalogueGain": (1.0, 22.2608699798584, None)},
+    },
+    "uvc": {
+        "pixel_array": (1920, 1080),
+        "formats": ["MJPEG", "YUYV"],
+        "modes": [{"size": (1920, 1080), "fps": 30.0, "crop_limits": (0, 0, 1920, 1080)}],
+        "exposure": (1, 2047),
+        "max_frame_us": 200000,
+        "controls": {"Brightness": (-1.0, 1.0, 0.0), "Contrast": (0.0, 2.0, 1.0)},
+    },
+}
+SENSOR_OF_MODEL = {"imx708": "imx708", "imx219": "imx219", "imx477": "imx477"}
+
+
+def sensor(info: dict[str, Any]) -> dict[str, Any]:
+    """The sensor of a camera described as ``global_camera_info`` lists it (a USB one: "uvc")."""
+    return SENSORS[SENSOR_OF_MODEL.get(str(info["Model"]), "uvc")]
+
+
+def is_usb(info: dict[str, Any]) -> bool:
+    """A USB camera: ``"/usb"`` in its ``Id`` (picamera2 sorts those last)."""
+    return "/usb" in str(info["Id"])
+
+
+def bit_depth(fmt: str) -> int:
+    """A raw Bayer format's bits per pixel: SRGGB10_CSI2P -> 10 (picamera2's SensorFormat)."""
+    return int(fmt.split("_")[0][-2:])
+
+
+def min_frame_us(mode: dict[str, Any]) -> int:
+    """A sensor mode's shortest frame duration in microseconds, from its fps."""
+    return round(1e6 / float(mode["fps"]))
