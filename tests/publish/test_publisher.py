@@ -47,10 +47,18 @@ def _retained_state(url: str, table_id: str) -> dict[str, Any]:
 
 
 def _never_waited(table: TestTable) -> None:
-    """notify() is a reference and a flag: microseconds (a GIL switch at worst)."""
+    """notify() is a reference and a flag: microseconds, whatever the network does.
+
+    A wait for the network would show on every call once the link went wrong, so
+    the median and the 95th percentile say it; the slowest single call does not,
+    since a loaded 2-core machine can deschedule the game thread for a few hundred
+    milliseconds once (CI saw 0.29 s with every other call in microseconds).
+    """
     times = sorted(table.notify_s)
-    assert times[len(times) // 2] < 0.001, "notify() must never wait for the network"
-    assert times[-1] < 0.05, "notify() must never wait for the network"
+    assert len(times) >= 40, f"the game made only {len(times)} events"
+    median, p95 = times[len(times) // 2], times[(len(times) * 95) // 100]
+    assert median < 0.001, f"notify() must never wait for the network (median {median:.4f} s)"
+    assert p95 < 0.05, f"notify() must never wait for the network (95th pct {p95:.4f} s)"
 
 
 def _clean(t: dict[str, Any]) -> dict[str, Any]:
