@@ -45,6 +45,23 @@ def test_no_growth_from_few_dice_or_dice_in_one_corner() -> None:
     assert size_slopes(where * 0.2, sides) == flat  # all within a fifth of the photo
 
 
+def test_a_slope_within_the_scatter_of_the_sizes_is_not_learned() -> None:
+    """Dice of a camera straight down, their sizes scattered 8 % (as catan's are): the
+    fit's slopes are noise, and none is learned; the same scatter on a real tilt is."""
+    flat = {"size_slope_x": 0.0, "size_slope_y": 0.0}
+    learned = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        where = rng.uniform(0.15, 0.85, (60, 2))
+        sides = 0.05 * rng.normal(1, 0.08, 60)
+        learned += size_slopes(where, sides) != flat
+        tilted = sides * (1 + 0.6 * (where[:, 1] - 0.5))
+        slopes = size_slopes(where, tilted)
+        assert slopes["size_slope_y"] == pytest.approx(0.6, abs=0.2)
+        assert slopes["size_slope_x"] in (0.0, pytest.approx(0.0, abs=0.2))
+    assert learned <= 1  # 3 standard errors: about one fit in 200 per axis
+
+
 def test_the_size_factor_is_one_at_the_centre_and_bounded() -> None:
     params = DetectorParams(size_slope_x=0.2, size_slope_y=0.6)
     assert perspective_size(params, 0.5, 0.5) == 1.0

@@ -13,22 +13,35 @@ from vision.learning.dataset import Dataset
 
 SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
 MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
+SLOPE_SIGNIFICANCE = 3.0  # standard errors a fitted slope must stand out by to be learned
 
 
 def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]:
     """How a die's side grows across the photos (an oblique camera sees the near dice
     larger): the slopes of a plane fitted to the labeled dice's sides over their centres
     (shares of the width and height), each over the side at the centre; none from fewer
-    than ``SLOPE_DICE`` dice or dice that do not spread across the photos."""
+    than ``SLOPE_DICE`` dice or dice that do not spread across the photos, and each slope
+    0 unless it stands ``SLOPE_SIGNIFICANCE`` standard errors out of the sides' scatter."""
+    flat = {"size_slope_x": 0.0, "size_slope_y": 0.0}
     if len(sides) < SLOPE_DICE or (np.ptp(where_on, axis=0) < 0.3).any():
-        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+        return flat
     design = np.column_stack([np.ones(len(sides)), where_on - 0.5])
-    (centre, gx, gy), *_ = np.linalg.lstsq(design, sides, rcond=None)
+    fit, *_ = np.linalg.lstsq(design, sides, rcond=None)
+    centre = float(fit[0])
     if centre <= 0:
-        return {"size_slope_x": 0.0, "size_slope_y": 0.0}
+        return flat
+    # a slope of noise would size every cut of the reader wrongly, across a whole photo:
+    # on a camera straight down the fits land within 2 standard errors of 0, on an
+    # oblique one at 13 or more (the twenty strangers; catan's webcam: 1.5 across, 4.5 down)
+    scatter = float(np.sum((sides - design @ fit) ** 2)) / (len(sides) - 3)
+    errors = np.sqrt(scatter * np.diag(np.linalg.pinv(design.T @ design)))
+    slopes = [
+        float(g) if abs(g) >= SLOPE_SIGNIFICANCE * e else 0.0
+        for g, e in zip(fit[1:], errors[1:], strict=True)
+    ]
     return {
-        "size_slope_x": float(np.clip(gx / centre, -MAX_SLOPE, MAX_SLOPE)),
-        "size_slope_y": float(np.clip(gy / centre, -MAX_SLOPE, MAX_SLOPE)),
+        "size_slope_x": float(np.clip(slopes[0] / centre, -MAX_SLOPE, MAX_SLOPE)),
+        "size_slope_y": float(np.clip(slopes[1] / centre, -MAX_SLOPE, MAX_SLOPE)),
     }
 
 
