@@ -102,4 +102,5 @@ def model_fit(cfg: Config) -> list[str]:
         model = load_model(cam.model or DEFAULT_MODEL)
     except ModelError as exc:
         return [f"face model: cannot be loaded: {exc}"]
-    return [camera_fit(model.domain, model.params.die_frac, cam.width, cam.height)]
+    params = model.params
+    return [camera_fit(model.domain, params.die_frac, cam.width, cam.height, params.oblique)]

@@ -53,6 +53,21 @@ def test_photo_shape_and_pixels() -> None:
     assert "dice about 28 px" in photo_warnings(DOMAIN, 320, 240, FRAC)[0].text
 
 
+def test_a_quarter_turn_warns_only_a_model_of_an_oblique_camera() -> None:
+    """Turned, an oblique camera's near (larger) dice lie along the other axis."""
+    (turned,) = photo_warnings(DOMAIN, 960, 1280, FRAC, oblique=True)
+    assert turned.kind is DomainIssue.PHOTO_TURNED and not turned.kind.from_dice
+    assert turned.text.startswith("a 960x1280 photo, but the model learned from 1280x960")
+    assert photo_warnings(DOMAIN, 1280, 960, FRAC, oblique=True) == []
+    assert photo_warnings(DOMAIN, 640, 480, FRAC, oblique=True) == []  # smaller, same way
+    square = Domain(((1000, 1000),), DOMAIN.die_px, DOMAIN.size, DOMAIN.aspect)
+    assert kinds(photo_warnings(square, 1000, 1000, FRAC, oblique=True)) == []
+    both = Domain(((1280, 960), (960, 1280)), DOMAIN.die_px, DOMAIN.size, DOMAIN.aspect)
+    assert photo_warnings(both, 960, 1280, FRAC, oblique=True) == []  # learned both ways
+    assert "turned a quarter" in camera_fit(DOMAIN, FRAC, 960, 1280, oblique=True)
+    assert camera_fit(DOMAIN, FRAC, 960, 1280).endswith(": fine")
+
+
 def test_dice_size_and_view() -> None:
     ok = [0.95, 1.0, 0.5]
     assert dice_warnings(DOMAIN, ok, [1.0, 1.02, 1.4]) == []  # medians inside
@@ -142,6 +157,12 @@ def test_frames_outside_the_domain_warn(calibrated: FaceModel) -> None:
     ]
     assert kinds(read_frame(_frame(0.6, seed=4), calibrated).warnings) == [DomainIssue.DICE_SMALLER]
     assert read_frame(frame, calibrated).to_json()["warnings"] == []
+    turned = np.ascontiguousarray(np.rot90(frame))
+    assert not calibrated.params.oblique  # a stress table is seen straight down
+    assert DomainIssue.PHOTO_TURNED not in kinds(read_frame(turned, calibrated).warnings)
+    tilted = replace(calibrated.params, size_slope_y=0.5)
+    oblique = replace(calibrated, detector=replace(calibrated.detector, params=tilted))
+    assert DomainIssue.PHOTO_TURNED in kinds(read_frame(turned, oblique).warnings)
     assert squashed.to_json()["warnings"] == [w.text for w in squashed.warnings]
 
 

@@ -94,6 +94,12 @@ class DetectorParams:
         if not 0.25 <= self.box_aspect <= 4.0:
             raise ConfigError(f"box_aspect {self.box_aspect} must be within 0.25..4")
 
+    @property
+    def oblique(self) -> bool:
+        """Whether calibration learned that the dice grow across the photo (an oblique
+        camera, whose tilt runs along one of the photo's axes)."""
+        return self.size_slope_x != 0.0 or self.size_slope_y != 0.0
+
     def to_dict(self) -> dict[str, object]:
         """Plain values, for a model file."""
         return asdict(self)

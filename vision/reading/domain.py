@@ -11,6 +11,10 @@ it and says, in one line each, what the model never saw:
 - a photo of another shape than every calibration photo (another camera or
   crop: the die's size, measured against the photo's size, no longer holds), or
   one with too few pixels for a die;
+- a photo turned a quarter against every calibration photo (portrait for
+  landscape) when calibration learned how the dice grow across the photo: an
+  oblique camera's growth then runs along the other axis (a camera straight
+  down may be turned at will);
 - dice much smaller or larger than the calibration dice (the camera moved);
 - dice seen from a clearly more oblique or more straight-down camera.
 
@@ -46,6 +50,7 @@ class DomainIssue(Enum):
     """Why a frame lies outside what the model learned from."""
 
     PHOTO_SHAPE = "photo_shape"
+    PHOTO_TURNED = "photo_turned"
     FEW_PIXELS = "few_pixels"
     DICE_SMALLER = "dice_smaller"
     DICE_LARGER = "dice_larger"
@@ -61,11 +66,16 @@ class DomainIssue(Enum):
     def from_dice(self) -> bool:
         """Whether the issue is judged from the dice's measures, which vary from throw to
         throw (one throw's may mislead), rather than from the frame's size."""
-        return self not in (DomainIssue.PHOTO_SHAPE, DomainIssue.FEW_PIXELS)
+        return self not in (
+            DomainIssue.PHOTO_SHAPE,
+            DomainIssue.PHOTO_TURNED,
+            DomainIssue.FEW_PIXELS,
+        )
 
 
 _LINES = {
     DomainIssue.PHOTO_SHAPE: "photo size not the calibrated one",
+    DomainIssue.PHOTO_TURNED: "camera turned since calibration",
     DomainIssue.FEW_PIXELS: "too few pixels a die",
     DomainIssue.DICE_SMALLER: "dice smaller than calibrated",
     DomainIssue.DICE_LARGER: "dice larger than calibrated",
@@ -150,9 +160,12 @@ def learned_domain(
     )
 
 
-def photo_warnings(domain: Domain, width: int, height: int, die_frac: float) -> list[DomainWarning]:
+def photo_warnings(
+    domain: Domain, width: int, height: int, die_frac: float, oblique: bool = False
+) -> list[DomainWarning]:
     """What is wrong with a ``width`` x ``height`` photo for a model of ``domain`` whose dice
-    are ``die_frac`` of a photo's ``sqrt(width * height)``: its shape, its pixels per die."""
+    are ``die_frac`` of a photo's ``sqrt(width * height)``: its shape, its turn (only for a
+    model that learned an ``oblique`` camera), its pixels per die."""
     out: list[DomainWarning] = []
     ratio = max(width, height) / max(1, min(width, height))
     shapes = [max(w, h) / max(1, min(w, h)) for w, h in domain.sizes]
@@ -163,6 +176,15 @@ def photo_warnings(domain: Domain, width: int, height: int, die_frac: float) -> 
                 f"a {width}x{height} photo, but the model learned from {domain.sizes_text()} "
                 "photos: another camera or crop, so the dice will not be the size learned "
                 "(calibrate with photos from this camera)",
+            )
+        )
+    elif oblique and width != height and all((w > h) != (width > height) for w, h in domain.sizes):
+        out.append(
+            DomainWarning(
+                DomainIssue.PHOTO_TURNED,
+                f"a {width}x{height} photo, but the model learned from {domain.sizes_text()} "
+                "photos of an oblique camera: turned a quarter, the near dice are no longer "
+                "where they were learned larger (turn the camera back, or calibrate again)",
             )
         )
     px = die_frac * math.sqrt(width * height)
@@ -240,9 +262,12 @@ def dice_warnings(
     return out
 
 
-def camera_fit(domain: Domain | None, die_frac: float, width: int, height: int) -> str:
+def camera_fit(
+    domain: Domain | None, die_frac: float, width: int, height: int, oblique: bool = False
+) -> str:
     """One line for ``config check``: how a camera delivering ``width`` x ``height`` frames
-    fits a model of ``domain`` (warnings when it does not)."""
+    fits a model of ``domain`` (warnings when it does not; ``oblique``: the model learned
+    an oblique camera, see :func:`photo_warnings`)."""
     if domain is None:
         return (
             "face model: it does not record the photos it was calibrated on (calibrate "
@@ -253,7 +278,7 @@ def camera_fit(domain: Domain | None, die_frac: float, width: int, height: int) 
         f"it learned from {domain.sizes_text()} photos, dice "
         f"{domain.die_px[0]:.0f}-{domain.die_px[2]:.0f} px"
     )
-    problems = photo_warnings(domain, width, height, die_frac)
+    problems = photo_warnings(domain, width, height, die_frac, oblique)
     if not problems:
         return f"face model: at {width}x{height} dice about {px:.0f} px; {learned}: fine"
     return "face model: warning: " + "; ".join(p.text for p in problems)

@@ -191,7 +191,8 @@ def domain_warnings(
     outside the model's domain (nothing for a model that did not record one)."""
     if model.domain is None:
         return ()
-    out = photo_warnings(model.domain, size[0], size[1], model.params.die_frac)
+    params = model.params
+    out = photo_warnings(model.domain, size[0], size[1], params.die_frac, params.oblique)
     gray = result.gray
     sides, aspects = [], []
     for det in result.detections:
