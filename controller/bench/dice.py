@@ -65,7 +65,8 @@ def _line(label: str, result: EvalResult) -> str:
     return (
         f"{label}: {j['images']} photos, {j['dice']} dice: detection F1 {j['f1']:.4f} "
         f"(P {j['precision']:.4f}, R {j['recall']:.4f}), face accuracy {j['accuracy']:.2%}, "
-        f"unsure {j['unsure']}, wrong above threshold {j['wrong_above_threshold']}"
+        f"unsure {j['unsure']}, wrong above threshold {j['wrong_above_threshold']}, "
+        f"out of depth {j['warned_images']} photos"
     )
 
 

@@ -113,7 +113,8 @@ def _print_eval(result: EvalResult, as_json: bool, extra: dict[str, Any]) -> Non
     print(
         f"faces right {doc['accuracy']:.2%} of matched dice; unsure {doc['unsure']}, "
         f"wrong above the threshold {doc['wrong_above_threshold']}; "
-        f"{doc['ms_per_image']} ms per image (decode + read)"
+        f"{doc['ms_per_image']} ms per image (decode + read); "
+        f"{doc['warned_images']} image(s) warned out of the model's depth"
     )
     names = doc["confusion"]["labels"]
     width = max(6, *(len(n) for n in names))

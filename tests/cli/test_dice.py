@@ -66,6 +66,7 @@ def test_calibrate_then_eval_json(
         assert key in doc
     assert doc["images"] == 6 and doc["dice"] == 24
     assert doc["f1"] == 1.0 and doc["accuracy"] == 1.0
+    assert doc["warned_images"] == 0  # the calibration photos themselves
     assert len(doc["confusion"]["rows_true_cols_read"]) == 6
 
 

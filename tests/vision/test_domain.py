@@ -225,6 +225,17 @@ def test_dice_read_prints_the_warnings(
     assert "warning: a 1280x720 photo, but the model learned from 1280x960 photos" in out
 
 
+def test_an_evaluation_counts_the_photos_that_warned(calibrated: FaceModel) -> None:
+    from vision.learning.evaluate import score_read
+
+    frame = _frame()
+    result = score_read(read_frame(frame, calibrated), [], calibrated.names)
+    assert result.warned == 0
+    squashed = read_frame(cv2.resize(frame, (1280, 720)), calibrated)
+    result.add(score_read(squashed, [], calibrated.names))
+    assert result.to_json()["warned_images"] == 1 and result.images == 2
+
+
 def test_the_stress_photos_themselves_do_not_warn(
     calibrated: FaceModel, stress_photos: tuple[Path, Path]
 ) -> None:

@@ -59,6 +59,7 @@ class EvalResult:
     correct: int = 0
     unsure: int = 0
     wrong_sure: int = 0
+    warned: int = 0  # images whose read said the reader was out of its depth
     ms_total: float = 0.0
     confusion: NDArray[Any] = field(init=False, repr=False)
 
@@ -67,7 +68,8 @@ class EvalResult:
 
     def add(self, other: EvalResult) -> None:
         """Accumulate another result of the same face set."""
-        for f in ("images", "dice", "detected", "matched", "correct", "unsure", "wrong_sure"):
+        for f in ("images", "dice", "detected", "matched", "correct", "unsure", "wrong_sure",
+                  "warned"):  # fmt: skip
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.ms_total += other.ms_total
         self.confusion += other.confusion
@@ -106,6 +108,7 @@ class EvalResult:
             "ms_per_image": round(self.ms_total / self.images, 2) if self.images else 0.0,
             "unsure": self.unsure,
             "wrong_above_threshold": self.wrong_sure,
+            "warned_images": self.warned,
             "confusion": {
                 "labels": list(self.names),
                 "rows_true_cols_read": self.confusion.tolist(),
@@ -119,6 +122,7 @@ def score_read(
     """Compare one read with its labels (face index, box in the read's pixels)."""
     res = EvalResult(tuple(names), images=1, dice=len(labeled), detected=len(read.dice))
     res.ms_total = read.ms
+    res.warned = int(bool(read.warnings))
     index = {n: i for i, n in enumerate(names)}
     for i, j in match([b for _, b in labeled], [d.box for d in read.dice]):
         die = read.dice[j]
