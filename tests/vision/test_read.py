@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -17,7 +18,7 @@ from vision.learning.evaluate import match
 from vision.reading.describe import describe_again
 from vision.reading.detect import DetectorParams, detect
 from vision.reading.model import FaceModel
-from vision.reading.read import annotate, read_file, read_frame
+from vision.reading.read import SECOND_LOOK_UNDER, annotate, read_file, read_frame
 from vision.synth.die import draw_face
 from vision.synth.scenes import Renderer, Settings
 
@@ -87,6 +88,28 @@ def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.Mon
     assert [t.value for t, _ in _truth_vs_read(scene.dice, again.dice)] == [
         f for _, f in _truth_vs_read(scene.dice, again.dice)
     ]
+
+
+def test_dice_read_sure_by_little_get_a_second_look(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scene = Renderer(Settings(touching=0.0), seed=21).scene(count=5)
+    first = [d.confidence for d in read_frame(scene.image, replace(model, threshold=0.0)).dice]
+    looked: list[int] = []
+
+    def spy(*args: Any) -> Any:
+        looked.append(len(args[1]))
+        return describe_again(*args)
+
+    monkeypatch.setattr(vision.reading.read, "describe_again", spy)
+    far = replace(model, threshold=min(first) / (SECOND_LOOK_UNDER + 0.1))
+    once = read_frame(scene.image, far)
+    assert len(once.dice) == 5 and not any(d.unsure for d in once.dice)
+    assert looked == [], "every die surer than the bar times SECOND_LOOK_UNDER"
+    bar = min(first) / (SECOND_LOOK_UNDER - 0.1)  # sure, the least sure near the bar
+    read = read_frame(scene.image, replace(model, threshold=bar))
+    assert looked == [sum(c < SECOND_LOOK_UNDER * bar for c in first)] and looked[0] >= 1
+    assert read.faces == once.faces, "the second look reads the same faces"
 
 
 def test_cocked_die_flagged_and_not_read(model: FaceModel) -> None:

@@ -9,10 +9,12 @@ pixels, where the learned finder looks for dice). Camera frames (arrays) only
 take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
 in calibration, is not a die and is left out. Faces are read in neutral light
-(:func:`vision.reading.describe.light_gains`, as calibration cut them); a die read unsure gets
-a second look (:func:`vision.reading.describe.describe_again`). A frame outside what the
-model learned from (:mod:`vision.reading.domain`: another photo shape, too few pixels a
-die, dice much smaller or larger, another camera angle) carries a warning for each.
+(:func:`vision.reading.describe.light_gains`, as calibration cut them); a die read
+unsure, or sure by less than ``SECOND_LOOK_UNDER`` times the threshold, gets a second
+look (:func:`vision.reading.describe.describe_again`), whose answer is the die's. A
+frame outside what the model learned from (:mod:`vision.reading.domain`: another photo
+shape, too few pixels a die, dice much smaller or larger, another camera angle) carries
+a warning for each.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ from vision.reading.detect import (
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.model import FaceModel
+
+# A die of a new photo read wrong is often read only a little over the threshold, and the
+# seven cuts of a second look, averaged, put many such mistakes under it; dice read surer
+# are seldom wrong, and a look costs six more cuts (docs/decisions/vision.md, "A second
+# look near the threshold").
+SECOND_LOOK_UNDER = 2.0
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,11 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
     described = describe_dice(result.work, rects, gains)
     reads = model.classify(described)
-    again = [i for i, r in enumerate(reads) if r.unsure and not r.background]
-    if again:  # a second look at the dice read unsure (rare: the cost stays off most frames)
+    near = SECOND_LOOK_UNDER * model.threshold
+    again = [
+        i for i, r in enumerate(reads) if (r.unsure or r.confidence < near) and not r.background
+    ]
+    if again:  # a second look at the dice read unsure or nearly (few: most frames skip it)
         looks = describe_again(result.work, [rects[i] for i in again], gains, described[again])
         second = model.classify(looks)
         for i, fr in zip(again, second, strict=True):
