@@ -20,8 +20,12 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
     line = bench.strangers_summary(rows)
     assert line == (
         "strangers (3): detection F1 median 0.9500, worst 0.9000; faces right median 98.00%, "
-        "worst 80.00%; unsure 4 of 200 dice (2.00%); wrong and not flagged 3 (1.50%)"
+        "worst 80.00%; unsure 4 of 200 dice (2.00%); wrong and not flagged 3 (1.50%; over "
+        "0.5% of their dice on 2 of 3 tables)"
     )
+    # a table at the goal is not over it: 1 of 200 dice is 0.5 %
+    at_goal = [bench.StrangerFigures(4, "d", 200, 1.0, 1.0, 0, 1, 1.0)]
+    assert bench.strangers_summary(at_goal).endswith("on 0 of 1 tables)")
 
 
 @pytest.mark.parametrize(
@@ -69,7 +73,7 @@ def test_two_tiny_strangers(jobs: str, capsys: pytest.CaptureFixture[str]) -> No
     summary = re.fullmatch(
         r"strangers \(2\): detection F1 median ([\d.]+), worst ([\d.]+); faces right median "
         r"([\d.]+)%, worst ([\d.]+)%; unsure (\d+) of (\d+) dice \([\d.]+%\); "
-        r"wrong and not flagged (\d+) \([\d.]+%\)",
+        r"wrong and not flagged (\d+) \([\d.]+%; over 0.5% of their dice on (\d+) of 2 tables\)",
         out[-1],
     )
     assert summary is not None, out[-1]
@@ -79,4 +83,5 @@ def test_two_tiny_strangers(jobs: str, capsys: pytest.CaptureFixture[str]) -> No
     assert figures[1] == pytest.approx(min(f1), abs=1e-4)
     assert figures[2] / 100 == pytest.approx(statistics.median(faces), abs=2e-4)
     assert figures[3] / 100 == pytest.approx(min(faces), abs=1e-4)
-    assert figures[4:] == [sum(int(r[4]) for r in rows), dice, sum(int(r[5]) for r in rows)]
+    assert figures[4:7] == [sum(int(r[4]) for r in rows), dice, sum(int(r[5]) for r in rows)]
+    assert figures[7] == sum(int(r[5]) > 0.005 * int(r[1]) for r in rows)
