@@ -15,7 +15,8 @@ from types import TracebackType
 from controller.core.errors import IllegalActionError
 from controller.core.kinds import GameKind
 from controller.game import engine
-from controller.game.events import DieCorrected, GameEvent, ThrowCorrected, fold_corrections
+from controller.game.corrections import fold_corrections
+from controller.game.events import DieCorrected, GameEvent, ThrowCorrected
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import GameConfig, GameState, Length
