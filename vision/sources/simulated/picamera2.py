@@ -32,18 +32,9 @@ Behaviours reproduced:
   camera configured in the *last* mode listed (the full-resolution one); later
   reads return the cached list. A USB camera's modes are ``{"format": name}``
   only: no ``size``, no ``fps`` (its formats are not raw Bayer ones).
-- ``create_video/still/preview_configuration``: picamera2's defaults (video
-  ``XBGR8888`` 1280x720, 6 buffers, ``FrameDurationLimits`` 33333 and
-  ``NoiseReductionMode`` only if the camera advertises them), ``sensor=``.
 - ``configure_()``: refused while started ("Camera must be stopped before
-  configuring"); ``sensor={"output_size", "bit_depth"}`` picks that mode
-  exactly, or the configuration is invalid (``RuntimeError("Invalid camera
-  configuration: ...")``); ``queue and buffer_count > 1`` keeps one completed
-  request waiting (``_max_queue_len = 1``), else none.
-- ``Controls.__setattr__`` (``controls.py``): a control the camera does not
-  advertise raises "Control X is not advertised by libcamera"; values are not
-  range-checked there (libcamera clamps them to the ``ControlInfo`` range,
-  which the simulation does too).
+  configuring"); ``queue and buffer_count > 1`` keeps one completed request
+  waiting (``_max_queue_len = 1``), else none.
 - ``start()``: configures "preview" if never configured, starts the NullPreview
   event loop (``start_preview(False)``), then ``start_()`` hands the controls to
   libcamera and resets ``self.controls`` to an empty ``Controls``.
@@ -62,6 +53,16 @@ Behaviours reproduced:
   become dislodged".
 - ``close()``: stops the preview's event loop first, then ``stop()`` runs
   directly, then the camera is released.
+
+The rest is in modules of its own, each citing its behaviours:
+
+- :mod:`vision.sources.simulated.picamera2_config`: the ``create_*_configuration``
+  builders (``Picamera2`` inherits them) and the sensor mode a configuration picks;
+- :mod:`vision.sources.simulated.picamera2_controls`: ``Controls`` and libcamera's
+  clamping of control values;
+- :mod:`vision.sources.simulated.picamera2_job`: ``Job``;
+- :mod:`vision.sources.simulated.libcamera_sensors`: the cameras, their sensor modes
+  and control ranges.
 
 The simulation's own knobs (module globals): ``CAMERAS`` (the cameras attached,
 in libcamera's order), ``STALL_AFTER`` (frames each started camera completes
@@ -96,6 +97,8 @@ from vision.sources.simulated.libcamera_sensors import (
     min_frame_us,
     sensor,
 )
+from vision.sources.simulated.picamera2_config import ConfigurationBuilders
+from vision.sources.simulated.picamera2_controls import Controls, clamped
 from vision.sources.simulated.picamera2_job import Job
 
 __all__ = [  # the module's surface, as tests and the camera bench use it
@@ -128,27 +131,7 @@ FORMATS = {"RGB888": 3, "BGR888": 3, "XRGB8888": 4, "XBGR8888": 4}
 _busy: set[int] = set()
 
 
-class Controls:
-    """picamera2's ``Controls`` (``controls.py``): only advertised controls are accepted."""
-
-    def __init__(self, picam2: Picamera2, controls: dict[str, Any] | None = None) -> None:
-        self._picam2 = picam2
-        self._values: dict[str, Any] = {}
-        self.set_controls(controls or {})
-
-    def set_controls(self, controls: dict[str, Any]) -> None:
-        """Raises RuntimeError for a control libcamera does not advertise (``__setattr__``)."""
-        for name, value in controls.items():
-            if name not in self._picam2.camera_ctrl_info:
-                raise RuntimeError(f"Control {name} is not advertised by libcamera")
-            self._values[name] = value
-
-    def make_dict(self) -> dict[str, Any]:
-        """The controls set, by name."""
-        return dict(self._values)
-
-
-class Picamera2:
+class Picamera2(ConfigurationBuilders):
     """One simulated libcamera camera behind picamera2's ``Picamera2`` behaviour."""
 
     def __init__(self, camera_num: int = 0, tuning: Any = None, allocator: Any = None) -> None:
@@ -265,142 +248,7 @@ class Picamera2:
         self.sensor_modes_ = modes
         return modes
 
-    # --- configurations ---
-
-    def _configuration(
-        self,
-        use_case: str,
-        main: dict[str, Any] | None,
-        default_main: dict[str, Any],
-        controls: dict[str, Any] | None,
-        default_controls: dict[str, Any],
-        buffer_count: int,
-        queue: bool,
-        sensor: dict[str, Any] | None,
-        lores: dict[str, Any] | None,
-        raw: dict[str, Any] | None,
-    ) -> dict[str, Any]:
-        advertised = self.camera_ctrl_info
-        defaults = (
-            default_controls
-            if "NoiseReductionMode" in advertised and "FrameDurationLimits" in advertised
-            else {}
-        )
-        return {
-            "use_case": use_case,
-            "transform": None,
-            "colour_space": "Rec709" if use_case == "video" else "Sycc",
-            "buffer_count": buffer_count,
-            "queue": queue,
-            "main": {**default_main, **(main or {})},
-            "lores": lores,
-            "raw": raw,
-            "controls": {**defaults, **(controls or {})},
-            "sensor": dict(sensor or {}),
-            "display": "main",
-            "encode": "main",
-        }
-
-    def create_video_configuration(
-        self,
-        main: dict[str, Any] | None = None,
-        lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
-        transform: Any = None,
-        colour_space: Any = None,
-        buffer_count: int = 6,
-        controls: dict[str, Any] | None = None,
-        display: str | None = "main",
-        encode: str | None = "main",
-        queue: bool = True,
-        sensor: dict[str, Any] | None = None,
-        use_case: str = "video",
-    ) -> dict[str, Any]:
-        """``create_video_configuration``: XBGR8888 1280x720 at 30 fps unless told."""
-        return self._configuration(
-            use_case,
-            main,
-            {"format": "XBGR8888", "size": (1280, 720)},
-            controls,
-            {"NoiseReductionMode": 1, "FrameDurationLimits": (33333, 33333)},
-            buffer_count,
-            queue,
-            sensor,
-            lores,
-            raw,
-        )
-
-    def create_still_configuration(
-        self,
-        main: dict[str, Any] | None = None,
-        lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
-        transform: Any = None,
-        colour_space: Any = None,
-        buffer_count: int = 1,
-        controls: dict[str, Any] | None = None,
-        display: str | None = None,
-        encode: str | None = None,
-        queue: bool = True,
-        sensor: dict[str, Any] | None = None,
-        use_case: str = "still",
-    ) -> dict[str, Any]:
-        """``create_still_configuration``: BGR888 at the full sensor size unless told."""
-        return self._configuration(
-            use_case,
-            main,
-            {"format": "BGR888", "size": self._sensor["pixel_array"]},
-            controls,
-            {"NoiseReductionMode": 2, "FrameDurationLimits": (100, 1000000000)},
-            buffer_count,
-            queue,
-            sensor,
-            lores,
-            raw,
-        )
-
-    def create_preview_configuration(
-        self,
-        main: dict[str, Any] | None = None,
-        lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
-        transform: Any = None,
-        colour_space: Any = None,
-        buffer_count: int = 4,
-        controls: dict[str, Any] | None = None,
-        display: str | None = "main",
-        encode: str | None = "main",
-        queue: bool = True,
-        sensor: dict[str, Any] | None = None,
-        use_case: str = "preview",
-    ) -> dict[str, Any]:
-        """``create_preview_configuration``: XBGR8888 640x480 unless told."""
-        return self._configuration(
-            use_case,
-            main,
-            {"format": "XBGR8888", "size": (640, 480)},
-            controls,
-            {"NoiseReductionMode": 3, "FrameDurationLimits": (100, 83333)},
-            buffer_count,
-            queue,
-            sensor,
-            lores,
-            raw,
-        )
-
-    def _pick_mode(self, config: dict[str, Any]) -> dict[str, Any]:
-        modes = sorted(self._sensor["modes"], key=lambda m: m["size"][0] * m["size"][1])
-        wanted = config["sensor"].get("output_size") or (config["raw"] or {}).get("size")
-        if wanted is not None:
-            exact = [m for m in modes if tuple(m["size"]) == tuple(wanted)]
-            if not exact:  # libcamera's validate() says Invalid (configure_)
-                raise RuntimeError(f"Invalid camera configuration: {config}")
-            return dict(exact[0])
-        # libcamera's RPi pipeline scores the modes against the output size; the
-        # smallest mode covering it is what that scoring picks for these sensors.
-        width, height = config["main"]["size"]
-        covering = [m for m in modes if m["size"][0] >= width and m["size"][1] >= height]
-        return dict(covering[0] if covering else modes[-1])
+    # --- configuring (the builders: ConfigurationBuilders) ---
 
     def configure(self, camera_config: Any = None) -> None:
         """``configure_``: a configuration dict, or "preview"/"still"/"video".
@@ -446,27 +294,7 @@ class Picamera2:
         self.controls.set_controls(controls)
         if self.started:
             with self._requests_lock:
-                self.libcamera_controls.update(self._clamped(controls))
-
-    def _clamped(self, controls: dict[str, Any]) -> dict[str, Any]:
-        """What libcamera applies: numbers clamped to the control's ControlInfo range."""
-        out: dict[str, Any] = {}
-        for name, value in controls.items():
-            lo, hi, _ = self.camera_ctrl_info[name]
-
-            def clamp(v: Any, lo: Any = lo, hi: Any = hi) -> Any:
-                if isinstance(v, bool) or not isinstance(v, int | float):
-                    return v
-                if isinstance(lo, int | float) and not isinstance(lo, bool):
-                    v = max(v, lo)
-                if isinstance(hi, int | float) and not isinstance(hi, bool):
-                    v = min(v, hi)
-                return v
-
-            out[name] = (
-                tuple(clamp(v) for v in value) if isinstance(value, tuple | list) else clamp(value)
-            )
-        return out
+                self.libcamera_controls.update(clamped(controls, self.camera_ctrl_info))
 
     # --- running: start, the sensor, the event loop ---
 
@@ -486,7 +314,7 @@ class Picamera2:
             raise RuntimeError("Camera has not been configured")
         if self.started:
             return
-        self.libcamera_controls = self._clamped(self.controls.make_dict())
+        self.libcamera_controls = clamped(self.controls.make_dict(), self.camera_ctrl_info)
         self.controls = Controls(self)
         self._sensor_stop.clear()
         self._sensor_thread = threading.Thread(
