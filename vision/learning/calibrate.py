@@ -309,6 +309,7 @@ def calibrate(
         die_cls,
         where,
         dataset.names,
+        np.array([d[0] for d in dies]),
     )
 
     # 3. the finder, and its threshold from photos each finder did not learn from

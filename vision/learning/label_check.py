@@ -21,10 +21,17 @@ def label_problems(
     die_cls: NDArray[Any],
     where: list[str],
     names: Sequence[str],
+    photos: NDArray[Any] | None = None,
 ) -> list[tuple[int, str]]:
     """Labeled dice that the face classifier, learned without them, reads clearly as
     another face (views: n x D, each die's description as labeled): likely label mistakes,
     each as its die's index and the warning naming it.
+
+    With ``photos`` (the photo of each die), a die is compared only with the dice of the
+    other photos: its neighbours share its light and view, and on dice whose faces look
+    alike (marbled, translucent) a neighbour of another face can be its nearest die
+    though its label is right. A wrong label still looks like its true face's dice in
+    the other photos.
 
     A mislabeled die also makes its true face's other dice look like its wrong label
     (each is the other's nearest die): the clearest case is named first, and its
@@ -40,6 +47,8 @@ def label_problems(
         v = views[i]
         dist[i] = np.sqrt(np.maximum(float(v @ v) + sq - 2 * samples @ v, 0))
         dist[i, groups == i] = np.inf
+        if photos is not None:
+            dist[i, photos[groups] == photos[i]] = np.inf
     named: set[int] = set()
     while True:
         counted = ~np.isin(groups, list(named))

@@ -1,0 +1,52 @@
+"""Likely label mistakes: named when a die looks like another face to the other photos'
+dice, not when only its neighbours (same light, same view) make it look so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.learning.label_check import label_problems
+
+Array = NDArray[Any]
+
+
+def _table(rng: np.random.Generator) -> tuple[Array, Array, Array, Array, Array, list[str]]:
+    """Two faces ``a`` and ``b`` one apart; photo 0's light moves its dice 1.5 across
+    (orthogonally), photos 1 and 2 are plain. Dice: photo 0 an ``a`` and a ``b``, photos
+    1 and 2 one ``a`` and one ``b`` each, and in photo 1 a ``b`` labeled ``a`` (the
+    mistake). Returns each die's view, the samples (three copies a die), their labels
+    and dice, each die's label and photo, and where each die is."""
+    a, b, light = np.array([0.0, 0, 0]), np.array([1.0, 0, 0]), np.array([0.0, 1.5, 0])
+    dice = [  # (true look, label, photo)
+        (a + light, 0, 0),
+        (b + light, 1, 0),
+        (a, 0, 1),
+        (b, 1, 1),
+        (b, 0, 1),  # a 'b' labeled 'a'
+        (a, 0, 2),
+        (b, 1, 2),
+    ]
+    views = np.array([look for look, _, _ in dice], np.float32)
+    samples = np.repeat(views, 3, axis=0) + rng.normal(0, 0.01, (3 * len(dice), 3))
+    groups = np.repeat(np.arange(len(dice)), 3)
+    die_cls = np.array([label for _, label, _ in dice])
+    photos = np.array([photo for _, _, photo in dice])
+    where = [f"labels/p{photo}.txt: line {i + 1}" for i, (_, _, photo) in enumerate(dice)]
+    return views, samples.astype(np.float32), die_cls[groups], groups, photos, where
+
+
+def test_neighbours_in_one_light_are_not_label_mistakes() -> None:
+    views, samples, labels, groups, photos, where = _table(np.random.default_rng(3))
+    die_cls = labels[::3]
+    by_dice = label_problems(views, samples, labels, groups, die_cls, where, ["a", "b"])
+    by_photos = label_problems(views, samples, labels, groups, die_cls, where, ["a", "b"], photos)
+    # compared with every die, photo 0's two dice look like each other (the same light),
+    # and one of them, labeled right, is named
+    assert {0, 1} & {i for i, _ in by_dice}
+    # compared with the other photos' dice only, the mistake alone is named
+    assert [i for i, _ in by_photos] == [4]
+    assert by_photos[0][1].startswith("labels/p1.txt: line 5: labeled 'a' but looks like 'b'")
+    assert "(like labels/p2.txt: line 7)" in by_photos[0][1]
