@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -131,8 +132,20 @@ def test_photos_nearly_alike_are_warned_about(tmp_path: Path) -> None:
 
 def test_label_mistake_named(dark_dice: tuple[FaceModel, str, Path]) -> None:
     model, mislabeled, _ = dark_dice  # 18 dice, 3 a face; one labeled as another face
-    named = [w for w in json.loads(model.report)["warnings"] if "check the label" in w]
+    warnings = json.loads(model.report)["warnings"]
+    named = [w for w in warnings if "check the label" in w]
     assert len(named) == 1 and named[0].startswith(f"labels/{mislabeled}: line 1: labeled")
+    # until it is mended, the reader asks about its two faces, not about every die
+    found = re.search(r"labeled '(\w+)' but looks like '(\w+)'", named[0])
+    assert found is not None
+    labeled, like = found.groups()
+    a, b = model.names.index(labeled), model.names.index(like)
+    assert model.pair_thresholds is not None and model.pair_thresholds[a, b] > model.threshold
+    assert model.pair_thresholds[a, b] == model.pair_thresholds[b, a]
+    raised = model.pair_thresholds > model.threshold
+    assert raised.sum() == 2, "that pair alone"
+    pair = [w for w in warnings if w.startswith("faces that look alike: ")]
+    assert len(pair) == 1 and "a likely label mistake's: mend it" in pair[0]
 
 
 def test_old_and_corrupt_model_files(tmp_path: Path) -> None:

@@ -67,6 +67,46 @@ def test_projected_model_round_trip(tmp_path: Path) -> None:
     assert [r.face for r in back.classify(seen_thrice)] == [0, 1]
 
 
+def test_a_pair_of_faces_held_to_its_own_threshold(tmp_path: Path) -> None:
+    # three faces in a plane (of the description space): "a" at the origin, "b" to its
+    # right, "c" above it, each sampled on a small ring about its centre
+    ring = 0.15 * np.stack([np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], 1)
+    centres = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    feats = np.zeros((24, FEATURE_SIZE), np.float32)
+    feats[:, :2] = np.concatenate([c + ring for c in centres])
+    labels = np.repeat(np.arange(3), 8)
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    # a die a little towards "b" (read "a", "b" its runner-up) and one as far towards "c"
+    # (read "a", "c" its runner-up): equally sure
+    dice = np.zeros((2, FEATURE_SIZE), np.float32)
+    dice[0, 0] = dice[1, 1] = 0.2
+    plain = model.classify(dice)
+    assert [r.face for r in plain] == [0, 0] and not any(r.unsure for r in plain)
+    assert plain[0].confidence == pytest.approx(plain[1].confidence)
+    pairs = np.zeros((3, 3), np.float32)
+    pairs[0, 1] = pairs[1, 0] = 0.99  # "a" and "b" look alike
+    model.pair_thresholds = pairs
+    held = model.classify(dice)
+    assert held[0].unsure and held[0].bar == pytest.approx(0.99)
+    assert not held[1].unsure and held[1].bar == model.threshold
+    back = load_model(model.save(tmp_path / "pairs"))
+    assert back.pair_thresholds is not None and np.allclose(back.pair_thresholds, pairs)
+    assert [r.unsure for r in back.classify(dice)] == [True, False]
+    # a file without them has the one threshold
+    alone = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    assert load_model(alone.save(tmp_path / "none")).pair_thresholds is None
+
+
+def test_bad_pair_thresholds_named(tmp_path: Path) -> None:
+    feats, labels = _toy()
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    model.pair_thresholds = np.zeros((2, 2), np.float32)
+    path = model.save(tmp_path / "bad")
+    with pytest.raises(ModelError, match=r"bad\.npz: pair_thresholds of shape \(2, 2\), "
+                       r"expected \(3, 3\)"):  # fmt: skip
+        load_model(path)
+
+
 def test_bad_model_files(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="no such model file"):
         load_model(tmp_path / "none.npz")

@@ -12,8 +12,11 @@ from vision.learning.threshold import (
     MAX_THRESHOLD,
     NEW_PHOTO_MARGIN,
     TOLERATED,
+    HeldOutReads,
     held_out_reads,
     learned_threshold,
+    pair_thresholds,
+    pair_warning,
 )
 from vision.reading.detect import DetectorParams
 from vision.reading.model import DEFAULT_THRESHOLD, train
@@ -46,10 +49,11 @@ def test_a_die_is_read_without_its_own_copies_nor_the_left_out() -> None:
     model = train("toy", ["a", "b"], feats, labels, DetectorParams())
     assert model.classify(feats[12:13])[0].face == 1  # its own copy is nearest
     rows = np.array([0, 3, 6, 9, 12])
-    guess, conf = held_out_reads(model, rows, groups)
+    guess, conf, second = held_out_reads(model, rows, groups)
     assert guess[4] == 0 and conf[4] > 0.5  # alone among the others it is clearly a 0
     assert guess[0] == 1 or guess[1] == 1  # and it pulls a true 0 its way
-    guess, conf = held_out_reads(model, rows, groups, leave_out=[4])
+    assert second[4] == 1  # its own label the runner-up
+    guess, conf, _ = held_out_reads(model, rows, groups, leave_out=[4])
     assert guess.tolist() == [0, 0, 1, 1, 0]
     assert (conf[:4] > 0.5).all()
 
@@ -84,3 +88,29 @@ def test_many_dice_tolerate_a_few_sure_mistakes() -> None:
     conf[: allowed + 1] = np.linspace(0.4, 0.1, allowed + 1)
     expected = NEW_PHOTO_MARGIN * conf[allowed]
     assert learned_threshold(guess, conf, truth, 0.12) == pytest.approx(expected)
+
+
+def test_each_pair_of_faces_confused_gets_its_own_threshold() -> None:
+    truth = np.array([0, 1, 2, 3, 2, 3, 0])
+    reads = HeldOutReads(
+        guess=np.array([0, 1, 3, 2, 3, 3, 0]),  # a 2 read as 3 twice, a 3 as 2 once
+        conf=np.array([0.9, 0.8, 0.1, 0.2, 0.05, 0.7, 0.6]),
+        second=np.array([1, 0, 2, 3, 1, 2, 2]),  # the last 2-as-3 had 1 as its runner-up
+    )
+    pairs = pair_thresholds(reads, truth, 4)
+    assert pairs[2, 3] == pairs[3, 2] == pytest.approx(NEW_PHOTO_MARGIN * 0.2)
+    assert pairs[3, 1] == pairs[1, 3] == pytest.approx(NEW_PHOTO_MARGIN * 0.05)
+    assert pairs[0, 1] == pairs[0, 2] == 0.0  # read right, whatever their runner-up
+    sure = HeldOutReads(reads.guess, np.full(7, 0.9), reads.second)
+    assert pair_thresholds(sure, truth, 4)[2, 3] == pytest.approx(MAX_THRESHOLD)
+    warning = pair_warning(pairs, 0.12, ["1", "2", "3", "4"])
+    assert warning is not None and warning.startswith(
+        "faces that look alike: '3' and '4' (under 0.32)"
+    )
+    assert "'2'" not in warning, "a pair under the threshold itself is not named"
+    assert pair_warning(pairs, 0.4, ["1", "2", "3", "4"]) is None
+    # a pair raised by a die named as a likely label mistake (and counted) says so
+    mistake = pair_thresholds(reads, truth, 4, ignore=[3]) < pairs
+    assert mistake[2, 3] and not mistake[1, 3]
+    marked = pair_warning(pairs, 0.12, ["1", "2", "3", "4"], mistake)
+    assert marked is not None and "'3' and '4' (under 0.32; a likely label mistake's" in marked

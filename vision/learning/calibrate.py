@@ -51,7 +51,12 @@ from vision.learning.detect_train import Photo, at_face_scale, colour_model, tra
 from vision.learning.die_size import box_shape, die_frac_from_labels, size_slopes
 from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.progress import Progress, quiet
-from vision.learning.threshold import held_out_reads, learned_threshold
+from vision.learning.threshold import (
+    held_out_reads,
+    learned_threshold,
+    pair_thresholds,
+    pair_warning,
+)
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import (
     FACE_DIE_PX,
@@ -352,10 +357,12 @@ def calibrate(
     moved_to = np.empty_like(order)
     moved_to[order] = np.arange(len(order))
     mislabeled = [i for i, _ in problems]
-    guess, conf = held_out_reads(
+    held_out = held_out_reads(
         model, moved_to[np.array(as_labeled)], groups_all[order], leave_out=mislabeled
     )
-    model.threshold = learned_threshold(guess, conf, die_cls, threshold, ignore=mislabeled)
+    guess = held_out.guess
+    model.threshold = learned_threshold(guess, held_out.conf, die_cls, threshold, ignore=mislabeled)
+    pairs = pair_thresholds(held_out, die_cls, len(dataset.names))
     confused = int(np.delete(guess != die_cls, mislabeled).sum())
     if bg_feats:
         model = FaceModel(
@@ -369,6 +376,7 @@ def calibrate(
             mean=model.mean,
             basis=model.basis,
         )
+    model.pair_thresholds = pairs
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
     if model.threshold > threshold:
@@ -378,6 +386,10 @@ def calibrate(
             f"asks about every die read with confidence under {model.threshold:.2f} "
             f"(not {threshold:.2f}); more photos of every face make it surer"
         )
+    by_mistakes = pair_thresholds(held_out, die_cls, len(dataset.names), mislabeled) < pairs
+    look_alike = pair_warning(pairs, model.threshold, dataset.names, by_mistakes)
+    if look_alike:
+        warnings.append(look_alike)
     if len(items) < FEW_PHOTOS:
         warnings.append(
             f"only {len(items)} photos: {FEW_PHOTOS} or more (every face several times, dice "
@@ -390,6 +402,12 @@ def calibrate(
             "die_frac": round(params.die_frac, 5),
             "threshold": round(cut, 3),
             "face_threshold": round(model.threshold, 3),
+            "pair_thresholds": {
+                f"{dataset.names[a]}/{dataset.names[b]}": round(float(pairs[a, b]), 3)
+                for a in range(len(dataset.names))
+                for b in range(a + 1, len(dataset.names))
+                if pairs[a, b] > model.threshold
+            },
             "cocked_aspect": round(params.cocked_aspect, 3),
             "box_scale": round(params.box_scale, 3),
             "box_aspect": round(params.box_aspect, 3),

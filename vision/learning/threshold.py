@@ -7,11 +7,20 @@ table it has: each labeled die is read by the model without its own copies
 (``held_out_reads``), and the threshold is raised over the surest of those reads
 that came out wrong, with a margin for new photos (``learned_threshold``). Dice reported as
 likely label mistakes do not count: their label, not the model, is wrong.
+
+Two faces that look alike are mostly one pair (a marbled 3 and 5; a 2 and a 3 of two
+sets seen obliquely), so each pair of faces has its own threshold too
+(``pair_thresholds``): raised over the surest held-out read of one as the other, with
+the same margin, and applied to a die read as one with the other its runner-up. There a
+die named as a likely label mistake counts: if its label is right, its faces do look
+alike and the reader must ask; if it is wrong, the reader asks about that one pair
+until the label is mended, and reads every other die as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,22 +36,33 @@ TOLERATED = 0.0025  # the share of held-out dice that may stay wrong and sure (h
 ROWS_AT_ONCE = 64  # dice measured per matrix product (bounds memory: 64 x samples)
 
 
+class HeldOutReads(NamedTuple):
+    """Calibration's own dice, each read without its own copies: per die, the face read,
+    its confidence and the runner-up face."""
+
+    guess: NDArray[np.int64]
+    conf: NDArray[np.float64]
+    second: NDArray[np.int64]
+
+
 def held_out_reads(
     model: FaceModel,
     rows: NDArray[np.int64],
     groups: NDArray[np.int64],
     leave_out: Iterable[int] = (),
-) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+) -> HeldOutReads:
     """Read the model's own sample ``rows`` (one per die) as the reader would, each
     without the samples of its own die (``groups``: the die of every sample, in the
     model's sample order) and of the dice ``leave_out`` (likely label mistakes, which
-    would pull the others their way): the face read and its confidence, per row."""
+    would pull the others their way): the face read, its confidence and the runner-up,
+    per row (the runner-up of a one-face set is its face)."""
     samples, labels = model.samples, model.labels
     gone = np.isin(groups, list(leave_out))
     masks = [labels == c for c in range(len(model.names))]
     sq = (samples**2).sum(1)
     guess = np.zeros(len(rows), np.int64)
     conf = np.zeros(len(rows), np.float64)
+    runner_up = np.zeros(len(rows), np.int64)
     for start in range(0, len(rows), ROWS_AT_ONCE):
         chunk = rows[start : start + ROWS_AT_ONCE]
         x = samples[chunk]
@@ -55,13 +75,15 @@ def held_out_reads(
         best = np.take_along_axis(per_face, order[:, :1], 1)[:, 0]
         if len(model.names) > 1:
             second = np.take_along_axis(per_face, order[:, 1:2], 1)[:, 0]
+            runner_up[start : start + len(chunk)] = order[:, 1]
         else:
             second = np.full_like(best, np.inf)
+            runner_up[start : start + len(chunk)] = order[:, 0]
         with np.errstate(divide="ignore", invalid="ignore"):
             c = np.where(np.isfinite(second) & (second > 0), 1.0 - best / second, 1.0)
         guess[start : start + len(chunk)] = order[:, 0]
         conf[start : start + len(chunk)] = np.where(np.isfinite(best), c, 0.0)
-    return guess, conf
+    return HeldOutReads(guess, conf, runner_up)
 
 
 def learned_threshold(
@@ -81,3 +103,60 @@ def learned_threshold(
     if len(wrong) <= tolerated:
         return floor
     return float(min(max(floor, NEW_PHOTO_MARGIN * float(wrong[tolerated])), MAX_THRESHOLD))
+
+
+def pair_thresholds(
+    reads: HeldOutReads, truth: NDArray[np.int64], faces: int, ignore: Iterable[int] = ()
+) -> NDArray[Any]:
+    """Each pair of faces' own threshold (faces x faces, symmetric; 0 where the pair was
+    never confused): ``NEW_PHOTO_MARGIN`` times the surest held-out die read as one of
+    the two with the other its runner-up, wrong, at most ``MAX_THRESHOLD``. Likely label
+    mistakes count (see the module notes) unless ``ignore``d."""
+    out = np.zeros((faces, faces), np.float32)
+    counted = np.ones(len(truth), bool)
+    counted[list(ignore)] = False
+    for i in np.flatnonzero((reads.guess != truth) & counted):
+        a, b = int(reads.guess[i]), int(reads.second[i])
+        if a == b:
+            continue
+        bar = min(NEW_PHOTO_MARGIN * float(reads.conf[i]), MAX_THRESHOLD)
+        out[a, b] = out[b, a] = max(float(out[a, b]), bar)
+    return out
+
+
+def pair_warning(
+    pairs: NDArray[Any],
+    threshold: float,
+    names: Sequence[str],
+    by_mistakes: NDArray[Any] | None = None,
+) -> str | None:
+    """The calibration warning naming the pairs of faces held to more than ``threshold``
+    (surest first), or None when there are none. ``by_mistakes`` (faces x faces, true
+    where a likely label mistake raised the pair's threshold over what the other dice
+    did) marks those pairs as such."""
+    raised = sorted(
+        (
+            (float(pairs[a, b]), a, b)
+            for a in range(len(names))
+            for b in range(a + 1, len(names))
+            if pairs[a, b] > threshold
+        ),
+        reverse=True,
+    )
+    if not raised:
+        return None
+    listed = ", ".join(
+        f"{names[a]!r} and {names[b]!r} (under {bar:.2f}"
+        + (
+            "; a likely label mistake's: mend it"
+            if by_mistakes is not None and by_mistakes[a, b]
+            else ""
+        )
+        + ")"
+        for bar, a, b in raised
+    )
+    return (
+        f"faces that look alike: {listed}; a die read as one of a pair with the other "
+        "close behind is asked about under that confidence; more photos of those faces "
+        "make the reader surer"
+    )

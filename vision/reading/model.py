@@ -14,7 +14,10 @@ Reading a face: for each face, the distance to its nearest stored sample; the
 answer is the nearest face, and the *confidence* is ``1 - d_best / d_second``
 (0 = a tie, 1 = only one face is near). A die whose confidence is under the
 model's threshold, or whose nearest sample is farther than the model's
-``novelty`` distance (it looks like no face seen in calibration), is *unsure*.
+``novelty`` distance (it looks like no face seen in calibration), is *unsure*. A model may
+also hold a threshold per pair of faces (``pair_thresholds``: two faces calibration saw
+confused, :mod:`vision.learning.threshold`); a die read as one of a pair, the other its
+runner-up, is unsure under the higher of the two thresholds.
 
 Distances are measured after a projection learned at calibration: the
 descriptions' mean and their ``dims`` principal directions over the owner's
@@ -27,7 +30,8 @@ order), ``mean`` (DESCRIPTION_SIZE) and ``basis`` (DESCRIPTION_SIZE x d float32)
 ``samples`` (n x d float16, projected), ``labels`` (n int8), ``threshold``,
 ``novelty`` and ``detector`` (JSON of the die-finder settings); optionally
 ``domain`` (JSON: what calibration learned from, :mod:`vision.reading.domain`; a
-file without it reads as before and checks nothing).
+file without it reads as before and checks nothing) and ``pair_thresholds`` (faces x
+faces float32; a file without it has the one threshold).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ class FaceRead:
     confidence: float
     unsure: bool
     background: bool = False  # nearer to the learned non-dice than to any face
+    bar: float = DEFAULT_THRESHOLD  # the threshold this read was held to
 
 
 @dataclass
@@ -83,6 +88,7 @@ class FaceModel:
     mean: NDArray[Any] | None = None  # the projection (None: samples are descriptions)
     basis: NDArray[Any] | None = None
     domain: Domain | None = None  # what calibration learned from (None: not recorded)
+    pair_thresholds: NDArray[Any] | None = None  # faces x faces (None: the one threshold)
 
     def __post_init__(self) -> None:
         if isinstance(self.detector, DetectorParams):
@@ -110,6 +116,12 @@ class FaceModel:
             return f
         out: NDArray[Any] = ((f - self.mean) @ self.basis).astype(np.float32)
         return out
+
+    def bar(self, face: int, runner_up: int) -> float:
+        """The threshold a die read as ``face`` with ``runner_up`` second is held to."""
+        if self.pair_thresholds is None or face == runner_up:
+            return self.threshold
+        return max(self.threshold, float(self.pair_thresholds[face, runner_up]))
 
     @property
     def params(self) -> DetectorParams:
@@ -146,14 +158,15 @@ class FaceModel:
             best = per_face[i, order[i, 0]]
             second = per_face[i, order[i, 1]] if len(self.names) > 1 else np.inf
             conf = float(1.0 - best / second) if np.isfinite(second) and second > 0 else 1.0
-            unsure = conf < self.threshold or float(best) > self.novelty
+            bar = self.bar(int(order[i, 0]), int(order[i, 1 if len(self.names) > 1 else 0]))
+            unsure = conf < bar or float(best) > self.novelty
             # nearer to the learned non-dice than to any face, or unlike every face seen
             # (farther than 0.7 x the novelty distance: 1.4 x the 98th percentile of the
             # calibration dice's distance to their nearest same-face die): not a die
             background = bool(d_bg[i] < self.background_margin * best) or bool(
                 best > NOT_A_DIE * self.novelty
             )
-            out.append(FaceRead(int(order[i, 0]), round(conf, 4), unsure, background))
+            out.append(FaceRead(int(order[i, 0]), round(conf, 4), unsure, background, bar))
         return out
 
     def check_face_set(self, names: Sequence[str], source: str) -> None:
@@ -201,6 +214,11 @@ class FaceModel:
                 ),
                 report=np.str_(self.report),
                 **({"domain": np.str_(self.domain.to_json())} if self.domain else {}),
+                **(
+                    {"pair_thresholds": self.pair_thresholds.astype(np.float32)}
+                    if self.pair_thresholds is not None
+                    else {}
+                ),
             )
         return path
 
@@ -326,4 +344,22 @@ def load_model(path: str | Path) -> FaceModel:
             mean=mean if basis.size else None,
             basis=basis if basis.size else None,
             domain=Domain.from_json(str(data["domain"])) if "domain" in data.files else None,
+            pair_thresholds=_pair_thresholds(data, path, len(data["names"])),
         )
+
+
+def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
+    """The file's thresholds per pair of faces (None when it has none).
+
+    Raises:
+        ModelError: they are not a faces x faces array of values in 0..1.
+    """
+    if "pair_thresholds" not in data.files:
+        return None
+    pairs = np.asarray(data["pair_thresholds"], np.float32)
+    if pairs.shape != (faces, faces) or not ((pairs >= 0) & (pairs <= 1)).all():
+        raise ModelError(
+            f"{path}: pair_thresholds of shape {pairs.shape}, expected ({faces}, {faces}) "
+            "values in 0..1"
+        )
+    return pairs

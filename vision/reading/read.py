@@ -142,9 +142,10 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
     described = describe_dice(result.work, rects, gains)
     reads = model.classify(described)
-    near = SECOND_LOOK_UNDER * model.threshold
     again = [
-        i for i, r in enumerate(reads) if (r.unsure or r.confidence < near) and not r.background
+        i
+        for i, r in enumerate(reads)
+        if (r.unsure or r.confidence < SECOND_LOOK_UNDER * r.bar) and not r.background
     ]
     if again:  # a second look at the dice read unsure or nearly (few: most frames skip it)
         looks = describe_again(result.work, [rects[i] for i in again], gains, described[again])
