@@ -27,7 +27,8 @@ photos, assuming no dice colour, tray, polarity or view:
    under which a peak is no die; a histogram of the scenes' balanced colours lets
    the reader notice a large object never seen in calibration (a hand).
 5. **Face threshold.** Each labeled die read without its own copies: where some
-   come out as another face, the threshold under which a die is unsure rises
+   come out as another face, the threshold under which a die is unsure rises, for
+   every die and, more, for the pair of faces confused
    (:mod:`vision.learning.threshold`).
 
 Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
