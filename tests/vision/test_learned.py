@@ -145,7 +145,7 @@ def test_label_mistake_named(dark_dice: tuple[FaceModel, str, Path]) -> None:
     raised = model.pair_thresholds > model.threshold
     assert raised.sum() == 2, "that pair alone"
     pair = [w for w in warnings if w.startswith("faces that look alike: ")]
-    assert len(pair) == 1 and "a likely label mistake's: mend it" in pair[0]
+    assert len(pair) == 1 and "raised by a die named above as a likely label mistake" in pair[0]
 
 
 def test_old_and_corrupt_model_files(tmp_path: Path) -> None:

@@ -113,4 +113,4 @@ def test_each_pair_of_faces_confused_gets_its_own_threshold() -> None:
     mistake = pair_thresholds(reads, truth, 4, ignore=[3]) < pairs
     assert mistake[2, 3] and not mistake[1, 3]
     marked = pair_warning(pairs, 0.12, ["1", "2", "3", "4"], mistake)
-    assert marked is not None and "'3' and '4' (under 0.32; a likely label mistake's" in marked
+    assert marked is not None and "'3' and '4' (under 0.32; raised by a die named above" in marked

@@ -148,7 +148,7 @@ def pair_warning(
     listed = ", ".join(
         f"{names[a]!r} and {names[b]!r} (under {bar:.2f}"
         + (
-            "; a likely label mistake's: mend it"
+            "; raised by a die named above as a likely label mistake"
             if by_mistakes is not None and by_mistakes[a, b]
             else ""
         )
