@@ -17,6 +17,7 @@ from vision.learning.threshold import (
     learned_threshold,
     pair_thresholds,
     pair_warning,
+    tolerated_mistakes,
 )
 from vision.reading.detect import DetectorParams
 from vision.reading.model import DEFAULT_THRESHOLD, train
@@ -88,6 +89,15 @@ def test_many_dice_tolerate_a_few_sure_mistakes() -> None:
     conf[: allowed + 1] = np.linspace(0.4, 0.1, allowed + 1)
     expected = NEW_PHOTO_MARGIN * conf[allowed]
     assert learned_threshold(guess, conf, truth, 0.12) == pytest.approx(expected)
+    forgiven = tolerated_mistakes(guess, conf, truth)
+    assert sorted(forgiven.tolist()) == list(range(allowed)), "the surest, tolerated"
+    # nor do they raise their pair: the next surest does
+    second = np.full(n, 2, np.int64)
+    reads = HeldOutReads(guess, conf, np.where(guess == 1, 0, second))
+    assert pair_thresholds(reads, truth, 3)[0, 1] == pytest.approx(
+        min(NEW_PHOTO_MARGIN * conf[0], MAX_THRESHOLD)
+    )
+    assert pair_thresholds(reads, truth, 3, forgiven)[0, 1] == pytest.approx(expected)
 
 
 def test_each_pair_of_faces_confused_gets_its_own_threshold() -> None:

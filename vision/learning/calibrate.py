@@ -57,6 +57,7 @@ from vision.learning.threshold import (
     learned_threshold,
     pair_thresholds,
     pair_warning,
+    tolerated_mistakes,
 )
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import (
@@ -363,7 +364,8 @@ def calibrate(
     )
     guess = held_out.guess
     model.threshold = learned_threshold(guess, held_out.conf, die_cls, threshold, ignore=mislabeled)
-    pairs = pair_thresholds(held_out, die_cls, len(dataset.names))
+    forgiven = tolerated_mistakes(guess, held_out.conf, die_cls, ignore=mislabeled)
+    pairs = pair_thresholds(held_out, die_cls, len(dataset.names), forgiven)
     confused = int(np.delete(guess != die_cls, mislabeled).sum())
     if bg_feats:
         model = FaceModel(
@@ -387,7 +389,9 @@ def calibrate(
             f"asks about every die read with confidence under {model.threshold:.2f} "
             f"(not {threshold:.2f}); more photos of every face make it surer"
         )
-    by_mistakes = pair_thresholds(held_out, die_cls, len(dataset.names), mislabeled) < pairs
+    by_mistakes = (
+        pair_thresholds(held_out, die_cls, len(dataset.names), [*forgiven, *mislabeled]) < pairs
+    )
     look_alike = pair_warning(pairs, model.threshold, dataset.names, by_mistakes)
     if look_alike:
         warnings.append(look_alike)

@@ -14,7 +14,8 @@ sets seen obliquely), so each pair of faces has its own threshold too
 the same margin, and applied to a die read as one with the other its runner-up. There a
 die named as a likely label mistake counts: if its label is right, its faces do look
 alike and the reader must ask; if it is wrong, the reader asks about that one pair
-until the label is mended, and reads every other die as before.
+until the label is mended, and reads every other die as before. The mistakes the one
+threshold tolerates (the surest 0.25 % of a large table's dice) are tolerated here too.
 """
 
 from __future__ import annotations
@@ -96,13 +97,38 @@ def learned_threshold(
     """The confidence under which a read is unsure: ``floor``, raised to
     ``NEW_PHOTO_MARGIN`` times the surest wrong held-out read (past the ``TOLERATED``
     share of the dice; dice ``ignore``d aside), at most ``MAX_THRESHOLD``."""
-    counted = np.ones(len(guess), bool)
-    counted[list(ignore)] = False
-    wrong = np.sort(conf[counted & (guess != truth)])[::-1]
-    tolerated = int(TOLERATED * int(counted.sum()))
+    wrong, tolerated = _surest_mistakes(guess, conf, truth, ignore)
     if len(wrong) <= tolerated:
         return floor
-    return float(min(max(floor, NEW_PHOTO_MARGIN * float(wrong[tolerated])), MAX_THRESHOLD))
+    surest = float(conf[wrong[tolerated]])
+    return float(min(max(floor, NEW_PHOTO_MARGIN * surest), MAX_THRESHOLD))
+
+
+def tolerated_mistakes(
+    guess: NDArray[np.int64],
+    conf: NDArray[np.float64],
+    truth: NDArray[np.int64],
+    ignore: Iterable[int] = (),
+) -> NDArray[np.int64]:
+    """The held-out dice whose mistakes :func:`learned_threshold` tolerates (the surest
+    ``TOLERATED`` share of the dice counted), by index."""
+    wrong, tolerated = _surest_mistakes(guess, conf, truth, ignore)
+    return wrong[:tolerated]
+
+
+def _surest_mistakes(
+    guess: NDArray[np.int64],
+    conf: NDArray[np.float64],
+    truth: NDArray[np.int64],
+    ignore: Iterable[int],
+) -> tuple[NDArray[np.int64], int]:
+    """The wrong held-out reads of the dice not ``ignore``d, surest first (indices), and
+    how many of them are tolerated."""
+    counted = np.ones(len(guess), bool)
+    counted[list(ignore)] = False
+    wrong = np.flatnonzero(counted & (guess != truth))
+    wrong = wrong[np.argsort(-conf[wrong], kind="stable")]
+    return wrong, int(TOLERATED * int(counted.sum()))
 
 
 def pair_thresholds(
@@ -111,7 +137,9 @@ def pair_thresholds(
     """Each pair of faces' own threshold (faces x faces, symmetric; 0 where the pair was
     never confused): ``NEW_PHOTO_MARGIN`` times the surest held-out die read as one of
     the two with the other its runner-up, wrong, at most ``MAX_THRESHOLD``. Likely label
-    mistakes count (see the module notes) unless ``ignore``d."""
+    mistakes count (see the module notes); the dice ``ignore``d do not (calibration
+    passes the mistakes the one threshold tolerates: a pair is not raised by the one
+    mistake a large table is forgiven)."""
     out = np.zeros((faces, faces), np.float32)
     counted = np.ones(len(truth), bool)
     counted[list(ignore)] = False
