@@ -128,3 +128,30 @@ def bit_depth(fmt: str) -> int:
 def min_frame_us(mode: dict[str, Any]) -> int:
     """A sensor mode's shortest frame duration in microseconds, from its fps."""
     return round(1e6 / float(mode["fps"]))
+
+
+def advertised_controls(
+    info: dict[str, Any], mode: dict[str, Any] | None
+) -> dict[str, tuple[Any, Any, Any]]:
+    """The controls libcamera advertises for camera ``info``: name -> (min, max, default).
+    Before a mode is configured (``mode`` None) the IPA's start-up placeholders; then
+    the mode's frame duration and exposure ranges and its ``ScalerCrop`` limits. A USB
+    camera advertises its own controls only."""
+    cam = sensor(info)
+    controls = dict(cam["controls"])
+    if is_usb(info):
+        return controls
+    if mode is None:
+        frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE
+    else:
+        frames = (min_frame_us(mode), cam["max_frame_us"])
+        exposure = cam["exposure"]
+    controls["FrameDurationLimits"] = (frames[0], frames[1], None)
+    controls["ExposureTime"] = (exposure[0], exposure[1], None)
+    if mode is not None:
+        controls["ScalerCrop"] = (
+            (0, 0, 64, 64),
+            tuple(mode["crop_limits"]),
+            tuple(mode["crop_limits"]),
+        )
+    return controls

@@ -62,7 +62,9 @@ The rest is in modules of its own, each citing its behaviours:
   clamping of control values;
 - :mod:`vision.sources.simulated.picamera2_job`: ``Job``;
 - :mod:`vision.sources.simulated.libcamera_sensors`: the cameras, their sensor modes
-  and control ranges.
+  and the controls libcamera advertises before and after a mode is configured;
+- :mod:`vision.sources.simulated.libcamera_frames`: what a completed request holds
+  (the stream's picture, its metadata).
 
 The simulation's own knobs (module globals): ``CAMERAS`` (the cameras attached,
 in libcamera's order), ``STALL_AFTER`` (frames each started camera completes
@@ -84,6 +86,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.sources.simulated.libcamera_frames import FORMATS, frame_metadata, frame_picture
 from vision.sources.simulated.libcamera_sensors import (
     CAMERA_MODULE_2,
     CAMERA_MODULE_3,
@@ -92,9 +95,9 @@ from vision.sources.simulated.libcamera_sensors import (
     IPA_INIT_FRAME_DURATIONS,
     SENSORS,
     USB_WEBCAM,
+    advertised_controls,
     bit_depth,
     is_usb,
-    min_frame_us,
     sensor,
 )
 from vision.sources.simulated.picamera2_config import ConfigurationBuilders
@@ -127,7 +130,6 @@ CAMERAS: list[dict[str, Any]] = [CAMERA_MODULE_3]
 STALL_AFTER: int | None = None
 """Frames each started camera completes before going silent; None: never."""
 
-FORMATS = {"RGB888": 3, "BGR888": 3, "XRGB8888": 4, "XBGR8888": 4}
 _busy: set[int] = set()
 
 
@@ -158,7 +160,9 @@ class Picamera2(ConfigurationBuilders):
             "Rotation": self._info.get("Rotation", 0),
             "PixelArraySize": self._sensor["pixel_array"],
         }
-        self.camera_ctrl_info: dict[str, tuple[Any, Any, Any]] = self._libcamera_controls(None)
+        self.camera_ctrl_info: dict[str, tuple[Any, Any, Any]] = advertised_controls(
+            self._info, None
+        )
         self.camera_config: dict[str, Any] = {}
         self.controls = Controls(self)
         self.libcamera_controls: dict[str, Any] = {}
@@ -193,25 +197,6 @@ class Picamera2(ConfigurationBuilders):
         return sorted(cameras, key=lambda c: ("/usb" not in c["Id"], c["Id"]), reverse=True)
 
     # --- what libcamera advertises ---
-
-    def _libcamera_controls(self, mode: dict[str, Any] | None) -> dict[str, tuple[Any, Any, Any]]:
-        controls = dict(self._sensor["controls"])
-        if is_usb(self._info):
-            return controls
-        if mode is None:
-            frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE
-        else:
-            frames = (min_frame_us(mode), self._sensor["max_frame_us"])
-            exposure = self._sensor["exposure"]
-        controls["FrameDurationLimits"] = (frames[0], frames[1], None)
-        controls["ExposureTime"] = (exposure[0], exposure[1], None)
-        if mode is not None:
-            controls["ScalerCrop"] = (
-                (0, 0, 64, 64),
-                tuple(mode["crop_limits"]),
-                tuple(mode["crop_limits"]),
-            )
-        return controls
 
     @property
     def camera_controls(self) -> dict[str, tuple[Any, Any, Any]]:
@@ -279,7 +264,7 @@ class Picamera2(ConfigurationBuilders):
             config["sensor"] = {"bit_depth": bit_depth(fmt), "output_size": mode["size"]}
         self._mode = mode
         # configure_: the controls list refreshed for the mode just configured
-        self.camera_ctrl_info = self._libcamera_controls(mode)
+        self.camera_ctrl_info = advertised_controls(self._info, mode)
         self._max_queue_len = 1 if config["queue"] and config["buffer_count"] > 1 else 0
         self.camera_config = config
         self.controls = Controls(self, config["controls"])
@@ -420,58 +405,18 @@ class Picamera2(ConfigurationBuilders):
 
     # --- captures ---
 
-    def _picture_of(self, name: str, controls: dict[str, Any]) -> NDArray[np.uint8]:
-        stream = self.camera_config.get(name)
-        if not stream:
-            raise RuntimeError(f"Stream {name!r} is not defined")
-        width, height = stream["size"]
-        fmt = stream["format"]
-        level = 120
-        if "ExposureTime" in controls:
-            gain = float(controls.get("AnalogueGain", 1.0))
-            level = int(min(255, round(controls["ExposureTime"] / 10000 * gain * 50)))
-        key = (width, height, fmt, level)
-        picture = self._picture.get(key)
-        if picture is None:
-            rgb = np.full((height, width, 3), level, np.uint8)
-            rgb[height // 8 : height // 4, width // 8 : width // 4] = (200, 0, 0)  # red
-            rgb[height // 8 : height // 4, 5 * width // 8 : 3 * width // 4] = (0, 200, 0)
-            # libcamera names formats in DRM fourcc order: RGB888 is [B, G, R] in memory
-            memory = rgb[:, :, ::-1] if fmt in ("RGB888", "XRGB8888") else rgb
-            if FORMATS[fmt] == 4:
-                memory = np.dstack([memory, np.full((height, width), 255, np.uint8)])
-            picture = np.ascontiguousarray(memory)
-            self._picture = {key: picture}
-        return picture.copy()
-
-    def _metadata(self, request: tuple[int, int, dict[str, Any], int]) -> dict[str, Any]:
-        _, stamp, controls, duration = request
-        meta: dict[str, Any] = {
-            "SensorTimestamp": stamp,
-            "FrameDuration": duration,
-            "ExposureTime": min(int(controls.get("ExposureTime", min(16000, duration))), duration),
-            "AnalogueGain": float(controls.get("AnalogueGain", 2.0)),
-            "DigitalGain": 1.0,
-            "ColourGains": tuple(controls.get("ColourGains", (1.9, 1.6))),
-            "ColourTemperature": int(controls.get("ColourTemperature", 4500)),
-            "Lux": 400.0,
-        }
-        if "LensPosition" in self.camera_ctrl_info:
-            meta["LensPosition"] = float(controls.get("LensPosition", 1.0))
-        return meta
-
     def capture_array_(self, name: str) -> tuple[bool, Any]:
         """``capture_array_``: not done until a completed request is there."""
         if not self.completed_requests:
             return (False, None)
         request = self.completed_requests.pop(0)
-        return (True, self._picture_of(name, request[2]))
+        return (True, frame_picture(self.camera_config.get(name), name, request[2], self._picture))
 
     def capture_metadata_(self) -> tuple[bool, Any]:
         """``capture_metadata_``: not done until a completed request is there."""
         if not self.completed_requests:
             return (False, None)
-        return (True, self._metadata(self.completed_requests.pop(0)))
+        return (True, frame_metadata(self.completed_requests.pop(0), self.camera_ctrl_info))
 
     def capture_array(
         self, name: str = "main", wait: Any = None, signal_function: Any = None
