@@ -57,6 +57,7 @@ from vision.learning.threshold import (
     learned_threshold,
     pair_thresholds,
     pair_warning,
+    raised_pairs,
     tolerated_mistakes,
 )
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
@@ -408,10 +409,8 @@ def calibrate(
             "threshold": round(cut, 3),
             "face_threshold": round(model.threshold, 3),
             "pair_thresholds": {
-                f"{dataset.names[a]}/{dataset.names[b]}": round(float(pairs[a, b]), 3)
-                for a in range(len(dataset.names))
-                for b in range(a + 1, len(dataset.names))
-                if pairs[a, b] > model.threshold
+                f"{dataset.names[a]}/{dataset.names[b]}": round(bar, 3)
+                for bar, a, b in raised_pairs(pairs, model.threshold)
             },
             "cocked_aspect": round(params.cocked_aspect, 3),
             "box_scale": round(params.box_scale, 3),

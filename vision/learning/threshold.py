@@ -152,6 +152,21 @@ def pair_thresholds(
     return out
 
 
+def raised_pairs(pairs: NDArray[Any], threshold: float) -> list[tuple[float, int, int]]:
+    """The pairs of faces held to more than ``threshold``: (their threshold, face, face),
+    each pair once, surest first."""
+    faces = len(pairs)
+    return sorted(
+        (
+            (float(pairs[a, b]), a, b)
+            for a in range(faces)
+            for b in range(a + 1, faces)
+            if pairs[a, b] > threshold
+        ),
+        reverse=True,
+    )
+
+
 def pair_warning(
     pairs: NDArray[Any],
     threshold: float,
@@ -162,15 +177,7 @@ def pair_warning(
     (surest first), or None when there are none. ``by_mistakes`` (faces x faces, true
     where a likely label mistake raised the pair's threshold over what the other dice
     did) marks those pairs as such."""
-    raised = sorted(
-        (
-            (float(pairs[a, b]), a, b)
-            for a in range(len(names))
-            for b in range(a + 1, len(names))
-            if pairs[a, b] > threshold
-        ),
-        reverse=True,
-    )
+    raised = raised_pairs(pairs, threshold)
     if not raised:
         return None
     listed = ", ".join(
