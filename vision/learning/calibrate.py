@@ -9,7 +9,9 @@ photos, assuming no dice colour, tray, polarity or view:
    across the photos when the camera sees the table obliquely (``size_slopes``); the
    shape of the boxes the owner draws around a die of that side (``box_shape``: their
    scale, and their width over height, foreshortened by an oblique camera), so that
-   reading reports dice the way the owner labels them.
+   reading reports dice the way the owner labels them; and where, for the
+   finder's window, the owner's box lies (a correction kept only when it
+   reads held-out photos' boxes better, :mod:`vision.learning.box_train`).
 2. **Face samples.** Each labeled die's top-face patch and view
    (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
    sheared (as if seen from another angle) and re-lit, in their four quarter
@@ -47,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
+from vision.learning.box_train import train_box_fit
 from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
 from vision.learning.die_size import box_shape, die_frac_from_labels, size_slopes
@@ -184,7 +187,7 @@ def calibrate(
     rng = np.random.default_rng(seed)
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
     work_px = params.work_die_px
-    total = 2 * len(items) + 5
+    total = 2 * len(items) + 6
     step = 0
 
     def tick(what: str) -> None:
@@ -335,6 +338,9 @@ def calibrate(
     colour, novel_logp = colour_model(photos, ratio)
     params = replace(params, novel_logp=novel_logp)
     detector = Detector(params, detector.weights, detector.bias, colour)
+    box_fitting = train_box_fit(photos, detector, work_px, np.random.default_rng(seed + 3))
+    detector = replace(detector, box_fit=box_fitting.box_fit)
+    tick("learning where the boxes go")
 
     # background samples for the face classifier: what the finder still takes for dice
     bg_feats: list[NDArray[Any]] = []
@@ -415,6 +421,11 @@ def calibrate(
             "cocked_aspect": round(params.cocked_aspect, 3),
             "box_scale": round(params.box_scale, 3),
             "box_aspect": round(params.box_aspect, 3),
+            "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
+                "kept": box_fitting.box_fit is not None,
+                "iou_placed": round(box_fitting.iou_placed, 3),
+                "iou_corrected": round(box_fitting.iou_corrected, 3),
+            },
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }

@@ -30,12 +30,12 @@ from vision.reading.detect import (
     DetectorParams,
     feature_maps,
     image_length,
-    peaks,
     score_map,
     shrink,
     window,
 )
 from vision.reading.die_shape import face_contrast
+from vision.reading.peaks import peaks
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
 NEGATIVES_PER_PHOTO = 250

@@ -26,7 +26,13 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
    contrast under the floor measured on the owner's dice: a finger, a card);
    the face classifier (:mod:`vision.reading.model`) then reads each
    and drops those nearer to the background samples it learned than to any face.
-5. **Cocked dice.** Around each die the patch is split by Otsu's threshold
+5. **Boxes.** Each die's box takes the side learned for its place in the photo,
+   turned by its measured rotation, in the shape the owner labels
+   (:func:`placed_box`); the correction learned from the owner's boxes
+   (:mod:`vision.reading.box_fit`) moves and stretches it, and the face is cut
+   where it then lies. A box overlapping a stronger one by ``SAME_DIE_IOU`` is the
+   same die found twice (a peak on its side) and is dropped.
+6. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
    aspect above the calibrated limit (measured on the owner's flat dice) marks
    the die cocked (leaning: two faces seen).
@@ -44,7 +50,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ConfigError
+from vision.reading.box_fit import EXTRAS, BoxFit, corrected
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
+from vision.reading.peaks import peaks
 
 Box = tuple[float, float, float, float]
 
@@ -57,7 +65,9 @@ SPAN = (GRID - 1) * STEP  # map samples from the first to the last cell of a win
 PAD = (GRID * CELL) // 2 - CELL // 2  # pixels from a window's first cell to its centre
 CHANNELS = BINS + 7
 WINDOW_SIZE = CHANNELS * GRID * GRID
+BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_features)
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
+SAME_DIE_IOU = 0.5  # a box overlapping a stronger one this much is the same die
 
 
 @dataclass(frozen=True)
@@ -114,12 +124,14 @@ class DetectorParams:
 @dataclass
 class Detector:
     """The learned finder: settings, window weights (CHANNELS x GRID x GRID), bias,
-    and the scene's colour model (a 3-D histogram of balanced colours, log-probabilities)."""
+    the scene's colour model (a 3-D histogram of balanced colours, log-probabilities) and
+    the correction of its boxes toward the owner's (None: the boxes as placed)."""
 
     params: DetectorParams
     weights: NDArray[Any] = field(default_factory=lambda: np.zeros(WINDOW_SIZE, np.float32))
     bias: float = 0.0
     colour_logp: NDArray[Any] | None = None
+    box_fit: BoxFit | None = None
 
     def __post_init__(self) -> None:
         self.weights = np.ascontiguousarray(self.weights, dtype=np.float32).reshape(WINDOW_SIZE)
@@ -294,39 +306,6 @@ def score_map(cells: NDArray[Any], detector: Detector) -> NDArray[Any]:
     return out
 
 
-def peaks(
-    scores: NDArray[Any], threshold: float, min_dist: float, limit: int
-) -> list[tuple[float, float, float]]:
-    """Local maxima (x, y in map samples, refined to sub-sample; score) above ``threshold``."""
-    if scores.size == 0:
-        return []
-    r = max(1, int(min_dist))
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    dil = cv2.dilate(scores, kernel)
-    ys, xs = np.nonzero((scores >= dil) & (scores > threshold))
-    order = np.argsort(-scores[ys, xs])
-    out: list[tuple[float, float, float]] = []
-    h, w = scores.shape
-    for k in order:
-        y, x = int(ys[k]), int(xs[k])
-        s = float(scores[y, x])
-        if any((x - px) ** 2 + (y - py) ** 2 < r * r for px, py, _ in out):
-            continue
-        dx = dy = 0.0
-        if 0 < x < w - 1:
-            left, c, rr = scores[y, x - 1], s, scores[y, x + 1]
-            den = left - 2 * c + rr
-            dx = float(np.clip(0.5 * (left - rr) / den, -0.5, 0.5)) if den < 0 else 0.0
-        if 0 < y < h - 1:
-            t, c, bb = scores[y - 1, x], s, scores[y + 1, x]
-            den = t - 2 * c + bb
-            dy = float(np.clip(0.5 * (t - bb) / den, -0.5, 0.5)) if den < 0 else 0.0
-        out.append((x + dx, y + dy, s))
-        if len(out) >= limit:
-            break
-    return out
-
-
 def novel_mask(balanced: NDArray[Any], detector: Detector) -> NDArray[Any] | None:
     """Pixels whose balanced colour is unlikely under the calibration scenes' colour model."""
     if detector.colour_logp is None:
@@ -365,11 +344,39 @@ def perspective_size(params: DetectorParams, u: float, v: float) -> float:
     return min(max(grown, 0.5), 2.0)
 
 
+def placed_box(
+    gray: NDArray[Any], fx: float, fy: float, params: DetectorParams, frame: tuple[float, float]
+) -> tuple[Box, float, float]:
+    """The box the finder places around a die centred at face-scale (fx, fy) of the
+    face-scale ``gray`` (face-scale pixels; ``frame``: the frame's width and height there):
+    a die's side at that place (grown by the perspective), turned by its measured rotation,
+    in the labels' scale and shape; with that side and the rotation in degrees."""
+    angle = orientation(gray, fx, fy, FACE_DIE_PX)
+    a = math.radians(angle)
+    near = perspective_size(params, fx / frame[0], fy / frame[1])
+    side = FACE_DIE_PX * near
+    ext = side * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
+    bw, bh = ext * math.sqrt(params.box_aspect), ext / math.sqrt(params.box_aspect)
+    return (fx - bw / 2, fy - bh / 2, bw, bh), side, angle
+
+
+def box_features(cells: NDArray[Any], x: float, y: float, box: Box, side: float) -> NDArray[Any]:
+    """What the box correction reads of a die at map sample (x, y) of ``cells`` whose placed
+    ``box`` (:func:`placed_box`; any pixels, ``side`` in the same) is in an image of
+    ``cells``: the window's cells, the box over the side (the die's turn), and where the
+    die is (shares of the map's width and height)."""
+    hm, wm = cells.shape[1] - SPAN, cells.shape[2] - SPAN
+    v = min(max(round(y), 0), hm - 1)
+    u = min(max(round(x), 0), wm - 1)
+    where = [math.sqrt(box[2] * box[3]) / side, u / max(1, wm - 1), v / max(1, hm - 1)]
+    return np.concatenate([window(cells, v, u), np.array(where, np.float32)])
+
+
 def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
     """Find the dice in a BGR ``image``; boxes are in ``image`` pixels."""
     params = detector.params
     h0, w0 = image.shape[:2]
-    fs = working_scale(image_length(w0, image.shape[0]), params, FACE_DIE_PX)
+    fs = working_scale(image_length(w0, h0), params, FACE_DIE_PX)
     face = shrink(image, fs)
     fs = face.shape[1] / w0
     ratio = params.work_die_px / FACE_DIE_PX
@@ -399,20 +406,21 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         fx, fy = wx * fs / ws, wy * fs / ws
         if face_contrast(face, fx, fy, side_face) < params.min_contrast:
             continue  # no marks: skin, a card, the bare tray
-        angle = orientation(gray, fx, fy, side_face)
+        box, side, angle = placed_box(gray, fx, fy, params, (w0 * fs, h0 * fs))
+        if detector.box_fit is not None:
+            fit = detector.box_fit.correction(box_features(cells, x, y, box, side))
+            box = corrected(box, side, fit)
+            fx, fy = box[0] + box[2] / 2, box[1] + box[3] / 2  # the face is cut there
+        placed = (box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs)
+        if any(iou(placed, d.box) >= SAME_DIE_IOU for d in detections):
+            continue  # a weaker peak on a die already found (its side, a second peak)
         aspect = outline_aspect(gray, fx, fy, side_face)
-        a = math.radians(angle)
-        ext = side_face * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
-        cx0, cy0 = fx / fs, fy / fs
-        near = perspective_size(params, cx0 / w0, cy0 / h0)
-        e0 = ext / fs * near
-        bw, bh = e0 * math.sqrt(params.box_aspect), e0 / math.sqrt(params.box_aspect)
         detections.append(
             Detection(
-                box=(cx0 - bw / 2, cy0 - bh / 2, bw, bh),
-                center=(cx0, cy0),
+                box=placed,
+                center=(fx / fs, fy / fs),
                 side=side_face / fs,
-                rect=((fx, fy), (side_face * near, side_face * near), angle),
+                rect=((fx, fy), (side, side), angle),
                 cocked=aspect > params.cocked_aspect,
                 score=s,
                 aspect=aspect,

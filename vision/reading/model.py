@@ -30,8 +30,11 @@ order), ``mean`` (DESCRIPTION_SIZE) and ``basis`` (DESCRIPTION_SIZE x d float32)
 ``samples`` (n x d float16, projected), ``labels`` (n int8), ``threshold``,
 ``novelty`` and ``detector`` (JSON of the die-finder settings); optionally
 ``domain`` (JSON: what calibration learned from, :mod:`vision.reading.domain`; a
-file without it reads as before and checks nothing) and ``pair_thresholds`` (faces x
-faces float32; a file without it has the one threshold).
+file without it reads as before and checks nothing), ``pair_thresholds`` (faces x
+faces float32; a file without it has the one threshold) and ``box_fit_mean``,
+``box_fit_scale``, ``box_fit_weights``, ``box_fit_bias`` (the correction of the
+finder's boxes, :mod:`vision.reading.box_fit`; a file without them reads its boxes as
+placed).
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
+from vision.reading.box_fit import BoxFit
 from vision.reading.describe import DESCRIPTION_SIZE
-from vision.reading.detect import WINDOW_SIZE, Detector, DetectorParams
+from vision.reading.detect import BOX_FEATURES, WINDOW_SIZE, Detector, DetectorParams
 from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding
 from vision.reading.stored import checked_npz
@@ -214,6 +218,7 @@ class FaceModel:
                 ),
                 report=np.str_(self.report),
                 **({"domain": np.str_(self.domain.to_json())} if self.domain else {}),
+                **(self.detector.box_fit.to_arrays() if self.detector.box_fit else {}),
                 **(
                     {"pair_thresholds": self.pair_thresholds.astype(np.float32)}
                     if self.pair_thresholds is not None
@@ -330,6 +335,7 @@ def load_model(path: str | Path) -> FaceModel:
             weights,
             float(data["det_bias"]),
             colour if colour.size else None,
+            BoxFit.from_arrays(data, str(path), BOX_FEATURES),
         )
         return FaceModel(
             face_set=str(data["face_set"]),
