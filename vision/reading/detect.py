@@ -29,8 +29,8 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 5. **Boxes.** Each die's box takes the side learned for its place in the photo,
    turned by its measured rotation, in the shape the owner labels
    (:func:`placed_box`); the correction learned from the owner's boxes
-   (:mod:`vision.reading.box_fit`) moves and stretches it, and the face is cut
-   where it then lies. A box overlapping a stronger one by ``SAME_DIE_IOU`` is the
+   (:mod:`vision.reading.box_fit`) moves and stretches it; the face is still cut
+   at the peak (cut at the corrected centre, a real table lost a die). A box overlapping a stronger one by ``SAME_DIE_IOU`` is the
    same die found twice (a peak on its side) and is dropped.
 6. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
@@ -410,7 +410,6 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         if detector.box_fit is not None:
             fit = detector.box_fit.correction(box_features(cells, x, y, box, side))
             box = corrected(box, side, fit)
-            fx, fy = box[0] + box[2] / 2, box[1] + box[3] / 2  # the face is cut there
         placed = (box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs)
         if any(iou(placed, d.box) >= SAME_DIE_IOU for d in detections):
             continue  # a weaker peak on a die already found (its side, a second peak)
