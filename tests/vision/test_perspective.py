@@ -1,6 +1,7 @@
 """An oblique camera: the dice's size across the photo, fitted at calibration, sizes the
 boxes and the cuts; the boxes take the shape the owner labels (foreshortened across the
-tilt); a crowded table keeps all its dice."""
+tilt); a crowded table keeps all its dice; the finder's copies of dice seen obliquely keep
+their near side toward the camera."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 from vision.errors import ConfigError
+from vision.learning.detect_train import _augment, _mirrored_across
 from vision.learning.die_size import BOX_DICE, SLOPE_DICE, box_shape, size_slopes
 from vision.reading.detect import DetectorParams, detect, perspective_size
 from vision.reading.model import FaceModel
@@ -123,3 +125,34 @@ def test_boxes_take_the_learned_shape_about_the_same_centre(model: FaceModel) ->
 def test_a_box_shape_out_of_bounds_is_refused() -> None:
     with pytest.raises(ConfigError, match="box_aspect 9"):
         DetectorParams(box_aspect=9.0)
+
+
+def _near_side_below(bal: Array, rng: np.random.Generator, tilt: tuple[float, float] | None) -> (
+    list[float]
+):  # fmt: skip
+    """Where a die's bright near side lands in re-lit copies (its centroid's y minus the
+    crop's centre)."""
+    out = []
+    for _ in range(60):
+        crop = _augment(bal, 100.0, 100.0, rng, False, tilt).mean(axis=2)
+        ys, _ = np.nonzero(crop > crop.max() * 0.8)
+        out.append(float(ys.mean()) - crop.shape[0] / 2)
+    return out
+
+
+def test_copies_of_dice_seen_obliquely_keep_their_near_side_toward_the_camera() -> None:
+    bal = np.full((200, 200, 3), 60.0, np.float32)
+    bal[108:118, 92:108] = 250.0  # the side a die shows below its top face, seen from below
+    rng = np.random.default_rng(2)
+    oblique = _near_side_below(bal, rng, (0.0, 0.6))
+    assert min(oblique) > 5  # turned a little, mirrored left-right: still below
+    anyway = _near_side_below(bal, rng, None)
+    assert min(anyway) < -5  # seen straight down, a copy may be turned any way
+
+
+def test_the_mirror_runs_along_the_tilt() -> None:
+    spot = np.array([70.0, 20.0, 1.0])  # right of and above the centre of a 96-pixel crop
+    across_y = _mirrored_across((0.0, 0.6), 96) @ spot
+    across_x = _mirrored_across((0.6, 0.0), 96) @ spot
+    assert across_y == pytest.approx([26.0, 20.0])  # a tilt down the photo: mirrored left-right
+    assert across_x == pytest.approx([70.0, 76.0])  # a tilt across it: mirrored up-down

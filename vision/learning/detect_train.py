@@ -40,6 +40,7 @@ from vision.reading.peaks import peaks
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
 NEGATIVES_PER_PHOTO = 250
 HARD_PER_PHOTO = 120
+OBLIQUE_TURN = 20.0  # degrees a copy of a die seen obliquely may be turned (see _augment)
 MINING_ROUNDS = 2
 
 
@@ -94,6 +95,7 @@ def train_finder(
     # the owner's dice, cut square along their rotation: pasted beside other dice
     # (touching, overlapping) so that the finder learns clusters
     bank: list[NDArray[Any]] = []
+    tilt = (params.size_slope_x, params.size_slope_y) if params.oblique else None
     for photo in photos:
         for (cx, cy), angle in zip(photo.centers, photo.angles, strict=True):
             bank.append(_die_square(photo.bal, cx * ratio, cy * ratio, angle, work_px))
@@ -107,16 +109,16 @@ def train_finder(
         ok = _eligible(shape, wc, work_px)
         ok_of.append(ok)
         for cx, cy in wc:
-            pos.append(_centre_window(_augment(photo.bal, cx, cy, rng, True), work_px))
+            pos.append(_centre_window(_augment(photo.bal, cx, cy, rng, True, tilt), work_px))
             for n_copy in range(POSITIVE_COPIES):
-                crop = _augment(photo.bal, cx, cy, rng, False)
+                crop = _augment(photo.bal, cx, cy, rng, False, tilt)
                 # one or two neighbour dice touching or overlapping this one (a cluster)
                 for _ in range((n_copy % 3 == 0) + (n_copy % 6 == 0)):
                     _paste_die(crop, bank[int(rng.integers(len(bank)))], rng,
                                float(rng.uniform(0.95, 1.25)) * work_px)  # fmt: skip
                 pos.append(_centre_window(crop, work_px))
             # two dice side by side with the window between them: not a die
-            crop = _augment(photo.bal, cx, cy, rng, False)
+            crop = _augment(photo.bal, cx, cy, rng, False, tilt)
             crop = np.roll(crop, round(0.55 * work_px), axis=int(rng.integers(2)))
             _paste_die(crop, bank[int(rng.integers(len(bank)))], rng, 1.1 * work_px)
             neg.append(_centre_window(crop, work_px))
@@ -246,16 +248,30 @@ def logistic(
 
 
 def _augment(
-    bal: NDArray[Any], cx: float, cy: float, rng: np.random.Generator, plain: bool
-) -> NDArray[Any]:
+    bal: NDArray[Any], cx: float, cy: float, rng: np.random.Generator, plain: bool,
+    tilt: tuple[float, float] | None = None,
+) -> NDArray[Any]:  # fmt: skip
     """A crop of the balanced working image centred on a die, re-lit, turned, rescaled,
-    blurred and noisy (unchanged when ``plain``): 96 x 96 pixels, die at the centre."""
+    blurred and noisy (unchanged when ``plain``): 96 x 96 pixels, die at the centre.
+
+    Seen straight down a die may lie turned any way; seen obliquely (``tilt``: the
+    direction the dice grow in across the photo) its near sides show on the camera's
+    side of its top face, so the copy is turned only by up to ``OBLIQUE_TURN`` degrees
+    and, one time in two, mirrored across the tilt (what a die turned the other way
+    would show)."""
     size = 96
-    angle = 0.0 if plain else float(rng.uniform(0, 360))
+    if plain:
+        angle = 0.0
+    elif tilt is None:
+        angle = float(rng.uniform(0, 360))
+    else:
+        angle = float(rng.uniform(-OBLIQUE_TURN, OBLIQUE_TURN))
     zoom = 1.0 if plain else float(rng.uniform(0.85, 1.18))
     m = cv2.getRotationMatrix2D((cx, cy), angle, zoom)
     m[0, 2] += size / 2 - cx
     m[1, 2] += size / 2 - cy
+    if tilt is not None and not plain and rng.random() < 0.5:
+        m = _mirrored_across(tilt, size) @ np.vstack([m, [0.0, 0.0, 1.0]])
     crop = cv2.warpAffine(
         bal, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
     )
@@ -275,6 +291,18 @@ def _augment(
     crop += rng.normal(0, rng.uniform(0, 6), crop.shape).astype(np.float32)
     out: NDArray[Any] = np.clip(crop, 0, 255).astype(np.float32)
     return out
+
+
+def _mirrored_across(tilt: tuple[float, float], size: int) -> NDArray[Any]:
+    """The 2 x 3 affine matrix mirroring a ``size``-pixel crop across the line through its
+    centre along ``tilt`` (x, y)."""
+    theta = math.atan2(tilt[1], tilt[0])
+    c, s = math.cos(2 * theta), math.sin(2 * theta)
+    half = size / 2
+    # p' = centre + R (p - centre), R the reflection across the direction theta
+    return np.array(
+        [[c, s, half - c * half - s * half], [s, -c, half - s * half + c * half]], np.float64
+    )
 
 
 def _die_square(
