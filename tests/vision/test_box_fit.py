@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import vision.reading.detect as detect_module
+from tests.vision.conftest import made_once
 from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
@@ -70,9 +71,17 @@ def _calibrated(root: Path, low_and_tall: bool) -> tuple[FaceModel, Path]:
     return calibrate(load_dataset(train_set)), test_set
 
 
-@pytest.fixture(scope="module")
-def low_and_tall(tmp_path_factory: pytest.TempPathFactory) -> tuple[FaceModel, Path]:
-    return _calibrated(tmp_path_factory.mktemp("low-and-tall"), True)
+@pytest.fixture(scope="session")
+def low_and_tall(
+    tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> tuple[FaceModel, Path]:
+    """Photos boxed low and tall, calibrated once for all xdist workers; new ones to read."""
+    return made_once(
+        tmp_path_factory,
+        worker_id,
+        "low-and-tall",
+        lambda: _calibrated(tmp_path_factory.mktemp("low-and-tall"), True),
+    )
 
 
 def _mean_iou(model: FaceModel, test_set: Path) -> float:
