@@ -30,8 +30,9 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
    turned by its measured rotation, in the shape the owner labels
    (:func:`placed_box`); the correction learned from the owner's boxes
    (:mod:`vision.reading.box_fit`) moves and stretches it; the face is still cut
-   at the peak (cut at the corrected centre, a real table lost a die). A box overlapping a stronger one by ``SAME_DIE_IOU`` is the
-   same die found twice (a peak on its side) and is dropped.
+   at the peak (cut at the corrected centre, a real table lost a die). A box
+   overlapping a stronger one by ``SAME_DIE_IOU`` is the same die found twice (a
+   peak on its side) and is dropped.
 6. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
    aspect above the calibrated limit (measured on the owner's flat dice) marks
