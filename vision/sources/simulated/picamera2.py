@@ -38,13 +38,6 @@ Behaviours reproduced:
 - ``start()``: configures "preview" if never configured, starts the NullPreview
   event loop (``start_preview(False)``), then ``start_()`` hands the controls to
   libcamera and resets ``self.controls`` to an empty ``Controls``.
-- The job queue: ``capture_array``/``capture_metadata`` go through
-  ``dispatch_functions``: a ``Job`` (``job.py``: a ``concurrent.futures.Future``)
-  appended to ``_job_list``; ``wait=None`` waits for ever, ``wait=False``
-  returns the job and ``wait(job, timeout)`` waits at most ``timeout``
-  (``TimeoutError``, the job *stays* at the head of ``_job_list``).
-  ``process_requests`` runs on the event loop at each completed frame and
-  executes the jobs in order, stopping at the first that cannot finish.
 - ``stop()``: while the event loop runs it is itself a job
   (``dispatch_functions([self.stop_], wait=True, immediate=True)``): behind a
   capture job that no frame will finish it waits for ever.
@@ -60,6 +53,8 @@ The rest is in modules of its own, each citing its behaviours:
   builders (``Picamera2`` inherits them) and the sensor mode a configuration picks;
 - :mod:`vision.sources.simulated.picamera2_controls`: ``Controls`` and libcamera's
   clamping of control values;
+- :mod:`vision.sources.simulated.picamera2_requests`: the job queue and the captures
+  that go through it (``Picamera2`` inherits them);
 - :mod:`vision.sources.simulated.picamera2_job`: ``Job``;
 - :mod:`vision.sources.simulated.libcamera_sensors`: the cameras, their sensor modes
   and the controls libcamera advertises before and after a mode is configured;
@@ -80,13 +75,12 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.sources.simulated.libcamera_frames import FORMATS, frame_metadata, frame_picture
+from vision.sources.simulated.libcamera_frames import FORMATS
 from vision.sources.simulated.libcamera_sensors import (
     CAMERA_MODULE_2,
     CAMERA_MODULE_3,
@@ -103,6 +97,7 @@ from vision.sources.simulated.libcamera_sensors import (
 from vision.sources.simulated.picamera2_config import ConfigurationBuilders
 from vision.sources.simulated.picamera2_controls import Controls, clamped
 from vision.sources.simulated.picamera2_job import Job
+from vision.sources.simulated.picamera2_requests import RequestQueue
 
 __all__ = [  # the module's surface, as tests and the camera bench use it
     "CAMERAS",
@@ -133,7 +128,7 @@ STALL_AFTER: int | None = None
 _busy: set[int] = set()
 
 
-class Picamera2(ConfigurationBuilders):
+class Picamera2(ConfigurationBuilders, RequestQueue):
     """One simulated libcamera camera behind picamera2's ``Picamera2`` behaviour."""
 
     def __init__(self, camera_num: int = 0, tuning: Any = None, allocator: Any = None) -> None:
@@ -357,76 +352,6 @@ class Picamera2(ConfigurationBuilders):
                 controls = dict(self.libcamera_controls)
                 self._requests.append((seq, time.monotonic_ns(), controls, duration))
             self._wake.set()  # CameraManager.handle_request: os.write(notifyme_w)
-
-    def process_requests(self) -> None:
-        """``process_requests``: queue the new requests, run the jobs in order, trim."""
-        with self._requests_lock:
-            new, self._requests = self._requests, []
-        finished: list[Job] = []
-        with self.lock:
-            self.completed_requests += new
-            while self._job_list:
-                if self._job_list[0].execute():
-                    finished.append(self._job_list.pop(0))
-                else:
-                    break
-            while len(self.completed_requests) > self._max_queue_len:
-                self.completed_requests.pop(0)
-                self.stats["dropped"] += 1
-            self.stats["max_queue"] = max(self.stats["max_queue"], len(self.completed_requests))
-        for job in finished:
-            job.signal()
-
-    def dispatch_functions(
-        self, functions: list[Callable[[], tuple[bool, Any]]], wait: Any, immediate: bool = False
-    ) -> Any:
-        """``dispatch_functions``: queue a job; wait None/True for ever, False not, a number."""
-        if wait is None:
-            wait = True
-        timeout = None if wait is True else wait
-        with self.lock:
-            only_job = not self._job_list
-            job = Job(functions)
-            self._job_list.append(job)
-            if only_job and (self.completed_requests or immediate):
-                self._wake.set()  # _run_process_requests
-        return job.get_result(timeout=timeout) if wait is not False else job
-
-    def wait(self, job: Job, timeout: float | None = None) -> Any:
-        """``wait``: the job's result within ``timeout`` (TimeoutError; the job stays queued)."""
-        return job.get_result(timeout=timeout)
-
-    def cancel_all_and_flush(self) -> None:
-        """``cancel_all_and_flush``: cancel every queued job and empty the queue."""
-        with self.lock:
-            for job in self._job_list:
-                job.cancel()
-            self._job_list = []
-
-    # --- captures ---
-
-    def capture_array_(self, name: str) -> tuple[bool, Any]:
-        """``capture_array_``: not done until a completed request is there."""
-        if not self.completed_requests:
-            return (False, None)
-        request = self.completed_requests.pop(0)
-        return (True, frame_picture(self.camera_config.get(name), name, request[2], self._picture))
-
-    def capture_metadata_(self) -> tuple[bool, Any]:
-        """``capture_metadata_``: not done until a completed request is there."""
-        if not self.completed_requests:
-            return (False, None)
-        return (True, frame_metadata(self.completed_requests.pop(0), self.camera_ctrl_info))
-
-    def capture_array(
-        self, name: str = "main", wait: Any = None, signal_function: Any = None
-    ) -> Any:
-        """``capture_array``: the next frame of stream ``name`` (a job with ``wait=False``)."""
-        return self.dispatch_functions([lambda: self.capture_array_(name)], wait)
-
-    def capture_metadata(self, wait: Any = None, signal_function: Any = None) -> Any:
-        """``capture_metadata``: the next frame's metadata; ``wait=None`` waits for ever."""
-        return self.dispatch_functions([self.capture_metadata_], wait)
 
     # --- stopping ---
 
