@@ -31,6 +31,7 @@ OUTPUTS = 4  # the centre's shift across and down (in sides), log width and log 
 MAX_SHIFT = 0.5  # sides: a correction is never trusted beyond half a die ...
 MAX_STRETCH = math.log(1.6)  # ... nor to stretch or shrink a box by more than this
 EXTRAS = 3  # features beside the window's cells: the die's |cos|+|sin|, and where (u, v)
+_LIMITS = np.array([MAX_SHIFT, MAX_SHIFT, MAX_STRETCH, MAX_STRETCH], np.float32)
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,7 @@ class BoxFit:
         ``features``, each bounded (a die unlike any labeled one gets no wild box)."""
         z = (np.asarray(features, np.float32) - self.mean) / self.scale
         out = z @ self.weights + self.bias
-        limits = np.array([MAX_SHIFT, MAX_SHIFT, MAX_STRETCH, MAX_STRETCH], np.float32)
-        clipped: NDArray[Any] = np.clip(out, -limits, limits)
+        clipped: NDArray[Any] = np.clip(out, -_LIMITS, _LIMITS)
         return clipped
 
     def to_arrays(self) -> dict[str, NDArray[Any]]:
