@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.learning import calibrate as calibration
-from vision.learning.calibrate import COPIES, MAX_SAMPLES, calibrate, die_copies
+from vision.learning import face_samples as sampling
+from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
+from vision.learning.face_samples import COPIES, MAX_SAMPLES, die_copies
 from vision.learning.threshold import learned_threshold
 from vision.reading.detect import DetectorParams
 from vision.reading.model import BACKGROUND, FaceModel
@@ -46,7 +47,7 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     train = load_dataset(write_dataset(tmp_path / "train", 3, seed=1))
     test = load_dataset(write_dataset(tmp_path / "test", 2, seed=2))
     budget = 4 * train.dice_count * len(COPIES) // 3  # a third of every die's copies
-    monkeypatch.setattr(calibration, "MAX_SAMPLES", budget)
+    monkeypatch.setattr(sampling, "MAX_SAMPLES", budget)
     monkeypatch.setattr(  # as if the held-out dice had shown faces that look alike
         "vision.learning.calibrate.learned_threshold",
         lambda *a, **k: max(learned_threshold(*a, **k), 0.3),  # (one calibration, 3 checks)

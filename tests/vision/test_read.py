@@ -72,10 +72,11 @@ def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.Mon
         rects: list,  # type: ignore[type-arg]
         gains: np.ndarray | None = None,  # type: ignore[type-arg]
         first: np.ndarray | None = None,  # type: ignore[type-arg]
+        ink: np.ndarray | None = None,  # type: ignore[type-arg]
     ) -> np.ndarray:  # type: ignore[type-arg]
         assert first is not None and len(first) == len(rects), "the first look is reused"
         looked.append(len(rects))
-        return describe_again(image, rects, gains, first)
+        return describe_again(image, rects, gains, first, ink)
 
     monkeypatch.setattr(vision.reading.read, "describe_again", spy)
     assert read_frame(scene.image, model).faces == sure.faces

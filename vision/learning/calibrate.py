@@ -12,14 +12,15 @@ photos, assuming no dice colour, tray, polarity or view:
    reading reports dice the way the owner labels them; and where, for the
    finder's window, the owner's box lies (a correction kept only when it
    reads held-out photos' boxes better, :mod:`vision.learning.box_train`).
-2. **Face samples.** Each labeled die's top-face patch and view
-   (:mod:`vision.reading.describe`), slightly shifted, turned, zoomed, stretched and
-   sheared (as if seen from another angle) and re-lit, in their four quarter
-   turns, described (features joined with the shipped network's embedding):
-   the face classifier's samples, compared in their principal directions (past
-   ``MAX_SAMPLES`` of them, many dice, each die keeps fewer copies). Labeled boxes whose look disagrees
-   with their label (read as another face by every other die) are reported, by
-   file and line: a likely label mistake.
+2. **Face samples.** The colour the faces are read in: each die's own widest
+   spread, or a fixed one that reads clearly more of the owner's dice right against
+   other photos' dice (a marble's swirls otherwise drown its numerals,
+   :mod:`vision.learning.face_channel`). Each labeled die's top-face patch and view,
+   shifted, turned, zoomed, stretched, sheared and re-lit, in their four quarter
+   turns, described (:mod:`vision.learning.face_samples`): the face classifier's
+   samples, compared in their principal directions. Labeled boxes whose look
+   disagrees with their label (read as another face by every other die) are
+   reported, by file and line: a likely label mistake.
 3. **Finder.** A linear window detector (:mod:`vision.reading.detect`), trained by
    :mod:`vision.learning.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
@@ -53,6 +54,8 @@ from vision.learning.box_train import train_box_fit
 from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
 from vision.learning.die_size import box_shape, die_frac_from_labels, size_slopes
+from vision.learning.face_channel import choose_channel
+from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
@@ -80,88 +83,10 @@ from vision.reading.read import load_scaled, reduction
 
 MIN_PHOTOS = 2
 FEW_PHOTOS = 10
-# each calibration die is also stored slightly turned, zoomed and shifted
-# (degrees, scale, dx, dy in face-scale pixels: a die is FACE_DIE_PX wide)
-JITTER: tuple[tuple[float, float, float, float], ...] = (
-    (0.0, 1.0, 0.0, 0.0),
-    (7.0, 1.0, 0.0, 0.0),
-    (-7.0, 1.0, 0.0, 0.0),
-    (0.0, 1.08, 0.0, 0.0),
-    (0.0, 0.93, 0.0, 0.0),
-    (0.0, 1.0, 2.5, -2.5),
-    (0.0, 1.0, -2.5, 2.5),
-    (15.0, 1.0, 0.0, 0.0),
-    (-15.0, 1.0, 0.0, 0.0),
-    (30.0, 1.0, 0.0, 0.0),
-    (-30.0, 1.0, 0.0, 0.0),
-    (45.0, 1.0, 0.0, 0.0),
-)
-# ... and seen as if from another angle: stretched along one of its axes or sheared
-# (x scale, y scale, shear, along the die's own axes): an oblique camera foreshortens
-WARPS: tuple[tuple[float, float, float], ...] = (
-    (1.0, 1.0, 0.0),
-    (1.0, 0.85, 0.0),
-    (0.85, 1.0, 0.0),
-    (1.0, 1.0, 0.12),
-    (1.0, 1.0, -0.12),
-    (1.0, 0.72, 0.0),
-    (0.72, 1.0, 0.0),
-)
-COPIES = tuple((w, j) for w in range(len(WARPS)) for j in range(len(JITTER)))
-# face samples a calibration keeps at most (each copy is stored in its four quarter turns):
-# beyond it, each die keeps fewer copies (its own cut and a seeded draw of the others), so
-# that a tray of many dice is learned in time and its model stays small (about 12 MB on
-# disk, 25 MB in memory); fewer dice keep every copy
-MAX_SAMPLES = 48_000
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
 # a peak whose marks stand out less than this share of the owner's faintest dice (their
 # 2nd percentile) is no die: a finger, a card, the bare tray
 CONTRAST_FLOOR = 0.5
-
-
-def _warped(
-    face: NDArray[Any], cx: float, cy: float, angle: float, warp: tuple[float, float, float]
-) -> tuple[NDArray[Any], float, float]:
-    """The surroundings of a die (centre ``cx, cy``, rotation ``angle`` in degrees) with
-    ``warp`` applied along the die's axes about its centre; the centre in the crop."""
-    r = int(FACE_DIE_PX * 1.5)
-    x0, y0 = int(cx) - r, int(cy) - r
-    padded = cv2.copyMakeBorder(face, r, r, r, r, cv2.BORDER_REPLICATE)
-    crop = padded[y0 + r : y0 + 3 * r, x0 + r : x0 + 3 * r]
-    ccx, ccy = cx - x0, cy - y0
-    if warp == (1.0, 1.0, 0.0):
-        return crop, ccx, ccy
-    sx, sy, shear = warp
-    t = math.radians(angle)
-    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    a = rot @ np.array([[sx, shear], [0.0, sy]]) @ rot.T
-    c = np.array([ccx, ccy])
-    m = np.hstack([a, (c - a @ c)[:, None]])
-    out = cv2.warpAffine(crop, m, (crop.shape[1], crop.shape[0]), borderMode=cv2.BORDER_REPLICATE)
-    return out, ccx, ccy
-
-
-def relit(crop: NDArray[Any], rng: np.random.Generator) -> NDArray[Any]:
-    """``crop`` (BGR uint8) in another light: brighter or dimmer, warmer or colder, another
-    gamma, sometimes softer (a camera out of focus), with sensor noise."""
-    y = crop.astype(np.float32) * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
-    y = 255.0 * (np.clip(y, 0, 255) / 255.0) ** rng.uniform(0.75, 1.35)
-    if rng.random() < 0.5:
-        y = cv2.GaussianBlur(y, (0, 0), rng.uniform(0.3, 1.0))
-    y = y + rng.normal(0.0, rng.uniform(0.0, 5.0), y.shape)
-    out: NDArray[Any] = np.clip(y, 0, 255).astype(np.uint8)
-    return out
-
-
-def die_copies(dice: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """The copies (warp, jitter indices, in order) one of ``dice`` calibration dice is
-    stored as: all of them while the samples stay within ``MAX_SAMPLES``, else its own cut
-    (the first) and a draw of the others from ``rng``."""
-    keep = max(1, MAX_SAMPLES // (4 * max(1, dice)))
-    if keep >= len(COPIES):
-        return list(COPIES)
-    others = rng.choice(np.arange(1, len(COPIES)), keep - 1, replace=False)
-    return [COPIES[0]] + [COPIES[int(i)] for i in sorted(others)]
 
 
 def calibrate(
@@ -187,7 +112,7 @@ def calibrate(
     rng = np.random.default_rng(seed)
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
     work_px = params.work_die_px
-    total = 2 * len(items) + 6
+    total = 2 * len(items) + 7
     step = 0
 
     def tick(what: str) -> None:
@@ -240,9 +165,6 @@ def calibrate(
             decoded[k] = load_scaled(item.image, params)
 
     photos: list[Photo] = []
-    feats: list[NDArray[Any]] = []
-    labels: list[int] = []
-    groups: list[int] = []
     dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
     where: list[str] = []
     aspects: list[float] = []
@@ -280,43 +202,21 @@ def calibrate(
     if not dies:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     die_cls = np.array([d[4] for d in dies])
-    plain: list[bool] = []  # the copies not warped (what label checks compare with)
-    as_labeled: list[int] = []  # each die's row as labeled: not moved, warped nor turned
-    light_rng = np.random.default_rng(seed + 1)  # the finder's stream stays as it was
-    copies_rng = np.random.default_rng(seed + 2)
-    for die_id, (k, cx, cy, angle, cls) in enumerate(dies):
-        as_labeled.append(len(feats))  # the first copy: WARPS[0], JITTER[0], no turn
-        patches: list[NDArray[Any]] = []
-        views: list[NDArray[Any]] = []
-        chosen = die_copies(len(dies), copies_rng)
-        fh, fw = photos[k].face.shape[:2]
-        near = perspective_size(params, cx / fw, cy / fh)  # cut as reading will
-        for w, warp in enumerate(WARPS):
-            jitters = [j for ww, j in chosen if ww == w]
-            if not jitters:
-                continue
-            warped, ccx, ccy = _warped(photos[k].face, cx, cy, angle, warp)
-            for j in jitters:
-                d_angle, zoom, dx, dy = JITTER[j]
-                size = (FACE_DIE_PX * zoom * near, FACE_DIE_PX * zoom * near)
-                rect = ((ccx + dx, ccy + dy), size, angle + d_angle)
-                # the photo's gains, not the re-lit copy's: its cast stands for what grey
-                # world leaves of another light (a scene that is not grey on average)
-                crop = warped if w == 0 else relit(warped, light_rng)
-                turned_patches, turned_views = quarter_turned(*cut_die(crop, rect, light[k]))
-                patches.extend(turned_patches)
-                views.extend(turned_views)
-                plain.extend([w == 0] * len(turned_views))
-        feats.extend(join(np.stack(patches), np.stack(views)))
-        labels.extend([cls] * len(views))
-        groups.extend([die_id] * len(views))
-    keep = np.array(plain)
-    f_all = np.stack(feats)
+    faces = [photo.face for photo in photos]
+    channel = choose_channel(
+        faces,
+        light,
+        [(k, labeled_rect(faces[k], cx, cy, a, params), c) for k, cx, cy, a, c in dies],
+        np.random.default_rng(seed + 4),
+    )
+    tick("choosing the colour faces are read in")
+    samples = face_samples(faces, light, dies, params, channel.ink, seed)
+    f_all, keep, as_labeled = samples.feats, samples.plain, samples.as_labeled
     problems = label_problems(
         f_all[as_labeled],
         f_all[keep],
-        np.array(labels)[keep],
-        np.array(groups)[keep],
+        samples.labels[keep],
+        samples.groups[keep],
         die_cls,
         where,
         dataset.names,
@@ -353,11 +253,11 @@ def calibrate(
         gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
         angle = orientation(gray, fx, fy, FACE_DIE_PX)
         rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-        bg_feats.extend(join(*quarter_turned(*cut_die(photos[k].face, rect, light[k]))))
+        turned = quarter_turned(*cut_die(photos[k].face, rect, light[k], channel.ink))
+        bg_feats.extend(join(*turned))
     tick("training the face classifier")
     name = face_set or dataset.root.name
-    l_all = np.array(labels)
-    groups_all = np.array(groups)
+    l_all, groups_all = samples.labels, samples.groups
     model = train(
         name, dataset.names, f_all, l_all, detector, threshold, groups_all, PROJECTION_DIMS
     )
@@ -366,9 +266,7 @@ def calibrate(
     moved_to = np.empty_like(order)
     moved_to[order] = np.arange(len(order))
     mislabeled = [i for i, _ in problems]
-    held_out = held_out_reads(
-        model, moved_to[np.array(as_labeled)], groups_all[order], leave_out=mislabeled
-    )
+    held_out = held_out_reads(model, moved_to[as_labeled], groups_all[order], leave_out=mislabeled)
     guess = held_out.guess
     model.threshold = learned_threshold(guess, held_out.conf, die_cls, threshold, ignore=mislabeled)
     forgiven = tolerated_mistakes(guess, held_out.conf, die_cls, ignore=mislabeled)
@@ -387,6 +285,7 @@ def calibrate(
             basis=model.basis,
         )
     model.pair_thresholds = pairs
+    model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
     if model.threshold > threshold:
@@ -426,6 +325,7 @@ def calibrate(
                 "iou_placed": round(box_fitting.iou_placed, 3),
                 "iou_corrected": round(box_fitting.iou_corrected, 3),
             },
+            "face_channel": channel.to_json(),
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }

@@ -63,25 +63,32 @@ def light_gains(image: NDArray[Any]) -> NDArray[Any] | None:
 
 
 def cut_die(
-    image: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None
+    image: NDArray[Any],
+    rect: Rect,
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """The die's top-face patch and its view, from an image at the face scale, each
-    cut's colour channels times ``gains`` when given (:func:`light_gains`)."""
-    return cut_patches(image, [rect], gains)[0], die_views(image, [rect], gains)[0]
+    cut's colour channels times ``gains`` when given (:func:`light_gains`), read along
+    the colour ``ink`` when given (the model's, :attr:`vision.reading.model.FaceModel.ink`)."""
+    return cut_patches(image, [rect], gains, ink)[0], die_views(image, [rect], gains, ink)[0]
 
 
 def describe_dice(
-    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
+    image: NDArray[Any],
+    rects: Sequence[Rect],
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     """The descriptions (n x DESCRIPTION_SIZE) of the dice at ``rects`` (each cut's colour
-    channels times ``gains`` when given).
+    channels times ``gains`` when given, read along the colour ``ink`` when given).
 
     Raises:
         ModelError: the shipped network's file is missing or damaged.
     """
     if not rects:
         return np.zeros((0, DESCRIPTION_SIZE), np.float32)
-    return join(cut_patches(image, rects, gains), die_views(image, rects, gains))
+    return join(cut_patches(image, rects, gains, ink), die_views(image, rects, gains, ink))
 
 
 # a second look at a die read unsure: its cut turned, zoomed and moved a little
@@ -103,11 +110,12 @@ def describe_again(
     rects: Sequence[Rect],
     gains: NDArray[Any] | None = None,
     first: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     """The descriptions of the dice at ``rects``, each cut the ``SECOND_LOOK`` ways:
     n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.reading.model.FaceModel.classify`).
     ``first`` (n x DESCRIPTION_SIZE), the dice's descriptions as :func:`describe_dice` gave
-    them, is taken for the first cut instead of cutting it again.
+    them, is taken for the first cut instead of cutting it again; ``ink`` as there.
 
     Raises:
         ModelError: the shipped network's file is missing or damaged.
@@ -118,7 +126,7 @@ def describe_again(
         for (cx, cy), (w, h), angle in rects
         for turn, zoom, dx, dy in looks
     ]
-    described = describe_dice(image, moved, gains).reshape(len(rects), len(looks), -1)
+    described = describe_dice(image, moved, gains, ink).reshape(len(rects), len(looks), -1)
     if first is not None:
         described = np.concatenate([np.asarray(first)[:, None], described], axis=1)
     return described

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.reading.features import Rect, contrast_channels
+from vision.reading.features import Rect, in_channel
 from vision.reading.stored import checked_npz
 
 EMBEDDING_FORMAT = 1
@@ -122,34 +122,39 @@ def _max_pool(h: NDArray[Any]) -> NDArray[Any]:
     return out
 
 
-def network_input(bgr: NDArray[Any]) -> NDArray[Any]:
-    """A colour (or gray) view as the network reads it: its contrast channel, zero mean,
-    unit spread (so the dice's colours, the light's level and colour do not matter)."""
-    out: NDArray[Any] = network_inputs(bgr[None])[0]
+def network_input(bgr: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:
+    """A colour (or gray) view as the network reads it: its contrast channel (along ``ink``
+    when given, :func:`vision.reading.features.contrast_channels`), zero mean, unit spread
+    (so the dice's colours, the light's level and colour do not matter)."""
+    out: NDArray[Any] = network_inputs(bgr[None], ink)[0]
     return out
 
 
-def network_inputs(bgr: NDArray[Any]) -> NDArray[Any]:
+def network_inputs(bgr: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:
     """:func:`network_input` of each of n views (n x side x side, x 3 for colour)."""
-    c = contrast_channels(bgr.astype(np.float32)) if bgr.ndim == 4 else bgr.astype(np.float32)
+    c = in_channel(bgr.astype(np.float32), ink=ink)
     c = c - c.mean(axis=(1, 2), keepdims=True)
     out: NDArray[Any] = (c / (c.std(axis=(1, 2), keepdims=True) + 1e-3)).astype(np.float32)
     return out
 
 
-def die_view(image: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None) -> NDArray[Any]:
+def die_view(
+    image: NDArray[Any],
+    rect: Rect,
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
+) -> NDArray[Any]:
     """The die's view: the square about its centre, image axes kept, in which the die's
     extent along the axes (its side turned by its rotation) fills ``DIE_SPAN`` of the
     side, as in training; scaled to ``VIEW_PX``, its colour channels times ``gains``
-    when given, as :func:`network_input`."""
-    out: NDArray[Any] = die_views(image, [rect], gains)[0]
+    when given, as :func:`network_input` (along ``ink`` when given)."""
+    out: NDArray[Any] = die_views(image, [rect], gains, ink)[0]
     return out
 
 
-def die_views(
-    image: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
-) -> NDArray[Any]:
-    """:func:`die_view` of each of ``rects`` (at least one): n x VIEW_PX x VIEW_PX."""
+def view_cuts(image: NDArray[Any], rects: Sequence[Rect]) -> NDArray[Any]:
+    """Each die's view cut of ``image`` as it is (colour or gray), before any channel is
+    taken: n x VIEW_PX x VIEW_PX (x 3), the image's own type."""
     warped = []
     for (cx, cy), (rw, rh), angle in rects:
         turn = math.radians(angle)
@@ -165,10 +170,20 @@ def die_views(
                 borderMode=cv2.BORDER_REPLICATE,
             )
         )
-    views = np.stack(warped)
+    return np.stack(warped)
+
+
+def die_views(
+    image: NDArray[Any],
+    rects: Sequence[Rect],
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
+) -> NDArray[Any]:
+    """:func:`die_view` of each of ``rects`` (at least one): n x VIEW_PX x VIEW_PX."""
+    views = view_cuts(image, rects)
     if gains is not None and views.ndim == 4:
         views = views.astype(np.float32) * gains
-    return network_inputs(views)
+    return network_inputs(views, ink)
 
 
 def load_embedding(path: str | Path = DEFAULT_PATH) -> FaceEmbedding:

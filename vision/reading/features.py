@@ -88,20 +88,25 @@ def autocorr_many(p: NDArray[Any]) -> NDArray[Any]:
 Rect = tuple[tuple[float, float], tuple[float, float], float]  # centre, size, degrees
 
 
-def cut_patch(work: NDArray[Any], rect: Rect, gains: NDArray[Any] | None = None) -> NDArray[Any]:
+def cut_patch(
+    work: NDArray[Any],
+    rect: Rect,
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
+) -> NDArray[Any]:
     """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale image.
 
-    A colour image gives its *contrast channel* (:func:`contrast_channel`) after its
-    channels are multiplied by ``gains`` (when given), a gray one itself.
+    A colour image gives its *contrast channel* (:func:`contrast_channels`, along ``ink``
+    when given) after its channels are multiplied by ``gains`` (when given), a gray one
+    itself.
     """
-    out: NDArray[Any] = cut_patches(work, [rect], gains)[0]
+    out: NDArray[Any] = cut_patches(work, [rect], gains, ink)[0]
     return out
 
 
-def cut_patches(
-    work: NDArray[Any], rects: Sequence[Rect], gains: NDArray[Any] | None = None
-) -> NDArray[Any]:
-    """:func:`cut_patch` of each of ``rects`` (at least one): n x PATCH x PATCH float32."""
+def upright_cuts(work: NDArray[Any], rects: Sequence[Rect]) -> NDArray[Any]:
+    """Each die's upright ``PATCH`` x ``PATCH`` cut of ``work`` as it is (colour or gray),
+    before any channel is taken: n x PATCH x PATCH (x 3) float32."""
     warped = []
     for (cx, cy), (rw, rh), angle in rects:
         side = max(rw, rh, 4.0) * MARGIN
@@ -113,22 +118,40 @@ def cut_patches(
                 work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
             )
         )
-    patches = np.stack(warped).astype(np.float32)
-    if patches.ndim == 4:
-        return contrast_channels(patches if gains is None else patches * gains)
-    return patches
+    return np.stack(warped).astype(np.float32)
 
 
-def contrast_channel(patch: NDArray[Any]) -> NDArray[Any]:
-    """The patch's colours projected on their direction of largest spread over its
-    centre (so red pips on a yellow die and black pips on an ivory one both stand
-    out), signed so that the face's body (the centre's majority) is bright and the
-    marks on it dark."""
-    out: NDArray[Any] = contrast_channels(patch[None])[0]
+def in_channel(
+    cuts: NDArray[Any], gains: NDArray[Any] | None = None, ink: NDArray[Any] | None = None
+) -> NDArray[Any]:
+    """Colour cuts (n x s x s x 3) as the face is read: their channels times ``gains`` when
+    given, then their contrast channel (:func:`contrast_channels`); gray cuts as they are."""
+    if cuts.ndim != 4:
+        return cuts
+    return contrast_channels(cuts if gains is None else cuts * gains, ink)
+
+
+def cut_patches(
+    work: NDArray[Any],
+    rects: Sequence[Rect],
+    gains: NDArray[Any] | None = None,
+    ink: NDArray[Any] | None = None,
+) -> NDArray[Any]:
+    """:func:`cut_patch` of each of ``rects`` (at least one): n x PATCH x PATCH float32."""
+    return in_channel(upright_cuts(work, rects), gains, ink)
+
+
+def contrast_channel(patch: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:
+    """The patch's colours projected on one colour direction, signed so that the face's
+    body (the centre's majority) is bright and the marks on it dark. The direction is
+    ``ink`` (a BGR direction of unit length, as calibration chose it for the owner's
+    dice) or, without it, the patch's own direction of largest spread over its centre
+    (so red pips on a yellow die and black pips on an ivory one both stand out)."""
+    out: NDArray[Any] = contrast_channels(patch[None], ink)[0]
     return out
 
 
-def contrast_channels(patches: NDArray[Any]) -> NDArray[Any]:
+def contrast_channels(patches: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:
     """:func:`contrast_channel` of each of n square colour patches (n x s x s x 3 float32),
     all at once: n x s x s float32."""
     n, s = patches.shape[:2]
@@ -136,9 +159,12 @@ def contrast_channels(patches: NDArray[Any]) -> NDArray[Any]:
     centre = patches[:, lo:hi, lo:hi].reshape(n, -1, 3)
     mean = centre.mean(1, keepdims=True)
     xc = centre - mean
-    _, vecs = np.linalg.eigh(np.matmul(xc.transpose(0, 2, 1), xc))
-    v = vecs[:, :, -1:]  # n x 3 x 1: each patch's direction of largest spread
-    v = np.where(v.sum(1, keepdims=True) < 0, -v, v)
+    if ink is None:
+        _, vecs = np.linalg.eigh(np.matmul(xc.transpose(0, 2, 1), xc))
+        v = vecs[:, :, -1:]  # n x 3 x 1: each patch's direction of largest spread
+        v = np.where(v.sum(1, keepdims=True) < 0, -v, v)
+    else:
+        v = np.broadcast_to(np.asarray(ink, np.float32).reshape(1, 3, 1), (n, 3, 1))
     v = np.where(np.median(np.matmul(xc, v), axis=1, keepdims=True) < 0, -v, v)
     proj = np.matmul(patches.reshape(n, -1, 3) - mean, v)
     out: NDArray[Any] = (proj.reshape(n, s, s) + 128.0).astype(np.float32)

@@ -34,7 +34,9 @@ file without it reads as before and checks nothing), ``pair_thresholds`` (faces 
 faces float32; a file without it has the one threshold) and ``box_fit_mean``,
 ``box_fit_scale``, ``box_fit_weights``, ``box_fit_bias`` (the correction of the
 finder's boxes, :mod:`vision.reading.box_fit`; a file without them reads its boxes as
-placed).
+placed) and ``face_ink`` (3 float32: the colour, a BGR direction of unit length, the
+faces are read along, :mod:`vision.learning.face_channel`; a file without it reads each
+die along its own colours' widest spread).
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ class FaceModel:
     basis: NDArray[Any] | None = None
     domain: Domain | None = None  # what calibration learned from (None: not recorded)
     pair_thresholds: NDArray[Any] | None = None  # faces x faces (None: the one threshold)
+    # the colour (BGR, unit length) faces are read along (None: each die's widest spread)
+    ink: NDArray[Any] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.detector, DetectorParams):
@@ -224,6 +228,7 @@ class FaceModel:
                     if self.pair_thresholds is not None
                     else {}
                 ),
+                **({"face_ink": self.ink.astype(np.float32)} if self.ink is not None else {}),
             )
         return path
 
@@ -351,6 +356,7 @@ def load_model(path: str | Path) -> FaceModel:
             basis=basis if basis.size else None,
             domain=Domain.from_json(str(data["domain"])) if "domain" in data.files else None,
             pair_thresholds=_pair_thresholds(data, path, len(data["names"])),
+            ink=_face_ink(data, path),
         )
 
 
@@ -369,3 +375,24 @@ def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
             "values in 0..1"
         )
     return pairs
+
+
+def _face_ink(data: Any, path: Path) -> NDArray[Any] | None:
+    """The colour the file's faces are read along (None when it has none).
+
+    Raises:
+        ModelError: it is not 3 finite values of length about 1.
+    """
+    if "face_ink" not in data.files:
+        return None
+    ink = np.asarray(data["face_ink"], np.float32)
+    if (
+        ink.shape != (3,)
+        or not np.isfinite(ink).all()
+        or abs(float(np.linalg.norm(ink)) - 1) > 0.01
+    ):
+        raise ModelError(
+            f"{path}: face_ink of shape {ink.shape} ({np.array2string(ink.ravel()[:6])}), "
+            "expected 3 finite values of length 1"
+        )
+    return ink

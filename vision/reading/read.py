@@ -9,7 +9,8 @@ pixels, where the learned finder looks for dice). Camera frames (arrays) only
 take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
 in calibration, is not a die and is left out. Faces are read in neutral light
-(:func:`vision.reading.describe.light_gains`, as calibration cut them); a die read
+(:func:`vision.reading.describe.light_gains`, as calibration cut them), along the colour
+calibration chose for the owner's dice (``FaceModel.ink``); a die read
 unsure, or sure by less than ``SECOND_LOOK_UNDER`` times the threshold, gets a second
 look (:func:`vision.reading.describe.describe_again`), whose answer is the die's. A
 frame outside what the model learned from (:mod:`vision.reading.domain`: another photo
@@ -140,7 +141,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
         return []
     rects = [d.rect for d in result.detections]
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
-    described = describe_dice(result.work, rects, gains)
+    described = describe_dice(result.work, rects, gains, model.ink)
     reads = model.classify(described)
     again = [
         i
@@ -148,7 +149,9 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
         if (r.unsure or r.confidence < SECOND_LOOK_UNDER * r.bar) and not r.background
     ]
     if again:  # a second look at the dice read unsure or nearly (few: most frames skip it)
-        looks = describe_again(result.work, [rects[i] for i in again], gains, described[again])
+        looks = describe_again(
+            result.work, [rects[i] for i in again], gains, described[again], model.ink
+        )
         second = model.classify(looks)
         for i, fr in zip(again, second, strict=True):
             reads[i] = replace(fr, background=False)  # whether it is a die: the first look
