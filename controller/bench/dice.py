@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import multiprocessing
 import os
@@ -50,6 +51,7 @@ from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset, load_dataset
 from vision.learning.evaluate import EvalResult, cross_validate, evaluate, score_read
+from vision.learning.face_channel import EACH_DIES_OWN
 from vision.reading.model import FaceModel
 from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
@@ -257,6 +259,8 @@ class StrangerFigures:
     unflagged: int
     seconds: float
     failed: str = ""  # why calibration refused (its figures are then 0)
+    colour: str = ""  # the colour calibration chose to read faces in ("": each die's own)
+    label_warnings: int = 0  # labels calibration called likely mistakes (all right here)
 
 
 def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
@@ -272,9 +276,12 @@ def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
             return StrangerFigures(seed, who.describe(), test.dice_count, 0.0, 0.0, 0, 0, 0.0,
                                    str(exc))  # fmt: skip
         result = evaluate(test, model)
+    report = json.loads(model.report)
+    chosen = report["face_channel"]["chosen"]
     return StrangerFigures(
         seed, who.describe(), result.dice, result.f1, result.accuracy, result.unsure,
-        result.wrong_sure, seconds,
+        result.wrong_sure, seconds, colour="" if chosen == EACH_DIES_OWN else chosen,
+        label_warnings=sum(w.endswith("check the label") for w in report["warnings"]),
     )  # fmt: skip
 
 
@@ -291,7 +298,10 @@ def strangers_summary(rows: list[StrangerFigures]) -> str:
         f"worst {min(f1):.4f}; faces right median {statistics.median(faces):.2%}, "
         f"worst {min(faces):.2%}; unsure {unsure} of {dice} dice ({unsure / max(dice, 1):.2%}); "
         f"wrong and not flagged {unflagged} ({unflagged / max(dice, 1):.2%}; over "
-        f"{UNFLAGGED_GOAL:.1%} of their dice on {over} of {len(rows)} tables)"
+        f"{UNFLAGGED_GOAL:.1%} of their dice on {over} of {len(rows)} tables); faces read in "
+        f"a chosen colour on {sum(bool(r.colour) for r in rows)}; label warnings (false "
+        f"alarms: the strangers' labels are right) {sum(r.label_warnings for r in rows)} on "
+        f"{sum(r.label_warnings > 0 for r in rows)} tables"
     )
 
 
@@ -325,6 +335,10 @@ def bench_strangers(
         rows.append(row)
         end = f"calibration failed: {row.failed}" if row.failed else (
             f"calibration {row.seconds:.0f} s")  # fmt: skip
+        if row.colour:
+            end += f", faces read in {row.colour}"
+        if row.label_warnings:
+            end += f", {row.label_warnings} label warning(s)"
         print(
             f"  stranger {row.seed}: {row.dice} dice: F1 {row.f1:.4f}, faces {row.faces:.2%}, "
             f"unsure {row.unsure}, unflagged wrong {row.unflagged}; {end} ({row.what})",

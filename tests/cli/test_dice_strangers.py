@@ -14,18 +14,19 @@ from controller.cli.main import main
 def test_summary_is_the_distribution_of_the_rows() -> None:
     rows = [
         bench.StrangerFigures(1, "a", 100, 0.90, 0.80, 3, 1, 1.0),
-        bench.StrangerFigures(2, "b", 50, 1.00, 1.00, 0, 0, 1.0),
-        bench.StrangerFigures(3, "c", 50, 0.95, 0.98, 1, 2, 1.0),
+        bench.StrangerFigures(2, "b", 50, 1.00, 1.00, 0, 0, 1.0, colour="blue", label_warnings=2),
+        bench.StrangerFigures(3, "c", 50, 0.95, 0.98, 1, 2, 1.0, label_warnings=1),
     ]
     line = bench.strangers_summary(rows)
     assert line == (
         "strangers (3): detection F1 median 0.9500, worst 0.9000; faces right median 98.00%, "
         "worst 80.00%; unsure 4 of 200 dice (2.00%); wrong and not flagged 3 (1.50%; over "
-        "0.5% of their dice on 2 of 3 tables)"
+        "0.5% of their dice on 2 of 3 tables); faces read in a chosen colour on 1; label "
+        "warnings (false alarms: the strangers' labels are right) 3 on 2 tables"
     )
     # a table at the goal is not over it: 1 of 200 dice is 0.5 %
     at_goal = [bench.StrangerFigures(4, "d", 200, 1.0, 1.0, 0, 1, 1.0)]
-    assert bench.strangers_summary(at_goal).endswith("on 0 of 1 tables)")
+    assert "on 0 of 1 tables)" in bench.strangers_summary(at_goal)
 
 
 @pytest.mark.parametrize(
@@ -50,7 +51,8 @@ def test_bench_cli_passes_its_flags_to_the_dice_bench(
 
 ROW = re.compile(
     r"  stranger (\d+): (\d+) dice: F1 ([\d.]+), faces ([\d.]+)%, unsure (\d+), "
-    r"unflagged wrong (\d+); calibration \d+ s \((.+)\)"
+    r"unflagged wrong (\d+); calibration \d+ s(?:, faces read in [a-z ]+)?"
+    r"(?:, \d+ label warning\(s\))? \((.+)\)"
 )
 
 
@@ -73,7 +75,9 @@ def test_two_tiny_strangers(jobs: str, capsys: pytest.CaptureFixture[str]) -> No
     summary = re.fullmatch(
         r"strangers \(2\): detection F1 median ([\d.]+), worst ([\d.]+); faces right median "
         r"([\d.]+)%, worst ([\d.]+)%; unsure (\d+) of (\d+) dice \([\d.]+%\); "
-        r"wrong and not flagged (\d+) \([\d.]+%; over 0.5% of their dice on (\d+) of 2 tables\)",
+        r"wrong and not flagged (\d+) \([\d.]+%; over 0.5% of their dice on (\d+) of 2 tables\); "
+        r"faces read in a chosen colour on \d; label warnings \(false alarms: the strangers' "
+        r"labels are right\) \d+ on \d tables",
         out[-1],
     )
     assert summary is not None, out[-1]

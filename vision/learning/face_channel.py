@@ -1,15 +1,16 @@
 """The colour the owner's faces are read in, chosen at calibration.
 
-A face is read in one channel of its colours (:func:`vision.reading.features.contrast_channels`).
-By default each die is read along its own colours' widest spread: black pips on ivory,
-red pips on yellow, white numerals on blue all stand out so. On a marbled die the widest
-spread is often the marble's swirls, not the marks: pink numerals on a purple and green
-marble stand out along magenta against green, and are faint along the swirls. No rule
-of thumb finds that direction for every set of dice, so calibration measures it: the
-owner's labeled dice are read in each of ``CANDIDATES`` (and each die's own), each die
-against the dice of the *other* photos (its nearest one, in its four quarter turns),
-and a fixed colour replaces each die's own only when it reads clearly more of them
-right (``MIN_Z``: more dice won than lost, beyond chance). Most sets keep their own.
+A face is read in one channel of its colours
+(:func:`vision.reading.features.contrast_channels`). By default each die is read along
+its own colours' widest spread: black pips on ivory, red pips on yellow, white numerals
+on blue all stand out so. On a marbled die the widest spread is often the marble's
+swirls, not the marks: pink numerals on a purple and green marble stand out along
+magenta against green, and are faint along the swirls. No rule of thumb finds that
+direction for every set of dice, so calibration measures it: the owner's labeled dice
+are read in each of ``CANDIDATES`` (and each die's own), each die against the dice of
+the *other* photos (its nearest one, in its four quarter turns), and a fixed colour
+replaces each die's own only when it reads clearly more of them right (``MIN_Z``: more
+dice won than lost, beyond chance among the candidates). Most sets keep their own.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ CANDIDATES: tuple[tuple[str, tuple[float, float, float]], ...] = (
 )
 MAX_DICE = 240  # dice the choice is measured on (a seeded draw past it): a few seconds
 # a fixed colour must win this many standard deviations more dice than it loses against
-# each die's own (a sign test), so that the best of many candidates is not chosen by luck
-MIN_Z = 2.0
+# each die's own (a sign test): 2 for one candidate, about 3 for the best of 13
+# (Bonferroni: a one-sided 2.5 % shared by 13 is z 2.9), so that luck does not choose
+MIN_Z = 3.0
 
 
 @dataclass(frozen=True)
