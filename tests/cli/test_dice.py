@@ -48,8 +48,10 @@ def test_calibrate_then_eval_json(
     model = tmp_path / "mine.npz"
     assert main(["dice", "calibrate", str(synth_ds), "--out", str(model)]) == 0
     captured = capsys.readouterr()
-    # progress: calibrating on 6 photos (2 * 6 + 5 steps), then three folds of 4 photos
-    assert "56/56 checking: leaving photos out (3/3): done" in captured.err
+    # progress: calibrating on 6 photos (2 * 6 + 7 steps), then three folds of 4 photos
+    # (2 * 4 + 7 each), the last step the last fold's last
+    assert "64/64 checking: leaving photos out (3/3): done" in captured.err
+    assert "64/64 checking: leaving photos out (3/3): training" not in captured.err
     assert model.is_file() and "face set 'synth'" in captured.out
     assert "of sqrt(width x height)" in captured.out
     lines = captured.out.splitlines()

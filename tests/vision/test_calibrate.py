@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.learning import face_samples as sampling
-from vision.learning.calibrate import calibrate
+from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
 from vision.learning.face_samples import COPIES, MAX_SAMPLES, die_copies
@@ -53,7 +53,15 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
         lambda *a, **k: max(learned_threshold(*a, **k), 0.3),  # (one calibration, 3 checks)
     )
     # a finder set to keep 2 dice a frame learns to keep twice the most in a photo
-    model = calibrate(train, face_set="budget", base=DetectorParams(max_dice=2))
+    seen: list[tuple[int, int]] = []
+    model = calibrate(
+        train,
+        face_set="budget",
+        base=DetectorParams(max_dice=2),
+        progress=lambda done, total, what: seen.append((done, total)),
+    )
+    steps = calibration_steps(len(train.items))  # one by one to the end, as announced
+    assert seen == [(k, steps) for k in range(1, steps + 1)]
     faces = int((model.labels != BACKGROUND).sum())
     assert budget - 4 * train.dice_count < faces <= budget
     assert model.params.max_dice == 2 * max(len(item.dice) for item in train.items) > 2

@@ -17,6 +17,7 @@ from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
 from vision.learning.face_channel import EACH_DIES_OWN, choose_channel, unit
+from vision.learning.report import CalibrationReport
 from vision.reading.describe import light_gains
 from vision.reading.detect import FACE_DIE_PX
 from vision.reading.die_shape import orientation
@@ -142,3 +143,12 @@ def test_a_damaged_face_ink_is_named(marbled_model: FaceModel, tmp_path: Path) -
     del arrays["face_ink"]
     np.savez_compressed(tmp_path / "old.npz", **arrays)
     assert load_model(tmp_path / "old.npz").ink is None, "a file without it reads each die's own"
+
+
+def test_the_calibration_report_names_a_chosen_colour() -> None:
+    chosen = CalibrationReport(14, 40, 12.0, None, 0, [], colour="magenta against green")
+    assert any(line.startswith("faces read in magenta against green: ") for line in chosen.lines())
+    assert chosen.to_json()["faces_read_in"] == "magenta against green"
+    own = CalibrationReport(14, 40, 12.0, None, 0, [])
+    assert not any(line.startswith("faces read in") for line in own.lines())
+    assert own.to_json()["faces_read_in"] == EACH_DIES_OWN

@@ -89,6 +89,13 @@ MAX_BACKGROUND = 600  # background samples kept for the face classifier
 CONTRAST_FLOOR = 0.5
 
 
+def calibration_steps(photos: int) -> int:
+    """The steps :func:`calibrate` reports to its progress callback for ``photos`` photos:
+    two a photo (measuring, learning its faces), the colour, the finder's three, the
+    boxes, the face classifier and the end."""
+    return 2 * photos + 7
+
+
 def calibrate(
     dataset: Dataset,
     face_set: str | None = None,
@@ -112,7 +119,7 @@ def calibrate(
     rng = np.random.default_rng(seed)
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
     work_px = params.work_die_px
-    total = 2 * len(items) + 7
+    total = calibration_steps(len(items))
     step = 0
 
     def tick(what: str) -> None:

@@ -15,9 +15,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.learning.calibrate import calibrate
+from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import Dataset
 from vision.learning.evaluate import EvalResult, ReadError, evaluate
+from vision.learning.face_channel import EACH_DIES_OWN
 from vision.learning.progress import Progress, quiet
 from vision.reading.detect import DetectorParams
 from vision.reading.model import FaceModel
@@ -66,6 +67,7 @@ class CalibrationReport:
     cv: EvalResult | None
     folds: int
     warnings: list[str]
+    colour: str = EACH_DIES_OWN  # the colour faces are read in (vision.learning.face_channel)
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -75,6 +77,7 @@ class CalibrationReport:
             "seconds": round(self.seconds, 1),
             "folds": self.folds,
             "leave_photos_out": self.cv.to_json() if self.cv is not None else None,
+            "faces_read_in": self.colour,
             "warnings": list(self.warnings),
         }
 
@@ -88,6 +91,11 @@ class CalibrationReport:
                 f"saw it): detection F1 {j['f1']:.4f} (P {j['precision']:.4f}, "
                 f"R {j['recall']:.4f}), faces right {j['accuracy']:.2%}, unsure {j['unsure']}, "
                 f"wrong above the threshold {j['wrong_above_threshold']}"
+            )
+        if self.colour != EACH_DIES_OWN:
+            out.append(
+                f"faces read in {self.colour}: it tells your dice's faces apart better than "
+                "each die's own colours (the model keeps it)"
             )
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
@@ -132,7 +140,7 @@ def calibrate_with_report(
     n = len(dataset.items)
     can_cv = folds >= 2 and n >= 2 * folds
     sizes = [n] + ([n - len(range(k, n, folds)) for k in range(folds)] if can_cv else [])
-    steps = [2 * size + 5 for size in sizes]  # calibrate() reports 2 * photos + 5 steps
+    steps = [calibration_steps(size) for size in sizes]
     grand = sum(steps)
 
     def part(k: int) -> Progress:
@@ -177,6 +185,7 @@ def calibrate_with_report(
         cv=cv,
         folds=folds if can_cv else 0,
         warnings=warnings,
+        colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report
