@@ -84,7 +84,11 @@ def choose_channel(
     """Choose the colour to read faces in from labeled dice: ``dice`` are (photo index,
     the die's rectangle in ``faces[photo]`` at the face scale, its face); ``gains`` each
     photo's gains to neutral light. Gray photos, or dice from fewer than two photos, keep
-    each die's own colours."""
+    each die's own colours.
+
+    Raises:
+        ModelError: the shipped network's file is missing or damaged.
+    """
     own = ChannelChoice(None, EACH_DIES_OWN, {})
     if len(dice) > MAX_DICE:
         dice = [dice[int(i)] for i in sorted(rng.choice(len(dice), MAX_DICE, replace=False))]
