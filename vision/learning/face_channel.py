@@ -97,9 +97,11 @@ def choose_channel(
         return own
     cls = np.array([c for _, _, c in dice])
     patches, views = _cuts(faces, gains, dice)
-    right = {EACH_DIES_OWN: _reads_right(patches, views, None, cls, photo)}
+    # each die against each quarter turn of every die: those of its own photo do not count
+    same_photo = np.repeat(photo[:, None] == photo[None, :], 4, axis=1)
+    right = {EACH_DIES_OWN: _reads_right(patches, views, None, cls, same_photo)}
     for name, direction in CANDIDATES:
-        right[name] = _reads_right(patches, views, unit(direction), cls, photo)
+        right[name] = _reads_right(patches, views, unit(direction), cls, same_photo)
     shares = {name: float(r.mean()) for name, r in right.items()}
     best = max((name for name, _ in CANDIDATES), key=lambda name: shares[name])
     won = int((right[best] & ~right[EACH_DIES_OWN]).sum())
@@ -128,16 +130,17 @@ def _reads_right(
     views: NDArray[Any],
     ink: NDArray[Any] | None,
     cls: NDArray[Any],
-    photo: NDArray[Any],
+    same_photo: NDArray[Any],
 ) -> NDArray[Any]:
     """Whether each die, read along ``ink``, is nearest to a die of its own face among
-    the other photos' dice (each in its four quarter turns)."""
+    the other photos' dice (each in its four quarter turns; ``same_photo``: n x 4n, the
+    turns not to count)."""
     p, v = in_channel(patches, ink=ink), in_channel(views, ink=ink)
     turns = np.stack(
         [join(np.rot90(p, k, axes=(1, 2)), np.rot90(v, k, axes=(1, 2))) for k in range(4)], 1
     )
     n = len(cls)
     sims = turns[:, 0] @ turns.reshape(n * 4, -1).T  # n x 4n, each die against every turn
-    sims[np.repeat(photo[:, None] == photo[None, :], 4, axis=1)] = -np.inf
+    sims[same_photo] = -np.inf
     nearest: NDArray[Any] = cls[sims.argmax(1) // 4] == cls
     return nearest
