@@ -281,7 +281,7 @@ def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
     return StrangerFigures(
         seed, who.describe(), result.dice, result.f1, result.accuracy, result.unsure,
         result.wrong_sure, seconds, colour="" if chosen == EACH_DIES_OWN else chosen,
-        label_warnings=sum(w.endswith("check the label") for w in report["warnings"]),
+        label_warnings=report["label_mistakes"],
     )  # fmt: skip
 
 

@@ -333,6 +333,7 @@ def calibrate(
                 "iou_corrected": round(box_fitting.iou_corrected, 3),
             },
             "face_channel": channel.to_json(),
+            "label_mistakes": len(problems),  # likely ones, each named in the warnings
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }
