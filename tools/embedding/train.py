@@ -5,14 +5,17 @@ Makefile installs the CPU build into the checkout's venv (``make test-slow`` doe
 ``make .venv/.torch-stamp``); then, from the checkout::
 
     .venv/bin/python -m tools.embedding.train            # ~18 min, 2 cores: the shipped file
-    .venv/bin/python -m tools.embedding.train --stranger-designs 350 --out /tmp/e.npz
+    .venv/bin/python -m tools.embedding.train --stranger-designs 350 --out /tmp/e.npz  # ~30 min
+    .venv/bin/python -m tools.embedding.train --start vision/models/face-embedding.npz \
+        --pools 3 --stranger-designs 350 --epochs 6 --lr 1e-3 --out /tmp/e.npz  # ~7 min
 
 The training views are synthetic dice, made on two processes: for each of the seeds
-``POOL_SEEDS``, ``DESIGNS_PER_POOL`` designs, random designs (``tools/embedding/dice.py``)
-and, with ``--stranger-designs N``, N of them the dice sets of invented strangers
-(``tools/embedding/stranger_dice.py``: translucent, engraved, marbled, logo faces, mixed
-trays; strangers of their own seeds, never the benchmark's), painted and cut alike (a
-stranger's view costs about 1.5 times a random design's to draw). The network is
+``POOL_SEEDS`` (the first ``--pools``), ``--random-designs`` random designs
+(``tools/embedding/dice.py``; ``DESIGNS_PER_POOL``) and ``--stranger-designs`` more, the
+dice sets of invented strangers (``tools/embedding/stranger_dice.py``: translucent,
+engraved, marbled, logo faces, mixed trays; strangers of their own seeds, never the
+benchmark's), painted and cut alike (a stranger's view costs about 1.5 times a random
+design's to draw). The network is
 trained *episodically*, the way calibration uses it: each step takes
 ``DESIGNS_PER_STEP`` designs, and for each design two views of every face make the
 face's prototype and two more views must be nearest their own face's prototype among
@@ -20,9 +23,12 @@ that design's six (a softmax over cosine similarities with a learned scale). So 
 learns to tell a die's faces apart, whatever the die, not to recognise any particular
 die. The same seeds give the same training views; the weights are the same up to
 torch's floating-point rounding (not checked bit for bit). The shipped file came from
-this script with its defaults (no stranger designs). Trained with 350 (about an hour on
-2 cores), it read the real catan photos worse and the development strangers no better
-(docs/decisions/vision.md), so it is not the default.
+this script with its defaults (no stranger designs). ``--start FILE`` trains on from a
+network this script wrote (the shipped one: pretrained weights that the strangers' dice
+then refine) instead of from random weights. Every network trained with strangers'
+designs so far, from scratch or on from the shipped one, read the real catan photos
+worse (a die of 30), so none is shipped, though the last (700 random and 350 strangers'
+designs a pool, from scratch) read 8 strangers' faces better (docs/decisions/vision.md).
 
 The batch-norm layers are folded into the convolutions on export; the file is read by
 ``vision.reading.embedding.load_embedding``, and once written it is checked against
@@ -47,6 +53,7 @@ from torch.nn import functional
 
 from tools.embedding.dice import views
 from tools.embedding.stranger_dice import stranger_views
+from vision.errors import ModelError
 from vision.reading.embedding import (
     DEFAULT_PATH,
     EMBED_DIMS,
@@ -56,11 +63,13 @@ from vision.reading.embedding import (
 )
 
 POOL_SEEDS = (10, 11, 12, 13, 14, 15)
-DESIGNS_PER_POOL = 700
-STRANGER_DESIGNS = 0  # of each pool's DESIGNS_PER_POOL: the strangers' dice sets (350: half)
+DESIGNS_PER_POOL = 700  # random designs in each pool
+STRANGER_DESIGNS = 0  # strangers' dice sets in each pool, besides its random designs
+MAX_DESIGNS = 10_000  # of either kind in a pool (a pool seed's strangers: POOL_STRANGERS)
 VIEWS_PER_FACE = 6
 DESIGNS_PER_STEP = 16
 EPOCHS = 16
+LEARNING_RATE = 3e-3  # the one-cycle schedule's peak
 SEED = 0
 
 
@@ -87,38 +96,103 @@ def _pool(part: tuple[bool, int, int]) -> NDArray[Any]:
     return make(designs, VIEWS_PER_FACE, seed)
 
 
-def make_pool(stranger_designs: int = STRANGER_DESIGNS) -> NDArray[Any]:
+def make_pool(
+    random_designs: int = DESIGNS_PER_POOL,
+    stranger_designs: int = STRANGER_DESIGNS,
+    pools: int = len(POOL_SEEDS),
+) -> NDArray[Any]:
     """All training views: designs x 6 faces x VIEWS_PER_FACE x VIEW_PX x VIEW_PX, of each
-    pool ``stranger_designs`` strangers' dice sets and the rest random designs.
+    of the first ``pools`` pool seeds ``random_designs`` random designs and
+    ``stranger_designs`` strangers' dice sets.
 
     Raises:
-        ValueError: ``stranger_designs`` is not within 0..DESIGNS_PER_POOL.
+        ValueError: a count is out of its bounds (each of 0..MAX_DESIGNS, not both 0;
+            1..len(POOL_SEEDS) pools); the message names the option.
     """
-    if not 0 <= stranger_designs <= DESIGNS_PER_POOL:
-        raise ValueError(f"--stranger-designs {stranger_designs}: expected 0-{DESIGNS_PER_POOL}")
+    for option, count in (
+        ("--random-designs", random_designs),
+        ("--stranger-designs", stranger_designs),
+    ):
+        if not 0 <= count <= MAX_DESIGNS:
+            raise ValueError(f"{option} {count}: expected 0-{MAX_DESIGNS}")
+    if random_designs + stranger_designs == 0:
+        raise ValueError("--random-designs 0 and --stranger-designs 0: no designs to train on")
+    if not 1 <= pools <= len(POOL_SEEDS):
+        raise ValueError(f"--pools {pools}: expected 1-{len(POOL_SEEDS)}")
     parts = [
         (strangers, seed, count)
-        for seed in POOL_SEEDS
-        for strangers, count in (
-            (False, DESIGNS_PER_POOL - stranger_designs),
-            (True, stranger_designs),
-        )
+        for seed in POOL_SEEDS[:pools]
+        for strangers, count in ((False, random_designs), (True, stranger_designs))
         if count
     ]
     with ProcessPoolExecutor(2) as ex:
         return np.concatenate(list(ex.map(_pool, parts)))
 
 
-def train(pool: NDArray[Any], epochs: int) -> nn.Sequential:
-    """Episodic training (see the module notes); prints each epoch's loss and accuracy."""
+def start_from(net: nn.Sequential, path: Path) -> None:
+    """Load the network ``path`` (written by :func:`export`, of ``net``'s layers) into
+    ``net``: each convolution takes its folded weights, and its batch norm becomes the
+    identity with the folded bias as its shift (statistics 0 and 1 - eps, so that
+    exporting folds them back exactly).
+
+    Raises:
+        ModelError: ``path`` is not a readable network (as ``load_embedding``).
+        ValueError: its layers are not ``net``'s; the message names the file and the shapes.
+    """
+    load_embedding(path)  # the file's format and its layers' chaining, checked
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    modules = list(net)
+    norms = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
+    stored = [i for i, kind in enumerate(json.loads(str(arrays["layers"]))) if kind == "conv"]
+    if len(stored) != len(norms):
+        raise ValueError(f"{path}: {len(stored)} convolutions, expected {len(norms)}")
+    linear = next(m for m in modules if isinstance(m, nn.Linear))
+    pairs = [(linear.weight, arrays["head_w"].T), (linear.bias, arrays["head_b"])]
+    with torch.no_grad():
+        for (conv, norm), i in zip(norms, stored, strict=True):
+            assert isinstance(norm, nn.BatchNorm2d) and norm.running_var is not None
+            assert norm.running_mean is not None
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            pairs += [
+                (conv.weight, arrays[f"w{i}"].transpose(3, 2, 0, 1)),
+                (norm.bias, arrays[f"b{i}"]),
+            ]
+        for param, value in pairs:
+            if tuple(param.shape) != value.shape:
+                raise ValueError(
+                    f"{path}: an array of shape {value.shape} where the network has "
+                    f"{tuple(param.shape)}"
+                )
+            param.copy_(torch.from_numpy(np.ascontiguousarray(value, np.float32)))
+
+
+def train(
+    pool: NDArray[Any], epochs: int, pretrained: Path | None = None, lr: float = LEARNING_RATE
+) -> nn.Sequential:
+    """Episodic training (see the module notes); prints each epoch's loss and accuracy.
+    From the network ``pretrained`` when given (:func:`start_from`: its batch norms' statistics
+    stay fixed, their scale and shift learn on), else from random weights.
+
+    Raises:
+        ModelError, ValueError: as :func:`start_from`.
+    """
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     net = embedding_net()
+    if pretrained is not None:
+        start_from(net, pretrained)
     scale = nn.Parameter(torch.tensor(10.0))
-    opt = torch.optim.AdamW([*net.parameters(), scale], 3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW([*net.parameters(), scale], lr, weight_decay=1e-4)
     designs, _, per_face = pool.shape[:3]
     steps = epochs * (designs // DESIGNS_PER_STEP)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps)
+    if pretrained is not None:  # the statistics it was trained with, kept
+        for m in net:
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
     d = DESIGNS_PER_STEP
     target = torch.arange(6).view(1, 6, 1).expand(d, 6, 2).reshape(-1)
     start = time.time()
@@ -198,21 +272,34 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_PATH)
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument(
+        "--random-designs",
+        type=int,
+        default=DESIGNS_PER_POOL,
+        help=f"random designs in each pool (default {DESIGNS_PER_POOL})",
+    )
+    ap.add_argument(
         "--stranger-designs",
         type=int,
         default=STRANGER_DESIGNS,
-        help=f"of each pool's {DESIGNS_PER_POOL} designs, how many are strangers' dice sets "
-        f"(default {STRANGER_DESIGNS}, the shipped file's recipe; 350: half of them)",
+        help=f"strangers' dice sets in each pool, besides its random designs (default "
+        f"{STRANGER_DESIGNS}: the shipped file's recipe)",
     )
+    ap.add_argument(
+        "--pools", type=int, default=len(POOL_SEEDS), help=f"pools, of {len(POOL_SEEDS)}"
+    )
+    ap.add_argument("--start", type=Path, help="train on from this network (see above)")
+    ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate")
     args = ap.parse_args()
     torch.set_num_threads(2)
     start = time.time()
     try:
-        pool = make_pool(args.stranger_designs)
-    except ValueError as exc:
+        if args.start is not None:
+            start_from(embedding_net(), args.start)  # a bad start file, named before the pool
+        pool = make_pool(args.random_designs, args.stranger_designs, args.pools)
+    except (ValueError, ModelError) as exc:
         ap.error(str(exc))  # one line, exit 2
     print(f"{pool.shape[0]} designs, {pool[:, :, :, 0, 0].size} views, {time.time() - start:.0f} s")
-    export(train(pool, args.epochs), args.out)
+    export(train(pool, args.epochs, args.start, args.lr), args.out)
 
 
 if __name__ == "__main__":
