@@ -82,7 +82,7 @@ def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["dice", "read", str(photo), "--model", str(old)]) == 2
     (line,) = _error(capsys)
     assert line == (
-        f"toptable: error: {old}: model format 4, this program reads format 5 (calibrate again: "
+        f"toptable: error: {old}: model format 4, this program reads format 6 (calibrate again: "
         "toptable dice calibrate DATASET --out MODEL.npz)"
     )
     bad = tmp_path / "bad.npz"

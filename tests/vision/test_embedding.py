@@ -32,6 +32,7 @@ from vision.reading.embedding import (
     die_view,
     die_views,
     load_embedding,
+    strangers_embedding,
 )
 from vision.reading.features import cut_patch, cut_patches
 from vision.reading.model import load_model
@@ -93,10 +94,15 @@ def test_a_description_joins_features_and_embedding() -> None:
     rects = [((60.0, 60.0), (40.0, 40.0), 0.0), ((60.0, 60.0), (40.0, 40.0), 30.0)]
     both = describe_dice(image, rects)
     assert both.shape == (2, DESCRIPTION_SIZE)
-    # the last EMBED_DIMS numbers are the view's embedding, the rest the patch's features
-    alone = default_embedding().embed(die_view(image, rects[1])[None])[0]
-    assert np.allclose(both[1, -EMBED_DIMS:], alone, atol=1e-5)
-    assert not np.allclose(both[0, :-EMBED_DIMS], both[1, :-EMBED_DIMS])
+    # the view's embeddings by the two shipped networks last (each times 1/sqrt(2)), the
+    # patch's features before them
+    view = die_view(image, rects[1])[None]
+    first, second = default_embedding().embed(view)[0], strangers_embedding().embed(view)[0]
+    assert np.allclose(both[1, -2 * EMBED_DIMS : -EMBED_DIMS], first / np.sqrt(2), atol=1e-5)
+    assert np.allclose(both[1, -EMBED_DIMS:], second / np.sqrt(2), atol=1e-5)
+    assert not np.allclose(first, second, atol=0.05)  # two networks, not one twice
+    assert np.linalg.norm(both[1, -2 * EMBED_DIMS :]) == pytest.approx(1.0, abs=1e-4)
+    assert not np.allclose(both[0, : -2 * EMBED_DIMS], both[1, : -2 * EMBED_DIMS])
     assert describe_dice(image, []).shape == (0, DESCRIPTION_SIZE)
 
 
@@ -187,6 +193,22 @@ def test_a_damaged_shipped_network_stops_loading_a_model(
     finally:
         monkeypatch.undo()
         default_embedding.cache_clear()
+    assert load_model(DEFAULT_MODEL).names[0] == "kick"
+
+
+def test_a_missing_strangers_network_stops_loading_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second shipped network is read at start too: an install without it fails there."""
+    gone = tmp_path / "face-embedding-strangers.npz"
+    monkeypatch.setattr(embedding, "STRANGERS_PATH", gone)
+    strangers_embedding.cache_clear()
+    try:
+        with pytest.raises(ModelError, match=r"face-embedding-strangers\.npz: no such"):
+            load_model(DEFAULT_MODEL)
+    finally:
+        monkeypatch.undo()
+        strangers_embedding.cache_clear()
     assert load_model(DEFAULT_MODEL).names[0] == "kick"
 
 

@@ -10,7 +10,11 @@ features read symbol dice and straight-down views perfectly but misread oblique
 pip dice (side faces' pips fall in the patch); the embedding alone read those but
 let a neighbour pressed against a die into its view (18 of 10,000 stress dice
 wrong above the threshold). Joined, each covers the other's weak case (figures in
-docs/decisions/vision.md).
+docs/decisions/vision.md). The surroundings are embedded by two shipped networks side
+by side, each part times 1/sqrt(2) (together they weigh what one did): the first
+trained on random designs only, the second on the strangers' dice sets too
+(translucent, engraved, marbled, logo faces). Alone the second read the strangers
+better and the real catan photos worse; joined, both (issue 28).
 
 Both are cut in neutral light (:func:`light_gains`: the frame's colour cast taken
 out), at calibration as at reading; a die read unsure is described again from a few
@@ -26,10 +30,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.embedding import EMBED_DIMS, default_embedding, die_views
+from vision.reading.embedding import EMBED_DIMS, default_embedding, die_views, strangers_embedding
 from vision.reading.features import FEATURE_SIZE, Rect, cut_patches, features
 
-DESCRIPTION_SIZE = FEATURE_SIZE + EMBED_DIMS
+DESCRIPTION_SIZE = FEATURE_SIZE + 2 * EMBED_DIMS
+HALF = np.float32(1.0 / np.sqrt(2.0))  # two networks' parts weigh together what one did
 
 
 def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
@@ -41,7 +46,12 @@ def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
         ModelError: the shipped network's file is missing or damaged.
     """
     out: NDArray[Any] = np.concatenate(
-        [features(patches), default_embedding().embed(views)], axis=1
+        [
+            features(patches),
+            HALF * default_embedding().embed(views),
+            HALF * strangers_embedding().embed(views),
+        ],
+        axis=1,
     )
     return out
 

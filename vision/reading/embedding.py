@@ -47,6 +47,9 @@ VIEW_PX = 40  # the network's input side
 DIE_SPAN = 0.8  # the share of the view's side a die's extent along the image axes fills
 EMBED_DIMS = 64
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "models" / "face-embedding.npz"
+# the same network trained on strangers' dice sets too (tools/embedding/train.py
+# --stranger-designs 350): the reader joins both (vision.reading.describe)
+STRANGERS_PATH = DEFAULT_PATH.with_name("face-embedding-strangers.npz")
 _BATCH = 32  # views per matrix product: bounds the im2col buffers (under 10 MB)
 
 
@@ -222,3 +225,13 @@ def default_embedding() -> FaceEmbedding:
         ModelError: the shipped file is missing or damaged.
     """
     return load_embedding(DEFAULT_PATH)
+
+
+@functools.cache
+def strangers_embedding() -> FaceEmbedding:
+    """The shipped network trained on strangers' dice sets too (read once per process).
+
+    Raises:
+        ModelError: its file is missing or damaged.
+    """
+    return load_embedding(STRANGERS_PATH)

@@ -55,10 +55,10 @@ from vision.reading.box_fit import BoxFit
 from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import BOX_FEATURES, WINDOW_SIZE, Detector, DetectorParams
 from vision.reading.domain import Domain
-from vision.reading.embedding import default_embedding
+from vision.reading.embedding import default_embedding, strangers_embedding
 from vision.reading.stored import checked_npz
 
-FORMAT_VERSION = 5  # 5: faces cut in neutral light (a format-4 model was not)
+FORMAT_VERSION = 6  # 6: both shipped networks in a description (5: only the first)
 RECALIBRATE = " (calibrate again: toptable dice calibrate DATASET --out MODEL.npz)"
 BACKGROUND = -1  # the label of samples that are not dice (hard negatives of the finder)
 NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no die
@@ -314,9 +314,10 @@ def load_model(path: str | Path) -> FaceModel:
 
     Raises:
         ModelError: the file is missing, not a model, or of another format version;
-            the shipped face-embedding network is missing or damaged.
+            a shipped face-embedding network is missing or damaged.
     """
     default_embedding()
+    strangers_embedding()
     path = Path(path)
     with checked_npz(path, "model", FORMAT_VERSION, "a toptable face model", RECALIBRATE) as data:
         samples = data["samples"]  # widened to float32 by FaceModel, once, after ordering
