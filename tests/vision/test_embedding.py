@@ -179,36 +179,37 @@ def test_missing_corrupt_and_foreign_files_are_refused(tmp_path: Path) -> None:
         load_embedding(broken)
 
 
-def test_a_damaged_shipped_network_stops_loading_a_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("where", "loader", "name", "content", "expected"),
+    [
+        ("DEFAULT_PATH", default_embedding, "face-embedding.npz", b"truncated",
+         r"face-embedding\.npz: not a face-embedding file"),
+        ("STRANGERS_PATH", strangers_embedding, "face-embedding-strangers.npz", None,
+         r"face-embedding-strangers\.npz: no such face-embedding file"),
+    ],
+)  # fmt: skip
+def test_a_damaged_or_missing_shipped_network_stops_loading_a_model(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    loader: Any,
+    name: str,
+    content: bytes | None,
+    expected: str,
 ) -> None:
-    """The daemon loads its model at start: a broken install must fail there, in one line."""
-    bad = tmp_path / "face-embedding.npz"
-    bad.write_bytes(b"truncated")
-    monkeypatch.setattr(embedding, "DEFAULT_PATH", bad)
-    default_embedding.cache_clear()
+    """The daemon loads its model at start (and both shipped networks with it): a broken
+    install must fail there, in one line."""
+    bad = tmp_path / name
+    if content is not None:
+        bad.write_bytes(content)
+    monkeypatch.setattr(embedding, where, bad)
+    loader.cache_clear()
     try:
-        with pytest.raises(ModelError, match=r"face-embedding\.npz: not a face-embedding file"):
+        with pytest.raises(ModelError, match=expected):
             load_model(DEFAULT_MODEL)
     finally:
         monkeypatch.undo()
-        default_embedding.cache_clear()
-    assert load_model(DEFAULT_MODEL).names[0] == "kick"
-
-
-def test_a_missing_strangers_network_stops_loading_a_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The second shipped network is read at start too: an install without it fails there."""
-    gone = tmp_path / "face-embedding-strangers.npz"
-    monkeypatch.setattr(embedding, "STRANGERS_PATH", gone)
-    strangers_embedding.cache_clear()
-    try:
-        with pytest.raises(ModelError, match=r"face-embedding-strangers\.npz: no such"):
-            load_model(DEFAULT_MODEL)
-    finally:
-        monkeypatch.undo()
-        strangers_embedding.cache_clear()
+        loader.cache_clear()
     assert load_model(DEFAULT_MODEL).names[0] == "kick"
 
 
