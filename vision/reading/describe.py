@@ -14,7 +14,8 @@ docs/decisions/vision.md). The surroundings are embedded by two shipped networks
 by side, each part times 1/sqrt(2) (together they weigh what one did): the first
 trained on random designs only, the second on the strangers' dice sets too
 (translucent, engraved, marbled, logo faces). Alone the second read the strangers
-better and the real catan photos worse; joined, both (issue 28).
+better and the real catan photos worse; joined, the strangers better and catan as
+before (issue 28).
 
 Both are cut in neutral light (:func:`light_gains`: the frame's colour cast taken
 out), at calibration as at reading; a die read unsure is described again from a few
@@ -43,7 +44,7 @@ def join(patches: NDArray[Any], views: NDArray[Any]) -> NDArray[Any]:
     quarter turn.
 
     Raises:
-        ModelError: the shipped network's file is missing or damaged.
+        ModelError: a shipped network's file is missing or damaged.
     """
     out: NDArray[Any] = np.concatenate(
         [
