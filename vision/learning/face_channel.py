@@ -87,7 +87,7 @@ def choose_channel(
     each die's own colours.
 
     Raises:
-        ModelError: the shipped network's file is missing or damaged.
+        ModelError: a shipped network's file is missing or damaged.
     """
     own = ChannelChoice(None, EACH_DIES_OWN, {})
     if len(dice) > MAX_DICE:

@@ -137,7 +137,7 @@ def face_samples(
     gains to neutral light), read along the colour ``ink`` (None: each die's own).
 
     Raises:
-        ModelError: the shipped network's file is missing or damaged.
+        ModelError: a shipped network's file is missing or damaged.
     """
     feats: list[NDArray[Any]] = []
     labels: list[int] = []

@@ -95,7 +95,7 @@ def describe_dice(
     channels times ``gains`` when given, read along the colour ``ink`` when given).
 
     Raises:
-        ModelError: the shipped network's file is missing or damaged.
+        ModelError: a shipped network's file is missing or damaged.
     """
     if not rects:
         return np.zeros((0, DESCRIPTION_SIZE), np.float32)
@@ -129,7 +129,7 @@ def describe_again(
     them, is taken for the first cut instead of cutting it again; ``ink`` as there.
 
     Raises:
-        ModelError: the shipped network's file is missing or damaged.
+        ModelError: a shipped network's file is missing or damaged.
     """
     looks = SECOND_LOOK if first is None else SECOND_LOOK[1:]
     moved = [
