@@ -16,7 +16,7 @@ from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
-from vision.learning.face_channel import EACH_DIES_OWN, choose_channel, unit
+from vision.learning.face_channel import EACH_DIES_OWN, NEIGHBOURS, _votes, choose_channel, unit
 from vision.learning.report import CalibrationReport
 from vision.reading.describe import light_gains
 from vision.reading.detect import FACE_DIE_PX
@@ -87,6 +87,27 @@ def test_one_photo_or_gray_photos_keep_each_dies_own() -> None:
     assert choose_channel(faces, gains, alone, np.random.default_rng(0)).ink is None
     gray = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) for f in faces]
     assert choose_channel(gray, [None, None], dice, np.random.default_rng(0)).ink is None
+
+
+def test_each_die_is_voted_on_by_its_nearest_dice_of_other_photos() -> None:
+    assert NEIGHBOURS == 3
+    # dice 0-1 in photo 0, dice 2-5 in photo 1; faces 0, 0, 0, 1, 0, 1
+    photo = np.array([0, 0, 1, 1, 1, 1])
+    cls = np.array([0, 0, 0, 1, 0, 1])
+    near = np.array(
+        [
+            [1.0, 0.99, 0.7, 0.9, 0.6, 0.8],  # its own photo's twin does not vote
+            [0.99, 1.0, 0.5, 0.4, 0.6, 0.3],
+            [0.7, 0.5, 1.0, 0.9, 0.9, 0.9],
+            [0.2, 0.1, 0.9, 1.0, 0.9, 0.9],  # photo 1: only two dice of another photo vote
+            [0.6, 0.6, 0.9, 0.9, 1.0, 0.9],
+            [0.1, 0.1, 0.9, 0.9, 0.9, 1.0],
+        ]
+    )
+    votes = _votes(near, cls, photo[:, None] == photo[None, :])
+    # die 0: nearest of photo 1 are 3 (face 1), 5 (face 1), 2 (face 0) -> one vote
+    # die 1: 4, 2 (face 0), 3 (face 1) -> two; dice 2 and 4: 0, 1 -> two; 3 and 5: none
+    assert votes.tolist() == [1, 2, 2, 0, 2, 0]
 
 
 def test_a_fixed_colour_keeps_the_body_bright_and_the_marks_dark() -> None:
