@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from numpy.typing import NDArray
@@ -15,7 +16,14 @@ from numpy.typing import NDArray
 from vision.errors import ConfigError
 from vision.learning.detect_train import _augment, _mirrored_across
 from vision.learning.die_size import BOX_DICE, SLOPE_DICE, box_shape, size_slopes
-from vision.reading.detect import DetectorParams, detect, perspective_size
+from vision.reading.detect import (
+    FACE_DIE_PX,
+    DetectorParams,
+    detect,
+    marks_contrast,
+    perspective_size,
+)
+from vision.reading.die_shape import face_contrast
 from vision.reading.model import FaceModel
 from vision.synth.scenes import Renderer
 
@@ -158,3 +166,24 @@ def test_the_mirror_runs_along_the_tilt() -> None:
     across_x = _mirrored_across((0.6, 0.0), 96) @ spot
     assert across_y == pytest.approx([26.0, 20.0])  # a tilt down the photo: mirrored left-right
     assert across_x == pytest.approx([70.0, 76.0])  # a tilt across it: mirrored up-down
+
+
+def test_a_near_twos_pips_count_as_marks_at_its_place() -> None:
+    """A two near an oblique camera is half as large again as a die at the centre: its
+    pips lie outside the square of a die at the centre, and the contrast that decides
+    whether a peak shows marks is measured over the die's side at its place."""
+    side = 1.5 * FACE_DIE_PX
+    face = np.full((400, 300, 3), 90, np.uint8)  # a grey table
+    cx, cy = 150.0, 330.0
+    half = side / 2
+    face[int(cy - half) : int(cy + half), int(cx - half) : int(cx + half)] = 235  # a white die
+    for dx, dy in ((-0.3, -0.3), (0.3, 0.3)):  # a two's pips, in opposite corners
+        cv2.circle(
+            face, (int(cx + dx * side), int(cy + dy * side)), int(0.09 * side), (20, 20, 20), -1
+        )
+    slope = (1.5 - 1.0) / (cy / 400 - 0.5)  # the slope that makes a die here 1.5 times larger
+    tilted = replace(DetectorParams(), size_slope_y=slope)
+    assert perspective_size(tilted, cx / 300, cy / 400) == pytest.approx(1.5)
+    blank = face_contrast(face, cx, cy, FACE_DIE_PX)
+    assert marks_contrast(face, cx, cy, tilted) > 3 * blank
+    assert marks_contrast(face, cx, cy, DetectorParams()) == pytest.approx(blank)

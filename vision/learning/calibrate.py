@@ -73,10 +73,11 @@ from vision.reading.detect import (
     DetectorParams,
     balance,
     image_length,
+    marks_contrast,
     perspective_size,
     shrink,
 )
-from vision.reading.die_shape import face_contrast, orientation, outline_aspect, outline_size
+from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.read import load_scaled, reduction
@@ -195,7 +196,7 @@ def calibrate(
             boxes.append((x, y, bw, bh))
             angles.append(angle)
             aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
-            contrasts.append(face_contrast(face, cx, cy, FACE_DIE_PX))
+            contrasts.append(marks_contrast(face, cx, cy, params))
             measured, aspect = outline_size(gray, cx, cy, FACE_DIE_PX)
             if measured > 0:
                 outline_sides.append(measured)

@@ -30,11 +30,11 @@ from vision.reading.detect import (
     DetectorParams,
     feature_maps,
     image_length,
+    marks_contrast,
     score_map,
     shrink,
     window,
 )
-from vision.reading.die_shape import face_contrast
 from vision.reading.peaks import peaks
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
@@ -182,7 +182,7 @@ def train_finder(
             used: set[int] = set()
             for px, py, s in found:
                 fx, fy = px * STRIDE / ratio, py * STRIDE / ratio
-                if face_contrast(photo.face, fx, fy, FACE_DIE_PX) < params.min_contrast:
+                if marks_contrast(photo.face, fx, fy, params) < params.min_contrast:
                     continue  # the reader drops it too
                 hit = -1
                 for i, (cx, cy) in enumerate(held):

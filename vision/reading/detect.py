@@ -86,7 +86,7 @@ class DetectorParams:
     box_aspect: float = 1.0
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
-    min_contrast: float = 0.0  # a peak whose face_contrast is under this shows no marks: no die
+    min_contrast: float = 0.0  # a peak whose marks_contrast is under this shows no marks: no die
     max_dice: int = 40  # peaks kept a frame (calibration: twice the most dice a photo)
     # an oblique camera sees the near dice larger: a die's side grows by this share of the
     # image centre's side across the image's width and height (fitted to the labeled boxes)
@@ -345,6 +345,15 @@ def perspective_size(params: DetectorParams, u: float, v: float) -> float:
     return min(max(grown, 0.5), 2.0)
 
 
+def marks_contrast(face: NDArray[Any], fx: float, fy: float, params: DetectorParams) -> float:
+    """How strongly marks stand out on a die centred at (fx, fy) of the face-scale ``face``,
+    over the die's side at that place: a near die of an oblique camera is larger, and a
+    two's pips lie outside a square as large as a far die's."""
+    h, w = face.shape[:2]
+    near = perspective_size(params, fx / w, fy / h)
+    return face_contrast(face, fx, fy, FACE_DIE_PX * near)
+
+
 def placed_box(
     gray: NDArray[Any], fx: float, fy: float, params: DetectorParams, frame: tuple[float, float]
 ) -> tuple[Box, float, float]:
@@ -405,7 +414,7 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
             if patch.size and float(patch.mean()) > 0.8:
                 continue  # colours never seen in calibration: a hand or an object, not a die
         fx, fy = wx * fs / ws, wy * fs / ws
-        if face_contrast(face, fx, fy, side_face) < params.min_contrast:
+        if marks_contrast(face, fx, fy, params) < params.min_contrast:
             continue  # no marks: skin, a card, the bare tray
         box, side, angle = placed_box(gray, fx, fy, params, (w0 * fs, h0 * fs))
         if detector.box_fit is not None:
