@@ -18,9 +18,9 @@ from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
-from vision.reading.box_fit import MAX_SHIFT, MAX_STRETCH, corrected, fit, target
+from vision.reading.box_fit import MAX_SHIFT, MAX_STRETCH, corrected, fit, iou, target
 from vision.reading.describe import DESCRIPTION_SIZE
-from vision.reading.detect import DetectorParams, detect, iou
+from vision.reading.detect import DetectorParams, detect
 from vision.reading.model import FaceModel, load_model, train
 from vision.reading.peaks import peaks
 from vision.synth.scenes import Renderer, write_dataset

@@ -24,15 +24,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learning.detect_train import Photo
-from vision.reading.box_fit import BoxFit, corrected, fit, target
+from vision.reading.box_fit import Box, BoxFit, corrected, fit, iou, target
 from vision.reading.detect import (
     FACE_DIE_PX,
     STRIDE,
-    Box,
     Detector,
     box_features,
     feature_maps,
-    iou,
     placed_box,
     score_map,
 )

@@ -21,11 +21,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learning.dataset import LabeledImage
+from vision.reading.box_fit import Box
 from vision.reading.detect import (
     FACE_DIE_PX,
     SPAN,
     STRIDE,
-    Box,
     Detector,
     DetectorParams,
     feature_maps,

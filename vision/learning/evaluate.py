@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset
 from vision.learning.progress import Progress, quiet
-from vision.reading.detect import Box, iou
+from vision.reading.box_fit import Box, iou
 from vision.reading.model import FaceModel
 from vision.reading.read import DiceRead, load_scaled, read_frame
 

@@ -141,3 +141,14 @@ def fit(features: NDArray[Any], targets: NDArray[Any], ridge: float = 1.0) -> Bo
         weights.astype(np.float32),
         bias.astype(np.float32),
     )
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    ix = max(0.0, min(ax + aw, bx + bw) - max(ax, bx))
+    iy = max(0.0, min(ay + ah, by + bh) - max(ay, by))
+    inter = ix * iy
+    union = aw * ah + bw * bh - inter
+    return inter / union if union > 0 else 0.0

@@ -51,11 +51,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ConfigError
-from vision.reading.box_fit import EXTRAS, BoxFit, corrected
+from vision.reading.box_fit import EXTRAS, Box, BoxFit, corrected, iou
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
 from vision.reading.peaks import peaks
-
-Box = tuple[float, float, float, float]
 
 BINS = 8
 CELL = 6
@@ -445,14 +443,3 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         obstructed=obstructed,
         light_fraction=novel_share,
     )
-
-
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two (x, y, w, h) boxes."""
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    ix = max(0.0, min(ax + aw, bx + bw) - max(ax, bx))
-    iy = max(0.0, min(ay + ah, by + bh) - max(ay, by))
-    inter = ix * iy
-    union = aw * ah + bw * bh - inter
-    return inter / union if union > 0 else 0.0

@@ -31,10 +31,10 @@ from numpy.typing import NDArray
 
 from vision.errors import ImageReadError
 from vision.images import jpeg_size, read_image
+from vision.reading.box_fit import Box
 from vision.reading.describe import describe_again, describe_dice, light_gains
 from vision.reading.detect import (
     FACE_DIE_PX,
-    Box,
     DetectorParams,
     DetectResult,
     detect,
