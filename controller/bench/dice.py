@@ -261,6 +261,7 @@ class StrangerFigures:
     failed: str = ""  # why calibration refused (its figures are then 0)
     colour: str = ""  # the colour calibration chose to read faces in ("": each die's own)
     label_warnings: int = 0  # labels calibration called likely mistakes (all right here)
+    finders: int = 1  # colour groups of dice calibration gave a finder each
 
 
 def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
@@ -281,7 +282,7 @@ def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
     return StrangerFigures(
         seed, who.describe(), result.dice, result.f1, result.accuracy, result.unsure,
         result.wrong_sure, seconds, colour="" if chosen == EACH_DIES_OWN else chosen,
-        label_warnings=report["label_mistakes"],
+        label_warnings=report["label_mistakes"], finders=report["finders"],
     )  # fmt: skip
 
 
@@ -301,7 +302,8 @@ def strangers_summary(rows: list[StrangerFigures]) -> str:
         f"{UNFLAGGED_GOAL:.1%} of their dice on {over} of {len(rows)} tables); faces read in "
         f"a chosen colour on {sum(bool(r.colour) for r in rows)}; label warnings (false "
         f"alarms: the strangers' labels are right) {sum(r.label_warnings for r in rows)} on "
-        f"{sum(r.label_warnings > 0 for r in rows)} tables"
+        f"{sum(r.label_warnings > 0 for r in rows)} tables; dice of several colours found "
+        f"by a finder per colour on {sum(r.finders > 1 for r in rows)}"
     )
 
 
@@ -339,6 +341,8 @@ def bench_strangers(
             end += f", faces read in {row.colour}"
         if row.label_warnings:
             end += f", {row.label_warnings} label warning(s)"
+        if row.finders > 1:
+            end += f", {row.finders} finders (dice of {row.finders} colours)"
         print(
             f"  stranger {row.seed}: {row.dice} dice: F1 {row.f1:.4f}, faces {row.faces:.2%}, "
             f"unsure {row.unsure}, unflagged wrong {row.unflagged}; {end} ({row.what})",

@@ -15,14 +15,15 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
     rows = [
         bench.StrangerFigures(1, "a", 100, 0.90, 0.80, 3, 1, 1.0),
         bench.StrangerFigures(2, "b", 50, 1.00, 1.00, 0, 0, 1.0, colour="blue", label_warnings=2),
-        bench.StrangerFigures(3, "c", 50, 0.95, 0.98, 1, 2, 1.0, label_warnings=1),
+        bench.StrangerFigures(3, "c", 50, 0.95, 0.98, 1, 2, 1.0, label_warnings=1, finders=2),
     ]
     line = bench.strangers_summary(rows)
     assert line == (
         "strangers (3): detection F1 median 0.9500, worst 0.9000; faces right median 98.00%, "
         "worst 80.00%; unsure 4 of 200 dice (2.00%); wrong and not flagged 3 (1.50%; over "
         "0.5% of their dice on 2 of 3 tables); faces read in a chosen colour on 1; label "
-        "warnings (false alarms: the strangers' labels are right) 3 on 2 tables"
+        "warnings (false alarms: the strangers' labels are right) 3 on 2 tables; dice of "
+        "several colours found by a finder per colour on 1"
     )
     # a table at the goal is not over it: 1 of 200 dice is 0.5 %
     at_goal = [bench.StrangerFigures(4, "d", 200, 1.0, 1.0, 0, 1, 1.0)]

@@ -325,6 +325,7 @@ def calibrate(
                 f"{dataset.names[a]}/{dataset.names[b]}": round(bar, 3)
                 for bar, a, b in raised_pairs(pairs, model.threshold)
             },
+            "finders": detector.finders,  # one per colour group of the owner's dice
             "cocked_aspect": round(params.cocked_aspect, 3),
             "box_scale": round(params.box_scale, 3),
             "box_aspect": round(params.box_aspect, 3),

@@ -3,7 +3,9 @@
 A linear window detector is trained by logistic regression on the labeled dice
 (re-lit, turned, rescaled, blurred, noisy copies, some with a neighbour die pasted
 beside them) against windows of the same photos away from any die, then twice
-more with the windows it wrongly scored highest (hard negatives). Its threshold
+more with the windows it wrongly scored highest (hard negatives). Dice of clearly
+different colours (:func:`colour_groups`: sets mixed in one tray) get a finder each,
+trained on their own dice against the same windows. Its threshold
 is the middle of the range that reads the calibration photos best, measured on
 photos each finder did not learn from. The colour model lets the reader notice a
 large object never seen in calibration (a hand).
@@ -26,6 +28,7 @@ from vision.reading.detect import (
     FACE_DIE_PX,
     SPAN,
     STRIDE,
+    WINDOW_SIZE,
     Detector,
     DetectorParams,
     feature_maps,
@@ -42,6 +45,13 @@ NEGATIVES_PER_PHOTO = 250
 HARD_PER_PHOTO = 120
 OBLIQUE_TURN = 20.0  # degrees a copy of a die seen obliquely may be turned (see _augment)
 MINING_ROUNDS = 2
+# dice of clearly different colours (sets mixed in one tray) each get a finder of their own:
+# one linear finder cannot like a brown die and a blue one without liking what lies
+# between. A group needs this many labeled dice, and no die's colour within this many
+# times the groups' spread of the gap between them (one set's dice, lit and shaded,
+# leave no such gap: under 0.6 on 40 generated tables; two sets of other colours, 1.8 to 21)
+MIN_GROUP_DICE = 8
+GROUP_GAP = 1.5
 
 
 @dataclass
@@ -99,8 +109,12 @@ def train_finder(
     for photo in photos:
         for (cx, cy), angle in zip(photo.centers, photo.angles, strict=True):
             bank.append(_die_square(photo.bal, cx * ratio, cy * ratio, angle, work_px))
+    group_of = colour_groups(np.array([die_colour(square) for square in bank]).reshape(-1, 3))
+    pos_group_of: list[list[int]] = []
+    die_no = 0
     for photo in photos:
         pos: list[NDArray[Any]] = []
+        pos_group: list[int] = []
         neg: list[NDArray[Any]] = []
         cells = feature_maps(photo.bal, work_px)
         cells_of.append(cells)
@@ -109,6 +123,8 @@ def train_finder(
         ok = _eligible(shape, wc, work_px)
         ok_of.append(ok)
         for cx, cy in wc:
+            pos_group.extend([int(group_of[die_no])] * (POSITIVE_COPIES + 1))
+            die_no += 1
             pos.append(_centre_window(_augment(photo.bal, cx, cy, rng, True, tilt), work_px))
             for n_copy in range(POSITIVE_COPIES):
                 crop = _augment(photo.bal, cx, cy, rng, False, tilt)
@@ -135,19 +151,28 @@ def train_finder(
                 if 0 <= v < shape[0] and 0 <= u < shape[1] and ok[v, u]:
                     neg.append(window(cells, v, u))
         pos_of.append(pos)
+        pos_group_of.append(pos_group)
         neg_of.append(neg)
 
-    def fit(which: Sequence[int]) -> Detector:
-        x_pos = np.stack([x for k in which for x in pos_of[k]])
+    def fit_group(which: Sequence[int], group: int) -> tuple[NDArray[Any], float]:
+        """Weights and bias of the finder of ``group``'s dice on the photos ``which``."""
+        x_pos = np.stack(
+            [
+                x
+                for k in which
+                for x, g in zip(pos_of[k], pos_group_of[k], strict=True)
+                if g == group
+            ]
+        )
         neg = [x for k in which for x in neg_of[k]]
-        detector = Detector(params)
+        w_, b_ = np.zeros(WINDOW_SIZE, np.float32), 0.0
         for round_no in range(MINING_ROUNDS + 1):
             x = np.concatenate([x_pos, np.stack(neg)]) if neg else x_pos
             y = np.concatenate([np.ones(len(x_pos)), np.zeros(len(neg))]).astype(np.float32)
             w_, b_ = logistic(x.astype(np.float32), y, seed=seed)
-            detector = Detector(params, w_, b_)
             if round_no == MINING_ROUNDS:
                 break
+            detector = Detector(params, w_, b_)
             for k in which:
                 scores = score_map(cells_of[k], detector)
                 cand = np.where(ok_of[k], scores, -np.inf)
@@ -156,7 +181,12 @@ def train_finder(
                     v, u = np.unravel_index(idx, cand.shape)
                     if cand[v, u] > -1.0:
                         neg.append(window(cells_of[k], int(v), int(u)))
-        return detector
+        return w_, b_
+
+    def fit(which: Sequence[int]) -> Detector:
+        present = sorted({g for k in which for g in pos_group_of[k]}) or [0]
+        fitted = [fit_group(which, g) for g in present]
+        return Detector(params, np.stack([w for w, _ in fitted]), np.array([b for _, b in fitted]))
 
     # threshold and background samples from photos each finder did not learn from:
     # two halves, each read by a finder trained on the other
@@ -203,6 +233,57 @@ def train_finder(
     scale = _typical_score(detector, photos, cells_of, ratio)
     cut = scale * _best_threshold(np.array(tp_scores), np.array(fp_scores), n_dice)
     return FinderTraining(detector, cut, scale, n_dice, fp_scores, fp_where)
+
+
+def die_colour(square: NDArray[Any]) -> NDArray[Any]:
+    """The mean CIE Lab colour of the middle half of a die's square (balanced, 0..255)."""
+    n = square.shape[0]
+    middle = square[n // 4 : n - n // 4, n // 4 : n - n // 4]
+    lab = cv2.cvtColor(np.ascontiguousarray(middle, np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
+    out: NDArray[Any] = lab.reshape(-1, 3).mean(0)
+    return out
+
+
+def colour_groups(colours: NDArray[Any]) -> NDArray[Any]:
+    """Each die's colour group (0, 1, ...) from the dice's colours (n x 3, Lab): the dice
+    are split in two by their colours (two means) when each part holds ``MIN_GROUP_DICE``
+    dice or more and, along the line through the two means, an empty stretch of
+    ``GROUP_GAP`` times the parts' spread lies between them; each part is split again
+    the same way (three sets of three colours: three groups)."""
+    x = np.asarray(colours, np.float64).reshape(-1, 3)
+    out = np.zeros(len(x), np.int64)
+    todo = [np.arange(len(x))]
+    groups = 0
+    while todo:
+        members = todo.pop()
+        parts = _colour_split(x[members])
+        if parts is None:
+            out[members] = groups
+            groups += 1
+        else:
+            todo.extend([members[parts == 1], members[parts == 0]])
+    return out
+
+
+def _colour_split(x: NDArray[Any]) -> NDArray[Any] | None:
+    """Each colour's part (0 or 1) when ``x`` (n x 3) falls in two parts apart, else None."""
+    if len(x) < 2 * MIN_GROUP_DICE:
+        return None
+    # two means, from the two colours farthest apart (deterministic)
+    far = ((x[:, None] - x[None]) ** 2).sum(2)
+    i, j = np.unravel_index(int(np.argmax(far)), far.shape)
+    means = x[[i, j]]
+    part = np.zeros(len(x), np.int64)
+    for _ in range(20):
+        part = np.argmin(((x[:, None] - means[None]) ** 2).sum(2), axis=1)
+        if np.bincount(part, minlength=2).min() < MIN_GROUP_DICE:
+            return None
+        means = np.stack([x[part == k].mean(0) for k in (0, 1)])
+    axis = (means[1] - means[0]) / max(float(np.linalg.norm(means[1] - means[0])), 1e-9)
+    along = x @ axis
+    gap = float(along[part == 1].min() - along[part == 0].max())
+    spread = math.sqrt(float(((along - (means @ axis)[part]) ** 2).mean()))
+    return part if gap >= GROUP_GAP * max(spread, 1e-9) else None
 
 
 def colour_model(photos: Sequence[Photo], ratio: float) -> tuple[NDArray[Any], float]:

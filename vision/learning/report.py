@@ -68,6 +68,7 @@ class CalibrationReport:
     folds: int
     warnings: list[str]
     colour: str = EACH_DIES_OWN  # the colour faces are read in (vision.learning.face_channel)
+    finders: int = 1  # dice of this many colours, each found by a finder of its own
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -78,6 +79,7 @@ class CalibrationReport:
             "folds": self.folds,
             "leave_photos_out": self.cv.to_json() if self.cv is not None else None,
             "faces_read_in": self.colour,
+            "finders": self.finders,
             "warnings": list(self.warnings),
         }
 
@@ -96,6 +98,10 @@ class CalibrationReport:
             out.append(
                 f"faces read in {self.colour}: it tells your dice's faces apart better than "
                 "each die's own colours (the model keeps it)"
+            )
+        if self.finders > 1:
+            out.append(
+                f"dice of {self.finders} colours: each colour is found by a finder of its own"
             )
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
@@ -186,6 +192,7 @@ def calibrate_with_report(
         folds=folds if can_cv else 0,
         warnings=warnings,
         colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
+        finders=int(saved.get("finders", 1)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report

@@ -20,7 +20,9 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 3. **A linear detector** (logistic regression, trained at calibration on the
    labeled dice, turned, scaled, blurred and re-lit, against windows of the
    owner's own backgrounds, with hard negatives mined in two rounds) scores
-   every window at once: one matrix product and ``GRID**2`` shifted sums.
+   every window at once: one matrix product and ``GRID**2`` shifted sums. Dice
+   of clearly different colours (sets mixed in one tray) get one each; a
+   window's score is the best of them.
 4. **Peaks** of the score above the calibrated threshold, at least 0.6 die
    apart, are dice, unless the square inside them shows no marks (a colour
    contrast under the floor measured on the owner's dice: a finger, a card);
@@ -122,20 +124,36 @@ class DetectorParams:
 
 @dataclass
 class Detector:
-    """The learned finder: settings, window weights (CHANNELS x GRID x GRID), bias,
-    the scene's colour model (a 3-D histogram of balanced colours, log-probabilities) and
-    the correction of its boxes toward the owner's (None: the boxes as placed)."""
+    """The learned finder: settings, window weights (CHANNELS x GRID x GRID) and bias of
+    each of its linear finders (one per colour group of the owner's dice: a die is scored
+    by the finder that likes it most), the scene's colour model (a 3-D histogram of
+    balanced colours, log-probabilities) and the correction of its boxes toward the
+    owner's (None: the boxes as placed)."""
 
     params: DetectorParams
     weights: NDArray[Any] = field(default_factory=lambda: np.zeros(WINDOW_SIZE, np.float32))
-    bias: float = 0.0
+    bias: NDArray[Any] | float = 0.0
     colour_logp: NDArray[Any] | None = None
     box_fit: BoxFit | None = None
 
     def __post_init__(self) -> None:
-        self.weights = np.ascontiguousarray(self.weights, dtype=np.float32).reshape(WINDOW_SIZE)
-        w = self.weights.reshape(CHANNELS, GRID * GRID)
-        self._wt = np.ascontiguousarray(w.T)  # (GRID*GRID, CHANNELS)
+        w = np.asarray(self.weights, dtype=np.float32)
+        if w.size == 0 or w.size % WINDOW_SIZE:
+            raise ConfigError(f"finder weights of size {w.size}, expected n x {WINDOW_SIZE}")
+        self.weights = np.ascontiguousarray(w.reshape(-1, WINDOW_SIZE))
+        self.bias = np.asarray(self.bias, np.float32).reshape(-1)
+        if len(self.bias) != len(self.weights):
+            raise ConfigError(
+                f"{len(self.bias)} finder biases for {len(self.weights)} finders' weights"
+            )
+        self.biases: NDArray[Any] = self.bias  # typed: one per finder
+        per = self.weights.reshape(-1, CHANNELS, GRID * GRID).transpose(0, 2, 1)
+        self._wt = np.ascontiguousarray(per.reshape(-1, CHANNELS))  # (finders*GRID*GRID, C)
+
+    @property
+    def finders(self) -> int:
+        """How many linear finders (colour groups of dice) the detector holds."""
+        return len(self.weights)
 
     @property
     def die_frac(self) -> float:
@@ -292,17 +310,22 @@ def window(cells: NDArray[Any], v: int, u: int) -> NDArray[Any]:
 
 
 def score_map(cells: NDArray[Any], detector: Detector) -> NDArray[Any]:
-    """The detector's score for every window: (hm - SPAN) x (wm - SPAN), float32."""
+    """The detector's score for every window, the best of its finders':
+    (hm - SPAN) x (wm - SPAN), float32."""
     c, hm, wm = cells.shape
     oh, ow = hm - SPAN, wm - SPAN
     if oh <= 0 or ow <= 0:
         return np.full((max(oh, 0), max(ow, 0)), -np.inf, np.float32)
-    proj = (detector._wt @ cells.reshape(c, -1)).reshape(GRID * GRID, hm, wm)
-    out = np.full((oh, ow), detector.bias, np.float32)
-    for i in range(GRID):
-        for j in range(GRID):
-            out += proj[i * GRID + j, i * STEP : i * STEP + oh, j * STEP : j * STEP + ow]
-    return out
+    proj = (detector._wt @ cells.reshape(c, -1)).reshape(-1, GRID * GRID, hm, wm)
+    best: NDArray[Any] | None = None
+    for k, bias in enumerate(detector.biases):
+        out = np.full((oh, ow), bias, np.float32)
+        for i in range(GRID):
+            for j in range(GRID):
+                out += proj[k, i * GRID + j, i * STEP : i * STEP + oh, j * STEP : j * STEP + ow]
+        best = out if best is None else np.maximum(best, out, out=best)
+    assert best is not None
+    return best
 
 
 def novel_mask(balanced: NDArray[Any], detector: Detector) -> NDArray[Any] | None:

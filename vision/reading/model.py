@@ -214,7 +214,7 @@ class FaceModel:
                 background_margin=np.float64(self.background_margin),
                 detector=np.str_(json.dumps(self.detector.params.to_dict())),
                 det_weights=self.detector.weights.astype(np.float32),
-                det_bias=np.float64(self.detector.bias),
+                det_bias=self.detector.biases.astype(np.float64),
                 colour_logp=(
                     self.detector.colour_logp.astype(np.float16)
                     if self.detector.colour_logp is not None
@@ -331,15 +331,17 @@ def load_model(path: str | Path) -> FaceModel:
         if samples.ndim != 2 or samples.shape[1] != dims:
             raise ModelError(f"{path}: samples have shape {samples.shape}, expected (n, {dims})")
         weights = data["det_weights"].astype(np.float32)
-        if weights.size != WINDOW_SIZE:
+        bias = data["det_bias"].astype(np.float32).reshape(-1)
+        if weights.size != len(bias) * WINDOW_SIZE:
             raise ModelError(
-                f"{path}: detector weights of size {weights.size}, expected {WINDOW_SIZE}"
+                f"{path}: detector weights of size {weights.size} for {len(bias)} finder(s), "
+                f"expected {len(bias)} x {WINDOW_SIZE}"
             )
         colour = data["colour_logp"].astype(np.float32)
         detector = Detector(
             DetectorParams.from_dict(json.loads(str(data["detector"]))),
             weights,
-            float(data["det_bias"]),
+            bias,
             colour if colour.size else None,
             BoxFit.from_arrays(data, str(path), BOX_FEATURES),
         )
