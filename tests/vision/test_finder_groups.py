@@ -13,8 +13,8 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
+from vision.learning.colour_groups import MIN_GROUP_DICE, colour_groups
 from vision.learning.dataset import load_dataset
-from vision.learning.detect_train import MIN_GROUP_DICE, colour_groups
 from vision.learning.evaluate import evaluate
 from vision.learning.report import CalibrationReport
 from vision.reading.describe import DESCRIPTION_SIZE
