@@ -53,7 +53,7 @@ def test_bench_cli_passes_its_flags_to_the_dice_bench(
 ROW = re.compile(
     r"  stranger (\d+): (\d+) dice: F1 ([\d.]+), faces ([\d.]+)%, unsure (\d+), "
     r"unflagged wrong (\d+); calibration \d+ s(?:, faces read in [a-z ]+)?"
-    r"(?:, \d+ label warning\(s\))? \((.+)\)"
+    r"(?:, \d+ label warning\(s\))?(?:, \d+ finders \(dice of \d+ colours\))? \((.+)\)"
 )
 
 
@@ -78,7 +78,8 @@ def test_two_tiny_strangers(jobs: str, capsys: pytest.CaptureFixture[str]) -> No
         r"([\d.]+)%, worst ([\d.]+)%; unsure (\d+) of (\d+) dice \([\d.]+%\); "
         r"wrong and not flagged (\d+) \([\d.]+%; over 0.5% of their dice on (\d+) of 2 tables\); "
         r"faces read in a chosen colour on \d; label warnings \(false alarms: the strangers' "
-        r"labels are right\) \d+ on \d tables",
+        r"labels are right\) \d+ on \d tables; dice of several colours found by a finder "
+        r"per colour on \d",
         out[-1],
     )
     assert summary is not None, out[-1]
