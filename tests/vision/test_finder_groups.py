@@ -40,7 +40,7 @@ def test_dice_of_two_clear_colours_are_two_groups() -> None:
 
 def test_one_set_of_dice_is_one_group() -> None:
     rng = np.random.default_rng(2)
-    # one colour, its spread as light and shadow give it (one die among many lighter)
+    # one colour, spread by light and shadow, and one die much lighter than the others
     colours = _cluster(rng, (50.0, 10.0, 10.0), 40)
     colours[0] += (12.0, 0.0, 0.0)
     assert not colour_groups(colours).any()
