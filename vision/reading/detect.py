@@ -55,6 +55,7 @@ from numpy.typing import NDArray
 from vision.errors import ConfigError
 from vision.reading.box_fit import EXTRAS, Box, BoxFit, corrected, iou
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
+from vision.reading.novelty import novel_mask, obstruction
 from vision.reading.peaks import peaks
 
 BINS = 8
@@ -328,37 +329,6 @@ def score_map(cells: NDArray[Any], detector: Detector) -> NDArray[Any]:
     return best
 
 
-def novel_mask(balanced: NDArray[Any], detector: Detector) -> NDArray[Any] | None:
-    """Pixels whose balanced colour is unlikely under the calibration scenes' colour model."""
-    if detector.colour_logp is None:
-        return None
-    bins = detector.colour_logp.shape[0]
-    q = np.minimum((balanced * (bins / 256.0)).astype(np.int32), bins - 1)
-    cell = (q[..., 0] * bins + q[..., 1]) * bins + q[..., 2]  # one flat index: a single take
-    logp = np.ascontiguousarray(detector.colour_logp).reshape(-1).take(cell)
-    mask: NDArray[Any] = (logp < detector.params.novel_logp).astype(np.uint8)
-    return mask
-
-
-def obstruction(balanced: NDArray[Any], detector: Detector, die_px: float) -> tuple[bool, float]:
-    """Whether a large region unlike the calibration scenes is in view, and its share."""
-    mask = novel_mask(balanced, detector)
-    return _obstruction(mask, detector, die_px)
-
-
-def _obstruction(
-    mask: NDArray[Any] | None, detector: Detector, die_px: float
-) -> tuple[bool, float]:
-    if mask is None:
-        return False, 0.0
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return False, 0.0
-    biggest = int(stats[1:, cv2.CC_STAT_AREA].max())
-    return biggest > detector.params.obstruction_dice * die_px * die_px, biggest / mask.size
-
-
 def perspective_size(params: DetectorParams, u: float, v: float) -> float:
     """A die's side at (u, v) (shares of the image's width and height) over its side at
     the image's centre, as calibration fitted it (1 everywhere for a camera straight down)."""
@@ -420,7 +390,7 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
     found = peaks(scores, params.threshold, 0.6 * die_px / STRIDE, params.max_dice)
     gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
     side_face = FACE_DIE_PX
-    novel = novel_mask(bal, detector)
+    novel = novel_mask(bal, detector.colour_logp, params.novel_logp)
     detections: list[Detection] = []
     wh, ww = work.shape[:2]
     edge = 0.4 * die_px
@@ -456,7 +426,7 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
                 aspect=aspect,
             )
         )
-    obstructed, novel_share = _obstruction(novel, detector, die_px)
+    obstructed, novel_share = obstruction(novel, params.obstruction_dice, die_px)
     detections.sort(key=lambda d: (d.center[1], d.center[0]))
     return DetectResult(
         detections=detections,
