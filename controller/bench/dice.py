@@ -45,7 +45,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from controller.bench.dice_costs import bench_phone, bench_size_memory, bench_speed
+from controller.bench.dice_costs import (
+    bench_networks,
+    bench_phone,
+    bench_size_memory,
+    bench_speed,
+)
 from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
@@ -385,6 +390,7 @@ def main(argv: list[str]) -> int:
     if model is not None:
         bench_speed(model, args.datasets / "pi-tray", args.reads or (40 if args.quick else 200))
         bench_size_memory(model)
+        bench_networks()
     if not args.quick:
         bench_phone()
         bench_strangers(20, jobs=args.jobs)

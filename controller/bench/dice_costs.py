@@ -13,6 +13,10 @@ Each figure is printed with its target and ``meets`` or ``MISSES``:
   JPEGs from disk and as 1280x960 frames; its CPU time is judged (the wall time,
   printed beside it, includes whatever else runs on the machine). Then the model file's
   size, and the memory the model adds in a fresh process.
+
+Beside them, what the two shipped face networks cost a view on one core run by
+``cv2.dnn`` (as the reader runs them) and by numpy (the reference pass): the issue asks
+for whichever is faster, measured.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from vision.images import read_image
 from vision.learning.dataset import load_dataset
+from vision.reading.embedding import VIEW_PX, default_embedding, strangers_embedding
 from vision.reading.model import FaceModel
 from vision.reading.read import read_file, read_frame
 from vision.synth.strangers import Stranger, phone_stranger, write_stranger
@@ -157,6 +163,54 @@ def bench_speed(model: FaceModel, root: Path, reads: int) -> None:
         f"{READ_1280.judge(statistics.median(cpu))}; a 12-megapixel JPEG from disk "
         f"(decode + read) median {statistics.median(big_ms):.0f} ms "
         f"{READ_12MP.judge(statistics.median(big_ms))}",
+        flush=True,
+    )
+
+
+def bench_networks() -> None:
+    """Print :func:`network_times` as measured in a child process whose BLAS and OpenMP
+    libraries use one thread (numpy's BLAS reads that when it is imported)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import controller.bench.dice_costs as c; c.network_times()"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **dict.fromkeys(ONE_THREAD, "1")},
+        check=False,
+        timeout=300,
+    )
+    line = done.stdout.strip() if done.returncode == 0 else ""
+    print(line or f"face networks: the one-core run failed (exit {done.returncode})", flush=True)
+
+
+def network_times(views: int = 24, rounds: int = 40) -> None:
+    """Print the CPU time a view of the two shipped face networks costs on one core, run
+    by ``cv2.dnn`` and by numpy, in batches of ``views`` (a frame's dice), taking turns
+    (a busy spell of the machine falls on both): the process's CPU time, so that a BLAS
+    helper thread would count."""
+    nets = (default_embedding(), strangers_embedding())
+    batch = np.random.default_rng(0).standard_normal((views, VIEW_PX, VIEW_PX))
+    batch = batch.astype(np.float32)  # the cost does not depend on what the views show
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        times: dict[bool, list[float]] = {False: [], True: []}  # by numpy?
+        for n in range(rounds + 1):  # the first builds and warms; then the two take turns
+            for numpy_pass, spent in times.items():
+                start = time.process_time()
+                for net in nets:
+                    embed = net.embed_numpy if numpy_pass else net.embed
+                    embed(batch)
+                if n:
+                    spent.append((time.process_time() - start) * 1000 / views)
+        ms = {"cv2.dnn": statistics.median(times[False]), "numpy": statistics.median(times[True])}
+    finally:
+        cv2.setNumThreads(threads)
+    runs = "cv2.dnn" if all(n.runs_dnn for n in nets) else "numpy (cv2.dnn cannot: see the log)"
+    print(
+        f"face networks, one core: a die's view through both, CPU median "
+        f"{ms['cv2.dnn']:.2f} ms by cv2.dnn, {ms['numpy']:.2f} ms by numpy (batches of "
+        f"{views}); the reader runs {runs}",
         flush=True,
     )
 

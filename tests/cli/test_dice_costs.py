@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from controller.bench.dice_costs import CALIBRATION, READ_1280, Target, phone_lines
+import re
+
+import pytest
+
+from controller.bench.dice_costs import CALIBRATION, READ_1280, Target, network_times, phone_lines
 
 
 def test_a_figure_meets_its_target_up_to_the_limit() -> None:
@@ -33,3 +37,15 @@ def test_the_phone_strangers_lines_judge_each_figure() -> None:
         "  its 215 new dice: detection F1 0.9700, faces right 95.67%, unsure 51, "
         "wrong above the threshold 2"
     )
+
+
+def test_the_networks_line_times_both_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    network_times(views=3, rounds=2)
+    line = capsys.readouterr().out.strip()
+    found = re.fullmatch(
+        r"face networks, one core: a die's view through both, CPU median (\d+\.\d\d) ms by "
+        r"cv2\.dnn, (\d+\.\d\d) ms by numpy \(batches of 3\); the reader runs cv2\.dnn",
+        line,
+    )
+    assert found, line
+    assert float(found[1]) > 0 and float(found[2]) > 0

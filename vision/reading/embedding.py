@@ -1,4 +1,4 @@
-"""A die's face embedding: a small convolutional network, run in plain numpy.
+"""A die's face embedding: a small convolutional network, run by ``cv2.dnn`` or numpy.
 
 The network maps a die's view (the square about the die in which the die fills
 ``DIE_SPAN``, image axes kept, ``VIEW_PX`` pixels, in its contrast channel) to ``EMBED_DIMS`` numbers of unit length in
@@ -12,11 +12,12 @@ rebuilds ``models/face-embedding.npz``. Nothing in it was learned from the
 owner's dice or from any photo set: the owner's dice are learned at calibration,
 joined with their top faces' features (:mod:`vision.reading.describe`, :mod:`vision.reading.model`).
 
-Why numpy: the network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2
-max-pooling after the first two), global average pooling and a linear head: 51k
-weights, about 6 million multiply-adds a view. im2col and one matrix product a
-layer run it in under half a millisecond a die on one core, with no runtime to
-install on the Pi and the same results everywhere.
+The network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2 max-pooling
+after the first two), global average pooling and a linear head: 51k weights, about
+6 million multiply-adds a view. The reader runs it by ``cv2.dnn``
+(:mod:`vision.reading.embedding_dnn`, about 0.2 ms a view on one core); the numpy
+pass here (im2col and one matrix product a layer, about 0.3 ms) is the reference the
+``cv2.dnn`` network must agree with, and what runs when it does not.
 
 File format (``.npz``): ``format`` (int, ``EMBEDDING_FORMAT``), ``layers``
 (JSON list, one entry a layer: ``"conv"`` or ``"pool"``), for the convolution at
@@ -39,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
+from vision.reading.embedding_dnn import DnnForward, dnn_forward, unit_rows
 from vision.reading.features import Rect, in_channel
 from vision.reading.stored import checked_npz
 
@@ -71,14 +73,36 @@ class FaceEmbedding:
 
     def embed(self, views: NDArray[Any]) -> NDArray[Any]:
         """The unit-length embeddings (n x EMBED_DIMS float32) of views (n x VIEW_PX x VIEW_PX,
-        each as :func:`network_input` makes it)."""
+        each as :func:`network_input` makes it): by ``cv2.dnn`` when it runs the network
+        as numpy does (:mod:`vision.reading.embedding_dnn`), else by numpy."""
+        if len(views) == 0:
+            return np.zeros((0, self.head_weight.shape[1]), np.float32)
+        forward = self._dnn
+        return unit_rows(forward(views) if forward is not None else self._forward_numpy(views))
+
+    def embed_numpy(self, views: NDArray[Any]) -> NDArray[Any]:
+        """:meth:`embed` by the numpy pass alone (the reference; the benchmark times both)."""
+        return unit_rows(self._forward_numpy(views))
+
+    @property
+    def runs_dnn(self) -> bool:
+        """Whether :meth:`embed` runs by ``cv2.dnn`` (built on first use)."""
+        return self._dnn is not None
+
+    @functools.cached_property
+    def _dnn(self) -> DnnForward | None:
+        layers = [None if c is None else (c.weight, c.bias) for c in self.layers]
+        return dnn_forward(layers, self.head_weight, self.head_bias, VIEW_PX, self._forward_numpy)
+
+    def _forward_numpy(self, views: NDArray[Any]) -> NDArray[Any]:
+        """The head's outputs (n x EMBED_DIMS, not normalized), a batch at a time."""
         n = len(views)
         out = np.empty((n, self.head_weight.shape[1]), np.float32)
         for start in range(0, n, _BATCH):
-            out[start : start + _BATCH] = self._embed_batch(views[start : start + _BATCH])
+            out[start : start + _BATCH] = self._forward_batch(views[start : start + _BATCH])
         return out
 
-    def _embed_batch(self, views: NDArray[Any]) -> NDArray[Any]:
+    def _forward_batch(self, views: NDArray[Any]) -> NDArray[Any]:
         h = np.asarray(views, np.float32)[..., None]
         layers = self.layers
         i = 0
@@ -98,9 +122,7 @@ class FaceEmbedding:
             h += layer.bias
             np.maximum(h, 0.0, out=h)
         pooled = h.mean(axis=(1, 2))
-        e = pooled @ self.head_weight + self.head_bias
-        e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-6
-        result: NDArray[Any] = e.astype(np.float32)
+        result: NDArray[Any] = (pooled @ self.head_weight + self.head_bias).astype(np.float32)
         return result
 
 
