@@ -117,3 +117,5 @@ def test_a_start_network_or_pool_the_trainer_cannot_use_is_named(tmp_path: Path)
         make_pool(stranger_designs=-1)
     with pytest.raises(ValueError, match="no designs to train on"):
         make_pool(random_designs=0)
+    with pytest.raises(ValueError, match=r"--glare 1\.5: expected a chance of 0-1"):
+        make_pool(glare=1.5)

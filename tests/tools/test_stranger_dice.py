@@ -84,3 +84,34 @@ def test_training_strangers_are_none_of_the_benchmarks() -> None:
         training_stranger(100, 0)
     with pytest.raises(ValueError, match="design 10000"):
         training_stranger(0, 10_000)
+
+
+def _painted(glare: float, seed: int) -> NDArray[Any]:
+    dice = DiceSet(MarkKind.PIPS, body=(40, 40, 160), marks=(230, 230, 230))
+    canvas = np.full((CONTEXT_PX, CONTEXT_PX, 3), 120.0, np.float32)
+    light = np.array([0.3, -0.2, 1.0]) / np.linalg.norm([0.3, -0.2, 1.0])
+    paint_die(canvas, lambda f: face_texture(dice, f, TEXTURE_PX), 3, np.full(2, 32.0), 32.0,
+              light, np.random.default_rng(seed), glare)  # fmt: skip
+    return canvas
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_highlight_lies_on_the_top_face_and_only_brightens(seed: int) -> None:
+    """The same die painted with and without its highlight (one rng seed: the highlight
+    is drawn last): they differ only on the die, only upward, by at most 200 levels (a
+    small sharp reflection, blurred, adds less)."""
+    plain, lit = _painted(0.0, seed), _painted(1.0, seed)
+    added = (lit - plain).max(axis=2)
+    assert float((lit - plain).min()) >= 0.0  # light added, nothing darkened
+    assert 5.0 < float(added.max()) <= 200.0
+    ys, xs = np.nonzero(added > 1.0)
+    on_die = np.hypot(xs - 32.0, ys - 32.0) <= 0.75 * 32.0  # within the die's extent
+    assert len(xs) and on_die.all()
+    assert np.array_equal(plain, _painted(0.0, seed))  # no glare: nothing drawn for it
+
+
+def test_glare_chance_zero_keeps_a_seeds_views() -> None:
+    """The strangers' views of a seed with glare 0 are those drawn before the option
+    existed (the shipped networks' recipes reproduce): the same as asking for none."""
+    assert np.array_equal(stranger_views(2, 1, seed=3), stranger_views(2, 1, seed=3, glare=0.0))
+    assert not np.array_equal(stranger_views(2, 1, seed=3), stranger_views(2, 1, seed=3, glare=1.0))

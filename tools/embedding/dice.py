@@ -201,10 +201,12 @@ def paint_die(
     span: float,
     light: NDArray[Any],
     rng: np.random.Generator,
+    glare: float = 0.0,
 ) -> None:
     """Paint a die showing face ``top`` (0-5) on ``canvas`` (in place): its shadow toward
     ``light``'s opposite, then its visible sides (other faces) and its top, shaded; a
-    translucent face (BGRA) shows what lies under it."""
+    translucent face (BGRA) shows what lies under it. With chance ``glare`` its top face
+    shows a highlight (:func:`add_glare`)."""
     tilt = rng.uniform(0, np.radians(38)) if rng.random() < 0.8 else 0.0
     rot = _rotation(rng.uniform(0, 2 * np.pi), tilt, rng.uniform(0, 2 * np.pi))
     xy = (_CORNERS @ rot.T)[:, :2]
@@ -234,11 +236,46 @@ def paint_die(
         cover = cv2.warpPerspective(opacity, m, (w, h))[..., None]
         shade = 0.65 + 0.45 * max(0.0, float(facing @ light))
         canvas[:] = canvas * (1 - cover) + painted * shade * cover
+        if side == "top" and glare and rng.random() < glare:
+            add_glare(canvas, xy[corners], cover[..., 0], span, rng)
 
 
-def scene(design: Design, top: int, rng: np.random.Generator) -> NDArray[Any]:
+def add_glare(
+    canvas: NDArray[Any],
+    quad: NDArray[Any],
+    cover: NDArray[Any],
+    span: float,
+    rng: np.random.Generator,
+) -> None:
+    """A highlight on a die's face (``quad``, its corners; ``cover``, where the face is),
+    added in place: the light reflected by a glossy face, anywhere on it, as a soft spot
+    (a diffuse lamp) or a sharp-edged ellipse (a window, a bulb), 0.03-0.15 of the die
+    wide, 60-200 levels over what is under it, white or tinted a little."""
+    u, v = rng.uniform(0.1, 0.9, 2)
+    top = quad[0] + u * (quad[1] - quad[0])
+    bottom = quad[3] + u * (quad[2] - quad[3])
+    cx, cy = top + v * (bottom - top)
+    h, w = canvas.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if rng.random() < 0.5:
+        sigma = span * rng.uniform(0.04, 0.15)
+        spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma * sigma))
+    else:
+        a = span * rng.uniform(0.03, 0.12)
+        b = a * rng.uniform(0.3, 1.0)
+        t = rng.uniform(0, np.pi)
+        along = (xx - cx) * np.cos(t) + (yy - cy) * np.sin(t)
+        across = -(xx - cx) * np.sin(t) + (yy - cy) * np.cos(t)
+        spot = ((along / a) ** 2 + (across / b) ** 2 <= 1.0).astype(np.float32)
+        spot = cv2.GaussianBlur(spot, (0, 0), rng.uniform(0.4, 1.5))
+    tint = 1.0 - rng.uniform(0.0, 0.15, 3)
+    canvas += (spot * cover)[..., None] * rng.uniform(60, 200) * tint
+
+
+def scene(design: Design, top: int, rng: np.random.Generator, glare: float = 0.0) -> NDArray[Any]:
     """A CONTEXT_PX square BGR float32 scene: the design's die showing ``top`` in the
-    middle (up to 2.5 px off), 0-2 of its neighbours around it."""
+    middle (up to 2.5 px off), 0-2 of its neighbours around it; each die's top shows a
+    highlight with chance ``glare``."""
     die, neighbour = design
     canvas = random_background(rng)
     light = np.append(rng.normal(0, 1, 2), 1.5)
@@ -247,9 +284,10 @@ def scene(design: Design, top: int, rng: np.random.Generator) -> NDArray[Any]:
     for _ in range(rng.integers(0, 3)):
         a, d = rng.uniform(0, 2 * np.pi), span * rng.uniform(1.0, 1.5)
         where = np.array([CONTEXT_PX / 2 + d * np.cos(a), CONTEXT_PX / 2 + d * np.sin(a)])
-        paint_die(canvas, neighbour(rng), int(rng.integers(0, 6)), where, span, light, rng)
+        other = neighbour(rng)  # drawn before its face: a seed's views stay as they were
+        paint_die(canvas, other, int(rng.integers(0, 6)), where, span, light, rng, glare)
     where = np.full(2, CONTEXT_PX / 2) + rng.uniform(-2.5, 2.5, 2)
-    paint_die(canvas, die(rng), top, where, span, light, rng)
+    paint_die(canvas, die(rng), top, where, span, light, rng, glare)
     return canvas
 
 
@@ -282,20 +320,26 @@ def fixed(faces: list[NDArray[Any]]) -> Design:
 
 
 def render_views(
-    design: Callable[[int], Design], designs: int, per_face: int, rng: np.random.Generator
+    design: Callable[[int], Design],
+    designs: int,
+    per_face: int,
+    rng: np.random.Generator,
+    glare: float = 0.0,
 ) -> NDArray[Any]:
     """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views, design ``d`` drawn by
-    ``design(d)`` (before its views)."""
+    ``design(d)`` (before its views); a die's top shows a highlight with chance
+    ``glare`` (0: no draw is made for it, so the views of a seed stay as they were)."""
     out = np.empty((designs, 6, per_face, VIEW_PX, VIEW_PX), np.float16)
     for d in range(designs):
         drawn = design(d)
         for f in range(6):
             for v in range(per_face):
-                out[d, f, v] = camera(scene(drawn, f, rng), rng)
+                out[d, f, v] = camera(scene(drawn, f, rng, glare), rng)
     return out
 
 
-def views(designs: int, per_face: int, seed: int) -> NDArray[Any]:
-    """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views of random designs."""
+def views(designs: int, per_face: int, seed: int, glare: float = 0.0) -> NDArray[Any]:
+    """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views of random designs (a
+    die's top shows a highlight with chance ``glare``)."""
     rng = np.random.default_rng(seed)
-    return render_views(lambda _: fixed(random_design(rng)), designs, per_face, rng)
+    return render_views(lambda _: fixed(random_design(rng)), designs, per_face, rng, glare)

@@ -72,9 +72,10 @@ def stranger_design(seed: int) -> Design:
     return own, neighbour
 
 
-def stranger_views(designs: int, per_face: int, seed: int) -> NDArray[Any]:
+def stranger_views(designs: int, per_face: int, seed: int, glare: float = 0.0) -> NDArray[Any]:
     """designs x 6 x per_face x VIEW_PX x VIEW_PX float16 views of the dice of strangers
-    ``training_stranger(seed, 0..designs-1)``.
+    ``training_stranger(seed, 0..designs-1)`` (a die's top shows a highlight with chance
+    ``glare``).
 
     Raises:
         ValueError: as :func:`training_stranger`.
@@ -82,4 +83,4 @@ def stranger_views(designs: int, per_face: int, seed: int) -> NDArray[Any]:
     training_stranger(seed, max(designs - 1, 0))  # the last one is in bounds too
     first = training_stranger(seed, 0)
     rng = np.random.default_rng([seed, 28])
-    return render_views(lambda d: stranger_design(first + d), designs, per_face, rng)
+    return render_views(lambda d: stranger_design(first + d), designs, per_face, rng, glare)

@@ -1,11 +1,12 @@
 """Build-time: train the face-embedding network and write ``vision/models/face-embedding.npz``.
 
-Needs PyTorch (not a dependency of the product; the Pi runs the result in numpy): the
+Needs PyTorch (not a dependency of the product; the Pi runs the result by cv2.dnn or numpy): the
 Makefile installs the CPU build into the checkout's venv (``make test-slow`` does, or
 ``make .venv/.torch-stamp``); then, from the checkout::
 
     .venv/bin/python -m tools.embedding.train            # ~18 min, 2 cores: the shipped file
     .venv/bin/python -m tools.embedding.train --stranger-designs 350 --out /tmp/e.npz  # ~30 min
+    .venv/bin/python -m tools.embedding.train --stranger-designs 350 --glare 0.3 --out /tmp/g.npz
     .venv/bin/python -m tools.embedding.train --start vision/models/face-embedding.npz \
         --pools 3 --stranger-designs 350 --epochs 6 --lr 1e-3 --out /tmp/e.npz  # ~7 min
 
@@ -25,10 +26,12 @@ die. The same seeds give the same training views; the weights are the same up to
 torch's floating-point rounding (not checked bit for bit). The shipped file came from
 this script with its defaults (no stranger designs). ``--start FILE`` trains on from a
 network this script wrote (the shipped one: pretrained weights that the strangers' dice
-then refine) instead of from random weights. Every network trained with strangers'
-designs so far, from scratch or on from the shipped one, read the real catan photos
-worse (a die of 30), so none is shipped, though the last (700 random and 350 strangers'
-designs a pool, from scratch) read 8 strangers' faces better (docs/decisions/vision.md).
+then refine) instead of from random weights. The second shipped network,
+``face-embedding-strangers.npz``, is ``--stranger-designs 350`` from scratch (the
+reader joins both). ``--glare CHANCE`` gives a die's top face a highlight (a soft spot
+or a sharp reflection) with that chance; 0, the default, draws nothing for it, so both
+shipped recipes' views are unchanged. Trained with ``--glare 0.3`` the strangers'
+network was judged and not shipped (docs/decisions/vision.md).
 
 The batch-norm layers are folded into the convolutions on export; the file is read by
 ``vision.reading.embedding.load_embedding``, and once written it is checked against
@@ -71,6 +74,7 @@ DESIGNS_PER_STEP = 16
 EPOCHS = 16
 LEARNING_RATE = 3e-3  # the one-cycle schedule's peak
 SEED = 0
+GLARE = 0.0  # the chance that a die's top shows a highlight (the first network: none)
 
 
 def embedding_net() -> nn.Sequential:
@@ -90,24 +94,26 @@ def embedding_net() -> nn.Sequential:
     )  # fmt: skip
 
 
-def _pool(part: tuple[bool, int, int]) -> NDArray[Any]:
-    strangers, seed, designs = part
+def _pool(part: tuple[bool, int, int, float]) -> NDArray[Any]:
+    strangers, seed, designs, glare = part
     make = stranger_views if strangers else views
-    return make(designs, VIEWS_PER_FACE, seed)
+    return make(designs, VIEWS_PER_FACE, seed, glare)
 
 
 def make_pool(
     random_designs: int = DESIGNS_PER_POOL,
     stranger_designs: int = STRANGER_DESIGNS,
     pools: int = len(POOL_SEEDS),
+    glare: float = GLARE,
 ) -> NDArray[Any]:
     """All training views: designs x 6 faces x VIEWS_PER_FACE x VIEW_PX x VIEW_PX, of each
     of the first ``pools`` pool seeds ``random_designs`` random designs and
-    ``stranger_designs`` strangers' dice sets.
+    ``stranger_designs`` strangers' dice sets, a die's top showing a highlight with
+    chance ``glare``.
 
     Raises:
         ValueError: a count is out of its bounds (each of 0..MAX_DESIGNS, not both 0;
-            1..len(POOL_SEEDS) pools); the message names the option.
+            1..len(POOL_SEEDS) pools; a chance of 0..1); the message names the option.
     """
     for option, count in (
         ("--random-designs", random_designs),
@@ -119,8 +125,10 @@ def make_pool(
         raise ValueError("--random-designs 0 and --stranger-designs 0: no designs to train on")
     if not 1 <= pools <= len(POOL_SEEDS):
         raise ValueError(f"--pools {pools}: expected 1-{len(POOL_SEEDS)}")
+    if not 0.0 <= glare <= 1.0:
+        raise ValueError(f"--glare {glare}: expected a chance of 0-1")
     parts = [
-        (strangers, seed, count)
+        (strangers, seed, count, glare)
         for seed in POOL_SEEDS[:pools]
         for strangers, count in ((False, random_designs), (True, stranger_designs))
         if count
@@ -287,6 +295,12 @@ def main() -> None:
     ap.add_argument(
         "--pools", type=int, default=len(POOL_SEEDS), help=f"pools, of {len(POOL_SEEDS)}"
     )
+    ap.add_argument(
+        "--glare",
+        type=float,
+        default=GLARE,
+        help=f"the chance that a die's top face shows a highlight (default {GLARE})",
+    )
     ap.add_argument("--start", type=Path, help="train on from this network (see above)")
     ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate")
     args = ap.parse_args()
@@ -295,7 +309,7 @@ def main() -> None:
     try:
         if args.start is not None:
             start_from(embedding_net(), args.start)  # a bad start file, named before the pool
-        pool = make_pool(args.random_designs, args.stranger_designs, args.pools)
+        pool = make_pool(args.random_designs, args.stranger_designs, args.pools, args.glare)
     except (ValueError, ModelError) as exc:
         ap.error(str(exc))  # one line, exit 2
     print(f"{pool.shape[0]} designs, {pool[:, :, :, 0, 0].size} views, {time.time() - start:.0f} s")
