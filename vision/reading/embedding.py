@@ -15,8 +15,8 @@ joined with their top faces' features (:mod:`vision.reading.describe`, :mod:`vis
 The network is four 3x3 convolutions (16, 32, 48, 64 channels, 2x2 max-pooling
 after the first two), global average pooling and a linear head: 51k weights, about
 6 million multiply-adds a view. The reader runs it by ``cv2.dnn``
-(:mod:`vision.reading.embedding_dnn`, about 0.2 ms a view on one core); the numpy
-pass here (im2col and one matrix product a layer, about 0.3 ms) is the reference the
+(:mod:`vision.reading.embedding_dnn`, about 0.22 ms a view on one core); the numpy
+pass here (im2col and one matrix product a layer, about 0.27 ms) is the reference the
 ``cv2.dnn`` network must agree with, and what runs when it does not.
 
 File format (``.npz``): ``format`` (int, ``EMBEDDING_FORMAT``), ``layers``

@@ -4,9 +4,10 @@ text configuration and a weights buffer; nothing written to disk, no runtime bey
 the OpenCV the reader already uses).
 
 Why: the issue asks the reader to run on numpy, ``cv2.dnn`` or ONNX Runtime,
-whichever is faster. On one core ``cv2.dnn`` runs the shipped network in about
-0.2 ms a view against numpy's 0.3 ms (``toptable bench dice`` prints both); ONNX
-Runtime is not installed (one more wheel on the Pi for the same convolutions).
+whichever is faster. On one core ``cv2.dnn`` runs a shipped network in about
+0.22 ms a view against numpy's 0.27 ms (``toptable bench dice`` prints both, through
+the two networks); ONNX Runtime was not measured: it is not installed (one more wheel
+on the Pi for the same convolutions).
 
 The numpy pass stays the reference: a network is handed to ``cv2.dnn`` only when it
 builds and gives the numpy pass's embeddings on a probe of views to 1e-4 (OpenCV's
