@@ -56,8 +56,11 @@ def _colour_split(x: NDArray[Any]) -> NDArray[Any] | None:
     """Each colour's part (0 or 1) when ``x`` (n x 3) falls in two parts apart, else None."""
     if len(x) < 2 * MIN_GROUP_DICE:
         return None
-    # two means, from the two colours farthest apart (deterministic)
-    far = ((x[:, None] - x[None]) ** 2).sum(2)
+    # two means, from the two colours farthest apart (deterministic); the squared
+    # distances summed a coordinate at a time: n x n, not n x n x 3 (a tray of 1,000 dice)
+    far = np.zeros((len(x), len(x)))
+    for k in range(x.shape[1]):
+        far += (x[:, k, None] - x[None, :, k]) ** 2
     i, j = np.unravel_index(int(np.argmax(far)), far.shape)
     means = x[[i, j]]
     part = np.zeros(len(x), np.int64)
