@@ -70,6 +70,7 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     # a camera straight down: boxes as square as labeled, the learned shape in the report
     assert report["box_aspect"] == round(model.params.box_aspect, 3) == pytest.approx(1, abs=0.08)
     assert report["box_scale"] == round(model.params.box_scale, 3)
+    assert report["face_aspect"] == model.params.face_aspect == 1.0  # faces cut as seen
     assert any(
         w.startswith("faces look alike: ") and f"under {model.threshold:.2f} (not 0.12)" in w
         for w in report["warnings"]

@@ -73,10 +73,12 @@ def test_unsure_dice_get_a_second_look(model: FaceModel, monkeypatch: pytest.Mon
         gains: np.ndarray | None = None,  # type: ignore[type-arg]
         first: np.ndarray | None = None,  # type: ignore[type-arg]
         ink: np.ndarray | None = None,  # type: ignore[type-arg]
+        aspect: float = 1.0,
     ) -> np.ndarray:  # type: ignore[type-arg]
         assert first is not None and len(first) == len(rects), "the first look is reused"
+        assert aspect == model.params.face_aspect, "cut as the model's faces were"
         looked.append(len(rects))
-        return describe_again(image, rects, gains, first, ink)
+        return describe_again(image, rects, gains, first, ink, aspect)
 
     monkeypatch.setattr(vision.reading.read, "describe_again", spy)
     assert read_frame(scene.image, model).faces == sure.faces

@@ -53,7 +53,7 @@ from vision.errors import ModelError
 from vision.learning.box_train import train_box_fit
 from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
-from vision.learning.die_size import box_shape, die_frac_from_labels, size_slopes
+from vision.learning.die_size import box_shape, die_frac_from_labels, face_aspect, size_slopes
 from vision.learning.face_channel import choose_channel
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.label_check import label_lines, label_problems, relative_name
@@ -167,7 +167,12 @@ def calibrate(
         for (u, v), turn in zip(where_on, turns, strict=True)
     ]
     shape = box_shape(np.array(label_sides), np.array(found))
-    params = replace(params, box_scale=shape["box_scale"], box_aspect=shape["box_aspect"])
+    params = replace(
+        params,
+        box_scale=shape["box_scale"],
+        box_aspect=shape["box_aspect"],
+        face_aspect=face_aspect(params, shape["box_aspect"]),
+    )
     for k, item in enumerate(items):
         if reduction(item.image, params) != decoded[k][1]:
             decoded[k] = load_scaled(item.image, params)
@@ -216,6 +221,7 @@ def calibrate(
         light,
         [(k, labeled_rect(faces[k], cx, cy, a, params), c) for k, cx, cy, a, c in dies],
         np.random.default_rng(seed + 4),
+        params.face_aspect,
     )
     tick("choosing the colour faces are read in")
     samples = face_samples(faces, light, dies, params, channel.ink, seed)
@@ -261,7 +267,9 @@ def calibrate(
         gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
         angle = orientation(gray, fx, fy, FACE_DIE_PX)
         rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-        turned = quarter_turned(*cut_die(photos[k].face, rect, light[k], channel.ink))
+        turned = quarter_turned(
+            *cut_die(photos[k].face, rect, light[k], channel.ink, params.face_aspect)
+        )
         bg_feats.extend(join(*turned))
     tick("training the face classifier")
     name = face_set or dataset.root.name
@@ -329,6 +337,7 @@ def calibrate(
             "cocked_aspect": round(params.cocked_aspect, 3),
             "box_scale": round(params.box_scale, 3),
             "box_aspect": round(params.box_aspect, 3),
+            "face_aspect": round(params.face_aspect, 3),
             "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
                 "kept": box_fitting.box_fit is not None,
                 "iou_placed": round(box_fitting.iou_placed, 3),

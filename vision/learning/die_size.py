@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
+from vision.reading.detect import DetectorParams
 
 SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
 MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
@@ -77,3 +78,17 @@ def box_shape(label_sides: NDArray[Any], found_sides: NDArray[Any]) -> dict[str,
         "box_scale": float(np.clip(np.sqrt(across * down), 0.5, 2.0)),
         "box_aspect": float(np.clip(across / down, 0.4, 2.5)),
     }
+
+
+def face_aspect(params: DetectorParams, box_aspect: float) -> float:
+    """How much wider than tall the camera sees a die's top face, for cutting faces
+    stretched back to square: the owner's boxes' width over height (``box_aspect``) when
+    calibration learned a tilt (a size slope in ``params``: the near dice larger) and the
+    boxes are squashed along it (a tilt down the photo makes them wider than tall, one
+    across it taller than wide); else 1. Boxes off square the other way are the owner's
+    drawing (a die's near side boxed with its top face), not the view's."""
+    if not params.oblique:
+        return 1.0
+    down_the_photo = abs(params.size_slope_y) >= abs(params.size_slope_x)
+    squashed = box_aspect > 1.0 if down_the_photo else box_aspect < 1.0
+    return box_aspect if squashed else 1.0

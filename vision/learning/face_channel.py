@@ -85,10 +85,12 @@ def choose_channel(
     gains: Sequence[NDArray[Any] | None],
     dice: Sequence[tuple[int, Rect, int]],
     rng: np.random.Generator,
+    aspect: float = 1.0,
 ) -> ChannelChoice:
     """Choose the colour to read faces in from labeled dice: ``dice`` are (photo index,
     the die's rectangle in ``faces[photo]`` at the face scale, its face); ``gains`` each
-    photo's gains to neutral light. Gray photos, or dice from fewer than two photos, keep
+    photo's gains to neutral light; ``aspect`` the top faces' foreshortening, undone in
+    the patches as reading undoes it. Gray photos, or dice from fewer than two photos, keep
     each die's own colours.
 
     Raises:
@@ -101,7 +103,7 @@ def choose_channel(
     if len(np.unique(photo)) < 2 or any(faces[k].ndim != 3 for k in np.unique(photo)):
         return own
     cls = np.array([c for _, _, c in dice])
-    patches, views = _cuts(faces, gains, dice)
+    patches, views = _cuts(faces, gains, dice, aspect)
     same_photo = photo[:, None] == photo[None, :]  # the dice that do not vote on each other
     votes = {EACH_DIES_OWN: _votes(_nearness(patches, views, None), cls, same_photo)}
     for name, direction in CANDIDATES:
@@ -119,12 +121,14 @@ def _cuts(
     faces: Sequence[NDArray[Any]],
     gains: Sequence[NDArray[Any] | None],
     dice: Sequence[tuple[int, Rect, int]],
+    aspect: float,
 ) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Each die's patch and view cut in colour, in neutral light (n x s x s x 3 each)."""
+    """Each die's patch (stretched back to square by ``aspect``) and view cut in colour,
+    in neutral light (n x s x s x 3 each)."""
     patches, views = [], []
     for k, rect, _ in dice:
         g = np.ones(3, np.float32) if gains[k] is None else gains[k]
-        patches.append(upright_cuts(faces[k], [rect])[0] * g)
+        patches.append(upright_cuts(faces[k], [rect], aspect)[0] * g)
         views.append(view_cuts(faces[k], [rect])[0].astype(np.float32) * g)
     return np.stack(patches), np.stack(views)
 

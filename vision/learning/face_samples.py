@@ -163,7 +163,9 @@ def face_samples(
                 # the photo's gains, not the re-lit copy's: its cast stands for what grey
                 # world leaves of another light (a scene that is not grey on average)
                 crop = warped if w == 0 else relit(warped, light_rng)
-                turned_patches, turned_views = quarter_turned(*cut_die(crop, rect, light[k], ink))
+                turned_patches, turned_views = quarter_turned(
+                    *cut_die(crop, rect, light[k], ink, params.face_aspect)
+                )
                 patches.extend(turned_patches)
                 views.extend(turned_views)
                 plain.extend([w == 0] * len(turned_views))

@@ -78,11 +78,15 @@ def cut_die(
     rect: Rect,
     gains: NDArray[Any] | None = None,
     ink: NDArray[Any] | None = None,
+    aspect: float = 1.0,
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """The die's top-face patch and its view, from an image at the face scale, each
     cut's colour channels times ``gains`` when given (:func:`light_gains`), read along
-    the colour ``ink`` when given (the model's, :attr:`vision.reading.model.FaceModel.ink`)."""
-    return cut_patches(image, [rect], gains, ink)[0], die_views(image, [rect], gains, ink)[0]
+    the colour ``ink`` when given (the model's, :attr:`vision.reading.model.FaceModel.ink`);
+    the patch stretched back to square by ``aspect`` (the model's
+    :attr:`~vision.reading.detect.DetectorParams.face_aspect`)."""
+    patch = cut_patches(image, [rect], gains, ink, aspect)[0]
+    return patch, die_views(image, [rect], gains, ink)[0]
 
 
 def describe_dice(
@@ -90,16 +94,19 @@ def describe_dice(
     rects: Sequence[Rect],
     gains: NDArray[Any] | None = None,
     ink: NDArray[Any] | None = None,
+    aspect: float = 1.0,
 ) -> NDArray[Any]:
     """The descriptions (n x DESCRIPTION_SIZE) of the dice at ``rects`` (each cut's colour
-    channels times ``gains`` when given, read along the colour ``ink`` when given).
+    channels times ``gains`` when given, read along the colour ``ink`` when given, the
+    patches stretched back to square by ``aspect``, as :func:`cut_die`).
 
     Raises:
         ModelError: a shipped network's file is missing or damaged.
     """
     if not rects:
         return np.zeros((0, DESCRIPTION_SIZE), np.float32)
-    return join(cut_patches(image, rects, gains, ink), die_views(image, rects, gains, ink))
+    patches = cut_patches(image, rects, gains, ink, aspect)
+    return join(patches, die_views(image, rects, gains, ink))
 
 
 # a second look at a die read unsure: its cut turned, zoomed and moved a little
@@ -122,11 +129,13 @@ def describe_again(
     gains: NDArray[Any] | None = None,
     first: NDArray[Any] | None = None,
     ink: NDArray[Any] | None = None,
+    aspect: float = 1.0,
 ) -> NDArray[Any]:
     """The descriptions of the dice at ``rects``, each cut the ``SECOND_LOOK`` ways:
     n x len(SECOND_LOOK) x DESCRIPTION_SIZE (for :meth:`vision.reading.model.FaceModel.classify`).
     ``first`` (n x DESCRIPTION_SIZE), the dice's descriptions as :func:`describe_dice` gave
-    them, is taken for the first cut instead of cutting it again; ``ink`` as there.
+    them, is taken for the first cut instead of cutting it again; ``ink`` and ``aspect``
+    as there.
 
     Raises:
         ModelError: a shipped network's file is missing or damaged.
@@ -137,7 +146,8 @@ def describe_again(
         for (cx, cy), (w, h), angle in rects
         for turn, zoom, dx, dy in looks
     ]
-    described = describe_dice(image, moved, gains, ink).reshape(len(rects), len(looks), -1)
+    described = describe_dice(image, moved, gains, ink, aspect)
+    described = described.reshape(len(rects), len(looks), -1)
     if first is not None:
         described = np.concatenate([np.asarray(first)[:, None], described], axis=1)
     return described

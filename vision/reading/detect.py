@@ -85,6 +85,10 @@ class DetectorParams:
     # camera foreshortens a die across the tilt); both measured on the labels
     box_scale: float = 1.0
     box_aspect: float = 1.0
+    # how much wider than tall the camera sees a die's top face (an oblique camera squashes
+    # it across its tilt); the face patch is cut stretched back to square (1: as seen, and
+    # every model before this setting)
+    face_aspect: float = 1.0
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose marks_contrast is under this shows no marks: no die
@@ -105,6 +109,8 @@ class DetectorParams:
             raise ConfigError(f"box_scale {self.box_scale} must be within 0.25..4")
         if not 0.25 <= self.box_aspect <= 4.0:
             raise ConfigError(f"box_aspect {self.box_aspect} must be within 0.25..4")
+        if not 0.25 <= self.face_aspect <= 4.0:
+            raise ConfigError(f"face_aspect {self.face_aspect} must be within 0.25..4")
 
     @property
     def oblique(self) -> bool:

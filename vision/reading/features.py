@@ -1,7 +1,11 @@
 """Face features: a die's patch, turned upright, normalised and described in numpy.
 
 The patch is cut along the die's rotated rectangle (so a die at 30 degrees
-looks like one at 0, up to a quarter turn) and resized to ``PATCH`` pixels.
+looks like one at 0, up to a quarter turn) and resized to ``PATCH`` pixels. An
+oblique camera squashes a top face across its tilt, whichever way the die lies;
+given that squash (``aspect``, the model's ``face_aspect``), the cut stretches the
+face back to square first (:func:`unsquashed`), so that a die turned a quarter on
+the table looks like its quarter-turned copy.
 The feature vector joins two unit-length parts:
 
 * a histogram of oriented gradients (``CELLS`` x ``CELLS`` cells, ``BINS``
@@ -19,6 +23,7 @@ sample in its four quarter turns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,15 +109,38 @@ def cut_patch(
     return out
 
 
-def upright_cuts(work: NDArray[Any], rects: Sequence[Rect]) -> NDArray[Any]:
+def unsquashed(aspect: float, cx: float, cy: float) -> NDArray[Any]:
+    """The 3 x 3 affine that undoes a camera's foreshortening about (cx, cy): a die whose
+    top face is seen ``aspect`` times as wide as tall (an oblique camera tilted along the
+    image's y axis; under 1, along x) stretched back to a square."""
+    if aspect >= 1.0:
+        return np.array([[1.0, 0.0, 0.0], [0.0, aspect, (1.0 - aspect) * cy], [0.0, 0.0, 1.0]])
+    grow = 1.0 / aspect
+    return np.array([[grow, 0.0, (1.0 - grow) * cx], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def unsquashed_angle(angle: float, aspect: float) -> float:
+    """A die's rotation (degrees) measured on a view foreshortened by ``aspect``
+    (:func:`unsquashed`), as it is once the view is stretched back."""
+    turn = math.radians(angle)
+    x, y = math.cos(turn), math.sin(turn)
+    x, y = (x, y * aspect) if aspect >= 1.0 else (x / aspect, y)
+    return math.degrees(math.atan2(y, x))
+
+
+def upright_cuts(work: NDArray[Any], rects: Sequence[Rect], aspect: float = 1.0) -> NDArray[Any]:
     """Each die's upright ``PATCH`` x ``PATCH`` cut of ``work`` as it is (colour or gray),
-    before any channel is taken: n x PATCH x PATCH (x 3) float32."""
+    before any channel is taken: n x PATCH x PATCH (x 3) float32. ``aspect``: how much
+    wider than tall the camera sees a die's top face (:func:`unsquashed`; 1, as it is)."""
     warped = []
     for (cx, cy), (rw, rh), angle in rects:
         side = max(rw, rh, 4.0) * MARGIN
-        m = cv2.getRotationMatrix2D((cx, cy), angle, PATCH / side)
+        turn = angle if aspect == 1.0 else unsquashed_angle(angle, aspect)
+        m = cv2.getRotationMatrix2D((cx, cy), turn, PATCH / side)
         m[0, 2] += PATCH / 2 - cx
         m[1, 2] += PATCH / 2 - cy
+        if aspect != 1.0:
+            m = m @ unsquashed(aspect, cx, cy)
         warped.append(
             cv2.warpAffine(
                 work, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
@@ -136,9 +164,11 @@ def cut_patches(
     rects: Sequence[Rect],
     gains: NDArray[Any] | None = None,
     ink: NDArray[Any] | None = None,
+    aspect: float = 1.0,
 ) -> NDArray[Any]:
-    """:func:`cut_patch` of each of ``rects`` (at least one): n x PATCH x PATCH float32."""
-    return in_channel(upright_cuts(work, rects), gains, ink)
+    """:func:`cut_patch` of each of ``rects`` (at least one), stretched back to square by
+    ``aspect`` (:func:`upright_cuts`): n x PATCH x PATCH float32."""
+    return in_channel(upright_cuts(work, rects, aspect), gains, ink)
 
 
 def contrast_channel(patch: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:

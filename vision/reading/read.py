@@ -141,7 +141,8 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
         return []
     rects = [d.rect for d in result.detections]
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
-    described = describe_dice(result.work, rects, gains, model.ink)
+    aspect = model.params.face_aspect
+    described = describe_dice(result.work, rects, gains, model.ink, aspect)
     reads = model.classify(described)
     again = [
         i
@@ -150,7 +151,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     ]
     if again:  # a second look at the dice read unsure or nearly (few: most frames skip it)
         looks = describe_again(
-            result.work, [rects[i] for i in again], gains, described[again], model.ink
+            result.work, [rects[i] for i in again], gains, described[again], model.ink, aspect
         )
         second = model.classify(looks)
         for i, fr in zip(again, second, strict=True):
