@@ -6,6 +6,7 @@ oblique camera squashes a top face across its tilt, whichever way the die lies;
 given that squash (``aspect``, the model's ``face_aspect``), the cut stretches the
 face back to square first (:func:`unsquashed`), so that a die turned a quarter on
 the table looks like its quarter-turned copy.
+
 The feature vector joins two unit-length parts:
 
 * a histogram of oriented gradients (``CELLS`` x ``CELLS`` cells, ``BINS``
