@@ -18,9 +18,9 @@ from numpy.typing import NDArray
 
 import vision.reading.read
 from vision.errors import ConfigError
-from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.die_size import face_aspect
+from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.reading.describe import describe_dice
 from vision.reading.detect import DetectorParams
 from vision.reading.features import unsquashed, unsquashed_angle, upright_cuts
@@ -120,11 +120,14 @@ def test_calibration_of_an_oblique_camera_cuts_and_reads_its_faces_back_to_squar
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     who = replace(stranger(5, tiny=True), tilt=35.0, glare=0.0)
-    model = calibrate(load_dataset(write_stranger(tmp_path / "train", who, 12, 1, every_face=True)))
+    train = load_dataset(write_stranger(tmp_path / "train", who, 12, 1, every_face=True))
+    model, said = calibrate_with_report(train, folds=0)
     params = model.params
     assert params.size_slope_y > 0.2, "a tilt down the photo learned"
     assert params.face_aspect == params.box_aspect > 1.15, "its top faces seen squashed"
     assert json.loads(model.report)["face_aspect"] == round(params.face_aspect, 3)
+    assert said.face_aspect == round(params.face_aspect, 3)
+    assert any(line.startswith("an oblique camera: ") for line in said.lines())
     loaded = load_model(model.save(tmp_path / "m.npz"))
     assert loaded.params.face_aspect == params.face_aspect
     cut_with: list[float] = []
@@ -139,3 +142,16 @@ def test_calibration_of_an_oblique_camera_cuts_and_reads_its_faces_back_to_squar
     for item in test.items:
         assert read_file(item.image, loaded).dice
     assert cut_with and set(cut_with) == {params.face_aspect}
+
+
+def test_the_calibration_report_tells_the_owner_of_the_squash() -> None:
+    def said(aspect: float) -> list[str]:
+        report = CalibrationReport(14, 40, 12.0, None, 0, [], face_aspect=aspect)
+        assert report.to_json()["face_aspect"] == round(aspect, 3)
+        return [line for line in report.lines() if line.startswith("an oblique camera")]
+
+    assert said(1.0) == []
+    (down,) = said(1.3148)
+    assert "1.31 times as wide as tall (squashed down the photo)" in down
+    (across,) = said(0.8)
+    assert "1.25 times as tall as wide (squashed across the photo)" in across

@@ -69,6 +69,7 @@ class CalibrationReport:
     warnings: list[str]
     colour: str = EACH_DIES_OWN  # the colour faces are read in (vision.learning.face_channel)
     finders: int = 1  # dice of this many colours, each found by a finder of its own
+    face_aspect: float = 1.0  # the top faces' squash, undone where faces are cut (1: none)
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -80,6 +81,7 @@ class CalibrationReport:
             "leave_photos_out": self.cv.to_json() if self.cv is not None else None,
             "faces_read_in": self.colour,
             "finders": self.finders,
+            "face_aspect": round(self.face_aspect, 3),
             "warnings": list(self.warnings),
         }
 
@@ -102,6 +104,15 @@ class CalibrationReport:
         if self.finders > 1:
             out.append(
                 f"dice of {self.finders} colours: each colour is found by a finder of its own"
+            )
+        if self.face_aspect != 1.0:
+            wide = self.face_aspect > 1.0
+            out.append(
+                f"an oblique camera: the dice's top faces look "
+                f"{max(self.face_aspect, 1.0 / self.face_aspect):.2f} times as "
+                f"{'wide as tall' if wide else 'tall as wide'} (squashed "
+                f"{'down' if wide else 'across'} the photo); faces are read stretched back to "
+                "square"
             )
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
@@ -193,6 +204,7 @@ def calibrate_with_report(
         warnings=warnings,
         colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
         finders=int(saved.get("finders", 1)),
+        face_aspect=float(saved.get("face_aspect", 1.0)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report
