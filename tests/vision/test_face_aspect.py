@@ -52,11 +52,16 @@ def _seen(angle: float, aspect: float) -> tuple[Array, tuple[float, float], floa
     h, w = flat.shape[:2]
     size = (w, round(h / aspect)) if aspect >= 1 else (round(w * aspect), h)
     seen = cv2.resize(flat, size, interpolation=cv2.INTER_AREA)
+    centre = (size[0] / 2, size[1] / 2)
+    return seen, centre, _squashed_angle(angle, aspect)
+
+
+def _squashed_angle(angle: float, aspect: float) -> float:
+    """A rotation of ``angle`` degrees as a camera squashing by ``aspect`` shows it."""
     turn = math.radians(angle)
     x, y = math.cos(turn), math.sin(turn)
     x, y = (x, y / aspect) if aspect >= 1 else (x * aspect, y)
-    centre = (size[0] / 2, size[1] / 2)
-    return seen, centre, math.degrees(math.atan2(y, x))
+    return math.degrees(math.atan2(y, x))
 
 
 @pytest.mark.parametrize("aspect", [1.3, 1 / 1.3])
@@ -76,10 +81,7 @@ def test_a_squashed_face_is_cut_as_the_flat_one(aspect: float, angle: float) -> 
 @pytest.mark.parametrize("aspect", [1.4, 1.0, 0.75])
 def test_a_rotation_measured_on_the_squashed_view_is_turned_back(aspect: float) -> None:
     for angle in np.linspace(-89.0, 89.0, 37):
-        turn = math.radians(angle)
-        x, y = math.cos(turn), math.sin(turn)
-        x, y = (x, y / aspect) if aspect >= 1 else (x * aspect, y)
-        measured = math.degrees(math.atan2(y, x))
+        measured = _squashed_angle(angle, aspect)
         assert unsquashed_angle(measured, aspect) == pytest.approx(angle, abs=1e-9)
 
 

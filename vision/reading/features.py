@@ -110,23 +110,26 @@ def cut_patch(
     return out
 
 
+def _stretch(aspect: float) -> tuple[float, float]:
+    """How much :func:`unsquashed` stretches x and y for a top face seen ``aspect`` times as
+    wide as tall: the short side back to the long one (a tilt along y, or under 1, x)."""
+    return (1.0, aspect) if aspect >= 1.0 else (1.0 / aspect, 1.0)
+
+
 def unsquashed(aspect: float, cx: float, cy: float) -> NDArray[Any]:
     """The 3 x 3 affine that undoes a camera's foreshortening about (cx, cy): a die whose
     top face is seen ``aspect`` times as wide as tall (an oblique camera tilted along the
     image's y axis; under 1, along x) stretched back to a square."""
-    if aspect >= 1.0:
-        return np.array([[1.0, 0.0, 0.0], [0.0, aspect, (1.0 - aspect) * cy], [0.0, 0.0, 1.0]])
-    grow = 1.0 / aspect
-    return np.array([[grow, 0.0, (1.0 - grow) * cx], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    sx, sy = _stretch(aspect)
+    return np.array([[sx, 0.0, (1.0 - sx) * cx], [0.0, sy, (1.0 - sy) * cy], [0.0, 0.0, 1.0]])
 
 
 def unsquashed_angle(angle: float, aspect: float) -> float:
     """A die's rotation (degrees) measured on a view foreshortened by ``aspect``
     (:func:`unsquashed`), as it is once the view is stretched back."""
+    sx, sy = _stretch(aspect)
     turn = math.radians(angle)
-    x, y = math.cos(turn), math.sin(turn)
-    x, y = (x, y * aspect) if aspect >= 1.0 else (x / aspect, y)
-    return math.degrees(math.atan2(y, x))
+    return math.degrees(math.atan2(sy * math.sin(turn), sx * math.cos(turn)))
 
 
 def upright_cuts(work: NDArray[Any], rects: Sequence[Rect], aspect: float = 1.0) -> NDArray[Any]:
