@@ -200,7 +200,7 @@ def calibrate(
             centers.append((cx, cy))
             boxes.append((x, y, bw, bh))
             angles.append(angle)
-            aspects.append(outline_aspect(gray, cx, cy, FACE_DIE_PX))
+            aspects.append(outline_aspect(face, gray, cx, cy, FACE_DIE_PX))
             contrasts.append(marks_contrast(face, cx, cy, params))
             measured, aspect = outline_size(gray, cx, cy, FACE_DIE_PX)
             if measured > 0:

@@ -38,7 +38,8 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 6. **Cocked dice.** Around each die the patch is split by Otsu's threshold
    (local, so any polarity); the region at the centre's rotated-rectangle
    aspect above the calibrated limit (measured on the owner's flat dice) marks
-   the die cocked (leaning: two faces seen).
+   the die cocked (leaning: two faces seen). A hard shadow joined to a dark die is
+   left out of its outline where the die's hue stands apart from the table's.
 """
 
 from __future__ import annotations
@@ -420,7 +421,7 @@ def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
         placed = (box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs)
         if any(iou(placed, d.box) >= SAME_DIE_IOU for d in detections):
             continue  # a weaker peak on a die already found (its side, a second peak)
-        aspect = outline_aspect(gray, fx, fy, side_face)
+        aspect = outline_aspect(face, gray, fx, fy, side_face)
         detections.append(
             Detection(
                 box=placed,

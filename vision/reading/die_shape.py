@@ -43,12 +43,20 @@ def _centre_weight(r: int, side: float) -> NDArray[Any]:
 
 
 def _central_outline(
-    gray: NDArray[Any], cx: float, cy: float, side: float, width: float, lo: float, hi: float
+    gray: NDArray[Any],
+    cx: float,
+    cy: float,
+    side: float,
+    width: float,
+    lo: float,
+    hi: float,
+    keep: NDArray[Any] | None = None,
 ) -> tuple[float, float] | None:
     """The die-like region at (cx, cy): Otsu's split of a patch ``width`` sides wide, either
     polarity, holes filled; of the regions holding the centre, not reaching the patch's edge
     and of an area from ``lo`` to ``hi`` times a die's, the one nearest a die's area gives
-    (its area over a die's, its rotated rectangle's long over short side). None if none."""
+    (its area over a die's, its rotated rectangle's long over short side). None if none.
+    ``keep`` (the patch's size, 0 or 1) leaves its zeros out of both polarities."""
     size = round(width * side) | 1
     crop = cv2.getRectSubPix(gray, (size, size), (float(cx), float(cy)))
     crop = cv2.GaussianBlur(crop, (3, 3), 0)
@@ -56,6 +64,8 @@ def _central_outline(
     c = float(size // 2)
     best: tuple[float, float, float] | None = None  # fit, area ratio, aspect
     for m in (mask, cv2.bitwise_not(mask)):
+        if keep is not None:
+            m = cv2.morphologyEx(m * keep, cv2.MORPH_CLOSE, _SQUARE3)
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             if cv2.pointPolygonTest(contour, (c, c), False) < 0:
@@ -73,12 +83,69 @@ def _central_outline(
     return None if best is None else (best[1], best[2])
 
 
-def outline_aspect(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
-    """The aspect of the die's outline at (cx, cy): of the regions of a patch 2.2 sides wide
-    (see :func:`_central_outline`), the one nearest a die's area, between 0.5 and 2.2 times
-    it, gives its rotated rectangle's long over short side. 1.0 when no region fits."""
+_SQUARE3 = np.ones((3, 3), np.uint8)
+# A hard shadow is the table darkened, its hue kept; a die's side seen leaning is the die's
+# own hue. An outline longer than this is measured again without the table's shadow.
+SQUARE_ENOUGH = 1.15
+HUE_DARK_OFFSET = 8.0  # added to each channel: a dark pixel's hue is mostly noise
+TABLE_HUE_RING = 2  # pixels of the patch's border taken for the table
+DIE_HUE_SHARE = 25  # percentile of the die's centre's distances from the table's hue
+MIN_HUE_DISTANCE = 0.02  # a die nearer the table's hue than this (chromaticity) ...
+HUE_NOISE_TIMES = 3.0  # ... or than this many times the border's spread: not told apart
+
+
+def _not_shadow(image: NDArray[Any], cx: float, cy: float, side: float, width: float
+                ) -> NDArray[Any] | None:  # fmt: skip
+    """Which pixels of the patch ``width`` sides wide at (cx, cy) are not the table's
+    shadow (1), a shadow being darker than the table and of its hue, when the die's hue
+    stands apart from the table's; else None. The table is the patch's border: its median
+    chromaticity (each channel over their sum) and brightness. The die's hue is a low
+    percentile of the distances from the table's over the middle half of the die, so that
+    a die whose top face shares the table's hue (a white die on a grey tray) is never told
+    apart by a tinted side."""
+    if image.ndim != 3:
+        return None
+    size = round(width * side) | 1
+    crop = cv2.getRectSubPix(image, (size, size), (float(cx), float(cy)))
+    lifted = cv2.GaussianBlur(crop, (5, 5), 0).astype(np.float32) + HUE_DARK_OFFSET
+    bright = lifted.sum(2)
+    hue = lifted / bright[..., None]  # each channel's share: a shadow keeps it
+    b = TABLE_HUE_RING
+    border = np.ones((size, size), bool)
+    border[b:-b, b:-b] = False
+    table_hue = np.median(hue[border], 0)
+    distance = np.sqrt(((hue - table_hue) ** 2).sum(2))
+    spread = 1.4826 * float(np.median(distance[border]))
+    c, r = size // 2, max(1, round(0.25 * side))
+    die = float(np.percentile(distance[c - r : c + r + 1, c - r : c + r + 1], DIE_HUE_SHARE))
+    if die < max(MIN_HUE_DISTANCE, HUE_NOISE_TIMES * spread):
+        return None
+    shadow = (distance <= 0.5 * die) & (bright < float(np.median(bright[border])))
+    # a shadow's hue is noisy (it is dark): specks of it off the table's hue are dropped
+    out: NDArray[Any] = cv2.morphologyEx((~shadow).astype(np.uint8), cv2.MORPH_OPEN, _SQUARE3)
+    return out
+
+
+def outline_aspect(
+    image: NDArray[Any], gray: NDArray[Any], cx: float, cy: float, side: float
+) -> float:
+    """The aspect of the die's outline at (cx, cy): of the regions of ``gray``'s patch 2.2
+    sides wide (see :func:`_central_outline`), the one nearest a die's area, between 0.5
+    and 2.2 times it, gives its rotated rectangle's long over short side. 1.0 when no
+    region fits. An outline longer than ``SQUARE_ENOUGH`` is measured again without the
+    table's shadow (:func:`_not_shadow` on the BGR ``image``: a hard shadow joined to a
+    dark die) and the squarer of the two counts."""
     found = _central_outline(gray, cx, cy, side, 2.2, 0.5, 2.2)
-    return 1.0 if found is None else found[1]
+    if found is None:
+        return 1.0
+    aspect = found[1]
+    if aspect > SQUARE_ENOUGH:
+        keep = _not_shadow(image, cx, cy, side, 2.2)
+        if keep is not None:
+            again = _central_outline(gray, cx, cy, side, 2.2, 0.5, 2.2, keep)
+            if again is not None:
+                aspect = min(aspect, again[1])
+    return aspect
 
 
 def face_contrast(image: NDArray[Any], cx: float, cy: float, side: float) -> float:
