@@ -1,6 +1,7 @@
 """A die's look around a point of a frame: its rotation (:func:`orientation`), its
-outline's aspect (:func:`outline_aspect`, above a limit: a cocked die) and the contrast
-of the marks on its face (:func:`face_contrast`, under a floor: no die)."""
+outline's aspect (:func:`outline_aspect`, above a limit: a cocked die; a hard shadow
+joined to the die left out) and the contrast of the marks on its face
+(:func:`face_contrast`, under a floor: no die)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,16 @@ from typing import Any
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+_SQUARE3 = np.ones((3, 3), np.uint8)
+# A hard shadow is the table darkened, its hue kept; a die's side seen leaning is the die's
+# own hue. An outline longer than this is measured again without the table's shadow.
+SQUARE_ENOUGH = 1.15
+HUE_DARK_OFFSET = 8.0  # added to each channel: a dark pixel's hue is mostly noise
+TABLE_HUE_RING = 2  # pixels of the patch's border taken for the table
+DIE_HUE_SHARE = 25  # percentile of the die's centre's distances from the table's hue
+MIN_HUE_DISTANCE = 0.02  # a die nearer the table's hue than this (chromaticity) ...
+HUE_NOISE_TIMES = 3.0  # ... or than this many times the border's spread: not told apart
 
 
 def orientation(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
@@ -83,17 +94,6 @@ def _central_outline(
     return None if best is None else (best[1], best[2])
 
 
-_SQUARE3 = np.ones((3, 3), np.uint8)
-# A hard shadow is the table darkened, its hue kept; a die's side seen leaning is the die's
-# own hue. An outline longer than this is measured again without the table's shadow.
-SQUARE_ENOUGH = 1.15
-HUE_DARK_OFFSET = 8.0  # added to each channel: a dark pixel's hue is mostly noise
-TABLE_HUE_RING = 2  # pixels of the patch's border taken for the table
-DIE_HUE_SHARE = 25  # percentile of the die's centre's distances from the table's hue
-MIN_HUE_DISTANCE = 0.02  # a die nearer the table's hue than this (chromaticity) ...
-HUE_NOISE_TIMES = 3.0  # ... or than this many times the border's spread: not told apart
-
-
 def _not_shadow(image: NDArray[Any], cx: float, cy: float, side: float, width: float
                 ) -> NDArray[Any] | None:  # fmt: skip
     """Which pixels of the patch ``width`` sides wide at (cx, cy) are not the table's
@@ -121,7 +121,7 @@ def _not_shadow(image: NDArray[Any], cx: float, cy: float, side: float, width: f
     if die < max(MIN_HUE_DISTANCE, HUE_NOISE_TIMES * spread):
         return None
     shadow = (distance <= 0.5 * die) & (bright < float(np.median(bright[border])))
-    # a shadow's hue is noisy (it is dark): specks of it off the table's hue are dropped
+    # a shadow's hue is noisy (it is dark): specks inside it read off the table's hue go
     out: NDArray[Any] = cv2.morphologyEx((~shadow).astype(np.uint8), cv2.MORPH_OPEN, _SQUARE3)
     return out
 
