@@ -130,6 +130,7 @@ def test_calibration_of_an_oblique_camera_cuts_and_reads_its_faces_back_to_squar
     assert json.loads(model.report)["face_aspect"] == round(params.face_aspect, 3)
     assert said.face_aspect == round(params.face_aspect, 3)
     assert any(line.startswith("an oblique camera: ") for line in said.lines())
+    assert not any(w.startswith("too few photos") for w in said.warnings), "not asked to measure"
     loaded = load_model(model.save(tmp_path / "m.npz"))
     assert loaded.params.face_aspect == params.face_aspect
     cut_with: list[float] = []
