@@ -23,6 +23,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
    model file's size, the reader's resident memory; and a stranger photographed by a
    12-megapixel phone (``--phone`` for it alone): calibration on 20 of its photos on one
    core, its photos read at 12 MP and at 1280x960, its model's size and memory.
+7. Leaning dice (``--leaning N``, alone; :mod:`.dice_leaning`): N strangers calibrated
+   on their flat dice read photos where about a third of the dice lean: how many are
+   flagged cocked, asked about, or read as a face.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from controller.bench.dice_costs import (
     bench_size_memory,
     bench_speed,
 )
+from controller.bench.dice_leaning import bench_leaning
 from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
@@ -374,10 +378,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--phone", action="store_true",
                         help="only the 12-megapixel stranger's costs (calibration and reading "
                         "on one core, model size, memory)")  # fmt: skip
+    parser.add_argument("--leaning", type=int, metavar="N",
+                        help="only whether N strangers' leaning (cocked) dice are flagged (with "
+                        "--quick, tiny ones)")  # fmt: skip
     args = parser.parse_args(argv)
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
     if args.phone:
         bench_phone()
+        return 0
+    if args.leaning is not None:
+        bench_leaning(args.leaning, tiny=args.quick)
         return 0
     if args.strangers is not None:
         bench_pi_tray(args.datasets / "pi-tray", folds=0, shifted=False)

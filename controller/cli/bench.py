@@ -63,6 +63,12 @@ def register(sub: Any) -> None:
         help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
         "core, model size, memory)",
     )
+    p.add_argument(
+        "--leaning",
+        type=Whole(1, 1000),
+        metavar="N",
+        help="dice: only whether N strangers' leaning (cocked) dice are flagged",
+    )
     p.set_defaults(func=run)
 
 
@@ -87,5 +93,7 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--jobs", str(args.jobs)]
         if area == "dice" and args.phone:
             argv += ["--phone"]
+        if area == "dice" and args.leaning is not None:
+            argv += ["--leaning", str(args.leaning)]
         worst = max(worst, int(module.main(argv)))
     return worst

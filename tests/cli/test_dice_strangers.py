@@ -32,8 +32,13 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
 
 @pytest.mark.parametrize(
     "flags",
-    [["--quick", "--strangers", "2"], ["--strangers", "3", "--jobs", "2"], ["--phone"]],
-    ids=["strangers", "strangers-jobs", "phone"],
+    [
+        ["--quick", "--strangers", "2"],
+        ["--strangers", "3", "--jobs", "2"],
+        ["--phone"],
+        ["--leaning", "4"],
+    ],
+    ids=["strangers", "strangers-jobs", "phone", "leaning"],
 )
 def test_bench_cli_passes_its_flags_to_the_dice_bench(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
