@@ -23,9 +23,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
    model file's size, the reader's resident memory; and a stranger photographed by a
    12-megapixel phone (``--phone`` for it alone): calibration on 20 of its photos on one
    core, its photos read at 12 MP and at 1280x960, its model's size and memory.
-7. Leaning dice (``--leaning N``, alone; :mod:`.dice_leaning`): N strangers calibrated
-   on their flat dice read photos where about a third of the dice lean: how many are
-   flagged cocked, asked about, or read as a face.
+7. Leaning dice (:mod:`.dice_leaning`; ``--leaning N`` for it alone): 10 strangers
+   calibrated on their flat dice read photos where about a third of the dice lean: how
+   many are flagged cocked, asked about, or read as a face.
 """
 
 from __future__ import annotations
@@ -404,4 +404,5 @@ def main(argv: list[str]) -> int:
     if not args.quick:
         bench_phone()
         bench_strangers(20, jobs=args.jobs)
+        bench_leaning(10)
     return 0
