@@ -56,9 +56,13 @@ class LeaningCamera(StrangerCamera):
         xy = np.column_stack([local[:, 0], y]) @ np.array([[c, s], [-s, c]])
         return np.column_stack([xy + np.array([die.x, die.y]), height])
 
+    def _cube(self, die: Die3D) -> NDArray[Any]:
+        """The die's eight corners (8 x 3): its foot's four, then its top's."""
+        return np.vstack([self._corners(die, 0.0), self._corners(die, 1.0)])
+
     def _outline(self, die: Die3D) -> NDArray[Any]:
         """The die's corners seen from above (8 x 2)."""
-        return np.vstack([self._corners(die, 0.0), self._corners(die, 1.0)])[:, :2]
+        return self._cube(die)[:, :2]
 
     def _place(self, faces: list[tuple[int, int]], project: Any, on_table: Any,
                floor: NDArray[Any], px: float) -> list[Die3D]:  # fmt: skip
@@ -72,7 +76,7 @@ class LeaningCamera(StrangerCamera):
                 continue
             self._lean[die.seed] = float(self.rng.uniform(low, high))
             mine = cv2.convexHull(self._outline(die).astype(np.float32))
-            pts = project(np.vstack([self._corners(die, 0.0), self._corners(die, 1.0)]))
+            pts = project(self._cube(die))
             clear = all(
                 math.hypot(o.x - die.x, o.y - die.y) >= CLEARANCE
                 and cv2.intersectConvexConvex(
@@ -93,7 +97,7 @@ class LeaningCamera(StrangerCamera):
             return
         mask: NDArray[Any] = np.zeros(image.shape[:2], np.float32)
         for die in dice:
-            corners = np.vstack([self._corners(die, 0.0), self._corners(die, 1.0)])
+            corners = self._cube(die)
             cast = corners.copy()
             cast[:, :2] += light * corners[:, 2:3]  # each corner's shadow on the table
             cast[:, 2] = 0.0
