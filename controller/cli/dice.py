@@ -1,15 +1,20 @@
 """``toptable dice ...``: calibrate, evaluate, read one image, capture a dataset, render one.
 
-toptable dice calibrate DATASET --out MODEL.npz [--json]  learn a face set, then its own
-                                                     leave-photos-out figures and warnings
+toptable dice calibrate DATASET --out MODEL.npz [--split S] [--json]  learn a face set,
+                                     then its own leave-photos-out figures and warnings
 toptable dice calibrate --synthetic --out MODEL.npz  the synthetic Tournament of Power dice
-toptable dice eval DATASET --model MODEL [--json]    detection and face figures
+toptable dice eval DATASET --model MODEL [--split S] [--json]  detection and face figures
 toptable dice eval DATASET --model MODEL --errors DIR   also a crop of every mistake, and why
 toptable dice eval DATASET --cv 4 [--json]           leave-images-out cross-validation
 toptable dice read IMAGE [--model M] [--expect N] [--json] [--annotate OUT.png]
 toptable dice capture OUT_DIR --faces 1,2,3,4,5,6 [--device /dev/video0 | --folder DIR]
 toptable dice watch [--device D | --folder F | --video V | --synthetic] [--expect N]
 toptable dice synth OUT_DIR --images N               a synthetic dataset (YOLO layout)
+
+A DATASET is a folder in this project's layout (data.yaml, images/, labels/), a data.yaml
+that names its splits as Ultralytics, Roboflow and CVAT write them (``--split`` picks one),
+or labelImg's folder of photos with their labels beside them
+(:mod:`vision.learning.dataset_layout`).
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from vision.errors import ImageReadError, ModelError
 from vision.events import ThrowSettled
 from vision.images import read_image
 from vision.learning.capture import run_capture
-from vision.learning.dataset import load_dataset
+from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
+from vision.learning.dataset_layout import YAML_SUFFIXES
 from vision.learning.defaults import DEFAULT_MODEL, default_model, train_synthetic_model
 from vision.learning.evaluate import EvalResult, ReadError, cross_validate, evaluate
 from vision.learning.progress import progress_bar
@@ -59,6 +65,12 @@ CV_LOG_LEVEL_ERROR = 2
 """OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
 IMAGES = Whole(1, 100_000)
 """Photos rendered for a synthetic dataset or calibration."""
+DATASET = ExistingDir(files=YAML_SUFFIXES)
+DATASET_HELP = (
+    "dataset folder (data.yaml, images/, labels/), or a data.yaml naming its splits "
+    "(Ultralytics, Roboflow, CVAT exports), or a folder of photos with labels beside them"
+)
+SPLIT_HELP = "the split to read when the data.yaml names its splits (train, val, test)"
 
 
 def _model(path: str | None) -> FaceModel:
@@ -74,7 +86,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.synthetic:
         model = train_synthetic_model(args.images, args.seed, progress_bar())
     elif args.dataset:
-        dataset = load_dataset(args.dataset)
+        dataset = load_dataset(args.dataset, args.split, TRAIN_SPLITS)
         model, report = calibrate_with_report(
             dataset, face_set=args.face_set, progress=progress_bar(), folds=3
         )
@@ -127,7 +139,7 @@ def _print_eval(result: EvalResult, as_json: bool, extra: dict[str, Any]) -> Non
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Score a model (or cross-validate calibration) on a labeled dataset."""
-    dataset = load_dataset(args.dataset)
+    dataset = load_dataset(args.dataset, args.split, TRAIN_SPLITS if args.cv else READ_SPLITS)
     if args.cv:
         result, times = cross_validate(dataset, args.cv, progress_bar())
         extra = {
@@ -284,8 +296,8 @@ def register(sub: Any) -> None:
         "photos too alike, labels that disagree). --synthetic calibrates on rendered game "
         "dice instead, without that check. Progress goes to stderr.",
     )
-    c.add_argument("dataset", nargs="?", type=ExistingDir(),
-                   help="dataset folder (data.yaml, images/, labels/)")  # fmt: skip
+    c.add_argument("dataset", nargs="?", type=DATASET, help=DATASET_HELP)
+    c.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: train)")
     c.add_argument("--out", required=True, metavar="MODEL.npz", type=OutputFile(),
                    help="model file to write")  # fmt: skip
     c.add_argument(
@@ -298,9 +310,9 @@ def register(sub: Any) -> None:
     c.set_defaults(func=cmd_calibrate)
 
     e = dice.add_parser("eval", help="detection and face-reading figures on a labeled dataset")
-    e.add_argument(
-        "dataset", type=ExistingDir(), help="dataset folder (data.yaml, images/, labels/)"
-    )
+    e.add_argument("dataset", type=DATASET, help=DATASET_HELP)
+    e.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: val, else test; "
+                   "train with --cv)")  # fmt: skip
     e.add_argument(
         "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
     )

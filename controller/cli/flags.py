@@ -323,15 +323,21 @@ class ImageFile:
 
 @dataclass(frozen=True)
 class ExistingDir:
-    """A folder to read (a data set, a dataset of photos, an image folder)."""
+    """A folder to read (a data set, a dataset of photos, an image folder); ``files``: or a
+    file ending in one of these suffixes (a dataset's yaml)."""
+
+    files: tuple[str, ...] = ()
 
     @_looked_at
     def __call__(self, raw: str) -> Path:
         path = Path(raw)
         if not raw:
             raise _bad("expected a folder, got nothing")
+        if path.is_file() and path.suffix in self.files:
+            return path
         if path.exists() and not path.is_dir():
-            raise _bad(f"{raw} is a file; expected a folder")
+            also = f" (or a {' or '.join(self.files)} file)" if self.files else ""
+            raise _bad(f"{raw} is a file; expected a folder{also}")
         if not path.is_dir():
             raise _bad(f"{raw}: no such folder")
         return path

@@ -10,6 +10,7 @@ import cv2
 import pytest
 
 from controller.cli.main import main
+from vision.learning.dataset import load_dataset
 from vision.synth.scenes import Renderer, write_dataset
 
 # A hang guard, not a speed limit: a calibration is a CPU-minute, and make test runs
@@ -143,6 +144,30 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "written as .npz" in capsys.readouterr().err
     assert main(["dice", "eval", str(tmp_path / "none")]) == 2
     assert f"argument dataset: {tmp_path / 'none'}: no such folder" in capsys.readouterr().err
+
+
+def test_eval_reads_a_roboflow_exports_val_split(
+    synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export = tmp_path / "export"
+    photos = sorted((synth_ds / "images").iterdir())
+    for split, chosen in (("train", photos[:4]), ("valid", photos[4:])):
+        for sub in ("images", "labels"):
+            (export / split / sub).mkdir(parents=True)
+        for photo in chosen:
+            shutil.copy(photo, export / split / "images")
+            shutil.copy(synth_ds / "labels" / f"{photo.stem}.txt", export / split / "labels")
+    names = load_dataset(synth_ds).names
+    (export / "data.yaml").write_text(
+        f"train: ../train/images\nval: ../valid/images\nnames: {list(names)}\n", encoding="utf-8"
+    )
+    assert main(["dice", "eval", str(export / "data.yaml"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["images"] == 2 and doc["dice"] == 8  # the val split's two photos
+    assert main(["dice", "eval", str(export), "--split", "test"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("data.yaml: field 'test': missing: the split asked for")
+    assert len(err.splitlines()) == 1
 
 
 def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -49,7 +49,8 @@ def test_label_line_with_four_numbers_names_file_and_line(broken: Path) -> None:
     with pytest.raises(DataError) as err:
         load_dataset(broken)
     assert str(err.value) == (
-        "labels/synth_0001.txt: line 2: expected 5 numbers (class cx cy w h), got 4"
+        "labels/synth_0001.txt: line 2: expected 5 numbers (class cx cy w h) or a class and "
+        "3 or more points (class x1 y1 x2 y2 x3 y3 ...), got 4"
     )
 
 

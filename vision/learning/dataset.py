@@ -1,21 +1,34 @@
-"""Labeled dice datasets in the YOLO layout, read and checked.
+"""Labeled dice datasets in the YOLO format, read and checked.
 
-Layout: ``data.yaml`` with ``names`` (a list, or a mapping class id -> name),
-``images/*.jpg|png``, ``labels/<same stem>.txt`` with one ``class cx cy w h``
-line per die, normalised to the image size. Every problem is reported at once
-as a :class:`~controller.core.errors.DataError` naming the file and line.
+Where the photos, labels and face names are is :mod:`vision.learning.dataset_layout`'s
+(this project's ``data.yaml``, ``images/``, ``labels/``; a data.yaml naming its splits;
+labelImg's labels beside the photos). Names: ``names`` in the yaml (a list, or a mapping
+class id -> name), or one a line in ``classes.txt``. A label file has one line per die:
+``class cx cy w h`` normalised to the photo's size, or ``class x1 y1 x2 y2 x3 y3 ...``
+(a segmentation's outline or an oriented box's corners: the box around the points).
+Every problem is reported at once as a :class:`~controller.core.errors.DataError` naming
+the file and line.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from controller.core.errors import DataError, DataProblem
 from vision.images import IMAGE_SUFFIXES
+from vision.learning.dataset_layout import (
+    NAME_LISTS,
+    YAML_SUFFIXES,
+    Layout,
+    find_layout,
+    photo_folder,
+)
+
+TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits
+READ_SPLITS = ("val", "test")  # what evaluation reads from one
 
 
 @dataclass(frozen=True)
@@ -72,17 +85,39 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _read_names(root: Path, problems: list[DataProblem]) -> tuple[str, ...]:
-    yaml_path = root / "data.yaml"
-    if not yaml_path.is_file():
-        problems.append(DataProblem(str(yaml_path), "", "", "missing: a dataset needs data.yaml"))
+def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
+    """The face names, from the layout's yaml (``names``: a list, or a mapping id -> name;
+    ``nc``, when given, must count them) or its name list (one a line)."""
+    path = layout.names_file
+    if path is None or not path.is_file():
+        shown = path or layout.root / "data.yaml"
+        problems.append(
+            DataProblem(str(shown), "", "", "missing: a dataset needs data.yaml (or classes.txt)")
+        )
         return ()
-    try:
-        data = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        problems.append(DataProblem(str(yaml_path), "", "", f"not valid YAML: {exc}"))
+    if path.suffix not in YAML_SUFFIXES:
+        try:
+            listed = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
+            return ()
+        names = tuple(n.strip() for n in listed if n.strip())
+        if not names:
+            problems.append(DataProblem(str(path), "", "", "expected one face name a line"))
+        return names
+    data = layout.data
+    if not data:  # (an unreadable yaml was reported when the layout was found)
         return ()
-    names = data.get("names") if isinstance(data, dict) else None
+    names = _yaml_names(path, data.get("names"), problems)
+    count = data.get("nc")
+    if names and count is not None and count != len(names):
+        problems.append(
+            DataProblem(str(path), "", "nc", f"{count!r}, but names lists {len(names)} faces")
+        )
+    return names
+
+
+def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple[str, ...]:
     if isinstance(names, dict):
         try:
             keys = sorted(int(k) for k in names)
@@ -90,14 +125,14 @@ def _read_names(root: Path, problems: list[DataProblem]) -> tuple[str, ...]:
             keys = []
         if keys != list(range(len(names))):
             problems.append(
-                DataProblem(str(yaml_path), "", "names", "class ids must be 0..n-1 with no gap")
+                DataProblem(str(path), "", "names", "class ids must be 0..n-1 with no gap")
             )
             return ()
         return tuple(str(names[k] if k in names else names[str(k)]) for k in keys)
     if isinstance(names, list) and names:
         return tuple(str(n) for n in names)
     problems.append(
-        DataProblem(str(yaml_path), "", "names", "expected a non-empty list or id -> name mapping")
+        DataProblem(str(path), "", "names", "expected a non-empty list or id -> name mapping")
     )
     return ()
 
@@ -117,19 +152,20 @@ def parse_label_file(
             continue
         where = f"line {number}"
         parts = line.split()
-        if len(parts) != 5:
+        if len(parts) != 5 and (len(parts) < 7 or len(parts) % 2 == 0):
             problems.append(
                 DataProblem(
                     shown_as,
                     where,
                     "",
-                    f"expected 5 numbers (class cx cy w h), got {len(parts)}",
+                    "expected 5 numbers (class cx cy w h) or a class and 3 or more points "
+                    f"(class x1 y1 x2 y2 x3 y3 ...), got {len(parts)}",
                 )
             )
             continue
         try:
             cls_f = float(parts[0])
-            cx, cy, w, h = (float(p) for p in parts[1:])
+            values = [float(p) for p in parts[1:]]
         except ValueError:
             problems.append(DataProblem(shown_as, where, "", f"not a number in {line.strip()!r}"))
             continue
@@ -143,37 +179,68 @@ def parse_label_file(
                 )
             )
             continue
-        if not all(0.0 <= v <= 1.0 for v in (cx, cy, w, h)) or w <= 0 or h <= 0:
+        box = label_box(values)
+        if box is None:
+            what = "cx cy w h" if len(values) == 4 else "the points"
             problems.append(
-                DataProblem(shown_as, where, "box", "cx cy w h must be normalised to 0..1")
+                DataProblem(shown_as, where, "box", f"{what} must be normalised to 0..1")
             )
             continue
+        cx, cy, w, h = box
         dice.append(LabeledDie(int(cls_f), cx, cy, w, h))
     return tuple(dice)
 
 
-def load_dataset(root: str | Path) -> Dataset:
-    """Read and check a YOLO-layout dataset.
+# Ultralytics takes coordinates up to 1 % outside the photo (verify_image_label in
+# ultralytics/data/utils.py, read at its commit 00bfe34): a box a labelling tool drew to
+# the photo's very edge may come out at 1.0000001 or 1.004
+EDGE_TOLERANCE = 0.01
+
+
+def label_box(values: Sequence[float]) -> tuple[float, float, float, float] | None:
+    """A label line's box (cx, cy, w, h) from its numbers after the class: a box, or a
+    polygon (a segmentation's outline, an oriented box's four corners) taken as the box
+    around its points, as Ultralytics' ``segments2boxes`` does; None when a number lies
+    more than ``EDGE_TOLERANCE`` outside 0..1 or the box is empty."""
+    lo, hi = -EDGE_TOLERANCE, 1.0 + EDGE_TOLERANCE
+    if not all(math.isfinite(v) and lo <= v <= hi for v in values):
+        return None
+    if len(values) == 4:
+        cx, cy, w, h = values
+    else:
+        xs, ys = values[0::2], values[1::2]
+        cx, cy, w, h = (
+            (min(xs) + max(xs)) / 2,
+            (min(ys) + max(ys)) / 2,
+            max(xs) - min(xs),
+            max(ys) - min(ys),
+        )
+    return (cx, cy, w, h) if w > 0 and h > 0 else None
+
+
+def load_dataset(
+    root: str | Path, split: str | None = None, splits: Sequence[str] = TRAIN_SPLITS
+) -> Dataset:
+    """Read and check a labeled dataset: ``root`` is its folder or its yaml, in any layout of
+    :mod:`vision.learning.dataset_layout`; ``split`` the split to read (else the folder's
+    own ``images/``, or the first of ``splits`` its yaml names).
 
     Raises:
-        DataError: data.yaml, images or labels are missing or malformed (all problems).
+        DataError: the names, photos or labels are missing or malformed (all problems).
     """
     root = Path(root)
     problems: list[DataProblem] = []
-    if not root.is_dir():
+    if not root.is_dir() and not (root.is_file() and root.suffix in YAML_SUFFIXES):
         raise DataError.single(str(root), "", "", "no such dataset folder")
-    names = _read_names(root, problems)
-    images_dir, labels_dir = root / "images", root / "labels"
-    images: list[Path] = []
-    if not images_dir.is_dir():
-        problems.append(DataProblem(str(images_dir), "", "", "missing images/ folder"))
-    else:
-        images = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        if not images:
-            problems.append(DataProblem(str(images_dir), "", "", "no images (jpg, png, bmp)"))
+    layout = find_layout(root, split, splits, problems)
+    root = layout.root
+    names = _read_names(layout, problems)
+    if not layout.images and all(p.file != layout.looked_in[0] for p in problems):
+        problems.append(
+            DataProblem(layout.looked_in[0], "", layout.looked_in[1], "no images (jpg, png, bmp)")
+        )
     items: list[LabeledImage] = []
-    for image in images:
-        label = labels_dir / f"{image.stem}.txt"
+    for image, label in zip(layout.images, layout.labels, strict=True):
         if not label.is_file():
             problems.append(
                 DataProblem(_rel(image, root), "", "", f"no label file {_rel(label, root)}")
@@ -181,16 +248,18 @@ def load_dataset(root: str | Path) -> Dataset:
             continue
         dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems)
         items.append(LabeledImage(image, label, dice))
-    if labels_dir.is_dir():
-        stems = {image.stem for image in images}
-        for label in sorted(labels_dir.glob("*.txt")):  # (classes.txt: names, from labelImg)
-            if label.stem not in stems and label.name != "classes.txt":
+    expected = set(layout.labels)
+    for folder in layout.label_dirs:
+        if not folder.is_dir():
+            continue
+        for label in sorted(folder.glob("*.txt")):
+            if label not in expected and label.name not in NAME_LISTS:
                 problems.append(
                     DataProblem(
                         _rel(label, root),
                         "",
                         "",
-                        f"no image {_rel(images_dir, root)}/"
+                        f"no image {_rel(photo_folder(label.parent), root)}/"
                         f"{label.stem}.* ({', '.join(IMAGE_SUFFIXES)}): its dice would be skipped",
                     )
                 )

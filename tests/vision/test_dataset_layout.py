@@ -1,0 +1,179 @@
+"""Datasets in the layouts labelling tools write: a data.yaml naming its splits
+(Ultralytics, Roboflow, CVAT), labelImg's labels beside the photos, polygon labels."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.core.errors import DataError
+from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, label_box, load_dataset
+from vision.learning.dataset_layout import label_path
+from vision.synth.scenes import write_dataset
+
+NAMES = ("kick", "punch", "sphere", "strength", "star", "teleport")
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-photo synthetic dataset in this project's layout (never changed by a test)."""
+    return write_dataset(tmp_path_factory.mktemp("own") / "own", 3, seed=5, hard=False)
+
+
+def _boxes(root: Path | str, *args: object) -> list[tuple[str, int, tuple[float, ...]]]:
+    ds = load_dataset(root, *args)  # type: ignore[arg-type]
+    return [
+        (item.image.name, d.cls, (d.cx, d.cy, d.w, d.h)) for item in ds.items for d in item.dice
+    ]
+
+
+def _roboflow(own: Path, tmp_path: Path) -> Path:
+    """``own`` exported as Roboflow writes a YOLO dataset: splits side by side, one
+    data.yaml beside them whose entries start with ``../``."""
+    export = tmp_path / "dice.v1i.yolov8"
+    photos = sorted((own / "images").iterdir())
+    for split, chosen in (("train", photos[:2]), ("valid", photos[2:])):
+        (export / split / "images").mkdir(parents=True)
+        (export / split / "labels").mkdir()
+        for photo in chosen:
+            shutil.copy(photo, export / split / "images" / photo.name)
+            label = own / "labels" / f"{photo.stem}.txt"
+            shutil.copy(label, export / split / "labels" / label.name)
+    (export / "data.yaml").write_text(
+        f"train: ../train/images\nval: ../valid/images\n\nnc: 6\nnames: {list(NAMES)}\n",
+        encoding="utf-8",
+    )
+    (export / "README.roboflow.txt").write_text("exported\n", encoding="utf-8")
+    return export
+
+
+def test_a_roboflow_export_reads_its_train_split_for_calibration_and_val_for_reading(
+    own: Path, tmp_path: Path
+) -> None:
+    export = _roboflow(own, tmp_path)
+    mine = _boxes(own)
+    train = _boxes(export, None, TRAIN_SPLITS)
+    val = _boxes(export, None, READ_SPLITS)
+    assert load_dataset(export).names == NAMES
+    assert {name for name, _, _ in train} == {"synth_0000.png", "synth_0001.png"}
+    assert {name for name, _, _ in val} == {"synth_0002.png"}
+    assert sorted(train + val) == sorted(mine)  # the same dice, split in two
+    assert _boxes(export / "data.yaml", "val") == val  # the yaml itself, a split named
+    assert load_dataset(export, "val").root == export
+
+
+def test_an_ultralytics_layout_with_path_and_nested_splits(own: Path, tmp_path: Path) -> None:
+    # images/train and labels/train, as CVAT's "Ultralytics YOLO" export and COCO8 lay them out
+    root = tmp_path / "data"
+    for sub in ("images/train", "labels/train"):
+        (root / sub).mkdir(parents=True)
+    for photo in (own / "images").iterdir():
+        shutil.copy(photo, root / "images" / "train" / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", root / "labels" / "train")
+    (root / "dice.yaml").write_text(
+        "path: .\ntrain: images/train\nnames:\n  0: kick\n  1: punch\n  2: sphere\n"
+        "  3: strength\n  4: star\n  5: teleport\n",
+        encoding="utf-8",
+    )
+    assert sorted(_boxes(root)) == sorted(_boxes(own))
+
+
+def test_labelimg_folder_with_labels_beside_photos_and_classes_txt(
+    own: Path, tmp_path: Path
+) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for photo in (own / "images").iterdir():
+        shutil.copy(photo, flat / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", flat)
+    (flat / "classes.txt").write_text("\n".join(NAMES) + "\n", encoding="utf-8")
+    (flat / "notes.txt").write_text("taken on Tuesday\n", encoding="utf-8")  # not a label
+    ds = load_dataset(flat)
+    assert ds.names == NAMES
+    assert sorted(_boxes(flat)) == sorted(_boxes(own))
+
+
+def test_polygon_and_oriented_box_lines_become_the_box_around_their_points(
+    own: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "poly"
+    shutil.copytree(own, root)
+    label = root / "labels" / "synth_0000.txt"
+    lines = label.read_text(encoding="utf-8").splitlines()
+    cls, cx, cy, w, h = lines[0].split()
+    x0, y0 = float(cx) - float(w) / 2, float(cy) - float(h) / 2
+    x1, y1 = x0 + float(w), y0 + float(h)
+    # the die's four corners as an oriented box, then a six-point outline inside the same box
+    lines[0] = f"{cls} {x0} {y0} {x1} {y0} {x1} {y1} {x0} {y1}"
+    lines[1] = lines[1].split()[0] + " " + " ".join(str(v) for v in _hexagon(lines[1]))
+    label.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = [d for item in load_dataset(own).items[:1] for d in item.dice]
+    after = [d for item in load_dataset(root).items[:1] for d in item.dice]
+    assert [d.cls for d in after] == [d.cls for d in before]
+    for old, new in zip(before, after, strict=True):
+        assert (new.cx, new.cy, new.w, new.h) == pytest.approx((old.cx, old.cy, old.w, old.h))
+
+
+def _hexagon(line: str) -> list[float]:
+    _, cx, cy, w, h = (float(v) for v in line.split())
+    return [cx - w / 2, cy, cx - w / 4, cy - h / 2, cx + w / 4, cy - h / 2,
+            cx + w / 2, cy, cx + w / 4, cy + h / 2, cx - w / 4, cy + h / 2]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("values", "box"),
+    [
+        ([0.5, 0.5, 0.2, 0.1], (0.5, 0.5, 0.2, 0.1)),
+        ([0.996, 0.5, 0.01, 0.1], (0.996, 0.5, 0.01, 0.1)),  # past the edge by 0.1 %: kept
+        ([1.005, 0.5, 0.01, 0.1], (1.005, 0.5, 0.01, 0.1)),  # within Ultralytics' 1 %
+        ([1.02, 0.5, 0.01, 0.1], None),
+        ([0.5, 0.5, 0.0, 0.1], None),
+        ([0.5, 0.5, 1.5, 0.1], None),
+        ([0.5, 0.5, float("nan"), 0.1], None),
+        ([0.1, 0.2, 0.3, 0.2, 0.2, 0.6], (0.2, 0.4, 0.2, 0.4)),
+        ([0.1, 0.2, 0.1, 0.2, 0.1, 0.2], None),  # three times the same point
+        ([0.1, 0.2, 0.3, 0.2, 0.2, -0.5], None),
+    ],
+)
+def test_label_box(values: list[float], box: tuple[float, ...] | None) -> None:
+    got = label_box(values)
+    assert got == (pytest.approx(box) if box is not None else None)
+
+
+def test_label_path_is_where_ultralytics_looks() -> None:
+    assert label_path(Path("/d/train/images/a.jpg")) == Path("/d/train/labels/a.txt")
+    assert label_path(Path("/d/images/train/a.b.png")) == Path("/d/labels/train/a.b.txt")
+    assert label_path(Path("/images/x/images/a.jpg")) == Path("/images/x/labels/a.txt")
+    assert label_path(Path("/d/photos/a.jpg")) == Path("/d/photos/a.txt")
+
+
+def test_bad_layouts_name_the_file_and_field(own: Path, tmp_path: Path) -> None:
+    export = _roboflow(own, tmp_path)
+    with pytest.raises(DataError, match=r"data\.yaml: field 'test': missing: the split asked"):
+        load_dataset(export, "test")
+    (export / "data.yaml").write_text(
+        f"train: ../nowhere/images\nnc: 5\nnames: {list(NAMES)}\n", encoding="utf-8"
+    )
+    with pytest.raises(DataError) as err:
+        load_dataset(export)
+    text = str(err.value)
+    assert "data.yaml: field 'train': ../nowhere/images: no such folder" in text
+    assert "data.yaml: field 'nc': 5, but names lists 6 faces" in text
+    (export / "data.yaml").write_text(f"names: {list(NAMES)}\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"missing images/ folder \(or photos beside"):
+        load_dataset(export)
+    with pytest.raises(DataError, match=r"split 'val' asked for, and no yaml names it"):
+        load_dataset(export / "valid", "val")
+
+
+def test_a_label_without_its_photo_in_a_split_is_reported(own: Path, tmp_path: Path) -> None:
+    export = _roboflow(own, tmp_path)
+    (export / "train" / "images" / "synth_0001.png").unlink()
+    with pytest.raises(DataError) as err:
+        load_dataset(export)
+    assert str(err.value) == (
+        "train/labels/synth_0001.txt: no image train/images/synth_0001.* "
+        "(.jpg, .jpeg, .png, .bmp): its dice would be skipped"
+    )

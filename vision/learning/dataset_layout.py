@@ -1,0 +1,224 @@
+"""Where a labeled dataset's photos, labels and face names lie, in the layouts that
+labelling tools write.
+
+Three layouts are read:
+
+- **This project's own** (``toptable dice capture``, the shared sets): a folder with
+  ``data.yaml``, ``images/`` and ``labels/`` (``labels/<photo's stem>.txt``).
+- **A data.yaml that names its splits** (Ultralytics' layout; Roboflow's and CVAT's
+  YOLO exports): ``train:``, ``val:``, ``test:`` each a folder of photos (searched
+  through its subfolders), a ``.txt`` file listing photos, or a list of these, relative
+  to the yaml's ``path:`` (itself relative to the yaml's folder) or else to the yaml's
+  folder. A photo's labels are where Ultralytics looks for them (``img2label_paths`` in
+  ultralytics/data/utils.py, read at its commit 00bfe34): its path with the last
+  ``images`` folder read as ``labels`` and ``.txt`` for its suffix; a photo under no
+  ``images`` folder has its labels beside it. An entry that does not exist and starts
+  with ``../`` is tried without it, as Ultralytics' ``check_det_dataset`` does (Roboflow
+  writes ``../train/images`` in a data.yaml that sits beside ``train/``). Two differences,
+  both where Ultralytics' reading depends on the shell's folder: a relative ``path:`` is
+  taken from the yaml's folder (Ultralytics: the current folder, then its datasets
+  folder), and every relative line of a ``.txt`` list from the list's folder
+  (Ultralytics: only lines starting ``./``).
+- **labelImg's**: the photos and their labels in one folder, the names in
+  ``classes.txt`` (or ``obj.names``, Darknet's) when there is no yaml.
+
+Which split is read: the one asked for; else the folder's own ``images/`` when it has
+one; else the first of the caller's splits the yaml names (calibration: ``train``;
+evaluation: ``val``, then ``test``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from controller.core.errors import DataProblem
+from vision.images import IMAGE_SUFFIXES
+
+YAML_SUFFIXES = (".yaml", ".yml")
+NAME_LISTS = ("classes.txt", "obj.names")  # labelImg's, Darknet's: one face name a line
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one dataset's parts lie: ``root`` (files are named against it), the file the
+    face names come from (None: none found) and the yaml's contents, the photos and, for
+    each, its label file, the folders whose label files must each have a photo, and where
+    the photos were looked for (a file and a field, for a message)."""
+
+    root: Path
+    names_file: Path | None
+    data: dict[str, Any]
+    images: tuple[Path, ...]
+    labels: tuple[Path, ...]
+    label_dirs: tuple[Path, ...]
+    looked_in: tuple[str, str]
+
+
+def _swap_last(folder: Path, old: str, new: str) -> Path:
+    """``folder`` with its last part named ``old`` named ``new`` (as it is if none is)."""
+    parts = list(folder.parts)
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == old:
+            parts[i] = new
+            return Path(*parts)
+    return folder
+
+
+def label_path(image: Path) -> Path:
+    """Where a photo's labels are: its path with the last ``images`` folder read as
+    ``labels`` and ``.txt`` for its suffix (beside it when under no ``images`` folder)."""
+    return _swap_last(image.parent, "images", "labels") / (image.stem + ".txt")
+
+
+def photo_folder(label_folder: Path) -> Path:
+    """Where the photos of the labels in ``label_folder`` are (``label_path`` undone)."""
+    return _swap_last(label_folder, "labels", "images")
+
+
+def photos_in(folder: Path, deep: bool) -> list[Path]:
+    """The photos in ``folder`` (and its subfolders when ``deep``), sorted."""
+    found = folder.rglob("*") if deep else folder.iterdir()
+    return sorted(p for p in found if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+
+
+def find_yaml(root: Path) -> Path | None:
+    """The dataset's yaml: ``data.yaml``, else the only ``*.yaml``/``*.yml`` in ``root``."""
+    if (root / "data.yaml").is_file():
+        return root / "data.yaml"
+    found = sorted(p for p in root.iterdir() if p.suffix in YAML_SUFFIXES and p.is_file())
+    return found[0] if len(found) == 1 else None
+
+
+def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
+    """The yaml's mapping ({} after a problem is noted)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        problems.append(DataProblem(str(path), "", "", f"not valid YAML: {exc}"))
+        return {}
+    if not isinstance(data, dict):
+        problems.append(DataProblem(str(path), "", "", "expected a mapping (names: ...)"))
+        return {}
+    return data
+
+
+def _split_photos(
+    yaml_path: Path, data: dict[str, Any], split: str, problems: list[DataProblem]
+) -> list[Path]:
+    """The photos the yaml's ``split`` entry names (a problem for each entry not found)."""
+    base = yaml_path.parent
+    if isinstance(data.get("path"), str) and data["path"]:
+        base = base / data["path"]
+    value = data.get(split)
+    entries = value if isinstance(value, list) else [value]
+    photos: list[Path] = []
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            problems.append(
+                DataProblem(
+                    str(yaml_path), "", split, f"expected a folder or a list of them, got {entry!r}"
+                )
+            )
+            continue
+        where = base / entry
+        if not where.exists() and entry.startswith("../"):
+            where = base / entry[3:]
+        if where.is_dir():
+            photos += photos_in(where, deep=True)
+        elif where.is_file() and where.suffix == ".txt":
+            photos += _listed(where, problems)
+        else:
+            problems.append(
+                DataProblem(str(yaml_path), "", split, f"{entry}: no such folder ({where})")
+            )
+    return photos
+
+
+def _listed(path: Path, problems: list[DataProblem]) -> list[Path]:
+    """The photos a ``.txt`` list names, one a line (relative lines: from its folder)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
+        return []
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        photo = path.parent / line.strip()
+        if not photo.is_file():
+            problems.append(DataProblem(str(path), f"line {number}", "", "no such photo"))
+            continue
+        out.append(photo)
+    return out
+
+
+def find_layout(
+    given: Path, split: str | None, splits: Sequence[str], problems: list[DataProblem]
+) -> Layout:
+    """Where the dataset at ``given`` (its folder or its yaml) keeps its photos, labels and
+    names: ``split`` when asked for, else as the module notes say (``splits`` in order).
+    Problems found are appended; the layout may then hold no photo."""
+    root = given.parent if given.is_file() else given
+    yaml_path = given if given.is_file() else find_yaml(root)
+    data = read_yaml(yaml_path, problems) if yaml_path else {}
+    own = root / "images"
+    named = [s for s in splits if data.get(s)]
+    if split is None and own.is_dir() and (not named or photos_in(own, deep=False)):
+        photos = photos_in(own, deep=False)
+        names = yaml_path or root / "data.yaml"
+        return _layout(root, names, data, photos, (str(own), ""), (root / "labels",))
+    if yaml_path is None and split is not None:
+        problems.append(
+            DataProblem(
+                str(root / "data.yaml"),
+                "",
+                "",
+                f"missing: split {split!r} asked for, and no yaml names it",
+            )
+        )
+        return _layout(root, None, data, [], (str(root), ""))
+    if yaml_path is not None:
+        chosen = split if split is not None else next(iter(named), None)
+        if chosen is not None:
+            if not data.get(chosen):
+                problems.append(
+                    DataProblem(str(yaml_path), "", chosen, "missing: the split asked for")
+                )
+                return _layout(root, yaml_path, data, [], (str(yaml_path), chosen))
+            photos = _split_photos(yaml_path, data, chosen, problems)
+            return _layout(root, yaml_path, data, photos, (str(yaml_path), chosen))
+    names_file = yaml_path or next((root / n for n in NAME_LISTS if (root / n).is_file()), None)
+    photos = photos_in(root, deep=False)
+    if not photos:
+        problems.append(
+            DataProblem(
+                str(own),
+                "",
+                "",
+                "missing images/ folder (or photos beside their "
+                f"labels, or a yaml naming {' or '.join(splits)} photos)",
+            )
+        )
+    return _layout(root, names_file, data, photos, (str(own) if not photos else str(root), ""))
+
+
+def _layout(
+    root: Path,
+    names_file: Path | None,
+    data: dict[str, Any],
+    photos: list[Path],
+    looked_in: tuple[str, str],
+    extra_label_dirs: tuple[Path, ...] = (),
+) -> Layout:
+    labels = [label_path(p) for p in photos]
+    # label folders are checked for files without a photo; a folder of photos with their
+    # labels beside them is not (a loose .txt there may be anything: a readme, notes)
+    under = [label.parent for label in labels if "labels" in label.parent.parts]
+    dirs = dict.fromkeys([*extra_label_dirs, *under])
+    return Layout(root, names_file, data, tuple(photos), tuple(labels), tuple(dirs), looked_in)
