@@ -177,3 +177,13 @@ def test_a_label_without_its_photo_in_a_split_is_reported(own: Path, tmp_path: P
         "train/labels/synth_0001.txt: no image train/images/synth_0001.* "
         "(.jpg, .jpeg, .png, .bmp): its dice would be skipped"
     )
+
+
+def test_files_written_with_a_byte_order_mark_read_as_without(own: Path, tmp_path: Path) -> None:
+    # Windows tools (Notepad, some exporters) start UTF-8 text with U+FEFF
+    root = tmp_path / "bom"
+    shutil.copytree(own, root)
+    for path in [root / "data.yaml", *(root / "labels").glob("*.txt")]:
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert sorted(_boxes(root)) == sorted(_boxes(own))
+    assert load_dataset(root).names == NAMES

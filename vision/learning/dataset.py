@@ -97,7 +97,7 @@ def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
         return ()
     if path.suffix not in YAML_SUFFIXES:
         try:
-            listed = path.read_text(encoding="utf-8").splitlines()
+            listed = path.read_text(encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
             return ()
@@ -143,7 +143,7 @@ def parse_label_file(
     """Parse one YOLO label file; append a problem per bad line (named ``shown_as``)."""
     dice: list[LabeledDie] = []
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(DataProblem(shown_as, "", "", f"cannot read: {exc}"))
         return ()

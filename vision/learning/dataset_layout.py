@@ -97,7 +97,7 @@ def find_yaml(root: Path) -> Path | None:
 def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
     """The yaml's mapping ({} after a problem is noted)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         problems.append(DataProblem(str(path), "", "", f"not valid YAML: {exc}"))
         return {}
@@ -142,7 +142,7 @@ def _split_photos(
 def _listed(path: Path, problems: list[DataProblem]) -> list[Path]:
     """The photos a ``.txt`` list names, one a line (relative lines: from its folder)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
         return []

@@ -76,7 +76,7 @@ def label_problems(
 def label_lines(item: LabeledImage) -> list[int]:
     """The line number of each die of a label file, in order (blank lines skipped)."""
     try:
-        lines = item.label.read_text(encoding="utf-8").splitlines()
+        lines = item.label.read_text(encoding="utf-8-sig").splitlines()
     except OSError:
         return []
     return [number for number, line in enumerate(lines, start=1) if line.strip()]
