@@ -66,6 +66,7 @@ from vision.learning.threshold import (
     raised_pairs,
     tolerated_mistakes,
 )
+from vision.learning.unlabeled import unlabeled_dice, unlabeled_warning
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import (
     FACE_DIE_PX,
@@ -257,11 +258,12 @@ def calibrate(
     tick("learning where the boxes go")
 
     # background samples for the face classifier: what the finder still takes for dice
-    bg_feats: list[NDArray[Any]] = []
+    bg_turns: list[NDArray[Any]] = []  # each place's description in four quarter turns
+    bg_where: list[tuple[int, float, float]] = []
     order = np.argsort(-np.array([s for s in fp_scores])) if fp_scores else np.array([], int)
     for idx in order:
         s = fp_scores[idx]
-        if s * scale < cut - 2.0 or len(bg_feats) >= MAX_BACKGROUND * 4:
+        if s * scale < cut - 2.0 or len(bg_turns) >= MAX_BACKGROUND:
             break
         k, fx, fy = fp_where[idx]
         gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
@@ -270,7 +272,8 @@ def calibrate(
         turned = quarter_turned(
             *cut_die(photos[k].face, rect, light[k], channel.ink, params.face_aspect)
         )
-        bg_feats.extend(join(*turned))
+        bg_turns.append(join(*turned))
+        bg_where.append((k, fx, fy))
     tick("training the face classifier")
     name = face_set or dataset.root.name
     l_all, groups_all = samples.labels, samples.groups
@@ -288,6 +291,11 @@ def calibrate(
     forgiven = tolerated_mistakes(guess, held_out.conf, die_cls, ignore=mislabeled)
     pairs = pair_thresholds(held_out, die_cls, len(dataset.names), forgiven)
     confused = int(np.delete(guess != die_cls, mislabeled).sum())
+    model.pair_thresholds = pairs
+    # a place read sure as a face is a die the owner left unlabelled, not background
+    missed = unlabeled_dice(model, bg_where, bg_turns, [photo.centers for photo in photos])
+    left_out = {i for i, _ in missed}
+    bg_feats = [row for i, turns in enumerate(bg_turns) if i not in left_out for row in turns]
     if bg_feats:
         model = FaceModel(
             model.face_set,
@@ -304,6 +312,18 @@ def calibrate(
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
+    for _, die in missed:
+        item, (w, h) = items[die.photo], photo_sizes[die.photo]
+        face_h, face_w = photos[die.photo].face.shape[:2]
+        warnings.append(
+            unlabeled_warning(
+                relative_name(item.label, dataset.root),
+                item.image.name,
+                (die.x * w / face_w, die.y * h / face_h),
+                dataset.names[die.face],
+                die.confidence,
+            )
+        )
     if model.threshold > threshold:
         warnings.append(
             f"faces look alike: {confused} of {len(die_cls) - len(mislabeled)} labeled dice, "
@@ -345,6 +365,7 @@ def calibrate(
             },
             "face_channel": channel.to_json(),
             "label_mistakes": len(problems),  # likely ones, each named in the warnings
+            "unlabeled_dice": len(missed),  # each named in the warnings too
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }
