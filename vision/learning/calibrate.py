@@ -24,7 +24,8 @@ photos, assuming no dice colour, tray, polarity or view:
 3. **Finder.** A linear window detector (:mod:`vision.reading.detect`), trained by
    :mod:`vision.learning.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
-   not read as dice.
+   not read as dice, except those the face model reads sure as a face: a die the
+   owner left without a label, named in a warning (:mod:`vision.learning.unlabeled`).
 4. **Cocked limit, contrast floor and colour model.** The outline aspect of the
    owner's flat dice sets the cocked limit; the contrast of their marks, the floor
    under which a peak is no die; a histogram of the scenes' balanced colours lets
@@ -50,12 +51,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
-from vision.learning.box_train import train_box_fit
 from vision.learning.dataset import Dataset
-from vision.learning.detect_train import Photo, at_face_scale, colour_model, train_finder
+from vision.learning.detect_train import Photo, at_face_scale
 from vision.learning.die_size import box_shape, die_frac_from_labels, face_aspect, size_slopes
 from vision.learning.face_channel import choose_channel
 from vision.learning.face_samples import face_samples, labeled_rect
+from vision.learning.finder_step import finder_step
 from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
@@ -67,10 +68,9 @@ from vision.learning.threshold import (
     tolerated_mistakes,
 )
 from vision.learning.unlabeled import unlabeled_dice, unlabeled_warning
-from vision.reading.describe import cut_die, join, light_gains, quarter_turned
+from vision.reading.describe import light_gains
 from vision.reading.detect import (
     FACE_DIE_PX,
-    Detector,
     DetectorParams,
     balance,
     image_length,
@@ -85,7 +85,6 @@ from vision.reading.read import load_scaled, reduction
 
 MIN_PHOTOS = 2
 FEW_PHOTOS = 10
-MAX_BACKGROUND = 600  # background samples kept for the face classifier
 # a peak whose marks stand out less than this share of the owner's faintest dice (their
 # 2nd percentile) is no die: a finger, a card, the bare tray
 CONTRAST_FLOOR = 0.5
@@ -118,7 +117,6 @@ def calibrate(
             f"{dataset.root}: {len(items)} photo(s); calibration needs at least {MIN_PHOTOS} "
             f"photos with every face shown (15 or more, in the light of the table, read best)"
         )
-    rng = np.random.default_rng(seed)
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
     work_px = params.work_die_px
     total = calibration_steps(len(items))
@@ -241,44 +239,16 @@ def calibrate(
     # 3. the finder, and its threshold from photos each finder did not learn from
     # (peaks showing no marks are dropped before counting, as the reader drops them)
     params = replace(params, min_contrast=CONTRAST_FLOOR * float(np.percentile(contrasts, 2)))
-    ratio = work_px / FACE_DIE_PX
-    finder = train_finder(photos, params, work_px, ratio, rng, seed, tick)
-    detector, scale, cut, n_dice = finder.detector, finder.scale, finder.cut, finder.n_dice
-    fp_scores, fp_where = finder.fp_scores, finder.fp_where
-    params = replace(params, threshold=cut)
     # cocked limit from the owner's flat dice (a few leaning ones may be among them)
     if aspects:
         limit = max(1.33, 1.15 * float(np.percentile(aspects, 97)))
         params = replace(params, cocked_aspect=min(limit, 3.5))
-    colour, novel_logp = colour_model(photos, ratio)
-    params = replace(params, novel_logp=novel_logp)
-    detector = Detector(params, detector.weights, detector.bias, colour)
-    box_fitting = train_box_fit(photos, detector, work_px, np.random.default_rng(seed + 3))
-    detector = replace(detector, box_fit=box_fitting.box_fit)
-    tick("learning where the boxes go")
-
-    # background samples for the face classifier: what the finder still takes for dice
-    bg_turns: list[NDArray[Any]] = []  # each place's description in four quarter turns
-    bg_where: list[tuple[int, float, float]] = []
-    order = np.argsort(-np.array([s for s in fp_scores])) if fp_scores else np.array([], int)
-    for idx in order:
-        s = fp_scores[idx]
-        if s * scale < cut - 2.0 or len(bg_turns) >= MAX_BACKGROUND:
-            break
-        k, fx, fy = fp_where[idx]
-        gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
-        angle = orientation(gray, fx, fy, FACE_DIE_PX)
-        rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
-        turned = quarter_turned(
-            *cut_die(photos[k].face, rect, light[k], channel.ink, params.face_aspect)
-        )
-        bg_turns.append(join(*turned))
-        bg_where.append((k, fx, fy))
+    finder = finder_step(photos, params, light, channel.ink, seed, tick)
     tick("training the face classifier")
     name = face_set or dataset.root.name
     l_all, groups_all = samples.labels, samples.groups
     model = train(
-        name, dataset.names, f_all, l_all, detector, threshold, groups_all, PROJECTION_DIMS
+        name, dataset.names, f_all, l_all, finder.detector, threshold, groups_all, PROJECTION_DIMS
     )
     # the model keeps its samples ordered by face: find each die's rows there
     order = np.argsort(l_all, kind="stable")
@@ -292,10 +262,19 @@ def calibrate(
     pairs = pair_thresholds(held_out, die_cls, len(dataset.names), forgiven)
     confused = int(np.delete(guess != die_cls, mislabeled).sum())
     model.pair_thresholds = pairs
-    # a place read sure as a face is a die the owner left unlabelled, not background
-    missed = unlabeled_dice(model, bg_where, bg_turns, [photo.centers for photo in photos])
-    left_out = {i for i, _ in missed}
-    bg_feats = [row for i, turns in enumerate(bg_turns) if i not in left_out for row in turns]
+    # a place read sure as a face is a die the owner left unlabelled, not background: the
+    # finder learns again without taking those for negatives (and its background again)
+    labelled = [photo.boxes for photo in photos]
+    missed = [die for _, die in unlabeled_dice(model, finder.places, finder.turns, labelled)]
+    if missed:
+        ignore = [(die.photo, die.x, die.y) for die in missed]
+        finder = finder_step(photos, params, light, channel.ink, seed, lambda _: None, ignore)
+    again = unlabeled_dice(model, finder.places, finder.turns, labelled)
+    missed += [die for _, die in again]
+    left_out = {i for i, _ in again}
+    bg_feats = [row for i, turns in enumerate(finder.turns) if i not in left_out for row in turns]
+    detector, params = finder.detector, finder.params
+    model.detector = detector
     if bg_feats:
         model = FaceModel(
             model.face_set,
@@ -312,7 +291,7 @@ def calibrate(
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
-    for _, die in missed:
+    for die in missed:
         item, (w, h) = items[die.photo], photo_sizes[die.photo]
         face_h, face_w = photos[die.photo].face.shape[:2]
         warnings.append(
@@ -345,9 +324,9 @@ def calibrate(
     model.report = json.dumps(
         {
             "photos": len(items),
-            "dice": n_dice,
+            "dice": finder.n_dice,
             "die_frac": round(params.die_frac, 5),
-            "threshold": round(cut, 3),
+            "threshold": round(params.threshold, 3),
             "face_threshold": round(model.threshold, 3),
             "pair_thresholds": {
                 f"{dataset.names[a]}/{dataset.names[b]}": round(bar, 3)
@@ -359,9 +338,9 @@ def calibrate(
             "box_aspect": round(params.box_aspect, 3),
             "face_aspect": round(params.face_aspect, 3),
             "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
-                "kept": box_fitting.box_fit is not None,
-                "iou_placed": round(box_fitting.iou_placed, 3),
-                "iou_corrected": round(box_fitting.iou_corrected, 3),
+                "kept": finder.box_fitting.box_fit is not None,
+                "iou_placed": round(finder.box_fitting.iou_placed, 3),
+                "iou_corrected": round(finder.box_fitting.iou_corrected, 3),
             },
             "face_channel": channel.to_json(),
             "label_mistakes": len(problems),  # likely ones, each named in the warnings

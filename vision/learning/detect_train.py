@@ -88,10 +88,16 @@ def train_finder(
     rng: np.random.Generator,
     seed: int,
     tick: Callable[[str], None],
+    ignore: Sequence[tuple[int, float, float]] = (),
 ) -> FinderTraining:
     """Train the finder on ``photos`` (``ratio``: working over face-scale pixels) and set
     its threshold from two halves of the photos, each read by a finder trained on the
-    other; ``tick(what)`` after each half and after the final finder."""
+    other; ``tick(what)`` after each half and after the final finder. ``ignore``: places
+    (photo, face-scale centre) of dice without a label, no negative taken there and a
+    held-out peak there counted neither way."""
+    skipped: list[list[tuple[float, float]]] = [[] for _ in photos]
+    for k, x, y in ignore:
+        skipped[k].append((x * ratio, y * ratio))
     pos_of: list[list[NDArray[Any]]] = []
     neg_of: list[list[NDArray[Any]]] = []
     cells_of: list[NDArray[Any]] = []
@@ -106,7 +112,7 @@ def train_finder(
     group_of = colour_groups(np.array([die_colour(square) for square in bank]).reshape(-1, 3))
     pos_group_of: list[list[int]] = []
     die_no = 0
-    for photo in photos:
+    for photo, unlabelled in zip(photos, skipped, strict=True):
         pos: list[NDArray[Any]] = []
         pos_group: list[int] = []
         neg: list[NDArray[Any]] = []
@@ -114,7 +120,7 @@ def train_finder(
         cells_of.append(cells)
         wc = np.array([(cx * ratio, cy * ratio) for cx, cy in photo.centers]).reshape(-1, 2)
         shape = (cells.shape[1] - SPAN, cells.shape[2] - SPAN)
-        ok = _eligible(shape, wc, work_px)
+        ok = _eligible(shape, np.concatenate([wc, np.reshape(unlabelled, (-1, 2))]), work_px)
         ok_of.append(ok)
         for cx, cy in wc:
             pos_group.extend([int(group_of[die_no])] * (POSITIVE_COPIES + 1))
@@ -208,6 +214,9 @@ def train_finder(
                 fx, fy = px * STRIDE / ratio, py * STRIDE / ratio
                 if marks_contrast(photo.face, fx, fy, params) < params.min_contrast:
                     continue  # the reader drops it too
+                if any(math.hypot(px * STRIDE - x, py * STRIDE - y) < 0.35 * work_px
+                       for x, y in skipped[k]):  # fmt: skip
+                    continue  # a die without a label: neither a hit nor a false peak
                 hit = -1
                 for i, (cx, cy) in enumerate(held):
                     near = math.hypot(px * STRIDE - cx, py * STRIDE - cy) < 0.35 * work_px

@@ -6,19 +6,18 @@ becomes one of the face model's background samples, so that the same face on a n
 is read as nothing and dropped (three labels left out cost a stranger's table 7 of its
 265 new dice). Such a place is told from the tray's own look-alikes by the face model:
 its four quarter turns read *sure* as a face (as near to one face, and as far from the
-others, as the owner's labelled dice are), and it lies at least ``CLEAR`` of a die's side
-from every labelled die (a peak half a die beside a labelled one reads as it). On the
-strangers' tables no look-alike read sure; every die left unlabelled did (one run each,
-docs/decisions/vision.md, "A die left without a label").
+others, as the owner's labelled dice are). It must also lie clear of every labelled box
+by ``CLEAR`` of the box's side: a place just off a labelled die (its shadow, its side)
+reads as that die, since the face model looks at a die's surroundings too, while a die
+that touches a labelled one has its centre half a side outside that box.
 
-Calibration names each one (its photo, where, the face it reads as) and keeps it out of
-the background samples; the finder has still learned it as a negative, so labelling it
-and calibrating again is the cure.
+Calibration names each one (its photo, where, the face it reads as), keeps it out of the
+background samples, and trains the finder again without taking it for a negative
+(docs/decisions/vision.md, "A die left without a label").
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,10 +25,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import FACE_DIE_PX
+from vision.reading.box_fit import Box
 from vision.reading.model import FaceModel
 
-CLEAR = 0.8  # the least distance from a labelled die's centre, in die sides
+CLEAR = 0.25  # how far outside every labelled box a place must lie, in the box's side
 
 
 @dataclass(frozen=True)
@@ -48,23 +47,28 @@ def unlabeled_dice(
     model: FaceModel,
     places: Sequence[tuple[int, float, float]],
     turns: Sequence[NDArray[Any]],
-    labelled: Sequence[Sequence[tuple[float, float]]],
+    labelled: Sequence[Sequence[Box]],
 ) -> list[tuple[int, UnlabeledDie]]:
     """Which of the finder's false ``places`` (photo, x, y at the face scale), described
     in four quarter turns each (``turns``: 4 x DESCRIPTION_SIZE), are dice without a label:
-    (index, die) for each, by :func:`model.classify` of a model without background samples
-    and away from every centre of ``labelled`` (one list a photo)."""
+    (index, die) for each, by ``model.classify`` (a model without background samples),
+    clear of every box of ``labelled`` (x, y, w, h at the face scale; one list a photo)."""
     if not places:
         return []
     reads = model.classify(np.stack(turns))
     out = []
     for i, ((k, x, y), read) in enumerate(zip(places, reads, strict=True)):
-        if read.unsure or read.background:
-            continue
-        if any(math.hypot(x - cx, y - cy) < CLEAR * FACE_DIE_PX for cx, cy in labelled[k]):
+        if read.unsure or read.background or any(_near(x, y, box) for box in labelled[k]):
             continue
         out.append((i, UnlabeledDie(k, x, y, read.face, read.confidence)))
     return out
+
+
+def _near(x: float, y: float, box: Box) -> bool:
+    """Whether (x, y) lies within ``box`` grown by ``CLEAR`` of its shorter side."""
+    bx, by, w, h = box
+    margin = CLEAR * min(w, h)
+    return bx - margin < x < bx + w + margin and by - margin < y < by + h + margin
 
 
 def unlabeled_warning(label: str, photo: str, where: tuple[float, float], face: str,
