@@ -11,7 +11,7 @@ import pytest
 
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
-from vision.learning.unlabeled import CLEAR, _near, unlabeled_dice, unlabeled_warning
+from vision.learning.unlabeled import AWAY, _near, unlabeled_dice, unlabeled_warning
 from vision.reading.box_fit import Box
 from vision.reading.describe import cut_die, join, light_gains, quarter_turned
 from vision.reading.detect import FACE_DIE_PX, detect
@@ -61,10 +61,12 @@ def test_a_die_without_a_label_reads_sure_and_the_bare_tray_does_not(model: Face
 
 
 def test_a_place_just_off_a_labelled_box_is_that_die_not_another() -> None:
-    box = (100.0, 100.0, 40.0, 50.0)
-    assert _near(95.0, 155.0, box)  # its shadow's corner: within a quarter side
-    assert not _near(100.0 - CLEAR * 40 - 1, 125.0, box)
-    assert not _near(160.0, 125.0, box)  # a die touching it: half a side outside
+    box = (100.0, 100.0, 50.0, 30.0)  # a top face boxed, foreshortened by an oblique camera
+    assert _near(95.0, 135.0, box)  # its shadow's corner: within a quarter side of the box
+    assert _near(125.0, 147.0, box)  # the side face below it: within 0.8 side of its centre
+    assert not _near(125.0, 160.0, box)  # a die touching it from below: a side away
+    assert not _near(175.0, 115.0, box)  # and from the right
+    assert not _near(125.0 - AWAY * 50 - 1, 115.0, box)
 
 
 def _box(rect: tuple[tuple[float, float], tuple[float, float], float]) -> Box:

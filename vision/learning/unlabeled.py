@@ -6,10 +6,12 @@ becomes one of the face model's background samples, so that the same face on a n
 is read as nothing and dropped (three labels left out cost a stranger's table 7 of its
 265 new dice). Such a place is told from the tray's own look-alikes by the face model:
 its four quarter turns read *sure* as a face (as near to one face, and as far from the
-others, as the owner's labelled dice are). It must also lie clear of every labelled box
-by ``CLEAR`` of the box's side: a place just off a labelled die (its shadow, its side)
-reads as that die, since the face model looks at a die's surroundings too, while a die
-that touches a labelled one has its centre half a side outside that box.
+others, as the owner's labelled dice are). It must also lie clear of every labelled die:
+outside its box grown by ``CLEAR`` of the box's shorter side, and ``AWAY`` of its longer
+side from its centre. A place just off a labelled die (its shadow, the side face an
+oblique camera sees below a top face the owner boxed) reads as a die, since the face
+model looks at a die's surroundings too and a side face is a face; a die that touches a
+labelled one has its centre a side away.
 
 Calibration names each one (its photo, where, the face it reads as), keeps it out of the
 background samples, and trains the finder again without taking it for a negative
@@ -18,6 +20,7 @@ background samples, and trains the finder again without taking it for a negative
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +31,8 @@ from numpy.typing import NDArray
 from vision.reading.box_fit import Box
 from vision.reading.model import FaceModel
 
-CLEAR = 0.25  # how far outside every labelled box a place must lie, in the box's side
+CLEAR = 0.25  # how far outside every labelled box a place must lie, in its shorter side
+AWAY = 0.8  # how far from every labelled box's centre, in its longer side
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,13 @@ def unlabeled_dice(
 
 
 def _near(x: float, y: float, box: Box) -> bool:
-    """Whether (x, y) lies within ``box`` grown by ``CLEAR`` of its shorter side."""
+    """Whether (x, y) lies within ``box`` grown by ``CLEAR`` of its shorter side, or within
+    ``AWAY`` of its longer side from its centre."""
     bx, by, w, h = box
     margin = CLEAR * min(w, h)
-    return bx - margin < x < bx + w + margin and by - margin < y < by + h + margin
+    if bx - margin < x < bx + w + margin and by - margin < y < by + h + margin:
+        return True
+    return math.hypot(x - (bx + w / 2), y - (by + h / 2)) < AWAY * max(w, h)
 
 
 def unlabeled_warning(label: str, photo: str, where: tuple[float, float], face: str,
