@@ -26,6 +26,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 7. Leaning dice (:mod:`.dice_leaning`; ``--leaning N`` for it alone): 10 strangers
    calibrated on their flat dice read photos where about a third of the dice lean: how
    many are flagged cocked, asked about, or read as a face.
+8. Dice left without a label (:mod:`.dice_unlabelled`; ``--unlabelled N`` for it alone):
+   5 strangers calibrated as labelled and with three label lines taken out: the dice
+   calibration names, its false alarms, and both calibrations' reads of new photos.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from controller.bench.dice_costs import (
     bench_speed,
 )
 from controller.bench.dice_leaning import bench_leaning
+from controller.bench.dice_unlabelled import bench_unlabelled
 from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
@@ -381,8 +385,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--leaning", type=int, metavar="N",
                         help="only whether N strangers' leaning (cocked) dice are flagged (with "
                         "--quick, tiny ones)")  # fmt: skip
+    parser.add_argument("--unlabelled", type=int, metavar="N",
+                        help="only whether calibration names the dice N strangers' owners "
+                        "left without a label (with --quick, tiny ones)")  # fmt: skip
     args = parser.parse_args(argv)
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
+    if args.unlabelled is not None:
+        bench_unlabelled(args.unlabelled, tiny=args.quick)
+        return 0
     if args.phone:
         bench_phone()
         return 0
@@ -405,4 +415,5 @@ def main(argv: list[str]) -> int:
         bench_phone()
         bench_strangers(20, jobs=args.jobs)
         bench_leaning(10)
+        bench_unlabelled(5)
     return 0

@@ -69,6 +69,13 @@ def register(sub: Any) -> None:
         metavar="N",
         help="dice: only whether N strangers' leaning (cocked) dice are flagged",
     )
+    p.add_argument(
+        "--unlabelled",
+        type=Whole(1, 1000),
+        metavar="N",
+        help="dice: only whether calibration names the dice N strangers' owners left "
+        "without a label",
+    )
     p.set_defaults(func=run)
 
 
@@ -95,5 +102,7 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--phone"]
         if area == "dice" and args.leaning is not None:
             argv += ["--leaning", str(args.leaning)]
+        if area == "dice" and args.unlabelled is not None:
+            argv += ["--unlabelled", str(args.unlabelled)]
         worst = max(worst, int(module.main(argv)))
     return worst

@@ -37,8 +37,9 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
         ["--strangers", "3", "--jobs", "2"],
         ["--phone"],
         ["--leaning", "4"],
+        ["--unlabelled", "2"],
     ],
-    ids=["strangers", "strangers-jobs", "phone", "leaning"],
+    ids=["strangers", "strangers-jobs", "phone", "leaning", "unlabelled"],
 )
 def test_bench_cli_passes_its_flags_to_the_dice_bench(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
