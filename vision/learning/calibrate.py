@@ -25,7 +25,8 @@ photos, assuming no dice colour, tray, polarity or view:
    :mod:`vision.learning.detect_train`; windows it still takes for dice become the face
    classifier's *background* samples, so that shoes, tokens or tray patterns are
    not read as dice, except those the face model reads sure as a face: a die the
-   owner left without a label, named in a warning (:mod:`vision.learning.unlabeled`).
+   owner left without a label, named in a warning, and the finder trained again
+   without taking it for a negative (:mod:`vision.learning.unlabeled`).
 4. **Cocked limit, contrast floor and colour model.** The outline aspect of the
    owner's flat dice sets the cocked limit; the contrast of their marks, the floor
    under which a peak is no die; a histogram of the scenes' balanced colours lets
