@@ -78,8 +78,8 @@ def test_warning_names_label_file_photo_place_and_face() -> None:
     text = unlabeled_warning("labels/a.txt", "a.jpg", (221.4, 1000.6), "4", 0.571)
     assert text == (
         "labels/a.txt: a die near (221, 1001) px in a.jpg has no label line, and reads as "
-        "'4' (confidence 0.57); label it and calibrate again (unlabelled, it is learned as "
-        "not a die)"
+        "'4' (confidence 0.57); label it and calibrate again (this calibration learned "
+        "nothing from it)"
     )
 
 

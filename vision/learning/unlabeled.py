@@ -85,5 +85,5 @@ def unlabeled_warning(label: str, photo: str, where: tuple[float, float], face: 
     return (
         f"{label}: a die near ({where[0]:.0f}, {where[1]:.0f}) px in {photo} has no label "
         f"line, and reads as {face!r} (confidence {confidence:.2f}); label it and calibrate "
-        "again (unlabelled, it is learned as not a die)"
+        "again (this calibration learned nothing from it)"
     )
