@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,20 +64,24 @@ def _named(report: str) -> list[tuple[str, float, float, str]]:
 
 def drop_labels(root: Path, count: int, seed: int) -> list[tuple[str, int, float, float]]:
     """Take one label line out of each of ``count`` label files of ``root`` holding two
-    dice or more (seeded); (label file, class, cx, cy) of each line taken out."""
+    dice or more (seeded), never a face's last one (calibration would refuse, rightly);
+    (label file, class, cx, cy) of each line taken out."""
     rng = np.random.default_rng(seed)
-    files = [
-        p
-        for p in sorted((root / "labels").glob("*.txt"))
-        if len(p.read_text(encoding="utf-8").splitlines()) >= 2
-    ]
+    files = sorted((root / "labels").glob("*.txt"))
+    lines_of = {p: p.read_text(encoding="utf-8").splitlines() for p in files}
+    left = Counter(line.split()[0] for lines in lines_of.values() for line in lines)
+    files = [p for p in files if len(lines_of[p]) >= 2]
     taken = []
     for index in rng.choice(len(files), min(count, len(files)), replace=False):
         path = files[int(index)]
-        lines = path.read_text(encoding="utf-8").splitlines()
-        line = lines.pop(int(rng.integers(len(lines))))
+        lines = lines_of[path]
+        spare = [i for i, line in enumerate(lines) if left[line.split()[0]] >= 2]
+        if not spare:
+            continue
+        line = lines.pop(spare[int(rng.integers(len(spare)))])
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         cls, cx, cy = line.split()[:3]
+        left[cls] -= 1
         taken.append((f"labels/{path.name}", int(cls), float(cx), float(cy)))
     return taken
 

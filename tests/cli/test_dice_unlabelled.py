@@ -41,6 +41,19 @@ def test_labels_are_taken_out_of_photos_with_two_dice_or_more(tmp_path: Path) ->
         assert f"{cls} {cx}" not in (tmp_path / label).read_text(encoding="utf-8")
 
 
+def test_a_faces_last_label_is_never_taken_out(tmp_path: Path) -> None:
+    # face 2 has one die only: whatever the draw, it keeps its label
+    for seed in range(12):
+        labels = tmp_path / str(seed) / "labels"
+        labels.mkdir(parents=True)
+        (labels / "a.txt").write_text("0 0.1 0.5 0.1 0.1\n2 0.3 0.5 0.1 0.1\n", encoding="utf-8")
+        (labels / "b.txt").write_text("0 0.1 0.5 0.1 0.1\n0 0.2 0.5 0.1 0.1\n", encoding="utf-8")
+        taken = drop_labels(labels.parent, 2, seed)
+        assert all(cls != 2 for _, cls, _, _ in taken)
+        assert "2 0.3" in (labels / "a.txt").read_text(encoding="utf-8")
+        assert len(taken) == 2  # a.txt gives its face-0 die, b.txt one of its two
+
+
 def test_bench_dice_unlabelled_runs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[tuple[int, bool]] = []
     monkeypatch.setattr(bench, "bench_unlabelled", lambda n, tiny: asked.append((n, tiny)))
