@@ -68,7 +68,7 @@ from vision.learning.threshold import (
     raised_pairs,
     tolerated_mistakes,
 )
-from vision.learning.unlabeled import unlabeled_dice, unlabeled_warning
+from vision.learning.unlabeled import UnlabeledDie, unlabeled_dice, unlabeled_warning
 from vision.reading.describe import light_gains
 from vision.reading.detect import (
     FACE_DIE_PX,
@@ -267,11 +267,12 @@ def calibrate(
     # finder learns again without taking those for negatives (and its background again)
     labelled = [photo.boxes for photo in photos]
     missed = [die for _, die in unlabeled_dice(model, finder.places, finder.turns, labelled)]
+    again: list[tuple[int, UnlabeledDie]] = []  # named by the finder trained again
     if missed:
         ignore = [(die.photo, die.x, die.y) for die in missed]
         finder = finder_step(photos, params, light, channel.ink, seed, lambda _: None, ignore)
-    again = unlabeled_dice(model, finder.places, finder.turns, labelled)
-    missed += [die for _, die in again]
+        again = unlabeled_dice(model, finder.places, finder.turns, labelled)
+        missed += [die for _, die in again]
     left_out = {i for i, _ in again}
     bg_feats = [row for i, turns in enumerate(finder.turns) if i not in left_out for row in turns]
     detector, params = finder.detector, finder.params
