@@ -7,8 +7,8 @@ more with the windows it wrongly scored highest (hard negatives). Dice of clearl
 different colours (:func:`colour_groups`: sets mixed in one tray) get a finder each,
 trained on their own dice against the same windows. Its threshold
 is the middle of the range that reads the calibration photos best, measured on
-photos each finder did not learn from. The colour model lets the reader notice a
-large object never seen in calibration (a hand).
+photos each finder did not learn from. The scenes' colour model is
+:mod:`vision.learning.scene_colour`.
 """
 
 from __future__ import annotations
@@ -238,13 +238,6 @@ def train_finder(
     return FinderTraining(detector, cut, scale, n_dice, fp_scores, fp_where)
 
 
-def colour_model(photos: Sequence[Photo], ratio: float) -> tuple[NDArray[Any], float]:
-    """The colour model of the photos' balanced colours and the novelty limit on it."""
-    colour = _colour_model(photos, ratio)
-    seen = np.concatenate([_logp(colour, p.bal) for p in photos])
-    return colour, float(np.percentile(seen, 0.1)) - 2.0
-
-
 def logistic(
     x: NDArray[Any], y: NDArray[Any], l2: float = 2e-3, iters: int = 250, seed: int = 0
 ) -> tuple[NDArray[Any], float]:
@@ -426,32 +419,3 @@ def _best_threshold(tp: NDArray[Any], fp: NDArray[Any], n_dice: int) -> float:
     # no false peak under it: the gap reaches the detector's own boundary (logit 0)
     floor = float(below.max()) if len(below) else min(0.0, lo - 0.2)
     return 0.5 * (lo + max(floor, lo - 0.8))
-
-
-def _logp(colour: NDArray[Any], bal: NDArray[Any]) -> NDArray[Any]:
-    bins = colour.shape[0]
-    q = np.minimum((bal * (bins / 256.0)).astype(np.int32), bins - 1)
-    logp: NDArray[Any] = colour[q[..., 0], q[..., 1], q[..., 2]].ravel()
-    return logp
-
-
-def _colour_model(photos: Sequence[Photo], ratio: float, bins: int = 12) -> NDArray[Any]:
-    """Log-probabilities of balanced colours (bins^3, smoothed): half the weight to the
-    scenes' pixels, half to the labeled dice's (small dice must not look novel)."""
-    scene = np.zeros(bins**3, np.float64)
-    dice = np.zeros(bins**3, np.float64)
-    for photo in photos:
-        q = np.minimum((photo.bal * (bins / 256.0)).astype(np.int32), bins - 1)
-        idx = (q[..., 0] * bins + q[..., 1]) * bins + q[..., 2]
-        scene += np.bincount(idx.ravel(), minlength=bins**3)
-        inside = np.zeros(idx.shape, bool)
-        for x, y, w, h in photo.boxes:
-            x0, y0 = max(0, int(x * ratio)), max(0, int(y * ratio))
-            inside[y0 : int((y + h) * ratio) + 1, x0 : int((x + w) * ratio) + 1] = True
-        dice += np.bincount(idx[inside], minlength=bins**3)
-    hist = 0.5 * scene / max(1.0, scene.sum()) + 0.5 * dice / max(1.0, dice.sum())
-    hist = hist.reshape(bins, bins, bins)
-    for axis in range(3):  # smooth: a colour next to a seen one is not novel
-        hist = 0.5 * hist + 0.25 * (np.roll(hist, 1, axis) + np.roll(hist, -1, axis))
-    logp: NDArray[Any] = np.log(hist + 1e-7).astype(np.float32)
-    return logp

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.learning.box_train import BoxFitTraining, train_box_fit
-from vision.learning.detect_train import Photo, colour_model, train_finder
+from vision.learning.detect_train import Photo, train_finder
+from vision.learning.scene_colour import colour_model
 from vision.reading.describe import cut_die, join, quarter_turned
 from vision.reading.detect import FACE_DIE_PX, Detector, DetectorParams
 from vision.reading.die_shape import orientation

@@ -1,7 +1,7 @@
 """What the calibration scenes never showed: a hand or an object in view.
 
 Calibration learns the colours of the owner's scenes (a 3-D histogram of balanced
-colours, :func:`vision.learning.detect_train.colour_model`); a pixel whose colour is
+colours, :func:`vision.learning.scene_colour.colour_model`); a pixel whose colour is
 unlikely under it is novel, and a large novel region is an obstruction.
 """
 
