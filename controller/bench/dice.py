@@ -29,6 +29,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 8. Dice left without a label (:mod:`.dice_unlabelled`; ``--unlabelled N`` for it alone):
    5 strangers calibrated as labelled and with three label lines taken out: the dice
    calibration names, its false alarms, and both calibrations' reads of new photos.
+9. Photos taken by hand (:mod:`.dice_handheld`; ``--handheld N`` for it alone): 10
+   strangers whose dice change size from photo to photo, read at the learned size and
+   at the size measured in each photo.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from controller.bench.dice_costs import (
     bench_size_memory,
     bench_speed,
 )
+from controller.bench.dice_handheld import bench_handheld
 from controller.bench.dice_leaning import bench_leaning
 from controller.bench.dice_unlabelled import bench_unlabelled
 from vision.errors import ModelError
@@ -385,6 +389,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--leaning", type=int, metavar="N",
                         help="only whether N strangers' leaning (cocked) dice are flagged (with "
                         "--quick, tiny ones)")  # fmt: skip
+    parser.add_argument("--handheld", type=int, metavar="N",
+                        help="only N strangers photographed by hand, read at the learned die "
+                        "size and at the size measured in each photo (with --quick, tiny "
+                        "ones)")  # fmt: skip
     parser.add_argument("--unlabelled", type=int, metavar="N",
                         help="only whether calibration names the dice N strangers' owners "
                         "left without a label (with --quick, tiny ones)")  # fmt: skip
@@ -392,6 +400,9 @@ def main(argv: list[str]) -> int:
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
     if args.unlabelled is not None:
         bench_unlabelled(args.unlabelled, tiny=args.quick)
+        return 0
+    if args.handheld is not None:
+        bench_handheld(args.handheld, tiny=args.quick)
         return 0
     if args.phone:
         bench_phone()
@@ -416,4 +427,5 @@ def main(argv: list[str]) -> int:
         bench_strangers(20, jobs=args.jobs)
         bench_leaning(10)
         bench_unlabelled(5)
+        bench_handheld(10)
     return 0

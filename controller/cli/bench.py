@@ -70,6 +70,13 @@ def register(sub: Any) -> None:
         help="dice: only whether N strangers' leaning (cocked) dice are flagged",
     )
     p.add_argument(
+        "--handheld",
+        type=Whole(1, 1000),
+        metavar="N",
+        help="dice: only N strangers photographed by hand, read at the learned die size and "
+        "at the size measured in each photo",
+    )
+    p.add_argument(
         "--unlabelled",
         type=Whole(1, 1000),
         metavar="N",
@@ -104,5 +111,7 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--leaning", str(args.leaning)]
         if area == "dice" and args.unlabelled is not None:
             argv += ["--unlabelled", str(args.unlabelled)]
+        if area == "dice" and args.handheld is not None:
+            argv += ["--handheld", str(args.handheld)]
         worst = max(worst, int(module.main(argv)))
     return worst

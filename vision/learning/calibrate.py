@@ -54,7 +54,15 @@ from numpy.typing import NDArray
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale
-from vision.learning.die_size import box_shape, die_frac_from_labels, face_aspect, size_slopes
+from vision.learning.die_size import (
+    box_shape,
+    die_frac_from_labels,
+    distances_vary,
+    face_aspect,
+    measure_works,
+    photo_scales,
+    size_slopes,
+)
 from vision.learning.face_channel import choose_channel
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.finder_step import finder_step
@@ -138,7 +146,8 @@ def calibrate(
     where_on: list[tuple[float, float]] = []  # each labeled die's centre, shares of w and h
     label_sides: list[tuple[float, float]] = []  # each labeled box's width and height
     turns: list[float] = []  # each die's |cos|+|sin| of its rotation (its box over its side)
-    for item, (image, factor) in zip(items, decoded, strict=True):
+    photo_of: list[int] = []  # each die's photo
+    for k, (item, (image, factor)) in enumerate(zip(items, decoded, strict=True)):
         photo_sizes.append((round(image.shape[1] * factor), round(image.shape[0] * factor)))
         face = at_face_scale(image, factor, params)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
@@ -151,20 +160,38 @@ def calibrate(
             label_sides.append((bw / image_length(w, h), bh / image_length(w, h)))
             where_on.append((d.cx, d.cy))
             die_px.append(sides[-1] * image_length(*photo_sizes[-1]))
+            photo_of.append(k)
         tick(f"measuring {item.image.name}")
     if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     # (each side is a fraction of the image's length, whatever the scale it was measured at)
     most = max(len(item.dice) for item in items)
+    slopes = size_slopes(np.array(where_on), np.array(sides))
     params = replace(
         params,
         die_frac=float(np.median(sides)),
         max_dice=max(params.max_dice, 2 * most),
-        **size_slopes(np.array(where_on), np.array(sides)),
+        size_slope_x=slopes["size_slope_x"],
+        size_slope_y=slopes["size_slope_y"],
     )
+    # photos taken nearer or farther (by hand) are each learned at their own dice's size,
+    # and reading measures it in each photo (vision.reading.photo_scale)
+    by_label = (np.array(sides), np.array(where_on), np.array(photo_of))
+    hand_held = distances_vary(*by_label, params)
+    scales = np.ones(len(items))
+    if hand_held:
+        own = by_label[0] / photo_scales(*by_label, len(items), params)[by_label[2]]
+        slopes = size_slopes(by_label[1], own)
+        params = replace(
+            params,
+            die_frac=float(np.median(own)),
+            size_slope_x=slopes["size_slope_x"],
+            size_slope_y=slopes["size_slope_y"],
+        )
+        scales = photo_scales(*by_label, len(items), params)
     found = [  # the side reading will give each labeled die's box, as a share of the length
-        params.die_frac * perspective_size(params, u, v) * turn
-        for (u, v), turn in zip(where_on, turns, strict=True)
+        params.die_frac * scales[k] * perspective_size(params, u, v) * turn
+        for (u, v), turn, k in zip(where_on, turns, photo_of, strict=True)
     ]
     shape = box_shape(np.array(label_sides), np.array(found))
     params = replace(
@@ -174,8 +201,9 @@ def calibrate(
         face_aspect=face_aspect(params, shape["box_aspect"]),
     )
     for k, item in enumerate(items):
-        if reduction(item.image, params) != decoded[k][1]:
-            decoded[k] = load_scaled(item.image, params)
+        own_size = replace(params, die_frac=params.die_frac * scales[k])
+        if reduction(item.image, own_size) != decoded[k][1]:
+            decoded[k] = load_scaled(item.image, own_size)
 
     photos: list[Photo] = []
     dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
@@ -185,8 +213,8 @@ def calibrate(
     outline_sides: list[float] = []  # the dice measured as reading measures them (the domain)
     outline_aspects: list[float] = []
     light: list[NDArray[Any] | None] = []  # each photo's gains to neutral light (reading/read.py)
-    for item, (image, factor) in zip(items, decoded, strict=True):
-        face = at_face_scale(image, factor, params)
+    for item, (image, factor), scale in zip(items, decoded, scales, strict=True):
+        face = at_face_scale(image, factor, params, scale)
         light.append(light_gains(face))
         work = shrink(face, work_px / FACE_DIE_PX)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
@@ -276,6 +304,11 @@ def calibrate(
     left_out = {i for i, _ in again}
     bg_feats = [row for i, turns in enumerate(finder.turns) if i not in left_out for row in turns]
     detector, params = finder.detector, finder.params
+    measure = (False, 0.0, 0.0)  # reading measures each photo's die size; how well, how needed
+    if hand_held:
+        measure = measure_works([photo.face for photo in photos], scales, detector)
+        params = replace(params, photo_scale=measure[0])
+        detector = replace(detector, params=params)
     model.detector = detector
     if bg_feats:
         model = FaceModel(
@@ -293,6 +326,14 @@ def calibrate(
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
+    if hand_held and not measure[0]:
+        warnings.append(
+            f"the photos were taken from different distances (their dice {min(scales):.2f}-"
+            f"{max(scales):.2f} times the median size), and on this table the finder cannot "
+            f"tell a photo's die size (it missed the calibration photos' by "
+            f"{math.exp(measure[1]) - 1:.0%}): photos are read at the median size; take them "
+            "from one distance, or label more"
+        )
     for die in missed:
         item, (w, h) = items[die.photo], photo_sizes[die.photo]
         face_h, face_w = photos[die.photo].face.shape[:2]
@@ -328,6 +369,14 @@ def calibrate(
             "photos": len(items),
             "dice": finder.n_dice,
             "die_frac": round(params.die_frac, 5),
+            # photos taken from different distances: each learned at its own size, and read
+            # at the size measured in it when that measure found the calibration photos'
+            "hand_held": hand_held,
+            "photo_scale": {
+                "measured": measure[0],
+                "missed": round(measure[1], 3),  # median |log(measured / labelled)|
+                "unmeasured": round(measure[2], 3),  # the same, read at the learned size
+            },
             "threshold": round(params.threshold, 3),
             "face_threshold": round(model.threshold, 3),
             "pair_thresholds": {

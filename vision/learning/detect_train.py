@@ -60,11 +60,14 @@ class Photo:
     angles: list[float]
 
 
-def at_face_scale(image: NDArray[Any], factor: float, params: DetectorParams) -> NDArray[Any]:
+def at_face_scale(
+    image: NDArray[Any], factor: float, params: DetectorParams, die_scale: float = 1.0
+) -> NDArray[Any]:
     """A photo decoded ``factor`` times smaller than its file (:func:`load_scaled`),
-    scaled so that a die of ``params.die_frac`` is ``FACE_DIE_PX`` wide."""
+    scaled so that a die of ``params.die_frac`` (times ``die_scale``: the photo's dice's
+    own size, :func:`vision.learning.die_size.photo_scales`) is ``FACE_DIE_PX`` wide."""
     w0, h0 = image.shape[1], image.shape[0]
-    s = FACE_DIE_PX / (params.die_frac * image_length(w0, h0) * factor) * factor
+    s = FACE_DIE_PX / (params.die_frac * die_scale * image_length(w0, h0) * factor) * factor
     return shrink(image, s)
 
 

@@ -3,6 +3,7 @@ the photo's length, and how it grows across a photo a camera sees obliquely."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,11 +11,17 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
-from vision.reading.detect import DetectorParams
+from vision.reading.detect import Detector, DetectorParams, perspective_size, shrink
+from vision.reading.photo_scale import face_die_scale
 
 SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
 MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
 SLOPE_SIGNIFICANCE = 3.0  # standard errors a fitted slope must stand out by to be learned
+# photos whose dice's sizes spread more than this (the standard deviation of their log,
+# beyond what the dice's scatter within a photo explains) were taken from different
+# distances (by hand; a camera fixed over the table: under 0.05)
+DISTANCE_SPREAD = 0.1
+LABEL_SCATTER = 0.08  # a labeled die's size scatter (log) when no photo shows two dice
 
 
 def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]:
@@ -44,6 +51,70 @@ def size_slopes(where_on: NDArray[Any], sides: NDArray[Any]) -> dict[str, float]
         "size_slope_x": float(np.clip(slopes[0] / centre, -MAX_SLOPE, MAX_SLOPE)),
         "size_slope_y": float(np.clip(slopes[1] / centre, -MAX_SLOPE, MAX_SLOPE)),
     }
+
+
+def _log_sizes(sides: NDArray[Any], where_on: NDArray[Any], params: DetectorParams) -> NDArray[Any]:
+    """Each labeled die's side over the side ``params`` gives it where it lies, as a log."""
+    expected = np.array([params.die_frac * perspective_size(params, u, v) for u, v in where_on])
+    out: NDArray[Any] = np.log(np.asarray(sides) / expected)
+    return out
+
+
+def distances_vary(
+    sides: NDArray[Any], where_on: NDArray[Any], photo_of: NDArray[Any], params: DetectorParams
+) -> bool:
+    """Whether the photos were taken from different distances (by hand): the spread of
+    their dice's mean size beyond what the scatter of the dice within a photo gives is
+    over ``DISTANCE_SPREAD`` (``sides`` as ``die_frac``, ``where_on`` the dice's centres as
+    shares of the width and height, ``photo_of`` each die's photo); three photos at least."""
+    logs = _log_sizes(sides, where_on, params)
+    groups = [logs[photo_of == k] for k in np.unique(photo_of)]
+    if len(groups) < 3:
+        return False
+    several = [g for g in groups if len(g) >= 2]
+    scatter = (
+        sum(float(((g - g.mean()) ** 2).sum()) for g in several) / sum(len(g) - 1 for g in several)
+        if several
+        else LABEL_SCATTER**2
+    )
+    means = np.array([g.mean() for g in groups])
+    beyond = float(means.var(ddof=1)) - scatter * float(np.mean([1 / len(g) for g in groups]))
+    return beyond > DISTANCE_SPREAD**2
+
+
+def photo_scales(
+    sides: NDArray[Any],
+    where_on: NDArray[Any],
+    photo_of: NDArray[Any],
+    photos: int,
+    params: DetectorParams,
+) -> NDArray[Any]:
+    """Each of ``photos`` photos' dice's side over the side ``params`` gives them where they
+    lie: the median over its labeled dice (arguments as :func:`distances_vary`'s); 1 for a
+    photo without dice."""
+    logs = _log_sizes(sides, where_on, params)
+    out = np.ones(photos)
+    for k in range(photos):
+        mine = logs[photo_of == k]
+        if len(mine):
+            out[k] = float(np.exp(np.median(mine)))
+    return out
+
+
+def measure_works(
+    faces: Sequence[NDArray[Any]], scales: NDArray[Any], detector: Detector
+) -> tuple[bool, float, float]:
+    """Whether reading should measure each photo's die size (:mod:`vision.reading.photo_scale`):
+    the calibration photos at the face scale of their own dice (``faces``), put back at
+    their sizes ``scales``, measured by ``detector``; it should when the measure misses
+    their sizes by less than half what reading them all at the learned size would (the
+    median of the logs' differences). With both medians."""
+    measured = np.array(
+        [face_die_scale(shrink(face, s), detector) for face, s in zip(faces, scales, strict=True)]
+    )
+    missed = float(np.median(np.abs(np.log(measured / scales))))
+    unmeasured = float(np.median(np.abs(np.log(scales))))
+    return missed < 0.5 * unmeasured, missed, unmeasured
 
 
 def die_frac_from_labels(dataset: Dataset) -> float:

@@ -216,9 +216,11 @@ def evaluate(
     model: FaceModel,
     progress: Progress = quiet,
     errors: list[ReadError] | None = None,
+    die_scale: float | None = None,
 ) -> EvalResult:
     """Read every labeled image with ``model`` and score it; the mistakes are appended
-    to ``errors`` when a list is given (see :func:`save_errors`).
+    to ``errors`` when a list is given (see :func:`save_errors`); ``die_scale`` as for
+    :func:`vision.reading.read.read_frame`.
 
     Raises:
         ModelError: the model is for another face set.
@@ -229,7 +231,7 @@ def evaluate(
     for n, item in enumerate(dataset.items, start=1):
         start = time.perf_counter()
         image, factor = load_scaled(item.image, model)
-        read = read_frame(image, model, factor=factor)
+        read = read_frame(image, model, factor=factor, die_scale=die_scale)
         read = replace(read, ms=(time.perf_counter() - start) * 1000.0)
         w, h = read.size
         labeled = [(d.cls, d.box_px(w, h)) for d in item.dice]

@@ -70,6 +70,7 @@ class CalibrationReport:
     colour: str = EACH_DIES_OWN  # the colour faces are read in (vision.learning.face_channel)
     finders: int = 1  # dice of this many colours, each found by a finder of its own
     face_aspect: float = 1.0  # the top faces' squash, undone where faces are cut (1: none)
+    measures_size: bool = False  # photos taken by hand: each read at its measured die size
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -82,6 +83,7 @@ class CalibrationReport:
             "faces_read_in": self.colour,
             "finders": self.finders,
             "face_aspect": round(self.face_aspect, 3),
+            "measures_size": self.measures_size,
             "warnings": list(self.warnings),
         }
 
@@ -113,6 +115,11 @@ class CalibrationReport:
                 f"{'wide as tall' if wide else 'tall as wide'} (squashed "
                 f"{'down' if wide else 'across'} the photo); faces are read stretched back to "
                 "square"
+            )
+        if self.measures_size:
+            out.append(
+                "photos taken from different distances: each photo is read at its dice's size, "
+                "measured in it"
             )
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
@@ -206,6 +213,7 @@ def calibrate_with_report(
         colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
         finders=int(saved.get("finders", 1)),
         face_aspect=float(saved.get("face_aspect", 1.0)),
+        measures_size=bool(saved.get("photo_scale", {}).get("measured", False)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report

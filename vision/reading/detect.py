@@ -98,6 +98,9 @@ class DetectorParams:
     # image centre's side across the image's width and height (fitted to the labeled boxes)
     size_slope_x: float = 0.0
     size_slope_y: float = 0.0
+    # the owner's photos were taken from different distances (by hand): each photo is read
+    # at its dice's size measured in it (vision.reading.photo_scale)
+    photo_scale: bool = False
 
     def __post_init__(self) -> None:
         if not 0.005 <= self.die_frac <= 0.5:
@@ -380,11 +383,13 @@ def box_features(cells: NDArray[Any], x: float, y: float, box: Box, side: float)
     return np.concatenate([window(cells, v, u), np.array(where, np.float32)])
 
 
-def detect(image: NDArray[Any], detector: Detector) -> DetectResult:
-    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels."""
+def detect(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> DetectResult:
+    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels. ``die_scale``: the
+    dice's side over the side calibration learned (1: the calibrated camera; see
+    :mod:`vision.reading.photo_scale`)."""
     params = detector.params
     h0, w0 = image.shape[:2]
-    fs = working_scale(image_length(w0, h0), params, FACE_DIE_PX)
+    fs = working_scale(image_length(w0, h0), params, FACE_DIE_PX) / die_scale
     face = shrink(image, fs)
     fs = face.shape[1] / w0
     ratio = params.work_die_px / FACE_DIE_PX

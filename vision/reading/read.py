@@ -43,6 +43,7 @@ from vision.reading.detect import (
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.model import FaceModel
+from vision.reading.photo_scale import measured_die_scale
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
 # seven cuts of a second look, averaged, put many such mistakes under it; dice read surer
@@ -84,6 +85,8 @@ class DiceRead:
     size: tuple[int, int] = (0, 0)  # width, height of the original image
     light_fraction: float = field(default=0.0, compare=False)
     warnings: tuple[DomainWarning, ...] = ()  # how the frame lies outside the model's domain
+    # the dice's side over the learned side the frame was read at (measured in a photo)
+    die_scale: float = field(default=1.0, compare=False)
 
     @property
     def count_mismatch(self) -> bool:
@@ -127,6 +130,7 @@ class DiceRead:
             "flags": list(self.flags),
             "per_die": [d.to_json() for d in self.dice],
             "warnings": [w.text for w in self.warnings],
+            "die_scale": round(self.die_scale, 3),
             "ms": round(self.ms, 2),
         }
 
@@ -177,15 +181,26 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
 
 
 def read_frame(
-    image: NDArray[Any], model: FaceModel, expect: int | None = None, factor: float = 1.0
+    image: NDArray[Any],
+    model: FaceModel,
+    expect: int | None = None,
+    factor: float = 1.0,
+    die_scale: float | None = None,
 ) -> DiceRead:
-    """Read every die of a BGR frame (boxes in the frame's pixels times ``factor``)."""
+    """Read every die of a BGR frame (boxes in the frame's pixels times ``factor``).
+
+    ``die_scale``: the dice's side over the side calibration learned; None: measured in
+    the frame when the model learned photos taken from different distances (by hand,
+    :mod:`vision.reading.photo_scale`), else 1 (a camera fixed over the table)."""
     start = time.perf_counter()
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    result = detect(image, model.detector)
+    if die_scale is None:
+        hand_held = model.params.photo_scale
+        die_scale = measured_die_scale(image, model.detector) if hand_held else 1.0
+    result = detect(image, model.detector, die_scale)
     dice = read_detections(result, model, factor)
     h, w = image.shape[:2]
     size = (round(w * factor), round(h * factor))
@@ -196,19 +211,22 @@ def read_frame(
         ms=(time.perf_counter() - start) * 1000.0,
         size=size,
         light_fraction=result.light_fraction,
-        warnings=domain_warnings(result, model, size),
+        warnings=domain_warnings(result, model, size, die_scale),
+        die_scale=die_scale,
     )
 
 
 def domain_warnings(
-    result: DetectResult, model: FaceModel, size: tuple[int, int]
+    result: DetectResult, model: FaceModel, size: tuple[int, int], die_scale: float = 1.0
 ) -> tuple[DomainWarning, ...]:
-    """How a frame of ``size`` (the original image's) and its dice found in ``result`` lie
-    outside the model's domain (nothing for a model that did not record one)."""
+    """How a frame of ``size`` (the original image's) and its dice found in ``result`` (at
+    ``die_scale`` times the learned side) lie outside the model's domain (nothing for a
+    model that did not record one)."""
     if model.domain is None:
         return ()
     params = model.params
-    out = photo_warnings(model.domain, size[0], size[1], params.die_frac, params.oblique)
+    frac = params.die_frac * die_scale
+    out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique)
     gray = result.gray
     sides, aspects = [], []
     for det in result.detections:
@@ -269,15 +287,18 @@ def load_scaled(path: str | Path, model: FaceModel | DetectorParams) -> tuple[ND
     return read_image(path), 1.0
 
 
-def read_file(path: str | Path, model: FaceModel, expect: int | None = None) -> DiceRead:
-    """Read the dice of an image file (decoded reduced, see the module notes).
+def read_file(
+    path: str | Path, model: FaceModel, expect: int | None = None, die_scale: float | None = None
+) -> DiceRead:
+    """Read the dice of an image file (decoded reduced, see the module notes; ``die_scale``
+    as for :func:`read_frame`).
 
     Raises:
         ImageReadError: the file is missing or not a decodable image.
     """
     start = time.perf_counter()
     image, factor = load_scaled(path, model)
-    read = read_frame(image, model, expect, factor)
+    read = read_frame(image, model, expect, factor, die_scale)
     ms = (time.perf_counter() - start) * 1000.0
     return replace(read, ms=ms)
 

@@ -52,6 +52,9 @@ class Stranger:
     gain: float  # overall light (under 1: dim)
     warmth: float  # the lamp's colour (over 1: warm)
     jpeg: int  # the phone's JPEG quality
+    # photos taken by hand: each photo's dice between 1 / spread and spread times die_px
+    # (the phone nearer or farther each time); 1: a camera fixed over the table
+    distance_spread: float = 1.0
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -72,9 +75,13 @@ class Stranger:
             if s.logo:
                 look += " + logo"
             looks.append(look)
+        held = ""
+        if self.distance_spread != 1.0:
+            held = f" (by hand: x{1 / self.distance_spread:.2f}-{self.distance_spread:.2f})"
         return (
             f"{' / '.join(looks)} on {self.table.value}, {self.width}x{self.height}, "
-            f"die {self.die_px:.0f} px, tilt {self.tilt:.0f}°, {self.dice[0]}-{self.dice[1]} dice"
+            f"die {self.die_px:.0f} px{held}, tilt {self.tilt:.0f}°, "
+            f"{self.dice[0]}-{self.dice[1]} dice"
         )
 
 
@@ -197,6 +204,8 @@ class StrangerCamera:
         who, rng = self.who, self.rng
         tilt = math.radians(float(np.clip(who.tilt + rng.uniform(-3, 3), 0, 45)))
         px = who.die_px * float(rng.uniform(0.92, 1.08))
+        if who.distance_spread != 1.0:
+            px *= who.distance_spread ** float(rng.uniform(-1.0, 1.0))
         f = who.focal
         distance = f / px  # a die has side 1
         c = np.array([0.0, -distance * math.sin(tilt), distance * math.cos(tilt)])

@@ -1,0 +1,198 @@
+"""The dice's size measured in each photo: photos taken by hand, nearer or farther than the
+calibration photos, are read at their own dice's size (vision.reading.photo_scale), and a
+calibration on such photos learns each at its own size (vision.learning.die_size)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import load_dataset
+from vision.learning.die_size import distances_vary, measure_works, photo_scales
+from vision.learning.evaluate import evaluate, match
+from vision.learning.report import CalibrationReport
+from vision.reading.detect import (
+    FACE_DIE_PX,
+    DetectorParams,
+    image_length,
+    shrink,
+    working_scale,
+)
+from vision.reading.model import FaceModel, load_model
+from vision.reading.photo_scale import SCALE_RANGE, measured_die_scale
+from vision.reading.read import read_frame
+from vision.synth.die import PlacedDie
+from vision.synth.scenes import Renderer, stress_settings
+from vision.synth.strangers import StrangerCamera, stranger, write_stranger
+
+# a hang guard, not a speed limit: the stress calibration (shared) is a CPU-minute
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(scope="module")
+def calibrated(stress_calibration: tuple[FaceModel, CalibrationReport]) -> FaceModel:
+    return stress_calibration[0]
+
+
+@pytest.fixture(scope="module")
+def hand_held(calibrated: FaceModel) -> FaceModel:
+    """The stress model as if its photos had been taken from different distances."""
+    params = replace(calibrated.params, photo_scale=True)
+    return replace(calibrated, detector=replace(calibrated.detector, params=params))
+
+
+def _scene(scale: float, seed: int, count: int = 5) -> tuple[NDArray[Any], list[PlacedDie]]:
+    """A frame of the stress calibration's table with dice ``scale`` times its size."""
+    settings = stress_settings(3)
+    settings = replace(settings, die_frac=settings.die_frac * scale)
+    scene = Renderer(settings, seed=seed).scene(count=count)
+    return scene.image, scene.dice
+
+
+@pytest.mark.parametrize(("scale", "count"), [(0.7, 8), (1.4, 5), (1.7, 4)])
+def test_a_photo_nearer_or_farther_is_measured(
+    calibrated: FaceModel, scale: float, count: int
+) -> None:
+    image, _ = _scene(scale, seed=11, count=count)
+    assert measured_die_scale(image, calibrated.detector) == pytest.approx(scale, rel=0.1)
+
+
+def test_a_photo_at_the_learned_size_and_the_bare_tray_stay_as_learned(
+    calibrated: FaceModel,
+) -> None:
+    image, _ = _scene(1.0, seed=12)
+    assert measured_die_scale(image, calibrated.detector) == 1.0
+    measured, as_learned = (
+        read_frame(image, calibrated, die_scale=None),
+        read_frame(image, calibrated),
+    )
+    assert replace(measured, ms=0.0) == replace(as_learned, ms=0.0)
+    bare, _ = _scene(1.0, seed=12, count=0)
+    assert measured_die_scale(bare, calibrated.detector) == 1.0
+
+
+def test_a_photo_taken_nearer_reads_at_its_own_size(
+    calibrated: FaceModel, hand_held: FaceModel
+) -> None:
+    image, dice = _scene(1.5, seed=13, count=4)
+    measured = read_frame(image, hand_held)
+    assert measured.die_scale == pytest.approx(1.5, rel=0.1)
+    assert measured.to_json()["die_scale"] == round(measured.die_scale, 3)
+    boxes = [d.box() for d in dice]
+    pairs = match(boxes, [d.box for d in measured.dice])
+    assert len(pairs) == len(dice) == len(measured.dice)
+    assert all(measured.dice[j].face == dice[i].symbol.value for i, j in pairs)
+    # a model of a camera fixed over the table reads at the learned size: the boxes are a
+    # half of the dice's, and miss
+    as_learned = read_frame(image, calibrated)
+    assert as_learned.die_scale == 1.0
+    assert len(match(boxes, [d.box for d in as_learned.dice])) < len(pairs)
+    assert read_frame(image, calibrated, die_scale=measured.die_scale).dice == measured.dice
+
+
+def test_whether_to_measure_is_kept_in_the_model_file(hand_held: FaceModel, tmp_path: Path) -> None:
+    assert load_model(hand_held.save(tmp_path / "held.npz")).params.photo_scale
+    older = hand_held.params.to_dict()
+    del older["photo_scale"]  # a model calibrated before it: a fixed camera
+    assert not DetectorParams.from_dict(older).photo_scale
+
+
+def test_the_measure_stays_within_its_range(calibrated: FaceModel) -> None:
+    image, _ = _scene(0.3, seed=14, count=12)
+    assert SCALE_RANGE[0] <= measured_die_scale(image, calibrated.detector) <= SCALE_RANGE[1]
+
+
+def test_reading_measures_only_when_the_measure_finds_the_calibration_photos(
+    calibrated: FaceModel,
+) -> None:
+    detector = calibrated.detector
+    params = detector.params
+    frames = [_scene(1.0, seed=20 + k)[0] for k in range(3)]
+    faces = [shrink(f, working_scale(image_length(1280, 960), params, FACE_DIE_PX)) for f in frames]
+    sizes = np.array([0.75, 1.3, 1.5])
+    works, missed, unmeasured = measure_works(faces, sizes, detector)
+    assert (
+        works
+        and missed < 0.06
+        and unmeasured == pytest.approx(np.median(np.log([1.3, 1.5, 1 / 0.75])))
+    )
+    blind = replace(detector, weights=np.zeros_like(detector.weights))  # finds nothing anywhere
+    assert measure_works(faces, sizes, blind) == (
+        False,
+        pytest.approx(unmeasured),
+        pytest.approx(unmeasured),
+    )
+
+
+def test_photo_scales_from_the_labels() -> None:
+    params = DetectorParams(die_frac=0.05)
+    sides = np.array([0.05, 0.052, 0.07, 0.071, 0.069, 0.04])
+    where = np.full((6, 2), 0.5)
+    photo_of = np.array([0, 0, 1, 1, 1, 2])
+    scales = photo_scales(sides, where, photo_of, 4, params)
+    assert scales[:3] == pytest.approx([1.02, 1.4, 0.8], rel=1e-3)
+    assert scales[3] == 1.0  # a photo without dice
+    # a die nearer the camera of an oblique view is larger where it lies: not a nearer photo
+    oblique = replace(params, size_slope_y=0.5)
+    near_side = np.array([[0.5, 0.5], [0.5, 1.0]])
+    assert photo_scales(np.array([0.05, 0.0625]), near_side, np.array([0, 1]), 2, oblique) == (
+        pytest.approx([1.0, 1.0])
+    )
+
+
+def test_photos_from_different_distances_are_told_from_a_fixed_camera() -> None:
+    rng = np.random.default_rng(5)
+    params = DetectorParams(die_frac=0.05)
+    photo_of = np.repeat(np.arange(20), 3)
+    where = rng.uniform(0.1, 0.9, (60, 2))
+    label_noise = np.exp(rng.normal(0, 0.05, 60))
+    fixed = 0.05 * rng.uniform(0.92, 1.08, 20)[photo_of] * label_noise
+    assert not distances_vary(fixed, where, photo_of, params)
+    by_hand = 0.05 * 1.4 ** rng.uniform(-1, 1, 20)[photo_of] * label_noise
+    assert distances_vary(by_hand, where, photo_of, params)
+    # one die a photo: the photos' spread is judged against a label's usual scatter
+    singles = np.arange(20)
+    assert not distances_vary(fixed[::3], where[::3], singles, params)
+    assert distances_vary(by_hand[::3], where[::3], singles, params)
+    assert not distances_vary(by_hand[:6], where[:6], photo_of[:6], params)  # two photos
+
+
+def test_a_hand_held_strangers_distance_changes_from_photo_to_photo() -> None:
+    who = stranger(2807, tiny=True)
+    held = replace(who, distance_spread=1.5)
+    camera = StrangerCamera(held, 5)
+    sizes = [camera._pose()[3] for _ in range(12)]
+    assert max(sizes) / min(sizes) > 1.6
+    assert all(who.die_px / 1.5 / 1.08 <= s <= who.die_px * 1.5 * 1.08 for s in sizes)
+    fixed = StrangerCamera(who, 5)
+    steady = [fixed._pose()[3] for _ in range(12)]
+    assert max(steady) / min(steady) < 1.18
+    assert "by hand" in held.describe() and "by hand" not in who.describe()
+
+
+@pytest.mark.slow
+def test_a_calibration_on_hand_held_photos_learns_each_at_its_own_size(tmp_path: Path) -> None:
+    who = replace(stranger(2811), distance_spread=1.5)
+    train = load_dataset(write_stranger(tmp_path / "train", who, 12, 1, every_face=True))
+    test = load_dataset(write_stranger(tmp_path / "test", who, 8, 2))
+    model = calibrate(train)
+    report = json.loads(model.report)
+    assert report["hand_held"] and report["photo_scale"]["measured"] and model.params.photo_scale
+    measured, as_learned = evaluate(test, model), evaluate(test, model, die_scale=1.0)
+    assert measured.f1 >= 0.97 and measured.accuracy >= 0.97
+    assert measured.f1 > as_learned.f1
+
+
+def test_the_calibration_report_says_when_photos_are_measured() -> None:
+    measured = CalibrationReport(20, 300, 1.0, None, 0, [], measures_size=True)
+    assert measured.to_json()["measures_size"] is True
+    assert any("read at its dice's size, measured in it" in line for line in measured.lines())
+    fixed = CalibrationReport(20, 300, 1.0, None, 0, [])
+    assert not any("measured in it" in line for line in fixed.lines())
