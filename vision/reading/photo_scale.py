@@ -45,11 +45,15 @@ _STEPS = round(math.log(SCALE_RANGE[1]) / math.log(SCALE_STEP))  # each way
 def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
     """The finder's evidence for dice ``scale`` times the learned side in ``face`` (a BGR
     image at the face scale of the learned side): the sum of its peaks' excess over its
-    threshold."""
+    threshold; minus infinity when it finds as many peaks as it keeps (twice the most dice
+    of a calibration photo): large dice's pips, or a tray's texture, at a size where they
+    look like dice."""
     params = detector.params
     work = shrink(face, params.work_die_px / FACE_DIE_PX / scale)
     scores = score_map(feature_maps(balance(work), params.work_die_px), detector)
     found = peaks(scores, params.threshold, 0.6 * params.work_die_px / STRIDE, params.max_dice)
+    if len(found) >= params.max_dice:
+        return -math.inf
     return float(sum(s - params.threshold for _, _, s in found))
 
 
@@ -72,7 +76,7 @@ def face_die_scale(face: NDArray[Any], detector: Detector) -> float:
         return seen[step]
 
     if at(0) >= max(at(-1), at(1)):
-        return 1.0
+        return 1.0  # (also when nothing is found, or everything everywhere)
     way = 1 if at(1) > at(-1) else -1
     best = way
     while abs(best) < _STEPS and at(best + way) > at(best):
@@ -81,5 +85,5 @@ def face_die_scale(face: NDArray[Any], detector: Detector) -> float:
         return float(SCALE_STEP**best)
     left, mid, right = at(best - 1), at(best), at(best + 1)
     bend = left - 2 * mid + right
-    shift = 0.5 * (left - right) / bend if bend < 0 else 0.0
+    shift = 0.5 * (left - right) / bend if bend < 0 and math.isfinite(bend) else 0.0
     return float(SCALE_STEP ** (best + min(max(shift, -0.5), 0.5)))
