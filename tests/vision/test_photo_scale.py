@@ -5,6 +5,7 @@ calibration on such photos learns each at its own size (vision.learning.die_size
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from vision.reading.detect import (
     working_scale,
 )
 from vision.reading.model import FaceModel, load_model
-from vision.reading.photo_scale import SCALE_RANGE, measured_die_scale
+from vision.reading.photo_scale import SCALE_RANGE, evidence, measured_die_scale
 from vision.reading.read import read_frame
 from vision.synth.die import PlacedDie
 from vision.synth.scenes import Renderer, stress_settings
@@ -102,6 +103,15 @@ def test_whether_to_measure_is_kept_in_the_model_file(hand_held: FaceModel, tmp_
     older = hand_held.params.to_dict()
     del older["photo_scale"]  # a model calibrated before it: a fixed camera
     assert not DetectorParams.from_dict(older).photo_scale
+
+
+def test_a_size_full_of_peaks_is_no_die_size(calibrated: FaceModel) -> None:
+    image, _ = _scene(1.0, seed=15, count=5)
+    face = shrink(image, working_scale(image_length(1280, 960), calibrated.params, FACE_DIE_PX))
+    assert evidence(face, calibrated.detector, 1.0) > 0
+    # a finder that keeps 3 peaks finds as many: pips or texture, not dice, at that size
+    crowded = replace(calibrated.params, max_dice=3)
+    assert evidence(face, replace(calibrated.detector, params=crowded), 1.0) == -math.inf
 
 
 def test_the_measure_stays_within_its_range(calibrated: FaceModel) -> None:
