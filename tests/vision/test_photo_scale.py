@@ -16,7 +16,13 @@ from numpy.typing import NDArray
 
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
-from vision.learning.die_size import distances_vary, measure_works, photo_scales
+from vision.learning.die_size import (
+    distances_vary,
+    measure_works,
+    own_sizes,
+    photo_scales,
+    unmeasured_warning,
+)
 from vision.learning.evaluate import evaluate, match
 from vision.learning.report import CalibrationReport
 from vision.reading.detect import (
@@ -206,3 +212,23 @@ def test_the_calibration_report_says_when_photos_are_measured() -> None:
     assert any("read at its dice's size, measured in it" in line for line in measured.lines())
     fixed = CalibrationReport(20, 300, 1.0, None, 0, [])
     assert not any("measured in it" in line for line in fixed.lines())
+
+
+def test_own_sizes_leave_a_fixed_cameras_size_as_it_is() -> None:
+    rng = np.random.default_rng(6)
+    params = DetectorParams(die_frac=0.05)
+    photo_of = np.repeat(np.arange(10), 3)
+    where = rng.uniform(0.1, 0.9, (30, 2))
+    fixed = 0.05 * rng.uniform(0.95, 1.05, 30)
+    same, scales, held = own_sizes(params, fixed, where, photo_of, 11)
+    assert same is params and not held and (scales == 1.0).all() and len(scales) == 11
+    by_hand = fixed * np.array([0.7, 1.4])[photo_of % 2]
+    learned, scales, held = own_sizes(params, by_hand, where, photo_of, 10)
+    assert held  # each photo's dice at its own size: 0.035 and 0.07 of the photo's length
+    assert learned.die_frac * scales[::2] == pytest.approx(np.full(5, 0.035), rel=0.06)
+    assert learned.die_frac * scales[1::2] == pytest.approx(np.full(5, 0.07), rel=0.06)
+
+
+def test_the_warning_when_the_measure_misses_names_sizes_and_miss() -> None:
+    text = unmeasured_warning(np.array([0.7, 1.0, 1.4]), math.log(1.25))
+    assert "0.70-1.40 times the median size" in text and "by 25%" in text

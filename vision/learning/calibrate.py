@@ -57,11 +57,11 @@ from vision.learning.detect_train import Photo, at_face_scale
 from vision.learning.die_size import (
     box_shape,
     die_frac_from_labels,
-    distances_vary,
     face_aspect,
     measure_works,
-    photo_scales,
+    own_sizes,
     size_slopes,
+    unmeasured_warning,
 )
 from vision.learning.face_channel import choose_channel
 from vision.learning.face_samples import face_samples, labeled_rect
@@ -176,19 +176,9 @@ def calibrate(
     )
     # photos taken nearer or farther (by hand) are each learned at their own dice's size,
     # and reading measures it in each photo (vision.reading.photo_scale)
-    by_label = (np.array(sides), np.array(where_on), np.array(photo_of))
-    hand_held = distances_vary(*by_label, params)
-    scales = np.ones(len(items))
-    if hand_held:
-        own = by_label[0] / photo_scales(*by_label, len(items), params)[by_label[2]]
-        slopes = size_slopes(by_label[1], own)
-        params = replace(
-            params,
-            die_frac=float(np.median(own)),
-            size_slope_x=slopes["size_slope_x"],
-            size_slope_y=slopes["size_slope_y"],
-        )
-        scales = photo_scales(*by_label, len(items), params)
+    params, scales, hand_held = own_sizes(
+        params, np.array(sides), np.array(where_on), np.array(photo_of), len(items)
+    )
     found = [  # the side reading will give each labeled die's box, as a share of the length
         params.die_frac * scales[k] * perspective_size(params, u, v) * turn
         for (u, v), turn, k in zip(where_on, turns, photo_of, strict=True)
@@ -327,13 +317,7 @@ def calibrate(
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems]
     if hand_held and not measure[0]:
-        warnings.append(
-            f"the photos were taken from different distances (their dice {min(scales):.2f}-"
-            f"{max(scales):.2f} times the median size), and on this table the finder cannot "
-            f"tell a photo's die size (it missed the calibration photos' by "
-            f"{math.exp(measure[1]) - 1:.0%}): photos are read at the median size; take them "
-            "from one distance, or label more"
-        )
+        warnings.append(unmeasured_warning(scales, measure[1]))
     for die in missed:
         item, (w, h) = items[die.photo], photo_sizes[die.photo]
         face_h, face_w = photos[die.photo].face.shape[:2]

@@ -3,7 +3,9 @@ the photo's length, and how it grows across a photo a camera sees obliquely."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -99,6 +101,42 @@ def photo_scales(
         if len(mine):
             out[k] = float(np.exp(np.median(mine)))
     return out
+
+
+def own_sizes(
+    params: DetectorParams,
+    sides: NDArray[Any],
+    where_on: NDArray[Any],
+    photo_of: NDArray[Any],
+    photos: int,
+) -> tuple[DetectorParams, NDArray[Any], bool]:
+    """For photos taken from different distances (:func:`distances_vary`; arguments as its):
+    ``params`` with the die size and slopes fitted again on the sizes freed of each
+    photo's distance, each photo's size (:func:`photo_scales`), True. Otherwise ``params``
+    as given, ones, False."""
+    if not distances_vary(sides, where_on, photo_of, params):
+        return params, np.ones(photos), False
+    own = sides / photo_scales(sides, where_on, photo_of, photos, params)[photo_of]
+    slopes = size_slopes(where_on, own)
+    params = replace(
+        params,
+        die_frac=float(np.median(own)),
+        size_slope_x=slopes["size_slope_x"],
+        size_slope_y=slopes["size_slope_y"],
+    )
+    return params, photo_scales(sides, where_on, photo_of, photos, params), True
+
+
+def unmeasured_warning(scales: NDArray[Any], missed: float) -> str:
+    """The calibration warning when its photos were taken from different distances (their
+    sizes ``scales``) and the measure missed them by ``missed`` (a log: see
+    :func:`measure_works`)."""
+    return (
+        f"the photos were taken from different distances (their dice {min(scales):.2f}-"
+        f"{max(scales):.2f} times the median size), and on this table the finder cannot tell "
+        f"a photo's die size (it missed the calibration photos' by {math.exp(missed) - 1:.0%}):"
+        " photos are read at the median size; take them from one distance, or label more"
+    )
 
 
 def measure_works(
