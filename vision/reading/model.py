@@ -56,6 +56,7 @@ from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import BOX_FEATURES, WINDOW_SIZE, Detector, DetectorParams
 from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding, strangers_embedding
+from vision.reading.photo_scale import TEMPLATE_STEPS
 from vision.reading.stored import checked_npz
 
 FORMAT_VERSION = 6  # 6: both shipped networks in a description (5: only the first)
@@ -224,6 +225,11 @@ class FaceModel:
                 **({"domain": np.str_(self.domain.to_json())} if self.domain else {}),
                 **(self.detector.box_fit.to_arrays() if self.detector.box_fit else {}),
                 **(
+                    {"size_curve": self.detector.size_curve.astype(np.float32)}
+                    if self.detector.size_curve is not None
+                    else {}
+                ),
+                **(
                     {"pair_thresholds": self.pair_thresholds.astype(np.float32)}
                     if self.pair_thresholds is not None
                     else {}
@@ -344,6 +350,7 @@ def load_model(path: str | Path) -> FaceModel:
             bias,
             colour if colour.size else None,
             BoxFit.from_arrays(data, str(path), BOX_FEATURES),
+            _size_curve(data, path),
         )
         return FaceModel(
             face_set=str(data["face_set"]),
@@ -378,6 +385,24 @@ def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
             "values in 0..1"
         )
     return pairs
+
+
+def _size_curve(data: Any, path: Path) -> NDArray[Any] | None:
+    """The finder's evidence curve over sizes (None when the file has none: a fixed
+    camera's model).
+
+    Raises:
+        ModelError: it is not ``2 * TEMPLATE_STEPS + 1`` finite values.
+    """
+    if "size_curve" not in data.files:
+        return None
+    curve = np.asarray(data["size_curve"], np.float64)
+    if curve.shape != (2 * TEMPLATE_STEPS + 1,) or not np.isfinite(curve).all():
+        raise ModelError(
+            f"{path}: size_curve of shape {curve.shape}, expected ({2 * TEMPLATE_STEPS + 1},) "
+            "finite values"
+        )
+    return curve
 
 
 def _face_ink(data: Any, path: Path) -> NDArray[Any] | None:

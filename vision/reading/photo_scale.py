@@ -2,26 +2,29 @@
 
 A camera fixed over the tray shows its dice at the size calibration learned. Photos
 taken by hand do not: the phone is nearer or farther each time, and a die 1.4 times
-the learned side is cut too tight, its box a half of the owner's. The finder is
-selective about size (it learned dice of one side), so its evidence, the sum of its
-peaks' excess over the threshold, is largest where the photo is scaled so that its
-dice have the learned side. The photo is scaled in steps of ``SCALE_STEP`` from the
-learned size while the evidence grows (within ``SCALE_RANGE``), and the best step is
-refined by a parabola through it and its neighbours (in the logarithm of the scale).
-A photo whose dice are best found at the learned size reads exactly as before.
+the learned side is cut too tight, its box a half of the owner's. The finder learned
+dice of one side, so its evidence (the sum of its peaks' excess over its threshold)
+changes with the size the photo is scaled to: it peaks where the dice have the learned
+side, and grows again where a large die's pips or the tray's texture shrink to a die's
+size. How it changes, from well under to well over the learned size, is learned at
+calibration on the owner's photos, each at its own dice's size (:func:`size_template`).
+A photo's own curve, at sizes ``SCALE_STEP`` apart within ``STEPS`` of the learned one,
+is matched against it (the shift of best correlation, in quarter steps): the dice's
+size. A photo whose match is the learned size reads exactly as before.
 
 Only a model calibrated on photos taken from different distances measures
-(``DetectorParams.photo_scale``), and only when the measure found the calibration
-photos' own sizes (:func:`vision.learning.die_size.measure_works`): on a table where the
-finder is not selective enough about size (few dice, a busy tray), photos are read at
-the learned size.
+(``DetectorParams.photo_scale``, with its template ``Detector.size_curve``), and only
+when the measure found the calibration photos' own sizes
+(:func:`vision.learning.die_size.measure_works`): on a table where the finder tells
+sizes poorly (few dice, a busy tray), photos are read at the learned size.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from vision.reading.detect import (
@@ -38,28 +41,42 @@ from vision.reading.detect import (
 from vision.reading.peaks import peaks
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
-SCALE_RANGE = (0.5, 2.0)  # the dice's side over the learned side, at most this far
-_STEPS = round(math.log(SCALE_RANGE[1]) / math.log(SCALE_STEP))  # each way
+STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side
+TEMPLATE_STEPS = 2 * STEPS  # the template's reach each way (a shift plus a photo's reach)
+_SHIFTS = np.arange(-STEPS, STEPS + 0.01, 0.25)
 
 
 def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
     """The finder's evidence for dice ``scale`` times the learned side in ``face`` (a BGR
     image at the face scale of the learned side): the sum of its peaks' excess over its
-    threshold; minus infinity when it finds as many peaks as it keeps (twice the most dice
-    of a calibration photo): large dice's pips, or a tray's texture, at a size where they
-    look like dice."""
+    threshold."""
     params = detector.params
     work = shrink(face, params.work_die_px / FACE_DIE_PX / scale)
     scores = score_map(feature_maps(balance(work), params.work_die_px), detector)
     found = peaks(scores, params.threshold, 0.6 * params.work_die_px / STRIDE, params.max_dice)
-    if len(found) >= params.max_dice:
-        return -math.inf
     return float(sum(s - params.threshold for _, _, s in found))
 
 
+def evidence_curve(face: NDArray[Any], detector: Detector, reach: int) -> NDArray[Any]:
+    """:func:`evidence` at ``SCALE_STEP ** j`` for j from ``-reach`` to ``reach``."""
+    return np.array([evidence(face, detector, SCALE_STEP**j) for j in range(-reach, reach + 1)])
+
+
+def size_template(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[Any]:
+    """The finder's evidence curve over sizes (``TEMPLATE_STEPS`` each way) of photos at
+    the face scale of their own dice (``faces``), each over its largest value, averaged."""
+    total = np.zeros(2 * TEMPLATE_STEPS + 1)
+    for face in faces:
+        curve = evidence_curve(face, detector, TEMPLATE_STEPS)
+        if curve.max() > 0:
+            total += curve / curve.max()
+    out: NDArray[Any] = total / max(1, len(faces))
+    return out
+
+
 def measured_die_scale(image: NDArray[Any], detector: Detector) -> float:
-    """The side of the dice of a BGR ``image`` over the side calibration learned: exactly
-    1.0 when the finder's evidence is largest at the learned size (or it finds no die)."""
+    """The side of the dice of a BGR ``image`` over the side calibration learned: 1.0 for a
+    detector without a size template, or when the finder finds nothing at any size."""
     h, w = image.shape[:2]
     face = shrink(image, working_scale(image_length(w, h), detector.params, FACE_DIE_PX))
     return face_die_scale(face, detector)
@@ -68,22 +85,15 @@ def measured_die_scale(image: NDArray[Any], detector: Detector) -> float:
 def face_die_scale(face: NDArray[Any], detector: Detector) -> float:
     """:func:`measured_die_scale` of a BGR image already at the face scale of the learned
     side."""
-    seen: dict[int, float] = {}
-
-    def at(step: int) -> float:
-        if step not in seen:
-            seen[step] = evidence(face, detector, SCALE_STEP**step)
-        return seen[step]
-
-    if at(0) >= max(at(-1), at(1)):
-        return 1.0  # (also when nothing is found, or everything everywhere)
-    way = 1 if at(1) > at(-1) else -1
-    best = way
-    while abs(best) < _STEPS and at(best + way) > at(best):
-        best += way
-    if abs(best) == _STEPS:
-        return float(SCALE_STEP**best)
-    left, mid, right = at(best - 1), at(best), at(best + 1)
-    bend = left - 2 * mid + right
-    shift = 0.5 * (left - right) / bend if bend < 0 and math.isfinite(bend) else 0.0
-    return float(SCALE_STEP ** (best + min(max(shift, -0.5), 0.5)))
+    template = detector.size_curve
+    if template is None:
+        return 1.0
+    curve = evidence_curve(face, detector, STEPS)
+    if curve.std() == 0:
+        return 1.0
+    offsets = np.arange(-STEPS, STEPS + 1)
+    reach = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
+    fits = [float(np.corrcoef(curve, np.interp(offsets - s, reach, template))[0, 1])
+            for s in _SHIFTS]  # fmt: skip
+    best = float(_SHIFTS[int(np.nanargmax(fits))]) if not np.isnan(fits).all() else 0.0
+    return float(SCALE_STEP**best)
