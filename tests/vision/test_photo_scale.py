@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.die_size import (
@@ -238,3 +239,15 @@ def test_own_sizes_leave_a_fixed_cameras_size_as_it_is() -> None:
 def test_the_warning_when_the_measure_misses_names_sizes_and_miss() -> None:
     text = unmeasured_warning(np.array([0.7, 1.0, 1.4]), math.log(1.25))
     assert "0.70-1.40 times the median size" in text and "by 25%" in text
+
+
+def test_a_model_file_with_a_broken_size_curve_is_refused(
+    hand_held: FaceModel, tmp_path: Path
+) -> None:
+    path = hand_held.save(tmp_path / "held.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    for bad in (np.zeros(5, np.float32), np.full(2 * TEMPLATE_STEPS + 1, np.nan, np.float32)):
+        np.savez_compressed(path, **(arrays | {"size_curve": bad}))
+        with pytest.raises(ModelError, match=r"held\.npz: size_curve of shape"):
+            load_model(path)
