@@ -15,7 +15,8 @@ unsure, or sure by less than ``SECOND_LOOK_UNDER`` times the threshold, gets a s
 look (:func:`vision.reading.describe.describe_again`), whose answer is the die's. A
 frame outside what the model learned from (:mod:`vision.reading.domain`: another photo
 shape, too few pixels a die, dice much smaller or larger, another camera angle) carries
-a warning for each.
+a warning for each. A model calibrated on photos taken by hand reads each photo at its
+dice's size measured in it (:mod:`vision.reading.photo_scale`).
 """
 
 from __future__ import annotations
