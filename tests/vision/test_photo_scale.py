@@ -147,11 +147,8 @@ def test_reading_measures_only_when_the_measure_finds_the_calibration_photos(
         and unmeasured == pytest.approx(np.median(np.log([1.3, 1.5, 1 / 0.75])))
     )
     blind = replace(detector, weights=np.zeros_like(detector.weights))  # finds nothing anywhere
-    assert measure_works(faces, sizes, blind) == (
-        False,
-        pytest.approx(unmeasured),
-        pytest.approx(unmeasured),
-    )
+    works, missed, unmeasured_blind = measure_works(faces, sizes, blind)
+    assert not works and missed == pytest.approx(unmeasured) == unmeasured_blind
 
 
 def test_photo_scales_from_the_labels() -> None:
