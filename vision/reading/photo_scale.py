@@ -93,7 +93,8 @@ def face_die_scale(face: NDArray[Any], detector: Detector) -> float:
         return 1.0
     offsets = np.arange(-STEPS, STEPS + 1)
     reach = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
-    fits = [float(np.corrcoef(curve, np.interp(offsets - s, reach, template))[0, 1])
-            for s in _SHIFTS]  # fmt: skip
+    with np.errstate(invalid="ignore", divide="ignore"):  # a flat stretch: no fit (nan)
+        fits = [float(np.corrcoef(curve, np.interp(offsets - s, reach, template))[0, 1])
+                for s in _SHIFTS]  # fmt: skip
     best = float(_SHIFTS[int(np.nanargmax(fits))]) if not np.isnan(fits).all() else 0.0
     return float(SCALE_STEP**best)
