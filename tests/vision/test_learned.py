@@ -18,11 +18,12 @@ from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import ReadError, evaluate
 from vision.learning.report import CalibrationReport, _too_alike, save_errors
-from vision.reading.detect import Detector, DetectorParams, image_length, working_scale
+from vision.reading.detect import Detector, DetectorParams
 from vision.reading.die_shape import face_contrast
 from vision.reading.features import FEATURE_SIZE, autocorr_many, cut_patch, features
 from vision.reading.model import FaceModel, load_model
 from vision.reading.read import read_frame
+from vision.reading.scaling import image_length, working_scale
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
 
 # The first test to ask for the stress calibration (made once for all workers) waits for it:

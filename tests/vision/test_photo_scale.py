@@ -26,13 +26,7 @@ from vision.learning.die_size import (
 )
 from vision.learning.evaluate import evaluate, match
 from vision.learning.report import CalibrationReport
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    DetectorParams,
-    image_length,
-    shrink,
-    working_scale,
-)
+from vision.reading.detect import FACE_DIE_PX, DetectorParams
 from vision.reading.model import FaceModel, load_model
 from vision.reading.photo_scale import (
     SCALE_STEP,
@@ -42,6 +36,7 @@ from vision.reading.photo_scale import (
     size_template,
 )
 from vision.reading.read import read_frame
+from vision.reading.scaling import image_length, shrink, working_scale
 from vision.synth.die import PlacedDie
 from vision.synth.scenes import Renderer, stress_settings
 from vision.synth.strangers import StrangerCamera, stranger, write_stranger

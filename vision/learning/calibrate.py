@@ -82,16 +82,15 @@ from vision.reading.detect import (
     FACE_DIE_PX,
     DetectorParams,
     balance,
-    image_length,
     marks_contrast,
     perspective_size,
-    shrink,
 )
 from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.photo_scale import size_template
 from vision.reading.read import load_scaled, reduction
+from vision.reading.scaling import image_length, shrink
 
 MIN_PHOTOS = 2
 FEW_PHOTOS = 10

@@ -33,13 +33,12 @@ from vision.reading.detect import (
     Detector,
     DetectorParams,
     feature_maps,
-    image_length,
     marks_contrast,
     score_map,
-    shrink,
     window,
 )
 from vision.reading.peaks import peaks
+from vision.reading.scaling import image_length, shrink
 
 POSITIVE_COPIES = 12  # augmented copies of each labeled die for the finder
 NEGATIVES_PER_PHOTO = 250

@@ -13,8 +13,9 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
-from vision.reading.detect import Detector, DetectorParams, perspective_size, shrink
+from vision.reading.detect import Detector, DetectorParams, perspective_size
 from vision.reading.photo_scale import face_die_scale
+from vision.reading.scaling import shrink
 
 SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
 MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)

@@ -58,6 +58,7 @@ from vision.reading.box_fit import EXTRAS, Box, BoxFit, corrected, iou
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
 from vision.reading.novelty import novel_mask, obstruction
 from vision.reading.peaks import peaks
+from vision.reading.scaling import image_length, shrink, working_scale
 
 BINS = 8
 CELL = 6
@@ -206,40 +207,6 @@ class DetectResult:
     scale: float  # face-scale pixels per input pixel
     obstructed: bool = False  # a large object unlike the calibration scenes is in view
     light_fraction: float = 0.0  # share of the frame unlike the scene (a hand, an object)
-
-
-def image_length(width: float, height: float) -> float:
-    """The length die sizes are measured against: ``sqrt(width * height)`` (the same for a
-    camera turned a quarter turn)."""
-    return math.sqrt(width * height)
-
-
-def working_scale(length: float, params: DetectorParams, die_px: float | None = None) -> float:
-    """Pixels per input pixel where a die is ``die_px`` (default: the working size) wide,
-    in an image of :func:`image_length` ``length``."""
-    return (die_px or params.work_die_px) / (params.die_frac * length)
-
-
-def shrink(image: NDArray[Any], scale: float) -> NDArray[Any]:
-    """Resize by ``scale`` with pixel-area averaging (linear when enlarging), fast.
-
-    OpenCV's area resize has a fast path for whole-number factors: the image is
-    first shrunk by the largest whole factor that divides both sides and does
-    not overshoot, then area-resized the rest of the way.
-    """
-    h, w = image.shape[:2]
-    size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    if scale >= 1:
-        if size == (w, h):
-            return image
-        return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
-    for k in range(int(1.0 / scale), 1, -1):
-        if w % k == 0 and h % k == 0:
-            image = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA)
-            break
-    if (image.shape[1], image.shape[0]) == size:
-        return image
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def balance(image: NDArray[Any]) -> NDArray[Any]:

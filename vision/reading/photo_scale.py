@@ -27,18 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    STRIDE,
-    Detector,
-    balance,
-    feature_maps,
-    image_length,
-    score_map,
-    shrink,
-    working_scale,
-)
+from vision.reading.detect import FACE_DIE_PX, STRIDE, Detector, balance, feature_maps, score_map
 from vision.reading.peaks import peaks
+from vision.reading.scaling import image_length, shrink, working_scale
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
 STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side

@@ -34,17 +34,12 @@ from vision.errors import ImageReadError
 from vision.images import jpeg_size, read_image
 from vision.reading.box_fit import Box
 from vision.reading.describe import describe_again, describe_dice, light_gains
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    DetectorParams,
-    DetectResult,
-    detect,
-    image_length,
-)
+from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, detect
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.model import FaceModel
 from vision.reading.photo_scale import measured_die_scale
+from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
 # seven cuts of a second look, averaged, put many such mistakes under it; dice read surer
