@@ -6,8 +6,8 @@ between ``1 / SPREAD`` and ``SPREAD`` times its die size (``Stranger.distance_sp
 calibrated on 20 such photos and read on 50 new ones twice: at the size calibration
 learned (as a camera fixed over the table is read) and at the size measured in each
 photo (:mod:`vision.reading.photo_scale`, as photos are read). Figures: detection F1,
-faces right, unsure and unflagged wrong of both reads, and the calibration photos
-learned at their own size.
+faces right, unsure and unflagged wrong of both reads, and whether calibration took the
+photos for hand-held and reads each at its measured size.
 """
 
 from __future__ import annotations
