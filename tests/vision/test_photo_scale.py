@@ -32,8 +32,9 @@ from vision.reading.photo_scale import (
     SCALE_STEP,
     STEPS,
     TEMPLATE_STEPS,
+    matched_shift,
     measured_die_scale,
-    size_template,
+    size_curves,
 )
 from vision.reading.read import read_frame
 from vision.reading.scaling import image_length, shrink, working_scale
@@ -58,12 +59,11 @@ def _face(image: NDArray[Any], model: FaceModel) -> NDArray[Any]:
 @pytest.fixture(scope="module")
 def hand_held(calibrated: FaceModel) -> FaceModel:
     """The stress model as if its photos had been taken from different distances: its
-    size template learned on three frames of the table at the learned size."""
+    size curves learned on three frames of the table at the learned size."""
     params = replace(calibrated.params, photo_scale=True)
     detector = replace(calibrated.detector, params=params)
     faces = [_face(_scene(1.0, seed=30 + k)[0], calibrated) for k in range(3)]
-    curve = size_template(faces, detector)
-    return replace(calibrated, detector=replace(detector, size_curve=curve))
+    return replace(calibrated, detector=replace(detector, size_curves=size_curves(faces, detector)))
 
 
 def _scene(scale: float, seed: int, count: int = 5) -> tuple[NDArray[Any], list[PlacedDie]]:
@@ -80,16 +80,21 @@ def test_a_photo_nearer_or_farther_is_measured(
 ) -> None:
     image, _ = _scene(scale, seed=11, count=count)
     assert measured_die_scale(image, hand_held.detector) == pytest.approx(scale, rel=0.1)
-    assert measured_die_scale(image, calibrated.detector) == 1.0  # no template: never
+    assert measured_die_scale(image, calibrated.detector) == 1.0  # no size curves: never
 
 
 def test_a_photo_at_the_learned_size_and_the_bare_tray_stay_as_learned(
     calibrated: FaceModel, hand_held: FaceModel
 ) -> None:
     image, _ = _scene(1.0, seed=12)
-    assert measured_die_scale(image, hand_held.detector) == 1.0
+    scale = measured_die_scale(image, hand_held.detector)
+    assert scale == pytest.approx(1.0, abs=SCALE_STEP**0.25 - 1)  # within a quarter step
     measured, as_learned = read_frame(image, hand_held), read_frame(image, calibrated)
-    assert replace(measured, ms=0.0) == replace(as_learned, ms=0.0)
+    assert measured.die_scale == scale and as_learned.die_scale == 1.0
+    assert [d.face for d in measured.dice] == [d.face for d in as_learned.dice]
+    assert replace(measured, ms=0.0) == replace(
+        read_frame(image, calibrated, die_scale=scale), ms=0.0
+    )
     bare, _ = _scene(1.0, seed=12, count=0)
     assert measured_die_scale(bare, hand_held.detector) == pytest.approx(1.0, rel=0.3)
 
@@ -115,9 +120,10 @@ def test_a_photo_taken_nearer_reads_at_its_own_size(
 
 def test_whether_to_measure_is_kept_in_the_model_file(hand_held: FaceModel, tmp_path: Path) -> None:
     loaded = load_model(hand_held.save(tmp_path / "held.npz"))
-    assert loaded.params.photo_scale and loaded.detector.size_curve is not None
-    assert loaded.detector.size_curve == pytest.approx(hand_held.detector.size_curve, rel=1e-6)
-    assert len(loaded.detector.size_curve) == 2 * TEMPLATE_STEPS + 1
+    curves, kept = hand_held.detector.size_curves, loaded.detector.size_curves
+    assert loaded.params.photo_scale and curves is not None and kept is not None
+    assert kept.shape == (3, 2 * TEMPLATE_STEPS + 1)
+    assert kept.ravel() == pytest.approx(curves.ravel(), rel=1e-6)
     older = hand_held.params.to_dict()
     del older["photo_scale"]  # a model calibrated before it: a fixed camera
     assert not DetectorParams.from_dict(older).photo_scale
@@ -233,13 +239,58 @@ def test_the_warning_when_the_measure_misses_names_sizes_and_miss() -> None:
     assert "0.70-1.40 times the median size" in text and "by 25%" in text
 
 
-def test_a_model_file_with_a_broken_size_curve_is_refused(
+def _arrays(model: FaceModel, path: Path) -> dict[str, NDArray[Any]]:
+    with np.load(model.save(path)) as data:
+        return {k: data[k] for k in data.files}
+
+
+def test_a_model_file_with_broken_size_curves_is_refused(
     hand_held: FaceModel, tmp_path: Path
 ) -> None:
-    path = hand_held.save(tmp_path / "held.npz")
-    with np.load(path) as data:
-        arrays = {k: data[k] for k in data.files}
-    for bad in (np.zeros(5, np.float32), np.full(2 * TEMPLATE_STEPS + 1, np.nan, np.float32)):
-        np.savez_compressed(path, **(arrays | {"size_curve": bad}))
-        with pytest.raises(ModelError, match=r"held\.npz: size_curve of shape"):
+    path = tmp_path / "held.npz"
+    arrays = _arrays(hand_held, path)
+    sides = 2 * TEMPLATE_STEPS + 1
+    for bad in (
+        np.zeros((3, 5)),
+        np.zeros((0, sides)),
+        np.zeros(sides),
+        np.full((2, sides), np.nan),
+    ):
+        np.savez_compressed(path, **(arrays | {"size_curves": bad.astype(np.float32)}))
+        with pytest.raises(ModelError, match=r"held\.npz: size_curves of shape"):
             load_model(path)
+    del arrays["size_curves"]
+    np.savez_compressed(path, **(arrays | {"size_curve": np.zeros(5, np.float32)}))
+    with pytest.raises(ModelError, match=r"held\.npz: size_curve of shape .*\(17,\)"):
+        load_model(path)
+
+
+def test_a_model_file_of_before_reads_its_one_curve_by_its_best_shift(
+    hand_held: FaceModel, tmp_path: Path
+) -> None:
+    # files written before each photo's curve was kept held the photos' mean as size_curve
+    path = tmp_path / "older.npz"
+    arrays = _arrays(hand_held, path)
+    curves = arrays.pop("size_curves")
+    mean = (curves / curves.max(1, keepdims=True)).mean(0)
+    np.savez_compressed(path, **(arrays | {"size_curve": mean}))
+    older = load_model(path)
+    assert older.detector.size_curves is not None and older.detector.size_curves.shape == (1, 17)
+    image, _ = _scene(1.3, seed=11, count=5)
+    assert measured_die_scale(image, older.detector) == pytest.approx(1.3, rel=0.1)
+    # with one curve, the best shift itself (as the files of before were read)
+    curve = np.interp(np.arange(-STEPS, STEPS + 1) + 1.5, np.arange(-8, 9), mean)
+    assert matched_shift(curve, mean[None]) == -1.5
+
+
+def test_the_shift_matched_is_the_nearest_windows_median() -> None:
+    reach = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
+    stored = np.stack([np.exp(-0.5 * ((reach - c) / w) ** 2) + 0.3 * np.exp(-reach / 6.0)
+                       for c, w in ((0, 1.5), (0.3, 2.0), (-0.2, 1.2), (0.1, 1.8))])  # fmt: skip
+    offsets = np.arange(-STEPS, STEPS + 1)
+    for shift in (-2.5, 0.0, 1.75):
+        photo = np.interp(offsets - shift, reach, stored[1])  # dice 1.12**shift the learned
+        assert matched_shift(photo, stored) == pytest.approx(shift, abs=0.25)
+        assert matched_shift(photo, stored, leave_out=1) == matched_shift(photo, stored[[0, 2, 3]])
+    assert matched_shift(np.ones(2 * STEPS + 1), stored) == 0.0  # a flat photo: as learned
+    assert matched_shift(offsets.astype(float), np.zeros((3, len(reach)))) == 0.0  # nothing found

@@ -88,7 +88,7 @@ from vision.reading.detect import (
 from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
-from vision.reading.photo_scale import size_template
+from vision.reading.photo_scale import size_curves
 from vision.reading.read import load_scaled, reduction
 from vision.reading.scaling import image_length, shrink
 
@@ -297,11 +297,11 @@ def calibrate(
     measure = (False, 0.0, 0.0)  # reading measures each photo's die size; how well, how needed
     if hand_held:
         at_own_size = [photo.face for photo in photos]
-        detector = replace(detector, size_curve=size_template(at_own_size, detector))
+        detector = replace(detector, size_curves=size_curves(at_own_size, detector))
         measure = measure_works(at_own_size, scales, detector)
         params = replace(params, photo_scale=measure[0])
-        curve = detector.size_curve if measure[0] else None  # (a fixed camera's: none)
-        detector = replace(detector, params=params, size_curve=curve)
+        curves = detector.size_curves if measure[0] else None  # (a fixed camera's: none)
+        detector = replace(detector, params=params, size_curves=curves)
     model.detector = detector
     if bg_feats:
         model = FaceModel(

@@ -145,12 +145,13 @@ def measure_works(
 ) -> tuple[bool, float, float]:
     """Whether reading should measure each photo's die size (:mod:`vision.reading.photo_scale`):
     the calibration photos at the face scale of their own dice (``faces``), put back at
-    their sizes ``scales``, measured by ``detector``; it should when the measure misses
-    their sizes by less than half what reading them all at the learned size would (the
-    median of the logs' differences). With both medians."""
-    measured = np.array(
-        [face_die_scale(shrink(face, s), detector) for face, s in zip(faces, scales, strict=True)]
-    )
+    their sizes ``scales``, each measured by ``detector`` without its own size curve; it
+    should when the measure misses their sizes by less than half what reading them all at
+    the learned size would (the median of the logs' differences). With both medians."""
+    measured = np.array([
+        face_die_scale(shrink(face, s), detector, leave_out=k)
+        for k, (face, s) in enumerate(zip(faces, scales, strict=True))
+    ])  # fmt: skip
     missed = float(np.median(np.abs(np.log(measured / scales))))
     unmeasured = float(np.median(np.abs(np.log(scales))))
     return missed < 0.5 * unmeasured, missed, unmeasured

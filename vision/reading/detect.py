@@ -147,9 +147,10 @@ class Detector:
     bias: NDArray[Any] | float = 0.0
     colour_logp: NDArray[Any] | None = None
     box_fit: BoxFit | None = None
-    # how the finder's evidence changes with the size a photo is scaled to, for a model of
-    # photos taken by hand (vision.reading.photo_scale; None: a fixed camera's)
-    size_curve: NDArray[Any] | None = None
+    # how the finder's evidence changed with the size each calibration photo was scaled to,
+    # for a model of photos taken by hand (photos x sizes, vision.reading.photo_scale;
+    # None: a fixed camera's)
+    size_curves: NDArray[Any] | None = None
 
     def __post_init__(self) -> None:
         w = np.asarray(self.weights, dtype=np.float32)

@@ -225,8 +225,8 @@ class FaceModel:
                 **({"domain": np.str_(self.domain.to_json())} if self.domain else {}),
                 **(self.detector.box_fit.to_arrays() if self.detector.box_fit else {}),
                 **(
-                    {"size_curve": self.detector.size_curve.astype(np.float32)}
-                    if self.detector.size_curve is not None
+                    {"size_curves": self.detector.size_curves.astype(np.float32)}
+                    if self.detector.size_curves is not None
                     else {}
                 ),
                 **(
@@ -350,7 +350,7 @@ def load_model(path: str | Path) -> FaceModel:
             bias,
             colour if colour.size else None,
             BoxFit.from_arrays(data, str(path), BOX_FEATURES),
-            _size_curve(data, path),
+            _size_curves(data, path),
         )
         return FaceModel(
             face_set=str(data["face_set"]),
@@ -387,22 +387,24 @@ def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
     return pairs
 
 
-def _size_curve(data: Any, path: Path) -> NDArray[Any] | None:
-    """The finder's evidence curve over sizes (None when the file has none: a fixed
-    camera's model).
+def _size_curves(data: Any, path: Path) -> NDArray[Any] | None:
+    """Each calibration photo's finder evidence over sizes, photos x (2 * TEMPLATE_STEPS +
+    1) (None when the file has none: a fixed camera's model); a file of before keeps one
+    curve, the photos' mean, as ``size_curve``: read as one photo's.
 
     Raises:
-        ModelError: it is not ``2 * TEMPLATE_STEPS + 1`` finite values.
+        ModelError: not one or more rows of ``2 * TEMPLATE_STEPS + 1`` finite values.
     """
-    if "size_curve" not in data.files:
+    sides = 2 * TEMPLATE_STEPS + 1
+    key = "size_curves" if "size_curves" in data.files else "size_curve"
+    if key not in data.files:
         return None
-    curve = np.asarray(data["size_curve"], np.float64)
-    if curve.shape != (2 * TEMPLATE_STEPS + 1,) or not np.isfinite(curve).all():
-        raise ModelError(
-            f"{path}: size_curve of shape {curve.shape}, expected ({2 * TEMPLATE_STEPS + 1},) "
-            "finite values"
-        )
-    return curve
+    curves = np.asarray(data[key], np.float64)
+    expected = (sides,) if key == "size_curve" else (len(curves), sides)
+    if curves.shape != expected or not len(curves) or not np.isfinite(curves).all():
+        shape = f"({sides},)" if key == "size_curve" else f"(photos, {sides})"
+        raise ModelError(f"{path}: {key} of shape {curves.shape}, expected {shape} finite values")
+    return curves.reshape(-1, sides)
 
 
 def _face_ink(data: Any, path: Path) -> NDArray[Any] | None:

@@ -7,16 +7,19 @@ dice of one side, so its evidence (the sum of its peaks' excess over its thresho
 changes with the size the photo is scaled to: it peaks where the dice have the learned
 side, and grows again where a large die's pips or the tray's texture shrink to a die's
 size. How it changes, from well under to well over the learned size, is learned at
-calibration on the owner's photos, each at its own dice's size (:func:`size_template`).
-A photo's own curve, at sizes ``SCALE_STEP`` apart within ``STEPS`` of the learned one,
-is matched against it (the shift of best correlation, in quarter steps): the dice's
-size. A photo whose match is the learned size reads exactly as before.
+calibration on each of the owner's photos at its own dice's size (:func:`size_curves`):
+a photo of two dice and one of thirty change differently. A photo's own curve, at sizes
+``SCALE_STEP`` apart within ``STEPS`` of the learned one, is matched against every
+calibration photo's curve shifted in quarter steps (:func:`matched_shift`): the median
+shift of the ``K_NEAREST`` best correlated is the dice's size. A photo whose match is
+the learned size reads exactly as before.
 
 Only a model calibrated on photos taken from different distances measures
-(``DetectorParams.photo_scale``, with its template ``Detector.size_curve``), and only
+(``DetectorParams.photo_scale``, with the photos' curves ``Detector.size_curves``), and only
 when the measure found the calibration photos' own sizes
-(:func:`vision.learning.die_size.measure_works`): on a table where the finder tells
-sizes poorly (few dice, a busy tray), photos are read at the learned size.
+(:func:`vision.learning.die_size.measure_works`, each photo measured without its own
+curve): on a table where the finder tells sizes poorly (few dice, a busy tray), photos
+are read at the learned size.
 """
 
 from __future__ import annotations
@@ -33,8 +36,14 @@ from vision.reading.scaling import image_length, shrink, working_scale
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
 STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side
-TEMPLATE_STEPS = 2 * STEPS  # the template's reach each way (a shift plus a photo's reach)
+TEMPLATE_STEPS = 2 * STEPS  # a stored curve's reach each way (a shift plus a photo's reach)
+# the best correlated windows (calibration curve, shift) whose shifts are pooled: a few
+# photos' best (each photo's neighbouring quarter shifts correlate alike); 10-40 measured
+# alike on five hand-held strangers (docs/decisions/vision.md)
+K_NEAREST = 15
 _SHIFTS = np.arange(-STEPS, STEPS + 0.01, 0.25)
+_OFFSETS = np.arange(-STEPS, STEPS + 1)
+_REACH = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
 
 
 def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
@@ -53,39 +62,69 @@ def evidence_curve(face: NDArray[Any], detector: Detector, reach: int) -> NDArra
     return np.array([evidence(face, detector, SCALE_STEP**j) for j in range(-reach, reach + 1)])
 
 
-def size_template(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[Any]:
-    """The finder's evidence curve over sizes (``TEMPLATE_STEPS`` each way) of photos at
-    the face scale of their own dice (``faces``), each over its largest value, averaged."""
-    total = np.zeros(2 * TEMPLATE_STEPS + 1)
-    for face in faces:
+def size_curves(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[Any]:
+    """Each photo's evidence curve over sizes (``TEMPLATE_STEPS`` each way), the photos at
+    the face scale of their own dice (``faces``), over its largest value: photos x
+    (2 * TEMPLATE_STEPS + 1); zeros for a photo where the finder found nothing."""
+    rows = np.zeros((len(faces), 2 * TEMPLATE_STEPS + 1))
+    for k, face in enumerate(faces):
         curve = evidence_curve(face, detector, TEMPLATE_STEPS)
         if curve.max() > 0:
-            total += curve / curve.max()
-    out: NDArray[Any] = total / max(1, len(faces))
-    return out
+            rows[k] = curve / curve.max()
+    return rows
 
 
 def measured_die_scale(image: NDArray[Any], detector: Detector) -> float:
     """The side of the dice of a BGR ``image`` over the side calibration learned: 1.0 for a
-    detector without a size template, or when the finder finds nothing at any size."""
+    detector without size curves, or when the finder finds nothing at any size."""
     h, w = image.shape[:2]
     face = shrink(image, working_scale(image_length(w, h), detector.params, FACE_DIE_PX))
     return face_die_scale(face, detector)
 
 
-def face_die_scale(face: NDArray[Any], detector: Detector) -> float:
+def face_die_scale(face: NDArray[Any], detector: Detector, leave_out: int | None = None) -> float:
     """:func:`measured_die_scale` of a BGR image already at the face scale of the learned
-    side."""
-    template = detector.size_curve
-    if template is None:
+    side; ``leave_out``: a calibration photo whose curve is not matched (its own)."""
+    curves = detector.size_curves
+    if curves is None:
         return 1.0
-    curve = evidence_curve(face, detector, STEPS)
-    if curve.std() == 0:
-        return 1.0
-    offsets = np.arange(-STEPS, STEPS + 1)
-    reach = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
-    with np.errstate(invalid="ignore", divide="ignore"):  # a flat stretch: no fit (nan)
-        fits = [float(np.corrcoef(curve, np.interp(offsets - s, reach, template))[0, 1])
-                for s in _SHIFTS]  # fmt: skip
-    best = float(_SHIFTS[int(np.nanargmax(fits))]) if not np.isnan(fits).all() else 0.0
-    return float(SCALE_STEP**best)
+    return float(
+        SCALE_STEP ** matched_shift(evidence_curve(face, detector, STEPS), curves, leave_out)
+    )
+
+
+def matched_shift(curve: NDArray[Any], curves: NDArray[Any], leave_out: int | None = None) -> float:
+    """The shift in steps (a quarter-step multiple within ``STEPS``) by which the stored
+    ``curves`` (photos x (2 * TEMPLATE_STEPS + 1)) best match a photo's ``curve`` (2 * STEPS
+    + 1 values): the median shift of the ``K_NEAREST`` (curve, shift) windows of highest
+    correlation; with one stored curve (the photos' mean, in a file of before), its best
+    shift. 0 for a flat ``curve`` or when nothing correlates."""
+    if np.std(curve) == 0:
+        return 0.0
+    corr = _standardised(_windows(curves)) @ _standardised(curve) / len(curve)
+    if leave_out is not None and len(curves) > 1:
+        corr[leave_out] = np.nan
+    flat = corr.ravel()
+    valid = ~np.isnan(flat)
+    if not valid.any():
+        return 0.0
+    nearest = 1 if len(curves) == 1 else min(K_NEAREST, int(valid.sum()))
+    order = np.argsort(-np.where(valid, flat, -np.inf), kind="stable")[:nearest]
+    return float(np.median(np.tile(_SHIFTS, len(curves))[order]))
+
+
+def _windows(curves: NDArray[Any]) -> NDArray[Any]:
+    """Each stored curve seen over a photo's reach at each of ``_SHIFTS``: photos x shifts
+    x (2 * STEPS + 1) (a photo whose dice are 1.12**s times the learned side sees, at
+    offset j, what a calibration photo at its own size saw at j - s)."""
+    at = (_OFFSETS[None, :] - _SHIFTS[:, None]).ravel()
+    return np.stack([np.interp(at, _REACH, c).reshape(len(_SHIFTS), -1) for c in curves])
+
+
+def _standardised(values: NDArray[Any]) -> NDArray[Any]:
+    """``values`` over their last axis less their mean, over their spread (NaN where flat)."""
+    v = np.asarray(values, np.float64)
+    spread = v.std(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: NDArray[Any] = (v - v.mean(-1, keepdims=True)) / np.where(spread > 0, spread, np.nan)
+    return out
