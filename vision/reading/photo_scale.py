@@ -94,9 +94,9 @@ def face_die_scale(face: NDArray[Any], detector: Detector, leave_out: int | None
 
 
 def matched_shift(curve: NDArray[Any], curves: NDArray[Any], leave_out: int | None = None) -> float:
-    """The shift in steps (a quarter-step multiple within ``STEPS``) by which the stored
-    ``curves`` (photos x (2 * TEMPLATE_STEPS + 1)) best match a photo's ``curve`` (2 * STEPS
-    + 1 values): the median shift of the ``K_NEAREST`` (curve, shift) windows of highest
+    """The shift in steps (in quarter steps, or halfway between two, within ``STEPS``) by
+    which the stored ``curves`` (photos x (2 * TEMPLATE_STEPS + 1)) best match a photo's
+    ``curve`` (2 * STEPS + 1 values): the median shift of the ``K_NEAREST`` (curve, shift) windows of highest
     correlation; with one stored curve (the photos' mean, in a file of before), its best
     shift. 0 for a flat ``curve`` or when nothing correlates."""
     if np.std(curve) == 0:
