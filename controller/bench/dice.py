@@ -62,6 +62,7 @@ from controller.bench.dice_costs import (
 )
 from controller.bench.dice_handheld import bench_handheld
 from controller.bench.dice_leaning import bench_leaning
+from controller.bench.dice_runs import STRANGER_RUNS
 from controller.bench.dice_unlabelled import bench_unlabelled
 from vision.errors import ModelError
 from vision.images import read_image
@@ -386,16 +387,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--phone", action="store_true",
                         help="only the 12-megapixel stranger's costs (calibration and reading "
                         "on one core, model size, memory)")  # fmt: skip
-    parser.add_argument("--leaning", type=int, metavar="N",
-                        help="only whether N strangers' leaning (cocked) dice are flagged (with "
-                        "--quick, tiny ones)")  # fmt: skip
-    parser.add_argument("--handheld", type=int, metavar="N",
-                        help="only N strangers photographed by hand, read at the learned die "
-                        "size and at the size measured in each photo (with --quick, tiny "
-                        "ones)")  # fmt: skip
-    parser.add_argument("--unlabelled", type=int, metavar="N",
-                        help="only whether calibration names the dice N strangers' owners "
-                        "left without a label (with --quick, tiny ones)")  # fmt: skip
+    for name, what in STRANGER_RUNS.items():
+        parser.add_argument(f"--{name}", type=int, metavar="N",
+                            help=f"only {what} (with --quick, tiny ones)")  # fmt: skip
     args = parser.parse_args(argv)
     print(f"(machine: {os.cpu_count()} cores; wall times include whatever else runs on it)")
     if args.unlabelled is not None:

@@ -12,6 +12,7 @@ import argparse
 import importlib
 from typing import Any
 
+from controller.bench.dice_runs import STRANGER_RUNS
 from controller.cli.flags import OneOf, Whole
 
 # area -> (module, what it measures)
@@ -63,26 +64,8 @@ def register(sub: Any) -> None:
         help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
         "core, model size, memory)",
     )
-    p.add_argument(
-        "--leaning",
-        type=Whole(1, 1000),
-        metavar="N",
-        help="dice: only whether N strangers' leaning (cocked) dice are flagged",
-    )
-    p.add_argument(
-        "--handheld",
-        type=Whole(1, 1000),
-        metavar="N",
-        help="dice: only N strangers photographed by hand, read at the learned die size and "
-        "at the size measured in each photo",
-    )
-    p.add_argument(
-        "--unlabelled",
-        type=Whole(1, 1000),
-        metavar="N",
-        help="dice: only whether calibration names the dice N strangers' owners left "
-        "without a label",
-    )
+    for name, what in STRANGER_RUNS.items():
+        p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
     p.set_defaults(func=run)
 
 
@@ -107,11 +90,8 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--jobs", str(args.jobs)]
         if area == "dice" and args.phone:
             argv += ["--phone"]
-        if area == "dice" and args.leaning is not None:
-            argv += ["--leaning", str(args.leaning)]
-        if area == "dice" and args.unlabelled is not None:
-            argv += ["--unlabelled", str(args.unlabelled)]
-        if area == "dice" and args.handheld is not None:
-            argv += ["--handheld", str(args.handheld)]
+        for name in STRANGER_RUNS:
+            if area == "dice" and getattr(args, name) is not None:
+                argv += [f"--{name}", str(getattr(args, name))]
         worst = max(worst, int(module.main(argv)))
     return worst
