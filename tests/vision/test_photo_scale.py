@@ -29,9 +29,9 @@ from vision.learning.report import CalibrationReport
 from vision.reading.detect import FACE_DIE_PX, DetectorParams
 from vision.reading.model import FaceModel, load_model
 from vision.reading.photo_scale import (
+    CURVE_STEPS,
     SCALE_STEP,
     STEPS,
-    TEMPLATE_STEPS,
     matched_shift,
     measured_die_scale,
     size_curves,
@@ -122,7 +122,7 @@ def test_whether_to_measure_is_kept_in_the_model_file(hand_held: FaceModel, tmp_
     loaded = load_model(hand_held.save(tmp_path / "held.npz"))
     curves, kept = hand_held.detector.size_curves, loaded.detector.size_curves
     assert loaded.params.photo_scale and curves is not None and kept is not None
-    assert kept.shape == (3, 2 * TEMPLATE_STEPS + 1)
+    assert kept.shape == (3, 2 * CURVE_STEPS + 1)
     assert kept.ravel() == pytest.approx(curves.ravel(), rel=1e-6)
     older = hand_held.params.to_dict()
     del older["photo_scale"]  # a model calibrated before it: a fixed camera
@@ -249,12 +249,12 @@ def test_a_model_file_with_broken_size_curves_is_refused(
 ) -> None:
     path = tmp_path / "held.npz"
     arrays = _arrays(hand_held, path)
-    sides = 2 * TEMPLATE_STEPS + 1
+    length = 2 * CURVE_STEPS + 1
     for bad in (
         np.zeros((3, 5)),
-        np.zeros((0, sides)),
-        np.zeros(sides),
-        np.full((2, sides), np.nan),
+        np.zeros((0, length)),
+        np.zeros(length),
+        np.full((2, length), np.nan),
     ):
         np.savez_compressed(path, **(arrays | {"size_curves": bad.astype(np.float32)}))
         with pytest.raises(ModelError, match=r"held\.npz: size_curves of shape"):
@@ -284,7 +284,7 @@ def test_a_model_file_of_before_reads_its_one_curve_by_its_best_shift(
 
 
 def test_the_shift_matched_is_the_nearest_windows_median() -> None:
-    reach = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
+    reach = np.arange(-CURVE_STEPS, CURVE_STEPS + 1)
     stored = np.stack([np.exp(-0.5 * ((reach - c) / w) ** 2) + 0.3 * np.exp(-reach / 6.0)
                        for c, w in ((0, 1.5), (0.3, 2.0), (-0.2, 1.2), (0.1, 1.8))])  # fmt: skip
     offsets = np.arange(-STEPS, STEPS + 1)

@@ -56,7 +56,7 @@ from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import BOX_FEATURES, WINDOW_SIZE, Detector, DetectorParams
 from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding, strangers_embedding
-from vision.reading.photo_scale import TEMPLATE_STEPS
+from vision.reading.photo_scale import CURVE_STEPS
 from vision.reading.stored import checked_npz
 
 FORMAT_VERSION = 6  # 6: both shipped networks in a description (5: only the first)
@@ -388,23 +388,23 @@ def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
 
 
 def _size_curves(data: Any, path: Path) -> NDArray[Any] | None:
-    """Each calibration photo's finder evidence over sizes, photos x (2 * TEMPLATE_STEPS +
+    """Each calibration photo's finder evidence over sizes, photos x (2 * CURVE_STEPS +
     1) (None when the file has none: a fixed camera's model); a file of before keeps one
     curve, the photos' mean, as ``size_curve``: read as one photo's.
 
     Raises:
-        ModelError: not one or more rows of ``2 * TEMPLATE_STEPS + 1`` finite values.
+        ModelError: not one or more rows of ``2 * CURVE_STEPS + 1`` finite values.
     """
-    sides = 2 * TEMPLATE_STEPS + 1
+    length = 2 * CURVE_STEPS + 1  # sizes a curve holds
     key = "size_curves" if "size_curves" in data.files else "size_curve"
     if key not in data.files:
         return None
     curves = np.asarray(data[key], np.float64)
-    expected = (sides,) if key == "size_curve" else (len(curves), sides)
+    expected = (length,) if key == "size_curve" else (len(curves), length)
     if curves.shape != expected or not len(curves) or not np.isfinite(curves).all():
-        shape = f"({sides},)" if key == "size_curve" else f"(photos, {sides})"
+        shape = f"({length},)" if key == "size_curve" else f"(photos, {length})"
         raise ModelError(f"{path}: {key} of shape {curves.shape}, expected {shape} finite values")
-    return curves.reshape(-1, sides)
+    return curves.reshape(-1, length)
 
 
 def _face_ink(data: Any, path: Path) -> NDArray[Any] | None:

@@ -36,14 +36,14 @@ from vision.reading.scaling import image_length, shrink, working_scale
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
 STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side
-TEMPLATE_STEPS = 2 * STEPS  # a stored curve's reach each way (a shift plus a photo's reach)
+CURVE_STEPS = 2 * STEPS  # a stored curve's reach each way (a shift plus a photo's reach)
 # the best correlated windows (calibration curve, shift) whose shifts are pooled: a few
 # photos' best (each photo's neighbouring quarter shifts correlate alike); 10-40 measured
 # alike on five hand-held strangers (docs/decisions/vision.md)
 K_NEAREST = 15
 _SHIFTS = np.arange(-STEPS, STEPS + 0.01, 0.25)
 _OFFSETS = np.arange(-STEPS, STEPS + 1)
-_REACH = np.arange(-TEMPLATE_STEPS, TEMPLATE_STEPS + 1)
+_REACH = np.arange(-CURVE_STEPS, CURVE_STEPS + 1)
 
 
 def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
@@ -63,12 +63,12 @@ def evidence_curve(face: NDArray[Any], detector: Detector, reach: int) -> NDArra
 
 
 def size_curves(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[Any]:
-    """Each photo's evidence curve over sizes (``TEMPLATE_STEPS`` each way), the photos at
+    """Each photo's evidence curve over sizes (``CURVE_STEPS`` each way), the photos at
     the face scale of their own dice (``faces``), over its largest value: photos x
-    (2 * TEMPLATE_STEPS + 1); zeros for a photo where the finder found nothing."""
-    rows = np.zeros((len(faces), 2 * TEMPLATE_STEPS + 1))
+    (2 * CURVE_STEPS + 1); zeros for a photo where the finder found nothing."""
+    rows = np.zeros((len(faces), 2 * CURVE_STEPS + 1))
     for k, face in enumerate(faces):
-        curve = evidence_curve(face, detector, TEMPLATE_STEPS)
+        curve = evidence_curve(face, detector, CURVE_STEPS)
         if curve.max() > 0:
             rows[k] = curve / curve.max()
     return rows
@@ -95,7 +95,7 @@ def face_die_scale(face: NDArray[Any], detector: Detector, leave_out: int | None
 
 def matched_shift(curve: NDArray[Any], curves: NDArray[Any], leave_out: int | None = None) -> float:
     """The shift in steps (in quarter steps, or halfway between two, within ``STEPS``) by
-    which the stored ``curves`` (photos x (2 * TEMPLATE_STEPS + 1)) best match a photo's
+    which the stored ``curves`` (photos x (2 * CURVE_STEPS + 1)) best match a photo's
     ``curve`` (2 * STEPS + 1 values): the median shift of the ``K_NEAREST`` (curve, shift) windows of highest
     correlation; with one stored curve (the photos' mean, in a file of before), its best
     shift. 0 for a flat ``curve`` or when nothing correlates."""
