@@ -23,7 +23,7 @@ from vision.learning.die_size import face_aspect
 from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.reading.describe import describe_dice
 from vision.reading.detect import DetectorParams
-from vision.reading.features import unsquashed, unsquashed_angle, upright_cuts
+from vision.reading.features import squashed_angle, unsquashed, unsquashed_angle, upright_cuts
 from vision.reading.model import load_model
 from vision.reading.read import read_file
 from vision.synth.strangers import stranger, write_stranger
@@ -83,6 +83,7 @@ def test_a_rotation_measured_on_the_squashed_view_is_turned_back(aspect: float) 
     for angle in np.linspace(-89.0, 89.0, 37):
         measured = _squashed_angle(angle, aspect)
         assert unsquashed_angle(measured, aspect) == pytest.approx(angle, abs=1e-9)
+        assert squashed_angle(angle, aspect) == pytest.approx(measured, abs=1e-9)
 
 
 def test_the_stretch_keeps_the_die_centre_where_it_is() -> None:

@@ -58,6 +58,7 @@ from vision.learning.die_size import (
     box_shape,
     die_frac_from_labels,
     face_aspect,
+    label_side,
     measure_works,
     own_sizes,
     size_slopes,
@@ -154,7 +155,7 @@ def calibrate(
         h, w = face.shape[:2]
         for d in item.dice:
             x, y, bw, bh = d.box_px(w, h)
-            a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, FACE_DIE_PX))
+            a = math.radians(orientation(gray, x + bw / 2, y + bh / 2, label_side(bw, bh)))
             turns.append(abs(math.cos(a)) + abs(math.sin(a)))
             sides.append(math.sqrt(bw * bh) / turns[-1] / image_length(w, h))
             label_sides.append((bw / image_length(w, h), bh / image_length(w, h)))
@@ -214,7 +215,8 @@ def calibrate(
         for line, d in enumerate(item.dice, start=1):
             x, y, bw, bh = d.box_px(w, h)
             cx, cy = x + bw / 2, y + bh / 2
-            angle = orientation(gray, cx, cy, FACE_DIE_PX)
+            at_place = FACE_DIE_PX * perspective_size(params, cx / w, cy / h)
+            angle = orientation(gray, cx, cy, at_place, params.face_aspect)
             centers.append((cx, cy))
             boxes.append((x, y, bw, bh))
             angles.append(angle)

@@ -170,6 +170,17 @@ def die_frac_from_labels(dataset: Dataset) -> float:
     return float(np.median(sides))
 
 
+# a box's side over its die's side, on average over the die's turns (|cos a| + |sin a|)
+TYPICAL_TURN = 4.0 / math.pi
+
+
+def label_side(width: float, height: float) -> float:
+    """A die's side guessed from its labelled box (any pixels, the same out), not knowing
+    its turn: the side :func:`vision.reading.die_shape.orientation` looks for its outline
+    at, which then gives the turn."""
+    return math.sqrt(width * height) / TYPICAL_TURN
+
+
 BOX_DICE = 6  # labeled dice needed to measure the shape of the boxes the owner draws
 
 

@@ -333,10 +333,10 @@ def placed_box(
     face-scale ``gray`` (face-scale pixels; ``frame``: the frame's width and height there):
     a die's side at that place (grown by the perspective), turned by its measured rotation,
     in the labels' scale and shape; with that side and the rotation in degrees."""
-    angle = orientation(gray, fx, fy, FACE_DIE_PX)
-    a = math.radians(angle)
     near = perspective_size(params, fx / frame[0], fy / frame[1])
     side = FACE_DIE_PX * near
+    angle = orientation(gray, fx, fy, side, params.face_aspect)
+    a = math.radians(angle)
     ext = side * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
     bw, bh = ext * math.sqrt(params.box_aspect), ext / math.sqrt(params.box_aspect)
     return (fx - bw / 2, fy - bh / 2, bw, bh), side, angle

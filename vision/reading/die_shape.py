@@ -13,6 +13,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.reading.features import squashed_angle, stretch
+
 _SQUARE3 = np.ones((3, 3), np.uint8)
 # A hard shadow is the table darkened, its hue kept; a die's side seen leaning is the die's
 # own hue. An outline longer than this is measured again without the table's shadow.
@@ -24,31 +26,67 @@ MIN_HUE_DISTANCE = 0.02  # a die nearer the table's hue than this (chromaticity)
 HUE_NOISE_TIMES = 3.0  # ... or than this many times the border's spread: not told apart
 
 
-def orientation(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
-    """A die's rotation in degrees (0..90) from the edges around (cx, cy): the angle of
-    the strongest four-fold gradient direction, weighted towards the centre."""
-    r = math.ceil(0.75 * side)
+# A die's rotation is read from its outline, not its marks: round pips and a numeral's
+# strokes pull the four-fold gradient every way, and a marbled or textured body adds
+# edges at random. The outline lies from half the side (a side's middle) to 0.71 (a
+# corner) from the centre; gradients are weighted on a ring there, after a blur at about
+# the width of a pip's edge (docs/decisions/vision.md, "A die's turn read on its outline").
+RING_RADIUS = 0.58  # the ring's radius, over the die's side
+RING_WIDTH = 0.08  # its Gaussian spread, over the side
+EDGE_BLUR = 0.08  # the blur's sigma, over the side
+_RING_REACH = 0.95  # the crop's half side, over the die's side: the ring and its blur fit
+
+
+def orientation(
+    gray: NDArray[Any], cx: float, cy: float, side: float, aspect: float = 1.0
+) -> float:
+    """A die's rotation in degrees (0..90) from the edges around (cx, cy): the angle of the
+    strongest four-fold gradient direction on a ring where a die of ``side`` pixels (the
+    square root of its top face's area) has its outline (``RING_RADIUS``, ``RING_WIDTH``),
+    the crop blurred by ``EDGE_BLUR``. The nearer ``side`` is to the die's own, the surer
+    the angle: pass the side the die has at its place. ``aspect``: how much wider than
+    tall an oblique camera sees a top face (:func:`vision.reading.features.unsquashed`);
+    the turn is read on the view stretched back to square, where the outline is a square
+    on the ring, and returned as the foreshortened view shows it
+    (:func:`vision.reading.features.unsquashed_angle` gives the turn back)."""
+    side = max(float(side), 4.0)
+    if aspect == 1.0:
+        return _ring_angle(gray, cx, cy, side)
+    sx, sy = stretch(aspect)
+    long = side * math.sqrt(max(aspect, 1.0 / aspect))  # the square's side, stretched back
+    r = math.ceil(_RING_REACH * long) + 2
+    crop = cv2.getRectSubPix(gray, (2 * r + 1, 2 * r + 1), (float(cx), float(cy)))
+    crop = cv2.resize(crop, None, fx=sx, fy=sy, interpolation=cv2.INTER_LINEAR)
+    turn = _ring_angle(crop, (r + 0.5) * sx - 0.5, (r + 0.5) * sy - 0.5, long)
+    return squashed_angle(turn, aspect) % 90.0
+
+
+def _ring_angle(gray: NDArray[Any], cx: float, cy: float, side: float) -> float:
+    """:func:`orientation` on a view seen straight on."""
+    r = math.ceil(_RING_REACH * side)
     x0, y0 = round(cx) - r, round(cy) - r
     h, w = gray.shape
     if x0 < 0 or y0 < 0 or x0 + 2 * r + 1 > w or y0 + 2 * r + 1 > h:
         crop = cv2.getRectSubPix(gray, (2 * r + 1, 2 * r + 1), (float(cx), float(cy)))
     else:
         crop = gray[y0 : y0 + 2 * r + 1, x0 : x0 + 2 * r + 1]
-    crop = crop.astype(np.float32)
+    crop = cv2.GaussianBlur(crop.astype(np.float32), (0, 0), EDGE_BLUR * side)
     gx = cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3)
-    m2 = (gx * gx + gy * gy) * _centre_weight(r, side)
+    m2 = (gx * gx + gy * gy) * _ring_weight(r, round(4.0 * side) / 4.0)
     th4 = 4.0 * np.arctan2(gy, gx)
     angle = math.atan2(float((m2 * np.sin(th4)).sum()), float((m2 * np.cos(th4)).sum())) / 4.0
     return math.degrees(angle) % 90.0
 
 
-@functools.lru_cache(maxsize=16)
-def _centre_weight(r: int, side: float) -> NDArray[Any]:
-    """:func:`orientation`'s Gaussian weight over its (2r+1)-pixel crop (the same few sizes
-    for every die of a frame: made once, read-only)."""
+@functools.lru_cache(maxsize=64)
+def _ring_weight(r: int, side: float) -> NDArray[Any]:
+    """:func:`orientation`'s weight over its (2r+1)-pixel crop: a Gaussian ring where a
+    die of ``side`` has its outline (a few sizes a frame, quarter pixels apart: made once,
+    read-only)."""
     yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
-    out: NDArray[Any] = np.exp(-(xx * xx + yy * yy) / (2 * (0.6 * side) ** 2)).astype(np.float32)
+    off = (np.sqrt(xx * xx + yy * yy) / side - RING_RADIUS) / RING_WIDTH
+    out: NDArray[Any] = np.exp(-0.5 * off * off).astype(np.float32)
     out.flags.writeable = False
     return out
 

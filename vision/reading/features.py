@@ -110,7 +110,7 @@ def cut_patch(
     return out
 
 
-def _stretch(aspect: float) -> tuple[float, float]:
+def stretch(aspect: float) -> tuple[float, float]:
     """How much :func:`unsquashed` stretches x and y for a top face seen ``aspect`` times as
     wide as tall: the short side back to the long one (a tilt along y, or under 1, x)."""
     return (1.0, aspect) if aspect >= 1.0 else (1.0 / aspect, 1.0)
@@ -120,16 +120,24 @@ def unsquashed(aspect: float, cx: float, cy: float) -> NDArray[Any]:
     """The 3 x 3 affine that undoes a camera's foreshortening about (cx, cy): a die whose
     top face is seen ``aspect`` times as wide as tall (an oblique camera tilted along the
     image's y axis; under 1, along x) stretched back to a square."""
-    sx, sy = _stretch(aspect)
+    sx, sy = stretch(aspect)
     return np.array([[sx, 0.0, (1.0 - sx) * cx], [0.0, sy, (1.0 - sy) * cy], [0.0, 0.0, 1.0]])
 
 
 def unsquashed_angle(angle: float, aspect: float) -> float:
     """A die's rotation (degrees) measured on a view foreshortened by ``aspect``
     (:func:`unsquashed`), as it is once the view is stretched back."""
-    sx, sy = _stretch(aspect)
+    sx, sy = stretch(aspect)
     turn = math.radians(angle)
     return math.degrees(math.atan2(sy * math.sin(turn), sx * math.cos(turn)))
+
+
+def squashed_angle(turn: float, aspect: float) -> float:
+    """The rotation (degrees) a view foreshortened by ``aspect`` shows for a die turned
+    ``turn`` degrees once stretched back: :func:`unsquashed_angle` undone."""
+    sx, sy = stretch(aspect)
+    t = math.radians(turn)
+    return math.degrees(math.atan2(math.sin(t) / sy, math.cos(t) / sx))
 
 
 def upright_cuts(work: NDArray[Any], rects: Sequence[Rect], aspect: float = 1.0) -> NDArray[Any]:

@@ -224,15 +224,30 @@ def domain_warnings(
     frac = params.die_frac * die_scale
     out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique)
     gray = result.gray
+    centres = np.array([det.rect[0] for det in result.detections]).reshape(-1, 2)
     sides, aspects = [], []
-    for det in result.detections:
-        if det.cocked:
+    for k, det in enumerate(result.detections):
+        if det.cocked or _touching(centres, k, det.rect[1][0]):
             continue
         side, aspect = outline_size(gray, det.rect[0][0], det.rect[0][1], FACE_DIE_PX)
         if side > 0:
             sides.append(side)
             aspects.append(aspect)
     return tuple(out + dice_warnings(model.domain, sides, aspects))
+
+
+# a die whose neighbour's centre lies nearer than this many sides is pressed against it:
+# the two make one region, and the region nearest a die's area is then a mark on the die,
+# which looks like a small die; its outline says nothing of the camera
+TOUCHING = 1.15
+
+
+def _touching(centres: NDArray[Any], k: int, side: float) -> bool:
+    """True when a die other than the ``k``-th of ``centres`` (face-scale pixels) lies
+    within ``TOUCHING`` of ``side`` of it."""
+    gaps = np.hypot(*(centres - centres[k]).T)
+    gaps[k] = np.inf
+    return bool(len(gaps) > 1 and gaps.min() < TOUCHING * side)
 
 
 _REDUCED = {
