@@ -27,7 +27,7 @@ from vision.reading.domain import (
     photo_warnings,
 )
 from vision.reading.model import FaceModel, load_model
-from vision.reading.read import read_frame
+from vision.reading.read import TOUCHING, _touching, read_frame
 from vision.reading.reader import DiceReader
 from vision.synth.scenes import Renderer, stress_settings
 
@@ -242,6 +242,19 @@ def test_the_stress_photos_themselves_do_not_warn(
     for item in load_dataset(stress_photos[1]).items:
         image = cv2.imread(str(item.image))
         assert read_frame(image, calibrated).warnings == ()
+
+
+def test_a_die_pressed_against_another_is_not_measured_for_the_size() -> None:
+    """Two dice pressed together make one outline, and the region nearest a die's area is
+    then a mark on a die (a stress photo of two such pairs warned "dice smaller"): a die
+    whose neighbour's centre lies nearer than TOUCHING sides is left out of the size."""
+    side = 40.0
+    centres = np.array([[100.0, 100.0], [100.0 + 1.05 * side, 100.0], [400.0, 300.0]])
+    assert _touching(centres, 0, side) and _touching(centres, 1, side)
+    assert not _touching(centres, 2, side)
+    apart = np.array([[100.0, 100.0], [100.0 + (TOUCHING + 0.1) * side, 100.0]])
+    assert not _touching(apart, 0, side)
+    assert not _touching(centres[:1], 0, side)  # a lone die
 
 
 def test_every_issue_has_a_screen_line() -> None:
