@@ -83,6 +83,7 @@ from vision.reading.detect import (
     FACE_DIE_PX,
     DetectorParams,
     balance,
+    face_side_at,
     marks_contrast,
     perspective_size,
 )
@@ -215,7 +216,7 @@ def calibrate(
         for line, d in enumerate(item.dice, start=1):
             x, y, bw, bh = d.box_px(w, h)
             cx, cy = x + bw / 2, y + bh / 2
-            at_place = FACE_DIE_PX * perspective_size(params, cx / w, cy / h)
+            at_place = face_side_at(params, cx, cy, w, h)
             angle = orientation(gray, cx, cy, at_place, params.face_aspect)
             centers.append((cx, cy))
             boxes.append((x, y, bw, bh))

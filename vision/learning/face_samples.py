@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.reading.describe import cut_die, join, quarter_turned
-from vision.reading.detect import FACE_DIE_PX, DetectorParams, perspective_size
+from vision.reading.detect import FACE_DIE_PX, DetectorParams, face_side_at
 from vision.reading.features import Rect
 
 # each calibration die is also stored slightly turned, zoomed and shifted
@@ -109,7 +109,7 @@ def labeled_rect(
     """The rectangle a labeled die centred at face-scale (cx, cy), turned ``angle``
     degrees, is cut along: the side reading gives a die there (grown by the perspective)."""
     fh, fw = face.shape[:2]
-    side = FACE_DIE_PX * perspective_size(params, cx / fw, cy / fh)
+    side = face_side_at(params, cx, cy, fw, fh)
     return ((cx, cy), (side, side), angle)
 
 

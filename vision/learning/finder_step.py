@@ -21,7 +21,7 @@ from vision.learning.box_train import BoxFitTraining, train_box_fit
 from vision.learning.detect_train import Photo, train_finder
 from vision.learning.scene_colour import colour_model
 from vision.reading.describe import cut_die, join, quarter_turned
-from vision.reading.detect import FACE_DIE_PX, Detector, DetectorParams, perspective_size
+from vision.reading.detect import FACE_DIE_PX, Detector, DetectorParams, face_side_at
 from vision.reading.die_shape import orientation
 
 MAX_BACKGROUND = 600  # background samples kept for the face classifier
@@ -79,8 +79,8 @@ def finder_step(
             break
         k, fx, fy = finder.fp_where[idx]
         gray = cv2.cvtColor(photos[k].face, cv2.COLOR_BGR2GRAY)
-        near = perspective_size(params, fx / gray.shape[1], fy / gray.shape[0])
-        angle = orientation(gray, fx, fy, FACE_DIE_PX * near, params.face_aspect)
+        at_place = face_side_at(params, fx, fy, gray.shape[1], gray.shape[0])
+        angle = orientation(gray, fx, fy, at_place, params.face_aspect)
         rect = ((fx, fy), (FACE_DIE_PX, FACE_DIE_PX), angle)
         turned = quarter_turned(*cut_die(photos[k].face, rect, light[k], ink, params.face_aspect))
         turns.append(join(*turned))

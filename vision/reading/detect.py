@@ -317,13 +317,20 @@ def perspective_size(params: DetectorParams, u: float, v: float) -> float:
     return min(max(grown, 0.5), 2.0)
 
 
+def face_side_at(
+    params: DetectorParams, fx: float, fy: float, width: float, height: float
+) -> float:
+    """The side (face-scale pixels) a die has at (fx, fy) of a face-scale frame ``width`` x
+    ``height``: ``FACE_DIE_PX`` grown by the perspective (:func:`perspective_size`)."""
+    return FACE_DIE_PX * perspective_size(params, fx / width, fy / height)
+
+
 def marks_contrast(face: NDArray[Any], fx: float, fy: float, params: DetectorParams) -> float:
     """How strongly marks stand out on a die centred at (fx, fy) of the face-scale ``face``,
     over the die's side at that place: a near die of an oblique camera is larger, and a
     two's pips lie outside a square as large as a far die's."""
     h, w = face.shape[:2]
-    near = perspective_size(params, fx / w, fy / h)
-    return face_contrast(face, fx, fy, FACE_DIE_PX * near)
+    return face_contrast(face, fx, fy, face_side_at(params, fx, fy, w, h))
 
 
 def placed_box(
@@ -333,8 +340,7 @@ def placed_box(
     face-scale ``gray`` (face-scale pixels; ``frame``: the frame's width and height there):
     a die's side at that place (grown by the perspective), turned by its measured rotation,
     in the labels' scale and shape; with that side and the rotation in degrees."""
-    near = perspective_size(params, fx / frame[0], fy / frame[1])
-    side = FACE_DIE_PX * near
+    side = face_side_at(params, fx, fy, frame[0], frame[1])
     angle = orientation(gray, fx, fy, side, params.face_aspect)
     a = math.radians(angle)
     ext = side * params.box_scale * (abs(math.cos(a)) + abs(math.sin(a)))
