@@ -16,9 +16,15 @@ from vision.errors import ConfigError, ImageReadError
 from vision.images import jpeg_size
 from vision.learning.evaluate import match
 from vision.reading.describe import describe_again
-from vision.reading.detect import DetectorParams, detect
+from vision.reading.detect import DetectorParams, DetectResult, detect
 from vision.reading.model import FaceModel
-from vision.reading.read import SECOND_LOOK_UNDER, annotate, read_file, read_frame
+from vision.reading.read import (
+    SECOND_LOOK_UNDER,
+    annotate,
+    read_detections,
+    read_file,
+    read_frame,
+)
 from vision.synth.die import draw_face
 from vision.synth.scenes import Renderer, Settings
 
@@ -113,6 +119,31 @@ def test_dice_read_sure_by_little_get_a_second_look(
     read = read_frame(scene.image, replace(model, threshold=bar))
     assert looked == [sum(c < SECOND_LOOK_UNDER * bar for c in first)] and looked[0] >= 1
     assert read.faces == once.faces, "the second look reads the same faces"
+
+
+def test_a_die_is_read_where_its_cut_looks_most_like_the_owners_dice(model: FaceModel) -> None:
+    scene = Renderer(Settings(touching=0.0), seed=21).scene(count=5)
+    found = detect(scene.image, model.detector)
+    right = [d.face for d in read_detections(found, model)]
+    assert sorted(right) == sorted(d.symbol.value for d in scene.dice)
+
+    def off_centre(centre_second: bool) -> DetectResult:
+        """Each die's peak a fifth of a side off its face; its box's centre on it (or
+        the other way round)."""
+        moved = []
+        for d in found.detections:
+            (cx, cy), size, angle = d.rect
+            off = (cx + size[0] / 5, cy - size[1] / 5)
+            peak, fit = (off, (cx, cy)) if centre_second else ((cx, cy), off)
+            moved.append(replace(d, rect=(peak, size, angle), fit_center=fit))
+        return replace(found, detections=moved)
+
+    peaks_only = [replace(d, fit_center=None) for d in off_centre(True).detections]
+    assert [d.face for d in read_detections(replace(found, detections=peaks_only), model)] != (
+        right
+    ), "cut a fifth of a side off, some faces read wrong"
+    assert [d.face for d in read_detections(off_centre(True), model)] == right
+    assert [d.face for d in read_detections(off_centre(False), model)] == right
 
 
 def test_cocked_die_flagged_and_not_read(model: FaceModel) -> None:

@@ -31,8 +31,9 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
 5. **Boxes.** Each die's box takes the side learned for its place in the photo,
    turned by its measured rotation, in the shape the owner labels
    (:func:`placed_box`); the correction learned from the owner's boxes
-   (:mod:`vision.reading.box_fit`) moves and stretches it; the face is still cut
-   at the peak (cut at the corrected centre, a real table lost a die). A box
+   (:mod:`vision.reading.box_fit`) moves and stretches it; the face is cut at the
+   peak, and where the corrected box's centre lies apart from it, there too: the
+   reader keeps the cut nearer to the owner's dice (``Detection.fit_center``). A box
    overlapping a stronger one by ``SAME_DIE_IOU`` is the same die found twice (a
    peak on its side) and is dropped.
 6. **Cocked dice.** Around each die the patch is split by Otsu's threshold
@@ -72,6 +73,9 @@ WINDOW_SIZE = CHANNELS * GRID * GRID
 BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_features)
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
 SAME_DIE_IOU = 0.5  # a box overlapping a stronger one this much is the same die
+# a corrected box's centre this share of a side or more from the peak is a second place
+# to cut the face (nearer, the two cuts are all but the same)
+SECOND_CUT_FROM = 0.05
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,9 @@ class Detection:
     cocked: bool
     score: float
     aspect: float = 1.0
+    # the centre of the corrected box (face scale) where it lies apart from the peak
+    # (``rect``'s centre): a second place to cut the face (None: no correction, or the same)
+    fit_center: tuple[float, float] | None = None
 
 
 @dataclass
@@ -325,6 +332,15 @@ def face_side_at(
     return FACE_DIE_PX * perspective_size(params, fx / width, fy / height)
 
 
+def whole_in_frame(params: DetectorParams, x: float, y: float, frame: tuple[float, float]) -> bool:
+    """Whether a die centred at working pixel (x, y) of a working frame ``frame`` (width,
+    height) lies in it all but a sliver: its centre 0.4 of its side there (an oblique
+    camera's far dice are smaller and lie whole nearer the edge) from every edge."""
+    w, h = frame
+    edge = 0.4 * params.work_die_px * perspective_size(params, x / w, y / h)
+    return edge <= x <= w - edge and edge <= y <= h - edge
+
+
 def marks_contrast(face: NDArray[Any], fx: float, fy: float, params: DetectorParams) -> float:
     """How strongly marks stand out on a die centred at (fx, fy) of the face-scale ``face``,
     over the die's side at that place: a near die of an oblique camera is larger, and a
@@ -382,10 +398,9 @@ def detect(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> D
     novel = novel_mask(bal, detector.colour_logp, params.novel_logp)
     detections: list[Detection] = []
     wh, ww = work.shape[:2]
-    edge = 0.4 * die_px
     for x, y, s in found:
         wx, wy = STRIDE * x, STRIDE * y  # working pixels
-        if not (edge <= wx <= ww - edge and edge <= wy <= wh - edge):
+        if not whole_in_frame(params, wx, wy, (ww, wh)):
             continue  # a die cut by the frame's edge cannot be read: not counted
         if novel is not None:
             r = int(0.4 * die_px)
@@ -397,9 +412,13 @@ def detect(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> D
         if marks_contrast(face, fx, fy, params) < params.min_contrast:
             continue  # no marks: skin, a card, the bare tray
         box, side, angle = placed_box(gray, fx, fy, params, (w0 * fs, h0 * fs))
+        fit_center = None
         if detector.box_fit is not None:
             fit = detector.box_fit.correction(box_features(cells, x, y, box, side))
             box = corrected(box, side, fit)
+            bx, by = box[0] + box[2] / 2, box[1] + box[3] / 2
+            if math.hypot(bx - fx, by - fy) >= SECOND_CUT_FROM * side:
+                fit_center = (bx, by)
         placed = (box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs)
         if any(iou(placed, d.box) >= SAME_DIE_IOU for d in detections):
             continue  # a weaker peak on a die already found (its side, a second peak)
@@ -413,6 +432,7 @@ def detect(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> D
                 cocked=aspect > params.cocked_aspect,
                 score=s,
                 aspect=aspect,
+                fit_center=fit_center,
             )
         )
     obstructed, novel_share = obstruction(novel, params.obstruction_dice, die_px)

@@ -77,6 +77,9 @@ class FaceRead:
     unsure: bool
     background: bool = False  # nearer to the learned non-dice than to any face
     bar: float = DEFAULT_THRESHOLD  # the threshold this read was held to
+    # the distance to the nearest sample of the face read (mean over a die's views): how
+    # much the cut looks like the owner's dice of that face
+    distance: float = 0.0
 
 
 @dataclass
@@ -175,7 +178,9 @@ class FaceModel:
             background = bool(d_bg[i] < self.background_margin * best) or bool(
                 best > NOT_A_DIE * self.novelty
             )
-            out.append(FaceRead(int(order[i, 0]), round(conf, 4), unsure, background, bar))
+            out.append(
+                FaceRead(int(order[i, 0]), round(conf, 4), unsure, background, bar, float(best))
+            )
         return out
 
     def check_face_set(self, names: Sequence[str], source: str) -> None:

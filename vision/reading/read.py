@@ -10,7 +10,10 @@ take the second step. Boxes are always reported in the original image's pixels.
 A detection the face model takes for background, or that looks like no face seen
 in calibration, is not a die and is left out. Faces are read in neutral light
 (:func:`vision.reading.describe.light_gains`, as calibration cut them), along the colour
-calibration chose for the owner's dice (``FaceModel.ink``); a die read
+calibration chose for the owner's dice (``FaceModel.ink``). A die whose corrected
+box's centre lies apart from the finder's peak is cut at both, and the cut nearer to
+the owner's dice is read (an oblique camera's peak can fall off the top face, and a
+lone pip cut off its centre looks like a two's). A die read
 unsure, or sure by less than ``SECOND_LOOK_UNDER`` times the threshold, gets a second
 look (:func:`vision.reading.describe.describe_again`), whose answer is the die's. A
 frame outside what the model learned from (:mod:`vision.reading.domain`: another photo
@@ -37,7 +40,8 @@ from vision.reading.describe import describe_again, describe_dice, light_gains
 from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, detect
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
-from vision.reading.model import FaceModel
+from vision.reading.features import Rect
+from vision.reading.model import FaceModel, FaceRead
 from vision.reading.photo_scale import measured_die_scale
 from vision.reading.scaling import image_length
 
@@ -144,6 +148,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     aspect = model.params.face_aspect
     described = describe_dice(result.work, rects, gains, model.ink, aspect)
     reads = model.classify(described)
+    _read_nearer_cuts(result, model, gains, rects, described, reads)
     again = [
         i
         for i, r in enumerate(reads)
@@ -174,6 +179,33 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
             )
         )
     return out
+
+
+def _read_nearer_cuts(
+    result: DetectResult,
+    model: FaceModel,
+    gains: NDArray[Any] | None,
+    rects: list[Rect],
+    described: NDArray[Any],
+    reads: list[FaceRead],
+) -> None:
+    """Cut again each die whose corrected box's centre lies apart from the finder's peak
+    (``Detection.fit_center``) and keep, in place, the cut nearer to the owner's dice: its
+    rect, description and read (whether it is a die, too: a cut off the top face can look
+    like the table)."""
+    second = [i for i, d in enumerate(result.detections) if d.fit_center is not None]
+    if not second:
+        return
+    moved: list[Rect] = []
+    for i in second:
+        centre = result.detections[i].fit_center
+        assert centre is not None
+        moved.append((centre, rects[i][1], rects[i][2]))
+    looks = describe_dice(result.work, moved, gains, model.ink, model.params.face_aspect)
+    for n, (i, fr) in enumerate(zip(second, model.classify(looks), strict=True)):
+        if fr.distance < reads[i].distance:
+            rects[i], described[i] = moved[n], looks[n]
+            reads[i] = fr
 
 
 def read_frame(
