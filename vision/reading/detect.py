@@ -74,8 +74,9 @@ BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_featur
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
 SAME_DIE_IOU = 0.5  # a box overlapping a stronger one this much is the same die
 # a corrected box's centre this share of a side or more from the peak is a second place
-# to cut the face (nearer, the two cuts are all but the same)
-SECOND_CUT_FROM = 0.05
+# to cut the face (nearer, the two cuts read alike: a tenth of a side off, the synthetic
+# dice all read right; and each second cut costs a die's description and search)
+SECOND_CUT_FROM = 0.1
 
 
 @dataclass(frozen=True)

@@ -143,12 +143,9 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     """
     if not result.detections:
         return []
-    rects = [d.rect for d in result.detections]
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
     aspect = model.params.face_aspect
-    described = describe_dice(result.work, rects, gains, model.ink, aspect)
-    reads = model.classify(described)
-    _read_nearer_cuts(result, model, gains, rects, described, reads)
+    rects, described, reads = _first_look(result, model, gains)
     again = [
         i
         for i, r in enumerate(reads)
@@ -181,31 +178,32 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     return out
 
 
-def _read_nearer_cuts(
-    result: DetectResult,
-    model: FaceModel,
-    gains: NDArray[Any] | None,
-    rects: list[Rect],
-    described: NDArray[Any],
-    reads: list[FaceRead],
-) -> None:
-    """Cut again each die whose corrected box's centre lies apart from the finder's peak
-    (``Detection.fit_center``) and keep, in place, the cut nearer to the owner's dice: its
-    rect, description and read (whether it is a die, too: a cut off the top face can look
-    like the table)."""
-    second = [i for i, d in enumerate(result.detections) if d.fit_center is not None]
-    if not second:
-        return
-    moved: list[Rect] = []
-    for i in second:
-        centre = result.detections[i].fit_center
-        assert centre is not None
-        moved.append((centre, rects[i][1], rects[i][2]))
-    looks = describe_dice(result.work, moved, gains, model.ink, model.params.face_aspect)
-    for n, (i, fr) in enumerate(zip(second, model.classify(looks), strict=True)):
-        if fr.distance < reads[i].distance:
-            rects[i], described[i] = moved[n], looks[n]
-            reads[i] = fr
+def _first_look(
+    result: DetectResult, model: FaceModel, gains: NDArray[Any] | None
+) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
+    """The first look: each die's cut (at the finder's peak), description and read. A die
+    whose corrected box's centre lies apart from the peak (``Detection.fit_center``) is cut
+    there too, in the same batch, and the cut nearer to the owner's dice is kept: its rect,
+    description and read (whether it is a die, too: a cut off the top face can look like
+    the table).
+
+    Raises:
+        ModelError: a shipped network's file is missing or damaged.
+    """
+    rects = [d.rect for d in result.detections]
+    second: list[int] = []
+    cuts = list(rects)
+    for i, det in enumerate(result.detections):
+        if det.fit_center is not None:
+            second.append(i)
+            cuts.append((det.fit_center, rects[i][1], rects[i][2]))
+    described = describe_dice(result.work, cuts, gains, model.ink, model.params.face_aspect)
+    reads = model.classify(described)
+    n = len(rects)
+    for k, i in enumerate(second):
+        if reads[n + k].distance < reads[i].distance:
+            rects[i], described[i], reads[i] = cuts[n + k], described[n + k], reads[n + k]
+    return rects, described[:n], reads[:n]
 
 
 def read_frame(
