@@ -206,7 +206,7 @@ def test_a_far_die_near_the_edge_is_whole_and_a_near_one_is_cut() -> None:
     # the far (top) edge sees dice at 0.6 of the centre's side, the near one at 1.4
     oblique = DetectorParams(work_die_px=24.0, size_slope_y=0.8)
     frame = (400.0, 300.0)
-    # 7 px from the edge: 0.29 of a centre die's side, 0.49 of a die's side up there
+    # 7 px from the edge: 0.29 of a centre die's side, 0.47 of a die's side up there
     assert whole_in_frame(oblique, 200.0, 7.0, frame)
     assert not whole_in_frame(DetectorParams(work_die_px=24.0), 200.0, 7.0, frame)
     # 11 px from the near edge: 0.46 of a centre die's side, 0.33 of a near die's
