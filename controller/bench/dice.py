@@ -31,7 +31,7 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
    calibration names, its false alarms, and both calibrations' reads of new photos.
 9. Photos taken by hand (:mod:`.dice_handheld`; ``--handheld N`` for it alone): 10
    strangers whose dice change size from photo to photo, read at the learned size and
-   at the size measured in each photo.
+   at the size found in each photo.
 """
 
 from __future__ import annotations

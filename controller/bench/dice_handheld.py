@@ -4,8 +4,9 @@ or farther each time.
 Each of N strangers (:mod:`vision.synth.strangers`) is rendered with each photo's dice
 between ``1 / SPREAD`` and ``SPREAD`` times its die size (``Stranger.distance_spread``),
 calibrated on 20 such photos and read on 50 new ones twice: at the size calibration
-learned (as a camera fixed over the table is read) and at the size measured in each
-photo (:mod:`vision.reading.photo_scale`, as photos are read). Figures: detection F1,
+learned (as a camera fixed over the table is read) and at the size found in each photo
+(as photos are read: measured by the finder, :mod:`vision.reading.photo_scale`, or where
+it cannot measure, chosen by the faces, :mod:`vision.reading.look_scale`). Figures: detection F1,
 faces right, unsure and unflagged wrong of both reads, and whether calibration took the
 photos for hand-held and reads each at its measured size.
 """
@@ -34,12 +35,12 @@ TINY_PHOTOS = (4, 3)  # a smoke run
 
 @dataclass(frozen=True)
 class HandheldFigures:
-    """One hand-held stranger's new photos read at the learned size and at the measured."""
+    """One hand-held stranger's new photos read at the learned size and at the found."""
 
     seed: int
     what: str
     dice: int
-    f1: tuple[float, float]  # learned size, measured size
+    f1: tuple[float, float]  # learned size, found size
     faces: tuple[float, float]
     unsure: tuple[int, int]
     unflagged: tuple[int, int]
@@ -83,7 +84,7 @@ def _how(row: HandheldFigures) -> str:
     if not row.hand_held:
         return "calibration took the photos for a fixed camera's"
     if not row.measures:
-        return "taken by hand, read at the learned size (the measure missed calibration's)"
+        return "taken by hand, each read at the size its dice look best (the measure missed)"
     return "taken by hand, each read at its measured size"
 
 
@@ -92,7 +93,7 @@ def bench_handheld(
 ) -> list[HandheldFigures]:
     """Print each hand-held stranger's figures and the summary; return the rows."""
     print(f"strangers photographed by hand (dice x{1 / SPREAD:.2f}-{SPREAD:.2f} of their size "
-          "from photo to photo), new photos read at the learned size -> at the size measured "
+          "from photo to photo), new photos read at the learned size -> at the size found "
           "in each (one core)", flush=True)  # fmt: skip
     rows = []
     for k in range(count):

@@ -9,6 +9,6 @@ from __future__ import annotations
 STRANGER_RUNS: dict[str, str] = {
     "leaning": "whether N strangers' leaning (cocked) dice are flagged",
     "handheld": "N strangers photographed by hand, read at the learned die size and at "
-    "the size measured in each photo",
+    "the size found in each photo",
     "unlabelled": "whether calibration names the dice N strangers' owners left without a label",
 }

@@ -1,5 +1,5 @@
 """``toptable bench dice --handheld N``: strangers photographed by hand, read at the learned
-die size and at the size measured in each photo."""
+die size and at the size found in each photo."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from controller.bench.dice_handheld import SPREAD
 ROW = re.compile(
     r"  stranger (\d+): (\d+) dice: F1 ([\d.]+) -> ([\d.]+), faces ([\d.]+)% -> ([\d.]+)%, "
     r"unsure (\d+) -> (\d+), unflagged wrong (\d+) -> (\d+); (calibration took the photos for a "
-    r"fixed camera's|taken by hand, read at the learned size \(the measure missed "
-    r"calibration's\)|taken by hand, each read at its measured size) \((.+)\)"
+    r"fixed camera's|taken by hand, each read at the size its dice look best \(the measure "
+    r"missed\)|taken by hand, each read at its measured size) \((.+)\)"
 )
 
 

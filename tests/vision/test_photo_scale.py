@@ -206,6 +206,7 @@ def test_a_calibration_on_hand_held_photos_learns_each_at_its_own_size(tmp_path:
     model = calibrate(train)
     report = json.loads(model.report)
     assert report["hand_held"] and report["photo_scale"]["measured"] and model.params.photo_scale
+    assert model.params.hand_held
     measured, as_learned = evaluate(test, model), evaluate(test, model, die_scale=1.0)
     assert measured.f1 >= 0.97 and measured.accuracy >= 0.97
     assert measured.f1 > as_learned.f1

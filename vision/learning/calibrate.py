@@ -302,7 +302,7 @@ def calibrate(
         at_own_size = [photo.face for photo in photos]
         detector = replace(detector, size_curves=size_curves(at_own_size, detector))
         measure = measure_works(at_own_size, scales, detector)
-        params = replace(params, photo_scale=measure[0])
+        params = replace(params, photo_scale=measure[0], hand_held=True)
         curves = detector.size_curves if measure[0] else None  # (a fixed camera's: none)
         detector = replace(detector, params=params, size_curves=curves)
     model.detector = detector

@@ -136,7 +136,9 @@ def unmeasured_warning(scales: NDArray[Any], missed: float) -> str:
         f"the photos were taken from different distances (their dice {min(scales):.2f}-"
         f"{max(scales):.2f} times the median size), and on this table the finder cannot tell "
         f"a photo's die size (it missed the calibration photos' by {math.exp(missed) - 1:.0%}):"
-        " photos are read at the median size; take them from one distance, or label more"
+        " each photo is read at the size where its dice look most like these (ten reads a "
+        "photo: slower, and less sure than a measure); take them from one distance, or label "
+        "more"
     )
 
 

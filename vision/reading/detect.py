@@ -107,6 +107,9 @@ class DetectorParams:
     # the owner's photos were taken from different distances (by hand): each photo is read
     # at its dice's size measured in it (vision.reading.photo_scale)
     photo_scale: bool = False
+    # ... and where the finder cannot measure it (photo_scale False), at the size where its
+    # dice look most like the owner's (vision.reading.look_scale)
+    hand_held: bool = False
 
     def __post_init__(self) -> None:
         if not 0.005 <= self.die_frac <= 0.5:

@@ -19,7 +19,9 @@ look (:func:`vision.reading.describe.describe_again`), whose answer is the die's
 frame outside what the model learned from (:mod:`vision.reading.domain`: another photo
 shape, too few pixels a die, dice much smaller or larger, another camera angle) carries
 a warning for each. A model calibrated on photos taken by hand reads each photo at its
-dice's size measured in it (:mod:`vision.reading.photo_scale`).
+dice's size measured in it (:mod:`vision.reading.photo_scale`) unless the size where they
+look most like the owner's dice lies far from it (:mod:`vision.reading.look_scale`), and
+at that size where the finder cannot measure.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, det
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.features import Rect
+from vision.reading.look_scale import checked_die_scale, looked_die_scale
 from vision.reading.model import FaceModel, FaceRead
 from vision.reading.photo_scale import measured_die_scale
 from vision.reading.scaling import image_length
@@ -206,6 +209,30 @@ def _first_look(
     return rects, described[:n], reads[:n]
 
 
+def look_distances(image: NDArray[Any], model: FaceModel, die_scale: float) -> list[float]:
+    """The first look's distance to the owner's dice of each die found in a BGR ``image``
+    read at ``die_scale`` (what :mod:`vision.reading.look_scale` compares across sizes)."""
+    result = detect(image, model.detector, die_scale)
+    if not result.detections:
+        return []
+    reads = _first_look(result, model, light_gains(result.work))[2]
+    return [r.distance for r in reads if not r.background]
+
+
+def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
+    """The side of a BGR ``image``'s dice over the learned side, for a model of photos
+    taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
+    by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
+    finder cannot measure; 1.0 for a camera fixed over the table."""
+    params = model.params
+    if not (params.photo_scale or params.hand_held):
+        return 1.0
+    looked = looked_die_scale(lambda scale: look_distances(image, model, scale))
+    if params.photo_scale:
+        return checked_die_scale(measured_die_scale(image, model.detector), looked)
+    return looked
+
+
 def read_frame(
     image: NDArray[Any],
     model: FaceModel,
@@ -215,17 +242,16 @@ def read_frame(
 ) -> DiceRead:
     """Read every die of a BGR frame (boxes in the frame's pixels times ``factor``).
 
-    ``die_scale``: the dice's side over the side calibration learned; None: measured in
-    the frame when the model learned photos taken from different distances (by hand,
-    :mod:`vision.reading.photo_scale`), else 1 (a camera fixed over the table)."""
+    ``die_scale``: the dice's side over the side calibration learned; None: found in the
+    frame when the model learned photos taken from different distances (by hand,
+    :func:`photo_die_scale`), else 1 (a camera fixed over the table)."""
     start = time.perf_counter()
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     if die_scale is None:
-        hand_held = model.params.photo_scale
-        die_scale = measured_die_scale(image, model.detector) if hand_held else 1.0
+        die_scale = photo_die_scale(image, model)
     result = detect(image, model.detector, die_scale)
     dice = read_detections(result, model, factor)
     h, w = image.shape[:2]
