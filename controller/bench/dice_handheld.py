@@ -5,10 +5,10 @@ Each of N strangers (:mod:`vision.synth.strangers`) is rendered with each photo'
 between ``1 / SPREAD`` and ``SPREAD`` times its die size (``Stranger.distance_spread``),
 calibrated on 20 such photos and read on 50 new ones twice: at the size calibration
 learned (as a camera fixed over the table is read) and at the size found in each photo
-(as photos are read: measured by the finder, :mod:`vision.reading.photo_scale`, or where
-it cannot measure, chosen by the faces, :mod:`vision.reading.look_scale`). Figures: detection F1,
-faces right, unsure and unflagged wrong of both reads, and whether calibration took the
-photos for hand-held and reads each at its measured size.
+(as photos are read: measured by the finder, :mod:`vision.reading.photo_scale`, and
+checked by how its dice look, :mod:`vision.reading.look_scale`, or by the look alone where
+the finder cannot measure). Figures: detection F1, faces right, unsure and unflagged wrong
+of both reads, and whether calibration took the photos for hand-held and measures them.
 """
 
 from __future__ import annotations
