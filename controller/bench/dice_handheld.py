@@ -85,7 +85,7 @@ def _how(row: HandheldFigures) -> str:
         return "calibration took the photos for a fixed camera's"
     if not row.measures:
         return "taken by hand, each read at the size its dice look best (the measure missed)"
-    return "taken by hand, each read at its measured size"
+    return "taken by hand, each read at its measured size, checked by the look"
 
 
 def bench_handheld(

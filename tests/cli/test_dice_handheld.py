@@ -14,7 +14,7 @@ ROW = re.compile(
     r"  stranger (\d+): (\d+) dice: F1 ([\d.]+) -> ([\d.]+), faces ([\d.]+)% -> ([\d.]+)%, "
     r"unsure (\d+) -> (\d+), unflagged wrong (\d+) -> (\d+); (calibration took the photos for a "
     r"fixed camera's|taken by hand, each read at the size its dice look best \(the measure "
-    r"missed\)|taken by hand, each read at its measured size) \((.+)\)"
+    r"missed\)|taken by hand, each read at its measured size, checked by the look) \((.+)\)"
 )
 
 
