@@ -107,8 +107,9 @@ class DetectorParams:
     # the owner's photos were taken from different distances (by hand): each photo is read
     # at its dice's size measured in it (vision.reading.photo_scale)
     photo_scale: bool = False
-    # ... and where the finder cannot measure it (photo_scale False), at the size where its
-    # dice look most like the owner's (vision.reading.look_scale)
+    # the owner's photos were taken by hand: each photo's measured size is checked by how
+    # its dice look, or where the finder cannot measure (photo_scale False), chosen so
+    # (vision.reading.look_scale)
     hand_held: bool = False
 
     def __post_init__(self) -> None:

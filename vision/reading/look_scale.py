@@ -34,7 +34,6 @@ from vision.reading.photo_scale import SCALE_STEP, STEPS
 # found at any size: it must not look better than any size that found dice
 EMPTY_SIZE = 1.2
 
-
 # steps (of SCALE_STEP) between the measured size and the looked one beyond which the
 # look is taken: on the 20 hand-held strangers the look taken at any gap lost F1 on six
 # tables whose measure was right (its finer size), and taken over 2 steps it still gave

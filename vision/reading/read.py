@@ -211,7 +211,11 @@ def _first_look(
 
 def look_distances(image: NDArray[Any], model: FaceModel, die_scale: float) -> list[float]:
     """The first look's distance to the owner's dice of each die found in a BGR ``image``
-    read at ``die_scale`` (what :mod:`vision.reading.look_scale` compares across sizes)."""
+    read at ``die_scale`` (what :mod:`vision.reading.look_scale` compares across sizes).
+
+    Raises:
+        ModelError: a shipped network's file is missing or damaged.
+    """
     result = detect(image, model.detector, die_scale)
     if not result.detections:
         return []
