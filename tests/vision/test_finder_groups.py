@@ -18,7 +18,8 @@ from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
 from vision.learning.report import CalibrationReport
 from vision.reading.describe import DESCRIPTION_SIZE
-from vision.reading.detect import CHANNELS, SPAN, WINDOW_SIZE, Detector, DetectorParams, score_map
+from vision.reading.detect import Detector, DetectorParams
+from vision.reading.finder_maps import CHANNELS, SPAN, WINDOW_SIZE, score_map
 from vision.reading.model import load_model, train
 from vision.synth.designs import DiceSet, MarkKind
 from vision.synth.strangers import stranger, write_stranger

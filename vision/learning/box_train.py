@@ -25,15 +25,8 @@ from numpy.typing import NDArray
 
 from vision.learning.detect_train import Photo
 from vision.reading.box_fit import Box, BoxFit, corrected, fit, iou, target
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    STRIDE,
-    Detector,
-    box_features,
-    feature_maps,
-    placed_box,
-    score_map,
-)
+from vision.reading.detect import FACE_DIE_PX, Detector, box_features, placed_box
+from vision.reading.finder_maps import STRIDE, feature_maps, score_map
 from vision.reading.peaks import peaks
 
 LOOKS = 12  # looks at each labeled die: where the finder peaks, then jittered

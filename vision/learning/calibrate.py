@@ -82,13 +82,13 @@ from vision.reading.describe import light_gains
 from vision.reading.detect import (
     FACE_DIE_PX,
     DetectorParams,
-    balance,
     face_side_at,
     marks_contrast,
     perspective_size,
 )
 from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
+from vision.reading.finder_maps import balance
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.photo_scale import size_curves
 from vision.reading.read import load_scaled, reduction

@@ -25,18 +25,8 @@ from numpy.typing import NDArray
 from vision.learning.colour_groups import colour_groups, die_colour
 from vision.learning.dataset import LabeledImage
 from vision.reading.box_fit import Box
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    SPAN,
-    STRIDE,
-    WINDOW_SIZE,
-    Detector,
-    DetectorParams,
-    feature_maps,
-    marks_contrast,
-    score_map,
-    window,
-)
+from vision.reading.detect import FACE_DIE_PX, Detector, DetectorParams, marks_contrast
+from vision.reading.finder_maps import SPAN, STRIDE, WINDOW_SIZE, feature_maps, score_map, window
 from vision.reading.peaks import peaks
 from vision.reading.scaling import image_length, shrink
 

@@ -53,9 +53,10 @@ from numpy.typing import NDArray
 from vision.errors import ModelError
 from vision.reading.box_fit import BoxFit
 from vision.reading.describe import DESCRIPTION_SIZE
-from vision.reading.detect import BOX_FEATURES, WINDOW_SIZE, Detector, DetectorParams
+from vision.reading.detect import BOX_FEATURES, Detector, DetectorParams
 from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding, strangers_embedding
+from vision.reading.finder_maps import WINDOW_SIZE
 from vision.reading.photo_scale import CURVE_STEPS
 from vision.reading.stored import checked_npz
 

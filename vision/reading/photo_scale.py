@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import FACE_DIE_PX, STRIDE, Detector, balance, feature_maps, score_map
+from vision.reading.detect import FACE_DIE_PX, Detector
+from vision.reading.finder_maps import STRIDE, balance, feature_maps, score_map
 from vision.reading.peaks import peaks
 from vision.reading.scaling import image_length, shrink, working_scale
 
