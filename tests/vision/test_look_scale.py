@@ -22,7 +22,13 @@ from vision.reading.look_scale import (
     smoothed,
 )
 from vision.reading.model import FaceModel, load_model
-from vision.reading.photo_scale import SCALE_STEP, STEPS, measured_die_scale, size_curves
+from vision.reading.photo_scale import (
+    SCALE_STEP,
+    STEPS,
+    look_scales,
+    measured_die_scale,
+    size_curves,
+)
 from vision.reading.read import look_distances, photo_die_scale, read_frame
 from vision.reading.scaling import image_length, shrink, working_scale
 from vision.synth.die import PlacedDie
@@ -32,13 +38,9 @@ from vision.synth.scenes import Renderer, stress_settings
 pytestmark = pytest.mark.timeout(600)
 
 
-def _by_step(means: dict[int, list[float]]) -> Any:
-    """A ``distances_at`` that answers ``means[j]`` at ``SCALE_STEP ** j`` (none elsewhere)."""
-
-    def distances_at(scale: float) -> list[float]:
-        return means.get(round(np.log(scale) / np.log(SCALE_STEP)), [])
-
-    return distances_at
+def _by_step(means: dict[int, list[float]]) -> list[list[float]]:
+    """The distances found at each size ``SCALE_STEP ** j``: ``means[j]`` (none elsewhere)."""
+    return [means.get(j, []) for j in range(-STEPS, STEPS + 1)]
 
 
 def test_the_size_is_where_the_dice_look_like_the_owners_on_the_whole() -> None:
@@ -66,14 +68,10 @@ def test_a_size_that_found_no_die_is_never_chosen() -> None:
 
 
 def test_a_photo_with_no_die_at_any_size_reads_at_the_learned_size() -> None:
-    asked: list[float] = []
-
-    def nothing(scale: float) -> list[float]:
-        asked.append(scale)
-        return []
-
-    assert looked_die_scale(nothing) == 1.0
-    assert asked == pytest.approx([SCALE_STEP**j for j in range(-STEPS, STEPS + 1)])
+    assert look_scales() == pytest.approx([SCALE_STEP**j for j in range(-STEPS, STEPS + 1)])
+    assert looked_die_scale([[] for _ in look_scales()]) == 1.0
+    with pytest.raises(ValueError, match="8 lists of distances for 9 sizes"):
+        looked_die_scale([[0.5]] * 8)
 
 
 def test_the_look_overrules_a_measure_only_far_from_it() -> None:
@@ -141,11 +139,13 @@ def test_a_misled_measure_is_overruled_by_the_look(fixed: FaceModel) -> None:
 
 def test_the_distances_compared_are_the_first_looks_at_that_size(unmeasured: FaceModel) -> None:
     image, dice = _scene(1.3, 43, 3)
-    near = look_distances(image, unmeasured, 1.3)
+    near, far = look_distances(image, unmeasured, [1.3, 1.3 / SCALE_STEP**3])
     assert len(near) == len(dice)
-    assert max(near) < min(look_distances(image, unmeasured, 1.3 / SCALE_STEP**3) or [np.inf])
+    assert max(near) < min(far or [np.inf])
+    # read in one batch, each size's dice read as they read alone
+    assert look_distances(image, unmeasured, [1.3])[0] == pytest.approx(near, rel=1e-5)
     bare, _ = _scene(1.0, 43, 0)
-    assert look_distances(bare, unmeasured, 1.0) == []
+    assert look_distances(bare, unmeasured, [1.0, 1.3]) == [[], []]
 
 
 def test_a_hand_held_model_file_keeps_how_it_reads(unmeasured: FaceModel, tmp_path: Path) -> None:

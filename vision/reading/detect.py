@@ -282,28 +282,54 @@ def box_features(cells: NDArray[Any], x: float, y: float, box: Box, side: float)
     return np.concatenate([window(cells, v, u), np.array(where, np.float32)])
 
 
-def detect(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> DetectResult:
-    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels. ``die_scale``: the
-    dice's side over the side calibration learned (1: the calibrated camera; see
-    :mod:`vision.reading.photo_scale`)."""
+@dataclass(frozen=True)
+class FinderLook:
+    """The finder's scores over a frame scaled for dice of one size: what :func:`detect`
+    places its dice from, and what the size measure (:mod:`vision.reading.photo_scale`)
+    weighs, computed once for both."""
+
+    face: NDArray[Any]  # the frame at the face scale (a die FACE_DIE_PX wide), BGR
+    bal: NDArray[Any]  # the frame at the working scale, colour-balanced
+    cells: NDArray[Any]  # the finder's feature maps of ``bal``
+    peaks: list[tuple[float, float, float]]  # score-map x, y and score over the threshold
+
+
+def finder_look(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> FinderLook:
+    """The finder's look at a BGR ``image`` whose dice are ``die_scale`` times the side
+    calibration learned."""
     params = detector.params
     h0, w0 = image.shape[:2]
-    fs = working_scale(image_length(w0, h0), params, FACE_DIE_PX) / die_scale
-    face = shrink(image, fs)
-    fs = face.shape[1] / w0
-    ratio = params.work_die_px / FACE_DIE_PX
-    work = shrink(face, ratio)
-    ws = work.shape[1] / w0
-    die_px = params.work_die_px
-    bal = balance(work)
-    cells = feature_maps(bal, die_px)
+    face = shrink(image, working_scale(image_length(w0, h0), params, FACE_DIE_PX) / die_scale)
+    bal = balance(shrink(face, params.work_die_px / FACE_DIE_PX))
+    cells = feature_maps(bal, params.work_die_px)
     scores = score_map(cells, detector)
-    found = peaks(scores, params.threshold, 0.6 * die_px / STRIDE, params.max_dice)
+    min_dist = 0.6 * params.work_die_px / STRIDE
+    return FinderLook(face, bal, cells, peaks(scores, params.threshold, min_dist, params.max_dice))
+
+
+def detect(
+    image: NDArray[Any],
+    detector: Detector,
+    die_scale: float = 1.0,
+    look: FinderLook | None = None,
+) -> DetectResult:
+    """Find the dice in a BGR ``image``; boxes are in ``image`` pixels. ``die_scale``: the
+    dice's side over the side calibration learned (1: the calibrated camera; see
+    :mod:`vision.reading.photo_scale`); ``look``: the finder's look at ``image`` at that
+    size, when already taken (:func:`finder_look`)."""
+    params = detector.params
+    h0, w0 = image.shape[:2]
+    if look is None:
+        look = finder_look(image, detector, die_scale)
+    face, bal, cells, found = look.face, look.bal, look.cells, look.peaks
+    fs = face.shape[1] / w0
+    ws = bal.shape[1] / w0
+    die_px = params.work_die_px
     gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
     side_face = FACE_DIE_PX
     novel = novel_mask(bal, detector.colour_logp, params.novel_logp)
     detections: list[Detection] = []
-    wh, ww = work.shape[:2]
+    wh, ww = bal.shape[:2]
     for x, y, s in found:
         wx, wy = STRIDE * x, STRIDE * y  # working pixels
         if not whole_in_frame(params, wx, wy, (ww, wh)):

@@ -22,7 +22,7 @@ large or small, which starts to miss its die) is read at the look's size
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,12 +49,19 @@ def checked_die_scale(measured: float, looked: float) -> float:
     return looked if gap > OVERRULES else measured
 
 
-def looked_die_scale(distances_at: Callable[[float], Sequence[float]]) -> float:
-    """The side of a photo's dice over the learned side: where ``distances_at(scale)``
-    (the distances to the owner's dice of the dice found reading the photo at ``scale``)
-    are smallest on the whole (see the module notes); 1.0 when no size found a die."""
+def looked_die_scale(distances: Sequence[Sequence[float]]) -> float:
+    """The side of a photo's dice over the learned side: where ``distances`` (for each of
+    the sizes :func:`vision.reading.photo_scale.look_scales`, the distances to the owner's
+    dice of the dice found reading the photo at that size) are smallest on the whole (see
+    the module notes); 1.0 when no size found a die.
+
+    Raises:
+        ValueError: not one list of distances for each size.
+    """
     offsets = range(-STEPS, STEPS + 1)
-    means = np.array([_mean(distances_at(SCALE_STEP**j)) for j in offsets])
+    if len(distances) != len(offsets):
+        raise ValueError(f"{len(distances)} lists of distances for {len(offsets)} sizes")
+    means = np.array([_mean(found) for found in distances])
     if np.isnan(means).all():
         return 1.0
     curve = smoothed(means)

@@ -108,12 +108,18 @@ class FaceModel:
             self.detector = Detector(self.detector)
         order = np.argsort(np.asarray(self.labels), kind="stable")  # each class contiguous
         # ordered in the stored precision, then widened once, one sample a column (a read's
-        # matrix product streams them faster so); the squares summed without a squared
-        # copy: a model's samples are its bulk (the peak of loading one counts)
-        self._columns = np.asarray(self.samples)[order].T.astype(np.float32, order="C")
-        self.samples = self._columns.T  # a view: one sample a row
+        # matrix product streams them faster so), with each sample's sum of squares as one
+        # more row: a read's product then gives |s|^2 - 2 f.s in one pass, with no m x n
+        # array added to or copied (a model's samples are its bulk: the peak of loading
+        # one counts, so the squares are summed without a squared copy)
+        ordered = np.asarray(self.samples)[order]
+        dims = ordered.shape[1] if ordered.ndim == 2 else 0
+        self._augmented = np.empty((dims + 1, len(ordered)), np.float32)
+        self._augmented[:dims] = ordered.T
+        del ordered
+        self.samples = self._augmented[:dims].T  # a view: one sample a row
+        self._augmented[dims] = _row_squares(self.samples)
         self.labels = np.asarray(self.labels, dtype=np.int64)[order]
-        self._sq = _row_squares(self.samples)
         self._spans = {
             int(c): (
                 int(np.searchsorted(self.labels, c)),
@@ -150,15 +156,20 @@ class FaceModel:
         f = np.asarray(feats, dtype=np.float32)
         k = 1 if f.ndim == 2 else f.shape[1]
         f = self.project(f.reshape(-1, f.shape[-1]))
-        # (|f|^2 + |s|^2) - 2 f.s, in that order, with one m x n array beside the result
-        d2 = (f**2).sum(1)[:, None] + self._sq[None, :]
-        d2 -= (2.0 * f) @ self._columns
-        m = len(d2) // k
+        # [-2f, 1] . [s, |s|^2] = |s|^2 - 2 f.s: the one m x n array; |f|^2 is the same
+        # along a row, so it is added after each face's minimum
+        rows = np.empty((len(f), f.shape[1] + 1), np.float32)
+        rows[:, :-1] = -2.0 * f
+        rows[:, -1] = 1.0
+        partial = rows @ self._augmented
+        f_sq = (f**2).sum(1)
+        m = len(partial) // k
 
         def nearest(span: tuple[int, int] | None) -> NDArray[Any]:
             if span is None:
                 return np.full(m, np.inf, np.float32)
-            part = np.sqrt(np.maximum(d2[:, span[0] : span[1]].min(1), 0.0))
+            d2 = f_sq + partial[:, span[0] : span[1]].min(1)
+            part = np.sqrt(np.maximum(d2, 0.0))
             out: NDArray[Any] = part.reshape(m, k).mean(1)
             return out
 

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import FACE_DIE_PX, Detector
+from vision.reading.detect import FACE_DIE_PX, Detector, FinderLook, finder_look
 from vision.reading.finder_maps import STRIDE, balance, feature_maps, score_map
 from vision.reading.peaks import peaks
-from vision.reading.scaling import image_length, shrink, working_scale
+from vision.reading.scaling import shrink
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
 STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side
@@ -55,7 +55,13 @@ def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
     work = shrink(face, params.work_die_px / FACE_DIE_PX / scale)
     scores = score_map(feature_maps(balance(work), params.work_die_px), detector)
     found = peaks(scores, params.threshold, 0.6 * params.work_die_px / STRIDE, params.max_dice)
-    return float(sum(s - params.threshold for _, _, s in found))
+    return peaks_evidence(found, params.threshold)
+
+
+def peaks_evidence(found: Sequence[tuple[float, float, float]], threshold: float) -> float:
+    """The sum of the excess over ``threshold`` of the finder's peaks ``found`` (x, y,
+    score)."""
+    return float(sum(s - threshold for _, _, s in found))
 
 
 def evidence_curve(face: NDArray[Any], detector: Detector, reach: int) -> NDArray[Any]:
@@ -75,12 +81,26 @@ def size_curves(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[An
     return rows
 
 
-def measured_die_scale(image: NDArray[Any], detector: Detector) -> float:
+def look_scales() -> list[float]:
+    """The sizes (over the learned side) a photo is looked at: ``SCALE_STEP ** j`` for j
+    from ``-STEPS`` to ``STEPS``."""
+    return [SCALE_STEP**j for j in range(-STEPS, STEPS + 1)]
+
+
+def measured_die_scale(
+    image: NDArray[Any], detector: Detector, looks: Sequence[FinderLook] | None = None
+) -> float:
     """The side of the dice of a BGR ``image`` over the side calibration learned: 1.0 for a
-    detector without size curves, or when the finder finds nothing at any size."""
-    h, w = image.shape[:2]
-    face = shrink(image, working_scale(image_length(w, h), detector.params, FACE_DIE_PX))
-    return face_die_scale(face, detector)
+    detector without size curves, or when the finder finds nothing at any size.
+    ``looks``: the finder's looks at ``image`` at :func:`look_scales`, when already taken
+    (the reader's look at the dice takes them too)."""
+    if detector.size_curves is None:
+        return 1.0
+    if looks is None:
+        looks = [finder_look(image, detector, scale) for scale in look_scales()]
+    threshold = detector.params.threshold
+    curve = np.array([peaks_evidence(look.peaks, threshold) for look in looks])
+    return float(SCALE_STEP ** matched_shift(curve, detector.size_curves))
 
 
 def face_die_scale(face: NDArray[Any], detector: Detector, leave_out: int | None = None) -> float:

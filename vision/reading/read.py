@@ -27,6 +27,7 @@ at that size where the finder cannot measure.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,13 +40,20 @@ from vision.errors import ImageReadError
 from vision.images import jpeg_size, read_image
 from vision.reading.box_fit import Box
 from vision.reading.describe import describe_again, describe_dice, light_gains
-from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, detect
+from vision.reading.detect import (
+    FACE_DIE_PX,
+    DetectorParams,
+    DetectResult,
+    FinderLook,
+    detect,
+    finder_look,
+)
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.features import Rect
 from vision.reading.look_scale import checked_die_scale, looked_die_scale
 from vision.reading.model import FaceModel, FaceRead
-from vision.reading.photo_scale import measured_die_scale
+from vision.reading.photo_scale import look_scales, measured_die_scale
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -181,14 +189,19 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
     return out
 
 
-def _first_look(
-    result: DetectResult, model: FaceModel, gains: NDArray[Any] | None
-) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
-    """The first look: each die's cut (at the finder's peak), description and read. A die
-    whose corrected box's centre lies apart from the peak (``Detection.fit_center``) is cut
-    there too, in the same batch, and the cut nearer to the owner's dice is kept: its rect,
-    description and read (whether it is a die, too: a cut off the top face can look like
-    the table).
+@dataclass(frozen=True)
+class _Cuts:
+    """A frame's first-look cuts: each die's at the finder's peak (``rects``), then a
+    second for each die ``second`` (at its corrected box's centre), all described."""
+
+    rects: list[Rect]
+    cuts: list[Rect]
+    second: list[int]
+    described: NDArray[Any]
+
+
+def _first_cuts(result: DetectResult, model: FaceModel, gains: NDArray[Any] | None) -> _Cuts:
+    """Each die's first-look cuts, described (see :func:`_first_look`).
 
     Raises:
         ModelError: a shipped network's file is missing or damaged.
@@ -201,39 +214,84 @@ def _first_look(
             second.append(i)
             cuts.append((det.fit_center, rects[i][1], rects[i][2]))
     described = describe_dice(result.work, cuts, gains, model.ink, model.params.face_aspect)
-    reads = model.classify(described)
+    return _Cuts(rects, cuts, second, described)
+
+
+def _kept_cuts(
+    cuts: _Cuts, reads: Sequence[FaceRead]
+) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
+    """Of each die's cuts and their ``reads``, the one nearer to the owner's dice: its
+    rect, description and read."""
+    rects, described, reads = list(cuts.rects), cuts.described, list(reads)
     n = len(rects)
-    for k, i in enumerate(second):
+    for k, i in enumerate(cuts.second):
         if reads[n + k].distance < reads[i].distance:
-            rects[i], described[i], reads[i] = cuts[n + k], described[n + k], reads[n + k]
+            rects[i], described[i], reads[i] = cuts.cuts[n + k], described[n + k], reads[n + k]
     return rects, described[:n], reads[:n]
 
 
-def look_distances(image: NDArray[Any], model: FaceModel, die_scale: float) -> list[float]:
-    """The first look's distance to the owner's dice of each die found in a BGR ``image``
-    read at ``die_scale`` (what :mod:`vision.reading.look_scale` compares across sizes).
+def _first_look(
+    result: DetectResult, model: FaceModel, gains: NDArray[Any] | None
+) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
+    """The first look: each die's cut (at the finder's peak), description and read. A die
+    whose corrected box's centre lies apart from the peak (``Detection.fit_center``) is cut
+    there too, in the same batch, and the cut nearer to the owner's dice is kept: its rect,
+    description and read (whether it is a die, too: a cut off the top face can look like
+    the table).
 
     Raises:
         ModelError: a shipped network's file is missing or damaged.
     """
-    result = detect(image, model.detector, die_scale)
-    if not result.detections:
+    cuts = _first_cuts(result, model, gains)
+    return _kept_cuts(cuts, model.classify(cuts.described))
+
+
+def look_distances(
+    image: NDArray[Any],
+    model: FaceModel,
+    scales: Sequence[float],
+    looks: Sequence[FinderLook] | None = None,
+) -> list[list[float]]:
+    """For each of ``scales``, the first look's distance to the owner's dice of each die
+    found in a BGR ``image`` read at that die size (what :mod:`vision.reading.look_scale`
+    compares across sizes); ``looks``: the finder's looks at those sizes, when already
+    taken. The dice of every size are read in one batch (the owner's samples are read
+    once, not once a size).
+
+    Raises:
+        ModelError: a shipped network's file is missing or damaged.
+    """
+    if looks is None:
+        looks = [finder_look(image, model.detector, scale) for scale in scales]
+    cuts = []
+    for scale, look in zip(scales, looks, strict=True):
+        result = detect(image, model.detector, scale, look)
+        cuts.append(_first_cuts(result, model, light_gains(result.work)))
+    if not cuts:
         return []
-    reads = _first_look(result, model, light_gains(result.work))[2]
-    return [r.distance for r in reads if not r.background]
+    reads = model.classify(np.concatenate([c.described for c in cuts]))
+    out, start = [], 0
+    for c in cuts:
+        kept = _kept_cuts(c, reads[start : start + len(c.cuts)])[2]
+        start += len(c.cuts)
+        out.append([r.distance for r in kept if not r.background])
+    return out
 
 
 def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
     """The side of a BGR ``image``'s dice over the learned side, for a model of photos
     taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
     by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
-    finder cannot measure; 1.0 for a camera fixed over the table."""
+    finder cannot measure; 1.0 for a camera fixed over the table. The finder looks once at
+    each size, for both."""
     params = model.params
     if not (params.photo_scale or params.hand_held):
         return 1.0
-    looked = looked_die_scale(lambda scale: look_distances(image, model, scale))
+    scales = look_scales()
+    looks = [finder_look(image, model.detector, scale) for scale in scales]
+    looked = looked_die_scale(look_distances(image, model, scales, looks))
     if params.photo_scale:
-        return checked_die_scale(measured_die_scale(image, model.detector), looked)
+        return checked_die_scale(measured_die_scale(image, model.detector, looks), looked)
     return looked
 
 
