@@ -57,11 +57,14 @@ def channel_maps(balanced: NDArray[Any], die_px: float) -> Iterator[NDArray[Any]
     del mag, energy
     ang = cv2.phase(gx, gy)  # 0..2pi
     del gx, gy
-    b_idx = (np.mod(ang, math.pi) * (BINS / math.pi)).astype(np.int32)
+    # the angle modulo pi: over [pi, 2pi) that is ang - pi, which float32 subtracts
+    # exactly (as numpy's mod computes it, several times faster)
+    half = np.float32(math.pi)
+    b_idx = (np.where(ang >= half, ang - half, ang) * (BINS / math.pi)).astype(np.int32)
     del ang
     np.minimum(b_idx, BINS - 1, out=b_idx)
     for i in range(BINS):
-        yield np.where(b_idx == i, mag_n, 0.0).astype(np.float32, copy=False)
+        yield np.multiply(mag_n, b_idx == i, dtype=np.float32)  # mag_n in the bin, else 0
     del b_idx, mag_n
     k3 = max(3, int(3 * die_px) | 1)
     rel = lum - cv2.boxFilter(lum, -1, (k3, k3))
