@@ -222,7 +222,7 @@ def _kept_cuts(
 ) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
     """Of each die's cuts and their ``reads``, the one nearer to the owner's dice: its
     rect, description and read."""
-    rects, described, reads = list(cuts.rects), cuts.described, list(reads)
+    rects, described, reads = list(cuts.rects), cuts.described.copy(), list(reads)
     n = len(rects)
     for k, i in enumerate(cuts.second):
         if reads[n + k].distance < reads[i].distance:
