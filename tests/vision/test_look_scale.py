@@ -29,7 +29,7 @@ from vision.reading.photo_scale import (
     measured_die_scale,
     size_curves,
 )
-from vision.reading.read import look_distances, photo_die_scale, read_frame
+from vision.reading.read import look_at_sizes, photo_die_scale, read_frame
 from vision.reading.scaling import image_length, shrink, working_scale
 from vision.synth.die import PlacedDie
 from vision.synth.scenes import Renderer, stress_settings
@@ -139,13 +139,24 @@ def test_a_misled_measure_is_overruled_by_the_look(fixed: FaceModel) -> None:
 
 def test_the_distances_compared_are_the_first_looks_at_that_size(unmeasured: FaceModel) -> None:
     image, dice = _scene(1.3, 43, 3)
-    near, far = look_distances(image, unmeasured, [1.3, 1.3 / SCALE_STEP**3])
+    near, far = look_at_sizes(image, unmeasured, [1.3, 1.3 / SCALE_STEP**3]).distances
     assert len(near) == len(dice)
     assert max(near) < min(far or [np.inf])
     # read in one batch, each size's dice read as they read alone
-    assert look_distances(image, unmeasured, [1.3])[0] == pytest.approx(near, rel=1e-5)
+    assert look_at_sizes(image, unmeasured, [1.3]).distances[0] == pytest.approx(near, rel=1e-5)
     bare, _ = _scene(1.0, 43, 0)
-    assert look_distances(bare, unmeasured, [1.0, 1.3]) == [[], []]
+    assert look_at_sizes(bare, unmeasured, [1.0, 1.3]).distances == [[], []]
+
+
+def test_the_measure_weighs_the_finders_evidence_at_the_looks_sizes(fixed: FaceModel) -> None:
+    image, _ = _scene(1.3, 45, 4)
+    looks = look_at_sizes(image, fixed, look_scales())
+    assert max(looks.evidence) > 0  # the finder finds the dice at some size
+    curves = np.array([looks.evidence]) / max(looks.evidence)  # this photo's own curve
+    params = replace(fixed.params, photo_scale=True)
+    own = replace(fixed.detector, params=params, size_curves=np.pad(curves, ((0, 0), (4, 4))))
+    # matched against its own curve, the photo is at the learned size, whichever way taken
+    assert measured_die_scale(image, own) == 1.0 == measured_die_scale(image, own, looks.evidence)
 
 
 def test_a_hand_held_model_file_keeps_how_it_reads(unmeasured: FaceModel, tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no d
 DEFAULT_THRESHOLD = 0.12
 PROJECTION_DIMS = 128  # principal directions of the descriptions kept by calibration
 NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
+# description rows classified per matrix product: bounds its rows x samples array (64 x
+# 50,000 samples: 12 MB) when many dice, or a photo's nine sizes, are read at once
+CLASSIFY_ROWS = 64
 
 
 @dataclass(frozen=True)
@@ -156,25 +159,23 @@ class FaceModel:
         f = np.asarray(feats, dtype=np.float32)
         k = 1 if f.ndim == 2 else f.shape[1]
         f = self.project(f.reshape(-1, f.shape[-1]))
-        # [-2f, 1] . [s, |s|^2] = |s|^2 - 2 f.s: the one m x n array; |f|^2 is the same
-        # along a row, so it is added after each face's minimum
-        rows = np.empty((len(f), f.shape[1] + 1), np.float32)
-        rows[:, :-1] = -2.0 * f
-        rows[:, -1] = 1.0
-        partial = rows @ self._augmented
-        f_sq = (f**2).sum(1)
-        m = len(partial) // k
-
-        def nearest(span: tuple[int, int] | None) -> NDArray[Any]:
-            if span is None:
-                return np.full(m, np.inf, np.float32)
-            d2 = f_sq + partial[:, span[0] : span[1]].min(1)
-            part = np.sqrt(np.maximum(d2, 0.0))
-            out: NDArray[Any] = part.reshape(m, k).mean(1)
-            return out
-
-        per_face = np.stack([nearest(self._spans.get(c)) for c in range(len(self.names))], 1)
-        d_bg = nearest(self._spans.get(BACKGROUND))
+        m = len(f) // k
+        spans = [self._spans.get(c) for c in (*range(len(self.names)), BACKGROUND)]
+        d2 = np.full((len(f), len(spans)), np.inf, np.float32)  # each row's nearest, squared
+        for start in range(0, len(f), CLASSIFY_ROWS):
+            chunk = f[start : start + CLASSIFY_ROWS]
+            # [-2f, 1] . [s, |s|^2] = |s|^2 - 2 f.s: the one rows x samples array; |f|^2 is
+            # the same along a row, so it is added after each face's minimum
+            rows = np.empty((len(chunk), chunk.shape[1] + 1), np.float32)
+            rows[:, :-1] = -2.0 * chunk
+            rows[:, -1] = 1.0
+            partial = rows @ self._augmented
+            f_sq = (chunk**2).sum(1)
+            for j, span in enumerate(spans):
+                if span is not None:
+                    d2[start : start + len(chunk), j] = f_sq + partial[:, span[0] : span[1]].min(1)
+        nearest = np.sqrt(np.maximum(d2, 0.0)).reshape(m, k, len(spans)).mean(1)
+        per_face, d_bg = nearest[:, :-1], nearest[:, -1]
         d = per_face
         order = np.argsort(per_face, axis=1)
         out: list[FaceRead] = []

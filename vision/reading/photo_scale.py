@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import FACE_DIE_PX, Detector, FinderLook, finder_look
+from vision.reading.detect import FACE_DIE_PX, Detector, finder_look
 from vision.reading.finder_maps import STRIDE, balance, feature_maps, score_map
 from vision.reading.peaks import peaks
 from vision.reading.scaling import shrink
@@ -88,18 +88,21 @@ def look_scales() -> list[float]:
 
 
 def measured_die_scale(
-    image: NDArray[Any], detector: Detector, looks: Sequence[FinderLook] | None = None
+    image: NDArray[Any], detector: Detector, evidence: Sequence[float] | None = None
 ) -> float:
     """The side of the dice of a BGR ``image`` over the side calibration learned: 1.0 for a
     detector without size curves, or when the finder finds nothing at any size.
-    ``looks``: the finder's looks at ``image`` at :func:`look_scales`, when already taken
-    (the reader's look at the dice takes them too)."""
+    ``evidence``: the finder's evidence (:func:`peaks_evidence`) at each of
+    :func:`look_scales`, when already taken (the reader's look at the dice takes it)."""
     if detector.size_curves is None:
         return 1.0
-    if looks is None:
-        looks = [finder_look(image, detector, scale) for scale in look_scales()]
-    threshold = detector.params.threshold
-    curve = np.array([peaks_evidence(look.peaks, threshold) for look in looks])
+    if evidence is None:
+        threshold = detector.params.threshold
+        evidence = [
+            peaks_evidence(finder_look(image, detector, scale).peaks, threshold)
+            for scale in look_scales()
+        ]
+    curve = np.asarray(evidence, np.float64)
     return float(SCALE_STEP ** matched_shift(curve, detector.size_curves))
 
 

@@ -44,7 +44,6 @@ from vision.reading.detect import (
     FACE_DIE_PX,
     DetectorParams,
     DetectResult,
-    FinderLook,
     detect,
     finder_look,
 )
@@ -53,7 +52,7 @@ from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.features import Rect
 from vision.reading.look_scale import checked_die_scale, looked_die_scale
 from vision.reading.model import FaceModel, FaceRead
-from vision.reading.photo_scale import look_scales, measured_die_scale
+from vision.reading.photo_scale import look_scales, measured_die_scale, peaks_evidence
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -246,52 +245,57 @@ def _first_look(
     return _kept_cuts(cuts, model.classify(cuts.described))
 
 
-def look_distances(
-    image: NDArray[Any],
-    model: FaceModel,
-    scales: Sequence[float],
-    looks: Sequence[FinderLook] | None = None,
-) -> list[list[float]]:
-    """For each of ``scales``, the first look's distance to the owner's dice of each die
-    found in a BGR ``image`` read at that die size (what :mod:`vision.reading.look_scale`
-    compares across sizes); ``looks``: the finder's looks at those sizes, when already
-    taken. The dice of every size are read in one batch (the owner's samples are read
-    once, not once a size).
+@dataclass(frozen=True)
+class SizeLooks:
+    """A photo looked at over several die sizes: at each, the first look's distance to the
+    owner's dice of each die found (what :mod:`vision.reading.look_scale` compares), and
+    the finder's evidence (what :mod:`vision.reading.photo_scale` measures by)."""
+
+    distances: list[list[float]]
+    evidence: list[float]
+
+
+def look_at_sizes(image: NDArray[Any], model: FaceModel, scales: Sequence[float]) -> SizeLooks:
+    """A BGR ``image`` looked at with its dice ``scales`` times the learned side: the finder
+    looks once at each size, for both measures; one size's frames are held at a time (a
+    photo of small dice scaled for the smallest size is a hundred megabytes), and the
+    dice of every size are read in one batch (the owner's samples are read once, not
+    once a size).
 
     Raises:
         ModelError: a shipped network's file is missing or damaged.
     """
-    if looks is None:
-        looks = [finder_look(image, model.detector, scale) for scale in scales]
-    cuts = []
-    for scale, look in zip(scales, looks, strict=True):
+    cuts, evidence = [], []
+    for scale in scales:
+        look = finder_look(image, model.detector, scale)
+        evidence.append(peaks_evidence(look.peaks, model.params.threshold))
         result = detect(image, model.detector, scale, look)
         cuts.append(_first_cuts(result, model, light_gains(result.work)))
-    if not cuts:
-        return []
-    reads = model.classify(np.concatenate([c.described for c in cuts]))
-    out, start = [], 0
-    for c in cuts:
-        kept = _kept_cuts(c, reads[start : start + len(c.cuts)])[2]
-        start += len(c.cuts)
-        out.append([r.distance for r in kept if not r.background])
-    return out
+        del look, result  # before the next size's are made
+    distances = []
+    if cuts:
+        reads = model.classify(np.concatenate([c.described for c in cuts]))
+        start = 0
+        for c in cuts:
+            kept = _kept_cuts(c, reads[start : start + len(c.cuts)])[2]
+            start += len(c.cuts)
+            distances.append([r.distance for r in kept if not r.background])
+    return SizeLooks(distances, evidence)
 
 
 def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
     """The side of a BGR ``image``'s dice over the learned side, for a model of photos
     taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
     by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
-    finder cannot measure; 1.0 for a camera fixed over the table. The finder looks once at
-    each size, for both."""
+    finder cannot measure; 1.0 for a camera fixed over the table. Both look at the same
+    sizes, once (:func:`look_at_sizes`)."""
     params = model.params
     if not (params.photo_scale or params.hand_held):
         return 1.0
-    scales = look_scales()
-    looks = [finder_look(image, model.detector, scale) for scale in scales]
-    looked = looked_die_scale(look_distances(image, model, scales, looks))
+    looks = look_at_sizes(image, model, look_scales())
+    looked = looked_die_scale(looks.distances)
     if params.photo_scale:
-        return checked_die_scale(measured_die_scale(image, model.detector, looks), looked)
+        return checked_die_scale(measured_die_scale(image, model.detector, looks.evidence), looked)
     return looked
 
 
