@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-import vision.reading.read
+import vision.reading.first_look
 from vision.errors import ConfigError
 from vision.learning.dataset import load_dataset
 from vision.learning.die_size import face_aspect
@@ -141,7 +141,7 @@ def test_calibration_of_an_oblique_camera_cuts_and_reads_its_faces_back_to_squar
         out: Array = describe_dice(*args)
         return out
 
-    monkeypatch.setattr(vision.reading.read, "describe_dice", spy)
+    monkeypatch.setattr(vision.reading.first_look, "describe_dice", spy)
     test = load_dataset(write_stranger(tmp_path / "test", who, 2, 2))
     for item in test.items:
         assert read_file(item.image, loaded).dice

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from vision.learning.evaluate import match
 from vision.learning.report import CalibrationReport
 from vision.reading.detect import FACE_DIE_PX, DetectorParams
+from vision.reading.die_scale import look_at_sizes, photo_die_scale
 from vision.reading.look_scale import (
     EMPTY_SIZE,
     OVERRULES,
@@ -29,7 +30,7 @@ from vision.reading.photo_scale import (
     measured_die_scale,
     size_curves,
 )
-from vision.reading.read import look_at_sizes, photo_die_scale, read_frame
+from vision.reading.read import read_frame
 from vision.reading.scaling import image_length, shrink, working_scale
 from vision.synth.die import PlacedDie
 from vision.synth.scenes import Renderer, stress_settings

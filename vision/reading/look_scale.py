@@ -5,7 +5,7 @@ measure missed the calibration photos': one to three dice a photo, a steep tilt)
 face model can: a die cut at its own size lies near the owner's samples, one cut a
 half or twice too large does not. A photo is read at the sizes ``SCALE_STEP`` apart
 within ``STEPS`` of the learned one; at each, the mean distance of the dice found to
-the owner's nearest samples (the first look, :func:`vision.reading.read.look_at_sizes`)
+the owner's nearest samples (the first look, :func:`vision.reading.die_scale.look_at_sizes`)
 is one point of a curve over sizes. The curve is smoothed over three neighbouring sizes
 (a die reads alike within a step, and one size's lucky read is not the answer), a size
 where nothing was found counting as ``EMPTY_SIZE`` times the worst found, and its lowest

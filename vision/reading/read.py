@@ -27,7 +27,6 @@ at that size where the finder cannot measure.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,20 +38,13 @@ from numpy.typing import NDArray
 from vision.errors import ImageReadError
 from vision.images import jpeg_size, read_image
 from vision.reading.box_fit import Box
-from vision.reading.describe import describe_again, describe_dice, light_gains
-from vision.reading.detect import (
-    FACE_DIE_PX,
-    DetectorParams,
-    DetectResult,
-    detect,
-    finder_look,
-)
+from vision.reading.describe import describe_again, light_gains
+from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, detect
+from vision.reading.die_scale import photo_die_scale
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
-from vision.reading.features import Rect
-from vision.reading.look_scale import checked_die_scale, looked_die_scale
-from vision.reading.model import FaceModel, FaceRead
-from vision.reading.photo_scale import look_scales, measured_die_scale, peaks_evidence
+from vision.reading.first_look import first_look
+from vision.reading.model import FaceModel
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -155,7 +147,7 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
         return []
     gains = light_gains(result.work)  # faces are read in neutral light, as calibrated
     aspect = model.params.face_aspect
-    rects, described, reads = _first_look(result, model, gains)
+    rects, described, reads = first_look(result, model, gains)
     again = [
         i
         for i, r in enumerate(reads)
@@ -186,117 +178,6 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
             )
         )
     return out
-
-
-@dataclass(frozen=True)
-class _Cuts:
-    """A frame's first-look cuts: each die's at the finder's peak (``rects``), then a
-    second for each die ``second`` (at its corrected box's centre), all described."""
-
-    rects: list[Rect]
-    cuts: list[Rect]
-    second: list[int]
-    described: NDArray[Any]
-
-
-def _first_cuts(result: DetectResult, model: FaceModel, gains: NDArray[Any] | None) -> _Cuts:
-    """Each die's first-look cuts, described (see :func:`_first_look`).
-
-    Raises:
-        ModelError: a shipped network's file is missing or damaged.
-    """
-    rects = [d.rect for d in result.detections]
-    second: list[int] = []
-    cuts = list(rects)
-    for i, det in enumerate(result.detections):
-        if det.fit_center is not None:
-            second.append(i)
-            cuts.append((det.fit_center, rects[i][1], rects[i][2]))
-    described = describe_dice(result.work, cuts, gains, model.ink, model.params.face_aspect)
-    return _Cuts(rects, cuts, second, described)
-
-
-def _kept_cuts(
-    cuts: _Cuts, reads: Sequence[FaceRead]
-) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
-    """Of each die's cuts and their ``reads``, the one nearer to the owner's dice: its
-    rect, description and read."""
-    rects, described, reads = list(cuts.rects), cuts.described.copy(), list(reads)
-    n = len(rects)
-    for k, i in enumerate(cuts.second):
-        if reads[n + k].distance < reads[i].distance:
-            rects[i], described[i], reads[i] = cuts.cuts[n + k], described[n + k], reads[n + k]
-    return rects, described[:n], reads[:n]
-
-
-def _first_look(
-    result: DetectResult, model: FaceModel, gains: NDArray[Any] | None
-) -> tuple[list[Rect], NDArray[Any], list[FaceRead]]:
-    """The first look: each die's cut (at the finder's peak), description and read. A die
-    whose corrected box's centre lies apart from the peak (``Detection.fit_center``) is cut
-    there too, in the same batch, and the cut nearer to the owner's dice is kept: its rect,
-    description and read (whether it is a die, too: a cut off the top face can look like
-    the table).
-
-    Raises:
-        ModelError: a shipped network's file is missing or damaged.
-    """
-    cuts = _first_cuts(result, model, gains)
-    return _kept_cuts(cuts, model.classify(cuts.described))
-
-
-@dataclass(frozen=True)
-class SizeLooks:
-    """A photo looked at over several die sizes: at each, the first look's distance to the
-    owner's dice of each die found (what :mod:`vision.reading.look_scale` compares), and
-    the finder's evidence (what :mod:`vision.reading.photo_scale` measures by)."""
-
-    distances: list[list[float]]
-    evidence: list[float]
-
-
-def look_at_sizes(image: NDArray[Any], model: FaceModel, scales: Sequence[float]) -> SizeLooks:
-    """A BGR ``image`` looked at with its dice ``scales`` times the learned side: the finder
-    looks once at each size, for both measures; one size's frames are held at a time (a
-    photo of small dice scaled for the smallest size is a hundred megabytes), and the
-    dice of every size are read in one batch (the owner's samples are read once, not
-    once a size).
-
-    Raises:
-        ModelError: a shipped network's file is missing or damaged.
-    """
-    cuts, evidence = [], []
-    for scale in scales:
-        look = finder_look(image, model.detector, scale)
-        evidence.append(peaks_evidence(look.peaks, model.params.threshold))
-        result = detect(image, model.detector, scale, look)
-        cuts.append(_first_cuts(result, model, light_gains(result.work)))
-        del look, result  # before the next size's are made
-    distances = []
-    if cuts:
-        reads = model.classify(np.concatenate([c.described for c in cuts]))
-        start = 0
-        for c in cuts:
-            kept = _kept_cuts(c, reads[start : start + len(c.cuts)])[2]
-            start += len(c.cuts)
-            distances.append([r.distance for r in kept if not r.background])
-    return SizeLooks(distances, evidence)
-
-
-def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
-    """The side of a BGR ``image``'s dice over the learned side, for a model of photos
-    taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
-    by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
-    finder cannot measure; 1.0 for a camera fixed over the table. Both look at the same
-    sizes, once (:func:`look_at_sizes`)."""
-    params = model.params
-    if not (params.photo_scale or params.hand_held):
-        return 1.0
-    looks = look_at_sizes(image, model, look_scales())
-    looked = looked_die_scale(looks.distances)
-    if params.photo_scale:
-        return checked_die_scale(measured_die_scale(image, model.detector, looks.evidence), looked)
-    return looked
 
 
 def read_frame(

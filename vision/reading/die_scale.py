@@ -1,0 +1,73 @@
+"""The size of a photo's dice, for a model of photos taken by hand: the finder's measure
+(:mod:`vision.reading.photo_scale`) checked by how the dice look
+(:mod:`vision.reading.look_scale`), both taken from one look at each of the nine sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.reading.describe import light_gains
+from vision.reading.detect import detect, finder_look
+from vision.reading.first_look import first_cuts, kept_cuts
+from vision.reading.look_scale import checked_die_scale, looked_die_scale
+from vision.reading.model import FaceModel
+from vision.reading.photo_scale import look_scales, measured_die_scale, peaks_evidence
+
+
+@dataclass(frozen=True)
+class SizeLooks:
+    """A photo looked at over several die sizes: at each, the first look's distance to the
+    owner's dice of each die found (what :mod:`vision.reading.look_scale` compares), and
+    the finder's evidence (what :mod:`vision.reading.photo_scale` measures by)."""
+
+    distances: list[list[float]]
+    evidence: list[float]
+
+
+def look_at_sizes(image: NDArray[Any], model: FaceModel, scales: Sequence[float]) -> SizeLooks:
+    """A BGR ``image`` looked at with its dice ``scales`` times the learned side: the finder
+    looks once at each size, for both measures; one size's frames are held at a time (a
+    photo of small dice scaled for the smallest size is a hundred megabytes), and the
+    dice of every size are read in one batch (the owner's samples are read once, not
+    once a size).
+
+    Raises:
+        ModelError: a shipped network's file is missing or damaged.
+    """
+    cuts, evidence = [], []
+    for scale in scales:
+        look = finder_look(image, model.detector, scale)
+        evidence.append(peaks_evidence(look.peaks, model.params.threshold))
+        result = detect(image, model.detector, scale, look)
+        cuts.append(first_cuts(result, model, light_gains(result.work)))
+        del look, result  # before the next size's are made
+    distances = []
+    if cuts:
+        reads = model.classify(np.concatenate([c.described for c in cuts]))
+        start = 0
+        for c in cuts:
+            kept = kept_cuts(c, reads[start : start + len(c.cuts)])[2]
+            start += len(c.cuts)
+            distances.append([r.distance for r in kept if not r.background])
+    return SizeLooks(distances, evidence)
+
+
+def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
+    """The side of a BGR ``image``'s dice over the learned side, for a model of photos
+    taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
+    by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
+    finder cannot measure; 1.0 for a camera fixed over the table. Both look at the same
+    sizes, once (:func:`look_at_sizes`)."""
+    params = model.params
+    if not (params.photo_scale or params.hand_held):
+        return 1.0
+    looks = look_at_sizes(image, model, look_scales())
+    looked = looked_die_scale(looks.distances)
+    if params.photo_scale:
+        return checked_die_scale(measured_die_scale(image, model.detector, looks.evidence), looked)
+    return looked
