@@ -284,14 +284,14 @@ def box_features(cells: NDArray[Any], x: float, y: float, box: Box, side: float)
 
 @dataclass(frozen=True)
 class FinderLook:
-    """The finder's scores over a frame scaled for dice of one size: what :func:`detect`
-    places its dice from, and what the size measure (:mod:`vision.reading.photo_scale`)
-    weighs, computed once for both."""
+    """The finder's pass over a frame scaled for dice of one size: what :func:`detect`
+    places its dice from, and whose peaks the size measure
+    (:mod:`vision.reading.photo_scale`) weighs, computed once for both."""
 
     face: NDArray[Any]  # the frame at the face scale (a die FACE_DIE_PX wide), BGR
     bal: NDArray[Any]  # the frame at the working scale, colour-balanced
     cells: NDArray[Any]  # the finder's feature maps of ``bal``
-    peaks: list[tuple[float, float, float]]  # score-map x, y and score over the threshold
+    peaks: list[tuple[float, float, float]]  # score-map x, y, score: those over the threshold
 
 
 def finder_look(image: NDArray[Any], detector: Detector, die_scale: float = 1.0) -> FinderLook:
