@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from vision.learning.detect_train import Photo
 from vision.reading.box_fit import Box, BoxFit, corrected, fit, iou, target
-from vision.reading.detect import FACE_DIE_PX, Detector, box_features, placed_box
+from vision.reading.detect import FACE_DIE_PX, PEAKS_APART, Detector, box_features, placed_box
 from vision.reading.finder_maps import STRIDE, feature_maps, score_map
 from vision.reading.peaks import peaks
 
@@ -110,7 +110,7 @@ def _photo_looks(
     ratio = work_px / FACE_DIE_PX
     cells = feature_maps(photo.bal, work_px)
     gray = cv2.cvtColor(photo.face, cv2.COLOR_BGR2GRAY)
-    found = peaks(score_map(cells, detector), params.threshold, 0.6 * work_px / STRIDE,
+    found = peaks(score_map(cells, detector), params.threshold, PEAKS_APART * work_px / STRIDE,
                   params.max_dice)  # fmt: skip
     at_peaks = [(px * STRIDE / ratio, py * STRIDE / ratio) for px, py, _ in found]
     out: list[_Look] = []

@@ -25,7 +25,13 @@ from numpy.typing import NDArray
 from vision.learning.colour_groups import colour_groups, die_colour
 from vision.learning.dataset import LabeledImage
 from vision.reading.box_fit import Box
-from vision.reading.detect import FACE_DIE_PX, Detector, DetectorParams, marks_contrast
+from vision.reading.detect import (
+    FACE_DIE_PX,
+    PEAKS_APART,
+    Detector,
+    DetectorParams,
+    marks_contrast,
+)
 from vision.reading.finder_maps import SPAN, STRIDE, WINDOW_SIZE, feature_maps, score_map, window
 from vision.reading.peaks import peaks
 from vision.reading.scaling import image_length, shrink
@@ -200,7 +206,7 @@ def train_finder(
             scores = score_map(cells_of[k], finder)
             held = [(cx * ratio, cy * ratio) for cx, cy in photo.centers]
             n_dice += len(held)
-            found = peaks(scores, -4.0, 0.6 * work_px / STRIDE, 3 * len(held) + 20)
+            found = peaks(scores, -4.0, PEAKS_APART * work_px / STRIDE, 3 * len(held) + 20)
             used: set[int] = set()
             for px, py, s in found:
                 fx, fy = px * STRIDE / ratio, py * STRIDE / ratio

@@ -74,6 +74,7 @@ from vision.reading.scaling import image_length, shrink, working_scale
 BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_features)
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
 SAME_DIE_IOU = 0.5  # a box overlapping a stronger one this much is the same die
+PEAKS_APART = 0.6  # two of the finder's peaks nearer than this share of a side: one die
 # a corrected box's centre this share of a side or more from the peak is a second place
 # to cut the face (nearer, the two cuts read alike: a tenth of a side off, the synthetic
 # dice all read right; and each second cut costs a die's description and search)
@@ -302,9 +303,16 @@ def finder_look(image: NDArray[Any], detector: Detector, die_scale: float = 1.0)
     face = shrink(image, working_scale(image_length(w0, h0), params, FACE_DIE_PX) / die_scale)
     bal = balance(shrink(face, params.work_die_px / FACE_DIE_PX))
     cells = feature_maps(bal, params.work_die_px)
-    scores = score_map(cells, detector)
-    min_dist = 0.6 * params.work_die_px / STRIDE
-    return FinderLook(face, bal, cells, peaks(scores, params.threshold, min_dist, params.max_dice))
+    return FinderLook(face, bal, cells, dice_peaks(cells, detector))
+
+
+def dice_peaks(cells: NDArray[Any], detector: Detector) -> list[tuple[float, float, float]]:
+    """The finder's dice in a working frame's feature maps ``cells``: the peaks of its
+    scores over the threshold (score-map x, y, score), at least ``PEAKS_APART`` of a side
+    apart, at most ``max_dice`` of them."""
+    params = detector.params
+    min_dist = PEAKS_APART * params.work_die_px / STRIDE
+    return peaks(score_map(cells, detector), params.threshold, min_dist, params.max_dice)
 
 
 def detect(

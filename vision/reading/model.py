@@ -176,10 +176,9 @@ class FaceModel:
                     d2[start : start + len(chunk), j] = f_sq + partial[:, span[0] : span[1]].min(1)
         nearest = np.sqrt(np.maximum(d2, 0.0)).reshape(m, k, len(spans)).mean(1)
         per_face, d_bg = nearest[:, :-1], nearest[:, -1]
-        d = per_face
         order = np.argsort(per_face, axis=1)
         out: list[FaceRead] = []
-        for i in range(len(d)):
+        for i in range(m):
             best = per_face[i, order[i, 0]]
             second = per_face[i, order[i, 1]] if len(self.names) > 1 else np.inf
             conf = float(1.0 - best / second) if np.isfinite(second) and second > 0 else 1.0

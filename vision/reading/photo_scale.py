@@ -30,9 +30,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.detect import FACE_DIE_PX, Detector, finder_look
-from vision.reading.finder_maps import STRIDE, balance, feature_maps, score_map
-from vision.reading.peaks import peaks
+from vision.reading.detect import FACE_DIE_PX, Detector, dice_peaks, finder_look
+from vision.reading.finder_maps import balance, feature_maps
 from vision.reading.scaling import shrink
 
 SCALE_STEP = 1.12  # the ratio between two sizes tried
@@ -53,8 +52,7 @@ def evidence(face: NDArray[Any], detector: Detector, scale: float) -> float:
     threshold."""
     params = detector.params
     work = shrink(face, params.work_die_px / FACE_DIE_PX / scale)
-    scores = score_map(feature_maps(balance(work), params.work_die_px), detector)
-    found = peaks(scores, params.threshold, 0.6 * params.work_die_px / STRIDE, params.max_dice)
+    found = dice_peaks(feature_maps(balance(work), params.work_die_px), detector)
     return peaks_evidence(found, params.threshold)
 
 
