@@ -19,6 +19,7 @@ from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.die_size import (
     distances_vary,
+    look_reach,
     measure_works,
     own_sizes,
     photo_scales,
@@ -28,16 +29,16 @@ from vision.learning.evaluate import evaluate, match
 from vision.learning.report import CalibrationReport
 from vision.reading.detect import FACE_DIE_PX, DetectorParams
 from vision.reading.model import FaceModel, load_model
-from vision.reading.photo_scale import (
-    CURVE_STEPS,
+from vision.reading.photo_scale import CURVE_STEPS, matched_shift, measured_die_scale, size_curves
+from vision.reading.read import read_frame
+from vision.reading.scaling import (
+    MAX_LOOK_STEPS,
     SCALE_STEP,
     STEPS,
-    matched_shift,
-    measured_die_scale,
-    size_curves,
+    image_length,
+    shrink,
+    working_scale,
 )
-from vision.reading.read import read_frame
-from vision.reading.scaling import image_length, shrink, working_scale
 from vision.synth.die import PlacedDie
 from vision.synth.scenes import Renderer, stress_settings
 from vision.synth.strangers import StrangerCamera, stranger, write_stranger
@@ -207,6 +208,8 @@ def test_a_calibration_on_hand_held_photos_learns_each_at_its_own_size(tmp_path:
     report = json.loads(model.report)
     assert report["hand_held"] and report["photo_scale"]["measured"] and model.params.photo_scale
     assert model.params.hand_held
+    reach = [-model.params.look_under, model.params.look_over]
+    assert report["look_steps"] == reach and reach[0] <= -STEPS and reach[1] >= STEPS
     measured, as_learned = evaluate(test, model), evaluate(test, model, die_scale=1.0)
     assert measured.f1 >= 0.97 and measured.accuracy >= 0.97
     assert measured.f1 > as_learned.f1
@@ -238,6 +241,20 @@ def test_own_sizes_leave_a_fixed_cameras_size_as_it_is() -> None:
 def test_the_warning_when_the_measure_misses_names_sizes_and_miss() -> None:
     text = unmeasured_warning(np.array([0.7, 1.0, 1.4]), math.log(1.25))
     assert "0.70-1.40 times the median size" in text and "by 25%" in text
+    assert "(10 reads a photo" in text  # the nine sizes, then the read
+    farther = unmeasured_warning(np.array([0.5, 1.0, 1.4]), math.log(1.25))
+    assert "(13 reads a photo" in farther  # 0.5 is 6.1 steps under: 7 under, 4 over, 1
+
+
+def test_the_look_reaches_the_calibration_photos_sizes() -> None:
+    # within the nine sizes: the nine
+    assert look_reach(np.array([0.7, 1.0, 1.4])) == (STEPS, STEPS)
+    # a photo of dice half the median side (6.1 steps under), one 1.8 times (5.2 over)
+    assert look_reach(np.array([0.5, 1.0, 1.8])) == (7, 6)
+    # a size exactly on a step is reached, not passed
+    assert look_reach(np.array([SCALE_STEP**-5, 1.0, SCALE_STEP**6])) == (5, 6)
+    # at most MAX_LOOK_STEPS each way
+    assert look_reach(np.array([0.1, 1.0, 9.0])) == (MAX_LOOK_STEPS, MAX_LOOK_STEPS)
 
 
 def _arrays(model: FaceModel, path: Path) -> dict[str, NDArray[Any]]:

@@ -59,6 +59,7 @@ from vision.learning.die_size import (
     die_frac_from_labels,
     face_aspect,
     label_side,
+    look_reach,
     measure_works,
     own_sizes,
     size_slopes,
@@ -302,7 +303,10 @@ def calibrate(
         at_own_size = [photo.face for photo in photos]
         detector = replace(detector, size_curves=size_curves(at_own_size, detector))
         measure = measure_works(at_own_size, scales, detector)
-        params = replace(params, photo_scale=measure[0], hand_held=True)
+        under, over = look_reach(scales)
+        params = replace(
+            params, photo_scale=measure[0], hand_held=True, look_under=under, look_over=over
+        )
         curves = detector.size_curves if measure[0] else None  # (a fixed camera's: none)
         detector = replace(detector, params=params, size_curves=curves)
     model.detector = detector
@@ -362,6 +366,7 @@ def calibrate(
             # photos taken from different distances: each learned at its own size, and read
             # at the size measured in it when that measure found the calibration photos'
             "hand_held": hand_held,
+            "look_steps": [-params.look_under, params.look_over],  # the sizes looked at
             "photo_scale": {
                 "measured": measure[0],
                 "missed": round(measure[1], 3),  # median |log(measured / labelled)|

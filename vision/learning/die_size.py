@@ -15,7 +15,7 @@ from vision.errors import ModelError
 from vision.learning.dataset import Dataset
 from vision.reading.detect import Detector, DetectorParams, perspective_size
 from vision.reading.photo_scale import face_die_scale
-from vision.reading.scaling import shrink
+from vision.reading.scaling import MAX_LOOK_STEPS, SCALE_STEP, STEPS, shrink
 
 SLOPE_DICE = 12  # labeled dice needed to fit how their size grows across the photos
 MAX_SLOPE = 1.5  # the steepest growth believed (a camera 40 degrees off straight down: ~0.9)
@@ -128,17 +128,31 @@ def own_sizes(
     return params, photo_scales(sides, where_on, photo_of, photos, params), True
 
 
+def look_reach(scales: NDArray[Any]) -> tuple[int, int]:
+    """How far the look at a photo's die size reaches under and over the learned side,
+    in steps (``DetectorParams.look_under``, ``look_over``): to the calibration photos'
+    smallest and largest ``scales``, rounded outward, at least ``STEPS`` each way and at
+    most ``MAX_LOOK_STEPS``."""
+    steps = np.log(np.asarray(scales, np.float64)) / math.log(SCALE_STEP)
+
+    def reach(farthest: float) -> int:
+        return min(MAX_LOOK_STEPS, max(STEPS, math.ceil(round(farthest, 6))))
+
+    return reach(-float(steps.min())), reach(float(steps.max()))
+
+
 def unmeasured_warning(scales: NDArray[Any], missed: float) -> str:
     """The calibration warning when its photos were taken from different distances (their
     sizes ``scales``) and the measure missed them by ``missed`` (a log: see
     :func:`measure_works`)."""
+    looks = sum(look_reach(scales)) + 1  # sizes looked at (and then one read at the chosen)
     return (
         f"the photos were taken from different distances (their dice {min(scales):.2f}-"
         f"{max(scales):.2f} times the median size), and on this table the finder cannot tell "
         f"a photo's die size (it missed the calibration photos' by {math.exp(missed) - 1:.0%}):"
-        " each photo is read at the size where its dice look most like these (ten reads a "
-        "photo: slower, and less sure than a measure); take them from one distance, or label "
-        "more"
+        f" each photo is read at the size where its dice look most like these ({looks + 1} "
+        "reads a photo: slower, and less sure than a measure); take them from one distance, "
+        "or label more"
     )
 
 

@@ -69,7 +69,7 @@ from vision.reading.finder_maps import (
 )
 from vision.reading.novelty import novel_mask, obstruction
 from vision.reading.peaks import peaks
-from vision.reading.scaling import image_length, shrink, working_scale
+from vision.reading.scaling import MAX_LOOK_STEPS, STEPS, image_length, shrink, working_scale
 
 BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_features)
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
@@ -113,6 +113,11 @@ class DetectorParams:
     # its dice look, or where the finder cannot measure (photo_scale False), chosen so
     # (vision.reading.look_scale)
     hand_held: bool = False
+    # the sizes that look reaches, in steps (SCALE_STEP) under and over the learned side:
+    # the calibration photos' own sizes, and at least the measure's (every model before
+    # this setting looked at those)
+    look_under: int = STEPS
+    look_over: int = STEPS
 
     def __post_init__(self) -> None:
         if not 0.005 <= self.die_frac <= 0.5:
@@ -127,6 +132,10 @@ class DetectorParams:
             raise ConfigError(f"box_aspect {self.box_aspect} must be within 0.25..4")
         if not 0.25 <= self.face_aspect <= 4.0:
             raise ConfigError(f"face_aspect {self.face_aspect} must be within 0.25..4")
+        for name in ("look_under", "look_over"):
+            steps = getattr(self, name)
+            if not STEPS <= steps <= MAX_LOOK_STEPS:
+                raise ConfigError(f"{name} {steps} must be within {STEPS}..{MAX_LOOK_STEPS}")
 
     @property
     def oblique(self) -> bool:

@@ -1,6 +1,6 @@
 """The size of a photo's dice, for a model of photos taken by hand: the finder's measure
 (:mod:`vision.reading.photo_scale`) checked by how the dice look
-(:mod:`vision.reading.look_scale`), both taken from one look at each of the nine sizes."""
+(:mod:`vision.reading.look_scale`), both taken from one look at each size."""
 
 from __future__ import annotations
 
@@ -14,9 +14,15 @@ from numpy.typing import NDArray
 from vision.reading.describe import light_gains
 from vision.reading.detect import detect, finder_look
 from vision.reading.first_look import first_cuts, kept_cuts
-from vision.reading.look_scale import checked_die_scale, looked_die_scale
+from vision.reading.look_scale import (
+    checked_die_scale,
+    further_step,
+    look_steps,
+    looked_die_scale,
+)
 from vision.reading.model import FaceModel
-from vision.reading.photo_scale import look_scales, measured_die_scale, peaks_evidence
+from vision.reading.photo_scale import measured_die_scale, peaks_evidence
+from vision.reading.scaling import SCALE_STEP, STEPS
 
 
 @dataclass(frozen=True)
@@ -61,13 +67,23 @@ def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
     """The side of a BGR ``image``'s dice over the learned side, for a model of photos
     taken by hand: measured by the finder (:mod:`vision.reading.photo_scale`) and checked
     by the faces (:mod:`vision.reading.look_scale`), or chosen by the faces alone where the
-    finder cannot measure; 1.0 for a camera fixed over the table. Both look at the same
-    sizes, once (:func:`look_at_sizes`)."""
+    finder cannot measure; 1.0 for a camera fixed over the table. Both are taken from
+    one look at each of the measure's sizes (:func:`look_at_sizes`); the look goes on a
+    size at a time past their end while its dice read best there
+    (:func:`vision.reading.look_scale.further_step`)."""
     params = model.params
     if not (params.photo_scale or params.hand_held):
         return 1.0
-    looks = look_at_sizes(image, model, look_scales())
-    looked = looked_die_scale(looks.distances)
+    steps = range(-STEPS, STEPS + 1)
+    looks = look_at_sizes(image, model, [SCALE_STEP**j for j in steps])
+    distances = looks.distances
+    while (step := further_step(distances, steps, look_steps(params))) is not None:
+        found = look_at_sizes(image, model, [SCALE_STEP**step]).distances
+        if step < steps[0]:
+            steps, distances = range(step, steps[-1] + 1), found + distances
+        else:
+            steps, distances = range(steps[0], step + 1), distances + found
+    looked = looked_die_scale(distances, steps)
     if params.photo_scale:
         return checked_die_scale(measured_die_scale(image, model.detector, looks.evidence), looked)
     return looked

@@ -4,7 +4,12 @@ Where the finder cannot tell a photo's die size (:mod:`vision.reading.photo_scal
 measure missed the calibration photos': one to three dice a photo, a steep tilt), the
 face model can: a die cut at its own size lies near the owner's samples, one cut a
 half or twice too large does not. A photo is read at the sizes ``SCALE_STEP`` apart
-within ``STEPS`` of the learned one; at each, the mean distance of the dice found to
+within ``STEPS`` of the learned one, and, while the curve below is lowest at one end,
+a step further that way (:func:`further_step`), as far as the calibration photos' own
+dice reached (:func:`look_steps`: an owner who photographed the dice from half the
+usual distance once will again; only such photos pay for the further sizes, and a
+photo whose dice read best inside is not looked at further, where a tray's pattern
+might read better still). At each size, the mean distance of the dice found to
 the owner's nearest samples (the first look, :func:`vision.reading.die_scale.look_at_sizes`)
 is one point of a curve over sizes. The curve is smoothed over three neighbouring sizes
 (a die reads alike within a step, and one size's lucky read is not the answer), a size
@@ -28,7 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.reading.photo_scale import SCALE_STEP, STEPS
+from vision.reading.detect import DetectorParams
+from vision.reading.scaling import SCALE_STEP
 
 # a size where the finder found no die weighs as this many times the worst mean distance
 # found at any size: it must not look better than any size that found dice
@@ -49,16 +55,39 @@ def checked_die_scale(measured: float, looked: float) -> float:
     return looked if gap > OVERRULES else measured
 
 
-def looked_die_scale(distances: Sequence[Sequence[float]]) -> float:
+def look_steps(params: DetectorParams) -> range:
+    """The sizes a photo is looked at, as powers of ``SCALE_STEP`` over the learned side:
+    from ``-look_under`` to ``look_over``."""
+    return range(-params.look_under, params.look_over + 1)
+
+
+def further_step(
+    distances: Sequence[Sequence[float]], offsets: Sequence[int], reach: range
+) -> int | None:
+    """The next size to look at, beyond the sizes looked at so far (``distances`` at
+    ``offsets``, as :func:`looked_die_scale`'s): one step past the end where the curve is
+    lowest, while that lies within ``reach`` (:func:`look_steps`); None where the lowest
+    point lies inside, no size found a die, or the reach is used up."""
+    means = np.array([_mean(found) for found in distances])
+    if np.isnan(means).all():
+        return None
+    i = int(np.argmin(smoothed(means)))
+    if i == 0 and offsets[0] - 1 in reach:
+        return offsets[0] - 1
+    if i == len(offsets) - 1 and offsets[-1] + 1 in reach:
+        return offsets[-1] + 1
+    return None
+
+
+def looked_die_scale(distances: Sequence[Sequence[float]], offsets: Sequence[int]) -> float:
     """The side of a photo's dice over the learned side: where ``distances`` (for each of
-    the sizes :func:`vision.reading.photo_scale.look_scales`, the distances to the owner's
-    dice of the dice found reading the photo at that size) are smallest on the whole (see
-    the module notes); 1.0 when no size found a die.
+    the sizes ``SCALE_STEP ** j`` for j in ``offsets``, consecutive, the distances to the
+    owner's dice of the dice found reading the photo at that size) are smallest on the
+    whole (see the module notes); 1.0 when no size found a die.
 
     Raises:
         ValueError: not one list of distances for each size.
     """
-    offsets = range(-STEPS, STEPS + 1)
     if len(distances) != len(offsets):
         raise ValueError(f"{len(distances)} lists of distances for {len(offsets)} sizes")
     means = np.array([_mean(found) for found in distances])

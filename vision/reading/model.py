@@ -68,7 +68,7 @@ DEFAULT_THRESHOLD = 0.12
 PROJECTION_DIMS = 128  # principal directions of the descriptions kept by calibration
 NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
 # description rows classified per matrix product: bounds its rows x samples array (64 x
-# 50,000 samples: 12 MB) when many dice, or a photo's nine sizes, are read at once
+# 50,000 samples: 12 MB) when many dice, or a hand-held photo's sizes, are read at once
 CLASSIFY_ROWS = 64
 
 

@@ -32,10 +32,8 @@ from numpy.typing import NDArray
 
 from vision.reading.detect import FACE_DIE_PX, Detector, dice_peaks, finder_look
 from vision.reading.finder_maps import balance, feature_maps
-from vision.reading.scaling import shrink
+from vision.reading.scaling import SCALE_STEP, STEPS, shrink
 
-SCALE_STEP = 1.12  # the ratio between two sizes tried
-STEPS = 4  # sizes tried each way at reading: 0.64-1.57 times the learned side
 CURVE_STEPS = 2 * STEPS  # a stored curve's reach each way (a shift plus a photo's reach)
 # the best correlated windows (calibration curve, shift) whose shifts are pooled: a few
 # photos' best (each photo's neighbouring quarter shifts correlate alike); 10-40 measured
@@ -79,9 +77,9 @@ def size_curves(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[An
     return rows
 
 
-def look_scales() -> list[float]:
-    """The sizes (over the learned side) a photo is looked at: ``SCALE_STEP ** j`` for j
-    from ``-STEPS`` to ``STEPS``."""
+def measure_scales() -> list[float]:
+    """The sizes (over the learned side) the finder's measure takes a photo at:
+    ``SCALE_STEP ** j`` for j from ``-STEPS`` to ``STEPS``."""
     return [SCALE_STEP**j for j in range(-STEPS, STEPS + 1)]
 
 
@@ -91,14 +89,14 @@ def measured_die_scale(
     """The side of the dice of a BGR ``image`` over the side calibration learned: 1.0 for a
     detector without size curves, or when the finder finds nothing at any size.
     ``evidence``: the finder's evidence (:func:`peaks_evidence`) at each of
-    :func:`look_scales`, when already taken (the reader's look at the dice takes it)."""
+    :func:`measure_scales`, when already taken (the reader's look at the dice takes it)."""
     if detector.size_curves is None:
         return 1.0
     if evidence is None:
         threshold = detector.params.threshold
         evidence = [
             peaks_evidence(finder_look(image, detector, scale).peaks, threshold)
-            for scale in look_scales()
+            for scale in measure_scales()
         ]
     curve = np.asarray(evidence, np.float64)
     return float(SCALE_STEP ** matched_shift(curve, detector.size_curves))

@@ -12,6 +12,12 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     from vision.reading.detect import DetectorParams
 
+SCALE_STEP = 1.12  # the ratio between two die sizes a photo taken by hand is looked at
+STEPS = 4  # sizes the finder measures each way: 0.64-1.57 times the learned side
+# sizes the look may reach each way (vision.reading.look_scale): 0.40-2.48 times the
+# learned side; a photo of dice smaller than that is a photo of another table
+MAX_LOOK_STEPS = 8
+
 
 def image_length(width: float, height: float) -> float:
     """The length die sizes are measured against: ``sqrt(width * height)`` (the same for a
