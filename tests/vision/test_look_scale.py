@@ -249,3 +249,15 @@ def test_a_photo_beyond_the_nine_sizes_is_read_by_a_look_that_reaches_it(
     nine = read_frame(image, unmeasured)
     assert nine.die_scale >= SCALE_STEP**-STEPS * 0.99
     assert len(match(boxes, [d.box for d in nine.dice])) < len(pairs)
+
+
+def test_a_hand_held_photos_freed_memory_goes_back_and_a_fixed_cameras_stays(
+    fixed: FaceModel, unmeasured: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released: list[bool] = []
+    monkeypatch.setattr("vision.reading.read.release_freed_memory", lambda: released.append(True))
+    image, _ = _scene(1.0, 47, 2)
+    read_frame(image, fixed)
+    assert released == []  # the next frame needs the same memory at once
+    read_frame(image, unmeasured)
+    assert released == [True]  # the look's frames, many times this one's, let go

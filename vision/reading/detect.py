@@ -138,6 +138,12 @@ class DetectorParams:
                 raise ConfigError(f"{name} {steps} must be within {STEPS}..{MAX_LOOK_STEPS}")
 
     @property
+    def by_hand(self) -> bool:
+        """Whether the owner's photos were taken by hand: each photo's die size is found
+        in it (:func:`vision.reading.die_scale.photo_die_scale`)."""
+        return self.photo_scale or self.hand_held
+
+    @property
     def oblique(self) -> bool:
         """Whether calibration learned that the dice grow across the photo (an oblique
         camera, whose tilt runs along one of the photo's axes)."""

@@ -72,7 +72,7 @@ def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
     size at a time past their end while its dice read best there
     (:func:`vision.reading.look_scale.further_step`)."""
     params = model.params
-    if not (params.photo_scale or params.hand_held):
+    if not params.by_hand:
         return 1.0
     steps = range(-STEPS, STEPS + 1)
     looks = look_at_sizes(image, model, [SCALE_STEP**j for j in steps])

@@ -44,6 +44,7 @@ from vision.reading.die_scale import photo_die_scale
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.first_look import first_look
+from vision.reading.memory import release_freed_memory
 from vision.reading.model import FaceModel
 from vision.reading.scaling import image_length
 
@@ -203,14 +204,19 @@ def read_frame(
     dice = read_detections(result, model, factor)
     h, w = image.shape[:2]
     size = (round(w * factor), round(h * factor))
+    obstructed, light = result.obstructed, result.light_fraction
+    warnings = domain_warnings(result, model, size, die_scale)
+    if model.params.by_hand:
+        del result  # its frames too
+        release_freed_memory()
     return DiceRead(
         dice=tuple(dice),
         expected=expect,
-        obstructed=result.obstructed,
+        obstructed=obstructed,
         ms=(time.perf_counter() - start) * 1000.0,
         size=size,
-        light_fraction=result.light_fraction,
-        warnings=domain_warnings(result, model, size, die_scale),
+        light_fraction=light,
+        warnings=warnings,
         die_scale=die_scale,
     )
 
