@@ -22,7 +22,7 @@ from vision.reading.look_scale import (
     OVERRULES,
     checked_die_scale,
     further_step,
-    look_steps,
+    look_reach_steps,
     looked_die_scale,
     smoothed,
 )
@@ -78,7 +78,7 @@ def test_a_size_that_found_no_die_is_never_chosen() -> None:
 
 
 def test_a_photo_with_no_die_at_any_size_reads_at_the_learned_size() -> None:
-    assert look_steps(DetectorParams()) == NINE
+    assert look_reach_steps(DetectorParams()) == NINE
     assert measure_scales() == pytest.approx([SCALE_STEP**j for j in NINE])
     assert looked_die_scale([[] for _ in NINE], NINE) == 1.0
     with pytest.raises(ValueError, match="8 lists of distances for 9 sizes"):
@@ -88,7 +88,7 @@ def test_a_photo_with_no_die_at_any_size_reads_at_the_learned_size() -> None:
 def test_the_look_reaches_the_sizes_it_was_given() -> None:
     # a look learned to reach 7 steps under and 5 over: its valley at 5 under is found,
     # where the nine sizes' would stop at their edge
-    steps = look_steps(DetectorParams(look_under=7, look_over=5))
+    steps = look_reach_steps(DetectorParams(look_under=7, look_over=5))
     assert steps == range(-7, 6)
     far = {j: [0.4 + 0.1 * abs(j + 5)] for j in steps}
     assert looked_die_scale(_by_step(far, steps), steps) == pytest.approx(SCALE_STEP**-5)
@@ -99,7 +99,8 @@ def test_the_look_goes_on_past_an_end_only_while_its_dice_read_best_there() -> N
     reach = range(-7, 6)
     far = {j: [0.4 + 0.1 * abs(j + 5)] for j in reach}  # the dice's size: 5 steps under
     assert further_step(_by_step(far), NINE, reach) == -5
-    # past the valley by one, the lowest point lies inside: no further
+    # one size past the valley, the end (smoothed over two sizes, the valley one of them)
+    # is still lowest: one more; two past, the valley lies inside: no further
     assert further_step(_by_step(far, range(-5, 5)), range(-5, 5), reach) == -6
     assert further_step(_by_step(far, range(-7, 5)), range(-7, 5), reach) is None
     assert further_step(_by_step(far), NINE, NINE) is None  # no reach beyond the nine
@@ -119,7 +120,7 @@ def test_a_look_short_of_the_measures_sizes_or_past_its_reach_is_refused(field: 
             DetectorParams.from_dict({field: steps})
     older = DetectorParams().to_dict()
     del older[field]  # a model calibrated before the look learned its reach: the nine sizes
-    assert look_steps(DetectorParams.from_dict(older)) == NINE
+    assert look_reach_steps(DetectorParams.from_dict(older)) == NINE
 
 
 def test_the_look_overrules_a_measure_only_far_from_it() -> None:
@@ -218,17 +219,24 @@ def test_a_hand_held_model_file_keeps_how_it_reads(unmeasured: FaceModel, tmp_pa
 def test_a_look_reaching_farther_gives_the_measure_its_own_sizes(
     fixed: FaceModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    image, _ = _scene(1.3, 45, 4)
-    params = replace(fixed.params, hand_held=True, photo_scale=True, look_under=7, look_over=5)
+    image, _ = _scene(0.45, 46, 4)  # dice 7 steps under: the look goes past the nine
+    params = replace(fixed.params, hand_held=True, photo_scale=True, look_under=8, look_over=5)
     wide = replace(fixed, detector=replace(fixed.detector, params=params))
     given: list[list[float]] = []
+    looked: list[float] = []
 
     def measure(image: NDArray[Any], detector: Any, evidence: list[float]) -> float:
         given.append(list(evidence))
         return 1.0
 
+    def look(image: NDArray[Any], model: FaceModel, scales: list[float]) -> Any:
+        looked.extend(scales)
+        return look_at_sizes(image, model, scales)
+
     monkeypatch.setattr(die_scale, "measured_die_scale", measure)
+    monkeypatch.setattr(die_scale, "look_at_sizes", look)
     die_scale.photo_die_scale(image, wide)
+    assert min(looked) < SCALE_STEP**-STEPS * 0.99  # it did look further
     # the measure weighs the nine sizes it learned its curves at, however far the look goes
     assert given == [look_at_sizes(image, fixed, measure_scales()).evidence]
 

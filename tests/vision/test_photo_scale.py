@@ -209,7 +209,7 @@ def test_a_calibration_on_hand_held_photos_learns_each_at_its_own_size(tmp_path:
     assert report["hand_held"] and report["photo_scale"]["measured"] and model.params.photo_scale
     assert model.params.hand_held
     reach = [-model.params.look_under, model.params.look_over]
-    assert report["look_steps"] == reach and reach[0] <= -STEPS and reach[1] >= STEPS
+    assert report["look_reach"] == reach and reach[0] <= -STEPS and reach[1] >= STEPS
     measured, as_learned = evaluate(test, model), evaluate(test, model, die_scale=1.0)
     assert measured.f1 >= 0.97 and measured.accuracy >= 0.97
     assert measured.f1 > as_learned.f1
@@ -241,9 +241,11 @@ def test_own_sizes_leave_a_fixed_cameras_size_as_it_is() -> None:
 def test_the_warning_when_the_measure_misses_names_sizes_and_miss() -> None:
     text = unmeasured_warning(np.array([0.7, 1.0, 1.4]), math.log(1.25))
     assert "0.70-1.40 times the median size" in text and "by 25%" in text
-    assert "(10 reads a photo" in text  # the nine sizes, then the read
+    assert "(up to 10 reads a photo" in text  # the nine sizes, then the read
     farther = unmeasured_warning(np.array([0.5, 1.0, 1.4]), math.log(1.25))
-    assert "(13 reads a photo" in farther  # 0.5 is 6.1 steps under: 7 under, 4 over, 1
+    assert (
+        "(up to 13 reads a photo" in farther
+    )  # 6.1 steps under: 7 under, 4 over, the learned, the read
 
 
 def test_the_look_reaches_the_calibration_photos_sizes() -> None:

@@ -366,7 +366,7 @@ def calibrate(
             # photos taken from different distances: each learned at its own size, and read
             # at the size measured in it when that measure found the calibration photos'
             "hand_held": hand_held,
-            "look_steps": [-params.look_under, params.look_over],  # the sizes looked at
+            "look_reach": [-params.look_under, params.look_over],  # the sizes a look may reach
             "photo_scale": {
                 "measured": measure[0],
                 "missed": round(measure[1], 3),  # median |log(measured / labelled)|

@@ -145,13 +145,13 @@ def unmeasured_warning(scales: NDArray[Any], missed: float) -> str:
     """The calibration warning when its photos were taken from different distances (their
     sizes ``scales``) and the measure missed them by ``missed`` (a log: see
     :func:`measure_works`)."""
-    looks = sum(look_reach(scales)) + 1  # sizes looked at (and then one read at the chosen)
+    sizes = sum(look_reach(scales)) + 1  # the most a look takes (under, over, the learned)
     return (
         f"the photos were taken from different distances (their dice {min(scales):.2f}-"
         f"{max(scales):.2f} times the median size), and on this table the finder cannot tell "
         f"a photo's die size (it missed the calibration photos' by {math.exp(missed) - 1:.0%}):"
-        f" each photo is read at the size where its dice look most like these ({looks + 1} "
-        "reads a photo: slower, and less sure than a measure); take them from one distance, "
+        f" each photo is read at the size where its dice look most like these (up to "
+        f"{sizes + 1} reads a photo: slower, and less sure than a measure); take them from one distance, "
         "or label more"
     )
 

@@ -17,12 +17,17 @@ from vision.reading.first_look import first_cuts, kept_cuts
 from vision.reading.look_scale import (
     checked_die_scale,
     further_step,
-    look_steps,
+    look_reach_steps,
     looked_die_scale,
 )
 from vision.reading.model import FaceModel
-from vision.reading.photo_scale import measured_die_scale, peaks_evidence
-from vision.reading.scaling import SCALE_STEP, STEPS
+from vision.reading.photo_scale import (
+    MEASURE_STEPS,
+    measure_scales,
+    measured_die_scale,
+    peaks_evidence,
+)
+from vision.reading.scaling import SCALE_STEP
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ def look_at_sizes(image: NDArray[Any], model: FaceModel, scales: Sequence[float]
     """A BGR ``image`` looked at with its dice ``scales`` times the learned side: the finder
     looks once at each size, for both measures; one size's frames are held at a time (a
     photo of small dice scaled for the smallest size is a hundred megabytes), and the
-    dice of every size are read in one batch (the owner's samples are read once, not
+    dice of all ``scales`` are read in one batch (the owner's samples are read once, not
     once a size).
 
     Raises:
@@ -74,10 +79,10 @@ def photo_die_scale(image: NDArray[Any], model: FaceModel) -> float:
     params = model.params
     if not params.by_hand:
         return 1.0
-    steps = range(-STEPS, STEPS + 1)
-    looks = look_at_sizes(image, model, [SCALE_STEP**j for j in steps])
+    steps = MEASURE_STEPS
+    looks = look_at_sizes(image, model, measure_scales())
     distances = looks.distances
-    while (step := further_step(distances, steps, look_steps(params))) is not None:
+    while (step := further_step(distances, steps, look_reach_steps(params))) is not None:
         found = look_at_sizes(image, model, [SCALE_STEP**step]).distances
         if step < steps[0]:
             steps, distances = range(step, steps[-1] + 1), found + distances

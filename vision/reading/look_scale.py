@@ -6,10 +6,12 @@ face model can: a die cut at its own size lies near the owner's samples, one cut
 half or twice too large does not. A photo is read at the sizes ``SCALE_STEP`` apart
 within ``STEPS`` of the learned one, and, while the curve below is lowest at one end,
 a step further that way (:func:`further_step`), as far as the calibration photos' own
-dice reached (:func:`look_steps`: an owner who photographed the dice from half the
-usual distance once will again; only such photos pay for the further sizes, and a
-photo whose dice read best inside is not looked at further, where a tray's pattern
-might read better still). At each size, the mean distance of the dice found to
+dice reached (:func:`look_reach_steps`: an owner who photographed the dice from half the
+usual distance once will again). An end is smoothed over two sizes, so a valley next
+to it often makes the end lowest too: the look then takes one size more, and the
+valley is weighed like any other. Photos whose dice read best well inside the nine
+pay for no further size, and are not looked at where a tray's pattern might read
+better still. At each size, the mean distance of the dice found to
 the owner's nearest samples (the first look, :func:`vision.reading.die_scale.look_at_sizes`)
 is one point of a curve over sizes. The curve is smoothed over three neighbouring sizes
 (a die reads alike within a step, and one size's lucky read is not the answer), a size
@@ -55,9 +57,10 @@ def checked_die_scale(measured: float, looked: float) -> float:
     return looked if gap > OVERRULES else measured
 
 
-def look_steps(params: DetectorParams) -> range:
-    """The sizes a photo is looked at, as powers of ``SCALE_STEP`` over the learned side:
-    from ``-look_under`` to ``look_over``."""
+def look_reach_steps(params: DetectorParams) -> range:
+    """The sizes a look at a photo may reach (it takes the nine, then goes further only
+    as :func:`further_step` says), as powers of ``SCALE_STEP`` over the learned side: from
+    ``-look_under`` to ``look_over``."""
     return range(-params.look_under, params.look_over + 1)
 
 
@@ -66,7 +69,7 @@ def further_step(
 ) -> int | None:
     """The next size to look at, beyond the sizes looked at so far (``distances`` at
     ``offsets``, as :func:`looked_die_scale`'s): one step past the end where the curve is
-    lowest, while that lies within ``reach`` (:func:`look_steps`); None where the lowest
+    lowest, while that lies within ``reach`` (:func:`look_reach_steps`); None where the lowest
     point lies inside, no size found a die, or the reach is used up."""
     means = np.array([_mean(found) for found in distances])
     if np.isnan(means).all():

@@ -12,7 +12,6 @@ a trim (about 2 ms) is a tenth of such a frame's read.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from functools import cache
 from typing import Any
 
@@ -20,11 +19,13 @@ from typing import Any
 @cache
 def _malloc_trim() -> Any | None:
     """glibc's ``malloc_trim``, or None where the C library has none (musl, macOS)."""
-    name = ctypes.util.find_library("c")
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
+        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
+    except (OSError, AttributeError, TypeError):
         return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
 
 
 def release_freed_memory() -> bool:

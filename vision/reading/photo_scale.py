@@ -39,8 +39,9 @@ CURVE_STEPS = 2 * STEPS  # a stored curve's reach each way (a shift plus a photo
 # photos' best (each photo's neighbouring quarter shifts correlate alike); 10-40 measured
 # alike on five hand-held strangers (docs/decisions/vision.md)
 K_NEAREST = 15
+MEASURE_STEPS = range(-STEPS, STEPS + 1)  # the sizes a photo is measured at, as steps
 _SHIFTS = np.arange(-STEPS, STEPS + 0.01, 0.25)
-_OFFSETS = np.arange(-STEPS, STEPS + 1)
+_OFFSETS = np.array(MEASURE_STEPS)
 _REACH = np.arange(-CURVE_STEPS, CURVE_STEPS + 1)
 
 
@@ -79,8 +80,8 @@ def size_curves(faces: Sequence[NDArray[Any]], detector: Detector) -> NDArray[An
 
 def measure_scales() -> list[float]:
     """The sizes (over the learned side) the finder's measure takes a photo at:
-    ``SCALE_STEP ** j`` for j from ``-STEPS`` to ``STEPS``."""
-    return [SCALE_STEP**j for j in range(-STEPS, STEPS + 1)]
+    ``SCALE_STEP ** j`` for j in ``MEASURE_STEPS``."""
+    return [SCALE_STEP**j for j in MEASURE_STEPS]
 
 
 def measured_die_scale(

@@ -206,7 +206,7 @@ def read_frame(
     size = (round(w * factor), round(h * factor))
     obstructed, light = result.obstructed, result.light_fraction
     warnings = domain_warnings(result, model, size, die_scale)
-    if model.params.by_hand:
+    if model.params.by_hand:  # (its photos, whatever die_scale was asked for; in ms too)
         del result  # its frames too
         release_freed_memory()
     return DiceRead(
