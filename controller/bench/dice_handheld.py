@@ -8,7 +8,10 @@ learned (as a camera fixed over the table is read) and at the size found in each
 (as photos are read: measured by the finder, :mod:`vision.reading.photo_scale`, and
 checked by how its dice look, :mod:`vision.reading.look_scale`, or by the look alone where
 the finder cannot measure). Figures: detection F1, faces right, unsure and unflagged wrong
-of both reads, and whether calibration took the photos for hand-held and measures them.
+of both reads, whether calibration took the photos for hand-held and measures them, and
+the resident memory its model adds to a fresh reader (the probe of
+:func:`controller.bench.dice_costs.model_memory`; a hand-held photo's look makes frames
+several times a photo's).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import cv2
 
+from controller.bench.dice_costs import MEMORY, model_memory
 from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
@@ -47,6 +51,7 @@ class HandheldFigures:
     hand_held: bool  # calibration saw photos from different distances
     measures: bool  # and the reader measures each photo's die size
     failed: str = ""  # why calibration refused (its figures are then 0)
+    memory: float | None = None  # MB its model and reads add to a fresh reader (None: not measured)
 
 
 def bench_one_handheld(seed: int, tiny: bool = False) -> HandheldFigures:
@@ -65,6 +70,7 @@ def bench_one_handheld(seed: int, tiny: bool = False) -> HandheldFigures:
                                    (0.0, 0.0), zero, zero, False, False, str(exc))  # fmt: skip
         fixed: EvalResult = evaluate(test, model, die_scale=1.0)
         measured: EvalResult = evaluate(test, model)
+        memory = model_memory(model.save(Path(tmp) / "model.npz"))
     report = json.loads(model.report)
     return HandheldFigures(
         seed,
@@ -76,6 +82,7 @@ def bench_one_handheld(seed: int, tiny: bool = False) -> HandheldFigures:
         (fixed.wrong_sure, measured.wrong_sure),
         report["hand_held"],
         report["photo_scale"]["measured"],
+        memory=None if memory is None else memory[0],
     )
 
 
@@ -102,8 +109,8 @@ def bench_handheld(
         end = f"calibration refused: {row.failed}" if row.failed else row.what
         print(f"  stranger {row.seed}: {row.dice} dice: F1 {row.f1[0]:.4f} -> {row.f1[1]:.4f}, "
               f"faces {row.faces[0]:.2%} -> {row.faces[1]:.2%}, unsure {row.unsure[0]} -> "
-              f"{row.unsure[1]}, unflagged wrong {row.unflagged[0]} -> {row.unflagged[1]}; "
-              f"{_how(row)} ({end})",
+              f"{row.unsure[1]}, unflagged wrong {row.unflagged[0]} -> {row.unflagged[1]}, "
+              f"reader memory {_mb(row.memory)}; {_how(row)} ({end})",
               flush=True)  # fmt: skip
     if not rows:
         return rows
@@ -119,6 +126,19 @@ def bench_handheld(
           f"{median([r.faces[1] for r in rows])}, worst {min(r.faces[0] for r in rows):.4f} "
           f"-> {min(r.faces[1] for r in rows):.4f}; unsure {sum(r.unsure[0] for r in rows)} -> "
           f"{sum(r.unsure[1] for r in rows)}; unflagged wrong "
-          f"{sum(r.unflagged[0] for r in rows)} -> {sum(r.unflagged[1] for r in rows)}",
+          f"{sum(r.unflagged[0] for r in rows)} -> {sum(r.unflagged[1] for r in rows)}; "
+          f"{_worst_memory(rows)}",
           flush=True)  # fmt: skip
     return rows
+
+
+def _mb(memory: float | None) -> str:
+    return "not measured" if memory is None else f"+{memory:.1f} MB"
+
+
+def _worst_memory(rows: list[HandheldFigures]) -> str:
+    """The most resident memory a stranger's model added, judged against the target."""
+    measured = [r.memory for r in rows if r.memory is not None]
+    if not measured:
+        return "reader memory not measured"
+    return f"reader memory worst +{max(measured):.1f} MB {MEMORY.judge(max(measured))}"
