@@ -113,7 +113,7 @@ class DetectorParams:
     # its dice look, or where the finder cannot measure (photo_scale False), chosen so
     # (vision.reading.look_scale)
     hand_held: bool = False
-    # the sizes that look reaches, in steps (SCALE_STEP) under and over the learned side:
+    # the sizes the look may reach, in steps (SCALE_STEP) under and over the learned side:
     # the calibration photos' own sizes, and at least the measure's (every model before
     # this setting looked at those)
     look_under: int = STEPS
