@@ -71,10 +71,10 @@ def further_step(
     ``offsets``, as :func:`looked_die_scale`'s): one step past the end where the curve is
     lowest, while that lies within ``reach`` (:func:`look_reach_steps`); None where the lowest
     point lies inside, no size found a die, or the reach is used up."""
-    means = np.array([_mean(found) for found in distances])
-    if np.isnan(means).all():
+    low = _lowest(distances)
+    if low is None:
         return None
-    i = int(np.argmin(smoothed(means)))
+    i = low[1]
     if i == 0 and offsets[0] - 1 in reach:
         return offsets[0] - 1
     if i == len(offsets) - 1 and offsets[-1] + 1 in reach:
@@ -93,12 +93,21 @@ def looked_die_scale(distances: Sequence[Sequence[float]], offsets: Sequence[int
     """
     if len(distances) != len(offsets):
         raise ValueError(f"{len(distances)} lists of distances for {len(offsets)} sizes")
+    low = _lowest(distances)
+    if low is None:
+        return 1.0
+    curve, i = low
+    return float(SCALE_STEP ** (offsets[i] + _vertex(curve, i)))
+
+
+def _lowest(distances: Sequence[Sequence[float]]) -> tuple[NDArray[Any], int] | None:
+    """The smoothed curve of the sizes' mean ``distances`` and where it is lowest; None
+    when no size found a die."""
     means = np.array([_mean(found) for found in distances])
     if np.isnan(means).all():
-        return 1.0
+        return None
     curve = smoothed(means)
-    i = int(np.argmin(curve))
-    return float(SCALE_STEP ** (offsets[i] + _vertex(curve, i)))
+    return curve, int(np.argmin(curve))
 
 
 def smoothed(means: NDArray[Any]) -> NDArray[Any]:
