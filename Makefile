@@ -29,6 +29,13 @@ $(TORCH_STAMP): $(STAMP)
 	$(BIN)/pip install -q --no-compile '$(TORCH)'
 	touch $(TORCH_STAMP)
 
+# ONNX (to build a graph) and ONNX Runtime, for tools/experiments/onnx_runtime.py alone:
+# the measure of the face networks by ONNX Runtime against cv2.dnn; never in the Pi's install
+ONNX_STAMP := $(VENV)/.onnx-stamp
+$(ONNX_STAMP): $(STAMP)
+	$(BIN)/pip install -q 'onnx==1.23.2' 'onnxruntime==1.32.0' 'numpy>=1.24,<2'
+	touch $(ONNX_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/toptable demo
 

@@ -6,8 +6,9 @@ the OpenCV the reader already uses).
 Why: the issue asks the reader to run on numpy, ``cv2.dnn`` or ONNX Runtime,
 whichever is faster. On one core ``cv2.dnn`` runs a shipped network in about
 0.22 ms a view against numpy's 0.27 ms (``toptable bench dice`` prints both, through
-the two networks); ONNX Runtime was not measured: it is not installed (one more wheel
-on the Pi for the same convolutions).
+the two networks). ONNX Runtime runs them 1.7 times as fast but adds about 50 MB of
+resident memory to a reader whose budget is 60 (``tools/experiments/onnx_runtime.py``;
+docs/decisions/vision.md), and two wheels on the Pi: not used.
 
 The numpy pass stays the reference: a network is handed to ``cv2.dnn`` only when it
 builds and gives the numpy pass's embeddings on a probe of views to 1e-4 (OpenCV's
