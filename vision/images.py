@@ -12,7 +12,12 @@ from numpy.typing import NDArray
 
 from vision.errors import ImageReadError
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+# The photo files read, by suffix (any case): those of the image formats labelling tools'
+# YOLO exports hold (Ultralytics' ``IMG_FORMATS``, ultralytics/data/utils.py) that
+# OpenCV's wheels decode (4.8-4.11: libjpeg, libpng, libwebp, libtiff built in)
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+# photos of formats OpenCV does not decode, named when a label has one of them for its photo
+UNDECODED_FORMATS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".dng": "raw DNG"}
 
 MAX_IMAGE_PIXELS = 64_000_000
 """The largest image ``toptable`` decodes: 64 megapixels (about 192 MB as BGR).
@@ -63,8 +68,28 @@ def read_image(path: str | Path) -> NDArray[Any]:
     data = np.fromfile(str(path), dtype=np.uint8)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
-        raise ImageReadError(f"{path}: not a readable image (jpg, png, bmp...)")
+        raise ImageReadError(f"{path}: not a readable image ({suffix_list()})")
     return image
+
+
+def suffix_list() -> str:
+    """The photo suffixes read, for a message: ``.jpg, .jpeg, ...``."""
+    return ", ".join(IMAGE_SUFFIXES)
+
+
+def is_photo(path: Path) -> bool:
+    """Whether ``path`` names a photo file this project reads (by its suffix, any case)."""
+    return path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def undecoded_twin(folder: Path, stem: str) -> str | None:
+    """Why the photo of ``stem`` in ``folder`` is not read when it has a format OpenCV does
+    not decode (``stem.heic``...): one clause naming the file, or None."""
+    for suffix, kind in UNDECODED_FORMATS.items():
+        for candidate in (folder / (stem + suffix), folder / (stem + suffix.upper())):
+            if candidate.is_file():
+                return f"{candidate.name} is a {kind} photo, which is not read (save it as JPEG)"
+    return None
 
 
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}

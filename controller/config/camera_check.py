@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from controller.config.device_checker import DeviceChecker
 from vision.errors import CameraError
+from vision.images import is_photo, suffix_list
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.delivery import delivery_text
 from vision.sources.picamera_package import MISSING as PICAMERA2_MISSING
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 
 
 def check_camera(chk: DeviceChecker) -> None:
@@ -37,12 +38,9 @@ def check_camera(chk: DeviceChecker) -> None:
     elif c.source is CameraSource.FOLDER and c.path is not None:
         if not chk.is_dir(c.path):
             chk.add("camera", "path", f"names {c.path}, which is not a folder")
-        elif not any(chk.probe.glob(str(c.path / f"*{suffix}")) for suffix in IMAGE_SUFFIXES):
-            chk.add(
-                "camera",
-                "path",
-                f"names {c.path}, which holds no images ({', '.join(IMAGE_SUFFIXES)})",
-            )
+        elif not any(is_photo(Path(p)) for p in chk.probe.glob(str(c.path / "*"))):
+            # by suffix in any case, as the folder source reads them (a phone's IMG_0001.JPG)
+            chk.add("camera", "path", f"names {c.path}, which holds no images ({suffix_list()})")
     if c.model is not None and not chk.is_file(c.model):
         chk.add("camera", "model", f"names {c.model}, which does not exist")
 

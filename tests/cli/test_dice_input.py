@@ -38,8 +38,8 @@ def test_labels_without_photo(dataset: Path, capsys: pytest.CaptureFixture[str])
     assert main(["dice", "eval", str(dataset)]) == 2
     (line,) = _error(capsys)
     assert line.endswith(
-        "labels/lost.txt: no image images/lost.* (.jpg, .jpeg, .png, .bmp): its dice would be "
-        "skipped"
+        "labels/lost.txt: no image images/lost.* (.jpg, .jpeg, .png, .bmp, .webp, .tif, .tiff): its "
+        "dice would be skipped"
     )
 
 

@@ -161,9 +161,11 @@ def test_camera_file_and_folder_sources(tmp_path: Path, probe: FakeProbe) -> Non
     cfg = hardware_config(tmp_path, camera={"source": "folder", "path": "frames"})
     assert texts(cfg, probe) == [
         f"cfg.toml: Option 'path' in section 'camera' names {frames}, which holds no images "
-        "(.png, .jpg, .jpeg, .bmp)"
+        "(.jpg, .jpeg, .png, .bmp, .webp, .tif, .tiff)"
     ]
-    (frames / "a.png").write_bytes(b"")
+    (frames / "a.heic").write_bytes(b"")  # a photo of a format the folder source skips
+    assert len(texts(cfg, probe)) == 1
+    (frames / "IMG_0001.JPG").write_bytes(b"")  # a phone's name: read in any case
     assert texts(cfg, probe) == []
     cfg = hardware_config(tmp_path, camera={"source": "file", "path": "none.mp4", "model": "m.npz"})
     assert texts(cfg, probe) == [

@@ -106,8 +106,41 @@ def test_a_label_file_without_its_image_is_reported(broken: Path) -> None:
     with pytest.raises(DataError) as err:
         load_dataset(broken)
     assert str(err.value) == (
-        "labels/synth_0001.txt: no image images/synth_0001.* (.jpg, .jpeg, .png, .bmp): "
-        "its dice would be skipped"
+        "labels/synth_0001.txt: no image images/synth_0001.* "
+        "(.jpg, .jpeg, .png, .bmp, .webp, .tif, .tiff): its dice would be skipped"
+    )
+
+
+@pytest.mark.parametrize("suffix", [".webp", ".tif", ".TIFF", ".JPG"])
+def test_photos_of_every_format_labelling_tools_export_are_read(broken: Path, suffix: str) -> None:
+    import cv2
+
+    png = broken / "images" / "synth_0001.png"
+    original, labelled = read_image(png), load_dataset(broken).items[1].dice
+    params = [cv2.IMWRITE_WEBP_QUALITY, 101] if suffix == ".webp" else []  # 101: lossless
+    ok, data = cv2.imencode(".jpg" if suffix == ".JPG" else suffix.lower(), original, params)
+    assert ok
+    png.unlink()
+    photo = png.with_suffix(suffix)
+    photo.write_bytes(data.tobytes())
+    ds = load_dataset(broken)
+    assert [item.image.name for item in ds.items] == ["synth_0000.png", photo.name]
+    assert ds.items[1].dice == labelled
+    decoded = read_image(photo)
+    assert decoded.shape == original.shape
+    if suffix != ".JPG":  # the lossless formats decode to the very pixels
+        assert np.array_equal(decoded, original)
+
+
+@pytest.mark.parametrize(("suffix", "kind"), [(".heic", "HEIC"), (".DNG", "raw DNG")])
+def test_a_photo_of_a_format_not_read_is_named(broken: Path, suffix: str, kind: str) -> None:
+    png = broken / "images" / "synth_0001.png"
+    png.rename(png.with_suffix(suffix))
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        f"labels/synth_0001.txt: no image images/synth_0001.* (synth_0001{suffix} is a {kind} "
+        "photo, which is not read (save it as JPEG)): its dice would be skipped"
     )
 
 

@@ -175,7 +175,7 @@ def test_a_label_without_its_photo_in_a_split_is_reported(own: Path, tmp_path: P
         load_dataset(export)
     assert str(err.value) == (
         "train/labels/synth_0001.txt: no image train/images/synth_0001.* "
-        "(.jpg, .jpeg, .png, .bmp): its dice would be skipped"
+        "(.jpg, .jpeg, .png, .bmp, .webp, .tif, .tiff): its dice would be skipped"
     )
 
 

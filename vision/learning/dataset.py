@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.core.errors import DataError, DataProblem
-from vision.images import IMAGE_SUFFIXES
+from vision.images import suffix_list, undecoded_twin
 from vision.learning.dataset_layout import (
     NAME_LISTS,
     YAML_SUFFIXES,
@@ -237,7 +237,9 @@ def load_dataset(
     names = _read_names(layout, problems)
     if not layout.images and all(p.file != layout.looked_in[0] for p in problems):
         problems.append(
-            DataProblem(layout.looked_in[0], "", layout.looked_in[1], "no images (jpg, png, bmp)")
+            DataProblem(
+                layout.looked_in[0], "", layout.looked_in[1], f"no images ({suffix_list()})"
+            )
         )
     items: list[LabeledImage] = []
     for image, label in zip(layout.images, layout.labels, strict=True):
@@ -254,13 +256,15 @@ def load_dataset(
             continue
         for label in sorted(folder.glob("*.txt")):
             if label not in expected and label.name not in NAME_LISTS:
+                photos = photo_folder(label.parent)
+                why = undecoded_twin(photos, label.stem) or suffix_list()
                 problems.append(
                     DataProblem(
                         _rel(label, root),
                         "",
                         "",
-                        f"no image {_rel(photo_folder(label.parent), root)}/"
-                        f"{label.stem}.* ({', '.join(IMAGE_SUFFIXES)}): its dice would be skipped",
+                        f"no image {_rel(photos, root)}/{label.stem}.* ({why}): its dice would "
+                        "be skipped",
                     )
                 )
     if problems:

@@ -37,7 +37,7 @@ from typing import Any
 import yaml
 
 from controller.core.errors import DataProblem
-from vision.images import IMAGE_SUFFIXES
+from vision.images import is_photo
 
 YAML_SUFFIXES = (".yaml", ".yml")
 NAME_LISTS = ("classes.txt", "obj.names")  # labelImg's, Darknet's: one face name a line
@@ -83,7 +83,7 @@ def photo_folder(label_folder: Path) -> Path:
 def photos_in(folder: Path, deep: bool) -> list[Path]:
     """The photos in ``folder`` (and its subfolders when ``deep``), sorted."""
     found = folder.rglob("*") if deep else folder.iterdir()
-    return sorted(p for p in found if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    return sorted(p for p in found if is_photo(p) and p.is_file())
 
 
 def find_yaml(root: Path) -> Path | None:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import CameraError
-from vision.images import IMAGE_SUFFIXES, read_image
+from vision.images import is_photo, read_image, suffix_list
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.picamera import Picamera2Source
@@ -291,9 +291,9 @@ class FolderSource:
         folder = Path(config.path)
         if not folder.is_dir():
             raise CameraError(f"{folder}: no such image folder")
-        self.files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = sorted(p for p in folder.iterdir() if is_photo(p))
         if not self.files:
-            raise CameraError(f"{folder}: no images (jpg, png, bmp)")
+            raise CameraError(f"{folder}: no images ({suffix_list()})")
         self._index = 0
         self._held = 0
         self._current: npt.NDArray[np.uint8] | None = None
