@@ -50,3 +50,8 @@ def test_neighbours_in_one_light_are_not_label_mistakes() -> None:
     assert [i for i, _ in by_photos] == [4]
     assert by_photos[0][1].startswith("labels/p1.txt: line 5: labeled 'a' but looks like 'b'")
     assert "(like labels/p2.txt: line 7)" in by_photos[0][1]
+    # a right label seen on one die alone is named too: the owner is told what helps then
+    assert by_photos[0][1].endswith(
+        "check the label, and if it is right photograph more 'a' dice like it (a face seen on "
+        "one die in this look is read as the look-alike seen on many)"
+    )

@@ -69,7 +69,9 @@ def label_problems(
         out.append((
             i,
             f"{where[i]}: labeled {names[die_cls[i]]!r} but looks like {names[best]!r} "
-            f"(like {where[like]}); check the label",
+            f"(like {where[like]}); check the label, and if it is right photograph more "
+            f"{names[die_cls[i]]!r} dice like it (a face seen on one die in this look is "
+            "read as the look-alike seen on many)",
         ))  # fmt: skip
 
 
