@@ -14,7 +14,8 @@ from vision.errors import ImageReadError
 
 # The photo files read, by suffix (any case): those of the image formats labelling tools'
 # YOLO exports hold (Ultralytics' ``IMG_FORMATS``, ultralytics/data/utils.py) that
-# OpenCV's wheels decode (4.8-4.11: libjpeg, libpng, libwebp, libtiff built in)
+# OpenCV decodes (its 4.11 wheels build in libjpeg, libpng, libwebp and libtiff; not HEIC,
+# AVIF nor GIF: tests/vision/test_dataset.py reads each format listed)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 # photos of formats OpenCV does not decode, named when a label has one of them for its photo
 UNDECODED_FORMATS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".dng": "raw DNG"}
