@@ -92,6 +92,7 @@ from vision.reading.domain import learned_domain
 from vision.reading.finder_maps import balance
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.photo_scale import size_curves
+from vision.reading.pixel_aspect import pixel_aspect, unstretched
 from vision.reading.read import load_scaled, reduction
 from vision.reading.scaling import image_length, shrink
 
@@ -140,11 +141,23 @@ def calibrate(
         progress(step, total, what)
 
     # every photo decoded once, reduced as reading will (decoded again below only if the
-    # size measured in step 1 asks libjpeg for another reduction)
+    # size measured in step 1 asks libjpeg for another reduction), its pixels made square
+    # again when the photos were stretched to another shape (read so too)
     decoded = [load_scaled(item.image, params) for item in items]
+    stretch = pixel_aspect(
+        [
+            d.w * image.shape[1] / (d.h * image.shape[0])
+            for item, (image, _) in zip(items, decoded, strict=True)
+            for d in item.dice
+        ]
+    )
+    file_sizes = [(round(im.shape[1] * f), round(im.shape[0] * f)) for im, f in decoded]
+    decoded = [(unstretched(image, stretch), factor) for image, factor in decoded]
+    params = replace(params, pixel_aspect=stretch)
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
-    photo_sizes: list[tuple[int, int]] = []  # the photos' own sizes (the domain, below)
+    # the photos' sizes, un-stretched as they are read (the domain, below)
+    photo_sizes: list[tuple[int, int]] = []
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
     where_on: list[tuple[float, float]] = []  # each labeled die's centre, shares of w and h
     label_sides: list[tuple[float, float]] = []  # each labeled box's width and height
@@ -196,7 +209,8 @@ def calibrate(
     for k, item in enumerate(items):
         own_size = replace(params, die_frac=params.die_frac * scales[k])
         if reduction(item.image, own_size) != decoded[k][1]:
-            decoded[k] = load_scaled(item.image, own_size)
+            image, factor = load_scaled(item.image, own_size)
+            decoded[k] = (unstretched(image, stretch), factor)
 
     photos: list[Photo] = []
     dies: list[tuple[int, float, float, float, int]] = []  # photo, cx, cy, angle, class
@@ -329,7 +343,7 @@ def calibrate(
     if hand_held and not measure[0]:
         warnings.append(unmeasured_warning(scales, measure[1]))
     for die in missed:
-        item, (w, h) = items[die.photo], photo_sizes[die.photo]
+        item, (w, h) = items[die.photo], file_sizes[die.photo]
         face_h, face_w = photos[die.photo].face.shape[:2]
         warnings.append(
             unlabeled_warning(
@@ -383,6 +397,7 @@ def calibrate(
             "box_scale": round(params.box_scale, 3),
             "box_aspect": round(params.box_aspect, 3),
             "face_aspect": round(params.face_aspect, 3),
+            "pixel_aspect": round(params.pixel_aspect, 3),  # the photos' stretch (1: none)
             "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
                 "kept": finder.box_fitting.box_fit is not None,
                 "iou_placed": round(finder.box_fitting.iou_placed, 3),

@@ -71,6 +71,7 @@ class CalibrationReport:
     finders: int = 1  # dice of this many colours, each found by a finder of its own
     face_aspect: float = 1.0  # the top faces' squash, undone where faces are cut (1: none)
     measures_size: bool = False  # photos taken by hand: each read at its measured die size
+    pixel_aspect: float = 1.0  # the photos' stretch, undone before reading (1: none)
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -84,6 +85,7 @@ class CalibrationReport:
             "finders": self.finders,
             "face_aspect": round(self.face_aspect, 3),
             "measures_size": self.measures_size,
+            "pixel_aspect": round(self.pixel_aspect, 3),
             "warnings": list(self.warnings),
         }
 
@@ -106,6 +108,15 @@ class CalibrationReport:
         if self.finders > 1:
             out.append(
                 f"dice of {self.finders} colours: each colour is found by a finder of its own"
+            )
+        if self.pixel_aspect != 1.0:
+            wide = self.pixel_aspect > 1.0
+            out.append(
+                f"stretched photos: the labeled dice are "
+                f"{max(self.pixel_aspect, 1.0 / self.pixel_aspect):.2f} times as "
+                f"{'wide as tall' if wide else 'tall as wide'}, more than a camera makes them "
+                "(resized to another shape, as labelling services do); each photo is read "
+                "with square pixels again"
             )
         if self.face_aspect != 1.0:
             wide = self.face_aspect > 1.0
@@ -213,6 +224,7 @@ def calibrate_with_report(
         colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
         finders=int(saved.get("finders", 1)),
         face_aspect=float(saved.get("face_aspect", 1.0)),
+        pixel_aspect=float(saved.get("pixel_aspect", 1.0)),
         measures_size=bool(saved.get("photo_scale", {}).get("measured", False)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})

@@ -98,6 +98,9 @@ class DetectorParams:
     # it across its tilt); the face patch is cut stretched back to square (1: as seen, and
     # every model before this setting)
     face_aspect: float = 1.0
+    # how much wider than tall a square shows in the owner's photos: not 1 when they were
+    # stretched to another shape (vision.reading.pixel_aspect); each photo is read un-stretched
+    pixel_aspect: float = 1.0
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose marks_contrast is under this shows no marks: no die

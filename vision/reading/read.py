@@ -46,6 +46,7 @@ from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.first_look import first_look
 from vision.reading.memory import release_freed_memory
 from vision.reading.model import FaceModel
+from vision.reading.pixel_aspect import restretched_box, unstretched
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -198,14 +199,26 @@ def read_frame(
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    photo_h, photo_w = image.shape[:2]
+    image = unstretched(image, model.params.pixel_aspect)  # (as it is: square pixels)
+    h, w = image.shape[:2]
     if die_scale is None:
         die_scale = photo_die_scale(image, model)
     result = detect(image, model.detector, die_scale)
     dice = read_detections(result, model, factor)
-    h, w = image.shape[:2]
-    size = (round(w * factor), round(h * factor))
+    if (w, h) != (photo_w, photo_h):  # the boxes in the photo's own pixels
+        scale = (w / photo_w, h / photo_h)
+        dice = [
+            replace(
+                d,
+                box=restretched_box(d.box, scale),
+                center=(d.center[0] / scale[0], d.center[1] / scale[1]),
+            )
+            for d in dice
+        ]
     obstructed, light = result.obstructed, result.light_fraction
-    warnings = domain_warnings(result, model, size, die_scale)
+    # the domain is the un-stretched photos' (as calibration learned it)
+    warnings = domain_warnings(result, model, (round(w * factor), round(h * factor)), die_scale)
     if model.params.by_hand:  # (its photos, whatever die_scale was asked for; in ms too)
         del result  # its frames too
         release_freed_memory()
@@ -214,7 +227,7 @@ def read_frame(
         expected=expect,
         obstructed=obstructed,
         ms=(time.perf_counter() - start) * 1000.0,
-        size=size,
+        size=(round(photo_w * factor), round(photo_h * factor)),
         light_fraction=light,
         warnings=warnings,
         die_scale=die_scale,

@@ -1,0 +1,89 @@
+"""Photos stretched to another shape (as labelling services resize a set): calibration
+measures the stretch on the labels, and every photo is read with square pixels again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import load_dataset
+from vision.learning.evaluate import evaluate, match
+from vision.learning.report import CalibrationReport
+from vision.reading.pixel_aspect import (
+    CAMERA_LIMIT,
+    MIN_BOXES,
+    pixel_aspect,
+    restretched_box,
+    unstretched,
+)
+from vision.reading.read import read_file
+
+
+def test_a_stretch_is_what_no_camera_makes() -> None:
+    assert pixel_aspect([1.0] * 10) == 1.0
+    # an oblique camera's boxes (wider than tall), or a near side boxed (taller): the camera's
+    assert pixel_aspect([1.36] * 10) == 1.0
+    assert pixel_aspect([0.72] * 10) == 1.0
+    assert pixel_aspect([1.78, 1.8, 1.76, 1.9, 1.7, 1.78, 1.79]) == pytest.approx(1.78)
+    assert pixel_aspect([0.5] * 10) == 0.5
+    assert pixel_aspect([CAMERA_LIMIT * 1.01] * 10) > 1.0
+    assert pixel_aspect([2.0] * (MIN_BOXES - 1)) == 1.0  # too few boxes to tell
+
+
+@pytest.mark.parametrize(("shape", "aspect", "square"), [((100, 400), 2.0, (100, 200)), ((400, 100), 0.5, (200, 100))])  # fmt: skip
+def test_a_stretched_photo_is_shrunk_along_its_stretch(
+    shape: tuple[int, int], aspect: float, square: tuple[int, int]
+) -> None:
+    image = np.zeros((*shape, 3), np.uint8)
+    out = unstretched(image, aspect)
+    assert out.shape[:2] == square
+    assert unstretched(image, 1.0) is image
+    scale = (square[1] / shape[1], square[0] / shape[0])
+    # a box found in the square pixels, in the photo's own
+    assert restretched_box((10.0, 20.0, 30.0, 40.0), scale) == pytest.approx(
+        (10.0 / scale[0], 20.0 / scale[1], 30.0 / scale[0], 40.0 / scale[1])
+    )
+
+
+def _squashed(src: Path, dst: Path) -> Path:
+    """A copy of the dataset ``src`` with each photo's height halved (its labels, normalised,
+    unchanged): every die looks twice as wide as tall."""
+    shutil.copytree(src, dst)
+    for photo in (dst / "images").iterdir():
+        image = cv2.imread(str(photo))
+        h, w = image.shape[:2]
+        cv2.imwrite(str(photo), cv2.resize(image, (w, h // 2), interpolation=cv2.INTER_AREA))
+    return dst
+
+
+def test_stretched_photos_are_read_as_if_they_were_not(
+    stress_photos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    train, test = (_squashed(p, tmp_path / p.name) for p in stress_photos)
+    model = calibrate(load_dataset(train))
+    assert model.params.pixel_aspect == pytest.approx(2.0, rel=0.05)
+    # read as stretched, 5 of these 12 dice were asked about and 2 read wrong
+    result = evaluate(load_dataset(test), model)
+    assert (result.f1, result.accuracy, result.unsure) == (1.0, 1.0, 0)
+    # the boxes come back in the stretched photo's own pixels
+    item = load_dataset(test).items[0]
+    read = read_file(item.image, model)
+    w, h = read.size
+    assert (h, w) == cv2.imread(str(item.image)).shape[:2]
+    labeled = [d.box_px(w, h) for d in item.dice]
+    assert len(match(labeled, [d.box for d in read.dice])) == len(labeled) == len(read.dice)
+
+
+def test_calibration_says_the_photos_were_stretched() -> None:
+    report = CalibrationReport(photos=20, dice=60, seconds=1.0, cv=None, folds=0, warnings=[],
+                               pixel_aspect=0.54)  # fmt: skip
+    assert any(
+        line.startswith("stretched photos: the labeled dice are 1.85 times as tall as wide")
+        for line in report.lines()
+    )
+    assert report.to_json()["pixel_aspect"] == 0.54
