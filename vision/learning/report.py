@@ -57,6 +57,12 @@ def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float =
     return folder
 
 
+def _times_as(aspect: float) -> str:
+    """A width over a height in words: ``1.85 times as tall as wide``."""
+    shape = "wide as tall" if aspect > 1.0 else "tall as wide"
+    return f"{max(aspect, 1.0 / aspect):.2f} times as {shape}"
+
+
 @dataclass
 class CalibrationReport:
     """What calibration says about itself: leave-photos-out figures and warnings."""
@@ -110,22 +116,16 @@ class CalibrationReport:
                 f"dice of {self.finders} colours: each colour is found by a finder of its own"
             )
         if self.pixel_aspect != 1.0:
-            wide = self.pixel_aspect > 1.0
             out.append(
-                f"stretched photos: the labeled dice are "
-                f"{max(self.pixel_aspect, 1.0 / self.pixel_aspect):.2f} times as "
-                f"{'wide as tall' if wide else 'tall as wide'}, more than a camera makes them "
-                "(resized to another shape, as labelling services do); each photo is read "
-                "with square pixels again"
+                f"stretched photos: the labeled dice are {_times_as(self.pixel_aspect)}, more "
+                "than a camera makes them (resized to another shape, as labelling services "
+                "do); each photo is read with square pixels again"
             )
         if self.face_aspect != 1.0:
-            wide = self.face_aspect > 1.0
+            across = "down" if self.face_aspect > 1.0 else "across"
             out.append(
-                f"an oblique camera: the dice's top faces look "
-                f"{max(self.face_aspect, 1.0 / self.face_aspect):.2f} times as "
-                f"{'wide as tall' if wide else 'tall as wide'} (squashed "
-                f"{'down' if wide else 'across'} the photo); faces are read stretched back to "
-                "square"
+                f"an oblique camera: the dice's top faces look {_times_as(self.face_aspect)} "
+                f"(squashed {across} the photo); faces are read stretched back to square"
             )
         if self.measures_size:
             out.append(
