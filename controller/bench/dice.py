@@ -6,7 +6,8 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 1. ``pi-tray``: calibrate on 14 photos, read the other 6; and 4-fold
    leave-photos-out cross-validation (every photo read once by a model that
    never saw it).
-2. ``catan-webcam``: calibrate on ``train/`` (one day), read ``valid/`` (another day).
+2. ``catan-webcam``: calibrate on ``train/`` (one day), read ``valid/`` (another day);
+   and the same with both stretched to 640x640, as labelling services export a set.
 3. Shifted conditions, calibrated on the originals: the test photos of 1. and 2.
    darker and warmer, the camera tilted 12 degrees (a homography of a camera
    turned about its horizontal axis), turned a quarter turn, saved as a poor
@@ -140,6 +141,17 @@ def _poor_jpeg(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
     return (decoded if decoded is not None else image), None
 
 
+EXPORT_SIDE = 640  # Roboflow's "Stretch to 640x640", a common default of public sets
+
+
+def stretched_square(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    """``image`` resized to ``EXPORT_SIDE`` square without keeping its shape, as labelling
+    services export a set; the matrix moving its boxes."""
+    h, w = image.shape[:2]
+    out = cv2.resize(image, (EXPORT_SIDE, EXPORT_SIDE), interpolation=cv2.INTER_AREA)
+    return out, np.diag([EXPORT_SIDE / w, EXPORT_SIDE / h, 1.0])
+
+
 SHIFTS: dict[str, Transform] = {
     "darker and warmer": _darker_warmer,
     "camera tilted 12 degrees": _tilted,
@@ -225,6 +237,13 @@ def bench_catan(root: Path, shifted: bool = True) -> None:
                 evaluate(test, model)) + f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
     if shifted:
         bench_shifted("catan valid", model, test)
+        with tempfile.TemporaryDirectory(prefix="toptable-stretch-") as tmp:
+            square_train = shifted_dataset(train, stretched_square, Path(tmp) / "train")
+            square_test = shifted_dataset(test, stretched_square, Path(tmp) / "valid")
+            square_model, seconds = _timed_calibrate(square_train)
+            label = f"catan-webcam stretched to {EXPORT_SIDE}x{EXPORT_SIDE}, train/ -> valid/"
+            result = evaluate(square_test, square_model)
+            print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
 
 
 # --- synthetic stress -----------------------------------------------------------------
