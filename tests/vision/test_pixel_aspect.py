@@ -14,6 +14,7 @@ from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate, match
 from vision.learning.report import CalibrationReport
+from vision.reading.domain import DomainIssue
 from vision.reading.pixel_aspect import (
     CAMERA_LIMIT,
     MIN_BOXES,
@@ -77,6 +78,13 @@ def test_stretched_photos_are_read_as_if_they_were_not(
     assert (h, w) == cv2.imread(str(item.image)).shape[:2]
     labeled = [d.box_px(w, h) for d in item.dice]
     assert len(match(labeled, [d.box for d in read.dice])) == len(labeled) == len(read.dice)
+    assert read.warnings == ()
+    # a photo of another shape (the set's own, not stretched) is named by its own size
+    plain = stress_photos[1] / "images" / item.image.name
+    h0, w0 = cv2.imread(str(plain)).shape[:2]
+    shape = [w for w in read_file(plain, model).warnings if w.kind is DomainIssue.PHOTO_SHAPE]
+    assert len(shape) == 1
+    assert shape[0].text.startswith(f"a {w0}x{h0} photo, but the model learned from {w0}x{h}")
 
 
 def test_calibration_says_the_photos_were_stretched() -> None:

@@ -151,20 +151,18 @@ def calibrate(
             for d in item.dice
         ]
     )
-    file_sizes = [(round(im.shape[1] * f), round(im.shape[0] * f)) for im, f in decoded]
+    # the photos' own sizes (the domain, below: a frame is checked against them as it is)
+    photo_sizes = [(round(im.shape[1] * f), round(im.shape[0] * f)) for im, f in decoded]
     decoded = [(unstretched(image, stretch), factor) for image, factor in decoded]
     params = replace(params, pixel_aspect=stretch)
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
-    # the photos' sizes, un-stretched as they are read (the domain, below)
-    photo_sizes: list[tuple[int, int]] = []
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
     where_on: list[tuple[float, float]] = []  # each labeled die's centre, shares of w and h
     label_sides: list[tuple[float, float]] = []  # each labeled box's width and height
     turns: list[float] = []  # each die's |cos|+|sin| of its rotation (its box over its side)
     photo_of: list[int] = []  # each die's photo
     for k, (item, (image, factor)) in enumerate(zip(items, decoded, strict=True)):
-        photo_sizes.append((round(image.shape[1] * factor), round(image.shape[0] * factor)))
         face = at_face_scale(image, factor, params)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
@@ -175,7 +173,7 @@ def calibrate(
             sides.append(math.sqrt(bw * bh) / turns[-1] / image_length(w, h))
             label_sides.append((bw / image_length(w, h), bh / image_length(w, h)))
             where_on.append((d.cx, d.cy))
-            die_px.append(sides[-1] * image_length(*photo_sizes[-1]))
+            die_px.append(sides[-1] * image_length(*photo_sizes[k]))
             photo_of.append(k)
         tick(f"measuring {item.image.name}")
     if not sides:
@@ -343,7 +341,7 @@ def calibrate(
     if hand_held and not measure[0]:
         warnings.append(unmeasured_warning(scales, measure[1]))
     for die in missed:
-        item, (w, h) = items[die.photo], file_sizes[die.photo]
+        item, (w, h) = items[die.photo], photo_sizes[die.photo]
         face_h, face_w = photos[die.photo].face.shape[:2]
         warnings.append(
             unlabeled_warning(

@@ -217,8 +217,8 @@ def read_frame(
             for d in dice
         ]
     obstructed, light = result.obstructed, result.light_fraction
-    # the domain is the un-stretched photos' (as calibration learned it)
-    warnings = domain_warnings(result, model, (round(w * factor), round(h * factor)), die_scale)
+    size = (round(photo_w * factor), round(photo_h * factor))
+    warnings = domain_warnings(result, model, size, die_scale)
     if model.params.by_hand:  # (its photos, whatever die_scale was asked for; in ms too)
         del result  # its frames too
         release_freed_memory()
@@ -227,7 +227,7 @@ def read_frame(
         expected=expect,
         obstructed=obstructed,
         ms=(time.perf_counter() - start) * 1000.0,
-        size=(round(photo_w * factor), round(photo_h * factor)),
+        size=size,
         light_fraction=light,
         warnings=warnings,
         die_scale=die_scale,
