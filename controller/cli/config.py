@@ -103,4 +103,13 @@ def model_fit(cfg: Config) -> list[str]:
     except ModelError as exc:
         return [f"face model: cannot be loaded: {exc}"]
     params = model.params
-    return [camera_fit(model.domain, params.die_frac, cam.width, cam.height, params.oblique)]
+    return [
+        camera_fit(
+            model.domain,
+            params.die_frac,
+            cam.width,
+            cam.height,
+            params.oblique,
+            params.pixel_aspect,
+        )
+    ]

@@ -74,6 +74,19 @@ def test_photos_with_no_dice(dataset: Path, tmp_path: Path,
     assert not out.exists()
 
 
+def test_a_face_no_die_is_labeled_with(dataset: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (dataset / "data.yaml").write_text("names: ['1', '2', '3', '4', '5', '6', blank]\n")
+    out = tmp_path / "m.npz"
+    assert main(["dice", "calibrate", str(dataset), "--out", str(out)]) == 2
+    (line,) = _error(capsys)
+    assert line.startswith(
+        f"toptable: error: {dataset}: no die labeled 'blank' (class 6) in its 3 photos; "
+    )  # said before any photo is measured, not after minutes of calibration
+    assert "photograph and label each face" in line
+    assert not out.exists()
+
+
 def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photo = tmp_path / "p.png"
     cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))

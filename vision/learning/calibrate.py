@@ -110,6 +110,23 @@ def calibration_steps(photos: int) -> int:
     return 2 * photos + 7
 
 
+def check_every_face(dataset: Dataset) -> None:
+    """Raise before any work unless every face of ``dataset``'s names has a labeled die
+    (a face never shown cannot be learned: calibration would fail at its end).
+
+    Raises:
+        ModelError: naming the faces no label line has, and the photos looked through.
+    """
+    shown = {die.cls for item in dataset.items for die in item.dice}
+    missing = [f"'{name}' (class {c})" for c, name in enumerate(dataset.names) if c not in shown]
+    if missing:
+        raise ModelError(
+            f"{dataset.root}: no die labeled {', '.join(missing)} in its {len(dataset.items)} "
+            "photos; calibration learns every face from the owner's photos: photograph and "
+            "label each face, then calibrate again"
+        )
+
+
 def calibrate(
     dataset: Dataset,
     face_set: str | None = None,
@@ -121,7 +138,7 @@ def calibrate(
     """Learn a model (finder and faces) from a labeled dataset; ``progress(done, total, what)``.
 
     Raises:
-        ModelError: too few photos, no labeled die, or a face without any sample.
+        ModelError: too few photos, no labeled die, or a face no die is labeled with.
         ImageReadError: a photo cannot be decoded.
     """
     items = list(dataset.items)
@@ -131,6 +148,7 @@ def calibrate(
             f"photos with every face shown (15 or more, in the light of the table, read best)"
         )
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
+    check_every_face(dataset)
     work_px = params.work_die_px
     total = calibration_steps(len(items))
     step = 0

@@ -36,6 +36,8 @@ from enum import Enum
 
 import numpy as np
 
+from vision.reading.pixel_aspect import native_size
+
 SHAPE_TOLERANCE = 1.04  # a photo's aspect ratio this close to a calibration photo's is the same
 FEW_PIXELS = 0.5  # a die under this share of the calibration dice's pixels (and...)
 FEW_PIXELS_ABS = 40.0  # ... under this many pixels wide has too few pixels to be read well
@@ -161,14 +163,22 @@ def learned_domain(
 
 
 def photo_warnings(
-    domain: Domain, width: int, height: int, die_frac: float, oblique: bool = False
+    domain: Domain,
+    width: int,
+    height: int,
+    die_frac: float,
+    oblique: bool = False,
+    stretch: float = 1.0,
 ) -> list[DomainWarning]:
     """What is wrong with a ``width`` x ``height`` photo for a model of ``domain`` whose dice
     are ``die_frac`` of a photo's ``sqrt(width * height)``: its shape, its turn (only for a
-    model that learned an ``oblique`` camera), its pixels per die."""
+    model that learned an ``oblique`` camera), its pixels per die. ``stretch``: how the
+    calibration photos were stretched (:mod:`vision.reading.pixel_aspect`): a photo in the
+    shape they had before is of their camera too."""
     out: list[DomainWarning] = []
     ratio = max(width, height) / max(1, min(width, height))
-    shapes = [max(w, h) / max(1, min(w, h)) for w, h in domain.sizes]
+    native = [native_size(s, stretch) for s in domain.sizes]  # (a square's turn: theirs)
+    shapes = [max(w, h) / max(1, min(w, h)) for w, h in (*domain.sizes, *native)]
     if all(abs(math.log(ratio / s)) > math.log(SHAPE_TOLERANCE) for s in shapes):
         out.append(
             DomainWarning(
@@ -178,7 +188,7 @@ def photo_warnings(
                 "(calibrate with photos from this camera)",
             )
         )
-    elif oblique and width != height and all((w > h) != (width > height) for w, h in domain.sizes):
+    elif oblique and width != height and all((w > h) != (width > height) for w, h in native):
         out.append(
             DomainWarning(
                 DomainIssue.PHOTO_TURNED,
@@ -263,11 +273,16 @@ def dice_warnings(
 
 
 def camera_fit(
-    domain: Domain | None, die_frac: float, width: int, height: int, oblique: bool = False
+    domain: Domain | None,
+    die_frac: float,
+    width: int,
+    height: int,
+    oblique: bool = False,
+    stretch: float = 1.0,
 ) -> str:
     """One line for ``config check``: how a camera delivering ``width`` x ``height`` frames
-    fits a model of ``domain`` (warnings when it does not; ``oblique``: the model learned
-    an oblique camera, see :func:`photo_warnings`)."""
+    fits a model of ``domain`` (warnings when it does not; ``oblique`` and ``stretch``: as
+    for :func:`photo_warnings`)."""
     if domain is None:
         return (
             "face model: it does not record the photos it was calibrated on (calibrate "
@@ -278,7 +293,7 @@ def camera_fit(
         f"it learned from {domain.sizes_text()} photos, dice "
         f"{domain.die_px[0]:.0f}-{domain.die_px[2]:.0f} px"
     )
-    problems = photo_warnings(domain, width, height, die_frac, oblique)
+    problems = photo_warnings(domain, width, height, die_frac, oblique, stretch)
     if not problems:
         return f"face model: at {width}x{height} dice about {px:.0f} px; {learned}: fine"
     return "face model: warning: " + "; ".join(p.text for p in problems)

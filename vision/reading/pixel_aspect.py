@@ -7,7 +7,9 @@ learns the owner's dice as photographed, but its shipped networks and the face p
 quarter turns take a die's pixels to be square (a die turned a quarter is then squashed
 the other way). Calibration measures the stretch on the labels (:func:`pixel_aspect`),
 and calibration and reading un-stretch each photo first (:func:`unstretched`); reading
-gives its boxes back in the photo's own pixels (:func:`restretched_box`).
+gives its boxes back in the photo's own pixels (:func:`restretched_box`). A frame in the
+shape the photos had before they were stretched (the table camera's own, not exported
+through the service) is read as it is (:func:`frame_stretch`).
 
 Measured on catan-webcam stretched to a square (docs/decisions/vision.md): faces right on
 its next day's photos 100 → 83 % read as stretched.
@@ -43,15 +45,40 @@ def pixel_aspect(box_aspects: Sequence[float]) -> float:
     return median if abs(math.log(median)) > math.log(CAMERA_LIMIT) else 1.0
 
 
+def native_size(size: tuple[int, int], aspect: float) -> tuple[int, int]:
+    """The (width, height) a photo of ``size`` stretched by ``aspect`` has with square
+    pixels again: its stretched axis shrunk (no pixel is made up)."""
+    w, h = size
+    if aspect == 1.0:
+        return size
+    return (w, max(1, round(h * aspect))) if aspect < 1.0 else (max(1, round(w / aspect)), h)
+
+
 def unstretched(image: NDArray[Any], aspect: float) -> NDArray[Any]:
-    """``image`` with square pixels again (``aspect``: :func:`pixel_aspect`), its stretched
-    axis shrunk (no pixel is made up); as it is when ``aspect`` is 1."""
+    """``image`` with square pixels again (``aspect``: :func:`pixel_aspect`), at its
+    :func:`native_size`; as it is when ``aspect`` is 1."""
     if aspect == 1.0:
         return image
     h, w = image.shape[:2]
-    size = (w, max(1, round(h * aspect))) if aspect < 1.0 else (max(1, round(w / aspect)), h)
-    out: NDArray[Any] = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    out: NDArray[Any] = cv2.resize(image, native_size((w, h), aspect), interpolation=cv2.INTER_AREA)
     return out
+
+
+def frame_stretch(
+    size: tuple[int, int], aspect: float, photo_sizes: Sequence[tuple[int, int]]
+) -> float:
+    """The stretch to take out of a frame of ``size`` for a model whose calibration photos,
+    of ``photo_sizes`` (as stretched), were stretched by ``aspect``: ``aspect`` for a frame
+    whose shape lies nearer theirs, 1 for one nearer the shape they had before (the
+    camera's own frame, not exported through the labelling service); ``aspect`` when
+    the photos' sizes are not known."""
+    if aspect == 1.0 or not photo_sizes:
+        return aspect
+    ratio = math.log(size[0] / max(1, size[1]))
+    shapes = [math.log(w / max(1, h)) for w, h in photo_sizes]
+    as_stretched = min(abs(ratio - s) for s in shapes)
+    as_native = min(abs(ratio - s + math.log(aspect)) for s in shapes)
+    return aspect if as_stretched <= as_native else 1.0
 
 
 def restretched_box(

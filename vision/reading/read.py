@@ -46,7 +46,7 @@ from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
 from vision.reading.first_look import first_look
 from vision.reading.memory import release_freed_memory
 from vision.reading.model import FaceModel
-from vision.reading.pixel_aspect import restretched_box, unstretched
+from vision.reading.pixel_aspect import frame_stretch, restretched_box, unstretched
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -200,7 +200,9 @@ def read_frame(
     elif image.shape[2] == 4:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     photo_h, photo_w = image.shape[:2]
-    image = unstretched(image, model.params.pixel_aspect)  # (as it is: square pixels)
+    photo_sizes = model.domain.sizes if model.domain is not None else ()
+    stretch = frame_stretch((photo_w, photo_h), model.params.pixel_aspect, photo_sizes)
+    image = unstretched(image, stretch)  # (as it is: square pixels, or the camera's own)
     h, w = image.shape[:2]
     if die_scale is None:
         die_scale = photo_die_scale(image, model)
@@ -244,7 +246,7 @@ def domain_warnings(
         return ()
     params = model.params
     frac = params.die_frac * die_scale
-    out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique)
+    out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique, params.pixel_aspect)
     gray = result.gray
     centres = np.array([det.rect[0] for det in result.detections]).reshape(-1, 2)
     sides, aspects = [], []
