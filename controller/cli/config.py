@@ -14,6 +14,7 @@ from controller.daemon.journals import game_data_for
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL
 from vision.reading.domain import camera_fit
+from vision.reading.exported import camera_sizes
 from vision.reading.model import load_model
 from vision.settings import CameraSource
 
@@ -110,6 +111,6 @@ def model_fit(cfg: Config) -> list[str]:
             cam.width,
             cam.height,
             params.oblique,
-            params.pixel_aspect,
+            camera_sizes(params, model.domain.sizes) if model.domain is not None else (),
         )
     ]

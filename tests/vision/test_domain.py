@@ -53,21 +53,21 @@ def test_photo_shape_and_pixels() -> None:
     assert "dice about 28 px" in photo_warnings(DOMAIN, 320, 240, FRAC)[0].text
 
 
-def test_photos_stretched_square_are_of_the_camera_in_either_shape() -> None:
-    """A set exported stretched to 640x640 from 16:9 frames (labels' boxes 0.5625 times as
-    wide as tall): the camera's own 1920x1080 frames are its photos too, a 4:3 one not."""
+def test_photos_exported_square_are_of_the_camera_in_either_shape() -> None:
+    """A set exported stretched (or fitted) to 640x640 from 16:9 frames: the camera's own
+    1920x1080 frames are its photos too, a 4:3 one not."""
     square = Domain(((640, 640),), DOMAIN.die_px, DOMAIN.size, DOMAIN.aspect)
-    stretch = 360 / 640
-    assert photo_warnings(square, 640, 640, FRAC, stretch=stretch) == []
-    assert photo_warnings(square, 1920, 1080, FRAC, stretch=stretch) == []
-    assert photo_warnings(square, 1080, 1920, FRAC, oblique=True, stretch=stretch)[0].kind is (
+    native = [(640, 360)]
+    assert photo_warnings(square, 640, 640, FRAC, native=native) == []
+    assert photo_warnings(square, 1920, 1080, FRAC, native=native) == []
+    assert photo_warnings(square, 1080, 1920, FRAC, oblique=True, native=native)[0].kind is (
         DomainIssue.PHOTO_TURNED
     )
     assert kinds(photo_warnings(square, 1920, 1080, FRAC)) == [DomainIssue.PHOTO_SHAPE]
-    assert kinds(photo_warnings(square, 1280, 960, FRAC, stretch=stretch)) == [
+    assert kinds(photo_warnings(square, 1280, 960, FRAC, native=native)) == [
         DomainIssue.PHOTO_SHAPE
     ]
-    assert camera_fit(square, FRAC, 1920, 1080, stretch=stretch).endswith(": fine")
+    assert camera_fit(square, FRAC, 1920, 1080, native=native).endswith(": fine")
 
 
 def test_a_quarter_turn_warns_only_a_model_of_an_oblique_camera() -> None:

@@ -15,13 +15,13 @@ from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate, match
 from vision.learning.report import CalibrationReport
 from vision.reading.domain import DomainIssue
+from vision.reading.exported import frame_box
 from vision.reading.pixel_aspect import (
     CAMERA_LIMIT,
     MIN_BOXES,
     frame_stretch,
     native_size,
     pixel_aspect,
-    restretched_box,
     unstretched,
 )
 from vision.reading.read import read_file
@@ -48,7 +48,7 @@ def test_a_stretched_photo_is_shrunk_along_its_stretch(
     assert unstretched(image, 1.0) is image
     scale = (square[1] / shape[1], square[0] / shape[0])
     # a box found in the square pixels, in the photo's own
-    assert restretched_box((10.0, 20.0, 30.0, 40.0), scale) == pytest.approx(
+    assert frame_box((10.0, 20.0, 30.0, 40.0), (*scale, 0.0, 0.0)) == pytest.approx(
         (10.0 / scale[0], 20.0 / scale[1], 30.0 / scale[0], 40.0 / scale[1])
     )
 

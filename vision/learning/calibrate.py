@@ -89,6 +89,7 @@ from vision.reading.detect import (
 )
 from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
+from vision.reading.export_edges import find_edges
 from vision.reading.finder_maps import balance
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.photo_scale import size_curves
@@ -173,6 +174,13 @@ def calibrate(
     photo_sizes = [(round(im.shape[1] * f), round(im.shape[0] * f)) for im, f in decoded]
     decoded = [(unstretched(image, stretch), factor) for image, factor in decoded]
     params = replace(params, pixel_aspect=stretch)
+    # photos fitted into another shape with plain edges: the camera's frames are fitted so
+    edges = None
+    if stretch == 1.0 and len(set(photo_sizes)) == 1:
+        boxes = [(d.cx - d.w / 2, d.cy - d.h / 2, d.cx + d.w / 2, d.cy + d.h / 2)
+                 for item in items for d in item.dice]  # fmt: skip
+        edges = find_edges([image for image, _ in decoded], boxes)
+    params = replace(params, export_edges=edges.to_values() if edges else ())
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
@@ -414,6 +422,7 @@ def calibrate(
             "box_aspect": round(params.box_aspect, 3),
             "face_aspect": round(params.face_aspect, 3),
             "pixel_aspect": round(params.pixel_aspect, 3),  # the photos' stretch (1: none)
+            "export_edges": [round(v, 4) for v in params.export_edges[:4]],  # (none: [])
             "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
                 "kept": finder.box_fitting.box_fit is not None,
                 "iou_placed": round(finder.box_fitting.iou_placed, 3),

@@ -78,6 +78,9 @@ class CalibrationReport:
     face_aspect: float = 1.0  # the top faces' squash, undone where faces are cut (1: none)
     measures_size: bool = False  # photos taken by hand: each read at its measured die size
     pixel_aspect: float = 1.0  # the photos' stretch, undone before reading (1: none)
+    # where the photos lie inside the edges they were fitted with (left, top, right,
+    # bottom; empty: no edges)
+    export_edges: tuple[float, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -92,6 +95,7 @@ class CalibrationReport:
             "face_aspect": round(self.face_aspect, 3),
             "measures_size": self.measures_size,
             "pixel_aspect": round(self.pixel_aspect, 3),
+            "export_edges": [round(v, 4) for v in self.export_edges],
             "warnings": list(self.warnings),
         }
 
@@ -120,6 +124,13 @@ class CalibrationReport:
                 f"stretched photos: the labeled dice are {_times_as(self.pixel_aspect)}, more "
                 "than a camera makes them (resized to another shape, as labelling services "
                 "do); each photo is read with square pixels again"
+            )
+        if self.export_edges:
+            x0, y0, x1, y1 = self.export_edges
+            out.append(
+                f"photos fitted with plain edges: each lies in {x1 - x0:.0%} x {y1 - y0:.0%} "
+                "of its photo (as labelling services fit a set into one shape); the camera's "
+                "own frames are fitted so before they are read"
             )
         if self.face_aspect != 1.0:
             across = "down" if self.face_aspect > 1.0 else "across"
@@ -225,6 +236,7 @@ def calibrate_with_report(
         finders=int(saved.get("finders", 1)),
         face_aspect=float(saved.get("face_aspect", 1.0)),
         pixel_aspect=float(saved.get("pixel_aspect", 1.0)),
+        export_edges=tuple(float(v) for v in saved.get("export_edges", [])),
         measures_size=bool(saved.get("photo_scale", {}).get("measured", False)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})

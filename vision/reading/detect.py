@@ -56,6 +56,7 @@ from numpy.typing import NDArray
 from vision.errors import ConfigError
 from vision.reading.box_fit import EXTRAS, Box, BoxFit, corrected, iou
 from vision.reading.die_shape import face_contrast, orientation, outline_aspect
+from vision.reading.export_edges import ExportEdges
 from vision.reading.finder_maps import (
     CHANNELS,
     GRID,
@@ -101,6 +102,10 @@ class DetectorParams:
     # how much wider than tall a square shows in the owner's photos: not 1 when they were
     # stretched to another shape (vision.reading.pixel_aspect); each photo is read un-stretched
     pixel_aspect: float = 1.0
+    # where the owner's photos lie in them when they were fitted into another shape with
+    # plain edges (vision.reading.export_edges: left, top, right, bottom, then the edges'
+    # BGR); empty: no edges. The camera's own frames are fitted so before they are read
+    export_edges: tuple[float, ...] = ()
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose marks_contrast is under this shows no marks: no die
@@ -135,6 +140,11 @@ class DetectorParams:
             raise ConfigError(f"box_aspect {self.box_aspect} must be within 0.25..4")
         if not 0.25 <= self.face_aspect <= 4.0:
             raise ConfigError(f"face_aspect {self.face_aspect} must be within 0.25..4")
+        object.__setattr__(self, "export_edges", tuple(float(v) for v in self.export_edges))
+        try:
+            ExportEdges.from_values(self.export_edges)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         for name in ("look_under", "look_over"):
             steps = getattr(self, name)
             if not STEPS <= steps <= MAX_LOOK_STEPS:

@@ -36,8 +36,6 @@ from enum import Enum
 
 import numpy as np
 
-from vision.reading.pixel_aspect import native_size
-
 SHAPE_TOLERANCE = 1.04  # a photo's aspect ratio this close to a calibration photo's is the same
 FEW_PIXELS = 0.5  # a die under this share of the calibration dice's pixels (and...)
 FEW_PIXELS_ABS = 40.0  # ... under this many pixels wide has too few pixels to be read well
@@ -168,16 +166,17 @@ def photo_warnings(
     height: int,
     die_frac: float,
     oblique: bool = False,
-    stretch: float = 1.0,
+    native: Sequence[tuple[int, int]] = (),
 ) -> list[DomainWarning]:
     """What is wrong with a ``width`` x ``height`` photo for a model of ``domain`` whose dice
     are ``die_frac`` of a photo's ``sqrt(width * height)``: its shape, its turn (only for a
-    model that learned an ``oblique`` camera), its pixels per die. ``stretch``: how the
-    calibration photos were stretched (:mod:`vision.reading.pixel_aspect`): a photo in the
-    shape they had before is of their camera too."""
+    model that learned an ``oblique`` camera), its pixels per die. ``native``: the sizes
+    the calibration photos had before a labelling service stretched or fitted them
+    (:func:`vision.reading.exported.camera_sizes`): a photo of their shape is of the
+    camera too, and their turn is the camera's (a square export has none)."""
     out: list[DomainWarning] = []
     ratio = max(width, height) / max(1, min(width, height))
-    native = [native_size(s, stretch) for s in domain.sizes]  # (a square's turn: theirs)
+    native = native or domain.sizes
     shapes = [max(w, h) / max(1, min(w, h)) for w, h in (*domain.sizes, *native)]
     if all(abs(math.log(ratio / s)) > math.log(SHAPE_TOLERANCE) for s in shapes):
         out.append(
@@ -278,10 +277,10 @@ def camera_fit(
     width: int,
     height: int,
     oblique: bool = False,
-    stretch: float = 1.0,
+    native: Sequence[tuple[int, int]] = (),
 ) -> str:
     """One line for ``config check``: how a camera delivering ``width`` x ``height`` frames
-    fits a model of ``domain`` (warnings when it does not; ``oblique`` and ``stretch``: as
+    fits a model of ``domain`` (warnings when it does not; ``oblique`` and ``native``: as
     for :func:`photo_warnings`)."""
     if domain is None:
         return (
@@ -293,7 +292,7 @@ def camera_fit(
         f"it learned from {domain.sizes_text()} photos, dice "
         f"{domain.die_px[0]:.0f}-{domain.die_px[2]:.0f} px"
     )
-    problems = photo_warnings(domain, width, height, die_frac, oblique, stretch)
+    problems = photo_warnings(domain, width, height, die_frac, oblique, native)
     if not problems:
         return f"face model: at {width}x{height} dice about {px:.0f} px; {learned}: fine"
     return "face model: warning: " + "; ".join(p.text for p in problems)

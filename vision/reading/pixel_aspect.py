@@ -7,7 +7,7 @@ learns the owner's dice as photographed, but its shipped networks and the face p
 quarter turns take a die's pixels to be square (a die turned a quarter is then squashed
 the other way). Calibration measures the stretch on the labels (:func:`pixel_aspect`),
 and calibration and reading un-stretch each photo first (:func:`unstretched`); reading
-gives its boxes back in the photo's own pixels (:func:`restretched_box`). A frame in the
+gives its boxes back in the photo's own pixels (:mod:`vision.reading.exported`). A frame in the
 shape the photos had before they were stretched (the table camera's own, not exported
 through the service) is read as it is (:func:`frame_stretch`).
 
@@ -79,12 +79,3 @@ def frame_stretch(
     as_stretched = min(abs(ratio - s) for s in shapes)
     as_native = min(abs(ratio - s + math.log(aspect)) for s in shapes)
     return aspect if as_stretched <= as_native else 1.0
-
-
-def restretched_box(
-    box: tuple[float, float, float, float], scale: tuple[float, float]
-) -> tuple[float, float, float, float]:
-    """A box (x, y, width, height) found in an un-stretched image, in the stretched photo's
-    pixels: ``scale`` is the un-stretched image's width and height over the photo's."""
-    sx, sy = scale
-    return (box[0] / sx, box[1] / sy, box[2] / sx, box[3] / sy)

@@ -43,10 +43,10 @@ from vision.reading.detect import FACE_DIE_PX, DetectorParams, DetectResult, det
 from vision.reading.die_scale import photo_die_scale
 from vision.reading.die_shape import outline_size
 from vision.reading.domain import DomainWarning, dice_warnings, photo_warnings
+from vision.reading.exported import AS_IT_IS, as_calibrated, camera_sizes, frame_box
 from vision.reading.first_look import first_look
 from vision.reading.memory import release_freed_memory
 from vision.reading.model import FaceModel
-from vision.reading.pixel_aspect import frame_stretch, restretched_box, unstretched
 from vision.reading.scaling import image_length
 
 # A die of a new photo read wrong is often read only a little over the threshold, and the
@@ -201,20 +201,19 @@ def read_frame(
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     photo_h, photo_w = image.shape[:2]
     photo_sizes = model.domain.sizes if model.domain is not None else ()
-    stretch = frame_stretch((photo_w, photo_h), model.params.pixel_aspect, photo_sizes)
-    image = unstretched(image, stretch)  # (as it is: square pixels, or the camera's own)
-    h, w = image.shape[:2]
+    image, placement = as_calibrated(image, model.params, photo_sizes)
     if die_scale is None:
         die_scale = photo_die_scale(image, model)
     result = detect(image, model.detector, die_scale)
     dice = read_detections(result, model, factor)
-    if (w, h) != (photo_w, photo_h):  # the boxes in the photo's own pixels
-        scale = (w / photo_w, h / photo_h)
+    if placement != AS_IT_IS:  # the boxes in the photo's own pixels (times factor)
+        sx, sy, ox, oy = placement
+        placed = (sx, sy, ox * factor, oy * factor)
         dice = [
             replace(
                 d,
-                box=restretched_box(d.box, scale),
-                center=(d.center[0] / scale[0], d.center[1] / scale[1]),
+                box=frame_box(d.box, placed),
+                center=frame_box((*d.center, 0.0, 0.0), placed)[:2],
             )
             for d in dice
         ]
@@ -246,7 +245,8 @@ def domain_warnings(
         return ()
     params = model.params
     frac = params.die_frac * die_scale
-    out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique, params.pixel_aspect)
+    native = camera_sizes(params, model.domain.sizes)
+    out = photo_warnings(model.domain, size[0], size[1], frac, params.oblique, native)
     gray = result.gray
     centres = np.array([det.rect[0] for det in result.detections]).reshape(-1, 2)
     sides, aspects = [], []
