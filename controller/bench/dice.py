@@ -169,6 +169,13 @@ def fitted_square(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | Non
     return out, np.array([[cw / w, 0.0, x0], [0.0, ch / h, y0], [0.0, 0.0, 1.0]])
 
 
+def made_grey(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
+    """``image`` without colour (kept three-channel), as a labelling service's grey step
+    exports a set."""
+    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return grey, None
+
+
 SHIFTS: dict[str, Transform] = {
     "darker and warmer": _darker_warmer,
     "camera tilted 12 degrees": _tilted,
@@ -274,6 +281,14 @@ def bench_catan(root: Path, shifted: bool = True) -> None:
             print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
             label = "  the same model reading valid/ as the webcam saved it"
             print(_line(label, evaluate(test, fit_model)), flush=True)
+            grey_train = shifted_dataset(train, made_grey, Path(tmp) / "grey-train")
+            grey_test = shifted_dataset(test, made_grey, Path(tmp) / "grey-valid")
+            grey_model, seconds = _timed_calibrate(grey_train)
+            label = "catan-webcam made grey, train/ -> valid/"
+            result = evaluate(grey_test, grey_model)
+            print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
+            label = "  the same model reading valid/ as the webcam saved it (in colour)"
+            print(_line(label, evaluate(test, grey_model)), flush=True)
 
 
 # --- synthetic stress -----------------------------------------------------------------

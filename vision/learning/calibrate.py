@@ -90,6 +90,7 @@ from vision.reading.detect import (
 from vision.reading.die_shape import orientation, outline_aspect, outline_size
 from vision.reading.domain import learned_domain
 from vision.reading.export_edges import find_edges
+from vision.reading.exported import is_grey
 from vision.reading.finder_maps import balance
 from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
 from vision.reading.photo_scale import size_curves
@@ -181,6 +182,8 @@ def calibrate(
                  for item in items for d in item.dice]  # fmt: skip
         edges = find_edges([image for image, _ in decoded], boxes)
     params = replace(params, export_edges=edges.to_values() if edges else ())
+    # photos made grey (a labelling service's step): colour frames are read grey too
+    params = replace(params, grey=all(is_grey(image) for image, _ in decoded))
     # 1. size: each labeled die's side, its box freed of its rotation
     sides: list[float] = []
     die_px: list[float] = []  # each labeled die's side in its photo's pixels
@@ -423,6 +426,7 @@ def calibrate(
             "face_aspect": round(params.face_aspect, 3),
             "pixel_aspect": round(params.pixel_aspect, 3),  # the photos' stretch (1: none)
             "export_edges": [round(v, 4) for v in params.export_edges[:4]],  # (none: [])
+            "grey": params.grey,
             "box_fit": {  # held-out dice where the finder peaked: mean IoU with their labels
                 "kept": finder.box_fitting.box_fit is not None,
                 "iou_placed": round(finder.box_fitting.iou_placed, 3),

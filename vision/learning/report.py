@@ -81,6 +81,7 @@ class CalibrationReport:
     # where the photos lie inside the edges they were fitted with (left, top, right,
     # bottom; empty: no edges)
     export_edges: tuple[float, ...] = ()
+    grey: bool = False  # the photos are grey: colour frames are read grey
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -96,6 +97,7 @@ class CalibrationReport:
             "measures_size": self.measures_size,
             "pixel_aspect": round(self.pixel_aspect, 3),
             "export_edges": [round(v, 4) for v in self.export_edges],
+            "grey": self.grey,
             "warnings": list(self.warnings),
         }
 
@@ -131,6 +133,12 @@ class CalibrationReport:
                 f"photos fitted with plain edges: each lies in {x1 - x0:.0%} x {y1 - y0:.0%} "
                 "of its photo (as labelling services fit a set into one shape); the camera's "
                 "own frames are fitted so before they are read"
+            )
+        if self.grey:
+            out.append(
+                "grey photos: the dice are learned without colour (as a labelling service's "
+                "grey step leaves them); the camera's colour frames are made grey before they "
+                "are read"
             )
         if self.face_aspect != 1.0:
             across = "down" if self.face_aspect > 1.0 else "across"
@@ -237,6 +245,7 @@ def calibrate_with_report(
         face_aspect=float(saved.get("face_aspect", 1.0)),
         pixel_aspect=float(saved.get("pixel_aspect", 1.0)),
         export_edges=tuple(float(v) for v in saved.get("export_edges", [])),
+        grey=bool(saved.get("grey", False)),
         measures_size=bool(saved.get("photo_scale", {}).get("measured", False)),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})

@@ -106,6 +106,9 @@ class DetectorParams:
     # plain edges (vision.reading.export_edges: left, top, right, bottom, then the edges'
     # BGR); empty: no edges. The camera's own frames are fitted so before they are read
     export_edges: tuple[float, ...] = ()
+    # the owner's photos are grey (a labelling service's step, vision.reading.exported):
+    # colour frames are made grey before they are read
+    grey: bool = False
     obstruction_dice: float = 6.0  # a novel region larger than this many dice is an obstruction
     novel_logp: float = -12.0  # colour log-likelihood under which a pixel is unlike the scene
     min_contrast: float = 0.0  # a peak whose marks_contrast is under this shows no marks: no die
