@@ -261,34 +261,33 @@ def bench_catan(root: Path, shifted: bool = True) -> None:
                 evaluate(test, model)) + f"; calibration {seconds:.1f} s", flush=True)  # fmt: skip
     if shifted:
         bench_shifted("catan valid", model, test)
-        with tempfile.TemporaryDirectory(prefix="toptable-stretch-") as tmp:
-            square_train = shifted_dataset(train, stretched_square, Path(tmp) / "train")
-            square_test = shifted_dataset(test, stretched_square, Path(tmp) / "valid")
-            square_model, seconds = _timed_calibrate(square_train)
-            label = f"catan-webcam stretched to {EXPORT_SIDE}x{EXPORT_SIDE}, train/ -> valid/"
-            result = evaluate(square_test, square_model)
-            print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
-            # the table camera's own frames, never exported, read with that model
-            label = "  the same model reading valid/ as the webcam saved it"
-            print(_line(label, evaluate(test, square_model)), flush=True)
-            fit_train = shifted_dataset(train, fitted_square, Path(tmp) / "fit-train")
-            fit_test = shifted_dataset(test, fitted_square, Path(tmp) / "fit-valid")
-            fit_model, seconds = _timed_calibrate(fit_train)
-            label = (
-                f"catan-webcam fitted into {FIT_SIDE}x{FIT_SIDE} with black edges, train/ -> valid/"
-            )
-            result = evaluate(fit_test, fit_model)
-            print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
-            label = "  the same model reading valid/ as the webcam saved it"
-            print(_line(label, evaluate(test, fit_model)), flush=True)
-            grey_train = shifted_dataset(train, made_grey, Path(tmp) / "grey-train")
-            grey_test = shifted_dataset(test, made_grey, Path(tmp) / "grey-valid")
-            grey_model, seconds = _timed_calibrate(grey_train)
-            label = "catan-webcam made grey, train/ -> valid/"
-            result = evaluate(grey_test, grey_model)
-            print(f"  {_line(label, result)}; calibration {seconds:.1f} s", flush=True)
-            label = "  the same model reading valid/ as the webcam saved it (in colour)"
-            print(_line(label, evaluate(test, grey_model)), flush=True)
+        with tempfile.TemporaryDirectory(prefix="toptable-export-") as tmp:
+            bench_exported(train, test, Path(tmp))
+
+
+# how labelling services export a set, and how the webcam's own frames are then read
+EXPORTS: tuple[tuple[str, Transform, str], ...] = (
+    (f"stretched to {EXPORT_SIDE}x{EXPORT_SIDE}", stretched_square, "as the webcam saved it"),
+    (
+        f"fitted into {FIT_SIDE}x{FIT_SIDE} with black edges",
+        fitted_square,
+        "as the webcam saved it",
+    ),
+    ("made grey", made_grey, "as the webcam saved it (in colour)"),
+)
+
+
+def bench_exported(train: Dataset, test: Dataset, tmp: Path) -> None:
+    """Print catan-webcam as each of ``EXPORTS``: calibrated on its ``train`` copy, read on
+    its ``test`` copy, and the same model reading ``test`` as the webcam saved it."""
+    for k, (how, transform, own) in enumerate(EXPORTS):
+        copy_train = shifted_dataset(train, transform, tmp / f"{k}-train")
+        copy_test = shifted_dataset(test, transform, tmp / f"{k}-valid")
+        model, seconds = _timed_calibrate(copy_train)
+        label = f"catan-webcam {how}, train/ -> valid/"
+        print(f"  {_line(label, evaluate(copy_test, model))}; calibration {seconds:.1f} s",
+              flush=True)  # fmt: skip
+        print(_line(f"    the same model reading valid/ {own}", evaluate(test, model)), flush=True)
 
 
 # --- synthetic stress -----------------------------------------------------------------
