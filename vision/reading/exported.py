@@ -53,12 +53,8 @@ def as_calibrated(
     frame: NDArray[Any], params: DetectorParams, photo_sizes: Sequence[tuple[int, int]]
 ) -> tuple[NDArray[Any], Placement]:
     """A BGR ``frame`` as the calibration photos (of ``photo_sizes``, as exported) were
-    learned, and where its pixels lie in it.
-
-    Raises:
-        ValueError: the params' ``export_edges`` are damaged (see
-            :meth:`~vision.reading.export_edges.ExportEdges.from_values`).
-    """
+    learned, and where its pixels lie in it (the params' ``export_edges`` were checked
+    when they were made: :class:`~vision.reading.detect.DetectorParams`)."""
     if params.grey and frame.ndim == 3 and not is_grey(frame):
         frame = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     h, w = frame.shape[:2]
