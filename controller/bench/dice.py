@@ -7,7 +7,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
    leave-photos-out cross-validation (every photo read once by a model that
    never saw it).
 2. ``catan-webcam``: calibrate on ``train/`` (one day), read ``valid/`` (another day);
-   and the same with both stretched to 640x640, as labelling services export a set.
+   and the same with both exported as labelling services export a set (stretched to
+   640x640, fitted into a square with black edges, made grey), each model also reading
+   ``valid/`` as the webcam saved it (the copies: :mod:`controller.bench.dice_copies`).
 3. Shifted conditions, calibrated on the originals: the test photos of 1. and 2.
    darker and warmer, the camera tilted 12 degrees (a homography of a camera
    turned about its horizontal axis), turned a quarter turn, saved as a poor
@@ -40,21 +42,18 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import multiprocessing
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
-import numpy as np
-from numpy.typing import NDArray
 
+from controller.bench.dice_copies import EXPORTS, SHIFTS, shifted_dataset
 from controller.bench.dice_costs import (
     bench_networks,
     bench_phone,
@@ -66,7 +65,6 @@ from controller.bench.dice_leaning import bench_leaning
 from controller.bench.dice_runs import STRANGER_RUNS
 from controller.bench.dice_unlabelled import bench_unlabelled
 from vision.errors import ModelError
-from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset, load_dataset
 from vision.learning.evaluate import EvalResult, cross_validate, evaluate, score_read
@@ -77,8 +75,6 @@ from vision.synth.scenes import Renderer, stress_settings, write_dataset
 from vision.synth.strangers import stranger, write_stranger
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-
-Transform = Callable[[NDArray[Any]], tuple[NDArray[Any], NDArray[Any] | None]]
 
 
 def _line(label: str, result: EvalResult) -> str:
@@ -99,122 +95,6 @@ def _timed_calibrate(dataset: Dataset) -> tuple[FaceModel, float]:
 
 
 # --- shifted conditions ---------------------------------------------------------------
-
-
-def _darker_warmer(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    lit = image.astype(np.float32) * np.array([0.38, 0.55, 0.75], np.float32)
-    return np.clip(lit, 0, 255).astype(np.uint8), None
-
-
-def _tilt_matrix(width: int, height: int, degrees: float = 12.0) -> NDArray[Any]:
-    f = float(width)
-    k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], np.float64)
-    t = math.radians(degrees)
-    r = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
-    h = k @ r @ np.linalg.inv(k)
-    h = h / h[2, 2]
-    # re-aimed at the same centre: the keystone of a tilted camera, not a shifted view
-    c = h @ np.array([width / 2, height / 2, 1.0])
-    shift = np.array([[1, 0, width / 2 - c[0] / c[2]], [0, 1, height / 2 - c[1] / c[2]], [0, 0, 1]])
-    return np.asarray(shift @ h)
-
-
-def _tilted(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    h, w = image.shape[:2]
-    m = _tilt_matrix(w, h)
-    fill = tuple(float(v) for v in np.median(image.reshape(-1, 3), axis=0))
-    out = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=fill)  # fmt: skip
-    return out, m
-
-
-def _quarter_turn(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    h, _w = image.shape[:2]
-    out = np.ascontiguousarray(np.rot90(image, -1))  # clockwise: (x, y) -> (h - 1 - y, x)
-    m = np.array([[0, -1, h - 1], [1, 0, 0], [0, 0, 1]], np.float64)
-    return out, m
-
-
-def _poor_jpeg(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 12])
-    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-    return (decoded if decoded is not None else image), None
-
-
-EXPORT_SIDE = 640  # Roboflow's "Stretch to 640x640", a common default of public sets
-
-
-def stretched_square(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    """``image`` resized to ``EXPORT_SIDE`` square without keeping its shape, as labelling
-    services export a set; the matrix moving its boxes."""
-    h, w = image.shape[:2]
-    out = cv2.resize(image, (EXPORT_SIDE, EXPORT_SIDE), interpolation=cv2.INTER_AREA)
-    return out, np.diag([EXPORT_SIDE / w, EXPORT_SIDE / h, 1.0])
-
-
-# Roboflow's "Fit (black edges) in ...": at 640 catan's 40 px dice would shrink to 13 px,
-# so its photos are fitted into a square of their own width
-FIT_SIDE = 1920
-
-
-def fitted_square(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    """``image`` fitted into a ``FIT_SIDE`` square with black edges (its shape kept), as
-    labelling services can export a set; the matrix moving its boxes."""
-    h, w = image.shape[:2]
-    k = FIT_SIDE / max(w, h)
-    cw, ch = round(w * k), round(h * k)
-    x0, y0 = (FIT_SIDE - cw) // 2, (FIT_SIDE - ch) // 2
-    out = np.zeros((FIT_SIDE, FIT_SIDE, 3), np.uint8)
-    out[y0 : y0 + ch, x0 : x0 + cw] = cv2.resize(image, (cw, ch), interpolation=cv2.INTER_AREA)
-    return out, np.array([[cw / w, 0.0, x0], [0.0, ch / h, y0], [0.0, 0.0, 1.0]])
-
-
-def made_grey(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
-    """``image`` without colour (kept three-channel), as a labelling service's grey step
-    exports a set."""
-    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    return grey, None
-
-
-SHIFTS: dict[str, Transform] = {
-    "darker and warmer": _darker_warmer,
-    "camera tilted 12 degrees": _tilted,
-    "camera turned a quarter turn": _quarter_turn,
-    "poor JPEG (quality 12)": _poor_jpeg,
-}
-
-
-def shifted_dataset(dataset: Dataset, transform: Transform, root: Path) -> Dataset:
-    """``dataset`` with every photo transformed (and its boxes moved with the pixels),
-    written to ``root`` in the YOLO layout."""
-    (root / "images").mkdir(parents=True, exist_ok=True)
-    (root / "labels").mkdir(parents=True, exist_ok=True)
-    names = "\n".join(f'  {i}: "{n}"' for i, n in enumerate(dataset.names))
-    (root / "data.yaml").write_text(f"path: .\nnames:\n{names}\n", encoding="utf-8")
-    for item in dataset.items:
-        image = read_image(item.image)
-        h, w = image.shape[:2]
-        out, m = transform(image)
-        oh, ow = out.shape[:2]
-        lines = []
-        for d in item.dice:
-            x, y, bw, bh = d.box_px(w, h)
-            if m is not None:
-                pts = np.array([[x, y], [x + bw, y], [x, y + bh], [x + bw, y + bh]], np.float64)
-                moved = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), m).reshape(-1, 2)
-                x0, y0 = np.clip(moved.min(0), 0, [ow, oh])
-                x1, y1 = np.clip(moved.max(0), 0, [ow, oh])
-                x, y, bw, bh = x0, y0, x1 - x0, y1 - y0
-                if bw < 2 or bh < 2:
-                    continue  # moved out of the frame
-            lines.append(
-                f"{d.cls} {(x + bw / 2) / ow:.6f} {(y + bh / 2) / oh:.6f} {bw / ow:.6f} {bh / oh:.6f}"
-            )
-        name = item.image.stem + ".jpg"
-        quality = 100 if transform is not _poor_jpeg else 95
-        cv2.imwrite(str(root / "images" / name), out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        (root / "labels" / f"{item.image.stem}.txt").write_text("\n".join(lines) + "\n")
-    return load_dataset(root)
 
 
 def bench_shifted(label: str, model: FaceModel, test: Dataset) -> None:
@@ -263,18 +143,6 @@ def bench_catan(root: Path, shifted: bool = True) -> None:
         bench_shifted("catan valid", model, test)
         with tempfile.TemporaryDirectory(prefix="toptable-export-") as tmp:
             bench_exported(train, test, Path(tmp))
-
-
-# how labelling services export a set, and how the webcam's own frames are then read
-EXPORTS: tuple[tuple[str, Transform, str], ...] = (
-    (f"stretched to {EXPORT_SIDE}x{EXPORT_SIDE}", stretched_square, "as the webcam saved it"),
-    (
-        f"fitted into {FIT_SIDE}x{FIT_SIDE} with black edges",
-        fitted_square,
-        "as the webcam saved it",
-    ),
-    ("made grey", made_grey, "as the webcam saved it (in colour)"),
-)
 
 
 def bench_exported(train: Dataset, test: Dataset, tmp: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from controller.bench.dice import (
+from controller.bench.dice_copies import (
     EXPORT_SIDE,
     FIT_SIDE,
     fitted_square,
