@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from vision.images import read_image
 from vision.learning.dataset import Dataset, load_dataset
+from vision.reading import exported
 
 # a photo's copy and the matrix moving its boxes (None: they stay where they are)
 Transform = Callable[[NDArray[Any]], tuple[NDArray[Any], NDArray[Any] | None]]
@@ -93,8 +94,7 @@ def fitted_square(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | Non
 def made_grey(image: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any] | None]:
     """``image`` without colour (kept three-channel), as a labelling service's grey step
     exports a set."""
-    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-    return grey, None
+    return exported.made_grey(image), None
 
 
 SHIFTS: dict[str, Transform] = {

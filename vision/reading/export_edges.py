@@ -22,6 +22,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.reading.pixel_aspect import nearer_own_shape
+
 EDGE_LEVELS = 6.0  # an edge's pixels lie within this many levels of its colour (JPEG noise)
 MIN_EDGE = 0.02  # a band narrower than this share of the photo's side is no fitted edge
 AGREE = 0.02  # the photos' bands agree within this share of the side ...
@@ -137,13 +139,8 @@ def is_unfitted(
 ) -> bool:
     """Whether a frame of ``size`` is one of the camera's own, not exported: its shape lies
     nearer the photos' inside their edges than the exported ``photo_sizes``'."""
-    if not photo_sizes:
-        return False
-    ratio = np.log(size[0] / max(1, size[1]))
-    exported = min(abs(ratio - np.log(w / max(1, h))) for w, h in photo_sizes)
     inside = [edges.content_size(s) for s in photo_sizes]
-    own = min(abs(ratio - np.log(w / max(1, h))) for w, h in inside)
-    return bool(own < exported)
+    return nearer_own_shape(size, photo_sizes, inside)
 
 
 def fitted(

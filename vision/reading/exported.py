@@ -43,6 +43,13 @@ def is_grey(image: NDArray[Any]) -> bool:
     return bool(np.percentile(spread, 99) <= GREY_LEVELS)
 
 
+def made_grey(image: NDArray[Any]) -> NDArray[Any]:
+    """A BGR ``image`` without colour, kept three-channel (as a labelling service's grey
+    step leaves a photo)."""
+    out: NDArray[Any] = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return out
+
+
 # where a frame's pixels lie in the image read: (x scale, y scale, x offset, y offset)
 Placement = tuple[float, float, float, float]
 AS_IT_IS: Placement = (1.0, 1.0, 0.0, 0.0)
@@ -56,7 +63,7 @@ def as_calibrated(
     learned, and where its pixels lie in it (the params' ``export_edges`` were checked
     when they were made: :class:`~vision.reading.detect.DetectorParams`)."""
     if params.grey and frame.ndim == 3 and not is_grey(frame):
-        frame = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        frame = made_grey(frame)
     h, w = frame.shape[:2]
     edges = ExportEdges.from_values(params.export_edges)
     if edges is not None:

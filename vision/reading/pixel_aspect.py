@@ -64,6 +64,24 @@ def unstretched(image: NDArray[Any], aspect: float) -> NDArray[Any]:
     return out
 
 
+def nearer_own_shape(
+    size: tuple[int, int],
+    exported: Sequence[tuple[int, int]],
+    own: Sequence[tuple[int, int]],
+) -> bool:
+    """Whether the shape (width over height) of a frame of ``size`` lies nearer one of the
+    ``own`` sizes (the calibration photos' before a labelling service changed them: the
+    camera's own frames) than any of the ``exported`` ones; False when neither is known."""
+    if not exported or not own:
+        return False
+    ratio = math.log(size[0] / max(1, size[1]))
+
+    def distance(sizes: Sequence[tuple[int, int]]) -> float:
+        return min(abs(ratio - math.log(w / max(1, h))) for w, h in sizes)
+
+    return distance(own) < distance(exported)
+
+
 def frame_stretch(
     size: tuple[int, int], aspect: float, photo_sizes: Sequence[tuple[int, int]]
 ) -> float:
@@ -72,10 +90,7 @@ def frame_stretch(
     whose shape lies nearer theirs, 1 for one nearer the shape they had before (the
     camera's own frame, not exported through the labelling service); ``aspect`` when
     the photos' sizes are not known."""
-    if aspect == 1.0 or not photo_sizes:
+    if aspect == 1.0:
         return aspect
-    ratio = math.log(size[0] / max(1, size[1]))
-    shapes = [math.log(w / max(1, h)) for w, h in photo_sizes]
-    as_stretched = min(abs(ratio - s) for s in shapes)
-    as_native = min(abs(ratio - s + math.log(aspect)) for s in shapes)
-    return aspect if as_stretched <= as_native else 1.0
+    own = [native_size(s, aspect) for s in photo_sizes]
+    return 1.0 if nearer_own_shape(size, photo_sizes, own) else aspect
