@@ -304,17 +304,27 @@ def bench_phone() -> None:
     with tempfile.TemporaryDirectory(prefix="toptable-phone-") as tmp:
         root = Path(tmp)
         write_phone_photos(root, who)
-        done = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(root)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, **dict.fromkeys(ONE_THREAD, "1")},
-            check=False,
-        )
-        if done.returncode != 0 or not done.stdout.strip():
-            print(f"  the one-core run failed (exit {done.returncode})", flush=True)
+        figures = one_thread_child(_CHILD, root)
+        if figures is None:
             return
-        figures = json.loads(done.stdout.strip().splitlines()[-1])
         model_line = _size_memory_line(root / "model.npz")
     print("\n".join(phone_lines(figures, model_line)), flush=True)
+
+
+def one_thread_child(script: str, root: Path) -> dict[str, float] | None:
+    """Run ``script`` (Python printing its figures as JSON on its last line) in a child
+    process with ``root`` as its argument and the BLAS libraries held to one thread (the
+    script holds itself to one core); its figures, or None (said so) if it failed."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **dict.fromkeys(ONE_THREAD, "1")},
+        check=False,
+    )
+    if done.returncode != 0 or not done.stdout.strip():
+        print(f"  the one-core run failed (exit {done.returncode})", flush=True)
+        return None
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures

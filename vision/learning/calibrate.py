@@ -36,6 +36,7 @@ photos, assuming no dice colour, tray, polarity or view:
    every die and, more, for the pair of faces confused
    (:mod:`vision.learning.threshold`).
 
+A large set is learned from a seeded choice of its photos (:mod:`.photo_budget`).
 Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
 figures and warnings is :mod:`vision.learning.report`.
 """
@@ -69,6 +70,7 @@ from vision.learning.face_channel import choose_channel
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.finder_step import finder_step
 from vision.learning.label_check import label_lines, label_problems, relative_name
+from vision.learning.photo_budget import within_budget
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
     held_out_reads,
@@ -143,14 +145,19 @@ def calibrate(
         ModelError: too few photos, no labeled die, or a face no die is labeled with.
         ImageReadError: a photo cannot be decoded.
     """
-    items = list(dataset.items)
-    if len(items) < MIN_PHOTOS:
+    if len(dataset.items) < MIN_PHOTOS:
         raise ModelError(
-            f"{dataset.root}: {len(items)} photo(s); calibration needs at least {MIN_PHOTOS} "
-            f"photos with every face shown (15 or more, in the light of the table, read best)"
+            f"{dataset.root}: {len(dataset.items)} photo(s); calibration needs at least "
+            f"{MIN_PHOTOS} photos with every face shown (15 or more, in the light of the table, "
+            "read best)"
         )
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
     check_every_face(dataset)
+    learned = within_budget(dataset, seed)
+    if learned.chosen:  # the die's size as the photos learned from show it
+        dataset = learned.dataset
+        params = replace(params, die_frac=die_frac_from_labels(dataset))
+    items = list(dataset.items)
     work_px = params.work_die_px
     total = calibration_steps(len(items))
     step = 0
@@ -403,6 +410,7 @@ def calibrate(
         {
             "photos": len(items),
             "dice": finder.n_dice,
+            "learned_from": learned.to_json(),  # the photos within calibration's budget
             "die_frac": round(params.die_frac, 5),
             # photos taken from different distances: each learned at its own size, and read
             # at the size measured in it when that measure found the calibration photos'

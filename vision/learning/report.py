@@ -19,6 +19,7 @@ from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import Dataset
 from vision.learning.evaluate import EvalResult, ReadError, evaluate
 from vision.learning.face_channel import EACH_DIES_OWN
+from vision.learning.photo_budget import within_budget
 from vision.learning.progress import Progress, quiet
 from vision.reading.detect import DetectorParams
 from vision.reading.model import FaceModel
@@ -82,6 +83,9 @@ class CalibrationReport:
     # bottom; empty: no edges)
     export_edges: tuple[float, ...] = ()
     grey: bool = False  # the photos are grey: colour frames are read grey
+    # when calibration's budget left photos out (vision.learning.photo_budget): the photos
+    # and dice learned from, and the budget's photos and dice; None: every photo
+    learned_from: tuple[int, int, int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -98,12 +102,21 @@ class CalibrationReport:
             "pixel_aspect": round(self.pixel_aspect, 3),
             "export_edges": [round(v, 4) for v in self.export_edges],
             "grey": self.grey,
+            "learned_from": list(self.learned_from) if self.learned_from else None,
             "warnings": list(self.warnings),
         }
 
     def lines(self) -> list[str]:
         """Human-readable lines for the end of ``dice calibrate``."""
         out = [f"calibrated on {self.photos} photos ({self.dice} dice) in {self.seconds:.1f} s"]
+        if self.learned_from:
+            photos, dice, max_photos, max_dice = self.learned_from
+            out.append(
+                f"learned from {photos} of the {self.photos} photos ({dice} of {self.dice} "
+                f"dice): calibration learns from at most {max_photos} photos and {max_dice} "
+                "dice, a seeded choice that shows every face (more would cost time and memory, "
+                "not reading); the leave-photos-out check reads every photo"
+            )
         if self.cv is not None:
             j = self.cv.to_json()
             out.append(
@@ -175,6 +188,13 @@ def _too_alike(dataset: Dataset) -> str | None:
     return None
 
 
+def _learned_from(values: dict[str, int] | None) -> tuple[int, int, int, int] | None:
+    """:attr:`CalibrationReport.learned_from` from the model's report."""
+    if not values or values["photos"] >= values["of_photos"]:
+        return None
+    return values["photos"], values["dice"], values["max_photos"], values["max_dice"]
+
+
 def calibrate_with_report(
     dataset: Dataset,
     face_set: str | None = None,
@@ -194,8 +214,11 @@ def calibrate_with_report(
     start = time.perf_counter()
     n = len(dataset.items)
     can_cv = folds >= 2 and n >= 2 * folds
-    sizes = [n] + ([n - len(range(k, n, folds)) for k in range(folds)] if can_cv else [])
-    steps = [calibration_steps(size) for size in sizes]
+    trains = [[i for i in range(n) if i % folds != k] for k in range(folds)] if can_cv else []
+    steps = [
+        calibration_steps(len(within_budget(part).dataset.items))
+        for part in (dataset, *(dataset.subset(idx) for idx in trains))
+    ]
     grand = sum(steps)
 
     def part(k: int) -> Progress:
@@ -209,9 +232,8 @@ def calibrate_with_report(
     cv: EvalResult | None = None
     if can_cv:
         cv = EvalResult(dataset.names)
-        for k in range(folds):
+        for k, train_idx in enumerate(trains):
             test = [i for i in range(n) if i % folds == k]
-            train_idx = [i for i in range(n) if i % folds != k]
             try:
                 fold = calibrate(dataset.subset(train_idx), face_set, progress=part(k + 1))
             except ModelError:
@@ -247,6 +269,7 @@ def calibrate_with_report(
         export_edges=tuple(float(v) for v in saved.get("export_edges", [])),
         grey=bool(saved.get("grey", False)),
         measures_size=bool(saved.get("photo_scale", {}).get("measured", False)),
+        learned_from=_learned_from(saved.get("learned_from")),
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report
