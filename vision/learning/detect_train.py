@@ -167,7 +167,7 @@ def train_finder(
         for round_no in range(MINING_ROUNDS + 1):
             x = np.concatenate([x_pos, np.stack(neg)]) if neg else x_pos
             y = np.concatenate([np.ones(len(x_pos)), np.zeros(len(neg))]).astype(np.float32)
-            w_, b_ = logistic(x.astype(np.float32), y, seed=seed)
+            w_, b_ = logistic(x.astype(np.float32, copy=False), y, seed=seed)
             if round_no == MINING_ROUNDS:
                 break
             detector = Detector(params, w_, b_)

@@ -67,6 +67,9 @@ NOT_A_DIE = 0.7  # a die farther than this share of the novelty distance is no d
 DEFAULT_THRESHOLD = 0.12
 PROJECTION_DIMS = 128  # principal directions of the descriptions kept by calibration
 NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
+# ... measured a block of rows at a time: a block's distances to a face's 8,000 samples
+# take 16 MB, where all its rows at once took some 400 MB at calibration's peak
+NOVELTY_BLOCK = 512
 # description rows classified per matrix product: bounds its rows x samples array (64 x
 # 50,000 samples: 12 MB) when many dice, or a hand-held photo's sizes, are read at once
 CLASSIFY_ROWS = 64
@@ -319,10 +322,13 @@ def train(
         if len(x) < 2:
             continue
         rows = np.arange(len(x))[:: max(1, len(x) // NOVELTY_ROWS)]
-        d2 = sq[sel][rows, None] + sq[sel][None, :] - 2 * x[rows] @ x.T
-        d2[group[sel][rows, None] == group[sel][None, :]] = np.inf
-        nearest = d2.min(1)
-        nn.extend(np.sqrt(np.maximum(nearest[np.isfinite(nearest)], 0)).tolist())
+        sq_c, group_c = sq[sel], group[sel]
+        for start in range(0, len(rows), NOVELTY_BLOCK):  # a block of rows x the face's samples
+            block = rows[start : start + NOVELTY_BLOCK]
+            d2 = sq_c[block, None] + sq_c[None, :] - 2 * x[block] @ x.T
+            d2[group_c[block, None] == group_c[None, :]] = np.inf
+            nearest = d2.min(1)
+            nn.extend(np.sqrt(np.maximum(nearest[np.isfinite(nearest)], 0)).tolist())
     novelty = 2.0 * float(np.percentile(nn, 98)) if nn else 10.0
     if isinstance(detector, DetectorParams):
         detector = Detector(detector)
