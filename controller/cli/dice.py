@@ -295,8 +295,8 @@ def register(sub: Any) -> None:
         "by a model that never saw it) and print its figures and warnings (too few photos, "
         "photos too alike, labels that disagree). A large set is learned from a seeded "
         "choice of its photos that shows every face, within calibration's budget of photos "
-        "and dice (the check still reads every photo). --synthetic calibrates on rendered game dice instead, without "
-        "that check. Progress goes to stderr.",
+        "and dice (the check still reads every photo). --synthetic calibrates on rendered "
+        "game dice instead, without that check. Progress goes to stderr.",
     )
     c.add_argument("dataset", nargs="?", type=DATASET, help=DATASET_HELP)
     c.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: train)")

@@ -56,8 +56,7 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
     seeded order, each taken while both budgets hold."""
     items = dataset.items
     given = dataset.dice_count
-    max_photos, max_dice = MAX_PHOTOS, MAX_DICE
-    if len(items) <= max_photos and given <= max_dice:
+    if len(items) <= MAX_PHOTOS and given <= MAX_DICE:
         return Learned(dataset, len(items), given)
     order = [int(i) for i in np.random.default_rng(seed).permutation(len(items))]
     faces_of = [Counter(die.cls for die in item.dice) for item in items]
@@ -67,15 +66,16 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
     for face in sorted(everywhere, key=lambda c: (everywhere[c], c)):
         if any(faces_of[k][face] for k in chosen):
             continue
-        # the photo with this face that adds fewest dice: every face, within the budget
+        # the photo showing this face with the fewest dice (every face is learned, even
+        # where the photos that show one would pass the budget)
         showing = [k for k in order if faces_of[k][face] and k not in chosen]
         pick = min(showing, key=lambda k: len(items[k].dice))
         chosen.append(pick)
         dice += len(items[pick].dice)
     for k in order:
-        if len(chosen) >= max_photos:
+        if len(chosen) >= MAX_PHOTOS:
             break
-        if k not in chosen and dice + len(items[k].dice) <= max_dice:
+        if k not in chosen and dice + len(items[k].dice) <= MAX_DICE:
             chosen.append(k)
             dice += len(items[k].dice)
     return Learned(dataset.subset(sorted(chosen)), len(items), given)
