@@ -14,7 +14,7 @@ from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import Dataset, LabeledDie, LabeledImage, load_dataset
 from vision.learning.evaluate import evaluate
 from vision.learning.photo_budget import within_budget
-from vision.learning.report import CalibrationReport
+from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.synth.scenes import write_dataset
 
 
@@ -119,3 +119,24 @@ def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(
     assert report["learned_from"]["dice"] == chosen.dice_count < train.dice_count
     result = evaluate(test, model)
     assert result.f1 >= 0.9 and result.wrong_sure == 0
+
+
+@pytest.mark.slow  # four calibrations (of two photos each)
+@pytest.mark.timeout(600)
+def test_the_check_reads_every_photo_with_folds_learned_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 2)
+    given = load_dataset(write_dataset(tmp_path / "train", 6, seed=1))
+    seen: list[tuple[int, int]] = []
+    model, report = calibrate_with_report(
+        given, face_set="budget", progress=lambda d, t, _: seen.append((d, t))
+    )
+    total = 4 * calibration_steps(2)  # each fold's four photos learned from two as well
+    assert {t for _, t in seen} == {total} and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert report.photos == 6 and report.learned_from is not None
+    assert report.learned_from[:1] == (2,) and report.learned_from[2] == 2
+    assert report.cv is not None and report.cv.dice == given.dice_count  # every photo read
+    assert any(line.startswith("learned from 2 of the 6 photos (") for line in report.lines())
+    assert json.loads(model.report)["calibration"]["learned_from"] == list(report.learned_from)
