@@ -1,5 +1,6 @@
 """Calibration's budget: a set past it is learned from a seeded choice of its photos that
-shows every face; a set within it is learned whole; the report says which."""
+shows every face; a set within it, or of 20 photos or fewer, is learned whole; the report
+says which."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ from vision.learning.report import CalibrationReport, calibrate_with_report
 from vision.synth.scenes import write_dataset
 
 
-def _set(faces_per_photo: list[list[int]]) -> Dataset:
-    """A dataset (never decoded) whose photo ``k`` shows the faces ``faces_per_photo[k]``."""
+def _set(faces_per_photo: list[list[int]], side: float = 0.04) -> Dataset:
+    """A dataset (never decoded) whose photo ``k`` shows the faces ``faces_per_photo[k]``,
+    dice ``side`` of the photo wide."""
     items = tuple(
         LabeledImage(
             Path(f"/set/images/p{k:03d}.jpg"),
             Path(f"/set/labels/p{k:03d}.txt"),
-            tuple(LabeledDie(c, 0.1 + 0.05 * i, 0.5, 0.04, 0.04) for i, c in enumerate(faces)),
+            tuple(LabeledDie(c, 0.1 + 0.05 * i, 0.5, side, side) for i, c in enumerate(faces)),
         )
         for k, faces in enumerate(faces_per_photo)
     )
@@ -45,6 +47,7 @@ def test_a_set_within_the_budget_is_learned_whole() -> None:
 def test_past_the_photo_budget_a_seeded_choice_shows_every_face(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
     monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 5)
     # faces 1-5 on every photo; the 6 on only two photos, one of them crowded
     faces = [[0, 1, 2, 3, 4] for _ in range(40)]
@@ -67,12 +70,14 @@ def test_past_the_photo_budget_a_seeded_choice_shows_every_face(
         "of_dice": given.dice_count,
         "max_photos": 5,
         "max_dice": photo_budget.MAX_DICE,
+        "max_die_areas": photo_budget.MAX_DIE_AREAS,
     }
 
 
 def test_past_the_dice_budget_photos_are_taken_while_their_dice_fit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
     monkeypatch.setattr(photo_budget, "MAX_DICE", 50)
     faces = [[k % 6] * (3 + k % 9) for k in range(30)]  # 3 to 11 dice a photo, 206 in all
     given = _set(faces)
@@ -86,16 +91,35 @@ def test_past_the_dice_budget_photos_are_taken_while_their_dice_fit(
     assert sum(counts.values()) == learned.dataset.dice_count
 
 
+def test_past_the_area_budget_photos_of_small_dice_are_fewer() -> None:
+    # dice 1 % of the photo wide: 10,000 dice's area a photo; the budget holds 6 of them
+    faces = [[k % 6, (k + 1) % 6] for k in range(30)]
+    assert photo_budget.die_areas(_set(faces, side=0.01)) == [pytest.approx(1e4)] * 30
+    small = within_budget(_set(faces[:6], side=0.01))
+    assert not small.chosen  # 60,000: within it
+    many = within_budget(_set(faces, side=0.01))
+    assert len(many.dataset.items) == photo_budget.ALWAYS_PHOTOS  # the 20 asked for, always
+    assert _shown(many.dataset) == set(range(6))
+    whole = _set([[k % 6] * 60 for k in range(20)])  # 1,200 dice on the 20 photos asked for
+    assert not within_budget(whole).chosen
+
+
+def test_a_photo_without_dice_counts_the_sets_typical_area() -> None:
+    given = _set([[0, 1], [], [2, 3]], side=0.05)
+    assert photo_budget.die_areas(given) == [pytest.approx(400.0)] * 3
+
+
 def test_the_report_says_how_many_photos_were_learned_from() -> None:
     report = CalibrationReport(
         photos=200, dice=5310, seconds=1.0, cv=None, folds=0, warnings=[],
-        learned_from=(38, 998, 60, 1000),
+        learned_from=(38, 998, 60, 1000, 60000),
     )  # fmt: skip
     assert report.lines()[1].startswith(
-        "learned from 38 of the 200 photos (998 of 5310 dice): calibration learns from at "
-        "most 60 photos and 1000 dice"
+        "learned from 38 of the 200 photos (998 of 5310 dice): past 60 photos, 1000 dice or "
+        "photos the size of 60000 dice, calibration learns from a seeded choice that shows "
+        "every face"
     )
-    assert report.to_json()["learned_from"] == [38, 998, 60, 1000]
+    assert report.to_json()["learned_from"] == [38, 998, 60, 1000, 60000]
     whole = CalibrationReport(photos=20, dice=60, seconds=1.0, cv=None, folds=0, warnings=[])
     assert whole.to_json()["learned_from"] is None
     assert not any(line.startswith("learned from") for line in whole.lines())
@@ -105,6 +129,7 @@ def test_the_report_says_how_many_photos_were_learned_from() -> None:
 def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
     monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 2)
     train = load_dataset(write_dataset(tmp_path / "train", 3, seed=1))
     test = load_dataset(write_dataset(tmp_path / "test", 2, seed=2))
@@ -126,6 +151,7 @@ def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(
 def test_the_check_reads_every_photo_with_folds_learned_within_the_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
     monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 2)
     given = load_dataset(write_dataset(tmp_path / "train", 6, seed=1))
     seen: list[tuple[int, int]] = []

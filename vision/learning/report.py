@@ -84,8 +84,8 @@ class CalibrationReport:
     export_edges: tuple[float, ...] = ()
     grey: bool = False  # the photos are grey: colour frames are read grey
     # when calibration's budget left photos out (vision.learning.photo_budget): the photos
-    # and dice learned from, and the budget's photos and dice; None: every photo
-    learned_from: tuple[int, int, int, int] | None = None
+    # and dice learned from, and the budget's photos, dice and die areas; None: every photo
+    learned_from: tuple[int, int, int, int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -110,12 +110,13 @@ class CalibrationReport:
         """Human-readable lines for the end of ``dice calibrate``."""
         out = [f"calibrated on {self.photos} photos ({self.dice} dice) in {self.seconds:.1f} s"]
         if self.learned_from:
-            photos, dice, max_photos, max_dice = self.learned_from
+            photos, dice, max_photos, max_dice, max_areas = self.learned_from
             out.append(
                 f"learned from {photos} of the {self.photos} photos ({dice} of {self.dice} "
-                f"dice): calibration learns from at most {max_photos} photos and {max_dice} "
-                "dice, a seeded choice that shows every face (more would cost time and memory, "
-                "not reading); the leave-photos-out check reads every photo"
+                f"dice): past {max_photos} photos, {max_dice} dice or photos the size of "
+                f"{max_areas} dice, calibration learns from a seeded choice that shows every "
+                "face (more would cost time and memory, not reading); the leave-photos-out "
+                "check reads every photo"
             )
         if self.cv is not None:
             j = self.cv.to_json()
@@ -188,11 +189,13 @@ def _too_alike(dataset: Dataset) -> str | None:
     return None
 
 
-def _learned_from(values: dict[str, int] | None) -> tuple[int, int, int, int] | None:
+def _learned_from(values: dict[str, int] | None) -> tuple[int, int, int, int, int] | None:
     """:attr:`CalibrationReport.learned_from` from the model's report."""
     if not values or values["photos"] >= values["of_photos"]:
         return None
-    return values["photos"], values["dice"], values["max_photos"], values["max_dice"]
+    keys = ("photos", "dice", "max_photos", "max_dice", "max_die_areas")
+    photos, dice, max_photos, max_dice, max_areas = (values[k] for k in keys)
+    return photos, dice, max_photos, max_dice, max_areas
 
 
 def calibrate_with_report(
