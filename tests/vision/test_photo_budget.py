@@ -125,12 +125,16 @@ def test_the_report_says_how_many_photos_were_learned_from() -> None:
     assert not any(line.startswith("learned from") for line in whole.lines())
 
 
-@pytest.mark.timeout(240)  # a hang guard: a calibration on a loaded core
-def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def two_photos_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A budget of two photos, none always learned: three photos are past it."""
     monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
     monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 2)
+
+
+@pytest.mark.timeout(240)  # a hang guard: a calibration on a loaded core
+@pytest.mark.usefixtures("two_photos_at_most")
+def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(tmp_path: Path) -> None:
     train = load_dataset(write_dataset(tmp_path / "train", 3, seed=1))
     test = load_dataset(write_dataset(tmp_path / "test", 2, seed=2))
     seen: list[tuple[int, int]] = []
@@ -148,11 +152,8 @@ def test_a_calibration_past_its_budget_learns_from_the_chosen_photos(
 
 @pytest.mark.slow  # four calibrations (of two photos each)
 @pytest.mark.timeout(600)
-def test_the_check_reads_every_photo_with_folds_learned_within_the_budget(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(photo_budget, "ALWAYS_PHOTOS", 0)
-    monkeypatch.setattr(photo_budget, "MAX_PHOTOS", 2)
+@pytest.mark.usefixtures("two_photos_at_most")
+def test_the_check_reads_every_photo_with_folds_learned_within_the_budget(tmp_path: Path) -> None:
     given = load_dataset(write_dataset(tmp_path / "train", 6, seed=1))
     seen: list[tuple[int, int]] = []
     model, report = calibrate_with_report(
