@@ -18,10 +18,11 @@ from vision.errors import ModelError
 from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
+from vision.learning.face_model import train
 from vision.reading.box_fit import MAX_SHIFT, MAX_STRETCH, corrected, fit, iou, target
 from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import DetectorParams, detect
-from vision.reading.model import FaceModel, load_model, train
+from vision.reading.model import FaceModel, load_model
 from vision.reading.peaks import peaks
 from vision.synth.scenes import Renderer, write_dataset
 

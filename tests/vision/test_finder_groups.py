@@ -16,11 +16,12 @@ from vision.learning.calibrate import calibrate
 from vision.learning.colour_groups import MIN_GROUP_DICE, colour_groups
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import evaluate
+from vision.learning.face_model import train
 from vision.learning.report import CalibrationReport
 from vision.reading.describe import DESCRIPTION_SIZE
 from vision.reading.detect import Detector, DetectorParams
 from vision.reading.finder_maps import CHANNELS, SPAN, WINDOW_SIZE, score_map
-from vision.reading.model import load_model, train
+from vision.reading.model import load_model
 from vision.synth.designs import DiceSet, MarkKind
 from vision.synth.strangers import stranger, write_stranger
 

@@ -11,9 +11,10 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL, SYNTHETIC_FACE_SET, default_model
+from vision.learning.face_model import train
 from vision.reading.describe import DESCRIPTION_SIZE as FEATURE_SIZE
 from vision.reading.detect import DetectorParams
-from vision.reading.model import FORMAT_VERSION, load_model, train
+from vision.reading.model import FORMAT_VERSION, load_model
 
 
 def _toy() -> tuple[NDArray[Any], NDArray[Any]]:

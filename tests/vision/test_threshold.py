@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from vision.learning.face_model import train
 from vision.learning.threshold import (
     MAX_THRESHOLD,
     NEW_PHOTO_MARGIN,
@@ -20,7 +21,7 @@ from vision.learning.threshold import (
     tolerated_mistakes,
 )
 from vision.reading.detect import DetectorParams
-from vision.reading.model import DEFAULT_THRESHOLD, train
+from vision.reading.model import DEFAULT_THRESHOLD
 
 DIMS = 8
 

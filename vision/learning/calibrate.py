@@ -36,7 +36,7 @@ photos, assuming no dice colour, tray, polarity or view:
    every die and, more, for the pair of faces confused
    (:mod:`vision.learning.threshold`).
 
-A large set is learned from a seeded choice of its photos (:mod:`.photo_budget`).
+Which photos it learns from (every face shown; a large set's seeded choice): :mod:`.photo_budget`.
 Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
 figures and warnings is :mod:`vision.learning.report`.
 """
@@ -67,10 +67,11 @@ from vision.learning.die_size import (
     unmeasured_warning,
 )
 from vision.learning.face_channel import choose_channel
+from vision.learning.face_model import train
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.finder_step import finder_step
 from vision.learning.label_check import label_lines, label_problems, relative_name
-from vision.learning.photo_budget import within_budget
+from vision.learning.photo_budget import check_every_face, within_budget
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
     held_out_reads,
@@ -94,7 +95,7 @@ from vision.reading.domain import learned_domain
 from vision.reading.export_edges import find_edges
 from vision.reading.exported import is_grey
 from vision.reading.finder_maps import balance
-from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel, train
+from vision.reading.model import BACKGROUND, DEFAULT_THRESHOLD, PROJECTION_DIMS, FaceModel
 from vision.reading.photo_scale import size_curves
 from vision.reading.pixel_aspect import pixel_aspect, unstretched
 from vision.reading.read import load_scaled, reduction
@@ -112,23 +113,6 @@ def calibration_steps(photos: int) -> int:
     two a photo (measuring, learning its faces), the colour, the finder's three, the
     boxes, the face classifier and the end."""
     return 2 * photos + 7
-
-
-def check_every_face(dataset: Dataset) -> None:
-    """Raise before any work unless every face of ``dataset``'s names has a labeled die
-    (a face never shown cannot be learned: calibration would fail at its end).
-
-    Raises:
-        ModelError: naming the faces no label line has, and the photos looked through.
-    """
-    shown = {die.cls for item in dataset.items for die in item.dice}
-    missing = [f"'{name}' (class {c})" for c, name in enumerate(dataset.names) if c not in shown]
-    if missing:
-        raise ModelError(
-            f"{dataset.root}: no die labeled {', '.join(missing)} in its {len(dataset.items)} "
-            "photos; calibration learns every face from the owner's photos: photograph and "
-            "label each face, then calibrate again"
-        )
 
 
 def calibrate(

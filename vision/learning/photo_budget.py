@@ -1,4 +1,5 @@
-"""Calibration's budget: how many of the owner's photos and dice one calibration learns from.
+"""The photos one calibration learns from: every face shown (:func:`check_every_face`), and
+within calibration's budget of photos and dice (:func:`within_budget`).
 
 Calibration's time and memory grow with the dice it learns from (each one's finder
 windows and face copies) and with the photos' area at the face scale (each photo scaled so
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.errors import ModelError
 from vision.learning.dataset import Dataset, LabeledImage
 
 ALWAYS_PHOTOS = 20  # the photos calibration asks an owner for: so many are always learned
@@ -107,3 +109,20 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
             dice += len(items[k].dice)
             area += areas[k]
     return Learned(dataset.subset(sorted(chosen)), len(items), given)
+
+
+def check_every_face(dataset: Dataset) -> None:
+    """Raise before any work unless every face of ``dataset``'s names has a labeled die
+    (a face never shown cannot be learned: calibration would fail at its end).
+
+    Raises:
+        ModelError: naming the faces no label line has, and the photos looked through.
+    """
+    shown = {die.cls for item in dataset.items for die in item.dice}
+    missing = [f"'{name}' (class {c})" for c, name in enumerate(dataset.names) if c not in shown]
+    if missing:
+        raise ModelError(
+            f"{dataset.root}: no die labeled {', '.join(missing)} in its {len(dataset.items)} "
+            "photos; calibration learns every face from the owner's photos: photograph and "
+            "label each face, then calibrate again"
+        )
