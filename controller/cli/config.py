@@ -94,8 +94,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 def model_fit(cfg: Config) -> list[str]:
     """How the camera's frame size fits what the face model learned from (a line, with its
-    warnings), for a camera whose size the config sets; a model that cannot be loaded is
-    left to the checks above and to the daemon's start."""
+    warnings), and the faces it never learned, for a camera whose size the config sets; a
+    model that cannot be loaded is left to the checks above and to the daemon's start."""
     cam = cfg.camera
     if cam.source not in (CameraSource.V4L2, CameraSource.PICAMERA2):
         return []
@@ -104,13 +104,21 @@ def model_fit(cfg: Config) -> list[str]:
     except ModelError as exc:
         return [f"face model: cannot be loaded: {exc}"]
     params = model.params
+    fit = camera_fit(
+        model.domain,
+        params.die_frac,
+        cam.width,
+        cam.height,
+        params.oblique,
+        camera_sizes(params, model.domain.sizes) if model.domain is not None else (),
+    )
+    if not model.unlearned:
+        return [fit]
+    never = ", ".join(repr(name) for name in model.unlearned)
+    one = len(model.unlearned) == 1
     return [
-        camera_fit(
-            model.domain,
-            params.die_frac,
-            cam.width,
-            cam.height,
-            params.oblique,
-            camera_sizes(params, model.domain.sizes) if model.domain is not None else (),
-        )
+        fit,
+        f"face model: never learned {never} (no die labeled so in its photos): a die showing "
+        f"{'it' if one else 'one of them'} is read as another face or asked about; label "
+        f"{'it' if one else 'them'} and calibrate again",
     ]

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from controller.cli import main as cli
 from tests.paths import REPO
+from vision.learning.face_model import train
+from vision.reading.describe import DESCRIPTION_SIZE
+from vision.reading.detect import DetectorParams
 
 REPO = REPO
 DEMO = REPO / "controller" / "data" / "demo" / "config.toml"
@@ -138,3 +142,22 @@ def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert err.startswith(f"toptable: error: {path}: ") and "byte-order mark" in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_model_that_never_learned_a_face_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(0)
+    feats = rng.normal(0, 1, (12, DESCRIPTION_SIZE)).astype(np.float32)
+    names = ["kick", "punch", "sphere", "strength", "star", "teleport"]
+    model = train("table", names, feats, np.repeat([0, 1, 2, 3], 3), DetectorParams())
+    saved = model.save(tmp_path / "faces.npz")
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nmodel = "{saved}"\n')
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "face model: never learned 'star', 'teleport' (no die labeled so in its photos): a die "
+        "showing one of them is read as another face or asked about; label them and calibrate "
+        "again"
+    ) in out

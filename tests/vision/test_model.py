@@ -37,10 +37,29 @@ def test_nearest_face_and_confidence() -> None:
     assert far.unsure, "a patch unlike any face seen must be unsure"
 
 
-def test_missing_face_refused() -> None:
+def test_a_face_without_samples_is_left_unlearned(tmp_path: Path) -> None:
     feats, labels = _toy()
-    with pytest.raises(ModelError, match="no sample of face"):
-        train("toy", ["a", "b", "c", "d"], feats, labels, DetectorParams())
+    model = train("toy", ["a", "b", "c", "d"], feats, labels, DetectorParams())
+    assert model.unlearned == ("d",)
+    full = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    assert full.unlearned == ()
+    rows = feats + np.random.default_rng(1).normal(0, 0.05, feats.shape).astype(np.float32)
+    reads = model.classify(rows)
+    assert [r.face for r in reads] == labels.tolist()  # never 3
+    # read as the model of the faces learned reads them: the runner-up is a face learned
+    assert [(r.confidence, r.unsure) for r in reads] == [
+        (r.confidence, r.unsure) for r in full.classify(rows)
+    ]
+    assert all(0.0 < r.confidence < 1.0 for r in reads)
+    assert load_model(model.save(tmp_path / "toy")).unlearned == ("d",)
+
+
+def test_samples_of_one_face_of_several_refused() -> None:
+    feats, labels = _toy()
+    with pytest.raises(ModelError, match=r"no sample of face.*b, c.*two or more faces"):
+        train("toy", ["a", "b", "c"], feats[labels == 0], labels[labels == 0], DetectorParams())
+    one = train("die", ["die"], feats, np.zeros(len(feats), np.int64), DetectorParams())
+    assert one.unlearned == () and one.classify(feats[:1])[0].face == 0
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:

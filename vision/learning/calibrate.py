@@ -36,7 +36,8 @@ photos, assuming no dice colour, tray, polarity or view:
    every die and, more, for the pair of faces confused
    (:mod:`vision.learning.threshold`).
 
-Which photos it learns from (every face shown; a large set's seeded choice): :mod:`.photo_budget`.
+Which photos it learns from (the faces they show: a face its names hold and no die is
+labeled with is warned of and left unlearned; a large set's seeded choice): :mod:`.photo_budget`.
 Evaluation is :mod:`vision.learning.evaluate`; calibration with its own leave-photos-out
 figures and warnings is :mod:`vision.learning.report`.
 """
@@ -71,7 +72,7 @@ from vision.learning.face_model import train
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.finder_step import finder_step
 from vision.learning.label_check import label_lines, label_problems, relative_name
-from vision.learning.photo_budget import check_every_face, within_budget
+from vision.learning.photo_budget import unshown_faces, within_budget
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
     held_out_reads,
@@ -126,7 +127,8 @@ def calibrate(
     """Learn a model (finder and faces) from a labeled dataset; ``progress(done, total, what)``.
 
     Raises:
-        ModelError: too few photos, no labeled die, or a face no die is labeled with.
+        ModelError: too few photos, no labeled die, or labeled dice of only one face of
+            several (a face no die is labeled with is warned of, and left unlearned).
         ImageReadError: a photo cannot be decoded.
     """
     if len(dataset.items) < MIN_PHOTOS:
@@ -136,7 +138,7 @@ def calibrate(
             "read best)"
         )
     params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
-    check_every_face(dataset)
+    unshown = unshown_faces(dataset)
     learned = within_budget(dataset, seed)
     if learned.chosen:  # the die's size as the photos learned from show it
         dataset = learned.dataset
@@ -357,7 +359,7 @@ def calibrate(
     model.pair_thresholds = pairs
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
-    warnings = [warning for _, warning in problems]
+    warnings = [warning for _, warning in problems] + ([unshown] if unshown else [])
     if hand_held and not measure[0]:
         warnings.append(unmeasured_warning(scales, measure[1]))
     for die in missed:
@@ -427,6 +429,7 @@ def calibrate(
             "face_channel": channel.to_json(),
             "label_mistakes": len(problems),  # likely ones, each named in the warnings
             "unlabeled_dice": len(missed),  # each named in the warnings too
+            "unlearned_faces": list(model.unlearned),  # no die labeled: never read
             "background_samples": len(bg_feats) // 4,
             "warnings": warnings,
         }

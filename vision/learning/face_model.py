@@ -43,7 +43,8 @@ def train(
     that a die's own turned copies do not count).
 
     Raises:
-        ModelError: no samples, or a face without any sample.
+        ModelError: no samples, or samples of only one face of several (a face without
+            samples is left unlearned: never read).
     """
     feats = np.asarray(feats, dtype=np.float32)
     labels = np.asarray(labels, dtype=np.int64)
@@ -52,8 +53,10 @@ def train(
     missing = [names[c] for c in range(len(names)) if not (labels == c).any()]
     if len(names) < 1:
         raise ModelError("a face set needs at least one face")
-    if missing:
-        raise ModelError(f"no sample of face(s) {', '.join(missing)}: show every face")
+    if len(names) - len(missing) < min(2, len(names)):  # one face of several: read sure always
+        raise ModelError(
+            f"no sample of face(s) {', '.join(missing)}: a model tells two or more faces apart"
+        )
     mean: NDArray[Any] | None = None
     basis: NDArray[Any] | None = None
     if dims is not None and dims < min(feats.shape):

@@ -1,4 +1,4 @@
-"""The photos one calibration learns from: every face shown (:func:`check_every_face`), and
+"""The photos one calibration learns from: the faces they show (:func:`unshown_faces`), and
 within calibration's budget of photos and dice (:func:`within_budget`).
 
 Calibration's time and memory grow with the dice it learns from (each one's finder
@@ -111,18 +111,35 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
     return Learned(dataset.subset(sorted(chosen)), len(items), given)
 
 
-def check_every_face(dataset: Dataset) -> None:
-    """Raise before any work unless every face of ``dataset``'s names has a labeled die
-    (a face never shown cannot be learned: calibration would fail at its end).
+def faces_shown(dataset: Dataset) -> set[int]:
+    """The classes of ``dataset``'s names that some label line gives a die."""
+    return {die.cls for item in dataset.items for die in item.dice}
+
+
+def unshown_faces(dataset: Dataset) -> str | None:
+    """The warning naming each face of ``dataset``'s names that no die is labeled with (None:
+    every face is shown). Calibration learns the faces shown: a die showing a face never
+    learned is read as the nearest face learned or asked about, so the model is still of
+    use (a set's names often hold a class that none of its photos shows).
 
     Raises:
-        ModelError: naming the faces no label line has, and the photos looked through.
+        ModelError: the names hold several faces and the labels show fewer than two (a
+            model of one face would read every die as that face, sure); said before any
+            work.
     """
-    shown = {die.cls for item in dataset.items for die in item.dice}
+    shown = faces_shown(dataset)
     missing = [f"'{name}' (class {c})" for c, name in enumerate(dataset.names) if c not in shown]
-    if missing:
+    if not missing:
+        return None
+    where = f"no die labeled {', '.join(missing)} in its {len(dataset.items)} photos"
+    if len(shown) < min(2, len(dataset.names)):
         raise ModelError(
-            f"{dataset.root}: no die labeled {', '.join(missing)} in its {len(dataset.items)} "
-            "photos; calibration learns every face from the owner's photos: photograph and "
-            "label each face, then calibrate again"
+            f"{dataset.root}: {where}; calibration learns the faces from the owner's photos "
+            "and tells two or more apart: photograph and label each face, then calibrate "
+            "again"
         )
+    return (
+        f"{where}: the model cannot read {'them' if len(missing) > 1 else 'it'}, and reads "
+        "a die showing one as the nearest face it learned or asks about it; photograph and "
+        "label each face, then calibrate again"
+    )

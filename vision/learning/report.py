@@ -19,7 +19,7 @@ from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import Dataset
 from vision.learning.evaluate import EvalResult, ReadError, evaluate
 from vision.learning.face_channel import EACH_DIES_OWN
-from vision.learning.photo_budget import within_budget
+from vision.learning.photo_budget import faces_shown, within_budget
 from vision.learning.progress import Progress, quiet
 from vision.reading.detect import DetectorParams
 from vision.reading.model import FaceModel
@@ -233,15 +233,22 @@ def calibrate_with_report(
 
     model = calibrate(dataset, face_set=face_set, progress=part(0))
     cv: EvalResult | None = None
+    checked = 0  # the folds whose photos show every face the set shows
     if can_cv:
         cv = EvalResult(dataset.names)
+        shown = faces_shown(dataset)
         for k, train_idx in enumerate(trains):
             test = [i for i in range(n) if i % folds == k]
+            if not faces_shown(dataset.subset(train_idx)) >= shown:
+                continue  # a fold without some face: the photos are too few for this figure
             try:
                 fold = calibrate(dataset.subset(train_idx), face_set, progress=part(k + 1))
             except ModelError:
-                continue  # a fold without some face: the photos are too few for this figure
+                continue  # (its photos too few in another way)
             cv.add(evaluate(dataset.subset(test), fold))
+            checked += 1
+        if not checked:
+            cv = None
     saved = json.loads(model.report) if model.report else {}
     warnings = list(saved.get("warnings", []))
     alike = _too_alike(dataset)
@@ -251,6 +258,12 @@ def calibrate_with_report(
         warnings.append(
             f"too few photos ({n}) to measure the calibration on photos it did not see: "
             f"give {2 * folds} or more"
+        )
+    elif can_cv and cv is None:
+        warnings.append(
+            "each face is shown in too few photos to measure the calibration on photos it did "
+            "not see (leaving a third of them out leaves some face unlearned): give every "
+            "face in several photos"
         )
     elif cv is not None and (cv.f1 < 0.98 or cv.accuracy < 0.98):
         warnings.append(
@@ -263,7 +276,7 @@ def calibrate_with_report(
         dice=dataset.dice_count,
         seconds=time.perf_counter() - start,
         cv=cv,
-        folds=folds if can_cv else 0,
+        folds=checked,
         warnings=warnings,
         colour=saved.get("face_channel", {}).get("chosen", EACH_DIES_OWN),
         finders=int(saved.get("finders", 1)),

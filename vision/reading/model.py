@@ -145,6 +145,12 @@ class FaceModel:
         return max(self.threshold, float(self.pair_thresholds[face, runner_up]))
 
     @property
+    def unlearned(self) -> tuple[str, ...]:
+        """The faces no sample was learned for (none of the owner's dice was labeled with
+        them): never read; a die showing one is read as a face learned, or asked about."""
+        return tuple(name for c, name in enumerate(self.names) if c not in self._spans)
+
+    @property
     def params(self) -> DetectorParams:
         """The die finder's settings."""
         return self.detector.params
