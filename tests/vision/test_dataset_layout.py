@@ -116,6 +116,21 @@ def test_polygon_and_oriented_box_lines_become_the_box_around_their_points(
         assert (new.cx, new.cy, new.w, new.h) == pytest.approx((old.cx, old.cy, old.w, old.h))
 
 
+def test_a_die_labelled_twice_alike_is_one(own: Path, tmp_path: Path) -> None:
+    """As Ultralytics reads a label file (repeated rows dropped): a labelling service's
+    export can hold a box twice; a box of another class at the same place stays."""
+    root = tmp_path / "twice"
+    shutil.copytree(own, root)
+    label = root / "labels" / "synth_0000.txt"
+    lines = label.read_text(encoding="utf-8").splitlines()
+    other = str((int(lines[0].split()[0]) + 1) % len(NAMES)) + lines[0][1:]
+    label.write_text("\n".join([lines[0], *lines, lines[0], other]) + "\n", encoding="utf-8")
+    before = load_dataset(own).items[0].dice
+    after = load_dataset(root).items[0].dice
+    assert after[: len(before)] == before
+    assert len(after) == len(before) + 1 and after[-1].cls != after[0].cls
+
+
 def _hexagon(line: str) -> list[float]:
     _, cx, cy, w, h = (float(v) for v in line.split())
     return [cx - w / 2, cy, cx - w / 4, cy - h / 2, cx + w / 4, cy - h / 2,

@@ -140,7 +140,9 @@ def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple
 def parse_label_file(
     path: Path, n_classes: int, shown_as: str, problems: list[DataProblem]
 ) -> tuple[LabeledDie, ...]:
-    """Parse one YOLO label file; append a problem per bad line (named ``shown_as``)."""
+    """Parse one YOLO label file; append a problem per bad line (named ``shown_as``). A
+    die labelled twice alike (class and box) is one: Ultralytics' ``verify_image_label``
+    (``ultralytics/data/utils.py``, read at its commit 00bfe34) drops such repeated rows."""
     dice: list[LabeledDie] = []
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -186,8 +188,9 @@ def parse_label_file(
                 DataProblem(shown_as, where, "box", f"{what} must be normalised to 0..1")
             )
             continue
-        cx, cy, w, h = box
-        dice.append(LabeledDie(int(cls_f), cx, cy, w, h))
+        die = LabeledDie(int(cls_f), *box)
+        if die not in dice:  # a line repeated is one die (Ultralytics drops the repeat too)
+            dice.append(die)
     return tuple(dice)
 
 
