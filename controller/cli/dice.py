@@ -100,6 +100,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             "names": list(model.names),
             "samples": len(model.samples),
             "die_frac": round(model.detector.die_frac, 5),
+            "unlearned_faces": list(model.unlearned),  # no die labeled so: never read
         }
         print(json.dumps(doc | (report.to_json() if report else {}), indent=2))
         return 0

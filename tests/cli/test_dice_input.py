@@ -84,13 +84,14 @@ def test_a_face_no_die_is_labeled_with(dataset: Path, tmp_path: Path,
         "names: [kick, punch, sphere, strength, star, teleport, blank]\n"
     )
     out = tmp_path / "m.npz"
-    assert main(["dice", "calibrate", str(dataset), "--out", str(out)]) == 0
-    said = capsys.readouterr().out
+    assert main(["dice", "calibrate", str(dataset), "--out", str(out), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
     assert (
-        "warning: no die labeled 'blank' (class 6) in its 3 photos: the model cannot read it, "
+        "no die labeled 'blank' (class 6) in its 3 photos: the model cannot read it, "
         "and reads a die showing one as the nearest face it learned or asks about it; "
         "photograph and label each face, then calibrate again"
-    ) in said
+    ) in said["warnings"]
+    assert said["unlearned_faces"] == ["blank"]
     model = load_model(out)
     assert model.unlearned == ("blank",)
     assert json.loads(model.report)["unlearned_faces"] == ["blank"]
