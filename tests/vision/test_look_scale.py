@@ -113,6 +113,21 @@ def test_the_look_goes_on_past_an_end_only_while_its_dice_read_best_there() -> N
     assert further_step(_by_step(near), NINE, reach) == 5
 
 
+def test_a_look_flat_over_its_sizes_goes_on_past_an_end_near_its_lowest() -> None:
+    """Two dice far under the nine read alike, and poorly, at each of them (catan's photos
+    in a set with pi-tray's): an end within ``FLAT`` of the lowest point is looked past."""
+    reach = range(-8, 5)
+    flat = {-4: [0.67], -3: [0.64], -2: [0.65], -1: [0.60], 0: [0.67]}  # none found above
+    assert further_step(_by_step(flat), NINE, reach) == -5
+    assert further_step(_by_step(flat), NINE, NINE) is None  # no reach beyond the nine
+    valley = {j: [0.40 + 0.06 * abs(j)] for j in NINE}  # clearly lowest inside
+    assert further_step(_by_step(valley), NINE, reach) is None
+    # both ends near the lowest: the end lying lower first, the other once it is used up
+    level = {j: [0.60 + (0.01 if j > 0 else 0.0)] for j in NINE}
+    assert further_step(_by_step(level), NINE, reach) == -5
+    assert further_step(_by_step(level), NINE, range(-4, 6)) == 5
+
+
 @pytest.mark.parametrize("field", ["look_under", "look_over"])
 def test_a_look_short_of_the_measures_sizes_or_past_its_reach_is_refused(field: str) -> None:
     for steps in (STEPS - 1, MAX_LOOK_STEPS + 1):
