@@ -38,6 +38,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 10. A large labelled set (:mod:`.dice_large`; ``--large N`` for it alone): 200 photos of
    a crowded stranger's tray calibrated with its check on one core: the photos learned
    from, the time, the peak memory, and 50 new photos read.
+11. Two tables in one set (:mod:`.dice_two_tables`; ``--two-tables`` for it alone):
+   pi-tray's and catan-webcam's photos labelled as one owner's set, calibrated on 14 + 33
+   and reading 6 + 15, each photo at its own dice's size.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from controller.bench.dice_handheld import bench_handheld
 from controller.bench.dice_large import bench_large
 from controller.bench.dice_leaning import bench_leaning
 from controller.bench.dice_runs import STRANGER_RUNS
+from controller.bench.dice_two_tables import two_tables_set
 from controller.bench.dice_unlabelled import bench_unlabelled
 from vision.errors import ModelError
 from vision.learning.calibrate import calibrate
@@ -160,6 +164,21 @@ def bench_exported(train: Dataset, test: Dataset, tmp: Path) -> None:
         print(f"  {_line(label, evaluate(copy_test, model))}; calibration {seconds:.1f} s",
               flush=True)  # fmt: skip
         print(_line(f"    the same model reading valid/ {own}", evaluate(test, model)), flush=True)
+
+
+def bench_two_tables(datasets: Path) -> None:
+    """Print pi-tray's and catan-webcam's photos as one owner's set
+    (:mod:`.dice_two_tables`): calibrated on both tables' photos, reading their others."""
+    with tempfile.TemporaryDirectory(prefix="toptable-two-tables-") as tmp:
+        made = two_tables_set(datasets, Path(tmp))
+        if made is None:
+            print(f"two tables in one set: skipped ({datasets} lacks pi-tray or catan-webcam)")
+            return
+        train, test = made
+        model, seconds = _timed_calibrate(train)
+        sizes = "each photo read at its dice's size" if model.params.by_hand else "one die size"
+        label = f"pi-tray and catan-webcam in one set, calibrate on 14 + 33, read 6 + 15 ({sizes})"
+        print(f"{_line(label, evaluate(test, model))}; calibration {seconds:.1f} s", flush=True)
 
 
 # --- synthetic stress -----------------------------------------------------------------
@@ -319,6 +338,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="J",
                         help="strangers calibrated at a time, one core each (default: the "
                         "machine's cores)")  # fmt: skip
+    parser.add_argument(
+        "--two-tables",
+        action="store_true",
+        help="only pi-tray's and catan-webcam's photos as one owner's set",
+    )
     parser.add_argument("--phone", action="store_true",
                         help="only the 12-megapixel stranger's costs (calibration and reading "
                         "on one core, model size, memory)")  # fmt: skip
@@ -335,6 +359,9 @@ def main(argv: list[str]) -> int:
         return 0
     if args.phone:
         bench_phone()
+        return 0
+    if args.two_tables:
+        bench_two_tables(args.datasets)
         return 0
     if args.large is not None:
         bench_large(args.large, tiny=args.quick)
@@ -355,6 +382,7 @@ def main(argv: list[str]) -> int:
         bench_size_memory(model)
         bench_networks()
     if not args.quick:
+        bench_two_tables(args.datasets)
         bench_phone()
         bench_strangers(20, jobs=args.jobs)
         bench_leaning(10)

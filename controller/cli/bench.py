@@ -64,6 +64,11 @@ def register(sub: Any) -> None:
         help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
         "core, model size, memory)",
     )
+    p.add_argument(
+        "--two-tables",
+        action="store_true",
+        help="dice: only pi-tray's and catan-webcam's photos as one owner's set",
+    )
     for name, what in STRANGER_RUNS.items():
         p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
     p.set_defaults(func=run)
@@ -90,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--jobs", str(args.jobs)]
         if area == "dice" and args.phone:
             argv += ["--phone"]
+        if area == "dice" and args.two_tables:
+            argv += ["--two-tables"]
         for name in STRANGER_RUNS:
             if area == "dice" and getattr(args, name) is not None:
                 argv += [f"--{name}", str(getattr(args, name))]

@@ -39,8 +39,9 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
         ["--leaning", "4"],
         ["--unlabelled", "2"],
         ["--handheld", "3"],
+        ["--two-tables"],
     ],
-    ids=["strangers", "strangers-jobs", "phone", "leaning", "unlabelled", "handheld"],
+    ids=["strangers", "strangers-jobs", "phone", "leaning", "unlabelled", "handheld", "two"],
 )
 def test_bench_cli_passes_its_flags_to_the_dice_bench(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
