@@ -22,6 +22,13 @@ NOVELTY_ROWS = 3000  # rows per face used to measure the novelty distance
 NOVELTY_BLOCK = 512
 
 
+def enough_faces(learned: int, faces: int) -> bool:
+    """Whether a model of ``faces`` faces may be learned from samples of ``learned`` of
+    them: the one face of a one-face set, two or more of several (a model of one face of
+    several would read every die as that face, sure: its runner-up is never near)."""
+    return learned >= min(2, faces)
+
+
 def train(
     face_set: str,
     names: Sequence[str],
@@ -53,7 +60,7 @@ def train(
     missing = [names[c] for c in range(len(names)) if not (labels == c).any()]
     if len(names) < 1:
         raise ModelError("a face set needs at least one face")
-    if len(names) - len(missing) < min(2, len(names)):  # one face of several: read sure always
+    if not enough_faces(len(names) - len(missing), len(names)):
         raise ModelError(
             f"no sample of face(s) {', '.join(missing)}: a model tells two or more faces apart"
         )

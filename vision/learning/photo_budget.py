@@ -26,6 +26,7 @@ import numpy as np
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset, LabeledImage
+from vision.learning.face_model import enough_faces
 
 ALWAYS_PHOTOS = 20  # the photos calibration asks an owner for: so many are always learned
 MAX_PHOTOS = 60  # three times as many
@@ -132,7 +133,7 @@ def unshown_faces(dataset: Dataset) -> str | None:
     if not missing:
         return None
     where = f"no die labeled {', '.join(missing)} in its {len(dataset.items)} photos"
-    if len(shown) < min(2, len(dataset.names)):
+    if not enough_faces(len(shown), len(dataset.names)):
         raise ModelError(
             f"{dataset.root}: {where}; calibration learns the faces from the owner's photos "
             "and tells two or more apart: photograph and label each face, then calibrate "
