@@ -182,7 +182,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         return 0
     print(f"{len(read.dice)} dice" + (f" (expected {args.expect})" if args.expect else ""))
     for n, die in enumerate(read.dice, start=1):
-        flags = [f for f, on in (("cocked", die.cocked), ("unsure", die.unsure)) if on]
+        flags = die.flags
         x, y, w, h = die.box
         print(
             f"  {n}. {die.face or '-'}  confidence {die.confidence:.2f}  "

@@ -71,6 +71,7 @@ from vision.learning.face_channel import choose_channel
 from vision.learning.face_model import train
 from vision.learning.face_samples import face_samples, labeled_rect
 from vision.learning.finder_step import finder_step
+from vision.learning.frame_cut import without_cut_dice
 from vision.learning.label_check import label_lines, label_problems, relative_name
 from vision.learning.photo_budget import unshown_faces, within_budget
 from vision.learning.progress import Progress, quiet
@@ -157,10 +158,13 @@ def calibrate(
     # size measured in step 1 asks libjpeg for another reduction), its pixels made square
     # again when the photos were stretched to another shape (read so too)
     decoded = [load_scaled(item.image, params) for item in items]
+    # a die cut by the photo's edge shows neither its size nor its whole face: the finder
+    # learns it, nothing else does (vision.learning.frame_cut)
+    whole, cut = without_cut_dice(items, [(im.shape[1] * f, im.shape[0] * f) for im, f in decoded])
     stretch = pixel_aspect(
         [
             d.w * image.shape[1] / (d.h * image.shape[0])
-            for item, (image, _) in zip(items, decoded, strict=True)
+            for item, (image, _) in zip(whole, decoded, strict=True)
             for d in item.dice
         ]
     )
@@ -184,7 +188,7 @@ def calibrate(
     label_sides: list[tuple[float, float]] = []  # each labeled box's width and height
     turns: list[float] = []  # each die's |cos|+|sin| of its rotation (its box over its side)
     photo_of: list[int] = []  # each die's photo
-    for k, (item, (image, factor)) in enumerate(zip(items, decoded, strict=True)):
+    for k, (item, (image, factor)) in enumerate(zip(whole, decoded, strict=True)):
         face = at_face_scale(image, factor, params)
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
@@ -256,6 +260,8 @@ def calibrate(
             centers.append((cx, cy))
             boxes.append((x, y, bw, bh))
             angles.append(angle)
+            if d in cut[len(photos)]:
+                continue
             aspects.append(outline_aspect(face, gray, cx, cy, FACE_DIE_PX))
             contrasts.append(marks_contrast(face, cx, cy, params))
             measured, aspect = outline_size(gray, cx, cy, FACE_DIE_PX)

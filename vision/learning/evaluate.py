@@ -203,7 +203,9 @@ def read_errors(
         elif die.guess != truth:
             kind = "unsure" if die.unsure else "misread"
             why = (
-                f"read {die.guess!r} below the confidence threshold (flagged unsure)"
+                f"read {die.guess!r} in part, cut by the frame's edge (flagged unsure)"
+                if die.cut
+                else f"read {die.guess!r} below the confidence threshold (flagged unsure)"
                 if die.unsure
                 else f"read {die.guess!r} with confidence {die.confidence:.2f}, above the threshold"
             )

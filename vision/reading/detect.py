@@ -28,6 +28,8 @@ from the labeled boxes; a camera turned a quarter turn keeps it):
    contrast under the floor measured on the owner's dice: a finger, a card);
    the face classifier (:mod:`vision.reading.model`) then reads each
    and drops those nearer to the background samples it learned than to any face.
+   A die cut by the frame's edge (:func:`whole_in_frame`) is kept, boxed inside the
+   frame as labelling tools box it, and marked ``cut``: its face is asked about.
 5. **Boxes.** Each die's box takes the side learned for its place in the photo,
    turned by its measured rotation, in the shape the owner labels
    (:func:`placed_box`); the correction learned from the owner's boxes
@@ -241,6 +243,7 @@ class Detection:
     # the centre of the corrected box (face scale) where it lies apart from the peak
     # (``rect``'s centre): a second place to cut the face (None: no correction, or the same)
     fit_center: tuple[float, float] | None = None
+    cut: bool = False  # lies in part out of the frame (its face seen in part): asked about
 
 
 @dataclass
@@ -270,13 +273,36 @@ def face_side_at(
     return FACE_DIE_PX * perspective_size(params, fx / width, fy / height)
 
 
+HALF_SEEN = 0.5  # a peak whose die would lie less than this share in the frame is none
+
+
 def whole_in_frame(params: DetectorParams, x: float, y: float, frame: tuple[float, float]) -> bool:
     """Whether a die centred at working pixel (x, y) of a working frame ``frame`` (width,
     height) lies in it all but a sliver: its centre 0.4 of its side there (an oblique
-    camera's far dice are smaller and lie whole nearer the edge) from every edge."""
+    camera's far dice are smaller and lie whole nearer the edge) from every edge. A die
+    found nearer an edge is cut by it: read, and asked about."""
     w, h = frame
     edge = 0.4 * params.work_die_px * perspective_size(params, x / w, y / h)
     return edge <= x <= w - edge and edge <= y <= h - edge
+
+
+def share_in_frame(params: DetectorParams, x: float, y: float, frame: tuple[float, float]) -> float:
+    """The share of a die centred at working pixel (x, y) that lies in a working frame
+    ``frame`` (width, height), its side there as :func:`whole_in_frame` takes it (1: whole;
+    a die centred on an edge: 0.5; centred on a corner: 0.25)."""
+    w, h = frame
+    side = params.work_die_px * perspective_size(params, x / w, y / h)
+    across = min(max(0.5 + min(x, w - x) / side, 0.0), 1.0)
+    down = min(max(0.5 + min(y, h - y) / side, 0.0), 1.0)
+    return across * down
+
+
+def in_frame(box: Box, width: float, height: float) -> Box:
+    """The part of ``box`` (x, y, w, h) inside a ``width`` x ``height`` frame: a die cut by
+    the frame's edge is boxed as labelling tools box it."""
+    x0, y0 = max(box[0], 0.0), max(box[1], 0.0)
+    x1, y1 = min(box[0] + box[2], width), min(box[1] + box[3], height)
+    return (x0, y0, max(x1 - x0, 0.0), max(y1 - y0, 0.0))
 
 
 def marks_contrast(face: NDArray[Any], fx: float, fy: float, params: DetectorParams) -> float:
@@ -371,8 +397,8 @@ def detect(
     wh, ww = bal.shape[:2]
     for x, y, s in found:
         wx, wy = STRIDE * x, STRIDE * y  # working pixels
-        if not whole_in_frame(params, wx, wy, (ww, wh)):
-            continue  # a die cut by the frame's edge cannot be read: not counted
+        if share_in_frame(params, wx, wy, (ww, wh)) < HALF_SEEN:
+            continue  # mostly out of view: a peak in a corner (the maps mirror the frame there)
         if novel is not None:
             r = int(0.4 * die_px)
             x0, y0 = max(0, int(wx) - r), max(0, int(wy) - r)
@@ -390,20 +416,22 @@ def detect(
             bx, by = box[0] + box[2] / 2, box[1] + box[3] / 2
             if math.hypot(bx - fx, by - fy) >= SECOND_CUT_FROM * side:
                 fit_center = (bx, by)
-        placed = (box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs)
+        placed = in_frame((box[0] / fs, box[1] / fs, box[2] / fs, box[3] / fs), w0, h0)
         if any(iou(placed, d.box) >= SAME_DIE_IOU for d in detections):
             continue  # a weaker peak on a die already found (its side, a second peak)
         aspect = outline_aspect(face, gray, fx, fy, side_face)
+        cut = not whole_in_frame(params, wx, wy, (ww, wh))  # its outline is cut too
         detections.append(
             Detection(
                 box=placed,
                 center=(fx / fs, fy / fs),
                 side=side_face / fs,
                 rect=((fx, fy), (side, side), angle),
-                cocked=aspect > params.cocked_aspect,
+                cocked=aspect > params.cocked_aspect and not cut,
                 score=s,
                 aspect=aspect,
                 fit_center=fit_center,
+                cut=cut,
             )
         )
     obstructed, novel_share = obstruction(novel, params.obstruction_dice, die_px)

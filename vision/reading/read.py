@@ -67,6 +67,13 @@ class DieRead:
     cocked: bool
     unsure: bool
     guess: str  # the nearest face even when cocked or unsure (for evaluation)
+    cut: bool = False  # in part out of the frame (always unsure: its face is seen in part)
+
+    @property
+    def flags(self) -> list[str]:
+        """What is doubtful about the die: ``cocked``, ``cut``, ``unsure``."""
+        named = (("cocked", self.cocked), ("cut", self.cut), ("unsure", self.unsure))
+        return [flag for flag, on in named if on]
 
     def to_json(self) -> dict[str, Any]:
         """Plain values for ``--json`` output."""
@@ -74,7 +81,7 @@ class DieRead:
             "face": self.face,
             "confidence": self.confidence,
             "box": [round(v, 1) for v in self.box],
-            "flags": [f for f, on in (("cocked", self.cocked), ("unsure", self.unsure)) if on],
+            "flags": self.flags,
         }
 
 
@@ -175,8 +182,9 @@ def read_detections(result: DetectResult, model: FaceModel, factor: float = 1.0)
                 box=(box[0], box[1], box[2], box[3]),
                 center=(det.center[0] * factor, det.center[1] * factor),
                 cocked=det.cocked,
-                unsure=fr.unsure,
+                unsure=fr.unsure or det.cut,  # a face seen in part is asked about
                 guess=name,
+                cut=det.cut,
             )
         )
     return out

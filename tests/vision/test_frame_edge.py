@@ -1,0 +1,162 @@
+"""Dice cut by the photo's edge: the reader finds them, boxes them inside the frame and
+asks about them; calibration learns neither their size nor their face from them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from controller.core.symbols import Symbol
+from vision.learning.calibrate import calibrate
+from vision.learning.dataset import LabeledDie, LabeledImage, load_dataset
+from vision.learning.evaluate import match, read_errors
+from vision.learning.frame_cut import is_cut, without_cut_dice
+from vision.reading.box_fit import iou
+from vision.reading.detect import HALF_SEEN, DetectorParams, in_frame, share_in_frame
+from vision.reading.model import BACKGROUND, FaceModel
+from vision.reading.read import DiceRead, DieRead, read_frame
+from vision.synth.scenes import Renderer, Settings, write_dataset
+
+
+def _moved_left(image: NDArray[Any], shift: float) -> NDArray[Any]:
+    """``image`` moved ``shift`` pixels left, its right edge's pixels repeated after it."""
+    h, w = image.shape[:2]
+    step = np.array([[1, 0, -shift], [0, 1, 0]], np.float32)
+    return cv2.warpAffine(image, step, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_a_die_a_third_out_of_the_frame_is_found_boxed_inside_and_asked(
+    model: FaceModel, seed: int
+) -> None:
+    scene = Renderer(Settings(touching=0.0), seed=seed).scene(
+        [Symbol.KICK, Symbol.STAR, Symbol.SPHERE, Symbol.PUNCH]
+    )
+    boxes = [d.box() for d in scene.dice]
+    k = min(range(4), key=lambda i: boxes[i][0])  # the leftmost die goes 30 % out
+    shift = boxes[k][0] + 0.3 * boxes[k][2]
+    h, w = scene.image.shape[:2]
+    moved = _moved_left(scene.image, shift)
+    labels = [in_frame((x - shift, y, bw, bh), w, h) for x, y, bw, bh in boxes]
+    read = read_frame(moved, model, expect=4)
+    pairs = dict(match(labels, [d.box for d in read.dice]))
+    assert len(read.dice) == 4 and set(pairs) == {0, 1, 2, 3}
+    cut = read.dice[pairs[k]]
+    assert cut.box[0] == 0.0 and iou(cut.box, labels[k]) > 0.7, "boxed as a labeller boxes it"
+    assert cut.unsure and not cut.cocked, "a face seen in part is asked, not judged leaning"
+    assert cut.to_json()["flags"] == ["cut", "unsure"]
+    assert cut.guess == scene.dice[k].symbol.value
+    for i, j in pairs.items():
+        if i != k:
+            assert read.dice[j].face == scene.dice[i].symbol.value and not read.dice[j].cut
+
+
+def test_a_box_is_cut_to_the_frame() -> None:
+    assert in_frame((-20.0, 10.0, 50.0, 40.0), 100, 80) == (0.0, 10.0, 30.0, 40.0)
+    assert in_frame((70.0, 60.0, 50.0, 40.0), 100, 80) == (70.0, 60.0, 30.0, 20.0)
+    assert in_frame((10.0, 10.0, 20.0, 20.0), 100, 80) == (10.0, 10.0, 20.0, 20.0)
+
+
+def _die(x0: float, y0: float, x1: float, y1: float) -> LabeledDie:
+    return LabeledDie(0, (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0)
+
+
+def test_a_labelled_box_is_cut_when_it_touches_an_edge_and_is_short_across_it() -> None:
+    size = (400.0, 300.0)  # a whole die: 40 x 40 pixels, 0.1 x 0.1333 of the frame
+    w, h = 0.1, 0.4 / 3
+    assert not is_cut(_die(0.3, 0.3, 0.3 + w, 0.3 + h), size, 1.0)
+    assert is_cut(_die(0.0, 0.3, 0.6 * w, 0.3 + h), size, 1.0), "60 % of its width in view"
+    assert not is_cut(_die(0.0, 0.3, 0.9 * w, 0.3 + h), size, 1.0), "90 % in view: whole enough"
+    assert not is_cut(_die(0.3, 1.0 - h, 0.3 + w, 1.0), size, 1.0), "whole, at the rim"
+    assert is_cut(_die(0.3, 1.0 - h / 2, 0.3 + w, 1.0), size, 1.0), "half of its height in view"
+    assert is_cut(_die(1.0 - w, 0.0, 1.0, h), size, 1.0), "in a corner"
+    # a camera whose boxes are twice as wide as high: the shape is the set's own
+    assert not is_cut(_die(0.0, 0.3, 2 * w, 0.3 + h), size, 2.0)
+    assert is_cut(_die(0.0, 0.3, w, 0.3 + h), size, 2.0)
+
+
+def test_a_set_keeps_its_whole_dice_and_names_the_cut_ones(tmp_path: Path) -> None:
+    whole = [_die(0.2, 0.2, 0.3, 0.3), _die(0.5, 0.5, 0.6, 0.6)]
+    cut = _die(0.0, 0.7, 0.04, 0.8)
+    items = [
+        LabeledImage(tmp_path / "a.jpg", tmp_path / "a.txt", (whole[0], cut)),
+        LabeledImage(tmp_path / "b.jpg", tmp_path / "b.txt", (whole[1],)),
+    ]
+    kept, dropped = without_cut_dice(items, [(300.0, 300.0), (300.0, 300.0)])
+    assert [item.dice for item in kept] == [(whole[0],), (whole[1],)]
+    assert dropped == [(cut,), ()]
+    assert [item.image.name for item in kept] == ["a.jpg", "b.jpg"]
+
+
+def _cut_sets(root: Path) -> tuple[Path, Path]:
+    """Three synthetic photos, each moved left until its leftmost die is 40 % out of the
+    frame: one set labels that die (clipped, as labelling tools do, and as another face),
+    the other leaves it unlabelled."""
+    labelled = write_dataset(root / "labelled", 3, seed=1)
+    unlabelled = root / "unlabelled"
+    shutil.copytree(labelled, unlabelled)
+    for photo in sorted((labelled / "images").iterdir()):
+        name = photo.stem + ".txt"
+        rows = [line.split() for line in (labelled / "labels" / name).read_text().splitlines()]
+        image = cv2.imread(str(photo))
+        h, w = image.shape[:2]
+        lefts = [(float(r[1]) - float(r[3]) / 2) * w for r in rows]
+        k = int(np.argmin(lefts))
+        shift = lefts[k] + 0.4 * float(rows[k][3]) * w
+        moved = _moved_left(image, shift)
+        cv2.imwrite(str(photo), moved)
+        cv2.imwrite(str(unlabelled / "images" / photo.name), moved)
+        lines: list[str] = []
+        for i, (cls, _, cy, bw, bh) in enumerate(rows):
+            x, _, seen, _ = in_frame((lefts[i] - shift, 0.0, float(bw) * w, 1.0), w, h)
+            face = (int(cls) + 1) % 6 if i == k else int(cls)
+            lines.append(f"{face} {(x + seen / 2) / w:.6f} {cy} {seen / w:.6f} {bh}")
+        (labelled / "labels" / name).write_text("\n".join(lines) + "\n")
+        del lines[k]
+        (unlabelled / "labels" / name).write_text("\n".join(lines) + "\n")
+    return labelled, unlabelled
+
+
+@pytest.mark.slow  # two calibrations: a CPU-minute
+@pytest.mark.timeout(600)  # a hang guard, not a speed limit
+def test_calibration_learns_no_face_nor_size_from_a_die_cut_by_the_edge(tmp_path: Path) -> None:
+    labelled, unlabelled = _cut_sets(tmp_path)
+    assert sum(len(item.dice) for item in load_dataset(labelled).items) == 18
+    with_cut = calibrate(load_dataset(labelled))
+    without = calibrate(load_dataset(unlabelled))
+    faces_of = [m.samples[m.labels != BACKGROUND] for m in (with_cut, without)]
+    assert faces_of[0].shape == faces_of[1].shape and np.array_equal(*faces_of), (
+        "the cut dice, even labelled as another face, are no face samples"
+    )
+    assert with_cut.threshold == without.threshold
+    assert with_cut.params.die_frac == pytest.approx(without.params.die_frac, rel=1e-3)
+
+
+def test_a_cut_die_read_wrong_is_explained_as_cut(tmp_path: Path) -> None:
+    die = DieRead("2", 0.9, (0.0, 10.0, 20.0, 40.0), (10.0, 30.0), False, True, "2", cut=True)
+    read = DiceRead((die,), size=(100, 100))
+    (error,) = read_errors(read, [(0, (0.0, 10.0, 22.0, 40.0))], ("1", "2"), tmp_path / "a.jpg")
+    assert error.kind == "unsure" and "cut by the frame's edge" in error.reason
+
+
+def test_the_share_of_a_die_in_view() -> None:
+    params, frame = DetectorParams(work_die_px=24.0), (400.0, 300.0)
+    assert share_in_frame(params, 200.0, 150.0, frame) == 1.0
+    assert share_in_frame(params, 12.0, 150.0, frame) == 1.0, "touching the edge, whole"
+    assert share_in_frame(params, 0.0, 150.0, frame) == 0.5
+    assert share_in_frame(params, 400.0, 300.0, frame) == 0.25, "centred on a corner"
+    assert share_in_frame(params, 6.0, 6.0, frame) == pytest.approx(0.75**2)
+    assert (
+        share_in_frame(params, 6.0, 6.0, frame)
+        >= HALF_SEEN
+        > share_in_frame(params, 3.0, 3.0, frame)
+    ), "a peak in a corner is a die only when half of it would be in view"
+    # an oblique camera's far dice are smaller: the same place shows more of one
+    tilted = DetectorParams(work_die_px=24.0, size_slope_y=0.8)
+    assert share_in_frame(tilted, 200.0, 3.0, frame) > share_in_frame(params, 200.0, 3.0, frame)
