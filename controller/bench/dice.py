@@ -41,6 +41,9 @@ would (``calibrate`` on labeled photos, default settings, no change of code):
 11. Two tables in one set (:mod:`.dice_two_tables`; ``--two-tables`` for it alone):
    pi-tray's and catan-webcam's photos labelled as one owner's set, calibrated on 14 + 33
    and reading 6 + 15, each photo at its own dice's size.
+12. Dice cut by the photo's edge (:mod:`.dice_cut_edges`; ``--cut-edges`` for it alone):
+   pi-tray's and catan-webcam's photos each cut to a smaller window at a seeded place, so
+   that some dice lie in part out of view, calibrated and read as the real sets are.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from controller.bench.dice_costs import (
     bench_size_memory,
     bench_speed,
 )
+from controller.bench.dice_cut_edges import WINDOWS, cut_edge_sets
 from controller.bench.dice_handheld import bench_handheld
 from controller.bench.dice_large import bench_large
 from controller.bench.dice_leaning import bench_leaning
@@ -179,6 +183,23 @@ def bench_two_tables(datasets: Path) -> None:
         sizes = "each photo read at its dice's size" if model.params.by_hand else "one die size"
         label = f"pi-tray and catan-webcam in one set, calibrate on 14 + 33, read 6 + 15 ({sizes})"
         print(f"{_line(label, evaluate(test, model))}; calibration {seconds:.1f} s", flush=True)
+
+
+def bench_cut_edges(datasets: Path, seeds: tuple[int, ...] = (1, 2, 3, 4)) -> None:
+    """Print pi-tray and catan-webcam cut by smaller windows (:mod:`.dice_cut_edges`), each
+    calibrated on its cut train photos and reading its cut test photos, for each seed."""
+    for seed in seeds:
+        with tempfile.TemporaryDirectory(prefix="toptable-cut-edges-") as tmp:
+            made = cut_edge_sets(datasets, Path(tmp), seed)
+            if made is None:
+                print(f"dice cut by the edge: skipped ({datasets} lacks pi-tray or catan-webcam)")
+                return
+            for name, (train, _), (test, cut) in made:
+                model, seconds = _timed_calibrate(train)
+                w, h = WINDOWS[name]
+                label = f"{name} cut to {w}x{h} (seed {seed}; {cut} of its dice cut by the edge)"
+                print(f"{_line(label, evaluate(test, model))}; calibration {seconds:.1f} s",
+                      flush=True)  # fmt: skip
 
 
 # --- synthetic stress -----------------------------------------------------------------
@@ -343,6 +364,11 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="only pi-tray's and catan-webcam's photos as one owner's set",
     )
+    parser.add_argument(
+        "--cut-edges",
+        action="store_true",
+        help="only pi-tray's and catan-webcam's photos cut so that some dice lie out of view",
+    )
     parser.add_argument("--phone", action="store_true",
                         help="only the 12-megapixel stranger's costs (calibration and reading "
                         "on one core, model size, memory)")  # fmt: skip
@@ -362,6 +388,9 @@ def main(argv: list[str]) -> int:
         return 0
     if args.two_tables:
         bench_two_tables(args.datasets)
+        return 0
+    if args.cut_edges:
+        bench_cut_edges(args.datasets)
         return 0
     if args.large is not None:
         bench_large(args.large, tiny=args.quick)
@@ -383,6 +412,7 @@ def main(argv: list[str]) -> int:
         bench_networks()
     if not args.quick:
         bench_two_tables(args.datasets)
+        bench_cut_edges(args.datasets)
         bench_phone()
         bench_strangers(20, jobs=args.jobs)
         bench_leaning(10)

@@ -69,6 +69,11 @@ def register(sub: Any) -> None:
         action="store_true",
         help="dice: only pi-tray's and catan-webcam's photos as one owner's set",
     )
+    p.add_argument(
+        "--cut-edges",
+        action="store_true",
+        help="dice: only pi-tray's and catan-webcam's photos cut so that some dice lie out of view",
+    )
     for name, what in STRANGER_RUNS.items():
         p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
     p.set_defaults(func=run)
@@ -97,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
             argv += ["--phone"]
         if area == "dice" and args.two_tables:
             argv += ["--two-tables"]
+        if area == "dice" and args.cut_edges:
+            argv += ["--cut-edges"]
         for name in STRANGER_RUNS:
             if area == "dice" and getattr(args, name) is not None:
                 argv += [f"--{name}", str(getattr(args, name))]

@@ -40,8 +40,18 @@ def test_summary_is_the_distribution_of_the_rows() -> None:
         ["--unlabelled", "2"],
         ["--handheld", "3"],
         ["--two-tables"],
+        ["--cut-edges"],
     ],
-    ids=["strangers", "strangers-jobs", "phone", "leaning", "unlabelled", "handheld", "two"],
+    ids=[
+        "strangers",
+        "strangers-jobs",
+        "phone",
+        "leaning",
+        "unlabelled",
+        "handheld",
+        "two",
+        "cut",
+    ],
 )
 def test_bench_cli_passes_its_flags_to_the_dice_bench(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
