@@ -125,7 +125,7 @@ def _print_eval(result: EvalResult, as_json: bool, extra: dict[str, Any]) -> Non
     )
     print(
         f"faces right {doc['accuracy']:.2%} of matched dice; unsure {doc['unsure']}, "
-        f"wrong above the threshold {doc['wrong_above_threshold']}; "
+        f"wrong above the threshold {doc['wrong_above_threshold']}{result.cut_note}; "
         f"{doc['ms_per_image']} ms per image (decode + read); "
         f"{doc['warned_images']} image(s) warned out of the model's depth"
     )

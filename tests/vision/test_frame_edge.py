@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from controller.core.symbols import Symbol
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import LabeledDie, LabeledImage, load_dataset
-from vision.learning.evaluate import match, read_errors
+from vision.learning.evaluate import match, read_errors, score_read
 from vision.learning.frame_cut import is_cut, without_cut_dice
 from vision.reading.box_fit import iou
 from vision.reading.detect import HALF_SEEN, DetectorParams, in_frame, share_in_frame
@@ -160,3 +160,29 @@ def test_the_share_of_a_die_in_view() -> None:
     # an oblique camera's far dice are smaller: the same place shows more of one
     tilted = DetectorParams(work_die_px=24.0, size_slope_y=0.8)
     assert share_in_frame(tilted, 200.0, 3.0, frame) > share_in_frame(params, 200.0, 3.0, frame)
+
+
+def test_the_figures_tell_the_dice_cut_by_the_edge_apart() -> None:
+    def die(x: float, guess: str, cut: bool) -> DieRead:
+        return DieRead(
+            guess, 0.5, (x, 10.0, 20.0, 20.0), (x + 10, 20.0), False, cut, guess, cut=cut
+        )
+
+    read = DiceRead((die(0.0, "2", True), die(50.0, "1", False), die(80.0, "1", True)))
+    labels = [
+        (0, (0.0, 10.0, 20.0, 20.0)),
+        (0, (50.0, 10.0, 20.0, 20.0)),
+        (0, (80.0, 10.0, 20.0, 20.0)),
+    ]
+    result = score_read(read, labels, ("1", "2"))
+    assert (result.matched, result.correct, result.cut, result.cut_correct) == (3, 2, 2, 1)
+    assert result.accuracy == pytest.approx(2 / 3) and result.whole_accuracy == 1.0
+    assert result.to_json()["cut_by_edge"] == {"matched": 2, "right": 1}
+    assert (
+        result.cut_note
+        == " (2 of the dice cut by the photo's edge, read in part and asked: 1 right)"
+    )
+    result.add(score_read(read, labels, ("1", "2")))
+    assert (result.cut, result.cut_correct) == (4, 2)
+    whole_only = score_read(DiceRead((die(50.0, "1", False),)), labels[1:2], ("1", "2"))
+    assert whole_only.cut_note == "" and whole_only.whole_accuracy == whole_only.accuracy == 1.0

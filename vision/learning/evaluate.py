@@ -60,6 +60,8 @@ class EvalResult:
     unsure: int = 0
     wrong_sure: int = 0
     warned: int = 0  # images whose read said the reader was out of its depth
+    cut: int = 0  # matched dice read cut by the frame's edge (their faces seen in part)
+    cut_correct: int = 0  # of those, read right
     ms_total: float = 0.0
     confusion: NDArray[Any] = field(init=False, repr=False)
 
@@ -69,7 +71,7 @@ class EvalResult:
     def add(self, other: EvalResult) -> None:
         """Accumulate another result of the same face set."""
         for f in ("images", "dice", "detected", "matched", "correct", "unsure", "wrong_sure",
-                  "warned"):  # fmt: skip
+                  "warned", "cut", "cut_correct"):  # fmt: skip
             setattr(self, f, getattr(self, f) + getattr(other, f))
         self.ms_total += other.ms_total
         self.confusion += other.confusion
@@ -95,6 +97,22 @@ class EvalResult:
         """Faces read right among matched dice (a cocked die counts as wrong)."""
         return self.correct / self.matched if self.matched else 0.0
 
+    @property
+    def whole_accuracy(self) -> float:
+        """Faces read right among matched dice whole in the frame (what more photos mend)."""
+        whole = self.matched - self.cut
+        return (self.correct - self.cut_correct) / whole if whole else 0.0
+
+    @property
+    def cut_note(self) -> str:
+        """A clause on the matched dice cut by the frame's edge ("" when none was)."""
+        if not self.cut:
+            return ""
+        return (
+            f" ({self.cut} of the dice cut by the photo's edge, read in part and asked: "
+            f"{self.cut_correct} right)"
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The ``dice eval --json`` document."""
         return {
@@ -109,6 +127,7 @@ class EvalResult:
             "unsure": self.unsure,
             "wrong_above_threshold": self.wrong_sure,
             "warned_images": self.warned,
+            "cut_by_edge": {"matched": self.cut, "right": self.cut_correct},
             "confusion": {
                 "labels": list(self.names),
                 "rows_true_cols_read": self.confusion.tolist(),
@@ -132,6 +151,8 @@ def score_read(
         res.confusion[truth, guess] += 1
         right = guess == truth and not die.cocked
         res.correct += int(right)
+        res.cut += int(die.cut)
+        res.cut_correct += int(right and die.cut)
         res.unsure += int(die.unsure or die.cocked)
         res.wrong_sure += int(not right and not (die.unsure or die.cocked))
     return res

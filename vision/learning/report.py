@@ -124,7 +124,7 @@ class CalibrationReport:
                 f"leave-photos-out ({self.folds} folds, each photo read by a model that never "
                 f"saw it): detection F1 {j['f1']:.4f} (P {j['precision']:.4f}, "
                 f"R {j['recall']:.4f}), faces right {j['accuracy']:.2%}, unsure {j['unsure']}, "
-                f"wrong above the threshold {j['wrong_above_threshold']}"
+                f"wrong above the threshold {j['wrong_above_threshold']}{self.cv.cut_note}"
             )
         if self.colour != EACH_DIES_OWN:
             out.append(
@@ -265,7 +265,7 @@ def calibrate_with_report(
             "not see (leaving a third of them out leaves some face unlearned): give every "
             "face in several photos"
         )
-    elif cv is not None and (cv.f1 < 0.98 or cv.accuracy < 0.98):
+    elif cv is not None and (cv.f1 < 0.98 or cv.whole_accuracy < 0.98):
         warnings.append(
             "on photos it did not see, this calibration misses or misreads dice: add photos "
             "(every face several times, in the table's own light); `dice eval --errors DIR` "
