@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from controller.bench import dice as bench
@@ -21,7 +22,7 @@ SHARED = REPO.parent / "shared" / "datasets"
 def _one_photo(tmp_path: Path, dice: tuple[LabeledDie, ...]) -> Dataset:
     image = tmp_path / "src" / "p.png"
     image.parent.mkdir()
-    cv2.imwrite(str(image), (cv2.randu(cv2.UMat(100, 200, cv2.CV_8UC3), 0, 255)).get())
+    cv2.imwrite(str(image), np.random.default_rng(0).integers(0, 256, (100, 200, 3), np.uint8))
     item = LabeledImage(image, tmp_path / "src" / "p.txt", dice)
     return Dataset(tmp_path / "src", ("1", "2"), (item,))
 
