@@ -3,6 +3,7 @@ asks about them; calibration learns neither their size nor their face from them.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,21 @@ def test_the_figures_tell_the_dice_cut_by_the_edge_apart() -> None:
     assert (result.cut, result.cut_correct) == (4, 2)
     whole_only = score_read(DiceRead((die(50.0, "1", False),)), labels[1:2], ("1", "2"))
     assert whole_only.cut_note == "" and whole_only.whole_accuracy == whole_only.accuracy == 1.0
+
+
+@pytest.mark.slow  # a calibration: CPU-half-minute
+@pytest.mark.timeout(600)  # a hang guard, not a speed limit
+def test_a_face_labelled_on_cut_dice_only_is_warned_of_and_left_unlearned(tmp_path: Path) -> None:
+    labelled, _ = _cut_sets(tmp_path)
+    dataset = load_dataset(labelled)
+    last = len(dataset.names) - 1
+    for item in dataset.items:  # the cut die (its box at x = 0) alone shows the last face
+        rows = [line.split() for line in item.label.read_text().splitlines()]
+        for row in rows:
+            at_edge = float(row[1]) - float(row[3]) / 2 < 1e-4
+            row[0] = str(last if at_edge else min(int(row[0]), last - 1))
+        item.label.write_text("".join(" ".join(row) + "\n" for row in rows))
+    model = calibrate(load_dataset(labelled))
+    assert model.unlearned == (dataset.names[last],)
+    warnings = json.loads(model.report)["warnings"]
+    assert any(f"no die whole in view labeled '{dataset.names[last]}'" in w for w in warnings)

@@ -161,6 +161,8 @@ def calibrate(
     # a die cut by the photo's edge shows neither its size nor its whole face: the finder
     # learns it, nothing else does (vision.learning.frame_cut)
     whole, cut = without_cut_dice(items, [(im.shape[1] * f, im.shape[0] * f) for im, f in decoded])
+    if any(cut):  # a face labelled on cut dice only is not learned either
+        unshown = unshown_faces(replace(dataset, items=tuple(whole)), "die whole in view")
     stretch = pixel_aspect(
         [
             d.w * image.shape[1] / (d.h * image.shape[0])

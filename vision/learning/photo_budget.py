@@ -117,9 +117,9 @@ def faces_shown(dataset: Dataset) -> set[int]:
     return {die.cls for item in dataset.items for die in item.dice}
 
 
-def unshown_faces(dataset: Dataset) -> str | None:
+def unshown_faces(dataset: Dataset, dice: str = "die") -> str | None:
     """The warning naming each face of ``dataset``'s names that no die is labeled with (None:
-    every face is shown). Calibration learns the faces shown: a die showing a face never
+    every face is shown; ``dice``: what the warning calls the dice it looked at). Calibration learns the faces shown: a die showing a face never
     learned is read as the nearest face learned or asked about, so the model is still of
     use (a set's names often hold a class that none of its photos shows).
 
@@ -132,7 +132,7 @@ def unshown_faces(dataset: Dataset) -> str | None:
     missing = [f"'{name}' (class {c})" for c, name in enumerate(dataset.names) if c not in shown]
     if not missing:
         return None
-    where = f"no die labeled {', '.join(missing)} in its {len(dataset.items)} photos"
+    where = f"no {dice} labeled {', '.join(missing)} in its {len(dataset.items)} photos"
     if not enough_faces(len(shown), len(dataset.names)):
         raise ModelError(
             f"{dataset.root}: {where}; calibration learns the faces from the owner's photos "
