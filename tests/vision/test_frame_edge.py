@@ -77,6 +77,9 @@ def test_a_labelled_box_is_cut_when_it_touches_an_edge_and_is_short_across_it() 
     assert not is_cut(_die(0.3, 1.0 - h, 0.3 + w, 1.0), size, 1.0), "whole, at the rim"
     assert is_cut(_die(0.3, 1.0 - h / 2, 0.3 + w, 1.0), size, 1.0), "half of its height in view"
     assert is_cut(_die(1.0 - w, 0.0, 1.0, h), size, 1.0), "in a corner"
+    # a box drawn by hand to 2 pixels short of the edge of a 400-pixel photo touches it
+    assert is_cut(_die(2 / 400, 0.3, 2 / 400 + 0.5 * w, 0.3 + h), size, 1.0)
+    assert not is_cut(_die(8 / 400, 0.3, 8 / 400 + 0.5 * w, 0.3 + h), size, 1.0), "8 px in"
     # a camera whose boxes are twice as wide as high: the shape is the set's own
     assert not is_cut(_die(0.0, 0.3, 2 * w, 0.3 + h), size, 2.0)
     assert is_cut(_die(0.0, 0.3, w, 0.3 + h), size, 2.0)

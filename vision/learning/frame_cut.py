@@ -14,7 +14,8 @@ import numpy as np
 
 from vision.learning.dataset import LabeledDie, LabeledImage
 
-TOUCH = 0.002  # a box side this near the frame's edge (a share of the frame) touches it
+TOUCH = 0.005  # a box side this near the frame's edge (a share of the frame) touches it: a
+# labelling tool clips a box to the frame, a hand may stop it a few pixels short
 SHORT = 0.85  # a touching box shorter across that edge than this share of a whole one: cut
 
 
