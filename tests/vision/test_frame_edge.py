@@ -18,8 +18,17 @@ from vision.learning.calibrate import calibrate
 from vision.learning.dataset import LabeledDie, LabeledImage, load_dataset
 from vision.learning.evaluate import match, read_errors, score_read
 from vision.learning.frame_cut import is_cut, without_cut_dice
+from vision.reading import die_scale
 from vision.reading.box_fit import iou
-from vision.reading.detect import HALF_SEEN, DetectorParams, in_frame, share_in_frame
+from vision.reading.detect import (
+    HALF_SEEN,
+    DetectorParams,
+    DetectResult,
+    detect,
+    in_frame,
+    share_in_frame,
+)
+from vision.reading.first_look import first_cuts
 from vision.reading.model import BACKGROUND, FaceModel
 from vision.reading.read import DiceRead, DieRead, read_frame
 from vision.synth.scenes import Renderer, Settings, write_dataset
@@ -208,3 +217,23 @@ def test_a_face_labelled_on_cut_dice_only_is_warned_of_and_left_unlearned(tmp_pa
     assert model.unlearned == (dataset.names[last],)
     warnings = json.loads(model.report)["warnings"]
     assert any(f"no die whole in view labeled '{dataset.names[last]}'" in w for w in warnings)
+
+
+def test_the_size_look_measures_no_die_cut_by_the_edge(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scene = Renderer(Settings(touching=0.0), seed=1).scene(
+        [Symbol.KICK, Symbol.STAR, Symbol.SPHERE, Symbol.PUNCH]
+    )
+    left = min(d.box() for d in scene.dice)
+    moved = _moved_left(scene.image, left[0] + 0.3 * left[2])
+    assert [d.cut for d in detect(moved, model.detector).detections].count(True) == 1
+    measured: list[list[bool]] = []
+
+    def spy(result: DetectResult, *args: Any) -> Any:
+        measured.append([d.cut for d in result.detections])
+        return first_cuts(result, *args)
+
+    monkeypatch.setattr(die_scale, "first_cuts", spy)
+    looks = die_scale.look_at_sizes(moved, model, [1.0])
+    assert measured == [[False, False, False]] and len(looks.distances[0]) == 3

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +55,8 @@ def look_at_sizes(image: NDArray[Any], model: FaceModel, scales: Sequence[float]
         look = finder_look(image, model.detector, scale)
         evidence.append(peaks_evidence(look.peaks, model.params.threshold))
         result = detect(image, model.detector, scale, look)
+        whole = [d for d in result.detections if not d.cut]  # a die half out of view
+        result = replace(result, detections=whole)  # reads poorly at any size: no measure
         cuts.append(first_cuts(result, model, light_gains(result.work)))
         del look, result  # before the next size's are made
     distances = []
