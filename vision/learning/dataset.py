@@ -198,6 +198,7 @@ def parse_label_file(
 # ultralytics/data/utils.py, read at its commit 00bfe34): a box a labelling tool drew to
 # the photo's very edge may come out at 1.0000001 or 1.004
 EDGE_TOLERANCE = 0.01
+ROUNDING = 1e-5  # a 6-decimal label file's rounding, and a little more
 
 
 def label_box(values: Sequence[float]) -> tuple[float, float, float, float] | None:
@@ -218,7 +219,23 @@ def label_box(values: Sequence[float]) -> tuple[float, float, float, float] | No
             max(xs) - min(xs),
             max(ys) - min(ys),
         )
-    return (cx, cy, w, h) if w > 0 and h > 0 else None
+    if w <= 0 or h <= 0:
+        return None
+    return in_photo(cx, cy, w, h)
+
+
+def in_photo(cx: float, cy: float, w: float, h: float) -> tuple[float, float, float, float]:
+    """The part of a normalised box inside the photo: a box drawn past the edge (a die in
+    part out of view, its hidden part guessed) is the part seen, as tools that clip their
+    boxes write it. A box past the edge by no more than a file's rounding, or with no part
+    inside (a sliver drawn on the edge), stays as it is."""
+    x0, x1, y0, y1 = cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2
+    if min(x0, y0) >= -ROUNDING and max(x1, y1) <= 1.0 + ROUNDING:
+        return (cx, cy, w, h)
+    x0, y0, x1, y1 = max(x0, 0.0), max(y0, 0.0), min(x1, 1.0), min(y1, 1.0)
+    if x1 - x0 <= ROUNDING or y1 - y0 <= ROUNDING:
+        return (cx, cy, w, h)
+    return ((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0)
 
 
 def load_dataset(
