@@ -204,8 +204,9 @@ ROUNDING = 1e-5  # a 6-decimal label file's rounding, and a little more
 def label_box(values: Sequence[float]) -> tuple[float, float, float, float] | None:
     """A label line's box (cx, cy, w, h) from its numbers after the class: a box, or a
     polygon (a segmentation's outline, an oriented box's four corners) taken as the box
-    around its points, as Ultralytics' ``segments2boxes`` does; None when a number lies
-    more than ``EDGE_TOLERANCE`` outside 0..1 or the box is empty."""
+    around its points, as Ultralytics' ``segments2boxes`` does, cut to the photo
+    (:func:`in_photo`); None when a number lies more than ``EDGE_TOLERANCE`` outside 0..1
+    or the box is empty."""
     lo, hi = -EDGE_TOLERANCE, 1.0 + EDGE_TOLERANCE
     if not all(math.isfinite(v) and lo <= v <= hi for v in values):
         return None
