@@ -119,9 +119,10 @@ def faces_shown(dataset: Dataset) -> set[int]:
 
 def unshown_faces(dataset: Dataset, dice: str = "die") -> str | None:
     """The warning naming each face of ``dataset``'s names that no die is labeled with (None:
-    every face is shown; ``dice``: what the warning calls the dice it looked at). Calibration learns the faces shown: a die showing a face never
-    learned is read as the nearest face learned or asked about, so the model is still of
-    use (a set's names often hold a class that none of its photos shows).
+    every face is shown; ``dice``: what the warning calls the dice it looked at).
+    Calibration learns the faces shown: a die showing a face never learned is read as the
+    nearest face learned or asked about, so the model is still of use (a set's names often
+    hold a class that none of its photos shows).
 
     Raises:
         ModelError: the names hold several faces and the labels show fewer than two (a
