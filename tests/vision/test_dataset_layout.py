@@ -205,3 +205,61 @@ def test_files_written_with_a_byte_order_mark_read_as_without(own: Path, tmp_pat
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert sorted(_boxes(root)) == sorted(_boxes(own))
     assert load_dataset(root).names == NAMES
+
+
+@pytest.mark.parametrize("where", [".", "labels"])
+def test_label_studio_export_with_classes_txt_beside_images_and_labels(
+    own: Path, tmp_path: Path, where: str
+) -> None:
+    # Label Studio's YOLO export (label-studio-converter's convert_to_yolo): classes.txt,
+    # images/, labels/ and notes.json, no yaml; labelImg may save classes.txt in labels/
+    root = tmp_path / "project-1-at-2026"
+    shutil.copytree(own / "images", root / "images")
+    shutil.copytree(own / "labels", root / "labels")
+    (root / where / "classes.txt").write_text("\n".join(NAMES) + "\n", encoding="utf-8")
+    (root / "notes.json").write_text('{"categories": []}', encoding="utf-8")
+    assert load_dataset(root).names == NAMES
+    assert sorted(_boxes(root)) == sorted(_boxes(own))
+
+
+def test_a_malformed_yaml_is_one_line_at_its_line_and_column(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "broken"
+    shutil.copytree(own, root)
+    (root / "data.yaml").write_text("names: [kick, punch\n  star: : :\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(root)
+    text = str(err.value)
+    assert "\n" not in text and "<unicode string>" not in text
+    assert text.startswith(f"{root / 'data.yaml'}: line 2, column 7: not valid YAML: expected ")
+
+
+def test_a_name_given_to_two_classes_is_refused(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "twice"
+    shutil.copytree(own, root)
+    copied = ["kick", "punch", "sphere", "punch", "star", "teleport"]
+    (root / "data.yaml").write_text(f"names: {copied}\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(root)
+    assert str(err.value) == (
+        f"{root / 'data.yaml'}: field 'names': 'punch' names classes 1 and 3: "
+        "each face needs a name of its own"
+    )
+    (root / "data.yaml").unlink()
+    (root / "classes.txt").write_text("\n".join(copied), encoding="utf-8")
+    with pytest.raises(DataError, match=r"classes\.txt: 'punch' names classes 1 and 3"):
+        load_dataset(root)
+
+
+def test_text_files_in_another_encoding_name_the_first_bad_byte(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "latin1"
+    shutil.copytree(own, root)
+    label = sorted((root / "labels").iterdir())[0]
+    label.write_bytes(label.read_bytes() + "0 0.5 0.5 0.1 0.1 é\n".encode("latin-1"))
+    with pytest.raises(DataError) as err:
+        load_dataset(root)
+    size = len(label.read_bytes())
+    assert str(err.value) == f"labels/{label.name}: not UTF-8 text (byte {size - 2})"
+    label.unlink()
+    (root / "data.yaml").write_bytes("names: [kické]\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"data\.yaml: not UTF-8 text \(byte 12\)"):
+        load_dataset(root)

@@ -25,6 +25,7 @@ from vision.learning.dataset_layout import (
     Layout,
     find_layout,
     photo_folder,
+    unreadable,
 )
 
 TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits
@@ -99,22 +100,37 @@ def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
         try:
             listed = path.read_text(encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
+            problems.append(DataProblem(str(path), "", "", unreadable(exc)))
             return ()
         names = tuple(n.strip() for n in listed if n.strip())
         if not names:
             problems.append(DataProblem(str(path), "", "", "expected one face name a line"))
-        return names
+        return _named_once(path, "", names, problems)
     data = layout.data
     if not data:  # (an unreadable yaml was reported when the layout was found)
         return ()
-    names = _yaml_names(path, data.get("names"), problems)
+    names = _named_once(path, "names", _yaml_names(path, data.get("names"), problems), problems)
     count = data.get("nc")
     if names and count is not None and count != len(names):
         problems.append(
             DataProblem(str(path), "", "nc", f"{count!r}, but names lists {len(names)} faces")
         )
     return names
+
+
+def _named_once(
+    path: Path, field: str, names: tuple[str, ...], problems: list[DataProblem]
+) -> tuple[str, ...]:
+    """``names``, or none with a problem for each name given to two classes: a die read
+    as either would be told to the game as the one face (a name copied and not changed)."""
+    first: dict[str, int] = {}
+    for cls, name in enumerate(names):
+        if name in first:
+            problems.append(DataProblem(str(path), "", field, (
+                f"'{name}' names classes {first[name]} and {cls}: each face needs a name of its own"
+            )))  # fmt: skip
+        first.setdefault(name, cls)
+    return names if len(first) == len(names) else ()
 
 
 def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple[str, ...]:
@@ -147,7 +163,7 @@ def parse_label_file(
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        problems.append(DataProblem(shown_as, "", "", f"cannot read: {exc}"))
+        problems.append(DataProblem(shown_as, "", "", unreadable(exc)))
         return ()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

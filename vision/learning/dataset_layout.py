@@ -1,7 +1,7 @@
 """Where a labeled dataset's photos, labels and face names lie, in the layouts that
 labelling tools write.
 
-Three layouts are read:
+Four layouts are read:
 
 - **This project's own** (``toptable dice capture``, the shared sets): a folder with
   ``data.yaml``, ``images/`` and ``labels/`` (``labels/<photo's stem>.txt``).
@@ -21,6 +21,8 @@ Three layouts are read:
   (Ultralytics: only lines starting ``./``).
 - **labelImg's**: the photos and their labels in one folder, the names in
   ``classes.txt`` (or ``obj.names``, Darknet's) when there is no yaml.
+- **Label Studio's YOLO export**: this project's ``images/`` and ``labels/`` with the
+  names in ``classes.txt`` beside them (or in ``labels/``) instead of a yaml.
 
 Which split is read: the one asked for; else the folder's own ``images/`` when it has
 one; else the first of the caller's splits the yaml names (calibration: ``train``;
@@ -95,16 +97,38 @@ def find_yaml(root: Path) -> Path | None:
 
 
 def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
-    """The yaml's mapping ({} after a problem is noted)."""
+    """The yaml's mapping ({} after a problem is noted: one line, at the line and column
+    where PyYAML stopped, as a label file's problems are)."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        problems.append(DataProblem(str(path), "", "", f"not valid YAML: {exc}"))
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(DataProblem(str(path), "", "", unreadable(exc)))
+        return {}
+    except yaml.YAMLError as exc:
+        problems.append(_yaml_problem(path, exc))
         return {}
     if not isinstance(data, dict):
         problems.append(DataProblem(str(path), "", "", "expected a mapping (names: ...)"))
         return {}
     return data
+
+
+def unreadable(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a text file of a dataset could not be read, in one line: the system's reason,
+    or the first byte that is not UTF-8 (a label file saved in another encoding)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _yaml_problem(path: Path, exc: yaml.YAMLError) -> DataProblem:
+    """PyYAML's error as one line: its ``MarkedYAMLError`` (``yaml/error.py``, PyYAML 6)
+    carries the mark where parsing stopped (0-based line and column) and the problem,
+    where ``str(exc)`` spans several lines and names the text "<unicode string>"."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return DataProblem(str(path), where, "", f"not valid YAML: {problem}")
 
 
 def _split_photos(
@@ -144,7 +168,7 @@ def _listed(path: Path, problems: list[DataProblem]) -> list[Path]:
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        problems.append(DataProblem(str(path), "", "", f"cannot read: {exc}"))
+        problems.append(DataProblem(str(path), "", "", unreadable(exc)))
         return []
     out = []
     for number, line in enumerate(lines, start=1):
@@ -156,6 +180,14 @@ def _listed(path: Path, problems: list[DataProblem]) -> list[Path]:
             continue
         out.append(photo)
     return out
+
+
+def _name_list(*folders: Path) -> Path | None:
+    """The first list of face names (``NAME_LISTS``) in ``folders``: beside the photos
+    (labelImg), at the export's root (Label Studio's YOLO export: ``classes.txt``,
+    ``images/``, ``labels/``, ``notes.json``) or in ``labels/`` (where labelImg saves it
+    when its labels go there)."""
+    return next((f / n for f in folders for n in NAME_LISTS if (f / n).is_file()), None)
 
 
 def find_layout(
@@ -171,7 +203,7 @@ def find_layout(
     named = [s for s in splits if data.get(s)]
     if split is None and own.is_dir() and (not named or photos_in(own, deep=False)):
         photos = photos_in(own, deep=False)
-        names = yaml_path or root / "data.yaml"
+        names = yaml_path or _name_list(root, root / "labels") or root / "data.yaml"
         return _layout(root, names, data, photos, (str(own), ""), (root / "labels",))
     if yaml_path is None and split is not None:
         problems.append(
@@ -193,7 +225,7 @@ def find_layout(
                 return _layout(root, yaml_path, data, [], (str(yaml_path), chosen))
             photos = _split_photos(yaml_path, data, chosen, problems)
             return _layout(root, yaml_path, data, photos, (str(yaml_path), chosen))
-    names_file = yaml_path or next((root / n for n in NAME_LISTS if (root / n).is_file()), None)
+    names_file = yaml_path or _name_list(root)
     photos = photos_in(root, deep=False)
     if not photos:
         problems.append(
