@@ -3,13 +3,16 @@
 Each area owns a module with a ``register(subparsers)`` function that adds its
 subcommands; every subcommand sets ``func(args) -> int``. Errors the project
 raises on purpose (:class:`~controller.core.errors.TopTableError`) become one clear
-line on stderr and exit code 2; anything else is a bug and keeps its traceback.
+line on stderr and exit code 2; anything else is a bug and keeps its traceback. Output
+cut short by its reader (``toptable dice eval ... | head``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -34,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EXIT_USAGE = 2
+EXIT_PIPE_CLOSED = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,17 +65,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
     parser = build_parser()
     try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
-    except SystemExit as exc:  # argparse printed its one line (or the help) and exits
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        try:
+            args = parser.parse_args(list(argv) if argv is not None else None)
+        except SystemExit as exc:  # argparse printed its one line (or the help) and exits
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        try:
+            code: int = args.func(args)
+        except TopTableError as exc:
+            print(f"toptable: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            return 130
+        return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a socket or a child's pipe: a bug, with its traceback
+        return EXIT_PIPE_CLOSED
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (``poll`` reports an error
+    on its write end, as Linux does once the read end is closed); if so, it is pointed at
+    the null device, so that Python's own flush at exit does not fail again (the recipe
+    of the "Note on SIGPIPE" in the Python documentation of ``signal``)."""
     try:
-        code: int = args.func(args)
-    except TopTableError as exc:
-        print(f"toptable: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    return code
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a file
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    if not any(events & select.POLLERR for _, events in poller.poll(0)):
+        return False
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover
