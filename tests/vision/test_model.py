@@ -152,3 +152,36 @@ def test_shipped_model_is_small_and_for_game_dice() -> None:
     model = load_model(DEFAULT_MODEL)
     assert model.face_set == SYNTHETIC_FACE_SET
     assert model.names == ("kick", "punch", "sphere", "strength", "star", "teleport")
+
+
+def _rewritten(path: Path, to: Path, **changed: Any) -> Path:
+    """The model file at ``path`` written again to ``to`` with ``changed`` arrays."""
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    np.savez(to, **(arrays | changed))
+    return to
+
+
+def test_a_damaged_model_file_is_refused_when_loaded_not_when_read(tmp_path: Path) -> None:
+    feats, labels = _toy()
+    good = train("toy", ["a", "b", "c"], feats, labels, DetectorParams()).save(tmp_path / "ok")
+    with np.load(good) as data:
+        samples, stored = data["samples"], data["labels"]
+    short = _rewritten(good, tmp_path / "short.npz", samples=samples[:1])
+    with pytest.raises(ModelError, match=r"short\.npz: labels of shape \(\d+,\), expected a "
+                       r"face of the 3 \(or -1, not a die\) for each of its 1 samples"):  # fmt: skip
+        load_model(short)
+    unknown = _rewritten(good, tmp_path / "unknown.npz", labels=np.where(stored == 2, 7, stored))
+    with pytest.raises(ModelError, match=r"unknown\.npz: labels of shape"):
+        load_model(unknown)
+    for name, value in (("samples", np.full_like(samples, np.nan)),
+                        ("threshold", np.float64(np.inf))):  # fmt: skip
+        bad = _rewritten(good, tmp_path / f"nan_{name}.npz", **{name: value})
+        with pytest.raises(ModelError, match=f"{name} holds values that are not numbers"):
+            load_model(bad)
+    text = tmp_path / "text.npz"
+    text.write_text("a model, honestly\n")
+    with pytest.raises(ModelError, match=r"text\.npz: not a toptable face model \(not an "
+                       r"\.npz archive\)"):  # fmt: skip
+        load_model(text)
+    assert load_model(good).names == ("a", "b", "c")

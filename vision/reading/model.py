@@ -297,8 +297,24 @@ def load_model(path: str | Path) -> FaceModel:
             )
         if samples.ndim != 2 or samples.shape[1] != dims:
             raise ModelError(f"{path}: samples have shape {samples.shape}, expected (n, {dims})")
+        names = tuple(str(n) for n in data["names"])
+        labels = data["labels"].astype(np.int64)
+        if (
+            labels.shape != (len(samples),)
+            or not ((labels >= BACKGROUND) & (labels < len(names))).all()
+        ):
+            raise ModelError(
+                f"{path}: labels of shape {labels.shape}, expected a face of the {len(names)} "
+                f"(or {BACKGROUND}, not a die) for each of its {len(samples)} samples"
+            )
         weights = data["det_weights"].astype(np.float32)
         bias = data["det_bias"].astype(np.float32).reshape(-1)
+        numbers = {"samples": samples, "mean": mean, "basis": basis, "det_weights": weights,
+                   "det_bias": bias, "threshold": data["threshold"], "novelty": data["novelty"],
+                   "background_margin": data["background_margin"]}  # fmt: skip
+        for name, values in numbers.items():
+            if not np.isfinite(np.asarray(values)).all():
+                raise ModelError(f"{path}: {name} holds values that are not numbers (damaged)")
         if weights.size != len(bias) * WINDOW_SIZE:
             raise ModelError(
                 f"{path}: detector weights of size {weights.size} for {len(bias)} finder(s), "
@@ -315,9 +331,9 @@ def load_model(path: str | Path) -> FaceModel:
         )
         return FaceModel(
             face_set=str(data["face_set"]),
-            names=tuple(str(n) for n in data["names"]),
+            names=names,
             samples=samples,
-            labels=data["labels"].astype(np.int64),
+            labels=labels,
             detector=detector,
             threshold=float(data["threshold"]),
             novelty=float(data["novelty"]),

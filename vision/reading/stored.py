@@ -28,6 +28,8 @@ def checked_npz(
     """
     if not path.is_file():
         raise ModelError(f"{path}: no such {kind} file")
+    if not zipfile.is_zipfile(path):  # else numpy takes any other bytes for a pickle
+        raise ModelError(f"{path}: not {damaged} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
             found = int(data["format"])
