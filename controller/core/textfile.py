@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from controller.core.errors import DataError
@@ -47,3 +48,15 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
             'not "UTF-8 with BOM"',
         )
     return text
+
+
+def unparsable(exc: RecursionError | ValueError) -> str:
+    """Why a parser that raised no error of its own format gave up, in words: a text
+    nested past Python's recursion limit, or a number longer than Python converts
+    (``sys.get_int_max_str_digits``: 4300 digits by default, Python 3.11's guard against
+    slow conversions)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if "digits" in str(exc):
+        return f"a number of more than {sys.get_int_max_str_digits()} digits"
+    return " ".join(str(exc).split())

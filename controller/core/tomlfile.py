@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataError
-from controller.core.textfile import read_text
+from controller.core.textfile import read_text, unparsable
 
 
 def read_toml(path: str | Path, missing: str | None = None) -> dict[str, Any]:
@@ -18,10 +18,13 @@ def read_toml(path: str | Path, missing: str | None = None) -> dict[str, Any]:
 
     Raises:
         DataError: the file is missing or unreadable, not UTF-8 text, starts with a
-            byte-order mark, or is not valid TOML.
+            byte-order mark, is not valid TOML, nests too deeply or holds a number too
+            long to convert.
     """
     text = read_text(path, missing)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DataError.single(str(path), "", "", f"not valid TOML: {exc}") from None
+    except (RecursionError, ValueError) as exc:  # tomllib's own errors are ValueErrors too
+        raise DataError.single(str(path), "", "", f"not valid TOML: {unparsable(exc)}") from None

@@ -214,14 +214,39 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
     try:
         copied, rebased = _copy_set(src, staging)
         staging.replace(dest)  # an empty dest is replaced whole
+    except (shutil.Error, OSError) as exc:  # a link that loops, a file it may not read
+        shutil.rmtree(staging, ignore_errors=True)
+        raise DataError.single(str(src), "", "", f"cannot copy: {_first_copy_error(exc)}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return DataInit(src, tuple(copied), tuple(rebased), check_data_dir(dest))
 
 
+def _first_copy_error(exc: shutil.Error | OSError) -> str:
+    """One line for a failed copy: ``shutil.copytree`` gathers its errors in a list of
+    (source, destination, reason) (``shutil.Error``, CPython 3.11's ``shutil.py``)."""
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list):
+        source, _, reason = exc.args[0][0]
+        return f"{source}: {' '.join(str(reason).split())}"
+    return " ".join(str(exc).split())
+
+
 def _copy_set(src: Path, dest: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Copy the data files of ``src`` into the empty ``dest`` and make its bases local."""
+    """Copy the data files of ``src`` into the empty ``dest`` and make its bases local.
+
+    Raises:
+        DataError: a link in ``src`` leads back to a folder holding it (its copy would
+            never end).
+    """
+    for folder, subfolders, _ in os.walk(src):
+        for name in subfolders:
+            link = Path(folder) / name
+            if link.is_symlink() and Path(folder).resolve().is_relative_to(link.resolve()):
+                raise DataError.single(
+                    str(link), "", "", f"a link back to {link.resolve()}, which holds it: "
+                    "its copy would never end (remove the link)"
+                )  # fmt: skip
     copied: list[Path] = []
     for entry in sorted(src.iterdir()):
         if entry.name in NOT_COPIED or entry.name.startswith("."):
@@ -249,7 +274,7 @@ def _make_bases_local(src: Path, dest: Path, copied: list[Path]) -> list[tuple[P
     while from_file.resolve() not in seen:
         seen.add(from_file.resolve())
         base = read_toml(from_file).get("base")
-        if not isinstance(base, str):
+        if not isinstance(base, str) or not base or "\x00" in base:
             break  # no base (a malformed one is reported by the check)
         base_from = from_file.parent / base
         if base_from.resolve().is_relative_to(src_root):

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from controller.core.errors import DataError, InvalidThrowError, TopTableError
+from controller.core.errors import DataError, InvalidThrowError, TopTableError, UnknownNameError
 from controller.core.jsonfile import read_json
 from controller.core.symbols import parse_symbol
 from controller.gamedata.cards import DRAW_DECKS, Deck
@@ -84,7 +84,10 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
             )
     attacker = _side(data, "attacker", roster)
     defender = _side(data, "defender", roster)
-    variants = Variants.from_names(_list(data.get("variants", []), "variants"))
+    names = _list(data.get("variants", []), "variants")
+    if not all(isinstance(n, str) for n in names):
+        raise ScenarioError("'variants': expected a list of variant names")
+    variants = Variants.from_names(names)
     attack = _attack(data, "")
     counter = None
     if data.get("counter") is not None:
@@ -113,9 +116,14 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
     name = raw.get("warrior")
     if not isinstance(name, str):
         raise ScenarioError(f"'{role}.warrior': expected a warrior name")
-    warrior, form = roster.find(name)
-    if isinstance(raw.get("form"), str):
-        form = warrior.form_named(raw["form"])
+    try:
+        warrior, form = roster.find(name)
+        if raw.get("form") is not None:
+            if not isinstance(raw["form"], str):
+                raise ScenarioError(f"'{role}.form': expected a form name")
+            form = warrior.form_named(raw["form"])
+    except UnknownNameError as exc:
+        raise UnknownNameError(f"'{role}': {exc}") from None
     roll = raw.get("transform_roll")
     if roll is not None and not (
         _is_int(roll) or (isinstance(roll, list) and all(_is_int(r) for r in roll))
@@ -148,7 +156,7 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
         if data.get("dodge_throws") is not None
         else None,
         defence_card=defence_card,
-        flee=bool(data.get("flee", False)),
+        flee=_flag(data, "flee", prefix),
         reflect_dodge_throws=(
             _throws(data["reflect_dodge_throws"], f"{prefix}reflect_dodge_throws")
             if data.get("reflect_dodge_throws") is not None
@@ -187,8 +195,8 @@ def _card(raw: Any, where: str) -> CardCombo:
         symbols=_throw(raw.get("symbols"), f"{where}.symbols"),
         damage=_count(raw.get("damage", 0), f"{where}.damage"),
         defence=defence,
-        invulnerable=bool(raw.get("invulnerable", False)),
-        sphere_only=bool(raw.get("sphere_only", False)),
+        invulnerable=_flag(raw, "invulnerable", f"{where}."),
+        sphere_only=_flag(raw, "sphere_only", f"{where}."),
     )
 
 
@@ -211,6 +219,15 @@ def _list(raw: Any, where: str) -> list[Any]:
     if not isinstance(raw, list):
         raise ScenarioError(f"'{where}': expected a list")
     return raw
+
+
+def _flag(data: Mapping[str, Any], key: str, prefix: str) -> bool:
+    """``data[key]`` as true or false (False when absent); "no" or 0 is refused, where
+    ``bool`` would read "no" as true."""
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ScenarioError(f"'{prefix}{key}': expected true or false, got {value!r}")
+    return value
 
 
 def _is_int(x: Any) -> bool:

@@ -129,7 +129,7 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
         base = data.get("base")
         if base is None:
             current = None
-        elif not isinstance(base, str):
+        elif not isinstance(base, str) or not base.strip() or "\x00" in base:
             raise DataError.single(
                 str(current), "", "base", "expected a path relative to this file"
             )

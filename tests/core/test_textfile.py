@@ -50,3 +50,35 @@ def test_syntax_errors_say_where(tmp_path: Path) -> None:
     toml.write_text("[table\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"c\.toml: not valid TOML: .*line 1"):
         read_toml(toml)
+
+
+def test_what_the_parsers_give_up_on_is_one_named_line(tmp_path: Path) -> None:
+    # tomllib and json recurse per nesting level and convert integers with Python's
+    # 4300-digit guard: both raise outside their own error class
+    deep = tmp_path / "warriors.toml"
+    deep.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_toml(deep)
+    assert str(err.value) == f"{deep}: not valid TOML: nested too deeply"
+    long = tmp_path / "board.toml"
+    long.write_text("endurance = " + "9" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"board\.toml: not valid TOML: a number of more than "):
+        read_toml(long)
+    js = tmp_path / "scenario.json"
+    js.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(DataError, match=r"scenario\.json: not valid JSON: nested too deeply$"):
+        read_json(js)
+    js.write_text('{"damage": ' + "1" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(DataError, match=r"scenario\.json: not valid JSON: a number of more "):
+        read_json(js)
+
+
+def test_a_json_key_named_twice_is_refused(tmp_path: Path) -> None:
+    # json.loads keeps the last of two equal keys, silently: the first attack is lost
+    js = tmp_path / "scenario.json"
+    js.write_text('{"attack": "sum", "defender": {"damage": 1, "damage": 2}}', encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_json(js)
+    assert str(err.value) == f"{js}: field 'damage': named twice in one object"
+    js.write_text('{"attack": "sum", "defender": {"damage": 1}}', encoding="utf-8")
+    assert read_json(js) == {"attack": "sum", "defender": {"damage": 1}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -108,4 +109,31 @@ def test_data_init_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         f"toptable: error: {mine}: already exists and is not empty; name a new directory"
+    ]
+
+
+def test_init_refuses_a_link_that_loops_and_leaves_nothing(tmp_path: Path) -> None:
+    source = tmp_path / "mine"
+    init_data_dir(source)
+    (source / "loop").symlink_to(source)  # copied as a folder, it would hold itself
+    with pytest.raises(DataError) as err:
+        init_data_dir(tmp_path / "copy", source)
+    assert str(err.value) == (
+        f"{source / 'loop'}: a link back to {source.resolve()}, which holds it: its copy would "
+        "never end (remove the link)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+@pytest.mark.parametrize("base", ["", "   ", "../rulebook/warriors.toml\u0000"])
+def test_a_base_that_names_no_file_is_named(tmp_path: Path, base: str) -> None:
+    mine = tmp_path / "mine"
+    init_data_dir(mine)
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    line = next(t for t in text.splitlines() if t.startswith("base"))
+    warriors.write_text(text.replace(line, f"base = {json.dumps(base)}"), encoding="utf-8")
+    check = check_data_dir(mine)
+    assert [str(p) for p in check.problems] == [
+        f"{warriors}: field 'base': expected a path relative to this file"
     ]

@@ -1,0 +1,64 @@
+"""A scenario file's values of the wrong kind are refused with the key that holds them,
+not read as something else (``bool("no")`` is true)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from controller.core.errors import UnknownNameError
+from controller.gamedata.scenario import ScenarioError, parse_scenario
+from tests.rules.helpers import scenario_roster
+
+COMBAT: dict[str, Any] = {
+    "attacker": {"warrior": "Kefla", "transform_roll": 6},
+    "defender": {"warrior": "Cabba", "damage": 4},
+    "throws": [["sphere", "punch", "kick", "teleport", "star", "punch"]],
+    "attack": "best",
+    "dodge_throws": [["teleport", "kick", "kick"]],
+}
+CARD = {"name": "Rapid Punches", "symbols": ["punch", "punch"], "damage": 2}
+
+
+def _with(path: str, value: object) -> dict[str, Any]:
+    data = copy.deepcopy(COMBAT)
+    *parents, last = path.split(".")
+    at = data
+    for key in parents:
+        at = at.setdefault(key, {})
+    at[last] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("flee", "no", "'flee': expected true or false, got 'no'"),
+        ("flee", 0, "'flee': expected true or false, got 0"),
+        ("defender.cards", [CARD | {"invulnerable": "no"}],
+         "'defender.cards[0].invulnerable': expected true or false, got 'no'"),
+        ("attacker.cards", [CARD | {"sphere_only": 1}],
+         "'attacker.cards[0].sphere_only': expected true or false, got 1"),
+        ("variants", [5], "'variants': expected a list of variant names"),
+        ("variants", [None], "'variants': expected a list of variant names"),
+        ("attacker.form", 5, "'attacker.form': expected a form name"),
+    ],
+)  # fmt: skip
+def test_a_value_of_the_wrong_kind_is_named(path: str, value: object, message: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_with(path, value), scenario_roster())
+    assert str(err.value) == message
+
+
+def test_an_unknown_warrior_names_its_side() -> None:
+    with pytest.raises(UnknownNameError, match=r"^'defender': unknown warrior 'Nobody'"):
+        parse_scenario(_with("defender.warrior", "Nobody"), scenario_roster())
+
+
+def test_the_same_values_of_the_right_kind_are_read() -> None:
+    combat = parse_scenario(_with("flee", False), scenario_roster())
+    assert combat.attack.flee is False
+    with_card = _with("defender.cards", [CARD | {"invulnerable": True}])
+    assert parse_scenario(with_card, scenario_roster()).defender.cards[0].invulnerable
