@@ -276,8 +276,9 @@ def _parse_card(
     name = name.strip()
     entry = f"card {name!r}"
     before = problems.mark()
-    if name in seen:
-        bad("name", "duplicate card name")
+    same = " ".join(name.casefold().split())
+    if any(" ".join(other.casefold().split()) == same for other in seen):
+        bad("name", "duplicate card name (names differing in case or spaces are one)")
     problems.unknown_keys(raw, _CARD_KEYS, entry)
     deck = problems.choice(raw.get("deck"), Deck, entry, "deck")
     timing = problems.choice(raw.get("timing"), Timing, entry, "timing")

@@ -74,9 +74,11 @@ def parse_story(data: Mapping[str, Any], file: str, roster: Roster | None = None
     missing = [n for n in range(1, SQUARES + 1) if n not in squares]
     if missing and not problems:
         problems.add("", "square", f"squares missing: {', '.join(map(str, missing))}")
-    problems.check()
     invented = data.get("invented", False)
-    return Story(tuple(squares[n] for n in range(1, SQUARES + 1)), bool(invented), file)
+    if not isinstance(invented, bool):  # bool("no") is true
+        problems.add("", "invented", f"expected true or false, got {invented!r}")
+    problems.check()
+    return Story(tuple(squares[n] for n in range(1, SQUARES + 1)), invented, file)
 
 
 def _parse_square(

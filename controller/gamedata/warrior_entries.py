@@ -106,6 +106,8 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
                 )
         name = f.get("name")
         if not isinstance(name, str) or not name.strip():
+            if "name" in f:  # (a missing one is named above)
+                chk.bad(f"{label}.name", "expected the form's name", file)
             continue
         threshold = chk.integer(f.get("threshold"), f"{label}.threshold", dice, 6 * dice, file)
         if threshold is not None:
@@ -155,8 +157,18 @@ def check_name_clashes(
         names = [w.name, *w.aliases]
         for f in w.forms:
             names += [f.name, *f.aliases]
+        own: set[str] = set()
         for n in names:
-            key = n.casefold()
+            key = " ".join(n.casefold().split())
+            if key in own:
+                file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
+                problems.add(
+                    f"warrior {w.name!r}",
+                    "name",
+                    f"{n!r} is given twice among its names, forms and aliases",
+                    file=file,
+                )
+            own.add(key)
             if key in owner and owner[key] != w.name:
                 file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
                 problems.add(

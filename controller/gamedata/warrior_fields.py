@@ -137,9 +137,10 @@ class WarriorChecker:
             if not isinstance(name, str) or not name.strip():
                 self.bad(f"{where}.name", "expected a non-empty string", file)
                 continue
-            if name.casefold() in names:
+            same = " ".join(name.casefold().split())  # "Jiren Blast " is " jiren blast"
+            if same in names:
                 self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
-            names.add(name.casefold())
+            names.add(same)
             symbols = self.symbols(c.get("symbols"), f"{where}.symbols", file)
             damage = self.integer(c.get("damage"), f"{where}.damage", 0, 999, file)
             if symbols is not None and damage is not None:

@@ -1,0 +1,55 @@
+"""A name the table tells players (a form, a combo, a card) is given once, whatever its
+case and spaces, and a name of the wrong kind is named, not dropped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.gamedata.datadir import check_data_dir, init_data_dir
+
+
+def _edited(tmp_path: Path, file: str, old: str, new: str) -> list[str]:
+    """The problems of a copy of the demo set with ``old`` replaced by ``new`` in ``file``."""
+    mine = tmp_path / "mine"
+    init_data_dir(mine)
+    path = mine / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return [str(p).removeprefix(f"{mine}/") for p in check_data_dir(mine).problems]
+
+
+FORM = '  name = "Full Power Jiren"\n  threshold = 4'
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "problem"),
+    [
+        ("warriors.toml", FORM, FORM.replace('"Full Power Jiren"', "5"),
+         "warriors.toml: warrior 'Jiren': field 'form 5.name': expected the form's name"),
+        ("warriors.toml", FORM, FORM.replace('"Full Power Jiren"', '""'),
+         "warriors.toml: warrior 'Jiren': field 'form ''.name': expected the form's name"),
+        ("warriors.toml", FORM, FORM + '\n  aliases = ["jiren "]',
+         # (named in the file that holds the warrior, the rulebook's base copied in)
+         "rulebook-warriors.toml: warrior 'Jiren': field 'name': 'jiren' is given twice "
+         "among its names, forms and aliases"),
+        ("warriors.toml", 'name = "Jiren Rush"', 'name = " jiren  blast"',
+         "warriors.toml: warrior 'Jiren': field 'combos[1].name': duplicate combo name "
+         "'Jiren Blast'"),
+        ("cards.toml", 'name = "Spirit Bomb"', 'name = "rapid punches "',
+         "cards.toml: card 'rapid punches': field 'name': duplicate card name (names "
+         "differing in case or spaces are one)"),
+        ("story.toml", "invented = true", 'invented = "no"',
+         "story.toml: field 'invented': expected true or false, got 'no'"),
+    ],
+)  # fmt: skip
+def test_a_name_twice_or_of_the_wrong_kind_is_a_problem(
+    tmp_path: Path, file: str, old: str, new: str, problem: str
+) -> None:
+    assert problem in _edited(tmp_path, file, old, new)
+
+
+def test_the_demo_set_as_shipped_has_no_problem(tmp_path: Path) -> None:
+    assert _edited(tmp_path, "cards.toml", 'name = "Spirit Bomb"', 'name = "Spirit Bomb"') == []
