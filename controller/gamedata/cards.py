@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.checked import Problems
-from controller.core.errors import TopTableError
+from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
@@ -396,20 +396,29 @@ def parse_card_spec(text: str) -> CardCombo:
     ``invulnerable`` marks an invulnerable card.
 
     Raises:
-        CardSpecError: not of that form.
-        InvalidThrowError: a symbol that is not a die symbol.
+        CardSpecError: not of that form; a star (wild: no combo asks for it) or more
+            symbols than a pool holds; damage outside what a card deals (the data files'
+            rules); a name given already (:func:`parse_card_specs`).
+        InvalidThrowError: a symbol that is not a die symbol (the message names the card).
     """
     parts = [p.strip() for p in text.split(":")]
     if len(parts) < 3 or len(parts) > 5 or not parts[0] or not parts[1]:
         raise CardSpecError(f"card {text!r}: expected {SYNTAX}")
     name, syms, dmg, *rest = parts
-    symbols = tuple(parse_symbol(s) for s in syms.split("+"))
+    try:
+        names = [parse_symbol(s).value for s in syms.split("+")]
+    except InvalidThrowError as exc:
+        raise InvalidThrowError(f"card {text!r}: {exc}") from None
+    problems = Problems()  # the data files' rules for a combo: no star, a pool's dice at most
+    symbols = combo_symbols(names, problems, "", "")
+    if symbols is None:
+        raise CardSpecError(f"card {text!r}: {next(iter(problems)).message}")
     try:
         damage = int(dmg)
     except ValueError:
         raise CardSpecError(f"card {text!r}: damage {dmg!r} is not a whole number") from None
-    if damage < 0:
-        raise CardSpecError(f"card {text!r}: damage must be >= 0")
+    if not 0 <= damage <= MAX_AMOUNT:  # ... and an amount a card may deal
+        raise CardSpecError(f"card {text!r}: damage must be within 0..{MAX_AMOUNT}")
     defence = CardDefence.ANY
     invulnerable = False
     for extra in rest:
@@ -427,4 +436,9 @@ def parse_card_spec(text: str) -> CardCombo:
 
 def parse_card_specs(items: Sequence[str]) -> tuple[CardCombo, ...]:
     """Every card of a ``--cards`` list (see :func:`parse_card_spec` for what is raised)."""
-    return tuple(parse_card_spec(t) for t in items)
+    cards = tuple(parse_card_spec(t) for t in items)
+    names = [" ".join(c.name.casefold().split()) for c in cards]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise CardSpecError(f"card {items[i]!r}: a card of that name is given already")
+    return cards

@@ -16,6 +16,7 @@ from controller.advisor import (
     Objective,
     odds,
     parse_card_spec,
+    parse_card_specs,
     summary_line,
 )
 from controller.core.errors import InvalidThrowError
@@ -108,15 +109,24 @@ def test_ko_objective_trades_expected_damage_for_the_kill() -> None:
 
 
 def test_parse_card() -> None:
-    c = parse_card_spec("Final Flash:sphere+sphere+star:35:none:invulnerable")
-    assert c.name == "Final Flash" and c.symbols == (SP, SP, STAR) and c.damage == 35
+    c = parse_card_spec("Final Flash:sphere+sphere+punch:35:none:invulnerable")
+    assert c.name == "Final Flash" and c.symbols == (SP, SP, P) and c.damage == 35
     assert c.defence is CardDefence.NONE and c.invulnerable
     assert parse_card_spec("Rush:kick+kick:10").defence is CardDefence.ANY
     for bad in ("Rush", "Rush:kick", ":kick:3", "Rush:kick:x", "Rush:kick:3:maybe", "Rush:kick:-1"):
         with pytest.raises(CardSpecError):
             parse_card_spec(bad)
-    with pytest.raises(InvalidThrowError):
+    with pytest.raises(InvalidThrowError, match=r"^card 'Rush:kik:3': unknown symbol 'kik'"):
         parse_card_spec("Rush:kik:3")
+    # held to the data files' rules for a card (controller/gamedata/combo_symbols.py)
+    for bad, why in (("Rush:kick+star:3", "a combo cannot ask for a star"),
+                     ("Rush:" + "+".join(["kick"] * 7) + ":3", "7 symbols, but a pool never"),
+                     ("Rush:kick:201", "damage must be within 0..200"),
+                     ("Rush:kick:" + "9" * 30, "damage must be within 0..200")):  # fmt: skip
+        with pytest.raises(CardSpecError, match=why):
+            parse_card_spec(bad)
+    with pytest.raises(CardSpecError, match=r"^card 'rush :punch:2': a card of that name is"):
+        parse_card_specs(["Rush:kick:3", "rush :punch:2"])
 
 
 def test_card_defence_parse() -> None:
