@@ -33,6 +33,7 @@ from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
 from controller.demo.runner import DEFAULT_SEED, halted, make_room
+from controller.demo.scratch import mark_as_scratch
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
@@ -229,6 +230,8 @@ def run_companion_demo(
         config, run, events=events, sinks=record, companion_at=path, names=names
     ) as demo:
         running = demo.running
+        if journal is None and not resume:
+            mark_as_scratch(path)  # the next demo may replace this game, and no other
         if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
             raise CompanionDemoError(f"the demo's devices did not open: {demo.devices.faults()}")
         table = running.table

@@ -31,6 +31,7 @@ from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
 from controller.demo.record import LatencyProbe, ScreenRecorder
+from controller.demo.scratch import mark_as_scratch, mark_path, started_here
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.tray import Tray
@@ -151,6 +152,8 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         if not isinstance(running, DiceTable):
             raise DemoError(f"{config.table.mode.value} is not the dice game")
         devices, game, table = demo.devices, running.game, running.table
+        if options.journal is None and not options.resume:
+            mark_as_scratch(journal)  # the next demo may replace this game, and no other
         if devices.sim is None or devices.link is None or devices.pin_factory is None:
             raise DemoError(f"the demo's devices did not open: {devices.faults()}")
         demo.loop.on(ThrowSettled, probe.on_settled)  # after the table's: it has drawn
@@ -281,12 +284,21 @@ def make_room(journal: Path, chosen: bool) -> None:
     A journal the user named (``chosen``) is never replaced: it is refused with how to
     go on. The demo's own scratch journal in its output folder is replaced, together
     with the write-ahead log and shared-memory files SQLite keeps beside it (a log
-    left without its database would otherwise be replayed into the new game).
+    left without its database would otherwise be replayed into the new game), when the
+    demo started its game (:mod:`controller.demo.scratch`); any other game there is
+    refused, as a named one is.
 
     Raises:
-        DemoError: a journal the user named is there already (or what is left of one).
+        DemoError: a journal the user named is there already (or what is left of one);
+            a game the demo did not start is journalled at its scratch journal.
     """
     parts = sidecars(journal)
+    if not chosen and journal_exists(journal) and not started_here(journal):
+        raise DemoError(
+            f"{journal}: a game the demo did not start is journalled there, and the demo "
+            "replaces only its own: move it away, give --out another folder, or give "
+            "--journal with --resume to continue it"
+        )
     if chosen:
         there = [p for p in parts if journal_exists(p)]
         if there:
@@ -298,7 +310,7 @@ def make_room(journal: Path, chosen: bool) -> None:
                 "it, or give --journal another path"
             )
         return
-    for part in parts:
+    for part in (*parts, mark_path(journal)):
         part.unlink(missing_ok=True)
 
 

@@ -10,6 +10,7 @@ import pytest
 from controller.core.errors import TableHaltedError
 from controller.demo.companion import run_companion_demo
 from controller.demo.runner import DemoError, DemoOptions, make_room, run_demo
+from controller.demo.scratch import mark_as_scratch
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
 from controller.storage.chained_log import ChainedLog
@@ -65,10 +66,41 @@ def test_what_is_left_of_a_killed_game_is_refused_too(tmp_path: Path) -> None:
 def test_the_demos_own_scratch_journal_goes_with_its_sqlite_files(tmp_path: Path) -> None:
     journal = tmp_path / "journal.sqlite"
     _journal(journal)
+    mark_as_scratch(journal)  # as the demo does once it has started its game there
     for suffix in ("-wal", "-shm"):
         Path(f"{journal}{suffix}").write_bytes(b"stale")
     make_room(journal, chosen=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_game_the_demo_did_not_start_at_its_scratch_journal_is_kept(tmp_path: Path) -> None:
+    # the daemon's journal is journal.sqlite too: `toptable demo --out /var/lib/toptable`
+    journal = tmp_path / "journal.sqlite"
+    before = _journal(journal)
+    with pytest.raises(DemoError, match=r"a game the demo did not start is journalled there"):
+        make_room(journal, chosen=False)
+    mark_as_scratch(journal)
+    other = tmp_path / "other.sqlite"
+    _journal(other, seed=6)
+    other.replace(journal)  # another game copied over the demo's: its game id differs
+    with pytest.raises(DemoError, match=r"a game the demo did not start"):
+        make_room(journal, chosen=False)
+    journal.write_bytes(before)
+    make_room(journal, chosen=False)  # the demo's own game again: replaced
+    assert not journal.exists()
+
+
+@pytest.mark.slow  # three whole demo games
+@pytest.mark.timeout(300)
+def test_a_demo_replaces_its_own_game_and_not_the_daemons(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run_demo(DemoOptions(out=out, fast=True))
+    assert run_demo(DemoOptions(out=out, fast=True)).throws == first.throws
+    daemons = _journal(tmp_path / "daemon.sqlite")
+    (out / "journal.sqlite").write_bytes(daemons)
+    with pytest.raises(DemoError, match="did not start"):
+        run_demo(DemoOptions(out=out, fast=True))
+    assert (out / "journal.sqlite").read_bytes() == daemons
 
 
 def test_a_companion_demo_resumes_with_its_journals_seed(tmp_path: Path) -> None:
