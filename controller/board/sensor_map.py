@@ -102,9 +102,8 @@ class MappingWizard:
         return save_sensor_map(path, self.layout.name, self._map)
 
 
-def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) -> Path:
-    """Write a sensor map file; return its path."""
-    path = Path(path)
+def sensor_map_text(board: str, mapping: Mapping[int, int]) -> str:
+    """The text of a sensor map file (see the module doc for the format)."""
     lines = [
         "# Sensor map learned by `toptable board map`; space = sensor.",
         f'board = "{_toml_escape(board)}"',
@@ -112,7 +111,21 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
         "[sensors]",
     ]
     lines += [f"{space} = {sensor}" for space, sensor in sorted(mapping.items())]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n"
+
+
+def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) -> Path:
+    """Write a sensor map file (its folders made if missing); return its path.
+
+    Raises:
+        DataError: it cannot be written (the message names it and why).
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(sensor_map_text(board, mapping), encoding="utf-8")
+    except OSError as exc:
+        raise DataError.single(str(path), "", "", f"cannot write: {exc.strerror or exc}") from None
     return path
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.cli.flags import SEED, ExistingFile, FlagError, Number, OutputFile, Text, Whole
-from controller.core.errors import TopTableError
+from controller.core.errors import DataError, TopTableError
 from controller.core.events import Event
 from controller.gamedata import DEMO_DIR
 from hardware.board.errors import BoardError, SimulatorError
@@ -95,6 +95,7 @@ def register(sub: Any) -> None:
 
 # -- sim ----------------------------------------------------------------------------
 SIM_HELP = "commands: place S | lift S | reset | unplug [SECONDS] | state | quit"
+MAX_UNPLUG_S = 3600.0  # an hour unplugged at most (time.sleep overflows on inf)
 
 
 def run_sim_commands(sim: Any, lines: TextIO, out: TextIO) -> None:
@@ -113,6 +114,8 @@ def run_sim_commands(sim: Any, lines: TextIO, out: TextIO) -> None:
                 print(f"reset: boot {sim.boot}", file=out, flush=True)
             elif cmd == "unplug" and len(args) <= 1:
                 seconds = float(args[0]) if args else 1.0
+                if not 0 <= seconds <= MAX_UNPLUG_S:  # (NaN too) checked before it is pulled
+                    raise ValueError(f"seconds: expected 0..{MAX_UNPLUG_S:g}")
                 sim.unplug()
                 print(f"unplugged for {seconds:g} s", file=out, flush=True)
                 time.sleep(seconds)
@@ -132,6 +135,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     """Run the simulator until ``quit`` or end of input."""
     from hardware.board.sim import SimBoard
 
+    if args.link is not None:
+        _free_for_link(args.link)
     try:
         sim = SimBoard(args.sensors, args.link)
     except SimulatorError as exc:
@@ -142,6 +147,24 @@ def cmd_sim(args: argparse.Namespace) -> int:
         print(SIM_HELP, flush=True)
         run_sim_commands(sim, sys.stdin, sys.stdout)
     return 0
+
+
+def _free_for_link(link: Path) -> None:
+    """Make ``link``'s folder; refuse a file there that is not a link (the simulator
+    replaces its link as the board is plugged again and removes it on quit).
+
+    Raises:
+        TopTableError: something other than a link is at ``link``, or its folder cannot
+            be made.
+    """
+    if link.exists() and not link.is_symlink():
+        raise TopTableError(
+            f"{link}: a file is there, and --link would replace it; name a new path"
+        )
+    try:
+        link.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TopTableError(f"{link}: cannot make its folder: {exc.strerror or exc}") from None
 
 
 # -- watch ----------------------------------------------------------------------------
@@ -276,7 +299,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
 # -- map --------------------------------------------------------------------------------------
 def cmd_map(args: argparse.Namespace) -> int:
     """Prompt for each space, learn its sensor from the board, save the map."""
-    from controller.board.sensor_map import MappingWizard
+    from controller.board.sensor_map import MappingWizard, sensor_map_text
     from controller.gamedata.board import load_board
     from hardware.board.link import BoardLink
 
@@ -285,7 +308,12 @@ def cmd_map(args: argparse.Namespace) -> int:
     q: queue.Queue[Event] = queue.Queue()
     with BoardLink(args.port, q):
         run_wizard(wizard, q, sys.stdout, args.timeout)
-    path = wizard.save(args.out)
+    try:
+        path = wizard.save(args.out)
+    except DataError:
+        # the map took a token on every space: shown, so that it is not lost with the file
+        print(sensor_map_text(wizard.layout.name, wizard.mapping()), end="", flush=True)
+        raise
     print(f"saved {len(wizard.mapping())} sensors to {path}", flush=True)
     return 0
 

@@ -16,6 +16,7 @@ from controller.board.sensor_map import MappingWizard, load_sensor_map
 from controller.cli import firmware as firmware_cli
 from controller.cli.board import run_sim_commands, run_wizard
 from controller.cli.main import main
+from controller.core.errors import DataError
 from controller.core.events import Event
 from controller.gamedata.board import load_board
 from hardware.board.errors import BoardError
@@ -237,3 +238,31 @@ def test_watch_prints_the_link_health_of_a_noisy_cable(
         "event", "bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects"
     }  # fmt: skip
     assert health[-1]["bytes_invalid"] >= health[-1]["bad_frames"] >= health[-1]["crc_failures"]
+
+
+def test_sim_unplug_seconds_are_checked_before_the_cable_is_pulled(tmp_path: Path) -> None:
+    out = io.StringIO()
+    with SimBoard(sensors=8, link=tmp_path / "b") as sim:
+        run_sim_commands(sim, io.StringIO("unplug inf\nunplug -1\nunplug nan\nquit\n"), out)
+        assert sim.unplugs == 0 and (tmp_path / "b").is_symlink()  # still plugged in
+    assert out.getvalue().count("seconds: expected 0..3600") == 3
+
+
+def test_sim_link_never_replaces_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "board.toml"
+    mine.write_text("my sensor map\n", encoding="utf-8")
+    assert main(["board", "sim", "--link", str(mine)]) == 2
+    assert "a file is there, and --link would replace it" in capsys.readouterr().err
+    assert mine.read_text(encoding="utf-8") == "my sensor map\n"
+
+
+def test_a_sensor_map_that_cannot_be_written_is_named(demo_data: Path, tmp_path: Path) -> None:
+    layout = load_board(demo_data / "board.toml")
+    wizard = MappingWizard(layout, order=[0])
+    wizard.on_sensor(12, True)
+    made = wizard.save(tmp_path / "new" / "folder" / "s.toml")  # folders made, as --out says
+    assert load_sensor_map(made, layout) == {0: 12}
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"^{blocked}/s\.toml: cannot write: "):
+        wizard.save(blocked / "s.toml")
