@@ -216,8 +216,12 @@ class ChainedLog(Generic[R]):
         """Open ``path`` with the durability settings.
 
         With ``check`` (opening), refuse the file unless it is a log this toptable
-        reads, checked before anything is written; an SQLite error is the file's
-        fault (``CorruptError``). Without (creating), SQLite's errors pass through.
+        reads and SQLite finds whole (``PRAGMA quick_check``: a page damaged on disk
+        passes the rows' checksums while it is not read, and a write there spreads the
+        damage), checked before anything is written: the durability settings, which
+        write to the file (WAL), are then left to :meth:`_make_durable`, once the rows
+        are checked too. An SQLite error is the file's fault (``CorruptError``).
+        Without (creating), SQLite's errors pass through.
         """
         conn: sqlite3.Connection | None = None
         try:
@@ -226,8 +230,16 @@ class ChainedLog(Generic[R]):
             conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             if check:
                 cls._check_stamp(path, read_stamp(conn))
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
+                found = conn.execute("PRAGMA quick_check(1)").fetchone()
+                if found is None or found[0] != "ok":
+                    said = str(found[0]) if found is not None else "no answer"
+                    damage = " ".join(w for w in said.splitlines() if not w.startswith("***"))
+                    raise cls.CorruptError(
+                        f"{path}: damaged on disk (SQLite: {damage}); left as it is: "
+                        "sqlite3's .recover reads what it can into a copy"
+                    )
+            else:
+                cls._make_durable(conn)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
@@ -241,6 +253,12 @@ class ChainedLog(Generic[R]):
                 conn.close()
             raise
         return conn
+
+    @staticmethod
+    def _make_durable(conn: sqlite3.Connection) -> None:
+        """Write-ahead logging, each commit synced to the disk."""
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
 
     @classmethod
     def _create_file(
@@ -331,6 +349,13 @@ class ChainedLog(Generic[R]):
             conn.close()
             raise
         log._verify_rows(raw)
+        try:
+            cls._make_durable(log.conn)
+        except sqlite3.DatabaseError as exc:
+            log.close()
+            if is_storage_error(exc):
+                raise cls.StorageError(place_problem(path, exc)) from None
+            raise cls._unreadable(path, exc) from None
         log._upgrade()
         return log
 
