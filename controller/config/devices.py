@@ -14,6 +14,8 @@ The OS calls go through :class:`DeviceProbe`, so tests pass a fake one.
 
 from __future__ import annotations
 
+import ssl
+
 from controller.config.board_check import check_board
 from controller.config.camera_check import check_camera
 from controller.config.compose import Config
@@ -22,6 +24,8 @@ from controller.config.device_checker import DeviceChecker
 from controller.config.display_check import check_displays
 from controller.config.probe import DeviceProbe
 from controller.core.errors import DataProblem
+from controller.publish.client import ca_file_problem
+from controller.publish.settings import CredentialsError
 
 
 def check_table(chk: DeviceChecker) -> None:
@@ -29,6 +33,8 @@ def check_table(chk: DeviceChecker) -> None:
     t = chk.cfg.table
     if t.data_dir is not None and not chk.is_dir(t.data_dir):
         chk.add("table", "data_dir", f"names {t.data_dir}, which is not a folder")
+    if chk.is_dir(t.journal):
+        chk.add("table", "journal", f"names {t.journal}, which is a folder: name the file")
     folder = t.journal.parent
     existing = folder
     while not chk.is_dir(existing) and existing != existing.parent:
@@ -44,6 +50,24 @@ def check_table(chk: DeviceChecker) -> None:
         )
 
 
+def check_events(chk: DeviceChecker) -> None:
+    """``[events]``: the password file reads, and the CA file loads as paho will load it
+    (:func:`controller.publish.client.make_client`)."""
+    events = chk.cfg.events
+    if events is None:
+        return
+    conn = events.connection
+    try:
+        conn.password()
+    except CredentialsError as exc:
+        chk.add("events", "password_file", f"names {exc}")
+    if conn.tls:
+        try:
+            ssl.create_default_context(cafile=str(conn.ca_file) if conn.ca_file else None)
+        except (OSError, ssl.SSLError) as exc:
+            chk.add("events", "ca_file", f"names {ca_file_problem(conn.ca_file, exc)}")
+
+
 def check_devices(
     cfg: Config, probe: DeviceProbe | None = None, notes: list[str] | None = None
 ) -> tuple[DataProblem, ...]:
@@ -55,7 +79,8 @@ def check_devices(
     really delivers, size, rate and format).
     """
     checker = DeviceChecker(cfg, probe or DeviceProbe())
-    for check in (check_table, check_camera, check_board, check_displays, check_controls):
+    checks = (check_table, check_camera, check_board, check_displays, check_controls, check_events)
+    for check in checks:
         check(checker)
     problems = tuple(checker.problems)
     if notes is not None:

@@ -256,6 +256,8 @@ def text(value: Any) -> str:
 def device_path(value: Any) -> str:
     """A device node path under ``/dev/``."""
     path = text(value)
+    if "\x00" in path:
+        raise InvalidOptionError("must not hold a NUL character (\\u0000)")
     if not path.startswith("/dev/"):
         raise InvalidOptionError(f"must be a device path under /dev/ (got {path!r})")
     return path
@@ -268,6 +270,8 @@ def path_in(base_dir: Path) -> Convert[Path]:
         written = text(value)
         if not written:
             raise InvalidOptionError("must not be empty (leave the option out for the default)")
+        if "\x00" in written:  # no file is named so: the OS refuses it (ValueError)
+            raise InvalidOptionError("must not hold a NUL character (\\u0000)")
         path = Path(written).expanduser()
         return path if path.is_absolute() else base_dir / path
 

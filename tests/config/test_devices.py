@@ -18,6 +18,7 @@ import pytest
 from controller.config import Config, parse_config
 from controller.config.devices import check_devices
 from controller.config.probe import DeviceProbe
+from controller.core.errors import DataError
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError
 from vision.sources.simulated import picamera2 as simulated
@@ -476,3 +477,37 @@ def test_real_probe_opens_a_character_device_and_misses_an_absent_bus(tmp_path: 
     ]
     with pytest.raises(FileNotFoundError):
         DeviceProbe().i2c_answers(99, 0x3C)
+
+
+def test_events_files_are_checked_as_the_publisher_loads_them(
+    tmp_path: Path, probe: FakeProbe
+) -> None:
+    garbage = tmp_path / "ca.pem"
+    garbage.write_bytes(b"\x00\x01 not a certificate")
+    events = {"broker": "mqtt://host:1883", "table_id": "t1", "username": "u",
+              "password_file": str(tmp_path / "nope"), "ca_file": str(garbage)}  # fmt: skip
+    cfg = hardware_config(tmp_path, events=events, displays={"screen": [{"role": "turn"}]})
+    found = [t for t in texts(cfg, probe) if "section 'events'" in t]
+    assert found == [
+        f"cfg.toml: Option 'password_file' in section 'events' names {tmp_path / 'nope'}: "
+        "cannot read the password: No such file or directory",
+        f"cfg.toml: Option 'ca_file' in section 'events' names {garbage}: cannot use it as "
+        f"the broker's CA: {found[1].split('CA: ', 1)[1]}",
+    ]
+    assert "CERTIFICATE" in found[1] or "PEM" in found[1]
+
+
+def test_a_journal_that_names_a_folder_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:
+    cfg = parse_config({"table": {"journal": str(tmp_path)}}, "cfg.toml", tmp_path)
+    assert (
+        f"cfg.toml: Option 'journal' in section 'table' names {tmp_path}, which is a folder: "
+        "name the file"
+    ) in texts(cfg, probe)
+
+
+@pytest.mark.parametrize(("section", "option"), [("table", "journal"), ("board", "port")])
+def test_a_path_with_a_nul_character_is_refused(tmp_path: Path, section: str, option: str) -> None:
+    with pytest.raises(
+        DataError, match=rf"Option '{option}' in section '{section}' must not hold a NUL"
+    ):
+        parse_config({section: {option: "/dev/tty\u0000x"}}, "cfg.toml", tmp_path)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from controller.core.errors import DataError
+from controller.publish.client import make_client
 from controller.publish.settings import (
     Broker,
     BrokerUrlError,
@@ -93,3 +94,17 @@ def test_password_file(tmp_path: Path) -> None:
     with pytest.raises(CredentialsError) as err:
         Connection(Broker("h", 1883, False), "u", tmp_path / "missing").password()
     assert "missing" in str(err.value)
+
+
+def test_a_ca_file_that_does_not_load_stops_the_client_in_one_line(tmp_path: Path) -> None:
+    # paho's tls_set loads the file into an SSLContext: FileNotFoundError, ssl.SSLError
+    missing = Connection(parse_broker_url("mqtts://host"), ca_file=tmp_path / "none.pem")
+    with pytest.raises(CredentialsError) as err:
+        make_client(missing, "t")
+    assert str(err.value) == (
+        f"{tmp_path / 'none.pem'}: cannot use it as the broker's CA: No such file or directory"
+    )
+    garbage = tmp_path / "ca.pem"
+    garbage.write_bytes(b"not a certificate\n")
+    with pytest.raises(CredentialsError, match=r"ca\.pem: cannot use it as the broker's CA: "):
+        make_client(Connection(parse_broker_url("mqtts://host"), ca_file=garbage), "t")
