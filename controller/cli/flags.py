@@ -272,6 +272,8 @@ class ExistingFile:
             raise _bad(f"{raw} is a folder; expected a file")
         if not path.exists():
             raise _bad(f"{raw}: {self.missing}")
+        if not path.is_file():  # a FIFO or a device: reading it would wait, or never end
+            raise _bad(f"{raw} is not a regular file; expected a file")
         try:
             with path.open("rb") as f:
                 data = f.read() if self.text else b""

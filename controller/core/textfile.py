@@ -24,11 +24,15 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
     saying where an example is).
 
     Raises:
-        DataError: the file is missing, a folder or unreadable, not UTF-8 text, or
-            starts with a byte-order mark (the message says to save it without one).
+        DataError: the file is missing, a folder, a FIFO or device, or unreadable, not
+            UTF-8 text, or starts with a byte-order mark (the message says to save it
+            without one).
     """
     path = Path(path)
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():
+            # a FIFO or a device: reading would wait for a writer, or never end
+            raise DataError.single(str(path), "", "", "is not a regular file; expected a file")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         message = missing or f"cannot read: {exc.strerror}"

@@ -184,7 +184,10 @@ def _bad_values(action: argparse.Action, tmp: Path) -> list[str]:
                 str(_png_header(tmp / "huge.png", 100_000, 100_000)),
                 str(_png_header(tmp / "big.png", 9_000, 9_000))]  # fmt: skip
     if isinstance(kind, flags.ExistingFile):
-        out = [str(tmp / "missing.txt"), str(tmp), ""]
+        fifo = tmp / "fifo"
+        if not fifo.exists():
+            os.mkfifo(fifo)  # read, it would wait for a writer: refused, not waited on
+        out = [str(tmp / "missing.txt"), str(tmp), "", str(fifo)]
         return out + ([str(_not_utf8(tmp))] if kind.text else [])
     if isinstance(kind, flags.ExistingDir):
         return [str(tmp / "missing"), str(a_file), ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -82,3 +83,11 @@ def test_a_json_key_named_twice_is_refused(tmp_path: Path) -> None:
     assert str(err.value) == f"{js}: field 'damage': named twice in one object"
     js.write_text('{"attack": "sum", "defender": {"damage": 1}}', encoding="utf-8")
     assert read_json(js) == {"attack": "sum", "defender": {"damage": 1}}
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer
+    with pytest.raises(DataError) as err:
+        read_toml(fifo)
+    assert str(err.value) == f"{fifo}: is not a regular file; expected a file"
