@@ -53,12 +53,13 @@ def register(sub: Any) -> None:
         default=None,
         help="the game's seed (same seed, same game; default 1, or the --resume'd journal's)",
     )
-    demo.add_argument("--players", type=PLAYERS, default=2, metavar="N", help="2..6")
+    demo.add_argument("--players", type=PLAYERS, default=None, metavar="N",
+                      help="2..6 (default 2, or the --resume'd journal's)")  # fmt: skip
     demo.add_argument(
         "--length",
-        default=Length.ROUNDS5.value,
+        default=None,
         choices=[x.value for x in Length],
-        help="game length",
+        help="game length (default rounds5, or the --resume'd journal's)",
     )
     demo.add_argument("--fast", action="store_true", help="shorter waits (for CI)")
     demo.add_argument(
@@ -144,7 +145,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             seed=args.seed,
             players=len(demo_names(args)) or args.players,
             names=demo_names(args),
-            length=Length(args.length),
+            length=Length(args.length) if args.length is not None else None,
             fast=args.fast,
             journal=args.journal,
             resume=args.resume,

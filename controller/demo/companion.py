@@ -32,7 +32,7 @@ from controller.daemon.hardware import TableDevices
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
-from controller.demo.runner import DEFAULT_SEED, halted, make_room
+from controller.demo.runner import DEFAULT_PLAYERS, DEFAULT_SEED, halted, make_room
 from controller.demo.scratch import mark_as_scratch
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
@@ -176,7 +176,7 @@ def seen_before_each_row(
 def run_companion_demo(
     mode: str,
     seed: int | None = None,
-    players: int = 2,
+    players: int | None = None,
     names: tuple[str, ...] = (),
     out: Path = Path("out/demo"),
     fast: bool = False,
@@ -210,6 +210,7 @@ def run_companion_demo(
         with CompanionJournal.open(path) as held:
             if held.kind is not companion.kind:
                 raise CompanionDemoError(f"{path} holds a {held.kind.value} game, not {mode}")
+            refuse_contradiction(path, "--players", players, len(held.players))
             players = len(held.players)
             refuse_contradiction(path, "--seed", seed, held.origin.seed)
             kept = held.origin.seed
@@ -217,6 +218,7 @@ def run_companion_demo(
     else:
         make_room(path, chosen=journal is not None)
     seed = DEFAULT_SEED if seed is None else seed
+    players = DEFAULT_PLAYERS if players is None else players
     section = TableConfig(mode=companion.kind, players=players, journal=path)
     config = replace(demo_config(DEMO_CONFIG, section), displays=SCREENS)
     recorders: list[ScreenRecorder] = []

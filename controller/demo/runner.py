@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 
 DEMO_CLOCK_SPEED = 60.0
 DEFAULT_SEED = 1  # the 45-minute game plays in 45 seconds
+DEFAULT_PLAYERS = 2
 
 
 class DemoError(TopTableError, RuntimeError):
@@ -69,9 +70,9 @@ class DemoOptions:
     """How to run the demo."""
 
     seed: int | None = None  # None: the journal's (resumed), else DEFAULT_SEED
-    players: int = 2
+    players: int | None = None  # None: 2, or the resumed journal's
     names: tuple[str, ...] = ()  # the players' names (--names); empty: the demo's own
-    length: Length = Length.ROUNDS5
+    length: Length | None = None  # None: five rounds, or the resumed journal's
     fast: bool = False
     journal: Path | None = None
     resume: bool = False
@@ -230,8 +231,8 @@ def run_demo(options: DemoOptions) -> DemoSummary:
 def _setup(options: DemoOptions) -> GameConfig:
     """The game the options set up (its players' names are the table's)."""
     return GameConfig(
-        options.names or PLAYER_NAMES[: options.players],
-        options.length,
+        options.names or PLAYER_NAMES[: options.players or DEFAULT_PLAYERS],
+        options.length or Length.ROUNDS5,
         Variants.from_names(options.variants),
         kind=options.kind,
     )
@@ -247,12 +248,16 @@ def _resumed(
 
     Raises:
         JournalError: no journal there, or one that does not open or replay.
-        ContradictionError: ``--seed`` or ``--data`` is not the journal's.
+        ContradictionError: ``--seed``, ``--players``, ``--length`` or ``--data`` is not
+            the journal's.
     """
     data = load_game_data(options.data) if options.data is not None else None
     with TableGame.resume(journal, data) as game:
         origin = game.origin
         refuse_contradiction(journal, "--seed", options.seed, origin.seed)
+        refuse_contradiction(journal, "--players", options.players, len(game.config.players))
+        length = options.length.value if options.length is not None else None
+        refuse_contradiction(journal, "--length", length, game.config.length.value)
         if options.data is not None:
             refuse_other_data(journal, "--data", options.data, origin.data_fingerprint)
         state = game.state

@@ -170,3 +170,34 @@ def test_a_companion_table_whose_journal_fills_up_stops(
             table.handle(ButtonPressed(ButtonName.CONFIRM))
     assert table.paused and table.view().last == HALTED_FAULT
     table.close()
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [(["--players", "4"], "--players 4 contradicts the journal's 2"),
+     (["--length", "minutes45"], "--length minutes45 contradicts the journal's rounds5")],
+)  # fmt: skip
+def test_cli_demo_resume_with_other_players_or_length_is_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    said: str,
+) -> None:
+    # they were ignored: the journal's game went on as if they had not been given
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    journal = tmp_path / "mine.sqlite"
+    before = _journal(journal)
+    code, out, err = run("demo", "--journal", str(journal), "--resume", *flags,
+                         "--out", str(tmp_path / "out"), "--fast")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and said in err
+    assert journal.read_bytes() == before
+
+
+def test_a_companion_demo_resumed_with_other_players_is_refused(tmp_path: Path) -> None:
+    journal = tmp_path / "c.sqlite"
+    run_companion_demo("challengers", seed=7, players=3, out=tmp_path, journal=journal,
+                       fast=True, stop_after=5)  # fmt: skip
+    with pytest.raises(ContradictionError, match="--players 4 contradicts the journal's 3"):
+        run_companion_demo("challengers", players=4, journal=journal, resume=True, fast=True)
