@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import queue
+import stat
 import sys
 import time
 from dataclasses import replace
@@ -203,22 +204,38 @@ def describe(ev: Event, occupied: frozenset[int]) -> dict[str, Any] | None:
     return None
 
 
+def check_serial_port(port: str) -> None:
+    """Refuse a ``--port`` that names no serial port: nothing there, or a file or folder
+    (a board never answers there: the command would wait for it).
+
+    Raises:
+        FlagError: the port is missing, or no character device.
+    """
+    present = ", ".join(glob.glob("/dev/ttyACM*")) or "none"
+    if not os.path.exists(port):
+        raise FlagError(
+            f"argument --port: {port}: no such serial port; is the board plugged in? "
+            f"serial ports present: {present}"
+        )
+    if not stat.S_ISCHR(os.stat(port).st_mode):
+        kind = "a folder" if os.path.isdir(port) else "a file"
+        raise FlagError(
+            f"argument --port: {port} is {kind}, not a serial port; serial ports present: {present}"
+        )
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     """Print board events and the link's health until interrupted (or --count / --seconds).
 
     Exit 1 when the board never answered; 0 otherwise.
 
     Raises:
-        FlagError: --port names no device.
+        FlagError: --port names no serial port.
     """
     from hardware.board.health import HealthReport
     from hardware.board.link import BoardLink
 
-    if not os.path.exists(args.port):
-        raise FlagError(
-            f"argument --port: {args.port}: no such serial port; is the board plugged in? "
-            f"serial ports present: {', '.join(glob.glob('/dev/ttyACM*')) or 'none'}"
-        )
+    check_serial_port(args.port)
     _quiet_logs()
     q: queue.Queue[Event] = queue.Queue()
     occupied: set[int] = set()
@@ -303,6 +320,7 @@ def cmd_map(args: argparse.Namespace) -> int:
     from controller.gamedata.board import load_board
     from hardware.board.link import BoardLink
 
+    check_serial_port(args.port)
     _quiet_logs()
     wizard = MappingWizard(load_board(args.board))
     q: queue.Queue[Event] = queue.Queue()

@@ -266,3 +266,16 @@ def test_a_sensor_map_that_cannot_be_written_is_named(demo_data: Path, tmp_path:
     blocked.write_text("", encoding="utf-8")
     with pytest.raises(DataError, match=rf"^{blocked}/s\.toml: cannot write: "):
         wizard.save(blocked / "s.toml")
+
+
+@pytest.mark.parametrize("command", [["watch", "--seconds", "1"], ["map", "--timeout", "1"]])
+def test_a_port_that_is_no_serial_port_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    # a board never answers on a file: watch waited for it (exit 1), map for ever
+    plain = tmp_path / "ttyACM0"
+    plain.write_text("", encoding="utf-8")
+    for port, kind in ((plain, "a file"), (tmp_path, "a folder")):
+        assert main(["board", command[0], "--port", str(port), *command[1:]]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{port} is {kind}, not a serial port" in err
