@@ -10,7 +10,7 @@ from controller.advisor.advisor import Advice, Advisor, Choice, DiceAction, summ
 from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
-from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, Text
+from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, FlagError, Text
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
 from controller.gamedata import data_dir, data_file
@@ -100,6 +100,14 @@ def cmd_advise(args: argparse.Namespace) -> int:
         raise UnknownNameError(
             "--defender-damage/--defender-form/--defender-support need --defender"
         )
+    for flag, fighter, taken in (("--attacker-damage", attacker, args.attacker_damage),
+                                 ("--defender-damage", defender, args.defender_damage)):  # fmt: skip
+        if fighter is not None and taken >= fighter.warrior.endurance:
+            raise FlagError(
+                f"argument {flag}: {taken}, but {fighter.warrior.name} has "
+                f"{fighter.warrior.endurance} endurance: a warrior with that much damage is "
+                f"out; expected 0..{fighter.warrior.endurance - 1}"
+            )
     dice = _symbols(args.dice)
     wf.die.check_faces(dice, "--dice")
     advisor = Advisor(

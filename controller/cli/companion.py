@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     comp = sub.add_parser(
         "companion", help="companion modes: the table keeps the numbers of other Dragon Ball games"
     )
-    comp.add_argument("mode", choices=sorted(MODES), help="the game")
+    comp.add_argument("mode", choices=sorted(k.value for k in MODES), help="the game")
     what = comp.add_subparsers(dest="companion_command", metavar="COMMAND")
     what.required = True
     rep = what.add_parser("replay", help="play a script of actions and print the final state")
