@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
-from controller.core.errors import IllegalActionError
+from controller.core.errors import DataError, IllegalActionError
 from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.corrections import fold_corrections
@@ -102,7 +102,13 @@ class TableGame:
             config = replace(config, game_id=journal.game_id)
             if data is None:
                 kept = journal.setup.get("data_dir") or None
-                if kept is not None and Path(kept).is_dir():
+                if kept is not None and not Path(kept).is_dir():
+                    raise DataError.single(str(path), "", "data_dir", (
+                        f"the game was played with the data in {kept}, which is not there "
+                        "any more: put it back, or play on with game play --data naming the "
+                        "same data set (checked against the journal's)"
+                    ))  # fmt: skip
+                if kept is not None:
                     refuse_other_data(
                         Path(path), "its data directory", Path(kept),
                         Origin.from_setup(journal.setup).data_fingerprint,

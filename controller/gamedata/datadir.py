@@ -130,8 +130,9 @@ class _Reader:
             self.lines.append(f"--  {name}: absent (needed for {NEEDED_FOR[name]})")
             return None
         if not path.is_file():
+            why = "is not a file" if path.exists() else "missing"  # a folder of that name
             self.problems.append(
-                DataProblem(str(path), "", "", f"missing: a data directory needs {name}")
+                DataProblem(str(path), "", "", f"{why}: a data directory needs {name}")
             )
             return None
         try:

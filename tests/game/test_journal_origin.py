@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.errors import DataError
 from controller.core.kinds import GameKind
 from controller.game.session import TableGame, run_journaled
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
+from controller.gamedata.datadir import check_data_dir
 from controller.storage.origin import ContradictionError, data_fingerprint
 from tests.cli_runner import cli_runner
 from tests.game.helpers import demo_data
@@ -83,3 +85,31 @@ def test_cli_play_undo_play_with_only_the_journal(
     code, out, err = run("game", "play", path, "--seed", "4")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--seed 4" in err and "journal's 3" in err
+
+
+def test_a_journal_whose_data_folder_is_gone_names_itself(tmp_path: Path) -> None:
+    shutil.copytree(DEMO_DIR.parent, tmp_path / "data")
+    mine = tmp_path / "data" / DEMO_DIR.name
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5, mine)
+    shutil.rmtree(mine)
+    with pytest.raises(DataError) as err:
+        TableGame.resume(path)
+    assert str(err.value) == (
+        f"{path}: field 'data_dir': the game was played with the data in {mine}, which is not "
+        "there any more: put it back, or play on with game play --data naming the same data "
+        "set (checked against the journal's)"
+    )
+    with TableGame.resume(path, demo_data()) as game:  # the same set from elsewhere: plays on
+        assert len(game.journal) > 0
+
+
+def test_a_folder_where_a_data_file_should_be_is_named_so(tmp_path: Path) -> None:
+    shutil.copytree(DEMO_DIR.parent, tmp_path / "data")
+    mine = tmp_path / "data" / DEMO_DIR.name
+    (mine / "warriors.toml").unlink()
+    (mine / "warriors.toml").mkdir()
+    check = check_data_dir(mine)
+    assert [str(p) for p in check.problems] == [
+        f"{mine / 'warriors.toml'}: is not a file: a data directory needs warriors.toml"
+    ]
