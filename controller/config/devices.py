@@ -14,7 +14,9 @@ The OS calls go through :class:`DeviceProbe`, so tests pass a fake one.
 
 from __future__ import annotations
 
+import sqlite3
 import ssl
+from pathlib import Path
 
 from controller.config.board_check import check_board
 from controller.config.camera_check import check_camera
@@ -35,6 +37,8 @@ def check_table(chk: DeviceChecker) -> None:
         chk.add("table", "data_dir", f"names {t.data_dir}, which is not a folder")
     if chk.is_dir(t.journal):
         chk.add("table", "journal", f"names {t.journal}, which is a folder: name the file")
+    elif chk.is_file(t.journal) and (why := _not_a_journal(t.journal)) is not None:
+        chk.add("table", "journal", f"names {t.journal}, {why}: the daemon would refuse it")
     folder = t.journal.parent
     existing = folder
     while not chk.is_dir(existing) and existing != existing.parent:
@@ -48,6 +52,23 @@ def check_table(chk: DeviceChecker) -> None:
             "StateDirectory= makes /var/lib/toptable for the service user; elsewhere "
             "create the folder and chown it to the user running toptable",
         )
+
+
+def _not_a_journal(path: Path) -> str | None:
+    """Why the existing file at ``path`` is no journal the daemon resumes (read only,
+    nothing written; the daemon's own open checks it whole), or None."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT key, value FROM meta LIMIT 1").fetchall()
+            conn.execute("SELECT seq FROM events LIMIT 1").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return f"which is not a journal ({exc})"
+    except OSError as exc:
+        return f"which cannot be read ({exc.strerror or exc})"
+    return None
 
 
 def check_events(chk: DeviceChecker) -> None:

@@ -88,11 +88,12 @@ class Journal(EventJournal[GameEvent]):
         """
         last = self._last_effective(lambda r: r.kind not in CLOCK_KINDS)
         if last is None:
-            raise JournalError("nothing to undo")
+            raise JournalError(f"{self.path}: nothing to undo")
         event = self.decode(last)
         if not event.is_action:
             raise JournalError(
-                f"the last event is a {event.kind} input, not a player action: it is not undone "
+                f"{self.path}: the last event is a {event.kind} input, not a player action: it "
+                "is not undone "
                 "(if the read was wrong, journal a correction)"
             )
         self._cancel(last)

@@ -511,3 +511,15 @@ def test_a_path_with_a_nul_character_is_refused(tmp_path: Path, section: str, op
         DataError, match=rf"Option '{option}' in section '{section}' must not hold a NUL"
     ):
         parse_config({section: {option: "/dev/tty\u0000x"}}, "cfg.toml", tmp_path)
+
+
+def test_a_journal_that_is_no_journal_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:
+    # run refuses it (not a journal); check said OK
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a game\n", encoding="utf-8")
+    cfg = parse_config({"table": {"journal": str(notes)}}, "cfg.toml", tmp_path)
+    assert (
+        f"cfg.toml: Option 'journal' in section 'table' names {notes}, which is not a journal "
+        "(file is not a database): the daemon would refuse it"
+    ) in texts(cfg, probe)
+    assert notes.read_text(encoding="utf-8") == "my notes, not a game\n"

@@ -125,11 +125,17 @@ def test_undo_cancels_the_last_action_only(tmp_path: Path) -> None:
     with _journal(path) as j:
         assert j.undo() == Pass(0)
         assert j.events() == EVENTS[:-1]
-        with pytest.raises(JournalError, match="not a player action"):
+        with pytest.raises(
+            JournalError, match=rf"^{path}: the last event is a .* not a player action"
+        ):
             j.undo()  # the last effective event is a throw
     with Journal.open(path) as j:
         assert j.events() == EVENTS[:-1]
         assert [r.kind for r in j.rows()][-1] == "undo"
+    empty = tmp_path / "empty.journal"
+    with Journal.create(empty, {"mode": "tournament"}) as j:
+        with pytest.raises(JournalError, match=rf"^{empty}: nothing to undo$"):
+            j.undo()
 
 
 def test_a_failed_write_leaves_nothing_half_written(tmp_path: Path) -> None:
