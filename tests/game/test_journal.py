@@ -133,9 +133,11 @@ def test_undo_cancels_the_last_action_only(tmp_path: Path) -> None:
         assert j.events() == EVENTS[:-1]
         assert [r.kind for r in j.rows()][-1] == "undo"
     empty = tmp_path / "empty.journal"
-    with Journal.create(empty, {"mode": "tournament"}) as j:
-        with pytest.raises(JournalError, match=rf"^{empty}: nothing to undo$"):
-            j.undo()
+    with (
+        Journal.create(empty, {"mode": "tournament"}) as j,
+        pytest.raises(JournalError, match=rf"^{empty}: nothing to undo$"),
+    ):
+        j.undo()
 
 
 def test_a_failed_write_leaves_nothing_half_written(tmp_path: Path) -> None:
