@@ -24,10 +24,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from controller.core.checked import Problems
 from controller.core.errors import DataError, InvalidThrowError, TopTableError, UnknownNameError
 from controller.core.jsonfile import read_json
-from controller.core.symbols import parse_symbol
-from controller.gamedata.cards import DRAW_DECKS, Deck
+from controller.core.symbols import MAX_POOL, parse_symbol
+from controller.gamedata.cards import DRAW_DECKS, MAX_AMOUNT, Deck
+from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.combat_types import (
     Attack,
     CombatInput,
@@ -46,6 +48,7 @@ TOP_KEYS = frozenset(
      "reflect_dodge_throws", "reflect_card", "counter", "variants", "green", "expect",
      "description", "data"}
 )  # fmt: skip
+CARD_KEYS = frozenset({"name", "symbols", "damage", "defence", "invulnerable", "sphere_only"})
 ATTACK_KEYS = frozenset(
     {"throws", "attack", "dodge_throws", "defence_card", "flee", "reflect_dodge_throws",
      "reflect_card"}
@@ -133,10 +136,19 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
         _card(c, f"{role}.cards[{i}]")
         for i, c in enumerate(_list(raw.get("cards", []), f"{role}.cards"))
     )
+    damage = _count(raw.get("damage", 0), f"{role}.damage")
+    if damage >= warrior.endurance:
+        raise ScenarioError(
+            f"'{role}.damage': {damage}, but {warrior.name} has {warrior.endurance} endurance "
+            f"(a warrior with that much damage is out); expected 0..{warrior.endurance - 1}"
+        )
+    support = _count(raw.get("support", 0), f"{role}.support")
+    if support > MAX_POOL:
+        raise ScenarioError(f"'{role}.support': {support} support dice; expected 0..{MAX_POOL}")
     return Side(
         warrior=warrior,
-        damage=_count(raw.get("damage", 0), f"{role}.damage"),
-        support=_count(raw.get("support", 0), f"{role}.support"),
+        damage=damage,
+        support=support,
         transform_roll=tuple(roll) if isinstance(roll, list) else roll,
         form=form,
         cards=cards,
@@ -184,16 +196,28 @@ def _card_play(raw: Any, where: str) -> DefenceCardPlay | None:
 def _card(raw: Any, where: str) -> CardCombo:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
+    for key in raw:
+        if key not in CARD_KEYS:
+            raise ScenarioError(
+                f"'{where}.{key}': unknown key; expected one of {', '.join(sorted(CARD_KEYS))}"
+            )
     try:
         defence = CardDefence(raw.get("defence", CardDefence.ANY.value))
     except ValueError:
         raise ScenarioError(
             f"'{where}.defence': expected one of {', '.join(d.value for d in CardDefence)}"
         ) from None
+    symbols = _throw(raw.get("symbols"), f"{where}.symbols")
+    problems = Problems()  # the data files' rules for a card's combo: some symbols, no star
+    if combo_symbols([s.value for s in symbols], problems, "", "") is None:
+        raise ScenarioError(f"'{where}.symbols': {next(iter(problems)).message}")
+    damage = _count(raw.get("damage", 0), f"{where}.damage")
+    if damage > MAX_AMOUNT:
+        raise ScenarioError(f"'{where}.damage': {damage}; expected 0..{MAX_AMOUNT}")
     return CardCombo(
         name=raw["name"],
-        symbols=_throw(raw.get("symbols"), f"{where}.symbols"),
-        damage=_count(raw.get("damage", 0), f"{where}.damage"),
+        symbols=symbols,
+        damage=damage,
         defence=defence,
         invulnerable=_flag(raw, "invulnerable", f"{where}."),
         sphere_only=_flag(raw, "sphere_only", f"{where}."),

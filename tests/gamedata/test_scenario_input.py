@@ -44,6 +44,15 @@ def _with(path: str, value: object) -> dict[str, Any]:
         ("variants", [5], "'variants': expected a list of variant names"),
         ("variants", [None], "'variants': expected a list of variant names"),
         ("attacker.form", 5, "'attacker.form': expected a form name"),
+        ("defender.damage", 21, "'defender.damage': 21, but Cabba has 21 endurance (a warrior "
+         "with that much damage is out); expected 0..20"),
+        ("attacker.support", 100, "'attacker.support': 100 support dice; expected 0..6"),
+        ("attacker.cards", [CARD | {"colour": "red"}], "'attacker.cards[0].colour': unknown "
+         "key; expected one of damage, defence, invulnerable, name, sphere_only, symbols"),
+        ("attacker.cards", [CARD | {"symbols": ["punch", "star"]}], "'attacker.cards[0]"
+         ".symbols': a combo cannot ask for a star: the star is wild (docs/rules.md §1)"),
+        ("attacker.cards", [CARD | {"damage": 10**30}],
+         f"'attacker.cards[0].damage': {10**30}; expected 0..200"),
     ],
 )  # fmt: skip
 def test_a_value_of_the_wrong_kind_is_named(path: str, value: object, message: str) -> None:
