@@ -27,6 +27,7 @@ from controller.rules.warriors import (
 )
 
 FILE_KEYS = frozenset({"base", "invented", "note", "die", "warrior"})
+DIE_FACES = 6
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,17 @@ def _parse_die(raw: Any, file: str, problems: Problems) -> Die | None:
             "die", "faces", f"expected a non-empty list of {', '.join(SYMBOL_NAMES)}", file=file
         )
         return None
+    if len(faces) != DIE_FACES:  # the camera reads, and the books throw, six-sided dice
+        problems.add(
+            "die", "faces", f"{len(faces)} faces; a die has {DIE_FACES} (docs/rules.md §1)",
+            file=file,
+        )  # fmt: skip
+        return None
     name = raw.get("name", "custom")
-    return Die(str(name), tuple(Symbol(f) for f in faces))
+    if not isinstance(name, str) or not name.strip():
+        problems.add("die", "name", f"expected the die's name, got {name!r}", file=file)
+        return None
+    return Die(name, tuple(Symbol(f) for f in faces))
 
 
 def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -145,6 +155,8 @@ def _check_file_keys(data: Mapping[str, Any], file: str, problems: Problems) -> 
             problems.add(
                 "", k, f"unknown key; expected one of {', '.join(sorted(FILE_KEYS))}", file=file
             )
+    if "note" in data and not isinstance(data["note"], str):
+        problems.add("", "note", f"expected text, got {data['note']!r}", file=file)
     if "invented" in data and not isinstance(data["invented"], bool):
         problems.add("", "invented", "expected true or false", file=file)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,20 @@ def test_the_faces_of_the_die_are_data(tmp_path: Path) -> None:
     assert loaded.die.probabilities()[Symbol.STAR] == pytest.approx(2 / 6)
     with pytest.raises(DataError, match=r"die: field 'faces': expected a non-empty list"):
         load_warriors(_write(tmp_path, '[die]\nfaces = ["kick", "fist"]\n' + GOOD))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('[die]\nfaces = ["kick"]\n', "die: field 'faces': 1 faces; a die has 6 (docs/rules.md §1)"),
+        ("[die]\nfaces = [" + ", ".join(['"kick"'] * 1000) + "]\n",
+         "die: field 'faces': 1000 faces; a die has 6"),
+        ('[die]\nname = 7\nfaces = ["kick", "punch", "sphere", "strength", "star", "teleport"]\n',
+         "die: field 'name': expected the die's name, got 7"),
+        ("note = 5\n", "field 'note': expected text, got 5"),
+    ],
+)  # fmt: skip
+def test_a_die_or_note_of_the_wrong_kind_is_named(tmp_path: Path, text: str, problem: str) -> None:
+    # a one-face die made every odds 100 %; a number for a note or a name was kept as text
+    with pytest.raises(DataError, match=re.escape(problem)):
+        load_warriors(_write(tmp_path, text + GOOD))
