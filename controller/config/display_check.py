@@ -14,7 +14,10 @@ def check_displays(chk: DeviceChecker) -> None:
     for i, sc in enumerate(chk.cfg.displays.screens, start=1):
         section = f"displays.screen[{i}]"
         if sc.driver is ScreenDriver.EMULATOR:
-            if sc.output is not None and not chk.is_dir(sc.output.parent):
+            if sc.output is not None and chk.is_dir(sc.output):
+                # luma's emulator writes its animation there at exit: IsADirectoryError
+                chk.add(section, "output", f"names {sc.output}, which is a folder: name the file")
+            elif sc.output is not None and not chk.is_dir(sc.output.parent):
                 chk.add(section, "output", f"is in {sc.output.parent}, which does not exist")
             continue
         if sc.driver is ScreenDriver.DUMMY:

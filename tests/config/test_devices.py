@@ -523,3 +523,14 @@ def test_a_journal_that_is_no_journal_is_a_problem(tmp_path: Path, probe: FakePr
         "(file is not a database): the daemon would refuse it"
     ) in texts(cfg, probe)
     assert notes.read_text(encoding="utf-8") == "my notes, not a game\n"
+
+
+def test_an_emulated_screen_whose_output_is_a_folder_is_a_problem(tmp_path: Path) -> None:
+    # luma's emulator writes its animation there when the daemon exits: IsADirectoryError
+    screen = {"role": "turn", "driver": "emulator", "output": str(tmp_path)}
+    cfg = hardware_config(tmp_path, displays={"screen": [screen]}, camera={"source": "synthetic"},
+                          board={"backend": "simulated"}, controls={"backend": "mock"})  # fmt: skip
+    assert texts(cfg, FakeProbe()) == [
+        f"cfg.toml: Option 'output' in section 'displays.screen[1]' names {tmp_path}, which is "
+        "a folder: name the file"
+    ]
