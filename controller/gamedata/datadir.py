@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -289,7 +290,7 @@ def _make_bases_local(src: Path, dest: Path, copied: list[Path]) -> list[tuple[P
         shutil.copy2(base_from, base_to)
         copied.append(base_to.relative_to(dest))
         new_base = Path(os.path.relpath(base_to, to_file.parent)).as_posix()
-        _rewrite_base(to_file, base, new_base)
+        _rewrite_base(to_file, base, new_base, from_file)
         rebased.append((to_file.relative_to(dest), new_base))
         from_file, to_file = base_from, base_to
     return rebased
@@ -305,12 +306,21 @@ def _free_name(directory: Path, name: str) -> Path:
     return path
 
 
-def _rewrite_base(path: Path, old: str, new: str) -> None:
-    """Point ``path``'s ``base`` at ``new``; its comments naming ``old`` follow."""
+def _rewrite_base(path: Path, old: str, new: str, shown: Path) -> None:
+    """Point ``path``'s ``base`` at ``new``; its comments naming ``old`` follow. ``shown``:
+    the file the copy ``path`` was made from (named in the message: the copy is dropped).
+
+    Raises:
+        DataError: no single line ``base = "..."`` to rewrite.
+    """
     text = path.read_text(encoding="utf-8").replace(old, new)
     text, n = _BASE_LINE.subn(lambda m: f'{m["indent"]}base = "{new}"', text, count=1)
-    if n != 1:
+    try:  # read back as the check reads it: a triple-quoted base is no one quoted pair
+        rewritten = n == 1 and tomllib.loads(text).get("base") == new
+    except tomllib.TOMLDecodeError:
+        rewritten = False
+    if not rewritten:
         raise DataError.single(
-            str(path), "", "base", 'cannot rewrite: expected a line base = "..."'
+            str(shown), "", "base", 'cannot rewrite: expected a line base = "..." (one quoted path)'
         )
     path.write_text(text, encoding="utf-8")

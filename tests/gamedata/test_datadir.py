@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -137,3 +138,22 @@ def test_a_base_that_names_no_file_is_named(tmp_path: Path, base: str) -> None:
     assert [str(p) for p in check.problems] == [
         f"{warriors}: field 'base': expected a path relative to this file"
     ]
+
+
+def test_a_base_the_copy_cannot_rewrite_is_named_and_nothing_is_left(tmp_path: Path) -> None:
+    # a triple-quoted base is valid TOML; rewritten as one quoted pair it made the copy
+    # "not valid TOML"
+    shutil.copytree(DEMO_DIR.parent, tmp_path / "data")
+    source = tmp_path / "data" / DEMO_DIR.name
+    warriors = source / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    line = next(t for t in text.splitlines() if t.startswith("base"))
+    warriors.write_text(text.replace(line, 'base = """../rulebook/warriors.toml"""'), "utf-8")
+    assert check_data_dir(source).ok  # as it is, it reads
+    with pytest.raises(DataError) as err:
+        init_data_dir(tmp_path / "copy", source)
+    assert str(err.value) == (
+        f"{warriors}: field 'base': cannot rewrite: expected a line base = \"...\" (one quoted "
+        "path)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
