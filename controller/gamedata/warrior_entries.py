@@ -77,6 +77,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
         aliases=aliases,
         unknown=frozenset(chk.unknown),
         story_only=story_only is True,
+        source=str(entry.get("_file", "")),
     )
 
 

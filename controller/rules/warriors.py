@@ -101,6 +101,7 @@ class Warrior:
     aliases: tuple[str, ...] = ()
     unknown: frozenset[str] = field(default_factory=frozenset)
     story_only: bool = False  # a Story-mode card (Beerus): never drafted nor met on green
+    source: str = field(default="", compare=False)  # its data file ("": built in code)
 
     def fighter(self, form: Form | None = None) -> Fighter:
         """This warrior in ``form`` (None: the base form).
@@ -111,7 +112,7 @@ class Warrior:
         """
         if self.unknown:
             raise DataError.single(
-                "warrior data",
+                self.source or "warrior data",
                 f"warrior {self.name!r}",
                 ", ".join(sorted(self.unknown)),
                 "not printed in the rulebooks and not filled in by the data set; "

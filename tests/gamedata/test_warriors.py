@@ -243,3 +243,10 @@ def test_a_die_or_note_of_the_wrong_kind_is_named(tmp_path: Path, text: str, pro
     # a one-face die made every odds 100 %; a number for a note or a name was kept as text
     with pytest.raises(DataError, match=re.escape(problem)):
         load_warriors(_write(tmp_path, text + GOOD))
+
+
+def test_a_warrior_the_data_leaves_unknown_names_its_file() -> None:
+    rulebook = load_warriors(RULEBOOK_DIR / "warriors.toml").roster
+    with pytest.raises(DataError, match=rf"^{re.escape(str(RULEBOOK_DIR / 'warriors.toml'))}: "
+                       r"warrior 'Jiren': field .*values': not printed in the rulebooks"):  # fmt: skip
+        rulebook.fighter("Jiren")
