@@ -46,9 +46,10 @@ from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
-from controller.storage.chained_log import UNDO_KIND, sidecars
+from controller.storage.chained_log import UNDO_KIND
 from controller.storage.journal import journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
+from controller.storage.sqlite_file import sidecars
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
 from hardware.board.link import BoardLink

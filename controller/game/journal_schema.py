@@ -27,12 +27,11 @@ import sqlite3
 
 from controller.storage.chained_log import (
     Migration,
-    Stamp,
     create_layout,
     migrate_from,
-    read_stamp,
     stamp_application_id,
 )
+from controller.storage.sqlite_file import Stamp, read_stamp
 
 # "TopT" in ASCII: the toptable journal's SQLite application id (a signed 32-bit value).
 APPLICATION_ID = 0x546F7054

@@ -39,6 +39,13 @@ from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from controller.storage.place import is_storage_error, place_problem
+from controller.storage.sqlite_file import (
+    Stamp,
+    found_damage,
+    make_durable,
+    read_stamp,
+    sidecars,
+)
 
 UNDO_KIND = "undo"
 
@@ -66,30 +73,6 @@ class Migration:
     apply: Callable[[sqlite3.Connection], None]
 
 
-@dataclass(frozen=True)
-class Stamp:
-    """What a database file's header says about it."""
-
-    application_id: int
-    user_version: int
-    tables: frozenset[str]
-
-    @property
-    def is_unstamped_log(self) -> bool:
-        """No header fields, but a log's two tables (a log from before the stamps)."""
-        return (
-            self.application_id == 0
-            and self.user_version == 0
-            and {"meta", "events"} <= self.tables
-        )
-
-
-def sidecars(path: Path) -> tuple[Path, Path, Path]:
-    """A log's file and the write-ahead log and shared-memory files SQLite keeps beside
-    it: one database, moved, copied or deleted together."""
-    return path, Path(f"{path}-wal"), Path(f"{path}-shm")
-
-
 def create_layout(conn: sqlite3.Connection) -> None:
     """Make a log's two tables in an empty database."""
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -97,18 +80,6 @@ def create_layout(conn: sqlite3.Connection) -> None:
         "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
         "payload TEXT NOT NULL, undoes INTEGER, chain TEXT NOT NULL)"
     )
-
-
-def read_stamp(conn: sqlite3.Connection) -> Stamp:
-    """The header fields and table names of an open database.
-
-    Raises:
-        sqlite3.DatabaseError: the file is not an SQLite database.
-    """
-    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    return Stamp(app_id, version, frozenset(str(n) for (n,) in names))
 
 
 def stamp_application_id(application_id: int) -> Callable[[sqlite3.Connection], None]:
@@ -219,7 +190,7 @@ class ChainedLog(Generic[R]):
         reads and SQLite finds whole (``PRAGMA quick_check``: a page damaged on disk
         passes the rows' checksums while it is not read, and a write there spreads the
         damage), checked before anything is written: the durability settings, which
-        write to the file (WAL), are then left to :meth:`_make_durable`, once the rows
+        write to the file (WAL), are then left to :func:`make_durable`, once the rows
         are checked too. An SQLite error is the file's fault (``CorruptError``).
         Without (creating), SQLite's errors pass through.
         """
@@ -230,16 +201,14 @@ class ChainedLog(Generic[R]):
             conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             if check:
                 cls._check_stamp(path, read_stamp(conn))
-                found = conn.execute("PRAGMA quick_check(1)").fetchone()
-                if found is None or found[0] != "ok":
-                    said = str(found[0]) if found is not None else "no answer"
-                    damage = " ".join(w for w in said.splitlines() if not w.startswith("***"))
+                damage = found_damage(conn)
+                if damage is not None:
                     raise cls.CorruptError(
                         f"{path}: damaged on disk (SQLite: {damage}); left as it is: "
                         "sqlite3's .recover reads what it can into a copy"
                     )
             else:
-                cls._make_durable(conn)
+                make_durable(conn)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
@@ -253,12 +222,6 @@ class ChainedLog(Generic[R]):
                 conn.close()
             raise
         return conn
-
-    @staticmethod
-    def _make_durable(conn: sqlite3.Connection) -> None:
-        """Write-ahead logging, each commit synced to the disk."""
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
 
     @classmethod
     def _create_file(
@@ -350,7 +313,7 @@ class ChainedLog(Generic[R]):
             raise
         log._verify_rows(raw)
         try:
-            cls._make_durable(log.conn)
+            make_durable(log.conn)
         except sqlite3.DatabaseError as exc:
             log.close()
             if is_storage_error(exc):

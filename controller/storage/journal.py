@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from controller.core.errors import TopTableError
-from controller.storage.chained_log import ChainedLog, ChainedRow, Stamp
+from controller.storage.chained_log import ChainedLog, ChainedRow
 from controller.storage.place import place_problem
+from controller.storage.sqlite_file import Stamp
 
 
 class JournalError(TopTableError):

@@ -1,0 +1,64 @@
+"""An SQLite file as the logs keep it: what its header says (its stamp), the files
+SQLite keeps beside it, whether SQLite finds it whole, and the durability settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a database file's header says about it."""
+
+    application_id: int
+    user_version: int
+    tables: frozenset[str]
+
+    @property
+    def is_unstamped_log(self) -> bool:
+        """No header fields, but a log's two tables (a log from before the stamps)."""
+        return (
+            self.application_id == 0
+            and self.user_version == 0
+            and {"meta", "events"} <= self.tables
+        )
+
+
+def sidecars(path: Path) -> tuple[Path, Path, Path]:
+    """A log's file and the write-ahead log and shared-memory files SQLite keeps beside
+    it: one database, moved, copied or deleted together."""
+    return path, Path(f"{path}-wal"), Path(f"{path}-shm")
+
+
+def read_stamp(conn: sqlite3.Connection) -> Stamp:
+    """The header fields and table names of an open database.
+
+    Raises:
+        sqlite3.DatabaseError: the file is not an SQLite database.
+    """
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    names = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return Stamp(app_id, version, frozenset(str(n) for (n,) in names))
+
+
+def found_damage(conn: sqlite3.Connection) -> str | None:
+    """The first damage SQLite finds in the open database (``PRAGMA quick_check``: pages,
+    free space and indexes, not the rows' meaning), in one line; None when it is whole.
+
+    Raises:
+        sqlite3.DatabaseError: the file is not an SQLite database.
+    """
+    found = conn.execute("PRAGMA quick_check(1)").fetchone()
+    if found is not None and found[0] == "ok":
+        return None
+    said = str(found[0]) if found is not None else "no answer"
+    return " ".join(line for line in said.splitlines() if not line.startswith("***"))
+
+
+def make_durable(conn: sqlite3.Connection) -> None:
+    """Write-ahead logging (a write to the file's header), each commit synced to the disk."""
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
