@@ -152,30 +152,23 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
 def check_name_clashes(
     warriors: list[Warrior], entries: Mapping[str, Mapping[str, Any]], problems: Problems
 ) -> None:
-    """Add a problem for every name or alias two warriors share."""
+    """Add a problem for every name or alias two warriors share, or one gives twice (its
+    name, its forms' and their aliases; whatever their case and spaces)."""
     owner: dict[str, str] = {}
     for w in warriors:
         names = [w.name, *w.aliases]
         for f in w.forms:
             names += [f.name, *f.aliases]
+        file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
         own: set[str] = set()
         for n in names:
-            key = " ".join(n.casefold().split())
+            key = " ".join(n.casefold().split())  # "Jiren " is "jiren"
+            clash = None
             if key in own:
-                file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
-                problems.add(
-                    f"warrior {w.name!r}",
-                    "name",
-                    f"{n!r} is given twice among its names, forms and aliases",
-                    file=file,
-                )
+                clash = f"{n!r} is given twice among its names, forms and aliases"
+            elif key in owner and owner[key] != w.name:
+                clash = f"{n!r} is also a name of {owner[key]!r}"
+            if clash is not None:
+                problems.add(f"warrior {w.name!r}", "name", clash, file=file)
             own.add(key)
-            if key in owner and owner[key] != w.name:
-                file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
-                problems.add(
-                    f"warrior {w.name!r}",
-                    "name",
-                    f"{n!r} is also a name of {owner[key]!r}",
-                    file=file,
-                )
             owner.setdefault(key, w.name)
