@@ -31,6 +31,9 @@ STORY_FILE = "story.toml"
 MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # docs/rules.md §12: these offer several fights
 _TOP_KEYS = {"invented", "note", "square"}
 _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}
+_COMBO_KEYS = {"name", "symbols", "damage"}
+MAX_DAMAGE = 999  # as a warrior's combo (warrior_fields)
+MAX_POINTS = 99  # victory points a square gives
 
 
 @dataclass(frozen=True)
@@ -123,19 +126,26 @@ def _parse_square(
     if not isinstance(combo, dict):
         bad("combo", "expected { name = ..., symbols = [...], damage = N }")
     else:
+        for key in sorted(set(combo) - _COMBO_KEYS):
+            bad("combo", f"unknown key {key!r}; expected name, symbols, damage")
         symbols = combo_symbols(combo.get("symbols"), problems, entry, "combo")
         damage = combo.get("damage")
-        if not isinstance(damage, int) or isinstance(damage, bool) or damage < 0:
-            bad("combo", f"damage: expected a whole number >= 0, got {damage!r}")
+        if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= MAX_DAMAGE:
+            bad("combo", f"damage: expected a whole number 0..{MAX_DAMAGE}, got {damage!r}")
             damage = 0
         name = combo.get("name", f"square {number} combo")
+        if not isinstance(name, str) or not name.strip():
+            bad("combo", f"name: expected the combo's name, got {name!r}")
         card = CardCombo(str(name), symbols or (), damage)
     points = raw.get("points")
-    if not isinstance(points, int) or isinstance(points, bool) or points < 1:
-        bad("points", f"expected a whole number >= 1, got {points!r}")
+    if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= MAX_POINTS:
+        bad("points", f"expected a whole number 1..{MAX_POINTS}, got {points!r}")
+    square_name = raw.get("name", "")
+    if not isinstance(square_name, str):
+        bad("name", f"expected the square's name, got {square_name!r}")
     if problems.since(before) or card is None or not isinstance(points, int):
         return None
-    return Square(number, tuple(fights), card, points, str(raw.get("name", "")))
+    return Square(number, tuple(fights), card, points, str(square_name))
 
 
 def _parse_fight(raw: Any, label: str, roster: Roster | None) -> tuple[str, str] | str:

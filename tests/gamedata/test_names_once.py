@@ -43,6 +43,17 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
          "differing in case or spaces are one)"),
         ("story.toml", "invented = true", 'invented = "no"',
          "story.toml: field 'invented': expected true or false, got 'no'"),
+        ("story.toml", "damage = 19 }", "damage = 99999999999999 }",
+         "story.toml: square 1: field 'combo': damage: expected a whole number 0..999, got "
+         "99999999999999"),
+        ("story.toml", "damage = 19 }", 'damage = 19, colour = "red" }',
+         "story.toml: square 1: field 'combo': unknown key 'colour'; expected name, symbols, "
+         "damage"),
+        ("story.toml", "points = 1", "points = 99999999999999999",
+         "story.toml: square 1: field 'points': expected a whole number 1..99, got "
+         "99999999999999999"),
+        ("story.toml", 'name = "Square 1 Combo"', "name = 4",
+         "story.toml: square 1: field 'combo': name: expected the combo's name, got 4"),
     ],
 )  # fmt: skip
 def test_a_name_twice_or_of_the_wrong_kind_is_a_problem(
