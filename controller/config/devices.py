@@ -28,6 +28,7 @@ from controller.config.probe import DeviceProbe
 from controller.core.errors import DataProblem
 from controller.publish.client import ca_file_problem
 from controller.publish.settings import CredentialsError
+from controller.storage.sqlite_file import read_only
 
 
 def check_table(chk: DeviceChecker) -> None:
@@ -58,12 +59,9 @@ def _not_a_journal(path: Path) -> str | None:
     """Why the existing file at ``path`` is no journal the daemon resumes (read only,
     nothing written; the daemon's own open checks it whole), or None."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
+        with read_only(path) as conn:
             conn.execute("SELECT key, value FROM meta LIMIT 1").fetchall()
             conn.execute("SELECT seq FROM events LIMIT 1").fetchall()
-        finally:
-            conn.close()
     except sqlite3.DatabaseError as exc:
         return f"which is not a journal ({exc})"
     except OSError as exc:

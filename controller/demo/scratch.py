@@ -8,6 +8,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from controller.storage.sqlite_file import read_only
+
 MARK_SUFFIX = ".demo"
 
 
@@ -20,11 +22,8 @@ def stored_game_id(journal: Path) -> str | None:
     """The game id a journal file (a game's or a companion's) records, read without
     writing to it; None when it is no journal this program reads."""
     try:
-        conn = sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True)
-        try:
+        with read_only(journal) as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
-        finally:
-            conn.close()
     except (sqlite3.Error, OSError):
         return None
     return str(row[0]) if row else None

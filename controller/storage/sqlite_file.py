@@ -4,6 +4,8 @@ SQLite keeps beside it, whether SQLite finds it whole, and the durability settin
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,3 +64,15 @@ def make_durable(conn: sqlite3.Connection) -> None:
     """Write-ahead logging (a write to the file's header), each commit synced to the disk."""
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
+
+
+@contextmanager
+def read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """The database at ``path`` opened so that nothing is written to it (``mode=ro``:
+    neither a journal mode nor a created file), for a look before anything decides.
+
+    Raises:
+        sqlite3.Error, OSError: it cannot be opened as an SQLite database.
+    """
+    with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        yield conn
