@@ -35,6 +35,13 @@ E = TypeVar("E", bound=Enum)
 T = TypeVar("T")
 
 
+def name_key(name: str) -> str:
+    """The key under which two names a player would take for one are the same: case and
+    spaces aside (``" jiren  Blast"`` is ``"Jiren Blast"``); what a data file may not give
+    twice."""
+    return " ".join(name.casefold().split())
+
+
 class Problems:
     """The problems found so far in one file (``file``: its name, as messages show it).
 

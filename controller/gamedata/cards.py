@@ -30,7 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_key
 from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
@@ -276,8 +276,7 @@ def _parse_card(
     name = name.strip()
     entry = f"card {name!r}"
     before = problems.mark()
-    same = " ".join(name.casefold().split())
-    if any(" ".join(other.casefold().split()) == same for other in seen):
+    if any(name_key(other) == name_key(name) for other in seen):
         bad("name", "duplicate card name (names differing in case or spaces are one)")
     problems.unknown_keys(raw, _CARD_KEYS, entry)
     deck = problems.choice(raw.get("deck"), Deck, entry, "deck")
@@ -437,7 +436,7 @@ def parse_card_spec(text: str) -> CardCombo:
 def parse_card_specs(items: Sequence[str]) -> tuple[CardCombo, ...]:
     """Every card of a ``--cards`` list (see :func:`parse_card_spec` for what is raised)."""
     cards = tuple(parse_card_spec(t) for t in items)
-    names = [" ".join(c.name.casefold().split()) for c in cards]
+    names = [name_key(c.name) for c in cards]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise CardSpecError(f"card {items[i]!r}: a card of that name is given already")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_key
 from controller.core.symbols import MAX_POOL
 from controller.gamedata.warrior_fields import WarriorChecker
 from controller.rules.warriors import (
@@ -162,7 +162,7 @@ def check_name_clashes(
         file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
         own: set[str] = set()
         for n in names:
-            key = " ".join(n.casefold().split())  # "Jiren " is "jiren"
+            key = name_key(n)
             clash = None
             if key in own:
                 clash = f"{n!r} is given twice among its names, forms and aliases"

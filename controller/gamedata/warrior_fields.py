@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_key
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.warriors import (
@@ -137,7 +137,7 @@ class WarriorChecker:
             if not isinstance(name, str) or not name.strip():
                 self.bad(f"{where}.name", "expected a non-empty string", file)
                 continue
-            same = " ".join(name.casefold().split())  # "Jiren Blast " is " jiren blast"
+            same = name_key(name)
             if same in names:
                 self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
             names.add(same)
