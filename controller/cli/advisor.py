@@ -17,6 +17,7 @@ from controller.gamedata import data_dir, data_file
 from controller.gamedata.cards import SYNTAX, parse_card_specs
 from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.combat_types import SOLAR_FLARE_BELOW
+from controller.rules.endurance import damage_still_standing, is_eliminated
 from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind
 
@@ -102,11 +103,11 @@ def cmd_advise(args: argparse.Namespace) -> int:
         )
     for flag, fighter, taken in (("--attacker-damage", attacker, args.attacker_damage),
                                  ("--defender-damage", defender, args.defender_damage)):  # fmt: skip
-        if fighter is not None and taken >= fighter.warrior.endurance:
+        if fighter is not None and is_eliminated(taken, fighter.warrior.endurance, variants):
             raise FlagError(
                 f"argument {flag}: {taken}, but {fighter.warrior.name} has "
                 f"{fighter.warrior.endurance} endurance: a warrior with that much damage is "
-                f"out; expected 0..{fighter.warrior.endurance - 1}"
+                f"out; expected 0..{damage_still_standing(fighter.warrior.endurance, variants)}"
             )
     dice = _symbols(args.dice)
     wf.die.check_faces(dice, "--dice")

@@ -37,6 +37,7 @@ from controller.rules.combat_types import (
     Side,
     Throw,
 )
+from controller.rules.endurance import damage_still_standing, is_eliminated
 from controller.rules.scoring import CardCombo, CardDefence
 from controller.rules.variants import Variants
 from controller.rules.warriors import Roster
@@ -85,12 +86,12 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
             raise ScenarioError(
                 f"unknown key {key!r}; expected one of {', '.join(sorted(TOP_KEYS))}"
             )
-    attacker = _side(data, "attacker", roster)
-    defender = _side(data, "defender", roster)
     names = _list(data.get("variants", []), "variants")
     if not all(isinstance(n, str) for n in names):
         raise ScenarioError("'variants': expected a list of variant names")
     variants = Variants.from_names(names)
+    attacker = _side(data, "attacker", roster, variants)
+    defender = _side(data, "defender", roster, variants)
     attack = _attack(data, "")
     counter = None
     if data.get("counter") is not None:
@@ -107,7 +108,7 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
     return CombatInput(attacker, defender, attack, counter, variants, green)
 
 
-def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
+def _side(data: Mapping[str, Any], role: str, roster: Roster, variants: Variants) -> Side:
     raw = data.get(role)
     if not isinstance(raw, dict):
         raise ScenarioError(f"'{role}': expected an object with at least 'warrior'")
@@ -137,10 +138,11 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster) -> Side:
         for i, c in enumerate(_list(raw.get("cards", []), f"{role}.cards"))
     )
     damage = _count(raw.get("damage", 0), f"{role}.damage")
-    if damage >= warrior.endurance:
+    if is_eliminated(damage, warrior.endurance, variants):
+        most = damage_still_standing(warrior.endurance, variants)
         raise ScenarioError(
             f"'{role}.damage': {damage}, but {warrior.name} has {warrior.endurance} endurance "
-            f"(a warrior with that much damage is out); expected 0..{warrior.endurance - 1}"
+            f"(a warrior with that much damage is out); expected 0..{most}"
         )
     support = _count(raw.get("support", 0), f"{role}.support")
     if support > MAX_POOL:

@@ -25,6 +25,12 @@ def is_eliminated(damage_taken: int, endurance: int, variants: Variants = DEFAUL
     return damage_taken >= endurance
 
 
+def damage_still_standing(endurance: int, variants: Variants = DEFAULT_VARIANTS) -> int:
+    """The most damage a warrior of ``endurance`` carries and stays in the game (the
+    largest that :func:`is_eliminated` does not eliminate)."""
+    return endurance if variants.eliminate_only_when_exceeded else endurance - 1
+
+
 def transformation_total(warrior: Warrior, roll: int | Sequence[int]) -> int:
     """The total of a transformation roll: 1 die, or 2 dice summed for Goku and Vegeta.
 

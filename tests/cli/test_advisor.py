@@ -125,3 +125,13 @@ def test_odds_all_is_the_team_planner(run) -> None:  # type: ignore[no-untyped-d
         assert r["expected_damage"] > 0 and 0 <= r["p_dodge"] <= 1
     code, out, _ = run("odds", "--all")
     assert code == 0 and "P(dodge)" in out.splitlines()[1]
+
+
+def test_advise_damage_equal_to_endurance_under_the_variant(run) -> None:  # type: ignore[no-untyped-def]
+    # eliminate_only_when_exceeded: 21 damage on Cabba's 21 endurance leaves him standing
+    args = ("advise", "--warrior", "Kefla", "--dice", "kick,punch,star,star,star",
+            "--rerolls-made", "1", "--defender", "Cabba", "--defender-damage", "21")  # fmt: skip
+    code, _, err = run(*args, "--variant", "eliminate_only_when_exceeded")
+    assert code == 0, err
+    code, _, err = run(*args[:-1], "22", "--variant", "eliminate_only_when_exceeded")
+    assert code == 2 and "expected 0..21" in err

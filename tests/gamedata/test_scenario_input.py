@@ -71,3 +71,12 @@ def test_the_same_values_of_the_right_kind_are_read() -> None:
     assert combat.attack.flee is False
     with_card = _with("defender.cards", [CARD | {"invulnerable": True}])
     assert parse_scenario(with_card, scenario_roster()).defender.cards[0].invulnerable
+
+
+def test_damage_equal_to_endurance_stands_under_the_variant_that_says_so() -> None:
+    # eliminate_only_when_exceeded (docs/rules.md): a warrior is out only past its endurance
+    data = _with("defender.damage", 21) | {"variants": ["eliminate_only_when_exceeded"]}
+    assert parse_scenario(data, scenario_roster()).defender.damage == 21
+    data = _with("defender.damage", 22) | {"variants": ["eliminate_only_when_exceeded"]}
+    with pytest.raises(ScenarioError, match=r"'defender.damage': 22, .*expected 0\.\.21$"):
+        parse_scenario(data, scenario_roster())
