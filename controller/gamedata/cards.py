@@ -34,7 +34,7 @@ from controller.core.checked import Problems, name_key
 from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
-from controller.gamedata.combo_symbols import combo_symbols
+from controller.gamedata.combo_symbols import combo_problem, combo_symbols
 from controller.rules.combat_types import Deck as Deck  # re-exported: the cards' decks
 from controller.rules.scoring import CardCombo, CardDefence
 
@@ -408,10 +408,10 @@ def parse_card_spec(text: str) -> CardCombo:
         names = [parse_symbol(s).value for s in syms.split("+")]
     except InvalidThrowError as exc:
         raise InvalidThrowError(f"card {text!r}: {exc}") from None
-    problems = Problems()  # the data files' rules for a combo: no star, a pool's dice at most
-    symbols = combo_symbols(names, problems, "", "")
-    if symbols is None:
-        raise CardSpecError(f"card {text!r}: {next(iter(problems)).message}")
+    wrong = combo_problem(names)  # the data files' rules: no star, a pool's dice at most
+    if wrong is not None:
+        raise CardSpecError(f"card {text!r}: {wrong}")
+    symbols = tuple(Symbol(n) for n in names)
     try:
         damage = int(dmg)
     except ValueError:

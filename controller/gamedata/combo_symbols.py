@@ -35,3 +35,12 @@ def combo_symbols(
         message = f"{len(raw)} symbols, but a pool never has more than {MAX_POOL} dice"
         problems.add(entry, field, message, file=file)
     return None if problems.since(mark) else tuple(out)
+
+
+def combo_problem(names: list[str]) -> str | None:
+    """What is wrong with a combo of symbol ``names`` given on its own (a command line's
+    card, a scenario's), by :func:`combo_symbols`' rules: its first problem, or None."""
+    problems = Problems()
+    return (
+        None if combo_symbols(names, problems, "", "") is not None else next(iter(problems)).message
+    )

@@ -24,12 +24,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems
 from controller.core.errors import DataError, InvalidThrowError, TopTableError, UnknownNameError
 from controller.core.jsonfile import read_json
 from controller.core.symbols import MAX_POOL, parse_symbol
 from controller.gamedata.cards import DRAW_DECKS, MAX_AMOUNT, Deck
-from controller.gamedata.combo_symbols import combo_symbols
+from controller.gamedata.combo_symbols import combo_problem
 from controller.rules.combat_types import (
     Attack,
     CombatInput,
@@ -210,9 +209,9 @@ def _card(raw: Any, where: str) -> CardCombo:
             f"'{where}.defence': expected one of {', '.join(d.value for d in CardDefence)}"
         ) from None
     symbols = _throw(raw.get("symbols"), f"{where}.symbols")
-    problems = Problems()  # the data files' rules for a card's combo: some symbols, no star
-    if combo_symbols([s.value for s in symbols], problems, "", "") is None:
-        raise ScenarioError(f"'{where}.symbols': {next(iter(problems)).message}")
+    wrong = combo_problem([s.value for s in symbols])  # the data files' rules for a combo
+    if wrong is not None:
+        raise ScenarioError(f"'{where}.symbols': {wrong}")
     damage = _count(raw.get("damage", 0), f"{where}.damage")
     if damage > MAX_AMOUNT:
         raise ScenarioError(f"'{where}.damage': {damage}; expected 0..{MAX_AMOUNT}")

@@ -23,6 +23,7 @@ from typing import Any
 from controller.core.checked import Problems
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
+from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE
 from controller.rules.scoring import CardCombo
 from controller.rules.warriors import Roster
 
@@ -32,7 +33,6 @@ MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # docs/rules.md §12: these o
 _TOP_KEYS = {"invented", "note", "square"}
 _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}
 _COMBO_KEYS = {"name", "symbols", "damage"}
-MAX_DAMAGE = 999  # as a warrior's combo (warrior_fields)
 MAX_POINTS = 99  # victory points a square gives
 
 
@@ -130,8 +130,12 @@ def _parse_square(
             bad("combo", f"unknown key {key!r}; expected name, symbols, damage")
         symbols = combo_symbols(combo.get("symbols"), problems, entry, "combo")
         damage = combo.get("damage")
-        if not isinstance(damage, int) or isinstance(damage, bool) or not 0 <= damage <= MAX_DAMAGE:
-            bad("combo", f"damage: expected a whole number 0..{MAX_DAMAGE}, got {damage!r}")
+        if (
+            not isinstance(damage, int)
+            or isinstance(damage, bool)
+            or not 0 <= damage <= MAX_COMBO_DAMAGE
+        ):
+            bad("combo", f"damage: expected a whole number 0..{MAX_COMBO_DAMAGE}, got {damage!r}")
             damage = 0
         name = combo.get("name", f"square {number} combo")
         if not isinstance(name, str) or not name.strip():

@@ -18,6 +18,9 @@ from controller.rules.warriors import (
 UNKNOWN = "unknown"
 
 
+MAX_COMBO_DAMAGE = 999  # the most damage a combo may deal (a warrior's, a Story square's)
+
+
 class WarriorChecker:
     """Collects problems for one warrior entry."""
 
@@ -142,7 +145,7 @@ class WarriorChecker:
                 self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
             names.add(same)
             symbols = self.symbols(c.get("symbols"), f"{where}.symbols", file)
-            damage = self.integer(c.get("damage"), f"{where}.damage", 0, 999, file)
+            damage = self.integer(c.get("damage"), f"{where}.damage", 0, MAX_COMBO_DAMAGE, file)
             if symbols is not None and damage is not None:
                 out.append(Combo(name, symbols, damage))
         return tuple(out)
