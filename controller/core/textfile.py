@@ -39,10 +39,8 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
         raise DataError.single(str(path), "", "", message) from None
     except IsADirectoryError:
         raise DataError.single(str(path), "", "", "is a folder; expected a file") from None
-    except OSError as exc:
-        raise DataError.single(str(path), "", "", f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError.single(str(path), "", "", f"not UTF-8 text (byte {exc.start})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError.single(str(path), "", "", unreadable(exc)) from None
     if text.startswith(BOM):
         raise DataError.single(
             str(path),
@@ -52,6 +50,14 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
             'not "UTF-8 with BOM"',
         )
     return text
+
+
+def unreadable(exc: OSError | UnicodeDecodeError) -> str:
+    """Why a text file could not be read, in one line: the system's reason, or the first
+    byte that is not UTF-8 (a file saved in another encoding)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    return f"cannot read: {exc.strerror or exc}"
 
 
 def unparsable(exc: RecursionError | ValueError) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.core.errors import DataError, DataProblem
+from controller.core.textfile import unreadable
 from vision.images import suffix_list, undecoded_twin
 from vision.learning.dataset_layout import (
     NAME_LISTS,
@@ -25,7 +26,6 @@ from vision.learning.dataset_layout import (
     Layout,
     find_layout,
     photo_folder,
-    unreadable,
 )
 
 TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits

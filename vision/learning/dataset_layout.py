@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from controller.core.errors import DataProblem
+from controller.core.textfile import unreadable
 from vision.images import is_photo
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -111,14 +112,6 @@ def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
         problems.append(DataProblem(str(path), "", "", "expected a mapping (names: ...)"))
         return {}
     return data
-
-
-def unreadable(exc: OSError | UnicodeDecodeError) -> str:
-    """Why a text file of a dataset could not be read, in one line: the system's reason,
-    or the first byte that is not UTF-8 (a label file saved in another encoding)."""
-    if isinstance(exc, UnicodeDecodeError):
-        return f"not UTF-8 text (byte {exc.start})"
-    return f"cannot read: {exc.strerror or exc}"
 
 
 def _yaml_problem(path: Path, exc: yaml.YAMLError) -> DataProblem:
