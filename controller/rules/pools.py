@@ -24,14 +24,16 @@ def support_dice(teammates: Iterable[Ability]) -> int:
 
 
 def attack_pool(attacker: Fighter, support: int, defender: Fighter | None = None) -> int:
-    """Dice the attacker throws: power + support + one more attack die - the defender's
-    *attacker has fewer dice*; clamped to 1..6."""
+    """Dice the attacker throws: power + support + one more attack die, at most 6; less the
+    defender's *attacker has fewer dice*, taken from the dice it would throw (A l.128: "the
+    opponent attacks with 1 less die", 6 being the most, l.275); never fewer than 1."""
     size = attacker.power + support
     if attacker.has(AbilityKind.EXTRA_ATTACK_DIE):
         size += 1
+    size = clamp_pool(size)
     if defender is not None and defender.has(AbilityKind.ATTACKER_FEWER_DICE):
-        size -= defender.ability.n
-    return clamp_pool(size)
+        size = clamp_pool(size - defender.ability.n)
+    return size
 
 
 def defence_pool(defender: Fighter, support: int, variants: Variants = DEFAULT_VARIANTS) -> int:
