@@ -102,8 +102,12 @@ def _generate(s: GameState) -> Iterator[Action]:
                 yield Move(seat, p.name, sp)
     elif ph is Phase.FUSION_OFFER:
         yield Pass(seat)
-        if c is not None and c.fusers and engine.fusion_candidate(s, c.fusers[0]) is not None:
-            yield TryFusion(seat)
+        if c is not None and c.fusers:  # the die without a Fusion card, else the card (A l.209)
+            if engine.fusion_candidate(s, c.fusers[0]) is not None:
+                yield TryFusion(seat)
+            fused = engine.combat_fusion(s, c.fusers[0])
+            for card in engine.fusion_cards(s, c.fusers[0]):
+                yield PlayCard(seat, card.name, fused)
     elif ph is Phase.TRANSFORM:  # the die is the table's input; keeping the base form a choice
         yield Pass(seat)
     elif ph is Phase.RESCUE_OFFER:

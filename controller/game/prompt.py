@@ -13,8 +13,8 @@ from controller.game.story import StorySide
 @dataclass(frozen=True)
 class PhaseText:
     """How the game's phases read: ``label`` is short and screen-sized; ``ask`` says what
-    the player does (``{steps}``, ``{answers}`` filled in; None where :func:`prompt` says
-    it from the state)."""
+    the player does (``{steps}``, ``{answers}``, ``{fusion}`` filled in; None where
+    :func:`prompt` says it from the state)."""
 
     label: str
     ask: str | None = None
@@ -29,7 +29,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.DISCARD: PhaseText("discard", "discard down to 5 cards"),
     Phase.START_CARD: PhaseText("play a card?", "play a card or pass"),
     Phase.MOVE: PhaseText("move", "move a warrior up to {steps} spaces"),
-    Phase.FUSION_OFFER: PhaseText("fusion?", "try a fusion (die of 4+) or pass"),
+    Phase.FUSION_OFFER: PhaseText("fusion?", "{fusion} or pass"),
     Phase.FUSION_ROLL: PhaseText("fusion roll"),
     Phase.TRANSFORM: PhaseText("transform", "roll to transform, or pass: the base form"),
     Phase.RETRY_OFFER: PhaseText("retry?", "play a transformation card or pass"),
@@ -117,5 +117,15 @@ def prompt(state: GameState) -> str:
     text = text.format(
         steps=engine.MOVE_STEPS + state.move_bonus,
         answers=", ".join(engine.answer_text(a) for a in engine.defence_answers(state)),
+        fusion=_fusion_offer(state) if ph is Phase.FUSION_OFFER else "",
     )
     return f"{who}: {text}"
+
+
+def _fusion_offer(state: GameState) -> str:
+    """The fusion offered: by the die, or by the Fusion card its player holds (A l.209)."""
+    c = state.combat
+    name = c.fusers[0] if c is not None and c.fusers else None
+    if name is None or engine.fusion_candidate(state, name) is not None:
+        return "try a fusion (die of 4+)"
+    return f"play your Fusion card ({name} into {engine.combat_fusion(state, name)})"

@@ -57,7 +57,7 @@ class Phase(StrEnum):
     DISCARD = "discard"  # action: Discard
     START_CARD = "start_card"  # action: PlayCard or Pass
     MOVE = "move"  # action: Move
-    FUSION_OFFER = "fusion_offer"  # action: TryFusion or Pass
+    FUSION_OFFER = "fusion_offer"  # action: TryFusion, PlayCard (a Fusion card) or Pass
     FUSION_ROLL = "fusion_roll"  # input: DieRolled
     TRANSFORM = "transform"  # input: DieRolled (transformation)
     RETRY_OFFER = "retry_offer"  # action: PlayCard (transformation retry) or Pass
@@ -192,7 +192,7 @@ class Combat(NamedTuple):
     probe: AttackResult | None = None  # the attack resolved with no answer (cached)
     split_after: tuple[Piece, ...] = ()  # fusion for one attack: the partners to restore
     defender_split_after: tuple[Piece, ...] = ()  # the same for a fused defender
-    fusers: tuple[str, ...] = ()  # warriors still offered a fusion roll (attacker first)
+    fusers: tuple[str, ...] = ()  # warriors still offered a fusion, card or roll (attacker first)
     settled: bool = False  # the end of the combat began: the forms' costs are paid
     down: tuple[str, ...] = ()  # the fighters eliminated (once settled), rescued ones removed
     falling: tuple[str, ...] = ()  # the eliminated warriors still offered a rescue card

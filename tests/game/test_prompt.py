@@ -41,3 +41,18 @@ def test_every_phase_has_a_label() -> None:
 
     assert set(PHASE_TEXT) == set(Phase)
     assert all(t.label for t in PHASE_TEXT.values())
+
+
+def test_fusion_offer_prompts() -> None:
+    """The fusion offer says what is offered: the die without the Fusion card, the card with
+    it (A l.209)."""
+    data = demo_data()
+    pieces = [("Kahseral", 0, 16), ("Kale", 1, 18), ("Caulifla", 1, 18)]
+    for hand, want in (
+        ([], "Bob: try a fusion (die of 4+) or pass"),
+        (["Fusion Dance"], "Bob: play your Fusion card (Kale into Kefla) or pass"),
+    ):
+        s = engine.arrange(GameConfig(("Ann", "Bob")), data, pieces=pieces, hands=[[], hand],
+                           decks={"event": []})  # fmt: skip
+        s = engine.apply(s, Move(0, "Kahseral", 18))
+        assert prompt(s) == want

@@ -4,19 +4,22 @@ the snapshot the table publishes after each change."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
+from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import DiceThrown, FirstPlayerChosen, Pass
+from controller.game.events import DiceThrown, FirstPlayerChosen, Move, Pass, PlayCard
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length, Phase
 from controller.table.awaits import TableAwaits
 from controller.table.chooser import ENTER_DICE, ChooserKind
 from controller.table.controller import TableController
+from controller.table.entry import FaultSource, GameOwner, TableEntry
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind
 from tests.table.helpers import DirectHands, settled
@@ -162,3 +165,28 @@ def test_a_transformation_may_be_declined_at_the_table(tmp_path: Path) -> None:
     table.on_button(CONFIRM)
     last = table.game.journal.events()[-1]
     assert isinstance(last, Pass) and table.state.phase is not Phase.TRANSFORM
+
+
+class _NoOwner:
+    """The chooser is built from the state alone: nothing is submitted."""
+
+    def __init__(self) -> None:
+        self.faults: dict[FaultSource, str] = {}
+
+
+def test_the_fusion_card_is_offered_at_the_table() -> None:
+    """A defender holding the Fusion card chooses between playing it and passing (A l.209,
+    l.368); the die is not offered."""
+    state = engine.arrange(
+        GameConfig(("Ann", "Bob")), load_game_data(),
+        pieces=[("Kahseral", 0, 16), ("Kale", 1, 18), ("Caulifla", 1, 18)],
+        hands=[[], ["Fusion Dance"]], decks={"event": []},
+    )  # fmt: skip
+    state = engine.apply(state, Move(0, "Kahseral", 18))
+    entry = TableEntry(cast(GameOwner, _NoOwner()))
+    entry.rebuild(state)
+    chooser = entry.chooser
+    assert chooser is not None and chooser.kind is ChooserKind.ACTIONS
+    assert chooser.title == "fusion offer"
+    assert chooser.labels == ("pass", "Fusion Dance > Kefla")
+    assert chooser.values[1] == PlayCard(1, "Fusion Dance", "Kefla")

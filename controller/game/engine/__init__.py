@@ -13,7 +13,7 @@ The engine is split by phase; each module handles the events of its phases:
 - :mod:`.turn`: a turn's start and end, the round's end and the final count;
 - :mod:`.cards`: the start-of-turn card window;
 - :mod:`.move`: the move and its landing;
-- :mod:`.combat`: fusion and transformation rolls, each attack's set-up;
+- :mod:`.combat`: fusions (card or roll) and transformation rolls, each attack's set-up;
 - :mod:`.attack`: the striker's throws and its choice;
 - :mod:`.defence`: the defender's answer (and the dodge of a reflected sphere);
 - :mod:`.resolve`: the attack's damage and the counter-attack;
@@ -54,7 +54,7 @@ from controller.game.engine.defence import (
 from controller.game.engine.end import green_steps, step_spaces
 from controller.game.engine.extra import extra_targets, second_combat_cards
 from controller.game.engine.fold import advance, apply, new_game, replay
-from controller.game.engine.fusion import fusion_candidate
+from controller.game.engine.fusion import combat_fusion, fusion_candidate, fusion_cards
 from controller.game.engine.move import move_targets
 from controller.game.engine.setup import (
     arrange,
@@ -84,6 +84,7 @@ __all__ = [
     "attack_options",
     "awaiting",
     "board_space",
+    "combat_fusion",
     "counter_cards",
     "decks_to_shuffle",
     "defence_answers",
@@ -93,6 +94,7 @@ __all__ = [
     "fighter",
     "flee_spaces",
     "fusion_candidate",
+    "fusion_cards",
     "green_steps",
     "limit_problem",
     "move_targets",

@@ -1,9 +1,9 @@
 """The start-of-turn card window (docs/rules.md §9, turn step 1): heal, move, draw, fuse.
 
-The other card windows live with their phase: transformation retries and attack cards
-in :mod:`.combat` and :mod:`.attack`, defence cards in :mod:`.defence`, counter-attacks
-in :mod:`.resolve`, rescues (when a warrior is eliminated) in :mod:`.end`, extra combats
-in :mod:`.extra`.
+The other card windows live with their phase: the Fusion card at the start of a combat,
+transformation retries and attack cards in :mod:`.combat` and :mod:`.attack`, defence
+cards in :mod:`.defence`, counter-attacks in :mod:`.resolve`, rescues (when a warrior is
+eliminated) in :mod:`.end`, extra combats in :mod:`.extra`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The start of a combat (docs/rules.md §8, §10–§11): the fusion offers and rolls, the
+"""The start of a combat (docs/rules.md §8, §10–§11): the fusion offers (card or roll), the
 transformation rolls and their retries, and the set-up of each attack (pools, rerolls,
 support dice, the striker's cards)."""
 
@@ -20,10 +20,15 @@ from controller.game.engine.common import (
     use_card,
     vacate,
 )
-from controller.game.engine.fusion import fusion_candidate, join_team
+from controller.game.engine.fusion import (
+    combat_fusion,
+    fusion_candidate,
+    fusion_offered,
+    join_team,
+)
 from controller.game.events import DieRolled, Pass, PlayCard, TryFusion
 from controller.game.state import FUSIONS, Combat, GameState, Phase, Piece
-from controller.gamedata.cards import Timing
+from controller.gamedata.cards import EffectKind, Timing
 from controller.rules.pools import attack_pool, attack_rerolls
 
 
@@ -37,7 +42,8 @@ def begin_combat(
     green: bool,
     adjacent: bool,
 ) -> None:
-    """``attacker`` (moved from ``origin``) fights ``defender`` on ``arena``."""
+    """``attacker`` (moved from ``origin``) fights ``defender`` on ``arena``; first the
+    fighters offered a fusion (A l.209), the attacker first."""
     # the player to the right acts for the green-space warrior
     defender_seat = player_to_the_right(s, s.seat) if green else owner(s.pieces[defender])
     s.combat = Combat(
@@ -46,7 +52,7 @@ def begin_combat(
     )  # fmt: skip
     s.combats += 1
     s.log_combats += 1
-    fusers = tuple(n for n in (attacker, defender) if fusion_candidate(s, n) is not None)
+    fusers = tuple(n for n in (attacker, defender) if fusion_offered(s, n))
     if fusers and not s.combat.duel:
         s.combat = s.combat._replace(fusers=fusers)
         s.phase = Phase.FUSION_OFFER
@@ -55,18 +61,52 @@ def begin_combat(
 
 
 def try_fusion(s: GameState, e: TryFusion) -> None:
-    """Handle :class:`TryFusion`: the fusion roll comes next."""
+    """Handle :class:`TryFusion`: the fusion roll comes next.
+
+    Raises:
+        IllegalActionError: no fusion by the die is offered (no partner there, or the player
+            holds a Fusion card, A l.209).
+    """
     c = s.combat
     if c is None or not c.fusers or fusion_candidate(s, c.fusers[0]) is None:
-        raise IllegalActionError("no fusion partner stands next to this warrior")
+        raise IllegalActionError(
+            "no fusion roll is offered: no fusion partner stands with this warrior, "
+            "or its player holds a Fusion card (A l.209)"
+        )
     s.phase = Phase.FUSION_ROLL
+
+
+def fusion_card(s: GameState, e: PlayCard) -> None:
+    """Handle a :class:`PlayCard` of a Fusion card at a fusion offer: the fighter offered
+    fuses for sure (A l.209; Special cards are played "in order to fuse", l.368), the card
+    counted against the turn's limits (one Special card a turn, A l.370).
+
+    Raises:
+        IllegalActionError: no fusion offered, not a Fusion card, a card not in hand or over
+            a limit, or ``warrior`` not the fusion offered.
+    """
+    c = s.combat
+    fused = combat_fusion(s, c.fusers[0]) if c is not None and c.fusers else None
+    if c is None or fused is None:
+        raise IllegalActionError("no fusion is offered")
+    # a Fusion card's timing is the start of the turn (EFFECT_TIMINGS); here it is played
+    # "in order to fuse" (A l.368)
+    card = check_card(s, e.seat, e.card, Timing.START_OF_TURN)
+    if card.effect.kind is not EffectKind.FUSION:
+        raise IllegalActionError(f"{card.name} is not a Fusion card")
+    if e.warrior != fused:
+        raise IllegalActionError(f"{card.name} fuses {c.fusers[0]} into {fused}: name {fused}")
+    count_play(s, e.seat, card)
+    use_card(s, e.seat, card.name)
+    _fuse_fighter(s, c.fusers[0], fused)
+    _next_fuser(s)
 
 
 def _next_fuser(s: GameState) -> None:
     c = s.combat
     if c is None:
         return
-    rest = tuple(n for n in c.fusers[1:] if fusion_candidate(s, n) is not None)
+    rest = tuple(n for n in c.fusers[1:] if fusion_offered(s, n))
     s.combat = c._replace(fusers=rest)
     if rest:
         s.phase = Phase.FUSION_OFFER
@@ -75,40 +115,53 @@ def _next_fuser(s: GameState) -> None:
 
 
 def decline_fusion(s: GameState, e: Pass) -> None:
-    """Handle :class:`Pass` at a fusion offer."""
+    """Handle :class:`Pass` at a fusion offer (neither the card nor the die)."""
     _next_fuser(s)
 
 
 def fusion_roll(s: GameState, e: DieRolled) -> None:
-    """Handle the fusion roll's :class:`DieRolled`: 4 or more fuses the pair."""
+    """Handle the fusion roll's :class:`DieRolled`: 4 or more fuses the pair (A l.209).
+
+    Raises:
+        InvalidThrowError: not one die of 1..6.
+        IllegalActionError: no fusion roll is expected.
+    """
     if len(e.values) != 1 or not 1 <= e.values[0] <= 6:
         raise InvalidThrowError(f"a fusion roll is one die 1..6, got {list(e.values)}")
     c = s.combat
     if c is None or not c.fusers:
         raise IllegalActionError("no fusion roll is expected")
-    first = c.fusers[0]
-    fused = fusion_candidate(s, first)
+    fused = fusion_candidate(s, c.fusers[0])
     if fused is not None and e.values[0] >= FUSION_ROLL_NEEDED:
-        a, b = FUSIONS[fused]
-        other = b if first == a else a
-        pa, po = s.pieces[first], s.pieces[other]
-        keep = (pa, po) if s.config.variants.fusion_for_one_attack else ()
-        space = on_space(pa)
-        holds_space = s.occ.get(space) == first  # the attacker shares the arena unlisted
-        for p in (pa, po):
-            s.pieces[p.name] = p._replace(space=None, fused_into=fused)
-            if p.space is not None:
-                vacate(s, p.name, p.space)
-        s.pieces[fused] = Piece(fused, pa.seat, space)
-        if holds_space:
-            s.occ[space] = fused
-        join_team(s, owner(pa), fused)
-        if first == c.attacker:
-            c = c._replace(attacker=fused, split_after=keep)
-        else:
-            c = c._replace(defender=fused, defender_split_after=keep)
-        s.combat = c
+        _fuse_fighter(s, c.fusers[0], fused)
     _next_fuser(s)
+
+
+def _fuse_fighter(s: GameState, first: str, fused: str) -> None:
+    """``first``, a fighter of the combat, and its partner fuse into ``fused``, who fights in
+    its place (by the card or the die, A l.209); with B's ``fusion_for_one_attack`` the
+    partners come back after the combat (B l.287)."""
+    c = s.combat
+    if c is None:
+        return
+    a, b = FUSIONS[fused]
+    other = b if first == a else a
+    pa, po = s.pieces[first], s.pieces[other]
+    keep = (pa, po) if s.config.variants.fusion_for_one_attack else ()
+    space = on_space(pa)
+    holds_space = s.occ.get(space) == first  # the attacker shares the arena unlisted
+    for p in (pa, po):
+        s.pieces[p.name] = p._replace(space=None, fused_into=fused)
+        if p.space is not None:
+            vacate(s, p.name, p.space)
+    s.pieces[fused] = Piece(fused, pa.seat, space)
+    if holds_space:
+        s.occ[space] = fused
+    join_team(s, owner(pa), fused)
+    if first == c.attacker:
+        s.combat = c._replace(attacker=fused, split_after=keep)
+    else:
+        s.combat = c._replace(defender=fused, defender_split_after=keep)
 
 
 def to_transform(s: GameState) -> None:

@@ -69,6 +69,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.START_CARD, Pass): cards.skip_start_card,
     (Phase.MOVE, Move): move.move,
     (Phase.FUSION_OFFER, TryFusion): combat.try_fusion,
+    (Phase.FUSION_OFFER, PlayCard): combat.fusion_card,
     (Phase.FUSION_OFFER, Pass): combat.decline_fusion,
     (Phase.FUSION_ROLL, DieRolled): combat.fusion_roll,
     (Phase.TRANSFORM, DieRolled): combat.transform_roll,

@@ -1,10 +1,12 @@
 """Fusions (docs/rules.md §10, §11): who may fuse (the partners on one space, A l.209; one
-space apart with B's variant), fusing two partners and ending a fusion."""
+space apart with B's variant) and how at the start of a combat (the Fusion card, or the die
+without it), fusing two partners and ending a fusion."""
 
 from __future__ import annotations
 
-from controller.game.engine.common import on_space, owner, put, set_at, vacate
+from controller.game.engine.common import limit_problem, on_space, owner, put, set_at, vacate
 from controller.game.state import FUSIONS, GameState, Piece
+from controller.gamedata.cards import Card, EffectKind
 
 
 def partners_together(s: GameState, a: int, b: int) -> bool:
@@ -26,9 +28,14 @@ def fusion_ready(s: GameState, seat: int, fused: str) -> bool:
     return partners_together(s, pa.space, pb.space)
 
 
-def fusion_candidate(s: GameState, name: str) -> str | None:
-    """The fusion ``name`` may try at the start of this combat: its partner, of the same team,
-    stands with it (the attacker is counted where it fights)."""
+def holds_fusion_card(s: GameState, seat: int) -> bool:
+    """Whether ``seat`` has a Fusion card in hand."""
+    return any(s.data.cards.card(n).effect.kind is EffectKind.FUSION for n in s.hands[seat])
+
+
+def combat_fusion(s: GameState, name: str) -> str | None:
+    """The fusion ``name`` could make at the start of this combat: its partner, of the same
+    team, stands with it (A l.209; the attacker is counted where it fights)."""
     a = s.pieces.get(name)
     if a is None or a.seat is None or a.space is None:
         return None
@@ -43,6 +50,35 @@ def fusion_candidate(s: GameState, name: str) -> str | None:
             ):
                 return f
     return None
+
+
+def fusion_candidate(s: GameState, name: str) -> str | None:
+    """The fusion ``name`` may try by the die at the start of this combat (:func:`combat_fusion`)
+    when its player has no Fusion card (A l.209: "If you do not have the fusion card, you can
+    try ...")."""
+    seat = s.pieces[name].seat if name in s.pieces else None
+    if seat is None or holds_fusion_card(s, seat):
+        return None
+    return combat_fusion(s, name)
+
+
+def fusion_cards(s: GameState, name: str) -> list[Card]:
+    """The Fusion cards ``name``'s player may play at the start of this combat to fuse it
+    (:func:`combat_fusion`; A l.209, Special cards are played "in order to fuse", l.368),
+    once each, within the per-turn limits (one Special card a turn, A l.370)."""
+    seat = s.pieces[name].seat if name in s.pieces else None
+    if seat is None or combat_fusion(s, name) is None:
+        return []
+    cards = (s.data.cards.card(n) for n in dict.fromkeys(s.hands[seat]))
+    return [
+        c for c in cards if c.effect.kind is EffectKind.FUSION and limit_problem(s, seat, c) is None
+    ]
+
+
+def fusion_offered(s: GameState, name: str) -> bool:
+    """Whether ``name`` is offered a fusion at the start of this combat: by its Fusion card,
+    or by the die when its player has none (A l.209)."""
+    return fusion_candidate(s, name) is not None or bool(fusion_cards(s, name))
 
 
 def fuse(s: GameState, fused: str) -> None:
