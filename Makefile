@@ -10,9 +10,13 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test test-slow lint typecheck pytest bench clean docs-images
 
+# rpi-lgpio, the spi extra's RPi.GPIO, is a pure-Python wheel: installed without its lgpio
+# (no wheel off the Pi), so that tests/hardware/displays/test_spi_pins.py runs the real
+# module over hardware/controls/simulated_lgpio.py
 $(STAMP): pyproject.toml tools/bootstrap-venv.sh
 	bash tools/bootstrap-venv.sh $(VENV) $(PYTHON)
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps 'rpi-lgpio==0.6'
 	touch $(STAMP)
 
 # PyTorch, CPU build, for tools/embedding (its test rebuilds a small network) and

@@ -25,12 +25,26 @@ from hardware.controls.settings import ControlsConfig
 def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnavailableError:
     """A :class:`ControlUnavailableError` for ``role`` on ``pins`` explaining ``exc``."""
     name = type(exc).__name__
+    lgpio_error = _lgpio_error()
+    text = getattr(exc, "value", None) if lgpio_error and isinstance(exc, lgpio_error) else None
     if name == "GPIOPinInUse":
         reason = "pin already in use (by another device or program)"
+    elif text == "GPIO busy":
+        reason = (
+            "pin already in use (by another program or a kernel driver: "
+            "`gpioinfo` names the line's user)"
+        )
+    elif text == "can not open gpiochip":
+        reason = "cannot open the GPIO chip (/dev/gpiochip*): add the user to the 'gpio' group"
     elif name in ("PinInvalidPin", "PinUnknownPi"):
         reason = f"no such pin ({exc})"
     elif name == "BadPinFactory":
         reason = "no GPIO access on this machine (install lgpio on a Pi, or use the mock factory)"
+    elif isinstance(exc, ImportError):
+        reason = (
+            f"gpiozero's pin library is missing ({exc}): install lgpio "
+            "(apt install python3-lgpio, or the 'pi' extra), or use the mock factory"
+        )
     elif isinstance(exc, PermissionError):
         reason = "permission denied: add the user to the 'gpio' group"
     else:
@@ -38,10 +52,31 @@ def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnav
     return ControlUnavailableError(f"{role} on {pins}: {reason}")
 
 
+def _lgpio_error() -> type[Exception] | None:
+    """lgpio's only exception class (lgpio 0.2.2.0: ``error``, a plain Exception), if installed."""
+    try:
+        import lgpio
+    except ImportError:
+        return None
+    error: type[Exception] = lgpio.error
+    return error
+
+
 def gpio_errors() -> tuple[type[BaseException], ...]:
+    """What setting up a gpiozero device raises for a pin it cannot have.
+
+    gpiozero 2.0.1 passes its pin library's errors through: under the unit's
+    ``GPIOZERO_PIN_FACTORY=lgpio`` its ``Device._default_pin_factory`` loads the
+    ``lgpio`` entry point without a fallback (an ``ImportError`` when lgpio is
+    missing), and ``LGPIOFactory``/``LGPIOPin`` raise lgpio's own ``lgpio.error``
+    (lgpio 0.2.2.0, ``lgpio_extra.py`` ``_u2i``: not an OSError) for a chip the
+    user may not open or a line another program holds ("GPIO busy").
+    """
     from gpiozero.exc import GPIOZeroError
 
-    return (GPIOZeroError, OSError, RuntimeError)
+    errors: tuple[type[BaseException], ...] = (GPIOZeroError, OSError, RuntimeError, ImportError)
+    lgpio_error = _lgpio_error()
+    return errors if lgpio_error is None else (*errors, lgpio_error)
 
 
 class _ButtonWatch:

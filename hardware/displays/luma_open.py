@@ -80,11 +80,27 @@ class TableDisplay:
 
 
 def _is_device_error(exc: BaseException) -> bool:
+    """An OS error, a luma error, or lgpio's: luma's SPI interface sets its DC and RST
+    pins up through ``RPi.GPIO`` (rpi-lgpio 0.6 ``setup``), which lets lgpio 0.2.2.0's
+    ``lgpio.error`` through (e.g. "GPIO busy": another program holds the pin)."""
     try:
         import luma.core.error as luma_error
     except ImportError:  # pragma: no cover
         return isinstance(exc, OSError)
+    lgpio_error = _lgpio_error()
+    if lgpio_error is not None and isinstance(exc, lgpio_error):
+        return True
     return isinstance(exc, OSError | luma_error.Error)
+
+
+def _lgpio_error() -> type[Exception] | None:
+    """lgpio's only exception class (lgpio 0.2.2.0 ``error``, a plain Exception), if installed."""
+    try:
+        import lgpio
+    except ImportError:
+        return None
+    error: type[Exception] = lgpio.error
+    return error
 
 
 def _serial_for(cfg: DisplayConfig, pool: BusPool) -> Any:
@@ -147,11 +163,16 @@ def _explain(exc: BaseException) -> str:
     name = type(exc).__name__
     if name == "DeviceNotFoundError" or getattr(exc, "errno", None) in (errno.EREMOTEIO, errno.EIO):
         return f"no answer ({exc}): check the wiring and the address (i2cdetect)"
-    if name == "DevicePermissionError" or isinstance(exc, PermissionError):
+    if (
+        name == "DevicePermissionError"
+        or isinstance(exc, PermissionError)
+        or "can not open gpiochip" in str(exc)  # lgpio's: the 'gpio' group is missing
+    ):
         return f"permission denied ({exc}): add the user to the 'i2c'/'spi'/'gpio' group"
     if (
         isinstance(exc, RuntimeError)
         or "in use" in str(exc).lower()
+        or "busy" in str(exc).lower()  # lgpio's "GPIO busy"
         or getattr(exc, "errno", None) == errno.EBUSY
     ):
         return f"pin or bus busy ({exc}): another program or display uses it"
