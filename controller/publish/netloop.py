@@ -12,9 +12,12 @@ written at once (paho 2.2.0 ``_packet_queue`` calls ``loop_write()`` itself when
 no paho thread and no write callback are set).
 
 :class:`NetLoop` also does what ``loop_forever`` did: connects in the background
-and reconnects after a loss, every :data:`~controller.publish.client.RECONNECT_MIN_S`
-to :data:`~controller.publish.client.RECONNECT_MAX_S` seconds, telling the
-:class:`~controller.publish.link.Link` why a connection could not be made.
+and reconnects after a loss, telling the :class:`~controller.publish.link.Link` why a
+connection could not be made. It waits as paho 2.2.0's ``Client._reconnect_wait`` does:
+:data:`~controller.publish.client.RECONNECT_MIN_S` first, doubling at each failure up
+to :data:`~controller.publish.client.RECONNECT_MAX_S`, and from the minimum again only
+after a CONNACK that accepts (``_handle_connack`` resets ``_reconnect_delay``): a
+broker that refuses every CONNECT (a wrong password) is asked every 4 s, not every 1 s.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ class NetLoop:
         self._wake_w.setblocking(False)
         client.connect_async(host, port, keepalive=keepalive)  # no network yet
         self._next_attempt = 0.0
-        self._failures = 0
+        self._delay: float | None = None  # paho's _reconnect_delay: None until a failure
         self._had_socket = False
 
     def wake(self) -> None:
@@ -65,19 +68,25 @@ class NetLoop:
         read what came, write what waits, keep the connection alive."""
         now = self._clock()
         if self.client.socket() is None:
-            if self._had_socket:  # lost: try again after a pause
+            if self._had_socket:  # lost (or refused): try again after a pause
                 self._had_socket = False
-                self._next_attempt = now + RECONNECT_MIN_S
+                self._pause(now)
             if now >= self._next_attempt:
                 self._attempt(now)
         sock = self.client.socket()
         readers: list[Any] = [self._wake_r]
         writers: list[Any] = []
+        pending = 0
         if sock is not None:
             self._had_socket = True
             readers.append(sock)
             if self.client.want_write():
                 writers.append(sock)
+            # paho 2.2.0 Client._loop: bytes TLS has already decrypted are invisible to
+            # select(); read them without waiting (several packets in one TLS record)
+            pending = sock.pending() if hasattr(sock, "pending") else 0
+            if pending > 0:
+                timeout = 0.0
         else:
             timeout = max(0.0, min(timeout, self._next_attempt - now))
         readable, writable, _ = select.select(readers, writers, [], timeout)
@@ -85,7 +94,7 @@ class NetLoop:
             with contextlib.suppress(OSError):
                 self._wake_r.recv(4096)
         if sock is not None:
-            if sock in readable:
+            if sock in readable or pending > 0:
                 self.client.loop_read()
             if sock in writable and self.client.socket() is not None:
                 self.client.loop_write()
@@ -100,16 +109,21 @@ class NetLoop:
 
     def connected_ok(self) -> None:
         """The broker accepted a connection: the next loss waits the shortest pause."""
-        self._failures = 0
+        self._delay = None
+
+    def _pause(self, now: float) -> None:
+        """The next attempt after paho 2.2.0's ``_reconnect_wait``: the minimum, then doubled."""
+        self._delay = (
+            RECONNECT_MIN_S if self._delay is None else min(self._delay * 2, RECONNECT_MAX_S)
+        )
+        self._next_attempt = now + self._delay
 
     def _attempt(self, now: float) -> None:
         try:
             self.client.reconnect()  # TCP (and TLS) connect, then CONNECT; CONNACK comes later
         except (OSError, ValueError) as exc:  # refused, unreachable, DNS, TLS, a bad host
             self.link.connect_failed(exc)
-            self._failures += 1
-            pause = min(RECONNECT_MAX_S, RECONNECT_MIN_S * 2 ** (self._failures - 1))
-            self._next_attempt = now + pause
+            self._pause(now)
 
     def close(self, timeout: float) -> None:
         """Send DISCONNECT (after what is queued, for up to ``timeout`` s) and close."""
