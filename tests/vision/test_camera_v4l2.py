@@ -10,6 +10,7 @@ makes ``set`` return False, a value outside the control's range is clamped.
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from numpy.typing import NDArray
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError, CameraSource
 from vision.sources.delivery import delivery_text, measure_delivery
-from vision.sources.source import CaptureSource
+from vision.sources.source import READ_TIMEOUT_MS, CaptureSource
 from vision.sources.v4l2 import (
     VIDIOC_ENUM_FMT,
     VIDIOC_ENUM_FRAMESIZES,
@@ -65,6 +66,8 @@ class FakeCapture:
         self.values: dict[int, float] = {p: lo for p, (lo, _) in self.controls.items()}
         self.sets: list[tuple[int, float]] = []
         self.size_set = [0, 0]  # width_set, height_set: a size asked for, not yet both given
+        self.select_timeout_s: int | None = None
+        self.waited_s: list[int] = []  # how long each read of a silent camera waited
         self.released = False
 
     def __call__(self, *args: Any) -> FakeCapture:
@@ -106,8 +109,10 @@ class FakeCapture:
                 self._snap(*self.size_set)
                 self.size_set = [0, 0]
             return True
-        if prop in (cv2.CAP_PROP_FPS, cv2.CAP_PROP_BUFFERSIZE, cv2.CAP_PROP_READ_TIMEOUT_MSEC):
+        if prop in (cv2.CAP_PROP_FPS, cv2.CAP_PROP_BUFFERSIZE):
             return True
+        # CAP_PROP_READ_TIMEOUT_MSEC has no case in setProperty and no V4L2 control
+        # (capPropertyToV4L2: -1), so it falls to the line below: False, and ignored
         # controlInfo's VIDIOC_QUERYCTRL fails for a control the camera lacks: set is False;
         # VIDIOC_S_CTRL's integer values are clamped to the range (v4l2-ctrls-core.c,
         # std_validate -> ROUND_TO_RANGE), not refused
@@ -129,10 +134,15 @@ class FakeCapture:
         return self.values.get(prop, -1.0)  # getProperty: -1 for a control it lacks
 
     def read(self) -> tuple[bool, NDArray[Any] | None]:
-        # grabFrame: select() on a silent camera times out (CAP_PROP_READ_TIMEOUT_MSEC) and
-        # read() returns (False, None); OpenCV does not raise
+        # grabFrame -> read_frame_v4l2 -> tryIoctl(VIDIOC_DQBUF): on a silent camera
+        # select() waits OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT seconds (default 10, read once
+        # into a static), then read() returns (False, None); OpenCV does not raise
         if self.frames is not None:
             if self.frames <= 0:
+                if self.select_timeout_s is None:
+                    env = os.environ.get("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", "10")
+                    self.select_timeout_s = int(env)
+                self.waited_s.append(self.select_timeout_s)
                 return False, None
             self.frames -= 1
         w, h = self.size
@@ -313,6 +323,21 @@ def test_a_camera_that_opens_but_delivers_nothing() -> None:
             src.read()
     finally:
         src.close()
+
+
+def test_a_silent_camera_is_given_up_after_two_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenCV 4.11's V4L2 backend ignores CAP_PROP_READ_TIMEOUT_MSEC: its reads wait
+    # OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT seconds, 10 unless the environment says otherwise
+    monkeypatch.delenv("OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT", raising=False)
+    capture = FakeCapture(frames=1)
+    src = open_with(capture, webcam())
+    try:
+        src.read()  # the frame read while opening
+        with pytest.raises(CameraError, match="the camera gave no frame"):
+            src.read()
+    finally:
+        src.close()
+    assert capture.waited_s == [READ_TIMEOUT_MS // 1000] == [2]
 
 
 def test_v4l2_questions_through_the_ioctls() -> None:

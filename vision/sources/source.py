@@ -59,7 +59,11 @@ class FrameSource(Protocol):
 V4L2_EXPOSURE_MANUAL = 1
 """``V4L2_CID_EXPOSURE_AUTO`` = manual; OpenCV's V4L2 backend passes the value through."""
 READ_TIMEOUT_MS = 2000
-"""How long a V4L2 read waits for a frame, where OpenCV's backend takes the setting."""
+"""How long a V4L2 read waits for a frame. OpenCV 4.11's V4L2 backend has no
+``CAP_PROP_READ_TIMEOUT_MSEC`` (cap_v4l.cpp ``setProperty``: no case, no V4L2 control):
+``tryIoctl`` waits ``OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT`` whole seconds (default 10),
+read from the environment once per process, so it is set before the first capture."""
+SELECT_TIMEOUT_ENV = "OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT"
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class CaptureSource:
             # OpenCV's V4L2 backend opens devices by index: /dev/video2 -> 2 (a udev
             # symlink such as /dev/v4l/by-id/... is followed to its /dev/videoN first)
             number = os.path.realpath(dev).removeprefix("/dev/video")
+            os.environ.setdefault(SELECT_TIMEOUT_ENV, str(max(1, READ_TIMEOUT_MS // 1000)))
             if number.isdigit():
                 self._cap: Any = make(int(number), cv2.CAP_V4L2)
             else:
@@ -173,7 +178,6 @@ class CaptureSource:
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, c.height)
             cap.set(cv2.CAP_PROP_FPS, c.fps)
             cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # read the newest frame after an idle pause
-            cap.set(cv2.CAP_PROP_READ_TIMEOUT_MSEC, READ_TIMEOUT_MS)
             got = fourcc_text(int(cap.get(cv2.CAP_PROP_FOURCC)))
             self.format = got or "?"
             if c.fourcc is not None and got != c.fourcc:
