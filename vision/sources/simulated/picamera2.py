@@ -254,9 +254,13 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         main["stride"] = main["size"][0] * FORMATS[main["format"]]
         main["framesize"] = main["stride"] * main["size"][1]
         mode = self._pick_mode(config)
-        if not is_usb(self._info):
+        if is_usb(self._info):
+            config["raw"] = None  # configure_: "non-Pi cameras aren't asking for a raw stream"
+        else:
             fmt = self._sensor["format"]
             config["sensor"] = {"bit_depth": bit_depth(fmt), "output_size": mode["size"]}
+            if config.get("raw") is not None:  # libcamera's validate() fits it to the mode
+                config["raw"] = {**config["raw"], "format": fmt, "size": mode["size"]}
         self._mode = mode
         # configure_: the controls list refreshed for the mode just configured
         self.camera_ctrl_info = advertised_controls(self._info, mode)
@@ -294,7 +298,13 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
             raise RuntimeError("Camera has not been configured")
         if self.started:
             return
-        self.libcamera_controls = clamped(self.controls.make_dict(), self.camera_ctrl_info)
+        controls = clamped(self.controls.make_dict(), self.camera_ctrl_info)
+        # start_: "The latest libcamera requires is to set ExposureTimeMode to manual if we
+        # are setting a fixed value" (0 for a value of 0); "Ditto for the analogue gain."
+        for name in ("ExposureTime", "AnalogueGain"):
+            if name in controls:
+                controls[f"{name}Mode"] = 0 if controls[name] == 0 else 1
+        self.libcamera_controls = controls
         self.controls = Controls(self)
         self._sensor_stop.clear()
         self._sensor_thread = threading.Thread(

@@ -3,21 +3,76 @@ simulated :mod:`vision.sources.simulated.picamera2`: ``Picamera2`` inherits them
 
 - ``create_video/still/preview_configuration``: picamera2's defaults (video
   ``XBGR8888`` 1280x720, 6 buffers, ``FrameDurationLimits`` 33333 and
-  ``NoiseReductionMode`` only if the camera advertises them), ``sensor=``.
-- The sensor mode a configuration gets (``configure_``): ``sensor={"output_size",
-  "bit_depth"}`` picks that mode exactly, or the configuration is invalid
-  (``RuntimeError("Invalid camera configuration: ...")``).
+  ``NoiseReductionMode`` only if the camera advertises them), ``sensor=``. Each
+  stream goes through ``_make_initial_stream_config`` (keys ``format``, ``size``,
+  ``stride``, ``preserve_ar``, else ``ValueError("Bad key ...")``; a raw stream may
+  also carry a sensor mode's other keys, ignored), the main and lores streams through
+  ``align_stream(optimal=False)`` (even sizes); a Pi camera gets a raw stream by
+  default (``raw={}``: the sensor's format at the main size), a USB camera no raw
+  stream and no ``sensor`` entry. The video colour space is ``Smpte170m`` below
+  1280x720, else ``Rec709`` (libcamera's ``ColorSpace`` objects are named here).
+- The sensor mode a configuration gets (``_make_libcamera_config``): picamera2 scores
+  every raw mode with ``score_mode`` ("copies how libcamera scores modes") against the
+  ``sensor`` entry's ``output_size`` and ``bit_depth``, else the raw stream's, else the
+  main size and the sensor's own depth, and asks libcamera for the best: a size no
+  mode has gets the nearest mode, never a refusal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from vision.sources.simulated.libcamera_sensors import bit_depth, is_usb
+
+_EMPTY: dict[str, Any] = {}
+"""picamera2's ``raw={}`` and ``sensor={}`` defaults (read, never written)."""
+_STREAM_KEYS = ("format", "size", "stride", "preserve_ar")
+_RAW_IGNORED = ("bit_depth", "crop_limits", "exposure_limits", "fps", "unpacked")
+
+
+def _stream(
+    default: dict[str, Any], updates: dict[str, Any] | None, ignored: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """``_make_initial_stream_config``: the default stream with the caller's keys.
+
+    Raises:
+        ValueError: a key a stream does not have.
+    """
+    if updates is None:
+        return None
+    for key, value in updates.items():
+        if key in _STREAM_KEYS:
+            default[key] = value if key != "format" else str(value)
+        elif key not in ignored:
+            raise ValueError(f"Bad key {key!r}: valid stream configuration keys are {_STREAM_KEYS}")
+    return default
+
+
+def _align(stream: dict[str, Any] | None) -> None:
+    """``align_stream(stream, optimal=False)``: width and height made even."""
+    if stream is not None:
+        width, height = stream["size"]
+        stream["size"] = (width - width % 2, height - height % 2)
+
+
+def _score(mode_size: tuple[int, int], depth: int, mode_depth: int, size: Any) -> float:
+    """picamera2 0.3.38 ``_make_libcamera_config``'s ``score_mode``: lower is better."""
+
+    def score_format(desired: float, actual: float) -> float:
+        score = desired - actual
+        return -score / 4 if score < 0 else score * 2
+
+    ratio, mode_ratio = size[0] / size[1], mode_size[0] / mode_size[1]
+    score = score_format(size[0], mode_size[0]) + score_format(size[1], mode_size[1])
+    score += 1500 * score_format(ratio, mode_ratio)
+    return score + 500 * abs(depth - mode_depth)
+
 
 class ConfigurationBuilders:
     """picamera2's ``create_*_configuration`` and the sensor mode a configuration picks."""
 
     _sensor: dict[str, Any]
+    _info: dict[str, Any]
     camera_ctrl_info: dict[str, tuple[Any, Any, Any]]
 
     def _configuration(
@@ -32,6 +87,9 @@ class ConfigurationBuilders:
         sensor: dict[str, Any] | None,
         lores: dict[str, Any] | None,
         raw: dict[str, Any] | None,
+        colour_space: Any,
+        display: str | None,
+        encode: str | None,
     ) -> dict[str, Any]:
         advertised = self.camera_ctrl_info
         defaults = (
@@ -39,26 +97,41 @@ class ConfigurationBuilders:
             if "NoiseReductionMode" in advertised and "FrameDurationLimits" in advertised
             else {}
         )
-        return {
+        if is_usb(self._info):  # "USB cams can't deliver a raw stream."
+            raw = sensor = None
+        main_stream = _stream({**default_main, "preserve_ar": True}, main or {})
+        assert main_stream is not None
+        _align(main_stream)
+        size = main_stream["size"]
+        lores_stream = _stream({"format": "YUV420", "size": size, "preserve_ar": False}, lores)
+        _align(lores_stream)
+        raw_stream = _stream(
+            {"format": self._sensor.get("format"), "size": size}, raw, _RAW_IGNORED
+        )
+        if colour_space is None:  # create_video_configuration: by the video's size
+            colour_space = "Smpte170m" if size[0] < 1280 or size[1] < 720 else "Rec709"
+        config = {
             "use_case": use_case,
             "transform": None,
-            "colour_space": "Rec709" if use_case == "video" else "Sycc",
+            "colour_space": colour_space,
             "buffer_count": buffer_count,
             "queue": queue,
-            "main": {**default_main, **(main or {})},
-            "lores": lores,
-            "raw": raw,
+            "main": main_stream,
+            "lores": lores_stream,
+            "raw": raw_stream,
             "controls": {**defaults, **(controls or {})},
-            "sensor": dict(sensor or {}),
-            "display": "main",
-            "encode": "main",
+            "sensor": None if sensor is None else dict(sensor),
         }
+        for what, role in (("Display", display), ("Encode", encode)):  # _add_display_and_encode
+            if role is not None and config.get(role) is None:
+                raise RuntimeError(f"{what} stream {role} was not defined")
+        return {**config, "display": display, "encode": encode}
 
     def create_video_configuration(
         self,
         main: dict[str, Any] | None = None,
         lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = _EMPTY,
         transform: Any = None,
         colour_space: Any = None,
         buffer_count: int = 6,
@@ -66,7 +139,7 @@ class ConfigurationBuilders:
         display: str | None = "main",
         encode: str | None = "main",
         queue: bool = True,
-        sensor: dict[str, Any] | None = None,
+        sensor: dict[str, Any] | None = _EMPTY,
         use_case: str = "video",
     ) -> dict[str, Any]:
         """``create_video_configuration``: XBGR8888 1280x720 at 30 fps unless told."""
@@ -81,21 +154,24 @@ class ConfigurationBuilders:
             sensor,
             lores,
             raw,
+            colour_space,
+            display,
+            encode,
         )
 
     def create_still_configuration(
         self,
         main: dict[str, Any] | None = None,
         lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = _EMPTY,
         transform: Any = None,
-        colour_space: Any = None,
+        colour_space: Any = "Sycc",
         buffer_count: int = 1,
         controls: dict[str, Any] | None = None,
         display: str | None = None,
         encode: str | None = None,
         queue: bool = True,
-        sensor: dict[str, Any] | None = None,
+        sensor: dict[str, Any] | None = _EMPTY,
         use_case: str = "still",
     ) -> dict[str, Any]:
         """``create_still_configuration``: BGR888 at the full sensor size unless told."""
@@ -110,21 +186,24 @@ class ConfigurationBuilders:
             sensor,
             lores,
             raw,
+            colour_space,
+            display,
+            encode,
         )
 
     def create_preview_configuration(
         self,
         main: dict[str, Any] | None = None,
         lores: dict[str, Any] | None = None,
-        raw: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = _EMPTY,
         transform: Any = None,
-        colour_space: Any = None,
+        colour_space: Any = "Sycc",
         buffer_count: int = 4,
         controls: dict[str, Any] | None = None,
         display: str | None = "main",
         encode: str | None = "main",
         queue: bool = True,
-        sensor: dict[str, Any] | None = None,
+        sensor: dict[str, Any] | None = _EMPTY,
         use_case: str = "preview",
     ) -> dict[str, Any]:
         """``create_preview_configuration``: XBGR8888 640x480 unless told."""
@@ -139,18 +218,33 @@ class ConfigurationBuilders:
             sensor,
             lores,
             raw,
+            colour_space,
+            display,
+            encode,
         )
 
     def _pick_mode(self, config: dict[str, Any]) -> dict[str, Any]:
-        modes = sorted(self._sensor["modes"], key=lambda m: m["size"][0] * m["size"][1])
-        wanted = config["sensor"].get("output_size") or (config["raw"] or {}).get("size")
-        if wanted is not None:
-            exact = [m for m in modes if tuple(m["size"]) == tuple(wanted)]
-            if not exact:  # libcamera's validate() says Invalid (configure_)
-                raise RuntimeError(f"Invalid camera configuration: {config}")
-            return dict(exact[0])
-        # libcamera's RPi pipeline scores the modes against the output size; the
-        # smallest mode covering it is what that scoring picks for these sensors.
-        width, height = config["main"]["size"]
-        covering = [m for m in modes if m["size"][0] >= width and m["size"][1] >= height]
-        return dict(covering[0] if covering else modes[-1])
+        """The sensor mode ``_make_libcamera_config`` asks libcamera for: the best
+        ``score_mode`` against the ``sensor`` entry, else the raw stream, else the main
+        size (a USB camera: libcamera's UVC pipeline, the smallest mode covering it)."""
+        modes = self._sensor["modes"]
+        if is_usb(self._info):
+            width, height = config["main"]["size"]
+            covering = [m for m in modes if m["size"][0] >= width and m["size"][1] >= height]
+            return dict(covering[0] if covering else modes[-1])
+        sensor, raw = config.get("sensor") or {}, config.get("raw")
+        fmt = self._sensor["format"]
+        if sensor.get("bit_depth") is not None:
+            depth = int(sensor["bit_depth"])
+        elif raw is not None and "format" in raw:
+            depth = bit_depth(str(raw["format"]))
+        else:
+            depth = bit_depth(fmt)
+        if sensor.get("output_size") is not None:
+            size = sensor["output_size"]
+        elif raw is not None and "size" in raw:
+            size = raw["size"]
+        else:
+            size = config["main"]["size"]
+        mode_depth = bit_depth(fmt)
+        return dict(min(modes, key=lambda m: _score(m["size"], depth, mode_depth, size)))

@@ -5,7 +5,8 @@ clamping of the values it is handed, for the simulated
 - ``Controls.__setattr__`` (``controls.py``): a control the camera does not
   advertise raises "Control X is not advertised by libcamera"; values are not
   range-checked there (libcamera clamps them to the ``ControlInfo`` range,
-  which ``clamped`` does too).
+  which ``clamped`` does too). ``FrameRate`` is picamera2's virtual control
+  (``_VIRTUAL_FIELDS_MAP_``): set as ``FrameDurationLimits`` (``_framerates_to_durations_``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ class Controls:
     def set_controls(self, controls: dict[str, Any]) -> None:
         """Raises RuntimeError for a control libcamera does not advertise (``__setattr__``)."""
         for name, value in controls.items():
+            if name == "FrameRate":  # a rate or a (min, max) pair of rates
+                rates = value if isinstance(value, tuple | list) else (value, value)
+                name, value = "FrameDurationLimits", (int(1e6 / rates[1]), int(1e6 / rates[0]))
             if name not in self._picam2.camera_ctrl_info:
                 raise RuntimeError(f"Control {name} is not advertised by libcamera")
             self._values[name] = value

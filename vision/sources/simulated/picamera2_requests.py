@@ -63,7 +63,8 @@ class RequestQueue:
     def dispatch_functions(
         self, functions: list[Callable[[], tuple[bool, Any]]], wait: Any, immediate: bool = False
     ) -> Any:
-        """``dispatch_functions``: queue a job; wait None/True for ever, False not, a number."""
+        """``dispatch_functions``: queue a job; wait None/True for ever, a number at most that
+        long, and False (or 0: picamera2 tests ``if wait``) not at all, returning the job."""
         if wait is None:
             wait = True
         timeout = None if wait is True else wait
@@ -73,7 +74,7 @@ class RequestQueue:
             self._job_list.append(job)
             if only_job and (self.completed_requests or immediate):
                 self._wake.set()  # _run_process_requests
-        return job.get_result(timeout=timeout) if wait is not False else job
+        return job.get_result(timeout=timeout) if wait else job
 
     def wait(self, job: Job, timeout: float | None = None) -> Any:
         """``wait``: the job's result within ``timeout`` (TimeoutError; the job stays queued)."""
