@@ -52,7 +52,7 @@ def test_pin_modes_pulls_and_values(pico: Pico) -> None:
         floating.value()
     assert Pin(5, Pin.IN, Pin.PULL_UP).value() == 1
     assert Pin(5, pull=Pin.PULL_DOWN).value() == 0  # same GPIO, mode kept
-    assert Pin(5).mode() == Pin.IN and Pin(5).pull() == Pin.PULL_DOWN
+    assert (pico.bus.state(5).mode, pico.bus.state(5).pull) == (Pin.IN, Pin.PULL_DOWN)
     pin = Pin(6, Pin.IN, Pin.PULL_UP)
     pin.value(0)  # remembered, not driven while an input
     assert pico.bus.output(6) is None and pin.value() == 1
@@ -64,10 +64,26 @@ def test_pin_modes_pulls_and_values(pico: Pico) -> None:
     assert pin.value() == 0
     pin.value("yes")  # anything truthy is 1
     assert pin.value() == 1
-    with pytest.raises(ValueError):
-        Pin(7, mode=9)
+    Pin(7, Pin.OUT, value=1)
+    Pin(7, mode=9)  # another mode: the alternate function alt=SIO, the direction kept
+    assert pico.bus.output(7) == 1
     with pytest.raises(ValueError):
         Pin(30)
+
+
+def test_init_sets_the_pull_every_time_and_open_drain_starts_released(pico: Pico) -> None:
+    # MicroPython ports/rp2/machine_pin.c, machine_pin_obj_init_helper: "Configure pull
+    # (unconditionally because None means no-pull)"; OPEN_DRAIN without value= starts
+    # released (value == -1 ? 1 : value); value= is used with OUT and OPEN_DRAIN only
+    Pin(5, Pin.IN, Pin.PULL_UP)
+    with pytest.raises(FloatingPinError):
+        Pin(5, Pin.IN).value()  # the pull-up is gone
+    assert pico.bus.state(5).pull is None
+    assert Pin(11, Pin.OPEN_DRAIN, Pin.PULL_UP).value() == 1 and pico.bus.output(11) is None
+    Pin(12, Pin.IN, Pin.PULL_DOWN, value=1)
+    assert pico.bus.state(12).out == 0  # not latched for an input
+    # the rp2's Pin has init, value, low/high, off/on, toggle and irq: no mode() nor pull()
+    assert not hasattr(Pin(5), "mode") and not hasattr(Pin(5), "pull")
 
 
 def test_pin_value_keyword_is_set_before_the_mode_so_there_is_no_glitch(pico: Pico) -> None:

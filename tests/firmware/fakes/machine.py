@@ -1,12 +1,18 @@
 """Fake ``machine`` module: ``Pin`` on a simulated wiring bus, ``WDT`` on the simulated clock.
 
 Semantics taken from the MicroPython docs (``machine.Pin``, ``machine.WDT``) and
-the rp2 port:
+the rp2 port (``ports/rp2/machine_pin.c``, MicroPython 1.22 to 1.24):
 
-* ``Pin(id, mode=-1, pull=-1, *, value=None)``: arguments left out keep the
-  pin's current setting (a pin starts as an input without pull); ``value`` is
-  the output level, set before the mode changes (no glitch), and is used only in
-  ``Pin.OUT`` and ``Pin.OPEN_DRAIN`` modes.
+* ``Pin(id)`` alone changes nothing (``mp_pin_make_new`` configures only when
+  given more); ``Pin(id, mode=None, pull=None, *, value=None)`` and ``init``
+  (``machine_pin_obj_init_helper``) set the mode only when given, but the pull
+  every time ("unconditionally because None means no-pull"). ``value`` is the
+  output level, set before the mode changes (no glitch), and is used only with
+  ``Pin.OUT`` and ``Pin.OPEN_DRAIN``; an open-drain pin given no value starts
+  released. Another mode selects the alternate function ``alt`` (SIO by
+  default: the pin keeps its direction). A pin starts as an input without pull.
+  The rp2's ``Pin`` has ``init``, ``value``/``__call__``, ``low``/``high``,
+  ``off``/``on``, ``toggle`` and ``irq``: no ``mode()`` nor ``pull()``.
 * ``value()`` reads the level on the pin: an input reads what drives it from
   outside, else its pull resistor; with neither it floats, which the fake
   refuses (``FloatingPinError``) instead of returning noise. ``value(x)`` sets the
@@ -23,6 +29,7 @@ board (``tests.firmware.fakes.pico.Pico`` does it).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from tests.firmware.fakes.clock import Clock
 
@@ -110,6 +117,8 @@ class Bus:
             callback(now)
 
 
+_NOT_GIVEN: Any = object()
+"""An argument left out (``Pin(id)`` alone configures nothing)."""
 _bus = Bus()
 _clock = Clock()
 watchdogs: list[WDT] = []  # started on the current board
@@ -134,31 +143,37 @@ class Pin:
     PULL_DOWN = 2
     IRQ_FALLING = 4
     IRQ_RISING = 8
-    _MODES = (IN, OUT, OPEN_DRAIN, ALT)
     _PULLS = (None, PULL_UP, PULL_DOWN)
 
     def __init__(
-        self, id: int, mode: int = -1, pull: int | None = -1, *, value: object = None
+        self, id: int, mode: Any = _NOT_GIVEN, pull: Any = _NOT_GIVEN, *, value: Any = _NOT_GIVEN
     ) -> None:
         if not isinstance(id, int) or not 0 <= id <= 29:
             raise ValueError("invalid pin")
         self.id = id
         self._bus = _bus
-        self.init(mode, pull, value=value)
+        args = (("mode", mode), ("pull", pull), ("value", value))
+        given = {name: arg for name, arg in args if arg is not _NOT_GIVEN}
+        if given:  # mp_pin_make_new: "pin mode given, so configure this GPIO"
+            self.init(**given)
 
-    def init(self, mode: int = -1, pull: int | None = -1, *, value: object = None) -> None:
-        """Reconfigure; arguments left out keep their setting."""
+    def init(
+        self, mode: int | None = None, pull: int | None = None, *, value: object = None
+    ) -> None:
+        """Reconfigure: the mode if given, the pull always (None: no pull)."""
         state = self._bus.state(self.id)
-        if value is not None:
-            state.out = 1 if value else 0
-        if mode != -1:
-            if mode not in self._MODES:
-                raise ValueError(f"invalid pin mode: {mode!r}")
+        if mode == Pin.OUT:
+            if value is not None:
+                state.out = 1 if value else 0  # before the mode: no glitch
             state.mode = mode
-        if pull != -1:
-            if pull not in self._PULLS:
-                raise ValueError(f"invalid pull: {pull!r}")
-            state.pull = pull
+        elif mode == Pin.OPEN_DRAIN:
+            state.out = 1 if value is None or value else 0  # released unless told
+            state.mode = mode
+        elif mode == Pin.IN:
+            state.mode = mode
+        if pull not in self._PULLS:
+            raise ValueError(f"invalid pull: {pull!r}")
+        state.pull = pull
         self._bus.changed(self.id)
 
     def value(self, x: object = None) -> int | None:
@@ -183,20 +198,6 @@ class Pin:
     def toggle(self) -> None:
         state = self._bus.state(self.id)
         self.value(0 if state.out else 1)
-
-    def mode(self, mode: int | None = None) -> int | None:
-        """Get or set the mode."""
-        if mode is None:
-            return self._bus.state(self.id).mode
-        self.init(mode)
-        return None
-
-    def pull(self, pull: int | None = -1) -> int | None:
-        """Get (no argument) or set the pull (``None`` for none)."""
-        if pull == -1:
-            return self._bus.state(self.id).pull
-        self.init(pull=pull)
-        return None
 
     def __repr__(self) -> str:
         return f"Pin(GPIO{self.id})"
