@@ -248,7 +248,10 @@ def legal_actions(state: ChallengersState, player: str) -> tuple[Offer, ...]:
         finalists = state.finalists or ()
         if player not in finalists:
             return ()
-        return (Offer("final", (("winner", finalists),)),)
+        # Rule text 004 l.9: before the final, "Determine who begins as usual."
+        other = tuple(p for p in finalists if p != player)
+        ask = Offer("first_player", (("round", (state.round,)), ("players", other)))
+        return (ask, Offer("final", (("winner", finalists),)))
     out = [Offer("fans", mine, ("amount",))]
     if player not in state.played:
         others = tuple(

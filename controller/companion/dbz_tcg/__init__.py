@@ -20,7 +20,9 @@ Referee decisions where the text is silent (also in ``README.md``):
   and counts towards the five. The choice (``critical``) is made at once: any other action
   passes it up.
 * Dragon Balls in the Life Deck, Endurance and Allies are not tracked: the table records
-  the cards actually discarded.
+  the cards actually discarded. A ball in play that is discarded or destroyed
+  (``discard_dragon_ball``) goes to the bottom of its controller's Life Deck.
+* ``pay_stages``: an Energy Attack's cost in stages, refused above the stages held.
 * MPPV: Anger reaching five on Level 4 wins at once; on Levels 1-3 it advances a Level.
 """
 

@@ -14,6 +14,9 @@ from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
 
 KIND = GameKind.DBZ_TCG
+DECK = 60
+"""Rule text 003: "exactly 60 other cards" beside the Main Personality and Mastery; the
+Life Deck is made of them, so it holds no more."""
 
 
 class Step(enum.Enum):
@@ -181,10 +184,28 @@ class PhysicalAttack(CompanionAction):
 
 
 @dataclass(frozen=True)
+class PayStages(CompanionAction):
+    """``player`` lowers their Main Personality's Power Stages to pay an Energy Attack."""
+
+    DO = "pay_stages"
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
 class DragonBall(CompanionAction):
     """The turn player plays a Dragon Ball (Planning Step)."""
 
     DO = "dragon_ball"
+    player: Player
+    number: int
+
+
+@dataclass(frozen=True)
+class DiscardDragonBall(CompanionAction):
+    """A Dragon Ball ``player`` controls is discarded or destroyed (to their Life Deck's bottom)."""
+
+    DO = "discard_dragon_ball"
     player: Player
     number: int
 
@@ -224,7 +245,7 @@ class EndTurn(CompanionAction):
 
 DbzAction = (
     Draw | Pur | Anger | StageDamage | LifeDamage | DragonBall | DeclareCombat | Rejuvenate
-) | (UseCritical | EndTurn | PhysicalAttack)
+) | (UseCritical | EndTurn | PhysicalAttack | PayStages | DiscardDragonBall)
 ACTIONS: dict[str, type[Any]] = {
     c.DO: c
     for c in (
@@ -234,7 +255,9 @@ ACTIONS: dict[str, type[Any]] = {
         StageDamage,
         LifeDamage,
         PhysicalAttack,
+        PayStages,
         DragonBall,
+        DiscardDragonBall,
         DeclareCombat,
         Rejuvenate,
         UseCritical,
@@ -296,7 +319,7 @@ def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script"
     levels = num("levels")
     max_stages = num("max_stages")
     numbers = {
-        "life_deck": num("life_deck"),
+        "life_deck": num("life_deck", 1, DECK),
         "start_level": num("start_level", 1, levels),
         "start_stages": num("start_stages", 0, max_stages),
         "anger_to_level": num("anger_to_level"),

@@ -14,10 +14,12 @@ from controller.companion.dbz_tcg.model import (
     DbzAction,
     DbzState,
     DeclareCombat,
+    DiscardDragonBall,
     DragonBall,
     Draw,
     EndTurn,
     LifeDamage,
+    PayStages,
     Personality,
     PhysicalAttack,
     Pur,
@@ -35,6 +37,8 @@ R_PUR = "Planning Step: the Main Personality gains its PUR once"
 R_COMBAT = "Combat Step (optional): declared by the turn player, once, after the Planning Step"
 R_REJUVENATE = "Rejuvenation Step: if you did not declare combat this turn, rejuvenate one card"
 R_DRAGON_BALL = "Dragon Balls: numbered 1-7; you cannot play one that matches one on the table"
+R_BALL_DISCARD = "Dragon Balls: one discarded or destroyed goes to the bottom of your deck"
+R_ENERGY = "Energy Attacks: lower your Main Personality's stages to pay; without enough, no attack"
 R_CRITICAL = "Critical damage: after five or more Life Cards of damage from one unstopped attack"
 R_TURN = "Turn steps: only the turn player does this"
 R_OVER = "Winning the game: the game is over"
@@ -126,6 +130,36 @@ def _critical(state: DbzState, a: UseCritical) -> DbzState:
     return out  # DISCARD_ALLY: allies are not tracked
 
 
+def _pay_stages(state: DbzState, a: PayStages) -> DbzState:
+    """Rule text 003 l.177: an Energy Attack's cost lowers the Main Personality's stages;
+    RuleViolationError (R_ENERGY) if it has fewer stages than the cost (a cost is no damage:
+    nothing turns into Life Cards)."""
+    if a.amount < 1:
+        raise RuleViolationError(R_AMOUNT, f"a cost of {a.amount} stages")
+    stages = state.fighter(a.player).stages
+    if a.amount > stages:
+        raise RuleViolationError(
+            R_ENERGY, f"{a.player} has {stages} stages, the cost is {a.amount}"
+        )
+    return _set(state, a.player, stages=stages - a.amount)
+
+
+def _discard_dragon_ball(state: DbzState, a: DiscardDragonBall) -> DbzState:
+    """Rule text 003 l.65 (and l.213, Destroy discards a card in play): the Dragon Ball leaves
+    play for the bottom of the Life Deck of ``a.player``, who controlled it; RuleViolationError
+    (R_BALL_DISCARD) if they control no such ball or their Life Deck is full (a captured
+    ball could overfill it; the text does not say whose deck it goes to then)."""
+    me = state.fighter(a.player)
+    if a.number not in me.dragon_balls:
+        raise RuleViolationError(
+            R_BALL_DISCARD, f"{a.player} has no Dragon Ball {a.number} in play"
+        )
+    if me.life >= state.data.life_deck:
+        raise RuleViolationError(R_BALL_DISCARD, f"{a.player}'s Life Deck is full")
+    balls = tuple(b for b in me.dragon_balls if b != a.number)
+    return _set(state, a.player, dragon_balls=balls, life=me.life + 1)
+
+
 def apply(state: DbzState, action: DbzAction) -> DbzState:
     """The state after ``action``; RuleViolationError if the rules forbid it now."""
     if state.step is Step.OVER:
@@ -163,6 +197,10 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         table = state.data.attack_table
         stages = table.physical_damage(action.attacker_power_level, action.defender_power_level)
         return _damage(state, action.player, stages, 0)
+    if isinstance(action, PayStages):
+        return _pay_stages(state, action)
+    if isinstance(action, DiscardDragonBall):
+        return _discard_dragon_ball(state, action)
     if isinstance(action, EndTurn):
         if step is Step.DRAW:
             raise RuleViolationError(R_DRAW, f"{state.turn} has not drawn for the Draw Step")
@@ -245,6 +283,10 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
         Offer("life_damage", mine, ("amount",)),
         Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
     ]
+    if me.stages:
+        out.append(Offer("pay_stages", mine, ("amount",)))
+    if me.dragon_balls:
+        out.append(Offer("discard_dragon_ball", (*mine, ("number", me.dragon_balls))))
     if player != state.turn:
         return tuple(out)
     if state.step is Step.DRAW:
