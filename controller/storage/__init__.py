@@ -4,8 +4,8 @@ Owns: the log itself (``chained_log.py``: WAL and ``synchronous=FULL``, the hash
 chain, the file's ``application_id``/``user_version`` stamp and its ordered
 migrations, undo markers, the append errors) and the journal of typed events
 built on it (``journal.py``: the game's id and set-up in the ``meta`` table, each
-event encoded to a row's kind and JSON payload and decoded back, and the journal's
-error classes), what a journal records of its game's making (``origin.py``: the
+event encoded to a row's kind and JSON payload and decoded back), the journal's
+error classes (``errors.py``), what a journal records of its game's making (``origin.py``: the
 seed, the data set's fingerprint, and the refusal of a flag that contradicts them)
 and what is wrong with a journal's place (``place.py``: its folder missing,
 read-only or another user's, a full disk, a file this user cannot read: one line

@@ -9,11 +9,10 @@ payload (:meth:`EventJournal.encode`) and *decoded* back when read
 (:meth:`EventJournal.decode`). A subclass names its file (noun, SQLite
 ``application_id``, migrations), its encoding and its undo rule.
 
-The errors are the same for every kind: :class:`JournalIOError` (no file, a file
-that cannot be created, an append or upgrade that fails), :class:`JournalCorruptError`
-(not a journal, a row that fails its check or does not decode),
-:class:`JournalForeignError` (another program's SQLite file),
-:class:`JournalVersionError` (a newer toptable's) and :class:`WrongGameError`.
+The errors are the same for every kind (:mod:`controller.storage.errors`, exported
+here too). Opening a journal checks what its set-up records of the game's making
+(:class:`~controller.storage.origin.Origin`): a seed or fingerprint of the wrong
+type is a damaged set-up, not an absent one.
 """
 
 from __future__ import annotations
@@ -26,34 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from controller.core.errors import TopTableError
 from controller.storage.chained_log import ChainedLog, ChainedRow
+from controller.storage.errors import (
+    JournalCorruptError,
+    JournalError,
+    JournalForeignError,
+    JournalIOError,
+    JournalVersionError,
+    WrongGameError,
+)
+from controller.storage.origin import Origin
 from controller.storage.place import place_problem
 from controller.storage.sqlite_file import Stamp
-
-
-class JournalError(TopTableError):
-    """Root of the journal's errors."""
-
-
-class JournalVersionError(JournalError, ValueError):
-    """The journal was written by a newer version of toptable."""
-
-
-class JournalCorruptError(JournalError, ValueError):
-    """A row does not match its checksum or does not decode, or the file is not a journal."""
-
-
-class JournalForeignError(JournalCorruptError):
-    """The file is another program's SQLite database, not a toptable journal."""
-
-
-class WrongGameError(JournalError, ValueError):
-    """The journal belongs to another game."""
-
-
-class JournalIOError(JournalError, OSError):
-    """The journal file cannot be created, opened, upgraded or written."""
 
 
 def journal_exists(path: Path) -> bool:
@@ -169,7 +152,8 @@ class EventJournal(ChainedLog[Row], Generic[E]):
             JournalVersionError: written by a newer toptable.
             WrongGameError: ``game_id`` is given and the journal is another game's.
             JournalForeignError: another program's SQLite file.
-            JournalCorruptError: not a journal, or a row that fails its check.
+            JournalCorruptError: not a journal, a row that fails its check, or a set-up
+                whose seed or data-set fingerprint is of the wrong type.
         """
         return cls._open_file(path, lambda conn, p, meta: cls._from_meta(conn, p, meta, game_id))
 
@@ -189,6 +173,7 @@ class EventJournal(ChainedLog[Row], Generic[E]):
             raise JournalCorruptError(f"{path}: the journal's meta table is damaged") from None
         if not isinstance(setup, dict):
             raise JournalCorruptError(f"{path}: the journal's set-up is not a JSON object")
+        Origin.from_setup(setup, path)  # its seed and fingerprint read, or refused
         if cls.META_SCHEMA_VERSION is not None and version > cls.META_SCHEMA_VERSION:
             raise JournalVersionError(
                 f"{path}: journal schema version {version} is newer than this toptable's "
@@ -228,3 +213,16 @@ class EventJournal(ChainedLog[Row], Generic[E]):
     def __len__(self) -> int:
         """How many rows are stored (the last row's number: rows are numbered 1, 2, 3...)."""
         return len(self._rows)
+
+
+__all__ = [
+    "EventJournal",
+    "JournalCorruptError",
+    "JournalError",
+    "JournalForeignError",
+    "JournalIOError",
+    "JournalVersionError",
+    "Row",
+    "WrongGameError",
+    "journal_exists",
+]

@@ -6,7 +6,9 @@ world's, the decks' shuffles) and a fingerprint of the data set it is played wit
 (``data_fingerprint``), both written when the journal is created. A resume needs
 nothing else; a flag that says otherwise is refused (:func:`refuse_contradiction`).
 
-A journal from before these keys has neither (both ``None``).
+A journal from before these keys has neither (both ``None``, as a key set to null is);
+a key of the wrong type is a damaged set-up (:meth:`Origin.from_setup`), never read as
+absent: a seed read as absent would replay another game.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.storage.journal import JournalError
+from controller.core.errors import DataProblem
+from controller.storage.errors import JournalCorruptError, JournalError
 
 SEED_KEY = "seed"
 FINGERPRINT_KEY = "data_fingerprint"
@@ -42,14 +45,26 @@ class Origin:
         return {SEED_KEY: self.seed, FINGERPRINT_KEY: self.data_fingerprint}
 
     @classmethod
-    def from_setup(cls, setup: Mapping[str, Any]) -> Origin:
-        """The origin a journal's set-up records (a wrongly typed value counts as absent)."""
+    def from_setup(cls, setup: Mapping[str, Any], journal: str | Path = "journal") -> Origin:
+        """The origin the set-up of ``journal`` records (a key left out or null: not recorded).
+
+        Raises:
+            JournalCorruptError: a key of another type (the message names ``journal`` and
+                the key).
+        """
         seed = setup.get(SEED_KEY)
         fingerprint = setup.get(FINGERPRINT_KEY)
-        return cls(
-            seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-            fingerprint if isinstance(fingerprint, str) else None,
-        )
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise damaged_setup(journal, SEED_KEY, f"expected a whole number, got {seed!r}")
+        if fingerprint is not None and not isinstance(fingerprint, str):
+            raise damaged_setup(journal, FINGERPRINT_KEY, f"expected text, got {fingerprint!r}")
+        return cls(seed, fingerprint)
+
+
+def damaged_setup(journal: str | Path, key: str, message: str) -> JournalCorruptError:
+    """The error of a key of the set-up of ``journal`` that does not read (``message``:
+    what was expected, and got)."""
+    return JournalCorruptError(str(DataProblem(str(journal), "the journal's set-up", key, message)))
 
 
 def data_fingerprint(directory: Path) -> str:

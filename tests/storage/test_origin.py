@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from controller.companion.journal import CompanionJournal
+from controller.core.kinds import GameKind
+from controller.game.journal import Journal
+from controller.game.session import run_journaled
+from controller.game.state import Length
 from controller.gamedata import DEMO_DIR
+from controller.storage.errors import JournalCorruptError
 from controller.storage.origin import (
     ContradictionError,
     Origin,
@@ -15,6 +23,7 @@ from controller.storage.origin import (
     refuse_contradiction,
     refuse_other_data,
 )
+from tests.cli_runner import cli_runner
 
 
 def _copy_of_demo(tmp_path: Path) -> Path:
@@ -38,7 +47,95 @@ def test_an_origin_round_trips_through_a_setup_and_an_old_setup_has_none() -> No
     origin = Origin(7, "abc")
     assert Origin.from_setup({"mode": "tournament", **origin.to_setup()}) == origin
     assert Origin.from_setup({"mode": "tournament"}) == Origin(None, None)
-    assert Origin.from_setup({"seed": True, "data_fingerprint": 3}) == Origin(None, None)
+    assert Origin.from_setup({"seed": None, "data_fingerprint": None}) == Origin(None, None)
+
+
+@pytest.mark.parametrize(
+    ("setup", "named"),
+    [
+        ({"seed": "one"}, "field 'seed': expected a whole number, got 'one'"),
+        ({"seed": True}, "field 'seed': expected a whole number, got True"),
+        ({"seed": 1.5}, "field 'seed': expected a whole number, got 1.5"),
+        ({"seed": 1, "data_fingerprint": 3}, "field 'data_fingerprint': expected text, got 3"),
+    ],
+)
+def test_a_wrongly_typed_origin_is_a_damaged_set_up_not_an_absent_one(
+    setup: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(JournalCorruptError) as caught:
+        Origin.from_setup(setup, "g.sqlite")
+    assert str(caught.value) == f"g.sqlite: the journal's set-up: {named}"
+
+
+def _set_seed(path: Path, seed: object) -> None:
+    """Write ``seed`` into the journal's stored set-up (None: leave the key out)."""
+    with sqlite3.connect(path) as conn:
+        if seed is None:
+            conn.execute("UPDATE meta SET value = json_remove(value, '$.seed') WHERE key = 'setup'")
+        else:
+            conn.execute(
+                "UPDATE meta SET value = json_set(value, '$.seed', ?) WHERE key = 'setup'", (seed,)
+            )
+    conn.close()
+
+
+def test_a_journal_whose_seed_is_not_a_number_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    _set_seed(path, "one")
+    before = path.read_bytes()
+    for argv in (("game", "play", str(path)), ("game", "play", str(path), "--seed", "5")):
+        code, out, err = run(*argv)
+        assert (code, out) == (2, "")
+        assert err == (
+            f"toptable: error: {path}: the journal's set-up: field 'seed': "
+            "expected a whole number, got 'one'\n"
+        )
+    assert path.read_bytes() == before  # left as it was
+    with pytest.raises(JournalCorruptError, match=r"field 'seed'"):
+        Journal.open(path)
+    companion = tmp_path / "c.sqlite"
+    CompanionJournal.start(companion, GameKind.CHALLENGERS, ["Ann", "Bob"], seed=3).close()
+    _set_seed(companion, "three")
+    with pytest.raises(JournalCorruptError, match=rf"^{companion}: .*field 'seed'"):
+        CompanionJournal.open(companion)
+
+
+@pytest.mark.parametrize(("players", "got"), [('"AB"', "'AB'"), ("[1, 2]", "[1, 2]"),
+                                              ("null", "None")])  # fmt: skip
+def test_companion_players_that_are_not_names_are_a_damaged_set_up(
+    tmp_path: Path, players: str, got: str
+) -> None:
+    # "AB" was read as the players A and B, [1, 2] as "1" and "2"
+    path = tmp_path / "c.sqlite"
+    CompanionJournal.start(path, GameKind.DBZ_TCG, ["Ann", "Bob"], seed=3).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE meta SET value = json_set(value, '$.players', json(?)) WHERE key = 'setup'",
+            (players,),
+        )
+    conn.close()
+    with CompanionJournal.open(path) as journal, pytest.raises(JournalCorruptError) as caught:
+        journal.players  # noqa: B018
+    assert str(caught.value) == (
+        f"{path}: the journal's set-up: field 'players': expected names, got {got}"
+    )
+
+
+def test_a_journal_that_records_no_seed_still_resumes_with_seed_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    _set_seed(path, None)  # an older journal
+    code, _, err = run("game", "play", str(path))
+    assert code == 2 and "records no seed" in err and "give --seed" in err
+    code, out, err = run("game", "play", str(path), "--seed", "5")
+    assert (code, err) == (0, "") and "winners" in out
 
 
 def test_a_contradiction_names_the_flag_and_both_values(tmp_path: Path) -> None:
