@@ -134,6 +134,27 @@ class Problems:
             self.add(entry, field, f"expected text, got {raw!r}")
         return None
 
+    def optional_text(
+        self,
+        raw: Mapping[str, object],
+        key: str,
+        entry: str = "",
+        field: str = "",
+        *,
+        file: str | None = None,
+    ) -> str | None:
+        """``raw[key]`` when it is a string, None when it is left out; anything else is a
+        problem at ``field`` (default ``key``; ``file``: another file than this one's).
+        For text that may be left out, read or not: a data file's ``note`` is for people,
+        yet a number there is a slip to name, not to keep."""
+        if key not in raw:
+            return None
+        value = raw[key]
+        if isinstance(value, str):
+            return value
+        self.add(entry, field or key, f"expected text, got {value!r}", file=file)
+        return None
+
     def table(self, raw: object, entry: str, field: str) -> Mapping[str, Any] | None:
         """``raw`` when it is a table (a TOML table, a JSON object)."""
         if isinstance(raw, Mapping):

@@ -146,9 +146,10 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
 
     problems.unknown_keys(data, _TOP_KEYS)
     name = data.get("name", Path(file).stem)
-    if not isinstance(name, str):
-        bad("", "name", "expected a string")
+    if not isinstance(name, str) or not name.strip():
+        bad("", "name", f"expected a non-empty string, got {name!r}")
         name = str(name)
+    problems.optional_text(data, "note")
     example = data.get("example", False)
     if not isinstance(example, bool):
         bad("", "example", "expected true or false")

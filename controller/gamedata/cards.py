@@ -66,10 +66,10 @@ class EffectKind(StrEnum):
     - reflect: the attack's damage goes back to the attacker.
     - heal: remove up to ``amount`` damage from one of the player's warriors
       (as an event: from each of them).
-    - extra_combat: a second combat this turn (never in the 45-minute game).
+    - extra_combat: a second combat this turn (not in the 45-minute game with B's variant).
     - transformation_retry: roll a failed transformation again; with a ``target``, a
       roll reaching it gives the warrior's last form (B l.423).
-    - fusion: the two fusion partners, standing on adjacent spaces, fuse.
+    - fusion: the two fusion partners on one space (or one apart, a variant) fuse (A l.209).
     - rescue: played the moment a warrior of the player is eliminated: it stays on
       its space with no damage (A l.259, l.335, l.346).
     - counter_attack: after an attack, the defender attacks back at once.
@@ -237,6 +237,7 @@ def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
     """
     problems = Problems(file)
     problems.unknown_keys(data, _TOP_KEYS)
+    problems.optional_text(data, "note")
     invented = data.get("invented", False)
     if not isinstance(invented, bool):
         problems.add("", "invented", "expected true or false")

@@ -65,6 +65,7 @@ def parse_story(data: Mapping[str, Any], file: str, roster: Roster | None = None
     """
     problems = Problems(file)
     problems.unknown_keys(data, _TOP_KEYS)
+    problems.optional_text(data, "note")
     raw = data.get("square")
     if not isinstance(raw, list) or not raw:
         problems.add("", "square", f"expected {SQUARES} [[square]] tables")

@@ -47,6 +47,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
     for key in REQUIRED_WARRIOR:
         if key not in entry:
             chk.bad(key, 'missing (write "unknown" if the card is not at hand)')
+    chk.note(entry)
     before = problems.mark()
     endurance = chk.integer(entry.get("endurance"), "endurance", 1, MAX_ENDURANCE)
     power = chk.integer(entry.get("power"), "power", 1, MAX_POOL)
@@ -100,6 +101,7 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
                     f"unknown key; expected one of {', '.join(sorted(FORM_KEYS))}",
                     file,
                 )
+        chk.note(f, f"{label}.note", file)
         for key in REQUIRED_FORM:
             if key not in f:
                 chk.bad(

@@ -34,9 +34,19 @@ class WarriorChecker:
         origin: Mapping[str, str] = self.entry.get("_origin", {})
         return origin.get(field.split(".")[0].split("[")[0], self.entry.get("_file", "?"))
 
+    @property
+    def label(self) -> str:
+        """How problems name the entry."""
+        return f"warrior {self.name!r}"
+
     def bad(self, field: str, message: str, file: str | None = None) -> None:
-        self.problems.add(
-            f"warrior {self.name!r}", field, message, file=file or self.file_of(field)
+        self.problems.add(self.label, field, message, file=file or self.file_of(field))
+
+    def note(self, raw: Mapping[str, Any], field: str = "note", file: str | None = None) -> None:
+        """A problem when ``raw`` (the entry or one of its forms) has a ``note`` that is not
+        text (a remark for people, never read)."""
+        self.problems.optional_text(
+            raw, "note", self.label, field, file=file or self.file_of(field)
         )
 
     def integer(

@@ -155,8 +155,7 @@ def _check_file_keys(data: Mapping[str, Any], file: str, problems: Problems) -> 
             problems.add(
                 "", k, f"unknown key; expected one of {', '.join(sorted(FILE_KEYS))}", file=file
             )
-    if "note" in data and not isinstance(data["note"], str):
-        problems.add("", "note", f"expected text, got {data['note']!r}", file=file)
+    problems.optional_text(data, "note", file=file)
     if "invented" in data and not isinstance(data["invented"], bool):
         problems.add("", "invented", "expected true or false", file=file)
 

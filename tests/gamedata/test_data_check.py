@@ -77,6 +77,37 @@ def test_a_duplicate_warrior_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     _refused_alike(mine, capsys, "Jiren")
 
 
+def _after_first(path: Path, line: str, added: str) -> None:
+    """Write ``added`` on the line after the first ``line`` of ``path``."""
+    text = path.read_text(encoding="utf-8")
+    at = text.index("\n", text.index(line)) + 1
+    path.write_text(text[:at] + added + "\n" + text[at:], encoding="utf-8")
+
+
+def test_an_empty_board_name_and_notes_that_are_not_text_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _own_set(tmp_path)
+    board = mine / "board.toml"
+    board.write_text(
+        board.read_text(encoding="utf-8").replace('name = "example-grid-7x6"', 'name = " "'),
+        encoding="utf-8",
+    )
+    _after_first(board, "example = true", "note = 3")
+    _after_first(mine / "cards.toml", "invented = true", 'note = ["x"]')
+    _after_first(mine / "story.toml", "invented = true", "note = 1.5")
+    _after_first(mine / "warriors.toml", 'name = "Kefla"', "note = 7")
+    _refused_alike(
+        mine,
+        capsys,
+        f"{board}: field 'name': expected a non-empty string, got ' '",
+        f"{board}: field 'note': expected text, got 3",
+        f"{mine / 'cards.toml'}: field 'note': expected text, got ['x']",
+        f"{mine / 'story.toml'}: field 'note': expected text, got 1.5",
+        "warriors.toml: warrior 'Kefla': field 'note': expected text, got 7",
+    )
+
+
 def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     mine = _own_set(tmp_path)
     board = mine / "board.toml"
