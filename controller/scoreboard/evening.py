@@ -23,11 +23,14 @@ from typing import Any
 
 from controller.core.errors import TopTableError
 from controller.scoreboard.checks import MessageError, clean_state
+from controller.storage.sqlite_file import read_stamp
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "evening.sqlite"
 FORMAT = 1  # PRAGMA user_version of the file
+EVENING_TABLES = frozenset({"games"})
+"""The tables an evening's file holds (a file with others is another program's)."""
 SAVE_EVERY_S = 1.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -51,14 +54,25 @@ class Evening:
         """Open (or create) ``path``.
 
         Raises:
-            EveningError: not a SQLite file, another format, or not writable.
+            EveningError: not a SQLite file, another program's (a game journal...), another
+                format, or not writable.
         """
         self.path = path
         self.save_every_s = save_every_s
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            stamp = read_stamp(self._db)
+            if stamp.application_id != 0 or not stamp.tables <= EVENING_TABLES:
+                # another program's database (a game journal...): never written into
+                raise EveningError(
+                    f"{path}: not an evening's file (it holds the tables "
+                    f"{', '.join(sorted(stamp.tables))}"
+                    + (f", SQLite application_id 0x{stamp.application_id & 0xFFFFFFFF:08X}"
+                       if stamp.application_id else "")
+                    + "): move it away, or give --state-dir another folder"
+                )  # fmt: skip
+            version = stamp.user_version
             if version not in (0, FORMAT):
                 raise EveningError(
                     f"{path}: an evening of format {version} (this scoreboard reads {FORMAT}): "
@@ -70,6 +84,8 @@ class Evening:
             self._db.execute(f"PRAGMA user_version={FORMAT}")
         except sqlite3.DatabaseError as exc:
             raise EveningError(f"{path}: cannot use it as the evening's file: {exc}") from None
+        except EveningError:  # said above, whole (it is an OSError too)
+            raise
         except OSError as exc:
             raise EveningError(f"{path}: {exc.strerror or exc}") from None
         self._pending: dict[tuple[str, str], tuple[str, float]] = {}

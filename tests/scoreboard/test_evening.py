@@ -79,6 +79,25 @@ def test_a_file_that_is_not_an_evening_is_refused_by_name(tmp_path: Path) -> Non
         Evening.in_directory(other)
 
 
+def test_a_game_journal_given_for_the_evening_is_refused_and_left_alone(tmp_path: Path) -> None:
+    # it was taken (the same user_version) and the evening's table written into the game
+    from controller.game.session import run_journaled
+
+    journal = tmp_path / FILE_NAME
+    run_journaled(journal, 2, Length.ROUNDS5, 5)
+    before = journal.read_bytes()
+    with pytest.raises(EveningError) as refused:
+        Evening.in_directory(tmp_path)
+    assert str(refused.value) == (
+        f"{journal}: not an evening's file (it holds the tables events, meta, SQLite "
+        "application_id 0x546F7054): move it away, or give --state-dir another folder"
+    )
+    assert journal.read_bytes() == before
+    with sqlite3.connect(journal) as db:
+        tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    assert sorted(tables) == [("events",), ("meta",)]
+
+
 def test_a_saved_game_that_fails_the_checks_is_skipped(
     tmp_path: Path, games: list[GameState]
 ) -> None:
