@@ -133,8 +133,11 @@ class Font:
     def fit(self, text: str, max_width: int) -> str:
         """The longest prefix of ``normalise(text)`` that fits in ``max_width`` pixels."""
         shown = normalise(text)
-        while shown and self.width(shown) > max_width:
-            shown = shown[:-1]
+        width = 0
+        for i, c in enumerate(shown):  # one pass: a name of any length costs its length once
+            width += self.scale * ((GLYPH_GAP if i else 0) + _glyph(c).width)
+            if width > max_width:
+                return shown[:i].rstrip()
         return shown.rstrip()
 
     def draw(self, draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, fill: int = 1) -> int:

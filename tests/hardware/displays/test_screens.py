@@ -90,6 +90,17 @@ def test_text_is_clipped_to_its_width() -> None:
     assert SMALL.width(SMALL.fit("SON GOKU SUPER SAIYAN BLUE", 60)) <= 60
 
 
+@pytest.mark.timeout(10)
+def test_a_name_of_any_length_is_clipped_in_one_pass() -> None:
+    # a 200000-letter name in a state file took minutes: each letter cut re-measured the rest
+    name = "Son Goku " * 5
+    for font in (SMALL, BIG):
+        for width in (0, 7, 60, 128):
+            fits = [n for n in range(len(name) + 1) if font.width(name[:n]) <= width]
+            assert font.fit(name, width) == normalise(name)[: max(fits)].rstrip()
+    assert SMALL.fit("x" * 200_000, 128) == "X" * 21
+
+
 def test_six_distinct_icons_within_size() -> None:
     assert set(ICON_PIXELS) == set(Symbol)
     assert 8 <= ICON_SIZE <= 16
