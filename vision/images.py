@@ -1,5 +1,5 @@
-"""Image files: which suffixes are photos, decoding one (refusing one too large from its
-header), a JPEG's size from its header."""
+"""Image files: which suffixes are photos, an image's size from its header, decoding one
+(refusing one too large from its header), a JPEG's size from its header."""
 
 from __future__ import annotations
 
@@ -33,20 +33,35 @@ Pillow warns above ``Image.MAX_IMAGE_PIXELS`` (89,478,485) and raises
 """
 
 
-def _too_large(path: Path) -> str | None:
-    """Why ``path`` is too large to decode, from its header alone (None: it is not, or its
-    header is not one Pillow reads: OpenCV then says whether it is an image)."""
+def header_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of the image at ``path``, from its header alone (None: no header
+    Pillow reads: OpenCV then says whether it is an image).
+
+    Raises:
+        PIL.Image.DecompressionBombError: over twice Pillow's own pixel limit.
+    """
     from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(path) as image:
             width, height = image.size
-    except Image.DecompressionBombError:
-        return f"over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels"
     except (UnidentifiedImageError, OSError):
         return None
-    if width * height <= MAX_IMAGE_PIXELS:
+    return width, height
+
+
+def _too_large(path: Path) -> str | None:
+    """Why ``path`` is too large to decode, from its header alone (None: it is not, or its
+    header is not one Pillow reads: OpenCV then says whether it is an image)."""
+    from PIL import Image
+
+    try:
+        size = header_size(path)
+    except Image.DecompressionBombError:
+        return f"over {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels"
+    if size is None or size[0] * size[1] <= MAX_IMAGE_PIXELS:
         return None
+    width, height = size
     return f"{width}x{height} is {width * height / 1e6:.0f} megapixels"
 
 

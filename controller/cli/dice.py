@@ -77,6 +77,26 @@ def _model(path: str | None) -> FaceModel:
     return load_model(path) if path else default_model()
 
 
+def _save_whole(model: FaceModel, out: Path) -> Path:
+    """Write ``model`` at ``out`` (``.npz`` added) whole or not at all: into a file beside
+    it, renamed over it once complete, so that a write stopped (Ctrl-C, a full disk) leaves
+    the model that was there.
+
+    Raises:
+        ModelError: the file cannot be written (the message names it).
+    """
+    final = out.with_suffix(".npz")  # as FaceModel.save names it (cmd_calibrate refuses others)
+    part = final.with_name(f"{final.name}.part.npz")
+    try:
+        model.save(part)
+        part.replace(final)
+    except OSError as exc:
+        raise ModelError(f"{final}: cannot write the model ({exc.strerror or exc})") from None
+    finally:
+        part.unlink(missing_ok=True)
+    return final
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Learn a model from a dataset (or the synthetic dice) and write it."""
     out = Path(args.out)
@@ -92,7 +112,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         )
     else:
         raise ModelError("give a DATASET folder or --synthetic")
-    written = model.save(out)
+    written = _save_whole(model, out)
     if args.json:
         doc: dict[str, Any] = {
             "model": str(written),
@@ -214,6 +234,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
         _camera_there(args.device, "--folder")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
     names = [n.strip() for n in args.faces.split(",") if n.strip()]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise FlagError(
+            f"argument --faces: {', '.join(map(repr, twice))} given twice: each face needs a "
+            "name of its own"
+        )
     model = _model(args.model) if args.model else None
     saved = run_capture(config, args.out, names, model=model, shots=args.shots)
     print(f"saved {saved} photos in {args.out} (YOLO layout); calibrate with: "

@@ -10,6 +10,7 @@ import cv2
 import pytest
 
 from controller.cli.main import main
+from controller.core.symbols import Symbol
 from vision.learning.dataset import load_dataset
 from vision.synth.scenes import Renderer, write_dataset
 
@@ -192,6 +193,43 @@ def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     from vision.learning.dataset import load_dataset
 
     assert load_dataset(out).names == ("kick", "punch")
+
+
+def test_capture_stops_at_the_end_of_its_input_keeping_what_it_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), Renderer(seed=40).scene([Symbol.KICK] * 3).image)
+    answers = iter(["", "y"])  # one photo, then Ctrl-D (a traceback of EOFError before)
+
+    def typed(prompt: str = "") -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", typed)
+    out = tmp_path / "mine"
+    argv = ["dice", "capture", str(out), "--folder", str(frames), "--faces", "kick,punch"]
+    assert main([*argv, "--shots", "2"]) == 0
+    assert "saved 1 photos" in capsys.readouterr().out
+    assert len(list((out / "labels").glob("*.txt"))) == 1
+
+
+def test_capture_refuses_a_face_named_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), Renderer(seed=40).scene([Symbol.KICK] * 3).image)
+    out = tmp_path / "mine"
+    argv = ["dice", "capture", str(out), "--folder", str(frames), "--faces", "kick,punch,kick"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "toptable: error: argument --faces: 'kick' given twice: each face needs a name of its own\n"
+    )
+    assert not out.exists()  # a data.yaml that calibration would refuse is never written
 
 
 @pytest.mark.slow  # two minutes of CPU: calibrations and thousands of rendered dice

@@ -130,3 +130,57 @@ def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["dice", "read", str(photo), "--model", str(bad)]) == 2
     (line,) = _error(capsys)
     assert line.startswith(f"toptable: error: {bad}: not a toptable face model (")
+
+
+def test_labels_of_boxes_no_die_fills_name_the_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a bare "die_frac 0.9 must be within 0.005..0.5" before, naming neither file nor fix
+    root = tmp_path / "boxes"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "data.yaml").write_text("names: [kick, punch, sphere, strength, star, teleport]\n")
+    for i in range(3):
+        cv2.imwrite(str(root / "images" / f"p{i}.png"), np.full((480, 640, 3), 90, np.uint8))
+        (root / "labels" / f"p{i}.txt").write_text(
+            "".join(f"{c} 0.5 0.5 0.9 0.9\n" for c in range(6))
+        )
+    out = tmp_path / "m.npz"
+    assert main(["dice", "calibrate", str(root), "--out", str(out)]) == 2
+    assert _error(capsys) == [
+        f"toptable: error: {root}: its labeled dice measure 0.900 of sqrt(width x height) (the "
+        "median box), but die_frac 0.9 must be within 0.005..0.5: are the labels YOLO boxes of "
+        "single dice (class, centre x, centre y, width, height, each a share of the photo)?"
+    ]
+    assert not out.exists()
+
+
+def test_a_model_write_stopped_midway_keeps_the_model_there(tmp_path: Path) -> None:
+    from typing import cast
+
+    from controller.cli.dice import _save_whole
+    from vision.errors import ModelError
+    from vision.reading.model import FaceModel
+
+    out = tmp_path / "m.npz"
+    out.write_bytes(b"the model that reads this table")
+
+    class Writer:
+        def __init__(self, stop: BaseException | None) -> None:
+            self.stop = stop
+
+        def save(self, path: Path) -> Path:
+            Path(path).write_bytes(b"half a model")
+            if self.stop is not None:
+                raise self.stop
+            return Path(path)
+
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C while the new model is written
+        _save_whole(cast(FaceModel, Writer(KeyboardInterrupt())), out)
+    full = OSError(28, "No space left on device")
+    with pytest.raises(ModelError, match=r"m\.npz: cannot write the model \(No space left"):
+        _save_whole(cast(FaceModel, Writer(full)), out)
+    assert out.read_bytes() == b"the model that reads this table"
+    assert list(tmp_path.iterdir()) == [out]  # no half-written file left beside it
+    assert _save_whole(cast(FaceModel, Writer(None)), tmp_path / "m") == out
+    assert out.read_bytes() == b"half a model"

@@ -165,3 +165,22 @@ def test_an_image_too_large_is_refused_from_its_header(
     assert str(refused.value).startswith(f"{huge}: ")
     if width * height < 2 * 89_478_485:
         assert f"{width}x{height} is {width * height / 1e6:.0f} megapixels" in str(refused.value)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 1), (1280, 39)])
+def test_a_photo_too_small_to_hold_a_die_is_refused_naming_it(
+    broken: Path, width: int, height: int
+) -> None:
+    import cv2
+
+    photo = broken / "images" / "synth_0001.png"
+    cv2.imwrite(str(photo), np.full((height, width, 3), 200, np.uint8))  # its label kept
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        f"images/synth_0001.png: a {width}x{height} photo is too small to hold a die: its "
+        "sides must be at least 40 px, the side a die's face is read at (a camera's photo is "
+        "about 1280x960 or larger)"
+    )
+    cv2.imwrite(str(photo), np.full((40, 40, 3), 200, np.uint8))  # small, yet one die fits
+    assert len(load_dataset(broken).items) == 2

@@ -58,7 +58,6 @@ from vision.learning.dataset import Dataset
 from vision.learning.detect_train import Photo, at_face_scale
 from vision.learning.die_size import (
     box_shape,
-    die_frac_from_labels,
     face_aspect,
     label_side,
     look_reach,
@@ -66,6 +65,7 @@ from vision.learning.die_size import (
     own_sizes,
     size_slopes,
     unmeasured_warning,
+    with_labelled_size,
 )
 from vision.learning.face_channel import choose_channel
 from vision.learning.face_model import train
@@ -138,12 +138,12 @@ def calibrate(
             f"{MIN_PHOTOS} photos with every face shown (15 or more, in the light of the table, "
             "read best)"
         )
-    params = replace(base or DetectorParams(), die_frac=die_frac_from_labels(dataset))
+    params = with_labelled_size(base or DetectorParams(), dataset)
     unshown = unshown_faces(dataset)
     learned = within_budget(dataset, seed)
     if learned.chosen:  # the die's size as the photos learned from show it
         dataset = learned.dataset
-        params = replace(params, die_frac=die_frac_from_labels(dataset))
+        params = with_labelled_size(params, dataset)
     items = list(dataset.items)
     work_px = params.work_die_px
     total = calibration_steps(len(items))

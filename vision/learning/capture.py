@@ -33,6 +33,15 @@ def write_data_yaml(root: Path, names: Sequence[str]) -> None:
     )
 
 
+def _answer(ask: Ask, prompt: str) -> str:
+    """The person's answer to ``prompt``, trimmed and in small letters; the end of the input
+    (Ctrl-D, or none to read) stops the capture as ``q`` does, keeping what was saved."""
+    try:
+        return ask(prompt).strip().lower()
+    except EOFError:
+        return "q"
+
+
 def run_capture(
     config: CameraConfig,
     out: str | Path,
@@ -67,13 +76,10 @@ def run_capture(
         for cls, name in enumerate(names):
             shot = 0
             while shot < shots:
-                answer = (
-                    ask(
-                        f"Lay every die with '{name}' up ({shot + 1}/{shots}); "
-                        "Enter to take, s to skip this face, q to stop: "
-                    )
-                    .strip()
-                    .lower()
+                answer = _answer(
+                    ask,
+                    f"Lay every die with '{name}' up ({shot + 1}/{shots}); "
+                    "Enter to take, s to skip this face, q to stop: ",
                 )
                 if answer == "q":
                     return saved
@@ -93,7 +99,9 @@ def run_capture(
                 if not found:
                     say("no die found; check the light and the tray, then try again")
                     continue
-                ok = ask(f"found {len(found)} dice: all showing '{name}'? [Y/n] ").strip().lower()
+                ok = _answer(ask, f"found {len(found)} dice: all showing '{name}'? [Y/n] ")
+                if ok == "q":
+                    return saved
                 if ok not in ("", "y", "yes"):
                     continue
                 h, w = frame.shape[:2]

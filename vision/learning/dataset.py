@@ -6,8 +6,9 @@ labelImg's labels beside the photos). Names: ``names`` in the yaml (a list, or a
 class id -> name), or one a line in ``classes.txt``. A label file has one line per die:
 ``class cx cy w h`` normalised to the photo's size, or ``class x1 y1 x2 y2 x3 y3 ...``
 (a segmentation's outline or an oriented box's corners: the box around the points).
-Every problem is reported at once as a :class:`~controller.core.errors.DataError` naming
-the file and line.
+A photo too small to hold a die (a side under the face cut's, from its header) is a
+problem. Every problem is reported at once as a :class:`~controller.core.errors.DataError`
+naming the file and line.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from controller.core.errors import DataError, DataProblem
 from controller.core.textfile import unreadable
-from vision.images import suffix_list, undecoded_twin
+from vision.images import header_size, suffix_list, undecoded_twin
 from vision.learning.dataset_layout import (
     NAME_LISTS,
     YAML_SUFFIXES,
@@ -27,6 +28,7 @@ from vision.learning.dataset_layout import (
     find_layout,
     photo_folder,
 )
+from vision.reading.detect import FACE_DIE_PX
 
 TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits
 READ_SPLITS = ("val", "test")  # what evaluation reads from one
@@ -255,6 +257,24 @@ def in_photo(cx: float, cy: float, w: float, h: float) -> tuple[float, float, fl
     return ((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0)
 
 
+def _too_small(image: Path) -> str | None:
+    """Why the photo ``image`` cannot hold a die, from its header (None: it can, or its
+    header is not read here: decoding it says what is wrong)."""
+    from PIL import Image  # loaded when a photo is opened, as vision.images loads it
+
+    try:
+        size = header_size(image)
+    except Image.DecompressionBombError:  # far from small: refused when it is decoded
+        return None
+    if size is None or min(size) >= FACE_DIE_PX:
+        return None
+    return (
+        f"a {size[0]}x{size[1]} photo is too small to hold a die: its sides must be at least "
+        f"{FACE_DIE_PX:.0f} px, the side a die's face is read at (a camera's photo is "
+        "about 1280x960 or larger)"
+    )
+
+
 def load_dataset(
     root: str | Path, split: str | None = None, splits: Sequence[str] = TRAIN_SPLITS
 ) -> Dataset:
@@ -285,6 +305,9 @@ def load_dataset(
                 DataProblem(_rel(image, root), "", "", f"no label file {_rel(label, root)}")
             )
             continue
+        too_small = _too_small(image)
+        if too_small is not None:
+            problems.append(DataProblem(_rel(image, root), "", "", too_small))
         dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems)
         items.append(LabeledImage(image, label, dice))
     expected = set(layout.labels)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.errors import ModelError
+from vision.errors import ConfigError, ModelError
 from vision.learning.dataset import Dataset
 from vision.reading.detect import Detector, DetectorParams, perspective_size
 from vision.reading.photo_scale import face_die_scale
@@ -184,6 +184,24 @@ def die_frac_from_labels(dataset: Dataset) -> float:
     if not sides:
         raise ModelError(f"{dataset.root}: no labeled die to calibrate from")
     return float(np.median(sides))
+
+
+def with_labelled_size(params: DetectorParams, dataset: Dataset) -> DetectorParams:
+    """``params`` with the die's size the labels give (:func:`die_frac_from_labels`).
+
+    Raises:
+        ModelError: no labeled die, or boxes of a size the reader takes for no die (the
+            message names the dataset and the size the finder allows).
+    """
+    frac = die_frac_from_labels(dataset)
+    try:
+        return replace(params, die_frac=frac)
+    except ConfigError as exc:
+        raise ModelError(
+            f"{dataset.root}: its labeled dice measure {frac:.3f} of sqrt(width x height) "
+            f"(the median box), but {exc}: are the labels YOLO boxes of single dice "
+            "(class, centre x, centre y, width, height, each a share of the photo)?"
+        ) from None
 
 
 # a box's side over its die's side, on average over the die's turns (|cos a| + |sin a|)
