@@ -7,10 +7,10 @@ import argparse
 from typing import Any
 
 from controller.cli.flags import CONFIG_FILE
-from controller.config import DEFAULT_CONFIG_PATH, Config, load_config
+from controller.config import DEFAULT_CONFIG_PATH, Config, ConfigProblem, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
-from controller.daemon.journals import game_data_for
+from controller.daemon.journals import game_data_for, held_game_problem
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL
 from vision.reading.domain import camera_fit
@@ -30,7 +30,8 @@ def register(sub: Any) -> None:
         description="Validate a daemon config (every problem at once, naming section and "
         "option) and the data set and board layout it names, as `toptable run` reads them; "
         "then check that the camera, serial port, I2C buses and GPIO it names are "
-        "there and usable. Exit 0 if all is well, 2 otherwise.",
+        "there and usable, and that the game its journal holds is the one it sets up. Exit 0 "
+        "if all is well, 2 otherwise.",
     )
     where = c.add_mutually_exclusive_group()
     where.add_argument(
@@ -83,6 +84,12 @@ def run_check(args: argparse.Namespace) -> int:
             problems.extend(exc.problems)
     if not args.no_devices:
         problems.extend(check_devices(cfg, notes=notes))
+        held = held_game_problem(cfg)  # the journal's game, against what the config sets up
+        if held is not None:
+            journal = cfg.table.journal
+            problems.append(
+                ConfigProblem(str(path), "table", "journal", f"names {journal}, which {held}")
+            )
     if problems:
         raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"

@@ -15,6 +15,7 @@ from controller.cli.flags import (
     PLAYERS,
     SEED,
     ExistingDir,
+    FlagError,
     OutputDir,
     OutputFile,
     Text,
@@ -178,9 +179,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return _delivered(s.delivery, s.undelivered)
 
 
+DICE_ONLY = ("--story", "--length", "--variant", "--data")
+"""``demo``'s flags that set up the dice game, which a companion mode has none of."""
+
+
 def cmd_companion_demo(args: argparse.Namespace, kind: GameKind) -> int:
-    """Play a companion mode (``kind``) by bots through the table and print the summary."""
+    """Play a companion mode (``kind``) by bots through the table and print the summary.
+
+    Raises:
+        FlagError: a flag of the dice game alone (:data:`DICE_ONLY`) is given.
+    """
     from controller.demo.companion import run_companion_demo
+
+    for flag in DICE_ONLY:
+        if getattr(args, flag.removeprefix("--")):
+            raise FlagError(
+                f"{flag} sets up the dice game (tournament or story), not {kind.value}: leave it out"
+            )
 
     s = run_companion_demo(
         kind.value,

@@ -18,7 +18,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, NewType, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, NewType, Protocol, TypeVar
 
 from controller.core.checked import Problems
 from controller.core.errors import IllegalActionError
@@ -28,6 +28,22 @@ Player = NewType("Player", str)
 """A field type meaning "the name of a player in this game"."""
 
 JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Within:
+    """The bounds of a whole-number field of an action (``Annotated[int, Within(1, 6)]``):
+    a value outside them is bad input, refused with the field named when the action is
+    read (None: that end open)."""
+
+    low: int | None = None
+    high: int | None = None
+
+
+DIE_FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+"""A die the table asks for (the setup roll of dbs-tournament): one six-sided die."""
+DieRoll = Annotated[int, Within(DIE_FACES[0], DIE_FACES[-1])]
+"""A field type meaning "what a die shows"."""
 
 R_AMOUNT = "Companion: amounts are positive whole numbers"
 """The table's own rule for every mode: an amount entered is a positive whole number."""
@@ -148,6 +164,12 @@ def _convert(
     """``value`` as the type ``hint`` says; a wrong one is noted in ``problems`` (the caller
     tells by :meth:`Problems.since`)."""
     origin = typing.get_origin(hint)
+    if origin is Annotated:
+        inner, *extras = typing.get_args(hint)
+        bounds = next((x for x in extras if isinstance(x, Within)), Within())
+        if inner is not int:
+            raise TypeError(f"unsupported bounded field type {hint!r}")  # a bug in a mode
+        return problems.whole_number(value, entry, field, bounds.low, bounds.high)
     if origin in (typing.Union, types.UnionType):
         if value is None:
             return None
@@ -201,7 +223,8 @@ def read_action(
     """One action from its JSON form ``{"do": name, field: value...}``, or None when it
     is wrong: every problem (an unknown action, an unknown or missing field, a value of
     the wrong type, an unknown player) is noted in ``problems``, naming ``entry``
-    (e.g. ``actions[3] (draw)``) and the field."""
+    (e.g. ``actions[3] (draw)``) and the field; a number outside its field's bounds
+    (:class:`Within`) is one of them."""
     if not isinstance(raw, dict):
         problems.add(entry, "", f"expected an object, got {raw!r}")
         return None
@@ -212,7 +235,7 @@ def read_action(
         return None
     entry = f"{entry} ({name})"
     cls = catalog[name]
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)  # with the bounds (Within)
     wanted = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     mark = problems.mark()
     problems.unknown_keys(raw, {"do", *wanted}, entry)

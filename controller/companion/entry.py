@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.companion.base import CompanionMode, JsonDict, Offer, Player
+from controller.companion.base import DIE_FACES, CompanionMode, JsonDict, Offer, Player
 
 Value = str | int | None
 """One value a field can take (None: "none", for an optional field)."""
@@ -44,9 +44,6 @@ FREE_VALUES: Mapping[str, tuple[int, ...]] = {
     "defender_power_level": POWER_LEVELS,
 }
 """The values offered for a typed-in whole number, by field name."""
-
-DIE_FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
-"""A die roll typed in (the setup roll of dbs-tournament)."""
 
 DEFAULT_VALUES: tuple[int, ...] = tuple(range(0, 11))
 

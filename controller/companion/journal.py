@@ -29,7 +29,7 @@ from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 from controller.storage.chained_log import Migration, stamp_application_id
 from controller.storage.journal import EventJournal, JournalCorruptError, Row
-from controller.storage.origin import SEED_KEY, Origin
+from controller.storage.origin import SEED_KEY, Origin, damaged_setup
 
 APPLICATION_ID = 0x54744370  # "TtCp"
 
@@ -118,12 +118,20 @@ class CompanionJournal(EventJournal[CompanionEvent]):
     @property
     def origin(self) -> Origin:
         """The seed the journal recorded (None: not recorded; a companion game has no data set)."""
-        return Origin.from_setup(self.setup)
+        return Origin.from_setup(self.setup, self.path)
 
     @property
     def players(self) -> tuple[str, ...]:
-        """The players, in seat order."""
-        return tuple(str(p) for p in self.setup.get("players", ()))
+        """The players, in seat order.
+
+        Raises:
+            JournalCorruptError: the set-up's players are not a list of names (the message
+                names the journal and the field; never read as something else).
+        """
+        raw = self.setup.get("players")
+        if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+            raise damaged_setup(self.path, "players", f"expected names, got {raw!r}")
+        return tuple(raw)
 
     def encode(self, event: CompanionEvent) -> tuple[str, Mapping[str, Any]]:
         """An action as its JSON form; a refused one with its rule and reason."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from controller.companion import challengers, dbs_tournament, dbz_tcg
 from controller.companion.base import CompanionMode
-from controller.core.errors import UnknownNameError
+from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 
 MODES: dict[GameKind, CompanionMode[Any, Any]] = {
@@ -25,3 +25,17 @@ def get_mode(kind: GameKind | str) -> CompanionMode[Any, Any]:
     except (KeyError, ValueError):
         known = ", ".join(sorted(k.value for k in MODES))
         raise UnknownNameError(f"unknown companion mode {str(kind)!r} (known: {known})") from None
+
+
+def players_problem(kind: GameKind, count: int) -> str | None:
+    """Why ``count`` players cannot play the companion mode ``kind`` (None: they can), as the
+    mode's own new game says when the table starts one (the rules' player counts).
+
+    Raises:
+        UnknownNameError: no such companion mode.
+    """
+    try:
+        get_mode(kind).new_game(tuple(f"Player {seat}" for seat in range(1, count + 1)))
+    except DataError as exc:
+        return "; ".join(p.message for p in exc.problems)
+    return None

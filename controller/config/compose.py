@@ -13,7 +13,8 @@ Every section and option is optional except a screen's ``role``; the defaults
 are the ones documented in ``systemd/config.example.toml``.
 
 What this module adds to the sections' own checks is what spans sections: no
-GPIO used twice or taken from a bus a screen needs, one seat LED per player.
+GPIO used twice or taken from a bus a screen needs, one seat LED per player, as many
+players as a companion mode allows (its own check, as the table starts a game).
 Whether the devices named are there is :mod:`controller.config.devices`' job.
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from controller.companion.registry import players_problem
 from controller.core.checked import Problems
 from controller.core.config_schema import (
     I2C1_PINS,
@@ -31,6 +33,7 @@ from controller.core.config_schema import (
     Section,
     config_problems,
     did_you_mean,
+    shown,
 )
 from controller.core.errors import DataError
 from controller.core.tomlfile import read_toml
@@ -183,6 +186,9 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
             f"names {len(events.people)} players but [table] players = {table.players}: "
             "name every player at the table, or none",
         )
+    why = None if table.mode.plays_dice else players_problem(table.mode, table.players)
+    if why is not None:
+        problems.add("table", "players", f"does not suit mode {shown(table.mode.value)}: {why}")
     problems.check()
     return cfg
 

@@ -10,6 +10,8 @@ and left untouched.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +28,8 @@ from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
 from controller.storage.journal import JournalCorruptError, JournalForeignError, journal_exists
-from controller.storage.origin import refuse_contradiction, refuse_other_data
+from controller.storage.origin import Origin, refuse_contradiction, refuse_other_data
+from controller.storage.sqlite_file import read_only
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
 
@@ -94,26 +97,65 @@ def open_game(
         refuse_other_data(
             path, "[table] data_dir", resolve_data_dir(t.data_dir), game.origin.data_fingerprint
         )
+        other = other_game(game.config, config)
+        if other is not None:
+            raise StartError(f"{path} {other}")
     except BaseException:
         game.close()
         raise
-    kept = game.config
+    return game
+
+
+def other_game(kept: GameConfig, config: Config) -> str | None:
+    """How the dice game ``kept`` (a journal's) is not the one ``config`` sets up, as a
+    clause after the journal's path (``holds a ... game, but ...``); None: it is that game."""
+    t = config.table
+    length = Length(t.length.value)
+    variants = Variants.from_names(t.variants)
     source = config.source or "the config"
     if kept.kind is not t.mode:
-        game.close()
-        raise StartError(
-            f"{path} holds a {kept.kind.value} game, but {source} sets "
-            f'[table] mode = "{t.mode.value}": move the journal away to start a '
-            "new game, or set [table] mode to match"
-        )
+        return _other_kind(kept.kind, config)
     if (len(kept.players), kept.length, kept.variants) != (t.players, length, variants):
-        game.close()
-        raise StartError(
-            f"{path} holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
+        return (
+            f"holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
             f"{source} sets up {_setup(t.players, length, variants)}: "
             "move the journal away to start a new game, or set [table] to match"
         )
-    return game
+    return None
+
+
+def _other_kind(kind: GameKind, config: Config) -> str:
+    return (
+        f"holds a {kind.value} game, but {config.source or 'the config'} sets "
+        f'[table] mode = "{config.table.mode.value}": move the journal away to start a '
+        "new game, or set [table] mode to match"
+    )
+
+
+def held_game_problem(config: Config) -> str | None:
+    """Why ``toptable run`` would refuse the dice game journalled where ``config`` says, as
+    a clause after the journal's path (:func:`other_game`, or a damaged set-up), from the
+    journal's set-up read without writing to it; None: no journal there, or the game
+    ``config`` sets up. (A file that is no journal is left to the device checks; the
+    daemon's open checks every row.)"""
+    path = config.table.journal
+    if not config.table.mode.plays_dice or not path.is_file():
+        return None
+    try:
+        with read_only(path) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        setup = json.loads(meta["setup"])
+        Origin.from_setup(setup, path)
+        kind = GameKind(str(setup.get("mode")))
+        if not kind.plays_dice:  # a companion game's journal
+            return _other_kind(kind, config)
+        kept = GameConfig.from_dict(dict(setup["config"]))
+    except JournalCorruptError as exc:
+        said = str(exc).removeprefix(f"{path}: ")
+        return f"has a damaged set-up ({said}): the daemon would refuse it"
+    except (sqlite3.Error, OSError, LookupError, ValueError, TypeError):
+        return None
+    return other_game(kept, config)
 
 
 def _setup(players: int, length: Length, variants: Variants) -> str:

@@ -26,13 +26,13 @@ from controller.companion.base import CompanionAction, CompanionMode
 from controller.companion.bots import CompanionBot, Decision, Undo
 from controller.companion.entry import label
 from controller.companion.journal import ActionTaken, CompanionJournal
-from controller.companion.registry import get_mode
+from controller.companion.registry import get_mode, players_problem
 from controller.core.errors import TopTableError
 from controller.daemon.hardware import TableDevices
 from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
-from controller.demo.runner import DEFAULT_PLAYERS, DEFAULT_SEED, halted, make_room
+from controller.demo.runner import DEFAULT_PLAYERS, DEFAULT_SEED, halted, make_out, make_room
 from controller.demo.scratch import mark_as_scratch
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
@@ -194,14 +194,15 @@ def run_companion_demo(
 
     Raises:
         UnknownNameError: no such mode.
-        DataError: a number of players the mode does not allow.
         JournalError: the journal cannot be written, or (resume) read.
-        CompanionDemoError: the game did not reach a winner, or (resume) the journal
-            holds another mode's game.
+        CompanionDemoError: (not resume) a number of players the mode does not allow; the
+            game did not reach a winner, or (resume) the journal holds another mode's game.
         LinkError: (``events``) the publisher could not start, or its broker refused it
             or could not be reached; before any move.
-        DemoError: (not resume) ``journal`` holds a game already.
-        ContradictionError: (resume) ``seed`` is not the journal's.
+        DemoError: (not resume) ``journal`` holds a game already, or its folder is not
+            there; ``out`` cannot be made.
+        ContradictionError: (resume) ``seed``, ``names`` or ``players`` is not the
+            journal's.
     """
     started = time.monotonic()
     companion: CompanionMode[Any, Any] = get_mode(mode)
@@ -210,15 +211,21 @@ def run_companion_demo(
         with CompanionJournal.open(path) as held:
             if held.kind is not companion.kind:
                 raise CompanionDemoError(f"{path} holds a {held.kind.value} game, not {mode}")
+            if names:
+                refuse_contradiction(path, "--names", ", ".join(names), ", ".join(held.players))
             refuse_contradiction(path, "--players", players, len(held.players))
             players = len(held.players)
             refuse_contradiction(path, "--seed", seed, held.origin.seed)
             kept = held.origin.seed
         seed = kept if kept is not None else seed
-    else:
-        make_room(path, chosen=journal is not None)
     seed = DEFAULT_SEED if seed is None else seed
     players = DEFAULT_PLAYERS if players is None else players
+    if not resume:
+        why = players_problem(companion.kind, players)
+        if why is not None:
+            raise CompanionDemoError(f"{'--names' if names else '--players'}: {why}")
+        make_out(out)
+        make_room(path, chosen=journal is not None)
     section = TableConfig(mode=companion.kind, players=players, journal=path)
     config = replace(demo_config(DEMO_CONFIG, section), displays=SCREENS)
     recorders: list[ScreenRecorder] = []

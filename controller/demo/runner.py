@@ -49,6 +49,7 @@ from controller.rules.variants import Variants
 from controller.storage.chained_log import UNDO_KIND
 from controller.storage.journal import journal_exists
 from controller.storage.origin import refuse_contradiction, refuse_other_data
+from controller.storage.place import place_problem
 from controller.storage.sqlite_file import sidecars
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
@@ -90,19 +91,15 @@ def run_demo(options: DemoOptions) -> DemoSummary:
 
     Raises:
         DemoError: the game got stuck, a device thread stalled, or the table stopped
-            (its journal cannot be written).
+            (its journal cannot be written); a new game's ``--journal`` is taken, or its
+            folder is not there.
         JournalError: ``--resume`` on a missing, newer, corrupt or other game's journal.
         LinkError, PublishError: (``events``) the broker refused or could not be reached,
             or the publisher could not start; before any move.
     """
     started = time.monotonic()
     return_large_buffers()
-    out = options.out
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DemoError(f"{out}: cannot make the demo's output folder ({exc.strerror}): "
-                        "choose another --out") from None  # fmt: skip
+    out = make_out(options.out)
     journal = options.journal or out / "journal.sqlite"
     tokens: frozenset[int] = frozenset()
     shown = 0  # throws the journal holds already
@@ -249,16 +246,25 @@ def _resumed(
 
     Raises:
         JournalError: no journal there, or one that does not open or replay.
-        ContradictionError: ``--seed``, ``--players``, ``--length`` or ``--data`` is not
-            the journal's.
+        ContradictionError: ``--seed``, ``--names``, ``--players``, ``--length``,
+            ``--variant`` or ``--data`` is not the journal's.
+        UnknownVariantError: a ``--variant`` docs/rules.md does not define.
     """
     data = load_game_data(options.data) if options.data is not None else None
     with TableGame.resume(journal, data) as game:
         origin = game.origin
         refuse_contradiction(journal, "--seed", options.seed, origin.seed)
+        if options.names:
+            refuse_contradiction(
+                journal, "--names", _listed(options.names), _listed(game.config.players)
+            )
         refuse_contradiction(journal, "--players", options.players, len(game.config.players))
         length = options.length.value if options.length is not None else None
         refuse_contradiction(journal, "--length", length, game.config.length.value)
+        if options.variants:
+            given = Variants.from_names(options.variants).enabled()
+            kept = game.config.variants.enabled()
+            refuse_contradiction(journal, "--variant", _listed(given), _listed(kept))
         if options.data is not None:
             refuse_other_data(journal, "--data", options.data, origin.data_fingerprint)
         state = game.state
@@ -284,6 +290,25 @@ def _resumed(
         )
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    """Names (of variants, of players) as a contradiction shows them."""
+    return ", ".join(names) or "(none)"
+
+
+def make_out(out: Path) -> Path:
+    """``out``, the demo's output folder, made if missing (before the journal it may hold).
+
+    Raises:
+        DemoError: it cannot be made.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DemoError(f"{out}: cannot make the demo's output folder ({exc.strerror}): "
+                        "choose another --out") from None  # fmt: skip
+    return out
+
+
 def make_room(journal: Path, chosen: bool) -> None:
     """Make sure a new game never lands on an old one at ``journal``.
 
@@ -294,10 +319,16 @@ def make_room(journal: Path, chosen: bool) -> None:
     demo started its game (:mod:`controller.demo.scratch`); any other game there is
     refused, as a named one is.
 
+    A journal the user named is made only in a folder that is there, as ``game play``
+    makes one (the demo makes its own output folder, not the folders of a path named).
+
     Raises:
-        DemoError: a journal the user named is there already (or what is left of one);
-            a game the demo did not start is journalled at its scratch journal.
+        DemoError: a journal the user named is there already (or what is left of one), or
+            its folder is not there; a game the demo did not start is journalled at its
+            scratch journal.
     """
+    if chosen and not (journal_exists(journal.parent) and journal.parent.is_dir()):
+        raise DemoError(f"cannot create the journal: {place_problem(journal)}")
     parts = sidecars(journal)
     if not chosen and journal_exists(journal) and not started_here(journal):
         raise DemoError(

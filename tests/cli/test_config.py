@@ -135,6 +135,69 @@ def test_the_data_set_is_read_as_run_reads_it(
     assert f"{warriors}: warrior 'Jiren': field 'name': duplicate warrior name" in err
 
 
+def test_a_companion_modes_player_count_is_checked_as_run_checks_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.companion.registry import get_mode
+    from controller.core.errors import DataError
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\nmode = "dbz-tcg"\nplayers = 3\njournal = "{tmp_path}/j.sqlite"\n')
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: Option 'players' in section 'table' does not suit mode "
+        "'dbz-tcg': dbz-tcg needs 2-2 players, got 3\n"
+    )
+    with pytest.raises(DataError, match="needs 2-2 players, got 3"):  # as the table's start says
+        get_mode("dbz-tcg").new_game(("A", "B", "C"))
+    path.write_text(f'[table]\nmode = "dbs-tournament"\nplayers = 4\njournal = "{tmp_path}/j"\n')
+    assert cli.main(["config", "check", "--no-devices", str(path)]) == 0
+    assert not (tmp_path / "j").exists()
+
+
+def test_a_journal_of_another_game_is_refused_as_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from controller.config import load_config
+    from controller.daemon.journals import StartError, game_data_for, open_game
+    from controller.game.session import run_journaled
+    from controller.game.state import Length
+
+    journal = tmp_path / "j.sqlite"
+    run_journaled(journal, 2, Length.ROUNDS5, 5)
+    before = journal.read_bytes()
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\nplayers = 3\njournal = "{journal}"\n' + SIMULATED)
+    assert cli.main(["config", "check", str(path)]) == 2  # it passed, and run refused
+    said = (
+        f"holds a game of 2 players (rounds5), but {path} sets up 3 players (rounds10): move "
+        "the journal away to start a new game, or set [table] to match"
+    )
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: Option 'journal' in section 'table' names {journal}, "
+        f"which {said}\n"
+    )
+    assert journal.read_bytes() == before  # looked at, not opened for writing
+    config = load_config(path)
+    with pytest.raises(StartError) as at_run:
+        open_game(config, game_data_for(config))
+    assert str(at_run.value) == f"{journal} {said}"
+    with sqlite3.connect(journal) as conn:  # a set-up whose seed is damaged
+        conn.execute("UPDATE meta SET value = json_set(value, '$.seed', 'one') WHERE key = 'setup'")
+    conn.close()
+    path.write_text(
+        f'[table]\nplayers = 2\nlength = "rounds5"\njournal = "{journal}"\n' + SIMULATED
+    )
+    assert cli.main(["config", "check", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: Option 'journal' in section 'table' names {journal}, which "
+        "has a damaged set-up (the journal's set-up: field 'seed': expected a whole number, "
+        "got 'one'): the daemon would refuse it\n"
+    )
+
+
 def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b"\xef\xbb\xbf[table]\nplayers = 2\n")

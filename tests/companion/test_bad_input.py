@@ -69,7 +69,7 @@ def error_of(mode: str, script: Any) -> str:
         ({"players": TWO, "data": [1], "actions": []}, "data: expected an object"),
         (
             {"players": TWO, "data": {"life_deck": 0}, "actions": []},
-            "field 'life_deck': expected a whole number >= 1, got 0",
+            "field 'life_deck': expected a whole number 1..60, got 0",
         ),
     ],
 )
@@ -92,6 +92,29 @@ def test_bad_dbs_values_object() -> None:
     assert "unknown player 'Ghost'" in error_of("dbs-tournament", script)
     script = {"players": TWO, "actions": [{"do": "roll", "values": {"Goku": "six"}}]}
     assert "field 'values.Goku': expected a whole number" in error_of("dbs-tournament", script)
+
+
+@pytest.mark.parametrize("shown", [0, 7, 10**30])
+def test_a_roll_no_die_shows_names_the_players_value(shown: int) -> None:
+    script = {"players": TWO, "actions": [{"do": "roll", "values": {"Goku": 6, "Vegeta": shown}}]}
+    assert error_of("dbs-tournament", script) == (
+        f"s.json: actions[0] (roll): field 'values.Vegeta': expected a whole number 1..6, "
+        f"got {shown}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "key", "most"), [("dbs-tournament", "life", 99), ("dbz-tcg", "life_deck", 60)]
+)
+def test_a_life_beyond_the_deck_it_is_dealt_from_names_the_field(
+    mode: str, key: str, most: int
+) -> None:
+    script: dict[str, Any] = {"players": TWO, "actions": [], "data": {key: most}}
+    replay(mode, script, source="s.json")  # the whole deck: allowed
+    script["data"] = {key: most + 1}
+    assert error_of(mode, script) == (
+        f"s.json: data: field '{key}': expected a whole number 1..{most}, got {most + 1}"
+    )
 
 
 def test_bad_challengers_players_list() -> None:
@@ -220,7 +243,7 @@ def test_every_problem_of_a_script_is_reported_at_once() -> None:
     with pytest.raises(DataError) as info:
         replay("dbz-tcg", script, source="s.json")
     assert [str(p) for p in info.value.problems] == [
-        "s.json: data: field 'life_deck': expected a whole number >= 1, got 0",
+        "s.json: data: field 'life_deck': expected a whole number 1..60, got 0",
         "s.json: data: field 'hand_limit': expected a whole number >= 0, got 'seven'",
         "s.json: actions[0] (draw): field 'player': unknown player 'Bulma'",
         "s.json: actions[0] (draw): field 'cards': expected a whole number, got '3'",

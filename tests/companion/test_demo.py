@@ -14,6 +14,7 @@ from controller.cli.main import _Parser
 from controller.demo.companion import CompanionDemoError, run_companion_demo
 from controller.storage.origin import ContradictionError
 from controller.table.companion import CompanionTable
+from tests.cli_runner import cli_runner
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -154,3 +155,40 @@ def test_cli_demo_mode_rejects_an_unknown_mode(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         _run("demo", "--mode", "uno")
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_player_count_the_mode_does_not_allow_names_the_flag(tmp_path: Path) -> None:
+    with pytest.raises(CompanionDemoError) as caught:
+        run_companion_demo("dbz-tcg", players=3, out=tmp_path, fast=True)
+    assert str(caught.value) == "--players: dbz-tcg needs 2-2 players, got 3"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--length", "rounds10"], ["--variant", "shield_any_sphere"], ["--story"], ["--data", "."]],
+)
+def test_a_dice_game_flag_with_a_companion_mode_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+) -> None:  # fmt: skip
+    # they were ignored: a companion game has no length, variants, Story mode or data set
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon")
+    code, out, err = run("demo", "--mode", "dbz-tcg", *flags, "--out", str(tmp_path), "--fast")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"toptable: error: {flags[0]} sets up the dice game (tournament or story), not dbz-tcg: "
+        "leave it out\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_companion_demo_resumed_with_other_names_is_refused(tmp_path: Path) -> None:
+    journal = tmp_path / "c.sqlite"
+    run_companion_demo("dbz-tcg", journal=journal, out=tmp_path, fast=True, stop_after=3)
+    before = journal.read_bytes()
+    with pytest.raises(
+        ContradictionError, match="--names Ann, Bob contradicts the journal's Player 1, Player 2"
+    ):
+        run_companion_demo("dbz-tcg", names=("Ann", "Bob"), journal=journal, resume=True)
+    assert journal.read_bytes() == before

@@ -19,7 +19,7 @@ def act(do: str, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str
 
 
 DBS = st.one_of(
-    act("roll", values=st.dictionaries(name, st.integers(0, 6), min_size=1)),
+    act("roll", values=st.dictionaries(name, st.integers(1, 6), min_size=1)),
     act("choose_first", player=name),
     act("end_turn"),
     act("end_turn"),

@@ -132,6 +132,23 @@ def test_cli_demo_resume_with_another_seed_is_one_line(
     assert journal.read_bytes() == before
 
 
+@pytest.mark.parametrize("mode", ["tournament", "dbz-tcg"])
+def test_a_named_journal_in_a_missing_folder_is_refused_as_game_play_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    run = cli_runner(monkeypatch, capsys, "controller.cli.daemon", "controller.cli.game")
+    journal = tmp_path / "no" / "such" / "j.sqlite"
+    expected = (
+        f"toptable: error: cannot create the journal: {journal.parent}: no such folder for "
+        "the journal: create it, or choose another path\n"
+    )
+    assert run("game", "play", str(journal)) == (2, "", expected)
+    code, out, err = run("demo", "--mode", mode, "--journal", str(journal),
+                         "--out", str(tmp_path / "out"), "--fast")  # fmt: skip
+    assert (code, out, err) == (2, "", expected)
+    assert not (tmp_path / "no").exists()
+
+
 def _small_disk(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
     """Every journal opened from now on may grow to ``pages`` pages: a write past them fails
     with SQLite's SQLITE_FULL, "database or disk is full", as on a full disk."""
@@ -175,7 +192,11 @@ def test_a_companion_table_whose_journal_fills_up_stops(
 @pytest.mark.parametrize(
     ("flags", "said"),
     [(["--players", "4"], "--players 4 contradicts the journal's 2"),
-     (["--length", "minutes45"], "--length minutes45 contradicts the journal's rounds5")],
+     (["--length", "minutes45"], "--length minutes45 contradicts the journal's rounds5"),
+     (["--variant", "shield_any_sphere"],
+      "--variant shield_any_sphere contradicts the journal's (none)"),
+     (["--variant", "no_such_rule"], "unknown rule variant 'no_such_rule'"),
+     (["--names", "Ann,Bob"], "--names Ann, Bob contradicts the journal's A, B")],
 )  # fmt: skip
 def test_cli_demo_resume_with_other_players_or_length_is_one_line(
     tmp_path: Path,

@@ -7,12 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.companion.base import CompanionAction, Player
+from controller.companion.base import CompanionAction, DieRoll, Player
 from controller.companion.datafile import mode_data, whole_number
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
 
 KIND = GameKind.DBS_TOURNAMENT
+MAIN_DECK = 99
+"""Rule text 002, Deck Size: "99 card main deck"; life is dealt from it, so no more."""
 
 
 class Step(enum.Enum):
@@ -98,7 +100,7 @@ class Roll(CompanionAction):
     """The dice rolled to decide who picks the first player."""
 
     DO = "roll"
-    values: tuple[tuple[Player, int], ...]
+    values: tuple[tuple[Player, DieRoll], ...]
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,7 @@ def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script"
         DataError: every problem of the file or the overrides.
     """
     table, problems = mode_data("dbs_tournament", overrides, source)
-    life = whole_number(table, "life", problems, 1)
+    life = whole_number(table, "life", problems, 1, MAIN_DECK)
     min_players = whole_number(table, "min_players", problems, 2)
     max_players = whole_number(table, "max_players", problems, 2)
     cost_step = whole_number(table, "champion_cost_step", problems, 0)
