@@ -20,13 +20,14 @@ from typing import Any
 from hardware.controls.errors import ControlUnavailableError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.controls.settings import ControlsConfig
+from hardware.lgpio_errors import lgpio_error
 
 
 def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnavailableError:
     """A :class:`ControlUnavailableError` for ``role`` on ``pins`` explaining ``exc``."""
     name = type(exc).__name__
-    lgpio_error = _lgpio_error()
-    text = getattr(exc, "value", None) if lgpio_error and isinstance(exc, lgpio_error) else None
+    held_error = lgpio_error()
+    text = getattr(exc, "value", None) if held_error and isinstance(exc, held_error) else None
     if name == "GPIOPinInUse":
         reason = "pin already in use (by another device or program)"
     elif text == "GPIO busy":
@@ -52,16 +53,6 @@ def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnav
     return ControlUnavailableError(f"{role} on {pins}: {reason}")
 
 
-def _lgpio_error() -> type[Exception] | None:
-    """lgpio's only exception class (lgpio 0.2.2.0: ``error``, a plain Exception), if installed."""
-    try:
-        import lgpio
-    except ImportError:
-        return None
-    error: type[Exception] = lgpio.error
-    return error
-
-
 def gpio_errors() -> tuple[type[BaseException], ...]:
     """What setting up a gpiozero device raises for a pin it cannot have.
 
@@ -75,8 +66,8 @@ def gpio_errors() -> tuple[type[BaseException], ...]:
     from gpiozero.exc import GPIOZeroError
 
     errors: tuple[type[BaseException], ...] = (GPIOZeroError, OSError, RuntimeError, ImportError)
-    lgpio_error = _lgpio_error()
-    return errors if lgpio_error is None else (*errors, lgpio_error)
+    held_error = lgpio_error()
+    return errors if held_error is None else (*errors, held_error)
 
 
 class _ButtonWatch:

@@ -22,6 +22,7 @@ from hardware.displays.i2c_bus import TCA9548A_DEFAULT_ADDRESS, BusPool, MuxChan
 from hardware.displays.model import TableView
 from hardware.displays.push import CountingInterface, ScreenPusher
 from hardware.displays.screens import pick_screen, render
+from hardware.lgpio_errors import lgpio_error
 
 
 @dataclass
@@ -87,20 +88,10 @@ def _is_device_error(exc: BaseException) -> bool:
         import luma.core.error as luma_error
     except ImportError:  # pragma: no cover
         return isinstance(exc, OSError)
-    lgpio_error = _lgpio_error()
-    if lgpio_error is not None and isinstance(exc, lgpio_error):
+    held_error = lgpio_error()
+    if held_error is not None and isinstance(exc, held_error):
         return True
     return isinstance(exc, OSError | luma_error.Error)
-
-
-def _lgpio_error() -> type[Exception] | None:
-    """lgpio's only exception class (lgpio 0.2.2.0 ``error``, a plain Exception), if installed."""
-    try:
-        import lgpio
-    except ImportError:
-        return None
-    error: type[Exception] = lgpio.error
-    return error
 
 
 def _serial_for(cfg: DisplayConfig, pool: BusPool) -> Any:
