@@ -50,7 +50,7 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     monkeypatch.setattr(sampling, "MAX_SAMPLES", budget)
     monkeypatch.setattr(  # as if the held-out dice had shown faces that look alike
         "vision.learning.calibrate.learned_threshold",
-        lambda *a, **k: max(learned_threshold(*a, **k), 0.3),  # (one calibration, 3 checks)
+        lambda *a, **k: max(learned_threshold(*a, **k), 0.35),  # (one calibration, 3 checks)
     )
     # a finder set to keep 2 dice a frame learns to keep twice the most in a photo
     seen: list[tuple[int, int]] = []
@@ -66,7 +66,7 @@ def test_a_calibration_past_its_budget_keeps_its_samples_within_it(
     assert budget - 4 * train.dice_count < faces <= budget
     assert model.params.max_dice == 2 * max(len(item.dice) for item in train.items) > 2
     report = json.loads(model.report)
-    assert model.threshold >= 0.3 and report["face_threshold"] == round(model.threshold, 3)
+    assert model.threshold >= 0.35 and report["face_threshold"] == round(model.threshold, 3)
     # a camera straight down: boxes as square as labeled, the learned shape in the report
     assert report["box_aspect"] == round(model.params.box_aspect, 3) == pytest.approx(1, abs=0.08)
     assert report["box_scale"] == round(model.params.box_scale, 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -9,19 +10,24 @@ import pytest
 from numpy.typing import NDArray
 
 from vision.learning.face_model import train
+from vision.learning.report import CalibrationReport
 from vision.learning.threshold import (
+    CERTIFIED_DICE,
+    FEW_DICE_CAP,
     MAX_THRESHOLD,
     NEW_PHOTO_MARGIN,
     TOLERATED,
     HeldOutReads,
+    few_dice_floor,
     held_out_reads,
     learned_threshold,
     pair_thresholds,
     pair_warning,
+    threshold_warning,
     tolerated_mistakes,
 )
 from vision.reading.detect import DetectorParams
-from vision.reading.model import DEFAULT_THRESHOLD
+from vision.reading.model import DEFAULT_THRESHOLD, FaceModel
 
 DIMS = 8
 
@@ -125,3 +131,38 @@ def test_each_pair_of_faces_confused_gets_its_own_threshold() -> None:
     assert mistake[2, 3] and not mistake[1, 3]
     marked = pair_warning(pairs, 0.12, ["1", "2", "3", "4"], mistake)
     assert marked is not None and "'3' and '4' (under 0.32; raised by a die named above" in marked
+
+
+def test_too_few_held_out_dice_raise_the_floor_by_the_rule_of_three() -> None:
+    # 600 dice all read right vouch for the default (3/600 = the 0.5 % goal); fewer do not
+    assert few_dice_floor(0.12, CERTIFIED_DICE) == 0.12
+    assert few_dice_floor(0.12, 5000) == 0.12
+    assert few_dice_floor(0.12, 200) == pytest.approx(0.12 * 3 ** (1 / 3))
+    floors = [few_dice_floor(0.12, n) for n in (599, 400, 200, 100, 60, 40)]
+    assert floors == sorted(floors) and floors[0] > 0.12, "fewer dice, a higher floor"
+    assert few_dice_floor(0.12, 10) == few_dice_floor(0.12, 0) == FEW_DICE_CAP
+    assert few_dice_floor(0.4, 10) == 0.4, "a floor set above the cap is kept"
+
+
+def test_the_warning_says_why_calibration_asks_more() -> None:
+    assert threshold_warning(0.12, 0.12, 0.12, 0, 900) is None
+    looks = threshold_warning(0.32, 0.2, 0.12, 3, 200)
+    assert looks is not None and looks.startswith("faces look alike: 3 of 200")
+    assert "under 0.32 (not 0.12)" in looks
+    few = threshold_warning(0.296, 0.296, 0.12, 0, 40)
+    assert few is not None and few.startswith("40 labeled dice are too few")
+    assert "under 0.30 (not 0.12)" in few and str(CERTIFIED_DICE) in few
+
+
+def test_a_calibration_of_few_dice_asks_more_and_says_why(
+    stress_calibration: tuple[FaceModel, CalibrationReport],
+) -> None:
+    model, report = stress_calibration
+    stored = json.loads(model.report)
+    counted = stored["dice"] - stored["label_mistakes"]
+    assert counted < CERTIFIED_DICE  # three photos
+    floor = few_dice_floor(DEFAULT_THRESHOLD, counted)
+    assert floor > DEFAULT_THRESHOLD and model.threshold >= floor
+    assert stored["face_threshold"] == round(model.threshold, 3)
+    said = [w for w in report.warnings if w.startswith(f"{counted} labeled dice are too few")]
+    assert said or any(w.startswith("faces look alike") for w in report.warnings)

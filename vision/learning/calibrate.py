@@ -76,11 +76,13 @@ from vision.learning.label_check import label_lines, label_problems, relative_na
 from vision.learning.photo_budget import unshown_faces, within_budget
 from vision.learning.progress import Progress, quiet
 from vision.learning.threshold import (
+    few_dice_floor,
     held_out_reads,
     learned_threshold,
     pair_thresholds,
     pair_warning,
     raised_pairs,
+    threshold_warning,
     tolerated_mistakes,
 )
 from vision.learning.unlabeled import UnlabeledDie, unlabeled_dice, unlabeled_warning
@@ -365,6 +367,10 @@ def calibrate(
             basis=model.basis,
         )
     model.pair_thresholds = pairs
+    # raised last: the dice left unlabelled and the background were found as before
+    from_mistakes, counted = model.threshold, len(die_cls) - len(mislabeled)
+    floor = few_dice_floor(threshold, counted)
+    model.threshold = max(from_mistakes, floor)
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
     warnings = [warning for _, warning in problems] + ([unshown] if unshown else [])
@@ -382,13 +388,9 @@ def calibrate(
                 die.confidence,
             )
         )
-    if model.threshold > threshold:
-        warnings.append(
-            f"faces look alike: {confused} of {len(die_cls) - len(mislabeled)} labeled dice, "
-            f"each read without its own copies, were read as another face; the reader "
-            f"asks about every die read with confidence under {model.threshold:.2f} "
-            f"(not {threshold:.2f}); more photos of every face make it surer"
-        )
+    asks_more = threshold_warning(from_mistakes, floor, threshold, confused, counted)
+    if asks_more:
+        warnings.append(asks_more)
     by_mistakes = (
         pair_thresholds(held_out, die_cls, len(dataset.names), [*forgiven, *mislabeled]) < pairs
     )

@@ -8,6 +8,13 @@ table it has: each labeled die is read by the model without its own copies
 that came out wrong, with a margin for new photos (``learned_threshold``). Dice reported as
 likely label mistakes do not count: their label, not the model, is wrong.
 
+Zero mistakes among few held-out dice vouch for little: with n dice all read right, the
+share read wrong and sure may still be up to about 3/n (the rule of three, 95 %), so
+only ``CERTIFIED_DICE`` (600: 3/600 is the 0.5 % goal) vouch for the default threshold.
+Under that the threshold starts higher (``few_dice_floor``): by the cube root of the
+shortfall, at most ``FEW_DICE_CAP``. A table of 40 dice asks under about 0.30, one of
+200 under 0.17, one of 600 or more as before.
+
 Two faces that look alike are mostly one pair (a marbled 3 and 5; a 2 and a 3 of two
 sets seen obliquely), so each pair of faces has its own threshold too
 (``pair_thresholds``): raised over the surest held-out read of one as the other, with
@@ -34,6 +41,8 @@ MAX_THRESHOLD = 0.45  # past this a table reads too poorly to ask about every di
 # held-out mistake had confidence 0.11, its new photos' mistakes 0.12-0.29.
 NEW_PHOTO_MARGIN = 1.6
 TOLERATED = 0.0025  # the share of held-out dice that may stay wrong and sure (half the 0.5 % goal)
+CERTIFIED_DICE = 600  # held-out dice that, all read right, vouch for the 0.5 % goal (3/600)
+FEW_DICE_CAP = 0.3  # the most few_dice_floor asks for (a table of 38 dice or fewer)
 ROWS_AT_ONCE = 64  # dice measured per matrix product (bounds memory: 64 x samples)
 
 
@@ -85,6 +94,38 @@ def held_out_reads(
         guess[start : start + len(chunk)] = order[:, 0]
         conf[start : start + len(chunk)] = np.where(np.isfinite(best), c, 0.0)
     return HeldOutReads(guess, conf, runner_up)
+
+
+def few_dice_floor(floor: float, dice: int) -> float:
+    """``floor`` raised where calibration's ``dice`` (held out, each read without its own
+    copies) are too few to vouch for it (see the module notes): ``floor`` times the cube
+    root of ``CERTIFIED_DICE / dice``, at most ``FEW_DICE_CAP`` (or ``floor`` if higher)."""
+    if dice >= CERTIFIED_DICE:
+        return floor
+    raised = floor * (CERTIFIED_DICE / max(dice, 1)) ** (1.0 / 3.0)
+    return float(max(floor, min(raised, FEW_DICE_CAP)))
+
+
+def threshold_warning(
+    threshold: float, floor: float, default: float, confused: int, dice: int
+) -> str | None:
+    """Why calibration asks about more dice than ``default`` would (None: it does not):
+    held-out dice read as another face raised ``threshold`` over ``floor``, or ``dice``
+    were too few to vouch for ``default`` (``floor`` raised by :func:`few_dice_floor`)."""
+    if threshold > floor:
+        return (
+            f"faces look alike: {confused} of {dice} labeled dice, each read without its own "
+            f"copies, were read as another face; the reader asks about every die read with "
+            f"confidence under {threshold:.2f} (not {default:.2f}); more photos of every "
+            "face make it surer"
+        )
+    if floor > default:
+        return (
+            f"{dice} labeled dice are too few to show that the reader seldom misreads a "
+            f"face: it asks about every die read with confidence under {floor:.2f} (not "
+            f"{default:.2f}); with {CERTIFIED_DICE} or more it asks as little as it can"
+        )
+    return None
 
 
 def learned_threshold(
