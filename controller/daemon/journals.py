@@ -22,7 +22,7 @@ from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import load_layout
 from controller.game.journal import Journal
-from controller.game.session import TableGame, journal_kind
+from controller.game.session import TableGame, journal_kind, journalled_config
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
@@ -149,7 +149,7 @@ def held_game_problem(config: Config) -> str | None:
         kind = GameKind(str(setup.get("mode")))
         if not kind.plays_dice:  # a companion game's journal
             return _other_kind(kind, config)
-        kept = GameConfig.from_dict(dict(setup["config"]))
+        kept = journalled_config(path, setup)
     except JournalCorruptError as exc:
         said = str(exc).removeprefix(f"{path}: ")
         return f"has a damaged set-up ({said}): the daemon would refuse it"

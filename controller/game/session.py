@@ -22,13 +22,45 @@ from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
+from controller.rules.variants import UnknownVariantError
 from controller.storage.journal import journal_exists
 from controller.storage.origin import (
     Origin,
+    damaged_setup,
     data_fingerprint,
     refuse_contradiction,
     refuse_other_data,
 )
+
+
+def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
+    """The dice game the set-up of the journal at ``path`` records, its fields checked.
+
+    Raises:
+        JournalCorruptError: a field of the wrong type or value (the message names the
+            journal and the field): a damaged set-up, never read as a default.
+    """
+    raw = setup.get("config")
+    if not isinstance(raw, dict):
+        raise damaged_setup(path, "config", f"expected a JSON object, got {raw!r}")
+    players = raw.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        raise damaged_setup(path, "config.players", f"expected a list of names, got {players!r}")
+    lengths = [n.value for n in Length]
+    if raw.get("length", Length.ROUNDS10.value) not in lengths:
+        raise damaged_setup(
+            path, "config.length", f"expected one of {', '.join(lengths)}, got {raw['length']!r}"
+        )
+    variants = raw.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise damaged_setup(path, "config.variants", f"expected a list of names, got {variants!r}")
+    kept = setup.get("data_dir")
+    if kept is not None and not isinstance(kept, str):
+        raise damaged_setup(path, "data_dir", f"expected a folder's path, got {kept!r}")
+    try:
+        return GameConfig.from_dict(raw)
+    except UnknownVariantError as exc:
+        raise damaged_setup(path, "config.variants", str(exc)) from None
 
 
 def journal_kind(journal: Journal) -> GameKind | None:
@@ -96,7 +128,7 @@ class TableGame:
             kind = journal_kind(journal)
             if kind is None or not kind.plays_dice:
                 raise JournalCorruptError(f"{path}: not a tournament- or story-mode journal")
-            config = GameConfig.from_dict(dict(journal.setup["config"]))
+            config = journalled_config(path, journal.setup)
             if config.kind is not kind:
                 raise JournalCorruptError(f"{path}: the set-up's mode and config disagree")
             config = replace(config, game_id=journal.game_id)

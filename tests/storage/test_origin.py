@@ -159,3 +159,39 @@ def test_another_data_set_is_refused_naming_both_fingerprints(tmp_path: Path) ->
         refuse_other_data(tmp_path / "j.sqlite", "--data", folder, kept)
     message = str(caught.value)
     assert kept in message and data_fingerprint(folder) in message and str(folder) in message
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "named"),
+    [
+        ("$.config", '"rounds5"', "field 'config': expected a JSON object, got 'rounds5'"),
+        ("$.config.length", '"rounds7"', "field 'config.length': expected one of rounds10, "
+                                         "rounds5, minutes45, got 'rounds7'"),
+        ("$.config.players", '"AB"', "field 'config.players': expected a list of names, got 'AB'"),
+        ("$.config.variants", "[3]", "field 'config.variants': expected a list of names, got [3]"),
+        ("$.data_dir", "5", "field 'data_dir': expected a folder's path, got 5"),
+    ],
+)  # fmt: skip
+def test_a_dice_journal_whose_game_does_not_read_is_named_not_a_traceback(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+    value: str,
+    named: str,
+) -> None:
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE meta SET value = json_set(value, ?, json(?)) WHERE key = 'setup'",
+            (where, value),
+        )
+    conn.close()
+    before = path.read_bytes()
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    for argv in (("game", "check", str(path)), ("game", "play", str(path))):
+        code, out, err = run(*argv)
+        assert (code, out) == (2, ""), err
+        assert err == f"toptable: error: {path}: the journal's set-up: {named}\n"
+    assert path.read_bytes() == before
