@@ -30,8 +30,9 @@ def register(sub: Any) -> None:
         description="Validate a daemon config (every problem at once, naming section and "
         "option) and the data set and board layout it names, as `toptable run` reads them; "
         "then check that the camera, serial port, I2C buses and GPIO it names are "
-        "there and usable, and that the game its journal holds is the one it sets up. Exit 0 "
-        "if all is well, 2 otherwise.",
+        "there and usable, and that the game its journal holds (a companion mode's: "
+        "companion-MODE.sqlite beside it), read without writing, is the one it sets up. "
+        "Exit 0 if all is well, 2 otherwise.",
     )
     where = c.add_mutually_exclusive_group()
     where.add_argument(
@@ -86,10 +87,7 @@ def run_check(args: argparse.Namespace) -> int:
         problems.extend(check_devices(cfg, notes=notes))
         held = held_game_problem(cfg)  # the journal's game, against what the config sets up
         if held is not None:
-            journal = cfg.table.journal
-            problems.append(
-                ConfigProblem(str(path), "table", "journal", f"names {journal}, which {held}")
-            )
+            problems.append(ConfigProblem(str(path), "table", "journal", held))
     if problems:
         raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"

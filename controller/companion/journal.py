@@ -21,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.companion.base import CompanionAction, action_to_json, parse_action
@@ -70,6 +71,37 @@ class ActionRefused:
 CompanionEvent = ActionTaken | ActionRefused
 
 
+def setup_kind(setup: Mapping[str, Any], path: str | Path) -> GameKind:
+    """The companion mode the set-up of the journal at ``path`` names (what a resume
+    plays, and what ``toptable config check`` compares with the config).
+
+    Raises:
+        JournalCorruptError: the set-up names no companion mode.
+    """
+    try:
+        kind = GameKind(str(setup.get("mode")))
+    except ValueError:
+        kind = None
+    if kind is None or kind.plays_dice:
+        raise JournalCorruptError(
+            f"{path}: the set-up names no companion mode ({setup.get('mode')!r})"
+        )
+    return kind
+
+
+def setup_players(setup: Mapping[str, Any], path: str | Path) -> tuple[str, ...]:
+    """The players the set-up of the journal at ``path`` seats, in seat order.
+
+    Raises:
+        JournalCorruptError: they are not a list of names (the message names the journal
+            and the field; never read as something else).
+    """
+    raw = setup.get("players")
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise damaged_setup(path, "players", f"expected names, got {raw!r}")
+    return tuple(raw)
+
+
 class CompanionJournal(EventJournal[CompanionEvent]):
     """An open companion journal; :meth:`start` or :meth:`open`, then :meth:`close`."""
 
@@ -105,15 +137,7 @@ class CompanionJournal(EventJournal[CompanionEvent]):
         Raises:
             JournalCorruptError: the set-up names no companion mode.
         """
-        try:
-            kind = GameKind(str(self.setup.get("mode")))
-        except ValueError:
-            kind = None
-        if kind is None or kind.plays_dice:
-            raise JournalCorruptError(
-                f"{self.path}: the set-up names no companion mode ({self.setup.get('mode')!r})"
-            )
-        return kind
+        return setup_kind(self.setup, self.path)
 
     @property
     def origin(self) -> Origin:
@@ -128,10 +152,7 @@ class CompanionJournal(EventJournal[CompanionEvent]):
             JournalCorruptError: the set-up's players are not a list of names (the message
                 names the journal and the field; never read as something else).
         """
-        raw = self.setup.get("players")
-        if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
-            raise damaged_setup(self.path, "players", f"expected names, got {raw!r}")
-        return tuple(raw)
+        return setup_players(self.setup, self.path)
 
     def encode(self, event: CompanionEvent) -> tuple[str, Mapping[str, Any]]:
         """An action as its JSON form; a refused one with its rule and reason."""

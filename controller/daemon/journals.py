@@ -15,8 +15,9 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from controller.companion.journal import CompanionJournal
+from controller.companion.journal import CompanionJournal, setup_kind, setup_players
 from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
@@ -27,9 +28,15 @@ from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
-from controller.storage.journal import JournalCorruptError, JournalForeignError, journal_exists
+from controller.storage.journal import (
+    JournalCorruptError,
+    JournalError,
+    JournalForeignError,
+    JournalVersionError,
+    journal_exists,
+)
 from controller.storage.origin import Origin, refuse_contradiction, refuse_other_data
-from controller.storage.sqlite_file import read_only
+from controller.storage.sqlite_file import read_only, read_stamp
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
 
@@ -133,29 +140,91 @@ def _other_kind(kind: GameKind, config: Config) -> str:
 
 
 def held_game_problem(config: Config) -> str | None:
-    """Why ``toptable run`` would refuse the dice game journalled where ``config`` says, as
-    a clause after the journal's path (:func:`other_game`, or a damaged set-up), from the
-    journal's set-up read without writing to it; None: no journal there, or the game
-    ``config`` sets up. (A file that is no journal is left to the device checks; the
-    daemon's open checks every row.)"""
+    """Why ``toptable run`` would refuse the game journalled where ``config`` says, as the
+    rest of a line after ``[table] journal`` naming the journal (the dice game's, or the
+    companion mode's beside it: :func:`companion_journal`) and what its set-up holds
+    against what ``config`` sets up (:func:`other_game`, :func:`other_companion_game`, or
+    a damaged set-up), from the journal's header and set-up read without writing to it or
+    beside it; None: no journal there, or the game ``config`` sets up. (A file that is no
+    SQLite database is left to the device checks and the daemon's open, which checks
+    every row.) Nothing is raised."""
+    if not config.table.mode.plays_dice:
+        path = companion_journal(config)
+        problem = _held_companion_problem(path, config)
+        mode = config.table.mode.value
+        return None if problem is None else f"keeps the {mode} game in {path}, which {problem}"
     path = config.table.journal
-    if not config.table.mode.plays_dice or not path.is_file():
+    problem = _held_dice_problem(path, config)
+    return None if problem is None else f"names {path}, which {problem}"
+
+
+def _held_setup(path: Path, stamped: type[CompanionJournal] | None = None) -> dict[str, Any] | None:
+    """The set-up of the journal at ``path``, read without writing to it or beside it, and
+    checked as opening the journal checks it: first its stamp, when ``stamped`` names the
+    journal it must be (None: the dice game's, told by its set-up), then the set-up, a
+    JSON object, and its seed and data-set fingerprint. None: no file there, or none
+    SQLite reads as a journal.
+
+    Raises:
+        JournalForeignError, JournalVersionError: the file is not a ``stamped`` journal
+            (another kind's, another program's) or a newer toptable's.
+        JournalCorruptError: the set-up is not a JSON object, or its seed or data-set
+            fingerprint is of the wrong type.
+    """
+    if not path.is_file():
         return None
     try:
         with read_only(path) as conn:
+            stamp = read_stamp(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except (sqlite3.Error, OSError):
+        return None
+    if stamped is not None:
+        stamped.check_stamp(path, stamp)
+    try:
         setup = json.loads(meta["setup"])
-        Origin.from_setup(setup, path)
+    except (LookupError, ValueError, TypeError):
+        return None
+    if not isinstance(setup, dict):
+        raise JournalCorruptError(f"{path}: the journal's set-up is not a JSON object")
+    Origin.from_setup(setup, path)
+    return setup
+
+
+def _said(path: Path, exc: JournalError) -> str:
+    return str(exc).removeprefix(f"{path}: ")
+
+
+def _held_dice_problem(path: Path, config: Config) -> str | None:
+    try:
+        setup = _held_setup(path)
+        if setup is None:
+            return None
         kind = GameKind(str(setup.get("mode")))
         if not kind.plays_dice:  # a companion game's journal
             return _other_kind(kind, config)
         kept = journalled_config(path, setup)
     except JournalCorruptError as exc:
-        said = str(exc).removeprefix(f"{path}: ")
-        return f"has a damaged set-up ({said}): the daemon would refuse it"
-    except (sqlite3.Error, OSError, LookupError, ValueError, TypeError):
+        return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
+    except (LookupError, ValueError, TypeError):  # no mode toptable knows: the open's to say
         return None
     return other_game(kept, config)
+
+
+def _held_companion_problem(path: Path, config: Config) -> str | None:
+    """The companion journal's checks in the order its resume makes them (the file's
+    stamp; the set-up's seed, mode and players; the game against the one set up)."""
+    try:
+        setup = _held_setup(path, CompanionJournal)
+        if setup is None:
+            return None
+        kind = setup_kind(setup, path)
+        players = setup_players(setup, path)
+    except (JournalForeignError, JournalVersionError) as exc:
+        return f"the daemon would refuse: {_said(path, exc)}"
+    except JournalCorruptError as exc:
+        return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
+    return other_companion_game(kind, len(players), config.table.mode, len(player_names(config)))
 
 
 def _setup(players: int, length: Length, variants: Variants) -> str:
@@ -189,14 +258,23 @@ def open_companion_table(
     except BaseException:
         table.close()
         raise
-    if table.kind is not kind or len(table.players) != len(players):
-        held = f"{table.kind.value} game of {len(table.players)} players"
+    other = other_companion_game(table.kind, len(table.players), kind, len(players))
+    if other is not None:
         table.close()
-        raise StartError(
-            f"{journal} holds a {held}, but the config sets up {kind.value} for "
-            f"{len(players)}: move the journal away to start a new game, or set [table] to match"
-        )
+        raise StartError(f"{journal} {other}")
     return table
+
+
+def other_companion_game(held: GameKind, count: int, kind: GameKind, players: int) -> str | None:
+    """How the companion game a journal holds (``held``, of ``count`` players) is not the
+    one set up (``kind`` for ``players``), as a clause after the journal's path (``holds
+    a ... game, but ...``); None: it is that game."""
+    if held is kind and count == players:
+        return None
+    return (
+        f"holds a {held.value} game of {count} players, but the config sets up {kind.value} "
+        f"for {players}: move the journal away to start a new game, or set [table] to match"
+    )
 
 
 def player_names(config: Config) -> tuple[str, ...]:

@@ -174,8 +174,15 @@ class ChainedLog(Generic[R]):
 
     # ----------------------------------------------------------- opening
     @classmethod
-    def _check_stamp(cls, path: Path, stamp: Stamp) -> None:
-        """Refuse a file that is not a log of this kind this toptable can read."""
+    def check_stamp(cls, path: Path, stamp: Stamp) -> None:
+        """Refuse a file that is not a log of this kind this toptable can read (``stamp``:
+        its header, as :func:`read_stamp` reads it; opening checks it, and so does a look
+        that must not write, such as ``toptable config check``).
+
+        Raises:
+            The :meth:`_foreign` and :meth:`_newer` errors: another kind's or program's
+            file, or a format newer than this toptable's.
+        """
         ours = stamp.application_id == cls.APPLICATION_ID
         if not ours and not (cls.ACCEPTS_UNSTAMPED and stamp.is_unstamped_log):
             raise cls._foreign(path, stamp)
@@ -200,7 +207,7 @@ class ChainedLog(Generic[R]):
             # thread, which alone uses it while the game runs: access is never concurrent.
             conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             if check:
-                cls._check_stamp(path, read_stamp(conn))
+                cls.check_stamp(path, read_stamp(conn))
                 damage = found_damage(conn)
                 if damage is not None:
                     raise cls.CorruptError(

@@ -68,11 +68,17 @@ def make_durable(conn: sqlite3.Connection) -> None:
 
 @contextmanager
 def read_only(path: Path) -> Iterator[sqlite3.Connection]:
-    """The database at ``path`` opened so that nothing is written to it (``mode=ro``:
-    neither a journal mode nor a created file), for a look before anything decides.
+    """The database at ``path`` opened so that nothing is written to it or beside it, for
+    a look before anything decides: ``mode=ro`` (neither a journal mode nor a created
+    file) and, while no write-ahead log lies beside it (no connection holds it open and
+    every commit is in the file), ``immutable=1`` too, without which SQLite creates the
+    ``-wal`` and ``-shm`` files of a WAL database it reads (and leaves them there).
 
     Raises:
         sqlite3.Error, OSError: it cannot be opened as an SQLite database.
     """
-    with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+    _, wal, _ = sidecars(path)
+    settled = "" if wal.exists() else "&immutable=1"
+    uri = f"{path.resolve().as_uri()}?mode=ro{settled}"
+    with closing(sqlite3.connect(uri, uri=True)) as conn:
         yield conn

@@ -198,6 +198,135 @@ def test_a_journal_of_another_game_is_refused_as_run_refuses_it(
     )
 
 
+def _folder(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+def _companion_config(path: Path, players: int) -> None:
+    journal = path.parent / "j.sqlite"
+    path.write_text(
+        f'[table]\nmode = "dbs-tournament"\nplayers = {players}\njournal = "{journal}"\n'
+        + SIMULATED
+    )
+
+
+def test_a_companion_journal_of_another_game_is_refused_as_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.config import load_config
+    from controller.daemon.journals import StartError, resume_or_start
+    from controller.table.companion import CompanionTable
+
+    path = tmp_path / "config.toml"
+    companion = tmp_path / "companion-dbs-tournament.sqlite"  # beside [table] journal
+    CompanionTable.new("dbs-tournament", ("A", "B", "C"), companion, seed=1).close()
+    for players, held in ((4, "dbs-tournament"), (3, "challengers")):
+        if held == "challengers":  # another mode's game, at this mode's path
+            companion.unlink()
+            CompanionTable.new(held, ("A", "B", "C"), companion, seed=1).close()
+        _companion_config(path, players)
+        before = _folder(tmp_path)
+        assert cli.main(["config", "check", str(path)]) == 2  # it passed, and run refused
+        said = (
+            f"holds a {held} game of 3 players, but the config sets up dbs-tournament for "
+            f"{players}: move the journal away to start a new game, or set [table] to match"
+        )
+        assert capsys.readouterr().err == (
+            f"toptable: error: {path}: Option 'journal' in section 'table' keeps the "
+            f"dbs-tournament game in {companion}, which {said}\n"
+        )
+        assert _folder(tmp_path) == before  # read, not written, nothing made beside it
+        with pytest.raises(StartError) as at_run:
+            resume_or_start(load_config(path))
+        assert str(at_run.value) == f"{companion} {said}"
+    companion.unlink()
+    CompanionTable.new("dbs-tournament", ("A", "B", "C"), companion, seed=1).close()
+    assert cli.main(["config", "check", str(path)]) == 0  # the game it sets up
+
+
+def test_a_companion_journal_run_cannot_resume_is_refused_as_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+    import sqlite3
+
+    from controller.config import load_config
+    from controller.daemon.journals import resume_or_start
+    from controller.game.session import run_journaled
+    from controller.game.state import Length
+    from controller.storage.journal import JournalCorruptError, JournalForeignError
+    from controller.table.companion import CompanionTable
+
+    path = tmp_path / "config.toml"
+    _companion_config(path, 3)
+    companion = tmp_path / "companion-dbs-tournament.sqlite"
+    CompanionTable.new("dbs-tournament", ("A", "B", "C"), companion, seed=1).close()
+    with sqlite3.connect(companion) as conn:  # a set-up whose players are damaged
+        conn.execute(
+            "UPDATE meta SET value = json_set(value, '$.players', 'Ann') WHERE key = 'setup'"
+        )
+    conn.close()
+    before = _folder(tmp_path)
+    assert cli.main(["config", "check", str(path)]) == 2
+    said = "the journal's set-up: field 'players': expected names, got 'Ann'"
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: Option 'journal' in section 'table' keeps the dbs-tournament "
+        f"game in {companion}, which has a damaged set-up ({said}): the daemon would refuse it\n"
+    )
+    assert _folder(tmp_path) == before
+    with pytest.raises(JournalCorruptError) as at_run:
+        resume_or_start(load_config(path))
+    assert str(at_run.value) == f"{companion}: {said}"
+    dice = tmp_path / "dice.sqlite"
+    run_journaled(dice, 3, Length.ROUNDS5, 5)
+    companion.unlink()
+    shutil.copy(dice, companion)  # the dice game's journal, where the companion's goes
+    before = _folder(tmp_path)
+    assert cli.main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert _folder(tmp_path) == before
+    with pytest.raises(JournalForeignError) as at_run:
+        resume_or_start(load_config(path))
+    refused = str(at_run.value).removeprefix(f"{companion}: ")
+    assert refused.startswith("not a companion journal: its SQLite application_id")
+    assert err == (
+        f"toptable: error: {path}: Option 'journal' in section 'table' keeps the dbs-tournament "
+        f"game in {companion}, which the daemon would refuse: {refused}\n"
+    )
+
+
+def test_a_dice_journal_whose_set_up_is_no_object_is_refused_as_run_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from controller.config import load_config
+    from controller.daemon.journals import game_data_for, open_game
+    from controller.game.session import run_journaled
+    from controller.game.state import Length
+    from controller.storage.journal import JournalCorruptError
+
+    journal = tmp_path / "j.sqlite"
+    run_journaled(journal, 2, Length.ROUNDS5, 5)
+    with sqlite3.connect(journal) as conn:
+        conn.execute("UPDATE meta SET value = '[2]' WHERE key = 'setup'")
+    conn.close()
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[table]\nplayers = 2\nlength = "rounds5"\njournal = "{journal}"\n' + SIMULATED
+    )
+    assert cli.main(["config", "check", str(path)]) == 2  # not a traceback
+    assert capsys.readouterr().err == (
+        f"toptable: error: {path}: Option 'journal' in section 'table' names {journal}, which "
+        "has a damaged set-up (the journal's set-up is not a JSON object): the daemon would "
+        "refuse it\n"
+    )
+    config = load_config(path)
+    with pytest.raises(JournalCorruptError) as at_run:
+        open_game(config, game_data_for(config))
+    assert str(at_run.value) == f"{journal}: the journal's set-up is not a JSON object"
+
+
 def test_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b"\xef\xbb\xbf[table]\nplayers = 2\n")
