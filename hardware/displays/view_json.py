@@ -288,6 +288,10 @@ def _check(view: TableView, r: _Reader) -> None:
             r.fail("combat", "dice", f"{len(c.dice)} dice; a pool holds at most 6")
     p = view.prompt
     if p is not None:
+        if not p.choices and p.kind is not PromptKind.CHOOSE:
+            # the table asks these with buttons (controller/table/view.py); only a plain
+            # choice, such as a pause, may offer none
+            r.fail("prompt", "choices", f"a {p.kind.value} prompt offers its choices; got none")
         if p.choices and p.selected >= len(p.choices):
             r.fail("prompt", "selected", f"{p.selected} but only {len(p.choices)} choices")
         if p.die_index is not None and p.die_index >= len(p.dice):

@@ -77,6 +77,10 @@ def test_every_problem_is_reported_with_its_field() -> None:
             "prompt: field 'selected': 2 but only 2 choices",
         ),
         (
+            lambda d: d["prompt"].update(choices=[]),
+            "prompt: field 'choices': a confirm_read prompt offers its choices; got none",
+        ),
+        (
             lambda d: d["combat"]["advice"].update(ko_chance=1.5),
             "field 'ko_chance': expected a number from 0 to 1",
         ),
@@ -91,6 +95,13 @@ def test_bad_values_name_the_field(change: Any, message: str) -> None:
     with pytest.raises(DataError, match=None) as err:
         view_from_dict(d, "s.json")
     assert message in str(err.value)
+
+
+def test_a_plain_choice_may_offer_no_buttons() -> None:
+    d = _example()
+    d["prompt"].update(kind="choose", choices=[], selected=0)
+    view = view_from_dict(d, "s.json")
+    assert view.prompt is not None and view.prompt.choices == ()
 
 
 def test_unreadable_and_non_json_files(tmp_path: Path) -> None:
