@@ -170,7 +170,7 @@ class CompanionJournal(EventJournal[CompanionEvent]):
         Raises:
             JournalCorruptError: an unknown mode or row kind, or an action that does not parse.
         """
-        data = row.data()
+        data = row.data(self.path)
         try:
             mode = get_mode(self.kind)
             if row.kind == ACTION:

@@ -12,6 +12,7 @@ enums by their values, absent values (None) as the first release spelled them
 
 from __future__ import annotations
 
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -67,7 +68,11 @@ class GameEvent(Event):
         args: dict[str, Any] = {}
         for f in fields(cls):
             if f.name in data:
-                args[f.name] = _decode(data[f.name], hints[f.name], f)
+                try:
+                    args[f.name] = _decode(data[f.name], hints[f.name], f)
+                except (TypeError, ValueError) as exc:
+                    wrong = TypeError if isinstance(exc, TypeError) else ValueError
+                    raise wrong(f"field '{f.name}': {exc}") from None
         return cls(**args)
 
 
@@ -119,7 +124,16 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
         return parse_symbol(v)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return hint(v)
+    if hint in _PLAIN and (isinstance(v, bool) or not isinstance(v, _PLAIN[hint])):
+        raise TypeError(f"expected {_PLAIN_NAMES[hint]}, got {v!r}")
+    if hint is float and not math.isfinite(v):
+        raise ValueError(f"expected a finite number, got {v!r}")
     return v
+
+
+# What a stored field of each plain type may hold (bool, an int to Python, is none of them).
+_PLAIN: dict[Any, type | tuple[type, ...]] = {str: str, int: int, float: (int, float)}
+_PLAIN_NAMES = {str: "text", int: "a whole number", float: "a number"}
 
 
 # ---------------------------------------------------------------- inputs
@@ -336,10 +350,13 @@ class Defend(Action):
         """The inverse of :meth:`to_dict`: an answer not spelled as one is a card's name."""
         text = data["answer"]
         if not isinstance(text, str):
-            raise TypeError(f"expected the answer's text, got {text!r}")
+            raise TypeError(f"field 'answer': expected the answer's text, got {text!r}")
+        seat = data["seat"]
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise TypeError(f"field 'seat': expected a whole number, got {seat!r}")
         if text in _SPELLED_ANSWERS:
-            return cls(data["seat"], Answer(text))
-        return cls(data["seat"], Answer.CARD, text)
+            return cls(seat, Answer(text))
+        return cls(seat, Answer.CARD, text)
 
 
 @dataclass(frozen=True)

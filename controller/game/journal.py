@@ -70,12 +70,19 @@ class Journal(EventJournal[GameEvent]):
         """The event a row holds.
 
         Raises:
-            JournalCorruptError: the payload does not decode.
+            JournalCorruptError: the payload does not decode, or is another kind's
+                than the row's (the message names the file and the row).
         """
         try:
-            return event_from_dict(row.data())
+            event = event_from_dict(row.data(self.path))
         except EventDecodeError as exc:
-            raise JournalCorruptError(f"journal row {row.seq}: {exc}") from None
+            raise JournalCorruptError(f"{self.path}: row {row.seq}: {exc}") from None
+        if event.kind != row.kind:
+            raise JournalCorruptError(
+                f"{self.path}: row {row.seq} is stored as {row.kind!r} but holds "
+                f"a {event.kind!r} event"
+            )
+        return event
 
     def undo(self) -> GameEvent:
         """Cancel the last effective event, which must be a player action; return it.

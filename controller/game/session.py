@@ -54,6 +54,11 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
     variants = raw.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
         raise damaged_setup(path, "config.variants", f"expected a list of names, got {variants!r}")
+    colours = raw.get("colours", [])
+    if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
+        raise damaged_setup(path, "config.colours", f"expected a list of names, got {colours!r}")
+    if not isinstance(raw.get("game_id", ""), str):
+        raise damaged_setup(path, "config.game_id", f"expected text, got {raw['game_id']!r}")
     kept = setup.get("data_dir")
     if kept is not None and not isinstance(kept, str):
         raise damaged_setup(path, "data_dir", f"expected a folder's path, got {kept!r}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -31,6 +32,8 @@ FILE_NAME = "evening.sqlite"
 FORMAT = 1  # PRAGMA user_version of the file
 EVENING_TABLES = frozenset({"games"})
 """The tables an evening's file holds (a file with others is another program's)."""
+GAMES_COLUMNS = frozenset({"table_id", "game_id", "state", "saved_at"})
+"""The columns of its ``games`` table (a table of that name without them is another's)."""
 SAVE_EVERY_S = 1.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -72,6 +75,8 @@ class Evening:
                        if stamp.application_id else "")
                     + "): move it away, or give --state-dir another folder"
                 )  # fmt: skip
+            if "games" in stamp.tables:
+                _check_games_columns(self._db, path)
             version = stamp.user_version
             if version not in (0, FORMAT):
                 raise EveningError(
@@ -122,7 +127,7 @@ class Evening:
         out = []
         for table_id, text, saved_at in reversed(rows):
             try:
-                out.append((clean_state(table_id, text.encode()), float(saved_at)))
+                out.append((clean_state(*_saved_row(table_id, text)), _saved_at(saved_at)))
             except MessageError as exc:
                 log.warning("%s: a saved game of %s is skipped: %s", self.path, table_id, exc)
         return out
@@ -177,3 +182,43 @@ class Evening:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_games_columns(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a ``games`` table that is not the evening's (it lacks its columns).
+
+    Raises:
+        EveningError: naming the file and the columns it lacks.
+    """
+    have = {str(row[1]) for row in db.execute("PRAGMA table_info(games)")}
+    lacking = GAMES_COLUMNS - have
+    if lacking:
+        raise EveningError(
+            f"{path}: not an evening's file (its games table lacks the columns "
+            f"{', '.join(sorted(lacking))}): move it away, or give "
+            "--state-dir another folder"
+        )
+
+
+def _saved_row(table_id: object, text: object) -> tuple[str, bytes]:
+    """A saved row's table id and state as :func:`clean_state` takes them.
+
+    Raises:
+        MessageError: the table id or the state is not text (the row is skipped).
+    """
+    if not isinstance(table_id, str):
+        raise MessageError(f"table_id: expected text, got {type(table_id).__name__}")
+    if not isinstance(text, str):
+        raise MessageError(f"state: expected JSON text, got {type(text).__name__}")
+    return table_id, text.encode()
+
+
+def _saved_at(value: object) -> float:
+    """A saved row's ``saved_at``: a finite wall time.
+
+    Raises:
+        MessageError: anything else (the row is skipped).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise MessageError(f"saved_at: expected a wall time in seconds, got {value!r}")
+    return float(value)

@@ -332,6 +332,16 @@ class ChainedLog(Generic[R]):
     def _verify_rows(self, raw: list[Any]) -> None:
         prev = self._seed
         for i, (seq, kind, payload, undoes, chain) in enumerate(raw):
+            stored = {"kind": kind, "payload": payload, "chain": chain}
+            wrong = [k for k, v in stored.items() if not isinstance(v, str)]
+            if not isinstance(undoes, int | None):
+                wrong.append("undoes")
+            if wrong:  # SQLite keeps what it is given: a NULL, a number, a blob...
+                self.close()
+                raise self.CorruptError(
+                    f"{self.path}: row {i + 1}: its {', '.join(wrong)} is not what a "
+                    "journal stores (changed rows)"
+                )
             if seq != i + 1 or chain_hash(prev, seq, kind, payload, undoes) != chain:
                 self.close()
                 raise self._bad_row(self.path, seq)

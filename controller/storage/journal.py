@@ -55,8 +55,8 @@ def journal_exists(path: Path) -> bool:
 class Row(ChainedRow):
     """One journal row as stored."""
 
-    def data(self) -> dict[str, Any]:
-        """The row's JSON payload.
+    def data(self, source: str | Path = "journal") -> dict[str, Any]:
+        """The row's JSON payload; ``source`` (the journal's path) begins the messages.
 
         Raises:
             JournalCorruptError: the payload is not a JSON object.
@@ -64,9 +64,9 @@ class Row(ChainedRow):
         try:
             value = json.loads(self.payload)
         except json.JSONDecodeError as exc:
-            raise JournalCorruptError(f"journal row {self.seq}: {exc}") from None
+            raise JournalCorruptError(f"{source}: row {self.seq}: {exc}") from None
         if not isinstance(value, dict):
-            raise JournalCorruptError(f"journal row {self.seq}: not a JSON object")
+            raise JournalCorruptError(f"{source}: row {self.seq}: not a JSON object")
         return value
 
 

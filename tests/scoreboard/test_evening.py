@@ -109,6 +109,52 @@ def test_a_saved_game_that_fails_the_checks_is_skipped(
         assert Scoreboard(evening=evening).standings() == []
 
 
+def _untyped(db: sqlite3.Connection) -> None:
+    """The games table rebuilt without column types: a row may then hold anything."""
+    db.execute("CREATE TABLE old AS SELECT * FROM games")
+    db.execute("DROP TABLE games")
+    db.execute("CREATE TABLE games (table_id, game_id, state, saved_at)")
+    db.execute("INSERT INTO games SELECT * FROM old")
+    db.execute("DROP TABLE old")
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [("state", None), ("state", 5), ("state", b"\xff"), ("saved_at", "x"), ("saved_at", None),
+     ("saved_at", float("inf"))],
+)  # fmt: skip
+def test_a_saved_row_of_the_wrong_type_is_skipped_by_name(
+    tmp_path: Path, games: list[GameState], column: str, value: object,
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    with Evening.in_directory(tmp_path) as evening:
+        board = Scoreboard(evening=evening)
+        board.handle("toptable/t1/state", _state(games[0], "t1"))
+        board.handle("toptable/t2/state", _state(games[1], "t2"))
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        _untyped(db)
+        db.execute(f"UPDATE games SET {column} = ? WHERE game_id = ?", (value, "g0"))
+    with Evening.in_directory(tmp_path) as evening:
+        kept = evening.load(10)
+    assert [state["table_id"] for state, _ in kept] == ["t2"]
+    assert f"a saved game of t1 is skipped: {column}" in caplog.text
+
+
+def test_a_games_table_of_another_program_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE games (score INTEGER)")
+        db.execute("INSERT INTO games VALUES (3)")
+    before = path.read_bytes()
+    with pytest.raises(EveningError) as refused:
+        Evening.in_directory(tmp_path)
+    assert str(refused.value) == (
+        f"{path}: not an evening's file (its games table lacks the columns game_id, saved_at, "
+        "state, table_id): move it away, or give --state-dir another folder"
+    )
+    assert path.read_bytes() == before
+
+
 def test_restarting_against_a_real_broker_changes_nobodys_wins(
     broker: Mosquitto, tmp_path: Path, game_data: Any
 ) -> None:

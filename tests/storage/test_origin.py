@@ -170,6 +170,11 @@ def test_another_data_set_is_refused_naming_both_fingerprints(tmp_path: Path) ->
         ("$.config.players", '"AB"', "field 'config.players': expected a list of names, got 'AB'"),
         ("$.config.variants", "[3]", "field 'config.variants': expected a list of names, got [3]"),
         ("$.data_dir", "5", "field 'data_dir': expected a folder's path, got 5"),
+        ("$.config.colours", '"red"', "field 'config.colours': expected a list of names, "
+                                      "got 'red'"),
+        ("$.config.colours", "[1, 2]", "field 'config.colours': expected a list of names, "
+                                       "got [1, 2]"),
+        ("$.config.game_id", "[]", "field 'config.game_id': expected text, got []"),
     ],
 )  # fmt: skip
 def test_a_dice_journal_whose_game_does_not_read_is_named_not_a_traceback(
