@@ -179,6 +179,15 @@ def test_a_damaged_model_file_is_refused_when_loaded_not_when_read(tmp_path: Pat
         bad = _rewritten(good, tmp_path / f"nan_{name}.npz", **{name: value})
         with pytest.raises(ModelError, match=f"{name} holds values that are not numbers"):
             load_model(bad)
+    for name, value, said in (
+        ("basis", np.float32(1.0), r"projection of shape \(\), expected a matrix"),
+        ("threshold", np.str_("0.2"), r"threshold holds <U3 values, expected numbers"),
+        ("novelty", np.array([1.0, 2.0]), r"novelty of shape \(2,\), expected one number"),
+        ("det_bias", np.array(["x"]), r"det_bias holds <U1 values, expected numbers"),
+    ):
+        bad = _rewritten(good, tmp_path / f"wrong_{name}.npz", **{name: value})
+        with pytest.raises(ModelError, match=rf"wrong_{name}\.npz: {said}"):
+            load_model(bad)
     text = tmp_path / "text.npz"
     text.write_text("a model, honestly\n")
     with pytest.raises(ModelError, match=r"text\.npz: not a toptable face model \(not an "

@@ -287,9 +287,12 @@ def load_model(path: str | Path) -> FaceModel:
     strangers_embedding()
     path = Path(path)
     with checked_npz(path, "model", FORMAT_VERSION, "a toptable face model", RECALIBRATE) as data:
+        _check_numeric(data, path)
         samples = data["samples"]  # widened to float32 by FaceModel, once, after ordering
         mean = data["mean"].astype(np.float32)
         basis = data["basis"].astype(np.float32)
+        if basis.size and basis.ndim != 2:
+            raise ModelError(f"{path}: projection of shape {basis.shape}, expected a matrix")
         dims = basis.shape[1] if basis.size else DESCRIPTION_SIZE
         if basis.size and (basis.shape[0] != DESCRIPTION_SIZE or mean.shape != (DESCRIPTION_SIZE,)):
             raise ModelError(
@@ -345,6 +348,27 @@ def load_model(path: str | Path) -> FaceModel:
             pair_thresholds=_pair_thresholds(data, path, len(data["names"])),
             ink=_face_ink(data, path),
         )
+
+
+# a model's arrays of numbers, and those of them that are one number each
+_NUMERIC = ("samples", "mean", "basis", "labels", "det_weights", "det_bias", "colour_logp")
+_SCALARS = ("threshold", "novelty", "background_margin")
+
+
+def _check_numeric(data: Any, path: Path) -> None:
+    """Refuse a model whose arrays of numbers hold anything else (text, objects), or
+    whose thresholds are not one number each.
+
+    Raises:
+        ModelError: naming the file, the array and what it holds.
+    """
+    for name in (*_NUMERIC, *_SCALARS):
+        kind = data[name].dtype.kind
+        if kind not in "biuf":
+            raise ModelError(f"{path}: {name} holds {data[name].dtype} values, expected numbers")
+    for name in _SCALARS:
+        if data[name].shape != ():
+            raise ModelError(f"{path}: {name} of shape {data[name].shape}, expected one number")
 
 
 def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
