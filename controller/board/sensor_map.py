@@ -135,7 +135,8 @@ def parse_sensor_map(
     """Validate a parsed sensor map; space -> sensor.
 
     Raises:
-        DataError: every problem found, each naming the file, the entry and the field.
+        DataError: every problem found, each naming the file, the entry and the field (a
+            space id not written as plain digits, as ``05`` or ``1_0``, is one).
     """
     problems: list[DataProblem] = []
 
@@ -158,11 +159,16 @@ def parse_sensor_map(
     used: dict[int, int] = {}
     for key, sensor in raw.items():
         entry = f"space {key}"
-        try:
-            space = int(key)
-        except ValueError:
-            bad(entry, "", f"expected a space id (a whole number), got {key!r}")
+        if not (key.isascii() and key.isdigit()) or str(int(key)) != key:
+            # int() also reads "1_0", "+3", " 4" or "05": a second key for a space, which
+            # would silently replace that space's sensor
+            bad(
+                entry,
+                "",
+                f"expected a space id written as a whole number (0, 1, 2...), got {key!r}",
+            )
             continue
+        space = int(key)
         if layout is not None and space not in layout.spaces:
             bad(entry, "", f"board {layout.name!r} has no space {space}")
             continue

@@ -188,7 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from controller.game.session import TableGame
 
     t0 = time.perf_counter()
-    with TableGame.resume(args.journal) as game:
+    with TableGame.resume(args.journal, writable=False) as game:
         ms = (time.perf_counter() - t0) * 1000
         s = game.state
         if args.json:
@@ -220,7 +220,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from controller.game.export import export_json, export_text
     from controller.game.session import TableGame
 
-    with TableGame.resume(args.journal) as game:
+    with TableGame.resume(args.journal, writable=False) as game:
         log = export_json(game.config, game.data, game.events())
     if args.text:
         print(export_text(log), end="")

@@ -28,9 +28,9 @@ from controller.companion.base import CompanionAction, action_to_json, parse_act
 from controller.companion.registry import get_mode
 from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
-from controller.storage.chained_log import Migration, stamp_application_id
 from controller.storage.journal import EventJournal, JournalCorruptError, Row
 from controller.storage.origin import SEED_KEY, Origin, damaged_setup
+from controller.storage.sqlite_file import Migration, stamp_application_id
 
 APPLICATION_ID = 0x54744370  # "TtCp"
 

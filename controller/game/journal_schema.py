@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import sqlite3
 
-from controller.storage.chained_log import (
+from controller.storage.chained_log import create_layout
+from controller.storage.sqlite_file import (
     Migration,
-    create_layout,
+    Stamp,
     migrate_from,
+    read_stamp,
     stamp_application_id,
 )
-from controller.storage.sqlite_file import Stamp, read_stamp
 
 # "TopT" in ASCII: the toptable journal's SQLite application id (a signed 32-bit value).
 APPLICATION_ID = 0x546F7054

@@ -120,15 +120,20 @@ class TableGame:
 
     @classmethod
     def resume(
-        cls, path: str | Path, data: GameData | None = None, game_id: str | None = None
+        cls,
+        path: str | Path,
+        data: GameData | None = None,
+        game_id: str | None = None,
+        writable: bool = True,
     ) -> TableGame:
-        """Open a journal and replay it to the state it recorded.
+        """Open a journal and replay it to the state it recorded (not ``writable``: a look,
+        nothing written to the file: an older journal is not upgraded, nothing appended).
 
         Raises:
             JournalError (and subclasses): missing, newer, corrupted or another game's journal.
             DataError: the data the game was played with cannot be loaded.
         """
-        journal = Journal.open(path, game_id)
+        journal = Journal.open(path, game_id, writable)
         try:
             kind = journal_kind(journal)
             if kind is None or not kind.plays_dice:

@@ -49,6 +49,7 @@ TOP_KEYS = frozenset(
      "description", "data"}
 )  # fmt: skip
 CARD_KEYS = frozenset({"name", "symbols", "damage", "defence", "invulnerable", "sphere_only"})
+PLAY_KEYS = frozenset({"card", "deck", "throws"})
 ATTACK_KEYS = frozenset(
     {"throws", "attack", "dodge_throws", "defence_card", "flee", "reflect_dodge_throws",
      "reflect_card"}
@@ -180,11 +181,20 @@ def _attack(data: Mapping[str, Any], prefix: str) -> Attack:
 
 
 def _card_play(raw: Any, where: str) -> DefenceCardPlay | None:
-    """A card played as an answer (``{card, deck, throws}``), or None when absent."""
+    """A card played as an answer (``{card, deck, throws}``), or None when absent.
+
+    Raises:
+        ScenarioError: not such an object, an unknown key, a bad card, deck or throws.
+    """
     if raw is None:
         return None
     if not isinstance(raw, dict) or "card" not in raw:
         raise ScenarioError(f"'{where}': expected {{card, deck, throws}}")
+    for key in raw:
+        if key not in PLAY_KEYS:
+            raise ScenarioError(
+                f"'{where}.{key}': unknown key; expected one of {', '.join(sorted(PLAY_KEYS))}"
+            )
     wanted = raw.get("deck", Deck.DEFENCE.value)
     deck = next((d for d in DRAW_DECKS if d.value == wanted), None)
     if deck is None:  # an event card answers no attack
@@ -197,6 +207,8 @@ def _card_play(raw: Any, where: str) -> DefenceCardPlay | None:
 def _card(raw: Any, where: str) -> CardCombo:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
+    if not raw["name"].strip():
+        raise ScenarioError(f"'{where}.name': expected the card's name, got {raw['name']!r}")
     for key in raw:
         if key not in CARD_KEYS:
             raise ScenarioError(

@@ -40,9 +40,12 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from controller.storage.place import is_storage_error, place_problem
 from controller.storage.sqlite_file import (
+    Migration,
     Stamp,
+    connect_read_only,
     found_damage,
     make_durable,
+    migrate_from,
     read_stamp,
     sidecars,
 )
@@ -64,15 +67,6 @@ class ChainedRow:
 R = TypeVar("R", bound=ChainedRow)
 
 
-@dataclass(frozen=True)
-class Migration:
-    """One step from ``version - 1`` to ``version``."""
-
-    version: int
-    description: str
-    apply: Callable[[sqlite3.Connection], None]
-
-
 def create_layout(conn: sqlite3.Connection) -> None:
     """Make a log's two tables in an empty database."""
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -80,30 +74,6 @@ def create_layout(conn: sqlite3.Connection) -> None:
         "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
         "payload TEXT NOT NULL, undoes INTEGER, chain TEXT NOT NULL)"
     )
-
-
-def stamp_application_id(application_id: int) -> Callable[[sqlite3.Connection], None]:
-    """A migration step that writes ``application_id`` into the file's header."""
-
-    def stamp(conn: sqlite3.Connection) -> None:
-        # PRAGMA takes no bound parameters; the value is the caller's integer constant.
-        conn.execute(f"PRAGMA application_id = {int(application_id)}")
-
-    return stamp
-
-
-def migrate_from(conn: sqlite3.Connection, steps: Sequence[Migration], version: int) -> int:
-    """Apply each of ``steps`` after ``version``, in order (inside the caller's transaction).
-
-    Returns the version reached. Each step sets ``user_version``, so a file is
-    always at a version it really has.
-    """
-    for step in steps:
-        if step.version > version:
-            step.apply(conn)
-            conn.execute(f"PRAGMA user_version = {int(step.version)}")
-            version = step.version
-    return version
 
 
 def encode_payload(data: Mapping[str, Any]) -> str:
@@ -181,17 +151,22 @@ class ChainedLog(Generic[R]):
 
         Raises:
             The :meth:`_foreign` and :meth:`_newer` errors: another kind's or program's
-            file, or a format newer than this toptable's.
+            file, or a newer format. CorruptError: a version below 0 (a damaged header).
         """
         ours = stamp.application_id == cls.APPLICATION_ID
         if not ours and not (cls.ACCEPTS_UNSTAMPED and stamp.is_unstamped_log):
             raise cls._foreign(path, stamp)
+        if stamp.user_version < 0:
+            raise cls.CorruptError(
+                f"{path}: damaged: its format version (SQLite user_version) is "
+                f"{stamp.user_version}; expected 0 to {cls.FORMAT_VERSION}"
+            )
         if stamp.user_version > cls.FORMAT_VERSION:
             raise cls._newer(path, stamp.user_version)
 
     @classmethod
-    def _connect(cls, path: Path, check: bool = False) -> sqlite3.Connection:
-        """Open ``path`` with the durability settings.
+    def _connect(cls, path: Path, check: bool = False, writable: bool = True) -> sqlite3.Connection:
+        """Open ``path`` with the durability settings (not ``writable``: read-only).
 
         With ``check`` (opening), refuse the file unless it is a log this toptable
         reads and SQLite finds whole (``PRAGMA quick_check``: a page damaged on disk
@@ -205,7 +180,10 @@ class ChainedLog(Generic[R]):
         try:
             # The table opens the log on its main thread and then hands it to the loop
             # thread, which alone uses it while the game runs: access is never concurrent.
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            if writable:
+                conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            else:
+                conn = connect_read_only(path)
             if check:
                 cls.check_stamp(path, read_stamp(conn))
                 damage = found_damage(conn)
@@ -282,11 +260,13 @@ class ChainedLog(Generic[R]):
         cls,
         path: str | Path,
         build: Callable[[sqlite3.Connection, Path, dict[str, str]], Self],
+        writable: bool = True,
     ) -> Self:
         """Open an existing log, check its header and every row, and bring it up to date.
 
         ``build`` makes the subclass's object from the connection, the path and the
-        ``meta`` rows (raising the subclass's errors if they are wrong).
+        ``meta`` rows (raising the subclass's errors if they are wrong). Not ``writable``:
+        a look that writes nothing (no WAL, no upgrade: an older log read as it is).
 
         Raises:
             StorageError: no such file, or an older log that cannot be upgraded.
@@ -302,7 +282,7 @@ class ChainedLog(Generic[R]):
             raise cls.StorageError(place_problem(path))
         if missing:
             raise cls.StorageError(f"{path}: no journal there")
-        conn = cls._connect(path, check=True)
+        conn = cls._connect(path, check=True, writable=writable)
         try:
             meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
             raw = conn.execute(
@@ -319,6 +299,8 @@ class ChainedLog(Generic[R]):
             conn.close()
             raise
         log._verify_rows(raw)
+        if not writable:
+            return log
         try:
             make_durable(log.conn)
         except sqlite3.DatabaseError as exc:

@@ -144,8 +144,9 @@ class EventJournal(ChainedLog[Row], Generic[E]):
         return cls(cls._create_file(path, meta, make_parent=cls.MAKE_PARENT), path, gid, setup)
 
     @classmethod
-    def open(cls, path: str | Path, game_id: str | None = None) -> Self:
-        """Open an existing journal, check every row and bring its format up to date.
+    def open(cls, path: str | Path, game_id: str | None = None, writable: bool = True) -> Self:
+        """Open an existing journal, check every row and bring its format up to date
+        (not ``writable``: a look that writes nothing, the file read as it is).
 
         Raises:
             JournalIOError: no such file, or an older journal that cannot be upgraded.
@@ -155,7 +156,9 @@ class EventJournal(ChainedLog[Row], Generic[E]):
             JournalCorruptError: not a journal, a row that fails its check, or a set-up
                 whose seed or data-set fingerprint is of the wrong type.
         """
-        return cls._open_file(path, lambda conn, p, meta: cls._from_meta(conn, p, meta, game_id))
+        return cls._open_file(
+            path, lambda conn, p, meta: cls._from_meta(conn, p, meta, game_id), writable
+        )
 
     @classmethod
     def _from_meta(

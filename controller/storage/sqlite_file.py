@@ -1,10 +1,11 @@
-"""An SQLite file as the logs keep it: what its header says (its stamp), the files
-SQLite keeps beside it, whether SQLite finds it whole, and the durability settings."""
+"""An SQLite file as the logs keep it: what its header says (its stamp) and the
+migration steps that write it, the files SQLite keeps beside it, whether SQLite finds
+it whole, the durability settings, and a read-only look."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,39 @@ class Stamp:
             and self.user_version == 0
             and {"meta", "events"} <= self.tables
         )
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step from ``version - 1`` to ``version``."""
+
+    version: int
+    description: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def stamp_application_id(application_id: int) -> Callable[[sqlite3.Connection], None]:
+    """A migration step that writes ``application_id`` into the file's header."""
+
+    def stamp(conn: sqlite3.Connection) -> None:
+        # PRAGMA takes no bound parameters; the value is the caller's integer constant.
+        conn.execute(f"PRAGMA application_id = {int(application_id)}")
+
+    return stamp
+
+
+def migrate_from(conn: sqlite3.Connection, steps: Sequence[Migration], version: int) -> int:
+    """Apply each of ``steps`` after ``version``, in order (inside the caller's transaction).
+
+    Returns the version reached. Each step sets ``user_version``, so a file is
+    always at a version it really has.
+    """
+    for step in steps:
+        if step.version > version:
+            step.apply(conn)
+            conn.execute(f"PRAGMA user_version = {int(step.version)}")
+            version = step.version
+    return version
 
 
 def sidecars(path: Path) -> tuple[Path, Path, Path]:
@@ -77,8 +111,18 @@ def read_only(path: Path) -> Iterator[sqlite3.Connection]:
     Raises:
         sqlite3.Error, OSError: it cannot be opened as an SQLite database.
     """
+    with closing(connect_read_only(path)) as conn:
+        yield conn
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """An open connection to ``path`` as :func:`read_only` opens it (the caller closes it;
+    autocommit, usable from another thread, as the logs' connections are).
+
+    Raises:
+        sqlite3.Error, OSError: it cannot be opened as an SQLite database.
+    """
     _, wal, _ = sidecars(path)
     settled = "" if wal.exists() else "&immutable=1"
     uri = f"{path.resolve().as_uri()}?mode=ro{settled}"
-    with closing(sqlite3.connect(uri, uri=True)) as conn:
-        yield conn
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)

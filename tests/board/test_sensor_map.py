@@ -60,3 +60,20 @@ def test_a_malformed_map_names_every_problem(layout: BoardLayout, tmp_path: Path
         load_sensor_map(bad)
     with pytest.raises(DataError, match="cannot read"):
         load_sensor_map(tmp_path / "missing.toml")
+
+
+@pytest.mark.parametrize("key", ["05", "1_0", "+3", " 4", "٣"])
+def test_a_second_spelling_of_a_space_id_is_refused(
+    layout: BoardLayout, tmp_path: Path, key: str
+) -> None:
+    """``int()`` reads each of these as a space the map may already name: the second
+    would silently replace that space's sensor."""
+    path = tmp_path / "sensors.toml"
+    lines = "".join(f"{i} = {i}\n" for i in range(12))
+    path.write_text(f'board = "{layout.name}"\n[sensors]\n{lines}"{key}" = 60\n', "utf-8")
+    with pytest.raises(DataError) as info:
+        load_sensor_map(path, layout)
+    assert str(info.value) == (
+        f"{path}: space {key}: expected a space id written as a whole number (0, 1, 2...), "
+        f"got {key!r}"
+    )

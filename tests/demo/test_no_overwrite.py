@@ -154,8 +154,10 @@ def _small_disk(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
     with SQLite's SQLITE_FULL, "database or disk is full", as on a full disk."""
     connect = ChainedLog._connect.__func__  # type: ignore[attr-defined]
 
-    def limited(cls: type[ChainedLog[Row]], path: Path, check: bool = False) -> sqlite3.Connection:
-        conn: sqlite3.Connection = connect(cls, path, check)
+    def limited(
+        cls: type[ChainedLog[Row]], path: Path, check: bool = False, writable: bool = True
+    ) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(cls, path, check, writable)
         conn.execute(f"PRAGMA max_page_count = {pages}")
         return conn
 

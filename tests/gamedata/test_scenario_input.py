@@ -53,6 +53,12 @@ def _with(path: str, value: object) -> dict[str, Any]:
          ".symbols': a combo cannot ask for a star: the star is wild (docs/rules.md §1)"),
         ("attacker.cards", [CARD | {"damage": 10**30}],
          f"'attacker.cards[0].damage': {10**30}; expected 0..200"),
+        ("attacker.cards", [CARD | {"name": " "}], "'attacker.cards[0].name': expected the "
+         "card's name, got ' '"),
+        ("defence_card", {"card": CARD, "dek": "attack", "throws": [["punch"]]},
+         "'defence_card.dek': unknown key; expected one of card, deck, throws"),
+        ("reflect_card", {"card": CARD | {"name": ""}, "throws": [["punch"]]},
+         "'reflect_card.card.name': expected the card's name, got ''"),
     ],
 )  # fmt: skip
 def test_a_value_of_the_wrong_kind_is_named(path: str, value: object, message: str) -> None:

@@ -122,8 +122,10 @@ def test_a_journal_this_user_cannot_read_is_not_called_damaged(base: Path) -> No
 def test_a_full_disk_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     connect = ChainedLog._connect.__func__  # type: ignore[attr-defined]
 
-    def full(cls: type[ChainedLog[Row]], path: Path, check: bool = False) -> sqlite3.Connection:
-        conn: sqlite3.Connection = connect(cls, path, check)
+    def full(
+        cls: type[ChainedLog[Row]], path: Path, check: bool = False, writable: bool = True
+    ) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(cls, path, check, writable)
         # SQLite's size limit fails a write with SQLITE_FULL, as a full disk does
         conn.execute("PRAGMA max_page_count = 1")
         return conn
