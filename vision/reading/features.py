@@ -5,7 +5,9 @@ looks like one at 0, up to a quarter turn) and resized to ``PATCH`` pixels. An
 oblique camera squashes a top face across its tilt, whichever way the die lies;
 given that squash (``aspect``, the model's ``face_aspect``), the cut stretches the
 face back to square first (:func:`unsquashed`), so that a die turned a quarter on
-the table looks like its quarter-turned copy.
+the table looks like its quarter-turned copy. A colour cut is read in its contrast
+channel (:func:`contrast_channels`) softened over its face's body (:func:`over_body_softened`),
+so a glare spot is not read as a mark.
 
 The feature vector joins two unit-length parts:
 
@@ -43,6 +45,11 @@ AC_ANGLES = 4  # ... times angle bins over a quarter turn
 AC_RADIUS = 24.0
 AC_WEIGHT = 1.0
 AC_SIZE = AC_RINGS * AC_ANGLES
+# the percentile of a patch's centre taken for its face's body's level (the body is most
+# of a face's centre; its brighter quarter is its own noise) and the share of the contrast
+# over it a patch keeps (docs/decisions/vision.md, "Glare is no mark")
+BODY_LEVEL = 75.0
+OVER_BODY_KEPT = 0.25
 
 FEATURE_SIZE = CELLS * CELLS * BINS + THUMB * THUMB + AC_SIZE
 
@@ -103,8 +110,8 @@ def cut_patch(
     """The die's upright ``PATCH`` x ``PATCH`` float32 patch from a working-scale image.
 
     A colour image gives its *contrast channel* (:func:`contrast_channels`, along ``ink``
-    when given) after its channels are multiplied by ``gains`` (when given), a gray one
-    itself.
+    when given) after its channels are multiplied by ``gains`` (when given), softened over
+    its face's body (:func:`over_body_softened`); a gray one gives itself.
     """
     out: NDArray[Any] = cut_patches(work, [rect], gains, ink)[0]
     return out
@@ -179,8 +186,30 @@ def cut_patches(
     aspect: float = 1.0,
 ) -> NDArray[Any]:
     """:func:`cut_patch` of each of ``rects`` (at least one), stretched back to square by
-    ``aspect`` (:func:`upright_cuts`): n x PATCH x PATCH float32."""
-    return in_channel(upright_cuts(work, rects, aspect), gains, ink)
+    ``aspect`` (:func:`upright_cuts`): n x PATCH x PATCH float32. A colour cut's contrast
+    channel is softened over its face's body (:func:`over_body_softened`)."""
+    cuts = upright_cuts(work, rects, aspect)
+    if cuts.ndim != 4:
+        return cuts
+    return over_body_softened(in_channel(cuts, gains, ink))
+
+
+def over_body_softened(patches: NDArray[Any]) -> NDArray[Any]:
+    """Contrast-channel patches (n x s x s: body bright, marks dark) with what lies over
+    the body's level (the ``BODY_LEVEL`` percentile of the patch's centre) kept at
+    ``OVER_BODY_KEPT`` of its height. What is brighter than a face's body is mostly no
+    mark of it: glare, a highlight, the light side of a marbled swirl; left as it is, a
+    glare spot takes the patch's spread (the features normalise by it) from the marks,
+    and its outline reads as a mark. It is softened, not cut: where a die's own colours
+    put a mark on the bright side (the channel's sign is each die's guess), the mark is
+    kept, fainter (docs/decisions/vision.md, "Glare is no mark")."""
+    n, s = patches.shape[:2]
+    lo, hi = s // 5, s - s // 5
+    centre = patches[:, lo:hi, lo:hi].reshape(n, -1)
+    level = np.percentile(centre, BODY_LEVEL, axis=1).astype(np.float32)[:, None, None]
+    over = np.maximum(patches - level, 0.0)
+    out: NDArray[Any] = np.minimum(patches, level) + np.float32(OVER_BODY_KEPT) * over
+    return out
 
 
 def contrast_channel(patch: NDArray[Any], ink: NDArray[Any] | None = None) -> NDArray[Any]:
