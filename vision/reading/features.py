@@ -194,6 +194,13 @@ def cut_patches(
     return over_body_softened(in_channel(cuts, gains, ink))
 
 
+def patch_centres(patches: NDArray[Any]) -> NDArray[Any]:
+    """The middle three fifths of each of n square patches (each way): where a face's body
+    and marks lie, away from its edges and the table round it."""
+    s = patches.shape[1]
+    return patches[:, s // 5 : s - s // 5, s // 5 : s - s // 5]
+
+
 def over_body_softened(patches: NDArray[Any]) -> NDArray[Any]:
     """Contrast-channel patches (n x s x s: body bright, marks dark) with what lies over
     the body's level (the ``BODY_LEVEL`` percentile of the patch's centre) kept at
@@ -203,9 +210,8 @@ def over_body_softened(patches: NDArray[Any]) -> NDArray[Any]:
     and its outline reads as a mark. It is softened, not cut: where a die's own colours
     put a mark on the bright side (the channel's sign is each die's guess), the mark is
     kept, fainter (docs/decisions/vision.md, "Glare is no mark")."""
-    n, s = patches.shape[:2]
-    lo, hi = s // 5, s - s // 5
-    centre = patches[:, lo:hi, lo:hi].reshape(n, -1)
+    n = len(patches)
+    centre = patch_centres(patches).reshape(n, -1)
     level = np.percentile(centre, BODY_LEVEL, axis=1).astype(np.float32)[:, None, None]
     over = np.maximum(patches - level, 0.0)
     out: NDArray[Any] = np.minimum(patches, level) + np.float32(OVER_BODY_KEPT) * over
@@ -226,8 +232,7 @@ def contrast_channels(patches: NDArray[Any], ink: NDArray[Any] | None = None) ->
     """:func:`contrast_channel` of each of n square colour patches (n x s x s x 3 float32),
     all at once: n x s x s float32."""
     n, s = patches.shape[:2]
-    lo, hi = s // 5, s - s // 5
-    centre = patches[:, lo:hi, lo:hi].reshape(n, -1, 3)
+    centre = patch_centres(patches).reshape(n, -1, 3)
     mean = centre.mean(1, keepdims=True)
     xc = centre - mean
     if ink is None:
