@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Generic, NewType, Protocol, TypeVar
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.errors import IllegalActionError
 from controller.core.kinds import GameKind
 
@@ -295,6 +295,8 @@ def check_players(
     for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
             problems.add(f"players[{i}]", "players", f"expected a name, got {name!r}")
+        elif (why := name_problem(name)) is not None:
+            problems.add(f"players[{i}]", "players", why)
     for dup in dict.fromkeys(n for n in names if names.count(n) > 1):
         problems.add("players", "players", f"{dup!r} is listed twice")
     if not lowest <= len(names) <= highest:

@@ -42,6 +42,15 @@ def name_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+def name_problem(name: str) -> str | None:
+    """What is wrong with ``name``, text a file or a script gives as a name (non-empty: its
+    reader says so), or None: a NUL character, which no one types and which the journal, the
+    scoreboard and the screens would carry on (the config's paths refuse it too)."""
+    if "\x00" in name:
+        return f"expected a name without a NUL character (\\u0000), got {name!r}"
+    return None
+
+
 class Problems:
     """The problems found so far in one file (``file``: its name, as messages show it).
 

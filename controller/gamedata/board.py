@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.tomlfile import read_toml
 
 MAX_SENSORS = 128
@@ -149,6 +149,8 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
     if not isinstance(name, str) or not name.strip():
         bad("", "name", f"expected a non-empty string, got {name!r}")
         name = str(name)
+    elif (why := name_problem(name)) is not None:
+        bad("", "name", why)
     problems.optional_text(data, "note")
     example = data.get("example", False)
     if not isinstance(example, bool):
@@ -209,6 +211,9 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
         if not isinstance(label, str):
             bad(entry, "name", "expected a string")
             label = ""
+        elif (why := name_problem(label)) is not None:
+            bad(entry, "name", why)
+            label = ""
         spaces[sid] = Space(sid, colour, frozenset(), sensor, label)
 
     final: dict[int, Space] = {}
@@ -220,6 +225,8 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
                 bad(entry, "neighbours", f"{n!r} is not a space of this board")
             elif n == sid:
                 bad(entry, "neighbours", "a space cannot be its own neighbour")
+            elif n in good:
+                bad(entry, "neighbours", f"lists {n} twice")
             else:
                 good.add(n)
         final[sid] = Space(

@@ -30,7 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems, name_key
+from controller.core.checked import Problems, name_key, name_problem
 from controller.core.errors import InvalidThrowError, TopTableError
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
@@ -273,6 +273,9 @@ def _parse_card(
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         bad("name", "expected a non-empty string")
+        return None
+    if (why := name_problem(name)) is not None:
+        bad("name", why)
         return None
     name = name.strip()
     entry = f"card {name!r}"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE
@@ -141,6 +141,8 @@ def _parse_square(
         name = combo.get("name", f"square {number} combo")
         if not isinstance(name, str) or not name.strip():
             bad("combo", f"name: expected the combo's name, got {name!r}")
+        elif (why := name_problem(name)) is not None:
+            bad("combo", f"name: {why}")
         card = CardCombo(str(name), symbols or (), damage)
     points = raw.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= MAX_POINTS:
@@ -148,6 +150,8 @@ def _parse_square(
     square_name = raw.get("name", "")
     if not isinstance(square_name, str):
         bad("name", f"expected the square's name, got {square_name!r}")
+    elif (why := name_problem(square_name)) is not None:
+        bad("name", why)
     if problems.since(before) or card is None or not isinstance(points, int):
         return None
     return Square(number, tuple(fights), card, points, str(square_name))

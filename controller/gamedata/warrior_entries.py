@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.core.checked import Problems, name_key
+from controller.core.checked import Problems, name_key, name_problem
 from controller.core.symbols import MAX_POOL
 from controller.gamedata.warrior_fields import WarriorChecker
 from controller.rules.warriors import (
@@ -38,13 +38,19 @@ MAX_DIVISOR = 10
 MAX_ENDURANCE = 99
 
 
-def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
-    """The warrior of one merged entry, or None with its problems added to ``problems``."""
+def build_warrior(
+    entry: dict[str, Any], problems: Problems, *, complete: bool = True
+) -> Warrior | None:
+    """The warrior of one merged entry, or None with its problems added to ``problems``.
+
+    ``complete=False`` checks the values a base file gives on its own: the keys it leaves
+    out are not missing (the file completing it may give them).
+    """
     chk = WarriorChecker(entry, problems)
     for key in entry:
         if not key.startswith("_") and key not in WARRIOR_KEYS:
             chk.bad(key, f"unknown key; expected one of {', '.join(sorted(WARRIOR_KEYS))}")
-    for key in REQUIRED_WARRIOR:
+    for key in REQUIRED_WARRIOR if complete else ():
         if key not in entry:
             chk.bad(key, 'missing (write "unknown" if the card is not at hand)')
     chk.note(entry)
@@ -61,7 +67,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
     story_only = entry.get("story_only", False)
     if not isinstance(story_only, bool):
         chk.bad("story_only", f"expected true or false, got {story_only!r}")
-    forms = _build_forms(entry.get("form", []), chk, transform_dice or 1)
+    forms = _build_forms(entry.get("form", []), chk, transform_dice or 1, complete)
     if problems.since(before) or endurance is None or power is None or technique is None:
         return None
     return Warrior(
@@ -82,7 +88,7 @@ def build_warrior(entry: dict[str, Any], problems: Problems) -> Warrior | None:
     )
 
 
-def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
+def _build_forms(raw: Any, chk: WarriorChecker, dice: int, complete: bool) -> tuple[Form, ...]:
     if not isinstance(raw, list):
         chk.bad("form", "expected [[warrior.form]] tables")
         return ()
@@ -102,7 +108,7 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
                     file,
                 )
         chk.note(f, f"{label}.note", file)
-        for key in REQUIRED_FORM:
+        for key in REQUIRED_FORM if complete else ():
             if key not in f:
                 chk.bad(
                     f"{label}.{key}", 'missing (write "unknown" if the card is not at hand)', file
@@ -111,6 +117,9 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int) -> tuple[Form, ...]:
         if not isinstance(name, str) or not name.strip():
             if "name" in f:  # (a missing one is named above)
                 chk.bad(f"{label}.name", "expected the form's name", file)
+            continue
+        if (why := name_problem(name)) is not None:
+            chk.bad(f"{label}.name", why, file)
             continue
         threshold = chk.integer(f.get("threshold"), f"{label}.threshold", dice, 6 * dice, file)
         if threshold is not None:

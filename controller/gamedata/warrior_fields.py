@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.core.checked import Problems, name_key
+from controller.core.checked import Problems, name_key, name_problem
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.warriors import (
@@ -150,6 +150,9 @@ class WarriorChecker:
             if not isinstance(name, str) or not name.strip():
                 self.bad(f"{where}.name", "expected a non-empty string", file)
                 continue
+            if (why := name_problem(name)) is not None:
+                self.bad(f"{where}.name", why, file)
+                continue
             same = name_key(name)
             if same in names:
                 self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
@@ -170,4 +173,8 @@ class WarriorChecker:
         if not isinstance(raw, list) or not all(isinstance(a, str) and a.strip() for a in raw):
             self.bad(field, "expected a list of names", file)
             return ()
+        for i, alias in enumerate(raw):
+            if (why := name_problem(alias)) is not None:
+                self.bad(f"{field}[{i}]", why, file)
+                return ()
         return tuple(a.strip() for a in raw)

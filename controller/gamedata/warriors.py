@@ -5,7 +5,8 @@ The format is documented in ``controller/data/README.md``. A file may name a
 fields the rulebook does not print on top of the rulebook's own table, so the
 printed numbers have one source. ``"unknown"`` marks a field nobody has
 entered yet. Every problem is collected and reported at once, each naming the
-file, the warrior and the field.
+file, the warrior and the field; a base file's value that a later file replaces is
+checked too (each file on its own), so a slip there is named, not hidden.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.errors import DataError
 from controller.core.symbols import SYMBOL_NAMES, Symbol
 from controller.core.tomlfile import read_toml
@@ -53,7 +54,10 @@ def load_warriors(path: str | Path) -> WarriorFile:
     aliases: dict[str, str] = {}
     invented = False
     die = TOURNAMENT_DIE
+    bases: list[dict[str, dict[str, Any]]] = []  # the entries as each base file left them
     for file, data in chain:
+        if merged:
+            bases.append(dict(merged))  # (a merge makes new entries: this one stays)
         invented = invented or bool(data.get("invented", False))
         _check_file_keys(data, file, problems)
         if "die" in data:
@@ -70,6 +74,9 @@ def load_warriors(path: str | Path) -> WarriorFile:
                 or not raw["name"].strip()
             ):
                 problems.add(f"warrior #{i + 1}", "name", "expected a non-empty string", file=file)
+                continue
+            if (why := name_problem(raw["name"])) is not None:
+                problems.add(f"warrior #{i + 1}", "name", why, file=file)
                 continue
             key = raw["name"].strip().casefold()
             key = aliases.get(key, key)
@@ -92,9 +99,26 @@ def load_warriors(path: str | Path) -> WarriorFile:
         if warrior is not None:
             warriors.append(warrior)
     check_name_clashes(warriors, merged, problems)
+    _check_bases(bases, merged, problems)
     problems.check()
     files = tuple(f for f, _ in chain)
     return WarriorFile(Roster(warriors, str(path)), invented, files, die)
+
+
+def _check_bases(
+    bases: list[dict[str, dict[str, Any]]], merged: Mapping[str, Any], problems: Problems
+) -> None:
+    """Each base file on its own (with its own bases): a value a later file replaces is
+    checked too, named in its file, not hidden. A warrior is named as the whole chain names
+    it, so a problem both see is named once."""
+    named = set(problems)
+    for entries in bases:
+        found = Problems(problems.file)
+        for key, entry in entries.items():
+            build_warrior({**entry, "name": merged[key]["name"]}, found, complete=False)
+        fresh = [p for p in dict.fromkeys(found) if p not in named]
+        named.update(fresh)
+        problems.extend(fresh)
 
 
 def _parse_die(raw: Any, file: str, problems: Problems) -> Die | None:
@@ -120,6 +144,9 @@ def _parse_die(raw: Any, file: str, problems: Problems) -> Die | None:
     name = raw.get("name", "custom")
     if not isinstance(name, str) or not name.strip():
         problems.add("die", "name", f"expected the die's name, got {name!r}", file=file)
+        return None
+    if (why := name_problem(name)) is not None:
+        problems.add("die", "name", why, file=file)
         return None
     return Die(name, tuple(Symbol(f) for f in faces))
 

@@ -40,6 +40,11 @@ def error_of(mode: str, script: Any) -> str:
         ({"players": TWO, "actions": {}}, "field 'actions': expected a list"),
         ({"players": ["Goku", "Goku"], "actions": []}, "'Goku' is listed twice"),
         ({"players": ["Goku", ""], "actions": []}, "players[1]: field 'players': expected a name"),
+        (
+            {"players": ["Goku", "Veg\x00eta"], "actions": []},
+            "players[1]: field 'players': expected a name without a NUL character (\\u0000), "
+            "got 'Veg\\x00eta'",
+        ),
         ({"players": TWO, "actions": ["draw"]}, "actions[0]: expected an object"),
         ({"players": TWO, "actions": [{"player": "Goku"}]}, "field 'do': unknown action None"),
         ({"players": TWO, "actions": [{"do": "draw", "player": "Goku"}]}, "field 'cards': missing"),

@@ -61,6 +61,16 @@ def test_one_sided_adjacency_is_rejected() -> None:
         parse_board(data, "x.toml")
 
 
+def test_a_neighbour_listed_twice_is_rejected() -> None:
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    spaces[1]["neighbours"] = [0, 2, 0]
+    with pytest.raises(DataError) as info:
+        parse_board(data, "x.toml")
+    assert str(info.value) == "x.toml: space 1: field 'neighbours': lists 0 twice"
+
+
 def test_missing_file_names_the_path(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"nope\.toml: cannot read"):
         load_board(tmp_path / "nope.toml")

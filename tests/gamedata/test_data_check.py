@@ -77,6 +77,28 @@ def test_a_duplicate_warrior_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     _refused_alike(mine, capsys, "Jiren")
 
 
+def test_a_bad_value_in_the_base_file_is_named_though_the_set_replaces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _own_set(tmp_path)
+    base = mine / "rulebook-warriors.toml"  # the demo's warriors.toml gives both values anew
+    text = base.read_text(encoding="utf-8")
+    jiren = text.index('name = "Jiren"')
+    dodge = text.index('dodge = "unknown"', jiren)
+    text = text[:dodge] + 'dodge = "lots"' + text[dodge + len('dodge = "unknown"') :]
+    threshold = text.index('threshold = "unknown"', jiren)
+    text = text[:threshold] + "threshold = 0" + text[threshold + len('threshold = "unknown"') :]
+    base.write_text(text, encoding="utf-8")
+    lines = _refused_alike(
+        mine,
+        capsys,
+        f"{base}: warrior 'Jiren': field 'dodge': expected a whole number 1..6, got 'lots'",
+        f"{base}: warrior 'Jiren': field 'form 'Full Power Jiren'.threshold': "
+        "expected a whole number 1..6, got 0",
+    )
+    assert len([line for line in lines if line.startswith("bad ")]) == 2
+
+
 def _after_first(path: Path, line: str, added: str) -> None:
     """Write ``added`` on the line after the first ``line`` of ``path``."""
     text = path.read_text(encoding="utf-8")
@@ -105,6 +127,32 @@ def test_an_empty_board_name_and_notes_that_are_not_text_are_named(
         f"{mine / 'cards.toml'}: field 'note': expected text, got ['x']",
         f"{mine / 'story.toml'}: field 'note': expected text, got 1.5",
         "warriors.toml: warrior 'Kefla': field 'note': expected text, got 7",
+    )
+
+
+def test_a_name_with_a_nul_character_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a name the journal, the scoreboard and the screens carry on (warriors: test_warriors.py)
+    mine = _own_set(tmp_path)
+    for file, old, new in (
+        ("board.toml", 'name = "example-grid-7x6"', 'name = "example\\u0000grid"'),
+        ("board.toml", "sensor = 0\n", 'sensor = 0\nname = "Start\\u0000"\n'),
+        ("cards.toml", 'name = "Kamehameha"', 'name = "Kame\\u0000hameha"'),
+        ("story.toml", 'name = "Square 1 Combo"', 'name = "Square\\u0000Combo"'),
+        ("story.toml", "number = 2\n", 'number = 2\nname = "Two\\u0000"\n'),
+    ):
+        path = mine / file
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    nul = "expected a name without a NUL character (\\u0000), got "
+    _refused_alike(
+        mine,
+        capsys,
+        f"{mine / 'board.toml'}: field 'name': {nul}'example\\x00grid'",
+        f"{mine / 'board.toml'}: space 0: field 'name': {nul}'Start\\x00'",
+        f"{mine / 'cards.toml'}: card #1: field 'name': {nul}'Kame\\x00hameha'",
+        f"{mine / 'story.toml'}: square 1: field 'combo': name: {nul}'Square\\x00Combo'",
+        f"{mine / 'story.toml'}: square 2: field 'name': {nul}'Two\\x00'",
     )
 
 

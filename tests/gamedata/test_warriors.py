@@ -245,6 +245,35 @@ def test_a_die_or_note_of_the_wrong_kind_is_named(tmp_path: Path, text: str, pro
         load_warriors(_write(tmp_path, text + GOOD))
 
 
+NUL = "expected a name without a NUL character (\\u0000), got "
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('name = "Alpha"', 'name = "Al\\u0000pha"',
+         f"warrior #1: field 'name': {NUL}'Al\\x00pha'"),
+        ('aliases = ["Alfa"]', 'aliases = ["Al\\u0000fa"]',
+         f"warrior 'Alpha': field 'aliases[0]': {NUL}'Al\\x00fa'"),
+        ('name = "Hit"', 'name = "H\\u0000it"',
+         f"warrior 'Alpha': field 'combos[0].name': {NUL}'H\\x00it'"),
+        ('name = "Super Alpha"', 'name = "Super\\u0000Alpha"',
+         f"warrior 'Alpha': field 'form 'Super\\x00Alpha'.name': {NUL}'Super\\x00Alpha'"),
+        ("[[warrior]]", '[die]\nname = "d\\u00006"\n'
+         'faces = ["kick", "punch", "sphere", "strength", "star", "teleport"]\n[[warrior]]',
+         f"die: field 'name': {NUL}'d\\x006'"),
+    ],
+)  # fmt: skip
+def test_a_name_with_a_nul_character_is_refused(
+    tmp_path: Path, old: str, new: str, problem: str
+) -> None:
+    # the journal, the scoreboard and the screens carried it on
+    path = _write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(DataError) as info:
+        load_warriors(path)
+    assert str(info.value) == f"{path}: {problem}"
+
+
 def test_a_warrior_the_data_leaves_unknown_names_its_file() -> None:
     rulebook = load_warriors(RULEBOOK_DIR / "warriors.toml").roster
     with pytest.raises(DataError, match=rf"^{re.escape(str(RULEBOOK_DIR / 'warriors.toml'))}: "
