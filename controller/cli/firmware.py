@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import subprocess
@@ -78,20 +79,58 @@ def firmware_config(given: Path | None) -> Path | None:
     """The board config to deploy: ``--config``, else the owner's, else None (the bundled one).
 
     Raises:
-        BoardError: ``--config`` names no readable Python file.
+        BoardError: ``--config`` names no readable Python file; the config to deploy is
+            not Python, or leaves out a setting of the bundled config (the firmware reads
+            each with no default, and would stop at boot).
     """
     if given is None:
-        return OWNER_FIRMWARE_CONFIG if OWNER_FIRMWARE_CONFIG.is_file() else None
+        if not OWNER_FIRMWARE_CONFIG.is_file():
+            return None
+        return _board_config(OWNER_FIRMWARE_CONFIG, str(OWNER_FIRMWARE_CONFIG))
     if not given.is_file():
         raise BoardError(
             f"--config {given}: no such file; expected the board's config.py "
             f"(start from a copy of {FIRMWARE_DIR / 'config.py'})"
         )
+    return _board_config(given, f"--config {given}")
+
+
+def _board_config(path: Path, shown: str) -> Path:
+    """``path``, once it reads as Python setting every name the bundled config sets."""
     try:
-        compile(given.read_text(encoding="utf-8"), str(given), "exec")
+        text = path.read_text(encoding="utf-8")
+        compile(text, str(path), "exec")
     except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
-        raise BoardError(f"--config {given}: not valid Python ({exc})") from None
-    return given
+        raise BoardError(f"{shown}: not valid Python ({exc})") from None
+    except OSError as exc:
+        raise BoardError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+    bundled = FIRMWARE_DIR / "config.py"
+    settings = _assigned(bundled.read_text(encoding="utf-8"))
+    given = set(_assigned(text))
+    missing = [name for name in settings if name not in given]
+    if len(missing) == len(settings):
+        raise BoardError(
+            f"{shown}: sets none of the board's settings ({', '.join(settings[:3])}, ...); "
+            f"expected the board's config.py (start from a copy of {bundled})"
+        )
+    if missing:
+        # the firmware reads each with no default: a board without one stops at boot
+        raise BoardError(
+            f"{shown}: does not set {', '.join(missing)}; expected every setting of the "
+            f"board's config.py (start from a copy of {bundled})"
+        )
+    return path
+
+
+def _assigned(source: str) -> list[str]:
+    """The names a module's top-level statements assign, in order."""
+    return [
+        node.id
+        for statement in ast.parse(source).body
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    ]
 
 
 INTERPRETER_BIN = Path(sys.executable).parent

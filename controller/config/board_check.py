@@ -20,7 +20,8 @@ def check_board(chk: DeviceChecker) -> None:
         except DataError as exc:
             chk.problems.extend(exc.problems)
     if b.mapping is not None and not chk.is_file(b.mapping):
-        chk.add("board", "mapping", f"names {b.mapping}, which does not exist")
+        why = "is a folder: name the file" if chk.is_dir(b.mapping) else "does not exist"
+        chk.add("board", "mapping", f"names {b.mapping}, which {why}")
     if b.backend is not BoardBackend.SERIAL:
         return
     try:

@@ -31,7 +31,7 @@ def make_client(
     ``will``: (topic, payload) sent retained at QoS 1 if the client vanishes.
 
     Raises:
-        CredentialsError: the password file cannot be read.
+        CredentialsError: the password file cannot be read or holds no password.
     """
     client = mqtt.Client(
         CallbackAPIVersion.VERSION2,

@@ -84,7 +84,7 @@ class Publisher:
 
         Raises:
             TableIdError: ``table_id`` is not a table id.
-            CredentialsError: the password file cannot be read.
+            CredentialsError: the password file cannot be read or holds no password.
         """
         self.conn = conn
         self.table_id = check_table_id(table_id)

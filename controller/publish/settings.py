@@ -136,7 +136,8 @@ class Connection:
         """The first line of ``password_file`` (None without one).
 
         Raises:
-            CredentialsError: the file cannot be read (the message names the file only).
+            CredentialsError: the file cannot be read, or its first line is blank (an empty
+                file logged in with an empty password); the message names the file only.
         """
         if self.password_file is None:
             return None
@@ -150,7 +151,13 @@ class Connection:
             raise CredentialsError(
                 f"{self.password_file}: cannot read the password: not UTF-8 text"
             ) from None
-        return text.splitlines()[0] if text else ""
+        first = text.splitlines()[0] if text else ""
+        if not first.strip():
+            raise CredentialsError(
+                f"{self.password_file}: holds no password: its first line is blank "
+                "(expected the password alone, on one line)"
+            )
+        return first
 
 
 @dataclass(frozen=True)

@@ -302,6 +302,15 @@ def test_board_layout_problems_are_included(tmp_path: Path, probe: FakeProbe) ->
     assert found and all(str(layout) in f for f in found)
 
 
+def test_a_board_mapping_that_names_a_folder_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:
+    (tmp_path / "maps").mkdir()
+    cfg = hardware_config(tmp_path, board={"backend": "simulated", "mapping": "maps"})
+    assert texts(cfg, probe) == [
+        f"cfg.toml: Option 'mapping' in section 'board' names {tmp_path / 'maps'}, which is a "
+        "folder: name the file"
+    ]
+
+
 def test_i2c_bus_missing_says_how_to_enable_it(tmp_path: Path, probe: FakeProbe) -> None:
     del probe.devices["/dev/i2c-1"]
     probe.devices["/dev/i2c-20"] = None
@@ -495,6 +504,17 @@ def test_events_files_are_checked_as_the_publisher_loads_them(
         f"the broker's CA: {found[1].split('CA: ', 1)[1]}",
     ]
     assert "CERTIFICATE" in found[1] or "PEM" in found[1]
+
+
+def test_an_empty_password_file_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:
+    (tmp_path / "pw").write_text("\n", encoding="utf-8")
+    events = {"broker": "mqtt://host:1883", "table_id": "t1", "username": "u",
+              "password_file": "pw"}  # fmt: skip
+    cfg = hardware_config(tmp_path, events=events, displays={"screen": [{"role": "turn"}]})
+    assert texts(cfg, probe) == [
+        f"cfg.toml: Option 'password_file' in section 'events' names {tmp_path / 'pw'}: "
+        "holds no password: its first line is blank (expected the password alone, on one line)"
+    ]
 
 
 def test_a_journal_that_names_a_folder_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:

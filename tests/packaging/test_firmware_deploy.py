@@ -11,6 +11,8 @@ from controller.cli import firmware
 from controller.cli.main import main
 from tests.paths import REPO
 
+BUNDLED = (REPO / "firmware" / "config.py").read_text(encoding="utf-8")
+
 
 @pytest.fixture
 def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
@@ -33,7 +35,7 @@ def test_the_firmware_is_the_top_level_package() -> None:
 
 def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path) -> None:
     mine = tmp_path / "my-board.py"
-    mine.write_text("SENSORS = 64\n")
+    mine.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 64"))
     assert main(["firmware", "deploy", "--port", "/dev/ttyACM0", "--config", str(mine)]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert "config.py" not in calls[1]  # the bundled one is not sent
@@ -48,7 +50,7 @@ def test_deploy_finds_the_owners_config_in_etc(
 ) -> None:
     owner = tmp_path / "etc" / "config.py"
     owner.parent.mkdir()
-    owner.write_text("SENSORS = 12\n")
+    owner.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 12"))
     assert main(["firmware", "deploy"]) == 0
     assert f"cp {owner} :firmware/config.py" in fake_mpremote.read_text()
     assert "bundled" not in capsys.readouterr().err
@@ -89,6 +91,32 @@ def test_a_bad_config_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith(expected.format(path=path))
     assert err.count("\n") == 1
+    assert not fake_mpremote.exists()
+
+
+@pytest.mark.parametrize("owners", [False, True], ids=["--config", "the owner's"])
+@pytest.mark.parametrize("content", ["", " \n# SENSORS = 42\n", '"""my board"""\n'])
+def test_a_config_that_sets_nothing_is_refused_in_one_line(
+    fake_mpremote: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    owners: bool,
+    content: str,
+) -> None:
+    # the firmware would stop at its first config.SENSORS, and the board never scans
+    path = tmp_path / "etc" / "config.py" if owners else tmp_path / "board.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(content)
+    given = [] if owners else ["--config", str(path)]
+    assert main(["firmware", "deploy", "--dry-run", *given]) == 2
+    out, err = capsys.readouterr()
+    shown = str(path) if owners else f"--config {path}"
+    assert err == (
+        f"toptable: error: {shown}: sets none of the board's settings (SENSORS, DRIVER, "
+        "ACTIVE_LOW, ...); expected the board's config.py (start from a copy of "
+        f"{firmware.FIRMWARE_DIR / 'config.py'})\n"
+    )
+    assert out == ""
     assert not fake_mpremote.exists()
 
 
@@ -156,3 +184,21 @@ def test_a_failed_deploy_says_how_to_reach_the_repl(
     assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 2
     err = capsys.readouterr().err
     assert "Ctrl-C turned off" in err and "GP22 (PIN_MAINTENANCE)" in err
+
+
+@pytest.mark.parametrize("left_out", ["DRIVER", "WATCHDOG_MS", "PIN_MAINTENANCE"])
+def test_a_config_that_leaves_out_a_setting_is_refused_naming_it(
+    fake_mpremote: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], left_out: str
+) -> None:
+    # firmware/main.py reads every setting with no default: the board would stop at boot
+    mine = tmp_path / "board.py"
+    kept = [line for line in BUNDLED.splitlines() if not line.startswith(f"{left_out} =")]
+    mine.write_text("\n".join(kept) + "\n")
+    assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 2
+    out, err = capsys.readouterr()
+    assert err == (
+        f"toptable: error: --config {mine}: does not set {left_out}; expected every setting "
+        f"of the board's config.py (start from a copy of {firmware.FIRMWARE_DIR / 'config.py'})\n"
+    )
+    assert out == ""
+    assert not fake_mpremote.exists()

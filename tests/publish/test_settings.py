@@ -96,6 +96,19 @@ def test_password_file(tmp_path: Path) -> None:
     assert "missing" in str(err.value)
 
 
+@pytest.mark.parametrize("text", ["", " \t\n", "\ns3cret\n"])
+def test_a_password_file_without_a_password_is_refused(tmp_path: Path, text: str) -> None:
+    # an empty file logged in with an empty password, and config check said OK
+    f = tmp_path / "pw"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(CredentialsError) as err:
+        Connection(Broker("h", 1883, False), "u", f).password()
+    assert str(err.value) == (
+        f"{f}: holds no password: its first line is blank "
+        "(expected the password alone, on one line)"
+    )
+
+
 def test_a_ca_file_that_does_not_load_stops_the_client_in_one_line(tmp_path: Path) -> None:
     # paho's tls_set loads the file into an SSLContext: FileNotFoundError, ssl.SSLError
     missing = Connection(parse_broker_url("mqtts://host"), ca_file=tmp_path / "none.pem")
