@@ -73,6 +73,7 @@ from controller.bench.dice_cut_edges import WINDOWS, cut_edge_sets
 from controller.bench.dice_handheld import bench_handheld
 from controller.bench.dice_large import bench_large
 from controller.bench.dice_leaning import bench_leaning
+from controller.bench.dice_played import bench_played
 from controller.bench.dice_runs import STRANGER_RUNS
 from controller.bench.dice_two_tables import two_tables_set
 from controller.bench.dice_unlabelled import bench_unlabelled
@@ -398,6 +399,9 @@ def main(argv: list[str]) -> int:
     if args.leaning is not None:
         bench_leaning(args.leaning, tiny=args.quick)
         return 0
+    if args.played is not None:
+        bench_played(args.played, tiny=args.quick)
+        return 0
     if args.strangers is not None:
         bench_pi_tray(args.datasets / "pi-tray", folds=0, shifted=False)
         bench_catan(args.datasets / "catan-webcam", shifted=False)
@@ -419,4 +423,5 @@ def main(argv: list[str]) -> int:
         bench_unlabelled(5)
         bench_handheld(10)
         bench_large(200)
+        bench_played(5)
     return 0

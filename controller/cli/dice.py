@@ -1,7 +1,8 @@
 """``toptable dice ...``: calibrate, evaluate, read one image, capture a dataset, render one.
 
-toptable dice calibrate DATASET --out MODEL.npz [--split S] [--json]  learn a face set,
-                                     then its own leave-photos-out figures and warnings
+toptable dice calibrate DATASET --out MODEL.npz [--split S] [--also DIR] [--json]  learn a
+                                     face set (and from DIR's photos too, faces matched by
+                                     name), then its own leave-photos-out figures and warnings
 toptable dice calibrate --synthetic --out MODEL.npz  the synthetic Tournament of Power dice
 toptable dice eval DATASET --model MODEL [--split S] [--json]  detection and face figures
 toptable dice eval DATASET --model MODEL --errors DIR   also a crop of every mistake, and why
@@ -10,6 +11,7 @@ toptable dice read IMAGE [--model M] [--expect N] [--json] [--annotate OUT.png]
 toptable dice capture OUT_DIR --faces 1,2,3,4,5,6 [--device /dev/video0 | --folder DIR]
 toptable dice watch [--device D | --folder F | --video V | --synthetic] [--expect N]
 toptable dice synth OUT_DIR --images N               a synthetic dataset (YOLO layout)
+toptable dice table-photos JOURNAL... --out DIR      the throws played, as labelled photos
 
 A DATASET is a folder in this project's layout (data.yaml, images/, labels/), a data.yaml
 that names its splits as Ultralytics, Roboflow and CVAT write them (``--split`` picks one),
@@ -31,6 +33,7 @@ from typing import Any
 
 import cv2
 
+from controller.cli.dice_table import add_table_photos
 from controller.cli.flags import (
     POOL,
     SEED,
@@ -55,6 +58,7 @@ from vision.learning.defaults import DEFAULT_MODEL, default_model, train_synthet
 from vision.learning.evaluate import EvalResult, ReadError, cross_validate, evaluate
 from vision.learning.progress import progress_bar
 from vision.learning.report import CalibrationReport, calibrate_with_report, save_errors
+from vision.learning.table_photos import joined
 from vision.reading.model import FaceModel, load_model
 from vision.reading.read import annotate, load_scaled, read_frame
 from vision.reading.reader import CameraWorker, DiceReader
@@ -107,6 +111,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         model = train_synthetic_model(args.images, args.seed, progress_bar())
     elif args.dataset:
         dataset = load_dataset(args.dataset, args.split, TRAIN_SPLITS)
+        dataset = joined(dataset, *(load_dataset(more) for more in args.also))
         model, report = calibrate_with_report(
             dataset, face_set=args.face_set, progress=progress_bar(), folds=3
         )
@@ -332,6 +337,9 @@ def register(sub: Any) -> None:
     c.add_argument(
         "--face-set", type=Text(), help="name of the face set (default: the folder name)"
     )
+    c.add_argument("--also", action="append", default=[], type=DATASET, metavar="DIR",
+                   help="more labelled photos to learn from, their faces matched by name "
+                   "(as `dice table-photos` writes them); may be given again")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print the model and its report as JSON")
     c.add_argument("--synthetic", action="store_true", help="calibrate on rendered game dice")
     c.add_argument("--images", type=IMAGES, default=12, help="--synthetic: frames to render")
@@ -391,6 +399,8 @@ def register(sub: Any) -> None:
                    help="stop after this long")  # fmt: skip
     w.add_argument("--throws", type=Whole(1, 1_000_000), help="stop after this many throws")
     w.set_defaults(func=cmd_watch)
+
+    add_table_photos(dice)
 
     s = dice.add_parser("synth", help="render a synthetic labeled dataset of the game dice")
     s.add_argument("out", type=OutputDir())

@@ -184,3 +184,40 @@ def test_a_model_write_stopped_midway_keeps_the_model_there(tmp_path: Path) -> N
     assert list(tmp_path.iterdir()) == [out]  # no half-written file left beside it
     assert _save_whole(cast(FaceModel, Writer(None)), tmp_path / "m") == out
     assert out.read_bytes() == b"half a model"
+
+
+def _moved(dataset: Path, stem: str, folder: Path) -> None:
+    """Move photo ``stem`` of ``dataset`` (and its labels) to a set of its own at ``folder``."""
+    for sub in ("images", "labels"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    shutil.move(dataset / "images" / f"{stem}.png", folder / "images" / f"{stem}.png")
+    shutil.move(dataset / "labels" / f"{stem}.txt", folder / "labels" / f"{stem}.txt")
+
+
+def test_also_learns_from_another_set_by_face_name(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    more = tmp_path / "table"
+    _moved(dataset, "synth_0002", more)
+    # the same faces in another order, and one no die shows: matched by name
+    names = ["teleport", "star", "strength", "sphere", "punch", "kick", "blank"]
+    (more / "data.yaml").write_text(f"names: {names}\n".replace("'", ""))
+    order = ["kick", "punch", "sphere", "strength", "star", "teleport"]
+    label = more / "labels" / "synth_0002.txt"
+    rows = [line.split(" ", 1) for line in label.read_text().splitlines()]
+    label.write_text("".join(f"{names.index(order[int(c)])} {box}\n" for c, box in rows))
+    out = tmp_path / "m.npz"
+    args = ["dice", "calibrate", str(dataset), "--also", str(more), "--out", str(out), "--json"]
+    assert main(args) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["photos"] == 3 and said["dice"] == 6 and said["names"] == order
+    # a set showing a face the owner's names do not hold is refused before calibrating
+    label.write_text("6 0.5 0.5 0.1 0.1\n")
+    out.unlink()
+    assert main(args) == 2
+    (line,) = _error(capsys)
+    assert line == (
+        f"toptable: error: {more}: field 'names': faces blank are not among {dataset}'s "
+        f"({', '.join(order)})"
+    )
+    assert not out.exists()

@@ -7,10 +7,13 @@ from pathlib import Path
 import pytest
 
 from controller.bench.kill import journal_differs, kill_at, run_json, same, toptable
+from controller.cli.main import main
 from controller.demo.runner import DemoOptions, run_demo
 from controller.game.events import DiceThrown
+from controller.game.played_throws import played_throws
 from controller.game.session import TableGame
 from controller.game.state import Phase
+from vision.learning.dataset import load_dataset
 
 GAME_KEYS = ("winners", "warriors_left", "rounds", "combats", "events", "throws")
 
@@ -32,6 +35,15 @@ def test_demo_plays_a_whole_game_through_every_part(tmp_path: Path) -> None:
     with TableGame.resume(summary.journal) as game:  # the journal replays to the end
         assert game.state.phase is Phase.OVER
         assert [game.state.players[w] for w in game.state.winners] == summary.winners
+        played = {Path(p.evidence).stem: p.faces for p in played_throws(game.journal.events())}
+    # each throw read kept its frame and dice boxes: the game's throws become labelled photos
+    table = tmp_path / "table"
+    assert main(["dice", "table-photos", str(summary.journal), "--out", str(table)]) == 0
+    learned = load_dataset(table)
+    assert len(played) == summary.throws_read and len(learned.items) >= len(played) - 2
+    for item in learned.items:
+        faces = tuple(learned.names[d.cls] for d in item.dice)
+        assert faces == played[item.image.stem.split("_", 1)[1]]
 
 
 @pytest.mark.slow

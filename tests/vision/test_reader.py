@@ -16,6 +16,7 @@ from controller.core.symbols import Symbol
 from vision.errors import CameraError, ConfigError
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
 from vision.learning.evaluate import match
+from vision.reading.evidence import read_boxes
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker, DiceReader
 from vision.settings import CameraSource
@@ -66,6 +67,10 @@ def test_one_event_per_settled_throw_with_kept_dice(model: FaceModel, tmp_path: 
         assert len(pairs) == 6
         assert all(event.faces[j] == truth[i].symbol.value for i, j in pairs)
         assert event.evidence_path is not None and Path(event.evidence_path).is_file()
+        # beside the frame, where its dice lay and what was read: a played throw to learn from
+        kept_boxes = read_boxes(event.evidence_path)
+        assert kept_boxes.size == (WIDTH, HEIGHT) and kept_boxes.read == event.faces
+        assert np.allclose(kept_boxes.boxes, event.boxes, atol=0.01)
         # kept dice are the first len(kept) truth dice of the throw
         kept_truth = {i for i in range(len(THROWS[n - 1].kept))}
         assert set(event.kept) == {j for i, j in pairs if i in kept_truth}
@@ -263,4 +268,4 @@ def test_a_restarted_reader_never_writes_over_earlier_photos(
         assert event.evidence_path not in kept
         kept[event.evidence_path] = Path(event.evidence_path).read_bytes()
     assert {p: Path(p).read_bytes() for p in kept} == kept
-    assert len(list(folder.iterdir())) == 2
+    assert sorted(p.suffix for p in folder.iterdir()) == [".jpg", ".jpg", ".json", ".json"]

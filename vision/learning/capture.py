@@ -15,22 +15,13 @@ from pathlib import Path
 import cv2
 
 from vision.errors import CameraError, ImageReadError
+from vision.learning.dataset_layout import write_data_yaml
 from vision.reading.detect import detect
 from vision.reading.model import FaceModel
 from vision.sources.source import CameraConfig, open_source
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
-
-
-def write_data_yaml(root: Path, names: Sequence[str]) -> None:
-    """Write ``data.yaml`` naming the faces in class order."""
-    lines = "\n".join(f'  {i}: "{n}"' for i, n in enumerate(names))
-    (root / "data.yaml").write_text(
-        "# captured with toptable dice capture\n"
-        f"path: .\ntrain: images\nval: images\nnames:\n{lines}\n",
-        encoding="utf-8",
-    )
 
 
 def _answer(ask: Ask, prompt: str) -> str:

@@ -247,3 +247,15 @@ def _layout(
     under = [label.parent for label in labels if "labels" in label.parent.parts]
     dirs = dict.fromkeys([*extra_label_dirs, *under])
     return Layout(root, names_file, data, tuple(photos), tuple(labels), tuple(dirs), looked_in)
+
+
+def write_data_yaml(
+    root: Path, names: Sequence[str], made_by: str = "toptable dice capture"
+) -> None:
+    """Write this project's own layout's ``data.yaml`` in ``root``, naming the faces in
+    class order (``made_by``: the command that made the set, in its first line)."""
+    lines = "\n".join(f'  {i}: "{n}"' for i, n in enumerate(names))
+    (root / "data.yaml").write_text(
+        f"# made with {made_by}\npath: .\ntrain: images\nval: images\nnames:\n{lines}\n",
+        encoding="utf-8",
+    )

@@ -40,6 +40,7 @@ from vision.events import (
     TrayObstructed,
 )
 from vision.reading.domain import DomainIssue
+from vision.reading.evidence import ThrowBoxes, write_boxes
 from vision.reading.model import FaceModel
 from vision.reading.read import DiceRead, read_frame
 from vision.reading.settle import Motion, SettleDetector, SettleParams
@@ -55,7 +56,8 @@ class DiceReader:
     """Consumes frames; posts one :class:`ThrowSettled` per settled throw into ``events``.
 
     ``expect`` is the pool size the rules engine knows (None: any count);
-    ``evidence_dir`` keeps each settled frame as a JPEG (named in the event);
+    ``evidence_dir`` keeps each settled frame as a JPEG (named in the event), its dice
+    boxes beside it (:mod:`vision.reading.evidence`);
     ``keep_frame`` puts the frame itself in the event instead.
     """
 
@@ -134,6 +136,9 @@ class DiceReader:
         )
         self._count += 1
         evidence = self._keep(frame, self.evidence_dir) if self.evidence_dir else None
+        if evidence is not None:  # where the dice lay: a played throw can be learned from
+            size = (frame.shape[1], frame.shape[0])
+            write_boxes(evidence, ThrowBoxes(size, tuple(d.box for d in read.dice), read.faces))
         event = ThrowSettled(
             faces=read.faces,
             boxes=tuple(d.box for d in read.dice),

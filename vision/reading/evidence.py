@@ -1,0 +1,111 @@
+"""Where a settled throw's dice lay, kept beside its evidence frame.
+
+The reader keeps each settled frame as a JPEG (``throw_00001.jpg``, named in the game's
+journal). Beside it, :func:`write_boxes` keeps the read's dice boxes in
+``throw_00001.boxes.json``: ``{"format": 1, "size": [w, h], "boxes": [[x, y, w, h], ...],
+"read": [face or null, ...]}`` (pixels of the frame; ``read`` is what the camera read, a
+face a person may have corrected since). The journal says which faces the table settled
+on; with these boxes a played throw becomes a labelled photo
+(:mod:`vision.learning.table_photos`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.core.errors import DataError
+
+BOXES_FORMAT = 1
+BOXES_SUFFIX = ".boxes.json"
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class ThrowBoxes:
+    """The dice boxes of one evidence frame, in its pixels, and the faces first read."""
+
+    size: tuple[int, int]
+    boxes: tuple[Box, ...]
+    read: tuple[str | None, ...]
+
+
+def boxes_path(frame: str | Path) -> Path:
+    """The file beside evidence ``frame`` that holds its dice boxes."""
+    frame = Path(frame)
+    return frame.with_name(frame.stem + BOXES_SUFFIX)
+
+
+def write_boxes(frame: str | Path, throw: ThrowBoxes) -> Path | None:
+    """Keep ``throw`` beside evidence ``frame``; the path written, or None when it cannot
+    be written (the throw is played all the same: it is only not learned from later)."""
+    doc = {
+        "format": BOXES_FORMAT,
+        "size": list(throw.size),
+        "boxes": [[round(v, 2) for v in box] for box in throw.boxes],
+        "read": list(throw.read),
+    }
+    path = boxes_path(frame)
+    try:
+        path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def read_boxes(frame: str | Path) -> ThrowBoxes:
+    """The dice boxes kept beside evidence ``frame``.
+
+    Raises:
+        FileNotFoundError: none were kept (a frame kept by an older toptable).
+        DataError: the file is unreadable or malformed (it and the field are named).
+    """
+    path = boxes_path(frame)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError.single(str(path), "", "", f"not readable as JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise DataError.single(str(path), "", "", "expected a JSON object")
+    if doc.get("format") != BOXES_FORMAT:
+        raise DataError.single(
+            str(path), "", "format", f"expected {BOXES_FORMAT}, got {doc.get('format')!r}"
+        )
+    size = _numbers(doc.get("size"), 2)
+    if size is None or any(v < 1 or v != int(v) for v in size):
+        raise DataError.single(str(path), "", "size", "expected [width, height] in pixels")
+    raw_boxes = doc.get("boxes")
+    if not isinstance(raw_boxes, list):
+        raise DataError.single(str(path), "", "boxes", "expected a list of [x, y, w, h]")
+    boxes: list[Box] = []
+    for i, raw in enumerate(raw_boxes):
+        box = _numbers(raw, 4)
+        if box is None or box[2] <= 0 or box[3] <= 0:
+            raise DataError.single(
+                str(path), "", f"boxes[{i}]", f"expected [x, y, w, h] with w, h > 0, got {raw!r}"
+            )
+        boxes.append((box[0], box[1], box[2], box[3]))
+    read = doc.get("read")
+    if not isinstance(read, list) or len(read) != len(boxes):
+        raise DataError.single(
+            str(path), "", "read", f"expected a face or null for each of the {len(boxes)} boxes"
+        )
+    if not all(face is None or isinstance(face, str) for face in read):
+        raise DataError.single(str(path), "", "read", "expected face names or null")
+    return ThrowBoxes((int(size[0]), int(size[1])), tuple(boxes), tuple(read))
+
+
+def _numbers(raw: object, count: int) -> Sequence[float] | None:
+    """``raw`` as ``count`` finite numbers, or None when it is not."""
+    if not isinstance(raw, list) or len(raw) != count:
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw):
+        return None
+    values = [float(v) for v in raw]
+    return values if all(math.isfinite(v) for v in values) else None
