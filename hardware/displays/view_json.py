@@ -2,7 +2,9 @@
 
 The loader notes every problem in the one collector
 (:class:`~controller.core.checked.Problems`) and reports them together, naming the
-file, the entry and the field.
+file, the entry and the field. Each field is read on its own here (type, range,
+length: a number, a list or a text the screens could not draw in time, or at all, is
+refused); :mod:`hardware.displays.view_checks` then checks the fields together.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.jsonfile import read_json
-from controller.core.symbols import AttackSpeed, Defence, Symbol
+from controller.core.symbols import MAX_POOL, AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
     AttackOption,
@@ -27,6 +29,7 @@ from hardware.displays.model import (
     SeatView,
     TableView,
 )
+from hardware.displays.view_checks import check_view
 
 T = TypeVar("T")
 
@@ -37,6 +40,42 @@ DEFENCE_SPELLING: Mapping[str, Defence] = {
 }
 """How a view file names the defences allowed (its own words since the first release)."""
 E = TypeVar("E", bound=StrEnum)
+
+MAX_NUMBER = 9_999
+"""The largest whole number a view file may give (a turn, cards, endurance, damage...): the
+game's stay under 1,000 (endurance at most 99, a combo's damage at most 999); a larger one is
+a slip (milliseconds, a timestamp) the screens have no room for."""
+MAX_SECONDS = 24 * 60 * 60
+"""The most time the clock may show: a day (the timed game lasts 45 minutes)."""
+MAX_WARRIORS = 6
+"""Warriors in a team (6, or 4 in the short game: ``GameConfig.team_size``); one pip each."""
+MAX_TEXT = 500
+"""Characters in one text: a 128x64 screen shows six lines of about 21; drawing a longer one
+only takes time (a million-character phase took 30 s)."""
+MAX_SEATS = 6
+"""A game seats 2 to 6 players (``MAX_PLAYERS`` in :mod:`controller.game.state`, which the
+hardware does not import); the teams screen lists six, and each seat adds a screen."""
+MAX_CHOICES = 4
+"""Buttons share one 128-px line: four leave each 27 px, a word like NEXT (65 raised in PIL)."""
+MAX_ITEMS = 99
+"""Options or faults: far more than a screen lists (three options, five lines of faults)."""
+Cap = tuple[int, str, str]
+"""A list's most items, its noun and why, as ``N NOUN; WHY`` words a longer one."""
+DICE: Cap = (MAX_POOL, "dice", f"a pool holds at most {MAX_POOL}")
+SEATS: Cap = (MAX_SEATS, "seats", f"a game seats at most {MAX_SEATS} players")
+CHOICES: Cap = (MAX_CHOICES, "choices", f"at most {MAX_CHOICES} buttons fit on a screen")
+DEFENCES: Cap = (len(DEFENCE_SPELLING), "defences", f"there are {len(DEFENCE_SPELLING)}")
+OPTIONS: Cap = (MAX_ITEMS, "options", f"expected at most {MAX_ITEMS}")
+FAULTS: Cap = (MAX_ITEMS, "faults", f"expected at most {MAX_ITEMS}")
+
+
+def _kind(value: Any) -> str:
+    """``value``'s JSON kind, as a problem names it."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, dict | list | str):
+        return {dict: "an object", list: "a list", str: "text"}[type(value)]
+    return "a number"
 
 
 class _BadFieldError(Exception):
@@ -64,7 +103,7 @@ class _Reader:
         self, value: Any, entry: str, name: str, known: set[str], where: str
     ) -> Mapping[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(entry, name, f"expected an object, got {type(value).__name__}")
+            raise self.fail(entry, name, f"expected an object, got {_kind(value)}")
         self.problems.unknown_keys(value, known, where)
         return value
 
@@ -85,14 +124,26 @@ class _Reader:
             return None
         return parse(data[name], entry, name)
 
-    def int_(self, lo: int = 0) -> Callable[[Any, str, str], int]:
+    def int_(self, lo: int = 0, hi: int = MAX_NUMBER) -> Callable[[Any, str, str], int]:
         def parse(v: Any, entry: str, name: str) -> int:
-            return _read(self.problems.whole_number(v, entry, name, lo))
+            return _read(self.problems.whole_number(v, entry, name, lo, hi))
 
         return parse
 
     def str_(self, v: Any, entry: str, name: str) -> str:
-        return _read(self.problems.text(v, entry, name))
+        text = _read(self.problems.text(v, entry, name))
+        if len(text) > MAX_TEXT:
+            raise self.fail(entry, name, f"expected at most {MAX_TEXT} characters, got {len(text)}")
+        return text
+
+    def name_(self, v: Any, entry: str, name: str) -> str:
+        """Text a person reads as a name or a label: not blank, no NUL character."""
+        text = self.str_(v, entry, name)
+        if not text.strip():
+            raise self.fail(entry, name, f"expected a non-empty string, got {text!r}")
+        if (why := name_problem(text)) is not None:
+            raise self.fail(entry, name, why)
+        return text
 
     def bool_(self, v: Any, entry: str, name: str) -> bool:
         return _read(self.problems.boolean(v, entry, name))
@@ -103,8 +154,9 @@ class _Reader:
         return float(v)
 
     def num(self, v: Any, entry: str, name: str) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
-            raise self.fail(entry, name, f"expected a number >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= MAX_NUMBER:
+            # (NaN fails the range too: JSON's NaN and Infinity are Python's)
+            raise self.fail(entry, name, f"expected a number from 0 to {MAX_NUMBER}, got {v!r}")
         return float(v)
 
     def spelled(self, names: Mapping[str, T]) -> Callable[[Any, str, str], T]:
@@ -121,10 +173,15 @@ class _Reader:
 
         return parse
 
-    def list_(self, item: Callable[[Any, str, str], T]) -> Callable[[Any, str, str], tuple[T, ...]]:
+    def list_(
+        self, item: Callable[[Any, str, str], T], cap: Cap
+    ) -> Callable[[Any, str, str], tuple[T, ...]]:
         def parse(v: Any, entry: str, name: str) -> tuple[T, ...]:
             if not isinstance(v, list):
-                raise self.fail(entry, name, f"expected a list, got {type(v).__name__}")
+                raise self.fail(entry, name, f"expected a list, got {_kind(v)}")
+            most, noun, why = cap
+            if len(v) > most:  # before the items: ten thousand wrong ones are one problem
+                raise self.fail(entry, name, f"{len(v)} {noun}; {why}")
             out: list[T] = []
             bad = False
             for i, x in enumerate(v):
@@ -177,22 +234,22 @@ _clock = _object(
     lambda r: {
         "round_no": (r.int_(1),),
         "rounds": (r.int_(1), None),
-        "seconds_left": (r.int_(0), None),
+        "seconds_left": (r.int_(0, MAX_SECONDS), None),
     },
 )
 _fighter = _object(
     FighterView,
     lambda r: {
-        "name": (r.str_,),
+        "name": (r.name_,),
         "endurance_left": (r.int_(0),),
         "endurance_max": (r.int_(1),),
-        "form": (r.str_, None),
+        "form": (r.name_, None),
     },
 )
 _option = _object(
     AttackOption,
     lambda r: {
-        "label": (r.str_,),
+        "label": (r.name_,),
         "damage": (r.int_(0),),
         "best": (r.bool_, False),
     },
@@ -200,7 +257,7 @@ _option = _object(
 _advice = _object(
     AdviceView,
     lambda r: {
-        "keep": (r.list_(r.enum(Symbol)), ()),
+        "keep": (r.list_(r.enum(Symbol), DICE), ()),
         "ko_chance": (r.prob, None),
         "expected_damage": (r.num, None),
     },
@@ -210,21 +267,21 @@ _combat = _object(
     lambda r: {
         "attacker": (_fighter(r),),
         "defender": (_fighter(r),),
-        "dice": (r.list_(r.enum(Symbol)), ()),
+        "dice": (r.list_(r.enum(Symbol), DICE), ()),
         "roll_no": (r.int_(1), 1),
         "rolls_max": (r.int_(1), 1),
-        "options": (r.list_(_option(r)), ()),
+        "options": (r.list_(_option(r), OPTIONS), ()),
         "speed": (r.enum(AttackSpeed), None),
-        "defences": (r.list_(r.spelled(DEFENCE_SPELLING)), ()),
+        "defences": (r.list_(r.spelled(DEFENCE_SPELLING), DEFENCES), ()),
         "advice": (_advice(r), None),
     },
 )
 _seat = _object(
     SeatView,
     lambda r: {
-        "name": (r.str_,),
+        "name": (r.name_,),
         "warriors_left": (r.int_(0),),
-        "warriors_total": (r.int_(1),),
+        "warriors_total": (r.int_(1, MAX_WARRIORS),),
         "cards_in_hand": (r.int_(0), 0),
         "victory_points": (r.int_(0), None),
     },
@@ -234,70 +291,30 @@ _prompt = _object(
     lambda r: {
         "kind": (r.enum(PromptKind),),
         "text": (r.str_,),
-        "choices": (r.list_(r.str_), ()),
+        "choices": (r.list_(r.name_, CHOICES), ()),
         "selected": (r.int_(0), 0),
-        "dice": (r.list_(r.enum(Symbol)), ()),
+        "dice": (r.list_(r.enum(Symbol), DICE), ()),
         "die_index": (r.int_(0), None),
         "step": (r.int_(1), None),
         "steps": (r.int_(1), None),
         "title": (r.str_, ""),
     },
 )
-_fault = _object(Fault, lambda r: {"source": (r.str_,), "message": (r.str_,)})
+_fault = _object(Fault, lambda r: {"source": (r.name_,), "message": (r.str_,)})
 _view = _object(
     TableView,
     lambda r: {
         "turn": (r.int_(1),),
         "seat": (r.int_(0),),
-        "player": (r.str_,),
+        "player": (r.name_,),
         "clock": (_clock(r),),
-        "phase": (r.str_,),
-        "seats": (r.list_(_seat(r)), ()),
+        "phase": (r.name_,),
+        "seats": (r.list_(_seat(r), SEATS), ()),
         "combat": (_combat(r), None),
         "prompt": (_prompt(r), None),
-        "faults": (r.list_(_fault(r)), ()),
+        "faults": (r.list_(_fault(r), FAULTS), ()),
     },
 )
-
-
-def _check(view: TableView, r: _Reader) -> None:
-    """Cross-field checks that a single field cannot express."""
-    if view.seats and view.seat >= len(view.seats):
-        r.fail("", "seat", f"{view.seat} but only {len(view.seats)} seats (numbered from 0)")
-    if view.clock.rounds is not None and view.clock.round_no > view.clock.rounds:
-        r.fail("clock", "round_no", f"{view.clock.round_no} is past rounds={view.clock.rounds}")
-    for i, s in enumerate(view.seats):
-        if s.warriors_left > s.warriors_total:
-            r.fail(
-                f"seats[{i}]",
-                "warriors_left",
-                f"{s.warriors_left} > warriors_total={s.warriors_total}",
-            )
-    c = view.combat
-    if c is not None:
-        for who, f in (("attacker", c.attacker), ("defender", c.defender)):
-            if f.endurance_left > f.endurance_max:
-                r.fail(
-                    f"combat.{who}",
-                    "endurance_left",
-                    f"{f.endurance_left} > endurance_max={f.endurance_max}",
-                )
-        if c.roll_no > c.rolls_max:
-            r.fail("combat", "roll_no", f"{c.roll_no} > rolls_max={c.rolls_max}")
-        if len(c.dice) > 6:
-            r.fail("combat", "dice", f"{len(c.dice)} dice; a pool holds at most 6")
-    p = view.prompt
-    if p is not None:
-        if not p.choices and p.kind is not PromptKind.CHOOSE:
-            # the table asks these with buttons (controller/table/view.py); only a plain
-            # choice, such as a pause, may offer none
-            r.fail("prompt", "choices", f"a {p.kind.value} prompt offers its choices; got none")
-        if p.choices and p.selected >= len(p.choices):
-            r.fail("prompt", "selected", f"{p.selected} but only {len(p.choices)} choices")
-        if p.die_index is not None and p.die_index >= len(p.dice):
-            r.fail("prompt", "die_index", f"{p.die_index} but only {len(p.dice)} dice")
-        if len(p.dice) > 6:
-            r.fail("prompt", "dice", f"{len(p.dice)} dice; a pool holds at most 6")
 
 
 def view_from_dict(data: Any, file: str = "<state>") -> TableView:
@@ -312,7 +329,7 @@ def view_from_dict(data: Any, file: str = "<state>") -> TableView:
     except _BadFieldError:
         view = None
     if view is not None:
-        _check(view, r)
+        check_view(view, r.problems)
     return r.problems.checked(view)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from controller.core.errors import DataError
 from controller.core.symbols import AttackSpeed, Defence, Symbol
+from hardware.displays.gallery import cases
 from hardware.displays.model import PromptKind
 from hardware.displays.view_json import EXAMPLE_STATE, load_view, view_from_dict
 
@@ -52,7 +53,7 @@ def test_every_problem_is_reported_with_its_field() -> None:
     text = str(err.value)
     assert len(err.value.problems) == 5
     assert (
-        "s.json: combat.attacker: field 'endurance_left': expected a whole number >= 0, got -1"
+        "s.json: combat.attacker: field 'endurance_left': expected a whole number 0..9999, got -1"
         in text
     )
     assert "s.json: combat: field 'dice[1]': expected one of kick, punch" in text
@@ -86,7 +87,7 @@ def test_every_problem_is_reported_with_its_field() -> None:
         ),
         (lambda d: d.update(seats={}), "field 'seats': expected a list"),
         (lambda d: d.update(clock=3), "field 'clock': expected an object"),
-        (lambda d: d.update(turn=True), "field 'turn': expected a whole number >= 1"),
+        (lambda d: d.update(turn=True), "field 'turn': expected a whole number 1..9999"),
     ],
 )
 def test_bad_values_name_the_field(change: Any, message: str) -> None:
@@ -111,3 +112,201 @@ def test_unreadable_and_non_json_files(tmp_path: Path) -> None:
     bad.write_text("{turn: 1", encoding="utf-8")
     with pytest.raises(DataError, match=r"bad.json: line 1 column \d+: not valid JSON: "):
         load_view(bad)
+
+
+# ---------------------------------------------------------------- fuzzed inputs
+# Each class of input a fuzz run of ``toptable screens --state`` found drawing a traceback,
+# hanging, or passing silently: each is now one problem naming its field.
+
+
+def _set(d: Any, path: str, value: Any) -> None:
+    """Set ``value`` at ``path`` (``combat.options[0].damage``) in the JSON tree ``d``."""
+    *parents, last = path.replace("[", ".").replace("]", "").split(".")
+    for key in parents:
+        d = d[int(key)] if key.isdigit() else d[key]
+    d[int(last) if last.isdigit() else last] = value
+
+
+def _get(d: Any, path: str) -> Any:
+    for key in path.replace("[", ".").replace("]", "").split("."):
+        d = d[int(key)] if key.isdigit() else d[key]
+    return d
+
+
+def _problems(d: Any) -> list[str]:
+    with pytest.raises(DataError) as err:
+        view_from_dict(d, "s.json")
+    return [str(p) for p in err.value.problems]
+
+
+def _changed(path: str, value: Any) -> dict[str, Any]:
+    d = _example()
+    _set(d, path, value)
+    return d
+
+
+@pytest.mark.parametrize(
+    ("text", "got"),
+    [("NaN", "nan"), ("Infinity", "inf"), ("1e308", "1e+308")],
+)
+def test_a_number_that_is_no_number_is_refused_not_a_traceback(
+    tmp_path: Path, text: str, got: str
+) -> None:
+    # JSON's NaN and Infinity reach Python as floats: the options screen's round() raised
+    # ValueError (NaN) or OverflowError (Infinity); 1e308 passed and was drawn cut
+    path = tmp_path / "state.json"
+    raw = json.dumps(_changed("combat.advice.expected_damage", 0.5)).replace("0.5", text)
+    path.write_text(raw, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_view(path)
+    assert str(err.value) == (
+        f"{path}: combat.advice: field 'expected_damage': "
+        f"expected a number from 0 to 9999, got {got}"
+    )
+
+
+LIMITS = [
+    ("turn", "expected a whole number 1..9999", 9_999),
+    ("clock.rounds", "expected a whole number 1..9999", 9_999),
+    ("clock.seconds_left", "expected a whole number 0..86400", 86_400),
+    ("seats[0].warriors_total", "expected a whole number 1..6", 6),
+    ("seats[1].cards_in_hand", "expected a whole number 0..9999", 9_999),
+    ("seats[2].victory_points", "expected a whole number 0..9999", 9_999),
+    ("combat.attacker.endurance_max", "expected a whole number 1..9999", 9_999),
+    ("combat.options[1].damage", "expected a whole number 0..9999", 9_999),
+    ("combat.rolls_max", "expected a whole number 1..9999", 9_999),
+    ("prompt.steps", "expected a whole number 1..9999", 9_999),
+    ("combat.advice.expected_damage", "expected a number from 0 to 9999", 9_999),
+]
+
+
+@pytest.mark.parametrize(("path", "expected", "most"), LIMITS)
+def test_numbers_are_refused_past_what_the_screens_show(
+    path: str, expected: str, most: int
+) -> None:
+    # 2**62 warriors raised a SystemError in PIL, 10**9 hung; a timestamp as seconds_left,
+    # a damage of 10**9 were drawn cut; the largest allowed still draws on every screen
+    for case in cases(view_from_dict(_changed(path, most), "s.json")):
+        case.render()
+    entry, _, field = path.rpartition(".")
+    where = f"s.json: {entry}: " if entry else "s.json: "
+    assert _problems(_changed(path, most + 1)) == [
+        f"{where}field '{field}': {expected}, got {most + 1}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "item", "n", "message"),
+    [
+        ("seats", "seats[0]", 7, "field 'seats': 7 seats; a game seats at most 6 players"),
+        ("prompt.choices", "OK", 5, "prompt: field 'choices': 5 choices; at most 4 buttons fit"),
+        ("combat.advice.keep", "star", 7, "combat.advice: field 'keep': 7 dice; a pool holds"),
+        ("combat.defences", "dodge", 4, "combat: field 'defences': 4 defences; there are 3"),
+        ("combat.options", "combat.options[0]", 100, "combat: field 'options': 100 options; "),
+        ("faults", "faults[0]", 100, "field 'faults': 100 faults; expected at most 99"),
+        ("combat.dice", "fist", 10_000, "combat: field 'dice': 10000 dice; a pool holds"),
+    ],
+)
+def test_a_list_longer_than_a_screen_holds_is_one_problem(
+    path: str, item: str, n: int, message: str
+) -> None:
+    # 10,000 seats drew 20,000 screens (15 s); 65 choices raised a ValueError in PIL; a list
+    # of 10,000 wrong items was 10,000 problems: the length is one, the items are not read
+    d = _example()
+    sample = _get(d, item) if "[" in item else item  # an item of the example, or a value
+    _set(d, path, [sample] * n)
+    problems = _problems(d)
+    assert len(problems) == 1 and problems[0].startswith(f"s.json: {message}")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["phase", "player", "seats[0].name", "prompt.text", "prompt.title", "faults[1].message"],
+)
+def test_a_text_longer_than_a_screen_shows_is_refused(path: str) -> None:
+    # a million-character phase took 30 s to draw
+    d = _changed(path, "W " * 250_000)
+    entry, _, field = path.rpartition(".")
+    where = f"s.json: {entry}: " if entry else "s.json: "
+    assert f"{where}field '{field}': expected at most 500 characters, got 500000" in _problems(d)
+
+
+NAMES = [
+    "player",
+    "phase",
+    "seats[1].name",
+    "combat.attacker.name",
+    "combat.attacker.form",
+    "combat.options[0].label",
+    "prompt.choices[1]",
+    "faults[0].source",
+]
+
+
+@pytest.mark.parametrize("path", NAMES)
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_name_is_refused(path: str, blank: str) -> None:
+    entry, _, field = path.rpartition(".")
+    if "[" in field and "." not in path:  # a list item at the top: no entry
+        entry, field = "", path
+    where = f"s.json: {entry}: " if entry else "s.json: "
+    problem = f"{where}field '{field}': expected a non-empty string, got {blank!r}"
+    assert problem in _problems(_changed(path, blank))
+
+
+@pytest.mark.parametrize("path", NAMES)
+def test_a_name_with_a_nul_character_is_refused(path: str) -> None:
+    assert any(
+        "expected a name without a NUL character" in p and path.rpartition(".")[2] in p
+        for p in _problems(_changed(path, "Ana\x00"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: d.update(player="Ben"),
+            "s.json: field 'player': 'Ben' but seats[0] is 'Ana'",
+        ),
+        (
+            lambda d: d["seats"][2].update(name="Ana"),
+            "s.json: seats[2]: field 'name': 'Ana' is seats[0]'s name too",
+        ),
+        (
+            lambda d: d["prompt"].update(step=43, steps=42),
+            "s.json: prompt: field 'step': 43 > steps=42",
+        ),
+        (
+            lambda d: d["combat"].update(defences=["dodge", "any_card", "dodge"]),
+            "s.json: combat: field 'defences[2]': 'dodge' is listed twice",
+        ),
+        (
+            lambda d: d["combat"]["advice"].update(keep=["star", "star", "kick"]),
+            "s.json: combat.advice: field 'keep': keeps 2 star but combat.dice shows 1",
+        ),
+        (
+            lambda d: d["combat"]["advice"].update(keep=["teleport"]),
+            "s.json: combat.advice: field 'keep': keeps 1 teleport but combat.dice shows 0",
+        ),
+    ],
+)
+def test_fields_that_contradict_each_other_are_refused(change: Any, message: str) -> None:
+    d = _example()
+    change(d)
+    assert _problems(d) == [message]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("clock", None, "s.json: field 'clock': expected an object, got null"),
+        ("combat.attacker", [], "s.json: combat: field 'attacker': expected an object, got a list"),
+        ("seats", {}, "s.json: field 'seats': expected a list, got an object"),
+        ("faults", "camera", "s.json: field 'faults': expected a list, got text"),
+        ("prompt.dice", True, "s.json: prompt: field 'dice': expected a list, got true"),
+    ],
+)
+def test_a_wrong_kind_is_named_in_json_words(path: str, value: Any, message: str) -> None:
+    # not Python's: "got NoneType", "got dict"
+    assert _problems(_changed(path, value)) == [message]
