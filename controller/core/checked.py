@@ -30,9 +30,14 @@ from enum import Enum
 from typing import Any, TypeGuard, TypeVar
 
 from controller.core.errors import DataError, DataProblem
+from controller.core.quoting import short_repr
 
 E = TypeVar("E", bound=Enum)
 T = TypeVar("T")
+
+UNKNOWN_SHOWN = 5
+"""The most unknown keys of one table, or wrong items of one list, noted one by one; past
+them, one problem says how many more there are (10,000 of them are not 10,000 lines)."""
 
 
 def name_key(name: str) -> str:
@@ -47,7 +52,7 @@ def name_problem(name: str) -> str | None:
     reader says so), or None: a NUL character, which no one types and which the journal, the
     scoreboard and the screens would carry on (the config's paths refuse it too)."""
     if "\x00" in name:
-        return f"expected a name without a NUL character (\\u0000), got {name!r}"
+        return f"expected a name without a NUL character (\\u0000), got {short_repr(name)}"
     return None
 
 
@@ -76,10 +81,14 @@ class Problems:
     def unknown_keys(
         self, raw: Mapping[str, object], allowed: Collection[str], entry: str = ""
     ) -> None:
-        """A problem for each key of ``raw`` not in ``allowed``."""
-        for key in raw:
-            if key not in allowed:
-                self.add(entry, key, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+        """A problem for each key of ``raw`` not in ``allowed`` (for the first
+        :data:`UNKNOWN_SHOWN`; then one saying how many more there are)."""
+        expected = f"expected one of {', '.join(sorted(allowed))}"
+        unknown = [key for key in raw if key not in allowed]
+        for key in unknown[:UNKNOWN_SHOWN]:
+            self.add(entry, key, f"unknown key; {expected}")
+        if len(unknown) > UNKNOWN_SHOWN:
+            self.add(entry, "", f"{len(unknown) - UNKNOWN_SHOWN} more unknown keys; {expected}")
 
     def missing(self, entry: str, field: str) -> None:
         """The problem of a value that must be given and is not."""
@@ -89,12 +98,12 @@ class Problems:
         self, raw: object, entry: str, field: str, low: int | None = None, high: int | None = None
     ) -> int | None:
         """``raw`` when it is a whole number within ``low..high`` (either end open when None)."""
-        if _is_whole(raw) and (low is None or raw >= low) and (high is None or raw <= high):
-            return raw
+        if (value := _within(raw, low, high)) is not None:
+            return value
         if raw is None:
             self.missing(entry, field)
         else:
-            self.add(entry, field, f"expected {_whole_number(low, high)}, got {raw!r}")
+            self.add(entry, field, f"expected {_whole_number(low, high)}, got {short_repr(raw)}")
         return None
 
     def whole_numbers(
@@ -107,21 +116,24 @@ class Problems:
         high: int | None = None,
     ) -> tuple[int, ...] | None:
         """``raw`` when it is a list of ``length`` (any when None) whole numbers within
-        ``low..high``; each wrong item is its own problem (``field[i]``)."""
+        ``low..high``; each wrong item is its own problem (``field[i]``), for the first
+        :data:`UNKNOWN_SHOWN` of them; then one says how many more there are."""
         if raw is None:
             self.missing(entry, field)
             return None
         if not isinstance(raw, list):
-            self.add(entry, field, f"expected a list, got {raw!r}")
+            self.add(entry, field, f"expected a list, got {short_repr(raw)}")
             return None
         if length is not None and len(raw) != length:
             self.add(entry, field, f"expected {length} numbers, got {len(raw)}")
             return None
-        mark = self.mark()
-        items = [self.whole_number(x, entry, f"{field}[{i}]", low, high) for i, x in enumerate(raw)]
-        if self.since(mark):
-            return None
-        return tuple(x for x in items if x is not None)
+        wrong = [i for i, x in enumerate(raw) if _within(x, low, high) is None]
+        for i in wrong[:UNKNOWN_SHOWN]:
+            self.whole_number(raw[i], entry, f"{field}[{i}]", low, high)
+        if len(wrong) > UNKNOWN_SHOWN:
+            more = len(wrong) - UNKNOWN_SHOWN
+            self.add(entry, field, f"{more} more wrong items; expected {_whole_number(low, high)}")
+        return None if wrong else tuple(raw)
 
     def boolean(self, raw: object, entry: str, field: str) -> bool | None:
         """``raw`` when it is true or false."""
@@ -140,7 +152,7 @@ class Problems:
         if raw is None:
             self.missing(entry, field)
         else:
-            self.add(entry, field, f"expected text, got {raw!r}")
+            self.add(entry, field, f"expected text, got {short_repr(raw)}")
         return None
 
     def optional_text(
@@ -161,7 +173,7 @@ class Problems:
         value = raw[key]
         if isinstance(value, str):
             return value
-        self.add(entry, field or key, f"expected text, got {value!r}", file=file)
+        self.add(entry, field or key, f"expected text, got {short_repr(value)}", file=file)
         return None
 
     def table(self, raw: object, entry: str, field: str) -> Mapping[str, Any] | None:
@@ -171,7 +183,7 @@ class Problems:
         if raw is None:
             self.missing(entry, field)
         else:
-            self.add(entry, field, f"expected a table, got {raw!r}")
+            self.add(entry, field, f"expected a table, got {short_repr(raw)}")
         return None
 
     def choice(self, raw: object, enum: type[E], entry: str, field: str) -> E | None:
@@ -183,7 +195,7 @@ class Problems:
             self.missing(entry, field)
         else:
             names = ", ".join(str(m.value) for m in enum)
-            self.add(entry, field, f"expected one of {names}, got {raw!r}")
+            self.add(entry, field, f"expected one of {names}, got {short_repr(raw)}")
         return None
 
     # ------------------------------------------------------------ looking
@@ -226,6 +238,12 @@ class Problems:
         """
         if self._found:
             raise DataError(self._found)
+
+
+def _within(raw: object, low: int | None, high: int | None) -> int | None:
+    if _is_whole(raw) and (low is None or raw >= low) and (high is None or raw <= high):
+        return raw
+    return None
 
 
 def _is_whole(raw: object) -> TypeGuard[int]:

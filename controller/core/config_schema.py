@@ -28,8 +28,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.core.checked import Problems
+from controller.core.checked import UNKNOWN_SHOWN, Problems
 from controller.core.errors import DataProblem
+from controller.core.quoting import VALUE_LIMIT, printable, short_repr
 
 T = TypeVar("T")
 E = TypeVar("E", bound=StrEnum)
@@ -59,14 +60,17 @@ class ConfigProblem(DataProblem):
     """A DataProblem worded the Klipper way: "Option 'k' in section 's' ..."."""
 
     def __str__(self) -> str:
+        # one line, as DataProblem's: the names escaped and cut short, the message escaped
+        option, section = printable(self.field), printable(self.entry)
         if self.field:
-            where = f"Option '{self.field}' in section '{self.entry}'"
+            where = f"Option '{option}' in section '{section}'"
         elif self.entry:
-            where = f"Section '{self.entry}'"
+            where = f"Section '{section}'"
         else:
             where = ""
-        text = f"{where} {self.message}" if where else self.message
-        return f"{self.file}: {text}" if self.file else text
+        message = printable(self.message, None)
+        text = f"{where} {message}" if where else message
+        return f"{printable(self.file, None)}: {text}" if self.file else text
 
 
 class InvalidOptionError(Exception):
@@ -88,14 +92,15 @@ def did_you_mean(name: str, known: Sequence[str]) -> str:
 
 
 def shown(value: Any) -> str:
-    """A TOML value as the person wrote it, near enough."""
+    """A TOML value as the person wrote it, near enough, and cut short when long
+    (:func:`~controller.core.quoting.short_repr`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return repr(value)
     if isinstance(value, dict):
         return "a table"
-    return str(value)
+    if isinstance(value, str | list) or type(value) in (int, float):  # str is repr for these
+        return short_repr(value)
+    return printable(str(value), VALUE_LIMIT)
 
 
 def config_problems(file: str) -> Problems:
@@ -147,20 +152,21 @@ class Section:
         return Section(name, data, self.problems, self.base_dir)
 
     def finish(self) -> None:
-        """Note every option this section does not know."""
-        for key in self.data:
-            if key not in self.used:
-                self.problem(
-                    key,
-                    f"is not a valid option{did_you_mean(key, self.used)}; "
-                    f"valid options: {', '.join(self.used)}",
-                )
+        """Note every option this section does not know: the first :data:`UNKNOWN_SHOWN`,
+        then how many more there are."""
+        valid = f"valid options: {', '.join(self.used)}"
+        unknown = [key for key in self.data if key not in self.used]
+        for key in unknown[:UNKNOWN_SHOWN]:
+            self.problem(key, f"is not a valid option{did_you_mean(key, self.used)}; {valid}")
+        if len(unknown) > UNKNOWN_SHOWN:
+            more = len(unknown) - UNKNOWN_SHOWN
+            self.problem("", f"has {more} more options that are not valid; {valid}")
 
 
 # --- converters: each raises InvalidOptionError with the Klipper-style tail of the message
 
 
-def _within(value: N, lo: N | None, hi: N | None, show: Callable[[N], str] = str) -> N:
+def _within(value: N, lo: N | None, hi: N | None, show: Callable[[N], str] = shown) -> N:
     """``value`` when it is within ``lo..hi`` (either bound may be None)."""
     if lo is not None and value < lo:
         raise InvalidOptionError(f"must have minimum of {show(lo)} (got {show(value)})")
@@ -259,7 +265,7 @@ def device_path(value: Any) -> str:
     if "\x00" in path:
         raise InvalidOptionError("must not hold a NUL character (\\u0000)")
     if not path.startswith("/dev/"):
-        raise InvalidOptionError(f"must be a device path under /dev/ (got {path!r})")
+        raise InvalidOptionError(f"must be a device path under /dev/ (got {short_repr(path)})")
     return path
 
 

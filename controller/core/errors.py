@@ -11,6 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from controller.core.quoting import printable
+
+MAX_LISTED = 50
+"""The most problems a :class:`DataError`'s message lists (its ``problems`` hold them all)."""
+
 
 class TopTableError(Exception):
     """Root of every error toptable raises on purpose."""
@@ -26,12 +31,14 @@ class DataProblem:
     message: str
 
     def __str__(self) -> str:
-        where = self.file
+        # one line whatever the input holds: names escaped and cut short (a key may hold
+        # a newline), the message escaped too
+        where = printable(self.file, None)
         if self.entry:
-            where += f": {self.entry}"
+            where += f": {printable(self.entry)}"
         if self.field:
-            where += f": field '{self.field}'"
-        return f"{where}: {self.message}"
+            where += f": field '{printable(self.field)}'"
+        return f"{where}: {printable(self.message, None)}"
 
 
 class TableHaltedError(TopTableError, RuntimeError):
@@ -42,18 +49,22 @@ class TableHaltedError(TopTableError, RuntimeError):
 class DataError(TopTableError, ValueError):
     """A data file (warriors, board, cards, story, config...) is malformed.
 
-    Carries every problem found, so a person can fix them all in one pass.
+    Carries every problem found, so a person can fix them all in one pass; its message
+    lists them one a line, the first :data:`MAX_LISTED` of them.
     """
 
     def __init__(self, problems: Iterable[DataProblem]) -> None:
         self.problems: tuple[DataProblem, ...] = tuple(problems)
         if not self.problems:
             raise ValueError("DataError needs at least one problem")
-        lines = [str(p) for p in self.problems]
-        if len(lines) == 1:
+        n = len(self.problems)
+        lines = [str(p) for p in self.problems[:MAX_LISTED]]
+        if n > MAX_LISTED:
+            lines.append(f"... and {n - MAX_LISTED} more")
+        if n == 1:
             text = lines[0]
         else:
-            text = f"{len(lines)} problems:\n  " + "\n  ".join(lines)
+            text = f"{n} problems:\n  " + "\n  ".join(lines)
         super().__init__(text)
 
     @classmethod

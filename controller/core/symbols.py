@@ -10,6 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from controller.core.errors import InvalidThrowError
+from controller.core.quoting import short_repr
 
 
 class Symbol(StrEnum):
@@ -89,7 +90,7 @@ def parse_symbol(text: str) -> Symbol:
         return Symbol(text.strip().lower())
     except ValueError:
         raise InvalidThrowError(
-            f"unknown symbol {text!r}: expected one of {', '.join(SYMBOL_NAMES)}"
+            f"unknown symbol {short_repr(text)}: expected one of {', '.join(SYMBOL_NAMES)}"
         ) from None
 
 

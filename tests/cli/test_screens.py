@@ -13,6 +13,7 @@ from controller.cli.flags import FlagError
 from controller.cli.main import _Parser
 from controller.core.errors import DataError
 from hardware.displays.view_json import EXAMPLE_STATE
+from tests.cli_runner import cli_runner
 from tests.paths import SCREEN_REFERENCES as REFERENCE_DIR
 
 pytestmark = [
@@ -54,6 +55,38 @@ def test_bad_state_names_the_field(tmp_path: Path) -> None:
         DataError, match=r"state.json: combat: field 'speed': expected one of .*, got 'warp'"
     ):
         _run("screens", "--state", str(path), "--out", str(tmp_path / "out"))
+
+
+def test_a_fuzzed_state_is_a_one_line_short_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a key holding a newline broke the error's one line; a 10,000-item list in a number's
+    # place was shown whole (and 10,000 unknown keys were 10,000 lines)
+    run = cli_runner(monkeypatch, capsys, "controller.cli.screens")
+    path = tmp_path / "state.json"
+    out = str(tmp_path / "out")
+    state = json.loads(EXAMPLE_STATE.read_text(encoding="utf-8"))
+    state["zz\nINJ"] = 1
+    path.write_text(json.dumps(state), encoding="utf-8")
+    code, _, err = run("screens", "--state", str(path), "--out", out)
+    assert (code, err.count("\n")) == (2, 1)
+    assert err.startswith(f"toptable: error: {path}: field 'zz\\nINJ': unknown key; expected")
+    del state["zz\nINJ"]
+    state["turn"] = list(range(10_000))
+    path.write_text(json.dumps(state), encoding="utf-8")
+    code, _, err = run("screens", "--state", str(path), "--out", out)
+    assert (code, err) == (
+        2,
+        f"toptable: error: {path}: field 'turn': expected a whole number 1..9999, "
+        "got [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ... (10000 items)]\n",
+    )
+    state["turn"] = 1
+    state["combat"] |= {f"k{i}": i for i in range(10_000)}
+    path.write_text(json.dumps(state), encoding="utf-8")
+    code, _, err = run("screens", "--state", str(path), "--out", out)
+    assert code == 2 and err.count("\n") == 7 and len(err) < 2_000
+    assert err.startswith("toptable: error: 6 problems:\n")
+    assert err.split("\n")[-2].startswith(f"  {path}: combat: 9995 more unknown keys; expected")
 
 
 def test_references_go_where_asked(tmp_path: Path) -> None:
