@@ -27,3 +27,7 @@ class CameraError(VisionError, OSError):
 
 class ConfigError(VisionError, ValueError):
     """A camera or reader setting is out of range or unknown; the message names it."""
+
+
+class DatasetWriteError(VisionError, OSError):
+    """A labelled set's photo or labels cannot be written (the file is named)."""

@@ -80,11 +80,8 @@ def played_throws(
         shutil.copyfile(item.image, frame)
         image, factor = load_scaled(frame, model)
         read = read_frame(image, model, factor=factor)
-        w, h = read.size
-        boxes = tuple((x * factor, y * factor, bw * factor, bh * factor)
-                      for x, y, bw, bh in (d.box for d in read.dice))  # fmt: skip
-        size = (round(w * factor), round(h * factor))
-        write_boxes(frame, ThrowBoxes(size, boxes, read.faces))
+        w, h = read.size  # (the read's boxes and size are the photo's own pixels)
+        write_boxes(frame, ThrowBoxes(read.size, tuple(d.box for d in read.dice), read.faces))
         pairs = match([d.box_px(w, h) for d in item.dice], [d.box for d in read.dice])
         if len(pairs) != len(item.dice) or len(read.dice) != len(item.dice):
             by_hand += 1  # the players count the throw by hand: no box for each face

@@ -107,6 +107,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if out.suffix and out.suffix != ".npz":
         raise ModelError(f"{out}: models are written as .npz (numpy), not {out.suffix}")
     report: CalibrationReport | None = None
+    if args.synthetic and args.also:
+        raise ModelError("--also adds photos to a DATASET's; --synthetic learns rendered dice")
     if args.synthetic:
         model = train_synthetic_model(args.images, args.seed, progress_bar())
     elif args.dataset:

@@ -28,7 +28,7 @@ def cmd_table_photos(args: argparse.Namespace) -> int:
         with Journal.open(path, writable=False) as journal:
             events, game = journal.events(), journal.game_id
         throws.extend(
-            PlayedThrow(frame_path(played.evidence, Path(path)), played.faces, game)
+            PlayedThrow(frame_path(played.evidence, Path(path), game), played.faces, game)
             for played in played_throws(events)
         )
     report = write_table_photos(throws, SYMBOL_NAMES, args.out)

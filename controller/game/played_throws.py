@@ -44,10 +44,13 @@ def played_throws(events: Sequence[GameEvent]) -> list[PlayedFrame]:
     return [frame for frame in out if frame is not None]
 
 
-def frame_path(evidence: str, journal: Path) -> Path:
-    """Where the frame ``evidence`` lies: as named, or (a relative name that is not there)
-    beside ``journal``, for a journal moved with its ``.frames`` folder."""
+def frame_path(evidence: str, journal: Path, game: str) -> Path:
+    """Where the frame ``evidence`` of game ``game`` lies: where the journal names it, or,
+    when it is not there (the journal moved with its frames, to another machine or
+    folder), in the journal's own frames folder (``JOURNAL.frames/GAME/``, where the table
+    keeps them)."""
     path = Path(evidence)
-    if path.is_absolute() or path.exists():
+    if path.exists():
         return path
-    return journal.parent / path
+    moved = journal.with_suffix(".frames") / game / path.name
+    return moved if moved.exists() else path

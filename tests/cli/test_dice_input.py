@@ -221,3 +221,16 @@ def test_also_learns_from_another_set_by_face_name(
         f"({', '.join(order)})"
     )
     assert not out.exists()
+
+
+def test_also_is_refused_beside_synthetic(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.npz"
+    args = ["dice", "calibrate", "--synthetic", "--also", str(dataset), "--out", str(out)]
+    assert main(args) == 2
+    (line,) = _error(capsys)
+    assert line == (
+        "toptable: error: --also adds photos to a DATASET's; --synthetic learns rendered dice"
+    )
+    assert not out.exists()

@@ -39,12 +39,17 @@ def test_each_throw_with_a_frame_as_the_players_left_it() -> None:
     ]
 
 
-def test_a_frame_named_relative_is_looked_for_beside_the_journal(tmp_path: Path) -> None:
-    journal = tmp_path / "games" / "g.sqlite"
-    assert frame_path("g.frames/x/throw_00001.jpg", journal) == (
-        tmp_path / "games" / "g.frames" / "x" / "throw_00001.jpg"
-    )
-    assert frame_path("/abs/throw.jpg", journal) == Path("/abs/throw.jpg")
+def test_a_frame_moved_with_its_journal_is_found_in_the_journals_frames(tmp_path: Path) -> None:
+    kept = tmp_path / "var" / "g.frames" / "gid" / "throw_00001.jpg"  # where the table kept it
+    journal = tmp_path / "moved" / "g.sqlite"
+    moved = tmp_path / "moved" / "g.frames" / "gid" / "throw_00001.jpg"
+    assert frame_path(str(kept), journal, "gid") == kept  # (neither there: named as kept)
+    moved.parent.mkdir(parents=True)
+    moved.write_bytes(b"jpeg")
+    assert frame_path(str(kept), journal, "gid") == moved
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"jpeg")
+    assert frame_path(str(kept), journal, "gid") == kept  # where the journal names it first
 
 
 def _attack(game: TableGame) -> int:

@@ -167,3 +167,23 @@ def test_the_check_reads_every_photo_with_folds_learned_within_the_budget(tmp_pa
     assert report.cv is not None and report.cv.dice == given.dice_count  # every photo read
     assert any(line.startswith("learned from 2 of the 6 photos (") for line in report.lines())
     assert json.loads(model.report)["calibration"]["learned_from"] == list(report.learned_from)
+
+
+def test_past_the_budget_the_owners_own_photos_are_learned_before_the_tables() -> None:
+    owner = _set([[k % 6, (k + 1) % 6] for k in range(20)])
+    table = _set([[k % 6] for k in range(300)])  # a long evening's played throws
+    both = Dataset(owner.root, owner.names, owner.items + table.items, first=len(owner.items))
+    learned = within_budget(both, seed=5)
+    assert learned.chosen and len(learned.dataset.items) == photo_budget.MAX_PHOTOS
+    assert set(owner.items) <= set(learned.dataset.items)  # every one of the owner's 20
+    assert learned.dataset.first == len(owner.items)  # still first in the photos learned
+    # the same photos as one set of no owner: a seeded choice takes about a fifth of them
+    mixed = within_budget(Dataset(owner.root, owner.names, both.items), seed=5)
+    assert len(set(owner.items) & set(mixed.dataset.items)) < len(owner.items)
+
+
+def test_a_subset_keeps_the_owners_photos_counted_first() -> None:
+    both = Dataset(Path("/set"), ("1",), _set([[0]] * 5).items, first=3)
+    assert both.subset([0, 2, 4]).first == 2
+    assert both.subset([3, 4]).first == 0
+    assert both.subset([]).first == 0

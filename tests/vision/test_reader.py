@@ -250,6 +250,28 @@ def test_a_frame_the_pipeline_refuses_is_skipped(model: FaceModel) -> None:
 
 
 @pytest.mark.timeout(60)
+def test_boxes_that_cannot_be_kept_are_said_once_and_the_throw_goes_on(
+    model: FaceModel, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    frames = render_throws(
+        THROWS[:1], Renderer(Settings(hard=True, width=WIDTH, height=HEIGHT), seed=21)
+    )
+    folder = tmp_path / "evidence"
+    for n in (1, 2):  # in the way of each throw's boxes, as a full card would be
+        (folder / f"throw_{n:05d}.boxes.json").mkdir(parents=True)
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=6, evidence_dir=folder)
+    for _ in range(2):
+        reader.new_attack()
+        for f in frames:
+            reader.feed(f.image, f.t)
+    events = _drain(q)
+    assert [type(e) for e in events] == [ThrowSettled, ThrowSettled]  # played all the same
+    said = [r for r in caplog.records if "cannot keep the dice boxes" in r.getMessage()]
+    assert len(said) == 1 and "throw_00001.jpg" in said[0].getMessage()
+
+
+@pytest.mark.timeout(60)
 def test_a_restarted_reader_never_writes_over_earlier_photos(
     model: FaceModel, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from controller.core.errors import DataError
+from vision.errors import DatasetWriteError
 from vision.learning.dataset import Dataset, LabeledDie, LabeledImage, load_dataset
 from vision.learning.table_photos import PlayedThrow, joined, write_table_photos
 from vision.reading.evidence import ThrowBoxes, boxes_path, read_boxes, write_boxes
@@ -61,6 +62,11 @@ def test_boxes_kept_beside_a_frame_read_back(tmp_path: Path) -> None:
             "for each of the 1 boxes",
         ),
         (
+            '{"format": 1, "size": [320, 240], "boxes": [[400, 2, 30, 40]], "read": ["kick"]}',
+            "boxes[0]",
+            "lies outside the 320x240 frame",
+        ),
+        (
             '{"format": 1, "size": [640, 480], "boxes": [[1, 2, 3, 4]], "read": [7]}',
             "read",
             "face names or null",
@@ -96,6 +102,8 @@ def test_played_throws_become_labelled_photos(tmp_path: Path) -> None:
     dice = by_stem["game1_throw_00001"].dice
     assert [NAMES[d.cls] for d in dice] == ["star", "punch"]
     assert dice[1].box_px(*SIZE) == pytest.approx((200, 100, 40, 44), abs=0.01)
+    # the photo is the kept frame itself (a hard link: no second copy on the card)
+    assert (out / "images" / "game1_throw_00001.jpg").stat().st_ino == first.stat().st_ino
     # written again (the same journal twice): the same photos, none twice
     assert write_table_photos(throws, NAMES, out).photos == 2
     assert len(list((out / "images").iterdir())) == 2
@@ -109,13 +117,19 @@ def test_throws_whose_dice_cannot_be_told_apart_are_left_out_with_why(tmp_path: 
     broken = _frame(frames, "throw_00003", [(10, 20, 40, 40)])
     boxes_path(broken).write_text("{", encoding="utf-8")
     odd = _frame(frames, "throw_00004", [(10, 20, 40, 40)])
+    leaning = _frame(frames, "throw_00005", [(10, 20, 40, 40), (100, 20, 40, 40)])
+    write_boxes(leaning, ThrowBoxes(SIZE, read_boxes(leaning).boxes, ("kick", None)))
+    other_size = _frame(frames, "throw_00006", [(10, 20, 40, 40)])
+    write_boxes(other_size, ThrowBoxes((640, 480), ((10, 20, 40, 40),), ("kick",)))
     report = write_table_photos(
         [
-            PlayedThrow(two, ("kick", "kick", "star")),  # a third die counted by hand
+            PlayedThrow(two, ("kick", "kick", "star")),  # a third die the reader missed
             PlayedThrow(bare, ("kick",)),
             PlayedThrow(frames / "gone.jpg", ("kick",)),
             PlayedThrow(broken, ("kick",)),
             PlayedThrow(odd, ("blank",)),
+            PlayedThrow(leaning, ("kick", "star")),  # the leaning die's face, chosen by hand
+            PlayedThrow(other_size, ("kick",)),
         ],
         NAMES,
         tmp_path / "out",
@@ -127,7 +141,9 @@ def test_throws_whose_dice_cannot_be_told_apart_are_left_out_with_why(tmp_path: 
     assert why[frames / "gone.jpg"] == "the frame is gone"
     assert str(boxes_path(broken)) in why[broken] and "JSON" in why[broken]
     assert "faces blank are not of this face set" in why[odd]
-    assert "left out 5 throws:" in report.lines()
+    assert why[leaning] == "die 2 leaned (cocked): no flat face to learn"
+    assert why[other_size] == "the frame is 320x240, but its boxes are of a 640x480 frame"
+    assert "left out 7 throws:" in report.lines()
 
 
 def test_a_folder_of_other_faces_is_refused(tmp_path: Path) -> None:
@@ -136,6 +152,49 @@ def test_a_folder_of_other_faces_is_refused(tmp_path: Path) -> None:
     write_table_photos([PlayedThrow(frame, ("1",))], ("1", "2", "3", "4", "5", "6"), out)
     with pytest.raises(DataError, match=r"data.yaml: field 'names': holds photos of the faces 1,"):
         write_table_photos([PlayedThrow(frame, ("kick",))], NAMES, out)
+
+
+@pytest.mark.parametrize("layout", ["own", "roboflow", "label-studio", "photos-only"])
+def test_a_folder_this_command_did_not_write_is_never_written_over(
+    tmp_path: Path, layout: str
+) -> None:
+    frame = _frame(tmp_path / "frames", "throw_00001", [(10, 20, 40, 40)])
+    mine = tmp_path / "mydice"
+    files = {
+        "own": {"data.yaml": "names: [kick, punch]\n", "images/a.jpg": "x", "labels/a.txt": ""},
+        "roboflow": {
+            "data.yaml": "train: train/images\nnames: [kick]\n",
+            "train/images/a.jpg": "x",
+        },
+        "label-studio": {"classes.txt": "kick\n", "images/a.jpg": "x", "labels/a.txt": ""},
+        "photos-only": {"a.jpg": "x"},
+    }[layout]
+    for name, text in files.items():
+        (mine / name).parent.mkdir(parents=True, exist_ok=True)
+        (mine / name).write_text(text, encoding="utf-8")
+    with pytest.raises(
+        DataError, match=r"did not write \(your own photos are never written over\)"
+    ):
+        write_table_photos([PlayedThrow(frame, ("kick",))], NAMES, mine)
+    for name, text in files.items():
+        assert (mine / name).read_text(encoding="utf-8") == text
+    assert sorted(p.relative_to(mine).as_posix() for p in mine.rglob("*") if p.is_file()) == sorted(
+        files
+    )
+
+
+def test_a_photo_that_cannot_be_written_is_named(tmp_path: Path) -> None:
+    frame = _frame(tmp_path / "frames", "throw_00002", [(10, 20, 40, 40)])
+    first = _frame(tmp_path / "frames", "throw_00001", [(10, 20, 40, 40)])
+    out = tmp_path / "table"
+    write_table_photos([PlayedThrow(first, ("kick",))], NAMES, out)
+    (out / "images" / "throw_00002.jpg").mkdir()  # in the way, as a full card would be
+    with pytest.raises(DatasetWriteError) as caught:
+        write_table_photos(
+            [PlayedThrow(first, ("kick",)), PlayedThrow(frame, ("star",))], NAMES, out
+        )
+    assert str(caught.value).startswith(f"{out / 'images' / 'throw_00002.jpg'}: cannot be written")
+    assert str(caught.value).endswith("; 1 photos were written before it")
 
 
 def _set(root: str, names: tuple[str, ...], classes: list[int]) -> Dataset:
@@ -149,12 +208,13 @@ def _set(root: str, names: tuple[str, ...], classes: list[int]) -> Dataset:
 
 
 def test_sets_are_joined_by_face_name() -> None:
-    owner = _set("owner", ("punch", "kick", "star"), [0, 1])
+    owner = _set("owner", ("Punch", "kick", "STAR"), [0, 1])  # the owner's own spelling
     table = _set("table", NAMES, [0, 4, 1])  # kick, star, punch in the table's order
     both = joined(owner, table)
     assert both.root == Path("owner") and both.names == owner.names
+    assert both.first == 2  # the owner's photos, learned first where the budget is short
     assert [both.names[item.dice[0].cls] for item in both.items] == [
-        "punch", "kick", "kick", "star", "punch"]  # fmt: skip
+        "Punch", "kick", "kick", "STAR", "Punch"]  # fmt: skip
 
 
 def test_a_set_showing_a_face_the_first_does_not_name_is_refused() -> None:

@@ -70,10 +70,14 @@ class Dataset:
     root: Path
     names: tuple[str, ...]
     items: tuple[LabeledImage, ...]
+    # the first ``first`` photos are the owner's own, before photos added to them (the
+    # table's, ``dice calibrate --also``): a calibration over its budget learns them first
+    first: int = 0
 
     def subset(self, indices: Sequence[int]) -> Dataset:
-        """The same dataset restricted to the images at ``indices``."""
-        return Dataset(self.root, self.names, tuple(self.items[i] for i in indices))
+        """The same dataset restricted to the images at ``indices`` (in that order)."""
+        lead = next((n for n, i in enumerate(indices) if i >= self.first), len(indices))
+        return Dataset(self.root, self.names, tuple(self.items[i] for i in indices), lead)
 
     @property
     def dice_count(self) -> int:

@@ -80,15 +80,16 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
     """The photos of ``dataset`` one calibration learns from: all of them when they are
     ``ALWAYS_PHOTOS`` or fewer, or keep within ``MAX_PHOTOS``, ``MAX_DICE`` and
     ``MAX_DIE_AREAS``; else a seeded choice: first, for each face the set shows (rarest
-    first) the photo showing it with the fewest dice, then photos in a seeded order, each
-    taken while all three budgets hold or fewer than ``ALWAYS_PHOTOS`` are taken."""
+    first) the photo showing it with the fewest dice, then photos in a seeded order (the
+    owner's own first, ``Dataset.first``), each taken while all three budgets hold or
+    fewer than ``ALWAYS_PHOTOS`` are taken."""
     items = dataset.items
     given = dataset.dice_count
     areas = die_areas(dataset)
     within = len(items) <= MAX_PHOTOS and given <= MAX_DICE and sum(areas) <= MAX_DIE_AREAS
     if within or len(items) <= ALWAYS_PHOTOS:
         return Learned(dataset, len(items), given)
-    order = [int(i) for i in np.random.default_rng(seed).permutation(len(items))]
+    order = _seeded_order(len(items), dataset.first, seed)
     faces_of = [Counter(die.cls for die in item.dice) for item in items]
     everywhere = sum(faces_of, Counter())
     chosen: list[int] = []
@@ -110,6 +111,18 @@ def within_budget(dataset: Dataset, seed: int = 0) -> Learned:
             dice += len(items[k].dice)
             area += areas[k]
     return Learned(dataset.subset(sorted(chosen)), len(items), given)
+
+
+def _seeded_order(n: int, first: int, seed: int) -> list[int]:
+    """The ``n`` photos in a seeded order: the owner's own ``first`` ones before the rest
+    (each part shuffled), so that photos added to them (the table's) fill what the budget
+    leaves; with none added, one seeded shuffle of all."""
+    rng = np.random.default_rng(seed)
+    if not 0 < first < n:
+        return [int(i) for i in rng.permutation(n)]
+    return [int(i) for i in rng.permutation(first)] + [
+        first + int(i) for i in rng.permutation(n - first)
+    ]
 
 
 def faces_shown(dataset: Dataset) -> set[int]:

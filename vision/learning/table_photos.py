@@ -10,18 +10,23 @@ own photos (:func:`joined`). A table of few dice, whose twenty calibration photo
 labelled dice, asks less and misreads less once its played throws are learned
 (docs/decisions/vision.md, "Throws played at the table, learned").
 
-A throw is left out, with its reason, when its dice cannot be told apart by box: a count
-the players entered by hand (more or fewer dice than boxes), a frame or its boxes gone.
+A throw is left out, with its reason, when its dice cannot each be given a face: the reader
+found more or fewer dice than were thrown, a die leaned (cocked), the frame or its boxes are
+gone or do not agree. The folder written holds only such photos: one holding anything else
+(the owner's own photos) is refused, never written over.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.core.errors import DataError, DataProblem
+from vision.errors import DatasetWriteError
+from vision.images import header_size
 from vision.learning.dataset import Dataset, LabeledDie, LabeledImage, load_dataset
 from vision.learning.dataset_layout import write_data_yaml
 from vision.reading.evidence import read_boxes
@@ -64,13 +69,19 @@ def write_table_photos(
     written before is written again, so running it twice adds nothing twice).
 
     Raises:
-        DataError: ``folder`` holds a set of other face names.
-        OSError: ``folder`` cannot be written.
+        DataError: ``folder`` holds files this command did not write (the owner's own
+            photos: they are never written over), or a set of other faces.
+        DatasetWriteError: a photo or its labels cannot be written (the path is named;
+            the photos written before it stay).
     """
-    _check_names(folder, names)
-    (folder / "images").mkdir(parents=True, exist_ok=True)
-    (folder / "labels").mkdir(exist_ok=True)
-    write_data_yaml(folder, names, MADE_BY)
+    _check_folder(folder, names)
+    images, labels = folder / "images", folder / "labels"
+    try:
+        images.mkdir(parents=True, exist_ok=True)
+        labels.mkdir(exist_ok=True)
+        write_data_yaml(folder, names, MADE_BY)
+    except OSError as exc:
+        raise DatasetWriteError(f"{folder}: cannot be written ({exc.strerror or exc})") from None
     report = TablePhotos(folder)
     index = {name: i for i, name in enumerate(names)}
     for throw in throws:
@@ -79,11 +90,28 @@ def write_table_photos(
             report.left_out.append((throw.frame, why))
             continue
         stem = f"{throw.game[:12]}_{throw.frame.stem}" if throw.game else throw.frame.stem
-        shutil.copyfile(throw.frame, folder / "images" / f"{stem}{throw.frame.suffix}")
-        (folder / "labels" / f"{stem}.txt").write_text("".join(lines), encoding="utf-8")
+        photo = images / f"{stem}{throw.frame.suffix}"
+        try:
+            _link_or_copy(throw.frame, photo)
+            (labels / f"{stem}.txt").write_text("".join(lines), encoding="utf-8")
+        except OSError as exc:
+            raise DatasetWriteError(
+                f"{photo}: cannot be written ({exc.strerror or exc}); "
+                f"{report.photos} photos were written before it"
+            ) from None
         report.photos += 1
         report.dice += len(lines)
     return report
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``target`` made the same file as ``source``: a hard link (no second copy on the
+    card), else a copy (another file system)."""
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] | None, str]:
@@ -99,7 +127,16 @@ def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] |
     if len(kept.boxes) != len(throw.faces):
         return None, (
             f"{len(throw.faces)} dice settled on but {len(kept.boxes)} found in the frame "
-            "(the count was entered by hand): which face lay where is not known"
+            "(the reader found more or fewer dice than were thrown): which face lay where "
+            "is not known"
+        )
+    leaning = [i + 1 for i, face in enumerate(kept.read) if face is None]
+    if leaning:
+        return None, f"die {leaning[0]} leaned (cocked): no flat face to learn"
+    if header_size(throw.frame) != kept.size:
+        return None, (
+            f"the frame is {_size_text(header_size(throw.frame))}, but its boxes are of a "
+            f"{kept.size[0]}x{kept.size[1]} frame"
         )
     unknown = sorted({face for face in throw.faces if face not in index})
     if unknown:
@@ -112,15 +149,36 @@ def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] |
     return lines, ""
 
 
-def _check_names(folder: Path, names: Sequence[str]) -> None:
-    """Refuse a ``folder`` that already holds a set of other faces."""
+def _size_text(size: tuple[int, int] | None) -> str:
+    return "not an image" if size is None else f"{size[0]}x{size[1]}"
+
+
+def _check_folder(folder: Path, names: Sequence[str]) -> None:
+    """Refuse a ``folder`` that holds anything this command did not write, or photos of
+    other faces."""
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return
+    yaml = folder / "data.yaml"
+    try:
+        ours = yaml.read_text(encoding="utf-8").startswith(f"# made with {MADE_BY}\n")
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if not ours:
+        raise DataError.single(
+            str(folder),
+            "",
+            "",
+            f"holds files {MADE_BY} did not write (your own photos are "
+            "never written over): give a new or empty folder, and learn both with "
+            "`dice calibrate YOUR_PHOTOS --also FOLDER`",
+        )
     images = folder / "images"
-    if not (folder / "data.yaml").is_file() or not images.is_dir() or not any(images.iterdir()):
+    if not images.is_dir() or not any(images.iterdir()):
         return
     held = load_dataset(folder).names
     if held != tuple(names):
         raise DataError.single(
-            str(folder / "data.yaml"),
+            str(yaml),
             "",
             "names",
             f"holds photos of the faces {', '.join(held)}, not {', '.join(names)}: "
@@ -129,18 +187,19 @@ def _check_names(folder: Path, names: Sequence[str]) -> None:
 
 
 def joined(first: Dataset, *more: Dataset) -> Dataset:
-    """``first`` with the photos of ``more`` added, their classes matched by face name (the
-    first set's names and folder are kept: its face set is the model's).
+    """``first`` with the photos of ``more`` added, their classes matched by face name (in
+    any case; the first set's names and folder are kept: its face set is the model's), the
+    first set's photos learned first where calibration's budget cannot take them all.
 
     Raises:
         DataError: a set labels a die with a face ``first`` does not name.
     """
     items = list(first.items)
-    index = {name: i for i, name in enumerate(first.names)}
+    index = {_face_key(name): i for i, name in enumerate(first.names)}
     problems: list[DataProblem] = []
     for other in more:
         used = sorted({die.cls for item in other.items for die in item.dice})
-        strange = [other.names[c] for c in used if other.names[c] not in index]
+        strange = [other.names[c] for c in used if _face_key(other.names[c]) not in index]
         if strange:
             problems.append(
                 DataProblem(
@@ -152,7 +211,7 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
                 )
             )
             continue
-        remap = [index.get(name, -1) for name in other.names]  # (-1: a face no die shows)
+        remap = [index.get(_face_key(name), -1) for name in other.names]  # -1: none shows it
         items.extend(
             LabeledImage(
                 item.image,
@@ -165,4 +224,10 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
         )
     if problems:
         raise DataError(problems)
-    return Dataset(first.root, first.names, tuple(items))
+    return Dataset(first.root, first.names, tuple(items), first=len(first.items))
+
+
+def _face_key(name: str) -> str:
+    """A face name as sets are matched by it: ``Kick`` and ``kick`` are one face (the game
+    reads a model's names so)."""
+    return name.strip().casefold()

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.core.errors import DataError
+from controller.core.quoting import short_repr
 
 BOXES_FORMAT = 1
 BOXES_SUFFIX = ".boxes.json"
+EDGE_SLACK = 0.01  # a box may pass the frame's edge by this share of its side (rounding)
 
 Box = tuple[float, float, float, float]
 
@@ -62,7 +64,8 @@ def read_boxes(frame: str | Path) -> ThrowBoxes:
 
     Raises:
         FileNotFoundError: none were kept (a frame kept by an older toptable).
-        DataError: the file is unreadable or malformed (it and the field are named).
+        DataError: the file is unreadable or malformed, or a box lies outside the frame
+            (it and the field are named).
     """
     path = boxes_path(frame)
     try:
@@ -84,13 +87,23 @@ def read_boxes(frame: str | Path) -> ThrowBoxes:
     if not isinstance(raw_boxes, list):
         raise DataError.single(str(path), "", "boxes", "expected a list of [x, y, w, h]")
     boxes: list[Box] = []
+    width, height = size[0], size[1]
     for i, raw in enumerate(raw_boxes):
         box = _numbers(raw, 4)
         if box is None or box[2] <= 0 or box[3] <= 0:
             raise DataError.single(
-                str(path), "", f"boxes[{i}]", f"expected [x, y, w, h] with w, h > 0, got {raw!r}"
+                str(path),
+                "",
+                f"boxes[{i}]",
+                f"expected [x, y, w, h] with w, h > 0, got {short_repr(raw)}",
             )
-        boxes.append((box[0], box[1], box[2], box[3]))
+        x, y, w, h = box
+        slack_x, slack_y = EDGE_SLACK * width, EDGE_SLACK * height
+        if x < -slack_x or y < -slack_y or x + w > width + slack_x or y + h > height + slack_y:
+            raise DataError.single(
+                str(path), "", f"boxes[{i}]", f"lies outside the {width:g}x{height:g} frame"
+            )
+        boxes.append((x, y, w, h))
     read = doc.get("read")
     if not isinstance(read, list) or len(read) != len(boxes):
         raise DataError.single(

@@ -17,6 +17,7 @@ meets in a frame raises into the table loop.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -48,6 +49,7 @@ from vision.reading.tracking import RollTracker, TrackedDie
 from vision.sources.source import CameraConfig, FrameSource, open_source
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 STUCK_AFTER_S = 20.0
 """A camera call lasting longer is wedged (a source's own waits are a few seconds)."""
 
@@ -85,6 +87,7 @@ class DiceReader:
         self._last_kinds: set[DomainIssue] = set()  # the last read frame's warnings
         self._count = 0
         self._photo = 0  # the last evidence photo's number tried
+        self._boxes_unwritten = False  # a frame's boxes could not be kept (said once)
 
     def new_attack(self, expect: int | None = None) -> None:
         """The next throw starts a new attack (roll 1); optionally change the pool size."""
@@ -138,7 +141,11 @@ class DiceReader:
         evidence = self._keep(frame, self.evidence_dir) if self.evidence_dir else None
         if evidence is not None:  # where the dice lay: a played throw can be learned from
             size = (frame.shape[1], frame.shape[0])
-            write_boxes(evidence, ThrowBoxes(size, tuple(d.box for d in read.dice), read.faces))
+            kept = ThrowBoxes(size, tuple(d.box for d in read.dice), read.faces)
+            if write_boxes(evidence, kept) is None and not self._boxes_unwritten:
+                self._boxes_unwritten = True  # (said once: a full card says it every throw)
+                log.warning("cannot keep the dice boxes beside %s: its throw cannot be "
+                            "learned from (dice table-photos leaves it out)", evidence)  # fmt: skip
         event = ThrowSettled(
             faces=read.faces,
             boxes=tuple(d.box for d in read.dice),
