@@ -66,7 +66,7 @@ def few_dice_strangers(count: int, seed: int = PLAYED_SEED, tiny: bool = False) 
     return seeds
 
 
-def played_throws(
+def play_throws(
     played: Dataset, model: FaceModel, evidence: Path
 ) -> tuple[list[PlayedThrow], int, int, int]:
     """``played``'s photos read and settled on as the table would (see the module notes),
@@ -115,7 +115,7 @@ def bench_one_played(seed: int, tiny: bool = False) -> PlayedFigures:
             empty = EvalResult(new.names)
             return PlayedFigures(seed, who.describe(), 0, play_n, 0, 0, empty, empty, 0.0,
                                  str(exc))  # fmt: skip
-        throws, answered, kept_wrong, _ = played_throws(played, model, root / "evidence")
+        throws, answered, kept_wrong, _ = play_throws(played, model, root / "evidence")
         report = write_table_photos(throws, new.names, root / "table")
         start = time.process_time()
         learned = calibrate(joined(train, load_dataset(root / "table")))

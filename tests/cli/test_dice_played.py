@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.bench import dice as bench
-from controller.bench.dice_played import FEW_DICE, few_dice_strangers, played_throws
+from controller.bench.dice_played import FEW_DICE, few_dice_strangers, play_throws
 from vision.images import header_size
 from vision.learning.dataset import load_dataset
 from vision.learning.evaluate import match
@@ -58,7 +58,7 @@ def test_played_throws_keep_their_boxes_and_settled_faces(tmp_path: Path) -> Non
     train = load_dataset(write_stranger(tmp_path / "train", who, 4, 1, every_face=True))
     played = load_dataset(write_stranger(tmp_path / "played", who, 3, 2))
     model = calibrate(train)
-    throws, answered, kept_wrong, by_hand = played_throws(played, model, tmp_path / "ev")
+    throws, answered, kept_wrong, by_hand = play_throws(played, model, tmp_path / "ev")
     assert len(throws) + by_hand == 3
     item_of = {t.frame: played.items[int(t.frame.stem.split("_")[1]) - 1] for t in throws}
     missing = 0
