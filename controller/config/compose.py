@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.companion.registry import players_problem
-from controller.core.checked import Problems
+from controller.core.checked import UNKNOWN_SHOWN, Problems
 from controller.core.config_schema import (
     I2C1_PINS,
     SPI0_PINS,
@@ -146,14 +146,14 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
     def section(name: str) -> Section:
         return Section(name, data.get(name, {}), problems, base)
 
-    for name in data:
-        if name not in SECTIONS:
-            problems.add(
-                name,
-                "",
-                f"is not a valid section{did_you_mean(name, SECTIONS)}; "
-                f"valid sections: {', '.join(SECTIONS)}",
-            )
+    strange = [name for name in data if name not in SECTIONS]
+    valid = f"valid sections: {', '.join(SECTIONS)}"
+    for name in strange[:UNKNOWN_SHOWN]:
+        problems.add(name, "", f"is not a valid section{did_you_mean(name, SECTIONS)}; {valid}")
+    if len(strange) > UNKNOWN_SHOWN:  # (the first few named; a garbled file's thousands counted)
+        problems.add(
+            "", "", f"{len(strange) - UNKNOWN_SHOWN} more sections that are not valid; {valid}"
+        )
 
     def read(name: str, reader: Callable[[Section], T]) -> T:
         s = section(name)

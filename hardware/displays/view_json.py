@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from controller.core.checked import Problems, name_problem
 from controller.core.jsonfile import read_json
+from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL, AttackSpeed, Defence, Symbol
 from hardware.displays.model import (
     AdviceView,
@@ -140,7 +141,7 @@ class _Reader:
         """Text a person reads as a name or a label: not blank, no NUL character."""
         text = self.str_(v, entry, name)
         if not text.strip():
-            raise self.fail(entry, name, f"expected a non-empty string, got {text!r}")
+            raise self.fail(entry, name, f"expected a non-empty string, got {short_repr(text)}")
         if (why := name_problem(text)) is not None:
             raise self.fail(entry, name, why)
         return text
@@ -150,20 +151,22 @@ class _Reader:
 
     def prob(self, v: Any, entry: str, name: str) -> float:
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
-            raise self.fail(entry, name, f"expected a number from 0 to 1, got {v!r}")
+            raise self.fail(entry, name, f"expected a number from 0 to 1, got {short_repr(v)}")
         return float(v)
 
     def num(self, v: Any, entry: str, name: str) -> float:
         if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= MAX_NUMBER:
             # (NaN fails the range too: JSON's NaN and Infinity are Python's)
-            raise self.fail(entry, name, f"expected a number from 0 to {MAX_NUMBER}, got {v!r}")
+            raise self.fail(
+                entry, name, f"expected a number from 0 to {MAX_NUMBER}, got {short_repr(v)}"
+            )
         return float(v)
 
     def spelled(self, names: Mapping[str, T]) -> Callable[[Any, str, str], T]:
         def parse(v: Any, entry: str, name: str) -> T:
             if isinstance(v, str) and v in names:
                 return names[v]
-            raise self.fail(entry, name, f"expected one of {', '.join(names)}, got {v!r}")
+            raise self.fail(entry, name, f"expected one of {', '.join(names)}, got {short_repr(v)}")
 
         return parse
 

@@ -441,3 +441,12 @@ def test_any_document_gives_a_config_or_a_data_error(data: dict[str, Any]) -> No
         assert all(isinstance(p, ConfigProblem) and p.file == "fuzz.toml" for p in exc.problems)
     else:
         assert isinstance(cfg, Config)
+
+
+def test_thousands_of_unknown_sections_are_five_named_and_the_rest_counted() -> None:
+    with pytest.raises(DataError) as caught:
+        parse_config({f"junk{i}": {} for i in range(10_000)}, "cfg.toml")
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "6 problems:"
+    assert lines[1].startswith("  cfg.toml: Section 'junk0' is not a valid section")
+    assert lines[6].startswith("  cfg.toml: 9995 more sections that are not valid; valid sections:")

@@ -310,3 +310,22 @@ def test_fields_that_contradict_each_other_are_refused(change: Any, message: str
 def test_a_wrong_kind_is_named_in_json_words(path: str, value: Any, message: str) -> None:
     # not Python's: "got NoneType", "got dict"
     assert _problems(_changed(path, value)) == [message]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d["combat"]["advice"].update(expected_damage="x" * 100_000), "expected_damage"),
+        (lambda d: d["combat"]["advice"].update(ko_chance=list(range(10_000))), "ko_chance"),
+        (lambda d: d["combat"].update(defences=["y" * 100_000]), "defences[0]"),
+        (lambda d: d["seats"][0].update(name=" " * 400), "name"),  # blank, under the 500 cap
+    ],
+)
+def test_a_huge_wrong_value_is_shown_cut_short(change: Any, field: str) -> None:
+    d = _example()
+    change(d)
+    with pytest.raises(DataError) as err:
+        view_from_dict(d, "s.json")
+    message = str(err.value)
+    assert f"field '{field}'" in message and len(message) < 300 and "\n" not in message
+    assert "characters)" in message or "items)" in message
