@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.core.checked import name_key
 from controller.core.errors import DataError, DataProblem
 from vision.errors import DatasetWriteError
 from vision.images import header_size
@@ -195,11 +196,11 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
         DataError: a set labels a die with a face ``first`` does not name.
     """
     items = list(first.items)
-    index = {_face_key(name): i for i, name in enumerate(first.names)}
+    index = {name_key(name): i for i, name in enumerate(first.names)}
     problems: list[DataProblem] = []
     for other in more:
         used = sorted({die.cls for item in other.items for die in item.dice})
-        strange = [other.names[c] for c in used if _face_key(other.names[c]) not in index]
+        strange = [other.names[c] for c in used if name_key(other.names[c]) not in index]
         if strange:
             problems.append(
                 DataProblem(
@@ -211,7 +212,7 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
                 )
             )
             continue
-        remap = [index.get(_face_key(name), -1) for name in other.names]  # -1: none shows it
+        remap = [index.get(name_key(name), -1) for name in other.names]  # -1: none shows it
         items.extend(
             LabeledImage(
                 item.image,
@@ -225,9 +226,3 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
     if problems:
         raise DataError(problems)
     return Dataset(first.root, first.names, tuple(items), first=len(first.items))
-
-
-def _face_key(name: str) -> str:
-    """A face name as sets are matched by it: ``Kick`` and ``kick`` are one face (the game
-    reads a model's names so)."""
-    return name.strip().casefold()
