@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,11 @@ HEALTH_LOG_EVERY_S = 60.0  # a noisy cable says so once a minute, not once per g
 def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) -> serial.Serial:
     """Open a serial port exclusively, with a short read timeout.
 
+    pyserial 3.5 (``serialposix.Serial.open``, ``_reset_input_buffer``) lets
+    ``termios.error`` through from ``tcsetattr`` and ``tcflush`` (neither an OSError
+    nor a SerialException) when the device goes away while the port opens, as an
+    unplugged or re-enumerating USB board does: that is a port error too.
+
     Raises:
         BoardPortError: the port is missing, busy or not accessible; the message says which.
     """
@@ -49,8 +55,21 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
         raise BoardPortError(f"cannot open board port {path}: {exc}") from None
     except OSError as exc:
         raise BoardPortError(f"cannot open board port {path}: {exc.strerror}") from None
-    port.reset_input_buffer()
+    except termios.error as exc:
+        raise BoardPortError(f"cannot open board port {path}: {_termios_text(exc)}") from None
+    try:
+        port.reset_input_buffer()
+    except (termios.error, OSError, serial.SerialException) as exc:
+        with contextlib.suppress(OSError, serial.SerialException, termios.error):
+            port.close()
+        why = _termios_text(exc) if isinstance(exc, termios.error) else str(exc)
+        raise BoardPortError(f"cannot open board port {path}: {why}") from None
     return port
+
+
+def _termios_text(exc: termios.error) -> str:
+    """``termios.error``'s (errno, text) as the text."""
+    return str(exc.args[1]) if len(exc.args) > 1 else str(exc)
 
 
 class BoardLink:

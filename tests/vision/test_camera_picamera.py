@@ -31,6 +31,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     monkeypatch.setitem(sys.modules, "picamera2", simulated)
     monkeypatch.setattr(simulated, "CAMERAS", [simulated.CAMERA_MODULE_3])
     monkeypatch.setattr(simulated, "STALL_AFTER", None)
+    monkeypatch.setattr(simulated, "CMA_BYTES", None)
     yield simulated
     leaked = set(simulated._busy)
     simulated._busy.clear()
@@ -260,6 +261,26 @@ def test_a_camera_that_delivers_nothing(fake: Any) -> None:
     # released: the daemon's retry can open it again
     fake.STALL_AFTER = None
     Picamera2Source(cam()).close()
+
+
+def test_short_contiguous_memory_is_a_camera_error(fake: Any) -> None:
+    # picamera2 0.3.38 DmaAllocator.allocate: DmaHeap.alloc's ioctl raises OSError
+    # (ENOMEM) from configure(), and reading sensor_modes configures every raw mode
+    # (imx708 4608x2592: four raw buffers of 14.9 MB): a CameraError, not an OSError
+    fake.CMA_BYTES = 30_000_000
+    picam2 = fake.Picamera2()
+    try:
+        with pytest.raises(OSError, match="Cannot allocate memory"):
+            picam2.configure(picam2.create_video_configuration(main={"size": (4608, 2592)}))
+        assert picam2.camera_configuration() == {}  # left unconfigured
+    finally:
+        picam2.close()
+    with pytest.raises(CameraError) as info:
+        Picamera2Source(cam())
+    assert "cannot allocate its frame buffers" in one_line(info)
+    assert "Cannot allocate memory" in str(info.value) and "cma" in str(info.value)
+    fake.CMA_BYTES = None
+    Picamera2Source(cam()).close()  # released: the daemon's retry can open it
 
 
 def test_a_camera_that_stops_raises_camera_error(fake: Any) -> None:

@@ -172,6 +172,8 @@ class Picamera2Source:
             cam.configure(setup)
         except (RuntimeError, ValueError) as exc:
             raise CameraError(f"{self.camera}: cannot be configured: {exc}") from None
+        except OSError as exc:
+            raise self._no_memory(exc) from None
         got = _size(_item(_item(cam.camera_configuration(), "main"), "size"))
         if got != size:
             raise self._size_error(got, f"which {self.camera} gives as")
@@ -185,9 +187,22 @@ class Picamera2Source:
         self._first = self._capture(first=True)
         self.delivered = self._delivered(got)
 
+    def _no_memory(self, exc: OSError) -> CameraError:
+        """picamera2 0.3.38 ``DmaAllocator.allocate`` (each ``configure``, and reading
+        ``sensor_modes`` configures every raw mode): ``DmaHeap.alloc``'s ioctl raises
+        ``OSError`` (ENOMEM) when the contiguous memory (CMA) is short."""
+        return CameraError(
+            f"{self.camera}: cannot allocate its frame buffers ({exc.strerror or exc}): "
+            "another program holds camera memory, or raise the cma size in "
+            "/boot/firmware/config.txt (dtoverlay=vc4-kms-v3d,cma-320)"
+        )
+
     def _modes(self) -> list[dict[str, Any]]:
         modes = []
-        listed = list(self.picam2.sensor_modes)
+        try:
+            listed = list(self.picam2.sensor_modes)
+        except OSError as exc:
+            raise self._no_memory(exc) from None
         if listed and all("size" not in m for m in listed):
             formats = ", ".join(str(m.get("format", "?")) for m in listed)
             raise CameraError(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import queue
+import select
 import time
 from pathlib import Path
 from types import UnionType
 
 import pytest
+import serial
 
 from controller.core.events import Event
 from hardware.board.errors import BoardPortError
@@ -93,6 +95,28 @@ def test_silence_is_a_lost_link(tmp_path: Path) -> None:
 def test_a_missing_port_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BoardPortError, match=f"cannot open board port {tmp_path}/nope"):
         open_port(str(tmp_path / "nope"))
+
+
+@pytest.mark.timeout(20)
+def test_a_board_unplugged_while_its_port_opens_is_a_port_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyserial 3.5 Serial.reset_input_buffer is termios.tcflush, unwrapped: on a port
+    # whose device went away it raises termios.error (EIO), neither an OSError nor a
+    # SerialException; the cable is pulled right after the port opened
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim:
+        flush = serial.Serial.reset_input_buffer
+
+        def unplug_then_flush(port: serial.Serial) -> None:
+            sim.unplug()
+            hup = select.poll()
+            hup.register(port.fileno(), select.POLLHUP)
+            hup.poll(2000)  # the kernel hangs the line up (pty_close: tty_vhangup)
+            flush(port)
+
+        monkeypatch.setattr(serial.Serial, "reset_input_buffer", unplug_then_flush)
+        with pytest.raises(BoardPortError, match=r"cannot open board port .*Input/output error"):
+            open_port(sim.path)
 
 
 @pytest.mark.timeout(20)

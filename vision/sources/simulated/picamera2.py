@@ -34,7 +34,9 @@ Behaviours reproduced:
   only: no ``size``, no ``fps`` (its formats are not raw Bayer ones).
 - ``configure_()``: refused while started ("Camera must be stopped before
   configuring"); ``queue and buffer_count > 1`` keeps one completed request
-  waiting (``_max_queue_len = 1``), else none.
+  waiting (``_max_queue_len = 1``), else none; then ``DmaAllocator.allocate``
+  takes ``buffer_count`` buffers per stream from CMA, and an ``OSError`` (ENOMEM)
+  from its ioctl goes through to the caller, from ``sensor_modes`` too.
 - ``start()``: configures "preview" if never configured, starts the NullPreview
   event loop (``start_preview(False)``), then ``start_()`` hands the controls to
   libcamera and resets ``self.controls`` to an empty ``Controls``.
@@ -63,7 +65,8 @@ The rest is in modules of its own, each citing its behaviours:
 
 The simulation's own knobs (module globals): ``CAMERAS`` (the cameras attached,
 in libcamera's order), ``STALL_AFTER`` (frames each started camera completes
-before it goes silent, as with a dislodged cable; None: never). ``stats`` on a
+before it goes silent, as with a dislodged cable; None: never), ``CMA_BYTES`` (the
+contiguous memory the frame buffers come from; None: plenty). ``stats`` on a
 camera counts frames ``delivered`` and ``dropped`` (completed requests released
 unread) and ``max_queue`` (completed requests waiting at once);
 ``libcamera_controls`` holds the controls libcamera was started with, merged
@@ -73,6 +76,8 @@ with later ``set_controls``.
 from __future__ import annotations
 
 import copy
+import errno
+import os
 import threading
 import time
 from typing import Any
@@ -103,6 +108,7 @@ __all__ = [  # the module's surface, as tests and the camera bench use it
     "CAMERAS",
     "CAMERA_MODULE_2",
     "CAMERA_MODULE_3",
+    "CMA_BYTES",
     "FORMATS",
     "HQ_CAMERA",
     "IPA_INIT_EXPOSURE",
@@ -124,8 +130,33 @@ CAMERAS: list[dict[str, Any]] = [CAMERA_MODULE_3]
 """The cameras libcamera sees, in libcamera's order (tests replace the list)."""
 STALL_AFTER: int | None = None
 """Frames each started camera completes before going silent; None: never."""
+CMA_BYTES: int | None = None
+"""Contiguous memory (CMA) the dma-heap can hand out, in bytes; None: plenty. A Pi Zero 2
+has 256 MB, and other programs' buffers take their share."""
 
 _busy: set[int] = set()
+
+
+def _allocate(config: dict[str, Any]) -> None:
+    """``configure_`` -> ``DmaAllocator.allocate`` (``allocators/dmaallocator.py``):
+    ``buffer_count`` buffers of each stream's frame size from the dma-heap, whose
+    ``DmaHeap.alloc`` ioctl fails ``OSError(ENOMEM)`` when CMA runs short. It runs after
+    libcamera took the configuration and before ``camera_config`` is set: the camera is
+    left unconfigured. A raw stream's frame: packed CSI2P rows (``bit_depth`` bits a
+    pixel), as libcamera sizes them.
+
+    Raises:
+        OSError: ENOMEM, "Cannot allocate memory" (picamera2 lets it through).
+    """
+    if CMA_BYTES is None:
+        return
+    need = config["main"]["framesize"]
+    raw = config.get("raw")
+    if raw is not None:
+        width, height = raw["size"]
+        need += width * bit_depth(raw["format"]) // 8 * height
+    if need * config["buffer_count"] > CMA_BYTES:
+        raise OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
 
 
 class Picamera2(ConfigurationBuilders, RequestQueue):
@@ -209,6 +240,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
             return self.sensor_modes_
         fmt = self._sensor["format"]
         depth = bit_depth(fmt)
+        self.sensor_modes_ = modes  # filled as it goes: a configure that fails leaves a part
         for mode in self._sensor["modes"]:
             cam_mode: dict[str, Any] = {
                 "format": fmt,
@@ -225,7 +257,6 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
                 i for i in self.camera_controls["ExposureTime"] if i != 0
             )
             modes.append(cam_mode)
-        self.sensor_modes_ = modes
         return modes
 
     # --- configuring (the builders: ConfigurationBuilders) ---
@@ -265,6 +296,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         # configure_: the controls list refreshed for the mode just configured
         self.camera_ctrl_info = advertised_controls(self._info, mode)
         self._max_queue_len = 1 if config["queue"] and config["buffer_count"] > 1 else 0
+        _allocate(config)
         self.camera_config = config
         self.controls = Controls(self, config["controls"])
         self.configure_count += 1
