@@ -297,6 +297,7 @@ class GameState:
         "events_applied",
         "extra_granted",
         "extra_rounds",
+        "fighter",
         "first",
         "green_deck",
         "hands",
@@ -337,6 +338,9 @@ class GameState:
         self.damage_bonus = 0
         self.extra_granted = False  # an event card grants a second combat this turn
         self.combats = 0  # combats this turn
+        # the warrior that fought the turn's last combat: only it may fight a second one
+        # (A l.247: "Only the Warrior whose turn it is can attack")
+        self.fighter: str | None = None
         self.pending_draws: tuple[Deck, ...] = ()
         self.event_card: str | None = None
         self.event_cards_turned = 0  # in the whole game (B l.371: 30 in 10 rounds of 3)

@@ -111,13 +111,15 @@ EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
 # are played during the turn, and hold the Counter-Attack cards (A l.342-346, l.356);
 # Special cards are played at the start of the turn, as an attack or an answer, or to
 # retry a transformation (A l.333, l.363-368, l.374); both decks hold the cards played
-# when a warrior is eliminated (A l.335, l.346); a card granting a second combat is
-# played during the turn (Defence or Special: neither book names its deck); Event cards
-# only as events.
+# when a warrior is eliminated (A l.335, l.346); any of the three may be played for its
+# combo instead of the warrior's (A l.63, l.189; B l.163), and a card of any deck may
+# grant a second combat (A l.19, B l.321: "Event, Attack, Defence or Special card");
+# Event cards only as events.
 DECK_TIMINGS: Mapping[Deck, frozenset[Timing]] = {
-    Deck.ATTACK: frozenset({Timing.ATTACK}),
+    Deck.ATTACK: frozenset({Timing.ATTACK, Timing.AFTER_COMBAT}),
     Deck.DEFENCE: frozenset(
         {
+            Timing.ATTACK,
             Timing.DEFENCE,
             Timing.COUNTER_ATTACK,
             Timing.START_OF_TURN,

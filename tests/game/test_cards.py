@@ -9,8 +9,12 @@ import pytest
 
 from controller.cli.main import main
 from controller.core.errors import DataError
-from controller.game.state import NOTHING_PLAYED, CardsPlayed
-from controller.gamedata.bundle import load_game_data
+from controller.core.symbols import Symbol
+from controller.game import engine
+from controller.game.events import ChooseAttack, DiceThrown, Move, PlayCard, StepAside
+from controller.game.legal import legal_actions
+from controller.game.state import NOTHING_PLAYED, CardsPlayed, GameConfig, Length, Phase
+from controller.gamedata.bundle import GameData, load_game_data
 from controller.gamedata.cards import Deck, EffectKind, Timing, load_cards, parse_cards
 from controller.rules.variants import Variants
 from tests.paths import REPO
@@ -66,7 +70,7 @@ def test_all_problems_reported_at_once() -> None:
         "card 'Extra': field 'colour': unknown key",
         "card 'DrawEvent': field 'effect': deck: cannot draw from the event deck",
         "card 'NoComboDamage': field 'combo': every Attack card needs a combo (A l.331)",
-        "card 'CounterInAttack': field 'timing': Attack cards are played at attack, not counter_attack",
+        "card 'CounterInAttack': field 'timing': Attack cards are played at after_combat, attack, not counter_attack",
         "card 'RetryInDefence': field 'timing': Defence cards are played at ",
         "card 'TargetOnDodge': field 'target': only a transformation_retry card has a target",
         "card 'BigTarget': field 'target': expected a whole number 1..12, got 13",
@@ -136,7 +140,7 @@ def test_data_check_names_a_card_whose_timing_contradicts_its_deck_in_one_line(
     bad = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bad ")]
     assert len(bad) == 1, bad
     assert str(cards) in bad[0] and "card 'Strike Back'" in bad[0] and "'timing'" in bad[0]
-    assert "Attack cards are played at attack, not counter_attack" in bad[0]
+    assert "Attack cards are played at after_combat, attack, not counter_attack" in bad[0]
 
 
 def test_demo_cards_follow_the_books() -> None:
@@ -183,3 +187,55 @@ def test_bs_two_card_limit_binds_only_the_player_whose_turn_it_is() -> None:
     with_defence = _played("Kamehameha", "Guard")
     assert "third card" in str(with_defence.problem(cards.card("Guard"), b, turn=True))
     assert with_defence.problem(cards.card("Guard"), b, turn=False) is None
+
+
+BOOK_CARDS = """
+[[card]]
+name = "Double Strike"
+deck = "attack"
+timing = "after_combat"
+combo = ["punch"]  # every Attack card prints one (A l.331)
+effect = { kind = "extra_combat" }
+
+[[card]]
+name = "Iron Wall Crash"
+deck = "defence"
+timing = "attack"
+combo = ["kick", "kick"]
+effect = { kind = "damage", amount = 15 }
+"""
+
+
+def test_the_books_let_any_deck_grant_a_second_combat_and_a_defence_card_attack(
+    tmp_path: Path,
+) -> None:
+    # A l.19 / B l.321: a second combat by an "Event, Attack, Defence or Special card";
+    # A l.63, l.189 / B l.163: an Attack, Defence or Special card's combo instead of the
+    # warrior's
+    own = tmp_path / "cards.toml"
+    own.write_text((DEMO / "cards.toml").read_text(encoding="utf-8") + BOOK_CARDS, "utf-8")
+    cards = load_cards(own)
+    demo = load_game_data()
+    data = GameData(demo.board, demo.roster, cards)
+    config = GameConfig(("A", "B"), Length.ROUNDS10, Variants())
+    state = engine.arrange(
+        config,
+        data,
+        pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18)],
+        hands=[["Double Strike", "Iron Wall Crash"], []],
+        decks={"event": []},
+    )
+    for event in (
+        Move(0, "Kahseral", 18),
+        DiceThrown((Symbol.KICK, Symbol.KICK, Symbol.TELEPORT, Symbol.STAR)),
+    ):
+        state = engine.apply(state, event)
+    offered = {a.option for a in legal_actions(state) if isinstance(a, ChooseAttack)}
+    assert "Iron Wall Crash" in offered
+    state = engine.apply(state, ChooseAttack(0, "sum"))
+    state = engine.apply(state, StepAside(0, 17))
+    assert state.phase is Phase.EXTRA_OFFER
+    plays = [a for a in legal_actions(state) if isinstance(a, PlayCard)]
+    assert [(a.card, a.warrior, a.target) for a in plays] == [
+        ("Double Strike", "Kahseral", "Obuni")
+    ]

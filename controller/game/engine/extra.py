@@ -20,9 +20,13 @@ from controller.gamedata.cards import Card, EffectKind, Timing
 
 
 def extra_targets(state: GameState) -> list[tuple[str, str]]:
-    """(attacker, target) pairs for a second combat: a warrior of the player next to a foe."""
+    """(attacker, target) pairs for a second combat: the warrior that fought the first one,
+    still on the board, next to a foe. Only the warrior whose turn it is attacks (A l.247);
+    the player's other warriors never moved this turn."""
     out = []
     for p in state.on_board(state.seat):
+        if p.name != state.fighter:
+            continue
         for sp in state.data.near[on_space(p)]:
             foe = state.occ.get(sp)
             if foe is not None and state.pieces[foe].seat != state.seat:
@@ -32,6 +36,7 @@ def extra_targets(state: GameState) -> list[tuple[str, str]]:
 
 def after_combat_step(s: GameState) -> None:
     """The combat (or the move) is over: the extra-combat offer, or the end of the turn."""
+    s.fighter = s.combat.attacker if s.combat is not None else None
     s.combat = None
     if _extra_possible(s):
         s.phase = Phase.EXTRA_OFFER
