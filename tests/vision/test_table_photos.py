@@ -40,7 +40,13 @@ def test_boxes_kept_beside_a_frame_read_back(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "field", "expected"),
     [
-        ("{not json", "", "not readable as JSON"),
+        ("{not json", "", "not valid JSON"),
+        ("[" * 100_000, "", "not valid JSON: nested too deeply"),  # was a RecursionError
+        (
+            '{"format": 1, "format": 1, "size": [640, 480], "boxes": [], "read": []}',
+            "format",
+            "named twice in one object",
+        ),
         ("[1, 2]", "", "expected a JSON object"),
         ('{"format": 2}', "format", "expected 1, got 2"),
         ('{"format": 1, "size": [0, 480], "boxes": [], "read": []}', "size", "[width, height]"),
@@ -82,6 +88,19 @@ def test_malformed_boxes_are_named(tmp_path: Path, text: str, field: str, expect
     assert message.startswith(str(boxes_path(frame)))
     assert (f"field '{field}'" in message) == bool(field)
     assert expected in message and "\n" not in message
+
+
+def test_boxes_saved_with_a_byte_order_mark_are_named(tmp_path: Path) -> None:
+    frame = tmp_path / "throw_00004.jpg"
+    text = '{"format": 1, "size": [640, 480], "boxes": [], "read": []}'
+    boxes_path(frame).write_text("\ufeff" + text, encoding="utf-8")
+    with pytest.raises(DataError, match="byte-order mark"):
+        read_boxes(frame)
+
+
+def test_no_boxes_beside_a_frame_is_not_a_damaged_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_boxes(tmp_path / "throw_00005.jpg")
 
 
 def test_played_throws_become_labelled_photos(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.core.errors import DataError
+from controller.core.jsonfile import read_json
 from controller.core.quoting import short_repr
 
 BOXES_FORMAT = 1
@@ -64,16 +65,18 @@ def read_boxes(frame: str | Path) -> ThrowBoxes:
 
     Raises:
         FileNotFoundError: none were kept (a frame kept by an older toptable).
-        DataError: the file is unreadable or malformed, or a box lies outside the frame
-            (it and the field are named).
+        DataError: the file is unreadable or not JSON (as :func:`read_json` refuses it: a
+            key named twice, say), malformed, or a box lies outside the frame (it and the
+            field are named).
     """
     path = boxes_path(frame)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        path.stat()
     except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError.single(str(path), "", "", f"not readable as JSON ({exc})") from None
+        raise  # an older toptable kept none: the caller says so, not as a damaged file
+    except OSError:
+        pass  # read_json names what stops it
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise DataError.single(str(path), "", "", "expected a JSON object")
     if doc.get("format") != BOXES_FORMAT:
