@@ -26,6 +26,7 @@ from typing import Any
 
 from controller.companion.base import CompanionAction, action_to_json, parse_action
 from controller.companion.registry import get_mode
+from controller.core.checked import name_problem
 from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 from controller.storage.journal import EventJournal, JournalCorruptError, Row
@@ -99,6 +100,9 @@ def setup_players(setup: Mapping[str, Any], path: str | Path) -> tuple[str, ...]
     raw = setup.get("players")
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise damaged_setup(path, "players", f"expected names, got {raw!r}")
+    for i, name in enumerate(raw):  # the table wrote none (its flags and config refuse it)
+        if (why := name_problem(name)) is not None:
+            raise damaged_setup(path, f"players[{i}]", why)
     return tuple(raw)
 
 
@@ -111,6 +115,16 @@ class CompanionJournal(EventJournal[CompanionEvent]):
     MIGRATIONS = MIGRATIONS
     MAKE_PARENT = True
     RESUME_HINT = "resume it"
+
+    @classmethod
+    def _other_kind(cls, kind: GameKind) -> str | None:
+        """The dice game's journal (tournament or story), named as one."""
+        if not kind.plays_dice:
+            return None
+        return (
+            f"a Tournament of Power game's journal ({kind.value} mode), not a companion "
+            "game's: it keeps no companion mode's actions"
+        )
 
     @classmethod
     def start(

@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from controller.core.kinds import GameKind
 from controller.game.events import CLOCK_KINDS, EventDecodeError, GameEvent, event_from_dict
 from controller.game.journal_schema import (
     APPLICATION_ID,
@@ -57,6 +58,16 @@ class Journal(EventJournal[GameEvent]):
     META_SCHEMA_VERSION = SCHEMA_VERSION
     ACCEPTS_UNSTAMPED = True  # a first-release journal, migrated when opened
     RESUME_HINT = "open it to resume"
+
+    @classmethod
+    def _other_kind(cls, kind: GameKind) -> str | None:
+        """A companion game's journal, named as one (it keeps no dice throws)."""
+        if kind.plays_dice:
+            return None
+        return (
+            f"a {kind.value} companion game's journal, not a Tournament of Power game's "
+            "(tournament or story mode): it keeps no dice throws or frames"
+        )
 
     @classmethod
     def _migrate(cls, conn: sqlite3.Connection, version: int) -> int:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+from controller.core.checked import name_problem
 from controller.core.errors import DataError, IllegalActionError
 from controller.core.kinds import GameKind
 from controller.game import engine
@@ -46,6 +47,9 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
     players = raw.get("players")
     if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
         raise damaged_setup(path, "config.players", f"expected a list of names, got {players!r}")
+    for i, name in enumerate(players):  # the table wrote none (its flags and config refuse it)
+        if (why := name_problem(name)) is not None:
+            raise damaged_setup(path, f"config.players[{i}]", why)
     lengths = [n.value for n in Length]
     if raw.get("length", Length.ROUNDS10.value) not in lengths:
         raise damaged_setup(

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from controller.core.checked import name_problem
 from controller.core.errors import DataError, InvalidThrowError, TopTableError, UnknownNameError
 from controller.core.jsonfile import read_json
 from controller.core.symbols import MAX_POOL, parse_symbol
@@ -209,6 +210,8 @@ def _card(raw: Any, where: str) -> CardCombo:
         raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
     if not raw["name"].strip():
         raise ScenarioError(f"'{where}.name': expected the card's name, got {raw['name']!r}")
+    if (why := name_problem(raw["name"])) is not None:
+        raise ScenarioError(f"'{where}.name': {why}")
     for key in raw:
         if key not in CARD_KEYS:
             raise ScenarioError(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from controller.core.checked import name_problem
 from controller.core.config_schema import (
     InvalidOptionError,
     Section,
@@ -201,6 +202,8 @@ def _name(value: Any) -> str:
     name = text(value)
     if not name:
         raise InvalidOptionError("must not be empty")
+    if (why := name_problem(name)) is not None:  # MQTT's strings may not hold U+0000 either
+        raise InvalidOptionError(f"must be a user name: {why}")
     return name
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from controller.core.kinds import GameKind
 from controller.storage.chained_log import ChainedLog, ChainedRow
 from controller.storage.errors import (
     JournalCorruptError,
@@ -36,7 +37,7 @@ from controller.storage.errors import (
 )
 from controller.storage.origin import Origin
 from controller.storage.place import place_problem
-from controller.storage.sqlite_file import Stamp
+from controller.storage.sqlite_file import Stamp, read_only
 
 
 def journal_exists(path: Path) -> bool:
@@ -68,6 +69,19 @@ class Row(ChainedRow):
         if not isinstance(value, dict):
             raise JournalCorruptError(f"{source}: row {self.seq}: not a JSON object")
         return value
+
+
+def _kind_in_setup(path: Path) -> GameKind | None:
+    """The game kind the set-up of the journal at ``path`` names, read without writing
+    (a toptable journal of any kind: the set-up's ``mode``); None when it names none or
+    the file holds no set-up to read. Nothing is raised."""
+    try:
+        with read_only(path) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'setup'").fetchone()
+        setup = json.loads(row[0]) if row is not None else None
+        return GameKind(str(setup.get("mode"))) if isinstance(setup, dict) else None
+    except (sqlite3.Error, OSError, TypeError, ValueError, RecursionError):
+        return None
 
 
 E = TypeVar("E")
@@ -112,8 +126,18 @@ class EventJournal(ChainedLog[Row], Generic[E]):
 
     # ----------------------------------------------------------- wording
     @classmethod
+    def _other_kind(cls, kind: GameKind) -> str | None:
+        """What the refusal of another kind's journal, holding a ``kind`` game, says it is
+        (None: ``kind`` is not another kind's game, and the file another program's)."""
+        return None
+
+    @classmethod
     def _foreign(cls, path: Path, stamp: Stamp) -> Exception:
         expected = f"expected a {cls.NOUN} (SQLite application_id 0x{cls.APPLICATION_ID:08X})"
+        kind = _kind_in_setup(path)
+        other = None if kind is None else cls._other_kind(kind)
+        if other is not None:
+            return JournalForeignError(f"{path}: {other}")
         if stamp.application_id != 0:
             return JournalForeignError(
                 f"{path}: not a {cls.NOUN}: its SQLite application_id "

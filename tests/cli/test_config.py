@@ -288,7 +288,10 @@ def test_a_companion_journal_run_cannot_resume_is_refused_as_run_refuses_it(
     with pytest.raises(JournalForeignError) as at_run:
         resume_or_start(load_config(path))
     refused = str(at_run.value).removeprefix(f"{companion}: ")
-    assert refused.startswith("not a companion journal: its SQLite application_id")
+    assert refused == (
+        "a Tournament of Power game's journal (tournament mode), not a companion game's: "
+        "it keeps no companion mode's actions"
+    )
     assert err == (
         f"toptable: error: {path}: Option 'journal' in section 'table' keeps the dbs-tournament "
         f"game in {companion}, which the daemon would refuse: {refused}\n"

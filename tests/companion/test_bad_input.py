@@ -205,6 +205,19 @@ def spoil(path: Path, old: str, new: str) -> None:
         ),
         (
             "dbz_tcg.toml",
+            'brackets = ["A", "B",',
+            'brackets = ["A\\u0000", "B",',
+            "attack_table: field 'brackets[0]': expected a name without a NUL character "
+            "(\\u0000), got 'A\\x00'",
+        ),
+        (
+            "dbz_tcg.toml",
+            'brackets = ["A", "B",',
+            'brackets = [" ", "B",',
+            "attack_table: field 'brackets[0]': expected a bracket's name, got ' '",
+        ),
+        (
+            "dbz_tcg.toml",
             "start_level = 1 ",
             "start_level = 5 ",
             "field 'start_level': expected a whole number 1..4, got 5",

@@ -102,3 +102,20 @@ def test_table_photos_of_a_file_that_is_no_journal_is_one_line(
     assert main(["dice", "table-photos", str(bad), "--out", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"toptable: error: {bad}") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("kind", ["dbz-tcg", "challengers"])
+def test_table_photos_of_a_companion_journal_names_its_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    from controller.companion.journal import CompanionJournal
+    from controller.core.kinds import GameKind
+
+    journal = tmp_path / f"companion-{kind}.sqlite"
+    CompanionJournal.start(journal, GameKind(kind), ["Ann", "Bob"]).close()
+    assert main(["dice", "table-photos", str(journal), "--out", str(tmp_path / "t")]) == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {journal}: a {kind} companion game's journal, not a Tournament "
+        "of Power game's (tournament or story mode): it keeps no dice throws or frames\n"
+    )
+    assert not (tmp_path / "t").exists()

@@ -59,6 +59,11 @@ def _with(path: str, value: object) -> dict[str, Any]:
          "'defence_card.dek': unknown key; expected one of card, deck, throws"),
         ("reflect_card", {"card": CARD | {"name": ""}, "throws": [["punch"]]},
          "'reflect_card.card.name': expected the card's name, got ''"),
+        ("attacker.cards", [CARD | {"name": "Big\x00Bang"}], "'attacker.cards[0].name': "
+         "expected a name without a NUL character (\\u0000), got 'Big\\x00Bang'"),
+        ("defence_card", {"card": CARD | {"name": "\x00"}, "throws": [["punch"]]},
+         "'defence_card.card.name': expected a name without a NUL character (\\u0000), "
+         "got '\\x00'"),
     ],
 )  # fmt: skip
 def test_a_value_of_the_wrong_kind_is_named(path: str, value: object, message: str) -> None:

@@ -53,6 +53,19 @@ def test_required_options() -> None:
     assert {p.field for p in err.value.problems} == {"broker", "table_id"}
 
 
+def test_a_username_with_a_nul_character_is_refused() -> None:
+    # MQTT 3.1.1 §1.5.3: a broker closes the connection of a string holding U+0000
+    with pytest.raises(DataError) as err:
+        read_events(
+            {"events": {"broker": "mqtt://h", "table_id": "t", "username": "t\x003"}},
+            "config.toml",
+        )
+    assert str(err.value) == (
+        "config.toml: Option 'username' in section 'events' must be a user name: expected a "
+        "name without a NUL character (\\u0000), got 't\\x003'"
+    )
+
+
 def test_no_section_no_publishing() -> None:
     assert read_events({}) is None
 

@@ -104,8 +104,16 @@ def test_a_journal_whose_seed_is_not_a_number_is_refused_naming_it(
         CompanionJournal.open(companion)
 
 
-@pytest.mark.parametrize(("players", "got"), [('"AB"', "'AB'"), ("[1, 2]", "[1, 2]"),
-                                              ("null", "None")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("players", "got"),
+    [
+        ('"AB"', "field 'players': expected names, got 'AB'"),
+        ("[1, 2]", "field 'players': expected names, got [1, 2]"),
+        ("null", "field 'players': expected names, got None"),
+        ('["Ann", "B\\u0000b"]', "field 'players[1]': expected a name without a NUL "
+         "character (\\u0000), got 'B\\x00b'"),
+    ],
+)  # fmt: skip
 def test_companion_players_that_are_not_names_are_a_damaged_set_up(
     tmp_path: Path, players: str, got: str
 ) -> None:
@@ -120,9 +128,7 @@ def test_companion_players_that_are_not_names_are_a_damaged_set_up(
     conn.close()
     with CompanionJournal.open(path) as journal, pytest.raises(JournalCorruptError) as caught:
         journal.players  # noqa: B018
-    assert str(caught.value) == (
-        f"{path}: the journal's set-up: field 'players': expected names, got {got}"
-    )
+    assert str(caught.value) == (f"{path}: the journal's set-up: {got}")
 
 
 def test_a_journal_that_records_no_seed_still_resumes_with_seed_given(
@@ -168,6 +174,8 @@ def test_another_data_set_is_refused_naming_both_fingerprints(tmp_path: Path) ->
         ("$.config.length", '"rounds7"', "field 'config.length': expected one of rounds10, "
                                          "rounds5, minutes45, got 'rounds7'"),
         ("$.config.players", '"AB"', "field 'config.players': expected a list of names, got 'AB'"),
+        ("$.config.players", '["Ann", "B\\u0000b"]', "field 'config.players[1]': expected a "
+         "name without a NUL character (\\u0000), got 'B\\x00b'"),
         ("$.config.variants", "[3]", "field 'config.variants': expected a list of names, got [3]"),
         ("$.data_dir", "5", "field 'data_dir': expected a folder's path, got 5"),
         ("$.config.colours", '"red"', "field 'config.colours': expected a list of names, "

@@ -9,9 +9,10 @@ from typing import Any
 
 from controller.companion.base import CompanionAction, Player
 from controller.companion.datafile import ENTRY, mode_data, whole_number
-from controller.core.checked import Problems
+from controller.core.checked import Problems, name_problem
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 
 KIND = GameKind.DBZ_TCG
 DECK = 60
@@ -278,8 +279,13 @@ def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTa
     problems.unknown_keys(raw, {"brackets", "floors", "damage"}, entry)
     names = raw.get("brackets")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        problems.add(entry, "brackets", f"expected a list of names, got {names!r}")
+        problems.add(entry, "brackets", f"expected a list of names, got {short_repr(names)}")
         return None
+    for i, name in enumerate(names):
+        if not name.strip():
+            problems.add(entry, f"brackets[{i}]", f"expected a bracket's name, got {name!r}")
+        elif (why := name_problem(name)) is not None:
+            problems.add(entry, f"brackets[{i}]", why)
     size = len(names)
     floors = raw.get("floors")
     if (
