@@ -198,6 +198,11 @@ def _stop_quantities(valuer: AttackValuer, t: Tables, m: int) -> FloatArray:
     return np.stack([st.expected, st.p_eliminate, st.taken, st.p_attacker_ko], axis=1)
 
 
+def _chance(x: float) -> float:
+    """``x``, a probability, within 0..1 (a rounding past either end undone)."""
+    return min(1.0, max(0.0, float(x)))
+
+
 def _sub(c: Counts, k: Counts) -> Counts:
     return (c[0] - k[0], c[1] - k[1], c[2] - k[2], c[3] - k[3], c[4] - k[4], c[5] - k[5])
 
@@ -307,9 +312,12 @@ class Advisor:
         return self._quantities
 
     def _choice_numbers(self, q: FloatArray) -> tuple[float, float | None, float, float | None]:
+        """Expected damage, P(defender eliminated), expected taken, P(attacker eliminated);
+        a chance summed in floating point may pass 1 by a rounding (1.0000000000000002,
+        seen in a demo game), which no screen nor reader takes for a chance: kept to 0..1."""
         if self.defender is None:
             return float(q[0]), None, 0.0, None
-        return float(q[0]), float(q[1]), float(q[2]), float(q[3])
+        return float(q[0]), _chance(q[1]), float(q[2]), _chance(q[3])
 
     def check(self, dice: Sequence[Symbol], rerolls_made: int) -> Counts:
         """The counts of a throw after checking it fits this attack.

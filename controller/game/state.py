@@ -33,7 +33,6 @@ FUSIONS: dict[str, tuple[str, str]] = {
     "Anilaza": ("Koichiarator", "Paparoni"),
 }
 NOT_DRAFTED = frozenset(FUSIONS)  # docs/rules.md §11 (A): Kefla and Anilaza cannot be drafted
-MAX_EXTRA_ROUNDS = 3  # engine decision (rules silent): still tied after 3 extra rounds -> shared
 MAX_DUEL_COMBATS = 30  # engine decision: a duel with no elimination after 30 combats -> shared
 MAX_STORY_PLAYERS = 4  # docs/rules.md §12: P1, P3 green; P2, P4 red
 

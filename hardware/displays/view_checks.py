@@ -13,15 +13,22 @@ from __future__ import annotations
 from collections import Counter
 
 from controller.core.checked import Problems
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from hardware.displays.model import AdviceView, CombatView, Prompt, PromptKind, TableView
 
 
 def check_view(view: TableView, problems: Problems) -> None:
     """Note in ``problems`` each cross-field problem of ``view`` (its fields each right)."""
     _seats(view, problems)
-    if view.clock.rounds is not None and view.clock.round_no > view.clock.rounds:
+    rounds = view.clock.rounds
+    if (
+        rounds is not None and view.clock.round_no > rounds + MAX_EXTRA_ROUNDS
+    ):  # a tie's extra rounds
         problems.add(
-            "clock", "round_no", f"{view.clock.round_no} is past rounds={view.clock.rounds}"
+            "clock",
+            "round_no",
+            f"{view.clock.round_no} is past rounds={rounds} and the {MAX_EXTRA_ROUNDS} extra "
+            "rounds of a tie",
         )
     if view.combat is not None:
         _combat(view.combat, problems)

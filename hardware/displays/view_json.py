@@ -1,4 +1,5 @@
-"""Read a :class:`TableView` from JSON (``toptable screens --state``, tests), every problem at once.
+"""Read a :class:`TableView` from JSON (``toptable screens --state``, tests), every problem at
+once; and write one (:func:`view_to_dict`) as the loader reads it back.
 
 The loader notes every problem in the one collector
 (:class:`~controller.core.checked.Problems`) and reports them together, naming the
@@ -9,6 +10,7 @@ refused); :mod:`hardware.displays.view_checks` then checks the fields together.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -49,7 +51,8 @@ a slip (milliseconds, a timestamp) the screens have no room for."""
 MAX_SECONDS = 24 * 60 * 60
 """The most time the clock may show: a day (the timed game lasts 45 minutes)."""
 MAX_WARRIORS = 6
-"""Warriors in a team (6, or 4 in the short game: ``GameConfig.team_size``); one pip each."""
+"""Warriors in a team (6, or 4 in the short game: ``GameConfig.team_size``); one pip each. A
+seat has none before the teams are drawn, nor in Story mode (its victory points instead)."""
 MAX_TEXT = 500
 """Characters in one text: a 128x64 screen shows six lines of about 21; drawing a longer one
 only takes time (a million-character phase took 30 s)."""
@@ -284,7 +287,7 @@ _seat = _object(
     lambda r: {
         "name": (r.name_,),
         "warriors_left": (r.int_(0),),
-        "warriors_total": (r.int_(1, MAX_WARRIORS),),
+        "warriors_total": (r.int_(0, MAX_WARRIORS),),  # 0: no team yet, or Story mode
         "cards_in_hand": (r.int_(0), 0),
         "victory_points": (r.int_(0), None),
     },
@@ -344,6 +347,17 @@ def load_view(path: str | Path) -> TableView:
     """
     p = Path(path)
     return view_from_dict(read_json(p), str(p))
+
+
+def view_to_dict(view: TableView) -> dict[str, Any]:
+    """``view`` as a JSON object (what ``json.dumps`` writes) that :func:`view_from_dict`
+    reads back as ``view``: the defences in the file's spelling (:data:`DEFENCE_SPELLING`;
+    ``none``, no answer, is the empty list). Nothing is raised."""
+    data = dataclasses.asdict(view)
+    if view.combat is not None:
+        spelling = {defence: word for word, defence in DEFENCE_SPELLING.items()}
+        data["combat"]["defences"] = [spelling[d] for d in view.combat.defences if d in spelling]
+    return data
 
 
 EXAMPLE_STATE = Path(__file__).with_name("example_state.json")

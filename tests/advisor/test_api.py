@@ -21,7 +21,7 @@ from controller.advisor import (
 )
 from controller.core.errors import InvalidThrowError
 from controller.rules.scoring import CardDefence
-from tests.advisor.helpers import SP, STAR, K, P, T, fighter
+from tests.advisor.helpers import SP, ST, STAR, K, P, T, fighter
 
 
 def test_advice_lists_stop_and_every_proper_keep_best_first() -> None:
@@ -146,3 +146,20 @@ def test_odds_forward_distribution_matches_the_dp() -> None:
     assert len(o.rerolls_used) == 3 and sum(o.rerolls_used) == pytest.approx(1.0)
     # More dice never lower the expected damage.
     assert odds(fighter(power=4, technique=2), pool=5).expected_damage > o.expected_damage
+
+
+def test_a_chance_never_passes_one_by_a_rounding() -> None:
+    # a demo game's throw (Hit against Ganos, the bundled data): P(KO) summed to
+    # 1.0000000000000002, which the screens' state file refuses as no chance
+    from tests.game.helpers import demo_data
+
+    data = demo_data()
+    adv = Advisor(
+        data.fighter("Hit", None), defender=data.fighter("Ganos", None), pool=6, rerolls=3,
+        die=data.die,
+    )  # fmt: skip
+    advice = adv.advise((STAR, SP, P, ST, STAR, STAR), 0)
+    assert advice.best.p_eliminate == 1.0
+    for c in advice.choices:
+        assert c.p_eliminate is not None and 0 <= c.p_eliminate <= 1
+        assert c.p_attacker_eliminated is not None and 0 <= c.p_attacker_eliminated <= 1

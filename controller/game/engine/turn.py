@@ -5,6 +5,7 @@ and the count that ends the game."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.game.engine.common import (
     HEALTH_PER_TURN,
     draw,
@@ -15,13 +16,7 @@ from controller.game.engine.common import (
 )
 from controller.game.engine.fusion import fusion_ready
 from controller.game.events import Discard
-from controller.game.state import (
-    FUSIONS,
-    HAND_LIMIT,
-    MAX_EXTRA_ROUNDS,
-    GameState,
-    Phase,
-)
+from controller.game.state import FUSIONS, HAND_LIMIT, GameState, Phase
 from controller.gamedata.cards import Card, Deck, EffectKind, Timing
 from controller.rules.warriors import AbilityKind
 

@@ -66,7 +66,10 @@ def test_every_problem_is_reported_with_its_field() -> None:
     ("change", "message"),
     [
         (lambda d: d.update(seat=3), "field 'seat': 3 but only 3 seats"),
-        (lambda d: d["clock"].update(round_no=11), "clock: field 'round_no': 11 is past rounds=10"),
+        (
+            lambda d: d["clock"].update(round_no=14),
+            "clock: field 'round_no': 14 is past rounds=10 and the 3 extra rounds of a tie",
+        ),
         (lambda d: d["seats"][0].update(warriors_left=7), "seats[0]: field 'warriors_left'"),
         (
             lambda d: d["combat"]["defender"].update(endurance_left=46),
@@ -169,7 +172,7 @@ LIMITS = [
     ("turn", "expected a whole number 1..9999", 9_999),
     ("clock.rounds", "expected a whole number 1..9999", 9_999),
     ("clock.seconds_left", "expected a whole number 0..86400", 86_400),
-    ("seats[0].warriors_total", "expected a whole number 1..6", 6),
+    ("seats[0].warriors_total", "expected a whole number 0..6", 6),
     ("seats[1].cards_in_hand", "expected a whole number 0..9999", 9_999),
     ("seats[2].victory_points", "expected a whole number 0..9999", 9_999),
     ("combat.attacker.endurance_max", "expected a whole number 1..9999", 9_999),
