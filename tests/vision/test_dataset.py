@@ -83,6 +83,49 @@ def test_names_mapping_with_gap_is_refused(broken: Path) -> None:
         load_dataset(broken)
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        "{0: a, 1.5: b}",  # int(1.5) is 1: it was taken for class 1, then not found (KeyError)
+        "{0: a, true: b}",
+        "{0: a, '0': b}",
+    ],
+)
+def test_names_mapping_with_ids_that_are_not_whole_numbers_is_refused(
+    broken: Path, names: str
+) -> None:
+    (broken / "data.yaml").write_text(f"names: {names}\n")
+    with pytest.raises(DataError, match=r"class ids must be 0\.\.n-1"):
+        load_dataset(broken)
+
+
+def test_names_mapping_with_ids_as_digits_reads(broken: Path) -> None:
+    (broken / "data.yaml").write_text(
+        "names: {'1': punch, 0: kick, 2: sphere, '3': strength, 4: star, 5: teleport}\n"
+    )
+    assert load_dataset(broken).names == (
+        "kick", "punch", "sphere", "strength", "star", "teleport"
+    )  # fmt: skip
+
+
+def test_a_class_name_with_a_nul_character_is_refused(broken: Path) -> None:
+    (broken / "data.yaml").write_text('names: ["1\\0", "2"]\n')
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert "field 'names[0]': expected a name without a NUL character" in str(err.value)
+    assert "\x00" not in str(err.value)
+
+
+def test_a_date_past_the_calendar_in_the_yaml_is_named(broken: Path) -> None:
+    # PyYAML builds a timestamp with datetime, whose ValueError is no YAMLError
+    (broken / "data.yaml").write_text("taken: 2001-13-45\nnames: [a, b]\n")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert "data.yaml" in str(err.value) and "not valid YAML: month must be in 1..12" in str(
+        err.value
+    )
+
+
 def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"not a jpeg at all")

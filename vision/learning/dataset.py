@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.core.checked import name_problem
 from controller.core.errors import DataError, DataProblem
 from controller.core.textfile import unreadable
 from vision.images import header_size, suffix_list, undecoded_twin
@@ -140,23 +141,38 @@ def _named_once(
 
 
 def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple[str, ...]:
+    """The class names of a data.yaml's ``names`` (a list, or a mapping of class ids 0..n-1,
+    written as numbers or digits, to names), or none with a problem noted."""
+    listed: list[object]
     if isinstance(names, dict):
-        try:
-            keys = sorted(int(k) for k in names)
-        except (TypeError, ValueError):
-            keys = []
-        if keys != list(range(len(names))):
+        ids = {i: v for k, v in names.items() if (i := _class_id(k)) is not None}
+        if sorted(ids) != list(range(len(names))):  # an id not a whole number, or twice
             problems.append(
                 DataProblem(str(path), "", "names", "class ids must be 0..n-1 with no gap")
             )
             return ()
-        return tuple(str(names[k] if k in names else names[str(k)]) for k in keys)
-    if isinstance(names, list) and names:
-        return tuple(str(n) for n in names)
-    problems.append(
-        DataProblem(str(path), "", "names", "expected a non-empty list or id -> name mapping")
-    )
-    return ()
+        listed = [ids[k] for k in range(len(ids))]
+    elif isinstance(names, list) and names:
+        listed = names
+    else:
+        problems.append(
+            DataProblem(str(path), "", "names", "expected a non-empty list or id -> name mapping")
+        )
+        return ()
+    out = tuple(str(n) for n in listed)
+    bad = [(i, why) for i, n in enumerate(out) if (why := name_problem(n)) is not None]
+    for i, why in bad:
+        problems.append(DataProblem(str(path), "", f"names[{i}]", why))
+    return () if bad else out
+
+
+def _class_id(key: object) -> int | None:
+    """A class id as a data.yaml writes it (``0`` or ``'0'``), or None (``1.5``, ``true``)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and key.strip().isdecimal() and key.strip().isascii():
+        return int(key)
+    return None
 
 
 def parse_label_file(

@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from controller.core.errors import DataProblem
+from controller.core.quoting import printable
 from controller.core.textfile import unreadable
 from vision.images import is_photo
 
@@ -107,6 +108,11 @@ def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
         return {}
     except yaml.YAMLError as exc:
         problems.append(_yaml_problem(path, exc))
+        return {}
+    except (ValueError, OverflowError, RecursionError) as exc:  # a value PyYAML cannot build:
+        # a date past the calendar (2001-13-45: datetime's ValueError), nesting too deep
+        why = printable(str(exc), 200) if str(exc) else type(exc).__name__
+        problems.append(DataProblem(str(path), "", "", f"not valid YAML: {why}"))
         return {}
     if not isinstance(data, dict):
         problems.append(DataProblem(str(path), "", "", "expected a mapping (names: ...)"))
