@@ -194,6 +194,7 @@ class Combat(NamedTuple):
     fusers: tuple[str, ...] = ()  # warriors still offered a fusion, card or roll (attacker first)
     settled: bool = False  # the end of the combat began: the forms' costs are paid
     down: tuple[str, ...] = ()  # the fighters eliminated (once settled), rescued ones removed
+    by_cost: tuple[str, ...] = ()  # those of ``down`` only their own form's cost eliminated
     falling: tuple[str, ...] = ()  # the eliminated warriors still offered a rescue card
     duel: bool = False
 

@@ -26,6 +26,7 @@ from controller.game.state import Combat, GameState, Phase, Piece, deck_of_colou
 from controller.gamedata.board import Colour
 from controller.gamedata.cards import DRAW_DECKS, Card, Timing
 from controller.rules.combat import after_combat
+from controller.rules.endurance import is_eliminated
 
 
 def finish_combat(s: GameState) -> None:
@@ -38,14 +39,18 @@ def finish_combat(s: GameState) -> None:
     if not c.settled:
         v = s.config.variants
         down: list[str] = []
+        by_cost: list[str] = []
         for name, form in ((c.attacker, c.attacker_form), (c.defender, c.defender_form)):
             p = s.pieces[name]
-            side = after_combat(s.data.warrior(name), s.data.fighter(name, form), p.damage, v)
+            warrior = s.data.warrior(name)
+            side = after_combat(warrior, s.data.fighter(name, form), p.damage, v)
             s.pieces[name] = p._replace(damage=side.damage_taken)
             if side.eliminated:
                 down.append(name)
+                if not is_eliminated(p.damage, warrior.endurance, v):
+                    by_cost.append(name)
         falling = tuple(n for n in down if _rescue_cards(s, n))
-        c = c._replace(settled=True, down=tuple(down), falling=falling)
+        c = c._replace(settled=True, down=tuple(down), by_cost=tuple(by_cost), falling=falling)
         s.combat = c
     if c.falling:
         s.phase = Phase.RESCUE_OFFER
@@ -95,7 +100,9 @@ def _eliminations(s: GameState, c: Combat) -> None:
         space = a_space if name == c.attacker else d_space
         eliminate(s, name, space)
         winner_seat = defender_seat if name == c.attacker else attacker_seat
-        if name == c.defender and c.green:
+        if name == c.attacker and name in c.by_cost:
+            pass  # its own form's cost eliminated it: the defender earns no card (A l.259)
+        elif name == c.defender and c.green:
             reward = True  # eliminating the green warrior earns cards
         elif winner_seat is not None and space is not None:
             deck = deck_of_colour(s.data.colours[space])
