@@ -15,12 +15,13 @@ from types import TracebackType
 from controller.core.checked import name_problem
 from controller.core.errors import DataError, IllegalActionError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 from controller.game import engine
 from controller.game.corrections import fold_corrections
 from controller.game.events import DieCorrected, GameEvent, ThrowCorrected
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
 from controller.rules.variants import UnknownVariantError
@@ -61,6 +62,14 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
     colours = raw.get("colours", [])
     if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
         raise damaged_setup(path, "config.colours", f"expected a list of names, got {colours!r}")
+    revision = raw.get("rules_revision", 1)
+    if type(revision) is not int or not 1 <= revision <= RULES_REVISION:
+        raise damaged_setup(
+            path,
+            "config.rules_revision",
+            f"expected a rules revision 1..{RULES_REVISION} (a newer toptable's journal is "
+            f"played by that toptable), got {short_repr(revision)}",
+        )
     if not isinstance(raw.get("game_id", ""), str):
         raise damaged_setup(path, "config.game_id", f"expected text, got {raw['game_id']!r}")
     kept = setup.get("data_dir")

@@ -199,6 +199,14 @@ class Combat(NamedTuple):
     duel: bool = False
 
 
+RULES_REVISION = 2
+"""The revision of the rules the engine plays, recorded in each journal's set-up: a game
+journalled under an earlier one replays and plays on by the rules it began with. 1 (the
+journals without it): any of the player's warriors next to a foe could fight a second
+combat, and a warrior its own form's cost eliminated earned its foe a card. 2: only the
+warrior that fought the first (A l.247); no card for a fall by one's own cost (A l.259)."""
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """What a game is set up with."""
@@ -209,6 +217,7 @@ class GameConfig:
     game_id: str = ""
     colours: tuple[str, ...] = ()  # token colour of each seat (optional; names, e.g. "orange")
     kind: GameKind = GameKind.TOURNAMENT  # or Story mode (docs/rules.md §12)
+    rules_revision: int = RULES_REVISION
 
     @property
     def story(self) -> bool:
@@ -257,6 +266,7 @@ class GameConfig:
             "variants": list(self.variants.enabled()),
             "game_id": self.game_id,
             "colours": list(self.colours),
+            "rules_revision": self.rules_revision,
         }
         if self.story:
             d["mode"] = self.kind.value
@@ -264,8 +274,9 @@ class GameConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> GameConfig:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (no ``rules_revision``: a journal of revision 1)."""
         players = d.get("players", [])
+        revision = d.get("rules_revision", 1)
         variants = d.get("variants", [])
         colours = d.get("colours", [])
         return cls(
@@ -277,6 +288,7 @@ class GameConfig:
             str(d.get("game_id", "")),
             tuple(str(c) for c in colours) if isinstance(colours, list) else (),
             GameKind.STORY if d.get("mode") == GameKind.STORY.value else GameKind.TOURNAMENT,
+            revision if isinstance(revision, int) else 1,
         )
 
 

@@ -47,7 +47,7 @@ def finish_combat(s: GameState) -> None:
             s.pieces[name] = p._replace(damage=side.damage_taken)
             if side.eliminated:
                 down.append(name)
-                if not is_eliminated(p.damage, warrior.endurance, v):
+                if not is_eliminated(side.damage_taken - side.cost_paid, warrior.endurance, v):
                     by_cost.append(name)
         falling = tuple(n for n in down if _rescue_cards(s, n))
         c = c._replace(settled=True, down=tuple(down), by_cost=tuple(by_cost), falling=falling)
@@ -76,7 +76,8 @@ def rescue_card(s: GameState, e: PlayCard) -> None:
     use_card(s, e.seat, card.name)
     s.pieces[name] = s.pieces[name]._replace(damage=0)
     down = tuple(n for n in c.down if n != name)
-    s.combat = c._replace(down=down, falling=c.falling[1:])
+    by_cost = tuple(n for n in c.by_cost if n != name)
+    s.combat = c._replace(down=down, by_cost=by_cost, falling=c.falling[1:])
     finish_combat(s)
 
 
@@ -100,10 +101,10 @@ def _eliminations(s: GameState, c: Combat) -> None:
         space = a_space if name == c.attacker else d_space
         eliminate(s, name, space)
         winner_seat = defender_seat if name == c.attacker else attacker_seat
-        if name == c.attacker and name in c.by_cost:
-            pass  # its own form's cost eliminated it: the defender earns no card (A l.259)
-        elif name == c.defender and c.green:
+        if name == c.defender and c.green:
             reward = True  # eliminating the green warrior earns cards
+        elif name in c.by_cost and s.config.rules_revision >= 2:
+            pass  # its own form's cost eliminated it: its foe earns no card (A l.259)
         elif winner_seat is not None and space is not None:
             deck = deck_of_colour(s.data.colours[space])
             if deck:

@@ -1,6 +1,6 @@
 """The second combat of a turn (docs/rules.md §9, §10): granted by the event card or played
-from the hand once the first combat is over, against a foe standing next to a warrior (or
-on a green space the attacker steps onto, :mod:`.end`)."""
+from the hand once the first combat is over, fought by the warrior that fought the first
+against a foe standing next to it (or on a green space it steps onto, :mod:`.end`)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ def extra_targets(state: GameState) -> list[tuple[str, str]]:
     still on the board, next to a foe. Only the warrior whose turn it is attacks (A l.247);
     the player's other warriors never moved this turn."""
     out = []
+    any_warrior = state.config.rules_revision < 2  # a journal of the rules before (RULES_REVISION)
     for p in state.on_board(state.seat):
-        if p.name != state.fighter:
+        if p.name != state.fighter and not any_warrior:
             continue
         for sp in state.data.near[on_space(p)]:
             foe = state.occ.get(sp)
@@ -73,25 +74,34 @@ def _extra_possible(s: GameState) -> bool:
 def extra_card(s: GameState, e: PlayCard) -> None:
     """Handle an extra-combat :class:`PlayCard`."""
     card = check_card(s, e.seat, e.card, Timing.AFTER_COMBAT)
-    pair = (e.warrior, e.target)
-    if e.warrior is None or e.target is None or pair not in extra_targets(s):
-        raise IllegalActionError(
-            f"{e.warrior} cannot attack {e.target}: they must stand side by side"
-        )
+    warrior, target = _check_pair(s, e.warrior, e.target)
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)
-    _begin_adjacent(s, e.warrior, e.target)
+    _begin_adjacent(s, warrior, target)
 
 
 def extra_event(s: GameState, e: ExtraCombat) -> None:
     """Handle :class:`ExtraCombat` (the second combat the event card grants)."""
     if not s.extra_granted:
         raise IllegalActionError("no event card grants a second combat this turn")
-    if (e.warrior, e.target) not in extra_targets(s):
+    _begin_adjacent(s, *_check_pair(s, e.warrior, e.target))
+
+
+def _check_pair(s: GameState, warrior: str | None, target: str | None) -> tuple[str, str]:
+    """``warrior`` and ``target``, who may fight the second combat.
+
+    Raises:
+        IllegalActionError: they may not (the message says why: not the warrior that
+            fought, or not side by side).
+    """
+    if warrior is not None and target is not None and (warrior, target) in extra_targets(s):
+        return warrior, target
+    if s.config.rules_revision >= 2 and warrior != s.fighter:
         raise IllegalActionError(
-            f"{e.warrior} cannot attack {e.target}: they must stand side by side"
+            f"{warrior} cannot attack {target}: only {s.fighter}, which fought this turn's "
+            "combat, may fight the second (A l.247)"
         )
-    _begin_adjacent(s, e.warrior, e.target)
+    raise IllegalActionError(f"{warrior} cannot attack {target}: they must stand side by side")
 
 
 def _begin_adjacent(s: GameState, a: str, d: str) -> None:
