@@ -62,7 +62,11 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
     except (termios.error, OSError, serial.SerialException) as exc:
         with contextlib.suppress(OSError, serial.SerialException, termios.error):
             port.close()
-        why = _termios_text(exc) if isinstance(exc, termios.error) else str(exc)
+        why = (
+            _termios_text(exc)
+            if isinstance(exc, termios.error)
+            else (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
+        )
         raise BoardPortError(f"cannot open board port {path}: {why}") from None
     return port
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import queue
 import sys
 import threading
@@ -281,6 +283,20 @@ def test_short_contiguous_memory_is_a_camera_error(fake: Any) -> None:
     assert "Cannot allocate memory" in str(info.value) and "cma" in str(info.value)
     fake.CMA_BYTES = None
     Picamera2Source(cam()).close()  # released: the daemon's retry can open it
+
+
+def test_a_camera_gone_while_configuring_is_named_as_gone_not_short_of_memory(
+    fake: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # only ENOMEM is the dma-heap's; another errno from configure() is said as it is
+    def gone(self: Any, config: Any) -> None:
+        raise OSError(errno.ENODEV, os.strerror(errno.ENODEV))
+
+    monkeypatch.setattr(fake.Picamera2, "configure", gone)
+    with pytest.raises(CameraError) as info:
+        Picamera2Source(cam())
+    assert "cannot be configured: No such device" in one_line(info)
+    assert "cma" not in str(info.value)
 
 
 def test_a_camera_that_stops_raises_camera_error(fake: Any) -> None:

@@ -95,6 +95,20 @@ def test_labelimg_folder_with_labels_beside_photos_and_classes_txt(
     assert sorted(_boxes(flat)) == sorted(_boxes(own))
 
 
+def test_a_classes_txt_name_with_a_nul_character_is_refused(own: Path, tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for photo in (own / "images").iterdir():
+        shutil.copy(photo, flat / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", flat)
+    (flat / "classes.txt").write_text("kick\x00\n" + "\n".join(NAMES[1:]) + "\n", "utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(flat)
+    assert "classes.txt: field 'names[0]': expected a name without a NUL character" in str(
+        err.value
+    )
+
+
 def test_polygon_and_oriented_box_lines_become_the_box_around_their_points(
     own: Path, tmp_path: Path
 ) -> None:

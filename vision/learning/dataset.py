@@ -112,7 +112,10 @@ def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
         names = tuple(n.strip() for n in listed if n.strip())
         if not names:
             problems.append(DataProblem(str(path), "", "", "expected one face name a line"))
-        return _named_once(path, "", names, problems)
+        bad = [(i, why) for i, n in enumerate(names) if (why := name_problem(n)) is not None]
+        for i, why in bad:
+            problems.append(DataProblem(str(path), "", f"names[{i}]", why))
+        return () if bad else _named_once(path, "", names, problems)
     data = layout.data
     if not data:  # (an unreadable yaml was reported when the layout was found)
         return ()
@@ -148,7 +151,9 @@ def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple
         ids = {i: v for k, v in names.items() if (i := _class_id(k)) is not None}
         if sorted(ids) != list(range(len(names))):  # an id not a whole number, or twice
             problems.append(
-                DataProblem(str(path), "", "names", "class ids must be 0..n-1 with no gap")
+                DataProblem(
+                    str(path), "", "names", "class ids must be 0..n-1, each once, with no gap"
+                )
             )
             return ()
         listed = [ids[k] for k in range(len(ids))]

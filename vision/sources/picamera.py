@@ -43,6 +43,7 @@ seen through a venv made with ``--system-site-packages``); tests and
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import CancelledError
@@ -190,7 +191,10 @@ class Picamera2Source:
     def _no_memory(self, exc: OSError) -> CameraError:
         """picamera2 0.3.38 ``DmaAllocator.allocate`` (each ``configure``, and reading
         ``sensor_modes`` configures every raw mode): ``DmaHeap.alloc``'s ioctl raises
-        ``OSError`` (ENOMEM) when the contiguous memory (CMA) is short."""
+        ``OSError`` (ENOMEM) when the contiguous memory (CMA) is short; another errno (a
+        camera gone, say) is named as it is."""
+        if exc.errno != errno.ENOMEM:
+            return CameraError(f"{self.camera}: cannot be configured: {exc.strerror or exc}")
         return CameraError(
             f"{self.camera}: cannot allocate its frame buffers ({exc.strerror or exc}): "
             "another program holds camera memory, or raise the cma size in "
