@@ -43,7 +43,9 @@ def _second_combats(state: GameState) -> set[tuple[str | None, str | None]]:
 
 
 def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> None:
-    setup = {"config": {"players": ["A", "B"], "length": "rounds10", "variants": []}}
+    setup: dict[str, object] = {
+        "config": {"players": ["A", "B"], "length": "rounds10", "variants": []}
+    }
     old = journalled_config("old.db", setup)
     assert old.rules_revision == 1
     assert _second_combats(_at_the_extra_offer(old)) == {
@@ -57,7 +59,7 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
 
 @pytest.mark.parametrize("revision", [0, RULES_REVISION + 1, "2", True, 2.0])
 def test_a_revision_this_toptable_does_not_play_is_a_damaged_set_up(revision: object) -> None:
-    setup = {"config": {"players": ["A", "B"], "rules_revision": revision}}
+    setup: dict[str, object] = {"config": {"players": ["A", "B"], "rules_revision": revision}}
     with pytest.raises(JournalCorruptError) as info:
         journalled_config(Path("j.db"), setup)
     assert "config.rules_revision" in str(info.value)
