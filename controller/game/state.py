@@ -200,11 +200,8 @@ class Combat(NamedTuple):
 
 
 RULES_REVISION = 2
-"""The revision of the rules the engine plays, recorded in each journal's set-up: a game
-journalled under an earlier one replays and plays on by the rules it began with. 1 (the
-journals without it): any of the player's warriors next to a foe could fight a second
-combat, and a warrior its own form's cost eliminated earned its foe a card. 2: only the
-warrior that fought the first (A l.247); no card for a fall by one's own cost (A l.259)."""
+"""The rules' revision, recorded in each journal: a game replays and plays on by the rules
+it began with (1, journals without it, and 2: docs/rules.md "Revisions")."""
 
 
 @dataclass(frozen=True)
@@ -350,9 +347,7 @@ class GameState:
         self.damage_bonus = 0
         self.extra_granted = False  # an event card grants a second combat this turn
         self.combats = 0  # combats this turn
-        # the warrior that fought the turn's last combat: only it may fight a second one
-        # (A l.247: "Only the Warrior whose turn it is can attack")
-        self.fighter: str | None = None
+        self.fighter: str | None = None  # the turn's last combat's attacker (A l.247)
         self.pending_draws: tuple[Deck, ...] = ()
         self.event_card: str | None = None
         self.event_cards_turned = 0  # in the whole game (B l.371: 30 in 10 rounds of 3)
