@@ -51,29 +51,25 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
     """
     try:
         port = serial.Serial(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
-    except serial.SerialException as exc:
-        raise BoardPortError(f"cannot open board port {path}: {exc}") from None
-    except OSError as exc:
-        raise BoardPortError(f"cannot open board port {path}: {exc.strerror}") from None
-    except termios.error as exc:
-        raise BoardPortError(f"cannot open board port {path}: {_termios_text(exc)}") from None
+    except (OSError, termios.error) as exc:  # (a SerialException is an OSError)
+        raise BoardPortError(f"cannot open board port {path}: {_why(exc)}") from None
     try:
         port.reset_input_buffer()
-    except (termios.error, OSError, serial.SerialException) as exc:
-        with contextlib.suppress(OSError, serial.SerialException, termios.error):
+    except (OSError, termios.error) as exc:
+        with contextlib.suppress(OSError, termios.error):
             port.close()
-        why = (
-            _termios_text(exc)
-            if isinstance(exc, termios.error)
-            else (exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
-        )
-        raise BoardPortError(f"cannot open board port {path}: {why}") from None
+        raise BoardPortError(f"cannot open board port {path}: {_why(exc)}") from None
     return port
 
 
-def _termios_text(exc: termios.error) -> str:
-    """``termios.error``'s (errno, text) as the text."""
-    return str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+def _why(exc: OSError | termios.error) -> str:
+    """What stopped a port opening: pyserial's own text, an OSError's, or termios.error's
+    (errno, text)."""
+    if isinstance(exc, termios.error):
+        return str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    if isinstance(exc, serial.SerialException) or not exc.strerror:
+        return str(exc)
+    return exc.strerror
 
 
 class BoardLink:

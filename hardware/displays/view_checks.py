@@ -20,10 +20,8 @@ from hardware.displays.model import AdviceView, CombatView, Prompt, PromptKind, 
 def check_view(view: TableView, problems: Problems) -> None:
     """Note in ``problems`` each cross-field problem of ``view`` (its fields each right)."""
     _seats(view, problems)
-    rounds = view.clock.rounds
-    if (
-        rounds is not None and view.clock.round_no > rounds + MAX_EXTRA_ROUNDS
-    ):  # a tie's extra rounds
+    rounds = view.clock.rounds  # (a tie plays extra rounds past the last)
+    if rounds is not None and view.clock.round_no > rounds + MAX_EXTRA_ROUNDS:
         problems.add(
             "clock",
             "round_no",

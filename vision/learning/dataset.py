@@ -112,10 +112,7 @@ def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
         names = tuple(n.strip() for n in listed if n.strip())
         if not names:
             problems.append(DataProblem(str(path), "", "", "expected one face name a line"))
-        bad = [(i, why) for i, n in enumerate(names) if (why := name_problem(n)) is not None]
-        for i, why in bad:
-            problems.append(DataProblem(str(path), "", f"names[{i}]", why))
-        return () if bad else _named_once(path, "", names, problems)
+        return _named_once(path, "", names, problems)
     data = layout.data
     if not data:  # (an unreadable yaml was reported when the layout was found)
         return ()
@@ -131,8 +128,14 @@ def _read_names(layout: Layout, problems: list[DataProblem]) -> tuple[str, ...]:
 def _named_once(
     path: Path, field: str, names: tuple[str, ...], problems: list[DataProblem]
 ) -> tuple[str, ...]:
-    """``names``, or none with a problem for each name given to two classes: a die read
-    as either would be told to the game as the one face (a name copied and not changed)."""
+    """``names``, or none with a problem for each name that is not one (a NUL character)
+    and each name given to two classes: a die read as either would be told to the game as
+    the one face (a name copied and not changed)."""
+    bad = [(i, why) for i, n in enumerate(names) if (why := name_problem(n)) is not None]
+    for i, why in bad:
+        problems.append(DataProblem(str(path), "", f"names[{i}]", why))
+    if bad:
+        return ()
     first: dict[str, int] = {}
     for cls, name in enumerate(names):
         if name in first:
@@ -164,11 +167,7 @@ def _yaml_names(path: Path, names: object, problems: list[DataProblem]) -> tuple
             DataProblem(str(path), "", "names", "expected a non-empty list or id -> name mapping")
         )
         return ()
-    out = tuple(str(n) for n in listed)
-    bad = [(i, why) for i, n in enumerate(out) if (why := name_problem(n)) is not None]
-    for i, why in bad:
-        problems.append(DataProblem(str(path), "", f"names[{i}]", why))
-    return () if bad else out
+    return tuple(str(n) for n in listed)
 
 
 def _class_id(key: object) -> int | None:

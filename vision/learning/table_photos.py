@@ -134,9 +134,10 @@ def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] |
     leaning = [i + 1 for i, face in enumerate(kept.read) if face is None]
     if leaning:
         return None, f"die {leaning[0]} leaned (cocked): no flat face to learn"
-    if header_size(throw.frame) != kept.size:
+    frame_size = header_size(throw.frame)
+    if frame_size != kept.size:
         return None, (
-            f"the frame is {_size_text(header_size(throw.frame))}, but its boxes are of a "
+            f"the frame is {_size_text(frame_size)}, but its boxes are of a "
             f"{kept.size[0]}x{kept.size[1]} frame"
         )
     unknown = sorted({face for face in throw.faces if face not in index})

@@ -174,7 +174,7 @@ class Picamera2Source:
         except (RuntimeError, ValueError) as exc:
             raise CameraError(f"{self.camera}: cannot be configured: {exc}") from None
         except OSError as exc:
-            raise self._no_memory(exc) from None
+            raise self._os_error(exc) from None
         got = _size(_item(_item(cam.camera_configuration(), "main"), "size"))
         if got != size:
             raise self._size_error(got, f"which {self.camera} gives as")
@@ -188,7 +188,7 @@ class Picamera2Source:
         self._first = self._capture(first=True)
         self.delivered = self._delivered(got)
 
-    def _no_memory(self, exc: OSError) -> CameraError:
+    def _os_error(self, exc: OSError) -> CameraError:
         """picamera2 0.3.38 ``DmaAllocator.allocate`` (each ``configure``, and reading
         ``sensor_modes`` configures every raw mode): ``DmaHeap.alloc``'s ioctl raises
         ``OSError`` (ENOMEM) when the contiguous memory (CMA) is short; another errno (a
@@ -206,7 +206,7 @@ class Picamera2Source:
         try:
             listed = list(self.picam2.sensor_modes)
         except OSError as exc:
-            raise self._no_memory(exc) from None
+            raise self._os_error(exc) from None
         if listed and all("size" not in m for m in listed):
             formats = ", ".join(str(m.get("format", "?")) for m in listed)
             raise CameraError(
