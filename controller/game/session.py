@@ -44,24 +44,32 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
     """
     raw = setup.get("config")
     if not isinstance(raw, dict):
-        raise damaged_setup(path, "config", f"expected a JSON object, got {raw!r}")
+        raise damaged_setup(path, "config", f"expected a JSON object, got {short_repr(raw)}")
     players = raw.get("players")
     if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
-        raise damaged_setup(path, "config.players", f"expected a list of names, got {players!r}")
+        raise damaged_setup(
+            path, "config.players", f"expected a list of names, got {short_repr(players)}"
+        )
     for i, name in enumerate(players):  # the table wrote none (its flags and config refuse it)
         if (why := name_problem(name)) is not None:
             raise damaged_setup(path, f"config.players[{i}]", why)
     lengths = [n.value for n in Length]
     if raw.get("length", Length.ROUNDS10.value) not in lengths:
         raise damaged_setup(
-            path, "config.length", f"expected one of {', '.join(lengths)}, got {raw['length']!r}"
+            path,
+            "config.length",
+            f"expected one of {', '.join(lengths)}, got {short_repr(raw['length'])}",
         )
     variants = raw.get("variants", [])
     if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise damaged_setup(path, "config.variants", f"expected a list of names, got {variants!r}")
+        raise damaged_setup(
+            path, "config.variants", f"expected a list of names, got {short_repr(variants)}"
+        )
     colours = raw.get("colours", [])
     if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
-        raise damaged_setup(path, "config.colours", f"expected a list of names, got {colours!r}")
+        raise damaged_setup(
+            path, "config.colours", f"expected a list of names, got {short_repr(colours)}"
+        )
     revision = raw.get("rules_revision", 1)
     if type(revision) is not int or not 1 <= revision <= RULES_REVISION:
         raise damaged_setup(
@@ -71,10 +79,12 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
             f"played by that toptable), got {short_repr(revision)}",
         )
     if not isinstance(raw.get("game_id", ""), str):
-        raise damaged_setup(path, "config.game_id", f"expected text, got {raw['game_id']!r}")
+        raise damaged_setup(
+            path, "config.game_id", f"expected text, got {short_repr(raw['game_id'])}"
+        )
     kept = setup.get("data_dir")
     if kept is not None and not isinstance(kept, str):
-        raise damaged_setup(path, "data_dir", f"expected a folder's path, got {kept!r}")
+        raise damaged_setup(path, "data_dir", f"expected a folder's path, got {short_repr(kept)}")
     try:
         return GameConfig.from_dict(raw)
     except UnknownVariantError as exc:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataProblem
+from controller.core.quoting import short_repr
 from controller.storage.errors import JournalCorruptError, JournalError
 
 SEED_KEY = "seed"
@@ -55,9 +56,13 @@ class Origin:
         seed = setup.get(SEED_KEY)
         fingerprint = setup.get(FINGERPRINT_KEY)
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise damaged_setup(journal, SEED_KEY, f"expected a whole number, got {seed!r}")
+            raise damaged_setup(
+                journal, SEED_KEY, f"expected a whole number, got {short_repr(seed)}"
+            )
         if fingerprint is not None and not isinstance(fingerprint, str):
-            raise damaged_setup(journal, FINGERPRINT_KEY, f"expected text, got {fingerprint!r}")
+            raise damaged_setup(
+                journal, FINGERPRINT_KEY, f"expected text, got {short_repr(fingerprint)}"
+            )
         return cls(seed, fingerprint)
 
 

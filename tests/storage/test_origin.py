@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -104,6 +105,17 @@ def test_a_journal_whose_seed_is_not_a_number_is_refused_naming_it(
         CompanionJournal.open(companion)
 
 
+def test_a_damaged_seed_is_quoted_in_part(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    _set_seed(path, "9" * 100_000)
+    with pytest.raises(JournalCorruptError) as caught:
+        Journal.open(path)
+    assert str(caught.value).endswith(
+        "field 'seed': expected a whole number, got '" + "9" * 40 + "...' (100000 characters)"
+    )
+
+
 @pytest.mark.parametrize(
     ("players", "got"),
     [
@@ -183,6 +195,11 @@ def test_another_data_set_is_refused_naming_both_fingerprints(tmp_path: Path) ->
         ("$.config.colours", "[1, 2]", "field 'config.colours': expected a list of names, "
                                        "got [1, 2]"),
         ("$.config.game_id", "[]", "field 'config.game_id': expected text, got []"),
+        # a damaged value is quoted in part, so the error stays one line a person can read
+        ("$.config.players", json.dumps(list(range(5000))), "field 'config.players': expected "
+         "a list of names, got [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ... (5000 items)]"),
+        ("$.config.length", json.dumps("x" * 100_000), "field 'config.length': expected one of "
+         "rounds10, rounds5, minutes45, got '" + "x" * 40 + "...' (100000 characters)"),
     ],
 )  # fmt: skip
 def test_a_dice_journal_whose_game_does_not_read_is_named_not_a_traceback(
