@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.errors import UnknownNameError
+from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.game.state import Combat, GameState, Phase, Piece
 from controller.publish.people import person_id
 
@@ -200,6 +201,12 @@ def _green(state: GameState) -> list[dict[str, Any]]:
     return out
 
 
+def _extra_round(state: GameState) -> dict[str, int] | None:
+    """The extra round of a tie being played (``number`` of at most ``of``), or None."""
+    extra = extra_round(max(1, state.round), state.rounds)
+    return None if extra is None else {"number": extra, "of": MAX_EXTRA_ROUNDS}
+
+
 def state_message(
     state: GameState,
     table_id: str,
@@ -272,6 +279,7 @@ def state_message(
         "phase": state.phase.value,
         "round": state.round,
         "rounds": state.rounds,
+        "extra_round": _extra_round(state),
         "clock": {"seconds_left": seconds_left, "time_up": state.time_up},
         "turn": {"seat": state.seat, "player": players[state.seat]} if playing else None,
         "teams": teams,

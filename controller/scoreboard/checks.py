@@ -244,6 +244,7 @@ def clean_state(table_id: str, payload: bytes) -> dict[str, Any]:
             "phase": _text(d.get("phase", ""), "phase"),
             "round": _int(d.get("round"), "round", 0, MAX_ROUND),
             "rounds": _opt_int(d.get("rounds"), "rounds", MAX_ROUND),
+            "extra_round": _extra_round(d.get("extra_round")),
             "clock": {
                 "seconds_left": _opt_int(
                     clock.get("seconds_left"), "clock.seconds_left", MAX_CLOCK_S
@@ -261,6 +262,15 @@ def clean_state(table_id: str, payload: bytes) -> dict[str, Any]:
             "sent_at": _time(d.get("sent_at"), "sent_at"),
         },
     )
+
+
+def _extra_round(v: Any) -> dict[str, int] | None:
+    """A tie's extra round, ``number`` of ``of`` (none, or a table too old to send it: None)."""
+    if v is None:
+        return None
+    extra = _dict(v, "extra_round")
+    of = _int(extra.get("of"), "extra_round.of", 1, MAX_ROUND)
+    return {"number": _int(extra.get("number"), "extra_round.number", 1, of), "of": of}
 
 
 def _turn(v: Any) -> dict[str, Any] | None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.core.errors import TableHaltedError, TopTableError
+from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.engine import InputKind
@@ -121,11 +122,15 @@ class TableController:
 
     # ------------------------------------------------------------------ the daemon's
     def status_line(self) -> str:
-        """The STATUS= text systemd shows: round (a Story game's square), whose turn, what
-        the game waits for."""
+        """The STATUS= text systemd shows: round (a Story game's square, a tie's extra
+        round), whose turn, what the game waits for."""
         state = self.game.state
         turn = max(1, state.round)
-        where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
+        extra = extra_round(turn, state.rounds)
+        if extra is not None:
+            where = f"extra round {extra} of {MAX_EXTRA_ROUNDS} (a tie after round {state.rounds})"
+        else:
+            where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
         return f"{where}, {state.players[state.seat]}: {phase_label(state)}"
 
     def set_device_faults(self, faults: Mapping[str, str]) -> None:

@@ -2,7 +2,7 @@
 
 A *case* is one screen of one view at one size. :func:`cases` derives, from a
 base view, every screen plus the variants a single state cannot show at once
-(each prompt kind, a timed game, a lightning attack). :func:`write_cases` writes
+(each prompt kind, a timed game, a tie's extra round, a lightning attack). :func:`write_cases` writes
 them as PNG; ``toptable screens references`` is the deliberate command that
 regenerates the test references with it (``--out`` names their folder: the
 package does not know where a checkout keeps its tests).
@@ -78,6 +78,10 @@ def variants(view: TableView) -> dict[str, tuple[TableView, str]]:
         ),
         "turn-timed": (
             dataclasses.replace(view, clock=Clock(round_no=6, rounds=None, seconds_left=421)),
+            "turn",
+        ),
+        "turn-extra": (  # a tie of three or more plays on past the last round
+            dataclasses.replace(view, clock=Clock(round_no=11, rounds=10)),
             "turn",
         ),
     }

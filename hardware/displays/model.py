@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from controller.core.game_limits import extra_round
 from controller.core.symbols import AttackSpeed, Defence, Symbol
 
 
@@ -30,6 +31,12 @@ class Clock:
     round_no: int
     rounds: int | None = None
     seconds_left: int | None = None
+
+    @property
+    def extra_round(self) -> int | None:
+        """The extra round of a tie being played (1 for the first past ``rounds``), or None
+        (:func:`~controller.core.game_limits.extra_round`)."""
+        return extra_round(self.round_no, self.rounds)
 
 
 @dataclass(frozen=True)

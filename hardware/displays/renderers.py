@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.core.symbols import AttackSpeed, Defence
 from hardware.displays.draw import (
     DIE_BOX,
@@ -25,7 +26,7 @@ from hardware.displays.draw import (
 )
 from hardware.displays.font import BIG, SMALL
 from hardware.displays.icons import ICON_SIZE
-from hardware.displays.model import PromptKind, SeatView, TableView
+from hardware.displays.model import Clock, PromptKind, SeatView, TableView
 
 SPEED_NAMES: dict[AttackSpeed, str] = {
     AttackSpeed.LIGHTNING: "LIGHTNING",
@@ -47,18 +48,32 @@ PROMPT_TITLES: dict[PromptKind, str] = {
 }
 
 
+def _round_texts(c: Clock) -> tuple[str, str]:
+    """The clock's big text (mm:ss left, else the round: ``x/N``, a tie's extra round
+    ``N+k``) and the small line under or beside it (``ROUND x/N``, ``EXTRA k/3``)."""
+    extra = c.extra_round
+    if extra is not None:  # past the last round: "6/5" would say nothing of the tie
+        line, count = f"EXTRA {extra}/{MAX_EXTRA_ROUNDS}", f"{c.rounds}+{extra}"
+    else:
+        line = f"ROUND {c.round_no}/{c.rounds}" if c.rounds else f"ROUND {c.round_no}"
+        count = f"{c.round_no}/{c.rounds or '-'}"
+    if c.seconds_left is not None:
+        return mmss(c.seconds_left), line
+    # untimed, the big text is the round: the line names it, or names the tie's extra round
+    return count, line if extra is not None else "ROUND"
+
+
 def turn_screen(d: Draw, view: TableView, size: Size) -> None:
-    """Whose turn, the round (x/N) and the time left (mm:ss), the phase."""
+    """Whose turn, the round (x/N, or a tie's extra round k of 3) and the time left (mm:ss),
+    the phase."""
     w, h = size
-    c = view.clock
-    round_text = f"ROUND {c.round_no}/{c.rounds}" if c.rounds else f"ROUND {c.round_no}"
-    big = mmss(c.seconds_left) if c.seconds_left is not None else f"{c.round_no}/{c.rounds or '-'}"
+    big, round_text = _round_texts(view.clock)
     if h < 64:
         left = text_right(d, w, 0, view.phase)
         text(d, (0, 0), view.player, left - 4)
         BIG.draw(d, (0, 16), big)  # pages 2-3 exactly
         text_right(d, w, 14, f"T{view.turn}")
-        text_right(d, w, 24, round_text if c.seconds_left is not None else "ROUND")
+        text_right(d, w, 24, round_text)
         return
     text(d, (0, 0), f"TURN {view.turn}", w // 2)
     text_right(d, w, 0, view.phase)
@@ -70,7 +85,7 @@ def turn_screen(d: Draw, view: TableView, size: Size) -> None:
     d.line((0, 29, w - 1, 29), fill=1)
     # the big clock fills display pages 4-5 exactly, so a tick rewrites only those pages
     text_centre(d, w, 32, big, BIG)
-    text_centre(d, w, 53, round_text if c.seconds_left is not None else "ROUND")
+    text_centre(d, w, 53, round_text)
 
 
 def combat_screen(d: Draw, view: TableView, size: Size) -> None:

@@ -6,12 +6,13 @@ import functools
 import tomllib
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.game import engine
-from controller.game.events import event_from_dict
+from controller.game.events import GameEvent, event_from_dict
 from controller.game.legal import legal_actions
+from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.gamedata.board import load_board
 from controller.gamedata.bundle import GameData, load_game_data
@@ -25,6 +26,36 @@ SCENARIOS = SCENARIOS / "game"
 def demo_data() -> GameData:
     """The bundled demo data (board, warriors, cards), loaded once."""
     return load_game_data()
+
+
+class TiedGame(NamedTuple):
+    """A bot game that a tie of three or more takes past its last round."""
+
+    config: GameConfig
+    seed: int
+    states: tuple[GameState, ...]  # every state, from the new game's
+
+
+@functools.cache
+def tied_game(length: Length = Length.ROUNDS5, extra_rounds: int = 1) -> TiedGame:
+    """The first bot game of ``length`` (seeds 0..39, 4 to 6 players, played by
+    :func:`~controller.game.simulate.play_game`) where a tie of three or more plays
+    ``extra_rounds`` extra rounds or more."""
+    data = demo_data()
+    for seed in range(40):
+        for players in (4, 5, 6):
+            names = tuple(f"P{i + 1}" for i in range(players))
+            config = GameConfig(names, length, game_id=f"tie-{seed}-{players}")
+            states = [engine.new_game(config, data)]
+
+            def submit(event: GameEvent, states: list[GameState] = states) -> GameState:
+                states.append(engine.apply(states[-1], event))
+                return states[-1]
+
+            play_game(config, data, seed, submit=submit)
+            if max(s.extra_rounds for s in states) >= extra_rounds:
+                return TiedGame(config, seed, tuple(states))
+    raise AssertionError(f"no game of seeds 0..39 tied for {extra_rounds} extra rounds")
 
 
 def data_with_board(board: Path | None) -> GameData:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.core.kinds import GameKind
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
@@ -18,6 +19,7 @@ from controller.publish.messages import (
     state_message,
     state_topic,
 )
+from tests.game.helpers import tied_game
 
 
 def _states(game_data: Any, seed: int = 2, kind: GameKind = GameKind.TOURNAMENT) -> list[GameState]:
@@ -45,6 +47,7 @@ def test_a_story_game_publishes_itself_as_story_with_its_squares(game_data: Any)
         assert m["mode"] == "story"  # was "tournament"
         assert m["rounds"] == squares == 13  # was the Tournament's 10
         assert 1 <= m["round"] <= m["rounds"]
+        assert m["extra_round"] is None  # its last square is no tie's extra round
 
 
 def test_topics() -> None:
@@ -80,6 +83,19 @@ def test_state_message_mid_game_has_a_turn(game_data: Any) -> None:
     assert m["turn"] == {"seat": mid.seat, "player": mid.players[mid.seat]}
     assert m["clock"] == {"seconds_left": 125, "time_up": False}
     assert m["round"] == mid.round and m["rounds"] == 5
+
+
+def test_a_ties_extra_rounds_are_published_as_such() -> None:
+    # a tie of three or more after round 5 plays on: the message said only round 6 of 5
+    states = tied_game(Length.ROUNDS5, MAX_EXTRA_ROUNDS).states
+    said = {(s.round, json.dumps(state_message(s, "t1", seq=1)["extra_round"])) for s in states}
+    extra = {r: {"number": r - 5, "of": MAX_EXTRA_ROUNDS} if r > 5 else None for r in range(9)}
+    assert said == {(r, json.dumps(e)) for r, e in extra.items()}
+    last = state_message(states[-1], "t1", seq=1)
+    assert (last["round"], last["rounds"], last["over"]) == (8, 5, True)
+    timed = tied_game(Length.MINUTES45).states  # a 45-minute game's tie: no last round
+    assert max(s.extra_rounds for s in timed) == 1
+    assert all(state_message(s, "t1", seq=1)["extra_round"] is None for s in timed)
 
 
 def test_the_combat_tracker_remembers_the_last_combat(game_data: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, event_message, online_message, state_message
@@ -15,6 +16,7 @@ from controller.scoreboard.checks import MAX_MESSAGE_BYTES, MessageError, clean_
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.standings import standings
 from controller.scoreboard.streams import EventLog
+from tests.game.helpers import tied_game
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +38,17 @@ def test_a_good_state_is_copied_field_by_field(final: GameState) -> None:
     clean = clean_state("t1", json.dumps(m).encode())
     assert "extra" not in clean and "evil" not in clean["teams"][0]["warriors"][0]
     assert clean["winners"] == m["winners"] and clean["seq"] == 9
+
+
+def test_a_ties_extra_round_is_copied_and_a_state_without_it_still_loads() -> None:
+    tie = tied_game()
+    extra = next(s for s in tie.states if s.round == 6)
+    clean = clean_state("t1", _state_bytes(extra))
+    assert (clean["round"], clean["rounds"]) == (6, 5)
+    assert clean["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS}
+    older = json.loads(_state_bytes(extra))
+    del older["extra_round"]  # a table from before the field
+    assert clean_state("t1", json.dumps(older).encode())["extra_round"] is None
 
 
 @pytest.mark.parametrize(
@@ -63,6 +76,11 @@ def test_malformed_states_are_refused(payload: bytes, why: str) -> None:
         {"teams": "Ann"},
         {"seq": -1},
         {"turn": {"seat": True, "player": "Ann"}},
+        {"extra_round": 1},
+        {"extra_round": {"number": 4, "of": 3}},
+        {"extra_round": {"number": 0, "of": 3}},
+        {"extra_round": {"number": 1}},
+        {"extra_round": {"number": 1, "of": 10**6}},
     ],
 )
 def test_bad_fields_are_refused(final: GameState, change: dict[str, Any]) -> None:

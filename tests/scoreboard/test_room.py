@@ -24,6 +24,7 @@ from controller.publish.link import Link
 from controller.publish.messages import encode, state_message
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import ScoreboardServer
+from tests.game.helpers import tied_game
 from tests.paths import REPO
 from tests.scoreboard.test_page import _card_text, chrome
 from tests.waiting import wait_for
@@ -230,3 +231,28 @@ def test_a_stale_table_says_how_old_its_state_is(chrome: Any, game_data: Any) ->
         assert wait_for(lambda: "last state 7 min ago" in _card_text(chrome, "quiet"), 10)
     finally:
         server.close()
+
+
+def test_a_ties_extra_round_is_shown_as_one_on_both_pages(
+    chrome: Any, served: tuple[Scoreboard, ScoreboardServer]
+) -> None:
+    # a tie of three or more after round 5 plays on: both pages said "Round 6/5"
+    board, server = served
+    states = tied_game().states
+    extra = next(s for s in states if s.round == 6)
+    last = next(s for s in states if s.round == 5)
+    board.handle("toptable/tie/state", encode(state_message(extra, "tie", seq=1)))
+    board.handle("toptable/last/state", encode(state_message(last, "last", seq=1)))
+    older = state_message(extra, "older", seq=1)
+    del older["extra_round"]  # a table from before the field
+    board.handle("toptable/older/state", encode(older))
+    info = "return document.querySelector(\".card[data-table-id='tie'] .info\").textContent"
+    for page in ("", "?view=room"):
+        chrome.get(server.url + page)
+        assert wait_for(lambda: "Extra round 1 of 3" in _card_text(chrome, "tie"), 10), page
+        assert "6/5" not in _card_text(chrome, "tie")
+        assert "Round 5/5" in _card_text(chrome, "last")
+        assert "P1" in _card_text(chrome, "older")  # it loads, as it did
+    assert chrome.execute_script(info) == "Extra round 1 of 3"  # the room card's title line
+    errors = [e for e in chrome.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], errors

@@ -12,15 +12,17 @@ from controller.core.kinds import GameKind
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
-from controller.game.events import ClockEvent, ClockPaused, ClockStarted
+from controller.game.events import ClockEvent, ClockPaused, ClockStarted, GameEvent
 from controller.game.export import export_json
+from controller.game.prompt import phase_label
 from controller.game.session import TableGame
-from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, Length, Phase
+from controller.game.simulate import load_game_data, play_game
+from controller.game.state import GameConfig, GameState, Length, Phase
 from controller.table.controller import TableController
 from controller.table.entry import FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind, TableView
+from tests.game.helpers import tied_game
 from tests.table.helpers import DirectHands
 from vision.events import BackInDepth, CameraLost, OutOfDepth
 
@@ -269,4 +271,35 @@ def test_the_dice_camera_warning_stays_on_screen_until_a_throw_looks_right(
     assert shown.views[-1].faults == () and len(shown.views) == drawn + 1
     table.on_back_in_depth(BackInDepth(7.0))
     assert len(shown.views) == drawn + 1  # nothing to clear: nothing drawn
+    game.close()
+
+
+class _PauseError(Exception):
+    """Stops a bot game part way."""
+
+
+@pytest.mark.timeout(60)
+def test_a_ties_extra_round_is_said_as_one_on_the_status_line_and_the_screen(
+    tmp_path: Path,
+) -> None:
+    # a tie of three or more after round 5 plays on: the table said "round 6/5"
+    tie = tied_game()
+    game = TableGame.start(tmp_path / "j.sqlite", tie.config, load_game_data())
+
+    def submit(event: GameEvent) -> GameState:
+        state = game.submit(event)
+        if state.round > 5:
+            raise _PauseError  # the first state of the extra round
+        return state
+
+    with pytest.raises(_PauseError):
+        play_game(tie.config, load_game_data(), tie.seed, submit=submit)
+    table = TableController(game, seed=1)  # the table (re)started in the extra round
+    state = table.state
+    assert (state.round, state.extra_rounds) == (6, 1) and not state.over
+    assert table.status_line() == (
+        f"extra round 1 of 3 (a tie after round 5), {state.players[state.seat]}: "
+        f"{phase_label(state)}"
+    )
+    assert table.render().clock.extra_round == 1  # the screens' view: EXTRA 1/3 on the turn
     game.close()

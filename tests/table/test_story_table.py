@@ -157,6 +157,7 @@ def test_bots_play_a_whole_story_through_the_table(tmp_path: Path, players: int)
     state = table.state
     st = state.story
     assert state.phase is Phase.OVER and st is not None and st.over and state.round == 13
+    assert table.status_line().startswith("round 13/13, ")  # its last square, no extra round
     assert state.winners and table.stats.throws_read > 0 and table.stats.reads_flagged > 0
     assert "win" in table.render().phase
     with TableGame.resume(table.game.journal.path) as again:

@@ -51,6 +51,14 @@ function words(key) {
   return String(key).replace(/_/g, " ");
 }
 
+// The round a dice game plays: "Round 3/5", a 45-minute game's "Round 12", or the extra
+// round a tie of three or more plays past the last, as the table says (extra_round).
+function roundText(t) {
+  const extra = t.extra_round;
+  if (extra) return `Extra round ${num(extra.number)} of ${num(extra.of)}`;
+  return t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`;
+}
+
 // ---------------------------------------------------------------- pieces of a card
 function warriorRow(w) {
   const row = el("div", "warrior" + (w.eliminated ? " out" : "") + (w.fighting ? " fighting" : ""));
@@ -147,7 +155,7 @@ function companionCard(t) {
 function diceCard(t) {
   const node = cardHead(t, "");
   const meta = el("div", "meta");
-  if (t.round) meta.append(el("span", "round", t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`));
+  if (t.round) meta.append(el("span", "round", roundText(t)));
   meta.append(el("span", "clock", clockText(t)));
   if (t.turn && !t.over) meta.append(el("span", "turn", `Turn: ${t.turn.player}`));
   if (t.phase && !t.over) meta.append(el("span", "phase", words(t.phase)));
@@ -194,7 +202,7 @@ function roomInfo(t, companion) {
   if (age) return ["stale", age.replace("last state ", "")];
   if (t.over) return ["final", companion ? `${t.mode}: final` : "final"];
   if (companion) return ["mode", t.mode];
-  if (t.round) return ["", t.rounds ? `Round ${t.round}/${t.rounds}` : `Round ${t.round}`];
+  if (t.round) return ["", roundText(t)];
   return ["", ""];
 }
 
