@@ -3,7 +3,9 @@
 Runs unchanged on MicroPython (``main.py`` gives it real pins and USB serial) and
 on CPython (tests and the simulator give it a simulated matrix and a pseudo-
 terminal). Hardware and clock are injected: ``read()`` returns one 0/1 value per
-sensor, ``write(data)`` sends bytes, ``ticks()`` returns milliseconds.
+sensor, ``write(frame)`` sends one whole frame (or returns False: dropped),
+``ticks()`` returns milliseconds. ``Outbox`` is the ``write`` of a port whose
+writes may block (the Pico's USB serial: README, "A host that stops reading").
 """
 
 from firmware import wire
@@ -16,10 +18,75 @@ except ImportError:  # MicroPython has no typing; it does not evaluate annotatio
 
 FIRMWARE_VERSION = "toptable-fw 1.0"
 RESEND_CHUNK = 8  # events per resent frame: short frames survive a noisy line better
+OUTBOX_BYTES = 1024  # frames waiting for the port; the most one tick sends is about 700
+PUMP_BYTES = 64  # bytes handed to the port per pump(): a few ms of the loop on the Pico
+
+
+class Outbox:
+    """Frames on their way to a port whose writes may block: queued whole, written byte by byte.
+
+    ``put(frame)`` is the ``write`` to give ``Firmware``: it queues the frame,
+    or drops it whole and returns False when it would take more than ``size``
+    bytes waiting. ``pump()`` hands queued bytes to ``write`` one at a time, each
+    only after ``writable()`` said the port takes one more byte now, at most
+    ``budget`` bytes a call; it never waits. ``write`` gets the same one-byte
+    bytearray each time (it must copy it).
+    """
+
+    def __init__(
+        self,
+        write: Callable[[bytearray], object],
+        writable: Callable[[], bool],
+        size: int = OUTBOX_BYTES,
+    ) -> None:
+        self._write = write
+        self._writable = writable
+        self.size = size
+        self.buf = bytearray()
+        self.head = 0  # buf[head:] waits; buf[:head] is written
+        self._one = bytearray(1)
+
+    def waiting(self) -> int:
+        """Bytes queued and not yet written."""
+        return len(self.buf) - self.head
+
+    def put(self, frame: bytes) -> bool:
+        """Queue one whole frame; False (and nothing queued) when there is no room for it."""
+        if self.waiting() + len(frame) > self.size:
+            return False
+        if self.head:
+            self.buf = self.buf[self.head :]
+            self.head = 0
+        self.buf.extend(frame)
+        return True
+
+    def pump(self, budget: int = PUMP_BYTES) -> int:
+        """Write queued bytes while the port takes them, at most ``budget``; return how many."""
+        buf = self.buf
+        one = self._one
+        start = self.head
+        at = start
+        end = min(len(buf), start + budget)
+        while at < end and self._writable():
+            one[0] = buf[at]
+            self._write(one)
+            at += 1
+        if at == len(buf):
+            self.buf = bytearray()
+            self.head = 0
+        else:
+            self.head = at
+        return at - start
 
 
 class Firmware:
-    """One run (boot) of the board firmware. Call ``feed()`` with received bytes and ``tick()`` often."""
+    """One run (boot) of the board firmware. Call ``feed()`` with received bytes and ``tick()`` often.
+
+    A frame ``write`` drops (returns False) still used its SEQ, so the host sees
+    a gap; it is counted (``dropped_frames``) and, with the next frame written,
+    reported to the host by NOTICE 4 naming how many were dropped since the last
+    such notice or IDENTIFY.
+    """
 
     def __init__(
         self,
@@ -61,7 +128,9 @@ class Firmware:
             "scans": 0,
             "wrong_version": 0,
             "malformed": 0,
+            "dropped_frames": 0,
         }
+        self._unreported = 0  # frames dropped and not yet told by NOTICE 4
         self._hash = -1
         self._rto = rto_ms
         self._retx_at = None  # type: int | None
@@ -79,9 +148,20 @@ class Firmware:
         return self._read()
 
     def _send(self, mtype: int, payload: bytes) -> None:
+        """Write one frame; one that ``write`` drops is counted and told with the next one written."""
         self.frame_seq = (self.frame_seq + 1) & 0xFF
+        if self._write(wire.encode_frame(self.frame_seq, mtype, payload)) is False:
+            self.counters["dropped_frames"] += 1
+            self._unreported += 1
+            return
         self.counters["frames_sent"] += 1
-        self._write(wire.encode_frame(self.frame_seq, mtype, payload))
+        dropped = self._unreported
+        if dropped:
+            self._unreported = 0
+            text = "%d frames dropped: output full" % dropped
+            self._send(wire.NOTICE, wire.encode_notice(wire.NOTICE_FRAMES_DROPPED, text))
+            if self._unreported:  # the notice was dropped too (and counted itself)
+                self._unreported += dropped
 
     # -- state ---------------------------------------------------------------
     def states(self) -> bytearray:
@@ -104,6 +184,8 @@ class Firmware:
         """Act on one decoded frame ``(version, seq, type, payload)``."""
         version, _seq, mtype, payload = frame
         if mtype == wire.IDENTIFY:
+            # a host starting its session: drops before it were no loss to it
+            self._unreported = 0
             # answered whatever the version, so the host can see ours and refuse
             self._send(
                 wire.IDENT,

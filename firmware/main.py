@@ -1,14 +1,14 @@
 """Entry point on the Pico: real pins, USB serial, watchdog. Everything else is in core.py."""
 
+import select
 import sys
 
 import machine
 import micropython
-import uselect
 
 from firmware import config
 from firmware.compat import sleep_ms, ticks_ms
-from firmware.core import Firmware
+from firmware.core import Firmware, Outbox
 
 
 def next_boot(path: str) -> int:
@@ -48,17 +48,34 @@ def maintenance() -> bool:
 
 
 def run() -> None:
-    """Never returns; the watchdog restarts the board if the loop stalls."""
+    """Never returns; the watchdog restarts the board if the loop stalls.
+
+    Nothing in the loop waits on the host: bytes are read only when poll says
+    they came, and written one at a time only when poll says the USB serial
+    takes one more (a write that does not fit waits up to 500 ms on the rp2,
+    README: "A host that stops reading"); frames that find no room are dropped
+    whole and reported (``Outbox``, NOTICE 4).
+    """
     micropython.kbd_intr(-1)  # binary frames may hold 0x03: no Ctrl-C on the link
     reader = make_reader()
     out = sys.stdout.buffer
     inp = sys.stdin.buffer
-    poll = uselect.poll()
-    poll.register(sys.stdin, uselect.POLLIN)
+    poll = select.poll()
+    poll.register(sys.stdin, select.POLLIN)
+    room = select.poll()
+    room.register(out, select.POLLOUT)
+
+    def writable() -> bool:
+        # POLLOUT: room in the USB transmit FIFO for one byte at least (ipoll allocates nothing)
+        for _ in room.ipoll(0):  # type: ignore[attr-defined]
+            return True
+        return False
+
+    outbox = Outbox(out.write, writable)
     fw = Firmware(
         config.SENSORS,
         reader.read,  # type: ignore[attr-defined]
-        out.write,
+        outbox.put,
         ticks_ms,
         boot=next_boot(config.BOOT_FILE),
         scan_ms=config.SCAN_MS,
@@ -70,6 +87,7 @@ def run() -> None:
         while poll.poll(0):
             fw.feed(inp.read(1))
         fw.tick()
+        outbox.pump()
         wdt.feed()
         sleep_ms(1)
 

@@ -43,6 +43,7 @@ TYPE_NAMES = {
 NOTICE_UNKNOWN_TYPE = 1
 NOTICE_MALFORMED = 2
 NOTICE_OVERFLOW = 3
+NOTICE_FRAMES_DROPPED = 4  # the output was full: whole frames dropped, their SEQs skipped
 
 
 class WireError(ValueError):

@@ -21,7 +21,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def pico(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Pico]:
-    """A simulated Pico: fake ``machine``, ``micropython``, ``uselect``, clock and USB serial.
+    """A simulated Pico: fake ``machine``, ``micropython``, ``select``, clock and USB serial.
 
     The fakes are put where ``firmware/main.py`` imports them from for the test only;
     the working directory is a temporary one (the Pico's flash, for ``boot_count``).

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from firmware import wire
-from firmware.core import Firmware
+from firmware.core import Firmware, Outbox
 from firmware.scanner import Scanner
 
 
@@ -17,10 +19,16 @@ class Rig:
         self.matrix = bytearray(sensors)
         self.out: list[tuple[int, int, int, bytes]] = []
         self.dec = wire.Decoder()
+        self.room: int | None = None  # frames the port still takes (None: all)
         self.fw = Firmware(sensors, lambda: self.matrix, self.write, lambda: self.now, boot=7, **kw)
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> bool:
+        if self.room is not None:
+            if self.room <= 0:
+                return False
+            self.room -= 1
         self.out += self.dec.feed(data)
+        return True
 
     def run(self, ms: int) -> None:
         for _ in range(ms):
@@ -144,3 +152,57 @@ def test_unknown_and_malformed_messages_get_a_notice() -> None:
     codes = [wire.decode_notice(p)[0] for p in rig.of(wire.NOTICE)]
     assert codes == [wire.NOTICE_UNKNOWN_TYPE, wire.NOTICE_MALFORMED]
     assert rig.fw.counters["malformed"] == 2
+
+
+def test_outbox_writes_a_byte_at_a_time_only_while_the_port_takes_them() -> None:
+    taken = bytearray()
+    room = [5]
+
+    def write(byte: bytearray) -> None:
+        taken.extend(byte)
+        room[0] -= len(byte)
+
+    box = Outbox(write, lambda: room[0] > 0, size=20)
+    assert box.put(b"a" * 8) and box.put(b"b" * 8)
+    assert not box.put(b"c" * 5)  # 21 bytes would wait: dropped whole
+    assert box.pump(100) == 5 and taken == b"a" * 5  # the port took 5: no write beyond
+    assert box.pump(100) == 0 and box.waiting() == 11
+    assert box.put(b"d" * 9) and not box.put(b"e")  # room again for 9, not 10
+    room[0] = 100
+    assert box.pump(6) == 6  # at most the budget per call
+    assert box.pump() == 14 and box.waiting() == 0
+    assert taken == b"a" * 8 + b"b" * 8 + b"d" * 9
+
+
+def test_dropped_frames_leave_a_seq_gap_and_are_told_with_the_next_frame_written() -> None:
+    rig = Rig(8, rto_ms=60, rto_max_ms=200)
+    rig.run(1)  # heartbeat, SEQ 1
+    rig.room = 0  # the port takes nothing
+    rig.matrix[2] = 1
+    rig.run(700)  # the event, its resends and heartbeats: all dropped
+    dropped = rig.fw.counters["dropped_frames"]
+    assert dropped >= 5 and [f[1] for f in rig.out] == [1]
+    rig.room = 1  # one frame gets through, its NOTICE does not
+    rig.run(300)
+    assert [f[1] for f in rig.out] == [1, 1 + dropped + 1] and not rig.of(wire.NOTICE)
+    rig.room = None
+    rig.run(300)
+    seqs = [f[1] for f in rig.out]
+    skipped = sum(b - a - 1 for a, b in itertools.pairwise(seqs))
+    notices = [wire.decode_notice(p) for p in rig.of(wire.NOTICE)]
+    assert [code for code, _ in notices] == [wire.NOTICE_FRAMES_DROPPED]
+    assert notices[0][1] == f"{skipped} frames dropped: output full"
+    assert skipped == rig.fw.counters["dropped_frames"]
+    assert rig.events()[-1] == (7, 1, [(2, 1)])  # kept, resent: nothing lost
+    assert rig.fw.counters["frames_sent"] == len(rig.out)
+
+
+def test_a_host_that_identifies_is_not_told_of_earlier_drops() -> None:
+    rig = Rig(8)
+    rig.room = 0
+    rig.run(600)  # heartbeats dropped: no host listening
+    assert rig.fw.counters["dropped_frames"] == 3
+    rig.room = None
+    rig.send(wire.IDENTIFY, wire.encode_identify())
+    rig.run(300)
+    assert [f[2] for f in rig.out] == [wire.IDENT, wire.HEARTBEAT]  # no NOTICE

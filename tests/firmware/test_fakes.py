@@ -10,7 +10,8 @@ import errno
 
 import pytest
 
-from tests.firmware.fakes import clock, machine, uselect
+from tests.firmware.fakes import clock, machine, select
+from tests.firmware.fakes import usb as usb_fake
 from tests.firmware.fakes.hc165 import ShiftRegisterChain
 from tests.firmware.fakes.hc4067 import Multiplexer
 from tests.firmware.fakes.machine import FloatingPinError, Pin, WatchdogResetError
@@ -129,40 +130,69 @@ class Stream:
 
 
 def test_poll_register_modify_unregister(pico: Pico) -> None:
-    p = uselect.poll()
+    p = select.poll()
     s = Stream()
-    s.flags = uselect.POLLIN | uselect.POLLOUT
+    s.flags = select.POLLIN | select.POLLOUT
     p.register(s)  # default mask: POLLIN | POLLOUT
-    assert p.poll(0) == [(s, uselect.POLLIN | uselect.POLLOUT)]
-    p.register(s, uselect.POLLIN)  # again: updates the mask
-    assert p.poll(0) == [(s, uselect.POLLIN)]
-    s.flags = uselect.POLLHUP  # reported even though not asked for
-    assert p.poll(0) == [(s, uselect.POLLHUP)]
+    assert p.poll(0) == [(s, select.POLLIN | select.POLLOUT)]
+    p.register(s, select.POLLIN)  # again: updates the mask
+    assert p.poll(0) == [(s, select.POLLIN)]
+    s.flags = select.POLLHUP  # reported even though not asked for
+    assert p.poll(0) == [(s, select.POLLHUP)]
     p.unregister(s)
     p.unregister(s)  # unknown: no error
     assert p.poll(0) == []
     with pytest.raises(OSError) as err:
-        p.modify(s, uselect.POLLIN)
+        p.modify(s, select.POLLIN)
     assert err.value.errno == errno.ENOENT
     with pytest.raises(TypeError):
         p.register(object())  # type: ignore[arg-type]
 
 
 def test_poll_waits_for_data_or_timeout_and_ipoll_one_shot(pico: Pico) -> None:
-    p = uselect.poll()
-    p.register(pico.usb.stdin, uselect.POLLIN)
+    p = select.poll()
+    p.register(pico.usb.stdin, select.POLLIN)
     assert p.poll(0) == [] and pico.clock.elapsed == 0
     assert p.poll(25) == [] and pico.clock.elapsed == 25
     pico.usb.send(b"ab", at=40)
-    assert p.poll(-1) == [(pico.usb.stdin, uselect.POLLIN)] and pico.clock.elapsed == 40
+    assert p.poll(-1) == [(pico.usb.stdin, select.POLLIN)] and pico.clock.elapsed == 40
     assert pico.usb.stdin.buffer.read(1) == b"a"
-    assert list(p.ipoll(0, 1)) == [(pico.usb.stdin, uselect.POLLIN)]
+    assert list(p.ipoll(0, 1)) == [(pico.usb.stdin, select.POLLIN)]
     assert list(p.ipoll(0, 1)) == []  # one-shot: mask is 0 until modified
-    p.modify(pico.usb.stdin, uselect.POLLIN)
-    assert list(p.ipoll(0)) == [(pico.usb.stdin, uselect.POLLIN)]
+    p.modify(pico.usb.stdin, select.POLLIN)
+    assert list(p.ipoll(0)) == [(pico.usb.stdin, select.POLLIN)]
     assert pico.usb.stdin.buffer.read(1) == b"b"
     with pytest.raises(WouldBlockError):
         pico.usb.stdin.buffer.read(1)  # the real port would hang
+
+
+@pytest.mark.parametrize(
+    ("version", "wrote", "waited"),
+    [((1, 22), 0, 500), ((1, 24), 10, 1000)],
+    ids=["mp1.22", "mp1.24"],
+)
+def test_usb_writes_wait_500_ms_a_chunk_when_a_connected_host_stops_reading(
+    pico: Pico, version: tuple[int, int], wrote: int, waited: int
+) -> None:
+    usb = pico.usb
+    usb.micropython = version
+    p = select.poll()
+    p.register(usb.stdout.buffer, select.POLLOUT)
+    usb.reading = False
+    usb.stdout.buffer.write(b"x" * (usb_fake.CDC_TX_BUFSIZE - 10))  # fits: no wait
+    assert pico.clock.elapsed == 0 and p.poll(0) == [(usb.stdout.buffer, select.POLLOUT)]
+    assert usb.stdout.buffer.write(b"y" * 30) == 30  # stdio_buffer_write: the size asked
+    # MICROPY_HW_USB_CDC_TX_TIMEOUT: 1.22 gives the write up after 500 ms; 1.24 then writes
+    # the 10 bytes that fit and waits 500 ms more for room for the other 20
+    assert pico.clock.elapsed == usb.waited_ms == waited
+    assert usb.room() == 10 - wrote and usb.lost == 30 - wrote
+    usb.read_again(at=pico.clock.elapsed)
+    assert usb.room() == usb_fake.CDC_TX_BUFSIZE and usb.sent[-1][1].endswith(b"x" + b"y" * wrote)
+    usb.connected = False  # the host closed the port: writes go nowhere, at once
+    usb.stdout.buffer.write(b"z" * 300)
+    assert pico.clock.elapsed == waited and usb.lost == 30 - wrote
+    writable = p.poll(0) == [(usb.stdout.buffer, select.POLLOUT)]
+    assert writable == (version >= (1, 24))  # mp_usbd_cdc_poll_interfaces vs 1.22's mphalport.c
 
 
 def test_74hc165_shifts_on_rising_clock_edges_only_with_load_high(pico: Pico) -> None:

@@ -1,13 +1,15 @@
 """firmware/main.py, hw_165.py and hw_4067.py on a simulated Pico (tests/firmware/fakes).
 
-The fakes stand in for MicroPython's ``machine``, ``micropython``, ``uselect``,
-``time`` ticks and the USB serial; ``main.py`` runs unchanged, its endless loop
-ended by the simulated clock. ``ticks_ms()`` wraps around half a second into
-the firmware loop of every run, as it does on the Pico every 12.4 days.
+The fakes stand in for MicroPython's ``machine``, ``micropython``, ``select``,
+``time`` ticks and the USB serial (with the rp2's write path, ``fakes/usb.py``);
+``main.py`` runs unchanged, its endless loop ended by the simulated clock.
+``ticks_ms()`` wraps around half a second into the firmware loop of every run,
+as it does on the Pico every 12.4 days.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from pathlib import Path
@@ -154,6 +156,51 @@ def test_a_stalled_loop_is_reset_by_the_watchdog(pico: Pico) -> None:
     with pytest.raises(WatchdogResetError):
         pico.run(GRACE + 5000)
     assert GRACE + config.WATCHDOG_MS < pico.clock.elapsed <= GRACE + 500 + config.WATCHDOG_MS + 2
+
+
+def frame_seq_gaps(frames: list[tuple[int, tuple[int, int, int, bytes]]]) -> list[int]:
+    """How many frame numbers (SEQ) the host saw skipped before each frame, in order."""
+    seqs = [f[1] for _, f in frames]
+    return [(b - a - 1) % 256 for a, b in itertools.pairwise(seqs)]
+
+
+@pytest.mark.parametrize("version", [(1, 22), (1, 24)], ids=["mp1.22", "mp1.24"])
+def test_a_host_that_stops_reading_stalls_neither_the_scan_nor_the_watchdog(
+    pico: Pico, version: tuple[int, int]
+) -> None:
+    """The daemon hangs with the port open for 6 s while 30 tokens go down and one is lifted
+    for 40 ms: no write waits, the watchdog is fed every loop, every change is scanned and
+    numbered, and once the host reads again it gets them all and is told what was dropped."""
+    pico.usb.micropython = version
+    chain = wire_165(pico)
+    place(chain, 40)  # a token there from the start
+    pico.usb.send(wire.encode_frame(1, wire.IDENTIFY, wire.encode_identify()), at=GRACE + 50)
+    pico.usb.reply_with(ack_events)
+    pico.usb.stop_reading(at=GRACE + 200)
+    for sensor in range(30):
+        pico.clock.at(GRACE + 400 + 100 * sensor, functools.partial(place, chain, sensor))
+    pico.clock.at(GRACE + 4000, lambda: place(chain, 40, present=False))
+    pico.clock.at(GRACE + 4040, lambda: place(chain, 40))  # back after 40 ms
+    pico.usb.read_again(at=GRACE + 6500)
+    pico.run(GRACE + 9000)  # a watchdog reset would raise here
+
+    (wdt,) = pico.watchdogs()
+    assert wdt.longest <= 3 and pico.usb.waited_ms == 0 and pico.usb.lost == 0
+    assert chain.loads >= 9000 // config.SCAN_MS - 5  # a scan every 5 ms throughout
+    got: dict[int, tuple[int, int]] = {}
+    for payload in pico.usb.of(wire.EVENTS):
+        _, first, events = wire.decode_events(payload)
+        got.update(enumerate(events, first))
+    want = [(s, 1) for s in range(30)] + [(40, 0), (40, 1)]
+    assert [got[seq] for seq in sorted(got)] == want  # every change, numbered in order
+    assert wire.decode_heartbeat(pico.usb.of(wire.HEARTBEAT)[-1])[1:3] == (32, 33)  # all acked
+    # whole frames only; every frame number skipped is a frame the board says it dropped
+    assert pico.usb.garbage == 0 and pico.usb.text == ""
+    gaps = frame_seq_gaps(pico.usb.frames)
+    notices = [wire.decode_notice(p) for p in pico.usb.of(wire.NOTICE)]
+    assert notices and {code for code, _ in notices} == {wire.NOTICE_FRAMES_DROPPED}
+    told = [int(text.split()[0]) for _, text in notices]
+    assert sum(told) == sum(gaps) > 0
 
 
 # --- the scanners on their own ---------------------------------------------------------

@@ -10,6 +10,7 @@ Without node or the package these tests fail, saying how to install them.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import os
 import shutil
@@ -30,7 +31,7 @@ TOOLS = REPO / "tools" / "micropython"
 RUNNER = TOOLS / "run.mjs"
 PORT = TOOLS / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 DRIVER = Path(__file__).resolve().parent / "transcript.py"
-SCENARIOS = ("debounce", "garbled", "acks", "resync", "wrap", "crowd", "vectors")
+SCENARIOS = ("debounce", "garbled", "acks", "resync", "wrap", "crowd", "stall", "vectors")
 INSTALL = "run `make test` (or `bash tools/micropython/install.sh`) to install them"
 
 
@@ -99,15 +100,20 @@ def final_state(transcript: str, scenario: str) -> dict[str, str]:
 def test_the_port_is_micropython_with_what_main_py_uses(tmp_path: Path) -> None:
     script = tmp_path / "which.py"
     script.write_text(
-        "import sys, time, micropython, uselect\n"
+        "import sys, time, micropython, select\n"
         "print(sys.implementation.name, sys.implementation.version[:2])\n"
         "print(hasattr(sys.stdin, 'buffer'), hasattr(sys.stdout, 'buffer'))\n"
-        "print(callable(micropython.kbd_intr), callable(uselect.poll), uselect.POLLIN)\n"
+        "print(callable(micropython.kbd_intr), callable(select.poll), select.POLLIN, select.POLLOUT)\n"
         "print(all(hasattr(time, n) for n in ('ticks_ms', 'ticks_add', 'ticks_diff', 'sleep_ms')))\n"
+        "room = select.poll()\n"
+        "room.register(sys.stdout.buffer, select.POLLOUT)\n"
+        "print([event for _, event in room.ipoll(0)])\n"
+        "import uselect\n"  # still found, as an alias (firmware/README.md)
+        "print(uselect is select)\n"
     )
     lines = run_micropython(script).splitlines()
     assert lines[0].startswith("micropython (1, ")
-    assert lines[1:] == ["True True", "True True 1", "True"]
+    assert lines[1:] == ["True True", "True True 1 4", "True", "[4]", "True"]
 
 
 def test_transcripts_are_byte_identical(transcripts: tuple[str, str]) -> None:
@@ -169,6 +175,20 @@ def test_wrap_and_crowd_scenarios_are_not_trivial(transcripts: tuple[str, str]) 
     sizes = [len(f[3]) - 6 for f in crowd if f[2] == wire.EVENTS]
     assert sizes[:2] == [32, 11] and 8 in sizes  # first sent 32 a frame, resent 8 a frame
     assert final_state(transcripts[1], "crowd")["pending"] == ""
+
+
+def test_stall_scenario_is_not_trivial(transcripts: tuple[str, str]) -> None:
+    frames = frames_sent(transcripts[1], "stall")  # whole frames only: no byte was invalid
+    seqs = [f[1] for f in frames]
+    skipped = sum((b - a - 1) % 256 for a, b in itertools.pairwise(seqs))
+    notices = [wire.decode_notice(f[3]) for f in frames if f[2] == wire.NOTICE]
+    assert [code for code, _ in notices] == [wire.NOTICE_FRAMES_DROPPED]
+    end = final_state(transcripts[1], "stall")
+    assert int(notices[0][1].split()[0]) == skipped == int(end["dropped_frames"]) > 10
+    events = [wire.decode_events(f[3]) for f in frames if f[2] == wire.EVENTS]
+    got = {seq: e for _, first, evs in events for seq, e in enumerate(evs, first)}
+    assert [got[seq] for seq in sorted(got)] == [(s, 1) for s in range(12)]
+    assert (end["last_seq"], end["oldest"], end["pending"]) == ("12", "13", "")
 
 
 def test_micropython_encodes_and_decodes_the_test_vectors(transcripts: tuple[str, str]) -> None:

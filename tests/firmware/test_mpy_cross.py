@@ -15,7 +15,7 @@ from tests.paths import REPO
 FIRMWARE = REPO / "firmware"
 FILES = sorted(FIRMWARE.glob("*.py"))
 # what the Pico has; the CPython-only fallbacks live under `except ImportError`
-ALLOWED = {"firmware", "machine", "micropython", "uselect", "sys", "time"}
+ALLOWED = {"firmware", "machine", "micropython", "select", "sys", "time"}
 HARDWARE_ONLY = {"main.py", "hw_165.py", "hw_4067.py"}
 
 

@@ -10,7 +10,7 @@ scripted sensor states, a hand-driven millisecond clock and host frames.
 
 Output lines, ``<scenario> <ms> <what> ...``:
 
-* ``tx <hex>``: bytes the firmware wrote;
+* ``tx <hex>``: bytes the firmware wrote (with a port FIFO: bytes the host took);
 * ``rx <hex>``: bytes the host sent it;
 * ``end key=value ...``: its counters and state when the scenario ends;
 * ``crc``/``vector`` lines: ``firmware/test_vectors.json`` encoded and decoded.
@@ -22,7 +22,7 @@ import sys
 
 from firmware import wire
 from firmware.compat import ticks_add
-from firmware.core import Firmware
+from firmware.core import Firmware, Outbox
 
 BOOT = 7
 
@@ -33,15 +33,33 @@ def hexstr(data: bytes | bytearray) -> str:
 
 
 class Rig:
-    """A firmware on a scripted sensor matrix and clock; prints what goes over the wire."""
+    """A firmware on a scripted sensor matrix and clock; prints what goes over the wire.
 
-    def __init__(self, name: str, sensors: int, start: int = 0, **options: int) -> None:
+    With ``fifo`` bytes of port FIFO the firmware writes through an ``Outbox``,
+    as on the Pico: the outbox is pumped every millisecond into the FIFO, which
+    the host empties while ``reading``.
+    """
+
+    def __init__(
+        self, name: str, sensors: int, start: int = 0, fifo: int = 0, **options: int
+    ) -> None:
         self.name = name
         self.ms = 0
         self.now = start
         self.matrix = bytearray(sensors)
         self.frame_seq = 0
-        self.fw = Firmware(sensors, self.read, self.write, self.ticks, boot=BOOT, **options)
+        self.fifo = bytearray()
+        self.fifo_size = fifo
+        self.reading = True
+        self.outbox = Outbox(self.fifo_put, self.fifo_room, 160) if fifo else None
+        write = self.outbox.put if self.outbox else self.write
+        self.fw = Firmware(sensors, self.read, write, self.ticks, boot=BOOT, **options)
+
+    def fifo_room(self) -> bool:
+        return len(self.fifo) < self.fifo_size
+
+    def fifo_put(self, data: bytearray) -> None:
+        self.fifo.extend(data)
 
     def read(self) -> bytearray:
         return self.matrix
@@ -61,6 +79,11 @@ class Rig:
             self.now = ticks_add(self.now, 1)
             self.ms += 1
             self.fw.tick()
+            if self.outbox is not None:
+                self.outbox.pump()
+                if self.reading and self.fifo:
+                    self.write(bytes(self.fifo))
+                    self.fifo = bytearray()
 
     def host(self, data: bytes) -> None:
         """Bytes from the host, as they arrive."""
@@ -208,6 +231,23 @@ def crowd() -> None:
     rig.end()
 
 
+def stall() -> None:
+    """The host stops reading: whole frames are dropped and their SEQs skipped; the events are
+    kept, and NOTICE 4 says how many frames were dropped once the host reads again."""
+    rig = Rig("stall", 16, fifo=64, rto_ms=60, rto_max_ms=200)
+    rig.run(10)
+    rig.reading = False
+    for sensor in range(12):
+        rig.set([sensor], 1)
+        rig.run(40)
+    rig.run(1500)
+    rig.reading = True
+    rig.run(300)
+    rig.ack(rig.fw.last_seq)
+    rig.run(300)
+    rig.end()
+
+
 def decode_payload(mtype: int, payload: bytes) -> object:
     """The fields of a payload, as the host's decoders give them (sensor states as a list)."""
     if mtype == wire.SNAPSHOT:
@@ -266,6 +306,7 @@ SCENARIOS = (
     ("resync", resync),
     ("wrap", wrap),
     ("crowd", crowd),
+    ("stall", stall),
     ("vectors", vectors),
 )
 

@@ -44,7 +44,7 @@ APT_ONLY: dict[str, str] = {
     "libcamera": "python3-libcamera",
 }
 # MicroPython's built-in modules: allowed in firmware/ only (the board runs it).
-MICROPYTHON = {"machine", "micropython", "rp2", "utime", "uselect", "ustruct", "uos", "usys"}
+MICROPYTHON = {"machine", "micropython", "rp2", "utime", "ustruct", "uos", "usys"}
 # Namespace packages: several distributions share the top-level name, so the
 # distribution is told by the first two components.
 NAMESPACES = {"luma"}

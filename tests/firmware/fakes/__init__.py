@@ -8,9 +8,10 @@ enough to run ``firmware/main.py``, ``hw_165.py`` and ``hw_4067.py`` on CPython:
   wrap-around (period 2**30) and ``sleep_ms``, on a simulated clock with timers;
 * ``machine``: ``Pin`` (modes, pulls, ``value()``) on a simulated wiring bus,
   ``WDT`` that resets the board when not fed in time, ``reset()``;
-* ``uselect``: ``poll()`` with ``register``/``modify``/``unregister``/``poll``/``ipoll``;
+* ``select``: ``poll()`` with ``register``/``modify``/``unregister``/``poll``/``ipoll``;
 * ``micropython``: ``kbd_intr``, ``const``;
-* ``usb``: ``sys.stdin``/``sys.stdout`` of the USB CDC serial, with a host at the other end;
+* ``usb``: ``sys.stdin``/``sys.stdout`` of the USB CDC serial, with a host at the other end
+  (one that may hold the port open and stop reading: the rp2's writes then wait);
 * ``hc165``, ``hc4067``: the 74HC165 shift-register chain and 74HC4067 multiplexers;
 * ``pico``: all of it together (the ``pico`` fixture in ``tests/firmware/conftest.py``).
 """

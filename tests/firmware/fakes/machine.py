@@ -217,6 +217,7 @@ class WDT:
         self.clock = _clock
         self.fed_at = self.clock.elapsed
         self.feeds = 0
+        self.longest = 0  # the longest time it went unfed, ms
         self.clock.every_ms(self._check)
         watchdogs.append(self)
 
@@ -226,6 +227,7 @@ class WDT:
         self.feeds += 1
 
     def _check(self) -> None:
+        self.longest = max(self.longest, self.clock.elapsed - self.fed_at)
         if self.clock.elapsed - self.fed_at > self.timeout:
             raise WatchdogResetError(
                 f"watchdog not fed for {self.clock.elapsed - self.fed_at} ms"

@@ -7,7 +7,7 @@ import importlib
 import sys
 import types
 
-from tests.firmware.fakes import machine, micropython, uselect
+from tests.firmware.fakes import machine, micropython, select
 from tests.firmware.fakes.clock import Clock, TimeUpError
 from tests.firmware.fakes.usb import Usb
 
@@ -28,13 +28,12 @@ class Pico:
     def modules(self) -> dict[str, types.ModuleType]:
         """The fake MicroPython modules, attached to this board."""
         machine.attach(self.bus, self.clock)
-        uselect.attach(self.clock)
+        select.attach(self.clock)
         micropython.reset()
         return {
             "machine": machine,
             "micropython": micropython,
-            "uselect": uselect,
-            "select": uselect,
+            "select": select,  # not "uselect": since 1.21 only an alias of it (README)
         }
 
     def watchdogs(self) -> list[machine.WDT]:

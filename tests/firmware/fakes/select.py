@@ -1,4 +1,4 @@
-"""Fake ``select``/``uselect`` module: ``poll()`` over simulated streams.
+"""Fake ``select`` module: ``poll()`` over simulated streams.
 
 Semantics from the MicroPython docs (``select`` module, class Poll):
 
