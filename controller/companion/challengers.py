@@ -49,7 +49,14 @@ from controller.companion.challengers_model import (
     Match,
     Trophy,
 )
-from controller.companion.datafile import ENTRY, mode_data, whole_number
+from controller.companion.datafile import (
+    ENTRY,
+    MAX_COUNT,
+    MAX_PLAYERS,
+    at_most,
+    mode_data,
+    whole_number,
+)
 from controller.core.kinds import GameKind
 
 KIND = GameKind.CHALLENGERS
@@ -101,10 +108,13 @@ def load_data(
         DataError: every problem of the file or the overrides.
     """
     table, problems = mode_data("challengers", overrides, source)
-    rounds = whole_number(table, "rounds", problems, 1)
-    min_players = whole_number(table, "min_players", problems, 2)
-    max_players = whole_number(table, "max_players", problems, 2)
-    fans = problems.whole_numbers(table.get("trophy_fans"), ENTRY, "trophy_fans", rounds, 0)
+    rounds = whole_number(table, "rounds", problems, 1, MAX_COUNT)
+    max_players = whole_number(table, "max_players", problems, 2, MAX_PLAYERS)
+    seats = (2, MAX_PLAYERS)
+    min_players = at_most(table, "min_players", problems, seats, "max_players", max_players)
+    fans = problems.whole_numbers(
+        table.get("trophy_fans"), ENTRY, "trophy_fans", rounds, 0, MAX_COUNT
+    )
     return ChallengersData(
         rounds=problems.checked(rounds),
         min_players=problems.checked(min_players),

@@ -129,7 +129,7 @@ def test_bad_challengers_players_list() -> None:
     }
     assert "field 'players': expected a list" in error_of("challengers", script)
     script = {"players": TWO, "data": {"trophy_fans": [1, 2, 3, 4, 5, 6, -1]}, "actions": []}
-    assert "field 'trophy_fans[6]': expected a whole number >= 0, got -1" in error_of(
+    assert "field 'trophy_fans[6]': expected a whole number 0..99, got -1" in error_of(
         "challengers", script
     )
 
@@ -262,7 +262,7 @@ def test_every_problem_of_a_script_is_reported_at_once() -> None:
         replay("dbz-tcg", script, source="s.json")
     assert [str(p) for p in info.value.problems] == [
         "s.json: data: field 'life_deck': expected a whole number 1..60, got 0",
-        "s.json: data: field 'hand_limit': expected a whole number >= 0, got 'seven'",
+        "s.json: data: field 'hand_limit': expected a whole number 0..60, got 'seven'",
         "s.json: actions[0] (draw): field 'player': unknown player 'Bulma'",
         "s.json: actions[0] (draw): field 'cards': expected a whole number, got '3'",
         "s.json: actions[1]: field 'do': unknown action 'fly' (known: "

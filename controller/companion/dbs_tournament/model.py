@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import CompanionAction, DieRoll, Player
-from controller.companion.datafile import mode_data, whole_number
+from controller.companion.datafile import MAX_COUNT, MAX_PLAYERS, at_most, mode_data, whole_number
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
 
@@ -201,9 +201,10 @@ def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script"
     """
     table, problems = mode_data("dbs_tournament", overrides, source)
     life = whole_number(table, "life", problems, 1, MAIN_DECK)
-    min_players = whole_number(table, "min_players", problems, 2)
-    max_players = whole_number(table, "max_players", problems, 2)
-    cost_step = whole_number(table, "champion_cost_step", problems, 0)
+    max_players = whole_number(table, "max_players", problems, 2, MAX_PLAYERS)
+    seats = (2, MAX_PLAYERS)
+    min_players = at_most(table, "min_players", problems, seats, "max_players", max_players)
+    cost_step = whole_number(table, "champion_cost_step", problems, 0, MAX_COUNT)
     return DbsData(
         life=problems.checked(life),
         min_players=problems.checked(min_players),

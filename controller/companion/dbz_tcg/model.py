@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.companion.base import CompanionAction, Player
-from controller.companion.datafile import ENTRY, mode_data, whole_number
+from controller.companion.datafile import ENTRY, MAX_COUNT, at_most, mode_data, whole_number
+from controller.companion.entry import POWER_LEVELS
 from controller.core.checked import Problems, name_problem
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
@@ -17,7 +18,20 @@ from controller.core.quoting import short_repr
 KIND = GameKind.DBZ_TCG
 DECK = 60
 """Rule text 003: "exactly 60 other cards" beside the Main Personality and Mastery; the
-Life Deck is made of them, so it holds no more."""
+Life Deck is made of them, so it holds no more. It bounds the counts of cards (the Life
+Deck; the cards drawn, held, or discarded for a critical are drawn or discarded from it)
+and the Dragon Balls: each is a card of a Life Deck, one copy of each ("You may include
+only one copy of any given Dragon Ball"), and the Planning Step offers every number not
+on the table in one list."""
+MAX_BRACKETS = len(POWER_LEVELS)
+"""The most Power Level brackets an attack table may have: the text has six (A-F); the
+buttons offer seven power levels (:data:`~controller.companion.entry.POWER_LEVELS`, at
+least one in each shipped bracket), so a table with more brackets has one that no power
+level the buttons enter falls in."""
+MAX_FLOOR = POWER_LEVELS[-1]
+"""The highest floor a bracket may have: the highest power level the buttons enter
+(:data:`~controller.companion.entry.POWER_LEVELS`); a bracket starting above it is one the
+table can never enter. The shipped top floor is 50,000,000."""
 
 
 class Step(enum.Enum):
@@ -270,6 +284,11 @@ ACTIONS: dict[str, type[Any]] = {
 # --- data ------------------------------------------------------------------------------
 
 
+def _whole(x: object, highest: int) -> bool:
+    """Whether ``x`` is a whole number within ``0..highest``."""
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= highest
+
+
 def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTable | None:
     """The table (None: a problem was noted, or ``raw`` is None, its problem noted already)."""
     if raw is None:
@@ -281,6 +300,9 @@ def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTa
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         problems.add(entry, "brackets", f"expected a list of names, got {short_repr(names)}")
         return None
+    if len(names) > MAX_BRACKETS:
+        problems.add(entry, "brackets", f"expected 1..{MAX_BRACKETS} names, got {len(names)}")
+        return None
     for i, name in enumerate(names):
         if not name.strip():
             problems.add(entry, f"brackets[{i}]", f"expected a bracket's name, got {name!r}")
@@ -291,10 +313,10 @@ def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTa
     if (
         not isinstance(floors, list)
         or len(floors) != size
-        or not all(isinstance(x, int) and not isinstance(x, bool) for x in floors)
+        or not all(_whole(x, MAX_FLOOR) for x in floors)
         or floors != sorted(floors)
     ):
-        problems.add(entry, "floors", f"expected {size} rising whole numbers")
+        problems.add(entry, "floors", f"expected {size} rising whole numbers 0..{MAX_FLOOR}")
     rows = raw.get("damage")
     if not isinstance(rows, list) or len(rows) != size:
         problems.add(entry, "damage", f"expected {size} rows")
@@ -303,9 +325,9 @@ def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTa
         if (
             not isinstance(row, list)
             or len(row) != size
-            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in row)
+            or not all(_whole(x, MAX_COUNT) for x in row)
         ):
-            problems.add(entry, f"damage[{i}]", f"expected {size} whole numbers >= 0")
+            problems.add(entry, f"damage[{i}]", f"expected {size} whole numbers 0..{MAX_COUNT}")
     if problems.since(mark) or not isinstance(floors, list):
         return None
     return AttackTable(tuple(names), tuple(floors), tuple(tuple(r) for r in rows))
@@ -319,27 +341,31 @@ def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script"
     """
     table, problems = mode_data("dbz_tcg", overrides, source)
 
-    def num(key: str, lowest: int = 1, highest: int | None = None) -> int | None:
+    def num(key: str, lowest: int, highest: int) -> int | None:
         return whole_number(table, key, problems, lowest, highest)
 
-    levels = num("levels")
-    max_stages = num("max_stages")
+    def capped(key: str, lowest: int, highest: int, other: str, limit: int | None) -> int | None:
+        return at_most(table, key, problems, (lowest, highest), other, limit)
+
+    life_deck = num("life_deck", 1, DECK)
+    levels = num("levels", 1, MAX_COUNT)
+    max_stages = num("max_stages", 1, MAX_COUNT)
     numbers = {
-        "life_deck": num("life_deck", 1, DECK),
-        "start_level": num("start_level", 1, levels),
-        "start_stages": num("start_stages", 0, max_stages),
-        "anger_to_level": num("anger_to_level"),
-        "level_up_stages": num("level_up_stages", 0, max_stages),
-        "draw_step_cards": num("draw_step_cards"),
-        "hand_limit": num("hand_limit", 0),
-        "critical_life_cards": num("critical_life_cards"),
-        "dragon_balls": num("dragon_balls"),
+        "start_level": capped("start_level", 1, MAX_COUNT, "levels", levels),
+        "start_stages": capped("start_stages", 0, MAX_COUNT, "max_stages", max_stages),
+        "anger_to_level": num("anger_to_level", 1, MAX_COUNT),
+        "level_up_stages": capped("level_up_stages", 0, MAX_COUNT, "max_stages", max_stages),
+        "draw_step_cards": capped("draw_step_cards", 1, DECK, "life_deck", life_deck),
+        "hand_limit": capped("hand_limit", 0, DECK, "life_deck", life_deck),
+        "critical_life_cards": capped("critical_life_cards", 1, DECK, "life_deck", life_deck),
+        "dragon_balls": num("dragon_balls", 1, DECK),
     }
     attack_table = _attack_table(
         problems.table(table.get("attack_table"), ENTRY, "attack_table"), problems
     )
     checked = {key: problems.checked(value) for key, value in numbers.items()}
     return DbzData(
+        life_deck=problems.checked(life_deck),
         levels=problems.checked(levels),
         max_stages=problems.checked(max_stages),
         attack_table=problems.checked(attack_table),

@@ -268,13 +268,11 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     if state.step is Step.OVER:
         return ()
     if me.critical_available:
-        return (
-            Offer(
-                "critical",
-                (("player", (player,)), ("choice", tuple(c.value for c in Critical))),
-                ("number",),
-            ),
-        )
+        # a capture names one of the opponent's Dragon Balls in play: offered as they are,
+        # whatever numbers the data's dragon_balls gives them (the buttons' own list stops at 7)
+        foe = state.fighter(state.opponent(player)).dragon_balls
+        choices = tuple(c.value for c in Critical)
+        return (Offer("critical", (("player", (player,)), ("choice", choices), ("number", foe))),)
     mine = (("player", (player,)),)
     out = [
         Offer("draw", mine, ("cards",)),
