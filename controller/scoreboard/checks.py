@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from controller.companion.datafile import MAX_PLAYERS as MAX_COMPANION_PLAYERS
+from controller.game.state import MAX_PLAYERS
 from controller.publish.companion import KIND as COMPANION
 from controller.publish.companion import MAX_NUMBERS
 from controller.publish.messages import OFFLINE, ONLINE, SCHEMA
@@ -19,7 +21,6 @@ from controller.publish.messages import OFFLINE, ONLINE, SCHEMA
 MAX_MESSAGE_BYTES = 64 * 1024  # a 6-player state is about 6 KB
 MAX_TEXT = 64
 MAX_INSTANCE = 16
-MAX_PLAYERS = 6
 MAX_WARRIORS = 16
 MAX_GREEN = 32
 MAX_ELIMINATED = 96
@@ -278,7 +279,7 @@ def _turn(v: Any) -> dict[str, Any] | None:
         return None
     turn = _dict(v, "turn")
     return {
-        "seat": _int(turn.get("seat"), "turn.seat", 0, MAX_PLAYERS),
+        "seat": _int(turn.get("seat"), "turn.seat", 0, MAX_COMPANION_PLAYERS),
         "player": _text(turn.get("player"), "turn.player"),
     }
 
@@ -286,7 +287,7 @@ def _turn(v: Any) -> dict[str, Any] | None:
 def _clean_companion(table_id: str, d: dict[str, Any]) -> dict[str, Any]:
     """A companion game's state (:mod:`controller.publish.companion`), copied field by field."""
     players = []
-    for i, p in enumerate(_list(d.get("players"), "players", MAX_PLAYERS)):
+    for i, p in enumerate(_list(d.get("players"), "players", MAX_COMPANION_PLAYERS)):
         p = _dict(p, f"players[{i}]")
         numbers = _dict(p.get("numbers", {}), f"players[{i}].numbers")
         if len(numbers) > MAX_NUMBERS:
@@ -295,7 +296,7 @@ def _clean_companion(table_id: str, d: dict[str, Any]) -> dict[str, Any]:
         player = _text(p.get("player"), "player", empty=False)
         players.append(
             {
-                "seat": _int(p.get("seat"), "seat", 0, MAX_PLAYERS),
+                "seat": _int(p.get("seat"), "seat", 0, MAX_COMPANION_PLAYERS),
                 "player": player,
                 "player_id": _player_id(p.get("player_id"), table_id, player),
                 "main": _text(p.get("main", ""), "main"),

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from controller.companion.datafile import MAX_PLAYERS as MAX_COMPANION_PLAYERS
 from controller.demo.companion import run_companion_demo
 from controller.publish.companion import MAX_NUMBERS, companion_state_message
 from controller.publish.messages import encode
@@ -59,7 +60,7 @@ def test_a_finished_companion_state_is_copied_field_by_field(finished: dict[str,
         ({"players": [{"seat": 0, "player": "A",
                        "numbers": {f"n{i}": i for i in range(MAX_NUMBERS + 1)}}]}, "numbers"),
         ({"players": [{"seat": 0, "player": "x" * 65}]}, "player"),
-        ({"players": [{"seat": 0, "player": "A"}] * 7}, "players"),
+        ({"players": [{"seat": 0, "player": "A"}] * (MAX_COMPANION_PLAYERS + 1)}, "players"),
         ({"winners": [1]}, "winner"),
         ({"turn": {"seat": "0", "player": "A"}}, "turn.seat"),
     ],
@@ -70,6 +71,19 @@ def test_bad_companion_fields_are_refused(
     m = {**finished, **change}
     with pytest.raises(MessageError, match=why):
         clean_state("cards-1", encode(m))
+
+
+def test_a_companion_game_of_the_most_players_a_mode_seats_is_shown(tmp_path: Path) -> None:
+    # Challengers! seats 8 (its data file), more than the dice game's 6
+    s = run_companion_demo("challengers", seed=1, players=MAX_COMPANION_PLAYERS, out=tmp_path,
+                           fast=True)  # fmt: skip
+    with CompanionTable.resume(s.journal) as table:
+        message = companion_state_message(
+            table.mode, table.state, "cards-8", seq=len(table.journal), game_id="g-8", sent_at=1.0
+        )
+    clean = clean_state("cards-8", encode(message))
+    assert len(clean["players"]) == MAX_COMPANION_PLAYERS
+    assert clean == json.loads(encode(message))
 
 
 def test_a_companion_winner_counts_in_its_own_ranking(finished: dict[str, Any]) -> None:
