@@ -71,6 +71,8 @@ class Outbox:
             one[0] = buf[at]
             self._write(one)
             at += 1
+        if at == start:
+            return 0  # nothing written (most loops: nothing queued): nothing allocated
         if at == len(buf):
             self.buf = bytearray()
             self.head = 0

@@ -29,6 +29,7 @@ from controller.companion.registry import get_mode
 from controller.core.checked import name_problem
 from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 from controller.storage.journal import EventJournal, JournalCorruptError, Row
 from controller.storage.origin import SEED_KEY, Origin, damaged_setup
 from controller.storage.sqlite_file import Migration, stamp_application_id
@@ -85,7 +86,7 @@ def setup_kind(setup: Mapping[str, Any], path: str | Path) -> GameKind:
         kind = None
     if kind is None or kind.plays_dice:
         raise JournalCorruptError(
-            f"{path}: the set-up names no companion mode ({setup.get('mode')!r})"
+            f"{path}: the set-up names no companion mode ({short_repr(setup.get('mode'))})"
         )
     return kind
 
@@ -99,7 +100,7 @@ def setup_players(setup: Mapping[str, Any], path: str | Path) -> tuple[str, ...]
     """
     raw = setup.get("players")
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
-        raise damaged_setup(path, "players", f"expected names, got {raw!r}")
+        raise damaged_setup(path, "players", f"expected names, got {short_repr(raw)}")
     for i, name in enumerate(raw):  # the table wrote none (its flags and config refuse it)
         if (why := name_problem(name)) is not None:
             raise damaged_setup(path, f"players[{i}]", why)

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 
 from controller.core.errors import TopTableError
+from controller.core.quoting import short_repr
 
 RETIRED = {"six_warriors_in_short_game": "A's reading, the default since docs/rules.md §11"}
 """Variant names a config or journal may still hold, now plain defaults: accepted, no effect."""
@@ -79,7 +80,8 @@ class Variants:
                 continue
             if key not in cls.names():
                 raise UnknownVariantError(
-                    f"unknown rule variant {key!r}: expected one of {', '.join(cls.names())}"
+                    f"unknown rule variant {short_repr(key)}: expected one of "
+                    f"{', '.join(cls.names())}"
                 )
             on[key] = True
         return replace(cls(), **on)

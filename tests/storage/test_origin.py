@@ -105,6 +105,26 @@ def test_a_journal_whose_seed_is_not_a_number_is_refused_naming_it(
         CompanionJournal.open(companion)
 
 
+def test_an_unknown_variant_is_quoted_in_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "g.sqlite"
+    run_journaled(path, 2, Length.ROUNDS5, 5)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE meta SET value = json_set(value, '$.config.variants', json(?)) "
+            "WHERE key = 'setup'",
+            (json.dumps(["v" * 100_000]),),
+        )
+    conn.close()
+    code, out, err = cli_runner(monkeypatch, capsys, "controller.cli.game")(
+        "game", "check", str(path)
+    )
+    assert (code, out) == (2, "")
+    assert "field 'config.variants': unknown rule variant '" + "v" * 40 + "...' (100000 " in err
+    assert len(err) < 1000
+
+
 def test_a_damaged_seed_is_quoted_in_part(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     run_journaled(path, 2, Length.ROUNDS5, 5)
@@ -124,6 +144,8 @@ def test_a_damaged_seed_is_quoted_in_part(tmp_path: Path) -> None:
         ("null", "field 'players': expected names, got None"),
         ('["Ann", "B\\u0000b"]', "field 'players[1]': expected a name without a NUL "
          "character (\\u0000), got 'B\\x00b'"),
+        (json.dumps(list(range(5000))), "field 'players': expected names, got [0, 1, 2, 3, 4, "
+         "5, 6, 7, 8, 9, 10, 11, 12, ... (5000 items)]"),
     ],
 )  # fmt: skip
 def test_companion_players_that_are_not_names_are_a_damaged_set_up(
