@@ -9,6 +9,7 @@ room display's into docs/ (a deliberate regeneration).
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +17,11 @@ from typing import Any
 
 import pytest
 
+from controller.companion.datafile import MAX_PLAYERS as MAX_COMPANION_PLAYERS
 from controller.game import engine
 from controller.game.events import GameEvent
 from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import MAX_PLAYERS, GameConfig, GameState, Length
 from controller.publish.link import Link
 from controller.publish.messages import encode, state_message
 from controller.scoreboard.model import Scoreboard
@@ -37,7 +39,8 @@ SIZES = {"tv": (1920, 1080), "projector": (1280, 720)}
 PEOPLE = ("Ann Lee", "Bob Marsh", "Cleo Diaz", "Dev Patel", "Eli Ford", "Fay Wong", "Gus Hale",
           "Hana Ito", "Ivo Kral", "Jun Park", "Kai Moss", "Lea Roy", "Mo Reid", "Nia Cole",
           "Oto Berg", "Pia Lund", "Quin Shaw", "Rae Kent", "Sol Vega", "Tam Nash", "Uma Rao",
-          "Vic Hart", "Wen Liu", "Xia Chen")  # fmt: skip
+          "Vic Hart", "Wen Liu", "Xia Chen", "Yul Dunn", "Zoe Hill", "Ada Ruiz",
+          "Ben Oduya")  # fmt: skip
 
 
 def _game(game_data: Any, players: tuple[str, ...], seed: int) -> list[GameState]:
@@ -166,6 +169,76 @@ def test_twelve_tables_and_the_standings_at_once_in_large_type(
     assert chrome.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
     if request.config.getoption("docs_images"):
         shutil.copyfile(shot, DOCS / shot.name)
+
+
+SEATS = """
+const inside = (r, box) => r.width > 0 && r.height > 0 && r.left >= box.left - 0.5 &&
+  r.top >= box.top - 0.5 && r.right <= box.right + 0.5 && r.bottom <= box.bottom + 0.5;
+const shown = [];
+for (const card of document.querySelectorAll('.card')) {
+  const box = card.getBoundingClientRect();
+  for (const seat of card.querySelectorAll('.seat')) {
+    const name = seat.querySelector('.player');
+    if (inside(seat.getBoundingClientRect(), box) && inside(name.getBoundingClientRect(), box)
+        && name.scrollWidth <= name.clientWidth) shown.push(`${card.dataset.tableId}/${name.textContent}`);
+  }
+}
+return shown;
+"""
+
+
+def _full_tables(board: Scoreboard, game_data: Any) -> list[str]:
+    """Twelve tables of the most players a game seats: Challengers! games of 8 (table-6 over,
+    two winners starred) and dice games of 6 (table-5 over); every seat as table/name."""
+    seats: list[str] = []
+    for i in range(12):
+        table = f"table-{i + 1}"
+        if i % 2:
+            numbers = [{"fans": 10 + 11 * k, "fan_cards": k % 3, "trophies": k % 4}
+                       for k in range(MAX_COMPANION_PLAYERS)]  # fmt: skip
+            m = json.loads(_companion(table, "challengers", numbers, "fans"))
+            if i == 5:
+                m.update(over=True, turn=None, winners=[p["player"] for p in m["players"][:2]])
+            board.handle(f"toptable/{table}/state", encode(m))
+            seats += [f"{table}/{p['player']}" for p in m["players"]]
+            continue
+        names = tuple(PEOPLE[(6 * i + k) % 20] for k in range(MAX_PLAYERS))
+        states = _game(game_data, names, seed=i + 1)
+        at = len(states) - 1 if i == 4 else len(states) * (i + 2) // 15
+        board.handle(f"toptable/{table}/state", encode(state_message(states[at], table, seq=at)))
+        seats += [f"{table}/{n}" for n in names]
+    return seats
+
+
+@pytest.mark.parametrize("screen", list(SIZES))
+def test_every_seat_of_twelve_full_tables_is_shown(
+    chrome: Any,
+    served: tuple[Scoreboard, ScoreboardServer],
+    game_data: Any,
+    tmp_path: Path,
+    screen: str,
+) -> None:
+    # a card of more than four seats only shrank its type to 0.8 and its overflow was
+    # hidden: an 8-player Challengers! card showed 5 seats, a 6-player dice card was cut too
+    board, server = served
+    seats = _full_tables(board, game_data)
+    assert len(seats) == 6 * MAX_COMPANION_PLAYERS + 6 * MAX_PLAYERS
+    width, height = SIZES[screen]
+    _size(chrome, width, height)
+    chrome.get(server.url + "?view=room")
+    assert wait_for(lambda: chrome.execute_script(FITS)["cards"] == 12, 10)
+    fit = chrome.execute_script(FITS)
+    assert not fit["scrolls"] and fit["outside"] == [] and fit["clipped"] == []
+    assert fit["beside"]
+    assert sorted(chrome.execute_script(SEATS)) == sorted(seats)  # whole, inside their card
+    assert fit["names"] >= 0.021  # eight seats' names: 23 px on a TV, 15 px on a projector
+    assert fit["smallest"] >= 0.021
+    won = "return document.querySelectorAll(\".card[data-table-id='table-6'] .seat.won\").length"
+    assert chrome.execute_script(won) == 2
+    errors = [e for e in chrome.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], errors
+    shot = tmp_path / f"scoreboard-room-full-{width}x{height}.png"
+    assert chrome.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
 
 
 def test_more_tables_cycle_through_pages(

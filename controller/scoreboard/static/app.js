@@ -219,7 +219,12 @@ function roomCard(t) {
   node.append(h);
   const seats = companion ? t.players || [] : t.teams || [];
   const winners = new Set(t.over && Array.isArray(t.winners) ? t.winners : []);
-  if (seats.length > 4) node.classList.add("many");
+  if (seats.length > 4) {
+    // a companion game seats up to 8, the dice game 6: the card's type shrinks so that its
+    // title and every seat's line fit in the height of a four-seat card's (style.css)
+    node.classList.add("many");
+    node.style.setProperty("--lines", String(seats.length + 1));
+  }
   for (const s of seats) {
     const row = el("div", "seat" + (turnOf(t, s.seat) ? " turn" : "") +
       (winners.has(s.player) ? " won" : "") + (s.eliminated ? " out" : ""));
