@@ -30,7 +30,8 @@ class Outbox:
     bytes waiting. ``pump()`` hands queued bytes to ``write`` one at a time, each
     only after ``writable()`` said the port takes one more byte now, at most
     ``budget`` bytes a call; it never waits. ``write`` gets the same one-byte
-    bytearray each time (it must copy it).
+    bytearray each time (it must copy it). ``discard()`` is the ``discard`` to
+    give ``Firmware``: it drops the frames that have not started going out.
     """
 
     def __init__(
@@ -44,6 +45,7 @@ class Outbox:
         self.size = size
         self.buf = bytearray()
         self.head = 0  # buf[head:] waits; buf[:head] is written
+        self.start = 0  # where the frame holding buf[head] starts: a frame written in part
         self._one = bytearray(1)
 
     def waiting(self) -> int:
@@ -54,9 +56,10 @@ class Outbox:
         """Queue one whole frame; False (and nothing queued) when there is no room for it."""
         if self.waiting() + len(frame) > self.size:
             return False
-        if self.head:
-            self.buf = self.buf[self.head :]
-            self.head = 0
+        if self.start:
+            self.buf = self.buf[self.start :]
+            self.head -= self.start
+            self.start = 0
         self.buf.extend(frame)
         return True
 
@@ -75,10 +78,35 @@ class Outbox:
             return 0  # nothing written (most loops: nothing queued): nothing allocated
         if at == len(buf):
             self.buf = bytearray()
-            self.head = 0
+            self.head = self.start = 0
         else:
             self.head = at
+            frame = self.start
+            while frame + wire.frame_size(buf, frame) <= at:
+                frame += wire.frame_size(buf, frame)
+            self.start = frame
         return at - start
+
+    def discard(self) -> int:
+        """Drop every queued frame that has not started going out; return how many.
+
+        A frame written in part stays, to be finished: the port never carries a cut frame.
+        """
+        buf = self.buf
+        keep = self.start
+        if self.head > keep:
+            keep += wire.frame_size(buf, keep)
+        dropped = 0
+        at = keep
+        while at < len(buf):
+            at += wire.frame_size(buf, at)
+            dropped += 1
+        if keep == self.head:
+            self.buf = bytearray()
+            self.head = self.start = 0
+        elif dropped:
+            self.buf = buf[:keep]
+        return dropped
 
 
 class Firmware:
@@ -87,7 +115,10 @@ class Firmware:
     A frame ``write`` drops (returns False) still used its SEQ, so the host sees
     a gap; it is counted (``dropped_frames``) and, with the next frame written,
     reported to the host by NOTICE 4 naming how many were dropped since the last
-    such notice or IDENTIFY.
+    such notice or IDENTIFY. ``discard()``, if given, drops the frames ``write``
+    queued that have not started going out and returns how many (``Outbox``):
+    IDENTIFY calls it, so its IDENT follows at most the frame in flight
+    (PROTOCOL.md rule 6; ``discarded_frames``).
     """
 
     def __init__(
@@ -103,12 +134,14 @@ class Firmware:
         rto_ms: int = 60,
         rto_max_ms: int = 500,
         retain: int = 128,
+        discard: Callable[[], int] | None = None,
     ) -> None:
         from firmware.scanner import Scanner
 
         self.sensors = sensors
         self._read = read
         self._write = write
+        self._discard = discard
         self._ticks = ticks
         self.boot = boot & 0xFFFF
         self.scan_ms = scan_ms
@@ -131,6 +164,7 @@ class Firmware:
             "wrong_version": 0,
             "malformed": 0,
             "dropped_frames": 0,
+            "discarded_frames": 0,
         }
         self._unreported = 0  # frames dropped and not yet told by NOTICE 4
         self._hash = -1
@@ -186,7 +220,10 @@ class Firmware:
         """Act on one decoded frame ``(version, seq, type, payload)``."""
         version, _seq, mtype, payload = frame
         if mtype == wire.IDENTIFY:
-            # a host starting its session: drops before it were no loss to it
+            # a host starting its session: frames queued before it are not for it (events
+            # stay pending and are resent) and drops before it were no loss to it
+            if self._discard is not None:
+                self.counters["discarded_frames"] += self._discard()
             self._unreported = 0
             # answered whatever the version, so the host can see ours and refuse
             self._send(

@@ -54,7 +54,8 @@ def run() -> None:
     they came, and written one at a time only when poll says the USB serial
     takes one more (a write that does not fit waits up to 500 ms on the rp2,
     README: "A host that stops reading"); frames that find no room are dropped
-    whole and reported (``Outbox``, NOTICE 4).
+    whole and reported (``Outbox``, NOTICE 4), and those still queued when a host
+    identifies are dropped (``Outbox.discard``, PROTOCOL.md rule 6).
     """
     micropython.kbd_intr(-1)  # binary frames may hold 0x03: no Ctrl-C on the link
     reader = make_reader()
@@ -81,6 +82,7 @@ def run() -> None:
         scan_ms=config.SCAN_MS,
         debounce=config.DEBOUNCE,
         heartbeat_ms=config.HEARTBEAT_MS,
+        discard=outbox.discard,
     )
     wdt = machine.WDT(timeout=config.WATCHDOG_MS)
     while True:

@@ -46,6 +46,11 @@ NOTICE_OVERFLOW = 3
 NOTICE_FRAMES_DROPPED = 4  # the output was full: whole frames dropped, their SEQs skipped
 
 
+def frame_size(frame: bytes | bytearray, at: int = 0) -> int:
+    """Bytes in the well-formed frame that starts at ``frame[at]``: OVERHEAD plus its LEN."""
+    return OVERHEAD + frame[at + 2]
+
+
 class WireError(ValueError):
     """A payload that does not match its message type (size or content)."""
 

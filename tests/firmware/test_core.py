@@ -20,7 +20,9 @@ class Rig:
         self.out: list[tuple[int, int, int, bytes]] = []
         self.dec = wire.Decoder()
         self.room: int | None = None  # frames the port still takes (None: all)
-        self.fw = Firmware(sensors, lambda: self.matrix, self.write, lambda: self.now, boot=7, **kw)
+        self.fw = Firmware(
+            sensors, lambda: self.matrix, self.write, lambda: self.now, boot=7, discard=None, **kw
+        )  # writes go straight out: no queue to discard from
 
     def write(self, data: bytes) -> bool:
         if self.room is not None:
@@ -217,3 +219,74 @@ def test_a_host_that_identifies_is_not_told_of_earlier_drops() -> None:
     rig.send(wire.IDENTIFY, wire.encode_identify())
     rig.run(300)
     assert [f[2] for f in rig.out] == [wire.IDENT, wire.HEARTBEAT]  # no NOTICE
+
+
+def heartbeat_frame(seq: int) -> bytes:
+    return wire.encode_frame(seq, wire.HEARTBEAT, wire.encode_heartbeat(7, seq, seq + 1, 0))
+
+
+def test_outbox_discard_finishes_the_frame_in_flight_and_drops_the_frames_not_started() -> None:
+    taken = bytearray()
+    room = [25]
+
+    def write(byte: bytearray) -> None:
+        taken.extend(byte)
+        room[0] -= 1
+
+    box = Outbox(write, lambda: room[0] > 0, size=200)
+    assert all(box.put(heartbeat_frame(seq)) for seq in (1, 2, 3, 4))  # 21 bytes each
+    assert box.pump() == 25  # frame 1 and 4 bytes of frame 2
+    assert box.discard() == 2 and box.waiting() == 17  # 3 and 4; the rest of 2 stays
+    assert box.put(heartbeat_frame(5))
+    room[0] = 1000
+    assert box.pump() == 38 and box.waiting() == 0
+    dec = wire.Decoder()
+    assert [f[1] for f in dec.feed(bytes(taken))] == [1, 2, 5] and dec.bytes_invalid == 0
+    # at a frame boundary nothing is in flight: every frame goes; an empty outbox drops nothing
+    assert box.put(heartbeat_frame(6)) and box.put(heartbeat_frame(7))
+    room[0] = 21
+    assert box.pump() == 21 and box.discard() == 1 and box.waiting() == 0
+    assert box.discard() == 0 and box.pump() == 0
+    assert [f[1] for f in dec.feed(bytes(taken[-21:]))] == [6] and dec.pending() == 0
+
+
+def test_identify_drops_the_frames_queued_for_an_earlier_host_but_no_event() -> None:
+    """The last host stops reading in the middle of a token's EVENTS frame; for 500 ms its resends
+    and heartbeats queue up. A host then identifies: after the rest of that frame, its first frame
+    is the IDENT, and the event, kept, comes when its ACK asks for it (PROTOCOL.md rules 5, 6)."""
+    now = [0]
+    matrix = bytearray(8)
+    taken = bytearray()
+    room = [30]  # the last host takes a heartbeat and 9 bytes of the EVENTS frame, then stops
+
+    def write(byte: bytearray) -> None:
+        taken.extend(byte)
+        room[0] -= 1
+
+    box = Outbox(write, lambda: room[0] > 0)
+    fw = Firmware(8, lambda: matrix, box.put, lambda: now[0], boot=7, discard=box.discard)
+
+    def run(ms: int) -> None:
+        for _ in range(ms):
+            now[0] += 1
+            fw.tick()
+            box.pump()
+
+    run(100)
+    matrix[2] = 1
+    run(500)
+    queued = fw.counters["frames_sent"]
+    assert queued >= 6 and fw.counters["dropped_frames"] == 0 and len(taken) == 30
+    room[0] = 10_000  # a new host opens the port
+    fw.feed(wire.encode_frame(1, wire.IDENTIFY, wire.encode_identify()))
+    run(1)
+    dec = wire.Decoder()
+    frames = dec.feed(bytes(taken))
+    assert dec.bytes_invalid == 0 and dec.pending() == 0  # the frame in flight was finished
+    assert [f[2] for f in frames] == [wire.HEARTBEAT, wire.EVENTS, wire.IDENT]
+    assert fw.counters["discarded_frames"] == queued - 2
+    assert fw.pending == bytearray(b"\x82")  # the event is kept
+    seen = len(taken)
+    fw.feed(wire.encode_frame(2, wire.ACK, wire.encode_ack(7, 0)))  # advances nothing: resend
+    run(1)
+    assert [wire.decode_events(f[3]) for f in dec.feed(bytes(taken[seen:]))] == [(7, 1, [(2, 1)])]

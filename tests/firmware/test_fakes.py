@@ -10,6 +10,7 @@ import errno
 
 import pytest
 
+from firmware import wire
 from tests.firmware.fakes import clock, machine, select
 from tests.firmware.fakes import usb as usb_fake
 from tests.firmware.fakes.hc165 import ShiftRegisterChain
@@ -193,6 +194,29 @@ def test_usb_writes_wait_500_ms_a_chunk_when_a_connected_host_stops_reading(
     assert pico.clock.elapsed == waited and usb.lost == 30 - wrote
     writable = p.poll(0) == [(usb.stdout.buffer, select.POLLOUT)]
     assert writable == (version >= (1, 24))  # mp_usbd_cdc_poll_interfaces vs 1.22's mphalport.c
+
+
+def test_usb_a_host_program_that_opens_the_port_gets_what_the_fifo_kept(pico: Pico) -> None:
+    usb = pico.usb
+    usb.micropython = (1, 22)
+    p = select.poll()
+    p.register(usb.stdout.buffer, select.POLLOUT)
+    frame = wire.encode_frame(1, wire.PONG, wire.encode_nonce(5))
+    usb.stdout.buffer.write(frame)  # the first program reads it
+    usb.stop_reading(at=0)
+    usb.stdout.buffer.write(frame + frame[:4])  # then hangs: they wait in the FIFO
+    usb.hang_up(at=10)
+    usb.open(at=20)
+    pico.clock.advance(10)
+    assert (usb.connected, usb.reading, p.poll(0)) == (False, False, [])  # 1.22: no POLLOUT
+    usb.stdout.buffer.write(b"gone")  # nobody holds the port: nothing is written
+    assert usb.fifo == frame + frame[:4] and usb.opened == 0
+    pico.clock.advance(10)
+    assert usb.connected and usb.reading and usb.stale == frame + frame[:4]
+    usb.stdout.buffer.write(frame[4:])  # the rest of the frame the FIFO ended in
+    decoded = wire.Decoder().feed(frame)
+    assert usb.opened == 1 and [f for _, f in usb.frames[usb.opened :]] == decoded * 2
+    assert usb.garbage == 0 and usb.fifo == bytearray()
 
 
 def test_74hc165_shifts_on_rising_clock_edges_only_with_load_high(pico: Pico) -> None:

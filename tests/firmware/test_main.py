@@ -252,3 +252,90 @@ def test_74hc4067_multiplexers_return_the_selected_channel(pico: Pico) -> None:
     assert muxes[2].reads == [1] * 8 + [0] * 8  # sensors 40..47 are not wired
     with pytest.raises(ValueError, match="2 multiplexers cannot read 40 sensors"):
         Multiplexers(40, config.PINS_SELECT, signal[:2])
+
+
+class Host:
+    """The host's side of PROTOCOL.md rules 2, 4, 5 and 6 on one port, its memory kept across
+    reconnects as ``BoardLink``'s is: it ignores what comes before the IDENT, asks a snapshot,
+    then records events strictly in order and acks each."""
+
+    def __init__(self) -> None:
+        self.phase = "identify"
+        self.boot: int | None = None
+        self.last = 0  # the last event recorded
+        self.recorded: list[tuple[int, int]] = []
+
+    def reopen(self) -> None:
+        """A new session on the port (``HostSession.start``)."""
+        self.phase = "identify"
+
+    def __call__(self, frame: tuple[int, int, int, bytes]) -> bytes | None:
+        mtype, payload = frame[2], frame[3]
+        if self.phase == "identify":
+            if mtype != wire.IDENT:
+                return None
+            self.phase = "snapshot"
+            return wire.encode_frame(1, wire.SNAPSHOT_REQ)
+        if self.phase == "snapshot":
+            if mtype != wire.SNAPSHOT:
+                return None
+            boot, seq, oldest, _ = wire.decode_snapshot(payload)
+            if boot != self.boot or oldest > self.last + 1:
+                self.boot, self.last = boot, seq  # rule 4: the snapshot is the truth
+            self.phase = "live"  # rule 5: or the board still holds what we lack
+            return wire.encode_frame(1, wire.ACK, wire.encode_ack(boot, self.last))
+        if mtype != wire.EVENTS:
+            return None
+        boot, first, events = wire.decode_events(payload)
+        for seq, event in enumerate(events, first):
+            if seq == self.last + 1:
+                self.recorded.append(event)
+                self.last = seq
+        return wire.encode_frame(1, wire.ACK, wire.encode_ack(boot, self.last))
+
+
+@pytest.mark.parametrize(
+    ("version", "gone_ms"), [((1, 22), 2000), ((1, 24), 0)], ids=["mp1.22", "mp1.24"]
+)
+def test_a_new_host_gets_its_ident_before_frames_queued_for_the_last_one(
+    pico: Pico, version: tuple[int, int], gone_ms: int
+) -> None:
+    """A host hangs with the port open while ten tokens go down; the port's FIFO and the outbox
+    fill up. Its program goes away (on 1.22 the outbox keeps its frames while no host holds the
+    port; on 1.24 it drains then, so the next program comes at once) and another opens the port
+    and identifies: after what the FIFO held and the rest of the frame in flight, the first
+    frame it reads is the IDENT, and the ten events, never acked, still come to it after."""
+    pico.usb.micropython = version
+    chain = wire_165(pico)
+    host = Host()
+    pico.usb.reply_with(host)
+    identify = wire.encode_frame(1, wire.IDENTIFY, wire.encode_identify())
+    pico.usb.send(identify, at=GRACE + 50)
+    pico.usb.stop_reading(at=GRACE + 200)
+    for sensor in range(10):
+        pico.clock.at(GRACE + 400 + 100 * sensor, functools.partial(place, chain, sensor))
+    pico.usb.hang_up(at=GRACE + 3000)
+    reopen = GRACE + 3000 + gone_ms
+    pico.clock.at(reopen, host.reopen)
+    pico.usb.open(at=reopen)
+    pico.usb.send(identify, at=reopen)
+    for retry in range(reopen + 50, reopen + 2000, 50):  # HostSession: every 50 ms until IDENT
+
+        def again() -> None:
+            if host.phase == "identify":
+                pico.usb.send(identify)
+
+        pico.clock.at(retry, again)
+    pico.run(reopen + 1500)
+
+    usb = pico.usb
+    new = [frame for _, frame in usb.frames[usb.opened :]]
+    starts = list(itertools.accumulate((wire.OVERHEAD + len(f[3]) for f in new), initial=0))
+    first = next(i for i, at in enumerate(starts) if at >= len(usb.stale))
+    # the FIFO ended inside a frame; its rest came next, so the new host saw whole frames only
+    assert usb.garbage == 0 and starts[first - 1] < len(usb.stale) < starts[first]
+    assert new[first][2] == wire.IDENT  # then the IDENT: nothing queued for the hung host
+    assert host.recorded == [(sensor, 1) for sensor in range(10)]  # each event, in order
+    assert wire.decode_heartbeat(usb.of(wire.HEARTBEAT)[-1])[1:3] == (10, 11)  # all acked
+    (wdt,) = pico.watchdogs()
+    assert wdt.longest <= 3 and usb.text == ""

@@ -31,7 +31,17 @@ TOOLS = REPO / "tools" / "micropython"
 RUNNER = TOOLS / "run.mjs"
 PORT = TOOLS / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 DRIVER = Path(__file__).resolve().parent / "transcript.py"
-SCENARIOS = ("debounce", "garbled", "acks", "resync", "wrap", "crowd", "stall", "vectors")
+SCENARIOS = (
+    "debounce",
+    "garbled",
+    "acks",
+    "resync",
+    "wrap",
+    "crowd",
+    "stall",
+    "rehost",
+    "vectors",
+)
 INSTALL = "run `make test` (or `bash tools/micropython/install.sh`) to install them"
 
 
@@ -189,6 +199,23 @@ def test_stall_scenario_is_not_trivial(transcripts: tuple[str, str]) -> None:
     got = {seq: e for _, first, evs in events for seq, e in enumerate(evs, first)}
     assert [got[seq] for seq in sorted(got)] == [(s, 1) for s in range(12)]
     assert (end["last_seq"], end["oldest"], end["pending"]) == ("12", "13", "")
+
+
+def test_rehost_scenario_is_not_trivial(transcripts: tuple[str, str]) -> None:
+    lines = [line.split(" ") for line in transcripts[1].splitlines() if line.startswith("rehost ")]
+    rx = next(i for i, w in enumerate(lines) if w[2] == "rx")  # the new host's IDENTIFY
+    before = sum(len(bytes.fromhex(w[3])) for w in lines[:rx] if w[2] == "tx")
+    frames = frames_sent(transcripts[1], "rehost")  # whole frames only: no byte was invalid
+    starts = list(itertools.accumulate((wire.OVERHEAD + len(f[3]) for f in frames), initial=0))
+    first = next(i for i, at in enumerate(starts) if at >= before)
+    assert starts[first - 1] < before < starts[first]  # a frame in flight, finished
+    assert frames[first][2] == wire.IDENT  # then the IDENT, nothing queued before it
+    end = final_state(transcripts[1], "rehost")
+    assert int(end["discarded_frames"]) > 0
+    events = [wire.decode_events(f[3]) for f in frames[first:] if f[2] == wire.EVENTS]
+    got = {seq: e for _, first_seq, evs in events for seq, e in enumerate(evs, first_seq)}
+    assert [got[seq] for seq in sorted(got)] == [(s, 1) for s in range(6)]  # resent to it
+    assert (end["last_seq"], end["oldest"], end["pending"]) == ("6", "7", "")
 
 
 def test_micropython_encodes_and_decodes_the_test_vectors(transcripts: tuple[str, str]) -> None:

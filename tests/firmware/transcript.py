@@ -37,7 +37,7 @@ class Rig:
 
     With ``fifo`` bytes of port FIFO the firmware writes through an ``Outbox``,
     as on the Pico: the outbox is pumped every millisecond into the FIFO, which
-    the host empties while ``reading``.
+    the host empties while ``reading``, and IDENTIFY discards what it queued.
     """
 
     def __init__(
@@ -53,7 +53,10 @@ class Rig:
         self.reading = True
         self.outbox = Outbox(self.fifo_put, self.fifo_room, 160) if fifo else None
         write = self.outbox.put if self.outbox else self.write
-        self.fw = Firmware(sensors, self.read, write, self.ticks, boot=BOOT, **options)
+        discard = self.outbox.discard if self.outbox else None
+        self.fw = Firmware(
+            sensors, self.read, write, self.ticks, boot=BOOT, discard=discard, **options
+        )
 
     def fifo_room(self) -> bool:
         return len(self.fifo) < self.fifo_size
@@ -84,6 +87,13 @@ class Rig:
                 if self.reading and self.fifo:
                     self.write(bytes(self.fifo))
                     self.fifo = bytearray()
+
+    def reopen(self) -> None:
+        """Another host opens the port and reads: first what the port's FIFO held."""
+        self.reading = True
+        if self.fifo:
+            self.write(bytes(self.fifo))
+            self.fifo = bytearray()
 
     def host(self, data: bytes) -> None:
         """Bytes from the host, as they arrive."""
@@ -248,6 +258,29 @@ def stall() -> None:
     rig.end()
 
 
+def rehost() -> None:
+    """The host stops reading inside a frame and goes; another opens the port and identifies: it
+    reads what the FIFO held, the rest of that frame, then the IDENT (the frames queued meanwhile
+    are dropped), and the events, kept, come when its ACK asks for them."""
+    rig = Rig("rehost", 16, fifo=64, rto_ms=60, rto_max_ms=200)
+    rig.run(10)
+    rig.reading = False
+    for sensor in range(6):
+        rig.set([sensor], 1)
+        rig.run(40)
+    rig.run(400)
+    rig.reopen()
+    rig.send(wire.IDENTIFY, wire.encode_identify())
+    rig.run(5)
+    rig.send(wire.SNAPSHOT_REQ)
+    rig.run(5)
+    rig.ack(0)  # it has recorded no event: the board resends them
+    rig.run(300)
+    rig.ack(rig.fw.last_seq)
+    rig.run(300)
+    rig.end()
+
+
 def decode_payload(mtype: int, payload: bytes) -> object:
     """The fields of a payload, as the host's decoders give them (sensor states as a list)."""
     if mtype == wire.SNAPSHOT:
@@ -307,6 +340,7 @@ SCENARIOS = (
     ("wrap", wrap),
     ("crowd", crowd),
     ("stall", stall),
+    ("rehost", rehost),
     ("vectors", vectors),
 )
 

@@ -31,7 +31,8 @@ watchdog and the firmware's scan wait with it):
 
 Either way ``stdio_buffer_write`` returns the full size whatever went out, so
 the writer never learns of a drop. ``Usb.waited_ms`` adds up the time writes
-spent waiting.
+spent waiting. A host program may also close the port (``hang_up``) and
+another open it (``open``), finding what the FIFO kept.
 """
 
 from __future__ import annotations
@@ -138,6 +139,8 @@ class Usb:
         self.sent: list[tuple[int, bytes]] = []  # (elapsed ms, bytes) the host received
         self.frames: list[tuple[int, Frame]] = []  # (elapsed ms, frame) decoded by the host
         self.text = ""
+        self.opened = 0  # frames[opened:] are those of the program that opened the port last
+        self.stale = b""  # what it found waiting in the FIFO (``open``)
         self.stdin = _Stdin(self)
         self.stdout = _Stdout(self)
         self._decoder = wire.Decoder()
@@ -166,6 +169,36 @@ class Usb:
                 self.received(waiting)
 
         self.clock.at(at, resume)
+
+    def hang_up(self, at: int) -> None:
+        """At elapsed ``at`` ms the host program closes the port (DTR cleared): nobody reads."""
+
+        def close() -> None:
+            self.connected = False
+            self.reading = False
+
+        self.clock.at(at, close)
+
+    def open(self, at: int) -> None:
+        """At elapsed ``at`` ms another host program opens the port (DTR set) and reads.
+
+        TinyUSB keeps the transmit FIFO when DTR changes (``cdcd_control_xfer_cb``,
+        ``src/class/cdc/cdc_device.c``, only makes it overwritable while DTR is
+        clear), so what the last program left unread reaches the new one first
+        (``stale``). The new program decodes afresh (``garbage`` counts its bytes
+        only); its frames are ``frames[opened:]``.
+        """
+
+        def start() -> None:
+            self.connected = True
+            self.reading = True
+            self._decoder = wire.Decoder()
+            self.opened = len(self.frames)
+            self.stale, self.fifo = bytes(self.fifo), bytearray()
+            if self.stale:
+                self.received(self.stale)
+
+        self.clock.at(at, start)
 
     # -- the board's side ---------------------------------------------------------------
     def room(self) -> int:
