@@ -24,7 +24,7 @@ from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from hardware.displays.device_config import DisplayConfig
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.luma_open import TableDisplay, open_display
-from hardware.displays.model import AttackOption, Clock, TableView
+from hardware.displays.model import AttackOption, TableView
 from hardware.displays.push import ScreenPusher
 from hardware.displays.screens import render, screen_names
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
@@ -94,7 +94,7 @@ def fight(view: TableView, seconds: int, hz: int, seed: int = 7) -> list[TableVi
                 defender=defender,
                 options=(AttackOption("Symbol sum", total, best=True), *combat.options[1:]),
             )
-        clock = Clock(view.clock.round_no, view.clock.rounds, 1754 - int(now))
+        clock = dataclasses.replace(view.clock, seconds_left=1754 - int(now))
         views.append(dataclasses.replace(view, clock=clock, combat=combat, prompt=None, faults=()))
     return views
 

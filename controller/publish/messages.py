@@ -202,8 +202,9 @@ def _green(state: GameState) -> list[dict[str, Any]]:
 
 
 def _extra_round(state: GameState) -> dict[str, int] | None:
-    """The extra round of a tie being played (``number`` of at most ``of``), or None."""
-    extra = extra_round(max(1, state.round), state.rounds)
+    """The extra round of a tie being played (``number`` of at most ``of``), or None: the
+    engine's count, past a 5- or 10-round game's last round or a 45-minute game's time."""
+    extra = extra_round(state.extra_rounds)
     return None if extra is None else {"number": extra, "of": MAX_EXTRA_ROUNDS}
 
 

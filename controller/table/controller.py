@@ -126,9 +126,10 @@ class TableController:
         round), whose turn, what the game waits for."""
         state = self.game.state
         turn = max(1, state.round)
-        extra = extra_round(turn, state.rounds)
+        extra = extra_round(state.extra_rounds)  # the engine's count, a 45-minute game's too
         if extra is not None:
-            where = f"extra round {extra} of {MAX_EXTRA_ROUNDS} (a tie after round {state.rounds})"
+            tie = f"after round {state.rounds}" if state.rounds else "when time ran out"
+            where = f"extra round {extra} of {MAX_EXTRA_ROUNDS} (a tie {tie})"
         else:
             where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
         return f"{where}, {state.players[state.seat]}: {phase_label(state)}"

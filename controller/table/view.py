@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.core.game_limits import extra_round
 from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
 from controller.game import engine
 from controller.game.prompt import phase_label
@@ -59,7 +60,12 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
     actor = engine.actor(state)
     seat = actor if actor is not None else state.seat
     rounds = state.rounds  # Story: its squares
-    clock = Clock(max(1, state.round), rounds, overlay.seconds_left if rounds is None else None)
+    clock = Clock(
+        max(1, state.round),
+        rounds,
+        overlay.seconds_left if rounds is None else None,
+        extra_round(state.extra_rounds),  # the engine's count: a 45-minute game has no last round
+    )
     return TableView(
         turn=max(1, state.round),
         seat=seat,

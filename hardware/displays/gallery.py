@@ -2,10 +2,10 @@
 
 A *case* is one screen of one view at one size. :func:`cases` derives, from a
 base view, every screen plus the variants a single state cannot show at once
-(each prompt kind, a timed game, a tie's extra round, a lightning attack). :func:`write_cases` writes
-them as PNG; ``toptable screens references`` is the deliberate command that
-regenerates the test references with it (``--out`` names their folder: the
-package does not know where a checkout keeps its tests).
+(each prompt kind, a timed game, a tie's extra round of a game of rounds and of a timed
+one, a lightning attack). :func:`write_cases` writes them as PNG; ``toptable screens
+references`` is the deliberate command that regenerates the test references with it
+(``--out`` names their folder: the package does not know where a checkout keeps its tests).
 """
 
 from __future__ import annotations
@@ -81,7 +81,13 @@ def variants(view: TableView) -> dict[str, tuple[TableView, str]]:
             "turn",
         ),
         "turn-extra": (  # a tie of three or more plays on past the last round
-            dataclasses.replace(view, clock=Clock(round_no=11, rounds=10)),
+            dataclasses.replace(view, clock=Clock(round_no=11, rounds=10, extra_round=1)),
+            "turn",
+        ),
+        "turn-extra-timed": (  # ... or past the time of a 45-minute game
+            dataclasses.replace(
+                view, clock=Clock(round_no=12, rounds=None, seconds_left=0, extra_round=1)
+            ),
             "turn",
         ),
     }

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from controller.core.game_limits import extra_round
 from controller.core.symbols import AttackSpeed, Defence, Symbol
 
 
@@ -26,17 +25,19 @@ class PromptKind(StrEnum):
 
 @dataclass(frozen=True)
 class Clock:
-    """Round ``round_no`` of ``rounds`` (None: a timed game) and the time left if timed."""
+    """Round ``round_no`` of ``rounds`` (None: a timed game), the time left if timed, and
+    the extra round of a tie being played (1 to
+    :data:`~controller.core.game_limits.MAX_EXTRA_ROUNDS`, None: none).
+
+    ``extra_round`` is the engine's count as the table hands it over
+    (:func:`~controller.core.game_limits.extra_round`), never worked out from the round:
+    a 45-minute game has no last round to count past. A view from before the field has
+    none."""
 
     round_no: int
     rounds: int | None = None
     seconds_left: int | None = None
-
-    @property
-    def extra_round(self) -> int | None:
-        """The extra round of a tie being played (1 for the first past ``rounds``), or None
-        (:func:`~controller.core.game_limits.extra_round`)."""
-        return extra_round(self.round_no, self.rounds)
+    extra_round: int | None = None
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,11 @@ PROMPT_TITLES: dict[PromptKind, str] = {
 
 def _round_texts(c: Clock) -> tuple[str, str]:
     """The clock's big text (mm:ss left, else the round: ``x/N``, a tie's extra round
-    ``N+k``) and the small line under or beside it (``ROUND x/N``, ``EXTRA k/3``)."""
+    ``N+k``; a 45-minute game's extra round ``+k``) and the small line under or beside it
+    (``ROUND x/N``, ``EXTRA k/3``)."""
     extra = c.extra_round
+    if extra is not None and c.rounds is None:  # time is up: 0:00 would say nothing of the tie
+        return f"+{extra}", f"EXTRA {extra}/{MAX_EXTRA_ROUNDS}"
     if extra is not None:  # past the last round: "6/5" would say nothing of the tie
         line, count = f"EXTRA {extra}/{MAX_EXTRA_ROUNDS}", f"{c.rounds}+{extra}"
     else:

@@ -14,24 +14,35 @@ from collections import Counter
 
 from controller.core.checked import Problems
 from controller.core.game_limits import MAX_EXTRA_ROUNDS
-from hardware.displays.model import AdviceView, CombatView, Prompt, PromptKind, TableView
+from hardware.displays.model import AdviceView, Clock, CombatView, Prompt, PromptKind, TableView
 
 
 def check_view(view: TableView, problems: Problems) -> None:
     """Note in ``problems`` each cross-field problem of ``view`` (its fields each right)."""
     _seats(view, problems)
-    rounds = view.clock.rounds  # (a tie plays extra rounds past the last)
-    if rounds is not None and view.clock.round_no > rounds + MAX_EXTRA_ROUNDS:
-        problems.add(
-            "clock",
-            "round_no",
-            f"{view.clock.round_no} is past rounds={rounds} and the {MAX_EXTRA_ROUNDS} extra "
-            "rounds of a tie",
-        )
+    _clock(view.clock, problems)
     if view.combat is not None:
         _combat(view.combat, problems)
     if view.prompt is not None:
         _prompt(view.prompt, problems)
+
+
+def _clock(c: Clock, problems: Problems) -> None:
+    rounds = c.rounds  # (a tie plays extra rounds past the last)
+    if rounds is not None and c.round_no > rounds + MAX_EXTRA_ROUNDS:
+        problems.add(
+            "clock",
+            "round_no",
+            f"{c.round_no} is past rounds={rounds} and the {MAX_EXTRA_ROUNDS} extra "
+            "rounds of a tie",
+        )
+    elif rounds is not None and c.extra_round is not None and c.round_no != rounds + c.extra_round:
+        # the game's extra round k is round rounds+k (a 45-minute game's has no last round)
+        problems.add(
+            "clock",
+            "extra_round",
+            f"{c.extra_round} but round_no={c.round_no} is not rounds={rounds} + {c.extra_round}",
+        )
 
 
 def _seats(view: TableView, problems: Problems) -> None:

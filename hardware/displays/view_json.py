@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.core.checked import Problems, name_problem
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.core.jsonfile import read_json
 from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL, AttackSpeed, Defence, Symbol
@@ -241,6 +242,8 @@ _clock = _object(
         "round_no": (r.int_(1),),
         "rounds": (r.int_(1), None),
         "seconds_left": (r.int_(0, MAX_SECONDS), None),
+        # a tie's extra round (the engine's count); a view from before the field has none
+        "extra_round": (r.int_(1, MAX_EXTRA_ROUNDS), None),
     },
 )
 _fighter = _object(

@@ -110,7 +110,10 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
     """Assert every expectation of a step (raises AssertionError naming the step)."""
     for key, want in expect.items():
         got: Any
-        if key in ("phase", "seat", "round", "event_card", "time_up", "move_bonus", "damage_bonus"):
+        if key in (
+            "phase", "seat", "round", "first", "event_card", "time_up", "extra_rounds",
+            "move_bonus", "damage_bonus",
+        ):  # fmt: skip
             got = getattr(state, key)
             got = got.value if hasattr(got, "value") else got
         elif key == "damage":

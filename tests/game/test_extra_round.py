@@ -1,5 +1,6 @@
-"""A tie of three or more plays extra rounds past the last: the round the table shows as a
-tie's extra round (:func:`controller.core.game_limits.extra_round`) is the engine's own."""
+"""A tie of three or more plays extra rounds: past the last round of a 5- or 10-round game,
+or once a 45-minute game's time ran out. The table shows the engine's own count
+(``GameState.extra_rounds``, through :func:`controller.core.game_limits.extra_round`)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,8 @@ from controller.game.state import GameConfig, GameState, Length
 from tests.game.helpers import demo_data, tied_game
 
 
-def test_the_extra_round_of_a_number_of_rounds() -> None:
-    assert [extra_round(r, 5) for r in (1, 5, 6, 7, 8)] == [None, None, 1, 2, 3]
-    assert extra_round(11, 10) == 1 and extra_round(10, 10) is None
-    assert extra_round(12, None) is None  # the 45-minute game
+def test_the_extra_round_shown_is_the_engines_count() -> None:
+    assert [extra_round(n) for n in range(MAX_EXTRA_ROUNDS + 1)] == [None, 1, 2, 3]
 
 
 @pytest.mark.timeout(60)
@@ -31,13 +30,29 @@ def test_every_state_of_a_tied_game_counts_the_extra_rounds_as_the_engine(
     states = tied_game(length, extra).states
     assert states[-1].over and max(s.extra_rounds for s in states) == extra
     for s in states:
-        assert extra_round(s.round, s.rounds) == (s.extra_rounds or None), (s.round, s.phase)
+        assert s.rounds is not None
+        # the engine: round rounds+k of a game of rounds is its extra round k
+        assert s.extra_rounds == max(0, s.round - s.rounds), (s.round, s.phase)
+        assert extra_round(s.extra_rounds) == (s.round - s.rounds if s.round > s.rounds else None)
 
 
 @pytest.mark.timeout(60)
-def test_neither_the_45_minute_game_nor_story_mode_has_an_extra_round_to_show() -> None:
-    timed = tied_game(Length.MINUTES45).states  # its tie plays a round more too, with no last round
-    assert max(s.extra_rounds for s in timed) == 1
+def test_a_45_minute_games_tie_when_time_ran_out_plays_extra_round_1() -> None:
+    # the table said only "round 9": its extra round had no last round to count past
+    timed = tied_game(Length.MINUTES45).states
+    first = next(i for i, s in enumerate(timed) if s.extra_rounds)
+    before, tie = timed[first - 1], timed[first]
+    assert before.time_up and not before.extra_rounds and extra_round(before.extra_rounds) is None
+    # the round being played when time ran out ended in a count of three or more tied
+    assert tie.time_up and len(tie.tied) >= 3 and tie.round == before.round + 1
+    assert {tie.counts()[q] for q in tie.tied} == {max(tie.counts())}
+    assert all(extra_round(s.extra_rounds) is None for s in timed[:first])
+    assert all(extra_round(s.extra_rounds) == 1 for s in timed[first:])  # one sorted it out
+    assert timed[-1].over and timed[-1].rounds is None
+
+
+@pytest.mark.timeout(60)
+def test_a_story_game_has_no_extra_round_to_show() -> None:
     data = demo_data()
     config = GameConfig(("Ann", "Bob", "Cid", "Dee"), kind=GameKind.STORY)
     story = [engine.new_game(config, data)]  # its rounds are its squares
@@ -48,5 +63,4 @@ def test_neither_the_45_minute_game_nor_story_mode_has_an_extra_round_to_show() 
 
     play_game(config, data, 4, submit=submit)
     assert story[-1].over and story[-1].round == story[-1].rounds  # its last square
-    for s in (*timed, *story):
-        assert extra_round(s.round, s.rounds) is None, (s.round, s.rounds)
+    assert all(extra_round(s.extra_rounds) is None for s in story)

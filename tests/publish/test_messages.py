@@ -93,9 +93,18 @@ def test_a_ties_extra_rounds_are_published_as_such() -> None:
     assert said == {(r, json.dumps(e)) for r, e in extra.items()}
     last = state_message(states[-1], "t1", seq=1)
     assert (last["round"], last["rounds"], last["over"]) == (8, 5, True)
-    timed = tied_game(Length.MINUTES45).states  # a 45-minute game's tie: no last round
-    assert max(s.extra_rounds for s in timed) == 1
-    assert all(state_message(s, "t1", seq=1)["extra_round"] is None for s in timed)
+
+
+def test_a_45_minute_games_tie_when_time_ran_out_is_published_as_its_extra_round() -> None:
+    # its extra round has no last round to count past: the message said only "round": 9
+    timed = tied_game(Length.MINUTES45).states
+    said = [state_message(s, "t1", seq=1) for s in timed]
+    first = next(i for i, s in enumerate(timed) if s.extra_rounds)
+    assert timed[first].time_up and said[first]["rounds"] is None
+    assert said[first]["round"] == said[first - 1]["round"] + 1  # the round after time ran out
+    assert all(m["extra_round"] is None for m in said[:first])
+    assert all(m["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS} for m in said[first:])
+    assert said[-1]["over"] and said[-1]["clock"]["time_up"]
 
 
 def test_the_combat_tracker_remembers_the_last_combat(game_data: Any) -> None:

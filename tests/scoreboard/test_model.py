@@ -51,6 +51,14 @@ def test_a_ties_extra_round_is_copied_and_a_state_without_it_still_loads() -> No
     assert clean_state("t1", json.dumps(older).encode())["extra_round"] is None
 
 
+def test_a_45_minute_games_extra_round_is_copied_with_no_rounds() -> None:
+    # a tie when time ran out: the page said "Round 9", not the tie's extra round
+    extra = next(s for s in tied_game(Length.MINUTES45).states if s.extra_rounds)
+    clean = clean_state("t1", _state_bytes(extra))
+    assert clean["rounds"] is None and clean["clock"]["time_up"]
+    assert clean["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS}
+
+
 @pytest.mark.parametrize(
     ("payload", "why"),
     [

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.core.kinds import GameKind
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
@@ -18,11 +19,15 @@ from controller.game.prompt import phase_label
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import GameConfig, GameState, Length, Phase
+from controller.publish.messages import state_message
 from controller.table.controller import TableController
 from controller.table.entry import FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.font import BIG, SMALL
 from hardware.displays.model import PromptKind, TableView
+from hardware.displays.screens import render
 from tests.game.helpers import tied_game
+from tests.hardware.displays.helpers import shows
 from tests.table.helpers import DirectHands
 from vision.events import BackInDepth, CameraLost, OutOfDepth
 
@@ -302,4 +307,43 @@ def test_a_ties_extra_round_is_said_as_one_on_the_status_line_and_the_screen(
         f"{phase_label(state)}"
     )
     assert table.render().clock.extra_round == 1  # the screens' view: EXTRA 1/3 on the turn
+    game.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_45_minute_games_tie_when_time_ran_out_is_said_as_its_extra_round(
+    tmp_path: Path,
+) -> None:
+    # a tie of three or more when time ran out plays on: the status line said "round 9",
+    # the state message no extra round, the screen 0:00 and ROUND 9
+    tie = tied_game(Length.MINUTES45)
+    game = TableGame.start(tmp_path / "j.sqlite", tie.config, load_game_data())
+
+    def submit(event: GameEvent) -> GameState:
+        state = game.submit(event)
+        if state.extra_rounds:
+            raise _PauseError  # the first state of the extra round
+        return state
+
+    with pytest.raises(_PauseError):
+        play_game(tie.config, load_game_data(), tie.seed, submit=submit)
+    start = 1_000.0  # the clock ran out 45 minutes and more ago
+    table = TableController(game, seed=1, clock_start=start, game_clock=lambda: start + 3_000)
+    table.on_tick()
+    state = table.state
+    assert state.time_up and len(state.tied) >= 3 and state.rounds is None and not state.over
+    assert (state.extra_rounds, table.seconds_left()) == (1, 0)
+    assert table.status_line() == (
+        f"extra round 1 of 3 (a tie when time ran out), {state.players[state.seat]}: "
+        f"{phase_label(state)}"
+    )
+    message = state_message(state, "t1", seq=1, seconds_left=table.seconds_left())
+    assert message["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS}
+    assert message["rounds"] is None and message["clock"] == {"seconds_left": 0, "time_up": True}
+    view = table.render()
+    assert view.clock.extra_round == 1 and view.clock.seconds_left == 0
+    for size in ((128, 64), (128, 32)):
+        drawn = render(view, "turn", size)
+        assert shows(drawn, "EXTRA 1/3", SMALL) and shows(drawn, "+1", BIG), size
+        assert not shows(drawn, "0:00", BIG) and not shows(drawn, f"ROUND {state.round}", SMALL)
     game.close()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,10 +14,10 @@ from controller.game import engine
 from controller.game.events import GameEvent
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
-from controller.table.view import build_view
+from controller.table.view import Overlay, build_view
 from hardware.displays.model import TableView
 from hardware.displays.view_json import EXAMPLE_STATE, load_view, view_to_dict
-from tests.game.helpers import demo_data
+from tests.game.helpers import demo_data, tied_game
 
 
 def _views(config: GameConfig, seed: int) -> list[TableView]:
@@ -74,4 +75,25 @@ def test_the_extra_rounds_of_a_tie_load_as_the_screens_read_them(tmp_path: Path)
     assert past, "no game of 40 tied three or more players"
     path = tmp_path / "state.json"
     for view in dict.fromkeys(past):
+        assert view.clock.rounds is not None
+        assert view.clock.extra_round == view.clock.round_no - view.clock.rounds
         assert _written_and_loaded(view, path) == view
+
+
+@pytest.mark.timeout(120)
+def test_a_45_minute_games_extra_round_loads_as_the_screens_read_it(tmp_path: Path) -> None:
+    # a tie when time ran out plays a round more: its view said only round 9 at 0:00
+    states = tied_game(Length.MINUTES45).states
+    views = [build_view(s, Overlay(seconds_left=0 if s.time_up else 60)) for s in states]
+    extra = [v for s, v in zip(states, views, strict=True) if s.extra_rounds]
+    assert extra and {(v.clock.rounds, v.clock.extra_round) for v in extra} == {(None, 1)}
+    assert all(v.clock.extra_round is None for v in views[: views.index(extra[0])])
+    path = tmp_path / "state.json"
+    for view in dict.fromkeys(extra):
+        assert _written_and_loaded(view, path) == view
+    older = view_to_dict(extra[0])
+    del older["clock"]["extra_round"]  # a state file from before the field
+    path.write_text(json.dumps(older), encoding="utf-8")
+    assert load_view(path) == dataclasses.replace(
+        extra[0], clock=dataclasses.replace(extra[0].clock, extra_round=None)
+    )

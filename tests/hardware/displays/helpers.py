@@ -1,11 +1,14 @@
-"""Test doubles for the displays: a fake I2C bus and models of the OLED controllers' RAM."""
+"""Test doubles for the displays: a fake I2C bus and models of the OLED controllers' RAM;
+:func:`shows`, whether a screen drawn shows some words."""
 
 from __future__ import annotations
 
 import errno
 from collections.abc import Iterable, Sequence
 
-from PIL import Image
+from PIL import Image, ImageDraw
+
+from hardware.displays.font import Font
 
 # Commands that take one argument byte on SSD1306/SH1106 (contrast, multiplex, clock...).
 ONE_ARG = {0x20, 0x81, 0x8D, 0xA8, 0xD3, 0xD5, 0xD9, 0xDA, 0xDB}
@@ -130,3 +133,15 @@ def reference_page_bytes(image: Image.Image) -> list[int]:
             if image.getpixel((x, y)):
                 out[(y // 8) * w + x] |= 1 << (y % 8)
     return out
+
+
+def shows(image: Image.Image, words: str, font: Font) -> bool:
+    """Whether ``image`` shows ``words`` drawn in ``font`` (its exact pixels) anywhere."""
+    alone = Image.new("1", (font.width(words), font.height))
+    font.draw(ImageDraw.Draw(alone), (0, 0), words)
+    want = alone.tobytes()
+    return any(
+        image.crop((x, y, x + alone.width, y + alone.height)).tobytes() == want
+        for y in range(image.height - alone.height + 1)
+        for x in range(image.width - alone.width + 1)
+    )

@@ -70,6 +70,10 @@ def test_every_problem_is_reported_with_its_field() -> None:
             lambda d: d["clock"].update(round_no=14),
             "clock: field 'round_no': 14 is past rounds=10 and the 3 extra rounds of a tie",
         ),
+        (
+            lambda d: d["clock"].update(round_no=14, rounds=None, extra_round=4),
+            "clock: field 'extra_round': expected a whole number 1..3, got 4",
+        ),
         (lambda d: d["seats"][0].update(warriors_left=7), "seats[0]: field 'warriors_left'"),
         (
             lambda d: d["combat"]["defender"].update(endurance_left=46),
@@ -275,6 +279,10 @@ def test_a_name_with_a_nul_character_is_refused(path: str) -> None:
         (
             lambda d: d["seats"][2].update(name="Ana"),
             "s.json: seats[2]: field 'name': 'Ana' is seats[0]'s name too",
+        ),
+        (
+            lambda d: d["clock"].update(round_no=12, extra_round=1),
+            "s.json: clock: field 'extra_round': 1 but round_no=12 is not rounds=10 + 1",
         ),
         (
             lambda d: d["prompt"].update(step=43, steps=42),

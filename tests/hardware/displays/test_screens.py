@@ -15,12 +15,13 @@ from PIL import Image, ImageChops, ImageDraw
 
 from controller.core.symbols import Symbol
 from hardware.displays.errors import UnknownScreenError
-from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, Font, normalise
+from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
 from hardware.displays.gallery import cases
 from hardware.displays.icons import ICON_PIXELS, ICON_SIZE
 from hardware.displays.model import Clock, Fault
 from hardware.displays.screens import pick_screen, render, screen_by_name, screen_names, show
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
+from tests.hardware.displays.helpers import shows
 from tests.paths import SCREEN_REFERENCES as REFERENCE_DIR
 
 pytestmark = pytest.mark.timeout(60)
@@ -185,37 +186,42 @@ def test_every_screen_differs_where_the_state_differs(size: tuple[int, int]) -> 
     assert not same, f"screens that hide a difference of state: {same}"
 
 
-def _shows(image: Image.Image, words: str, font: Font) -> bool:
-    """Whether ``image`` shows ``words`` drawn in ``font`` (its exact pixels) anywhere."""
-    alone = Image.new("1", (font.width(words), font.height))
-    font.draw(ImageDraw.Draw(alone), (0, 0), words)
-    want = alone.tobytes()
-    return any(
-        image.crop((x, y, x + alone.width, y + alone.height)).tobytes() == want
-        for y in range(image.height - alone.height + 1)
-        for x in range(image.width - alone.width + 1)
-    )
-
-
 @pytest.mark.parametrize("size", [(128, 64), (128, 32)], ids=["128x64", "128x32"])
 def test_a_ties_extra_round_shows_as_one_not_as_a_round_past_the_last(
     size: tuple[int, int],
 ) -> None:
     # a tie of three or more after round 5 plays on: the screen said ROUND 6/5 and 6/5
-    first = render(dataclasses.replace(VIEW, clock=Clock(round_no=6, rounds=5)), "turn", size)
-    assert _shows(first, "EXTRA 1/3", SMALL) and _shows(first, "5+1", BIG)
-    assert not _shows(first, "6/5", BIG) and not _shows(first, "ROUND", SMALL)
-    last = render(dataclasses.replace(VIEW, clock=Clock(round_no=13, rounds=10)), "turn", size)
-    assert _shows(last, "EXTRA 3/3", SMALL) and _shows(last, "10+3", BIG)
-    timed = dataclasses.replace(VIEW, clock=Clock(round_no=11, rounds=10, seconds_left=421))
-    assert _shows(render(timed, "turn", size), "EXTRA 1/3", SMALL)
+    first = render(dataclasses.replace(VIEW, clock=Clock(6, 5, extra_round=1)), "turn", size)
+    assert shows(first, "EXTRA 1/3", SMALL) and shows(first, "5+1", BIG)
+    assert not shows(first, "6/5", BIG) and not shows(first, "ROUND", SMALL)
+    last = render(dataclasses.replace(VIEW, clock=Clock(13, 10, extra_round=3)), "turn", size)
+    assert shows(last, "EXTRA 3/3", SMALL) and shows(last, "10+3", BIG)
+    timed = dataclasses.replace(VIEW, clock=Clock(11, 10, seconds_left=421, extra_round=1))
+    assert shows(render(timed, "turn", size), "EXTRA 1/3", SMALL)
     # the game's own rounds, a Story square and the 45-minute game are drawn as they were
     own = render(dataclasses.replace(VIEW, clock=Clock(round_no=5, rounds=5)), "turn", size)
-    assert _shows(own, "5/5", BIG) and _shows(own, "ROUND", SMALL)
-    assert not _shows(own, "EXTRA", SMALL)
+    assert shows(own, "5/5", BIG) and shows(own, "ROUND", SMALL)
+    assert not shows(own, "EXTRA", SMALL)
     square = render(dataclasses.replace(VIEW, clock=Clock(round_no=13, rounds=13)), "turn", size)
-    assert _shows(square, "13/13", BIG) and not _shows(square, "EXTRA", SMALL)
+    assert shows(square, "13/13", BIG) and not shows(square, "EXTRA", SMALL)
     timeless = render(dataclasses.replace(VIEW, clock=Clock(round_no=9)), "turn", size)
-    assert _shows(timeless, "9/-", BIG) and not _shows(timeless, "EXTRA", SMALL)
+    assert shows(timeless, "9/-", BIG) and not shows(timeless, "EXTRA", SMALL)
     minutes = dataclasses.replace(VIEW, clock=Clock(round_no=9, seconds_left=421))
-    assert _shows(render(minutes, "turn", size), "ROUND 9", SMALL)
+    assert shows(render(minutes, "turn", size), "ROUND 9", SMALL)
+
+
+@pytest.mark.parametrize("size", [(128, 64), (128, 32)], ids=["128x64", "128x32"])
+def test_a_45_minute_games_extra_round_shows_as_one_when_time_ran_out(
+    size: tuple[int, int],
+) -> None:
+    # a tie when time ran out plays on: the screen said 0:00 and ROUND 9, nothing of the tie
+    tie = dataclasses.replace(VIEW, clock=Clock(9, None, seconds_left=0, extra_round=1))
+    drawn = render(tie, "turn", size)
+    assert shows(drawn, "EXTRA 1/3", SMALL) and shows(drawn, "+1", BIG)
+    assert not shows(drawn, "0:00", BIG) and not shows(drawn, "ROUND", SMALL)
+    third = dataclasses.replace(VIEW, clock=Clock(11, None, seconds_left=0, extra_round=3))
+    assert shows(render(third, "turn", size), "EXTRA 3/3", SMALL)
+    # a view from before the field, or time up with no tie: the clock and the round
+    older = render(dataclasses.replace(VIEW, clock=Clock(9, None, seconds_left=0)), "turn", size)
+    assert shows(older, "0:00", BIG) and shows(older, "ROUND 9", SMALL)
+    assert not shows(older, "EXTRA", SMALL)
