@@ -15,6 +15,10 @@ goes on and the rows wait in the journal. On every (re)connection the publisher
 goes back a few rows before the acknowledged mark (a broker that crashed may
 have acknowledged rows it never delivered), sends every row from there in
 order, then the state: at least once; a subscriber dedupes on (game_id, seq).
+paho's own copies of what was in flight are dropped at the CONNACK (the session
+is clean: the broker kept nothing of them), so a connection sends each row once:
+a row arrives twice after an outage at most (the replay margin, and the rows in
+flight when the link went), never three times.
 """
 
 from __future__ import annotations
@@ -245,6 +249,13 @@ class Publisher:
     ) -> None:
         if not self.link.connack(reason):
             return
+        # paho 2.2.0 keeps every QoS 1 message the broker has not acknowledged (in
+        # _out_messages, also one publish() answered MQTT_ERR_NO_CONN); reconnect() re-arms
+        # them (_messages_reconnect_reset_out: dup) and _handle_connack sends them all again
+        # right after this callback. The pump sends again from the mark anyway, in order
+        # (pending is forgotten): without this, a row in flight at a loss went out three
+        # times (ours, paho's dup, the replay).
+        client.drop_out_messages()
         # Before this process says "online" (on the next pump): the retained "online" of
         # another process using this table id then reaches us (_on_message).
         client.subscribe(online_topic(self.table_id), qos=1)
@@ -377,7 +388,9 @@ class Publisher:
                 )  # fmt: skip
                 info = self._client.publish(topic, payload, qos=1)
                 if info.rc != mqtt.MQTT_ERR_SUCCESS:
-                    return  # not connected after all: on_connect starts again from the mark
+                    # not connected after all: paho keeps the message, dropped at the next
+                    # CONNACK (_on_connect); the pump then starts again from the mark
+                    return
                 game.pending[info.mid] = row.seq
                 game.sent = row.seq
                 self.stats.events_sent += 1

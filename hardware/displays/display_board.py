@@ -43,7 +43,7 @@ class DisplayBoard:
             try:
                 opened.append(open_display(cfg, pool))
             except DisplayUnavailableError as exc:
-                missing.append((cfg, exc))
+                missing.append((cfg, _detached(exc)))
         board = cls(opened, pool, missing)
         board.failed = [err for _, err in missing]
         return board
@@ -71,7 +71,7 @@ class DisplayBoard:
             try:
                 display = open_display(cfg, self._pool)
             except DisplayUnavailableError as exc:
-                self._missing[name] = (cfg, exc)
+                self._missing[name] = (cfg, _detached(exc))
                 continue
             del self._missing[name]
             self.displays.append(display)
@@ -95,6 +95,7 @@ class DisplayBoard:
             try:
                 sent += display.update(view)
             except DisplayUnavailableError as exc:
+                exc = _detached(exc)
                 self.failed.append(exc)
                 self._missing[display.config.name] = (display.config, exc)
                 self.displays.remove(display)
@@ -112,3 +113,11 @@ class DisplayBoard:
             display.close()
         if self._pool is not None:
             self._pool.close()
+
+
+def _detached(exc: DisplayUnavailableError) -> DisplayUnavailableError:
+    """``exc`` without its traceback and the luma error it replaced: kept for its message,
+    it must not keep their frames alive (the failed device, the previous error of a
+    :meth:`DisplayBoard.reopen` loop, and so on for as long as a display keeps failing)."""
+    exc.__context__ = exc.__cause__ = None
+    return exc.with_traceback(None)

@@ -5,13 +5,22 @@ SPI, luma's dummy device, or luma.emulator.
 bus the user may not open, a pin already taken become a
 :class:`DisplayUnavailableError` naming the display, bus, address or pins, and
 the other displays go on.
+
+Closing a display (or failing to open one) releases its serial interface even when
+the screen no longer answers, and takes back the exit hooks luma registered for it
+(see :func:`_collect_exit_hooks`), so a display that keeps failing and is retried
+leaks neither.
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
-from collections.abc import Iterable
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +44,7 @@ class TableDisplay:
     pusher: ScreenPusher
     last_screen: str = ""
     closed: bool = field(default=False)
+    exit_hooks: list[Callable[[], Any]] = field(default_factory=list)
 
     @property
     def bytes_sent(self) -> int:
@@ -66,7 +76,14 @@ class TableDisplay:
         return sent
 
     def close(self) -> None:
-        """Blank the display and release it (idempotent; errors on the way are ignored)."""
+        """Blank the display and release it (idempotent; errors on the way are ignored).
+
+        luma.core 2.6.0's ``device.cleanup()`` runs ``hide()`` and ``clear()`` before
+        ``serial_interface.cleanup()``: on a screen that stopped answering the first
+        raises, so the interface (an SPI handle) is released here in any case. A
+        shared I2C bus stays open: luma's ``i2c`` given ``bus=`` never closes it
+        (``cleanup`` closes only a bus it opened); the :class:`BusPool` does.
+        """
         if self.closed:
             return
         self.closed = True
@@ -78,6 +95,77 @@ class TableDisplay:
         except Exception as exc:
             if not _is_device_error(exc):
                 raise
+        finally:
+            _release(self.counter, self.exit_hooks)
+
+
+def _release(counter: CountingInterface | None, exit_hooks: list[Callable[[], Any]]) -> None:
+    """Release the serial interface (once: luma's cleanup may have done it) and forget the
+    exit hooks luma registered for the device (it is closed: nothing is left to do at exit)."""
+    try:
+        if counter is not None:
+            counter.cleanup()
+    except Exception as exc:
+        if not _is_device_error(exc):
+            raise
+    finally:
+        for hook in exit_hooks:
+            atexit.unregister(hook)
+        exit_hooks.clear()
+
+
+_HOOKS_LOCK = threading.Lock()
+
+
+class _HookRecorder:
+    """Stands in for the ``atexit`` module inside luma's modules: registers as ``atexit``
+    does and keeps what the collecting thread registers."""
+
+    def __init__(self, into: list[Callable[[], Any]]) -> None:
+        self._into = into
+        self._thread = threading.get_ident()
+
+    def register(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() == self._thread:
+            self._into.append(func)
+        return atexit.register(func, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(atexit, name)
+
+
+@contextmanager
+def _collect_exit_hooks(into: list[Callable[[], Any]]) -> Iterator[None]:
+    """Collect into ``into`` the exit hooks luma registers while a device is made.
+
+    luma.core 2.6.0's ``device.__init__`` registers a fresh closure per device
+    (``atexit.register(shutdown_hook)``, which calls ``cleanup()``), and luma.emulator
+    1.7.0's ``gifanim`` registers ``self.write_animation``: without taking them back,
+    every device ever made, closed or not, stays referenced until exit. There is no
+    way to find them later (``atexit`` has no listing), hence this: while the block
+    runs, those modules' ``atexit`` is a recorder. If the block fails (a screen that
+    does not answer its init sequence), the hooks are unregistered at once.
+    """
+    names = ("luma.core.device", "luma.emulator.device")  # imported by the caller first
+    with _HOOKS_LOCK:
+        patched = [
+            module
+            for module in map(sys.modules.get, names)
+            if module is not None and getattr(module, "atexit", None) is atexit
+        ]
+        recorder = _HookRecorder(into)
+        for module in patched:
+            setattr(module, "atexit", recorder)  # noqa: B010 - a module attribute
+        try:
+            yield
+        except BaseException:  # no device to close: its hooks go now
+            for hook in into:
+                atexit.unregister(hook)
+            into.clear()
+            raise
+        finally:
+            for module in patched:
+                setattr(module, "atexit", atexit)  # noqa: B010
 
 
 def _is_device_error(exc: BaseException) -> bool:
@@ -122,20 +210,27 @@ def open_display(cfg: DisplayConfig, pool: BusPool, serial: Any = None) -> Table
             the message says which, and where.
     """
     size = {"width": cfg.width, "height": cfg.height, "rotate": cfg.rotate}
+    hooks: list[Callable[[], Any]] = []
     try:
         if cfg.driver == "dummy":
             from luma.core.device import dummy
 
-            device = dummy(mode="1", **size)
-            return TableDisplay(cfg, device, None, ScreenPusher(device))
+            with _collect_exit_hooks(hooks):
+                device = dummy(mode="1", **size)
+            return TableDisplay(cfg, device, None, ScreenPusher(device), exit_hooks=hooks)
         if cfg.driver in ("pygame", "capture", "gifanim"):
             return _open_emulator(cfg, size)
         from luma.oled.device import sh1106, ssd1306
 
         counter = CountingInterface(serial if serial is not None else _serial_for(cfg, pool))
         driver = ssd1306 if cfg.driver == "ssd1306" else sh1106
-        device = driver(counter, **size)
-        return TableDisplay(cfg, device, counter, ScreenPusher(device))
+        try:
+            with _collect_exit_hooks(hooks):
+                device = driver(counter, **size)  # the init sequence: a dead screen fails here
+        except BaseException:
+            _release(counter, hooks)  # an SPI handle, or a bus luma opened
+            raise
+        return TableDisplay(cfg, device, counter, ScreenPusher(device), exit_hooks=hooks)
     except DisplayUnavailableError as exc:
         raise DisplayUnavailableError(f"{cfg.where()}: {exc}") from None
     except ImportError as exc:
@@ -175,15 +270,19 @@ def _open_emulator(cfg: DisplayConfig, size: dict[str, int]) -> TableDisplay:
     from luma.emulator import device as emulator
 
     common: dict[str, Any] = {"mode": "1", "transform": "none", "scale": 1, **size}
-    if cfg.driver == "capture":
-        device = emulator.capture(file_template=cfg.output or f"{cfg.name}_{{0:06}}.png", **common)
-    elif cfg.driver == "gifanim":
-        device = emulator.gifanim(filename=cfg.output or f"{cfg.name}.gif", duration=0.25, **common)
-    else:
-        common.update(transform="scale2x", scale=2)
-        device = emulator.pygame(**common)
+    hooks: list[Callable[[], Any]] = []
+    with _collect_exit_hooks(hooks):
+        if cfg.driver == "capture":
+            template = cfg.output or f"{cfg.name}_{{0:06}}.png"
+            device = emulator.capture(file_template=template, **common)
+        elif cfg.driver == "gifanim":
+            gif = cfg.output or f"{cfg.name}.gif"
+            device = emulator.gifanim(filename=gif, duration=0.25, **common)
+        else:
+            common.update(transform="scale2x", scale=2)
+            device = emulator.pygame(**common)
     device.persist = True  # closing keeps the last frame (no blank frame in a GIF or capture)
-    return TableDisplay(cfg, device, None, ScreenPusher(device))
+    return TableDisplay(cfg, device, None, ScreenPusher(device), exit_hooks=hooks)
 
 
 def open_displays(

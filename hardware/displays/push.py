@@ -27,6 +27,11 @@ SSD1306_PAGEADDR = 0x22
 SH1106_SET_PAGE = 0xB0
 SH1106_LOW_COLUMN = 0x00
 SH1106_HIGH_COLUMN = 0x10
+# Where an SH1106's 128 visible columns start in its 132-column RAM. luma.oled 3.16.0
+# keeps it in ``sh1106._page_address_offset`` (default 0x02, "Make page_address_offset
+# configurable for SH1106 displays"); 3.12-3.15 have no such attribute and hardcode
+# ``self.command(set_page_address, 0x02, 0x10)`` in ``sh1106.display()``.
+LUMA_SH1106_COLUMN_OFFSET = 0x02
 
 
 def page_bytes(image: Image.Image) -> NDArray[np.uint8]:
@@ -52,6 +57,7 @@ class CountingInterface:
         self.command_bytes = 0
         self.data_bytes = 0
         self.transfers = 0
+        self.released = False
 
     @property
     def bytes_sent(self) -> int:
@@ -71,7 +77,10 @@ class CountingInterface:
         self.transfers += 1
 
     def cleanup(self) -> None:
-        """Clean up the wrapped interface."""
+        """Clean up the wrapped interface, once (later calls do nothing)."""
+        if self.released:
+            return
+        self.released = True
         self.inner.cleanup()
 
 
@@ -175,7 +184,8 @@ class ScreenPusher:
             )
             self.device.data(window.flatten().tolist())
             return
-        offset = int(getattr(self.device, "_page_address_offset", 0))
+        # the column luma's own display() starts each page at, so both land alike
+        offset = int(getattr(self.device, "_page_address_offset", LUMA_SH1106_COLUMN_OFFSET))
         col = offset + c0
         for i, page in enumerate(range(p0, p1 + 1)):
             self.device.command(

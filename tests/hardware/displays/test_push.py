@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
+import numpy as np
 import pytest
 from luma.core.device import dummy
 from luma.oled.device import sh1106, ssd1306
@@ -119,6 +121,45 @@ def test_sh1106_windowed_updates_land_in_ram() -> None:
         pusher.push(frame)
         ram.feed(rec.calls)
         assert ram.image().tobytes() == frame.tobytes()
+
+
+class Luma315Sh1106(sh1106):  # type: ignore[misc]  # luma is untyped
+    """luma.oled 3.12-3.15's sh1106: no ``_page_address_offset``; its ``display()`` starts
+    every page at column 2 (``self.command(set_page_address, 0x02, 0x10)``)."""
+
+    def display(self, image: Image.Image) -> None:
+        self._page_address_offset = 0x02
+        try:
+            super().display(image)
+        finally:
+            del self._page_address_offset  # 3.16.0's attribute, absent before
+
+
+def _columns(calls: list[tuple[str, tuple[int, ...]]]) -> set[int]:
+    """The columns SH1106 page writes start at: (page, low nibble, high nibble) commands."""
+    return {cmd[1] & 0x0F | (cmd[2] & 0x0F) << 4 for kind, cmd in calls if kind == "command"}
+
+
+@pytest.mark.parametrize(
+    "make", [Luma315Sh1106, sh1106, lambda s: sh1106(s, page_address_offset=4)]
+)
+def test_sh1106_partial_updates_start_where_luma_starts_full_frames(make: Any) -> None:
+    rec = RecordingInterface()
+    device = make(rec)
+    pusher = ScreenPusher(device)
+    ram = Sh1106Ram()
+    ram.feed(rec.calls)
+    rec.clear()
+    pusher.push(_tick(1754))  # whole: luma's own display()
+    [luma_column] = _columns(rec.calls)
+    ram.feed(rec.calls)
+    rec.clear()
+    pusher.push(_tick(1753))  # one digit changed: our window
+    ram.feed(rec.calls)
+    changed = np.nonzero(page_bytes(_tick(1753)) != page_bytes(_tick(1754)))[1]
+    assert _columns(rec.calls) == {luma_column + int(changed.min())}
+    ram.OFFSET = luma_column  # a panel showing the columns luma writes to
+    assert ram.image().tobytes() == _tick(1753).tobytes()
 
 
 def test_rotated_ssd1306_gets_the_rotated_frame() -> None:
