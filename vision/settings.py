@@ -16,6 +16,7 @@ Imports only :mod:`controller.core` and this package.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -64,11 +65,21 @@ CAMERA_NUM = (0, 7)
 EXPOSURE_US = (1, 1_000_000)
 """Fixed exposure time in microseconds (never longer than one frame at ``fps``)."""
 GAIN = (0.0, 1000.0)
-"""Fixed gain: picamera2's analogue gain (1.0 = none), or a V4L2 camera's own gain units."""
+"""Fixed gain: picamera2's analogue gain (1.0 = none), or a V4L2 camera's own gain units.
+picamera2: a fixed ``exposure_us`` fixes the gain too (libcamera's automatic gain would
+otherwise move it with the light): at ``gain`` when given, else at the camera's lowest
+analogue gain (1.0; a Camera Module 3's is 1.12), which ``config check`` shows."""
 WHITE_BALANCE = (1000, 12000)
 """Fixed white balance as a colour temperature in kelvin."""
 COLOUR_GAIN = (0.0, 32.0)
-"""picamera2: each of the fixed red and blue colour gains (libcamera's ColourGains range)."""
+"""picamera2: each of the fixed red and blue colour gains, above 0 and at most 32
+(libcamera's ColourGains range is 0..32, but its Raspberry Pi IPA, ``ipa_base.cpp``
+``IpaBase::applyControls`` ``COLOUR_GAINS``, takes a gain of 0 as "back to automatic
+white balance"): the lower bound is exclusive."""
+COLOUR_GAIN_ZERO = (
+    "a colour gain of 0 is libcamera's automatic white balance (leave colour_gains out for that)"
+)
+"""Why a colour gain of 0 (or below) is refused, after "above 0"."""
 LENS_POSITION = (0.0, 1023.0)
 """Fixed focus: picamera2 dioptres (1 / distance in metres), or a V4L2 camera's focus units."""
 
@@ -91,7 +102,7 @@ class CameraSettings:
     camera_num: int = 0  # picamera2: which camera
     fourcc: str | None = None  # v4l2: pixel format asked; None: MJPG if the camera has it
     exposure_us: int | None = None  # None: automatic exposure
-    gain: float | None = None  # None: automatic gain
+    gain: float | None = None  # None: automatic (picamera2: lowest when exposure_us is fixed)
     white_balance: int | None = None  # kelvin; None: automatic white balance
     colour_gains: tuple[float, float] | None = None  # picamera2: fixed (red, blue) gains
     lens_position: float | None = None  # None: the camera's autofocus (if it has one)
@@ -201,11 +212,11 @@ class CameraConfig:
                 raise ConfigError(f"camera {name} {value:g} must be within {lo:g}..{hi:g}")
         gains = self.colour_gains
         if gains is not None and (
-            len(gains) != 2 or not all(COLOUR_GAIN[0] <= g <= COLOUR_GAIN[1] for g in gains)
+            len(gains) != 2 or not all(COLOUR_GAIN[0] < g <= COLOUR_GAIN[1] for g in gains)
         ):
             raise ConfigError(
-                f"camera colour_gains {self.colour_gains} must be two gains (red, blue) "
-                f"within {COLOUR_GAIN[0]:g}..{COLOUR_GAIN[1]:g}"
+                f"camera colour_gains {self.colour_gains} must be two gains (red, blue), "
+                f"each above {COLOUR_GAIN[0]:g} and at most {COLOUR_GAIN[1]:g}: {COLOUR_GAIN_ZERO}"
             )
         too_long = exposure_too_long(self.exposure_us, self.fps)
         if too_long:
@@ -268,7 +279,11 @@ def _colour_gains(value: Any) -> tuple[float, float]:
         raise InvalidOptionError(
             f"must be two gains [red, blue] such as [1.8, 1.6] (got {shown(value)})"
         )
-    red, blue = (number(*COLOUR_GAIN)(v) for v in value)
+    red, blue = (number(-math.inf, COLOUR_GAIN[1])(v) for v in value)
+    if red <= COLOUR_GAIN[0] or blue <= COLOUR_GAIN[0]:
+        raise InvalidOptionError(
+            f"must have each gain above {COLOUR_GAIN[0]:g} (got {shown(value)}): {COLOUR_GAIN_ZERO}"
+        )
     return (red, blue)
 
 

@@ -34,10 +34,21 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     monkeypatch.setattr(simulated, "CAMERAS", [simulated.CAMERA_MODULE_3])
     monkeypatch.setattr(simulated, "STALL_AFTER", None)
     monkeypatch.setattr(simulated, "CMA_BYTES", None)
+    monkeypatch.setattr(simulated, "VERSION", "0.3.38")
+    monkeypatch.setattr(simulated, "LIBCAMERA", simulated.LIBCAMERA_0_5)
+    monkeypatch.setattr(simulated, "SCENE", 1.0)
+    monkeypatch.setattr(simulated, "ACQUIRE_ERRNO", None)
     yield simulated
     leaked = set(simulated._busy)
     simulated._busy.clear()
     assert not leaked, f"cameras left open: {leaked}"
+
+
+def before_libcamera_0_5(fake: ModuleType) -> None:
+    """The stack before libcamera 0.5: its controls, and a picamera2 of then (0.3.25), whose
+    ``start_`` did not add the mode controls yet (that came in 0.3.27)."""
+    fake.LIBCAMERA = fake.LIBCAMERA_0_4  # type: ignore[attr-defined]
+    fake.VERSION = "0.3.25"  # type: ignore[attr-defined]
 
 
 def cam(**kw: Any) -> CameraConfig:
@@ -88,8 +99,8 @@ def test_the_fake_follows_the_picamera2_api(fake: ModuleType) -> None:
             assert frame.shape == (240, 320, channels) and tuple(frame[40, 50]) == red
             picam2.stop()
         with pytest.raises(RuntimeError, match="__init__ sequence did not complete") as busy:
-            fake.Picamera2(0)
-        assert "Device or resource busy" in str(busy.value.__cause__)
+            fake.Picamera2(0)  # 0.3.38: ``from e``; older releases: tests/.._libcamera.py
+        assert str(busy.value.__cause__) == "Failed to acquire camera: Device or resource busy"
     finally:
         picam2.close()
         picam2.close()  # idempotent
@@ -126,14 +137,21 @@ def test_frames_are_bgr_at_the_configured_size_and_rate(fake: ModuleType) -> Non
         src.read()
 
 
-def test_manual_controls_are_fixed_and_read_back(fake: ModuleType) -> None:
+@pytest.mark.parametrize("libcamera", ["0.5", "0.4"])
+def test_manual_controls_are_fixed_and_read_back(fake: ModuleType, libcamera: str) -> None:
+    if libcamera == "0.4":
+        before_libcamera_0_5(fake)
     src = Picamera2Source(
         cam(exposure_us=12000, gain=2.0, colour_gains=(1.8, 1.5), lens_position=2.5)
     )
     try:
         controls = src.picam2.libcamera_controls
-        assert controls["AeEnable"] is False and controls["ExposureTime"] == 12000
-        assert controls["AnalogueGain"] == 2.0
+        if libcamera == "0.5":  # two algorithms, each fixed by its mode; AeEnable unsent
+            assert controls["ExposureTimeMode"] == 1 and controls["AnalogueGainMode"] == 1
+            assert "AeEnable" not in controls
+        else:  # before 0.5: AeEnable false fixes both
+            assert controls["AeEnable"] is False and "AnalogueGainMode" not in controls
+        assert controls["ExposureTime"] == 12000 and controls["AnalogueGain"] == 2.0
         assert controls["AwbEnable"] is False and controls["ColourGains"] == (1.8, 1.5)
         assert controls["AfMode"] == 0 and controls["LensPosition"] == 2.5  # AfModeEnum.Manual
         assert src.delivered["controls"] == {
@@ -150,15 +168,16 @@ def test_manual_controls_are_fixed_and_read_back(fake: ModuleType) -> None:
         src.close()
 
 
-def test_newer_libcamera_modes_replace_ae_enable(
-    fake: ModuleType, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """libcamera 0.5 lists ExposureTimeMode and AnalogueGainMode instead of AeEnable."""
-    controls = dict(fake.SENSORS["imx708"]["controls"])  # picamera2 0.3.x sets the modes too
-    del controls["AeEnable"]
-    controls["ExposureTimeMode"] = (0, 1, 0)
-    controls["AnalogueGainMode"] = (0, 1, 0)
-    monkeypatch.setitem(fake.SENSORS["imx708"], "controls", controls)
+def test_libcamera_0_5_lists_the_modes_beside_ae_enable(fake: ModuleType) -> None:
+    """ipa_base.cpp (2025) ipaControls: AeEnable stays, a wrapper setting both modes; the
+    source sends the modes themselves (libcamera 0.5.0 ignored AeEnable)."""
+    picam2 = fake.Picamera2()
+    try:
+        known = picam2.camera_controls
+        assert known["AeEnable"] == (False, True, True)
+        assert known["ExposureTimeMode"] == (0, 1, 0) and known["AnalogueGainMode"] == (0, 1, 0)
+    finally:
+        picam2.close()
     src = Picamera2Source(cam(exposure_us=8000, gain=1.5))
     try:
         fixed = src.picam2.libcamera_controls
@@ -212,7 +231,7 @@ def test_a_rate_the_sensor_cannot_reach_at_that_size(fake: ModuleType) -> None:
             "module); leave the option out",
         ),
         (
-            "imx708",
+            "imx708 libcamera 0.4",  # ColourTemperature came in ipaColourControls later
             {"white_balance": 4500},
             "white_balance",
             "is 4500, but picamera2 camera 0 (imx708) has no ColourTemperature control (use "
@@ -242,6 +261,8 @@ def test_a_control_the_camera_lacks_or_cannot_take(
     fake: ModuleType, model: str, kw: dict[str, Any], option: str, text: str | None
 ) -> None:
     fake.CAMERAS[:] = [fake.CAMERA_MODULE_2 if model == "imx219" else fake.CAMERA_MODULE_3]
+    if model.endswith("libcamera 0.4"):
+        before_libcamera_0_5(fake)
     if text is None:
         with pytest.raises(ValueError, match=option):
             cam(**kw)

@@ -171,6 +171,17 @@ def test_v4l2_controls_and_fourcc() -> None:
             {"source": "picamera2", "colour_gains": [1.8, 40]},
             "Option 'colour_gains' in section 'camera' must have maximum of 32 (got 40)",
         ),
+        (  # libcamera's IPA (ipa_base.cpp COLOUR_GAINS): a gain of 0 switches AWB back on
+            {"source": "picamera2", "colour_gains": [0, 1.5]},
+            "Option 'colour_gains' in section 'camera' must have each gain above 0 (got [0, "
+            "1.5]): a colour gain of 0 is libcamera's automatic white balance (leave "
+            "colour_gains out for that)",
+        ),
+        (
+            {"source": "picamera2", "colour_gains": [1.8, -0.5]},
+            "Option 'colour_gains' in section 'camera' must have each gain above 0 (got [1.8, "
+            "-0.5])",
+        ),
         (
             {"source": "picamera2", "white_balance": 4500, "colour_gains": [1.8, 1.5]},
             "Option 'white_balance' in section 'camera' and colour_gains both fix white "
@@ -191,6 +202,18 @@ def test_new_options_are_checked_one_line_each(camera: dict[str, object], messag
         parse_config({"camera": camera})
     assert message in str(info.value)
     assert str(info.value).count("section 'camera'") == 1
+
+
+def test_the_source_config_refuses_a_colour_gain_of_0() -> None:
+    """libcamera's ColourGains range starts at 0, but 0 means automatic white balance."""
+    with pytest.raises(ConfigError) as info:
+        CameraConfig(kind=CameraSource.PICAMERA2, colour_gains=(0.0, 1.5))
+    assert str(info.value) == (
+        "camera colour_gains (0.0, 1.5) must be two gains (red, blue), each above 0 and at "
+        "most 32: a colour gain of 0 is libcamera's automatic white balance (leave "
+        "colour_gains out for that)"
+    )
+    CameraConfig(kind=CameraSource.PICAMERA2, colour_gains=(0.01, 32.0))
 
 
 def test_the_source_config_checks_the_manual_controls_too() -> None:

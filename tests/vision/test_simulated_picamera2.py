@@ -96,3 +96,19 @@ def test_frame_rate_and_the_modes_libcamera_is_started_with(camera: Any) -> None
     assert camera.libcamera_controls["FrameDurationLimits"] == (40000, 40000)
     assert camera.libcamera_controls["ExposureTimeMode"] == 1
     assert "AnalogueGainMode" not in camera.libcamera_controls
+
+
+def test_set_controls_while_started_adds_the_modes_as_picamera2_s_requests_do(
+    camera: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # request.py (0.3.27 on) CompletedRequest.release: a value sets the mode manual, 0 sets
+    # it auto and is not sent; libcamera's AGC then runs that algorithm again
+    monkeypatch.setattr(simulated, "SCENE", 1.0)
+    camera.configure(camera.create_video_configuration(main={"size": (320, 240)}))
+    camera.start()
+    camera.set_controls({"AnalogueGain": 4.0})
+    assert camera.libcamera_controls["AnalogueGainMode"] == 1
+    assert [camera.capture_metadata()["AnalogueGain"] for _ in range(3)][-1] == 4.0
+    camera.set_controls({"AnalogueGain": 0})
+    assert camera.libcamera_controls["AnalogueGainMode"] == 0
+    assert [camera.capture_metadata()["AnalogueGain"] for _ in range(3)][-1] != 4.0

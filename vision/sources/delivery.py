@@ -20,7 +20,8 @@ def measure_delivery(
     Reads one frame, then ``frames`` more timed. The answer has ``size``
     (width, height of the frames), ``fps`` (measured; None for fewer than two
     frames), ``format``, ``controls`` (the manual controls as the camera read
-    them back) and ``frames`` (how many were timed).
+    them back), ``notes`` (a word on a control fixed without its option: picamera2's
+    gain fixed with ``exposure_us``) and ``frames`` (how many were timed).
 
     Raises:
         CameraError: the camera stopped giving frames.
@@ -41,22 +42,28 @@ def measure_delivery(
         "fps": count / elapsed if count and elapsed > 0 else None,
         "format": info.get("format", getattr(source, "format", "BGR")),
         "controls": dict(info.get("controls", {})),
+        "notes": dict(info.get("notes", {})),
         "frames": count,
         "camera": getattr(source, "camera", source.name),
     }
 
 
 def delivery_text(info: dict[str, Any], config: CameraConfig) -> str:
-    """One line: ``camera X delivers 1280x960 MJPG at 30.0 fps; exposure_us 10000``."""
+    """One line: ``camera X delivers 1280x960 MJPG at 30.0 fps; exposure_us 10000``, a control
+    fixed without its option noted (``gain 1.12281 (fixed with exposure_us)``)."""
     w, h = info["size"]
     fps = info.get("fps")
     rate = f"{fps:.1f} fps" if fps else "an unmeasured rate"
     text = f"camera {info.get('camera', config.device)} delivers {w}x{h} {info['format']} at {rate}"
     if fps and abs(fps - config.fps) > 0.1 * config.fps:
         text += f" (asked {config.fps:g} fps: the camera, its format or the light limits it)"
-    controls = info.get("controls") or {}
+    controls, notes = info.get("controls") or {}, info.get("notes") or {}
     if controls:
-        shown = ", ".join(f"{k} {_value_text(v)}" for k, v in controls.items() if v is not None)
+        shown = ", ".join(
+            f"{k} {_value_text(v)}" + (f" ({notes[k]})" if k in notes else "")
+            for k, v in controls.items()
+            if v is not None
+        )
         text += f"; {shown}"
     return text
 

@@ -5,11 +5,12 @@ it opens libcamera camera ``camera_num``, picks the smallest sensor mode that
 covers the asked size at the asked rate (so the field of view and the rate
 are the sensor's, the ISP scales), asks the main stream for ``RGB888`` at
 ``width`` x ``height`` with ``FrameDurationLimits`` fixed at one frame, and
-fixes what the section asks: ``ExposureTime`` (auto exposure off:
-``AeEnable``, or ``ExposureTimeMode`` where libcamera has it),
-``AnalogueGain``, ``ColourGains`` or ``ColourTemperature`` (auto white
-balance off), ``LensPosition`` (``AfMode`` manual: a Camera Module 3 stops
-hunting). So every throw is seen under the same light.
+fixes what the section asks (:mod:`vision.sources.picamera_controls`):
+``ExposureTime`` and with it always a fixed ``AnalogueGain`` (``gain``, else
+:data:`~vision.sources.picamera_controls.DEFAULT_GAIN`: libcamera 0.5's automatic gain
+is an algorithm of its own), ``ColourGains`` or ``ColourTemperature`` (auto white
+balance off), ``LensPosition`` (``AfMode`` manual: a Camera Module 3 stops hunting).
+So every throw is seen under the same light.
 
 picamera2's ``RGB888`` gives each pixel as [B, G, R] in memory (the
 picamera2 manual's note: the names follow libcamera's DRM fourcc order), which
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import importlib
+import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import CancelledError
 from typing import Any
@@ -54,25 +55,17 @@ import numpy.typing as npt
 
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError, CameraSource, frame_time_us
+from vision.sources.picamera_controls import check_control, fixed_controls
 from vision.sources.picamera_package import check_api, load_picamera2
 
 FORMAT = "RGB888"
 """The main stream's format: three bytes a pixel, [B, G, R] in memory (OpenCV's order)."""
-AF_MODE_MANUAL = 0
-"""libcamera's ``controls.AfModeEnum.Manual``, when the libcamera module is not importable."""
-MODE_MANUAL = 1
-"""libcamera's ``ExposureTimeModeManual`` and ``AnalogueGainModeManual`` (libcamera 0.5 on)."""
+BUSY = os.strerror(errno.EBUSY)
+"""libcamera's reason for a camera another program holds ("Device or resource busy")."""
 BUFFERS = 4
 """Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
 TIMEOUT_S = 2.0
 """How long a read waits for a frame before the camera counts as silent."""
-
-
-def _af_manual() -> Any:
-    try:
-        return importlib.import_module("libcamera").controls.AfModeEnum.Manual
-    except (ImportError, AttributeError):
-        return AF_MODE_MANUAL
 
 
 def _item(obj: Any, key: str) -> Any:
@@ -88,10 +81,6 @@ def _size(value: Any) -> tuple[int, int]:
 
 def _sizes_text(sizes: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"{w}x{h}" for w, h in sizes)
-
-
-def _num(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 class Picamera2Source:
@@ -117,6 +106,7 @@ class Picamera2Source:
         self._first: npt.NDArray[np.uint8] | None = None
         self._closed = False
         self.sizes: list[tuple[int, int]] = []
+        self.default_gain: float | None = None  # the gain fixed with exposure_us, unasked
         pc = module if module is not None else load_picamera2()
         check_api(pc)
         num = config.camera_num
@@ -143,12 +133,7 @@ class Picamera2Source:
         try:
             self.picam2: Any = pc.Picamera2(num)
         except (RuntimeError, IndexError, OSError) as exc:
-            # picamera2 wraps libcamera's reason ("Device or resource busy") as the cause
-            why = f"{exc}: {exc.__cause__}" if exc.__cause__ is not None else str(exc)
-            raise CameraError(
-                f"{self.camera}: cannot open it ({why}); is another program (rpicam-*, "
-                "another toptable) using it?"
-            ) from None
+            raise self._open_error(exc) from None
         try:
             self._start()
         except BaseException:
@@ -161,7 +146,7 @@ class Picamera2Source:
         c, cam = self.config, self.picam2
         size = (c.width, c.height)
         mode = self._sensor_mode(size)
-        controls = self._controls()
+        controls, self.default_gain = fixed_controls(c, cam.camera_controls, self.camera)
         try:
             setup = cam.create_video_configuration(
                 main={"size": size, "format": FORMAT},
@@ -180,13 +165,27 @@ class Picamera2Source:
             raise self._size_error(got, f"which {self.camera} gives as")
         # only now: configure() refreshed camera_controls for the chosen mode (reading
         # sensor_modes left the full-resolution mode's limits there)
-        self._check("fps", "FrameDurationLimits", frame_time_us(c.fps))
+        check_control(
+            cam.camera_controls, self.camera, "fps", "FrameDurationLimits", frame_time_us(c.fps)
+        )
         try:
             cam.start()
         except RuntimeError as exc:
             raise CameraError(f"{self.camera}: cannot start: {exc}") from None
         self._first = self._capture(first=True)
         self.delivered = self._delivered(got)
+
+    def _open_error(self, exc: BaseException) -> CameraError:
+        """Why ``Picamera2(n)`` failed. Its ``__init__`` catches libcamera's error
+        (``camera.acquire()``: "Failed to acquire camera: Device or resource busy") and
+        raises "Camera __init__ sequence did not complete.": ``from e`` since picamera2
+        0.3.35, a bare ``raise`` in the handler before (0.3.21 to 0.3.34, Bookworm's
+        apt package): the reason is the cause, else the context. Another program is
+        named as the likely holder only when the reason is that the camera is busy."""
+        reason = exc.__cause__ or exc.__context__
+        why = f"{exc}: {reason}" if reason is not None else str(exc)
+        hint = "; is another program (rpicam-*, another toptable) using it?" if BUSY in why else ""
+        return CameraError(f"{self.camera}: cannot open it ({why}){hint}")
 
     def _os_error(self, exc: OSError) -> CameraError:
         """picamera2 0.3.38 ``DmaAllocator.allocate`` (each ``configure``, and reading
@@ -263,67 +262,6 @@ class Picamera2Source:
             f"its sensor's sizes: {_sizes_text(self.sizes)}",
         )
 
-    def _check(self, option: str, control: str, value: Any, hint: str = "") -> None:
-        """Raise unless the camera advertises ``control`` and ``value`` is in its range."""
-        known = self.picam2.camera_controls
-        if control not in known:
-            raise CameraOptionError(
-                option,
-                self.camera,
-                f"is {_num(value) if not isinstance(value, tuple) else list(value)}, but "
-                f"{self.camera} has no {control} control{hint}; leave the option out",
-            )
-        lo, hi = known[control][0], known[control][1]
-        values = value if isinstance(value, tuple) else (value,)
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                continue
-            low_ok = not isinstance(lo, int | float) or v >= lo
-            high_ok = not isinstance(hi, int | float) or v <= hi
-            if not (low_ok and high_ok):
-                shown = list(value) if isinstance(value, tuple) else _num(value)
-                raise CameraOptionError(
-                    option,
-                    self.camera,
-                    f"is {shown}, outside the {_num(lo)}..{_num(hi)} {self.camera} takes "
-                    f"for {control}",
-                )
-
-    def _controls(self) -> dict[str, Any]:
-        """The controls the section fixes, each checked against ``camera_controls``."""
-        c = self.config
-        known = self.picam2.camera_controls
-        frame = frame_time_us(c.fps)
-        controls: dict[str, Any] = {"FrameDurationLimits": (frame, frame)}
-        if c.exposure_us is not None:
-            self._check("exposure_us", "ExposureTime", c.exposure_us)
-            controls["ExposureTime"] = c.exposure_us
-            if "ExposureTimeMode" in known:  # libcamera 0.5 on: the mode replaces AeEnable
-                controls["ExposureTimeMode"] = MODE_MANUAL
-            elif "AeEnable" in known:
-                controls["AeEnable"] = False
-        if c.gain is not None:
-            self._check("gain", "AnalogueGain", c.gain)
-            controls["AnalogueGain"] = c.gain
-            if "AnalogueGainMode" in known:
-                controls["AnalogueGainMode"] = MODE_MANUAL
-        if c.colour_gains is not None:
-            self._check("colour_gains", "ColourGains", c.colour_gains)
-            controls["ColourGains"] = c.colour_gains
-        if c.white_balance is not None:
-            self._check(
-                "white_balance", "ColourTemperature", c.white_balance, " (use colour_gains)"
-            )
-            controls["ColourTemperature"] = c.white_balance
-        if (c.colour_gains is not None or c.white_balance is not None) and "AwbEnable" in known:
-            controls["AwbEnable"] = False
-        if c.lens_position is not None:
-            self._check("lens_position", "LensPosition", c.lens_position, " (a fixed-focus module)")
-            controls["LensPosition"] = c.lens_position
-            if "AfMode" in known:
-                controls["AfMode"] = _af_manual()
-        return controls
-
     def _delivered(self, size: tuple[int, int]) -> dict[str, Any]:
         try:
             meta = dict(self._wait(self.picam2.capture_metadata(wait=False)))
@@ -338,13 +276,16 @@ class Picamera2Source:
             "white_balance": meta.get("ColourTemperature"),
             "lens_position": meta.get("LensPosition"),
         }
+        shown, notes = set(self.config.manual), {}
+        if self.default_gain is not None:  # fixed with exposure_us, unasked: said so
+            shown.add("gain")
+            notes["gain"] = "fixed with exposure_us; set gain to choose"
         return {
             "size": size,
             "fps": fps,
             "format": f"{FORMAT} (B, G, R bytes)",
-            "controls": {
-                k: v for k, v in read_back.items() if v is not None and k in self.config.manual
-            },
+            "controls": {k: v for k, v in read_back.items() if v is not None and k in shown},
+            "notes": notes,
         }
 
     # --- frames ---

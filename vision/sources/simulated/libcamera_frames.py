@@ -1,8 +1,11 @@
 """What the simulated sensor delivers for a completed request: the picture of a stream
 (a grey tray with a red and a green square, brighter with a longer exposure and more
-gain) and its metadata, for :mod:`vision.sources.simulated.picamera2`'s
-``capture_array_`` and ``capture_metadata_``. The physical world, not picamera2: the
-formats' memory layout follows libcamera's DRM fourcc naming."""
+gain: :func:`~vision.sources.simulated.libcamera_agc.tray_level`) and its metadata, for
+:mod:`vision.sources.simulated.picamera2`'s ``capture_array_`` and
+``capture_metadata_``. A request's controls hold what the frame was taken with: the
+``ExposureTime`` and ``AnalogueGain`` the AGC applied and the ``Lux`` it metered. The
+physical world, not picamera2: the formats' memory layout follows libcamera's DRM
+fourcc naming."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from vision.sources.simulated.libcamera_agc import tray_level
 
 FORMATS = {"RGB888": 3, "BGR888": 3, "XRGB8888": 4, "XBGR8888": 4}
 """The stream formats the simulation configures, and their bytes per pixel."""
@@ -33,10 +38,7 @@ def frame_picture(
         raise RuntimeError(f"Stream {name!r} is not defined")
     width, height = stream["size"]
     fmt = stream["format"]
-    level = 120
-    if "ExposureTime" in controls:
-        gain = float(controls.get("AnalogueGain", 1.0))
-        level = int(min(255, round(controls["ExposureTime"] / 10000 * gain * 50)))
+    level = tray_level(controls["ExposureTime"], controls["AnalogueGain"])
     key = (width, height, fmt, level)
     picture = cache.get(key)
     if picture is None:
@@ -60,12 +62,12 @@ def frame_metadata(request: Request, advertised: dict[str, tuple[Any, Any, Any]]
     meta: dict[str, Any] = {
         "SensorTimestamp": stamp,
         "FrameDuration": duration,
-        "ExposureTime": min(int(controls.get("ExposureTime", min(16000, duration))), duration),
-        "AnalogueGain": float(controls.get("AnalogueGain", 2.0)),
+        "ExposureTime": int(controls["ExposureTime"]),
+        "AnalogueGain": float(controls["AnalogueGain"]),
         "DigitalGain": 1.0,
         "ColourGains": tuple(controls.get("ColourGains", (1.9, 1.6))),
         "ColourTemperature": int(controls.get("ColourTemperature", 4500)),
-        "Lux": 400.0,
+        "Lux": float(controls["Lux"]),
     }
     if "LensPosition" in advertised:
         meta["LensPosition"] = float(controls.get("LensPosition", 1.0))

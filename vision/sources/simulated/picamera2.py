@@ -1,58 +1,63 @@
 """A simulated ``picamera2`` module: picamera2's ``Picamera2`` as its source behaves.
 
-Written function by function after picamera2 0.3.38's ``picamera2/picamera2.py``,
-``job.py``, ``controls.py`` and ``previews/null_preview.py`` (the PyPI wheel; Raspberry
-Pi OS Bookworm's apt package ``python3-picamera2`` is built from the same
-repository; the behaviours below are in every release since 0.3.21, the oldest the
-source accepts).
-Each behaviour the table relies on is cited to its function (``picamera2.py``
-unless named otherwise). libcamera itself (the sensor and the ISP) is
-simulated: frames of a grey tray with a red and a green square, one every frame
-duration, on a thread.
+Written function by function after picamera2's ``picamera2/picamera2.py``, ``job.py``,
+``controls.py`` and ``previews/null_preview.py``, release 0.3.38 (:data:`VERSION`; the
+PyPI wheel, read for this). Raspberry Pi OS's apt package ``python3-picamera2`` is built
+from the same repository, at an older release on Bookworm (0.3.31 in 2025): where a
+behaviour the table relies on changed between 0.3.21 (the oldest the source accepts)
+and 0.3.38 the simulation follows :data:`VERSION`, which tests set to an older release
+(the wheels of 0.3.21, 0.3.27, 0.3.31, 0.3.34 to 0.3.38 were read). Each behaviour is
+cited to its function (``picamera2.py`` unless named otherwise). libcamera itself (the
+sensor, its AGC, the ISP) is simulated: frames of a grey tray with a red and a green
+square, one every frame duration, on a thread; :data:`LIBCAMERA` says which libcamera's
+controls (:mod:`~vision.sources.simulated.libcamera_sensors`).
 
 Behaviours reproduced:
 
 - ``global_camera_info()``: one dict per camera (``Model``, ``Location``,
   ``Rotation`` from libcamera's properties, ``Id``, ``Num``), sorted so that USB
   cameras (``"/usb"`` in ``Id``) come last; ``Picamera2(n)`` opens the n-th of
-  that list (``__init__``: ``global_camera_info()[camera_num]['Num']``) and a
-  camera another process holds fails ``camera.acquire()`` (libcamera: "Device or
-  resource busy"), which ``__init__`` re-raises as "Camera __init__ sequence did
-  not complete." from it.
+  that list (``__init__``: ``global_camera_info()[camera_num]['Num']``).
+- ``__init__``: a camera another process holds fails ``camera.acquire()`` (libcamera's
+  Python binding, ``py_main.cpp``, turns its error code into a ``std::system_error``:
+  ``RuntimeError`` "Failed to acquire camera: Device or resource busy"), which
+  ``__init__``'s ``except Exception`` re-raises as "Camera __init__ sequence did not
+  complete.": ``from e`` since 0.3.35, so libcamera's reason is the ``__cause__``;
+  before (0.3.21 to 0.3.34) a bare ``raise`` in the handler, and the reason is only the
+  ``__context__``. :data:`ACQUIRE_ERRNO` fails every acquire with another error
+  (``Camera::acquire``, ``camera.cpp``: -EBUSY for a camera in use, -ENODEV for one
+  disconnected).
 - ``camera_controls``: the controls libcamera advertises *now*. Before the
   first ``configure()`` they are libcamera's start-up placeholders
   (Raspberry Pi's libcamera, ``src/ipa/rpi/common/ipa_base.cpp``: ``IpaBase::init``
   returns ``ipaControls``, FrameDurationLimits 33333..120000, ExposureTime
-  0..66666); ``configure_()`` refreshes ``camera_ctrl_info`` from
-  ``camera.controls``, which ``IpaBase::configure`` sets to the chosen sensor
-  mode's ranges (``mode_.minFrameDuration``.., ``minShutter``..).
+  1..66666 in libcamera 0.5, 0..66666 before); ``configure_()`` refreshes
+  ``camera_ctrl_info`` from ``camera.controls``, which ``IpaBase::configure`` sets to
+  the chosen sensor mode's ranges (``mode_.minFrameDuration``.., ``minExposureTime``..).
 - ``sensor_modes``: the first read configures the camera once per raw mode
   (``create_preview_configuration(raw=...)`` then ``configure()``), reads each
   mode's ``fps`` as ``round(1e6 / FrameDurationLimits[0], 2)``, and leaves the
   camera configured in the *last* mode listed (the full-resolution one); later
-  reads return the cached list. A USB camera's modes are ``{"format": name}``
-  only: no ``size``, no ``fps`` (its formats are not raw Bayer ones).
+  reads return the cached list. Each mode carries its own raw format (the HQ camera's
+  1332x990 is 10-bit). A USB camera's modes are ``{"format": name}`` only: no
+  ``size``, no ``fps`` (its formats are not raw Bayer ones).
 - ``configure_()``: refused while started ("Camera must be stopped before
-  configuring"); ``queue and buffer_count > 1`` keeps one completed request
-  waiting (``_max_queue_len = 1``), else none; then ``DmaAllocator.allocate``
-  takes ``buffer_count`` buffers per stream from CMA, and an ``OSError`` (ENOMEM)
-  from its ioctl goes through to the caller, from ``sensor_modes`` too.
-- ``start()``: configures "preview" if never configured, starts the NullPreview
-  event loop (``start_preview(False)``), then ``start_()`` hands the controls to
-  libcamera and resets ``self.controls`` to an empty ``Controls``.
-- ``stop()``: while the event loop runs it is itself a job
-  (``dispatch_functions([self.stop_], wait=True, immediate=True)``): behind a
-  capture job that no frame will finish it waits for ever.
-  ``cancel_all_and_flush()`` cancels every queued job (``CancelledError`` to
-  their waiters) and empties the list, "for example, the camera cable has
-  become dislodged".
+  configuring"); ``check_camera_config`` -> ``check_stream_config`` refuses a format
+  picamera2 does not know ("Bad format X in stream main") and odd sizes;
+  ``queue and buffer_count > 1`` keeps one completed request waiting
+  (``_max_queue_len = 1``), else none; then ``DmaAllocator.allocate`` takes
+  ``buffer_count`` buffers per stream from CMA, and an ``OSError`` (ENOMEM) from its
+  ioctl goes through to the caller, from ``sensor_modes`` too.
 - ``close()``: stops the preview's event loop first, then ``stop()`` runs
   directly, then the camera is released.
 
 The rest is in modules of its own, each citing its behaviours:
 
 - :mod:`vision.sources.simulated.picamera2_config`: the ``create_*_configuration``
-  builders (``Picamera2`` inherits them) and the sensor mode a configuration picks;
+  builders (``Picamera2`` inherits them), ``check_stream_config`` and the sensor mode a
+  configuration picks;
+- :mod:`vision.sources.simulated.picamera2_running`: ``start``/``start_``, ``stop``,
+  ``set_controls``, the event loop and the sensor thread (``Picamera2`` inherits them);
 - :mod:`vision.sources.simulated.picamera2_controls`: ``Controls`` and libcamera's
   clamping of control values;
 - :mod:`vision.sources.simulated.picamera2_requests`: the job queue and the captures
@@ -60,15 +65,22 @@ The rest is in modules of its own, each citing its behaviours:
 - :mod:`vision.sources.simulated.picamera2_job`: ``Job``;
 - :mod:`vision.sources.simulated.libcamera_sensors`: the cameras, their sensor modes
   and the controls libcamera advertises before and after a mode is configured;
+- :mod:`vision.sources.simulated.libcamera_agc`: which of exposure and gain libcamera
+  fixes, and what its AGC makes of the automatic ones;
 - :mod:`vision.sources.simulated.libcamera_frames`: what a completed request holds
   (the stream's picture, its metadata).
 
 The simulation's own knobs (module globals): ``CAMERAS`` (the cameras attached,
 in libcamera's order), ``STALL_AFTER`` (frames each started camera completes
 before it goes silent, as with a dislodged cable; None: never), ``CMA_BYTES`` (the
-contiguous memory the frame buffers come from; None: plenty). ``stats`` on a
-camera counts frames ``delivered`` and ``dropped`` (completed requests released
-unread) and ``max_queue`` (completed requests waiting at once);
+contiguous memory the frame buffers come from; None: plenty), ``VERSION`` (the
+picamera2 release followed), ``LIBCAMERA`` (the libcamera whose controls are
+advertised), ``SCENE`` (how bright the scene the AGC meters is, against the bare tray
+under the table's lamp: a hand or dark dice lower it, the tray's own light does not
+change), ``ACQUIRE_ERRNO`` (an errno every ``acquire`` fails with; None: only a
+camera already open fails, EBUSY).
+``stats`` on a camera counts frames ``delivered`` and ``dropped`` (completed requests
+released unread) and ``max_queue`` (completed requests waiting at once);
 ``libcamera_controls`` holds the controls libcamera was started with, merged
 with later ``set_controls``.
 """
@@ -79,12 +91,12 @@ import copy
 import errno
 import os
 import threading
-import time
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.sources.simulated.libcamera_agc import Agc
 from vision.sources.simulated.libcamera_frames import FORMATS
 from vision.sources.simulated.libcamera_sensors import (
     CAMERA_MODULE_2,
@@ -92,19 +104,24 @@ from vision.sources.simulated.libcamera_sensors import (
     HQ_CAMERA,
     IPA_INIT_EXPOSURE,
     IPA_INIT_FRAME_DURATIONS,
+    LIBCAMERA_0_4,
+    LIBCAMERA_0_5,
     SENSORS,
     USB_WEBCAM,
     advertised_controls,
     bit_depth,
     is_usb,
+    mode_format,
     sensor,
 )
 from vision.sources.simulated.picamera2_config import ConfigurationBuilders
-from vision.sources.simulated.picamera2_controls import Controls, clamped
+from vision.sources.simulated.picamera2_controls import Controls
 from vision.sources.simulated.picamera2_job import Job
 from vision.sources.simulated.picamera2_requests import RequestQueue
+from vision.sources.simulated.picamera2_running import Running, version_tuple
 
 __all__ = [  # the module's surface, as tests and the camera bench use it
+    "ACQUIRE_ERRNO",
     "CAMERAS",
     "CAMERA_MODULE_2",
     "CAMERA_MODULE_3",
@@ -113,6 +130,10 @@ __all__ = [  # the module's surface, as tests and the camera bench use it
     "HQ_CAMERA",
     "IPA_INIT_EXPOSURE",
     "IPA_INIT_FRAME_DURATIONS",
+    "LIBCAMERA",
+    "LIBCAMERA_0_4",
+    "LIBCAMERA_0_5",
+    "SCENE",
     "SENSORS",
     "STALL_AFTER",
     "USB_WEBCAM",
@@ -123,8 +144,9 @@ __all__ = [  # the module's surface, as tests and the camera bench use it
 ]
 
 VERSION = "0.3.38"
-"""The picamera2 release whose source this simulation follows."""
-
+"""The picamera2 release whose source this simulation follows (tests set older ones)."""
+RAISE_FROM_SINCE = (0, 3, 35)
+"""The release whose ``__init__`` re-raises ``from e`` (before: the reason is the context)."""
 
 CAMERAS: list[dict[str, Any]] = [CAMERA_MODULE_3]
 """The cameras libcamera sees, in libcamera's order (tests replace the list)."""
@@ -133,6 +155,14 @@ STALL_AFTER: int | None = None
 CMA_BYTES: int | None = None
 """Contiguous memory (CMA) the dma-heap can hand out, in bytes; None: plenty. A Pi Zero 2
 has 256 MB, and other programs' buffers take their share."""
+LIBCAMERA = LIBCAMERA_0_5
+"""The libcamera whose controls the cameras advertise: ``"0.5"`` (the mode controls,
+``ColourTemperature``) or ``"0.4"`` (``AeEnable`` only)."""
+SCENE = 1.0
+"""How bright the scene the AGC meters is, against the bare tray (1.0); read each frame."""
+ACQUIRE_ERRNO: int | None = None
+"""An errno every ``acquire()`` fails with (ENODEV: the camera is gone); None: only a camera
+already open fails, with EBUSY ("Device or resource busy")."""
 
 _busy: set[int] = set()
 
@@ -159,7 +189,7 @@ def _allocate(config: dict[str, Any]) -> None:
         raise OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
 
 
-class Picamera2(ConfigurationBuilders, RequestQueue):
+class Picamera2(ConfigurationBuilders, RequestQueue, Running):
     """One simulated libcamera camera behind picamera2's ``Picamera2`` behaviour."""
 
     def __init__(self, camera_num: int = 0, tuning: Any = None, allocator: Any = None) -> None:
@@ -173,11 +203,8 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         self.is_open = False
         self._info = CAMERAS[self.camera_idx]
         self._sensor = sensor(self._info)
-        if self.camera_idx in _busy:
-            try:
-                raise RuntimeError("Failed to acquire camera: Device or resource busy")
-            except RuntimeError as exc:
-                raise RuntimeError("Camera __init__ sequence did not complete.") from exc
+        if ACQUIRE_ERRNO is not None or self.camera_idx in _busy:
+            self._acquire_failed(errno.EBUSY if ACQUIRE_ERRNO is None else ACQUIRE_ERRNO)
         _busy.add(self.camera_idx)
         self.is_open = True
         self.camera_properties: dict[str, Any] = {
@@ -187,7 +214,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
             "PixelArraySize": self._sensor["pixel_array"],
         }
         self.camera_ctrl_info: dict[str, tuple[Any, Any, Any]] = advertised_controls(
-            self._info, None
+            self._info, None, LIBCAMERA
         )
         self.camera_config: dict[str, Any] = {}
         self.controls = Controls(self)
@@ -198,6 +225,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         self.stats = {"delivered": 0, "dropped": 0, "max_queue": 0}
         self._mode: dict[str, Any] | None = None
         self._max_queue_len = 0
+        self._agc = Agc()  # the IPA's AGC: its status lives as long as the camera is open
         self.lock = threading.Lock()  # protects _job_list and completed_requests
         self._job_list: list[Job] = []
         self.completed_requests: list[tuple[int, int, dict[str, Any], int]] = []
@@ -210,6 +238,29 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         self._sensor_stop = threading.Event()
         self._sensor_thread: threading.Thread | None = None
         self._picture: dict[tuple[Any, ...], NDArray[np.uint8]] = {}
+
+    @staticmethod
+    def _acquire_failed(code: int) -> NoReturn:
+        """``__init__``'s ``except Exception`` around ``_open_camera`` -> ``camera.acquire()``,
+        which libcamera's binding (``py_main.cpp``) fails with ``std::system_error(-ret,
+        std::generic_category(), "Failed to acquire camera")``: pybind11 raises that as a
+        ``RuntimeError`` of its ``what()``, "Failed to acquire camera: <strerror>".
+
+        Raises:
+            RuntimeError: "Camera __init__ sequence did not complete.", libcamera's reason
+                its ``__cause__`` (0.3.35 on) or only its ``__context__`` (before).
+        """
+        try:
+            raise RuntimeError(f"Failed to acquire camera: {os.strerror(code)}")
+        except RuntimeError as exc:
+            if version_tuple(VERSION) >= RAISE_FROM_SINCE:
+                raise RuntimeError("Camera __init__ sequence did not complete.") from exc
+            raise RuntimeError("Camera __init__ sequence did not complete.")  # noqa: B904
+
+    @staticmethod
+    def _knob(name: str) -> Any:
+        """A knob of this module (tests change them here, on the module)."""
+        return globals()[name]
 
     @staticmethod
     def global_camera_info() -> list[dict[str, Any]]:
@@ -238,14 +289,13 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         if is_usb(self._info):
             self.sensor_modes_ = [{"format": name} for name in self._sensor["formats"]]
             return self.sensor_modes_
-        fmt = self._sensor["format"]
-        depth = bit_depth(fmt)
         self.sensor_modes_ = modes  # filled as it goes: a configure that fails leaves a part
-        for mode in self._sensor["modes"]:
+        for mode in self._sensor["modes"]:  # by raw format, then size, as libcamera lists them
+            fmt = mode_format(self._sensor, mode)
             cam_mode: dict[str, Any] = {
                 "format": fmt,
                 "unpacked": fmt.split("_")[0],
-                "bit_depth": depth,
+                "bit_depth": bit_depth(fmt),
                 "size": mode["size"],
             }
             self.configure(
@@ -274,27 +324,30 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         config = copy.deepcopy(camera_config)
         self.camera_config = {}
         main = config["main"]
+        self.check_stream_config(main, "main")  # check_camera_config
         if main["format"] not in FORMATS:
-            raise RuntimeError(f"Invalid camera configuration: {config}")
-        width, height = (int(v) for v in main["size"])
+            raise RuntimeError(
+                f"the simulated picamera2 draws {', '.join(FORMATS)} only, not {main['format']}"
+            )
+        width, height = main["size"]
         if width <= 0 or height <= 0:
             raise RuntimeError(f"Invalid camera configuration: {config}")
         full = self._sensor["pixel_array"]
-        # libcamera's validate() aligns the output to even sizes (status Adjusted)
-        main["size"] = (min(width - width % 2, full[0]), min(height - height % 2, full[1]))
+        # libcamera's validate() fits the output within the sensor (status Adjusted)
+        main["size"] = (min(width, full[0]), min(height, full[1]))
         main["stride"] = main["size"][0] * FORMATS[main["format"]]
         main["framesize"] = main["stride"] * main["size"][1]
         mode = self._pick_mode(config)
         if is_usb(self._info):
             config["raw"] = None  # configure_: "non-Pi cameras aren't asking for a raw stream"
         else:
-            fmt = self._sensor["format"]
+            fmt = mode_format(self._sensor, mode)
             config["sensor"] = {"bit_depth": bit_depth(fmt), "output_size": mode["size"]}
             if config.get("raw") is not None:  # libcamera's validate() fits it to the mode
                 config["raw"] = {**config["raw"], "format": fmt, "size": mode["size"]}
         self._mode = mode
         # configure_: the controls list refreshed for the mode just configured
-        self.camera_ctrl_info = advertised_controls(self._info, mode)
+        self.camera_ctrl_info = advertised_controls(self._info, mode, LIBCAMERA)
         self._max_queue_len = 1 if config["queue"] and config["buffer_count"] > 1 else 0
         _allocate(config)
         self.camera_config = config
@@ -305,119 +358,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue):
         """The configuration in force, sizes as libcamera adjusted them."""
         return self.camera_config
 
-    def set_controls(self, controls: dict[str, Any]) -> None:
-        """Controls for the next requests (``set_controls`` -> ``Controls.set_controls``)."""
-        self.controls.set_controls(controls)
-        if self.started:
-            with self._requests_lock:
-                self.libcamera_controls.update(clamped(controls, self.camera_ctrl_info))
-
-    # --- running: start, the sensor, the event loop ---
-
-    def start(self, config: Any = None, show_preview: Any = False) -> None:
-        """``start``: configure if asked (or never configured), the event loop, ``start_``."""
-        if not self.camera_config and config is None:
-            config = "preview"
-        if config is not None:
-            self.configure(config)
-        if show_preview is not None and not self._event_loop_running:
-            self._start_preview()
-        self.start_()
-
-    def start_(self) -> None:
-        """``start_``: libcamera starts with the controls set; ``controls`` is emptied."""
-        if not self.camera_config:
-            raise RuntimeError("Camera has not been configured")
-        if self.started:
-            return
-        controls = clamped(self.controls.make_dict(), self.camera_ctrl_info)
-        # start_: "The latest libcamera requires is to set ExposureTimeMode to manual if we
-        # are setting a fixed value" (0 for a value of 0); "Ditto for the analogue gain."
-        for name in ("ExposureTime", "AnalogueGain"):
-            if name in controls:
-                controls[f"{name}Mode"] = 0 if controls[name] == 0 else 1
-        self.libcamera_controls = controls
-        self.controls = Controls(self)
-        self._sensor_stop.clear()
-        self._sensor_thread = threading.Thread(
-            target=self._run_sensor, name="sim-libcamera", daemon=True
-        )
-        self._sensor_thread.start()
-        self.started = True
-
-    def _start_preview(self) -> None:
-        """NullPreview.start: the event loop thread that runs ``process_requests``."""
-        self._loop_abort.clear()
-        self._event_loop_running = True
-        self._loop_thread = threading.Thread(target=self._event_loop, name="sim-nullpreview")
-        self._loop_thread.daemon = True
-        self._loop_thread.start()
-
-    def _stop_preview(self) -> None:
-        """``stop_preview`` -> NullPreview.stop: abort the loop and join it."""
-        self._loop_abort.set()
-        self._wake.set()
-        thread, self._loop_thread = self._loop_thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-        self._event_loop_running = False
-
-    def _event_loop(self) -> None:
-        while not self._loop_abort.is_set():
-            if self._wake.wait(0.2):  # NullPreview.thread_func: sel.select(0.2)
-                self._wake.clear()
-                if not self._loop_abort.is_set():
-                    self.process_requests()
-
-    def _frame_duration_us(self) -> int:
-        assert self._mode is not None
-        lo, hi, _ = self.camera_ctrl_info["FrameDurationLimits"]
-        limits = self.libcamera_controls.get("FrameDurationLimits", (lo, hi))
-        return int(min(max(int(limits[0]), lo), hi))
-
-    def _run_sensor(self) -> None:
-        next_t = time.perf_counter()
-        seq = 0
-        while not self._sensor_stop.is_set():
-            duration = self._frame_duration_us()
-            next_t += duration / 1e6
-            delay = next_t - time.perf_counter()
-            if delay > 0 and self._sensor_stop.wait(delay):
-                return
-            if delay < -0.5:
-                next_t = time.perf_counter()  # fell far behind (a paused machine): resync
-            if STALL_AFTER is not None and self.stats["delivered"] >= STALL_AFTER:
-                continue  # the cable is out: no request completes
-            seq += 1
-            with self._requests_lock:
-                self.stats["delivered"] += 1
-                controls = dict(self.libcamera_controls)
-                self._requests.append((seq, time.monotonic_ns(), controls, duration))
-            self._wake.set()  # CameraManager.handle_request: os.write(notifyme_w)
-
-    # --- stopping ---
-
-    def stop_(self) -> tuple[bool, Any]:
-        """``stop_``: libcamera stops; requests not yet seen are dropped."""
-        if self.started:
-            self._sensor_stop.set()
-            thread, self._sensor_thread = self._sensor_thread, None
-            if thread is not None:
-                thread.join()
-            self.started = False
-            with self._requests_lock:
-                self._requests = []
-            self.completed_requests = []
-        return (True, None)
-
-    def stop(self) -> None:
-        """``stop``: through the job queue while the event loop runs (behind every job)."""
-        if not self.started:
-            return
-        if self._event_loop_running:
-            self.dispatch_functions([self.stop_], wait=True, immediate=True)
-        else:
-            self.stop_()
+    # --- running: start, set_controls, stop (Running) ---
 
     def close(self) -> None:
         """``close``: the event loop stops first, then ``stop()``, then the camera is released."""

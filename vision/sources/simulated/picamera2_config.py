@@ -1,5 +1,5 @@
-"""picamera2's configuration builders (its ``picamera2.py``, release 0.3.38), for the
-simulated :mod:`vision.sources.simulated.picamera2`: ``Picamera2`` inherits them.
+"""picamera2's configuration builders and checks (its ``picamera2.py``, release 0.3.38),
+for the simulated :mod:`vision.sources.simulated.picamera2`: ``Picamera2`` inherits them.
 
 - ``create_video/still/preview_configuration``: picamera2's defaults (video
   ``XBGR8888`` 1280x720, 6 buffers, ``FrameDurationLimits`` 33333 and
@@ -11,23 +11,38 @@ simulated :mod:`vision.sources.simulated.picamera2`: ``Picamera2`` inherits them
   default (``raw={}``: the sensor's format at the main size), a USB camera no raw
   stream and no ``sensor`` entry. The video colour space is ``Smpte170m`` below
   1280x720, else ``Rec709`` (libcamera's ``ColorSpace`` objects are named here).
+- ``check_stream_config`` (from ``configure_`` -> ``check_camera_config``): a main or
+  lores format neither YUV nor RGB (``formats.py``'s ``YUV_FORMATS``, ``RGB_FORMATS``)
+  nor "MJPEG" is "Bad format X in stream main", a raw one not Bayer nor mono
+  "Unrecognised raw format X"; odd sizes "width and height should be even".
 - The sensor mode a configuration gets (``_make_libcamera_config``): picamera2 scores
-  every raw mode with ``score_mode`` ("copies how libcamera scores modes") against the
-  ``sensor`` entry's ``output_size`` and ``bit_depth``, else the raw stream's, else the
-  main size and the sensor's own depth, and asks libcamera for the best: a size no
-  mode has gets the nearest mode, never a refusal.
+  every raw mode with ``score_mode`` ("copies how libcamera scores modes": each mode's
+  own bit depth, ``SensorFormat(mode['format']).bit_depth``) against the ``sensor``
+  entry's ``output_size`` and ``bit_depth``, else the raw stream's, else the main size
+  and the sensor's own depth, and asks libcamera for the best: a size no mode has gets
+  the nearest mode, never a refusal.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from vision.sources.simulated.libcamera_sensors import bit_depth, is_usb
+from vision.sources.simulated.libcamera_sensors import bit_depth, is_usb, mode_format
 
 _EMPTY: dict[str, Any] = {}
 """picamera2's ``raw={}`` and ``sensor={}`` defaults (read, never written)."""
 _STREAM_KEYS = ("format", "size", "stride", "preserve_ar")
 _RAW_IGNORED = ("bit_depth", "crop_limits", "exposure_limits", "fps", "unpacked")
+YUV_FORMATS = {"NV21", "NV12", "YUV420", "YVU420", "YVYU", "YUYV", "UYVY", "VYUY"}
+"""picamera2's ``formats.py`` ``YUV_FORMATS``."""
+RGB_FORMATS = {"BGR888", "RGB888", "XBGR8888", "XRGB8888", "RGB161616", "BGR161616"}
+"""picamera2's ``formats.py`` ``RGB_FORMATS``."""
+
+
+def _is_raw(fmt: str) -> bool:
+    """``formats.is_raw``: a Bayer (``S????NN[_CSI2P]``, ``*_PISP_COMP1``) or mono format."""
+    bayer = fmt.startswith(("SBGGR", "SGBRG", "SGRBG", "SRGGB")) or fmt.endswith("_PISP_COMP1")
+    return bayer or fmt.split("_")[0] in ("R8", "R10", "R12", "R16")
 
 
 def _stream(
@@ -69,7 +84,8 @@ def _score(mode_size: tuple[int, int], depth: int, mode_depth: int, size: Any) -
 
 
 class ConfigurationBuilders:
-    """picamera2's ``create_*_configuration`` and the sensor mode a configuration picks."""
+    """picamera2's ``create_*_configuration``, ``check_stream_config`` and the sensor mode a
+    configuration picks."""
 
     _sensor: dict[str, Any]
     _info: dict[str, Any]
@@ -223,11 +239,37 @@ class ConfigurationBuilders:
             encode,
         )
 
+    @staticmethod
+    def check_stream_config(stream_config: Any, name: str) -> None:
+        """``check_stream_config``: one stream's keys, format and size.
+
+        Raises:
+            RuntimeError: picamera2's message for the first thing wrong.
+        """
+        if type(stream_config) is not dict:
+            raise RuntimeError(name + " stream should be a dictionary")
+        for key in ("format", "size"):
+            if key not in stream_config:
+                raise RuntimeError(f"{key} not found in {name} stream")
+        fmt = stream_config["format"]
+        if type(fmt) is not str:
+            raise RuntimeError("format in " + name + " stream should be a string")
+        if name == "raw":
+            if not _is_raw(fmt):
+                raise RuntimeError("Unrecognised raw format " + fmt)
+        elif fmt not in YUV_FORMATS and fmt not in RGB_FORMATS and fmt != "MJPEG":
+            raise RuntimeError("Bad format " + fmt + " in stream " + name)
+        size = stream_config["size"]
+        if type(size) is not tuple or len(size) != 2:
+            raise RuntimeError("size in " + name + " stream should be (width, height)")
+        if size[0] % 2 or size[1] % 2:
+            raise RuntimeError("width and height should be even")
+
     def _pick_mode(self, config: dict[str, Any]) -> dict[str, Any]:
         """The sensor mode ``_make_libcamera_config`` asks libcamera for: the best
         ``score_mode`` against the ``sensor`` entry, else the raw stream, else the main
         size (a USB camera: libcamera's UVC pipeline, the smallest mode covering it)."""
-        modes = self._sensor["modes"]
+        modes: list[dict[str, Any]] = self._sensor["modes"]
         if is_usb(self._info):
             width, height = config["main"]["size"]
             covering = [m for m in modes if m["size"][0] >= width and m["size"][1] >= height]
@@ -246,5 +288,10 @@ class ConfigurationBuilders:
             size = raw["size"]
         else:
             size = config["main"]["size"]
-        mode_depth = bit_depth(fmt)
-        return dict(min(modes, key=lambda m: _score(m["size"], depth, mode_depth, size)))
+        cam = self._sensor
+
+        def score(m: dict[str, Any]) -> float:
+            return _score(m["size"], depth, bit_depth(mode_format(cam, m)), size)
+
+        best = min(modes, key=score)
+        return dict(best)

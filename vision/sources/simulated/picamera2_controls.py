@@ -1,12 +1,16 @@
-"""picamera2's ``Controls`` (its ``controls.py``, release 0.3.38) and libcamera's
-clamping of the values it is handed, for the simulated
+"""picamera2's ``Controls`` (its ``controls.py``, releases 0.3.21 to 0.3.38) and
+libcamera's clamping of the values it is handed, for the simulated
 :mod:`vision.sources.simulated.picamera2`.
 
 - ``Controls.__setattr__`` (``controls.py``): a control the camera does not
-  advertise raises "Control X is not advertised by libcamera"; values are not
-  range-checked there (libcamera clamps them to the ``ControlInfo`` range,
-  which ``clamped`` does too). ``FrameRate`` is picamera2's virtual control
-  (``_VIRTUAL_FIELDS_MAP_``): set as ``FrameDurationLimits`` (``_framerates_to_durations_``).
+  advertise raises ``RuntimeError`` "Control X is not advertised by libcamera" (the
+  wording of every release from 0.3.21, the oldest the source accepts; an older
+  ``controls.py``, raspberrypi/picamera2 at 007f21a, said "advertied": the source
+  relies on the exception type only, and checks the controls against
+  ``camera_controls`` before it sets any); values are not range-checked there
+  (libcamera clamps them to the ``ControlInfo`` range, which ``clamped`` does too).
+  ``FrameRate`` is picamera2's virtual control (``_VIRTUAL_FIELDS_MAP_``): set as
+  ``FrameDurationLimits`` (``_framerates_to_durations_``).
 """
 
 from __future__ import annotations
