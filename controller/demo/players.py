@@ -180,6 +180,7 @@ class TablePlayers:
             and state.phase is Phase.STEP_ASIDE
             and seen.board_ok
             and state.combat is not None
+            and action.space not in state.occ  # onto a foe (a second combat): on screen
         ):
             self.stats.token_moves += 1
             c = state.combat

@@ -376,7 +376,9 @@ class CounterAttack(Action):
 
 @dataclass(frozen=True)
 class StepAside(Action):
-    """After a combat the defender survived, the attacker steps to this space."""
+    """After a combat the defender survived, the attacker steps to this space beside it: an
+    empty one, or with a second combat granted a green space or (rules revision 3 on)
+    another foe's space, that second combat (A l.261)."""
 
     kind: ClassVar[str] = "step"
     space: int

@@ -142,9 +142,11 @@ def _generate(s: GameState) -> Iterator[Action]:
     elif ph is Phase.STEP_ASIDE:
         for sp in engine.step_spaces(s):
             yield StepAside(seat, sp)
-        if not s.extra_granted and engine.green_steps(s):
+        if not s.extra_granted and engine.second_steps(s):
             for card in engine.second_combat_cards(s):
                 yield PlayCard(seat, card.name)
+        if not engine.plain_steps(s):  # only a second combat on: declining it is allowed
+            yield Pass(seat)
     elif ph is Phase.EXTRA_OFFER:
         yield Pass(seat)
         targets = engine.extra_targets(s)

@@ -41,7 +41,9 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.FLEE: PhaseText("flee", "flee up to 3 spaces"),
     Phase.COUNTER_OFFER: PhaseText("counter?", "counter-attack or pass"),
     Phase.REWARD: PhaseText("reward", "choose the deck of your reward"),
-    Phase.STEP_ASIDE: PhaseText("step aside", "step to an adjacent empty space (not green)"),
+    Phase.STEP_ASIDE: PhaseText(
+        "step aside", "step beside the foe (a green space or another foe: a second combat)"
+    ),
     Phase.EXTRA_OFFER: PhaseText("extra combat?", "a second combat, or pass"),
     Phase.DUEL_PICK: PhaseText("duel", "pick your warrior for the duel"),
     Phase.STORY_FIGHT: PhaseText("choose fight", "choose the fight of this square together"),

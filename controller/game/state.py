@@ -199,9 +199,9 @@ class Combat(NamedTuple):
     duel: bool = False
 
 
-RULES_REVISION = 2
+RULES_REVISION = 3
 """The rules' revision, recorded in each journal: a game replays and plays on by the rules
-it began with (1, journals without it, and 2: docs/rules.md "Revisions")."""
+it began with (1, journals without it, 2 and 3: docs/rules.md "Revisions")."""
 
 
 @dataclass(frozen=True)

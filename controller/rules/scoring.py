@@ -29,10 +29,14 @@ class OptionKind(StrEnum):
     COMBO = "combo"  # a warrior combo
     CARD = "card"  # the combo printed on a card in hand
     SUM = "sum"  # the symbol sum (doubled for a special combo)
+    NONE = "none"  # a Story attempt making no combo, with story_combos_only (§12): 0
 
 
 SUM_OPTION = "sum"
 """The symbol sum's name among a throw's options (a combo or a card has its own name)."""
+NO_COMBO_OPTION = "no combo"
+"""The name of the one option of a Story attempt that makes no combo when the sum is not
+allowed (variant ``story_combos_only``, :func:`story_options`)."""
 
 
 class CardDefence(StrEnum):
@@ -193,6 +197,19 @@ class ThrowScorer:
             if opt.damage > best.damage:
                 best = opt
         return ThrowScore(counts, tuple(options), best)
+
+
+def story_options(options: Sequence[Option], variants: Variants) -> tuple[Option, ...]:
+    """What a Story attempt's last throw is worth (docs/rules.md §12), from the options a
+    :class:`ThrowScorer` lists with the square's combo as its one card: every one of them
+    by default (B l.137, l.157: a combo, the square's combo, else the symbol sum); with
+    the variant ``story_combos_only`` (B l.188, l.213: "two options") the warrior's
+    combos and the square's combo only and, when the throw makes neither, the one option
+    :data:`NO_COMBO_OPTION`, inflicting 0."""
+    if not variants.story_combos_only:
+        return tuple(options)
+    made = tuple(o for o in options if o.kind is not OptionKind.SUM)
+    return made or (Option(OptionKind.NONE, NO_COMBO_OPTION, 0),)
 
 
 _SCORERS_MAX = 256  # per fighter

@@ -1,8 +1,9 @@
 """The rule variants of docs/rules.md: the one place that names them.
 
 Where the two rulebook translations disagree, docs/rules.md names a variant: the
-engine plays the default (A's reading in the Tournament mode, B's in Story mode;
-every flag False) and a game can switch any of them on.
+engine plays the default (A's reading in the Tournament mode, B's in Story mode; where a
+book contradicts itself, the line docs/rules.md names; every flag False) and a game can
+switch any of them on.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ class Variants:
     star_counts_for_double: bool = False
     """§3 (neither book): stars count as the repeated symbol for the special-combo doubling."""
     surprise_any_card: bool = False
-    """§3 (B l.169, l.331): after a surprise attack the defender may answer with any card."""
+    """§3 (A l.255, B l.169, l.331): after a surprise attack the defender may answer with any
+    card (default: A l.197, B l.177, its Defence cards only; each book contradicts itself)."""
     green_dodge_after_three_rerolls: bool = False
     """§3 (B l.311): a green-space warrior may dodge only after 3 rerolls (A: 2)."""
     dodge_needs_every_die: bool = False
@@ -60,6 +62,10 @@ class Variants:
     """§10 (B l.287): fusion partners fuse one space apart (A: on the same space)."""
     fusion_for_one_attack: bool = False
     """§11 (B l.287): a fusion lasts one attack (A: until the end of the game)."""
+    story_combos_only: bool = False
+    """§12 (B l.188, l.213): a Story attempt is worth one of the warrior card's two combos
+    or the square's combo, never a symbol sum; one making neither inflicts 0 (default:
+    B l.137, l.157, the sum allowed as in the Tournament mode)."""
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

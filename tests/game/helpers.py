@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.events import GameEvent, event_from_dict
 from controller.game.legal import legal_actions
@@ -38,11 +39,11 @@ class TiedGame(NamedTuple):
 
 @functools.cache
 def tied_game(length: Length = Length.ROUNDS5, extra_rounds: int = 1) -> TiedGame:
-    """The first bot game of ``length`` (seeds 0..39, 4 to 6 players, played by
+    """The first bot game of ``length`` (seeds 0..79, 4 to 6 players, played by
     :func:`~controller.game.simulate.play_game`) where a tie of three or more plays
     ``extra_rounds`` extra rounds or more."""
     data = demo_data()
-    for seed in range(40):
+    for seed in range(80):
         for players in (4, 5, 6):
             names = tuple(f"P{i + 1}" for i in range(players))
             config = GameConfig(names, length, game_id=f"tie-{seed}-{players}")
@@ -55,7 +56,7 @@ def tied_game(length: Length = Length.ROUNDS5, extra_rounds: int = 1) -> TiedGam
             play_game(config, data, seed, submit=submit)
             if max(s.extra_rounds for s in states) >= extra_rounds:
                 return TiedGame(config, seed, tuple(states))
-    raise AssertionError(f"no game of seeds 0..39 tied for {extra_rounds} extra rounds")
+    raise AssertionError(f"no game of seeds 0..79 tied for {extra_rounds} extra rounds")
 
 
 def data_with_board(board: Path | None) -> GameData:
@@ -79,7 +80,10 @@ def build(sc: dict[str, Any], base: Path) -> GameState:
         tuple(sc.get("players", ["A", "B"])),
         Length(sc.get("length", "rounds10")),
         Variants.from_names(sc.get("variants", [])),
+        kind=GameKind(sc.get("mode", "tournament")),
     )
+    if config.story:  # a Story game opens on square 1 (docs/rules.md §12)
+        return engine.new_game(config, data)
     return engine.arrange(
         config,
         data,
@@ -165,6 +169,9 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
             got = {n: _plain(state.pieces[n].fused_into) for n in want}
         elif key == "dice":
             got = engine.awaiting(state).dice
+        elif key == "story":  # a Story game's victory points and the squares' log
+            assert state.story is not None, f"{where}: not a Story game"
+            got = {k: _plain(getattr(state.story, k)) for k in want}
         elif key == "options":
             made = dict(engine.attack_options(state))
             got = {k: made.get(k, "absent") for k in want}

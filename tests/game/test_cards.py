@@ -221,7 +221,7 @@ def test_the_books_let_any_deck_grant_a_second_combat_and_a_defence_card_attack(
     state = engine.arrange(
         config,
         data,
-        pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18)],
+        pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18), ("Harmira", 1, 19)],
         hands=[["Double Strike", "Iron Wall Crash"], []],
         decks={"event": []},
     )
@@ -233,9 +233,8 @@ def test_the_books_let_any_deck_grant_a_second_combat_and_a_defence_card_attack(
     offered = {a.option for a in legal_actions(state) if isinstance(a, ChooseAttack)}
     assert "Iron Wall Crash" in offered
     state = engine.apply(state, ChooseAttack(0, "sum"))
-    state = engine.apply(state, StepAside(0, 17))
-    assert state.phase is Phase.EXTRA_OFFER
+    assert state.phase is Phase.STEP_ASIDE  # Obuni survived: the step may be the second combat
     plays = [a for a in legal_actions(state) if isinstance(a, PlayCard)]
-    assert [(a.card, a.warrior, a.target) for a in plays] == [
-        ("Double Strike", "Kahseral", "Obuni")
-    ]
+    assert [(a.card, a.warrior, a.target) for a in plays] == [("Double Strike", None, None)]
+    state = engine.apply(engine.apply(state, plays[0]), StepAside(0, 19))
+    assert state.combat is not None and state.combat.defender == "Harmira"

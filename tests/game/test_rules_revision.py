@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.events import ChooseAttack, DiceThrown, Move, PlayCard, StepAside
@@ -52,9 +53,54 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
         ("Kahseral", "Obuni"),
         ("Bergamo", "Monna"),  # any warrior of the player, as before revision 2
     }
+    two = journalled_config("two.db", {"config": _revision(2)})
+    assert _second_combats(_at_the_extra_offer(two)) == {("Kahseral", "Obuni")}
     new = journalled_config("new.db", {"config": GameConfig(("A", "B")).to_dict()})
-    assert new.rules_revision == RULES_REVISION == 2
-    assert _second_combats(_at_the_extra_offer(new)) == {("Kahseral", "Obuni")}
+    assert new.rules_revision == RULES_REVISION == 3
+
+
+def _revision(revision: int) -> dict[str, object]:
+    return {**GameConfig(("A", "B")).to_dict(), "rules_revision": revision}
+
+
+def test_a_journal_of_revision_2_fights_its_second_combat_after_the_step() -> None:
+    """Revision 3 (A l.261): after a combat the foe survived, the step aside is where a
+    second combat goes (onto a green space or another foe beside the first foe); a journal
+    of revision 2 stepped onto an empty space and fought it after, against a foe next to
+    the new space, the same foe too: it replays so."""
+    events = [
+        Move(0, "Kahseral", 18),
+        DiceThrown((Symbol.KICK, Symbol.PUNCH, Symbol.TELEPORT, Symbol.STAR)),
+        ChooseAttack(0, "sum"),
+        StepAside(0, 17),
+        PlayCard(0, "Second Wind", "Kahseral", "Obuni"),
+    ]
+    for revision, fought in ((2, True), (3, False)):
+        state = engine.arrange(
+            journalled_config("j.db", {"config": _revision(revision)}),
+            demo_data(),
+            pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18), ("Harmira", 1, 19)],
+            hands=[["Second Wind"], []],
+            decks={"event": []},
+        )
+        at_step = engine.apply(state, events[0])
+        for event in events[1:3]:
+            at_step = engine.apply(at_step, event)
+        steps = {a.space for a in legal_actions(at_step) if isinstance(a, StepAside)}
+        assert steps == {11, 17, 25}  # Harmira's 19 only once a card is played (revision 3)
+        stepped = engine.apply(at_step, events[3])
+        if fought:  # the card opens no step onto a foe: it is played after the step
+            with pytest.raises(IllegalActionError):
+                engine.apply(at_step, PlayCard(0, "Second Wind"))
+            assert stepped.phase is Phase.EXTRA_OFFER
+            combat = engine.apply(stepped, events[4]).combat
+            assert combat is not None and (combat.defender, combat.adjacent) == ("Obuni", True)
+        else:
+            granted = engine.apply(at_step, PlayCard(0, "Second Wind"))
+            assert 19 in {a.space for a in legal_actions(granted) if isinstance(a, StepAside)}
+            assert (stepped.phase, stepped.seat) == (Phase.MOVE, 1)
+            with pytest.raises(IllegalActionError):
+                engine.apply(stepped, events[4])
 
 
 @pytest.mark.parametrize("revision", [0, RULES_REVISION + 1, "2", True, 2.0])

@@ -103,7 +103,12 @@ def test_a_45_minute_games_tie_when_time_ran_out_is_published_as_its_extra_round
     assert timed[first].time_up and said[first]["rounds"] is None
     assert said[first]["round"] == said[first - 1]["round"] + 1  # the round after time ran out
     assert all(m["extra_round"] is None for m in said[:first])
-    assert all(m["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS} for m in said[first:])
+    before = timed[first - 1].round  # each round after it is the next extra round
+    assert said[first]["extra_round"] == {"number": 1, "of": MAX_EXTRA_ROUNDS}
+    assert all(
+        m["extra_round"] == {"number": s.round - before, "of": MAX_EXTRA_ROUNDS}
+        for s, m in zip(timed[first:], said[first:], strict=True)
+    )
     assert said[-1]["over"] and said[-1]["clock"]["time_up"]
 
 

@@ -62,7 +62,7 @@ def test_attack_speed_from_rerolls() -> None:
 def test_variants_by_name() -> None:
     v = Variants.from_names(["green_reward_one", "fusion_for_one_attack"])
     assert v.enabled() == ("green_reward_one", "fusion_for_one_attack")
-    assert len(Variants.names()) == 16
+    assert len(Variants.names()) == 17
     with pytest.raises(UnknownVariantError, match="unknown rule variant 'green'"):
         Variants.from_names(["green"])
     assert Variants.from_names(["six_warriors_in_short_game"]) == Variants()  # now the default

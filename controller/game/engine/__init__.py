@@ -51,7 +51,7 @@ from controller.game.engine.defence import (
     defence_answers,
     flee_spaces,
 )
-from controller.game.engine.end import green_steps, step_spaces
+from controller.game.engine.end import green_steps, plain_steps, second_steps, step_spaces
 from controller.game.engine.extra import extra_targets, second_combat_cards
 from controller.game.engine.fold import advance, apply, new_game, replay
 from controller.game.engine.fusion import combat_fusion, fusion_candidate, fusion_cards
@@ -102,10 +102,12 @@ __all__ = [
     "outside_tournament",
     "pair_of",
     "placements",
+    "plain_steps",
     "playable",
     "player_to_the_right",
     "replay",
     "second_combat_cards",
+    "second_steps",
     "start_cards",
     "start_targets",
     "step_spaces",

@@ -11,6 +11,7 @@ from controller.game.engine.resolve import attack_done
 from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
 from controller.game.state import GameState, Phase
 from controller.rules.combat_types import Attack
+from controller.rules.scoring import story_options
 
 
 def dice_thrown(s: GameState, e: DiceThrown) -> None:
@@ -42,8 +43,10 @@ def attack_options(state: GameState) -> list[tuple[str, int]]:
     c = state.combat
     if c is None or not c.throws:
         return []
-    score = scorer(state).score(c.throws[-1])
-    return [(o.name, o.damage) for o in score.options]
+    options = scorer(state).score(c.throws[-1]).options
+    if state.story is not None:  # a Story attempt (docs/rules.md §12)
+        options = story_options(options, state.config.variants)
+    return [(o.name, o.damage) for o in options]
 
 
 def choose_attack(s: GameState, e: ChooseAttack) -> None:

@@ -38,9 +38,10 @@ DefenceAnswer = tuple[Answer, str | None]
 
 def defence_answers(state: GameState) -> list[DefenceAnswer]:
     """The answers the player asked may give now. In ``DEFENCE_CHOICE``, the defender's: none,
-    a dodge (as the attack's speed allows), Solar Flare's flight (at any speed), each card
-    the speed and the attack allow (rules.attack.card_may_answer: a Defence-deck Dodge
-    card after a surprise attack too, A l.197). In ``REFLECT_CHOICE``, the attacker's
+    a dodge (as the attack's speed allows), Solar Flare's flight (at any speed; a
+    green-space warrior's too, A l.237), each card the speed and the attack allow
+    (rules.attack.card_may_answer: a Defence-deck Dodge card after a surprise attack too,
+    A l.197). In ``REFLECT_CHOICE``, the attacker's
     against its reflected sphere: none, a dodge with its dice, any of its answering cards
     (A l.110)."""
     return list(_answers(state))
@@ -72,17 +73,32 @@ def _answers(state: GameState) -> Iterator[DefenceAnswer]:
     allowed = probe.defence
     if Defence.DODGE in allowed:
         yield Answer.DODGE, None
-    seat = state.pieces[c.target].seat
-    if seat is None:
-        return
-    t = fighter(state, c.target)
-    left = t.warrior.endurance - state.pieces[c.target].damage
-    if t.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW and flee_spaces(state):
+    if _may_flee(state):
         yield Answer.FLEE, None
+    seat = state.pieces[c.target].seat
+    if seat is None:  # a green-space warrior holds no cards
+        return
     for card in playable(state, seat, Timing.DEFENCE):
         play = DefenceCardPlay(card.combo_view(), card.deck, ())
         if card_may_answer(play, allowed, probe.option):
             yield Answer.CARD, card.name
+
+
+def _may_flee(state: GameState) -> bool:
+    """Whether the target may flee with Solar Flare (A l.122, B l.102): below 10 endurance,
+    a player's warrior to an empty space within 3 steps; a green-space warrior (its
+    ability is active, A l.237) off the board, out of the fight (docs/rules.md §8; from
+    rules revision 3: before it, a green warrior never fled)."""
+    c = state.combat
+    if c is None:
+        return False
+    t = fighter(state, c.target)
+    left = t.warrior.endurance - state.pieces[c.target].damage
+    if not t.has(AbilityKind.SOLAR_FLARE) or left >= SOLAR_FLARE_BELOW:
+        return False
+    if state.pieces[c.target].seat is None:
+        return state.config.rules_revision >= 3
+    return bool(flee_spaces(state))
 
 
 def answer_text(answer: DefenceAnswer) -> str:
@@ -116,6 +132,11 @@ def defend(s: GameState, e: Defend) -> None:
     if e.answer is Answer.NONE and c.probe is not None:
         attack_done(s, c.probe)
         return
+    if e.answer is Answer.FLEE and s.pieces[c.target].seat is None:
+        # A green-space warrior's flight (engine decision, docs/rules.md §8): the combat
+        # ends as when it survives, under the warrior deck, healed (end.finish_combat)
+        attack_done(s, resolve(s, Attack(c.throws, c.option, flee=True)))
+        return
     if e.answer is Answer.FLEE:
         s.combat = c._replace(answer=Answer.FLEE)
         s.phase = Phase.FLEE
@@ -128,9 +149,10 @@ def defend(s: GameState, e: Defend) -> None:
     if e.card is not None:  # a card: the roller is a player's warrior
         seat = owner(s.pieces[roller])
         card = s.data.cards.card(e.card)
-        count_play(s, seat, card)
+        if s.config.rules_revision < 3:  # before revision 3 the card counted once chosen
+            count_play(s, seat, card)
         if not card.combo:  # no combo: the effect holds at once
-            use_card(s, seat, card.name)
+            _spend(s, seat, card)
             _card_effect_done(s, card)
             return
         answer, card_name = (Answer.REFLECT_CARD if reflected else Answer.CARD), card.name
@@ -224,15 +246,26 @@ def _finish_defence(s: GameState) -> None:
     if c.answer is Answer.REFLECT_CARD:
         play = DefenceCardPlay(card.combo_view(), card.deck, throws)
         result = resolve(s, Attack(c.throws, c.option, reflect_card=play))
-        if result.reflect_dodged:
-            use_card(s, seat, card.name)  # made: spent; failed: kept (A l.350)
+        if result.reflect_dodged:  # made: spent; failed: kept, never played (A l.350)
+            _spend(s, seat, card)
         attack_done(s, result)
         return
     if _defence_made(s, throws[-1]):
-        use_card(s, seat, card.name)
+        _spend(s, seat, card)
         _card_effect_done(s, card)
-    else:  # the combo failed: the damage goes through, the card is kept (§4)
+    else:  # the combo failed: the damage goes through, the card is kept (§4), uncounted
         attack_done(s, c.probe)
+
+
+def _spend(s: GameState, seat: int, card: Card) -> None:
+    """``card`` takes effect: it counts against ``seat``'s limits of the turn and goes under
+    its deck. Only then: a card whose combo fails is kept (A l.350) and was never played,
+    as an Attack card whose combo fails (docs/rules.md §9), so it uses up no limit — not
+    the turn's one Special card (A l.370: "use"), nor B's count of cards (B l.351). (A
+    game of an earlier revision counted it once chosen, :func:`defend`.)"""
+    if s.config.rules_revision >= 3:
+        count_play(s, seat, card)
+    use_card(s, seat, card.name)
 
 
 def _card_effect_done(s: GameState, card: Card) -> None:

@@ -1,6 +1,7 @@
 """The end of a combat (docs/rules.md §8, §10): transformation costs, eliminations and the
 cards they earn, the green warrior's return, fusions for one attack undone, where the
-attacker stands (step aside), the green-space reward."""
+attacker stands (step aside, and the second combat the step may be), the green-space
+reward."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from controller.game.engine.common import (
 from controller.game.engine.duel import duel_after
 from controller.game.engine.extra import (
     after_combat_step,
+    second_by_step,
     second_combat_allowed,
     second_combat_cards,
 )
@@ -126,37 +128,58 @@ def _eliminations(s: GameState, c: Combat) -> None:
         duel_after(s, down)
         return
     defender_alive = c.defender not in down
+    offer = True  # the extra-combat offer may follow (a foe next to where the attacker is)
     if attacker_alive and not c.adjacent:
         if s.pieces[c.attacker].space != arena:
             pass  # it fled with Solar Flare from the counter-attack: it stands where it fled
         elif c.green or not defender_alive:
+            # it stays where it fought: after an elimination the books say nothing of a step
+            # (A l.259, B l.343); a second combat is against a foe next to it (.extra)
             s.occ[arena] = c.attacker
         elif s.pieces[c.defender].space != arena:
             _settle(s, arena)  # the defender fled: the attacker holds the space (engine decision)
-        elif step_spaces(s) or (green_steps(s) and second_combat_cards(s)):
+        elif step_spaces(s) or (second_steps(s) and second_combat_cards(s)):
             s.phase = Phase.STEP_ASIDE
             return
         else:  # no adjacent empty non-green space: back where it came from (engine decision)
             _settle(s, board_space(c.origin))
+            offer = not second_by_step(s)
     if reward:
         s.phase = Phase.REWARD
         return
-    after_combat_step(s)
+    after_combat_step(s, offer=offer)
 
 
 def step_spaces(state: GameState) -> list[int]:
-    """Where the attacker may step after a combat its foe survived: an adjacent empty space,
-    not green — unless a second combat is granted (the event card, or a card played now):
-    then a green space too, whose warrior is that second combat (A l.39, l.261)."""
+    """Where the attacker may step after a combat its foe survived: "an empty space beside
+    him/her" (A l.261, B l.347), not green and not "another Warrior token" — unless a second
+    combat is granted (the event card, or a card played now, A l.261 "2 combats per turn
+    only if you have a card that allows this", l.39): then a green space too, whose warrior
+    is that second combat, or (revision 3 on) the space of another foe beside the first,
+    whom the attacker then fights on its space (:func:`second_steps`)."""
+    spaces = plain_steps(state)
+    if state.extra_granted:
+        spaces += second_steps(state)
+    return sorted(spaces)
+
+
+def plain_steps(state: GameState) -> list[int]:
+    """The empty spaces next to the combat that are not green: a step there fights nothing
+    (its card is drawn at the end of the turn)."""
     c = state.combat
     if c is None or c.arena is None:  # no combat, or a Story one (no board)
         return []
-    open_green = state.extra_granted and bool(green_steps(state))
     return sorted(
         sid
         for sid in state.data.near[c.arena]
-        if sid not in state.occ and (open_green or state.data.colours[sid] is not Colour.GREEN)
+        if sid not in state.occ and state.data.colours[sid] is not Colour.GREEN
     )
+
+
+def second_steps(state: GameState) -> list[int]:
+    """The steps next to the combat that would be the turn's second combat, if one may still
+    be fought (:func:`green_steps`, and from revision 3 :func:`foe_steps`)."""
+    return sorted(green_steps(state) + foe_steps(state))
 
 
 def green_steps(state: GameState) -> list[int]:
@@ -169,6 +192,23 @@ def green_steps(state: GameState) -> list[int]:
         sid
         for sid in state.data.near[c.arena]
         if sid not in state.occ and state.data.colours[sid] is Colour.GREEN
+    )
+
+
+def foe_steps(state: GameState) -> list[int]:
+    """The spaces next to the combat where another foe's warrior stands, a second combat
+    could take the attacker to (A l.261: "another Warrior token"; revision 3 on). The foe
+    just fought stands on the combat's own space, never beside it, so it is never offered
+    again; a teammate's space is no foe's (neither is offered a step)."""
+    c = state.combat
+    if c is None or c.arena is None or not second_by_step(state):
+        return []
+    if not second_combat_allowed(state):
+        return []
+    return sorted(
+        sid
+        for sid in state.data.near[c.arena]
+        if sid in state.occ and state.pieces[state.occ[sid]].seat not in (None, c.attacker_seat)
     )
 
 
@@ -185,14 +225,22 @@ def _settle(s: GameState, space: int) -> None:
 
 
 def step_aside(s: GameState, e: StepAside) -> None:
-    """Handle the attacker's :class:`StepAside` after a combat its foe survived (onto a green
-    space: its second combat begins)."""
+    """Handle the attacker's :class:`StepAside` after a combat its foe survived: onto an empty
+    space (no second combat: the turn ends), or with a second combat granted onto a green
+    space or another foe's space beside the first foe, where its second combat begins (A
+    l.261; the attacker moves onto the foe's space as in any combat)."""
     c = s.combat
     if c is None or e.space not in step_spaces(s):
-        raise IllegalActionError(
-            f"space {e.space} is not an empty space next to the combat (a green one only with "
-            "a second combat granted)"
+        raise IllegalActionError(_why_not_step(s, e.space))
+    foe = s.occ.get(e.space)
+    if foe is not None:  # another foe beside the first: the second combat, on its space
+        s.pieces[c.attacker] = s.pieces[c.attacker]._replace(space=e.space)
+        # if it must step back after it, it goes where its move began: the space it came
+        # from is the first foe's (engine decision, like the one of _eliminations)
+        begin_combat(
+            s, c.attacker, foe, board_space(c.origin), e.space, green=False, adjacent=False
         )
+        return
     _settle(s, e.space)
     if s.data.colours[e.space] is Colour.GREEN:
         foe = s.green_deck[0]
@@ -200,15 +248,55 @@ def step_aside(s: GameState, e: StepAside) -> None:
         s.pieces[foe] = Piece(foe, None)
         begin_combat(s, c.attacker, foe, board_space(c.arena), e.space, green=True, adjacent=False)
         return
-    after_combat_step(s)
+    after_combat_step(s, offer=not second_by_step(s))
+
+
+def _why_not_step(s: GameState, space: int) -> str:
+    c = s.combat
+    if c is not None and space == c.arena:
+        return (
+            f"{c.defender} survived this combat: the attacker steps beside it, and a second "
+            "combat is against another warrior (A l.261)"
+        )
+    if c is not None and space in s.occ and s.pieces[s.occ[space]].seat == c.attacker_seat:
+        return f"space {space} holds a teammate: it is neither an empty space nor a foe's"
+    foe = "; another foe's space beside it too, A l.261" if second_by_step(s) else ""
+    return (
+        f"space {space} is not an empty space next to the combat (a green one only with a "
+        f"second combat granted{foe})"
+    )
+
+
+def step_back(s: GameState, e: Pass) -> None:
+    """Handle :class:`Pass` at the step aside: the attacker declines the second combat that
+    is the only way on (every empty space beside the foe is green, or the other spaces hold
+    foes) and goes back where it came from, as when no second combat may be fought (engine
+    decision). A second combat is a permission, never an obligation (A l.39 "unless you have
+    a card that lets you fight a second combat", l.249, l.261, l.265)."""
+    c = s.combat
+    if c is None:
+        raise IllegalActionError("no combat")
+    if plain_steps(s):
+        raise IllegalActionError(
+            "step to an empty space next to the combat (A l.261): "
+            + ", ".join(str(sp) for sp in plain_steps(s))
+        )
+    _settle(s, board_space(c.origin))
+    after_combat_step(s, offer=not second_by_step(s))
 
 
 def grant_card(s: GameState, e: PlayCard) -> None:
     """Handle a second-combat :class:`PlayCard` before stepping aside: the step may then go
-    onto a green space (A l.39)."""
+    onto a green space (A l.39), or another foe's space beside the first foe (A l.261)."""
     card = check_card(s, e.seat, e.card, Timing.AFTER_COMBAT)
-    if card not in second_combat_cards(s) or not green_steps(s) or s.extra_granted:
-        raise IllegalActionError(f"{card.name} opens no green space now")
+    if second_by_step(s) and (e.warrior or e.target):
+        raise IllegalActionError(
+            f"{card.name} names no warrior here: the step onto a green space or a foe's "
+            "space beside the one just fought is the second combat (A l.261)"
+        )
+    if card not in second_combat_cards(s) or not second_steps(s) or s.extra_granted:
+        what = "green space or foe's space" if second_by_step(s) else "green space"
+        raise IllegalActionError(f"{card.name} opens no {what} now")
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)
     s.extra_granted = True

@@ -1,6 +1,18 @@
 """The second combat of a turn (docs/rules.md §9, §10): granted by the event card or played
-from the hand once the first combat is over, fought by the warrior that fought the first
-against a foe standing next to it (or on a green space it steps onto, :mod:`.end`)."""
+from the hand once the first combat is over, fought by the warrior that fought the first.
+
+Where it is fought depends on how the first combat ended:
+
+- the foe survived on its space: the attacker must step beside it, and the step is where a
+  second combat goes, "After a combat, you can not move to a green space or another
+  Warrior token as you can only fight a single combat per turn (2 combats per turn only if
+  you have a card that allows this)" (A l.261, also l.39; B l.347): onto a green space or
+  another foe's token beside the first foe (:mod:`.end`, rules revision 3 on; the journals
+  of revisions 1 and 2 offered it after the step, against a foe next to the new space);
+- otherwise (the foe eliminated, the green warrior back in the deck, a foe that fled) the
+  attacker stays where it fought: the books say nothing of a step then (A l.259, B l.343),
+  and the second combat is against a foe next to it (the offer below).
+"""
 
 from __future__ import annotations
 
@@ -20,9 +32,14 @@ from controller.gamedata.cards import Card, EffectKind, Timing
 
 
 def extra_targets(state: GameState) -> list[tuple[str, str]]:
-    """(attacker, target) pairs for a second combat: the warrior that fought the first one,
-    still on the board, next to a foe. Only the warrior whose turn it is attacks (A l.247);
-    the player's other warriors never moved this turn."""
+    """(attacker, target) pairs for a second combat offered after the first: the warrior
+    that fought the first one, still on the board, next to a foe. Only the warrior whose
+    turn it is attacks (A l.247); the player's other warriors never moved this turn.
+
+    From revision 3 this offer follows only a first combat the attacker ended where it
+    fought (its foe eliminated, A l.259, B l.343, which say nothing of a step; the green
+    warrior back in its deck; a foe that fled): after one the foe survived, the second
+    combat is the step aside's (A l.261, :func:`second_by_step`)."""
     out = []
     any_warrior = state.config.rules_revision < 2  # a journal of the rules before (RULES_REVISION)
     for p in state.on_board(state.seat):
@@ -35,11 +52,12 @@ def extra_targets(state: GameState) -> list[tuple[str, str]]:
     return out
 
 
-def after_combat_step(s: GameState) -> None:
-    """The combat (or the move) is over: the extra-combat offer, or the end of the turn."""
+def after_combat_step(s: GameState, *, offer: bool = True) -> None:
+    """The combat (or the move) is over: the extra-combat offer (unless ``offer`` is False:
+    the step aside chose no second combat), or the end of the turn."""
     s.fighter = s.combat.attacker if s.combat is not None else None
     s.combat = None
-    if _extra_possible(s):
+    if offer and _extra_possible(s):
         s.phase = Phase.EXTRA_OFFER
         return
     end_turn(s)
@@ -52,6 +70,15 @@ def second_combat_allowed(s: GameState) -> bool:
         return False
     v = s.config.variants
     return not (s.config.length is Length.MINUTES45 and v.one_combat_in_45_minutes)
+
+
+def second_by_step(s: GameState) -> bool:
+    """Whether the step aside after a combat the foe survived is where a second combat goes,
+    onto a green space or another foe's token beside the first foe (A l.261): the rules of
+    revision 3 on. A journal of revision 1 or 2 replays as it was played: the step went onto
+    an empty space (a green one with a second combat granted) and the extra-combat offer
+    came after it, against a foe next to the new space (the same foe too)."""
+    return s.config.rules_revision >= 3
 
 
 def second_combat_cards(s: GameState) -> list[Card]:

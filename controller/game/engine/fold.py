@@ -91,6 +91,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.COUNTER_OFFER, Pass): resolve.decline_counter,
     (Phase.STEP_ASIDE, StepAside): end.step_aside,
     (Phase.STEP_ASIDE, PlayCard): end.grant_card,
+    (Phase.STEP_ASIDE, Pass): end.step_back,
     (Phase.REWARD, ChooseReward): end.reward,
     (Phase.EXTRA_OFFER, PlayCard): extra.extra_card,
     (Phase.EXTRA_OFFER, ExtraCombat): extra.extra_event,
