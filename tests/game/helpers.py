@@ -125,6 +125,9 @@ def check(state: GameState, expect: dict[str, Any], where: str) -> None:
         elif key == "space":
             # TOML has no null: the files write -1 for a warrior off the board
             got = {n: _or_minus_one(state.pieces[n].space) for n in want}
+        elif key == "occupancy":
+            # the space index: who it names on each space given ("" for an empty space)
+            got = {sp: state.occ.get(int(sp), "") for sp in want}
         elif key == "eliminated":
             got = sorted(n for n in want if state.pieces[n].eliminated)
             want = sorted(want)

@@ -11,7 +11,15 @@ import pytest
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
-from controller.game.events import ChooseAttack, DiceThrown, Move, PlayCard, StepAside
+from controller.game.events import (
+    ChooseAttack,
+    DiceThrown,
+    DieRolled,
+    Move,
+    PlayCard,
+    StepAside,
+    TryFusion,
+)
 from controller.game.legal import legal_actions
 from controller.game.session import journalled_config
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Phase
@@ -110,3 +118,35 @@ def test_a_revision_this_toptable_does_not_play_is_a_damaged_set_up(revision: ob
         journalled_config(Path("j.db"), setup)
     assert "config.rules_revision" in str(info.value)
     assert f"expected a rules revision 1..{RULES_REVISION}" in str(info.value)
+
+
+def test_a_journal_of_revision_2_keeps_its_space_index_after_a_fusion_for_one_attack() -> None:
+    """Revision 3: a defender fused for one attack (B l.287) splits back after the combat
+    holding its space, which the attacker steps off (tests/data/scenarios/game/
+    variant_fusion_for_one_attack_defender.toml). A journal of revision 2 gave the space
+    index to the attacker, and it kept naming it there once it had stepped off: a foe of
+    the attacker moving there fought it. It replays so."""
+    events = [
+        Move(0, "Kahseral", 18),
+        TryFusion(1),
+        DieRolled((6,)),
+        DieRolled((1,)),
+        DiceThrown((Symbol.KICK, Symbol.PUNCH, Symbol.TELEPORT, Symbol.STAR)),
+        ChooseAttack(0, "sum"),
+        StepAside(0, 17),
+        Move(1, "Caulifla", 18),
+    ]
+    variants = ["fusion_for_one_attack", "fusion_partners_adjacent"]
+    for revision, named, fought in ((2, "Kahseral", "Kahseral"), (3, "Kale", None)):
+        state = engine.arrange(
+            journalled_config("j.db", {"config": {**_revision(revision), "variants": variants}}),
+            demo_data(),
+            pieces=[("Kahseral", 0, 16), ("Kale", 1, 18), ("Caulifla", 1, 19)],
+            decks={"event": []},
+        )
+        for event in events[:-1]:
+            state = engine.apply(state, event)
+        assert (state.pieces["Kahseral"].space, state.pieces["Kale"].space) == (17, 18)
+        assert state.occ[18] == named
+        combat = engine.apply(state, events[-1]).combat
+        assert (combat.defender if combat is not None else None) == fought

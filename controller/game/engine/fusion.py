@@ -101,15 +101,26 @@ def join_team(s: GameState, seat: int, fused: str) -> None:
 def split(
     s: GameState, fused: str, partners: tuple[Piece, ...], alive: bool, listed: bool, arena: int
 ) -> None:
-    """End a fusion for one attack: the partners come back as they were (or eliminated)."""
+    """End a fusion for one attack: the partners come back as they were (or eliminated).
+
+    A fused defender the space index named, on its space where the attacker waits unlisted
+    (a combat on its space), gives the index back to its partner standing there: the
+    attacker steps off the space after the combat and leaves the partner on it. (Before
+    rules revision 3 the index went to the attacker and, once it stepped off, named it on
+    a space it had left: a journal of revisions 1 and 2 replays so.)"""
     p = s.pieces[fused]
     s.pieces[fused] = p._replace(space=None, eliminated=not alive)
+    held = None  # the space whose index named the fused warrior
     if p.space is not None:
+        held = p.space if s.occ.get(p.space) == fused else None
         vacate(s, fused, p.space)
     for q in partners:
         if alive:
             s.pieces[q.name] = q
-            if (q.space != arena or listed) and on_space(q) not in s.occ:
+            if held is not None and q.space == held and s.config.rules_revision >= 3:
+                s.occ[held] = q.name
+                held = None  # the first partner there: a second one shares it unlisted
+            elif (q.space != arena or listed) and on_space(q) not in s.occ:
                 s.occ[on_space(q)] = q.name
         else:
             s.pieces[q.name] = q._replace(space=None, eliminated=True, last_space=q.space)
