@@ -20,6 +20,9 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 # photos of formats OpenCV does not decode, named when a label has one of them for its photo
 UNDECODED_FORMATS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".dng": "raw DNG"}
 
+CV_LOG_LEVEL_ERROR = 2
+"""OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
+
 MAX_IMAGE_PIXELS = 64_000_000
 """The largest image ``toptable`` decodes: 64 megapixels (about 192 MB as BGR).
 
@@ -82,7 +85,12 @@ def read_image(path: str | Path) -> NDArray[Any]:
             "(a camera photo is about 12)"
         )
     data = np.fromfile(str(path), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    # a damaged file is said once, below: not also in OpenCV's own warning on stderr
+    previous = cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    finally:
+        cv2.setLogLevel(previous)
     if image is None:
         raise ImageReadError(f"{path}: not a readable image ({suffix_list()})")
     return image

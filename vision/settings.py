@@ -294,7 +294,7 @@ def _camera_device(value: Any) -> str | int:
         return device_path(value)
     raise InvalidOptionError(
         f"must be a device path such as '/dev/video0' or an index "
-        f"{DEVICE_INDEX[0]}..{DEVICE_INDEX[1]} (got {value!r})"
+        f"{DEVICE_INDEX[0]}..{DEVICE_INDEX[1]} (got {shown(value)})"
     )
 
 

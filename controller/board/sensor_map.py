@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import DataError, DataProblem, IllegalActionError
+from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 from controller.gamedata.board import MAX_SENSORS, BoardLayout
 
@@ -129,6 +130,10 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
     return path
 
 
+ID_DIGITS = 9
+"""The most digits of a space id in a map (no board has a billion spaces)."""
+
+
 def parse_sensor_map(
     data: Mapping[str, Any], file: str, layout: BoardLayout | None = None
 ) -> dict[int, int]:
@@ -148,9 +153,13 @@ def parse_sensor_map(
             bad("", key, "unknown key; expected board, sensors")
     board = data.get("board")
     if not isinstance(board, str):
-        bad("", "board", f"expected the board's name as a string, got {board!r}")
+        bad("", "board", f"expected the board's name as a string, got {short_repr(board)}")
     elif layout is not None and board != layout.name:
-        bad("", "board", f"this map is for board {board!r}, the layout is {layout.name!r}")
+        bad(
+            "",
+            "board",
+            f"this map is for board {short_repr(board)}, the layout is {short_repr(layout.name)}",
+        )
     raw = data.get("sensors")
     if not isinstance(raw, dict):
         bad("", "sensors", "expected a [sensors] table of space = sensor")
@@ -159,21 +168,26 @@ def parse_sensor_map(
     used: dict[int, int] = {}
     for key, sensor in raw.items():
         entry = f"space {key}"
-        if not (key.isascii() and key.isdigit()) or str(int(key)) != key:
+        if not (key.isascii() and key.isdigit()) or len(key) > ID_DIGITS or str(int(key)) != key:
             # int() also reads "1_0", "+3", " 4" or "05": a second key for a space, which
-            # would silently replace that space's sensor
+            # would silently replace that space's sensor (and refuses 4,300 digits and more)
             bad(
                 entry,
                 "",
-                f"expected a space id written as a whole number (0, 1, 2...), got {key!r}",
+                f"expected a space id written as a whole number (0, 1, 2...), "
+                f"got {short_repr(key)}",
             )
             continue
         space = int(key)
         if layout is not None and space not in layout.spaces:
-            bad(entry, "", f"board {layout.name!r} has no space {space}")
+            bad(entry, "", f"board {short_repr(layout.name)} has no space {space}")
             continue
         if not isinstance(sensor, int) or isinstance(sensor, bool) or not 0 <= sensor < MAX_SENSORS:
-            bad(entry, "sensor", f"expected a sensor index 0..{MAX_SENSORS - 1}, got {sensor!r}")
+            bad(
+                entry,
+                "sensor",
+                f"expected a sensor index 0..{MAX_SENSORS - 1}, got {short_repr(sensor)}",
+            )
             continue
         if sensor in used:
             bad(entry, "sensor", f"sensor {sensor} is already used by space {used[sensor]}")

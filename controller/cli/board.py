@@ -209,7 +209,8 @@ def check_serial_port(port: str) -> None:
     (a board never answers there: the command would wait for it).
 
     Raises:
-        FlagError: the port is missing, or no character device.
+        FlagError: the port is missing, no character device, or one that is no terminal
+            (``/dev/null``, a camera: the board would be waited for forever).
     """
     present = ", ".join(glob.glob("/dev/ttyACM*")) or "none"
     if not os.path.exists(port):
@@ -222,6 +223,24 @@ def check_serial_port(port: str) -> None:
         raise FlagError(
             f"argument --port: {port} is {kind}, not a serial port; serial ports present: {present}"
         )
+    if _opens_as_no_terminal(port):
+        raise FlagError(
+            f"argument --port: {port} is a device but not a serial port (no terminal); "
+            f"serial ports present: {present}"
+        )
+
+
+def _opens_as_no_terminal(port: str) -> bool:
+    """Whether ``port`` opens, and is then no terminal (a serial port is one). A port that
+    does not open (busy, not allowed) is left to the link, which says why."""
+    try:
+        fd = os.open(port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return not os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

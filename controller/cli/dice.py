@@ -50,7 +50,7 @@ from controller.cli.flags import (
 from controller.core.events import Event
 from vision.errors import ImageReadError, ModelError
 from vision.events import ThrowSettled
-from vision.images import read_image
+from vision.images import IMAGE_SUFFIXES, read_image, suffix_list
 from vision.learning.capture import run_capture
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
 from vision.learning.dataset_layout import YAML_SUFFIXES
@@ -195,7 +195,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    """Read the dice of one image."""
+    """Read the dice of one image.
+
+    Raises:
+        FlagError: --annotate names no image file (OpenCV has no writer for its suffix).
+        ImageReadError: the image cannot be read, or the annotated one written.
+    """
+    if args.annotate and args.annotate.suffix.lower() not in IMAGE_SUFFIXES:
+        raise FlagError(
+            f"argument --annotate: {args.annotate}: expected an image file ({suffix_list()})"
+        )
     model = _model(args.model)
     image, factor = load_scaled(args.image, model)
     read = read_frame(image, model, args.expect, factor)

@@ -19,12 +19,17 @@ from controller.cli.flags import (
     Number,
     OutputDir,
     Parsed,
-    Text,
     Whole,
 )
 from controller.game.state import Length
 from controller.publish.people import Person, PlayerNameError, parse_people
-from controller.publish.settings import Connection, EventsSettings, check_table_id, parse_broker_url
+from controller.publish.settings import (
+    Connection,
+    EventsSettings,
+    check_table_id,
+    check_user_name,
+    parse_broker_url,
+)
 from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
 
 
@@ -37,7 +42,7 @@ def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
         type=Checked(parse_broker_url),
         help="publish to this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
     )
-    p.add_argument("--username", type=Text(), help="broker user name")
+    p.add_argument("--username", type=Checked(check_user_name), help="broker user name")
     p.add_argument(
         "--password-file",
         type=ExistingFile(text=True),

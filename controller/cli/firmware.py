@@ -14,6 +14,7 @@ from typing import Any
 from controller.cli.flags import ExistingFile, Text
 from controller.system.service_pause import service_paused
 from hardware.board.errors import BoardError
+from hardware.board.firmware_config import check_board_config
 
 # The top-level firmware package, beside controller/ (in a checkout and in site-packages).
 FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
@@ -96,7 +97,13 @@ def firmware_config(given: Path | None) -> Path | None:
 
 
 def _board_config(path: Path, shown: str) -> Path:
-    """``path``, once it reads as Python setting every name the bundled config sets."""
+    """``path``, once it reads as Python setting every name the bundled config sets, each
+    to a value the firmware runs with.
+
+    Raises:
+        BoardError: not Python, unreadable, or a setting left out.
+        DataError: a setting's value of the wrong kind or out of range (line and name).
+    """
     try:
         text = path.read_text(encoding="utf-8")
         compile(text, str(path), "exec")
@@ -119,6 +126,7 @@ def _board_config(path: Path, shown: str) -> Path:
             f"{shown}: does not set {', '.join(missing)}; expected every setting of the "
             f"board's config.py (start from a copy of {bundled})"
         )
+    check_board_config(text, str(path))
     return path
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from controller.cli.flags import ExistingFile, FlagError, OutputPath, Text, Whole
@@ -85,6 +86,7 @@ def _play(args: argparse.Namespace, view: Any) -> int:
 
     Raises:
         DisplayUnavailableError: the emulator cannot start (luma.emulator or pygame missing).
+        FlagError: no --out, or one the emulator cannot write (see :func:`_play_output`).
     """
     import time
 
@@ -95,12 +97,7 @@ def _play(args: argparse.Namespace, view: Any) -> int:
 
     if args.emulator != "pygame" and args.out is None:
         raise FlagError("screens play needs --out (a .gif file, or a folder for capture)")
-    output = ""
-    if args.emulator == "capture":
-        args.out.mkdir(parents=True, exist_ok=True)
-        output = str(args.out / "frame_{0:04}.png")
-    elif args.emulator == "gifanim":
-        output = str(args.out)
+    output = _play_output(args.emulator, args.out)
     cfg = DisplayConfig("emulator", driver=args.emulator, screen=args.screen, output=output)
     display = open_display(cfg, BusPool())
     pushed = 0
@@ -113,3 +110,32 @@ def _play(args: argparse.Namespace, view: Any) -> int:
         display.close()
     print(f"played {args.seconds} simulated seconds on {args.emulator}: {pushed} frames pushed")
     return 0
+
+
+def _play_output(emulator: str, out: Path | None) -> str:
+    """What the emulator writes to: capture's frames in the folder ``out`` (made), the GIF
+    ``out`` (its folder made); "" for a window. Checked before the play: the emulator's own
+    failure to write comes at its close, where it is lost.
+
+    Raises:
+        FlagError: capture given a file; gifanim given a folder, or a file not named .gif
+            (an existing file of another kind would be written over with a GIF).
+    """
+    if emulator == "capture" and out is not None:
+        if out.exists() and not out.is_dir():
+            raise FlagError(
+                f"argument --out: {out} is a file; capture writes PNG frames to a folder"
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        return str(out / "frame_{0:04}.png")
+    if emulator == "gifanim" and out is not None:
+        if out.is_dir():
+            raise FlagError(
+                f"argument --out: {out} is a folder; expected a .gif file "
+                "(or --emulator capture for PNG frames in a folder)"
+            )
+        if out.suffix.lower() != ".gif":
+            raise FlagError(f"argument --out: {out}: expected a file named .gif")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return str(out)
+    return ""

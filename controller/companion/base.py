@@ -23,6 +23,7 @@ from typing import Annotated, Any, ClassVar, Generic, NewType, Protocol, TypeVar
 from controller.core.checked import Problems, name_problem
 from controller.core.errors import IllegalActionError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 
 Player = NewType("Player", str)
 """A field type meaning "the name of a player in this game"."""
@@ -177,9 +178,9 @@ def _convert(
         return _convert(value, args[0], players, problems, entry, field)
     if hint is Player:
         if not isinstance(value, str):
-            problems.add(entry, field, f"expected a player name, got {value!r}")
+            problems.add(entry, field, f"expected a player name, got {short_repr(value)}")
         elif value not in players:
-            problems.add(entry, field, f"unknown player {value!r}")
+            problems.add(entry, field, f"unknown player {short_repr(value)}")
         else:
             return Player(value)
         return None
@@ -194,7 +195,7 @@ def _convert(
         if typing.get_origin(inner) is tuple:  # tuple[tuple[K, V], ...] <- a JSON object
             key_hint, value_hint = typing.get_args(inner)
             if not isinstance(value, dict):
-                problems.add(entry, field, f"expected an object, got {value!r}")
+                problems.add(entry, field, f"expected an object, got {short_repr(value)}")
                 return None
             return tuple(
                 (
@@ -204,7 +205,7 @@ def _convert(
                 for k, v in value.items()
             )
         if not isinstance(value, list):
-            problems.add(entry, field, f"expected a list, got {value!r}")
+            problems.add(entry, field, f"expected a list, got {short_repr(value)}")
             return None
         return tuple(
             _convert(v, inner, players, problems, entry, f"{field}[{i}]")
@@ -226,12 +227,12 @@ def read_action(
     (e.g. ``actions[3] (draw)``) and the field; a number outside its field's bounds
     (:class:`Within`) is one of them."""
     if not isinstance(raw, dict):
-        problems.add(entry, "", f"expected an object, got {raw!r}")
+        problems.add(entry, "", f"expected an object, got {short_repr(raw)}")
         return None
     name = raw.get("do")
     if not isinstance(name, str) or name not in catalog:
         known = ", ".join(sorted(catalog))
-        problems.add(entry, "do", f"unknown action {name!r} (known: {known})")
+        problems.add(entry, "do", f"unknown action {short_repr(name)} (known: {known})")
         return None
     entry = f"{entry} ({name})"
     cls = catalog[name]
@@ -294,11 +295,11 @@ def check_players(
     names = tuple(players)
     for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
-            problems.add(f"players[{i}]", "players", f"expected a name, got {name!r}")
+            problems.add(f"players[{i}]", "players", f"expected a name, got {short_repr(name)}")
         elif (why := name_problem(name)) is not None:
             problems.add(f"players[{i}]", "players", why)
     for dup in dict.fromkeys(n for n in names if names.count(n) > 1):
-        problems.add("players", "players", f"{dup!r} is listed twice")
+        problems.add("players", "players", f"{short_repr(dup)} is listed twice")
     if not lowest <= len(names) <= highest:
         problems.add(
             "players", "players", f"{mode} needs {lowest}-{highest} players, got {len(names)}"

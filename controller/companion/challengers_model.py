@@ -10,6 +10,7 @@ from controller.companion.base import (
     Player,
 )
 from controller.core.errors import UnknownNameError
+from controller.core.quoting import short_repr
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class ChallengersState:
         for p in self.players:
             if p.name == name:
                 return p
-        raise UnknownNameError(f"no player {name!r} in this game")
+        raise UnknownNameError(f"no player {short_repr(name)} in this game")
 
 
 @dataclass(frozen=True)

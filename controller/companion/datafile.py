@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.checked import Problems
+from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -73,7 +74,7 @@ def merged(
     if overrides is None:
         return out
     if not isinstance(overrides, Mapping):
-        problems.add(ENTRY, "", f"expected an object, got {overrides!r}")
+        problems.add(ENTRY, "", f"expected an object, got {short_repr(overrides)}")
         return out
     problems.unknown_keys(overrides, base.keys(), ENTRY)
     out.update((key, value) for key, value in overrides.items() if key in base)

@@ -195,7 +195,9 @@ class CompanionJournal(EventJournal[CompanionEvent]):
                 return ActionRefused(action, str(data.get("rule")), str(data.get("reason")))
         except (DataError, UnknownNameError) as exc:
             raise JournalCorruptError(f"{self.path}: row {row.seq}: {exc}") from None
-        raise JournalCorruptError(f"{self.path}: row {row.seq} has unknown kind {row.kind!r}")
+        raise JournalCorruptError(
+            f"{self.path}: row {row.seq} has unknown kind {short_repr(row.kind)}"
+        )
 
     def _action(self, catalog: Mapping[str, type[Any]], raw: Any, seq: int) -> CompanionAction:
         action: CompanionAction = parse_action(

@@ -16,6 +16,7 @@ from controller.companion.base import CompanionAction, JsonDict, RuleViolationEr
 from controller.companion.registry import get_mode
 from controller.core.checked import Problems
 from controller.core.errors import DataError
+from controller.core.quoting import short_repr
 
 SCRIPT_KEYS = {"players", "actions", "data"}
 
@@ -40,10 +41,10 @@ def replay(mode_name: str, script: Mapping[str, Any], source: str = "script") ->
     problems.unknown_keys(script, SCRIPT_KEYS, "script")
     players = script.get("players")
     if not isinstance(players, list):
-        problems.add("script", "players", f"expected a list of names, got {players!r}")
+        problems.add("script", "players", f"expected a list of names, got {short_repr(players)}")
     actions = script.get("actions", [])
     if not isinstance(actions, list):
-        problems.add("script", "actions", f"expected a list, got {actions!r}")
+        problems.add("script", "actions", f"expected a list, got {short_repr(actions)}")
         actions = []
     state = None
     parsed: list[CompanionAction | None] = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -279,9 +280,35 @@ def path_in(base_dir: Path) -> Convert[Path]:
         if "\x00" in written:  # no file is named so: the OS refuses it (ValueError)
             raise InvalidOptionError("must not hold a NUL character (\\u0000)")
         path = Path(written).expanduser()
-        return path if path.is_absolute() else base_dir / path
+        path = path if path.is_absolute() else base_dir / path
+        _check_path_size(path)
+        return path
 
     return convert
+
+
+NAME_MAX = 255
+"""The longest file or folder name Linux takes, in bytes (``NAME_MAX``, limits.h)."""
+PATH_MAX = 4096
+"""The longest path Linux takes, in bytes with its end (``PATH_MAX``, limits.h)."""
+
+
+def _check_path_size(path: Path) -> None:
+    """Refuse a path no file can have: every use of it would fail with "File name too
+    long" (``OSError``, from ``Path.is_file`` too).
+
+    Raises:
+        InvalidOptionError: a name of more than :data:`NAME_MAX` bytes, or a path of
+            :data:`PATH_MAX` bytes or more.
+    """
+    for part in path.parts:
+        if (size := len(os.fsencode(part))) > NAME_MAX:
+            raise InvalidOptionError(
+                f"names a file or folder {short_repr(part)} of {size} bytes; a name takes at "
+                f"most {NAME_MAX}"
+            )
+    if (size := len(os.fsencode(str(path)))) >= PATH_MAX:
+        raise InvalidOptionError(f"is a path of {size} bytes; a path takes fewer than {PATH_MAX}")
 
 
 pin: Convert[int] = integer(0, MAX_BCM_PIN)

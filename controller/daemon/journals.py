@@ -171,9 +171,9 @@ def _held_setup(path: Path, stamped: type[CompanionJournal] | None = None) -> di
         JournalCorruptError: the set-up is not a JSON object, or its seed or data-set
             fingerprint is of the wrong type.
     """
-    if not path.is_file():
-        return None
     try:
+        if not path.is_file():  # PermissionError: a folder on the way this user may not search
+            return None
         with read_only(path) as conn:
             stamp = read_stamp(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())

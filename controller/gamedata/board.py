@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.checked import Problems, name_problem
+from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 
 MAX_SENSORS = 128
@@ -147,7 +148,7 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
     problems.unknown_keys(data, _TOP_KEYS)
     name = data.get("name", Path(file).stem)
     if not isinstance(name, str) or not name.strip():
-        bad("", "name", f"expected a non-empty string, got {name!r}")
+        bad("", "name", f"expected a non-empty string, got {short_repr(name)}")
         name = str(name)
     elif (why := name_problem(name)) is not None:
         bad("", "name", why)
@@ -171,7 +172,7 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
             continue
         sid = raw.get("id")
         if not isinstance(sid, int) or isinstance(sid, bool) or sid < 0:
-            bad(entry, "id", f"expected a whole number >= 0, got {sid!r}")
+            bad(entry, "id", f"expected a whole number >= 0, got {short_repr(sid)}")
             continue
         entry = f"space {sid}"
         for key in raw:
@@ -184,7 +185,11 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
         try:
             colour = Colour(str(colour_text))
         except ValueError:
-            bad(entry, "colour", f"expected one of red, yellow, blue, green, got {colour_text!r}")
+            bad(
+                entry,
+                "colour",
+                f"expected one of red, yellow, blue, green, got {short_repr(colour_text)}",
+            )
             colour = Colour.GREEN
         sensor = raw.get("sensor")
         if sensor is not None:
@@ -194,7 +199,9 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
                 or not 0 <= sensor < MAX_SENSORS
             ):
                 bad(
-                    entry, "sensor", f"expected a sensor index 0..{MAX_SENSORS - 1}, got {sensor!r}"
+                    entry,
+                    "sensor",
+                    f"expected a sensor index 0..{MAX_SENSORS - 1}, got {short_repr(sensor)}",
                 )
                 sensor = None
             elif sensor in sensors:
@@ -222,7 +229,7 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
         good: set[int] = set()
         for n in neighbours:
             if not isinstance(n, int) or isinstance(n, bool) or n not in spaces:
-                bad(entry, "neighbours", f"{n!r} is not a space of this board")
+                bad(entry, "neighbours", f"{short_repr(n)} is not a space of this board")
             elif n == sid:
                 bad(entry, "neighbours", "a space cannot be its own neighbour")
             elif n in good:

@@ -32,6 +32,7 @@ from typing import Any
 
 from controller.core.checked import Problems, name_key, name_problem
 from controller.core.errors import InvalidThrowError, TopTableError
+from controller.core.quoting import short_repr
 from controller.core.symbols import Symbol, parse_symbol
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_problem, combo_symbols
@@ -216,6 +217,7 @@ _CARD_KEYS = {
     "target",
 }
 _EFFECT_KEYS = {"kind", "amount", "deck"}
+_EFFECT_KEYS_TEXT = ", ".join(sorted(_EFFECT_KEYS))
 MAX_COPIES = 20
 MAX_AMOUNT = 200
 
@@ -225,10 +227,8 @@ def _choice(raw: Any, enum: Any, what: str) -> tuple[Any, str | None]:
         return enum(str(raw)), None
     except ValueError:
         names = ", ".join(e.value for e in enum)
-        return (
-            None,
-            f"expected one of {names}, got {raw!r}" if raw is not None else f"missing {what}",
-        )
+        got = f"expected one of {names}, got {short_repr(raw)}"
+        return None, got if raw is not None else f"missing {what}"
 
 
 def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
@@ -300,10 +300,10 @@ def _parse_card(
     if target is not None and (
         not isinstance(target, int) or isinstance(target, bool) or target not in TARGET_FACES
     ):
-        bad("target", f"expected a whole number 1..{TARGET_FACES[-1]}, got {target!r}")
+        bad("target", f"expected a whole number 1..{TARGET_FACES[-1]}, got {short_repr(target)}")
     copies = raw.get("copies", 1)
     if not isinstance(copies, int) or isinstance(copies, bool) or not 1 <= copies <= MAX_COPIES:
-        bad("copies", f"expected a whole number 1..{MAX_COPIES}, got {copies!r}")
+        bad("copies", f"expected a whole number 1..{MAX_COPIES}, got {short_repr(copies)}")
         copies = 1
     text = raw.get("text", "")
     if not isinstance(text, str):
@@ -351,14 +351,14 @@ def _parse_effect(raw: Any, bad: Any) -> Effect | None:
         return None
     for key in raw:
         if key not in _EFFECT_KEYS:
-            bad("effect", f"unknown key {key!r}; expected one of {', '.join(sorted(_EFFECT_KEYS))}")
+            bad("effect", f"unknown key {short_repr(key)}; expected one of {_EFFECT_KEYS_TEXT}")
     kind, msg = _choice(raw.get("kind"), EffectKind, "effect kind")
     if msg:
         bad("effect", f"kind: {msg}")
         return None
     amount = raw.get("amount", 0)
     if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= MAX_AMOUNT:
-        bad("effect", f"amount: expected a whole number 0..{MAX_AMOUNT}, got {amount!r}")
+        bad("effect", f"amount: expected a whole number 0..{MAX_AMOUNT}, got {short_repr(amount)}")
         return None
     if kind in AMOUNT_EFFECTS and amount < 1:
         bad("effect", f"a {kind} effect needs amount >= 1")

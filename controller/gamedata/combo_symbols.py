@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.core.checked import Problems
+from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL, SYMBOL_NAMES, Symbol
 
 
@@ -27,7 +28,7 @@ def combo_symbols(
             message = "a combo cannot ask for a star: the star is wild (docs/rules.md §1)"
             problems.add(entry, field, message, file=file)
         elif s not in SYMBOL_NAMES:
-            message = f"unknown symbol {s!r}; expected one of {', '.join(SYMBOL_NAMES)}"
+            message = f"unknown symbol {short_repr(s)}; expected one of {', '.join(SYMBOL_NAMES)}"
             problems.add(entry, field, message, file=file)
         else:
             out.append(Symbol(s))

@@ -27,6 +27,7 @@ from typing import Any
 from controller.core.checked import name_problem
 from controller.core.errors import DataError, InvalidThrowError, TopTableError, UnknownNameError
 from controller.core.jsonfile import read_json
+from controller.core.quoting import printable, short_repr
 from controller.core.symbols import MAX_POOL, parse_symbol
 from controller.gamedata.cards import DRAW_DECKS, MAX_AMOUNT, Deck
 from controller.gamedata.combo_symbols import combo_problem
@@ -85,7 +86,7 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
     for key in data:
         if key not in TOP_KEYS:
             raise ScenarioError(
-                f"unknown key {key!r}; expected one of {', '.join(sorted(TOP_KEYS))}"
+                f"unknown key {short_repr(key)}; expected one of {', '.join(sorted(TOP_KEYS))}"
             )
     names = _list(data.get("variants", []), "variants")
     if not all(isinstance(n, str) for n in names):
@@ -101,7 +102,7 @@ def parse_scenario(data: Mapping[str, Any], roster: Roster) -> CombatInput:
             raise ScenarioError("'counter': expected an object with throws, attack, dodge_throws")
         for key in raw:
             if key not in ATTACK_KEYS:
-                raise ScenarioError(f"'counter': unknown key {key!r}")
+                raise ScenarioError(f"'counter': unknown key {short_repr(key)}")
         counter = _attack(raw, "counter.")
     green = data.get("green", False)
     if not isinstance(green, bool):
@@ -116,7 +117,7 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster, variants: Variants
     for key in raw:
         if key not in SIDE_KEYS:
             raise ScenarioError(
-                f"'{role}.{key}': unknown key; expected one of {', '.join(sorted(SIDE_KEYS))}"
+                f"'{role}.{printable(key)}': unknown key; expected one of {', '.join(sorted(SIDE_KEYS))}"
             )
     name = raw.get("warrior")
     if not isinstance(name, str):
@@ -142,12 +143,14 @@ def _side(data: Mapping[str, Any], role: str, roster: Roster, variants: Variants
     if is_eliminated(damage, warrior.endurance, variants):
         most = damage_still_standing(warrior.endurance, variants)
         raise ScenarioError(
-            f"'{role}.damage': {damage}, but {warrior.name} has {warrior.endurance} endurance "
+            f"'{role}.damage': {short_repr(damage)}, but {warrior.name} has {warrior.endurance} endurance "
             f"(a warrior with that much damage is out); expected 0..{most}"
         )
     support = _count(raw.get("support", 0), f"{role}.support")
     if support > MAX_POOL:
-        raise ScenarioError(f"'{role}.support': {support} support dice; expected 0..{MAX_POOL}")
+        raise ScenarioError(
+            f"'{role}.support': {short_repr(support)} support dice; expected 0..{MAX_POOL}"
+        )
     return Side(
         warrior=warrior,
         damage=damage,
@@ -194,7 +197,7 @@ def _card_play(raw: Any, where: str) -> DefenceCardPlay | None:
     for key in raw:
         if key not in PLAY_KEYS:
             raise ScenarioError(
-                f"'{where}.{key}': unknown key; expected one of {', '.join(sorted(PLAY_KEYS))}"
+                f"'{where}.{printable(key)}': unknown key; expected one of {', '.join(sorted(PLAY_KEYS))}"
             )
     wanted = raw.get("deck", Deck.DEFENCE.value)
     deck = next((d for d in DRAW_DECKS if d.value == wanted), None)
@@ -209,13 +212,15 @@ def _card(raw: Any, where: str) -> CardCombo:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise ScenarioError(f"'{where}': expected {{name, symbols, damage}}")
     if not raw["name"].strip():
-        raise ScenarioError(f"'{where}.name': expected the card's name, got {raw['name']!r}")
+        raise ScenarioError(
+            f"'{where}.name': expected the card's name, got {short_repr(raw['name'])}"
+        )
     if (why := name_problem(raw["name"])) is not None:
         raise ScenarioError(f"'{where}.name': {why}")
     for key in raw:
         if key not in CARD_KEYS:
             raise ScenarioError(
-                f"'{where}.{key}': unknown key; expected one of {', '.join(sorted(CARD_KEYS))}"
+                f"'{where}.{printable(key)}': unknown key; expected one of {', '.join(sorted(CARD_KEYS))}"
             )
     try:
         defence = CardDefence(raw.get("defence", CardDefence.ANY.value))
@@ -229,7 +234,7 @@ def _card(raw: Any, where: str) -> CardCombo:
         raise ScenarioError(f"'{where}.symbols': {wrong}")
     damage = _count(raw.get("damage", 0), f"{where}.damage")
     if damage > MAX_AMOUNT:
-        raise ScenarioError(f"'{where}.damage': {damage}; expected 0..{MAX_AMOUNT}")
+        raise ScenarioError(f"'{where}.damage': {short_repr(damage)}; expected 0..{MAX_AMOUNT}")
     return CardCombo(
         name=raw["name"],
         symbols=symbols,
@@ -266,7 +271,7 @@ def _flag(data: Mapping[str, Any], key: str, prefix: str) -> bool:
     ``bool`` would read "no" as true."""
     value = data.get(key, False)
     if not isinstance(value, bool):
-        raise ScenarioError(f"'{prefix}{key}': expected true or false, got {value!r}")
+        raise ScenarioError(f"'{prefix}{key}': expected true or false, got {short_repr(value)}")
     return value
 
 
@@ -276,5 +281,5 @@ def _is_int(x: Any) -> bool:
 
 def _count(raw: Any, where: str) -> int:
     if not _is_int(raw) or raw < 0:
-        raise ScenarioError(f"'{where}': expected a whole number >= 0, got {raw!r}")
+        raise ScenarioError(f"'{where}': expected a whole number >= 0, got {short_repr(raw)}")
     return int(raw)

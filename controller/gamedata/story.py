@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.checked import Problems, name_problem
+from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE
@@ -80,7 +81,7 @@ def parse_story(data: Mapping[str, Any], file: str, roster: Roster | None = None
         problems.add("", "square", f"squares missing: {', '.join(map(str, missing))}")
     invented = data.get("invented", False)
     if not isinstance(invented, bool):  # bool("no") is true
-        problems.add("", "invented", f"expected true or false, got {invented!r}")
+        problems.add("", "invented", f"expected true or false, got {short_repr(invented)}")
     problems.check()
     return Story(tuple(squares[n] for n in range(1, SQUARES + 1)), invented, file)
 
@@ -99,7 +100,7 @@ def _parse_square(
         return None
     number = raw.get("number")
     if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= SQUARES:
-        bad("number", f"expected a whole number 1..{SQUARES}, got {number!r}")
+        bad("number", f"expected a whole number 1..{SQUARES}, got {short_repr(number)}")
         return None
     entry = f"square {number}"
     before = problems.mark()
@@ -128,7 +129,7 @@ def _parse_square(
         bad("combo", "expected { name = ..., symbols = [...], damage = N }")
     else:
         for key in sorted(set(combo) - _COMBO_KEYS):
-            bad("combo", f"unknown key {key!r}; expected name, symbols, damage")
+            bad("combo", f"unknown key {short_repr(key)}; expected name, symbols, damage")
         symbols = combo_symbols(combo.get("symbols"), problems, entry, "combo")
         damage = combo.get("damage")
         if (
@@ -136,20 +137,23 @@ def _parse_square(
             or isinstance(damage, bool)
             or not 0 <= damage <= MAX_COMBO_DAMAGE
         ):
-            bad("combo", f"damage: expected a whole number 0..{MAX_COMBO_DAMAGE}, got {damage!r}")
+            bad(
+                "combo",
+                f"damage: expected a whole number 0..{MAX_COMBO_DAMAGE}, got {short_repr(damage)}",
+            )
             damage = 0
         name = combo.get("name", f"square {number} combo")
         if not isinstance(name, str) or not name.strip():
-            bad("combo", f"name: expected the combo's name, got {name!r}")
+            bad("combo", f"name: expected the combo's name, got {short_repr(name)}")
         elif (why := name_problem(name)) is not None:
             bad("combo", f"name: {why}")
         card = CardCombo(str(name), symbols or (), damage)
     points = raw.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= MAX_POINTS:
-        bad("points", f"expected a whole number 1..{MAX_POINTS}, got {points!r}")
+        bad("points", f"expected a whole number 1..{MAX_POINTS}, got {short_repr(points)}")
     square_name = raw.get("name", "")
     if not isinstance(square_name, str):
-        bad("name", f"expected the square's name, got {square_name!r}")
+        bad("name", f"expected the square's name, got {short_repr(square_name)}")
     elif (why := name_problem(square_name)) is not None:
         bad("name", why)
     if problems.since(before) or card is None or not isinstance(points, int):
@@ -161,7 +165,7 @@ def _parse_fight(raw: Any, label: str, roster: Roster | None) -> tuple[str, str]
     """(green, red) names of one fight — a warrior or one of its forms, as the roster spells
     it — or what is wrong with it."""
     if not isinstance(raw, list) or len(raw) > 2 or not all(isinstance(x, str) for x in raw):
-        return f"{label}: expected [green warrior, red warrior], got {raw!r}"
+        return f"{label}: expected [green warrior, red warrior], got {short_repr(raw)}"
     sides = [x.strip() for x in raw] + [""] * (2 - len(raw))
     for side, name in zip(("green", "red"), sides, strict=True):
         if not name:
@@ -188,7 +192,7 @@ def _unknown_form(name: str, roster: Roster) -> str | None:
     for warrior in roster.values():
         if key.endswith(" " + warrior.name.casefold()):
             forms = ", ".join(f.name for f in warrior.forms) or "none"
-            return f"unknown form {name!r} of {warrior.name} (its forms: {forms})"
+            return f"unknown form {short_repr(name)} of {warrior.name} (its forms: {forms})"
     return None
 
 

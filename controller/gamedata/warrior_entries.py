@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.core.checked import Problems, name_key, name_problem
+from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL
 from controller.gamedata.warrior_fields import WarriorChecker
 from controller.rules.warriors import (
@@ -66,7 +67,7 @@ def build_warrior(
     aliases = chk.aliases(entry.get("aliases"), "aliases")
     story_only = entry.get("story_only", False)
     if not isinstance(story_only, bool):
-        chk.bad("story_only", f"expected true or false, got {story_only!r}")
+        chk.bad("story_only", f"expected true or false, got {short_repr(story_only)}")
     forms = _build_forms(entry.get("form", []), chk, transform_dice or 1, complete)
     if problems.since(before) or endurance is None or power is None or technique is None:
         return None
@@ -176,9 +177,9 @@ def check_name_clashes(
             key = name_key(n)
             clash = None
             if key in own:
-                clash = f"{n!r} is given twice among its names, forms and aliases"
+                clash = f"{short_repr(n)} is given twice among its names, forms and aliases"
             elif key in owner and owner[key] != w.name:
-                clash = f"{n!r} is also a name of {owner[key]!r}"
+                clash = f"{short_repr(n)} is also a name of {short_repr(owner[key])}"
             if clash is not None:
                 problems.add(f"warrior {w.name!r}", "name", clash, file=file)
             own.add(key)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.core.checked import Problems, name_key, name_problem
+from controller.core.quoting import short_repr
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.rules.warriors import (
@@ -56,7 +57,7 @@ class WarriorChecker:
             self.unknown.add(field)
             return None
         if not isinstance(raw, int) or isinstance(raw, bool) or not low <= raw <= high:
-            self.bad(field, f"expected a whole number {low}..{high}, got {raw!r}", file)
+            self.bad(field, f"expected a whole number {low}..{high}, got {short_repr(raw)}", file)
             return None
         return raw
 
@@ -86,7 +87,11 @@ class WarriorChecker:
                     file,
                 )
             elif not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 99:
-                self.bad(f"{field}.{key}", f"expected a whole number 0..99, got {value!r}", file)
+                self.bad(
+                    f"{field}.{key}",
+                    f"expected a whole number 0..99, got {short_repr(value)}",
+                    file,
+                )
             else:
                 out[Symbol(key)] = value
         missing = [s.value for s in ATTACK_SYMBOLS if s.value not in raw]
@@ -110,17 +115,19 @@ class WarriorChecker:
         except ValueError:
             self.bad(
                 f"{field}.kind",
-                f"unknown ability {raw['kind']!r}; expected one of {', '.join(k.value for k in AbilityKind)}",
+                f"unknown ability {short_repr(raw['kind'])}; expected one of {', '.join(k.value for k in AbilityKind)}",
                 file,
             )
             return None
         extra = set(raw) - {"kind", "n"}
         if extra:
-            self.bad(field, f"unknown key {sorted(extra)[0]!r}; expected kind and n", file)
+            self.bad(
+                field, f"unknown key {short_repr(sorted(extra)[0])}; expected kind and n", file
+            )
         if kind in COUNTED_ABILITIES:
             n = raw.get("n")
             if not isinstance(n, int) or isinstance(n, bool) or n not in (1, 2):
-                self.bad(f"{field}.n", f"{kind} needs n = 1 or 2, got {n!r}", file)
+                self.bad(f"{field}.n", f"{kind} needs n = 1 or 2, got {short_repr(n)}", file)
                 return None
             return Ability(kind, n)
         if "n" in raw:
@@ -144,7 +151,9 @@ class WarriorChecker:
             extra = set(c) - {"name", "symbols", "damage"}
             if extra:
                 self.bad(
-                    where, f"unknown key {sorted(extra)[0]!r}; expected name, symbols, damage", file
+                    where,
+                    f"unknown key {short_repr(sorted(extra)[0])}; expected name, symbols, damage",
+                    file,
                 )
             name = c.get("name")
             if not isinstance(name, str) or not name.strip():
@@ -155,7 +164,7 @@ class WarriorChecker:
                 continue
             same = name_key(name)
             if same in names:
-                self.bad(f"{where}.name", f"duplicate combo name {name!r}", file)
+                self.bad(f"{where}.name", f"duplicate combo name {short_repr(name)}", file)
             names.add(same)
             symbols = self.symbols(c.get("symbols"), f"{where}.symbols", file)
             damage = self.integer(c.get("damage"), f"{where}.damage", 0, MAX_COMBO_DAMAGE, file)

@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.core.checked import Problems, name_problem
 from controller.core.errors import DataError
+from controller.core.quoting import short_repr
 from controller.core.symbols import SYMBOL_NAMES, Symbol
 from controller.core.tomlfile import read_toml
 from controller.gamedata.warrior_entries import build_warrior, check_name_clashes
@@ -143,7 +144,7 @@ def _parse_die(raw: Any, file: str, problems: Problems) -> Die | None:
         return None
     name = raw.get("name", "custom")
     if not isinstance(name, str) or not name.strip():
-        problems.add("die", "name", f"expected the die's name, got {name!r}", file=file)
+        problems.add("die", "name", f"expected the die's name, got {short_repr(name)}", file=file)
         return None
     if (why := name_problem(name)) is not None:
         problems.add("die", "name", why, file=file)
@@ -171,9 +172,26 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 str(current), "", "base", "expected a path relative to this file"
             )
         else:
-            current = current.parent / base
+            named = current.parent / base
+            if not _is_file(named):  # said of this file's field, not of a path it made
+                raise DataError.single(
+                    str(current),
+                    "",
+                    "base",
+                    f"names {short_repr(base)}, which is no file; expected the path of the "
+                    "warriors file this one completes, relative to this file",
+                )
+            current = named
     chain.reverse()
     return chain
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file (False too for a name the system refuses: too long...)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _check_file_keys(data: Mapping[str, Any], file: str, problems: Problems) -> None:

@@ -41,6 +41,9 @@ SECTION = "events"
 DEFAULT_PORT = 1883
 DEFAULT_TLS_PORT = 8883
 TABLE_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}")  # the whole id: use is_table_id (fullmatch)
+MQTT_STRING_BYTES = 65535
+"""The longest user name or password MQTT carries: its length goes in two bytes (MQTT 3.1.1
+§1.5.3, §3.1.3.5); paho's network thread dies on a longer one (``struct.error``)."""
 
 
 class BrokerUrlError(PublishError, ValueError):
@@ -158,6 +161,11 @@ class Connection:
                 f"{self.password_file}: holds no password: its first line is blank "
                 "(expected the password alone, on one line)"
             )
+        if (size := _utf8_size(first)) > MQTT_STRING_BYTES:
+            raise CredentialsError(
+                f"{self.password_file}: holds a password of {size} bytes (UTF-8); MQTT "
+                f"carries at most {MQTT_STRING_BYTES}"
+            )
         return first
 
 
@@ -199,12 +207,42 @@ def _people(value: Any) -> tuple[Person, ...]:
 
 
 def _name(value: Any) -> str:
-    name = text(value)
+    try:
+        return check_user_name(text(value))
+    except CredentialsError as exc:
+        raise InvalidOptionError(str(exc)) from None
+
+
+def check_user_name(name: str) -> str:
+    """``name`` if MQTT can carry it as a user name.
+
+    Raises:
+        CredentialsError: empty, holding U+0000, not UTF-8, or longer than
+            :data:`MQTT_STRING_BYTES`.
+    """
     if not name:
-        raise InvalidOptionError("must not be empty")
+        raise CredentialsError("must not be empty")
     if (why := name_problem(name)) is not None:  # MQTT's strings may not hold U+0000 either
-        raise InvalidOptionError(f"must be a user name: {why}")
+        raise CredentialsError(f"must be a user name: {why}")
+    try:
+        size = _utf8_size(name)
+    except UnicodeEncodeError:  # a command line's bytes that are not UTF-8
+        raise CredentialsError("must be a user name of UTF-8 text") from None
+    if size > MQTT_STRING_BYTES:
+        raise CredentialsError(
+            f"must be a user name of at most {MQTT_STRING_BYTES} bytes (UTF-8), got {size}"
+        )
     return name
+
+
+def _utf8_size(text: str) -> int:
+    """The bytes ``text`` takes in UTF-8, as MQTT sends it.
+
+    Raises:
+        UnicodeEncodeError: it holds a lone surrogate (bytes of a command line that are no
+            UTF-8), which no UTF-8 holds.
+    """
+    return len(text.encode("utf-8"))
 
 
 def parse_events(s: Section) -> EventsSettings | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import tempfile
 import threading
 import time
@@ -22,9 +23,12 @@ from controller.game.events import GameEvent
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import GameConfig, GameState, Length
+from controller.publish.errors import PublishError
+from controller.publish.outbox import MARK_SUFFIX as PUBLISHED_SUFFIX
 from controller.publish.progress import PublishStats
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, check_table_id
+from controller.storage.sqlite_file import read_only, sidecars
 
 if TYPE_CHECKING:
     from controller.game import GameData
@@ -89,6 +93,7 @@ def play_table(
 ) -> TableRun:
     """Play and publish one table's whole game (the calling thread is the game thread)."""
     game = TableGame.start(journal, GameConfig(names, options.length), data, options.data_dir)
+    _mark(journal).write_text(game.journal.game_id + "\n", encoding="utf-8")
     publisher = Publisher(conn, table_id, client_id=f"toptable-sim-{table_id}-{os.getpid()}")
     publisher.start()
     publisher.attach(game.journal.path, game.journal.game_id)
@@ -127,17 +132,20 @@ def simulate_tables(
     Raises:
         TableIdError: a table id built from ``options.prefix`` is not valid.
         DataError: the game data cannot be loaded.
+        PublishError: a table's journal would land on a file a simulation did not write
+            (a real table's journal: never replaced).
     """
     data = load_game_data(options.data_dir)
     ids = [check_table_id(f"{options.prefix}-{i + 1}") for i in range(options.tables)]
     directory = options.directory or Path(tempfile.mkdtemp(prefix="toptable-tables-"))
     directory.mkdir(parents=True, exist_ok=True)
+    for table_id in ids:
+        _make_room(directory / f"{table_id}.sqlite")
     runs: list[TableRun | None] = [None] * options.tables
     errors: list[BaseException] = []
 
     def one(i: int) -> None:
         journal = directory / f"{ids[i]}.sqlite"
-        journal.unlink(missing_ok=True)
         try:
             runs[i] = play_table(
                 conn, ids[i], journal, player_names(i, options.players), options,
@@ -157,3 +165,39 @@ def simulate_tables(
     if errors:
         raise errors[0]
     return [r for r in runs if r is not None]
+
+
+SIMULATED_SUFFIX = ".simulated"
+"""The mark beside a simulated table's journal: the game id it journals, so that the next
+simulation into the folder replaces that game only."""
+
+
+def _mark(journal: Path) -> Path:
+    return journal.with_name(journal.name + SIMULATED_SUFFIX)
+
+
+def _make_room(journal: Path) -> None:
+    """Clear the place of a simulated table's journal: a game a simulation journalled there
+    (its mark names it) goes, with the files beside it (SQLite's log, its publisher's
+    progress, the mark); anything else there is refused.
+
+    Raises:
+        PublishError: a file is there that no simulation wrote.
+    """
+    parts = (*sidecars(journal), journal.with_name(journal.name + PUBLISHED_SUFFIX))
+    if not any(p.exists() or p.is_symlink() for p in parts):
+        return
+    try:
+        marked = _mark(journal).read_text(encoding="utf-8").strip()
+        with read_only(journal) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
+    except (OSError, UnicodeDecodeError, sqlite3.Error):
+        marked, row = "", None
+    if not marked or row is None or str(row[0]) != marked:
+        raise PublishError(
+            f"{journal}: a file no simulation wrote is there (a table's journal?), and a "
+            "simulated table replaces only its own: move it away, or give --journals "
+            "another folder"
+        )
+    for part in (*parts, _mark(journal)):
+        part.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from enum import Enum
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.quoting import short_repr
 from controller.core.symbols import AttackSpeed, Defence, Symbol, speed_after_rerolls
 from controller.rules.combat_types import (
     SHIELD_LIMIT,
@@ -132,7 +133,9 @@ def choose_option(options: Sequence[Option], best: Option, choice: str | None, w
         if opt.name.casefold() == key:
             return opt
     made = ", ".join(o.name for o in options)
-    raise IllegalActionError(f"{who}: the final throw does not make {choice!r}; it makes: {made}")
+    raise IllegalActionError(
+        f"{who}: the final throw does not make {short_repr(choice)}; it makes: {made}"
+    )
 
 
 def resolve_attack(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.core.errors import InvalidThrowError
+from controller.core.quoting import short_repr
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Form, Warrior
 
@@ -43,13 +44,13 @@ def transformation_total(warrior: Warrior, roll: int | Sequence[int]) -> int:
         if not dice <= total <= 6 * dice:
             raise InvalidThrowError(
                 f"{warrior.name} transforms with {dice} {'die' if dice == 1 else 'dice'}: "
-                f"a roll of {total} is impossible (expected {dice}..{6 * dice})"
+                f"a roll of {short_repr(total)} is impossible (expected {dice}..{6 * dice})"
             )
         return total
     values = list(roll)
     if len(values) != dice or any(not 1 <= v <= 6 for v in values):
         raise InvalidThrowError(
-            f"{warrior.name} transforms with {dice} {'die' if dice == 1 else 'dice'} (1..6 each), got {values}"
+            f"{warrior.name} transforms with {dice} {'die' if dice == 1 else 'dice'} (1..6 each), got {short_repr(values)}"
         )
     return sum(values)
 

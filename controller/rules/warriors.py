@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from controller.core.errors import DataError, UnknownNameError
+from controller.core.quoting import short_repr
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 
 
@@ -157,7 +158,7 @@ class Warrior:
             if key == form.name.casefold() or key in (a.casefold() for a in form.aliases):
                 return form
         raise UnknownNameError(
-            f"{self.name} has no form {name!r}: expected one of "
+            f"{self.name} has no form {short_repr(name)}: expected one of "
             + ", ".join([self.name, *(f.name for f in self.forms)])
         )
 
@@ -239,7 +240,7 @@ class Roster(Mapping[str, Warrior]):
                 w for w in self._warriors if w.casefold().startswith(name.strip()[:3].casefold())
             ]
             hint = f" (did you mean {', '.join(close[:3])}?)" if close else ""
-            raise UnknownNameError(f"unknown warrior {name!r}{hint}")
+            raise UnknownNameError(f"unknown warrior {short_repr(name)}{hint}")
         return hit
 
     def fighter(self, name: str, form: str | None = None) -> Fighter:

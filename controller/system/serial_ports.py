@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.core.errors import TopTableError
+from controller.core.quoting import short_repr
 
 # Raspberry Pi's USB vendor id, which its other USB devices share.
 PICO_VENDOR_ID = "2e8a"
@@ -200,7 +201,7 @@ def check_serial_number(serial: str, option: str = "--board-serial") -> str:
     """
     if not _SERIAL_NUMBER.fullmatch(serial):
         raise SerialPortError(
-            f"{option} {serial!r}: expected a USB serial number (letters, digits, '.', '_', '-'; "
+            f"{option} {short_repr(serial)}: expected a USB serial number (letters, digits, '.', '_', '-'; "
             "a Pico's is 16 hex digits: see `toptable service identify-board`)"
         )
     return serial
@@ -220,22 +221,28 @@ def device_groups(port: str, dev_root: Path = Path("/dev"), where: str = "port")
     """
     path = Path(port)
     if not path.is_absolute():
-        raise SerialPortError(f"{where} {port!r}: expected {EXPECTED_PORT} (an absolute path)")
+        raise SerialPortError(
+            f"{where} {short_repr(port)}: expected {EXPECTED_PORT} (an absolute path)"
+        )
     name = path.name
     try:
         live = dev_root / path.relative_to("/dev")
     except ValueError:
         live = path
-    if live.exists() or live.is_symlink():
-        try:
+    try:
+        there = live.exists() or live.is_symlink()
+        if there:
             real = live.resolve(strict=True)
             mode = real.stat().st_mode
-        except OSError as exc:
-            raise SerialPortError(
-                f"{where} {port!r}: {exc.strerror or exc}; expected {EXPECTED_PORT}"
-            ) from None
+    except OSError as exc:  # a name too long, a folder not searchable...
+        raise SerialPortError(
+            f"{where} {short_repr(port)}: {exc.strerror or exc}; expected {EXPECTED_PORT}"
+        ) from None
+    if there:
         if not stat.S_ISCHR(mode):
-            raise SerialPortError(f"{where} {port!r} is not a tty device; expected {EXPECTED_PORT}")
+            raise SerialPortError(
+                f"{where} {short_repr(port)} is not a tty device; expected {EXPECTED_PORT}"
+            )
         name = real.name
     elif port == BOARD_LINK or port.startswith("/dev/serial/by-"):
         return []  # the udev link (a Pico: char-ttyACM), or a by-id link to a USB device
@@ -244,4 +251,6 @@ def device_groups(port: str, dev_root: Path = Path("/dev"), where: str = "port")
     for pattern, group, _kind in _TTY_GROUPS:
         if pattern.fullmatch(name):
             return [] if group == "char-ttyACM" else [group]
-    raise SerialPortError(f"{where} {port!r} is not a tty device; expected {EXPECTED_PORT}")
+    raise SerialPortError(
+        f"{where} {short_repr(port)} is not a tty device; expected {EXPECTED_PORT}"
+    )

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from controller.core.quoting import short_repr
 from controller.system.install_steps import (
     InstallStep,
     carry_out,
@@ -109,6 +110,13 @@ def _check_exec(exec_path: str, live: bool) -> str:
     path = Path(exec_path)
     if not path.is_absolute():
         raise ServiceError(f"--exec {exec_path}: expected an absolute path to the toptable program")
+    if any(c in "\"'\\" or not c.isprintable() for c in exec_path):
+        # systemd refuses such an ExecStart= ("Executable name contains special characters")
+        raise ServiceError(
+            f"--exec {short_repr(exec_path)}: systemd runs no program whose path holds a "
+            "quote, a backslash or a control character; expected toptable installed at a "
+            "plainer path, e.g. /opt/toptable/venv/bin/toptable"
+        )
     if live and not os.access(path, os.X_OK):
         raise ServiceError(
             f"--exec {exec_path}: no such program; expected the toptable program of the "
@@ -173,6 +181,7 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
     Raises:
         ServiceError: a bad --exec, --board-serial or --config, or a config
             whose board port is not a serial tty.
+        DataError: a --config that cannot be read or is not TOML.
     """
     exec_path = _check_exec(opts.exec_path or default_exec_path(), opts.live)
     config_dir = opts.root / CONFIG_DIR.relative_to("/")

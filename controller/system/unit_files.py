@@ -10,6 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from controller.core.errors import TopTableError
+from controller.core.quoting import short_repr
+from controller.core.tomlfile import read_toml
 from controller.system.serial_ports import (
     BOARD_LINK,
     check_serial_number,
@@ -100,11 +102,20 @@ def standalone_text(name: str) -> str:
 
 # ----------------------------------------------------------------- the files
 def render_unit(exec_path: str = DEFAULT_EXEC) -> str:
-    """The unit, running ``exec_path``."""
+    """The unit, running ``exec_path`` (written as one word of its command line)."""
     text = shipped_text(UNIT_NAME)
     if exec_path != DEFAULT_EXEC:
-        text = text.replace(f"ExecStart={DEFAULT_EXEC} ", f"ExecStart={exec_path} ")
+        text = text.replace(f"ExecStart={DEFAULT_EXEC} ", f"ExecStart={unit_word(exec_path)} ")
     return text
+
+
+def unit_word(program: str) -> str:
+    """``program`` as the first word of a unit's command line (systemd.service(5), "Command
+    lines"): ``%`` doubled (else read as a specifier), and in double quotes when it holds a
+    blank (else ``/opt/my venv/bin/toptable`` runs ``/opt/my``). A path holding a quote, a
+    backslash or a control character, which systemd refuses, is refused before."""
+    word = program.replace("%", "%%")
+    return f'"{word}"' if any(c.isspace() for c in word) else word
 
 
 def render_rule(serial: str | None) -> str:
@@ -174,16 +185,12 @@ def read_board_port(path: Path | None) -> BoardPort:
     """``[board] port`` of a config file (the shipped example when ``path`` is None).
 
     Raises:
-        ServiceError: the file cannot be read or is not TOML.
+        DataError: the file cannot be read, is not UTF-8 text or is not TOML (nested too
+            deeply, a number of too many digits: :func:`~controller.core.tomlfile.read_toml`).
+        ServiceError: ``[board]`` is no table, or its ``port`` no text.
     """
     name = str(path) if path is not None else f"the shipped {EXAMPLE_CONFIG}"
-    try:
-        text = path.read_text() if path is not None else shipped_text(EXAMPLE_CONFIG)
-        data = tomllib.loads(text)
-    except OSError as exc:
-        raise ServiceError(f"--config {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ServiceError(f"{name}: not valid TOML ({exc})") from None
+    data = read_toml(path) if path is not None else tomllib.loads(shipped_text(EXAMPLE_CONFIG))
     events = "events" in data
     board = data.get("board", {})
     if not isinstance(board, dict):
@@ -192,5 +199,5 @@ def read_board_port(path: Path | None) -> BoardPort:
         return BoardPort(None, name, events)
     port = board.get("port", BOARD_LINK)
     if not isinstance(port, str):
-        raise ServiceError(f"{name}: [board] port must be a path string (got {port!r})")
+        raise ServiceError(f"{name}: [board] port must be a path string (got {short_repr(port)})")
     return BoardPort(port, name, events)

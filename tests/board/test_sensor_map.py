@@ -77,3 +77,27 @@ def test_a_second_spelling_of_a_space_id_is_refused(
         f"{path}: space {key}: expected a space id written as a whole number (0, 1, 2...), "
         f"got {key!r}"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("[sensors]\n" + "1" * 5000 + " = 3\n", "expected a space id written as a whole number "
+         "(0, 1, 2...), got '1111"),
+        ("[sensors]\n" + "k" * 100_000 + " = 3\n", "got 'kkkk"),
+        ("[sensors]\n0 = [" + "1, " * 5000 + "]\n", "expected a sensor index 0..127, got [1, 1, "),
+    ],
+)  # fmt: skip
+def test_a_huge_key_or_value_is_named_in_part(
+    layout: BoardLayout, tmp_path: Path, text: str, piece: str
+) -> None:
+    """A space id of 5,000 digits is refused (int() raised ValueError: a traceback), and a
+    huge key or value is quoted by its start and size."""
+    path = tmp_path / "sensors.toml"
+    path.write_text(f'board = "{layout.name}"\n{text}', "utf-8")
+    with pytest.raises(DataError) as info:
+        load_sensor_map(path, layout)
+    assert piece in str(info.value) and len(str(info.value)) < 500
+    path.write_text('board = "' + "y" * 100_000 + '"\n[sensors]\n0 = 0\n', "utf-8")
+    with pytest.raises(DataError, match=r"for board 'yyy.*' \(100000 characters\), the layout"):
+        load_sensor_map(path, layout)

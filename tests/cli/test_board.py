@@ -279,3 +279,16 @@ def test_a_port_that_is_no_serial_port_is_one_line(
         assert main(["board", command[0], "--port", str(port), *command[1:]]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"{port} is {kind}, not a serial port" in err
+
+
+@pytest.mark.parametrize("command", [["watch", "--seconds", "1"], ["map", "--timeout", "1"]])
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_a_device_that_is_no_terminal_is_one_line(
+    capsys: pytest.CaptureFixture[str], command: list[str], device: str
+) -> None:
+    """/dev/null (a character device, no serial port): watch and map waited for a board
+    forever, retrying to open the port with "Inappropriate ioctl for device"."""
+    assert main(["board", command[0], "--port", device, *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"argument --port: {device} is a device but not a serial port (no terminal)" in err

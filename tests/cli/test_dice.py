@@ -232,6 +232,58 @@ def test_capture_refuses_a_face_named_twice(
     assert not out.exists()  # a data.yaml that calibration would refuse is never written
 
 
+def test_a_capture_adds_to_its_own_set_and_never_writes_over_photos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second capture into the same folder adds its photos beside the first's; a folder of
+    other faces or of the owner's own photos is refused, its files left as they were; a
+    face's name with a quote or a backslash is written so that the set reads back."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0.png"), Renderer(seed=40).scene([Symbol.KICK] * 3).image)
+
+    def session(*argv: str) -> int:
+        answers = iter(["", "y"])  # one photo, then the end of the input
+
+        def typed(prompt: str = "") -> str:
+            try:
+                return next(answers)
+            except StopIteration:
+                raise EOFError from None
+
+        monkeypatch.setattr("builtins.input", typed)
+        return main(["dice", "capture", *argv, "--folder", str(frames), "--shots", "1"])
+
+    out = tmp_path / "mine"
+    faces = 'ki"ck\\x,punch'
+    assert session(str(out), "--faces", faces) == 0
+    first = (out / "images" / "capture_0_0.png").read_bytes()
+    assert session(str(out), "--faces", faces) == 0
+    assert sorted(p.name for p in (out / "images").iterdir()) == [
+        "capture_0_0.png",
+        "capture_0_1.png",
+    ]
+    assert (out / "images" / "capture_0_0.png").read_bytes() == first
+    assert load_dataset(out).names == ('ki"ck\\x', "punch")
+    yaml = (out / "data.yaml").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert session(str(out), "--faces", "kick,punch") == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {out / 'data.yaml'}: field 'names': holds photos of the faces "
+        'ki"ck\\x, punch, not kick, punch: give the same --faces, or another folder\n'
+    )
+    assert (out / "data.yaml").read_text(encoding="utf-8") == yaml
+    owner = tmp_path / "owner"
+    owner.mkdir()
+    (owner / "data.yaml").write_text("names: [kick, punch]\n", encoding="utf-8")
+    assert session(str(owner), "--faces", "kick,punch") == 2
+    assert capsys.readouterr().err == (
+        f"toptable: error: {owner}: holds files toptable dice capture did not write (your own "
+        "photos are never written over): give a new or empty folder\n"
+    )
+    assert [p.name for p in owner.iterdir()] == ["data.yaml"]
+
+
 @pytest.mark.slow  # two minutes of CPU: calibrations and thousands of rendered dice
 @pytest.mark.timeout(600)
 def test_bench_quick_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:

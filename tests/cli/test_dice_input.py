@@ -61,6 +61,19 @@ def test_a_class_the_model_does_not_know(dataset: Path, capsys: pytest.CaptureFi
     assert "(one, two, three, four, five, six)" in line
 
 
+def test_a_huge_face_name_is_shown_in_part(
+    dataset: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A data.yaml naming a face of 100,000 characters: the model's face set and the start of
+    the dataset's names, in one short line."""
+    huge = "y" * 100_000
+    (dataset / "data.yaml").write_text(f"names: [{huge}, b, c, d, e, f]\n", encoding="utf-8")
+    assert main(["dice", "eval", str(dataset)]) == 2
+    (line,) = _error(capsys)
+    assert "model for face set 'top-synthetic' (kick, punch" in line
+    assert line.endswith("yyy... (100015 characters))") and len(line) < 400
+
+
 def test_photos_with_no_dice(dataset: Path, tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     empty = tmp_path / "empty.png"
@@ -233,4 +246,42 @@ def test_also_is_refused_beside_synthetic(
     assert line == (
         "toptable: error: --also adds photos to a DATASET's; --synthetic learns rendered dice"
     )
+    assert not out.exists()
+
+
+def test_synth_never_writes_over_a_labelled_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dice synth` into the owner's labelled photos is refused: their data.yaml (the names
+    of their faces) and photos are left as they were."""
+    owner = tmp_path / "mine"
+    (owner / "images").mkdir(parents=True)
+    yaml = "names: [alpha, beta, gamma, delta, epsilon, zeta]\n"
+    (owner / "data.yaml").write_text(yaml, encoding="utf-8")
+    before = sorted(p.relative_to(owner) for p in owner.rglob("*"))
+    assert main(["dice", "synth", str(owner), "--images", "1"]) == 2
+    assert _error(capsys) == [
+        f"toptable: error: {owner}: holds files `toptable dice synth` did not write (a "
+        "labelled set's data.yaml and photos are never written over): give a new or empty folder"
+    ]
+    assert (owner / "data.yaml").read_text(encoding="utf-8") == yaml
+    assert sorted(p.relative_to(owner) for p in owner.rglob("*")) == before
+    # a set it wrote before is written again
+    ours = tmp_path / "synth"
+    assert main(["dice", "synth", str(ours), "--images", "1", "--easy"]) == 0
+    assert main(["dice", "synth", str(ours), "--images", "1", "--easy"]) == 0
+
+
+@pytest.mark.parametrize("name", ["read.txt", "read"])
+def test_an_annotated_image_of_no_image_suffix_is_refused(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """OpenCV has no writer for a .txt: its cv2.error came as a traceback, after the read."""
+    photo = dataset / "images" / "synth_0000.png"
+    out = tmp_path / name
+    assert main(["dice", "read", str(photo), "--annotate", str(out)]) == 2
+    assert _error(capsys) == [
+        f"toptable: error: argument --annotate: {out}: expected an image file (.jpg, .jpeg, "
+        ".png, .bmp, .webp, .tif, .tiff)"
+    ]
     assert not out.exists()

@@ -104,3 +104,25 @@ def test_play_a_fight_into_a_gif(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "played 4 simulated seconds on gifanim: 4 frames pushed" in capsys.readouterr().out
     with Image.open(gif) as anim:
         assert anim.size == (128, 64) and getattr(anim, "n_frames", 1) == 4
+
+
+def test_play_writes_no_gif_over_another_file_nor_into_nowhere(tmp_path: Path) -> None:
+    """A GIF was written over any file --out named (notes.txt), and one asked in a folder,
+    or as frames in a file, was lost at the emulator's close (or a FileExistsError)."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n", encoding="utf-8")
+    cases = [
+        ("gifanim", notes, f"argument --out: {notes}: expected a file named .gif"),
+        ("gifanim", tmp_path, f"argument --out: {tmp_path} is a folder; expected a .gif file "
+         "(or --emulator capture for PNG frames in a folder)"),
+        ("capture", notes, f"argument --out: {notes} is a file; capture writes PNG frames to a "
+         "folder"),
+    ]  # fmt: skip
+    for emulator, out, said in cases:
+        with pytest.raises(FlagError) as err:
+            _run("screens", "play", "--emulator", emulator, "--out", str(out), "--seconds", "1")
+        assert str(err.value) == said
+    assert notes.read_text(encoding="utf-8") == "mine\n"
+    gif = tmp_path / "new" / "fight.GIF"  # its folder made, as for capture
+    assert _run("screens", "play", "--out", str(gif), "--seconds", "1") == 0
+    assert gif.is_file()

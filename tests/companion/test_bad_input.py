@@ -134,6 +134,47 @@ def test_bad_challengers_players_list() -> None:
     )
 
 
+HUGE = "y" * 100_000
+DRAW = {"do": "draw", "player": "Goku", "cards": 3}
+BRACKETS = {"brackets": ["low", " " * 100_000], "floors": [0, 1000], "damage": [[1, 0], [7, 2]]}
+
+
+@pytest.mark.parametrize(
+    ("mode", "script", "piece"),
+    [
+        ("dbz-tcg", {"players": HUGE, "actions": []}, "expected a list of names, got 'yyy"),
+        ("dbz-tcg", {"players": TWO, "actions": HUGE}, "expected a list, got 'yyy"),
+        ("dbz-tcg", {"players": TWO, "actions": [HUGE]}, "expected an object, got 'yyy"),
+        ("dbz-tcg", {"players": TWO, "actions": [{"do": HUGE}]}, "unknown action 'yyy"),
+        ("dbz-tcg", {"players": TWO, "actions": [DRAW | {"player": HUGE}]}, "player 'yyy"),
+        ("dbz-tcg", {"players": TWO, "actions": [DRAW | {"player": [1] * 5000}]}, "got [1, "),
+        ("dbz-tcg", {"players": [" " * 100_000, "Goku"], "actions": []}, "got '    "),
+        ("dbz-tcg", {"players": [HUGE, HUGE], "actions": []}, "'yyy"),
+        ("dbz-tcg", {"players": TWO, "data": [1] * 5000, "actions": []}, "got [1, "),
+        (
+            "dbz-tcg",
+            {"players": TWO, "actions": [], "data": {"attack_table": BRACKETS}},
+            "expected a bracket's name, got '    ",
+        ),
+        (
+            "dbs-tournament",
+            {"players": TWO, "actions": [{"do": "roll", "values": [1] * 5000}]},
+            "expected an object, got [1, ",
+        ),
+        (
+            "challengers",
+            {"players": TWO, "actions": [{"do": "first_player", "round": 1, "players": HUGE}]},
+            "expected a list, got 'yyy",
+        ),
+    ],
+)
+def test_a_huge_value_is_shown_in_part(mode: str, script: Any, piece: str) -> None:
+    """A script's huge value (a 100,000-character name, a list of 5,000 items) is quoted by
+    its start and size: the message stays one short line."""
+    message = error_of(mode, script)
+    assert piece in message and len(message) < 400
+
+
 def test_unknown_mode() -> None:
     with pytest.raises(UnknownNameError, match="unknown companion mode 'uno'"):
         replay("uno", {"players": TWO, "actions": []})

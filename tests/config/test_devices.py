@@ -19,6 +19,8 @@ from controller.config import Config, parse_config
 from controller.config.devices import check_devices
 from controller.config.probe import DeviceProbe
 from controller.core.errors import DataError
+from controller.daemon.journals import held_game_problem
+from tests.as_nobody import as_nobody
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError
 from vision.sources.simulated import picamera2 as simulated
@@ -531,6 +533,39 @@ def test_a_path_with_a_nul_character_is_refused(tmp_path: Path, section: str, op
         DataError, match=rf"Option '{option}' in section '{section}' must not hold a NUL"
     ):
         parse_config({section: {option: "/dev/tty\u0000x"}}, "cfg.toml", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("journal", "said"),
+    [
+        ("/tmp/" + "y" * 300 + "/j.sqlite", "names a file or folder 'yyy"),
+        (
+            "/tmp/" + "y/" * 2100 + "j.sqlite",
+            "is a path of 4213 bytes; a path takes fewer than 4096",
+        ),
+    ],
+)
+def test_a_path_no_file_can_have_is_refused(tmp_path: Path, journal: str, said: str) -> None:
+    """A name of more than 255 bytes: config check's look at the journal raised OSError
+    (File name too long), a traceback; every use of such a path fails so."""
+    with pytest.raises(DataError) as err:
+        parse_config({"table": {"journal": journal}}, "cfg.toml", tmp_path)
+    assert str(err.value).startswith(f"cfg.toml: Option 'journal' in section 'table' {said}")
+    assert len(str(err.value)) < 300
+
+
+def test_a_journal_in_a_folder_this_user_cannot_search_is_no_traceback(tmp_path: Path) -> None:
+    """held_game_problem says nothing is raised: Path.is_file() raised PermissionError for a
+    journal in a folder the user may not search (the device checks say so)."""
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    cfg = parse_config({"table": {"journal": str(closed / "j.sqlite")}}, "cfg.toml", tmp_path)
+    closed.chmod(0)
+    try:
+        code, err = as_nobody(lambda: held_game_problem(cfg))
+    finally:
+        closed.chmod(0o700)
+    assert (code, err) == (0, "")
 
 
 def test_a_journal_that_is_no_journal_is_a_problem(tmp_path: Path, probe: FakeProbe) -> None:

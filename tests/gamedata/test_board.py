@@ -74,3 +74,33 @@ def test_a_neighbour_listed_twice_is_rejected() -> None:
 def test_missing_file_names_the_path(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"nope\.toml: cannot read"):
         load_board(tmp_path / "nope.toml")
+
+
+HUGE = "y" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "piece"),
+    [
+        ("name", [1] * 5000, "field 'name': expected a non-empty string, got [1, 1, "),
+        ("id", HUGE, "space #1: field 'id': expected a whole number >= 0, got 'yyy"),
+        ("colour", HUGE, "space 0: field 'colour': expected one of red, yellow, blue, green, "
+         "got 'yyy"),
+        ("sensor", [1] * 5000, "space 0: field 'sensor': expected a sensor index 0..127, got [1, "),
+        ("neighbours", [HUGE], "space 0: field 'neighbours': 'yyy"),
+    ],
+)  # fmt: skip
+def test_a_huge_value_is_shown_in_part(field: str, value: object, piece: str) -> None:
+    """Each problem quotes a huge value by its start and size: 100,000 characters, a list of
+    5,000 items, were each printed whole, in one line."""
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    if field == "name":
+        data["name"] = value
+    else:
+        spaces[0][field] = value
+    with pytest.raises(DataError) as err:
+        parse_board(data, "board.toml")
+    line = next(p for p in str(err.value).splitlines() if piece in p)
+    assert len(line) < 300

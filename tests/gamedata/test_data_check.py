@@ -191,3 +191,36 @@ def test_a_failed_init_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"more/warriors\.toml"):
         init_data_dir(dest, source)
     assert list((tmp_path / "out").iterdir()) == []
+
+
+HUGE = '"' + "y" * 100_000 + '"'
+MANY = "[" + "1, " * 5000 + "]"
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new"),
+    [
+        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {HUGE},"),
+        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {MANY},"),
+        ("warriors.toml", 'ability = { kind = "solo" }', f"ability = {{ kind = {HUGE} }}"),
+        ("warriors.toml", '["punch", "punch", "strength"]', f'["punch", {HUGE}, "strength"]'),
+        ("story.toml", "number = 1\n", f"number = {HUGE}\n"),
+        ("story.toml", "points = 1\n", f"points = {MANY}\n"),
+        ("story.toml", '[["Super Saiyan 3 Son Goku", "Beerus"]]', f"[{MANY}]"),
+        ("cards.toml", "copies = 3\n", f"copies = {HUGE}\n"),
+        ("cards.toml", "amount = 22 }", f"amount = {MANY} }}"),
+    ],
+)
+def test_a_huge_value_is_shown_in_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str, old: str, new: str
+) -> None:
+    """A value of 100,000 characters, or a list of 5,000 items, is quoted by its start and
+    size: each problem stays a line of bounded length (it was printed whole)."""
+    mine = _own_set(tmp_path)
+    path = mine / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    assert main(["data", "check", str(mine)]) == 2
+    bad = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bad ")]
+    assert bad and max(len(line) for line in bad) < 500, bad

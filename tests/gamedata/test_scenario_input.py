@@ -4,10 +4,13 @@ not read as something else (``bool("no")`` is true)."""
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.cli.main import main
 from controller.core.errors import UnknownNameError
 from controller.gamedata.scenario import ScenarioError, parse_scenario
 from tests.rules.helpers import scenario_roster
@@ -91,3 +94,38 @@ def test_damage_equal_to_endurance_stands_under_the_variant_that_says_so() -> No
     data = _with("defender.damage", 22) | {"variants": ["eliminate_only_when_exceeded"]}
     with pytest.raises(ScenarioError, match=r"'defender.damage': 22, .*expected 0\.\.21$"):
         parse_scenario(data, scenario_roster())
+
+
+HUGE = "y" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "piece"),
+    [
+        ("attacker.warrior", HUGE, "'attacker': unknown warrior 'yyy"),
+        ("attacker.form", HUGE, "has no form 'yyy"),
+        ("attacker.damage", HUGE, "'attacker.damage': expected a whole number >= 0, got 'yyy"),
+        ("defender.damage", [1] * 5000, "'defender.damage': expected a whole number >= 0, got [1"),
+        ("defender.damage", 10**4000, "'defender.damage': 1000"),
+        ("attacker.support", 10**4000, "'attacker.support': 1000"),
+        ("attacker.cards", [CARD | {"damage": 10**4000}], "'attacker.cards[0].damage': 1000"),
+        ("attacker.cards", [CARD | {"name": " " * 100_000}], "got '    "),
+        ("attacker.transform_roll", [1] * 5000, "Kefla transforms with 1 die (1..6 each), got [1"),
+        ("defender.transform_roll", 10**4000, "Cabba transforms with 1 die: a roll of 1000"),
+        ("attack", HUGE, "the final throw does not make 'yyy"),
+        ("flee", HUGE, "'flee': expected true or false, got 'yyy"),
+        (HUGE, 1, "unknown key 'yyy"),
+        ("counter", {HUGE: 1}, "'counter': unknown key 'yyy"),
+    ],
+)
+def test_a_huge_value_is_shown_in_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str, value: object, piece: str
+) -> None:
+    """The one line of ``toptable combat`` quotes a huge value's start and its size, never
+    the whole of it (a 100,000-character name, a list of 5,000 dice, a 4,000-digit number)."""
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(_with(path, value)), encoding="utf-8")
+    assert main(["combat", str(scenario)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toptable: error: {scenario}: ") and err.count("\n") == 1
+    assert piece in err and len(err) < 400

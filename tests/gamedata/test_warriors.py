@@ -9,6 +9,7 @@ import pytest
 
 from controller.cli.main import main
 from controller.core.errors import DataError, UnknownNameError
+from controller.core.quoting import short_repr
 from controller.core.symbols import Symbol
 from controller.gamedata import DEMO_DIR, RULEBOOK_DIR
 from controller.gamedata.warriors import load_warriors
@@ -164,6 +165,22 @@ def test_a_base_file_is_completed_and_its_problems_named(tmp_path: Path) -> None
     with pytest.raises(DataError) as info:
         load_warriors(over)
     assert f"{over}: warrior 'Alpha': field 'values.strength'" in str(info.value)
+
+
+@pytest.mark.parametrize("base", ["nope.toml", ".", "y" * 100_000])
+def test_a_base_that_is_no_file_is_named_in_the_file_that_names_it(
+    tmp_path: Path, base: str
+) -> None:
+    """The base a warriors file names is missing, a folder, or a name the system refuses:
+    said of that file's field 'base' (the path it made was named alone, and a 100,000
+    character name in full)."""
+    over = _write(tmp_path, f'base = "{base}"\n' + GOOD, "over.toml")
+    with pytest.raises(DataError) as info:
+        load_warriors(over)
+    assert str(info.value) == (
+        f"{over}: field 'base': names {short_repr(base)}, which is no file; expected the path "
+        "of the warriors file this one completes, relative to this file"
+    )
 
 
 def test_unknown_fields_block_fighting_with_a_clear_message(tmp_path: Path) -> None:

@@ -202,3 +202,48 @@ def test_a_config_that_leaves_out_a_setting_is_refused_naming_it(
     )
     assert out == ""
     assert not fake_mpremote.exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("SENSORS = 42", "SENSORS = 200", "line 3: field 'SENSORS': expected a whole number "
+         "1..128, got 200"),
+        ("SENSORS = 42", 'SENSORS = "42"', "field 'SENSORS': expected a whole number 1..128, "
+         "got '42'"),
+        ('DRIVER = "165"', 'DRIVER = "74165"', "field 'DRIVER': expected \"165\" or \"4067\", "
+         "got '74165'"),
+        ("ACTIVE_LOW = True", "ACTIVE_LOW = 1", "field 'ACTIVE_LOW': expected True or False, got 1"),
+        ("PIN_LOAD = 2", "PIN_LOAD = 40", "field 'PIN_LOAD': expected a whole number 0..29, got 40"),
+        ("PINS_SELECT = (6, 7, 8, 9)", "PINS_SELECT = (6, 7, 8)", "field 'PINS_SELECT': expected "
+         "a tuple of 4 GPIO numbers 0..29, got (6, 7, 8)"),
+        ("DEBOUNCE = 2", "DEBOUNCE = 300", "field 'DEBOUNCE': expected a whole number 1..255"),
+        ("WATCHDOG_MS = 2000", "WATCHDOG_MS = 10000", "field 'WATCHDOG_MS': expected a whole "
+         "number 1..8388, got 10000"),
+        ("DEBOUNCE = 2", "DEBOUNCE = -1\nSCAN_MS = 0", "2 problems:"),
+        ("PINS_SIGNAL = (10, 11, 12, 13, 14, 15, 16, 17)", 'PINS_SIGNAL = (10, 11)\nDRIVER = '
+         '"4067"', "line 14: field 'PINS_SIGNAL': 2 multiplexers read 32 sensors, not SENSORS = "
+         "42: expected one signal pin per 16 sensors"),
+    ],
+)  # fmt: skip
+def test_a_value_the_firmware_cannot_run_with_is_refused_naming_it(
+    fake_mpremote: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    old: str,
+    new: str,
+    said: str,
+) -> None:
+    """The firmware stops at boot on such a value (a ValueError no one sees: the host hears
+    only that the board never answers) or, for DRIVER, reads a 74HC165 chain: refused
+    before anything is copied, naming the line and the setting."""
+    mine = tmp_path / "board.py"
+    assert old in BUNDLED
+    mine.write_text(BUNDLED.replace(old, new), encoding="utf-8")
+    assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("toptable: error: ") and f"{mine}: line " in err and said in err
+    assert out == "" and not fake_mpremote.exists()
+    # a value computed is left to the firmware
+    mine.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 6 * 7"), encoding="utf-8")
+    assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.main import main
 from controller.core.errors import DataError
 from controller.publish.client import make_client
 from controller.publish.settings import (
@@ -120,6 +121,39 @@ def test_a_password_file_without_a_password_is_refused(tmp_path: Path, text: str
         f"{f}: holds no password: its first line is blank "
         "(expected the password alone, on one line)"
     )
+
+
+def test_a_password_or_user_name_longer_than_mqtt_carries_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MQTT sends a user name and a password after a 2-byte length: a longer one killed
+    paho's network thread (struct.error) and the scoreboard ran on, never connected; a user
+    name of a command line's bytes that are no UTF-8 did the same (UnicodeEncodeError)."""
+    f = tmp_path / "pw"
+    f.write_text("é" * 40_000 + "\n", encoding="utf-8")  # 40,000 characters, 80,000 bytes
+    with pytest.raises(CredentialsError) as err:
+        Connection(Broker("h", 1883, False), "u", f).password()
+    assert (
+        str(err.value)
+        == f"{f}: holds a password of 80000 bytes (UTF-8); MQTT carries at most 65535"
+    )
+    with pytest.raises(DataError) as bad:
+        read_events(
+            {"events": {"broker": "mqtt://h", "table_id": "t", "username": "u" * 65536}},
+            "config.toml",
+        )
+    assert str(bad.value) == (
+        "config.toml: Option 'username' in section 'events' must be a user name of at most "
+        "65535 bytes (UTF-8), got 65536"
+    )
+    state = ["--state-dir", str(tmp_path / "evening"), "--port", "0"]
+    too_long = "must be a user name of at most 65535 bytes (UTF-8), got 65536"
+    for name, said in (("\udcff", "must be a user name of UTF-8 text"), ("u" * 65536, too_long)):
+        argv = ["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", "--username", name, *state]
+        assert main(argv) == 2
+        assert (
+            capsys.readouterr().err == f"toptable scoreboard: error: argument --username: {said}\n"
+        )
 
 
 def test_a_ca_file_that_does_not_load_stops_the_client_in_one_line(tmp_path: Path) -> None:

@@ -6,10 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.cli import events as command
 from controller.cli import scoreboard as board_command
 from controller.cli.main import build_parser
 from controller.game.state import Length
+from controller.publish.errors import PublishError
 from controller.publish.settings import Connection, parse_broker_url
 from controller.publish.tables import TablesOptions, player_names, simulate_tables
 from controller.scoreboard.model import Scoreboard
@@ -37,6 +40,28 @@ def test_three_tables_at_once(broker: Mosquitto, tmp_path: Path) -> None:
         assert len(rows) == 6 and sum(r["won"] for r in rows) >= 3
     finally:
         sub.close()
+
+
+def test_a_simulation_replaces_only_the_journals_it_wrote(
+    broker: Mosquitto, tmp_path: Path
+) -> None:
+    """--journals DIR holding a real table's journal, or any file, at table-1.sqlite: it was
+    deleted (journal.unlink) and a simulated game journalled in its place."""
+    conn = Connection(parse_broker_url(broker.url))
+    options = TablesOptions(1, 2, Length.ROUNDS5, seed=4, pace_s=0.0, directory=tmp_path)
+    theirs = tmp_path / "table-1.sqlite"
+    theirs.write_bytes(b"a table's journal\n")
+    with pytest.raises(PublishError) as err:
+        simulate_tables(conn, options)
+    assert str(err.value) == (
+        f"{theirs}: a file no simulation wrote is there (a table's journal?), and a simulated "
+        "table replaces only its own: move it away, or give --journals another folder"
+    )
+    assert theirs.read_bytes() == b"a table's journal\n"
+    theirs.unlink()
+    (first,) = simulate_tables(conn, options)
+    (again,) = simulate_tables(conn, options)  # its own game: replaced
+    assert again.game_id != first.game_id and again.journal == theirs
 
 
 def test_player_names_are_distinct_across_tables() -> None:

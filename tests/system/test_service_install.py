@@ -163,6 +163,41 @@ def test_exec_start_runs_the_installing_environments_toptable(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
+    ("exec_path", "word"),
+    [
+        ("/srv/my venv/bin/toptable", '"/srv/my venv/bin/toptable"'),
+        ("/srv/100%/bin/toptable", "/srv/100%%/bin/toptable"),
+        ("/srv/tables $1/bin/toptable", '"/srv/tables $1/bin/toptable"'),
+        ("/srv/été/bin/toptable", "/srv/été/bin/toptable"),
+    ],
+)
+def test_exec_start_names_a_program_with_a_blank_or_percent_as_systemd_reads_it(
+    tmp_path: Path, exec_path: str, word: str
+) -> None:
+    """systemd splits ExecStart= at blanks (``/srv/my venv/...`` ran ``/srv/my``) and reads
+    ``%`` as a specifier: the program is quoted, the ``%`` doubled."""
+    root = tmp_path / "root"
+    assert main([*staged(root)[:-2], "--exec", exec_path]) == 0
+    unit = (root / "etc/systemd/system/toptable.service").read_text(encoding="utf-8")
+    assert f"ExecStart={word} run --config /etc/toptable/config.toml\n" in unit
+
+
+@pytest.mark.parametrize("exec_path", ['/srv/a"b/toptable', "/srv/a'b/toptable", "/srv/a\\b/t"])
+def test_a_program_systemd_cannot_run_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], exec_path: str
+) -> None:
+    # systemd: "Executable name contains special characters", the unit not started
+    assert main([*staged(tmp_path / "root")[:-2], "--exec", exec_path]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"toptable: error: --exec {exec_path!r}: systemd runs no program whose path holds a "
+        "quote, a backslash or a control character; expected toptable installed at a plainer "
+        "path, e.g. /opt/toptable/venv/bin/toptable\n"
+    )
+    assert not (tmp_path / "root").exists()
+
+
+@pytest.mark.parametrize(
     ("exec_path", "hidden"),
     [
         ("/home/pi/v/bin/toptable", "ProtectHome=yes hides /home"),
@@ -255,6 +290,43 @@ def test_a_port_that_is_not_a_tty_is_refused_in_one_line(
     assert err.startswith(f"toptable: error: [board] port in {config}: '{port}'")
     assert "expected a serial tty such as /dev/toptable-board" in err
     assert not (tmp_path / "root").exists()  # checked before anything is written
+
+
+@pytest.mark.parametrize(
+    ("text", "piece"),
+    [
+        ("a = " + "1" * 5000 + "\n", "not valid TOML: a number of more than"),
+        ("a = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML: nested too deeply"),
+        ("\ufeff[board]\n", "starts with a UTF-8 byte-order mark"),
+        ("[board]\nport = [" + "1, " * 5000 + "]\n", "must be a path string (got [1, 1, 1, "),
+    ],
+)
+def test_a_config_that_is_no_toml_is_refused_in_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, piece: str
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(text, encoding="utf-8")
+    assert main(staged(tmp_path / "root", config=config)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300
+    assert err.startswith(f"toptable: error: {config}") and piece in err
+    assert not (tmp_path / "root").exists()
+
+
+def test_a_port_or_serial_number_too_long_is_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A port of 100,000 characters: Path.exists() raised OSError (File name too long), a
+    traceback; a serial number that long was quoted whole."""
+    config = write_config(tmp_path / "c.toml", "/dev/" + "y" * 100_000)
+    assert main(staged(tmp_path / "root", config=config)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toptable: error: [board] port in {config}: '/dev/yyy")
+    assert "(100005 characters): File name too long; expected a serial tty" in err
+    assert err.count("\n") == 1 and len(err) < 400
+    assert main(staged(tmp_path / "root", board_serial="y" * 100_000)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toptable: error: --board-serial 'yyy") and len(err) < 400
 
 
 def test_a_live_port_must_be_a_character_device(tmp_path: Path) -> None:

@@ -136,6 +136,17 @@ def test_unreadable_image_names_the_file(tmp_path: Path) -> None:
     assert isinstance(ImageReadError("x"), OSError)
 
 
+def test_a_truncated_photo_is_said_once(broken: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A photo cut short is named by the error alone: OpenCV's own warning ("PNG input
+    buffer is incomplete") is kept off stderr, where it came before the error's one line."""
+    photo = broken / "images" / "synth_0000.png"
+    photo.write_bytes(photo.read_bytes()[:5000])
+    capfd.readouterr()
+    with pytest.raises(ImageReadError, match=r"synth_0000\.png: not a readable image"):
+        read_image(photo)
+    assert capfd.readouterr().err == ""
+
+
 def test_real_dataset_reads(shared_dir: Path) -> None:
     ds = load_dataset(shared_dir / "datasets" / "pi-tray")
     assert ds.names == ("1", "2", "3", "4", "5", "6")

@@ -194,3 +194,25 @@ def test_a_damaged_model_file_is_refused_when_loaded_not_when_read(tmp_path: Pat
                        r"\.npz archive\)"):  # fmt: skip
         load_model(text)
     assert load_model(good).names == ("a", "b", "c")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("detector", np.str_("[]"), "detector holds no JSON object, expected the finder's settings"),
+        ("detector", np.str_("7"), "detector holds no JSON object, expected the finder's settings"),
+        ("colour_logp", np.zeros((12, 12, 1), np.float16), r"colour_logp of shape \(12, 12, 1\), "
+         r"expected \(b, b, b\)"),
+        ("colour_logp", np.full((4, 4, 4), np.nan, np.float16), "colour_logp holds values that "
+         "are not numbers"),
+    ],
+)  # fmt: skip
+def test_a_damaged_finder_is_refused_when_loaded(
+    tmp_path: Path, name: str, value: Any, said: str
+) -> None:
+    """A finder's settings that are not a JSON object, or a scene colour model that is not a
+    cube of numbers, are named when the model is loaded (an AttributeError, or an IndexError
+    at the first frame read, before)."""
+    bad = _rewritten(DEFAULT_MODEL, tmp_path / "bad.npz", **{name: value})
+    with pytest.raises(ModelError, match=rf"bad\.npz: {said}"):
+        load_model(bad)

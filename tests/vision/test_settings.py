@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from controller.config import Config, load_config, parse_config
+from controller.core.errors import DataError
 from tests.paths import REPO
 from vision.errors import ConfigError
 from vision.settings import FPS, HEIGHT, WIDTH, CameraConfig, CameraSettings, CameraSource
@@ -232,3 +233,14 @@ def test_the_example_config_opens_a_picamera2_source_when_switched() -> None:
     text = EXAMPLE.read_text().replace('source = "v4l2"', 'source = "picamera2"', 1)
     cfg = parse_config(tomllib.loads(text))
     assert cfg.camera.source_config().kind is CameraSource.PICAMERA2
+
+
+def test_a_camera_device_of_the_wrong_kind_is_shown_in_part() -> None:
+    """A list of 5,000 items for [camera] device was printed whole in the one line."""
+    with pytest.raises(DataError) as err:
+        parse_config({"camera": {"device": list(range(5000))}}, "cfg.toml")
+    assert str(err.value) == (
+        "cfg.toml: Option 'device' in section 'camera' must be a device path such as "
+        "'/dev/video0' or an index 0..63 (got [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, ... "
+        "(5000 items)])"
+    )

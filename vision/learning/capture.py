@@ -13,8 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
+import numpy as np
+import numpy.typing as npt
 
-from vision.errors import CameraError, ImageReadError
+from controller.core.errors import DataError
+from vision.errors import CameraError, DatasetWriteError, ImageReadError
+from vision.learning.dataset import load_dataset
 from vision.learning.dataset_layout import write_data_yaml
 from vision.reading.detect import detect
 from vision.reading.model import FaceModel
@@ -22,6 +26,7 @@ from vision.sources.source import CameraConfig, open_source
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
+MADE_BY = "toptable dice capture"
 
 
 def _answer(ask: Ask, prompt: str) -> str:
@@ -44,9 +49,13 @@ def run_capture(
     warmup: int = 3,
 ) -> int:
     """Run the capture dialogue (``ask``/``say`` default to input/print); return photos saved.
+    A folder captured before with the same faces is added to: no photo is written over.
 
     Raises:
         CameraError: the camera cannot be opened or gives no frame.
+        DataError: ``out`` holds files this capture did not write (the owner's own photos),
+            or photos of other faces.
+        DatasetWriteError: a photo or its labels cannot be written (the file is named).
     """
     if not names:
         raise CameraError("no face names to capture")
@@ -58,9 +67,10 @@ def run_capture(
         model = default_model()
     finder = model.detector
     root = Path(out)
+    _check_folder(root, names)
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
-    write_data_yaml(root, names)
+    write_data_yaml(root, names, MADE_BY)
     source = open_source(config)
     saved = 0
     try:
@@ -96,18 +106,77 @@ def run_capture(
                 if ok not in ("", "y", "yes"):
                     continue
                 h, w = frame.shape[:2]
-                stem = f"capture_{cls}_{shot}"
-                cv2.imwrite(str(root / "images" / f"{stem}.png"), frame)
+                stem = _free_stem(root, cls)
                 lines = [
                     f"{cls} {(x + bw / 2) / w:.6f} {(y + bh / 2) / h:.6f} {bw / w:.6f} {bh / h:.6f}"
                     for x, y, bw, bh in (d.box for d in found)
                 ]
-                (root / "labels" / f"{stem}.txt").write_text(
-                    "\n".join(lines) + "\n", encoding="utf-8"
-                )
+                _save(root, stem, frame, "\n".join(lines) + "\n")
                 saved += 1
                 shot += 1
                 say(f"saved {stem}.png with {len(found)} x '{name}'")
     finally:
         source.close()
     return saved
+
+
+def _check_folder(root: Path, names: Sequence[str]) -> None:
+    """Refuse a ``root`` that holds anything this capture did not write, or photos of other
+    faces (their labels would name the wrong face)."""
+    try:
+        if not root.is_dir() or not any(root.iterdir()):
+            return
+        ours = (
+            (root / "data.yaml").read_text(encoding="utf-8").startswith(f"# made with {MADE_BY}\n")
+        )
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if not ours:
+        raise DataError.single(
+            str(root),
+            "",
+            "",
+            f"holds files {MADE_BY} did not write (your own photos are never written over): "
+            "give a new or empty folder",
+        )
+    images = root / "images"
+    if not images.is_dir() or not any(images.iterdir()):
+        return
+    held = load_dataset(root).names
+    if held != tuple(names):
+        raise DataError.single(
+            str(root / "data.yaml"),
+            "",
+            "names",
+            f"holds photos of the faces {', '.join(held)}, not {', '.join(names)}: give the "
+            "same --faces, or another folder",
+        )
+
+
+def _free_stem(root: Path, cls: int) -> str:
+    """The name of the next photo of class ``cls``: one no photo of ``root`` has yet."""
+    n = 0
+    while (root / "images" / f"capture_{cls}_{n}.png").exists():
+        n += 1
+    return f"capture_{cls}_{n}"
+
+
+def _save(root: Path, stem: str, frame: npt.NDArray[np.uint8], labels: str) -> None:
+    """Write the photo ``stem`` and its labels.
+
+    Raises:
+        DatasetWriteError: either cannot be written (OpenCV says only that it failed).
+    """
+    photo = root / "images" / f"{stem}.png"
+    try:
+        written = cv2.imwrite(str(photo), frame)
+    except cv2.error:
+        written = False
+    if not written:
+        raise DatasetWriteError(f"{photo}: cannot be written")
+    try:
+        (root / "labels" / f"{stem}.txt").write_text(labels, encoding="utf-8")
+    except OSError as exc:
+        raise DatasetWriteError(
+            f"{root / 'labels' / stem}.txt: cannot be written ({exc.strerror or exc})"
+        ) from None

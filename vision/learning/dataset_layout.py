@@ -31,6 +31,7 @@ evaluation: ``val``, then ``test``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,8 +260,9 @@ def write_data_yaml(
     root: Path, names: Sequence[str], made_by: str = "toptable dice capture"
 ) -> None:
     """Write this project's own layout's ``data.yaml`` in ``root``, naming the faces in
-    class order (``made_by``: the command that made the set, in its first line)."""
-    lines = "\n".join(f'  {i}: "{n}"' for i, n in enumerate(names))
+    class order (``made_by``: the command that made the set, in its first line); each name
+    quoted as a JSON string, which YAML reads back as it was (a ``"`` or ``\\`` in it too)."""
+    lines = "\n".join(f"  {i}: {json.dumps(n)}" for i, n in enumerate(names))
     (root / "data.yaml").write_text(
         f"# made with {made_by}\npath: .\ntrain: images\nval: images\nnames:\n{lines}\n",
         encoding="utf-8",

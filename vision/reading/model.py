@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.core.quoting import printable, short_repr
 from vision.errors import ModelError
 from vision.reading.box_fit import BoxFit
 from vision.reading.describe import DESCRIPTION_SIZE
@@ -208,8 +209,9 @@ class FaceModel:
         """
         if tuple(names) != self.names:
             raise ModelError(
-                f"model for face set {self.face_set!r} ({', '.join(self.names)}) cannot read "
-                f"{source} ({', '.join(names)})"
+                f"model for face set {short_repr(self.face_set)} "
+                f"({printable(', '.join(self.names))}) cannot read {source} "
+                f"({printable(', '.join(names))})"
             )
 
     def save(self, path: str | Path) -> Path:
@@ -324,8 +326,17 @@ def load_model(path: str | Path) -> FaceModel:
                 f"expected {len(bias)} x {WINDOW_SIZE}"
             )
         colour = data["colour_logp"].astype(np.float32)
+        if colour.size and (len(set(colour.shape)) != 1 or colour.ndim != 3):
+            raise ModelError(f"{path}: colour_logp of shape {colour.shape}, expected (b, b, b)")
+        if np.isnan(colour).any():
+            raise ModelError(f"{path}: colour_logp holds values that are not numbers (damaged)")
+        settings = json.loads(str(data["detector"]))
+        if not isinstance(settings, dict):
+            raise ModelError(
+                f"{path}: detector holds no JSON object, expected the finder's settings"
+            )
         detector = Detector(
-            DetectorParams.from_dict(json.loads(str(data["detector"]))),
+            DetectorParams.from_dict(settings),
             weights,
             bias,
             colour if colour.size else None,

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.core.errors import DataError
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.synth.die import PlacedDie, outline, paste_die
 
@@ -377,17 +378,22 @@ def write_dataset(
     per_image: int = 6,
     settings: Settings | None = None,
 ) -> Path:
-    """Write a synthetic labeled dataset in the YOLO layout (faces in symbol order).
+    """Write a synthetic labeled dataset in the YOLO layout (faces in symbol order), in a
+    new or empty folder or one this function wrote before.
 
     Returns the dataset folder.
+
+    Raises:
+        DataError: ``root`` holds files this function did not write (a labelled set of the
+            owner's own photos: its ``data.yaml`` and photos are never written over).
     """
     root = Path(root)
+    _check_folder(root)
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
     names = "\n".join(f"  {i}: {s.value}" for i, s in enumerate(ALL_SYMBOLS))
     (root / "data.yaml").write_text(
-        "# Synthetic Tournament of Power dice (our own symbol drawings), toptable vision.synth.scenes\n"
-        f"path: .\ntrain: images\nval: images\nnames:\n{names}\n",
+        f"{DATA_YAML_FIRST_LINE}\npath: .\ntrain: images\nval: images\nnames:\n{names}\n",
         encoding="utf-8",
     )
     r = Renderer(settings or Settings(hard=hard), seed=seed)
@@ -409,3 +415,27 @@ def write_dataset(
             "\n".join(lines) + "\n", encoding="utf-8"
         )
     return root
+
+
+DATA_YAML_FIRST_LINE = (
+    "# Synthetic Tournament of Power dice (our own symbol drawings), toptable vision.synth.scenes"
+)
+"""The first line of the ``data.yaml`` :func:`write_dataset` writes: how it knows its own sets."""
+
+
+def _check_folder(root: Path) -> None:
+    """Refuse a ``root`` that holds anything :func:`write_dataset` did not write."""
+    try:
+        if not root.is_dir() or not any(root.iterdir()):
+            return
+        first = (root / "data.yaml").read_text(encoding="utf-8").partition("\n")[0]
+    except (OSError, UnicodeDecodeError):
+        first = ""
+    if first != DATA_YAML_FIRST_LINE:
+        raise DataError.single(
+            str(root),
+            "",
+            "",
+            "holds files `toptable dice synth` did not write (a labelled set's data.yaml and "
+            "photos are never written over): give a new or empty folder",
+        )

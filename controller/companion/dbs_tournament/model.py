@@ -11,6 +11,7 @@ from controller.companion.base import CompanionAction, DieRoll, Player
 from controller.companion.datafile import MAX_COUNT, MAX_PLAYERS, at_most, mode_data, whole_number
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 
 KIND = GameKind.DBS_TOURNAMENT
 MAIN_DECK = 99
@@ -79,7 +80,7 @@ class DbsState:
         for s in self.seats:
             if s.name == name:
                 return s
-        raise UnknownNameError(f"no player {name!r} in this game")
+        raise UnknownNameError(f"no player {short_repr(name)} in this game")
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -133,7 +133,7 @@ class DbzState:
         for f in self.fighters:
             if f.name == name:
                 return f
-        raise UnknownNameError(f"no player {name!r} in this game")
+        raise UnknownNameError(f"no player {short_repr(name)} in this game")
 
     def opponent(self, name: str) -> str:
         """The other player."""
@@ -305,7 +305,9 @@ def _attack_table(raw: Mapping[str, Any] | None, problems: Problems) -> AttackTa
         return None
     for i, name in enumerate(names):
         if not name.strip():
-            problems.add(entry, f"brackets[{i}]", f"expected a bracket's name, got {name!r}")
+            problems.add(
+                entry, f"brackets[{i}]", f"expected a bracket's name, got {short_repr(name)}"
+            )
         elif (why := name_problem(name)) is not None:
             problems.add(entry, f"brackets[{i}]", why)
     size = len(names)

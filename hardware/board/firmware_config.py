@@ -1,0 +1,106 @@
+"""The values of a board's ``config.py`` (``firmware/config.py``), checked before it is
+deployed: a value the firmware cannot run with stops the board at boot (a ``ValueError``
+in ``main.py``, seen by no one: the host only hears that the board never answered), and a
+``DRIVER`` it does not know is read as the 74HC165 chain without a word.
+
+Only values written as Python literals are checked (``SENSORS = 42``, ``PINS_SELECT = (6,
+7, 8, 9)``); one computed (``tuple(range(10, 18))``) is left to the firmware.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from controller.core.errors import DataError, DataProblem
+from controller.core.quoting import short_repr
+
+GPIO = range(30)  # the RP2040's GP0..GP29
+MUX_CHANNELS = 16  # sensors one 74HC4067 reads
+WATCHDOG_MAX_MS = 8388  # the RP2040 watchdog's longest timeout (a 24-bit count of microseconds)
+
+
+def _is_whole(v: Any, low: int, high: int | None) -> bool:
+    return (
+        isinstance(v, int) and not isinstance(v, bool) and low <= v and (high is None or v <= high)
+    )
+
+
+def _whole(low: int, high: int | None = None) -> tuple[Callable[[Any], bool], str]:
+    what = f"a whole number {low}..{high}" if high is not None else f"a whole number >= {low}"
+    return (lambda v: _is_whole(v, low, high)), what
+
+
+def _pins(count: range) -> tuple[Callable[[Any], bool], str]:
+    def ok(v: Any) -> bool:
+        return isinstance(v, (tuple, list)) and len(v) in count and all(_GPIO[0](p) for p in v)
+
+    many = f"{count.start}" if len(count) == 1 else f"{count.start}..{count.stop - 1}"
+    return ok, f"a tuple of {many} GPIO numbers {GPIO.start}..{GPIO.stop - 1}"
+
+
+_GPIO = _whole(GPIO.start, GPIO.stop - 1)
+SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "SENSORS": _whole(1, 128),  # firmware/scanner.py
+    "DRIVER": (lambda v: v in ("165", "4067"), '"165" or "4067"'),  # firmware/main.py
+    "ACTIVE_LOW": (lambda v: isinstance(v, bool), "True or False"),
+    "PIN_LOAD": _GPIO,
+    "PIN_CLOCK": _GPIO,
+    "PIN_DATA": _GPIO,
+    "PINS_SELECT": _pins(range(4, 5)),
+    "PINS_SIGNAL": _pins(range(1, 9)),
+    "SCAN_MS": _whole(1),
+    "DEBOUNCE": _whole(1, 255),  # the scanner counts in a bytearray
+    "HEARTBEAT_MS": _whole(1),
+    "WATCHDOG_MS": _whole(1, WATCHDOG_MAX_MS),
+    "BOOT_FILE": (lambda v: isinstance(v, str) and v.strip() != "", "a file name"),
+    "PIN_MAINTENANCE": _GPIO,
+    "BOOT_GRACE_MS": _whole(0),
+}
+
+
+def check_board_config(source: str, shown: str) -> None:
+    """Check the values ``source`` (a board's config.py, valid Python) assigns to the
+    settings the firmware reads; ``shown`` names the file in the messages.
+
+    Raises:
+        DataError: every value of the wrong kind or out of range, naming the line and
+            the setting, and a 74HC4067 board with too few multiplexers for its sensors.
+    """
+    values: dict[str, Any] = {}
+    lines: dict[str, int] = {}
+    for statement in ast.parse(source).body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and target.id in SETTINGS:
+            try:
+                values[target.id] = ast.literal_eval(statement.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                values.pop(target.id, None)  # computed: left to the firmware
+            lines[target.id] = statement.lineno
+    problems = [
+        DataProblem(shown, f"line {lines[name]}", name, f"expected {what}, got {short_repr(v)}")
+        for name, (ok, what) in SETTINGS.items()
+        if name in values and not ok(v := values[name])
+    ]
+    sensors, signal = values.get("SENSORS"), values.get("PINS_SIGNAL")
+    if (
+        values.get("DRIVER") == "4067"
+        and not problems
+        and isinstance(sensors, int)
+        and isinstance(signal, (tuple, list))
+        and len(signal) * MUX_CHANNELS < sensors
+    ):
+        problems.append(
+            DataProblem(
+                shown,
+                f"line {lines['PINS_SIGNAL']}",
+                "PINS_SIGNAL",
+                f"{len(signal)} multiplexers read {len(signal) * MUX_CHANNELS} sensors, not "
+                f"SENSORS = {sensors}: expected one signal pin per {MUX_CHANNELS} sensors",
+            )
+        )
+    if problems:
+        raise DataError(problems)
