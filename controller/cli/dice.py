@@ -50,7 +50,7 @@ from controller.cli.flags import (
 from controller.core.events import Event
 from vision.errors import ImageReadError, ModelError
 from vision.events import ThrowSettled
-from vision.images import IMAGE_SUFFIXES, read_image, suffix_list
+from vision.images import CV_LOG_LEVEL_ERROR, IMAGE_SUFFIXES, read_image, suffix_list
 from vision.learning.capture import run_capture
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
 from vision.learning.dataset_layout import YAML_SUFFIXES
@@ -65,8 +65,6 @@ from vision.reading.reader import CameraWorker, DiceReader
 from vision.settings import CameraConfig, CameraSource
 from vision.synth.scenes import write_dataset
 
-CV_LOG_LEVEL_ERROR = 2
-"""OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
 IMAGES = Whole(1, 100_000)
 """Photos rendered for a synthetic dataset or calibration."""
 DATASET = ExistingDir(files=YAML_SUFFIXES)

@@ -195,21 +195,26 @@ def test_capture_from_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert load_dataset(out).names == ("kick", "punch")
 
 
+def _type_then_end(monkeypatch: pytest.MonkeyPatch, *answers: str) -> None:
+    """The person types ``answers`` one prompt each, then ends the input (Ctrl-D)."""
+    typed = iter(answers)
+
+    def answer(prompt: str = "") -> str:
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", answer)
+
+
 def test_capture_stops_at_the_end_of_its_input_keeping_what_it_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     frames = tmp_path / "frames"
     frames.mkdir()
     cv2.imwrite(str(frames / "0.png"), Renderer(seed=40).scene([Symbol.KICK] * 3).image)
-    answers = iter(["", "y"])  # one photo, then Ctrl-D (a traceback of EOFError before)
-
-    def typed(prompt: str = "") -> str:
-        try:
-            return next(answers)
-        except StopIteration:
-            raise EOFError from None
-
-    monkeypatch.setattr("builtins.input", typed)
+    _type_then_end(monkeypatch, "", "y")  # one photo, then Ctrl-D (a traceback before)
     out = tmp_path / "mine"
     argv = ["dice", "capture", str(out), "--folder", str(frames), "--faces", "kick,punch"]
     assert main([*argv, "--shots", "2"]) == 0
@@ -243,15 +248,7 @@ def test_a_capture_adds_to_its_own_set_and_never_writes_over_photos(
     cv2.imwrite(str(frames / "0.png"), Renderer(seed=40).scene([Symbol.KICK] * 3).image)
 
     def session(*argv: str) -> int:
-        answers = iter(["", "y"])  # one photo, then the end of the input
-
-        def typed(prompt: str = "") -> str:
-            try:
-                return next(answers)
-            except StopIteration:
-                raise EOFError from None
-
-        monkeypatch.setattr("builtins.input", typed)
+        _type_then_end(monkeypatch, "", "y")  # one photo, then the end of the input
         return main(["dice", "capture", *argv, "--folder", str(frames), "--shots", "1"])
 
     out = tmp_path / "mine"

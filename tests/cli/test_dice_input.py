@@ -261,8 +261,8 @@ def test_synth_never_writes_over_a_labelled_set(
     before = sorted(p.relative_to(owner) for p in owner.rglob("*"))
     assert main(["dice", "synth", str(owner), "--images", "1"]) == 2
     assert _error(capsys) == [
-        f"toptable: error: {owner}: holds files `toptable dice synth` did not write (a "
-        "labelled set's data.yaml and photos are never written over): give a new or empty folder"
+        f"toptable: error: {owner}: holds files toptable dice synth did not write (your "
+        "own photos are never written over): give a new or empty folder"
     ]
     assert (owner / "data.yaml").read_text(encoding="utf-8") == yaml
     assert sorted(p.relative_to(owner) for p in owner.rglob("*")) == before

@@ -277,3 +277,32 @@ def test_text_files_in_another_encoding_name_the_first_bad_byte(own: Path, tmp_p
     (root / "data.yaml").write_bytes("names: [kické]\n".encode("latin-1"))
     with pytest.raises(DataError, match=r"data\.yaml: not UTF-8 text \(byte 12\)"):
         load_dataset(root)
+
+
+ROBOFLOW_TAIL = (
+    "roboflow:\n  workspace: table\n  project: dice\n  version: 1\n"
+    "  license: CC BY 4.0\n  url: https://universe.roboflow.com/table/dice/dataset/1\n"
+)
+
+
+def test_a_key_given_twice_in_data_yaml_is_refused_at_its_line(own: Path, tmp_path: Path) -> None:
+    export = _roboflow(own, tmp_path)
+    as_mapping = "".join(f"  {i}: {name}\n" for i, name in enumerate(NAMES))
+    heads = "train: ../train/images\nval: ../valid/images\ntest: ../test/images\n\nnc: 6\n"
+    for names in (f"names: {list(NAMES)}\n", f"names:\n{as_mapping}"):  # Roboflow's forms
+        (export / "data.yaml").write_text(heads + names + ROBOFLOW_TAIL, encoding="utf-8")
+        assert load_dataset(export).names == NAMES
+    twice = f"{heads}names: {list(reversed(NAMES))}\n{ROBOFLOW_TAIL}names: {list(NAMES)}\n"
+    (export / "data.yaml").write_text(twice, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(export)
+    assert str(err.value.problems[0]) == (  # (then: no photos, as the yaml named none)
+        f"{export / 'data.yaml'}: line 13: key 'names' given twice (first on line 6): "
+        "expected each key once, else the later one silently wins"
+    )
+    moved = as_mapping.replace("  5: teleport", "  0: teleport")  # one index, two names
+    (export / "data.yaml").write_text(f"{heads}names:\n{moved}  5: kick\n", encoding="utf-8")
+    with pytest.raises(
+        DataError, match=r"data\.yaml: line 12: key 0 given twice \(first on line 7\)"
+    ):
+        load_dataset(export)

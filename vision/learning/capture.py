@@ -16,10 +16,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from controller.core.errors import DataError
 from vision.errors import CameraError, DatasetWriteError, ImageReadError
-from vision.learning.dataset import load_dataset
 from vision.learning.dataset_layout import write_data_yaml
+from vision.learning.same_faces import check_same_faces
+from vision.own_folder import check_own_folder, made_with_line
 from vision.reading.detect import detect
 from vision.reading.model import FaceModel
 from vision.sources.source import CameraConfig, open_source
@@ -67,7 +67,8 @@ def run_capture(
         model = default_model()
     finder = model.detector
     root = Path(out)
-    _check_folder(root, names)
+    check_own_folder(root, made_with_line(MADE_BY), MADE_BY)
+    check_same_faces(root, names, "give the same --faces, or another folder")
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
     write_data_yaml(root, names, MADE_BY)
@@ -118,39 +119,6 @@ def run_capture(
     finally:
         source.close()
     return saved
-
-
-def _check_folder(root: Path, names: Sequence[str]) -> None:
-    """Refuse a ``root`` that holds anything this capture did not write, or photos of other
-    faces (their labels would name the wrong face)."""
-    try:
-        if not root.is_dir() or not any(root.iterdir()):
-            return
-        ours = (
-            (root / "data.yaml").read_text(encoding="utf-8").startswith(f"# made with {MADE_BY}\n")
-        )
-    except (OSError, UnicodeDecodeError):
-        ours = False
-    if not ours:
-        raise DataError.single(
-            str(root),
-            "",
-            "",
-            f"holds files {MADE_BY} did not write (your own photos are never written over): "
-            "give a new or empty folder",
-        )
-    images = root / "images"
-    if not images.is_dir() or not any(images.iterdir()):
-        return
-    held = load_dataset(root).names
-    if held != tuple(names):
-        raise DataError.single(
-            str(root / "data.yaml"),
-            "",
-            "names",
-            f"holds photos of the faces {', '.join(held)}, not {', '.join(names)}: give the "
-            "same --faces, or another folder",
-        )
 
 
 def _free_stem(root: Path, cls: int) -> str:

@@ -31,7 +31,6 @@ evaluation: ``val``, then ``test``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,9 +39,10 @@ from typing import Any
 import yaml
 
 from controller.core.errors import DataProblem
-from controller.core.quoting import printable
+from controller.core.quoting import printable, short_repr
 from controller.core.textfile import unreadable
 from vision.images import is_photo
+from vision.own_folder import made_with_line
 
 YAML_SUFFIXES = (".yaml", ".yml")
 NAME_LISTS = ("classes.txt", "obj.names")  # labelImg's, Darknet's: one face name a line
@@ -99,13 +99,50 @@ def find_yaml(root: Path) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
+class _KeyTwice(yaml.constructor.ConstructorError):
+    """A mapping gives one key twice: the key (as shown) and its two lines (1-based)."""
+
+    def __init__(self, key: str, first: int, again: int) -> None:
+        super().__init__(problem=f"key {key} given twice")
+        self.key, self.first, self.again = key, first, again
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing a key given twice in one mapping, which it would
+    take silently, the later value winning (a merge key's ``<<:`` values may still be
+    overridden: that is what a merge is for)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """The mapping; raises :class:`_KeyTwice` at the first key given again."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:
+                    raise _KeyTwice(short_repr(key), seen[key], line)
+                seen[key] = line
+            except TypeError:  # an unhashable key: PyYAML's own error says so
+                continue
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: Path, problems: list[DataProblem]) -> dict[str, Any]:
     """The yaml's mapping ({} after a problem is noted: one line, at the line and column
-    where PyYAML stopped, as a label file's problems are)."""
+    where PyYAML stopped, as a label file's problems are; a key given twice in one
+    mapping, at its second line, naming the key and its first line)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        data = yaml.load(path.read_text(encoding="utf-8-sig"), Loader=_UniqueKeyLoader)
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(DataProblem(str(path), "", "", unreadable(exc)))
+        return {}
+    except _KeyTwice as exc:
+        problems.append(DataProblem(str(path), f"line {exc.again}", "", (
+            f"key {exc.key} given twice (first on line {exc.first}): "
+            "expected each key once, else the later one silently wins"
+        )))  # fmt: skip
         return {}
     except yaml.YAMLError as exc:
         problems.append(_yaml_problem(path, exc))
@@ -256,14 +293,20 @@ def _layout(
     return Layout(root, names_file, data, tuple(photos), tuple(labels), tuple(dirs), looked_in)
 
 
-def write_data_yaml(
-    root: Path, names: Sequence[str], made_by: str = "toptable dice capture"
-) -> None:
+def write_data_yaml(root: Path, names: Sequence[str], made_by: str) -> None:
     """Write this project's own layout's ``data.yaml`` in ``root``, naming the faces in
-    class order (``made_by``: the command that made the set, in its first line); each name
-    quoted as a JSON string, which YAML reads back as it was (a ``"`` or ``\\`` in it too)."""
-    lines = "\n".join(f"  {i}: {json.dumps(n)}" for i, n in enumerate(names))
+    class order (``made_by``: the command that made the set, in its first line). Each name
+    is written as a double-quoted YAML string, escaped by YAML's own writer, so it reads
+    back as it was: a ``"``, a ``\\``, a line break or a character past U+FFFF too (JSON's
+    escapes write those as two halves of a pair, which YAML reads as two characters)."""
+    lines = "\n".join(f"  {i}: {_quoted(n)}" for i, n in enumerate(names))
     (root / "data.yaml").write_text(
-        f"# made with {made_by}\npath: .\ntrain: images\nval: images\nnames:\n{lines}\n",
+        f"{made_with_line(made_by)}\npath: .\ntrain: images\nval: images\nnames:\n{lines}\n",
         encoding="utf-8",
     )
+
+
+def _quoted(name: str) -> str:
+    """``name`` as one double-quoted YAML scalar on one line."""
+    text: str = yaml.safe_dump(name, allow_unicode=True, default_style='"', width=1 << 30)
+    return text.rstrip("\n")

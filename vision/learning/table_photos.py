@@ -28,8 +28,10 @@ from controller.core.checked import name_key
 from controller.core.errors import DataError, DataProblem
 from vision.errors import DatasetWriteError
 from vision.images import header_size
-from vision.learning.dataset import Dataset, LabeledDie, LabeledImage, load_dataset
+from vision.learning.dataset import Dataset, LabeledDie, LabeledImage
 from vision.learning.dataset_layout import write_data_yaml
+from vision.learning.same_faces import check_same_faces
+from vision.own_folder import check_own_folder, made_with_line
 from vision.reading.evidence import read_boxes
 
 MADE_BY = "toptable dice table-photos"
@@ -75,7 +77,13 @@ def write_table_photos(
         DatasetWriteError: a photo or its labels cannot be written (the path is named;
             the photos written before it stay).
     """
-    _check_folder(folder, names)
+    check_own_folder(
+        folder,
+        made_with_line(MADE_BY),
+        MADE_BY,
+        hint=", and learn both with `dice calibrate YOUR_PHOTOS --also FOLDER`",
+    )
+    check_same_faces(folder, names, "give another folder")
     images, labels = folder / "images", folder / "labels"
     try:
         images.mkdir(parents=True, exist_ok=True)
@@ -153,39 +161,6 @@ def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] |
 
 def _size_text(size: tuple[int, int] | None) -> str:
     return "not an image" if size is None else f"{size[0]}x{size[1]}"
-
-
-def _check_folder(folder: Path, names: Sequence[str]) -> None:
-    """Refuse a ``folder`` that holds anything this command did not write, or photos of
-    other faces."""
-    if not folder.is_dir() or not any(folder.iterdir()):
-        return
-    yaml = folder / "data.yaml"
-    try:
-        ours = yaml.read_text(encoding="utf-8").startswith(f"# made with {MADE_BY}\n")
-    except (OSError, UnicodeDecodeError):
-        ours = False
-    if not ours:
-        raise DataError.single(
-            str(folder),
-            "",
-            "",
-            f"holds files {MADE_BY} did not write (your own photos are "
-            "never written over): give a new or empty folder, and learn both with "
-            "`dice calibrate YOUR_PHOTOS --also FOLDER`",
-        )
-    images = folder / "images"
-    if not images.is_dir() or not any(images.iterdir()):
-        return
-    held = load_dataset(folder).names
-    if held != tuple(names):
-        raise DataError.single(
-            str(yaml),
-            "",
-            "names",
-            f"holds photos of the faces {', '.join(held)}, not {', '.join(names)}: "
-            "give another folder",
-        )
 
 
 def joined(first: Dataset, *more: Dataset) -> Dataset:

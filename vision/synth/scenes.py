@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from controller.core.errors import DataError
 from controller.core.symbols import ALL_SYMBOLS, Symbol
+from vision.own_folder import check_own_folder
 from vision.synth.die import PlacedDie, outline, paste_die
 
 TABLE = (196, 200, 203)
@@ -388,7 +388,7 @@ def write_dataset(
             owner's own photos: its ``data.yaml`` and photos are never written over).
     """
     root = Path(root)
-    _check_folder(root)
+    check_own_folder(root, DATA_YAML_FIRST_LINE, "toptable dice synth")
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
     names = "\n".join(f"  {i}: {s.value}" for i, s in enumerate(ALL_SYMBOLS))
@@ -421,21 +421,3 @@ DATA_YAML_FIRST_LINE = (
     "# Synthetic Tournament of Power dice (our own symbol drawings), toptable vision.synth.scenes"
 )
 """The first line of the ``data.yaml`` :func:`write_dataset` writes: how it knows its own sets."""
-
-
-def _check_folder(root: Path) -> None:
-    """Refuse a ``root`` that holds anything :func:`write_dataset` did not write."""
-    try:
-        if not root.is_dir() or not any(root.iterdir()):
-            return
-        first = (root / "data.yaml").read_text(encoding="utf-8").partition("\n")[0]
-    except (OSError, UnicodeDecodeError):
-        first = ""
-    if first != DATA_YAML_FIRST_LINE:
-        raise DataError.single(
-            str(root),
-            "",
-            "",
-            "holds files `toptable dice synth` did not write (a labelled set's data.yaml and "
-            "photos are never written over): give a new or empty folder",
-        )
