@@ -20,7 +20,7 @@ from typing import Any
 from controller.core.errors import DataError, DataProblem, IllegalActionError
 from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
-from controller.gamedata.board import MAX_SENSORS, BoardLayout
+from controller.gamedata.board import MAX_SENSORS, MAX_SPACE_ID, BoardLayout
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,6 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
     return path
 
 
-ID_DIGITS = 9
-"""The most digits of a space id in a map (no board has a billion spaces)."""
-
-
 def parse_sensor_map(
     data: Mapping[str, Any], file: str, layout: BoardLayout | None = None
 ) -> dict[int, int]:
@@ -141,7 +137,8 @@ def parse_sensor_map(
 
     Raises:
         DataError: every problem found, each naming the file, the entry and the field (a
-            space id not written as plain digits, as ``05`` or ``1_0``, is one).
+            space id not written as plain digits, as ``05`` or ``1_0``, is one, and so is
+            one over :data:`~controller.gamedata.board.MAX_SPACE_ID`, which no board has).
     """
     problems: list[DataProblem] = []
 
@@ -168,9 +165,9 @@ def parse_sensor_map(
     used: dict[int, int] = {}
     for key, sensor in raw.items():
         entry = f"space {key}"
-        if not (key.isascii() and key.isdigit()) or len(key) > ID_DIGITS or str(int(key)) != key:
+        if not (key.isascii() and key.isdigit()) or (key != "0" and key.startswith("0")):
             # int() also reads "1_0", "+3", " 4" or "05": a second key for a space, which
-            # would silently replace that space's sensor (and refuses 4,300 digits and more)
+            # would silently replace that space's sensor
             bad(
                 entry,
                 "",
@@ -178,7 +175,10 @@ def parse_sensor_map(
                 f"got {short_repr(key)}",
             )
             continue
-        space = int(key)
+        # its length first: int() refuses 4,300 digits and more (ValueError)
+        if len(key) > len(str(MAX_SPACE_ID)) or (space := int(key)) > MAX_SPACE_ID:
+            bad(entry, "", f"expected a space id 0..{MAX_SPACE_ID}, got {short_repr(key)}")
+            continue
         if layout is not None and space not in layout.spaces:
             bad(entry, "", f"board {short_repr(layout.name)} has no space {space}")
             continue

@@ -20,6 +20,9 @@ from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 
 MAX_SENSORS = 128
+MAX_SPACE_ID = 999_999_999
+"""The largest space id (nine digits: no board has a billion spaces); a sensor map writes
+ids as its keys and reads back no larger one."""
 MOVE_STEPS = 4  # docs/rules.md §10: a warrior moves up to 4 spaces
 
 
@@ -68,7 +71,9 @@ class BoardLayout:
         try:
             return self.spaces[space_id]
         except KeyError:
-            raise KeyError(f"board {self.name!r} has no space {space_id}") from None
+            raise KeyError(
+                f"board {short_repr(self.name)} has no space {short_repr(space_id)}"
+            ) from None
 
     def colour(self, space_id: int) -> Colour:
         """The colour of a space (KeyError if it does not exist)."""
@@ -171,8 +176,8 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
             bad(entry, "", "expected a table")
             continue
         sid = raw.get("id")
-        if not isinstance(sid, int) or isinstance(sid, bool) or sid < 0:
-            bad(entry, "id", f"expected a whole number >= 0, got {short_repr(sid)}")
+        if not isinstance(sid, int) or isinstance(sid, bool) or not 0 <= sid <= MAX_SPACE_ID:
+            bad(entry, "id", f"expected a whole number 0..{MAX_SPACE_ID}, got {short_repr(sid)}")
             continue
         entry = f"space {sid}"
         for key in raw:

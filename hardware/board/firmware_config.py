@@ -4,7 +4,9 @@ in ``main.py``, seen by no one: the host only hears that the board never answere
 ``DRIVER`` it does not know is read as the 74HC165 chain without a word.
 
 Only values written as Python literals are checked (``SENSORS = 42``, ``PINS_SELECT = (6,
-7, 8, 9)``); one computed (``tuple(range(10, 18))``) is left to the firmware.
+7, 8, 9)``); one computed (``tuple(range(10, 18))``) is left to the firmware. A driver's
+pins are checked only when ``DRIVER`` names that driver (``firmware/main.py`` reads the
+other driver's pins not at all).
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ from controller.core.quoting import short_repr
 GPIO = range(30)  # the RP2040's GP0..GP29
 MUX_CHANNELS = 16  # sensors one 74HC4067 reads
 WATCHDOG_MAX_MS = 8388  # the RP2040 watchdog's longest timeout (a 24-bit count of microseconds)
+# MicroPython's time.ticks_add refuses a step of half its tick period or more
+# ("ticks interval overflow", extmod/modtime.c time_ticks_add); the rp2 port's period is
+# 2**30 (its small ints' range), and the firmware's scan and heartbeat steps go through it
+TICKS_STEP_MAX_MS = 2**29 - 1
+DEBOUNCE_MAX = 256  # firmware/scanner.py keeps up to DEBOUNCE - 1 agreeing samples in a bytearray
+DRIVER_PINS = {  # the pins firmware/main.py reads for each DRIVER, and only for it
+    "165": ("PIN_LOAD", "PIN_CLOCK", "PIN_DATA"),
+    "4067": ("PINS_SELECT", "PINS_SIGNAL"),
+}
 
 
 def _is_whole(v: Any, low: int, high: int | None) -> bool:
@@ -43,16 +54,17 @@ def _pins(count: range) -> tuple[Callable[[Any], bool], str]:
 _GPIO = _whole(GPIO.start, GPIO.stop - 1)
 SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "SENSORS": _whole(1, 128),  # firmware/scanner.py
-    "DRIVER": (lambda v: v in ("165", "4067"), '"165" or "4067"'),  # firmware/main.py
-    "ACTIVE_LOW": (lambda v: isinstance(v, bool), "True or False"),
+    "DRIVER": (lambda v: isinstance(v, str) and v in DRIVER_PINS, '"165" or "4067"'),
+    # hw_165.py, hw_4067.py: ``1 if active_low else 0``
+    "ACTIVE_LOW": (lambda v: isinstance(v, int) and v in (0, 1), "True or False (or 1 or 0)"),
     "PIN_LOAD": _GPIO,
     "PIN_CLOCK": _GPIO,
     "PIN_DATA": _GPIO,
     "PINS_SELECT": _pins(range(4, 5)),
     "PINS_SIGNAL": _pins(range(1, 9)),
-    "SCAN_MS": _whole(1),
-    "DEBOUNCE": _whole(1, 255),  # the scanner counts in a bytearray
-    "HEARTBEAT_MS": _whole(1),
+    "SCAN_MS": _whole(1, TICKS_STEP_MAX_MS),
+    "DEBOUNCE": _whole(1, DEBOUNCE_MAX),
+    "HEARTBEAT_MS": _whole(1, TICKS_STEP_MAX_MS),
     "WATCHDOG_MS": _whole(1, WATCHDOG_MAX_MS),
     "BOOT_FILE": (lambda v: isinstance(v, str) and v.strip() != "", "a file name"),
     "PIN_MAINTENANCE": _GPIO,
@@ -80,14 +92,18 @@ def check_board_config(source: str, shown: str) -> None:
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 values.pop(target.id, None)  # computed: left to the firmware
             lines[target.id] = statement.lineno
+    driver = values.get("DRIVER")
+    unread = {  # the pins of the drivers DRIVER does not name (all, if it names none)
+        name for other, pins in DRIVER_PINS.items() if other != driver for name in pins
+    }
     problems = [
         DataProblem(shown, f"line {lines[name]}", name, f"expected {what}, got {short_repr(v)}")
         for name, (ok, what) in SETTINGS.items()
-        if name in values and not ok(v := values[name])
+        if name in values and name not in unread and not ok(v := values[name])
     ]
     sensors, signal = values.get("SENSORS"), values.get("PINS_SIGNAL")
     if (
-        values.get("DRIVER") == "4067"
+        driver == "4067"
         and not problems
         and isinstance(sensors, int)
         and isinstance(signal, (tuple, list))

@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.board.sensor_map import MappingWizard, WizardStep, apply_sensor_map, load_sensor_map
+from controller.board.sensor_map import (
+    MappingWizard,
+    WizardStep,
+    apply_sensor_map,
+    load_sensor_map,
+    save_sensor_map,
+)
 from controller.core.errors import DataError, IllegalActionError
-from controller.gamedata.board import BoardLayout, load_board
+from controller.gamedata.board import BoardLayout, load_board, parse_board
 
 
 @pytest.fixture
@@ -82,8 +88,7 @@ def test_a_second_spelling_of_a_space_id_is_refused(
 @pytest.mark.parametrize(
     ("text", "piece"),
     [
-        ("[sensors]\n" + "1" * 5000 + " = 3\n", "expected a space id written as a whole number "
-         "(0, 1, 2...), got '1111"),
+        ("[sensors]\n" + "1" * 5000 + " = 3\n", "expected a space id 0..999999999, got '1111"),
         ("[sensors]\n" + "k" * 100_000 + " = 3\n", "got 'kkkk"),
         ("[sensors]\n0 = [" + "1, " * 5000 + "]\n", "expected a sensor index 0..127, got [1, 1, "),
     ],
@@ -101,3 +106,24 @@ def test_a_huge_key_or_value_is_named_in_part(
     path.write_text('board = "' + "y" * 100_000 + '"\n[sensors]\n0 = 0\n', "utf-8")
     with pytest.raises(DataError, match=r"for board 'yyy.*' \(100000 characters\), the layout"):
         load_sensor_map(path, layout)
+
+
+def test_every_space_id_a_board_may_have_reads_back_from_its_map(tmp_path: Path) -> None:
+    """The board's largest space id, 999,999,999, is saved and read back; one more, which
+    the board refuses too, is refused naming the bound (it was 'expected a space id written
+    as a whole number, got '1000000000'', of a map written for a board that was loaded)."""
+    far = 999_999_999
+    spaces = [
+        {"id": 0, "colour": "red", "neighbours": [far]},
+        {"id": far, "colour": "blue", "neighbours": [0]},
+    ]
+    board = parse_board({"name": "far", "space": spaces}, "far.toml")
+    path = save_sensor_map(tmp_path / "sensors.toml", board.name, {0: 1, far: 2})
+    assert load_sensor_map(path, board) == {0: 1, far: 2}
+    for key in ("1000000000", "9999999999"):
+        path.write_text(f'board = "far"\n[sensors]\n0 = 1\n{key} = 2\n', "utf-8")
+        with pytest.raises(DataError) as info:
+            load_sensor_map(path)
+        assert (
+            str(info.value) == f"{path}: space {key}: expected a space id 0..999999999, got {key!r}"
+        )

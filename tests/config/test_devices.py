@@ -535,25 +535,6 @@ def test_a_path_with_a_nul_character_is_refused(tmp_path: Path, section: str, op
         parse_config({section: {option: "/dev/tty\u0000x"}}, "cfg.toml", tmp_path)
 
 
-@pytest.mark.parametrize(
-    ("journal", "said"),
-    [
-        ("/tmp/" + "y" * 300 + "/j.sqlite", "names a file or folder 'yyy"),
-        (
-            "/tmp/" + "y/" * 2100 + "j.sqlite",
-            "is a path of 4213 bytes; a path takes fewer than 4096",
-        ),
-    ],
-)
-def test_a_path_no_file_can_have_is_refused(tmp_path: Path, journal: str, said: str) -> None:
-    """A name of more than 255 bytes: config check's look at the journal raised OSError
-    (File name too long), a traceback; every use of such a path fails so."""
-    with pytest.raises(DataError) as err:
-        parse_config({"table": {"journal": journal}}, "cfg.toml", tmp_path)
-    assert str(err.value).startswith(f"cfg.toml: Option 'journal' in section 'table' {said}")
-    assert len(str(err.value)) < 300
-
-
 def test_a_journal_in_a_folder_this_user_cannot_search_is_no_traceback(tmp_path: Path) -> None:
     """held_game_problem says nothing is raised: Path.is_file() raised PermissionError for a
     journal in a folder the user may not search (the device checks say so)."""

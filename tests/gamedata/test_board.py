@@ -83,7 +83,7 @@ HUGE = "y" * 100_000
     ("field", "value", "piece"),
     [
         ("name", [1] * 5000, "field 'name': expected a non-empty string, got [1, 1, "),
-        ("id", HUGE, "space #1: field 'id': expected a whole number >= 0, got 'yyy"),
+        ("id", HUGE, "space #1: field 'id': expected a whole number 0..999999999, got 'yyy"),
         ("colour", HUGE, "space 0: field 'colour': expected one of red, yellow, blue, green, "
          "got 'yyy"),
         ("sensor", [1] * 5000, "space 0: field 'sensor': expected a sensor index 0..127, got [1, "),
@@ -104,3 +104,28 @@ def test_a_huge_value_is_shown_in_part(field: str, value: object, piece: str) ->
         parse_board(data, "board.toml")
     line = next(p for p in str(err.value).splitlines() if piece in p)
     assert len(line) < 300
+
+
+@pytest.mark.parametrize(
+    ("sid", "said"),
+    [
+        (999_999_999, None),
+        (1_000_000_000, "expected a whole number 0..999999999, got 1000000000"),
+        (-1, "expected a whole number 0..999999999, got -1"),
+        (2**63 - 1, "expected a whole number 0..999999999, got 9223372036854775807"),
+    ],
+)
+def test_a_space_id_is_at_most_nine_digits(sid: int, said: str | None) -> None:
+    """A sensor map names a space by its id, as a key of nine digits at most: a board with
+    a larger id saved a map it could not load (toml's largest whole number was taken).
+    Space 0, the smallest, is _line_board's first."""
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    spaces.append({"id": sid, "colour": "green"})
+    if said is None:
+        assert parse_board(data, "board.toml").colour(sid) is Colour.GREEN
+        return
+    with pytest.raises(DataError) as info:
+        parse_board(data, "board.toml")
+    assert str(info.value) == f"board.toml: space #4: field 'id': {said}"

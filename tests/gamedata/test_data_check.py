@@ -195,27 +195,39 @@ def test_a_failed_init_leaves_nothing(tmp_path: Path) -> None:
 
 HUGE = '"' + "y" * 100_000 + '"'
 MANY = "[" + "1, " * 5000 + "]"
+QUOTED = "'" + "y" * 40 + "...' (100000 characters)"  # HUGE, as short_repr quotes it
+LISTED = "[" + "1, " * 14 + "... (5000 items)]"  # MANY, so
 
 
 @pytest.mark.parametrize(
-    ("file", "old", "new"),
+    ("file", "old", "new", "said"),
     [
-        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {HUGE},"),
-        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {MANY},"),
-        ("warriors.toml", 'ability = { kind = "solo" }', f"ability = {{ kind = {HUGE} }}"),
-        ("warriors.toml", '["punch", "punch", "strength"]', f'["punch", {HUGE}, "strength"]'),
-        ("story.toml", "number = 1\n", f"number = {HUGE}\n"),
-        ("story.toml", "points = 1\n", f"points = {MANY}\n"),
-        ("story.toml", '[["Super Saiyan 3 Son Goku", "Beerus"]]', f"[{MANY}]"),
-        ("cards.toml", "copies = 3\n", f"copies = {HUGE}\n"),
-        ("cards.toml", "amount = 22 }", f"amount = {MANY} }}"),
+        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {HUGE},",
+         f"warrior 'Jiren': field 'values.kick': expected a whole number 0..99, got {QUOTED}"),
+        ("warriors.toml", "values = { kick = 4,", f"values = {{ kick = {MANY},",
+         f"warrior 'Jiren': field 'values.kick': expected a whole number 0..99, got {LISTED}"),
+        ("warriors.toml", 'ability = { kind = "solo" }', f"ability = {{ kind = {HUGE} }}",
+         f"warrior 'Jiren': field 'ability.kind': unknown ability {QUOTED}; expected one of "),
+        ("warriors.toml", '["punch", "punch", "strength"]', f'["punch", {HUGE}, "strength"]',
+         f"warrior 'Jiren': field 'combos[0].symbols': unknown symbol {QUOTED}; expected one of "),
+        ("story.toml", "number = 1\n", f"number = {HUGE}\n",
+         f"square #1: field 'number': expected a whole number 1..13, got {QUOTED}"),
+        ("story.toml", "points = 1\n", f"points = {MANY}\n",
+         f"square 1: field 'points': expected a whole number 1..99, got {LISTED}"),
+        ("story.toml", '[["Super Saiyan 3 Son Goku", "Beerus"]]', f"[{MANY}]",
+         f"square 1: field 'fights': fight 1: expected [green warrior, red warrior], got {LISTED}"),
+        ("cards.toml", "copies = 3\n", f"copies = {HUGE}\n",
+         f"card 'Kamehameha': field 'copies': expected a whole number 1..20, got {QUOTED}"),
+        ("cards.toml", "amount = 22 }", f"amount = {MANY} }}",
+         f"card 'Kamehameha': field 'effect': amount: expected a whole number 0..200, got {LISTED}"),
     ],
-)
+)  # fmt: skip
 def test_a_huge_value_is_shown_in_part(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str, old: str, new: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str, old: str, new: str, said: str
 ) -> None:
     """A value of 100,000 characters, or a list of 5,000 items, is quoted by its start and
-    size: each problem stays a line of bounded length (it was printed whole)."""
+    size: each problem stays a line of bounded length (it was printed whole), naming the
+    entry and the field, and the value by its start and size."""
     mine = _own_set(tmp_path)
     path = mine / file
     text = path.read_text(encoding="utf-8")
@@ -224,3 +236,4 @@ def test_a_huge_value_is_shown_in_part(
     assert main(["data", "check", str(mine)]) == 2
     bad = [line for line in capsys.readouterr().out.splitlines() if line.startswith("bad ")]
     assert bad and max(len(line) for line in bad) < 500, bad
+    assert any(line.startswith(f"bad {path}: {said}") for line in bad), bad

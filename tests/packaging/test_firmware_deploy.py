@@ -213,11 +213,12 @@ def test_a_config_that_leaves_out_a_setting_is_refused_naming_it(
          "got '42'"),
         ('DRIVER = "165"', 'DRIVER = "74165"', "field 'DRIVER': expected \"165\" or \"4067\", "
          "got '74165'"),
-        ("ACTIVE_LOW = True", "ACTIVE_LOW = 1", "field 'ACTIVE_LOW': expected True or False, got 1"),
+        ("ACTIVE_LOW = True", "ACTIVE_LOW = 2", "field 'ACTIVE_LOW': expected True or False (or 1 "
+         "or 0), got 2"),
         ("PIN_LOAD = 2", "PIN_LOAD = 40", "field 'PIN_LOAD': expected a whole number 0..29, got 40"),
-        ("PINS_SELECT = (6, 7, 8, 9)", "PINS_SELECT = (6, 7, 8)", "field 'PINS_SELECT': expected "
-         "a tuple of 4 GPIO numbers 0..29, got (6, 7, 8)"),
-        ("DEBOUNCE = 2", "DEBOUNCE = 300", "field 'DEBOUNCE': expected a whole number 1..255"),
+        ("PINS_SELECT = (6, 7, 8, 9)", 'PINS_SELECT = (6, 7, 8)\nDRIVER = "4067"', "field "
+         "'PINS_SELECT': expected a tuple of 4 GPIO numbers 0..29, got (6, 7, 8)"),
+        ("DEBOUNCE = 2", "DEBOUNCE = 300", "field 'DEBOUNCE': expected a whole number 1..256"),
         ("WATCHDOG_MS = 2000", "WATCHDOG_MS = 10000", "field 'WATCHDOG_MS': expected a whole "
          "number 1..8388, got 10000"),
         ("DEBOUNCE = 2", "DEBOUNCE = -1\nSCAN_MS = 0", "2 problems:"),

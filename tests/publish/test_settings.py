@@ -156,6 +156,50 @@ def test_a_password_or_user_name_longer_than_mqtt_carries_is_refused(
         )
 
 
+def test_a_password_of_65535_bytes_is_taken_and_one_of_65536_refused(tmp_path: Path) -> None:
+    f = tmp_path / "pw"
+    f.write_text("é" * 32767 + "a\n", encoding="utf-8")  # 65,535 bytes in UTF-8
+    conn = Connection(Broker("h", 1883, False), "u", f)
+    assert conn.password() == "é" * 32767 + "a"
+    f.write_text("é" * 32767 + "ab\n", encoding="utf-8")
+    with pytest.raises(CredentialsError) as err:
+        conn.password()
+    assert (
+        str(err.value)
+        == f"{f}: holds a password of 65536 bytes (UTF-8); MQTT carries at most 65535"
+    )
+
+
+def test_a_user_name_of_65535_bytes_is_taken_and_one_of_65536_refused() -> None:
+    name = "é" * 32767 + "a"  # 32,768 characters, 65,535 bytes
+    events = {"broker": "mqtt://h", "table_id": "t", "username": name}
+    s = read_events({"events": events}, "config.toml")
+    assert s is not None and s.connection.username == name
+    with pytest.raises(DataError) as bad:
+        read_events({"events": {**events, "username": name + "b"}}, "config.toml")
+    assert str(bad.value) == (
+        "config.toml: Option 'username' in section 'events' must be a user name of at most "
+        "65535 bytes (UTF-8), got 65536"
+    )
+
+
+def test_paho_carries_the_longest_user_name_and_password_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CONNECT packet paho builds holds both, each after its 2-byte length."""
+    f = tmp_path / "pw"
+    f.write_text("p" * 65535 + "\n", encoding="utf-8")
+    client = make_client(Connection(Broker("h", 1883, False), "u" * 65535, f), "t")
+    sent: list[bytes] = []
+
+    def queue(_command: int, packet: bytes, *_rest: object, **_named: object) -> None:
+        sent.append(bytes(packet))
+
+    monkeypatch.setattr(client, "_packet_queue", queue)
+    client._send_connect(30)
+    assert sent and sent[0].endswith(b"\xff\xff" + b"u" * 65535 + b"\xff\xff" + b"p" * 65535)
+
+
 def test_a_ca_file_that_does_not_load_stops_the_client_in_one_line(tmp_path: Path) -> None:
     # paho's tls_set loads the file into an SSLContext: FileNotFoundError, ssl.SSLError
     missing = Connection(parse_broker_url("mqtts://host"), ca_file=tmp_path / "none.pem")
