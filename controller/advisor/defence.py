@@ -22,6 +22,7 @@ import numpy as np
 from controller.advisor.dp import LevelValues, solve
 from controller.advisor.errors import CardDefenceSpecError
 from controller.advisor.multisets import tables
+from controller.core.quoting import short_repr
 from controller.rules.attack import dodge_needed
 from controller.rules.dice import STAR_INDEX, TELEPORT_INDEX, TOURNAMENT_DIE, Die
 from controller.rules.pools import defence_pool, defence_rerolls
@@ -54,7 +55,7 @@ class CardStopOdds:
             p = float(raw)
         except ValueError:
             raise CardDefenceSpecError(
-                f"card defence {text!r}: expected 'none' or 'p=X' with 0 <= X <= 1"
+                f"card defence {short_repr(text)}: expected 'none' or 'p=X' with 0 <= X <= 1"
             ) from None
         return cls(p)
 

@@ -29,6 +29,7 @@ from typing import Any
 from controller.bench.kill import toptable
 from controller.bench.resume import JOBS, MODES, print_mode, run_all
 from controller.bench.resume import verdict as resume_verdict
+from controller.core.quoting import short_repr
 from controller.gamedata import DEMO_DIR
 
 TARGET_RSS_MB = 150
@@ -156,7 +157,9 @@ def _whole(low: int, high: int) -> Any:
         except ValueError:
             value = low - 1
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected a whole number {low}..{high}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number {low}..{high}, got {short_repr(text)}"
+            )
         return value
 
     return parse

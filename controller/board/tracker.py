@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from controller.core.errors import IllegalActionError, UnknownNameError
 from controller.core.events import Event
+from controller.core.quoting import short_repr
 from controller.gamedata.board import BoardLayout
 
 log = logging.getLogger(__name__)
@@ -232,7 +233,9 @@ class MoveTracker:
             | {p.token for p in self._placed.values()}
         )
         if token not in known:
-            raise UnknownNameError(f"no token named {token!r}; known: {', '.join(sorted(known))}")
+            raise UnknownNameError(
+                f"no token named {short_repr(token)}; known: {', '.join(sorted(known))}"
+            )
         for table in (self._at, self._lifted):
             for s, t in list(table.items()):
                 if t == token:

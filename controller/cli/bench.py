@@ -14,6 +14,7 @@ from typing import Any
 
 from controller.bench.dice_runs import STRANGER_RUNS
 from controller.cli.flags import OneOf, Whole
+from controller.core.quoting import short_repr
 
 # area -> (module, what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [a for a in areas if a not in BENCHMARKS]
     if unknown:
         print(
-            f"toptable bench: unknown area {unknown[0]!r}: expected one of {', '.join(BENCHMARKS)}"
+            f"toptable bench: unknown area {short_repr(unknown[0])}: "
+            f"expected one of {', '.join(BENCHMARKS)}"
         )
         return 2
     worst = 0

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from controller.cli.flags import SEED, ExistingFile, FlagError, Number, OutputFile, Text, Whole
 from controller.core.errors import DataError, TopTableError
 from controller.core.events import Event
+from controller.core.quoting import short_repr
 from controller.gamedata import DEMO_DIR
 from hardware.board.errors import BoardError, SimulatorError
 from hardware.board.events import (
@@ -127,9 +128,9 @@ def run_sim_commands(sim: Any, lines: TextIO, out: TextIO) -> None:
             elif cmd in ("quit", "exit"):
                 return
             else:
-                print(f"? {raw.strip()!r}: {SIM_HELP}", file=out, flush=True)
+                print(f"? {short_repr(raw.strip())}: {SIM_HELP}", file=out, flush=True)
         except (ValueError, SimulatorError) as exc:
-            print(f"? {raw.strip()!r}: {exc}", file=out, flush=True)
+            print(f"? {short_repr(raw.strip())}: {exc}", file=out, flush=True)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from controller.cli.flags import (
     Parsed,
     Whole,
 )
+from controller.core.quoting import short_repr
 from controller.game.state import Length
 from controller.publish.people import Person, PlayerNameError, parse_people
 from controller.publish.settings import (
@@ -76,7 +77,7 @@ def people_argument(text: str) -> tuple[Person, ...]:
     """
     people = parse_people(text.split(","))
     if not 2 <= len(people) <= 6:
-        raise PlayerNameError(f"{len(people)} players in {text!r}: expected 2..6")
+        raise PlayerNameError(f"{len(people)} players in {short_repr(text)}: expected 2..6")
     return people
 
 

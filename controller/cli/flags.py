@@ -10,7 +10,10 @@ and exits 2::
 Numbers have both bounds (no flag takes "any" number: a huge one is as wrong as
 a negative one); paths are checked for what the command does with them (read a
 file, read a folder, write one); free text must be one non-empty line. What
-spans several flags stays in the command, which raises :class:`FlagError`.
+spans several flags stays in the command, which raises :class:`FlagError`. The text
+given is quoted in part when long (:func:`~controller.core.quoting.short_repr`), and a
+path shown as a name (:func:`~controller.core.quoting.printable`: a newline escaped, past
+1000 characters cut short), so the message stays one short line.
 
 ``tests/cli/test_flag_walk.py`` walks every command of the parser and tries each
 kind's bad values, so a new option is covered once it names its kind here.
@@ -30,6 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from controller.config import MISSING_CONFIG
 from controller.core.errors import TopTableError
+from controller.core.quoting import printable, short_repr
 from controller.core.symbols import MAX_POOL, MIN_POOL
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS
 from controller.gamedata.warrior_entries import MAX_ENDURANCE, MAX_TECHNIQUE
@@ -81,7 +85,7 @@ class Whole:
     what: str = "a whole number"
 
     def __call__(self, raw: str) -> int:
-        expected = f"expected {self.what} {self.lo}..{self.hi}, got {raw!r}"
+        expected = f"expected {self.what} {self.lo}..{self.hi}, got {short_repr(raw)}"
         try:
             value = int(raw.strip(), 10)
         except ValueError:
@@ -110,7 +114,7 @@ class Number:
         return f"{low}, {high}"
 
     def __call__(self, raw: str) -> float:
-        expected = f"expected a number {self.describe()}, got {raw!r}"
+        expected = f"expected a number {self.describe()}, got {short_repr(raw)}"
         try:
             value = float(raw.strip())
         except ValueError:
@@ -152,7 +156,7 @@ class Text:
         if not raw.strip():
             raise _bad(f"expected {self.what}, got nothing")
         if any(c in raw for c in "\n\r\0"):
-            raise _bad(f"expected {self.what} on one line, got {raw!r}")
+            raise _bad(f"expected {self.what} on one line, got {short_repr(raw)}")
         return raw
 
 
@@ -201,7 +205,7 @@ class OneOf:
 
     def __call__(self, raw: str) -> str:
         if raw not in self.names:
-            raise _bad(f"expected one of {', '.join(self.names)}, got {raw!r}")
+            raise _bad(f"expected one of {', '.join(self.names)}, got {short_repr(raw)}")
         return raw
 
 
@@ -217,7 +221,7 @@ class Host:
             socket.getaddrinfo(name, None)
         except (socket.gaierror, UnicodeError) as exc:
             reason = exc.strerror if isinstance(exc, socket.gaierror) else str(exc)
-            raise _bad(f"unknown host {raw!r} ({reason})") from None
+            raise _bad(f"unknown host {short_repr(raw)} ({reason})") from None
         return name
 
 
@@ -232,8 +236,8 @@ def _looked_at(check: Callable[[Any, str], Path]) -> Callable[[Any, str], Path]:
             return check(self, raw)
         except OSError as exc:
             raise _bad(
-                f"{raw}: cannot look there ({exc.strerror or exc}): this user needs to be able "
-                "to open every folder above it"
+                f"{printable(raw)}: cannot look there ({exc.strerror or exc}): "
+                "this user needs to be able to open every folder above it"
             ) from None
 
     return looked
@@ -250,9 +254,12 @@ def _writable_place(path: Path, raw: str) -> None:
     """``path`` can be created: its nearest existing ancestor is a folder we may write in."""
     above = _nearest_existing(path.parent)
     if not above.is_dir():
-        raise _bad(f"{raw}: {above} is not a folder")
+        raise _bad(f"{printable(raw)}: {printable(str(above))} is not a folder")
     if not os.access(above, os.W_OK | os.X_OK):
-        raise _bad(f"{raw}: cannot create anything in {above} (permission denied)")
+        raise _bad(
+            f"{printable(raw)}: cannot create anything in {printable(str(above))} "
+            "(permission denied)"
+        )
 
 
 @dataclass(frozen=True)
@@ -269,21 +276,21 @@ class ExistingFile:
         if not raw:
             raise _bad("expected a file, got nothing")
         if path.is_dir():
-            raise _bad(f"{raw} is a folder; expected a file")
+            raise _bad(f"{printable(raw)} is a folder; expected a file")
         if not path.exists():
-            raise _bad(f"{raw}: {self.missing}")
+            raise _bad(f"{printable(raw)}: {self.missing}")
         if not path.is_file():  # a FIFO or a device: reading it would wait, or never end
-            raise _bad(f"{raw} is not a regular file; expected a file")
+            raise _bad(f"{printable(raw)} is not a regular file; expected a file")
         try:
             with path.open("rb") as f:
                 data = f.read() if self.text else b""
         except OSError as exc:
-            raise _bad(f"{raw}: cannot read: {exc.strerror or exc}") from None
+            raise _bad(f"{printable(raw)}: cannot read: {exc.strerror or exc}") from None
         if self.text:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise _bad(f"{raw}: not UTF-8 text (byte {exc.start})") from None
+                raise _bad(f"{printable(raw)}: not UTF-8 text (byte {exc.start})") from None
         return path
 
 
@@ -307,17 +314,18 @@ class ImageFile:
             with Image.open(path) as image:
                 width, height = image.size
         except UnidentifiedImageError:
-            raise _bad(f"{raw}: not an image (JPEG, PNG, BMP...)") from None
+            raise _bad(f"{printable(raw)}: not an image (JPEG, PNG, BMP...)") from None
         except Image.DecompressionBombError:
             limit = 2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6
             raise _bad(
-                f"{raw}: over {limit:.0f} megapixels; at most {self.max_pixels / 1e6:.0f} are read"
+                f"{printable(raw)}: over {limit:.0f} megapixels; "
+                f"at most {self.max_pixels / 1e6:.0f} are read"
             ) from None
         except OSError as exc:
-            raise _bad(f"{raw}: cannot read: {exc.strerror or exc}") from None
+            raise _bad(f"{printable(raw)}: cannot read: {exc.strerror or exc}") from None
         if width * height > self.max_pixels:
             raise _bad(
-                f"{raw}: {width}x{height} is {width * height / 1e6:.0f} megapixels; "
+                f"{printable(raw)}: {width}x{height} is {width * height / 1e6:.0f} megapixels; "
                 f"at most {self.max_pixels / 1e6:.0f} are read (a camera photo is about 12)"
             )
         return path
@@ -339,9 +347,9 @@ class ExistingDir:
             return path
         if path.exists() and not path.is_dir():
             also = f" (or a {' or '.join(self.files)} file)" if self.files else ""
-            raise _bad(f"{raw} is a file; expected a folder{also}")
+            raise _bad(f"{printable(raw)} is a file; expected a folder{also}")
         if not path.is_dir():
-            raise _bad(f"{raw}: no such folder")
+            raise _bad(f"{printable(raw)}: no such folder")
         return path
 
 
@@ -355,7 +363,7 @@ class OutputFile:
         if not raw:
             raise _bad("expected a file, got nothing")
         if path.is_dir():
-            raise _bad(f"{raw} is a folder; expected a file")
+            raise _bad(f"{printable(raw)} is a folder; expected a file")
         _writable_place(path, raw)
         return path
 
@@ -370,7 +378,7 @@ class OutputDir:
         if not raw:
             raise _bad("expected a folder, got nothing")
         if path.exists() and not path.is_dir():
-            raise _bad(f"{raw} is a file; expected a folder")
+            raise _bad(f"{printable(raw)} is a file; expected a folder")
         _writable_place(path, raw)
         return path
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.flags import ExistingFile, FlagError, OutputPath, Text, Whole
+from controller.core.quoting import printable
 from hardware.displays.errors import DisplayError
 
 
@@ -76,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = write_cases(every_case(view), args.out, scale=args.scale)
     except OSError as exc:
-        raise DisplayError(f"cannot write PNGs to {args.out}: {exc.strerror or exc}") from None
+        raise DisplayError(
+            f"cannot write PNGs to {printable(str(args.out))}: {exc.strerror or exc}"
+        ) from None
     print(f"wrote {len(written)} PNGs to {args.out}")
     return 0
 
@@ -124,18 +127,18 @@ def _play_output(emulator: str, out: Path | None) -> str:
     if emulator == "capture" and out is not None:
         if out.exists() and not out.is_dir():
             raise FlagError(
-                f"argument --out: {out} is a file; capture writes PNG frames to a folder"
+                f"argument --out: {printable(str(out))} is a file; capture writes PNG frames to a folder"
             )
         out.mkdir(parents=True, exist_ok=True)
         return str(out / "frame_{0:04}.png")
     if emulator == "gifanim" and out is not None:
         if out.is_dir():
             raise FlagError(
-                f"argument --out: {out} is a folder; expected a .gif file "
+                f"argument --out: {printable(str(out))} is a folder; expected a .gif file "
                 "(or --emulator capture for PNG frames in a folder)"
             )
         if out.suffix.lower() != ".gif":
-            raise FlagError(f"argument --out: {out}: expected a file named .gif")
+            raise FlagError(f"argument --out: {printable(str(out))}: expected a file named .gif")
         out.parent.mkdir(parents=True, exist_ok=True)
         return str(out)
     return ""

@@ -58,6 +58,7 @@ from controller.companion.datafile import (
     whole_number,
 )
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 
 KIND = GameKind.CHALLENGERS
 FLAG_TOSS = "flag toss"
@@ -180,7 +181,7 @@ def _match(state: ChallengersState, a: Match) -> ChallengersState:
         )
     if a.round != state.round:
         raise RuleViolationError(
-            R_ROUND, f"round {state.round} is being played, not round {a.round}"
+            R_ROUND, f"round {state.round} is being played, not round {short_repr(a.round)}"
         )
     if a.winner == a.loser:
         raise RuleViolationError(R_ROUND, "a match has two players")
@@ -204,7 +205,7 @@ def _first_player(state: ChallengersState, a: FirstPlayer) -> ChallengersState:
         raise RuleViolationError(R_BEGIN, "a match has two different players")
     if a.round != state.round:
         raise RuleViolationError(
-            R_BEGIN, f"round {state.round} is being played, not round {a.round}"
+            R_BEGIN, f"round {state.round} is being played, not round {short_repr(a.round)}"
         )
     if _in_final(state) and set(a.players) != set(state.finalists or ()):
         raise RuleViolationError(
@@ -227,7 +228,7 @@ def apply(state: ChallengersState, action: ChallengersAction) -> ChallengersStat
         return _first_player(state, action)
     if isinstance(action, Fans):
         if action.amount < 1:
-            raise RuleViolationError(R_AMOUNT, f"{action.amount} fans")
+            raise RuleViolationError(R_AMOUNT, f"{short_repr(action.amount)} fans")
         if _in_final(state):
             raise RuleViolationError(R_FINAL, "the fans were counted after round 7")
         fan_cards = state.player(action.player).fan_cards + action.amount

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from controller.companion.base import (
-    CompanionAction,
-    Player,
-)
+from controller.companion.base import CompanionAction, Player, Within
+from controller.companion.datafile import MAX_COUNT
 from controller.core.errors import UnknownNameError
 from controller.core.quoting import short_repr
+
+Round = Annotated[int, Within(None, MAX_COUNT + 1)]
+"""A round named by an action: a data file's ``rounds`` is at most
+:data:`~controller.companion.datafile.MAX_COUNT`, and the final is asked for as round
+``rounds + 1``; the rules refuse any but the round being played."""
+FanCount = Annotated[int, Within(None, MAX_COUNT)]
+"""Fans collected at once: a count the fragment of the text does not bound
+(:data:`~controller.companion.datafile.MAX_COUNT`, as a Trophy's fans); the rule
+``R_AMOUNT`` refuses one under 1."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +87,7 @@ class Match(CompanionAction):
     """A match's result."""
 
     DO = "match"
-    round: int
+    round: Round
     winner: Player
     loser: Player
 
@@ -91,7 +98,7 @@ class Fans(CompanionAction):
 
     DO = "fans"
     player: Player
-    amount: int
+    amount: FanCount
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,7 @@ class FirstPlayer(CompanionAction):
     """Ask who begins a match."""
 
     DO = "first_player"
-    round: int
+    round: Round
     players: tuple[Player, ...]
 
 

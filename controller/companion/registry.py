@@ -12,6 +12,7 @@ from controller.companion import challengers, dbs_tournament, dbz_tcg
 from controller.companion.base import CompanionMode
 from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 
 MODES: dict[GameKind, CompanionMode[Any, Any]] = {
     mode.kind: mode for mode in (dbs_tournament.MODE, dbz_tcg.MODE, challengers.MODE)
@@ -24,7 +25,9 @@ def get_mode(kind: GameKind | str) -> CompanionMode[Any, Any]:
         return MODES[GameKind(kind)]
     except (KeyError, ValueError):
         known = ", ".join(sorted(k.value for k in MODES))
-        raise UnknownNameError(f"unknown companion mode {str(kind)!r} (known: {known})") from None
+        raise UnknownNameError(
+            f"unknown companion mode {short_repr(str(kind))} (known: {known})"
+        ) from None
 
 
 def players_problem(kind: GameKind, count: int) -> str | None:

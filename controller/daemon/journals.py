@@ -21,6 +21,7 @@ from controller.companion.journal import CompanionJournal, setup_kind, setup_pla
 from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 from controller.daemon.hardware import load_layout
 from controller.game.journal import Journal
 from controller.game.session import TableGame, journal_kind, journalled_config
@@ -330,7 +331,9 @@ def held_kind(path: Path) -> GameKind:
     with Journal.open(path) as dice:
         kind = journal_kind(dice)
     if kind is None or not kind.plays_dice:
-        raise JournalCorruptError(f"{path}: the set-up names no game ({dice.setup.get('mode')!r})")
+        raise JournalCorruptError(
+            f"{path}: the set-up names no game ({short_repr(dice.setup.get('mode'))})"
+        )
     return kind
 
 

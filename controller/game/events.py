@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Self
 
 from controller.core.errors import TopTableError
 from controller.core.events import Event
+from controller.core.quoting import short_repr
 from controller.core.symbols import Symbol, parse_symbol
 from controller.game.state import Answer, WarriorDeck
 from controller.gamedata.cards import Deck
@@ -107,7 +108,7 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
     if origin in (typing.Union, types.UnionType):
         if v is None:
             return None
-        last: Exception = ValueError(f"{v!r} fits no type of {hint}")
+        last: Exception = ValueError(f"{short_repr(v)} fits no type of {hint}")
         for arg in typing.get_args(hint):
             if arg is not type(None):
                 try:
@@ -117,17 +118,21 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
         raise last
     if origin is tuple:
         if not isinstance(v, list | tuple):
-            raise TypeError(f"expected a list, got {v!r}")
+            raise TypeError(f"expected a list, got {short_repr(v)}")
         inner = typing.get_args(hint)[0]
         return tuple(_decode(x, inner) for x in v)
     if hint is Symbol:
         return parse_symbol(v)
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(v)
+        try:
+            return hint(v)
+        except ValueError:  # Enum's own message holds the whole value
+            known = ", ".join(str(m.value) for m in hint)
+            raise ValueError(f"expected one of {known}, got {short_repr(v)}") from None
     if hint in _PLAIN and (isinstance(v, bool) or not isinstance(v, _PLAIN[hint])):
-        raise TypeError(f"expected {_PLAIN_NAMES[hint]}, got {v!r}")
+        raise TypeError(f"expected {_PLAIN_NAMES[hint]}, got {short_repr(v)}")
     if hint is float and not math.isfinite(v):
-        raise ValueError(f"expected a finite number, got {v!r}")
+        raise ValueError(f"expected a finite number, got {short_repr(v)}")
     return v
 
 
@@ -350,10 +355,10 @@ class Defend(Action):
         """The inverse of :meth:`to_dict`: an answer not spelled as one is a card's name."""
         text = data["answer"]
         if not isinstance(text, str):
-            raise TypeError(f"field 'answer': expected the answer's text, got {text!r}")
+            raise TypeError(f"field 'answer': expected the answer's text, got {short_repr(text)}")
         seat = data["seat"]
         if isinstance(seat, bool) or not isinstance(seat, int):
-            raise TypeError(f"field 'seat': expected a whole number, got {seat!r}")
+            raise TypeError(f"field 'seat': expected a whole number, got {short_repr(seat)}")
         if text in _SPELLED_ANSWERS:
             return cls(seat, Answer(text))
         return cls(seat, Answer.CARD, text)
@@ -438,8 +443,8 @@ def event_from_dict(data: dict[str, Any]) -> GameEvent:
     kind = data.get("kind")
     cls = EVENT_TYPES.get(str(kind))
     if cls is None:
-        raise EventDecodeError(f"unknown event kind {kind!r}")
+        raise EventDecodeError(f"unknown event kind {short_repr(kind)}")
     try:
         return cls.from_fields(data)
     except (TypeError, ValueError, KeyError) as exc:
-        raise EventDecodeError(f"bad {kind} event {data!r}: {exc}") from None
+        raise EventDecodeError(f"bad {kind} event {short_repr(data)}: {exc}") from None

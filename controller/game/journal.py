@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 from controller.game.events import CLOCK_KINDS, EventDecodeError, GameEvent, event_from_dict
 from controller.game.journal_schema import (
     APPLICATION_ID,
@@ -90,7 +91,7 @@ class Journal(EventJournal[GameEvent]):
             raise JournalCorruptError(f"{self.path}: row {row.seq}: {exc}") from None
         if event.kind != row.kind:
             raise JournalCorruptError(
-                f"{self.path}: row {row.seq} is stored as {row.kind!r} but holds "
+                f"{self.path}: row {row.seq} is stored as {short_repr(row.kind)} but holds "
                 f"a {event.kind!r} event"
             )
         return event

@@ -407,23 +407,24 @@ def parse_card_spec(text: str) -> CardCombo:
         InvalidThrowError: a symbol that is not a die symbol (the message names the card).
     """
     parts = [p.strip() for p in text.split(":")]
+    card = f"card {short_repr(text)}"  # as the person gave it, cut short when long
     if len(parts) < 3 or len(parts) > 5 or not parts[0] or not parts[1]:
-        raise CardSpecError(f"card {text!r}: expected {SYNTAX}")
+        raise CardSpecError(f"{card}: expected {SYNTAX}")
     name, syms, dmg, *rest = parts
     try:
         names = [parse_symbol(s).value for s in syms.split("+")]
     except InvalidThrowError as exc:
-        raise InvalidThrowError(f"card {text!r}: {exc}") from None
+        raise InvalidThrowError(f"{card}: {exc}") from None
     wrong = combo_problem(names)  # the data files' rules: no star, a pool's dice at most
     if wrong is not None:
-        raise CardSpecError(f"card {text!r}: {wrong}")
+        raise CardSpecError(f"{card}: {wrong}")
     symbols = tuple(Symbol(n) for n in names)
     try:
         damage = int(dmg)
     except ValueError:
-        raise CardSpecError(f"card {text!r}: damage {dmg!r} is not a whole number") from None
+        raise CardSpecError(f"{card}: damage {short_repr(dmg)} is not a whole number") from None
     if not 0 <= damage <= MAX_AMOUNT:  # ... and an amount a card may deal
-        raise CardSpecError(f"card {text!r}: damage must be within 0..{MAX_AMOUNT}")
+        raise CardSpecError(f"{card}: damage must be within 0..{MAX_AMOUNT}")
     defence = CardDefence.ANY
     invulnerable = False
     for extra in rest:
@@ -434,7 +435,7 @@ def parse_card_spec(text: str) -> CardCombo:
         choice, _ = _choice(key, CardDefence, "defence")
         if choice is None:
             allowed = ", ".join([*(str(d) for d in CardDefence), "invulnerable"])
-            raise CardSpecError(f"card {text!r}: {extra!r} is not one of {allowed}")
+            raise CardSpecError(f"{card}: {short_repr(extra)} is not one of {allowed}")
         defence = choice
     return CardCombo(name, symbols, damage, defence, invulnerable)
 
@@ -443,7 +444,7 @@ def parse_card_specs(items: Sequence[str]) -> tuple[CardCombo, ...]:
     """Every card of a ``--cards`` list (see :func:`parse_card_spec` for what is raised)."""
     cards = tuple(parse_card_spec(t) for t in items)
     names = [name_key(c.name) for c in cards]
-    for i, name in enumerate(names):
+    for i, (text, name) in enumerate(zip(items, names, strict=True)):
         if name in names[:i]:
-            raise CardSpecError(f"card {items[i]!r}: a card of that name is given already")
+            raise CardSpecError(f"card {short_repr(text)}: a card of that name is given already")
     return cards

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from controller.core.errors import InvalidThrowError
+from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
 
 # Index of each symbol in a counts vector; the order of the Symbol enum.
@@ -26,7 +27,7 @@ class Die:
 
     def __post_init__(self) -> None:
         if not self.faces:
-            raise InvalidThrowError(f"die {self.name!r} has no faces")
+            raise InvalidThrowError(f"die {short_repr(self.name)} has no faces")
 
     def check_faces(self, dice: Iterable[Symbol], what: str = "throw") -> None:
         """Check that every die shows a face this die has.
@@ -39,7 +40,7 @@ class Die:
             names = ", ".join(str(m) for m in missing)
             faces = ", ".join(str(f) for f in self.faces)
             raise InvalidThrowError(
-                f"{what} shows {names}, but no face of the die {self.name!r} does "
+                f"{what} shows {names}, but no face of the die {short_repr(self.name)} does "
                 f"(its faces: {faces})"
             )
 

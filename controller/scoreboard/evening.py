@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.core.errors import TopTableError
+from controller.core.quoting import short_repr
 from controller.scoreboard.checks import MessageError, clean_state
 from controller.storage.sqlite_file import read_stamp
 
@@ -220,5 +221,5 @@ def _saved_at(value: object) -> float:
         MessageError: anything else (the row is skipped).
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise MessageError(f"saved_at: expected a wall time in seconds, got {value!r}")
+        raise MessageError(f"saved_at: expected a wall time in seconds, got {short_repr(value)}")
     return float(value)

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from controller.core.quoting import short_repr
 from controller.system.settings import LogLevel
 
 # logging level -> syslog priority (sd-daemon.h: SD_ERR=3, SD_WARNING=4, SD_INFO=6, SD_DEBUG=7)
@@ -85,7 +86,7 @@ def level_number(level: str | int) -> int:
         return LEVELS[level.lower()]
     except KeyError:
         raise ValueError(
-            f"unknown log level {level!r}: expected one of {', '.join(LEVELS)}"
+            f"unknown log level {short_repr(level)}: expected one of {', '.join(LEVELS)}"
         ) from None
 
 

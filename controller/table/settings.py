@@ -31,6 +31,7 @@ from controller.core.config_schema import (
     shown,
 )
 from controller.core.kinds import GameKind
+from controller.core.quoting import short_repr
 from controller.game.state import Length
 from controller.rules.variants import Variants
 
@@ -67,7 +68,7 @@ def _variants(value: Any) -> tuple[str, ...]:
     wrong = [v for v in value if v not in known]
     if wrong:
         raise InvalidOptionError(
-            f"has unknown variant {wrong[0]!r}{did_you_mean(wrong[0], known)}; "
+            f"has unknown variant {short_repr(wrong[0])}{did_you_mean(wrong[0], known)}; "
             f"must be any of {', '.join(known)}"
         )
     return tuple(dict.fromkeys(value))

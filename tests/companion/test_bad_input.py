@@ -50,7 +50,7 @@ def error_of(mode: str, script: Any) -> str:
         ({"players": TWO, "actions": [{"do": "draw", "player": "Goku"}]}, "field 'cards': missing"),
         (
             {"players": TWO, "actions": [{"do": "draw", "player": "Goku", "cards": "3"}]},
-            "actions[0] (draw): field 'cards': expected a whole number, got '3'",
+            "actions[0] (draw): field 'cards': expected a whole number <= 60, got '3'",
         ),
         (
             {"players": TWO, "actions": [{"do": "draw", "player": "Goku", "cards": True}]},
@@ -305,7 +305,7 @@ def test_every_problem_of_a_script_is_reported_at_once() -> None:
         "s.json: data: field 'life_deck': expected a whole number 1..60, got 0",
         "s.json: data: field 'hand_limit': expected a whole number 0..60, got 'seven'",
         "s.json: actions[0] (draw): field 'player': unknown player 'Bulma'",
-        "s.json: actions[0] (draw): field 'cards': expected a whole number, got '3'",
+        "s.json: actions[0] (draw): field 'cards': expected a whole number <= 60, got '3'",
         "s.json: actions[1]: field 'do': unknown action 'fly' (known: "
         + ", ".join(sorted(DBZ_ACTIONS))
         + ")",

@@ -16,6 +16,7 @@ from controller.companion.dbs_tournament import load_data as load_dbs
 from controller.companion.dbz_tcg import load_data as load_dbz
 from controller.companion.dbz_tcg.model import DECK
 from controller.companion.entry import entry_fields
+from controller.companion.registry import get_mode
 from controller.companion.replay import replay
 from controller.core.errors import DataError
 
@@ -295,3 +296,81 @@ def test_a_capture_offers_the_opponents_balls_past_the_seven() -> None:
     capture = {"do": "critical", "player": "Goku", "choice": "capture", "number": 9}
     state = dbz_tcg.apply(state, dbz_tcg.MODE.parse_action(capture, players))
     assert state.fighter("Goku").dragon_balls == (9,)
+
+
+# --- the numbers an action carries ----------------------------------------------------------
+
+MAIN_DECK = 99  # rule text 002: the most life a dbs-tournament player may have
+GOKU = {"player": "Goku"}
+DBS_START = [
+    {"do": "roll", "values": {"Goku": 6, "Vegeta": 1}},
+    {"do": "choose_first", "player": "Goku"},
+]
+# (mode, the action without the number, its field, the least and the most it may be)
+ACTION_BOUNDED: list[tuple[str, dict[str, Any], str, int | None, int]] = [
+    ("dbs-tournament", {"do": "damage", **GOKU}, "amount", None, MAIN_DECK),
+    ("dbs-tournament", {"do": "champion_play", **GOKU}, "base_cost", None, MAX_COUNT),
+    ("dbz-tcg", {"do": "draw", **GOKU}, "cards", None, DECK),
+    ("dbz-tcg", {"do": "life_damage", **GOKU}, "amount", None, DECK),
+    ("dbz-tcg", {"do": "dragon_ball", **GOKU}, "number", None, DECK),
+    ("dbz-tcg", {"do": "discard_dragon_ball", **GOKU}, "number", None, DECK),
+    ("dbz-tcg", {"do": "critical", **GOKU, "choice": "capture"}, "number", None, DECK),
+    ("dbz-tcg", {"do": "pur", **GOKU}, "amount", None, MAX_COUNT),
+    ("dbz-tcg", {"do": "stage_damage", **GOKU}, "amount", None, MAX_COUNT),
+    ("dbz-tcg", {"do": "pay_stages", **GOKU}, "amount", None, MAX_COUNT),
+    ("dbz-tcg", {"do": "anger", **GOKU}, "delta", -MAX_COUNT, MAX_COUNT),
+    ("challengers", {"do": "fans", **GOKU}, "amount", None, MAX_COUNT),
+    (
+        "challengers",
+        {"do": "match", "winner": "Goku", "loser": "Vegeta"},
+        "round",
+        None,
+        MAX_COUNT + 1,
+    ),
+    ("challengers", {"do": "first_player", "players": TWO}, "round", None, MAX_COUNT + 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "action", "field", "least", "most"),
+    ACTION_BOUNDED,
+    ids=[f"{m}-{a['do']}-{f}" for m, a, f, *_ in ACTION_BOUNDED],
+)
+def test_an_actions_number_past_what_a_table_can_play_is_refused_naming_the_field(
+    mode: str, action: dict[str, Any], field: str, least: int | None, most: int
+) -> None:
+    """A number typed into a script (or a journal) is bounded when the action is read, as
+    the data's are: the rule texts' decks, the data's own bounds (a Life Deck of 60, a
+    life of 99, two-digit counts, the final's round after at most 99); under the least,
+    the rules refuse it (amounts are positive), as before."""
+    parse = get_mode(mode).parse_action
+    assert getattr(parse({**action, field: most}, TWO), field) == most
+    expected = (
+        f"a whole number {least}..{most}" if least is not None else f"a whole number <= {most}"
+    )
+    for wrong in (most + 1, 10**30, *((least - 1, -(10**30)) if least is not None else ())):
+        with pytest.raises(DataError) as info:
+            parse({**action, field: wrong}, TWO, source="s.json")
+        assert str(info.value) == (
+            f"s.json: action ({action['do']}): field '{field}': expected {expected}, got {wrong}"
+        )
+
+
+@pytest.mark.parametrize(
+    ("mode", "setup", "action", "reason"),
+    [
+        ("dbz-tcg", [], {"do": "draw", **GOKU, "cards": -(10**100)}, "drawing {} cards"),
+        ("dbs-tournament", DBS_START, {"do": "damage", **GOKU, "amount": -(10**100)},
+         "damage of {}"),
+        ("challengers", [], {"do": "fans", **GOKU, "amount": -(10**100)}, "{} fans"),
+        ("challengers", [], {"do": "match", "round": -(10**100), "winner": "Goku",
+                             "loser": "Vegeta"}, "round 1 is being played, not round {}"),
+    ],
+)  # fmt: skip
+def test_a_huge_negative_number_the_rules_refuse_is_shown_in_part(
+    mode: str, setup: list[dict[str, Any]], action: dict[str, Any], reason: str
+) -> None:
+    out = replay(mode, {"players": TWO, "actions": [*setup, action]}, source="s.json")
+    assert [r["reason"] for r in out["refused"]] == [
+        reason.format(f"{str(-(10**100))[:40]}... (102 characters)")
+    ]

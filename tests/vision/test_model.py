@@ -216,3 +216,35 @@ def test_a_damaged_finder_is_refused_when_loaded(
     bad = _rewritten(DEFAULT_MODEL, tmp_path / "bad.npz", **{name: value})
     with pytest.raises(ModelError, match=rf"bad\.npz: {said}"):
         load_model(bad)
+
+
+def test_a_face_named_twice_or_a_setting_not_finite_is_refused_when_loaded(
+    tmp_path: Path,
+) -> None:
+    """Calibration never writes a NaN or an infinity, but for -inf in the scene colour
+    model (a log-probability of a colour never seen): every other one is refused, named."""
+    good = DEFAULT_MODEL
+    twice = np.array(["kick", "punch", "sphere", "kick", "star", "teleport"], np.str_)
+    with pytest.raises(ModelError, match=r"twice\.npz: names: 'kick' names faces 0 and 3, "
+                       r"expected each face named once"):  # fmt: skip
+        load_model(_rewritten(good, tmp_path / "twice.npz", names=twice))
+    with np.load(good) as data:
+        settings, colour = str(data["detector"]), data["colour_logp"]
+        domain = str(data["domain"])
+    for field, text in (
+        ("detector", settings.replace('"threshold": ', '"threshold": NaN, "x": ')),
+        ("detector", settings.replace('"novel_logp": ', '"novel_logp": -Infinity, "x": ')),
+        ("detector", settings.replace('"min_contrast": ', '"min_contrast": 1e999, "x": ')),
+        ("domain", domain.replace('"die_px": [', '"die_px": [Infinity, ')),
+    ):
+        bad = _rewritten(good, tmp_path / "bad.npz", **{field: np.str_(text)})
+        with pytest.raises(ModelError, match=rf"bad\.npz: {field} holds \S+, expected finite"):
+            load_model(bad)
+    hot = colour.copy()
+    hot[0, 0, 0] = np.inf
+    with pytest.raises(ModelError, match=r"hot\.npz: colour_logp holds values that are not"):
+        load_model(_rewritten(good, tmp_path / "hot.npz", colour_logp=hot))
+    never = colour.copy()
+    never[0, 0, 0] = -np.inf  # a colour of probability 0: a log-probability all the same
+    read = load_model(_rewritten(good, tmp_path / "never.npz", colour_logp=never))
+    assert read.detector.colour_logp is not None and np.isneginf(read.detector.colour_logp).any()

@@ -58,7 +58,16 @@ from vision.reading.detect import BOX_FEATURES, Detector, DetectorParams
 from vision.reading.domain import Domain
 from vision.reading.embedding import default_embedding, strangers_embedding
 from vision.reading.finder_maps import WINDOW_SIZE
-from vision.reading.photo_scale import CURVE_STEPS
+from vision.reading.model_checks import (
+    check_colour,
+    check_finite,
+    check_names,
+    check_numeric,
+    face_ink,
+    finite_json,
+    pair_thresholds,
+    size_curves,
+)
 from vision.reading.stored import checked_npz
 
 FORMAT_VERSION = 6  # 6: both shipped networks in a description (5: only the first)
@@ -282,14 +291,16 @@ def load_model(path: str | Path) -> FaceModel:
     reads faces with it, so that a damaged install fails here, not mid-game).
 
     Raises:
-        ModelError: the file is missing, not a model, or of another format version;
-            a shipped face-embedding network is missing or damaged.
+        ModelError: the file is missing, not a model, or of another format version; a
+            face is named twice, or an array or setting holds NaN or an infinity (see
+            :mod:`vision.reading.model_checks`); a shipped face-embedding network is
+            missing or damaged.
     """
     default_embedding()
     strangers_embedding()
     path = Path(path)
     with checked_npz(path, "model", FORMAT_VERSION, "a toptable face model", RECALIBRATE) as data:
-        _check_numeric(data, path)
+        check_numeric(data, path)
         samples = data["samples"]  # widened to float32 by FaceModel, once, after ordering
         mean = data["mean"].astype(np.float32)
         basis = data["basis"].astype(np.float32)
@@ -303,6 +314,7 @@ def load_model(path: str | Path) -> FaceModel:
         if samples.ndim != 2 or samples.shape[1] != dims:
             raise ModelError(f"{path}: samples have shape {samples.shape}, expected (n, {dims})")
         names = tuple(str(n) for n in data["names"])
+        check_names(names, path)
         labels = data["labels"].astype(np.int64)
         if (
             labels.shape != (len(samples),)
@@ -317,9 +329,7 @@ def load_model(path: str | Path) -> FaceModel:
         numbers = {"samples": samples, "mean": mean, "basis": basis, "det_weights": weights,
                    "det_bias": bias, "threshold": data["threshold"], "novelty": data["novelty"],
                    "background_margin": data["background_margin"]}  # fmt: skip
-        for name, values in numbers.items():
-            if not np.isfinite(np.asarray(values)).all():
-                raise ModelError(f"{path}: {name} holds values that are not numbers (damaged)")
+        check_finite(numbers, path)
         if weights.size != len(bias) * WINDOW_SIZE:
             raise ModelError(
                 f"{path}: detector weights of size {weights.size} for {len(bias)} finder(s), "
@@ -328,9 +338,8 @@ def load_model(path: str | Path) -> FaceModel:
         colour = data["colour_logp"].astype(np.float32)
         if colour.size and (len(set(colour.shape)) != 1 or colour.ndim != 3):
             raise ModelError(f"{path}: colour_logp of shape {colour.shape}, expected (b, b, b)")
-        if np.isnan(colour).any():
-            raise ModelError(f"{path}: colour_logp holds values that are not numbers (damaged)")
-        settings = json.loads(str(data["detector"]))
+        check_colour(colour, path)
+        settings = finite_json(str(data["detector"]), path, "detector")
         if not isinstance(settings, dict):
             raise ModelError(
                 f"{path}: detector holds no JSON object, expected the finder's settings"
@@ -341,7 +350,7 @@ def load_model(path: str | Path) -> FaceModel:
             bias,
             colour if colour.size else None,
             BoxFit.from_arrays(data, str(path), BOX_FEATURES),
-            _size_curves(data, path),
+            size_curves(data, path),
         )
         return FaceModel(
             face_set=str(data["face_set"]),
@@ -355,86 +364,20 @@ def load_model(path: str | Path) -> FaceModel:
             report=str(data["report"]),
             mean=mean if basis.size else None,
             basis=basis if basis.size else None,
-            domain=Domain.from_json(str(data["domain"])) if "domain" in data.files else None,
-            pair_thresholds=_pair_thresholds(data, path, len(data["names"])),
-            ink=_face_ink(data, path),
+            domain=_domain(data, path),
+            pair_thresholds=pair_thresholds(data, path, len(data["names"])),
+            ink=face_ink(data, path),
         )
 
 
-# a model's arrays of numbers, and those of them that are one number each
-_NUMERIC = ("samples", "mean", "basis", "labels", "det_weights", "det_bias", "colour_logp")
-_SCALARS = ("threshold", "novelty", "background_margin")
-
-
-def _check_numeric(data: Any, path: Path) -> None:
-    """Refuse a model whose arrays of numbers hold anything else (text, objects), or
-    whose thresholds are not one number each.
+def _domain(data: Any, path: Path) -> Domain | None:
+    """What calibration learned from (None when the file does not say).
 
     Raises:
-        ModelError: naming the file, the array and what it holds.
+        ModelError: it holds NaN or an infinity; ValueError: it is no such JSON.
     """
-    for name in (*_NUMERIC, *_SCALARS):
-        kind = data[name].dtype.kind
-        if kind not in "biuf":
-            raise ModelError(f"{path}: {name} holds {data[name].dtype} values, expected numbers")
-    for name in _SCALARS:
-        if data[name].shape != ():
-            raise ModelError(f"{path}: {name} of shape {data[name].shape}, expected one number")
-
-
-def _pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
-    """The file's thresholds per pair of faces (None when it has none).
-
-    Raises:
-        ModelError: they are not a faces x faces array of values in 0..1.
-    """
-    if "pair_thresholds" not in data.files:
+    if "domain" not in data.files:
         return None
-    pairs = np.asarray(data["pair_thresholds"], np.float32)
-    if pairs.shape != (faces, faces) or not ((pairs >= 0) & (pairs <= 1)).all():
-        raise ModelError(
-            f"{path}: pair_thresholds of shape {pairs.shape}, expected ({faces}, {faces}) "
-            "values in 0..1"
-        )
-    return pairs
-
-
-def _size_curves(data: Any, path: Path) -> NDArray[Any] | None:
-    """Each calibration photo's finder evidence over sizes, photos x (2 * CURVE_STEPS +
-    1) (None when the file has none: a fixed camera's model); a file of before keeps one
-    curve, the photos' mean, as ``size_curve``: read as one photo's.
-
-    Raises:
-        ModelError: not one or more rows of ``2 * CURVE_STEPS + 1`` finite values.
-    """
-    length = 2 * CURVE_STEPS + 1  # sizes a curve holds
-    key = "size_curves" if "size_curves" in data.files else "size_curve"
-    if key not in data.files:
-        return None
-    curves = np.asarray(data[key], np.float64)
-    expected = (length,) if key == "size_curve" else (len(curves), length)
-    if curves.shape != expected or not len(curves) or not np.isfinite(curves).all():
-        shape = f"({length},)" if key == "size_curve" else f"(photos, {length})"
-        raise ModelError(f"{path}: {key} of shape {curves.shape}, expected {shape} finite values")
-    return curves.reshape(-1, length)
-
-
-def _face_ink(data: Any, path: Path) -> NDArray[Any] | None:
-    """The colour the file's faces are read along (None when it has none).
-
-    Raises:
-        ModelError: it is not 3 finite values of length about 1.
-    """
-    if "face_ink" not in data.files:
-        return None
-    ink = np.asarray(data["face_ink"], np.float32)
-    if (
-        ink.shape != (3,)
-        or not np.isfinite(ink).all()
-        or abs(float(np.linalg.norm(ink)) - 1) > 0.01
-    ):
-        raise ModelError(
-            f"{path}: face_ink of shape {ink.shape} ({np.array2string(ink.ravel()[:6])}), "
-            "expected 3 finite values of length 1"
-        )
-    return ink
+    text = str(data["domain"])
+    finite_json(text, path, "domain")
+    return Domain.from_json(text)

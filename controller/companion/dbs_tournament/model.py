@@ -5,9 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from controller.companion.base import CompanionAction, DieRoll, Player
+from controller.companion.base import CompanionAction, DieRoll, Player, Within
 from controller.companion.datafile import MAX_COUNT, MAX_PLAYERS, at_most, mode_data, whole_number
 from controller.core.errors import UnknownNameError
 from controller.core.kinds import GameKind
@@ -16,6 +16,12 @@ from controller.core.quoting import short_repr
 KIND = GameKind.DBS_TOURNAMENT
 MAIN_DECK = 99
 """Rule text 002, Deck Size: "99 card main deck"; life is dealt from it, so no more."""
+LifeLost = Annotated[int, Within(None, MAIN_DECK)]
+"""Life lost at once: no more than a life may be (:data:`MAIN_DECK`); under 1 the rule
+``R_AMOUNT`` refuses."""
+Cost = Annotated[int, Within(None, MAX_COUNT)]
+"""A card's energy cost: a count no text bounds (:data:`MAX_COUNT`); under 0 the rule
+``R_AMOUNT`` refuses."""
 
 
 class Step(enum.Enum):
@@ -134,7 +140,7 @@ class Damage(CompanionAction):
 
     DO = "damage"
     player: Player
-    amount: int
+    amount: LifeLost
 
 
 @dataclass(frozen=True)
@@ -161,7 +167,7 @@ class ChampionPlay(CompanionAction):
 
     DO = "champion_play"
     player: Player
-    base_cost: int
+    base_cost: Cost
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from controller.companion.dbs_tournament.model import (
     Step,
     load_data,
 )
+from controller.core.quoting import short_repr
 
 R_SETUP = "Game Setup: Starting the Game (whoever rolls highest picks the player who goes first)"
 R_TURN = "Multiplayer Rules: Turn Order (each player completes their turn before the next)"
@@ -173,7 +174,7 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
     if isinstance(action, Damage):
         _in_game(state, action.player)
         if action.amount < 1:
-            raise RuleViolationError(R_AMOUNT, f"damage of {action.amount}")
+            raise RuleViolationError(R_AMOUNT, f"damage of {short_repr(action.amount)}")
         life = state.seat(action.player).life - action.amount
         out = _replace_seat(state, action.player, life=max(0, life))
         return _eliminate(out, action.player) if life <= 0 else out
@@ -199,7 +200,7 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
                 R_CHAMP_PLAY, f"{action.player}'s champion is not in the Champion Zone"
             )
         if action.base_cost < 0:
-            raise RuleViolationError(R_AMOUNT, f"a cost of {action.base_cost}")
+            raise RuleViolationError(R_AMOUNT, f"a cost of {short_repr(action.base_cost)}")
         cost = action.base_cost + state.data.champion_cost_step * seat.champion_returns
         out = _replace_seat(state, action.player, champion_in_zone=False)
         return dataclasses.replace(out, champion_costs=(*state.champion_costs, cost))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from controller.companion.base import CompanionAction, Player
+from controller.companion.base import CompanionAction, Player, Within
 from controller.companion.datafile import ENTRY, MAX_COUNT, at_most, mode_data, whole_number
 from controller.companion.entry import POWER_LEVELS
 from controller.core.checked import Problems, name_problem
@@ -32,6 +32,16 @@ MAX_FLOOR = POWER_LEVELS[-1]
 """The highest floor a bracket may have: the highest power level the buttons enter
 (:data:`~controller.companion.entry.POWER_LEVELS`); a bracket starting above it is one the
 table can never enter. The shipped top floor is 50,000,000."""
+Cards = Annotated[int, Within(None, DECK)]
+"""Cards drawn or lost at once, and a Dragon Ball's number: no more than a Life Deck
+holds (:data:`DECK`); the rules refuse one under 1 (``R_AMOUNT``, ``R_DRAGON_BALL``)."""
+Stages = Annotated[int, Within(None, MAX_COUNT)]
+"""Power Stages gained, lost or paid at once: a data file's ``max_stages`` is at most
+:data:`~controller.companion.datafile.MAX_COUNT`, and damage past it a count no text
+bounds; the rule ``R_AMOUNT`` refuses one under 1 (under 0 for a PUR)."""
+AngerChange = Annotated[int, Within(-MAX_COUNT, MAX_COUNT)]
+"""Anger raised (or lowered) at once: a data file's ``anger_to_level`` is at most
+:data:`~controller.companion.datafile.MAX_COUNT`, and Anger stays within 0..it."""
 
 
 class Step(enum.Enum):
@@ -149,7 +159,7 @@ class Draw(CompanionAction):
 
     DO = "draw"
     player: Player
-    cards: int
+    cards: Cards
 
 
 @dataclass(frozen=True)
@@ -158,7 +168,7 @@ class Pur(CompanionAction):
 
     DO = "pur"
     player: Player
-    amount: int
+    amount: Stages
 
 
 @dataclass(frozen=True)
@@ -167,7 +177,7 @@ class Anger(CompanionAction):
 
     DO = "anger"
     player: Player
-    delta: int
+    delta: AngerChange
 
 
 @dataclass(frozen=True)
@@ -176,7 +186,7 @@ class StageDamage(CompanionAction):
 
     DO = "stage_damage"
     player: Player
-    amount: int
+    amount: Stages
 
 
 @dataclass(frozen=True)
@@ -185,7 +195,7 @@ class LifeDamage(CompanionAction):
 
     DO = "life_damage"
     player: Player
-    amount: int
+    amount: Cards
 
 
 @dataclass(frozen=True)
@@ -204,7 +214,7 @@ class PayStages(CompanionAction):
 
     DO = "pay_stages"
     player: Player
-    amount: int
+    amount: Stages
 
 
 @dataclass(frozen=True)
@@ -213,7 +223,7 @@ class DragonBall(CompanionAction):
 
     DO = "dragon_ball"
     player: Player
-    number: int
+    number: Cards
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,7 @@ class DiscardDragonBall(CompanionAction):
 
     DO = "discard_dragon_ball"
     player: Player
-    number: int
+    number: Cards
 
 
 @dataclass(frozen=True)
@@ -248,7 +258,7 @@ class UseCritical(CompanionAction):
     DO = "critical"
     player: Player
     choice: Critical
-    number: int | None = None  # the Dragon Ball captured
+    number: Cards | None = None  # the Dragon Ball captured
 
 
 @dataclass(frozen=True)

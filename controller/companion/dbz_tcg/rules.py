@@ -30,6 +30,7 @@ from controller.companion.dbz_tcg.model import (
     Victory,
     load_data,
 )
+from controller.core.quoting import short_repr
 
 R_DRAW = "Draw Step: draw three cards at the beginning of your turn"
 R_PLANNING = "Planning Step: Dragon Balls and the PUR gain only on your turn, in the Planning Step"
@@ -120,7 +121,9 @@ def _critical(state: DbzState, a: UseCritical) -> DbzState:
         if a.number is None:
             raise RuleViolationError(R_CRITICAL, f"a capture names one of {foe}'s Dragon Balls")
         if a.number not in balls:
-            raise RuleViolationError(R_CRITICAL, f"{foe} has no Dragon Ball {a.number} in play")
+            raise RuleViolationError(
+                R_CRITICAL, f"{foe} has no Dragon Ball {short_repr(a.number)} in play"
+            )
         out = _set(out, foe, dragon_balls=tuple(b for b in balls if b != a.number))
         mine = tuple(sorted((*me.dragon_balls, a.number)))
         out = _set(out, a.player, dragon_balls=mine)
@@ -135,7 +138,7 @@ def _pay_stages(state: DbzState, a: PayStages) -> DbzState:
     RuleViolationError (R_ENERGY) if it has fewer stages than the cost (a cost is no damage:
     nothing turns into Life Cards)."""
     if a.amount < 1:
-        raise RuleViolationError(R_AMOUNT, f"a cost of {a.amount} stages")
+        raise RuleViolationError(R_AMOUNT, f"a cost of {short_repr(a.amount)} stages")
     stages = state.fighter(a.player).stages
     if a.amount > stages:
         raise RuleViolationError(
@@ -152,7 +155,7 @@ def _discard_dragon_ball(state: DbzState, a: DiscardDragonBall) -> DbzState:
     me = state.fighter(a.player)
     if a.number not in me.dragon_balls:
         raise RuleViolationError(
-            R_BALL_DISCARD, f"{a.player} has no Dragon Ball {a.number} in play"
+            R_BALL_DISCARD, f"{a.player} has no Dragon Ball {short_repr(a.number)} in play"
         )
     if me.life >= state.data.life_deck:
         raise RuleViolationError(R_BALL_DISCARD, f"{a.player}'s Life Deck is full")
@@ -174,7 +177,7 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
     step = state.step
     if isinstance(action, Draw):
         if action.cards < 1:
-            raise RuleViolationError(R_AMOUNT, f"drawing {action.cards} cards")
+            raise RuleViolationError(R_AMOUNT, f"drawing {short_repr(action.cards)} cards")
         if step is Step.DRAW and action.player == state.turn:
             if action.cards != state.data.draw_step_cards:
                 raise RuleViolationError(
@@ -187,7 +190,7 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         return _change_anger(state, action.player, action.delta)
     if isinstance(action, StageDamage | LifeDamage):
         if action.amount < 1:
-            raise RuleViolationError(R_AMOUNT, f"damage of {action.amount}")
+            raise RuleViolationError(R_AMOUNT, f"damage of {short_repr(action.amount)}")
         if isinstance(action, StageDamage):
             return _damage(state, action.player, action.amount, 0)
         return _damage(state, action.player, 0, action.amount)
@@ -219,7 +222,7 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         if step is not Step.PLANNING:
             raise RuleViolationError(R_PUR, "the Planning Step is over")
         if action.amount < 0:
-            raise RuleViolationError(R_AMOUNT, f"a PUR of {action.amount}")
+            raise RuleViolationError(R_AMOUNT, f"a PUR of {short_repr(action.amount)}")
         f = state.fighter(action.player)
         out = _set(
             state, action.player, stages=min(state.data.max_stages, f.stages + action.amount)
@@ -230,7 +233,9 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         if step is not Step.PLANNING:
             raise RuleViolationError(R_PLANNING, "the Planning Step is over")
         if not 1 <= action.number <= state.data.dragon_balls:
-            raise RuleViolationError(R_DRAGON_BALL, f"there is no Dragon Ball {action.number}")
+            raise RuleViolationError(
+                R_DRAGON_BALL, f"there is no Dragon Ball {short_repr(action.number)}"
+            )
         if any(action.number in f.dragon_balls for f in state.fighters):
             raise RuleViolationError(
                 R_DRAGON_BALL, f"Dragon Ball {action.number} is already on the table"

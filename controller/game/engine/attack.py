@@ -5,6 +5,7 @@ attacker's own answer)."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.quoting import short_repr
 from controller.game.engine.common import resolve, scorer
 from controller.game.engine.defence import can_answer
 from controller.game.engine.resolve import attack_done
@@ -59,7 +60,7 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
     match = next((n for n in names if n.casefold() == key), None)
     if match is None:
         raise IllegalActionError(
-            f"the last throw does not make {e.option!r}; it makes: {', '.join(names)}"
+            f"the last throw does not make {short_repr(e.option)}; it makes: {', '.join(names)}"
         )
     c = s.combat = c._replace(option=match)
     probe = resolve(s, Attack(c.throws, match))

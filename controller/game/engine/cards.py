@@ -9,6 +9,7 @@ eliminated) in :mod:`.end`, extra combats in :mod:`.extra`.
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.common import check_card, count_play, draw, put, use_card
 from controller.game.engine.fusion import fuse
 from controller.game.engine.turn import start_targets, to_move
@@ -26,7 +27,7 @@ def start_card(s: GameState, e: PlayCard) -> None:
     if k in (EffectKind.HEAL, EffectKind.FUSION):
         if e.warrior is None or (e.warrior, None) not in targets:
             raise IllegalActionError(
-                f"{card.name}: {e.warrior!r} is not a valid target; choose one of "
+                f"{card.name}: {short_repr(e.warrior)} is not a valid target; choose one of "
                 + ", ".join(t for t, _ in targets if t is not None)
             )
     elif not targets:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.state import (
     FUSIONS,
     NOTHING_PLAYED,
@@ -204,7 +205,7 @@ def check_card(s: GameState, seat: int, name: str, timing: Timing) -> Card:
         IllegalActionError: not in hand, not played at ``timing``, or over a limit.
     """
     if name not in s.hands[seat]:
-        raise IllegalActionError(f"{s.players[seat]} has no {name!r} in hand")
+        raise IllegalActionError(f"{s.players[seat]} has no {short_repr(name)} in hand")
     card = s.data.cards.card(name)
     if card.timing is not timing:
         raise IllegalActionError(f"{name} is played at {card.timing}, not now ({timing})")

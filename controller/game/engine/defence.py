@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
+from controller.core.quoting import short_repr
 from controller.core.symbols import Symbol
 from controller.game.engine.common import (
     FLEE_STEPS,
@@ -127,7 +128,9 @@ def defend(s: GameState, e: Defend) -> None:
     answers = defence_answers(s)
     if (e.answer, e.card) not in answers:
         allowed = ", ".join(answer_text(a) for a in answers)
-        raise IllegalActionError(f"{e.text!r} is not an answer allowed here; allowed: {allowed}")
+        raise IllegalActionError(
+            f"{short_repr(e.text)} is not an answer allowed here; allowed: {allowed}"
+        )
     reflected = s.phase is Phase.REFLECT_CHOICE
     if e.answer is Answer.NONE and c.probe is not None:
         attack_done(s, c.probe)

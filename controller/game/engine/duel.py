@@ -4,6 +4,7 @@ fight combat after combat, in turn attacking, until one is eliminated."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.combat import to_transform
 from controller.game.engine.common import new_turn_counts, on_space, owner
 from controller.game.events import DuelPick
@@ -14,7 +15,9 @@ def duel_pick(s: GameState, e: DuelPick) -> None:
     """Handle :class:`DuelPick`; the second pick starts the duel."""
     p = s.pieces.get(e.warrior)
     if p is None or p.seat != e.seat or p.space is None:
-        raise IllegalActionError(f"{e.warrior!r} is not a warrior of seat {e.seat} still in play")
+        raise IllegalActionError(
+            f"{short_repr(e.warrior)} is not a warrior of seat {e.seat} still in play"
+        )
     s.duel_picks += (e.warrior,)
     if len(s.duel_picks) == 2:
         s.duel_combats = 0

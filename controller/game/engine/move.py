@@ -4,6 +4,7 @@ starts: a combat on a foe's space or a green space, or a card drawn at the turn'
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.combat import begin_combat
 from controller.game.engine.common import MOVE_STEPS, put, vacate
 from controller.game.engine.extra import after_combat_step
@@ -26,7 +27,9 @@ def move(s: GameState, e: Move) -> None:
     """Handle :class:`Move`."""
     p = s.pieces.get(e.warrior)
     if p is None or p.seat != e.seat or p.space is None:
-        raise IllegalActionError(f"{e.warrior!r} is not a warrior of seat {e.seat} on the board")
+        raise IllegalActionError(
+            f"{short_repr(e.warrior)} is not a warrior of seat {e.seat} on the board"
+        )
     if e.space not in move_targets(s, e.warrior):
         if e.space not in s.data.board.spaces:
             why = "no such space"

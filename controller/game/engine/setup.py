@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.common import (
     decks_to_shuffle,
     draw,
@@ -136,7 +137,7 @@ def place(s: GameState, e: Place) -> None:
     """Handle :class:`Place`; after the last token, the starting hands and the first turn."""
     p = s.pieces.get(e.warrior)
     if p is None or p.seat != e.seat:
-        raise IllegalActionError(f"{e.warrior} is not in seat {e.seat}'s team")
+        raise IllegalActionError(f"{short_repr(e.warrior)} is not in seat {e.seat}'s team")
     if p.space is not None:
         raise IllegalActionError(f"{e.warrior} is already placed")
     if e.space not in placements(s, e.seat):

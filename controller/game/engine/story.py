@@ -18,6 +18,7 @@ screens find them as in a Tournament combat.
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.attack import attack_options
 from controller.game.events import ChooseAttack, ChooseFight
 from controller.game.state import Combat, GameState, Phase, Piece
@@ -103,7 +104,9 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
     match = next(((n, d) for n, d in options if n.casefold() == key), None)
     if match is None:
         names = ", ".join(n for n, _ in options)
-        raise IllegalActionError(f"the last throw does not make {e.option!r}; it makes: {names}")
+        raise IllegalActionError(
+            f"the last throw does not make {short_repr(e.option)}; it makes: {names}"
+        )
     if c.striker != c.attacker:
         s.log_combats += 1
     s.story = record_damage(st, match[1])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
 from controller.core.game_limits import MAX_EXTRA_ROUNDS
+from controller.core.quoting import short_repr
 from controller.game.engine.common import (
     HEALTH_PER_TURN,
     draw,
@@ -86,7 +87,7 @@ def start_targets(s: GameState, card: Card) -> list[tuple[str | None, int | None
 def discard(s: GameState, e: Discard) -> None:
     """Handle :class:`Discard`: down to the hand limit, then the turn goes on."""
     if e.card not in s.hands[e.seat]:
-        raise IllegalActionError(f"{e.card!r} is not in hand")
+        raise IllegalActionError(f"{short_repr(e.card)} is not in hand")
     use_card(s, e.seat, e.card)
     if len(s.hands[e.seat]) <= HAND_LIMIT:
         _event_card(s)
