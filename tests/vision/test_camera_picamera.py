@@ -273,6 +273,19 @@ def test_a_control_the_camera_lacks_or_cannot_take(
     assert one_line(info) == f"option '{option}' in section 'camera' {text}"
 
 
+def test_the_lens_range_is_the_libcamera_s(fake: ModuleType) -> None:
+    """libcamera 0.5 narrows LensPosition to the tuning file's lens limits (imx708: 0..15
+    dioptres); before, ``ipaAfControls`` advertised 0..32 and the lens took it."""
+    with pytest.raises(CameraOptionError) as info:
+        Picamera2Source(cam(lens_position=20.0))
+    assert "outside the 0..15" in one_line(info)
+    before_libcamera_0_5(fake)
+    Picamera2Source(cam(lens_position=20.0)).close()
+    with pytest.raises(CameraOptionError) as info:
+        Picamera2Source(cam(lens_position=33.0))
+    assert "outside the 0..32" in one_line(info)
+
+
 def test_a_camera_that_delivers_nothing(fake: Any) -> None:
     fake.STALL_AFTER = 0
     with pytest.raises(CameraError) as info:

@@ -84,6 +84,10 @@ _VERSION_CONTROLS: dict[str, dict[str, tuple[Any, Any, Any]]] = {
     },
     LIBCAMERA_0_4: {"AeEnable": (False, True, None)},
 }
+LENS_POSITION_0_4 = (0.0, 32.0, 1.0)
+"""An autofocus camera's LensPosition range before libcamera 0.5: ``ipa_base.cpp``'s
+``ipaAfControls``, merged unchanged by ``IpaBase::configure``; 0.5 narrows it to the lens
+limits of the camera's tuning file (``af->getLensLimits()``: the sensor's own range)."""
 IPA_INIT_FRAME_DURATIONS = (33333, 120000)
 """libcamera's FrameDurationLimits before any configure (ipa_base.cpp's ipaControls)."""
 IPA_INIT_EXPOSURE = {LIBCAMERA_0_5: (1, 66666), LIBCAMERA_0_4: (0, 66666)}
@@ -200,6 +204,8 @@ def advertised_controls(
     if libcamera not in _VERSION_CONTROLS:
         raise ValueError(f"libcamera model {libcamera!r}: expected one of {LIBCAMERA_MODELS}")
     controls = {**_COMMON_CONTROLS, **_VERSION_CONTROLS[libcamera], **cam["controls"]}
+    if libcamera == LIBCAMERA_0_4 and "LensPosition" in controls:
+        controls["LensPosition"] = LENS_POSITION_0_4
     if mode is None:
         frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE[libcamera]
         gain = IPA_INIT_GAIN
