@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from controller.cli.flags import SEED, ExistingFile, FlagError, Number, OutputFile, Text, Whole
 from controller.core.errors import DataError, TopTableError
 from controller.core.events import Event
-from controller.core.quoting import short_repr
+from controller.core.quoting import printable, short_repr
 from controller.gamedata import DEMO_DIR
 from hardware.board.errors import BoardError, SimulatorError
 from hardware.board.events import (
@@ -214,19 +214,28 @@ def check_serial_port(port: str) -> None:
             (``/dev/null``, a camera: the board would be waited for forever).
     """
     present = ", ".join(glob.glob("/dev/ttyACM*")) or "none"
-    if not os.path.exists(port):
+    shown = printable(port)  # a /dev/serial/by-id/ name is 70 characters: kept whole
+    try:
+        mode = os.stat(port).st_mode
+    except FileNotFoundError:
         raise FlagError(
-            f"argument --port: {port}: no such serial port; is the board plugged in? "
+            f"argument --port: {shown}: no such serial port; is the board plugged in? "
             f"serial ports present: {present}"
-        )
-    if not stat.S_ISCHR(os.stat(port).st_mode):
-        kind = "a folder" if os.path.isdir(port) else "a file"
+        ) from None
+    except OSError as exc:  # a name too long, a folder not searchable, a loop of links...
         raise FlagError(
-            f"argument --port: {port} is {kind}, not a serial port; serial ports present: {present}"
+            f"argument --port: {shown}: cannot be looked at ({exc.strerror or exc}); "
+            f"expected a serial port, e.g. /dev/ttyACM0; serial ports present: {present}"
+        ) from None
+    if not stat.S_ISCHR(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a file"
+        raise FlagError(
+            f"argument --port: {shown} is {kind}, not a serial port; "
+            f"serial ports present: {present}"
         )
     if _opens_as_no_terminal(port):
         raise FlagError(
-            f"argument --port: {port} is a device but not a serial port (no terminal); "
+            f"argument --port: {shown} is a device but not a serial port (no terminal); "
             f"serial ports present: {present}"
         )
 

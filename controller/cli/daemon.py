@@ -16,8 +16,8 @@ from controller.cli.flags import (
     SEED,
     ExistingDir,
     FlagError,
+    JournalFile,
     OutputDir,
-    OutputFile,
     Text,
 )
 from controller.core.kinds import GameKind
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
         help="Story mode (docs/rules.md §12): 2..4 players, 13 squares",
     )
     demo.add_argument(
-        "--journal", type=OutputFile(), help="the SQLite journal (default: OUT/journal.sqlite)"
+        "--journal", type=JournalFile(), help="the SQLite journal (default: OUT/journal.sqlite)"
     )
     demo.add_argument(
         "--resume",

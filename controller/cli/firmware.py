@@ -14,7 +14,7 @@ from typing import Any
 from controller.cli.flags import ExistingFile, Text
 from controller.system.service_pause import service_paused
 from hardware.board.errors import BoardError
-from hardware.board.firmware_config import check_board_config
+from hardware.board.firmware_config import check_board_config, driver_of, unread_pins
 
 # The top-level firmware package, beside controller/ (in a checkout and in site-packages).
 FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
@@ -97,8 +97,9 @@ def firmware_config(given: Path | None) -> Path | None:
 
 
 def _board_config(path: Path, shown: str) -> Path:
-    """``path``, once it reads as Python setting every name the bundled config sets, each
-    to a value the firmware runs with.
+    """``path``, once it reads as Python setting every name the bundled config sets (but
+    the pins of the driver its ``DRIVER`` does not name, which the firmware never reads),
+    each to a value the firmware runs with.
 
     Raises:
         BoardError: not Python, unreadable, or a setting left out.
@@ -114,8 +115,9 @@ def _board_config(path: Path, shown: str) -> Path:
     bundled = FIRMWARE_DIR / "config.py"
     settings = _assigned(bundled.read_text(encoding="utf-8"))
     given = set(_assigned(text))
-    missing = [name for name in settings if name not in given]
-    if len(missing) == len(settings):
+    unread = unread_pins(driver_of(text))  # the firmware reads only DRIVER's own pins
+    missing = [name for name in settings if name not in given and name not in unread]
+    if not given.intersection(settings):
         raise BoardError(
             f"{shown}: sets none of the board's settings ({', '.join(settings[:3])}, ...); "
             f"expected the board's config.py (start from a copy of {bundled})"

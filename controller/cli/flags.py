@@ -37,6 +37,7 @@ from controller.core.quoting import printable, short_repr
 from controller.core.symbols import MAX_POOL, MIN_POOL
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS
 from controller.gamedata.warrior_entries import MAX_ENDURANCE, MAX_TECHNIQUE
+from controller.storage.place import too_long_for_sqlite
 from vision.images import MAX_IMAGE_PIXELS
 
 T = TypeVar("T")
@@ -57,6 +58,7 @@ __all__ = [
     "FlagError",
     "Host",
     "ImageFile",
+    "JournalFile",
     "Number",
     "OneOf",
     "OutputDir",
@@ -365,6 +367,19 @@ class OutputFile:
         if path.is_dir():
             raise _bad(f"{printable(raw)} is a folder; expected a file")
         _writable_place(path, raw)
+        return path
+
+
+@dataclass(frozen=True)
+class JournalFile:
+    """A journal to start (or to resume, if it exists), as :class:`OutputFile`, at a path
+    SQLite can open (:func:`controller.storage.place.too_long_for_sqlite`)."""
+
+    @_looked_at
+    def __call__(self, raw: str) -> Path:
+        path = OutputFile()(raw)
+        if (long := too_long_for_sqlite(path, creating=not path.is_file())) is not None:
+            raise _bad(f"{printable(raw)}: {long}")
         return path
 
 

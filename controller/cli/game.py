@@ -14,7 +14,7 @@ from controller.cli.flags import (
     ExistingDir,
     ExistingFile,
     FlagError,
-    OutputFile,
+    JournalFile,
     Text,
     Whole,
 )
@@ -53,7 +53,7 @@ def register(sub: Any) -> None:
     play = gsub.add_parser("play", help="play (or resume) a bot game journalled to JOURNAL")
     play.add_argument(
         "journal",
-        type=OutputFile(),
+        type=JournalFile(),
         help="journal file (SQLite); resumed when it exists, with the set-up, seed and "
         "data set it records (a flag that contradicts them is refused)",
     )

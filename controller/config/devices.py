@@ -28,6 +28,7 @@ from controller.config.probe import DeviceProbe
 from controller.core.errors import DataProblem
 from controller.publish.client import ca_file_problem
 from controller.publish.settings import CredentialsError
+from controller.storage.place import too_long_for_sqlite
 from controller.storage.sqlite_file import read_only
 
 
@@ -36,7 +37,11 @@ def check_table(chk: DeviceChecker) -> None:
     t = chk.cfg.table
     if t.data_dir is not None and not chk.is_dir(t.data_dir):
         chk.add("table", "data_dir", f"names {t.data_dir}, which is not a folder")
-    if chk.is_dir(t.journal):
+    kept = t.game_journal
+    if (long := too_long_for_sqlite(kept, creating=not chk.is_file(kept))) is not None:
+        said = "is" if kept == t.journal else f"keeps the {t.mode.value} game in {kept.name},"
+        chk.add("table", "journal", f"{said} {long}")
+    elif chk.is_dir(t.journal):
         chk.add("table", "journal", f"names {t.journal}, which is a folder: name the file")
     elif chk.is_file(t.journal) and (why := _not_a_journal(t.journal)) is not None:
         chk.add("table", "journal", f"names {t.journal}, {why}: the daemon would refuse it")

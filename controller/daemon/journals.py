@@ -235,7 +235,7 @@ def _setup(players: int, length: Length, variants: Variants) -> str:
 
 def companion_journal(config: Config) -> Path:
     """Where a companion game is journalled: beside the dice game's journal."""
-    return config.table.journal.with_name(f"companion-{config.table.mode.value}.sqlite")
+    return config.table.game_journal
 
 
 def open_companion_table(

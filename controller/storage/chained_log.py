@@ -38,7 +38,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from controller.storage.place import is_storage_error, place_problem
+from controller.core.quoting import printable
+from controller.storage.place import (
+    CREATING_SUFFIX,
+    is_storage_error,
+    place_problem,
+    too_long_for_sqlite,
+)
 from controller.storage.sqlite_file import (
     Migration,
     Stamp,
@@ -224,6 +230,8 @@ class ChainedLog(Generic[R]):
             raise cls.StorageError(place_problem(path, exc)) from None
         if there:
             raise cls.StorageError(f"{path}: a journal already exists there; {cls.RESUME_HINT}")
+        if (long := too_long_for_sqlite(path, creating=True)) is not None:
+            raise cls.StorageError(f"cannot create the journal: {printable(str(path))}: {long}")
         if stale:
             # SQLite would replay a dead game's write-ahead log into the new file.
             raise cls.StorageError(
@@ -233,7 +241,7 @@ class ChainedLog(Generic[R]):
             )
         # Built under a temporary name and renamed once complete, so a crash while
         # creating never leaves a half-made log where a game is expected.
-        tmp = path.with_name(path.name + ".creating")
+        tmp = path.with_name(path.name + CREATING_SUFFIX)
         try:
             # an empty write-ahead log (no rows) and a half-made log are nobody's game
             for leftover in (wal, shm, *sidecars(tmp)):
@@ -282,6 +290,8 @@ class ChainedLog(Generic[R]):
             raise cls.StorageError(place_problem(path))
         if missing:
             raise cls.StorageError(f"{path}: no journal there")
+        if (long := too_long_for_sqlite(path, creating=False)) is not None:
+            raise cls.StorageError(f"{printable(str(path))}: {long}")
         conn = cls._connect(path, check=True, writable=writable)
         try:
             meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}

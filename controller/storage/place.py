@@ -15,6 +15,12 @@ import pwd
 import sqlite3
 from pathlib import Path
 
+from controller.core.quoting import printable
+from controller.storage.sqlite_file import SQLITE_PATH_MAX, full_path_size
+
+CREATING_SUFFIX = ".creating"
+"""A new journal is built under its name and this, then renamed once complete."""
+
 STORAGE_ERRORS = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_FULL", "SQLITE_IOERR",
                   "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_BUSY", "SQLITE_LOCKED")  # fmt: skip
 """SQLite's result codes (and their extended forms) for a place it cannot use."""
@@ -25,6 +31,27 @@ def is_storage_error(exc: sqlite3.Error) -> bool:
     content (``sqlite_errorname``: Python 3.11's name of SQLite's result code)."""
     name = getattr(exc, "sqlite_errorname", None) or ""
     return name.startswith(STORAGE_ERRORS)
+
+
+def too_long_for_sqlite(path: Path, creating: bool) -> str | None:
+    """Why SQLite cannot open a journal at ``path`` (``creating``: nor build a new one
+    there, under its name and :data:`CREATING_SUFFIX`) as the rest of a line after the
+    path, or None: its full path's size (absolute, links followed) and the limit."""
+    size = full_path_size(path)
+    limit = SQLITE_PATH_MAX - (len(CREATING_SUFFIX) if creating else 0)
+    if size <= limit:
+        return None
+    said = f"a path of {size} bytes in full (absolute, links followed)"
+    if not creating:
+        return (
+            f"{said}; SQLite opens a database at a path of at most {SQLITE_PATH_MAX} bytes: "
+            "choose a shorter path"
+        )
+    return (
+        f"{said}; a new journal's path takes at most {limit} bytes (SQLite opens a database "
+        f"at a path of at most {SQLITE_PATH_MAX}, and toptable builds a new journal as "
+        f"{printable(path.name)}{CREATING_SUFFIX} first): choose a shorter path"
+    )
 
 
 def _user(uid: int) -> str:

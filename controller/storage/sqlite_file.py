@@ -4,6 +4,7 @@ it whole, the durability settings, and a read-only look."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -60,6 +61,19 @@ def migrate_from(conn: sqlite3.Connection, steps: Sequence[Migration], version: 
             conn.execute(f"PRAGMA user_version = {int(step.version)}")
             version = step.version
     return version
+
+
+SQLITE_PATH_MAX = 504
+"""The longest full path, in bytes, at which SQLite opens a database: its unix VFS's
+``MAX_PATHNAME`` (512, os_unix.c) less the 8 bytes of the ``-journal`` its pager must be
+able to add (``sqlite3PagerOpen`` refuses a longer one: "unable to open database file").
+Measured on SQLite 3.40.1: 504 bytes open, 505 do not."""
+
+
+def full_path_size(path: Path) -> int:
+    """The size in bytes of the path SQLite opens ``path`` at (its ``xFullPathname``: made
+    absolute, links followed, ``.`` and ``..`` gone), to hold to :data:`SQLITE_PATH_MAX`."""
+    return len(os.fsencode(os.path.realpath(path)))
 
 
 def sidecars(path: Path) -> tuple[Path, Path, Path]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from controller.core.quoting import short_repr
+from controller.core.quoting import printable, short_repr
 from controller.system.install_steps import (
     InstallStep,
     carry_out,
@@ -109,7 +109,9 @@ def default_exec_path() -> str:
 def _check_exec(exec_path: str, live: bool) -> str:
     path = Path(exec_path)
     if not path.is_absolute():
-        raise ServiceError(f"--exec {exec_path}: expected an absolute path to the toptable program")
+        raise ServiceError(
+            f"--exec {printable(exec_path)}: expected an absolute path to the toptable program"
+        )
     if any(c in "\"'\\" or not c.isprintable() for c in exec_path):
         # systemd refuses such an ExecStart= ("Executable name contains special characters")
         raise ServiceError(
@@ -119,13 +121,13 @@ def _check_exec(exec_path: str, live: bool) -> str:
         )
     if live and not os.access(path, os.X_OK):
         raise ServiceError(
-            f"--exec {exec_path}: no such program; expected the toptable program of the "
+            f"--exec {printable(exec_path)}: no such program; expected the toptable program of the "
             "environment to run (e.g. /opt/toptable/venv/bin/toptable)"
         )
     for hidden, setting in _HIDDEN_FROM_SERVICE.items():
         if path.is_relative_to(hidden):
             raise ServiceError(
-                f"--exec {exec_path}: the unit's {setting} hides {hidden} from the service; "
+                f"--exec {printable(exec_path)}: the unit's {setting} hides {hidden} from the service; "
                 "expected toptable installed outside it, e.g. in /opt/toptable/venv "
                 "(python3 -m venv --system-site-packages /opt/toptable/venv)"
             )

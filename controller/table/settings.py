@@ -60,6 +60,14 @@ class TableConfig:
     data_dir: Path | None = None  # None: the bundled rulebook data
     journal: Path = DEFAULT_JOURNAL
 
+    @property
+    def game_journal(self) -> Path:
+        """The journal the table's game is kept in: ``journal`` for the dice game, else
+        the companion mode's ``companion-MODE.sqlite`` beside it."""
+        if self.mode.plays_dice:
+            return self.journal
+        return self.journal.with_name(f"companion-{self.mode.value}.sqlite")
+
 
 def _variants(value: Any) -> tuple[str, ...]:
     known = Variants.names()

@@ -72,6 +72,32 @@ SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+def unread_pins(driver: Any) -> frozenset[str]:
+    """The pins ``firmware/main.py`` does not read for a board whose ``DRIVER`` is
+    ``driver``: the other drivers' (every driver's, if it names none of them)."""
+    return frozenset(
+        name for other, pins in DRIVER_PINS.items() if other != driver for name in pins
+    )
+
+
+def driver_of(source: str) -> Any:
+    """The ``DRIVER`` ``source`` (a board's config.py, valid Python) sets last, as a
+    literal; None when it sets none, or computes it."""
+    driver = None
+    for statement in ast.parse(source).body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == "DRIVER"
+        ):
+            try:
+                driver = ast.literal_eval(statement.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                driver = None
+    return driver
+
+
 def check_board_config(source: str, shown: str) -> None:
     """Check the values ``source`` (a board's config.py, valid Python) assigns to the
     settings the firmware reads; ``shown`` names the file in the messages.
@@ -93,9 +119,7 @@ def check_board_config(source: str, shown: str) -> None:
                 values.pop(target.id, None)  # computed: left to the firmware
             lines[target.id] = statement.lineno
     driver = values.get("DRIVER")
-    unread = {  # the pins of the drivers DRIVER does not name (all, if it names none)
-        name for other, pins in DRIVER_PINS.items() if other != driver for name in pins
-    }
+    unread = unread_pins(driver)
     problems = [
         DataProblem(shown, f"line {lines[name]}", name, f"expected {what}, got {short_repr(v)}")
         for name, (ok, what) in SETTINGS.items()

@@ -292,3 +292,20 @@ def test_a_device_that_is_no_terminal_is_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"argument --port: {device} is a device but not a serial port (no terminal)" in err
+
+
+@pytest.mark.parametrize("command", [["watch", "--seconds", "1"], ["map", "--timeout", "1"]])
+def test_a_huge_port_is_cut_short_and_its_real_trouble_named(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """os.path.exists hid "File name too long" as "no such serial port", and the message
+    held all 100,000 characters."""
+    port = "/dev/" + "x" * 100_000
+    assert main(["board", command[0], "--port", port, *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400
+    assert err.startswith(
+        f"toptable: error: argument --port: /dev/{'x' * 95}... "
+        "(100005 characters): cannot be looked at (File name too long); expected a serial "
+        "port, e.g. /dev/ttyACM0; serial ports present: "
+    )

@@ -248,3 +248,30 @@ def test_a_value_the_firmware_cannot_run_with_is_refused_naming_it(
     # a value computed is left to the firmware
     mine.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 6 * 7"), encoding="utf-8")
     assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("driver", "unread"),
+    [("165", ("PINS_SELECT", "PINS_SIGNAL")), ("4067", ("PIN_LOAD", "PIN_CLOCK", "PIN_DATA"))],
+)
+def test_a_config_without_the_other_drivers_pins_is_deployed(
+    fake_mpremote: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    driver: str,
+    unread: tuple[str, ...],
+) -> None:
+    """firmware/main.py reads only the pins of the DRIVER it names: a board config that
+    leaves out the other driver's altogether is what the board runs with."""
+    mine = tmp_path / "board.py"
+    kept = [line for line in BUNDLED.splitlines() if not line.startswith(unread)]
+    text = "\n".join(kept).replace('DRIVER = "165"', f'DRIVER = "{driver}"') + "\n"
+    mine.write_text(text)
+    assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 0
+    out, err = capsys.readouterr()
+    assert f"cp {mine} :firmware/config.py" in out and err == ""
+    # its own pins are still needed
+    own = next(name for name in ("PIN_LOAD", "PINS_SELECT") if name not in unread)
+    mine.write_text("\n".join(k for k in text.splitlines() if not k.startswith(own)) + "\n")
+    assert main(["firmware", "deploy", "--dry-run", "--config", str(mine)]) == 2
+    assert f"--config {mine}: does not set {own}; expected" in capsys.readouterr().err

@@ -90,3 +90,20 @@ def test_a_live_install_needs_a_real_toptable_program() -> None:
     with pytest.raises(ServiceError) as info:
         plan_install(InstallOptions(exec_path="/nonexistent/bin/toptable"))
     assert str(info.value).startswith("--exec /nonexistent/bin/toptable: no such program; expected")
+
+
+@pytest.mark.parametrize(
+    ("exec_path", "said"),
+    [
+        ("bin/" + "t" * 100_000, "expected an absolute path to the toptable program"),
+        ("/nonexistent/" + "t" * 100_000, "no such program; expected"),
+        ("/tmp/" + "t" * 100_000, "the unit's PrivateTmp=yes hides /tmp"),
+    ],
+)
+def test_a_huge_exec_path_is_cut_short(tmp_path: Path, exec_path: str, said: str) -> None:
+    live = "no such program" in said  # a staged install looks for no program
+    root = Path("/") if live else tmp_path
+    with pytest.raises(ServiceError) as info:
+        plan_install(InstallOptions(exec_path=exec_path, root=root))
+    shown = str(info.value)
+    assert len(shown) < 400 and f"... ({len(exec_path)} characters): {said}" in shown
