@@ -227,10 +227,13 @@ class Advisor:
         die: Die = TOURNAMENT_DIE,
         attacker_damage: int = 0,
         risk: bool = True,
+        sum_allowed: bool = True,
     ) -> None:
         """``attacker_damage``: what the attacker has taken already (its risk).
         ``risk``: count what comes back to the attacker (reflected sphere, counter-attack);
-        ``False``: the model without it.
+        ``False``: the model without it. ``sum_allowed``: False when the game allows no
+        symbol sum (a Story attempt with ``story_combos_only``: the engine's
+        ``sum_allowed``, cashed in by rules.scoring.cashable as the engine does).
 
         Raises:
             AdvisorInputError: negative damage or support, or a pool outside 1..6.
@@ -263,6 +266,7 @@ class Advisor:
             attacker_damage=attacker_damage,
             support=support,
             counter=self.counter.outcome if self.counter is not None else None,
+            sum_allowed=sum_allowed,
         )
         self.die = die
         self.support, self.defender_support = support, defender_support

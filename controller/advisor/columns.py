@@ -10,7 +10,14 @@ import numpy.typing as npt
 from controller.advisor.multisets import IntArray, Tables
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.rules.dice import SPHERE_INDEX, STAR_INDEX, Counts
-from controller.rules.scoring import SUM_OPTION, Option, OptionKind, ThrowScorer, need_vector
+from controller.rules.scoring import (
+    SUM_OPTION,
+    Option,
+    OptionKind,
+    ThrowScorer,
+    cashable,
+    need_vector,
+)
 
 
 @dataclass(frozen=True)
@@ -21,9 +28,14 @@ class OptionColumns:
     made: tuple[npt.NDArray[np.bool_], ...]  # (S,) per fixed option
     sum_options: tuple[Option, ...]  # the distinct symbol-sum options
     sum_code: IntArray  # (S,) index into sum_options
+    sum_made: npt.NDArray[np.bool_] | None = None  # (S,) where the last column holds (None: all)
 
     @classmethod
-    def build(cls, scorer: ThrowScorer, t: Tables) -> OptionColumns:
+    def build(cls, scorer: ThrowScorer, t: Tables, *, sum_allowed: bool = True) -> OptionColumns:
+        """The columns of every state of ``t``; with ``sum_allowed`` False (the engine's
+        ``sum_allowed``) the last column is not the symbol sum but what
+        :func:`~controller.rules.scoring.cashable` leaves a throw making nothing, held only
+        where no combo or card is made."""
         fighter = scorer.fighter
         fixed: list[Option] = []
         needs: list[Counts] = []
@@ -62,4 +74,9 @@ class OptionColumns:
         sum_options = tuple(
             Option(OptionKind.SUM, SUM_OPTION, int(k[0]), bool(k[1]), bool(k[2])) for k in uniq
         )
-        return cls(tuple(fixed), tuple(made), sum_options, code.reshape(-1).astype(np.int64))
+        code = code.reshape(-1).astype(np.int64)
+        if not sum_allowed:
+            none_made = ~np.logical_or.reduce(made) if made else np.ones(t.n_states, dtype=bool)
+            (fallback,) = cashable((), sum_allowed=False)
+            return cls(tuple(fixed), tuple(made), (fallback,), np.zeros_like(code), none_made)
+        return cls(tuple(fixed), tuple(made), sum_options, code)

@@ -53,6 +53,7 @@ from controller.rules.scoring import (
     CardDefence,
     Option,
     ThrowScorer,
+    cashable,
 )
 from controller.rules.speed import allowed_defences
 from controller.rules.variants import DEFAULT_VARIANTS, Variants
@@ -132,8 +133,10 @@ class AttackValuer:
         attacker_damage: int = 0,
         support: int = 0,
         counter: CounterOutcome | None = None,
+        sum_allowed: bool = True,
     ) -> None:
         self.attacker = attacker
+        self.sum_allowed = sum_allowed  # False: no symbol sum (rules.scoring.cashable)
         self.risk = risk and defender is not None
         self.attacker_damage = attacker_damage
         self.counter = counter if self.risk else None
@@ -308,8 +311,8 @@ class AttackValuer:
 
     def best_option(self, counts: Counts, speed: AttackSpeed) -> OptionValue:
         """The option to cash in for the throw ``counts`` at ``speed``."""
-        score = self.scorer.score_counts(counts)
-        return max((self.value(o, speed) for o in score.options), key=self.rank)
+        options = cashable(self.scorer.score_counts(counts).options, sum_allowed=self.sum_allowed)
+        return max((self.value(o, speed) for o in options), key=self.rank)
 
     def stop_table(self, t: Tables, rerolls_made: int) -> StopPolicy:
         """Stop values of every state of ``t`` when stopping after ``rerolls_made`` rerolls.
@@ -332,7 +335,9 @@ class AttackValuer:
     def _columns(self, t: Tables) -> OptionColumns:
         hit = self._columns_cache.get(t.pool)
         if hit is None:
-            hit = self._columns_cache[t.pool] = OptionColumns.build(self.scorer, t)
+            hit = self._columns_cache[t.pool] = OptionColumns.build(
+                self.scorer, t, sum_allowed=self.sum_allowed
+            )
         return hit
 
     def _stop_table(self, t: Tables, speed: AttackSpeed) -> StopPolicy:
@@ -362,6 +367,9 @@ class AttackValuer:
         quant[:, :, j] = qs[cols.sum_code].T
         clean[:, j] = np.array([0.0 if v.reflected else 1.0 for v in sums])[cols.sum_code]
         raw[:, j] = np.array([v.option.damage for v in sums], dtype=np.float64)[cols.sum_code]
+        if cols.sum_made is not None:  # no symbol sum: the last column only where nothing is made
+            prim[~cols.sum_made, j] = -np.inf
+            sec[~cols.sum_made, j] = -np.inf
         cand = np.ones((n, j + 1), dtype=bool)
         for crit in (prim, sec, clean, raw):
             vals = np.where(cand, crit, -np.inf)

@@ -145,18 +145,23 @@ def _generate(s: GameState) -> Iterator[Action]:
         if not s.extra_granted and engine.second_steps(s):
             for card in engine.second_combat_cards(s):
                 yield PlayCard(seat, card.name)
-        if not engine.plain_steps(s):  # only a second combat on: declining it is allowed
+        if engine.may_step_back(s):  # only a second combat on: declining it is allowed
             yield Pass(seat)
     elif ph is Phase.EXTRA_OFFER:
         yield Pass(seat)
         targets = engine.extra_targets(s)
+        greens = engine.extra_green_steps(s)  # revision 4 on (A l.39)
         if s.extra_granted:
             for a, t in targets:
                 yield ExtraCombat(seat, a, t)
+            for sp in greens:
+                yield StepAside(seat, sp)
         for card in engine.playable(s, seat, Timing.AFTER_COMBAT):
             if card.effect.kind is EffectKind.EXTRA_COMBAT:
                 for a, t in targets:
                     yield PlayCard(seat, card.name, a, t)
+                for sp in greens:
+                    yield PlayCard(seat, card.name, space=sp)
     elif ph is Phase.DUEL_PICK:
         for p in s.on_board(seat):
             yield DuelPick(seat, p.name)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from controller.core.errors import IllegalActionError
 from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
-from controller.gamedata.board import Colour
 from controller.gamedata.bundle import GameData as GameData  # re-exported for consumers
 from controller.gamedata.cards import Card, Deck, EffectKind
 from controller.rules.combat_types import AttackResult
@@ -199,9 +198,9 @@ class Combat(NamedTuple):
     duel: bool = False
 
 
-RULES_REVISION = 3
+RULES_REVISION = 4
 """The rules' revision, recorded in each journal: a game replays and plays on by the rules
-it began with (1, journals without it, 2 and 3: docs/rules.md "Revisions")."""
+it began with (1, journals without it, 2, 3 and 4: docs/rules.md "Revisions")."""
 
 
 @dataclass(frozen=True)
@@ -308,6 +307,7 @@ class GameState:
         "extra_rounds",
         "fighter",
         "first",
+        "fought",
         "green_deck",
         "hands",
         "log_combats",
@@ -348,6 +348,7 @@ class GameState:
         self.extra_granted = False  # an event card grants a second combat this turn
         self.combats = 0  # combats this turn
         self.fighter: str | None = None  # the turn's last combat's attacker (A l.247)
+        self.fought: tuple[str, ...] = ()  # its foe, a fused one's partners too (A l.209, l.261)
         self.pending_draws: tuple[Deck, ...] = ()
         self.event_card: str | None = None
         self.event_cards_turned = 0  # in the whole game (B l.371: 30 in 10 rounds of 3)
@@ -434,15 +435,3 @@ def _number(x: int | None) -> int:
     """A seat or space as the summary writes it: -1 for none (its JSON form is fixed, as is
     ``""`` for no fusion)."""
     return -1 if x is None else x
-
-
-DECK_OF_COLOUR: dict[Colour, Deck] = {
-    Colour.RED: Deck.ATTACK,
-    Colour.YELLOW: Deck.DEFENCE,
-    Colour.BLUE: Deck.SPECIAL,
-}
-
-
-def deck_of_colour(colour: Colour) -> Deck | None:
-    """The card deck a space colour draws from (None for green)."""
-    return DECK_OF_COLOUR.get(colour)

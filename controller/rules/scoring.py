@@ -36,7 +36,7 @@ SUM_OPTION = "sum"
 """The symbol sum's name among a throw's options (a combo or a card has its own name)."""
 NO_COMBO_OPTION = "no combo"
 """The name of the one option of a Story attempt that makes no combo when the sum is not
-allowed (variant ``story_combos_only``, :func:`story_options`)."""
+allowed (variant ``story_combos_only``, :func:`cashable`)."""
 
 
 class CardDefence(StrEnum):
@@ -199,17 +199,21 @@ class ThrowScorer:
         return ThrowScore(counts, tuple(options), best)
 
 
-def story_options(options: Sequence[Option], variants: Variants) -> tuple[Option, ...]:
-    """What a Story attempt's last throw is worth (docs/rules.md §12), from the options a
-    :class:`ThrowScorer` lists with the square's combo as its one card: every one of them
-    by default (B l.137, l.157: a combo, the square's combo, else the symbol sum); with
-    the variant ``story_combos_only`` (B l.188, l.213: "two options") the warrior's
-    combos and the square's combo only and, when the throw makes neither, the one option
-    :data:`NO_COMBO_OPTION`, inflicting 0."""
-    if not variants.story_combos_only:
+NO_COMBO = Option(OptionKind.NONE, NO_COMBO_OPTION, 0)
+"""The one option of a throw making no combo when the symbol sum is not allowed."""
+
+
+def cashable(options: Sequence[Option], *, sum_allowed: bool = True) -> tuple[Option, ...]:
+    """What a throw may be cashed in for, of the ``options`` a :class:`ThrowScorer` lists:
+    every one of them, or with ``sum_allowed`` False the combos and cards only and, when
+    the throw makes none, the one option :data:`NO_COMBO`, inflicting 0 (a Story attempt
+    with the variant ``story_combos_only``, docs/rules.md §12). The engine
+    (``game.engine.attack_options``) and the advisor both cash in through this; whether
+    the sum is allowed is the engine's to say (``game.engine.sum_allowed``)."""
+    if sum_allowed:
         return tuple(options)
     made = tuple(o for o in options if o.kind is not OptionKind.SUM)
-    return made or (Option(OptionKind.NONE, NO_COMBO_OPTION, 0),)
+    return made or (NO_COMBO,)
 
 
 _SCORERS_MAX = 256  # per fighter

@@ -14,6 +14,7 @@ import logging
 from controller.advisor.advisor import Advisor, Choice
 from controller.core.errors import TopTableError
 from controller.core.symbols import Symbol
+from controller.game import engine
 from controller.game.state import GameState, Phase
 from hardware.displays.model import AdviceView
 
@@ -41,13 +42,17 @@ class AdviceLine:
         s_form = c.attacker_form if striker == c.attacker else c.defender_form
         t_form = c.defender_form if target == c.defender else c.attacker_form
         taken = (state.pieces[striker].damage, state.pieces[target].damage)
-        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, taken)
+        # the options the engine lists (game.engine.attack_options): its cards, its sum rule
+        sum_allowed = engine.sum_allowed(state)
+        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed)
         try:
             if key != self._key:
                 self.advisor = Advisor(
                     state.data.fighter(striker, s_form),
                     defender=state.data.fighter(target, t_form),
                     defender_damage=state.pieces[target].damage,
+                    cards=c.cards,
+                    sum_allowed=sum_allowed,
                     attacker_damage=state.pieces[striker].damage,  # what may come back counts
                     variants=state.config.variants,
                     pool=c.pool,

@@ -5,6 +5,7 @@ replay, or into another game."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,18 +14,26 @@ from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.events import (
     ChooseAttack,
+    Defend,
     DiceThrown,
     DieRolled,
+    ExtraCombat,
+    GameEvent,
     Move,
+    Pass,
     PlayCard,
     StepAside,
     TryFusion,
 )
 from controller.game.legal import legal_actions
 from controller.game.session import journalled_config
-from controller.game.state import RULES_REVISION, GameConfig, GameState, Phase
+from controller.game.state import RULES_REVISION, Answer, GameConfig, GameState, Phase
+from controller.gamedata.board import load_board
+from controller.gamedata.bundle import GameData
+from controller.rules.variants import Variants
 from controller.storage.errors import JournalCorruptError
 from tests.game.helpers import demo_data
+from tests.paths import SCENARIOS
 
 
 def _at_the_extra_offer(config: GameConfig) -> GameState:
@@ -64,7 +73,7 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
     two = journalled_config("two.db", {"config": _revision(2)})
     assert _second_combats(_at_the_extra_offer(two)) == {("Kahseral", "Obuni")}
     new = journalled_config("new.db", {"config": GameConfig(("A", "B")).to_dict()})
-    assert new.rules_revision == RULES_REVISION == 3
+    assert new.rules_revision == RULES_REVISION == 4
 
 
 def _revision(revision: int) -> dict[str, object]:
@@ -150,3 +159,116 @@ def test_a_journal_of_revision_2_keeps_its_space_index_after_a_fusion_for_one_at
         assert state.occ[18] == named
         combat = engine.apply(state, events[-1]).combat
         assert (combat.defender if combat is not None else None) == fought
+
+
+def _fought(
+    revision: int, pieces: list[tuple[str, int, int]], events: list[GameEvent], **kw: Any
+) -> GameState:
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision), demo_data(), pieces=pieces, **kw
+    )
+    for event in events:
+        state = engine.apply(state, event)
+    return state
+
+
+_ATTACK = [
+    DiceThrown((Symbol.KICK, Symbol.PUNCH, Symbol.TELEPORT, Symbol.STAR)),
+    ChooseAttack(0, "sum"),
+]
+
+
+@pytest.mark.parametrize("revision", [3, 4])
+def test_revision_4_never_offers_the_foe_that_fled(revision: int) -> None:
+    """Revision 4 (A l.261 "another Warrior token"): Katopesia flees with Solar Flare to 11,
+    beside the arena; a journal of revision 3 offered it again as the Event card's second
+    combat, and replays so."""
+    state = _fought(
+        revision,
+        [("Kahseral", 0, 16), ("Katopesia", 1, 18)],
+        [Move(0, "Kahseral", 18), *_ATTACK, Defend(1, Answer.FLEE), StepAside(1, 11)],
+        damage={"Katopesia": 5},
+        decks={"event": ["Frenzy"]},
+    )
+    offered = ExtraCombat(0, "Kahseral", "Katopesia") in legal_actions(state)
+    assert offered is (revision == 3)
+    assert (state.phase is Phase.EXTRA_OFFER) is (revision == 3)
+
+
+@pytest.mark.parametrize("revision", [3, 4])
+def test_revision_4_never_steps_onto_a_fused_foe_s_partner(revision: int) -> None:
+    """Revision 4 (A l.209, l.261): Kefla, fused for one attack, splits back after the
+    combat; its partner Caulifla beside the arena is the foe just fought. Revision 3 offered
+    the step onto it (and the fusion again): a journal of it replays so."""
+    config = GameConfig(
+        ("A", "B"),
+        variants=Variants.from_names(["fusion_for_one_attack", "fusion_partners_adjacent"]),
+        rules_revision=revision,
+    )
+    state = engine.arrange(
+        config,
+        demo_data(),
+        pieces=[("Kahseral", 0, 16), ("Kale", 1, 18), ("Caulifla", 1, 19)],
+        decks={"event": ["Frenzy"]},
+    )
+    for event in (
+        Move(0, "Kahseral", 18),
+        TryFusion(1),
+        DieRolled((6,)),
+        DieRolled((1,)),
+        *_ATTACK,
+    ):
+        state = engine.apply(state, event)
+    assert state.phase is Phase.STEP_ASIDE
+    assert (StepAside(0, 19) in legal_actions(state)) is (revision == 3)
+
+
+@pytest.mark.parametrize("revision", [3, 4])
+def test_revision_4_offers_a_green_space_after_an_elimination(revision: int) -> None:
+    """Revision 4 (A l.39): Kahseral eliminates Obuni on 17, beside green 24, holding Second
+    Wind: the card may open the green space. Revision 3 offered nothing (no foe beside) and
+    the turn ended: a journal of it replays so."""
+    state = _fought(
+        revision,
+        [("Kahseral", 0, 9), ("Obuni", 1, 17), ("Harmira", 1, 40)],
+        [Move(0, "Kahseral", 17), *_ATTACK],
+        hands=[["Second Wind"], []],
+        damage={"Obuni": 13},
+        green_deck=["Zium"],
+        decks={"event": []},
+    )
+    assert (state.phase, state.seat) == (
+        (Phase.EXTRA_OFFER, 0) if revision == 4 else (Phase.MOVE, 1)
+    )
+    assert (PlayCard(0, "Second Wind", space=24) in legal_actions(state)) is (revision == 4)
+
+
+@pytest.mark.parametrize("revision", [2, 3])
+def test_declining_the_step_aside_is_revision_3_s(revision: int) -> None:
+    """Revision 3 brought the ``Pass`` that declines a step aside only a second combat leaves
+    open (A l.39, l.265); a game of revision 2 had none (it played the card and stepped onto
+    the green space), and plays on so when resumed."""
+    data = GameData(
+        load_board(SCENARIOS / "game/boards/small.toml"), demo_data().roster, demo_data().cards
+    )
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision),
+        data,
+        pieces=[("Kahseral", 0, 2), ("Bergamo", 0, 5), ("Obuni", 1, 4)],
+        hands=[["Second Wind"], []],
+        green_deck=["Zium"],
+        decks={"event": []},
+    )
+    for event in (
+        Move(0, "Kahseral", 4),
+        DiceThrown((Symbol.KICK, Symbol.PUNCH, Symbol.TELEPORT, Symbol.STAR, Symbol.TELEPORT)),
+        ChooseAttack(0, "sum"),
+    ):
+        state = engine.apply(state, event)
+    assert state.phase is Phase.STEP_ASIDE
+    assert (Pass(0) in legal_actions(state)) is (revision == 3)
+    if revision == 2:
+        with pytest.raises(IllegalActionError, match="revision 2"):
+            engine.apply(state, Pass(0))
+    else:
+        assert engine.apply(state, Pass(0)).phase is Phase.MOVE

@@ -29,7 +29,7 @@ May import: controller.core, rules, gamedata and game's state and events.
 
 from __future__ import annotations
 
-from controller.game.engine.attack import attack_options
+from controller.game.engine.attack import attack_options, sum_allowed
 from controller.game.engine.common import (
     FLEE_STEPS,
     FUSION_ROLL_NEEDED,
@@ -51,8 +51,18 @@ from controller.game.engine.defence import (
     defence_answers,
     flee_spaces,
 )
-from controller.game.engine.end import green_steps, plain_steps, second_steps, step_spaces
-from controller.game.engine.extra import extra_targets, second_combat_cards
+from controller.game.engine.end import (
+    green_steps,
+    may_step_back,
+    plain_steps,
+    second_steps,
+    step_spaces,
+)
+from controller.game.engine.extra import (
+    extra_green_steps,
+    extra_targets,
+    second_combat_cards,
+)
 from controller.game.engine.fold import advance, apply, new_game, replay
 from controller.game.engine.fusion import combat_fusion, fusion_candidate, fusion_cards
 from controller.game.engine.move import move_targets
@@ -90,6 +100,7 @@ __all__ = [
     "defence_answers",
     "draftable",
     "expected_deck",
+    "extra_green_steps",
     "extra_targets",
     "fighter",
     "flee_spaces",
@@ -97,6 +108,7 @@ __all__ = [
     "fusion_cards",
     "green_steps",
     "limit_problem",
+    "may_step_back",
     "move_targets",
     "new_game",
     "outside_tournament",
@@ -111,4 +123,5 @@ __all__ = [
     "start_cards",
     "start_targets",
     "step_spaces",
+    "sum_allowed",
 ]

@@ -12,7 +12,7 @@ from controller.game.engine.resolve import attack_done
 from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
 from controller.game.state import GameState, Phase
 from controller.rules.combat_types import Attack
-from controller.rules.scoring import story_options
+from controller.rules.scoring import cashable
 
 
 def dice_thrown(s: GameState, e: DiceThrown) -> None:
@@ -44,10 +44,16 @@ def attack_options(state: GameState) -> list[tuple[str, int]]:
     c = state.combat
     if c is None or not c.throws:
         return []
-    options = scorer(state).score(c.throws[-1]).options
-    if state.story is not None:  # a Story attempt (docs/rules.md §12)
-        options = story_options(options, state.config.variants)
+    options = cashable(scorer(state).score(c.throws[-1]).options, sum_allowed=sum_allowed(state))
     return [(o.name, o.damage) for o in options]
+
+
+def sum_allowed(state: GameState) -> bool:
+    """Whether the attack in progress may cash in the symbol sum (:func:`attack_options`;
+    the advisor asks too, ``table.advice``): always (A l.255, B l.137, l.157), but not a
+    Story attempt with the variant ``story_combos_only`` (docs/rules.md §12, B l.188,
+    l.213: "two options", a warrior combo or the square's, else nothing)."""
+    return state.story is None or not state.config.variants.story_combos_only
 
 
 def choose_attack(s: GameState, e: ChooseAttack) -> None:

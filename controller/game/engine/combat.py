@@ -60,6 +60,15 @@ def begin_combat(
     to_transform(s)
 
 
+def begin_green_combat(s: GameState, attacker: str, origin: int, arena: int) -> None:
+    """``attacker``, standing on the green space ``arena`` (moved from ``origin``), fights the
+    green deck's top warrior, which the player to the right draws and plays (A l.237)."""
+    foe = s.green_deck[0]
+    s.green_deck = s.green_deck[1:]
+    s.pieces[foe] = Piece(foe, None)
+    begin_combat(s, attacker, foe, origin, arena, green=True, adjacent=False)
+
+
 def try_fusion(s: GameState, e: TryFusion) -> None:
     """Handle :class:`TryFusion`: the fusion roll comes next.
 

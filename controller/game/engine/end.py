@@ -6,7 +6,7 @@ reward."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
-from controller.game.engine.combat import begin_combat
+from controller.game.engine.combat import begin_combat, begin_green_combat
 from controller.game.engine.common import (
     board_space,
     check_card,
@@ -18,13 +18,16 @@ from controller.game.engine.common import (
 from controller.game.engine.duel import duel_after
 from controller.game.engine.extra import (
     after_combat_step,
+    foes_fought,
+    not_again,
     second_by_step,
     second_combat_allowed,
     second_combat_cards,
 )
 from controller.game.engine.fusion import eliminate, split
 from controller.game.events import ChooseReward, Pass, PlayCard, StepAside
-from controller.game.state import Combat, GameState, Phase, Piece, deck_of_colour
+from controller.game.space_decks import deck_of_colour
+from controller.game.state import Combat, GameState, Phase
 from controller.gamedata.board import Colour
 from controller.gamedata.cards import DRAW_DECKS, Card, Timing
 from controller.rules.combat import after_combat
@@ -199,16 +202,21 @@ def foe_steps(state: GameState) -> list[int]:
     """The spaces next to the combat where another foe's warrior stands, a second combat
     could take the attacker to (A l.261: "another Warrior token"; revision 3 on). The foe
     just fought stands on the combat's own space, never beside it, so it is never offered
-    again; a teammate's space is no foe's (neither is offered a step)."""
+    again; nor (revision 4 on) is the partner of a fused foe that split back beside it, the
+    fused warrior being both characters (A l.209, :func:`.extra.foes_fought`); a teammate's
+    space is no foe's (neither is offered a step)."""
     c = state.combat
     if c is None or c.arena is None or not second_by_step(state):
         return []
     if not second_combat_allowed(state):
         return []
+    fought = foes_fought(c) if not_again(state) else ()
     return sorted(
         sid
         for sid in state.data.near[c.arena]
-        if sid in state.occ and state.pieces[state.occ[sid]].seat not in (None, c.attacker_seat)
+        if sid in state.occ
+        and state.pieces[state.occ[sid]].seat not in (None, c.attacker_seat)
+        and state.occ[sid] not in fought
     )
 
 
@@ -243,10 +251,7 @@ def step_aside(s: GameState, e: StepAside) -> None:
         return
     _settle(s, e.space)
     if s.data.colours[e.space] is Colour.GREEN:
-        foe = s.green_deck[0]
-        s.green_deck = s.green_deck[1:]
-        s.pieces[foe] = Piece(foe, None)
-        begin_combat(s, c.attacker, foe, board_space(c.arena), e.space, green=True, adjacent=False)
+        begin_green_combat(s, c.attacker, board_space(c.arena), e.space)
         return
     after_combat_step(s, offer=not second_by_step(s))
 
@@ -267,12 +272,19 @@ def _why_not_step(s: GameState, space: int) -> str:
     )
 
 
+def may_step_back(state: GameState) -> bool:
+    """Whether the attacker may decline (``Pass``) a step aside that only a second combat
+    leaves open (:func:`step_back`): rules revision 3 on."""
+    return state.config.rules_revision >= 3 and not plain_steps(state)
+
+
 def step_back(s: GameState, e: Pass) -> None:
     """Handle :class:`Pass` at the step aside: the attacker declines the second combat that
     is the only way on (every empty space beside the foe is green, or the other spaces hold
     foes) and goes back where it came from, as when no second combat may be fought (engine
     decision). A second combat is a permission, never an obligation (A l.39 "unless you have
-    a card that lets you fight a second combat", l.249, l.261, l.265)."""
+    a card that lets you fight a second combat", l.249, l.261, l.265). From rules revision 3:
+    a game of revision 1 or 2 had no such choice (a step onto a green space, the card first)."""
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
@@ -280,6 +292,11 @@ def step_back(s: GameState, e: Pass) -> None:
         raise IllegalActionError(
             "step to an empty space next to the combat (A l.261): "
             + ", ".join(str(sp) for sp in plain_steps(s))
+        )
+    if not may_step_back(s):
+        raise IllegalActionError(
+            f"a game of rules revision {s.config.rules_revision} plays on by its rules: the "
+            "step onto a green space, once the only way on, is not declined (revision 3 on)"
         )
     _settle(s, board_space(c.origin))
     after_combat_step(s, offer=not second_by_step(s))

@@ -95,6 +95,7 @@ HANDLERS: dict[tuple[Phase, type[GameEvent]], Handler] = {
     (Phase.REWARD, ChooseReward): end.reward,
     (Phase.EXTRA_OFFER, PlayCard): extra.extra_card,
     (Phase.EXTRA_OFFER, ExtraCombat): extra.extra_event,
+    (Phase.EXTRA_OFFER, StepAside): extra.extra_green_event,
     (Phase.EXTRA_OFFER, Pass): extra.decline_extra,
     (Phase.DUEL_PICK, DuelPick): duel.duel_pick,
 }

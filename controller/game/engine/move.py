@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
 from controller.core.quoting import short_repr
-from controller.game.engine.combat import begin_combat
+from controller.game.engine.combat import begin_combat, begin_green_combat
 from controller.game.engine.common import MOVE_STEPS, put, vacate
 from controller.game.engine.extra import after_combat_step
 from controller.game.events import Move
-from controller.game.state import GameState, Piece, deck_of_colour
+from controller.game.space_decks import deck_of_colour
+from controller.game.state import GameState
 from controller.gamedata.board import Colour
 
 
@@ -49,10 +50,7 @@ def move(s: GameState, e: Move) -> None:
     put(s, p._replace(space=e.space))  # an empty space, or a teammate's: they share it
     if colour is Colour.GREEN:
         if s.green_deck:
-            foe = s.green_deck[0]
-            s.green_deck = s.green_deck[1:]
-            s.pieces[foe] = Piece(foe, None)
-            begin_combat(s, p.name, foe, origin, e.space, green=True, adjacent=False)
+            begin_green_combat(s, p.name, origin, e.space)
             return
     else:
         deck = deck_of_colour(colour)

@@ -32,6 +32,7 @@ def start_turn(s: GameState, seat: int) -> None:
     s.move_bonus = s.damage_bonus = s.combats = 0
     s.extra_granted = False
     s.fighter = None
+    s.fought = ()
     s.pending_draws = ()
     s.event_card = None
     s.combat = None
