@@ -50,6 +50,7 @@ from controller.table.chooser import (
     action_chooser,
     number_chooser,
 )
+from controller.table.extra_steps import extra_green_step
 from hardware.controls.events import ButtonName, ButtonPressed
 from vision.events import ThrowSettled
 
@@ -354,6 +355,8 @@ class TableEntry:
             action = Move(seat, token, dst)
         elif seat is not None and state.phase is Phase.STEP_ASIDE:
             action = StepAside(seat, dst)
+        elif seat is not None and state.phase is Phase.EXTRA_OFFER:
+            action = extra_green_step(state, token, dst)
         if action is None:
             log.info("board: %s %s->%s while %s; nothing to do", token, src, dst, state.phase)
             return False
