@@ -22,9 +22,11 @@ from controller.advisor.defence import NO_CARD_DEFENCE, CardStopOdds
 from controller.advisor.dp import STOP, LevelValues, Solution, evaluate, solve
 from controller.advisor.errors import AdvisorError
 from controller.advisor.multisets import FloatArray, IntArray, Tables, tables
+from controller.advisor.story import StoryValuer
 from controller.advisor.values import AttackValuer, Objective, OptionValue
 from controller.core.errors import InvalidThrowError
 from controller.core.symbols import MAX_POOL, MIN_POOL, Symbol
+from controller.game.story import StoryStakes
 from controller.rules.dice import TOURNAMENT_DIE, Counts, Die, counts_of, dice_of
 from controller.rules.pools import attack_pool, attack_rerolls
 from controller.rules.scoring import CardCombo
@@ -56,6 +58,7 @@ class Choice:
     # what comes back to the attacker (reflected sphere, counter-attack); None: no defender
     expected_taken: float = 0.0
     p_attacker_eliminated: float | None = None
+    p_win: float | None = None  # a Story attempt: the chance of taking the square
 
     @property
     def expected_net(self) -> float:
@@ -76,6 +79,8 @@ class Choice:
             if self.p_attacker_eliminated is None
             else round(self.p_attacker_eliminated, 6),
         }
+        if self.p_win is not None:
+            out["p_win"] = round(self.p_win, 6)
         if self.option is not None:
             o = self.option
             out["cash_in"] = {
@@ -105,6 +110,7 @@ class Summary:
     expected_damage: float
     expected_taken: float = 0.0
     p_attacker_eliminated: float | None = None
+    p_win: float | None = None
 
 
 DEFAULT_ICONS: Mapping[Symbol, str] = {
@@ -153,6 +159,7 @@ class Advice:
             b.expected_damage,
             b.expected_taken,
             b.p_attacker_eliminated,
+            b.p_win,
         )
 
 
@@ -174,6 +181,8 @@ def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_IC
     else:
         head = "reroll all"
     parts = [head]
+    if s.p_win is not None:
+        parts.append(f"P(win) {s.p_win:.0%}")
     if s.p_eliminate is not None:
         parts.append(f"P(KO) {s.p_eliminate:.0%}")
     parts.append(f"E {s.expected_damage:.0f}")
@@ -228,20 +237,32 @@ class Advisor:
         attacker_damage: int = 0,
         risk: bool = True,
         sum_allowed: bool = True,
+        story: StoryStakes | None = None,
     ) -> None:
         """``attacker_damage``: what the attacker has taken already (its risk).
         ``risk``: count what comes back to the attacker (reflected sphere, counter-attack);
         ``False``: the model without it. ``sum_allowed``: False when the game allows no
         symbol sum (a Story attempt with ``story_combos_only``: the engine's
         ``sum_allowed``, cashed in by rules.scoring.cashable as the engine does).
+        ``story``: a Story attempt (the engine's ``story_stakes``): no defender, no defence,
+        nothing comes back; the objective is the chance of taking the square
+        (:mod:`controller.advisor.story`), reported as each choice's ``p_win``.
 
         Raises:
-            AdvisorInputError: negative damage or support, or a pool outside 1..6.
+            AdvisorInputError: negative damage or support, a pool outside 1..6, or a
+                defender or the Story objective given with the wrong kind of attack.
         """
         if min(support, defender_support, defender_damage, attacker_damage) < 0:
             raise AdvisorInputError("support dice and damage taken must be >= 0")
         if pool is not None and not MIN_POOL <= pool <= MAX_POOL:
             raise AdvisorInputError(f"a pool is {MIN_POOL}..{MAX_POOL} dice, got {pool}")
+        if (story is None and objective is Objective.STORY) or (
+            story is not None
+            and (defender is not None or objective not in (Objective.AUTO, Objective.STORY))
+        ):
+            raise AdvisorInputError(
+                "a Story attempt has no defender and the objective story (give story=)"
+            )
         self.attacker = attacker
         self.defender = defender
         self.pool = pool if pool is not None else attack_pool(attacker, support, defender)
@@ -252,22 +273,27 @@ class Advisor:
             if risk and defender is not None and defender.has(AbilityKind.COUNTER_ATTACK)
             else None
         )
-        self.valuer = AttackValuer(
-            attacker,
-            defender,
-            defender_damage,
-            cards,
-            variants,
-            defender_support=defender_support,
-            card_defence=card_defence,
-            objective=objective,
-            die=die,
-            risk=risk,
-            attacker_damage=attacker_damage,
-            support=support,
-            counter=self.counter.outcome if self.counter is not None else None,
-            sum_allowed=sum_allowed,
+        self.valuer = (
+            AttackValuer(
+                attacker,
+                defender,
+                defender_damage,
+                cards,
+                variants,
+                defender_support=defender_support,
+                card_defence=card_defence,
+                objective=objective,
+                die=die,
+                risk=risk,
+                attacker_damage=attacker_damage,
+                support=support,
+                counter=self.counter.outcome if self.counter is not None else None,
+                sum_allowed=sum_allowed,
+            )
+            if story is None
+            else StoryValuer(attacker, story, cards, variants, die=die, sum_allowed=sum_allowed)
         )
+        self.story = story
         self.die = die
         self.support, self.defender_support = support, defender_support
         self.cards = tuple(cards)
@@ -356,9 +382,11 @@ class Advisor:
         choices: list[tuple[tuple[float, float, int], Choice]] = []
         sp, ss = float(stop.values.primary[si]), float(stop.values.secondary[si])
         e, k, et, ka = self._choice_numbers(_stop_quantities(self.valuer, t, rerolls_made)[si])
+        win = self.story is not None  # the primary value is then the chance of the square
         stop_choice = Choice(
-            DiceAction.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si), et, ka
-        )
+            DiceAction.STOP, dice_of(c), (), e, k, self.valuer.stop_option(stop, si), et, ka,
+            sp if win else None,
+        )  # fmt: skip
         choices.append(((sp, ss, 1), stop_choice))
         if rerolls_made < sol.last:
             wp, ws = sol.keep_p[rerolls_made], sol.keep_s[rerolls_made]
@@ -368,8 +396,9 @@ class Advisor:
                 keep = t.keeps[ki]
                 e, k, et, ka = self._choice_numbers(keeps[rerolls_made][ki])
                 ch = Choice(
-                    DiceAction.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k, None, et, ka
-                )
+                    DiceAction.REROLL, dice_of(keep), dice_of(_sub(c, keep)), e, k, None, et, ka,
+                    float(wp[ki]) if win else None,
+                )  # fmt: skip
                 choices.append(((float(wp[ki]), float(ws[ki]), 0), ch))
         action = int(sol.action[rerolls_made][si])
         if action == STOP:

@@ -66,6 +66,7 @@ class Objective(StrEnum):
     AUTO = "auto"  # ko when a defender is given (it reduces to damage when no KO is possible)
     KO = "ko"  # P(eliminate), ties broken by expected damage
     DAMAGE = "damage"  # expected damage, ties broken by P(eliminate)
+    STORY = "story"  # a Story attempt: P(take the square), ties by damage (advisor.story)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,8 @@ def register(sub: Any) -> None:
     p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
                    help="assumed chance that the defender stops the attack with a card when "
                         "the speed allows cards (default: none)")  # fmt: skip
-    p.add_argument("--objective", choices=[str(o) for o in Objective], default="auto",
+    p.add_argument("--objective", choices=[str(o) for o in Objective if o is not Objective.STORY],
+                   default="auto",
                    help="auto (default): P(KO) then expected damage with a defender, else "
                         "expected damage; ko; damage")  # fmt: skip
     p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",

@@ -25,6 +25,8 @@ from controller.core.errors import IllegalActionError
 from controller.game.events import ChooseFight
 from controller.game.state import MAX_STORY_PLAYERS, MIN_PLAYERS
 from controller.gamedata.story import Story
+from controller.rules.scoring import CardCombo
+from controller.rules.warriors import Fighter
 
 
 class StorySide(StrEnum):
@@ -37,6 +39,34 @@ class StorySide(StrEnum):
 def side_of(seat: int) -> StorySide:
     """P1, P3 green; P2, P4 red."""
     return StorySide.GREEN if seat % 2 == 0 else StorySide.RED
+
+
+def green_takes(green_damage: int, red_damage: int) -> bool:
+    """Whether green takes the square: only by inflicting more damage than red; a tie
+    goes to red, no rethrow (B l.188 "more damage than the enemy attack", l.215-219)."""
+    return green_damage > red_damage
+
+
+def takes(side: StorySide, mine: int, theirs: int) -> bool:
+    """Whether ``side`` takes the square when its attempt inflicts ``mine`` and the other
+    side's ``theirs`` (:func:`green_takes`, the one rule; the advisor asks it too)."""
+    if side is StorySide.GREEN:
+        return green_takes(mine, theirs)
+    return not green_takes(theirs, mine)
+
+
+@dataclass(frozen=True)
+class StoryStakes:
+    """What a Story attempt plays for, as the advisor needs it: the striker's side and the
+    other side's attempt (its fighter in the square's form, its dice and rerolls, its
+    cards) and, when the other side has made its attempt already, its damage."""
+
+    side: StorySide
+    other: Fighter
+    other_pool: int
+    other_rerolls: int
+    other_cards: tuple[CardCombo, ...] = ()
+    other_damage: int | None = None  # None: the other side attempts after the striker
 
 
 @dataclass(frozen=True)
@@ -214,7 +244,7 @@ def settle(s: StoryState) -> StoryState:
     log = list(s.log)
     for b in s.bouts:
         green_d, red_d = b.green_damage or 0, b.red_damage or 0
-        winner = b.green_seat if green_d > red_d else b.red_seat
+        winner = b.green_seat if green_takes(green_d, red_d) else b.red_seat
         points[winner] += sq.points
         log.append(
             f"square {sq.number}: {s.players[winner]} takes {sq.points} ({green_d} v {red_d})"

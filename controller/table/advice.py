@@ -2,7 +2,8 @@
 
 During an attack with a throw on show, :class:`AdviceLine` asks the reroll
 advisor about the striker against its target (building an advisor only when the
-fight, the pool or the target's damage changes) and keeps both the screen's
+fight, the pool or the target's damage changes; in a Story attempt, playing for the
+square, :mod:`controller.advisor.story`) and keeps both the screen's
 :class:`~hardware.displays.model.AdviceView` and the advisor's best
 :class:`~controller.advisor.advisor.Choice`. Outside an attack there is none.
 """
@@ -44,20 +45,27 @@ class AdviceLine:
         taken = (state.pieces[striker].damage, state.pieces[target].damage)
         # the options the engine lists (game.engine.attack_options): its cards, its sum rule
         sum_allowed = engine.sum_allowed(state)
-        key = (striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed)
+        # a Story attempt plays for the square, against no defender (engine.story_stakes)
+        story = engine.story_stakes(state)
+        key = (
+            striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed,
+            story,
+        )  # fmt: skip
         try:
             if key != self._key:
                 self.advisor = Advisor(
                     state.data.fighter(striker, s_form),
-                    defender=state.data.fighter(target, t_form),
-                    defender_damage=state.pieces[target].damage,
+                    defender=None if story else state.data.fighter(target, t_form),
+                    defender_damage=0 if story else state.pieces[target].damage,
                     cards=c.cards,
                     sum_allowed=sum_allowed,
-                    attacker_damage=state.pieces[striker].damage,  # what may come back counts
+                    # what may come back counts (nothing in a Story attempt)
+                    attacker_damage=0 if story else state.pieces[striker].damage,
                     variants=state.config.variants,
                     pool=c.pool,
                     rerolls=c.max_rerolls,
                     die=state.data.die,  # the owner's dice, as the data directory describes them
+                    story=story,
                 )
                 self._key = key
             if self.advisor is None:
@@ -68,5 +76,7 @@ class AdviceLine:
             return None
         best = advised.best
         self.best = best
-        self.advice = AdviceView(best.keep, best.p_eliminate, best.expected_damage)
+        self.advice = AdviceView(
+            best.keep, best.p_eliminate, best.expected_damage, win_chance=best.p_win
+        )
         return self.advice

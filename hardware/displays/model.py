@@ -61,11 +61,13 @@ class AttackOption:
 
 @dataclass(frozen=True)
 class AdviceView:
-    """The advisor's hint: dice to keep, chance to eliminate, expected damage."""
+    """The advisor's hint: dice to keep, chance to eliminate, expected damage; in a Story
+    attempt, the chance of taking the square instead of a knock-out."""
 
     keep: tuple[Symbol, ...] = ()
     ko_chance: float | None = None
     expected_damage: float | None = None
+    win_chance: float | None = None
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,8 @@ def options_screen(d: Draw, view: TableView, size: Size) -> None:
             x = SMALL.draw(d, (0, y + 1), "KEEP") + 2
             x = dice_row(d, (x, y), a.keep, boxed=False)
         extra = []
+        if a.win_chance is not None:
+            extra.append(f"WIN {round(a.win_chance * 100)}%")
         if a.ko_chance is not None:
             extra.append(f"KO {round(a.ko_chance * 100)}%")
         if a.expected_damage is not None:

@@ -269,6 +269,7 @@ _advice = _object(
         "keep": (r.list_(r.enum(Symbol), DICE), ()),
         "ko_chance": (r.prob, None),
         "expected_damage": (r.num, None),
+        "win_chance": (r.prob, None),
     },
 )
 _combat = _object(

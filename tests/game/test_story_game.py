@@ -25,7 +25,7 @@ from controller.game.prompt import phase_label, prompt
 from controller.game.session import TableGame
 from controller.game.simulate import play_game, simulate
 from controller.game.state import GameConfig, GameData, GameState, Length, Phase
-from controller.game.story import StorySide
+from controller.game.story import StorySide, green_takes, takes
 from controller.rules.dice import Die
 from tests.game.helpers import demo_data
 from tests.paths import REPO
@@ -297,3 +297,31 @@ def test_a_story_game_killed_at_chosen_events_resumes_to_the_same_end(tmp_path: 
     assert done == json.loads(json.dumps(expected.state.summary(), sort_keys=True))
     with TableGame.resume(path) as game:
         assert game.state.over and len(game.journal) == total
+
+
+def test_story_stakes_name_the_other_sides_attempt_as_the_engine_plays_it() -> None:
+    """What the advisor plays for (engine.story_stakes): green first against red's attempt to
+    come (its fighter, dice and rerolls as the engine gives them when red throws, the square's
+    combo); red second against green's damage; a tie goes to red (green_takes, the one rule)."""
+    s = _story()
+    green_c = s.combat
+    assert green_c is not None and engine.story_stakes(s) is not None
+    green = engine.story_stakes(s)
+    assert green is not None and green.side is StorySide.GREEN and green.other_damage is None
+    s = engine.apply(s, DiceThrown((Symbol.KICK,) * green_c.pool))
+    (_, thirty), *_ = engine.attack_options(s)
+    s = engine.apply(s, ChooseAttack(green_c.attacker_seat, "sum"))
+    red_c, red = s.combat, engine.story_stakes(s)
+    assert red_c is not None and red is not None
+    assert green.other == s.data.fighter(red_c.striker, red_c.defender_form)
+    assert (green.other_pool, green.other_rerolls, green.other_cards) == (
+        red_c.pool, red_c.max_rerolls, red_c.cards,
+    )  # fmt: skip
+    assert red.side is StorySide.RED and red.other_damage == thirty == 30
+    assert red.other == s.data.fighter(green_c.striker, green_c.attacker_form)
+    assert (red.other_pool, red.other_rerolls) == (green_c.pool, green_c.max_rerolls)
+    assert green_takes(31, 30) and not green_takes(30, 30)
+    assert takes(StorySide.RED, 30, 30) and not takes(StorySide.GREEN, 30, 30)
+    s = engine.apply(s, DiceThrown((Symbol.TELEPORT,) * red_c.pool))
+    s = engine.apply(s, ChooseAttack(red_c.defender_seat, engine.attack_options(s)[0][0]))
+    assert s.phase is Phase.STORY_FIGHT and engine.story_stakes(s) is None  # square 2

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from controller.advisor.advisor import DiceAction
 from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import DiceThrown
+from controller.game.events import ChooseAttack, DiceThrown
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, Length, Phase
+from controller.game.state import GameConfig, GameState, Length, Phase
 from controller.table.advice import AdviceLine
 from controller.table.controller import TableController
 from tests.game.helpers import build
@@ -59,3 +60,49 @@ def test_advice_cashes_in_only_what_the_engine_offers(variants: tuple[str, ...])
     options = engine.attack_options(state)
     assert (best.option.option.name, best.option.option.damage) in options
     assert (best.option.option.name == "sum") is (not variants)
+
+
+K = Symbol.KICK
+
+
+def _story_square_1() -> GameState:
+    """Square 1 of a Story game (Son Goku in Super Saiyan 3 v Beerus), green to throw."""
+    return build({"mode": "story", "players": ["P1", "P2"]}, SCENARIOS / "game" / "story.toml")
+
+
+def test_story_advice_plays_for_the_square_not_a_knock_out() -> None:
+    """A Story attempt has no defence and no knock-out (docs/rules.md §12): red, after
+    green's 30, is advised for the square (a tie is red's): its chance, never a P(KO),
+    on the screen too; six kicks (48) stop with the square won."""
+    state = engine.apply(_story_square_1(), DiceThrown((K,) * 5))
+    state = engine.apply(state, ChooseAttack(0, "sum"))  # green inflicts 30
+    line = AdviceLine()
+    throw = (K, K, K, K, Symbol.PUNCH, Symbol.TELEPORT)  # the sum, 20
+    advice = line.update(engine.apply(state, DiceThrown(throw)))
+    best = line.best
+    assert advice is not None and best is not None and line.advisor is not None
+    assert line.advisor.defender is None and best.p_eliminate is None
+    assert advice.ko_chance is None and advice.win_chance == best.p_win
+    assert best.action is DiceAction.REROLL and best.p_win == pytest.approx(0.9227, abs=1e-4)
+    line.update(engine.apply(state, DiceThrown((K,) * 6)))
+    assert line.best is not None and line.best.action is DiceAction.STOP
+    assert line.best.p_win == 1.0
+
+
+def test_story_advice_for_green_counts_reds_answer() -> None:
+    """Green attempts first: its chance with a damage is 1 - red's chance of answering it
+    (red's own Story advice once green has cashed it in), with nothing dodged."""
+    state = engine.apply(_story_square_1(), DiceThrown((K,) * 5))
+    line = AdviceLine()
+    line.update(state)
+    adv = line.advisor
+    assert adv is not None and adv.defender is None
+    stop = next(c for c in adv.advise((K,) * 5, 0).choices if c.action is DiceAction.STOP)
+    assert stop.option is not None and stop.option.p_land == 1.0 and stop.option.damage == 30
+    red = engine.apply(state, ChooseAttack(0, "sum"))
+    red_line = AdviceLine()
+    red_line.update(engine.apply(red, DiceThrown((K,) * 6)))
+    assert red_line.advisor is not None
+    sol = red_line.advisor.solution()
+    red_chance = float(sol.tables.first_throw @ sol.value_p[0])
+    assert stop.p_win == pytest.approx(1.0 - red_chance, abs=1e-12)

@@ -73,6 +73,7 @@ from controller.game.engine.setup import (
     outside_tournament,
     placements,
 )
+from controller.game.engine.story import story_stakes
 from controller.game.engine.turn import start_cards, start_targets
 from controller.game.engine.who import ActorKind, Awaiting, InputKind, actor, awaiting
 
@@ -123,5 +124,6 @@ __all__ = [
     "start_cards",
     "start_targets",
     "step_spaces",
+    "story_stakes",
     "sum_allowed",
 ]

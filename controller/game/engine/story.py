@@ -22,9 +22,10 @@ from controller.core.quoting import short_repr
 from controller.game.engine.attack import attack_options
 from controller.game.events import ChooseAttack, ChooseFight
 from controller.game.state import Combat, GameState, Phase, Piece
+from controller.game.story import StorySide, StoryStakes, new_story, record_damage, story_actor
 from controller.game.story import choose_fight as story_choose_fight
-from controller.game.story import new_story, record_damage, story_actor
 from controller.rules.dice import clamp_pool
+from controller.rules.warriors import Fighter
 
 
 def start_story(s: GameState) -> None:
@@ -56,7 +57,7 @@ def sync(s: GameState) -> None:
     (green, green_form), (red, red_form) = (_warrior_and_form(s, n) for n in st.fighters(b))
     red_turn = b.green_damage is not None
     striker, form = (red, red_form) if red_turn else (green, green_form)
-    f = s.data.fighter(striker, form)
+    pool, rerolls = attempt_dice(s.data.fighter(striker, form))
     s.pieces = {green: Piece(green, b.green_seat), red: Piece(red, b.red_seat)}
     s.seat = b.red_seat if red_turn else b.green_seat
     s.phase = Phase.ATTACK
@@ -73,10 +74,33 @@ def sync(s: GameState) -> None:
         defender_form=red_form,
         striker=striker,
         target=green if red_turn else red,
-        pool=clamp_pool(f.power),
-        max_rerolls=f.technique,
+        pool=pool,
+        max_rerolls=rerolls,
         cards=(st.story.squares[st.square].combo,),
     )
+
+
+def attempt_dice(f: Fighter) -> tuple[int, int]:
+    """A Story attempt's dice and rerolls: the fighter's power and technique, no support
+    die, no ability (B l.188: "as many dice as their power permits and rerolls as many
+    times as their technique allows")."""
+    return clamp_pool(f.power), f.technique
+
+
+def story_stakes(s: GameState) -> StoryStakes | None:
+    """What the Story attempt under way plays for (None: no Story attempt): the striker's
+    side, the other side's fighter, dice and cards (the square's combo) and, once it has
+    made its attempt, its damage. The advisor's Story objective (controller.advisor.story)."""
+    st, c = s.story, s.combat
+    b = None if st is None else st.current
+    if st is None or c is None or b is None or b.fight is None or s.phase is not Phase.ATTACK:
+        return None
+    red_turn = b.green_damage is not None
+    other, form = (c.attacker, c.attacker_form) if red_turn else (c.defender, c.defender_form)
+    f = s.data.fighter(other, form)
+    pool, rerolls = attempt_dice(f)
+    side = StorySide.RED if red_turn else StorySide.GREEN
+    return StoryStakes(side, f, pool, rerolls, c.cards, b.green_damage)
 
 
 def _warrior_and_form(s: GameState, name: str) -> tuple[str, str | None]:

@@ -34,6 +34,15 @@ def test_example_loads_typed() -> None:
     assert len(v.faults) == 2 and v.seats[2].name == "Chloé"
 
 
+def test_story_advice_shows_the_chance_of_the_square() -> None:
+    """A Story attempt's advice: the chance of taking the square, no KO (docs/rules.md §12)."""
+    data = _example()
+    data["combat"]["advice"] = {"keep": ["kick"], "expected_damage": 22.4, "win_chance": 0.42}
+    v = view_from_dict(data)
+    assert v.combat is not None and v.combat.advice is not None
+    assert (v.combat.advice.win_chance, v.combat.advice.ko_chance) == (0.42, None)
+
+
 def test_minimal_view_defaults() -> None:
     v = view_from_dict(
         {"turn": 1, "seat": 0, "player": "A", "clock": {"round_no": 1}, "phase": "move"}
@@ -91,6 +100,10 @@ def test_every_problem_is_reported_with_its_field() -> None:
         (
             lambda d: d["combat"]["advice"].update(ko_chance=1.5),
             "field 'ko_chance': expected a number from 0 to 1",
+        ),
+        (
+            lambda d: d["combat"]["advice"].update(win_chance=1.5),
+            "field 'win_chance': expected a number from 0 to 1",
         ),
         (lambda d: d.update(seats={}), "field 'seats': expected a list"),
         (lambda d: d.update(clock=3), "field 'clock': expected an object"),
