@@ -10,6 +10,7 @@ from controller.advisor.advisor import Advice, Advisor, Choice, DiceAction, summ
 from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
+from controller.cli.advisor_story import StoryAttempt, add_story_flags, story_attempt
 from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, FlagError, Text
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
@@ -17,6 +18,7 @@ from controller.gamedata import data_dir, data_file
 from controller.gamedata.cards import SYNTAX, parse_card_specs
 from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.combat_types import SOLAR_FLARE_BELOW
+from controller.rules.dice import Die
 from controller.rules.endurance import damage_still_standing, is_eliminated
 from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind
@@ -26,9 +28,13 @@ SHOWN_CHOICES = 10
 
 def register(sub: Any) -> None:
     """Add ``advise`` and ``odds``."""
-    p = sub.add_parser("advise", help="what to keep and when to stop, for the current throw")
+    p = sub.add_parser(
+        "advise",
+        help="what to keep and when to stop, for the current throw (a Tournament attack, or a "
+        "Story attempt: --story/--square)",
+    )
     p.add_argument("--warrior", required=True, type=Text(),
-                   help="the attacker (a warrior or form name)")  # fmt: skip
+                   help="the attacker, or the Story side throwing (a warrior or form name)")  # fmt: skip
     p.add_argument("--form", type=Text(),
                    help="the attacker's form (default: the one --warrior names)")  # fmt: skip
     p.add_argument("--dice", required=True, nargs="+", metavar="SYM", type=Text(),
@@ -55,6 +61,7 @@ def register(sub: Any) -> None:
                    help="leave out what comes back to the attacker (reflect, counter-attack)")  # fmt: skip
     p.add_argument("--all-choices", action="store_true", help="list every choice, not the top 10")
     _cards_and_common(p)
+    add_story_flags(p)
     p.set_defaults(func=cmd_advise)
 
     o = sub.add_parser("odds", help="combo odds and damage distribution; --all: the team planner")
@@ -96,6 +103,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     wf = _warriors(args.data)
     roster = wf.roster
     variants = Variants.from_names(args.variant)
+    story = story_attempt(args, roster, data_dir(args.data), variants, wf.die)
+    if story is not None:
+        return _advise_story(args, story, variants, wf.die)
     attacker = roster.fighter(args.warrior, args.form)
     defender = roster.fighter(args.defender, args.defender_form) if args.defender else None
     if defender is None and (args.defender_damage or args.defender_form or args.defender_support):
@@ -182,6 +192,46 @@ def cmd_advise(args: argparse.Namespace) -> int:
         if risky and ch.p_attacker_eliminated is not None:
             line += f" {ch.expected_taken:7.2f} {ch.p_attacker_eliminated:7.1%}"
         print(line)
+    if len(shown) < len(advice.choices):
+        print(f"  ({len(shown)} of {len(advice.choices)} choices; --all-choices lists them all)")
+    return 0
+
+
+def _advise_story(
+    args: argparse.Namespace, story: StoryAttempt, variants: Variants, die: Die
+) -> int:
+    """``advise`` in a Story attempt: the choices ranked by the chance of taking the square."""
+    dice = _symbols(args.dice)
+    die.check_faces(dice, "--dice")
+    striker = story.striker
+    advisor = Advisor(
+        striker,
+        cards=story.cards,
+        variants=variants,
+        pool=story.pool,
+        rerolls=story.rerolls,
+        die=die,
+        sum_allowed=story.sum_allowed,
+        story=story.stakes,
+    )
+    advice = advisor.advise(dice, args.rerolls_made)
+    if args.json:
+        out = advice.to_json()
+        out["warrior"] = striker.name
+        out["story"] = story.to_json()
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    print(
+        f"{striker.name}: {advisor.pool} dice, {advice.rerolls_left} rerolls left "
+        f"({args.rerolls_made} made) · {story.describe()}"
+    )
+    print("objective: the chance of taking the square (green only by more damage, a tie to red)")
+    print(f"best: {summary_line(advice, None)}")
+    shown = advice.choices if args.all_choices else advice.choices[:SHOWN_CHOICES]
+    print(f"    {'choice':<52} {'P(win)':>7} {'E dmg':>7}")
+    for ch in shown:
+        mark = "*" if ch is advice.best else " "
+        print(f"  {mark} {_choice_text(ch):<52} {ch.p_win or 0.0:7.1%} {ch.expected_damage:7.2f}")
     if len(shown) < len(advice.choices):
         print(f"  ({len(shown)} of {len(advice.choices)} choices; --all-choices lists them all)")
     return 0

@@ -36,7 +36,9 @@ from controller.core.errors import TopTableError
 from controller.core.quoting import printable, short_repr
 from controller.core.symbols import MAX_POOL, MIN_POOL
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS
+from controller.gamedata.story import SQUARES
 from controller.gamedata.warrior_entries import MAX_ENDURANCE, MAX_TECHNIQUE
+from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE, MAX_SYMBOL_VALUE
 from controller.storage.place import too_long_for_sqlite
 from vision.images import MAX_IMAGE_PIXELS
 
@@ -50,8 +52,10 @@ __all__ = [
     "PORT",
     "REROLLS",
     "SEED",
+    "SQUARE",
     "STORY_PLAYERS",
     "SUPPORT",
+    "THROW_DAMAGE",
     "Checked",
     "ExistingDir",
     "ExistingFile",
@@ -145,6 +149,11 @@ REROLLS = Whole(0, MAX_TECHNIQUE + 1)
 """Rerolls in one attempt: the technique, and one more reroll for some warriors."""
 DAMAGE = Whole(0, MAX_ENDURANCE)
 """Damage a warrior has taken: less than its endurance."""
+THROW_DAMAGE = Whole(0, max(MAX_COMBO_DAMAGE, 2 * MAX_POOL * MAX_SYMBOL_VALUE))
+"""Damage one attempt inflicts: a combo's, or a symbol sum doubled (the command checks what
+the warrior's own throw can make)."""
+SQUARE = Whole(1, SQUARES, "a Story square")
+"""A Story square's number."""
 
 
 # ---------------------------------------------------------------- words

@@ -20,6 +20,7 @@ UNKNOWN = "unknown"
 
 
 MAX_COMBO_DAMAGE = 999  # the most damage a combo may deal (a warrior's, a Story square's)
+MAX_SYMBOL_VALUE = 99  # the most a symbol is worth in a warrior's values
 
 
 class WarriorChecker:
@@ -86,10 +87,14 @@ class WarriorChecker:
                     "unknown symbol; expected kick, punch, sphere or strength",
                     file,
                 )
-            elif not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 99:
+            elif (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not 0 <= value <= MAX_SYMBOL_VALUE
+            ):
                 self.bad(
                     f"{field}.{key}",
-                    f"expected a whole number 0..99, got {short_repr(value)}",
+                    f"expected a whole number 0..{MAX_SYMBOL_VALUE}, got {short_repr(value)}",
                     file,
                 )
             else:

@@ -29,7 +29,7 @@ May import: controller.core, rules, gamedata and game's state and events.
 
 from __future__ import annotations
 
-from controller.game.engine.attack import attack_options, sum_allowed
+from controller.game.engine.attack import attack_options, story_sum_allowed, sum_allowed
 from controller.game.engine.common import (
     FLEE_STEPS,
     FUSION_ROLL_NEEDED,
@@ -73,7 +73,7 @@ from controller.game.engine.setup import (
     outside_tournament,
     placements,
 )
-from controller.game.engine.story import story_stakes
+from controller.game.engine.story import attempt_dice, square_cards, story_stakes
 from controller.game.engine.turn import start_cards, start_targets
 from controller.game.engine.who import ActorKind, Awaiting, InputKind, actor, awaiting
 
@@ -93,6 +93,7 @@ __all__ = [
     "arrange",
     "attack_cards",
     "attack_options",
+    "attempt_dice",
     "awaiting",
     "board_space",
     "combat_fusion",
@@ -121,9 +122,11 @@ __all__ = [
     "replay",
     "second_combat_cards",
     "second_steps",
+    "square_cards",
     "start_cards",
     "start_targets",
     "step_spaces",
     "story_stakes",
+    "story_sum_allowed",
     "sum_allowed",
 ]

@@ -13,6 +13,7 @@ from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
 from controller.game.state import GameState, Phase
 from controller.rules.combat_types import Attack
 from controller.rules.scoring import cashable
+from controller.rules.variants import Variants
 
 
 def dice_thrown(s: GameState, e: DiceThrown) -> None:
@@ -53,7 +54,13 @@ def sum_allowed(state: GameState) -> bool:
     the advisor asks too, ``table.advice``): always (A l.255, B l.137, l.157), but not a
     Story attempt with the variant ``story_combos_only`` (docs/rules.md §12, B l.188,
     l.213: "two options", a warrior combo or the square's, else nothing)."""
-    return state.story is None or not state.config.variants.story_combos_only
+    return state.story is None or story_sum_allowed(state.config.variants)
+
+
+def story_sum_allowed(variants: Variants) -> bool:
+    """Whether a Story attempt may cash in the symbol sum: not with the variant
+    ``story_combos_only`` (:func:`sum_allowed`; ``toptable advise --story`` asks too)."""
+    return not variants.story_combos_only
 
 
 def choose_attack(s: GameState, e: ChooseAttack) -> None:

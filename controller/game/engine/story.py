@@ -24,7 +24,9 @@ from controller.game.events import ChooseAttack, ChooseFight
 from controller.game.state import Combat, GameState, Phase, Piece
 from controller.game.story import StorySide, StoryStakes, new_story, record_damage, story_actor
 from controller.game.story import choose_fight as story_choose_fight
+from controller.gamedata.story import Square
 from controller.rules.dice import clamp_pool
+from controller.rules.scoring import CardCombo
 from controller.rules.warriors import Fighter
 
 
@@ -76,8 +78,14 @@ def sync(s: GameState) -> None:
         target=green if red_turn else red,
         pool=pool,
         max_rerolls=rerolls,
-        cards=(st.story.squares[st.square].combo,),
+        cards=square_cards(st.story.squares[st.square]),
     )
+
+
+def square_cards(square: Square) -> tuple[CardCombo, ...]:
+    """The cards both sides' attempts on ``square`` may cash in: the square's combo (B l.188;
+    a warrior's own combos are its fighter's)."""
+    return (square.combo,)
 
 
 def attempt_dice(f: Fighter) -> tuple[int, int]:
