@@ -14,7 +14,9 @@ against Jiren). Figures printed:
 - what comes back: the same attacker, having taken 25, against a defender that
   counter-attacks (Pirina): cold advice time, and the exact four numbers (damage
   dealt, P(KO), damage taken, P(own KO)) against 10^6 whole combats played
-  through the rules' combat sequence (:func:`~controller.advisor.simulate.simulate_combat`).
+  through the rules' combat sequence (:func:`~controller.advisor.simulate.simulate_combat`);
+- a Story square (:mod:`controller.bench.advisor_story`): cold advice time, and green's
+  exact chance of taking it against squares played by both sides' advised policies.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from controller.advisor.advisor import Advisor
 from controller.advisor.defence import dodge_chance
 from controller.advisor.multisets import outcome_distribution, tables
 from controller.advisor.odds import team_table
+from controller.bench.advisor_story import story_case
 from controller.core.symbols import Symbol
 from controller.gamedata import data_dir, data_file
 from controller.gamedata.warriors import load_warriors
@@ -115,6 +118,7 @@ def main(argv: list[str]) -> int:
         f"{dealt.mean():.3f} (±{se:.3f} s.e.); P(KO) exact {p:.4f} vs {ko.mean():.4f}"
     )
     _counter_case(roster.fighter("Pirina"), attacker, throws, n)
+    story_case(n // 10, reps)
     return 0
 
 
