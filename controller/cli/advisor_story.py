@@ -169,6 +169,7 @@ _TOURNAMENT_FLAGS: tuple[tuple[str, str, object, str], ...] = (
     ("--attacker-damage", "attacker_damage", 0, "counts no damage taken (nothing comes back)"),
     ("--cards", "cards", [], "plays no hand card (the square's combo: --square)"),
     ("--card", "card", [], "plays no hand card (the square's combo: --square)"),
+    ("--no-risk", "no_risk", False, "has nothing coming back to count"),
 )
 
 

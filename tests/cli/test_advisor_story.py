@@ -159,6 +159,8 @@ BASE = ("advise", "--dice", "kick,kick,kick,kick,kick", "--rerolls-made", "0")
          "argument --defender: a Story attempt has no defender"),
         (("--warrior", "Goku", "--square", "1", "--support", "1"),
          "argument --support: a Story attempt throws no support die"),
+        (("--warrior", "Goku", "--square", "1", "--no-risk"),
+         "argument --no-risk: a Story attempt has nothing coming back to count"),
         (("--warrior", "Goku", "--square", "1", "--objective", "ko"),
          "argument --objective: a Story attempt plays for the square"),
         (("--warrior", "Goku", "--square", "1", "--cards", "X:kick+kick:5"),

@@ -19,6 +19,7 @@ from controller.game.engine.duel import duel_after
 from controller.game.engine.extra import (
     after_combat_step,
     foes_fought,
+    green_foe_is_new,
     not_again,
     second_by_step,
     second_combat_allowed,
@@ -189,7 +190,9 @@ def green_steps(state: GameState) -> list[int]:
     """The empty green spaces next to the combat a second combat could take the attacker to
     (a second combat allowed this turn, a warrior left in the green deck)."""
     c = state.combat
-    if c is None or c.arena is None or not state.green_deck or not second_combat_allowed(state):
+    if c is None or c.arena is None or not second_combat_allowed(state):
+        return []
+    if not green_foe_is_new(state, foes_fought(c)):
         return []
     return sorted(
         sid
@@ -273,8 +276,10 @@ def _why_not_step(s: GameState, space: int) -> str:
 
 
 def may_step_back(state: GameState) -> bool:
-    """Whether the attacker may decline (``Pass``) a step aside that only a second combat
-    leaves open (:func:`step_back`): rules revision 3 on."""
+    """Whether the attacker is offered to decline (``Pass``) a step aside that only a second
+    combat leaves open (:func:`step_back`): rules revision 3 on. A revision-2 game is not
+    offered it, but :func:`step_back` still takes it: the code of commits 9c5edcb..c75437b
+    offered it in every game, so a revision-2 journal may hold it, and replays as played."""
     return state.config.rules_revision >= 3 and not plain_steps(state)
 
 
@@ -292,11 +297,6 @@ def step_back(s: GameState, e: Pass) -> None:
         raise IllegalActionError(
             "step to an empty space next to the combat (A l.261): "
             + ", ".join(str(sp) for sp in plain_steps(s))
-        )
-    if not may_step_back(s):
-        raise IllegalActionError(
-            f"a game of rules revision {s.config.rules_revision} plays on by its rules: the "
-            "step onto a green space, once the only way on, is not declined (revision 3 on)"
         )
     _settle(s, board_space(c.origin))
     after_combat_step(s, offer=not second_by_step(s))

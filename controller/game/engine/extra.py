@@ -88,7 +88,9 @@ def extra_green_steps(state: GameState) -> list[int]:
     after the first may go (A l.39: "you can not go to a green space after combat ... unless
     you have a card that lets you fight a second combat"; revision 4 on, a warrior left in
     the green deck). Before revision 4 the offer was a foe next to it only."""
-    if state.config.rules_revision < 4 or not state.green_deck or state.fighter is None:
+    if state.config.rules_revision < 4 or state.fighter is None:
+        return []
+    if not green_foe_is_new(state, state.fought):
         return []
     if not second_combat_allowed(state):
         return []
@@ -100,6 +102,16 @@ def extra_green_steps(state: GameState) -> list[int]:
         for sid in state.data.near[p.space]
         if sid not in state.occ and state.data.colours[sid] is Colour.GREEN
     )
+
+
+def green_foe_is_new(state: GameState, fought: tuple[str, ...]) -> bool:
+    """Whether a second combat onto a green space would fight a warrior other than the foe
+    just fought (``fought``): the green deck is not empty, and (revision 4 on) its top is not
+    the green warrior that survived the first combat and went back under the deck, its only
+    card (A l.261 "another Warrior token")."""
+    if not state.green_deck:
+        return False
+    return not not_again(state) or state.green_deck[0] not in fought
 
 
 def after_combat_step(s: GameState, *, offer: bool = True) -> None:
