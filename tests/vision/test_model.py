@@ -236,9 +236,11 @@ def test_a_face_named_twice_or_a_setting_not_finite_is_refused_when_loaded(
         ("detector", settings.replace('"novel_logp": ', '"novel_logp": -Infinity, "x": ')),
         ("detector", settings.replace('"min_contrast": ', '"min_contrast": 1e999, "x": ')),
         ("domain", domain.replace('"die_px": [', '"die_px": [Infinity, ')),
+        ("detector", settings.replace('"novel_logp": ', f'"novel_logp": -1{"0" * 400}, "x": ')),
+        ("domain", domain.replace('"die_px": [', f'"die_px": [1{"0" * 400}, ')),
     ):
         bad = _rewritten(good, tmp_path / "bad.npz", **{field: np.str_(text)})
-        with pytest.raises(ModelError, match=rf"bad\.npz: {field} holds \S+, expected finite"):
+        with pytest.raises(ModelError, match=rf"bad\.npz: {field} holds .+, expected finite"):
             load_model(bad)
     hot = colour.copy()
     hot[0, 0, 0] = np.inf
@@ -248,3 +250,12 @@ def test_a_face_named_twice_or_a_setting_not_finite_is_refused_when_loaded(
     never[0, 0, 0] = -np.inf  # a colour of probability 0: a log-probability all the same
     read = load_model(_rewritten(good, tmp_path / "never.npz", colour_logp=never))
     assert read.detector.colour_logp is not None and np.isneginf(read.detector.colour_logp).any()
+    alike = np.array(["kick", "punch", "sphere", "Kick ", "star", "teleport"], np.str_)
+    with pytest.raises(ModelError, match=r"alike\.npz: names: 'Kick ' names faces 0 \(as 'kick'\) "
+                       r"and 3, expected each face named once, case and spaces aside"):  # fmt: skip
+        load_model(_rewritten(good, tmp_path / "alike.npz", names=alike))
+    with np.load(good) as data:
+        wide = data["samples"].astype(np.float64)
+    wide[0, 0] = 1e300  # finite in the file, inf as the reader holds it (float32)
+    with pytest.raises(ModelError, match=r"wide\.npz: samples holds values that are not"):
+        load_model(_rewritten(good, tmp_path / "wide.npz", samples=wide))

@@ -13,13 +13,15 @@ JSON of the finder's settings and of the calibration domain would carry ``NaN`` 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.core.checked import name_key
 from controller.core.quoting import printable, short_repr
 from vision.errors import ModelError
 from vision.reading.photo_scale import CURVE_STEPS
@@ -46,13 +48,17 @@ def check_numeric(data: Any, path: Path) -> None:
 
 
 def check_finite(numbers: dict[str, Any], path: Path) -> None:
-    """Refuse a NaN or an infinity in any of ``numbers`` (name -> array or number).
+    """Refuse a NaN or an infinity in any of ``numbers`` (name -> array or number), or a
+    number past float32's range, which the reader would widen or narrow to an infinity.
 
     Raises:
         ModelError: naming the file and the first array that holds one.
     """
     for name, values in numbers.items():
-        if not np.isfinite(np.asarray(values)).all():
+        # as the reader holds them, float32 at the widest: 1e300 in a float64 file is inf there
+        with np.errstate(over="ignore"):
+            held = np.asarray(values, np.float32)
+        if not np.isfinite(held).all():
             raise ModelError(f"{path}: {name} holds values that are not numbers (damaged)")
 
 
@@ -71,38 +77,47 @@ def check_colour(colour: NDArray[Any], path: Path) -> None:
 
 
 def check_names(names: Sequence[str], path: Path) -> None:
-    """Refuse a face named twice: a die read as either would be told to the game as the
-    one face.
+    """Refuse a face named twice, case and spaces aside: a die read as either would be told
+    to the game as the one face.
 
     Raises:
         ModelError: naming the file, ``names``, the name and its two classes.
     """
-    first: dict[str, int] = {}
+    first: dict[str, tuple[int, str]] = {}
     for cls, name in enumerate(names):
-        if name in first:
+        key = name_key(name)  # "Kick " is "kick" to the game (parse_symbol) and to table-photos
+        if key in first:
+            earlier, shown = first[key]
+            also = "" if shown == name else f" (as {short_repr(shown)})"
             raise ModelError(
-                f"{path}: names: {short_repr(name)} names faces {first[name]} and {cls}, "
-                "expected each face named once (damaged)"
+                f"{path}: names: {short_repr(name)} names faces {earlier}{also} and {cls}, "
+                "expected each face named once, case and spaces aside (damaged)"
             )
-        first[name] = cls
+        first[key] = (cls, name)
 
 
 def finite_json(text: str, path: Path, field: str) -> Any:
     """``text`` read as JSON, refusing ``NaN``, ``Infinity`` and a number too large for a
-    float (read as inf), wherever they are.
+    float (read as inf; a whole number too), wherever they are.
 
     Raises:
         ModelError: naming the file, ``field`` and the value; or ValueError: not JSON.
     """
 
-    def refused(value: str) -> float:
+    def refused(value: str) -> NoReturn:
         raise ModelError(f"{path}: {field} holds {printable(value)}, expected finite numbers")
 
     def number(value: str) -> float:
         read = float(value)
         return read if np.isfinite(read) else refused(short_repr(value))
 
-    return json.loads(text, parse_constant=refused, parse_float=number)
+    def whole(value: str) -> int:
+        read = int(value)  # a whole number past a float's range would act as an infinity
+        if abs(read) > sys.float_info.max:
+            refused(short_repr(value))
+        return read
+
+    return json.loads(text, parse_constant=refused, parse_float=number, parse_int=whole)
 
 
 def pair_thresholds(data: Any, path: Path, faces: int) -> NDArray[Any] | None:
