@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import select
 import sys
 from collections.abc import Sequence
 
 from controller import __version__
 from controller.core.errors import TopTableError
+from controller.core.quoting import NAME_KEPT, NAME_LIMIT, printable
 
 # The modules that add subcommands, in the order their commands are listed.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -44,7 +46,21 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, like our own errors."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+
+
+LONG_WORD = re.compile(rf"\S{{{NAME_LIMIT + 1},}}")
+
+
+def one_line(message: str) -> str:
+    """argparse's own message (an invalid choice, arguments it does not know) with the
+    user's text in it made safe: what does not print escaped (a newline would begin a second
+    line), and a word longer than a name may be (a path is one) cut to its start and size,
+    as :func:`~controller.core.quoting.printable` cuts a name."""
+    return LONG_WORD.sub(
+        lambda m: f"{m.group()[:NAME_KEPT]}... ({len(m.group())} characters)",
+        printable(message, limit=None),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

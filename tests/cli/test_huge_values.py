@@ -27,8 +27,10 @@ PATHS = (flags.ExistingFile, flags.ImageFile, flags.ExistingDir, flags.OutputFil
 def _huge(option: Option, tmp: Path) -> str | None:
     """A huge value ``option`` refuses (None: its kind has none to try here)."""
     kind = option.action.type
-    if option.action.choices is not None or isinstance(kind, flags.Host):
-        return None  # argparse's own words; a host is looked up, not read
+    if option.action.choices is not None:
+        return f"two\n{HUGE}"  # argparse's own words, made one short line
+    if isinstance(kind, flags.Host):
+        return None  # a host is looked up, not read
     if isinstance(kind, flags.Whole | flags.Number | flags.OneOf):
         return HUGE
     if isinstance(kind, flags.Text | flags.Checked | flags.Parsed):
@@ -78,3 +80,20 @@ def test_huge_names_and_benchmark_areas_are_named_in_part(
     assert run_bench(argparse.Namespace(areas=[HUGE])) == 2  # (the flag refuses it first)
     out = capsys.readouterr().out
     assert out.startswith(f"toptable bench: unknown area '{'x' * 40}...' (100000 characters): ")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["screens", f"--{HUGE}"],  # an option argparse does not know
+        ["screens", "--a\nb"],  # a newline in it
+        [f"scr\neens{HUGE}"],  # a command it does not know
+    ],
+)
+def test_argparses_own_messages_are_one_short_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < LONGEST, err[:LONGEST]
+    assert err.startswith("toptable")
