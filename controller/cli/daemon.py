@@ -21,8 +21,10 @@ from controller.cli.flags import (
     Text,
 )
 from controller.core.kinds import GameKind
+from controller.core.quoting import printable
 from controller.game.state import Length
 from controller.storage.origin import ContradictionError, refuse_contradiction
+from controller.storage.place import too_long_for_sqlite
 from controller.table.settings import TOPDICE
 
 DEMO_MODES = (TOPDICE, *(k.value for k in GameKind))
@@ -134,8 +136,17 @@ def resumed_journal(out: Path, kind: GameKind | None) -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run the demo and print its summary."""
+    """Run the demo and print its summary.
+
+    Raises:
+        FlagError: the journal the demo keeps in ``--out`` (no ``--journal``) would lie at a
+            path SQLite cannot open.
+    """
     kind = demo_kind(args)
+    if args.journal is None:
+        kept = resumed_journal(args.out, kind)
+        if (long := too_long_for_sqlite(kept, creating=not kept.is_file())) is not None:
+            raise FlagError(f"argument --out: the demo's journal {printable(str(kept))}: {long}")
     if not kind.plays_dice:
         return cmd_companion_demo(args, kind)
     from controller.demo.runner import DemoOptions, run_demo

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from controller.core.quoting import printable
 from controller.game.events import GameEvent
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
@@ -28,6 +29,7 @@ from controller.publish.outbox import MARK_SUFFIX as PUBLISHED_SUFFIX
 from controller.publish.progress import PublishStats
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, check_table_id
+from controller.storage.place import too_long_for_sqlite
 from controller.storage.sqlite_file import read_only, sidecars
 
 if TYPE_CHECKING:
@@ -133,11 +135,15 @@ def simulate_tables(
         TableIdError: a table id built from ``options.prefix`` is not valid.
         DataError: the game data cannot be loaded.
         PublishError: a table's journal would land on a file a simulation did not write
-            (a real table's journal: never replaced).
+            (a real table's journal: never replaced), or at a path SQLite cannot open.
     """
     data = load_game_data(options.data_dir)
     ids = [check_table_id(f"{options.prefix}-{i + 1}") for i in range(options.tables)]
     directory = options.directory or Path(tempfile.mkdtemp(prefix="toptable-tables-"))
+    for table_id in ids:  # before anything is made there
+        journal = directory / f"{table_id}.sqlite"
+        if (long := too_long_for_sqlite(journal, creating=True)) is not None:
+            raise PublishError(f"{printable(str(journal))}: {long} (--journals)")
     directory.mkdir(parents=True, exist_ok=True)
     for table_id in ids:
         _make_room(directory / f"{table_id}.sqlite")

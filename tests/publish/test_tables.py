@@ -87,3 +87,18 @@ def test_the_command_lines() -> None:
     assert command.demo_settings(demo.parse_args([])) is None
     s = command.demo_settings(demo.parse_args(["--mqtt", "mqtt://h:1", "--table-id", "t9"]))
     assert s is not None and s.table_id == "t9" and s.connection.broker.port == 1
+
+
+def test_journals_at_a_path_sqlite_cannot_open_are_refused_before_anything(
+    tmp_path: Path,
+) -> None:
+    """SQLite opens no database past 504 bytes of path: the tables would each fail at their
+    journal, after the folder was made."""
+    deep = tmp_path / "d" / ("j" * 250) / ("j" * 250)
+    conn = Connection(parse_broker_url("mqtt://localhost:1"))
+    options = TablesOptions(2, 2, Length.ROUNDS5, seed=4, pace_s=0.0, directory=deep)
+    with pytest.raises(PublishError) as err:
+        simulate_tables(conn, options)
+    said = str(err.value)
+    assert said.startswith(f"{deep / 'table-1.sqlite'}: a path of ") and "--journals" in said
+    assert not (tmp_path / "d").exists()

@@ -169,3 +169,19 @@ def test_demo_journal_flag_takes_495_bytes_and_refuses_496(
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"toptable demo: error: argument --journal: {journal}: a path of 496 ")
     assert err.endswith(": choose a shorter path")
+
+
+def test_demo_out_takes_a_journal_of_495_bytes_and_refuses_496(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --journal the demo keeps OUT/journal.sqlite: an --out deep enough that it
+    cannot be opened is refused before the demo starts."""
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("controller.cli.daemon",))
+    out = _folder_of(NEW_MAX + 1 - len("/journal.sqlite"), tmp_path)
+    assert cli.main(["demo", "--out", str(out), "--fast", "--seed", "1"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(
+        f"toptable: error: argument --out: the demo's journal {out / 'journal.sqlite'}: "
+        "a path of 496 "
+    )
+    assert list(out.iterdir()) == []  # nothing made there
