@@ -200,6 +200,7 @@ class StartValues(NamedTuple):
     p_eliminate: float | None
     expected_taken: float
     p_attacker_eliminated: float | None
+    p_win: float | None = None  # a Story attempt: the chance of taking the square
 
 
 def _stop_quantities(valuer: AttackValuer, t: Tables, m: int) -> FloatArray:
@@ -428,9 +429,12 @@ class Advisor:
 
     def start_values(self) -> StartValues:
         """Before the first throw, playing optimally: both sides' numbers."""
-        t = self.solution().tables
+        sol = self.solution()
+        t = sol.tables
         e, k, et, ka = self._choice_numbers(t.first_throw @ self.quantities()[0][0])
-        return StartValues(e, k, et, ka)
+        # a Story attempt's primary value is its chance of taking the square
+        win = _chance(float(t.first_throw @ sol.value_p[0])) if self.story is not None else None
+        return StartValues(e, k, et, ka, win)
 
     def policy(self) -> tuple[IntArray, ...]:
         """The optimal action per level (rerolls made) and state: STOP or a keep index."""

@@ -35,7 +35,9 @@ def _stakes(
 
 def _start_win(adv: Advisor) -> float:
     sol = adv.solution()
-    return float(sol.tables.first_throw @ sol.value_p[0])
+    win = float(sol.tables.first_throw @ sol.value_p[0])
+    assert adv.start_values().p_win == pytest.approx(win)  # as the advisor reports it
+    return win
 
 
 def _best(f: Fighter, dice: Sequence[Symbol]) -> int:
@@ -125,3 +127,4 @@ def test_tournament_advice_carries_no_story_chance() -> None:
     adv = Advisor(GREEN, defender=RED)
     a = adv.advise((K, K, STAR), 0)
     assert a.best.p_win is None and "p_win" not in a.to_json()["best"]  # type: ignore[operator]
+    assert adv.start_values().p_win is None
