@@ -50,7 +50,7 @@ from controller.cli.flags import (
 from controller.core.events import Event
 from vision.errors import ImageReadError, ModelError
 from vision.events import ThrowSettled
-from vision.images import CV_LOG_LEVEL_ERROR, IMAGE_SUFFIXES, read_image, suffix_list
+from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list
 from vision.learning.capture import run_capture
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
 from vision.learning.dataset_layout import YAML_SUFFIXES
@@ -199,7 +199,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         FlagError: --annotate names no image file (OpenCV has no writer for its suffix).
         ImageReadError: the image cannot be read, or the annotated one written.
     """
-    if args.annotate and args.annotate.suffix.lower() not in IMAGE_SUFFIXES:
+    if args.annotate and not is_photo(args.annotate):
         raise FlagError(
             f"argument --annotate: {args.annotate}: expected an image file ({suffix_list()})"
         )

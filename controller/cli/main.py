@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from controller import __version__
 from controller.core.errors import TopTableError
-from controller.core.quoting import NAME_KEPT, NAME_LIMIT, printable
+from controller.core.quoting import NAME_LIMIT, printable
 
 # The modules that add subcommands, in the order their commands are listed.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -57,10 +57,7 @@ def one_line(message: str) -> str:
     user's text in it made safe: what does not print escaped (a newline would begin a second
     line), and a word longer than a name may be (a path is one) cut to its start and size,
     as :func:`~controller.core.quoting.printable` cuts a name."""
-    return LONG_WORD.sub(
-        lambda m: f"{m.group()[:NAME_KEPT]}... ({len(m.group())} characters)",
-        printable(message, limit=None),
-    )
+    return LONG_WORD.sub(lambda m: printable(m.group()), printable(message, limit=None))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,6 +17,7 @@ from typing import Any
 
 from controller.core.errors import DataError, DataProblem
 from controller.core.quoting import short_repr
+from firmware.wire import MAX_SENSORS
 
 GPIO = range(30)  # the RP2040's GP0..GP29
 MUX_CHANNELS = 16  # sensors one 74HC4067 reads
@@ -53,7 +54,7 @@ def _pins(count: range) -> tuple[Callable[[Any], bool], str]:
 
 _GPIO = _whole(GPIO.start, GPIO.stop - 1)
 SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "SENSORS": _whole(1, 128),  # firmware/scanner.py
+    "SENSORS": _whole(1, MAX_SENSORS),  # firmware/scanner.py, the wire format's limit
     "DRIVER": (lambda v: isinstance(v, str) and v in DRIVER_PINS, '"165" or "4067"'),
     # hw_165.py, hw_4067.py: ``1 if active_low else 0``
     "ACTIVE_LOW": (lambda v: isinstance(v, int) and v in (0, 1), "True or False (or 1 or 0)"),
@@ -80,32 +81,10 @@ def unread_pins(driver: Any) -> frozenset[str]:
     )
 
 
-def driver_of(source: str) -> Any:
-    """The ``DRIVER`` ``source`` (a board's config.py, valid Python) sets last, as a
-    literal; None when it sets none, or computes it."""
-    driver = None
-    for statement in ast.parse(source).body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and statement.targets[0].id == "DRIVER"
-        ):
-            try:
-                driver = ast.literal_eval(statement.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                driver = None
-    return driver
-
-
-def check_board_config(source: str, shown: str) -> None:
-    """Check the values ``source`` (a board's config.py, valid Python) assigns to the
-    settings the firmware reads; ``shown`` names the file in the messages.
-
-    Raises:
-        DataError: every value of the wrong kind or out of range, naming the line and
-            the setting, and a 74HC4067 board with too few multiplexers for its sensors.
-    """
+def literal_settings(source: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """The settings the firmware reads that ``source`` (a board's config.py, valid Python)
+    assigns, each as the literal it sets last, and the line it does so on; a value that is
+    computed is left out (left to the firmware), its line kept."""
     values: dict[str, Any] = {}
     lines: dict[str, int] = {}
     for statement in ast.parse(source).body:
@@ -118,6 +97,24 @@ def check_board_config(source: str, shown: str) -> None:
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 values.pop(target.id, None)  # computed: left to the firmware
             lines[target.id] = statement.lineno
+    return values, lines
+
+
+def driver_of(source: str) -> Any:
+    """The ``DRIVER`` ``source`` (a board's config.py, valid Python) sets last, as a
+    literal; None when it sets none, or computes it."""
+    return literal_settings(source)[0].get("DRIVER")
+
+
+def check_board_config(source: str, shown: str) -> None:
+    """Check the values ``source`` (a board's config.py, valid Python) assigns to the
+    settings the firmware reads; ``shown`` names the file in the messages.
+
+    Raises:
+        DataError: every value of the wrong kind or out of range, naming the line and
+            the setting, and a 74HC4067 board with too few multiplexers for its sensors.
+    """
+    values, lines = literal_settings(source)
     driver = values.get("DRIVER")
     unread = unread_pins(driver)
     problems = [

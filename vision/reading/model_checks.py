@@ -56,8 +56,10 @@ def check_finite(numbers: dict[str, Any], path: Path) -> None:
     """
     for name, values in numbers.items():
         # as the reader holds them, float32 at the widest: 1e300 in a float64 file is inf there
-        with np.errstate(over="ignore"):
-            held = np.asarray(values, np.float32)
+        held = np.asarray(values)
+        if held.dtype.itemsize > 4:  # narrower values widen to float32 without overflow
+            with np.errstate(over="ignore"):
+                held = held.astype(np.float32)
         if not np.isfinite(held).all():
             raise ModelError(f"{path}: {name} holds values that are not numbers (damaged)")
 
