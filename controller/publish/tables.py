@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import tempfile
 import threading
 import time
@@ -29,8 +28,9 @@ from controller.publish.outbox import MARK_SUFFIX as PUBLISHED_SUFFIX
 from controller.publish.progress import PublishStats
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, check_table_id
+from controller.storage.marks import mark_path, marked_here, write_mark
 from controller.storage.place import too_long_for_sqlite
-from controller.storage.sqlite_file import read_only, sidecars
+from controller.storage.sqlite_file import sidecars
 
 if TYPE_CHECKING:
     from controller.game import GameData
@@ -95,7 +95,7 @@ def play_table(
 ) -> TableRun:
     """Play and publish one table's whole game (the calling thread is the game thread)."""
     game = TableGame.start(journal, GameConfig(names, options.length), data, options.data_dir)
-    _mark(journal).write_text(game.journal.game_id + "\n", encoding="utf-8")
+    write_mark(journal, SIMULATED_SUFFIX, game.journal.game_id)
     publisher = Publisher(conn, table_id, client_id=f"toptable-sim-{table_id}-{os.getpid()}")
     publisher.start()
     publisher.attach(game.journal.path, game.journal.game_id)
@@ -178,10 +178,6 @@ SIMULATED_SUFFIX = ".simulated"
 simulation into the folder replaces that game only."""
 
 
-def _mark(journal: Path) -> Path:
-    return journal.with_name(journal.name + SIMULATED_SUFFIX)
-
-
 def _make_room(journal: Path) -> None:
     """Clear the place of a simulated table's journal: a game a simulation journalled there
     (its mark names it) goes, with the files beside it (SQLite's log, its publisher's
@@ -193,17 +189,11 @@ def _make_room(journal: Path) -> None:
     parts = (*sidecars(journal), journal.with_name(journal.name + PUBLISHED_SUFFIX))
     if not any(p.exists() or p.is_symlink() for p in parts):
         return
-    try:
-        marked = _mark(journal).read_text(encoding="utf-8").strip()
-        with read_only(journal) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
-    except (OSError, UnicodeDecodeError, sqlite3.Error):
-        marked, row = "", None
-    if not marked or row is None or str(row[0]) != marked:
+    if not marked_here(journal, SIMULATED_SUFFIX):
         raise PublishError(
             f"{journal}: a file no simulation wrote is there (a table's journal?), and a "
             "simulated table replaces only its own: move it away, or give --journals "
             "another folder"
         )
-    for part in (*parts, _mark(journal)):
+    for part in (*parts, mark_path(journal, SIMULATED_SUFFIX)):
         part.unlink(missing_ok=True)
