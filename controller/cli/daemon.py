@@ -130,9 +130,11 @@ def demo_kind(args: argparse.Namespace) -> GameKind:
 def resumed_journal(out: Path, kind: GameKind | None) -> Path:
     """The journal ``demo --resume`` continues when ``--journal`` is left out: the one the
     demo keeps in ``out`` for ``kind`` (None: the dice game's)."""
+    from controller.demo.scratch import JOURNAL_NAME
+
     if kind is not None and not kind.plays_dice:
-        return out / f"companion-{kind.value}.sqlite"
-    return out / "journal.sqlite"
+        return out / kind.companion_journal_name
+    return out / JOURNAL_NAME
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -26,6 +26,12 @@ class GameKind(StrEnum):
         """The dice game (read by the camera, moved on the board), not a companion mode."""
         return self in (GameKind.TOURNAMENT, GameKind.STORY)
 
+    @property
+    def companion_journal_name(self) -> str:
+        """The file a companion mode's journal is kept in, beside the dice game's (the
+        table's, the demo's): ``companion-MODE.sqlite``."""
+        return f"companion-{self.value}.sqlite"
+
     @classmethod
     def companions(cls) -> tuple[GameKind, ...]:
         """The companion modes (the table keeps another card game's numbers)."""

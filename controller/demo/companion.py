@@ -206,7 +206,7 @@ def run_companion_demo(
     """
     started = time.monotonic()
     companion: CompanionMode[Any, Any] = get_mode(mode)
-    path = journal or out / f"companion-{companion.name}.sqlite"
+    path = journal or out / companion.kind.companion_journal_name
     if resume:
         with CompanionJournal.open(path) as held:
             if held.kind is not companion.kind:

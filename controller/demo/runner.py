@@ -31,7 +31,7 @@ from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
 from controller.demo.record import LatencyProbe, ScreenRecorder
-from controller.demo.scratch import mark_as_scratch, mark_path, started_here
+from controller.demo.scratch import JOURNAL_NAME, mark_as_scratch, mark_path, started_here
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.tray import Tray
@@ -100,7 +100,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     started = time.monotonic()
     return_large_buffers()
     out = make_out(options.out)
-    journal = options.journal or out / "journal.sqlite"
+    journal = options.journal or out / JOURNAL_NAME
     tokens: frozenset[int] = frozenset()
     shown = 0  # throws the journal holds already
     if options.resume:

@@ -10,6 +10,7 @@ from pathlib import Path
 from controller.storage import marks
 
 MARK_SUFFIX = ".demo"
+JOURNAL_NAME = "journal.sqlite"  # the dice game's journal in the demo's output folder
 
 
 def mark_path(journal: Path) -> Path:

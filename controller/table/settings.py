@@ -66,7 +66,7 @@ class TableConfig:
         the companion mode's ``companion-MODE.sqlite`` beside it."""
         if self.mode.plays_dice:
             return self.journal
-        return self.journal.with_name(f"companion-{self.mode.value}.sqlite")
+        return self.journal.with_name(self.mode.companion_journal_name)
 
 
 def _variants(value: Any) -> tuple[str, ...]:
