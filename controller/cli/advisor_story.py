@@ -28,10 +28,20 @@ from controller.rules.variants import Variants
 from controller.rules.warriors import Fighter, Roster
 
 SIDES = (StorySide.GREEN, StorySide.RED)  # a square's fight is [green, red]
+_STORY_FLAGS = (
+    ("--story", "story"),
+    ("--square", "square"),
+    ("--opponent", "opponent"),
+    ("--opponent-form", "opponent_form"),
+    ("--opponent-damage", "opponent_damage"),
+    ("--square-combo", "square_combo"),
+)  # each None when not given
 
 
 def add_story_flags(p: argparse.ArgumentParser) -> None:
-    """The Story flags of ``advise``."""
+    """The Story flags of ``advise`` (added after its Tournament flags, whose defaults are
+    kept: a Story attempt refuses any of them set otherwise)."""
+    p.set_defaults(tournament_defaults={d: p.get_default(d) for _, d, _ in _TOURNAMENT_FLAGS})
     g = p.add_argument_group(
         "Story attempt (docs/rules.md §12)",
         "play for the square: the chance of taking it (P(win)), no defender; green attempts "
@@ -94,11 +104,7 @@ class StoryAttempt:
 
 def story_given(args: argparse.Namespace) -> bool:
     """Whether any Story flag is on the command line."""
-    return any(
-        v is not None
-        for v in (args.story, args.square, args.opponent, args.opponent_form,
-                  args.opponent_damage, args.square_combo)
-    )  # fmt: skip
+    return any(getattr(args, dest) is not None for _, dest in _STORY_FLAGS)
 
 
 def story_attempt(
@@ -158,36 +164,31 @@ def story_attempt(
     return StoryAttempt(striker, stakes, pool, rerolls, cards, sum_ok, args.square)
 
 
-_TOURNAMENT_FLAGS: tuple[tuple[str, str, object, str], ...] = (
-    ("--defender", "defender", None, "has no defender"),
-    ("--defender-form", "defender_form", None, "has no defender"),
-    ("--defender-damage", "defender_damage", 0, "has no defender"),
-    ("--defender-support", "defender_support", 0, "has no defender"),
-    ("--card-defence", "card_defence", "none", "has no defence"),
-    ("--objective", "objective", "auto", "plays for the square (objective story)"),
-    ("--support", "support", 0, "throws no support die (power dice only)"),
-    ("--attacker-damage", "attacker_damage", 0, "counts no damage taken (nothing comes back)"),
-    ("--cards", "cards", [], "plays no hand card (the square's combo: --square)"),
-    ("--card", "card", [], "plays no hand card (the square's combo: --square)"),
-    ("--no-risk", "no_risk", False, "has nothing coming back to count"),
+_TOURNAMENT_FLAGS: tuple[tuple[str, str, str], ...] = (  # flag, dest, why refused
+    ("--defender", "defender", "has no defender"),
+    ("--defender-form", "defender_form", "has no defender"),
+    ("--defender-damage", "defender_damage", "has no defender"),
+    ("--defender-support", "defender_support", "has no defender"),
+    ("--card-defence", "card_defence", "has no defence"),
+    ("--objective", "objective", "plays for the square (objective story)"),
+    ("--support", "support", "throws no support die (power dice only)"),
+    ("--attacker-damage", "attacker_damage", "counts no damage taken (nothing comes back)"),
+    ("--cards", "cards", "plays no hand card (the square's combo: --square)"),
+    ("--card", "card", "plays no hand card (the square's combo: --square)"),
+    ("--no-risk", "no_risk", "has nothing coming back to count"),
 )
 
 
 def _refuse_tournament_flags(args: argparse.Namespace) -> None:
-    for flag, dest, default, why in _TOURNAMENT_FLAGS:
-        if getattr(args, dest) != default:
+    for flag, dest, why in _TOURNAMENT_FLAGS:
+        if getattr(args, dest) != args.tournament_defaults[dest]:
             raise FlagError(f"argument {flag}: a Story attempt {why}")
     if args.square is not None and args.square_combo is not None:
         raise FlagError("argument --square-combo: --square gives the square's combo")
 
 
 def _first_story_flag(args: argparse.Namespace) -> str:
-    for flag, value in (("--opponent", args.opponent), ("--opponent-form", args.opponent_form),
-                        ("--opponent-damage", args.opponent_damage),
-                        ("--square-combo", args.square_combo)):  # fmt: skip
-        if value is not None:
-            return flag
-    return "--story"
+    return next((flag for flag, dest in _STORY_FLAGS if getattr(args, dest) is not None), "--story")
 
 
 def _load_square(data: Path, number: int, roster: Roster) -> Square:

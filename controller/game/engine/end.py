@@ -288,8 +288,8 @@ def step_back(s: GameState, e: Pass) -> None:
     is the only way on (every empty space beside the foe is green, or the other spaces hold
     foes) and goes back where it came from, as when no second combat may be fought (engine
     decision). A second combat is a permission, never an obligation (A l.39 "unless you have
-    a card that lets you fight a second combat", l.249, l.261, l.265). From rules revision 3:
-    a game of revision 1 or 2 had no such choice (a step onto a green space, the card first)."""
+    a card that lets you fight a second combat", l.249, l.261, l.265). Offered from rules
+    revision 3 (:func:`may_step_back`), taken in any game: a revision-2 journal may hold it."""
     c = s.combat
     if c is None:
         raise IllegalActionError("no combat")
