@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Generic, NewType, Protocol, TypeVar
 
 from controller.core.checked import Problems, name_problem
-from controller.core.errors import IllegalActionError
+from controller.core.errors import DataError, IllegalActionError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
@@ -97,11 +97,17 @@ class NewGame(Protocol[S_co]):
     """A mode's ``new_game``: the state before the first action."""
 
     def __call__(
-        self, players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+        self,
+        players: Sequence[str],
+        data: Mapping[str, Any] | None = None,
+        source: str = "script",
+        revision: int | None = None,
     ) -> S_co:
-        """``data`` overrides the mode's data file.
+        """``data`` overrides the mode's data file; ``revision`` is the rules' revision the
+        game is played by (None: the mode's newest, :attr:`CompanionMode.rules_revision`).
 
-        Raises DataError for a wrong number of players or bad data overrides.
+        Raises DataError for a wrong number of players, bad data overrides or a revision
+        the mode does not have.
         """
 
 
@@ -142,6 +148,10 @@ class CompanionMode(Generic[S, A]):
     """``players``, ``turn``, ``step``, ``winner``, ``eliminated`` and the mode's extras."""
     seat_summary: Callable[[JsonDict], SeatSummary]
     """A player's numbers (one of :attr:`to_json`'s ``players``) written short."""
+    rules_revision: int = 1
+    """The mode's newest rules revision: a new game is played by it, and its journal
+    records it, so a game begun by an older revision replays and plays on by that one
+    (:func:`checked_revision`)."""
 
     @property
     def name(self) -> str:
@@ -306,6 +316,25 @@ def check_players(
         )
     problems.check()
     return names
+
+
+def checked_revision(revision: int | None, newest: int, source: str = "script") -> int:
+    """The rules revision a game is played by: ``revision``, or ``newest`` for None.
+
+    Raises:
+        DataError: not a whole number 1..``newest`` (naming ``source`` and the field).
+    """
+    if revision is None:
+        return newest
+    if isinstance(revision, bool) or not isinstance(revision, int) or not 1 <= revision <= newest:
+        raise DataError.single(
+            source,
+            "rules_revision",
+            "rules_revision",
+            f"expected a whole number 1..{newest} (this toptable's newest), "
+            f"got {short_repr(revision)}",
+        )
+    return revision
 
 
 def clockwise_from(seats: Sequence[str], start: str, live: Sequence[str]) -> tuple[str, ...]:

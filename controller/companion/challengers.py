@@ -36,6 +36,7 @@ from controller.companion.base import (
     RuleViolationError,
     SeatSummary,
     check_players,
+    checked_revision,
 )
 from controller.companion.challengers_model import (
     ACTIONS,
@@ -61,6 +62,9 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
 KIND = GameKind.CHALLENGERS
+RULES_REVISION = 2
+"""The mode's rules revision (recorded in each journal; a game replays by its own):
+1. as first built; 2. the Trophies' fans must rise round by round (rule text 004)."""
 FLAG_TOSS = "flag toss"
 
 R_ROUND = "Tournament: seven rounds, each player plays one match a round"
@@ -101,9 +105,11 @@ def flag_attack(flag_power: int, revealed: Sequence[int]) -> FlagAttack:
 
 
 def load_data(
-    overrides: Mapping[str, Any] | None = None, source: str = "script"
+    overrides: Mapping[str, Any] | None = None, source: str = "script", rising: bool = True
 ) -> ChallengersData:
-    """The mode's data file, with a script's overrides (e.g. ``trophy_fans``).
+    """The mode's data file, with a script's overrides (e.g. ``trophy_fans``); ``rising``:
+    each round's Trophy must hold more fans than the round before's (rule text 004, "The
+    amount of fans on the Trophies increases in later rounds"; rules revision 2 on).
 
     Raises:
         DataError: every problem of the file or the overrides.
@@ -116,6 +122,17 @@ def load_data(
     fans = problems.whole_numbers(
         table.get("trophy_fans"), ENTRY, "trophy_fans", rounds, 0, MAX_COUNT
     )
+    if rising and fans is not None:
+        for i in range(1, len(fans)):
+            if fans[i] <= fans[i - 1]:
+                problems.add(
+                    ENTRY,
+                    f"trophy_fans[{i}]",
+                    f"expected more than round {i}'s {fans[i - 1]} fans (the fans on the "
+                    f"Trophies increase in later rounds), got {fans[i]}",
+                )
+                fans = None
+                break
     return ChallengersData(
         rounds=problems.checked(rounds),
         min_players=problems.checked(min_players),
@@ -125,10 +142,19 @@ def load_data(
 
 
 def new_game(
-    players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+    players: Sequence[str],
+    data: Mapping[str, Any] | None = None,
+    source: str = "script",
+    revision: int | None = None,
 ) -> ChallengersState:
-    """Round 1, nobody with fans or Trophies."""
-    d = load_data(data, source)
+    """Round 1, nobody with fans or Trophies; played by rules ``revision`` (None:
+    :data:`RULES_REVISION`).
+
+    Raises:
+        DataError: the players, the data or the revision.
+    """
+    rules = checked_revision(revision, RULES_REVISION, source)
+    d = load_data(data, source, rising=rules >= 2)
     names = check_players(players, d.min_players, d.max_players, KIND.value, source)
     return ChallengersState(data=d, players=tuple(Contender(n) for n in names))
 
@@ -314,6 +340,7 @@ def whose_turn(state: ChallengersState) -> str | None:
 MODE: CompanionMode[ChallengersState, Any] = CompanionMode(
     kind=KIND,
     title="CHALLENGERS",
+    rules_revision=RULES_REVISION,
     main_number="fans",
     actions=ACTIONS,
     new_game=new_game,

@@ -52,6 +52,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 FORMAT_VERSION = len(MIGRATIONS)
 ACTION = "action"
 REFUSED = "refused"
+REVISION_KEY = "rules_revision"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,26 @@ def setup_players(setup: Mapping[str, Any], path: str | Path) -> tuple[str, ...]
     return tuple(raw)
 
 
+def setup_revision(setup: Mapping[str, Any], path: str | Path) -> int:
+    """The rules revision the set-up of the journal at ``path`` records (see
+    :attr:`CompanionJournal.rules_revision`).
+
+    Raises:
+        JournalCorruptError: as :attr:`CompanionJournal.rules_revision`.
+    """
+    newest = get_mode(setup_kind(setup, path)).rules_revision
+    raw = setup.get(REVISION_KEY, 1)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        raise damaged_setup(path, REVISION_KEY, f"expected a whole number, got {short_repr(raw)}")
+    if raw > newest:
+        raise JournalCorruptError(
+            f"{path}: the game is played by rules revision {raw} of {setup_kind(setup, path).value}, "
+            f"and this toptable knows revisions 1..{newest}: resume it with the newer toptable "
+            "that began it"
+        )
+    return raw
+
+
 class CompanionJournal(EventJournal[CompanionEvent]):
     """An open companion journal; :meth:`start` or :meth:`open`, then :meth:`close`."""
 
@@ -137,12 +158,19 @@ class CompanionJournal(EventJournal[CompanionEvent]):
         seed: int | None = None,
     ) -> CompanionJournal:
         """A new journal for a ``kind`` game of ``players`` (``data``: the mode's overrides;
-        ``seed``: the game's own randomness, recorded for its resume).
+        ``seed``: the game's own randomness, recorded for its resume), played by the mode's
+        newest rules revision (recorded).
 
         Raises:
             JournalIOError: the file exists already or cannot be written.
         """
-        setup = {"mode": kind.value, "players": list(players), "data": data, SEED_KEY: seed}
+        setup = {
+            "mode": kind.value,
+            "players": list(players),
+            "data": data,
+            SEED_KEY: seed,
+            REVISION_KEY: get_mode(kind).rules_revision,
+        }
         return cls.create(path, setup)
 
     @property
@@ -158,6 +186,17 @@ class CompanionJournal(EventJournal[CompanionEvent]):
     def origin(self) -> Origin:
         """The seed the journal recorded (None: not recorded; a companion game has no data set)."""
         return Origin.from_setup(self.setup, self.path)
+
+    @property
+    def rules_revision(self) -> int:
+        """The rules revision the game is played by (1 for a journal that records none: the
+        revision before any was recorded).
+
+        Raises:
+            JournalCorruptError: the set-up names no companion mode, or a revision that is no
+                whole number or that this toptable does not have (a newer one wrote it).
+        """
+        return setup_revision(self.setup, self.path)
 
     @property
     def players(self) -> tuple[str, ...]:

@@ -1,7 +1,9 @@
 """Playing a script of actions through a mode: the library behind ``companion MODE replay``.
 
-A script is ``{"players": [names, clockwise], "actions": [{"do": ...}, ...], "data": {...}}``
-(``data`` is optional and overrides the mode's data file). Bad input (an unknown action,
+A script is ``{"players": [names, clockwise], "actions": [{"do": ...}, ...], "data": {...},
+"rules_revision": N}`` (``data`` is optional and overrides the mode's data file;
+``rules_revision``, optional, plays by an older revision of the mode's rules, as a journal
+begun by it replays). Bad input (an unknown action,
 player or field, a wrong type) raises DataError before anything is played, listing every
 problem of the script at once; an action the rules forbid is listed in ``refused`` and
 the replay goes on.
@@ -18,7 +20,7 @@ from controller.core.checked import Problems
 from controller.core.errors import DataError
 from controller.core.quoting import short_repr
 
-SCRIPT_KEYS = {"players", "actions", "data"}
+SCRIPT_KEYS = {"players", "actions", "data", "rules_revision"}
 
 
 def replay(mode_name: str, script: Mapping[str, Any], source: str = "script") -> JsonDict:
@@ -50,7 +52,7 @@ def replay(mode_name: str, script: Mapping[str, Any], source: str = "script") ->
     parsed: list[CompanionAction | None] = []
     if isinstance(players, list):
         try:
-            state = mode.new_game(players, script.get("data"), source)
+            state = mode.new_game(players, script.get("data"), source, script.get("rules_revision"))
         except DataError as exc:  # the players or the data: noted with the actions' problems
             problems.extend(exc.problems)
         parsed = [

@@ -166,7 +166,12 @@ class CompanionTable:
 
     # ------------------------------------------------------------------ the game
     def _replay(self) -> None:
-        state = self.mode.new_game(self.players, self._data, source=str(self.journal.path))
+        state = self.mode.new_game(
+            self.players,
+            self._data,
+            source=str(self.journal.path),
+            revision=self.journal.rules_revision,
+        )
         actions = self.journal.actions()
         for i, action in enumerate(actions):
             try:

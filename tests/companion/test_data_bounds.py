@@ -43,9 +43,9 @@ def test_the_bounds_are_the_modules_named_constants() -> None:
     assert len(POWER_LEVELS) == MAX_BRACKETS and max(POWER_LEVELS) == MAX_FLOOR
 
 
-def fans(rounds: int, each: int = 1) -> list[int]:
-    """A Trophy's fans for each of ``rounds`` rounds."""
-    return [each] * rounds
+def fans(rounds: int) -> list[int]:
+    """A Trophy's fans for each of ``rounds`` rounds, rising as they must (0, 1, 2...)."""
+    return list(range(rounds))
 
 
 # (mode, field, lowest, most, the other fields the largest value needs)
@@ -58,6 +58,7 @@ BOUNDED: list[tuple[str, str, int, int, dict[str, Any]]] = [
     ("dbz-tcg", "level_up_stages", 0, MAX_COUNT, {"max_stages": MAX_COUNT}),
     ("dbz-tcg", "anger_to_level", 1, MAX_COUNT, {}),
     ("dbz-tcg", "draw_step_cards", 1, DECK, {}),
+    ("dbz-tcg", "combat_draw_cards", 0, DECK, {}),
     ("dbz-tcg", "hand_limit", 0, DECK, {}),
     ("dbz-tcg", "critical_life_cards", 1, DECK, {}),
     ("dbz-tcg", "dragon_balls", 1, DECK, {}),
@@ -231,8 +232,8 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (
             "dbs_tournament.toml",
             "min_players = 2",
-            "min_players = 7",
-            "data: field 'min_players': expected a whole number 2..6, got 7 (at most max_players)",
+            "min_players = 9",
+            "data: field 'min_players': expected a whole number 2..8, got 9",
         ),
         (
             "challengers.toml",
@@ -281,11 +282,14 @@ def test_a_capture_offers_the_opponents_balls_past_the_seven() -> None:
     state = dbz_tcg.new_game(players, {"dragon_balls": 9})
     for raw in (
         {"do": "draw", "player": "Goku", "cards": 3},
+        {"do": "pur", "player": "Goku", "amount": 0},
         {"do": "end_turn"},
         {"do": "draw", "player": "Vegeta", "cards": 3},
         {"do": "dragon_ball", "player": "Vegeta", "number": 9},
+        {"do": "pur", "player": "Vegeta", "amount": 0},
         {"do": "end_turn"},
         {"do": "draw", "player": "Goku", "cards": 3},
+        {"do": "pur", "player": "Goku", "amount": 0},
         {"do": "declare_combat", "player": "Goku"},
         {"do": "life_damage", "player": "Vegeta", "amount": 5},
     ):

@@ -148,7 +148,7 @@ def test_the_attack_table_gives_the_texts_example() -> None:
 
 def test_rejuvenate_needs_a_card_in_the_discard_pile() -> None:
     state = dbz_tcg.new_game(["Goku", "Vegeta"])
-    state = dataclasses.replace(state, step=dbz_tcg.Step.PLANNING)
+    state = dataclasses.replace(state, step=dbz_tcg.Step.COMBAT_CHOICE, pur_gained=True)
     action = parse_action(
         {"do": "rejuvenate", "player": "Goku"}, dbz_tcg.ACTIONS, ["Goku", "Vegeta"]
     )
@@ -167,7 +167,20 @@ def test_dbz_legal_actions_follow_the_steps() -> None:
     assert "declare_combat" not in {c.do for c in dbz_tcg.legal_actions(state, "Vegeta")}
     state = dataclasses.replace(state, step=dbz_tcg.Step.PLANNING)
     offered = {c.do for c in dbz_tcg.legal_actions(state, "Goku")}
-    assert {"pur", "dragon_ball", "declare_combat", "end_turn"} <= offered
+    assert {"pur", "dragon_ball"} <= offered  # the step ends with the PUR (revision 2)
+    assert not {"declare_combat", "rejuvenate", "end_turn"} & offered
+    state = dataclasses.replace(state, step=dbz_tcg.Step.COMBAT_CHOICE, pur_gained=True)
+    state = dataclasses.replace(
+        state, fighters=(dataclasses.replace(state.fighters[0], life=57), state.fighters[1])
+    )
+    offered = {c.do for c in dbz_tcg.legal_actions(state, "Goku")}
+    assert {"declare_combat", "rejuvenate", "end_turn"} <= offered
+    assert not {"pur", "dragon_ball"} & offered
+    old = dbz_tcg.new_game(["Goku", "Vegeta"], revision=1)
+    old = dataclasses.replace(old, step=dbz_tcg.Step.PLANNING)
+    assert {"pur", "declare_combat", "end_turn"} <= {
+        c.do for c in dbz_tcg.legal_actions(old, "Goku")
+    }
 
 
 # --- challengers -----------------------------------------------------------------------

@@ -42,11 +42,11 @@ class CounterKind(enum.Enum):
 
 @dataclass(frozen=True)
 class DbsData:
-    """The mode's numbers (all from rule text 002)."""
+    """The mode's numbers (from rule text 002 but ``max_players``, the table's own)."""
 
     life: int = 16
     min_players: int = 2
-    max_players: int = 6
+    max_players: int = 8
     champion_cost_step: int = 2
 
 

@@ -12,6 +12,7 @@ from controller.companion.base import (
     Offer,
     RuleViolationError,
     check_players,
+    checked_revision,
     clockwise_from,
 )
 from controller.companion.dbs_tournament.model import (
@@ -45,9 +46,18 @@ R_OVER = "Multiplayer Rules: the game is over"
 
 
 def new_game(
-    players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+    players: Sequence[str],
+    data: Mapping[str, Any] | None = None,
+    source: str = "script",
+    revision: int | None = None,
 ) -> DbsState:
-    """Everyone at full life, waiting for the roll."""
+    """Everyone at full life, waiting for the roll (one rules revision so far: ``revision``
+    None or 1).
+
+    Raises:
+        DataError: the players, the data or the revision.
+    """
+    checked_revision(revision, 1, source)
     d = load_data(data, source)
     names = check_players(players, d.min_players, d.max_players, KIND.value, source)
     return DbsState(data=d, seats=tuple(Seat(n, d.life) for n in names), rolling=names)

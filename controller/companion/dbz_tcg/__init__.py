@@ -8,9 +8,13 @@ Referee decisions where the text is silent (also in ``README.md``):
 
 * The first player listed in the script begins (the text only says "deciding who goes first").
 * The turn player's first ``draw`` of a turn is the Draw Step and must be three cards;
-  other draws (the defender's three on entering combat, card effects) are free.
-* ``pur`` ends the Planning Step (Dragon Balls are played before it); leaving the Planning
-  Step without a ``pur`` (declaring combat, rejuvenating, ending the turn) means no PUR gain.
+  other draws (card effects) are free. Declaring combat draws the defender's three
+  (l.150; rules revision 2 on: a revision-1 journal's players entered it as a ``draw``).
+* ``pur`` ends the Planning Step (Dragon Balls are played before it). From rules
+  revision 2 the step ends only so (l.110-112: the gain is no option; ``pur`` 0 for a
+  Personality without one): combat, rejuvenating and the turn's end wait for it. In
+  revision 1, leaving the step without a ``pur`` meant no PUR gain.
+* ``gain_stages``: stages a card's effect gives besides the PUR (up to ten).
 * The Discard Step (down to one card) is the players' job: the hand stays in their hands.
 * ``rejuvenate`` is refused once combat was declared, twice in a turn, or with a full Life
   Deck (60: the discard pile is then empty); it closes the chance to declare combat.
@@ -34,6 +38,7 @@ from controller.companion.base import CompanionMode, JsonDict, SeatSummary
 from controller.companion.dbz_tcg.model import (
     ACTIONS,
     KIND,
+    RULES_REVISION,
     AttackTable,
     DbzData,
     DbzState,
@@ -48,6 +53,7 @@ __all__ = [
     "ACTIONS",
     "KIND",
     "MODE",
+    "RULES_REVISION",
     "AttackTable",
     "DbzData",
     "DbzState",
@@ -96,4 +102,5 @@ MODE: CompanionMode[DbzState, Any] = CompanionMode(
     apply=apply,
     to_json=to_json,
     seat_summary=seat_summary,
+    rules_revision=RULES_REVISION,
 )

@@ -16,6 +16,13 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
 KIND = GameKind.DBZ_TCG
+RULES_REVISION = 2
+"""The mode's rules revision (recorded in each journal; a game replays by its own):
+
+1. as first built;
+2. rule text 003 l.150: declaring combat makes the defender draw three cards
+   (``combat_draw_cards``), and l.110-112: the Planning Step ends with the PUR gain, so
+   combat, rejuvenating and the turn's end wait for the ``pur`` (of 0 for none)."""
 DECK = 60
 """Rule text 003: "exactly 60 other cards" beside the Main Personality and Mastery; the
 Life Deck is made of them, so it holds no more. It bounds the counts of cards (the Life
@@ -104,6 +111,7 @@ class DbzData:
     anger_to_level: int
     level_up_stages: int
     draw_step_cards: int
+    combat_draw_cards: int
     hand_limit: int
     critical_life_cards: int
     dragon_balls: int
@@ -137,6 +145,7 @@ class DbzState:
     pur_gained: bool = False
     winner: str | None = None
     victory: Victory | None = None
+    rules_revision: int = RULES_REVISION
 
     def fighter(self, name: str) -> Personality:
         """The numbers of ``name``."""
@@ -209,6 +218,16 @@ class PhysicalAttack(CompanionAction):
 
 
 @dataclass(frozen=True)
+class GainStages(CompanionAction):
+    """A player's Main Personality gains Power Stages besides the PUR (a card's effect:
+    rule text 003, "Gain and lose stages by moving your Scouter up and down")."""
+
+    DO = "gain_stages"
+    player: Player
+    amount: Stages
+
+
+@dataclass(frozen=True)
 class PayStages(CompanionAction):
     """``player`` lowers their Main Personality's Power Stages to pay an Energy Attack."""
 
@@ -270,7 +289,7 @@ class EndTurn(CompanionAction):
 
 DbzAction = (
     Draw | Pur | Anger | StageDamage | LifeDamage | DragonBall | DeclareCombat | Rejuvenate
-) | (UseCritical | EndTurn | PhysicalAttack | PayStages | DiscardDragonBall)
+) | (UseCritical | EndTurn | PhysicalAttack | GainStages | PayStages | DiscardDragonBall)
 ACTIONS: dict[str, type[Any]] = {
     c.DO: c
     for c in (
@@ -280,6 +299,7 @@ ACTIONS: dict[str, type[Any]] = {
         StageDamage,
         LifeDamage,
         PhysicalAttack,
+        GainStages,
         PayStages,
         DragonBall,
         DiscardDragonBall,
@@ -368,6 +388,7 @@ def load_data(overrides: Mapping[str, Any] | None = None, source: str = "script"
         "anger_to_level": num("anger_to_level", 1, MAX_COUNT),
         "level_up_stages": capped("level_up_stages", 0, MAX_COUNT, "max_stages", max_stages),
         "draw_step_cards": capped("draw_step_cards", 1, DECK, "life_deck", life_deck),
+        "combat_draw_cards": capped("combat_draw_cards", 0, DECK, "life_deck", life_deck),
         "hand_limit": capped("hand_limit", 0, DECK, "life_deck", life_deck),
         "critical_life_cards": capped("critical_life_cards", 1, DECK, "life_deck", life_deck),
         "dragon_balls": num("dragon_balls", 1, DECK),

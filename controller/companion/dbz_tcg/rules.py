@@ -6,9 +6,17 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from controller.companion.base import R_AMOUNT, JsonDict, Offer, RuleViolationError, check_players
+from controller.companion.base import (
+    R_AMOUNT,
+    JsonDict,
+    Offer,
+    RuleViolationError,
+    check_players,
+    checked_revision,
+)
 from controller.companion.dbz_tcg.model import (
     KIND,
+    RULES_REVISION,
     Anger,
     Critical,
     DbzAction,
@@ -18,6 +26,7 @@ from controller.companion.dbz_tcg.model import (
     DragonBall,
     Draw,
     EndTurn,
+    GainStages,
     LifeDamage,
     PayStages,
     Personality,
@@ -35,6 +44,7 @@ from controller.core.quoting import short_repr
 R_DRAW = "Draw Step: draw three cards at the beginning of your turn"
 R_PLANNING = "Planning Step: Dragon Balls and the PUR gain only on your turn, in the Planning Step"
 R_PUR = "Planning Step: the Main Personality gains its PUR once"
+R_PUR_FIRST = "Planning Step: the step ends with the PUR gain (a pur of 0 when there is none)"
 R_COMBAT = "Combat Step (optional): declared by the turn player, once, after the Planning Step"
 R_REJUVENATE = "Rejuvenation Step: if you did not declare combat this turn, rejuvenate one card"
 R_DRAGON_BALL = "Dragon Balls: numbered 1-7; you cannot play one that matches one on the table"
@@ -46,13 +56,50 @@ R_OVER = "Winning the game: the game is over"
 
 
 def new_game(
-    players: Sequence[str], data: Mapping[str, Any] | None = None, source: str = "script"
+    players: Sequence[str],
+    data: Mapping[str, Any] | None = None,
+    source: str = "script",
+    revision: int | None = None,
 ) -> DbzState:
-    """Both players at Level 1, five Power Stages, a full Life Deck; the first listed begins."""
+    """Both players at Level 1, five Power Stages, a full Life Deck; the first listed begins;
+    played by rules ``revision`` (None: :data:`RULES_REVISION`).
+
+    Raises:
+        DataError: the players, the data or the revision.
+    """
+    rules = checked_revision(revision, RULES_REVISION, source)
     d = load_data(data, source)
     a, b = check_players(players, 2, 2, KIND.value, source)
     fighters = tuple(Personality(n, d.life_deck, d.start_level, d.start_stages) for n in (a, b))
-    return DbzState(data=d, fighters=(fighters[0], fighters[1]), turn=a)
+    return DbzState(data=d, fighters=(fighters[0], fighters[1]), turn=a, rules_revision=rules)
+
+
+def _planning_must_end_with_pur(state: DbzState) -> bool:
+    """Whether the Planning Step is still open and waits for its PUR (revision 2 on)."""
+    return state.rules_revision >= 2 and state.step is Step.PLANNING
+
+
+def _pur_first(state: DbzState, what: str) -> None:
+    """RuleViolationError (R_PUR_FIRST) if ``what`` would leave the Planning Step before
+    its PUR gain (revision 2 on; rule text 003 l.110-112)."""
+    if _planning_must_end_with_pur(state):
+        raise RuleViolationError(R_PUR_FIRST, f"{what}: {state.turn} has not gained the PUR")
+
+
+def _declare_combat(state: DbzState, a: DeclareCombat) -> DbzState:
+    """Combat declared; from revision 2 the defender then draws ``combat_draw_cards``
+    (rule text 003 l.150; an empty Life Deck loses by Survival)."""
+    _turn_player(state, a.player, R_COMBAT, f"{a.player} declares combat")
+    if state.step not in (Step.PLANNING, Step.COMBAT_CHOICE):
+        raise RuleViolationError(
+            R_COMBAT, f"combat cannot be declared in the {state.step.value} step"
+        )
+    _pur_first(state, f"{a.player} declares combat")
+    out = dataclasses.replace(state, step=Step.COMBAT, combat_declared=True)
+    cards = state.data.combat_draw_cards
+    if state.rules_revision >= 2 and cards:
+        out = _lose_life(out, state.opponent(a.player), cards)
+    return out
 
 
 def _set(state: DbzState, name: str, **changes: Any) -> DbzState:
@@ -200,6 +247,11 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         table = state.data.attack_table
         stages = table.physical_damage(action.attacker_power_level, action.defender_power_level)
         return _damage(state, action.player, stages, 0)
+    if isinstance(action, GainStages):
+        if action.amount < 1:
+            raise RuleViolationError(R_AMOUNT, f"a gain of {short_repr(action.amount)} stages")
+        stages = state.fighter(action.player).stages + action.amount
+        return _set(state, action.player, stages=min(state.data.max_stages, stages))
     if isinstance(action, PayStages):
         return _pay_stages(state, action)
     if isinstance(action, DiscardDragonBall):
@@ -207,6 +259,7 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
     if isinstance(action, EndTurn):
         if step is Step.DRAW:
             raise RuleViolationError(R_DRAW, f"{state.turn} has not drawn for the Draw Step")
+        _pur_first(state, f"{state.turn}'s turn ends")
         return dataclasses.replace(
             state,
             turn=state.opponent(state.turn),
@@ -246,14 +299,10 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
             out = _win(out, action.player, Victory.DRAGON_BALLS)
         return out
     if isinstance(action, DeclareCombat):
-        _turn_player(state, action.player, R_COMBAT, f"{action.player} declares combat")
-        if step not in (Step.PLANNING, Step.COMBAT_CHOICE):
-            raise RuleViolationError(
-                R_COMBAT, f"combat cannot be declared in the {step.value} step"
-            )
-        return dataclasses.replace(state, step=Step.COMBAT, combat_declared=True)
+        return _declare_combat(state, action)
     if isinstance(action, Rejuvenate):
         _turn_player(state, action.player, R_REJUVENATE, f"{action.player} rejuvenates")
+        _pur_first(state, f"{action.player} rejuvenates")
         if state.combat_declared:
             raise RuleViolationError(R_REJUVENATE, "combat was declared this turn")
         if step is Step.REJUVENATION:
@@ -285,6 +334,7 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
         Offer("stage_damage", mine, ("amount",)),
         Offer("life_damage", mine, ("amount",)),
         Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
+        Offer("gain_stages", mine, ("amount",)),
     ]
     if me.stages:
         out.append(Offer("pay_stages", mine, ("amount",)))
@@ -298,6 +348,8 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
         taken = {b for f in state.fighters for b in f.dragon_balls}
         free = tuple(n for n in range(1, state.data.dragon_balls + 1) if n not in taken)
         out += [Offer("pur", mine, ("amount",)), Offer("dragon_ball", (*mine, ("number", free)))]
+        if _planning_must_end_with_pur(state):
+            return tuple(out)
     if state.step in (Step.PLANNING, Step.COMBAT_CHOICE):
         out.append(Offer("declare_combat", mine))
         if me.life < state.data.life_deck:

@@ -1,0 +1,129 @@
+"""A companion game is played by the rules revision it began with, recorded in its journal.
+
+dbz-tcg revision 2 draws the defender's three on declaring combat and ends the Planning
+Step with the PUR; challengers revision 2 wants the Trophies' fans to rise. A journal
+begun before (no revision recorded: revision 1) replays and plays on by the old rules.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.companion.journal import ActionTaken, CompanionJournal
+from controller.companion.registry import get_mode
+from controller.companion.replay import replay
+from controller.core.errors import DataError
+from controller.core.kinds import GameKind
+from controller.storage.journal import JournalCorruptError
+from controller.table.companion import CompanionTable
+
+PLAYERS = ["Goku", "Vegeta"]
+# revision 1's way through a turn: combat without a PUR, the defender's draw entered by hand
+REVISION_1_TURN = [
+    {"do": "draw", "player": "Goku", "cards": 3},
+    {"do": "declare_combat", "player": "Goku"},
+    {"do": "draw", "player": "Vegeta", "cards": 3},
+    {"do": "life_damage", "player": "Vegeta", "amount": 2},
+]
+
+
+def _set_revision(path: Path, revision: Any) -> None:
+    """Rewrite the journal's set-up as an older (or a damaged) one: ``revision`` None
+    removes the key, as a journal begun before revisions were recorded has it."""
+    conn = sqlite3.connect(path)
+    (raw,) = conn.execute("SELECT value FROM meta WHERE key = 'setup'").fetchone()
+    setup = json.loads(raw)
+    if revision is None:
+        del setup["rules_revision"]
+    else:
+        setup["rules_revision"] = revision
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'setup'", (json.dumps(setup),))
+    conn.commit()
+    conn.close()
+
+
+def _journal(tmp_path: Path, revision: Any) -> Path:
+    mode = get_mode(GameKind.DBZ_TCG)
+    path = tmp_path / "dbz.sqlite"
+    with CompanionJournal.start(path, GameKind.DBZ_TCG, PLAYERS) as journal:
+        assert journal.rules_revision == mode.rules_revision == 2
+        for raw in REVISION_1_TURN:
+            journal.append(ActionTaken(mode.parse_action(raw, PLAYERS)))
+    _set_revision(path, revision)
+    return path
+
+
+def test_a_journal_without_a_revision_replays_and_plays_on_by_revision_1(tmp_path: Path) -> None:
+    path = _journal(tmp_path, None)
+    with CompanionTable.resume(path) as table:
+        assert table.journal.rules_revision == 1
+        assert table.state.rules_revision == 1
+        numbers = {p["name"]: p["life"] for p in table.mode.to_json(table.state)["players"]}
+        assert numbers == {"Goku": 57, "Vegeta": 55}  # the hand-entered draw, taken once
+        table.submit(None, {"do": "end_turn"})
+        table.submit(None, {"do": "draw", "player": "Vegeta", "cards": 3})
+        table.submit(None, {"do": "declare_combat", "player": "Vegeta"})  # no PUR: revision 1
+        assert table.refusal is None
+        assert table.mode.to_json(table.state)["step"] == "combat"
+
+
+def test_the_same_actions_are_refused_by_revision_2(tmp_path: Path) -> None:
+    path = _journal(tmp_path, 2)
+    with pytest.raises(JournalCorruptError, match=r"action 2 \(declare_combat\) is refused now"):
+        CompanionTable.resume(path)
+
+
+@pytest.mark.parametrize(
+    ("revision", "message"),
+    [
+        (3, r"rules revision 3 of dbz-tcg, and this toptable knows revisions 1\.\.2"),
+        (0, r"field 'rules_revision': expected a whole number, got 0"),
+        ("2", r"field 'rules_revision': expected a whole number, got '2'"),
+        (True, r"field 'rules_revision': expected a whole number, got True"),
+    ],
+)
+def test_a_revision_this_toptable_lacks_is_named(
+    tmp_path: Path, revision: Any, message: str
+) -> None:
+    path = _journal(tmp_path, revision)
+    with pytest.raises(JournalCorruptError, match=message) as info:
+        CompanionTable.resume(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_new_game_is_played_by_the_newest_revision(tmp_path: Path) -> None:
+    with CompanionTable.new("dbz-tcg", PLAYERS, tmp_path / "new.sqlite") as table:
+        assert table.journal.rules_revision == 2
+        table.submit(None, {"do": "draw", "player": "Goku", "cards": 3})
+        table.submit(None, {"do": "pur", "player": "Goku", "amount": 0})
+        table.submit(None, {"do": "declare_combat", "player": "Goku"})
+        life = {p["name"]: p["life"] for p in table.mode.to_json(table.state)["players"]}
+        assert life == {"Goku": 57, "Vegeta": 57}  # the defender drew three
+
+
+def test_a_script_names_its_revision_and_a_bad_one_is_bad_input() -> None:
+    out = replay("dbz-tcg", {"players": PLAYERS, "rules_revision": 1, "actions": REVISION_1_TURN})
+    assert out["refused"] == []
+    again = replay("dbz-tcg", {"players": PLAYERS, "actions": REVISION_1_TURN})
+    assert [r["do"] for r in again["refused"]] == ["declare_combat"]
+    for bad in (0, 3, "1", 1.0):
+        with pytest.raises(
+            DataError, match=r"field 'rules_revision': expected a whole number 1\.\.2"
+        ):
+            replay("dbz-tcg", {"players": PLAYERS, "rules_revision": bad, "actions": []})
+
+
+def test_challengers_fans_must_rise_from_revision_2() -> None:
+    flat = {"players": ["Ann", "Ben"], "data": {"trophy_fans": [3, 3, 4, 5, 6, 7, 8]}}
+    with pytest.raises(
+        DataError, match=r"field 'trophy_fans\[1\]': expected more than round 1's 3"
+    ):
+        replay("challengers", {**flat, "actions": []})
+    assert replay("challengers", {**flat, "rules_revision": 1, "actions": []})["refused"] == []
+    with pytest.raises(DataError, match=r"expected a whole number 1\.\.1"):
+        replay("dbs-tournament", {"players": ["Ann", "Ben"], "rules_revision": 2, "actions": []})
