@@ -38,8 +38,8 @@ from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
-from controller.storage.chained_log import UNDO_KIND
 from controller.storage.origin import refuse_contradiction
+from controller.storage.rows import UNDO_KIND
 from controller.table.settings import TableConfig
 from hardware.controls.events import ButtonName
 from hardware.displays.settings import DisplaysConfig, ScreenConfig, ScreenDriver, ScreenRole

@@ -46,10 +46,11 @@ from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
-from controller.storage.chained_log import UNDO_KIND
 from controller.storage.journal import journal_exists
+from controller.storage.lock import holder_message
 from controller.storage.origin import refuse_contradiction, refuse_other_data
 from controller.storage.place import place_problem
+from controller.storage.rows import UNDO_KIND
 from controller.storage.sqlite_file import sidecars
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
@@ -325,7 +326,7 @@ def make_room(journal: Path, chosen: bool) -> None:
     Raises:
         DemoError: a journal the user named is there already (or what is left of one), or
             its folder is not there; a game the demo did not start is journalled at its
-            scratch journal.
+            scratch journal, or another demo plays there.
     """
     if chosen and not (journal_exists(journal.parent) and journal.parent.is_dir()):
         raise DemoError(f"cannot create the journal: {place_problem(journal)}")
@@ -347,6 +348,8 @@ def make_room(journal: Path, chosen: bool) -> None:
                 "it, or give --journal another path"
             )
         return
+    if (held := holder_message(journal)) is not None:  # another demo plays it: not replaced
+        raise DemoError(held)
     for part in (*parts, mark_path(journal)):
         part.unlink(missing_ok=True)
 

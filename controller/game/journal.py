@@ -33,7 +33,6 @@ from controller.game.journal_schema import (
     META_SCHEMA_VERSION,
     migrate,
 )
-from controller.storage.chained_log import UNDO_KIND
 from controller.storage.journal import (
     EventJournal,
     JournalCorruptError,
@@ -44,6 +43,7 @@ from controller.storage.journal import (
     Row,
     WrongGameError,
 )
+from controller.storage.rows import UNDO_KIND
 
 # The ``meta`` table's schema_version (the first release's check); the file's
 # format version is ``PRAGMA user_version`` (JOURNAL_VERSION).

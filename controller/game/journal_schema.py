@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from controller.storage.chained_log import create_layout
+from controller.storage.rows import create_layout
 from controller.storage.sqlite_file import (
     Migration,
     Stamp,

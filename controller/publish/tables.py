@@ -28,6 +28,7 @@ from controller.publish.outbox import MARK_SUFFIX as PUBLISHED_SUFFIX
 from controller.publish.progress import PublishStats
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, check_table_id
+from controller.storage.lock import holder_message
 from controller.storage.marks import mark_path, marked_here, write_mark
 from controller.storage.place import too_long_for_sqlite
 from controller.storage.sqlite_file import sidecars
@@ -184,7 +185,7 @@ def _make_room(journal: Path) -> None:
     progress, the mark); anything else there is refused.
 
     Raises:
-        PublishError: a file is there that no simulation wrote.
+        PublishError: a file is there that no simulation wrote, or a simulation plays there.
     """
     parts = (*sidecars(journal), journal.with_name(journal.name + PUBLISHED_SUFFIX))
     if not any(p.exists() or p.is_symlink() for p in parts):
@@ -195,5 +196,7 @@ def _make_room(journal: Path) -> None:
             "simulated table replaces only its own: move it away, or give --journals "
             "another folder"
         )
+    if (held := holder_message(journal)) is not None:  # a simulation plays it: not replaced
+        raise PublishError(held)
     for part in (*parts, mark_path(journal, SIMULATED_SUFFIX)):
         part.unlink(missing_ok=True)

@@ -2,7 +2,9 @@
 
 Owns: the log itself (``chained_log.py``: WAL and ``synchronous=FULL``, the hash
 chain, the file's ``application_id``/``user_version`` stamp and its ordered
-migrations, undo markers, the append errors) and the journal of typed events
+migrations, undo markers, the append errors; its rows' format in ``rows.py``), its
+one writer (``lock.py``: a lock file beside the journal, held while it is open for
+writing, so a second writer is refused at its open) and the journal of typed events
 built on it (``journal.py``: the game's id and set-up in the ``meta`` table, each
 event encoded to a row's kind and JSON payload and decoded back), the journal's
 error classes (``errors.py``), what a journal records of its game's making (``origin.py``: the

@@ -18,9 +18,11 @@ One definition of the storage every journal shares (through
   ``PRAGMA user_version`` is its format version, reached by ordered
   :class:`Migration` steps. The header is checked before the durability
   settings are applied, so another program's file is never switched to WAL.
+- One writer: a log open for writing holds its lock (:mod:`controller.storage.lock`),
+  taken before anything is read or written, so a second writer is refused at its open.
 - Undo never deletes: a marker row (kind :data:`UNDO_KIND`) names the row it
   cancels; the effective rows skip both.
-- Payloads are JSON objects stored compactly (:func:`encode_payload`).
+- Payloads are JSON objects stored compactly (the rows: :mod:`controller.storage.rows`).
 
 What differs between the journals is a subclass's business: its application id,
 format version and migrations, its error classes and wording, and how it reads
@@ -29,22 +31,23 @@ its ``meta`` rows and its payloads (:mod:`controller.storage.journal`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from controller.core.quoting import printable
+from controller.storage.lock import JournalLock, LockedConnection, LockHeldError
 from controller.storage.place import (
     CREATING_SUFFIX,
     is_storage_error,
+    new_journal_problem,
     place_problem,
     too_long_for_sqlite,
 )
+from controller.storage.rows import UNDO_KIND, ChainedRow, chain_hash, create_layout, encode_payload
 from controller.storage.sqlite_file import (
     Migration,
     Stamp,
@@ -56,42 +59,7 @@ from controller.storage.sqlite_file import (
     sidecars,
 )
 
-UNDO_KIND = "undo"
-
-
-@dataclass(frozen=True)
-class ChainedRow:
-    """One row as stored."""
-
-    seq: int
-    kind: str
-    payload: str
-    undoes: int | None
-    chain: str
-
-
 R = TypeVar("R", bound=ChainedRow)
-
-
-def create_layout(conn: sqlite3.Connection) -> None:
-    """Make a log's two tables in an empty database."""
-    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    conn.execute(
-        "CREATE TABLE events (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
-        "payload TEXT NOT NULL, undoes INTEGER, chain TEXT NOT NULL)"
-    )
-
-
-def encode_payload(data: Mapping[str, Any]) -> str:
-    """A row's payload: ``data`` as compact JSON."""
-    return json.dumps(data, separators=(",", ":"))
-
-
-def chain_hash(prev: str, seq: int, kind: str, payload: str, undoes: int | None) -> str:
-    """A row's ``chain``: its fields hashed with the previous row's chain (or the seed)."""
-    h = hashlib.blake2b(digest_size=12)
-    h.update(f"{prev}|{seq}|{kind}|{undoes}|{payload}".encode())
-    return h.hexdigest()
 
 
 class ChainedLog(Generic[R]):
@@ -112,6 +80,7 @@ class ChainedLog(Generic[R]):
     RESUME_HINT: ClassVar[str] = "open it to resume"
     Error: ClassVar[type[Exception]]  # the root (a closed log)
     StorageError: ClassVar[type[Exception]]  # missing file, failed create, append or upgrade
+    InUseError: ClassVar[type[Exception]]  # another writer holds the log (a StorageError)
     CorruptError: ClassVar[type[Exception]]  # not a log, or damaged
 
     def __init__(self, conn: sqlite3.Connection, path: Path, seed: str, row: type[R]) -> None:
@@ -187,7 +156,7 @@ class ChainedLog(Generic[R]):
             # The table opens the log on its main thread and then hands it to the loop
             # thread, which alone uses it while the game runs: access is never concurrent.
             if writable:
-                conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                conn = LockedConnection(str(path), isolation_level=None, check_same_thread=False)
             else:
                 conn = connect_read_only(path)
             if check:
@@ -215,53 +184,75 @@ class ChainedLog(Generic[R]):
         return conn
 
     @classmethod
+    def _take_lock(cls, path: Path, said: str = "") -> JournalLock:
+        """The lock of the log at ``path``, held; refused (InUseError) while another writer
+        holds it, StorageError if its file cannot be made (``said`` begins the message)."""
+        try:
+            return JournalLock.acquire(path)
+        except LockHeldError as exc:
+            raise cls.InUseError(str(exc)) from None
+        except OSError as exc:
+            raise cls.StorageError(f"{said}{place_problem(path, exc)}") from None
+
+    def _hold(self, lock: JournalLock) -> Self:
+        """This log, holding ``lock`` until its connection is closed (:meth:`close`)."""
+        cast(LockedConnection, self.conn).lock = lock
+        return self
+
+    @classmethod
+    def _refuse_new(cls, path: Path) -> None:
+        """Refuse a new log at ``path`` (:func:`new_journal_problem`) with StorageError."""
+        if (problem := new_journal_problem(path, cls.RESUME_HINT)) is not None:
+            raise cls.StorageError(problem)
+
+    @classmethod
     def _create_file(
         cls, path: Path, meta: Sequence[tuple[str, str]], make_parent: bool = False
-    ) -> sqlite3.Connection:
-        """Create a stamped, empty log holding ``meta``; return its open connection.
+    ) -> tuple[sqlite3.Connection, JournalLock]:
+        """Create a stamped, empty log holding ``meta``; return its open connection and
+        its lock, held (the caller's log keeps it: :meth:`_hold`).
 
         Raises:
             StorageError: the file exists already or cannot be created.
+            InUseError: another writer holds the log's lock (making it, or playing it).
         """
+        cls._refuse_new(path)
+        said = "cannot create the journal: "
+        with ExitStack() as held:
+            try:
+                if make_parent:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                lock = cls._take_lock(path, said)
+                held.callback(lock.release)  # unless made
+                cls._refuse_new(path)  # made meanwhile by the writer that held the lock
+                conn = cls._build_new(path, meta)
+            except (sqlite3.Error, OSError) as exc:
+                if isinstance(exc, cls.Error):
+                    raise
+                raise cls.StorageError(f"{said}{place_problem(path, exc)}") from None
+            held.pop_all()
+        return conn, lock
+
+    @classmethod
+    def _build_new(cls, path: Path, meta: Sequence[tuple[str, str]]) -> sqlite3.Connection:
+        """Build the log at ``path`` (its lock held); its connection (sqlite3.Error, OSError)."""
         _, wal, shm = sidecars(path)
-        try:
-            there, stale = path.exists(), wal.exists() and wal.stat().st_size > 0
-        except OSError as exc:
-            raise cls.StorageError(place_problem(path, exc)) from None
-        if there:
-            raise cls.StorageError(f"{path}: a journal already exists there; {cls.RESUME_HINT}")
-        if (long := too_long_for_sqlite(path, creating=True)) is not None:
-            raise cls.StorageError(f"cannot create the journal: {printable(str(path))}: {long}")
-        if stale:
-            # SQLite would replay a dead game's write-ahead log into the new file.
-            raise cls.StorageError(
-                f"{wal}: the write-ahead log of a journal no longer at {path} (it may hold "
-                f"that game's last rows): put its journal back, or move {wal.name} and "
-                f"{shm.name} away to start a new game there"
-            )
         # Built under a temporary name and renamed once complete, so a crash while
         # creating never leaves a half-made log where a game is expected.
         tmp = path.with_name(path.name + CREATING_SUFFIX)
-        try:
-            # an empty write-ahead log (no rows) and a half-made log are nobody's game
-            for leftover in (wal, shm, *sidecars(tmp)):
-                leftover.unlink(missing_ok=True)
-            if make_parent:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            conn = cls._connect(tmp)
-            conn.execute("BEGIN IMMEDIATE")
-            create_layout(conn)
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", meta)
-            cls._migrate(conn, 0)
-            conn.execute("COMMIT")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.close()
-            tmp.replace(path)
-            return cls._connect(path)
-        except (sqlite3.Error, OSError) as exc:
-            raise cls.StorageError(
-                f"cannot create the journal: {place_problem(path, exc)}"
-            ) from None
+        # an empty write-ahead log (no rows) and a half-made log are nobody's game
+        for leftover in (wal, shm, *sidecars(tmp)):
+            leftover.unlink(missing_ok=True)
+        conn = cls._connect(tmp)
+        conn.execute("BEGIN IMMEDIATE")
+        create_layout(conn)
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+        cls._migrate(conn, 0)
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        tmp.replace(path)
+        return cls._connect(path)
 
     @classmethod
     def _open_file(
@@ -276,8 +267,11 @@ class ChainedLog(Generic[R]):
         ``meta`` rows (raising the subclass's errors if they are wrong). Not ``writable``:
         a look that writes nothing (no WAL, no upgrade: an older log read as it is).
 
+        For writing, it holds its lock from before it is read until :meth:`close`.
+
         Raises:
             StorageError: no such file, or an older log that cannot be upgraded.
+            InUseError: (``writable``) another writer holds the log.
             CorruptError: not a log, or a row that fails its check (and what
                 the wording hooks and ``build`` raise).
         """
@@ -292,6 +286,20 @@ class ChainedLog(Generic[R]):
             raise cls.StorageError(f"{path}: no journal there")
         if (long := too_long_for_sqlite(path, creating=False)) is not None:
             raise cls.StorageError(f"{printable(str(path))}: {long}")
+        if not writable:
+            return cls._read_file(path, build, writable)
+        with ExitStack() as held:
+            lock = cls._take_lock(path)
+            held.callback(lock.release)  # unless opened
+            log = cls._read_file(path, build, writable)
+            held.pop_all()
+        return log._hold(lock)
+
+    @classmethod
+    def _read_file(
+        cls, path: Path, build: Callable[[sqlite3.Connection, Path, dict[str, str]], Self],
+        writable: bool,
+    ) -> Self:  # fmt: skip
         conn = cls._connect(path, check=True, writable=writable)
         try:
             meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
@@ -397,9 +405,14 @@ class ChainedLog(Generic[R]):
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise self.StorageError(
-                f"cannot append to the journal: {place_problem(self.path, exc)}"
-            ) from None
+            why = place_problem(self.path, exc)
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_CONSTRAINT_PRIMARYKEY":  # not ours
+                why = (
+                    f"{self.path}: another program wrote to the journal since it was opened "
+                    f"(its row {seq} is there already); nothing was written: stop the other "
+                    "program, then open the journal again"
+                )
+            raise self.StorageError(f"cannot append to the journal: {why}") from None
         self._rows.append(row)
         return row
 
@@ -419,7 +432,7 @@ class ChainedLog(Generic[R]):
 
     # ----------------------------------------------------------- closing
     def close(self) -> None:
-        """Close the file (idempotent)."""
+        """Close the file, and so let its lock go (idempotent)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -3,7 +3,8 @@ journal records of its game's making, :mod:`controller.storage.origin`, is check
 :mod:`controller.storage.journal` opens one).
 
 :class:`JournalIOError` (no file, a file that cannot be created, an append or upgrade
-that fails), :class:`JournalCorruptError` (not a journal, a row that fails its check or
+that fails; :class:`JournalInUseError`, another writer holding the journal, is one),
+:class:`JournalCorruptError` (not a journal, a row that fails its check or
 does not decode, a set-up that does not read), :class:`JournalForeignError` (another
 program's SQLite file), :class:`JournalVersionError` (a newer toptable's) and
 :class:`WrongGameError`.
@@ -36,3 +37,7 @@ class WrongGameError(JournalError, ValueError):
 
 class JournalIOError(JournalError, OSError):
     """The journal file cannot be created, opened, upgraded or written."""
+
+
+class JournalInUseError(JournalIOError):
+    """Another toptable (or another open in this one) holds the journal open for writing."""

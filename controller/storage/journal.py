@@ -26,17 +26,19 @@ from pathlib import Path
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from controller.core.kinds import GameKind
-from controller.storage.chained_log import ChainedLog, ChainedRow
+from controller.storage.chained_log import ChainedLog
 from controller.storage.errors import (
     JournalCorruptError,
     JournalError,
     JournalForeignError,
+    JournalInUseError,
     JournalIOError,
     JournalVersionError,
     WrongGameError,
 )
 from controller.storage.origin import Origin
 from controller.storage.place import place_problem
+from controller.storage.rows import ChainedRow
 from controller.storage.sqlite_file import Stamp, read_only
 
 
@@ -98,6 +100,7 @@ class EventJournal(ChainedLog[Row], Generic[E]):
 
     Error: ClassVar[type[Exception]] = JournalError
     StorageError: ClassVar[type[Exception]] = JournalIOError
+    InUseError: ClassVar[type[Exception]] = JournalInUseError
     CorruptError: ClassVar[type[Exception]] = JournalCorruptError
     META_SCHEMA_VERSION: ClassVar[int | None] = None
     """A ``schema_version`` meta row, written and checked (None: the kind has none)."""
@@ -159,21 +162,25 @@ class EventJournal(ChainedLog[Row], Generic[E]):
 
         Raises:
             JournalIOError: the file exists already or cannot be created.
+            JournalInUseError: another toptable holds the journal (making it, or playing it).
         """
         path = Path(path)
         gid = game_id or uuid.uuid4().hex
         meta = [("game_id", gid), ("setup", json.dumps(setup, sort_keys=True))]
         if cls.META_SCHEMA_VERSION is not None:
             meta.insert(0, ("schema_version", str(cls.META_SCHEMA_VERSION)))
-        return cls(cls._create_file(path, meta, make_parent=cls.MAKE_PARENT), path, gid, setup)
+        conn, lock = cls._create_file(path, meta, make_parent=cls.MAKE_PARENT)
+        return cls(conn, path, gid, setup)._hold(lock)
 
     @classmethod
     def open(cls, path: str | Path, game_id: str | None = None, writable: bool = True) -> Self:
         """Open an existing journal, check every row and bring its format up to date
-        (not ``writable``: a look that writes nothing, the file read as it is).
+        (not ``writable``: a look that writes nothing, the file read as it is). Opened for
+        writing, it is this process's alone until closed (another writer is refused).
 
         Raises:
             JournalIOError: no such file, or an older journal that cannot be upgraded.
+            JournalInUseError: (``writable``) another toptable holds the journal.
             JournalVersionError: written by a newer toptable.
             WrongGameError: ``game_id`` is given and the journal is another game's.
             JournalForeignError: another program's SQLite file.
@@ -248,6 +255,7 @@ __all__ = [
     "JournalError",
     "JournalForeignError",
     "JournalIOError",
+    "JournalInUseError",
     "JournalVersionError",
     "Row",
     "WrongGameError",

@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from controller.core.quoting import printable
-from controller.storage.sqlite_file import SQLITE_PATH_MAX, full_path_size
+from controller.storage.sqlite_file import SQLITE_PATH_MAX, full_path_size, sidecars
 
 CREATING_SUFFIX = ".creating"
 """A new journal is built under its name and this, then renamed once complete."""
@@ -52,6 +52,28 @@ def too_long_for_sqlite(path: Path, creating: bool) -> str | None:
         f"at a path of at most {SQLITE_PATH_MAX}, and toptable builds a new journal as "
         f"{printable(path.name)}{CREATING_SUFFIX} first): choose a shorter path"
     )
+
+
+def new_journal_problem(path: Path, resume_hint: str) -> str | None:
+    """Why no new journal can be made at ``path``, in one line: one is there already
+    (``resume_hint``: how to go on with it), SQLite could not open it there, or a dead
+    game's write-ahead log lies there; None when nothing stops it."""
+    _, wal, shm = sidecars(path)
+    try:
+        there, stale = path.exists(), wal.exists() and wal.stat().st_size > 0
+    except OSError as exc:
+        return place_problem(path, exc)
+    if there:
+        return f"{path}: a journal already exists there; {resume_hint}"
+    if (long := too_long_for_sqlite(path, creating=True)) is not None:
+        return f"cannot create the journal: {printable(str(path))}: {long}"
+    if stale:  # SQLite would replay a dead game's write-ahead log into the new file
+        return (
+            f"{wal}: the write-ahead log of a journal no longer at {path} (it may hold "
+            f"that game's last rows): put its journal back, or move {wal.name} and "
+            f"{shm.name} away to start a new game there"
+        )
+    return None
 
 
 def _user(uid: int) -> str:

@@ -13,7 +13,7 @@ import pytest
 from controller.cli.main import main
 from controller.game.session import run_journaled
 from controller.game.state import Length
-from controller.storage.chained_log import chain_hash
+from controller.storage.rows import chain_hash
 
 pytestmark = pytest.mark.timeout(60)
 

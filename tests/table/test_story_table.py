@@ -140,7 +140,7 @@ def test_undo_at_the_table_takes_back_the_choice_not_the_dice(tmp_path: Path) ->
     _press(table, ButtonName.UNDO)
     c = table.state.combat
     assert engine.actor(table.state) == 0 and c is not None and c.throws == (dice,)
-    with TableGame.resume(table.game.journal.path) as again:
+    with TableGame.resume(table.game.journal.path, writable=False) as again:  # a look
         assert again.state.summary() == table.state.summary()
 
 
@@ -160,7 +160,7 @@ def test_bots_play_a_whole_story_through_the_table(tmp_path: Path, players: int)
     assert table.status_line().startswith("round 13/13, ")  # its last square, no extra round
     assert state.winners and table.stats.throws_read > 0 and table.stats.reads_flagged > 0
     assert "win" in table.render().phase
-    with TableGame.resume(table.game.journal.path) as again:
+    with TableGame.resume(table.game.journal.path, writable=False) as again:  # a look
         assert again.state.summary() == state.summary()
 
 
