@@ -230,7 +230,7 @@ class ClockPaused(ClockEvent):
 
 @dataclass(frozen=True)
 class ClockResumed(ClockEvent):
-    """The clock runs again from ``at``: the pause does not count."""
+    """The clock runs again from ``at`` (the pause does not count); none standing: a mark."""
 
     kind: ClassVar[str] = "clock_resumed"
 

@@ -67,7 +67,7 @@ def test_the_clock_starts_on_round_one_and_is_journalled(tmp_path: Path) -> None
     again.restore(journal)
     again.tick(state)
     assert again.seconds_left(state) == GAME_SECONDS - 61
-    assert journal == [ClockStarted(5000.0)]  # started once
+    assert journal == [ClockStarted(5000.0), ClockResumed(5061.0)]  # started once; a mark
     assert not list(tmp_path.iterdir())  # no side file
 
 
