@@ -33,11 +33,13 @@ from controller.storage.journal import (
     JournalCorruptError,
     JournalError,
     JournalForeignError,
+    JournalInUseError,
     JournalVersionError,
     journal_exists,
 )
 from controller.storage.origin import Origin, refuse_contradiction, refuse_other_data
 from controller.storage.sqlite_file import read_only, read_stamp
+from controller.system.private_tmp import emptied_when_stopped
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
 
@@ -65,6 +67,13 @@ def game_data_for(config: Config) -> GameData:
 
 
 def _journal_folder(path: Path) -> None:
+    """Make the journal's folder.
+
+    Raises:
+        StartError: it cannot be made, or the service's stop would empty it.
+    """
+    if (lost := emptied_when_stopped(path)) is not None:
+        raise StartError(f"the journal {path} {lost}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -233,6 +242,10 @@ def _setup(players: int, length: Length, variants: Variants) -> str:
     return f"{players} players ({length.value}{extra})"
 
 
+IN_USE_POLL_S = 0.25
+"""How often a start waiting for a journal another toptable holds looks again."""
+
+
 def companion_journal(config: Config) -> Path:
     """Where a companion game is journalled: beside the dice game's journal."""
     return config.table.game_journal
@@ -297,18 +310,39 @@ def resume_or_start(
     companion_at: Path | None = None,
     names: Sequence[str] = (),
     seed: int | None = None,
+    wait_in_use_s: float = 0.0,
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
     ``companion_at``: where a companion game is journalled (None: beside the dice
     game's journal); ``names``: a new game's players (default :func:`player_names`);
     ``seed``: a new game's seed (None: the clock's time), which a resumed game's
-    journal must not contradict.
+    journal must not contradict. ``wait_in_use_s``: how long to wait for another
+    toptable that holds the journal (a ``game undo`` run as the service starts) before
+    giving up.
 
     Raises:
-        StartError, JournalError: as :func:`open_game` / :func:`open_companion_table`.
+        StartError, JournalError: as :func:`open_game` / :func:`open_companion_table`;
+            JournalInUseError once another still holds the journal after the wait.
         DataError: a malformed data file, or players the mode does not allow.
     """
+    give_up = time.monotonic() + wait_in_use_s
+    while True:
+        try:
+            return _resume_or_start(config, data, companion_at, names, seed)
+        except JournalInUseError:
+            if time.monotonic() >= give_up:
+                raise
+            time.sleep(IN_USE_POLL_S)
+
+
+def _resume_or_start(
+    config: Config,
+    data: GameData | None,
+    companion_at: Path | None,
+    names: Sequence[str],
+    seed: int | None,
+) -> Held:
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)

@@ -35,6 +35,9 @@ from controller.system.sdnotify import Notifier, Watchdog
 log = logging.getLogger(__name__)
 
 TICK_EVERY_S = 0.25
+JOURNAL_IN_USE_WAIT_S = 10.0
+"""How long the service's start waits for a journal another toptable holds (a ``game
+undo`` takes a moment; a ``game play`` left running is refused after it, exit 2)."""
 DICE_SECTIONS = frozenset({"camera", "board"})
 """The config sections of the devices only the dice game uses."""
 
@@ -68,7 +71,9 @@ def run_table(config_path: Path) -> int:
     with ExitStack() as stack:
         stack.callback(notifier.close)
         stack.callback(watchdog.stop)
-        held = resume_or_start(config, data)  # another game's journal: refused, untouched
+        # another game's journal: refused, untouched; one another toptable holds (a
+        # `game undo` as the service starts): waited for a moment, then refused
+        held = resume_or_start(config, data, wait_in_use_s=JOURNAL_IN_USE_WAIT_S)
         stack.callback(held.close)
         devices = stack.enter_context(open_devices(config, loop.events, data, held_game_id(held)))
         running = open_table(config, loop, devices, held)
