@@ -24,11 +24,24 @@ def data_dir(arg: str | Path | None = None) -> Path:
     """The data directory to use: ``arg``, else ``$TOPTABLE_DATA``, else the bundled demo set.
 
     Raises:
-        DataError: the directory does not exist.
+        DataError: the directory does not exist (the variable named when it chose it), or
+            the variable is set but empty (it would have meant the current folder).
     """
-    chosen = Path(arg) if arg is not None else Path(os.environ.get(ENV_VAR, DEMO_DIR))
+    if arg is not None:
+        chosen, source = Path(arg), ""
+    elif (env := os.environ.get(ENV_VAR)) is not None:
+        if not env.strip():
+            raise DataError.single(
+                f"${ENV_VAR}",
+                "",
+                "",
+                "set but empty: name a data folder, or unset it for the bundled demo set",
+            )
+        chosen, source = Path(env), f" (named by ${ENV_VAR})"
+    else:
+        chosen, source = DEMO_DIR, ""
     if not chosen.is_dir():
-        raise DataError.single(str(chosen), "", "", "data directory not found")
+        raise DataError.single(str(chosen), "", "", f"data directory not found{source}")
     return chosen
 
 

@@ -108,6 +108,20 @@ def place_problem(path: Path, exc: BaseException | None = None) -> str:
         )
 
 
+FULL_BELOW_BYTES = 256 * 1024
+"""Free space under which an I/O error is taken for a full disk: the -shm file grows by
+32 KiB at a time, the -wal by pages of 4 KiB."""
+
+
+def _nearly_full(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` has (almost) no room left for this user."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < FULL_BELOW_BYTES
+
+
 def _problem(path: Path, exc: BaseException | None, me: str) -> str:
     folder = path.parent
     if path.is_dir():
@@ -129,7 +143,9 @@ def _problem(path: Path, exc: BaseException | None, me: str) -> str:
             f"{path.stat().st_mode & 0o777:o}): make it readable and writable for {me}"
         )
     name = getattr(exc, "sqlite_errorname", "") or ""
-    if name.startswith("SQLITE_FULL") or getattr(exc, "errno", None) == 28:  # ENOSPC
+    full = name.startswith("SQLITE_FULL") or getattr(exc, "errno", None) == 28  # ENOSPC
+    # a full disk met growing the -shm file reads as an I/O error (SQLITE_IOERR_SHMSIZE)
+    if full or (name.startswith("SQLITE_IOERR") and _nearly_full(folder)):
         return f"{path}: the disk is full: free space on it for the journal"
     if name.startswith("SQLITE_IOERR"):
         return f"{path}: the disk failed to read or write ({exc}): check the disk or card"

@@ -25,6 +25,7 @@ import pytest
 from controller.demo.runner import DemoOptions, run_demo
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
+from controller.storage import place
 from controller.storage.chained_log import ChainedLog
 from controller.storage.journal import JournalCorruptError, JournalIOError, Row
 from tests.as_nobody import NOBODY
@@ -150,3 +151,22 @@ def test_a_journal_behind_a_folder_this_user_cannot_search(tmp_path: Path) -> No
             assert f"{journal}: " in _one_line(err) and "cannot reach it" in err
     finally:
         closed.chmod(0o700)
+
+
+class _IoError(sqlite3.OperationalError):
+    sqlite_errorname = "SQLITE_IOERR_SHMSIZE"  # what a full disk growing the -shm file gives
+
+
+@pytest.mark.parametrize(("free", "said"), [(0, "the disk is full"), (10**9, "the disk failed")])
+def test_an_io_error_on_a_full_disk_is_named_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free: int, said: str
+) -> None:
+    real = os.statvfs(tmp_path)
+
+    class Stats:
+        f_frsize = real.f_frsize
+        f_bavail = free // real.f_frsize
+
+    monkeypatch.setattr(place.os, "statvfs", lambda _: Stats)
+    message = place._problem(tmp_path / "g.sqlite", _IoError("disk I/O error"), "toptable")
+    assert message.startswith(f"{tmp_path / 'g.sqlite'}: {said}")
