@@ -10,16 +10,18 @@ cut short by its reader (``toptable dice eval ... | head``) ends the command qui
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import re
 import select
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from controller import __version__
 from controller.core.errors import TopTableError
 from controller.core.quoting import NAME_LIMIT, printable
+from controller.gamedata import ENV_VAR
 
 # The modules that add subcommands, in the order their commands are listed.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -74,8 +76,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+KNOWN_VARIABLES = frozenset(
+    {ENV_VAR}  # the data folder
+    | {  # install.sh and uninstall.sh (which run toptable service install/remove)
+        "TOPTABLE_PREFIX",
+        "TOPTABLE_CONFIG_DIR",
+        "TOPTABLE_UNIT_DIR",
+        "TOPTABLE_RULES_DIR",
+        "TOPTABLE_STATE_DIR",
+    }
+)
+"""The environment variables named TOPTABLE_* that toptable or its scripts read."""
+PREFIX = "TOPTABLE_"
+
+
+def unknown_variables(env: Mapping[str, str]) -> list[str]:
+    """A warning for each variable named like toptable's that none reads (a mistyped
+    ``TOPTABLE_DAT`` would otherwise leave the demo data in play without a word)."""
+    out = []
+    for name in sorted(env):
+        if name.startswith(PREFIX) and name not in KNOWN_VARIABLES:
+            known = sorted(k.removeprefix(PREFIX) for k in KNOWN_VARIABLES)
+            near = difflib.get_close_matches(name.removeprefix(PREFIX), known, n=1)
+            hint = f" (did you mean ${PREFIX}{near[0]}?)" if near else ""
+            out.append(
+                f"toptable: warning: ${printable(name)} is set, but toptable reads no such "
+                f"variable{hint}"
+            )
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
+    for warning in unknown_variables(os.environ):
+        print(warning, file=sys.stderr)
     parser = build_parser()
     try:
         try:
