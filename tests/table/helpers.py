@@ -4,13 +4,38 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
 
 from controller.core.symbols import Symbol
+from controller.game.state import GameState, Length, Phase
 from controller.table.controller import TableController
 from hardware.controls.events import ButtonName, ButtonPressed
 from vision.events import ThrowSettled
 
 FACES = tuple(Symbol)
+
+
+@dataclass
+class _Config:
+    length: Length
+
+
+@dataclass
+class _ClockState:
+    """The few fields of a game state the game clock reads."""
+
+    config: _Config
+    round: int = 1
+    time_up: bool = False
+    phase: Phase = Phase.MOVE
+
+
+def clock_state(**kw: Any) -> GameState:
+    """A game state as the clock sees it (``length`` default 45 minutes, ``round``,
+    ``time_up``, ``phase``)."""
+    length = kw.pop("length", Length.MINUTES45)
+    return cast(GameState, _ClockState(_Config(length), **kw))
 
 
 def settled(

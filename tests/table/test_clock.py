@@ -3,34 +3,15 @@ restart has it back, paused, runs out; an old journal's .clock file is read once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 from controller.game.events import ClockPaused, ClockResumed, ClockStarted, GameEvent, Shuffled
-from controller.game.state import GameState, Length, Phase
+from controller.game.state import Length, Phase
 from controller.gamedata.cards import Deck
 from controller.table.clock import GAME_SECONDS, ClockChange, GameClock
+from tests.table.helpers import clock_state
 
-
-@dataclass
-class _Config:
-    length: Length
-
-
-@dataclass
-class _State:
-    """The few fields of a game state the clock reads."""
-
-    config: _Config
-    round: int = 1
-    time_up: bool = False
-    phase: Phase = Phase.MOVE
-
-
-def _state(**kw: Any) -> GameState:
-    length = kw.pop("length", Length.MINUTES45)
-    return cast(GameState, _State(_Config(length), **kw))
+_state = clock_state
 
 
 class Journal(list[GameEvent]):

@@ -5,31 +5,13 @@ last saved time) or days ahead (a gap not counted). A replay of the journal agre
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, cast
 
 from controller.game.events import ClockPaused, ClockResumed, ClockStarted, GameEvent
-from controller.game.state import GameState, Length, Phase
+from controller.game.state import GameState
 from controller.table.clock import GAME_SECONDS, ClockChange, GameClock
+from tests.table.helpers import clock_state
 
-
-@dataclass
-class _Config:
-    length: Length
-
-
-@dataclass
-class _State:
-    """The few fields of a game state the clock reads."""
-
-    config: _Config
-    round: int = 1
-    time_up: bool = False
-    phase: Phase = Phase.MOVE
-
-
-def _state(**kw: Any) -> GameState:
-    return cast(GameState, _State(_Config(Length.MINUTES45), **kw))
+_state = clock_state
 
 
 class Pi:
