@@ -29,9 +29,11 @@ check``) never take it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 
@@ -59,6 +61,7 @@ class JournalLock:
     def __init__(self, fd: int, path: Path) -> None:
         self._fd: int | None = fd
         self.path = path
+        self._owner = os.getpid()  # a child forked without exec shares the lock: never its to drop
 
     @classmethod
     def acquire(cls, journal: Path) -> JournalLock:
@@ -71,7 +74,7 @@ class JournalLock:
         """
         path = lock_path(journal)
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = _open_lock_file(path, os.O_RDWR | os.O_CREAT)
             try:
                 _owned_as_journal(fd, path)
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -93,8 +96,9 @@ class JournalLock:
         return cls(fd, path)
 
     def release(self) -> None:
-        """Remove the lock file, still holding it, then let the lock go (idempotent)."""
-        if self._fd is not None:
+        """Remove the lock file, still holding it, then let the lock go (idempotent; nothing
+        in a process forked from the holder, whose copy is the holder's own lock)."""
+        if self._fd is not None and os.getpid() == self._owner:
             fd, self._fd = self._fd, None
             try:
                 if _named(fd, self.path):
@@ -121,6 +125,21 @@ class LockedConnection(sqlite3.Connection):
             if self.lock is not None:
                 self.lock.release()
                 self.lock = None
+
+
+def _open_lock_file(path: Path, flags: int) -> int:
+    """Open the lock file, never through a symbolic link (whoever may write in the journal's
+    folder could point one at a file of root's, which a ``sudo toptable game undo`` would
+    then take over; SQLite refuses such a link for its ``-wal`` too).
+
+    Raises:
+        OSError: it cannot be opened, is a link (ELOOP), or is not a regular file.
+    """
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
 
 
 def _named(fd: int, path: Path) -> bool:
@@ -150,7 +169,7 @@ def holder_message(journal: Path) -> str | None:
     of ``journal`` (for a tool about to replace the file); None when it is free.
     Nothing is created and the lock is not kept."""
     try:
-        fd = os.open(lock_path(journal), os.O_RDONLY | os.O_CLOEXEC)
+        fd = _open_lock_file(lock_path(journal), os.O_RDONLY)
     except OSError:
         return None  # no lock file (or none this user may read): no toptable holds it
     try:

@@ -43,10 +43,12 @@ def _mounts(mountinfo: Path) -> list[tuple[str, str]]:
 def emptied_when_stopped(path: Path, mountinfo: Path = MOUNTINFO) -> str | None:
     """Why a file at ``path`` is lost when the service stops (it lies in the unit's private
     ``/tmp`` or ``/var/tmp``), or None. A mountinfo that cannot be read says nothing."""
-    where = Path(os.path.abspath(path))
+    where = Path(os.path.realpath(path))
     best: tuple[str, str] | None = None
     for point, root in _mounts(mountinfo):
-        if where.is_relative_to(point) and (best is None or len(point) > len(best[0])):
+        # the longest mount point holding it; of two at one point the later, mounted over
+        # the first (a PrivateTmp= folder over a tmpfs /tmp)
+        if where.is_relative_to(point) and (best is None or len(point) >= len(best[0])):
             best = (point, root)
     if best is None or PRIVATE_MARK not in best[1]:
         return None

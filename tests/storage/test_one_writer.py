@@ -227,3 +227,28 @@ def test_the_demo_does_not_replace_its_scratch_game_while_another_demo_plays_it(
         assert playing.append(FirstPlayerChosen(seat=0)) == 1 and path.exists()
     make_room(path, chosen=False)  # closed: the demo's own scratch game is replaced
     assert not path.exists()
+
+
+def test_a_lock_file_that_is_a_link_is_never_followed(journal: Path, tmp_path: Path) -> None:
+    # whoever may write in the journal's folder could point the lock at another's file,
+    # which a writer run as root would otherwise truncate and give away
+    victim = tmp_path / "victim"
+    victim.write_text("not the lock's\n")
+    journal.with_name("j.sqlite-lck").symlink_to(victim)
+    with pytest.raises(JournalIOError, match=r"symbolic links: .*j\.sqlite-lck"):
+        Journal.open(journal)
+    assert victim.read_text() == "not the lock's\n"
+    assert lock.holder_message(journal) is None  # a look never follows it either
+    assert _rows(journal) == 1
+
+
+def test_a_child_forked_from_the_holder_does_not_drop_its_lock(journal: Path) -> None:
+    with Journal.open(journal) as held:
+        pid = os.fork()
+        if pid == 0:  # the child lets go of its copy, as a forked worker's exit does
+            held.conn.close()
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert journal.with_name("j.sqlite-lck").exists()
+        with pytest.raises(JournalInUseError):
+            Journal.open(journal)

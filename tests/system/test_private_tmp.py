@@ -28,8 +28,11 @@ def mountinfo(tmp_path: Path, *lines: str) -> Path:
 
 
 @pytest.mark.parametrize("journal", ["/tmp/toptable/journal.sqlite", "/var/tmp/j.sqlite"])
-def test_a_journal_in_the_private_tmp_is_named_lost(tmp_path: Path, journal: str) -> None:
-    why = emptied_when_stopped(Path(journal), mountinfo(tmp_path, ROOT, *PRIVATE))
+@pytest.mark.parametrize("host_tmp", [[], [PLAIN_TMPFS]])  # Debian 13's /tmp is a tmpfs
+def test_a_journal_in_the_private_tmp_is_named_lost(
+    tmp_path: Path, journal: str, host_tmp: list[str]
+) -> None:
+    why = emptied_when_stopped(Path(journal), mountinfo(tmp_path, ROOT, *host_tmp, *PRIVATE))
     assert why is not None and "PrivateTmp=yes empties" in why and "/var/lib/toptable" in why
 
 
