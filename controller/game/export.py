@@ -15,6 +15,8 @@ from controller.game import engine
 from controller.game.events import (
     Action,
     ChooseAttack,
+    ClockPaused,
+    ClockResumed,
     DiceThrown,
     FirstPlayerChosen,
     GameEvent,
@@ -142,13 +144,19 @@ def _describe(event: dict[str, Any]) -> str:
 
 
 def export_text(log: dict[str, Any]) -> str:
-    """The log of :func:`export_json` as text, one line per event plus its changes."""
+    """The log of :func:`export_json` as text, one line per event plus its changes (the
+    clock's marks, a ``clock_resumed`` with no pause standing, left to the JSON)."""
     lines = [
         f"game {log['game_id']}: {', '.join(log['players'])}  ({log['length']})",
     ]
     if log["variants"]:
         lines.append(f"variants: {', '.join(log['variants'])}")
+    paused = False
     for entry in log["events"]:
+        kind = entry["event"]["kind"]
+        if kind == ClockResumed.kind and not paused:
+            continue  # the clock's mark that it ran (once a minute): kept in the JSON only
+        paused = kind == ClockPaused.kind or (paused and kind != ClockResumed.kind)
         who = f"{entry['player']}: " if entry["player"] else ""
         lines.append(f"#{entry['n']:<4} r{entry['round']:<2} {who}{_describe(entry['event'])}")
         lines.extend(f"        {c}" for c in entry["changes"])

@@ -165,25 +165,30 @@ class GameClock:
 
     def _retime(self, stood_at: float, wall: float) -> None:
         """Journal that the clock stood from wall reading ``stood_at`` (the old one) to
-        ``wall`` (the new one): a replay counts neither a step nor a gap not counted."""
+        ``wall`` (the new one): a replay counts neither a step nor a gap not counted. With
+        no time left, a mark at ``stood_at`` says so (no later gap gives time back)."""
         if self._now_left > 0:
             self._record(ClockPaused(stood_at))
             self._record(ClockResumed(wall))
+        else:
+            self._record(ClockResumed(stood_at))
 
     # ------------------------------------------------------------ running
     def tick(self, state: GameState) -> ClockChange:
         """Read the clocks for ``state``'s game (starting the clock on round 1)."""
         if state.config.length is not Length.MINUTES45 or state.round < 1:
             return ClockChange.NONE  # nothing on screen depends on the time
-        if self._paused:
+        if self._paused or state.phase is Phase.OVER:  # an ended game journals no marks
             return ClockChange.NONE
         if self._left is None:
             self._anchor(float(GAME_SECONDS), self.wall(), self.monotonic())
             self._record(ClockStarted(self._at))
+            self._record(ClockResumed(self._at))  # a mark: the gap guard holds from the start
+            self._marked = True
         else:
             self._read(self._left)
         left = self.seconds_left(state)
-        if left == 0 and not state.time_up and state.phase is not Phase.OVER:
+        if left == 0 and not state.time_up:
             return ClockChange.TIME_UP
         if left != self._shown:
             self._shown = left
@@ -204,6 +209,8 @@ class GameClock:
             self._now_left = max(0.0, left - down)
             if down != gap:
                 self._retime(self._at + down, wall)
+            elif left > 0:
+                self._record(ClockResumed(wall))  # a mark: the gap, counted, is kept
             self._anchor(self._now_left, wall, mono)
             return wall, mono
         ran = mono - self._mono

@@ -40,7 +40,7 @@ def test_the_clock_starts_on_round_one_and_is_journalled(tmp_path: Path) -> None
     state = _state()
     assert clock.tick(state) is ClockChange.SHOWN
     assert clock.seconds_left(state) == GAME_SECONDS
-    assert journal == [ClockStarted(5000.0)]
+    assert journal == [ClockStarted(5000.0), ClockResumed(5000.0)]  # started, and a mark
     assert clock.tick(state) is ClockChange.NONE  # same second: nothing to redraw
     wall.now += 61
     assert clock.tick(state) is ClockChange.SHOWN
@@ -48,7 +48,8 @@ def test_the_clock_starts_on_round_one_and_is_journalled(tmp_path: Path) -> None
     again.restore(journal)
     again.tick(state)
     assert again.seconds_left(state) == GAME_SECONDS - 61
-    assert journal == [ClockStarted(5000.0), ClockResumed(5061.0)]  # started once; a mark
+    # started once; a mark a minute on, and one at the restart's first reading
+    assert journal == [ClockStarted(5000.0), *map(ClockResumed, (5000.0, 5061.0, 5061.0))]
     assert not list(tmp_path.iterdir())  # no side file
 
 
@@ -66,7 +67,12 @@ def test_a_pause_does_not_count_and_the_time_runs_out() -> None:
     assert clock.seconds_left(state) == GAME_SECONDS - 100
     clock.resume()
     clock.resume()  # idempotent
-    assert journal == [ClockStarted(5000.0), ClockPaused(5100.0), ClockResumed(5600.0)]
+    assert journal == [
+        ClockStarted(5000.0),
+        ClockResumed(5000.0),
+        ClockPaused(5100.0),
+        ClockResumed(5600.0),
+    ]
     assert clock.start == 5500.0
     clock.tick(state)
     assert clock.seconds_left(state) == GAME_SECONDS - 100
@@ -109,4 +115,4 @@ def test_an_old_journals_clock_file_is_read_once_and_journalled(tmp_path: Path) 
     again.restore(journal)
     assert not again.adopt_file(file)  # the journal has it now
     assert not GameClock(wall, journal.append).adopt_file(tmp_path / "none.clock")
-    assert journal == [ClockStarted(4000.0)]
+    assert journal == [ClockStarted(4000.0), ClockResumed(5000.0)]  # and the first reading's mark

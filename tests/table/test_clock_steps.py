@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 from controller.game.events import ClockPaused, ClockResumed, ClockStarted, GameEvent
-from controller.game.state import GameState
+from controller.game.export import export_text
+from controller.game.state import GameState, Phase
 from controller.table.clock import GAME_SECONDS, ClockChange, GameClock
 from tests.table.helpers import clock_state
 
@@ -211,3 +212,61 @@ def test_a_resume_with_the_clock_behind_adds_nothing_to_the_journals_time() -> N
     state = _state()
     clock.tick(state)
     assert clock.seconds_left(state) == GAME_SECONDS - 600
+
+
+def test_time_run_out_while_the_table_was_down_never_comes_back() -> None:
+    pi, journal, state = Pi(), list[GameEvent](), _state()
+    clock = _clock(pi, journal)
+    clock.tick(state)
+    pi.play(GAME_SECONDS - 30, clock, state)
+    pi.reboot(pi.wall_now + 40)  # a crash, restarted 40 s later: the time ran out meanwhile
+    again = _restarted(pi, journal)
+    assert again.tick(state) is ClockChange.TIME_UP
+    state = _state(time_up=True)
+    pi.play(120, again, state)
+    pi.wall_now += 3 * 3600  # then NTP steps the clock
+    pi.play(60, again, state)
+    later = _restarted(pi, journal)  # and the service restarts once more
+    later.tick(state)
+    assert later.seconds_left(state) == 0
+
+
+def test_an_ended_game_journals_no_more_marks() -> None:
+    pi, journal, state = Pi(), list[GameEvent](), _state()
+    clock = _clock(pi, journal)
+    clock.tick(state)
+    pi.play(600, clock, state)
+    kept = list(journal)
+    pi.play(1800, clock, _state(phase=Phase.OVER))  # the screens go on showing the result
+    assert journal == kept
+
+
+def test_a_restart_in_the_first_minute_with_the_clock_hours_ahead_keeps_the_game() -> None:
+    pi, journal, state = Pi(), list[GameEvent](), _state()
+    clock = _clock(pi, journal)
+    clock.tick(state)
+    pi.play(45, clock, state)  # before the first minute's mark
+    pi.reboot(pi.wall_now + 2 * 3600)  # a crash; the clock comes back 2 h ahead
+    again = _restarted(pi, journal)
+    assert again.tick(state) is not ClockChange.TIME_UP
+    assert again.seconds_left(state) == GAME_SECONDS  # as at the last mark, the start's
+
+
+def test_the_text_log_leaves_the_marks_out_and_keeps_pauses() -> None:
+    pi, journal, state = Pi(), list[GameEvent](), _state()
+    clock = _clock(pi, journal)
+    clock.tick(state)
+    pi.play(300, clock, state)
+    clock.pause()
+    pi.wall_now += 60
+    clock.resume()
+    pi.play(120, clock, state)
+    assert sum(isinstance(e, ClockResumed) for e in journal) > 3  # marks, and the resume
+    entries = [
+        {"n": n, "round": 1, "player": "", "event": e.to_dict(), "changes": []}
+        for n, e in enumerate(journal, 1)
+    ]
+    log = {"game_id": "g", "players": ["A", "B"], "length": "minutes45", "variants": []}
+    log |= {"events": entries, "winners": [], "over": False, "warriors_left": 8, "combats": 0}
+    lines = [line.split(maxsplit=2)[2] for line in export_text(log).splitlines()[1:-1]]
+    assert [line.split()[0] for line in lines] == ["clock_started", "clock_paused", "clock_resumed"]

@@ -13,7 +13,7 @@ from controller.core.kinds import GameKind
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
-from controller.game.events import ClockEvent, ClockPaused, ClockStarted, GameEvent
+from controller.game.events import ClockEvent, ClockPaused, ClockResumed, ClockStarted, GameEvent
 from controller.game.export import export_json
 from controller.game.prompt import phase_label
 from controller.game.session import TableGame
@@ -133,7 +133,10 @@ def test_the_45_minute_clock_survives_a_restart_and_ends_the_game(tmp_path: Path
         players.step()
     table.on_tick()
     assert table.seconds_left() == 45 * 60
-    assert [e for e in game.journal.events() if isinstance(e, ClockEvent)] == [ClockStarted(1000.0)]
+    assert [e for e in game.journal.events() if isinstance(e, ClockEvent)] == [
+        ClockStarted(1000.0),
+        ClockResumed(1000.0),  # a mark from the start: a later restart's gap is guarded
+    ]
     now[0] += 60
     table.clock.pause()  # five paused minutes do not count
     now[0] += 300
@@ -198,7 +201,8 @@ def test_an_old_journal_with_a_clock_file_resumes_with_its_time(tmp_path: Path) 
     old.on_tick()
     assert old.seconds_left() == 45 * 60 - 600
     assert [e for e in old.game.journal.events() if isinstance(e, ClockEvent)] == [
-        ClockStarted(4400.0)
+        ClockStarted(4400.0),
+        ClockResumed(5000.0),  # a mark: the first reading, its 600 s counted
     ]
     old.game.close()
     clock_file.unlink()  # from here on the journal alone has it
