@@ -44,4 +44,3 @@ def test_without_a_wait_the_refusal_is_at_once(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(JournalInUseError):
         journals.resume_or_start(None)  # type: ignore[arg-type]
     assert len(made) == 1
-
