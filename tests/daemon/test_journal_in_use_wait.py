@@ -28,7 +28,8 @@ def _held_for(tries: int, monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_start_waits_for_the_holder_to_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
     made = _held_for(3, monkeypatch)
-    assert journals.resume_or_start(None, wait_in_use_s=5.0) == "held"  # type: ignore[arg-type]
+    held: object = journals.resume_or_start(None, wait_in_use_s=5.0)  # type: ignore[arg-type]
+    assert held == "held"
     assert len(made) == 4
 
 

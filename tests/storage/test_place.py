@@ -167,6 +167,6 @@ def test_an_io_error_on_a_full_disk_is_named_full(
         f_frsize = real.f_frsize
         f_bavail = free // real.f_frsize
 
-    monkeypatch.setattr(place.os, "statvfs", lambda _: Stats)
+    monkeypatch.setattr(os, "statvfs", lambda _: Stats)
     message = place._problem(tmp_path / "g.sqlite", _IoError("disk I/O error"), "toptable")
     assert message.startswith(f"{tmp_path / 'g.sqlite'}: {said}")

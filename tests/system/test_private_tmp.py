@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.kinds import GameKind
 from controller.daemon import journals
 from controller.system.private_tmp import emptied_when_stopped
 
@@ -61,7 +62,5 @@ def test_the_daemon_refuses_before_making_anything(
     fake = mountinfo(tmp_path, *lines)
     monkeypatch.setattr(journals, "emptied_when_stopped", lambda p: emptied_when_stopped(p, fake))
     with pytest.raises(journals.StartError, match=r"journal .*j\.sqlite lies in .* PrivateTmp=yes"):
-        journals.open_companion_table(
-            journals.GameKind.CHALLENGERS, folder / "j.sqlite", ["Ann", "Bob"]
-        )
+        journals.open_companion_table(GameKind.CHALLENGERS, folder / "j.sqlite", ["Ann", "Bob"])
     assert not folder.exists()

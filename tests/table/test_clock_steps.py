@@ -5,6 +5,7 @@ last saved time) or days ahead (a gap not counted). A replay of the journal agre
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from controller.game.events import ClockPaused, ClockResumed, ClockStarted, GameEvent
 from controller.game.export import export_text
@@ -266,7 +267,8 @@ def test_the_text_log_leaves_the_marks_out_and_keeps_pauses() -> None:
         {"n": n, "round": 1, "player": "", "event": e.to_dict(), "changes": []}
         for n, e in enumerate(journal, 1)
     ]
-    log = {"game_id": "g", "players": ["A", "B"], "length": "minutes45", "variants": []}
+    log: dict[str, Any] = {"game_id": "g", "players": ["A", "B"], "length": "minutes45"}
+    log["variants"] = []
     log |= {"events": entries, "winners": [], "over": False, "warriors_left": 8, "combats": 0}
     lines = [line.split(maxsplit=2)[2] for line in export_text(log).splitlines()[1:-1]]
     assert [line.split()[0] for line in lines] == ["clock_started", "clock_paused", "clock_resumed"]
