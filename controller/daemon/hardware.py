@@ -103,16 +103,19 @@ class OutputsSink:
         self.outputs.show(view)
 
 
+def layout_file(config: Config) -> Path:
+    """The board layout the config names, else its data's board.toml, else the example."""
+    own = config.table.data_dir / "board.toml" if config.table.data_dir is not None else None
+    return config.board.layout or (own if own is not None and own.is_file() else DEMO_BOARD)
+
+
 def load_layout(config: Config) -> BoardLayout:
-    """The board layout the config names (or the bundled example), with its sensor map.
+    """The board layout of :func:`layout_file` (the game's data's), with its sensor map.
 
     Raises:
         DataError: the layout or the mapping file is missing or invalid (every problem).
     """
-    default = DEMO_BOARD
-    if config.table.data_dir is not None and (config.table.data_dir / "board.toml").is_file():
-        default = config.table.data_dir / "board.toml"  # the board the game's data describes
-    layout = load_board(config.board.layout or default)
+    layout = load_board(layout_file(config))
     if config.board.mapping is not None:
         layout = apply_sensor_map(layout, load_sensor_map(config.board.mapping, layout))
     return layout

@@ -22,7 +22,7 @@ from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
-from controller.daemon.hardware import load_layout
+from controller.daemon.hardware import layout_file, load_layout
 from controller.game.journal import Journal
 from controller.game.session import TableGame, journal_kind, journalled_config
 from controller.game.simulate import load_game_data
@@ -37,7 +37,7 @@ from controller.storage.journal import (
     JournalVersionError,
     journal_exists,
 )
-from controller.storage.origin import Origin, refuse_contradiction, refuse_other_data
+from controller.storage.origin import Origin, refuse_contradiction
 from controller.storage.sqlite_file import read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
 from controller.table.companion import CompanionTable
@@ -92,11 +92,14 @@ def open_game(
 ) -> TableGame:
     """Resume the dice game in the journal the config names, or start one there (its
     players called ``names``, else :func:`player_names`; recording ``seed``, else the
-    clock's time, and the data set's fingerprint).
+    clock's time, and the data it is played with: the data directory's files and the
+    board layout the config names).
+
+    The data ``config`` names is compared with the journal's before anything is replayed.
 
     Raises:
         JournalError: a journal from a newer version, another game, or corrupted.
-        ContradictionError: ``seed`` or the config's data set is not the journal's.
+        ContradictionError: ``seed`` or the config's data is not the journal's.
         StartError: the journal holds another game than the config sets up, or its
             folder cannot be created.
     """
@@ -105,15 +108,15 @@ def open_game(
     t = config.table
     length = Length(t.length.value)
     variants = Variants.from_names(t.variants)
+    board = layout_file(config)
     if not journal_exists(path):
         players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
-        return TableGame.start(path, players, data, t.data_dir, new_seed(seed))
-    game = TableGame.resume(path, data)
+        return TableGame.start(path, players, data, t.data_dir, new_seed(seed), board)
+    game = TableGame.resume(
+        path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by="[table] data_dir"
+    )
     try:
         refuse_contradiction(path, "--seed", seed, game.origin.seed)
-        refuse_other_data(
-            path, "[table] data_dir", resolve_data_dir(t.data_dir), game.origin.data_fingerprint
-        )
         other = other_game(game.config, config)
         if other is not None:
             raise StartError(f"{path} {other}")

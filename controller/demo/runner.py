@@ -48,7 +48,7 @@ from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
 from controller.storage.journal import journal_exists
 from controller.storage.lock import holder_message
-from controller.storage.origin import refuse_contradiction, refuse_other_data
+from controller.storage.origin import refuse_contradiction
 from controller.storage.place import place_problem
 from controller.storage.rows import UNDO_KIND
 from controller.storage.sqlite_file import sidecars
@@ -251,8 +251,7 @@ def _resumed(
             ``--variant`` or ``--data`` is not the journal's.
         UnknownVariantError: a ``--variant`` docs/rules.md does not define.
     """
-    data = load_game_data(options.data) if options.data is not None else None
-    with TableGame.resume(journal, data) as game:
+    with TableGame.resume(journal, data_dir=options.data) as game:  # its data checked first
         origin = game.origin
         refuse_contradiction(journal, "--seed", options.seed, origin.seed)
         if options.names:
@@ -266,8 +265,6 @@ def _resumed(
             given = Variants.from_names(options.variants).enabled()
             kept = game.config.variants.enabled()
             refuse_contradiction(journal, "--variant", _listed(given), _listed(kept))
-        if options.data is not None:
-            refuse_other_data(journal, "--data", options.data, origin.data_fingerprint)
         state = game.state
         sensors = {
             state.data.board.space(piece.space).sensor

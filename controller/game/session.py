@@ -24,12 +24,14 @@ from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
+from controller.gamedata.sources import data_files, recorded_board
 from controller.rules.variants import UnknownVariantError
 from controller.storage.journal import journal_exists
 from controller.storage.origin import (
     Origin,
     damaged_setup,
     data_fingerprint,
+    refuse_changed_files,
     refuse_contradiction,
     refuse_other_data,
 )
@@ -118,9 +120,11 @@ class TableGame:
         data: GameData,
         data_dir: str | Path | None = None,
         seed: int | None = None,
+        board: Path | None = None,
     ) -> TableGame:
         """Create the journal and a new game; the journal records ``seed`` (the game's own
-        randomness: bots, world, shuffles) and the data set's folder and fingerprint.
+        randomness: bots, world, shuffles), the data set's folder, its fingerprint and its
+        files (``board``: the board layout played in place of the folder's ``board.toml``).
 
         Raises:
             JournalIOError: a journal exists at ``path`` already.
@@ -129,7 +133,7 @@ class TableGame:
         """
         config.check()
         directory = resolve_data_dir(data_dir).resolve()
-        origin = Origin(seed, data_fingerprint(directory))
+        origin = Origin(seed, data_fingerprint(directory), data_files(directory, board))
         setup = {
             "mode": config.kind.value,
             "config": config.to_dict(),
@@ -148,12 +152,23 @@ class TableGame:
         data: GameData | None = None,
         game_id: str | None = None,
         writable: bool = True,
+        *,
+        data_dir: str | Path | None = None,
+        board: Path | None = None,
+        given_by: str = "--data",
     ) -> TableGame:
         """Open a journal and replay it to the state it recorded (not ``writable``: a look,
         nothing written to the file: an older journal is not upgraded, nothing appended).
 
+        The game is replayed with ``data``, else with the data in ``data_dir`` (named by
+        ``given_by`` in a refusal), else in the folder the journal recorded; ``board``: the
+        board layout played in place of that folder's ``board.toml`` (None: the one the
+        journal recorded). Unless only ``data`` is given, the data's files are compared
+        with the journal's record before anything is replayed.
+
         Raises:
             JournalError (and subclasses): missing, newer, corrupted or another game's journal.
+            ContradictionError: the data is not the data the game was played with.
             DataError: the data the game was played with cannot be loaded.
         """
         journal = Journal.open(path, game_id, writable)
@@ -165,20 +180,8 @@ class TableGame:
             if config.kind is not kind:
                 raise JournalCorruptError(f"{path}: the set-up's mode and config disagree")
             config = replace(config, game_id=journal.game_id)
-            if data is None:
-                kept = journal.setup.get("data_dir") or None
-                if kept is not None and not Path(kept).is_dir():
-                    raise DataError.single(str(path), "", "data_dir", (
-                        f"the game was played with the data in {kept}, which is not there "
-                        "any more: put it back, or play on with game play --data naming the "
-                        "same data set (checked against the journal's)"
-                    ))  # fmt: skip
-                if kept is not None:
-                    refuse_other_data(
-                        Path(path), "its data directory", Path(kept),
-                        Origin.from_setup(journal.setup).data_fingerprint,
-                    )  # fmt: skip
-                data = load_game_data(kept)
+            if data is None or data_dir is not None:
+                data = _checked_data(Path(path), journal.setup, data, data_dir, board, given_by)
             try:
                 state = engine.replay(config, data, fold_corrections(journal.events()))
             except IllegalActionError as exc:
@@ -291,6 +294,42 @@ def run_journaled(
             raise JournalCorruptError(f"{path}: the bots do not replay it: {exc}") from None
 
 
+def _checked_data(
+    path: Path,
+    setup: dict[str, object],
+    data: GameData | None,
+    data_dir: str | Path | None,
+    board: Path | None,
+    given_by: str,
+) -> GameData:
+    """``data`` (None: loaded), from ``data_dir`` or else the journal's folder, once its files
+    are found to be those the journal at ``path`` recorded (its older fingerprint, else).
+
+    Raises:
+        ContradictionError: they are not.
+        DataError: the journal's folder is not there any more, or the data does not load.
+    """
+    kept = setup.get("data_dir") or None
+    if data_dir is None and kept is not None and not Path(str(kept)).is_dir():
+        raise DataError.single(str(path), "", "data_dir", (
+            f"the game was played with the data in {kept}, which is not there any more: "
+            "put it back, or name where it is now with --data (game play, check, export, "
+            "undo), checked against the journal's"
+        ))  # fmt: skip
+    origin = Origin.from_setup(setup, path)
+    if data_dir is None and kept is None:  # a journal older than the record: as it was
+        return data or load_game_data()
+    directory = resolve_data_dir(data_dir if data_dir is not None else str(kept))
+    flag = given_by if data_dir is not None else "its data directory"
+    if origin.data_files is not None:
+        board = board or recorded_board(origin.data_files, directory.resolve())
+        given = data_files(directory, board)
+        refuse_changed_files(path, flag, directory, origin.data_files, given)
+    else:
+        refuse_other_data(path, flag, directory, origin.data_fingerprint)
+    return data or load_game_data(directory, board)
+
+
 def _resume_checked(
     path: Path,
     players: int | None,
@@ -299,11 +338,9 @@ def _resume_checked(
     data_dir: str | Path | None,
     kind: GameKind | None,
 ) -> TableGame:
-    """The game in ``path``, with each given value checked against the journal's."""
-    data = None
-    if data_dir is not None:
-        data = load_game_data(data_dir)
-    game = TableGame.resume(path, data)
+    """The game in ``path``, with each given value checked against the journal's (the data
+    before anything is replayed)."""
+    game = TableGame.resume(path, data_dir=data_dir)
     try:
         kept = game.config
         origin = game.origin
@@ -311,8 +348,6 @@ def _resume_checked(
         refuse_contradiction(path, "--players", players, len(kept.players))
         refuse_contradiction(path, "--length", length and length.value, kept.length.value)
         refuse_contradiction(path, "the mode (--story)", kind and kind.value, kept.kind.value)
-        if data_dir is not None:
-            refuse_other_data(path, "--data", resolve_data_dir(data_dir), origin.data_fingerprint)
     except BaseException:
         game.close()
         raise

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.gamedata.board import BoardLayout, Colour
+from controller.gamedata.board import BoardLayout, Colour, load_board
 from controller.gamedata.cards import CardSet
 from controller.gamedata.datadir import check_data_dir
 from controller.gamedata.story import Story
@@ -72,15 +72,18 @@ class GameData:
         return hit
 
 
-def load_game_data(directory: str | Path | None = None) -> GameData:
+def load_game_data(directory: str | Path | None = None, board: Path | None = None) -> GameData:
     """Board, warriors, cards and Story squares from a data directory (default: the
     bundled demo set), read and checked as ``toptable data check`` does
-    (:func:`~controller.gamedata.datadir.check_data_dir`).
+    (:func:`~controller.gamedata.datadir.check_data_dir`); ``board``: a board layout
+    file played in place of the directory's ``board.toml`` (a table's ``[board] layout``).
 
     Raises:
         DataError: every problem: a missing or malformed file, no warriors, a warrior
             with fields still unknown.
     """
     report = check_data_dir(directory)
-    warriors, board, cards = report.game_files()
-    return GameData(board, warriors.roster, cards, report.story, die=warriors.die)
+    warriors, layout, cards = report.game_files()
+    if board is not None and board.resolve() != (report.directory / "board.toml").resolve():
+        layout = load_board(board)
+    return GameData(layout, warriors.roster, cards, report.story, die=warriors.die)

@@ -1,20 +1,29 @@
-"""What a journal records of how its game was made: the seed and the data set's fingerprint.
+"""What a journal records of how its game was made: the seed and the data it is played with.
 
 A journal's set-up (its ``meta`` row ``setup``) holds, beside what each game kind
 stores, the seed of the game's own randomness (``seed``: the bots', the simulated
-world's, the decks' shuffles) and a fingerprint of the data set it is played with
-(``data_fingerprint``), both written when the journal is created. A resume needs
-nothing else; a flag that says otherwise is refused (:func:`refuse_contradiction`).
+world's, the decks' shuffles) and what identifies the data the game is played with,
+all written when the journal is created. A resume needs nothing else; a flag that
+says otherwise is refused (:func:`refuse_contradiction`).
 
-A journal from before these keys has neither (both ``None``, as a key set to null is);
-a key of the wrong type is a damaged set-up (:meth:`Origin.from_setup`), never read as
+The data is recorded file by file (``data_files``: each file the game loads, by name,
+with a hash of its content as loaded and, for a file named by its role, its path:
+:mod:`controller.gamedata.sources`), compared before a resume replays anything
+(:func:`refuse_changed_files`, which names each file that changed, appeared or went
+missing). A journal from before that record has only ``data_fingerprint``, a hash of
+every data file's bytes in its folder, compared as it always was
+(:func:`refuse_other_data`); a new journal writes both, so an older toptable still
+compares it its way.
+
+A journal from before these keys has none (``None``, as a key set to null is); a key
+of the wrong type is a damaged set-up (:meth:`Origin.from_setup`), never read as
 absent: a seed read as absent would replay another game.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +34,7 @@ from controller.storage.errors import JournalCorruptError, JournalError
 
 SEED_KEY = "seed"
 FINGERPRINT_KEY = "data_fingerprint"
+FILES_KEY = "data_files"
 DATA_SUFFIXES = (".toml", ".json")
 NOT_DATA = frozenset({"config.toml"})
 """The table's own config lives beside the demo data; it is not printed material."""
@@ -34,16 +44,23 @@ class ContradictionError(JournalError, ValueError):
     """A flag or config value contradicts what the journal recorded (exit 2)."""
 
 
+DataFiles = Mapping[str, Mapping[str, str]]
+"""A record of the data files: name -> ``{"sha": hash}``, and ``"path"`` for a file
+named by its role (:mod:`controller.gamedata.sources` makes it)."""
+
+
 @dataclass(frozen=True)
 class Origin:
-    """The seed and data-set fingerprint a journal recorded (None: not recorded)."""
+    """The seed and data set a journal recorded (None: not recorded)."""
 
     seed: int | None = None
     data_fingerprint: str | None = None
+    data_files: DataFiles | None = None
 
     def to_setup(self) -> dict[str, Any]:
-        """The set-up keys that store it."""
-        return {SEED_KEY: self.seed, FINGERPRINT_KEY: self.data_fingerprint}
+        """The set-up keys that store it (the file record only when there is one)."""
+        files = {FILES_KEY: self.data_files} if self.data_files is not None else {}
+        return {SEED_KEY: self.seed, FINGERPRINT_KEY: self.data_fingerprint, **files}
 
     @classmethod
     def from_setup(cls, setup: Mapping[str, Any], journal: str | Path = "journal") -> Origin:
@@ -55,6 +72,7 @@ class Origin:
         """
         seed = setup.get(SEED_KEY)
         fingerprint = setup.get(FINGERPRINT_KEY)
+        files = setup.get(FILES_KEY)
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise damaged_setup(
                 journal, SEED_KEY, f"expected a whole number, got {short_repr(seed)}"
@@ -63,7 +81,22 @@ class Origin:
             raise damaged_setup(
                 journal, FINGERPRINT_KEY, f"expected text, got {short_repr(fingerprint)}"
             )
-        return cls(seed, fingerprint)
+        if files is not None and not _is_record(files):
+            raise damaged_setup(
+                journal, FILES_KEY, "expected a JSON object of file names, each "
+                f'{{"sha": text}} (and a "path"), got {short_repr(files)}'
+            )  # fmt: skip
+        return cls(seed, fingerprint, files)
+
+
+def _is_record(files: object) -> bool:
+    return isinstance(files, dict) and all(
+        isinstance(entry, dict)
+        and isinstance(entry.get("sha"), str)
+        and set(entry) <= {"sha", "path"}
+        and isinstance(entry.get("path", ""), str)
+        for entry in files.values()
+    )
 
 
 def damaged_setup(journal: str | Path, key: str, message: str) -> JournalCorruptError:
@@ -122,3 +155,51 @@ def refuse_other_data(journal: Path, flag: str, directory: Path, kept: str | Non
             f"{journal}: {flag} {directory} (data set {given}) contradicts the journal's "
             f"data set {kept} (resume with the data the game was played with)"
         )
+
+
+def refuse_changed_files(
+    journal: Path, flag: str, directory: Path, kept: DataFiles, given: DataFiles
+) -> None:
+    """Refuse the data in ``directory`` (named by ``flag``), whose files are ``given``,
+    when the journal recorded other files ``kept`` (:mod:`controller.gamedata.sources`).
+
+    Raises:
+        ContradictionError: a file changed, appeared or went missing (the message names
+            each, and what to do).
+    """
+    changed = [n for n in kept if n in given and kept[n].get("sha") != given[n].get("sha")]
+    gone = [n for n in kept if n not in given]
+    new = [n for n in given if n not in kept]
+    said = [
+        *(f"{_shown(n, given[n])} changed" for n in changed),
+        *(f"{_shown(n, kept[n])} went missing" for n in gone),
+        *(f"{_shown(n, given[n])} appeared" for n in new),
+    ]
+    if not said:
+        return
+    raise ContradictionError(
+        f"{journal}: {flag} {directory} is not the data the game was played with: "
+        f"{', '.join(said)} (resume with the data the game was played with: "
+        f"{_what_to_do(flag, [*changed, *gone, *new])})"
+    )
+
+
+def _shown(name: str, entry: Mapping[str, str]) -> str:
+    """A file as a message names it: by its name, by its path in the data folder, or by
+    its role and whole path (a file outside the folder)."""
+    path = entry.get("path")
+    if path is None:
+        return name
+    return f"{name} {path}" if Path(path).is_absolute() else path
+
+
+def _what_to_do(flag: str, names: Sequence[str]) -> str:
+    one = len(names) == 1
+    where = "--data"
+    if flag.startswith("["):  # the table's config named it
+        layout = " and [board] layout" if "board layout" in names else ""
+        where = f"[table] data_dir{layout}"
+    return (
+        f"restore {'it as it was' if one else 'them as they were'} when the game began, "
+        f"or name that data with {where}"
+    )

@@ -15,6 +15,7 @@ from controller.game.simulate import play_game
 from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.datadir import check_data_dir
+from controller.gamedata.sources import data_files
 from controller.storage.origin import ContradictionError, data_fingerprint
 from tests.cli_runner import cli_runner
 from tests.game.helpers import demo_data
@@ -27,6 +28,7 @@ def test_a_new_journal_records_the_seed_and_the_data_set(tmp_path: Path) -> None
     with TableGame.resume(path) as game:
         assert game.origin.seed == 12
         assert game.origin.data_fingerprint == data_fingerprint(DEMO_DIR)
+        assert game.origin.data_files == data_files(DEMO_DIR)
         assert game.data_dir == DEMO_DIR.resolve()
 
 
@@ -63,9 +65,13 @@ def test_a_resume_with_another_data_set_is_refused(tmp_path: Path) -> None:
     run_journaled(path, data_dir=DEMO_DIR)  # the same data set, another folder: accepted
     cards = other / "cards.toml"
     cards.write_text(cards.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
-    with pytest.raises(ContradictionError, match=f"data set {data_fingerprint(other)}"):
+    run_journaled(path)  # a comment: the same data
+    text = cards.read_text(encoding="utf-8")
+    cards.write_text(text.replace("amount = 22", "amount = 23", 1), encoding="utf-8")
+    with pytest.raises(ContradictionError, match=f"its data directory {other} is not the data "
+                       "the game was played with: cards.toml changed"):  # fmt: skip
         run_journaled(path)  # the journal's own folder changed under it
-    with pytest.raises(ContradictionError, match=f"--data {other}"):
+    with pytest.raises(ContradictionError, match=f"--data {other} is not the data"):
         run_journaled(path, data_dir=other)
 
 
@@ -97,8 +103,8 @@ def test_a_journal_whose_data_folder_is_gone_names_itself(tmp_path: Path) -> Non
         TableGame.resume(path)
     assert str(err.value) == (
         f"{path}: field 'data_dir': the game was played with the data in {mine}, which is not "
-        "there any more: put it back, or play on with game play --data naming the same data "
-        "set (checked against the journal's)"
+        "there any more: put it back, or name where it is now with --data (game play, check, "
+        "export, undo), checked against the journal's"
     )
     with TableGame.resume(path, demo_data()) as game:  # the same set from elsewhere: plays on
         assert len(game.journal) > 0

@@ -21,6 +21,7 @@ from controller.storage.origin import (
     ContradictionError,
     Origin,
     data_fingerprint,
+    refuse_changed_files,
     refuse_contradiction,
     refuse_other_data,
 )
@@ -47,6 +48,9 @@ def test_the_fingerprint_follows_the_data_files_and_not_the_tables_config(tmp_pa
 def test_an_origin_round_trips_through_a_setup_and_an_old_setup_has_none() -> None:
     origin = Origin(7, "abc")
     assert Origin.from_setup({"mode": "tournament", **origin.to_setup()}) == origin
+    files = {"cards.toml": {"sha": "01"}, "board layout": {"sha": "02", "path": "/etc/b.toml"}}
+    origin = Origin(7, "abc", files)
+    assert Origin.from_setup(json.loads(json.dumps(origin.to_setup()))) == origin
     assert Origin.from_setup({"mode": "tournament"}) == Origin(None, None)
     assert Origin.from_setup({"seed": None, "data_fingerprint": None}) == Origin(None, None)
 
@@ -58,6 +62,17 @@ def test_an_origin_round_trips_through_a_setup_and_an_old_setup_has_none() -> No
         ({"seed": True}, "field 'seed': expected a whole number, got True"),
         ({"seed": 1.5}, "field 'seed': expected a whole number, got 1.5"),
         ({"seed": 1, "data_fingerprint": 3}, "field 'data_fingerprint': expected text, got 3"),
+        (
+            {"data_files": ["cards.toml"]},
+            "field 'data_files': expected a JSON object of file "
+            'names, each {"sha": text} (and a "path"), got [\'cards.toml\']',
+        ),
+        (
+            {"data_files": {"cards.toml": {"sha": 1}}},
+            "field 'data_files': expected a JSON "
+            'object of file names, each {"sha": text} (and a "path"), got {\'cards.toml\': '
+            "{'sha': 1}}",
+        ),
     ],
 )
 def test_a_wrongly_typed_origin_is_a_damaged_set_up_not_an_absent_one(
@@ -247,3 +262,25 @@ def test_a_dice_journal_whose_game_does_not_read_is_named_not_a_traceback(
         assert (code, out) == (2, ""), err
         assert err == f"toptable: error: {path}: the journal's set-up: {named}\n"
     assert path.read_bytes() == before
+
+
+def test_changed_files_are_named_each_by_what_became_of_it(tmp_path: Path) -> None:
+    journal, folder = tmp_path / "j.sqlite", tmp_path / "data"
+    kept = {
+        "warriors.toml": {"sha": "1"},
+        "cards.toml": {"sha": "2"},
+        "story.toml": {"sha": "3"},
+        "board layout": {"sha": "4", "path": "/etc/toptable/board.toml"},
+    }
+    refuse_changed_files(journal, "--data", folder, kept, dict(kept))  # the same files
+    given = {**kept, "cards.toml": {"sha": "9"}, "board layout": {"sha": "8", "path": "b.toml"}}
+    del given["story.toml"]
+    given["extra.toml"] = {"sha": "7"}
+    with pytest.raises(ContradictionError) as caught:
+        refuse_changed_files(journal, "--data", folder, kept, given)
+    assert str(caught.value) == (
+        f"{journal}: --data {folder} is not the data the game was played with: cards.toml "
+        "changed, b.toml changed, story.toml went missing, extra.toml appeared (resume with "
+        "the data the game was played with: restore them as they were when the game began, "
+        "or name that data with --data)"
+    )
