@@ -19,7 +19,7 @@ from typing import Any
 
 from controller.companion.journal import CompanionJournal, setup_kind, setup_players
 from controller.config import Config
-from controller.core.errors import TopTableError
+from controller.core.errors import DataError, TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.daemon.hardware import layout_file, load_layout
@@ -28,6 +28,7 @@ from controller.game.session import TableGame, journal_kind, journalled_config
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
+from controller.gamedata.sources import data_files
 from controller.rules.variants import Variants
 from controller.storage.journal import (
     JournalCorruptError,
@@ -37,7 +38,13 @@ from controller.storage.journal import (
     JournalVersionError,
     journal_exists,
 )
-from controller.storage.origin import Origin, refuse_contradiction
+from controller.storage.origin import (
+    ContradictionError,
+    Origin,
+    refuse_changed_files,
+    refuse_contradiction,
+    refuse_other_data,
+)
 from controller.storage.sqlite_file import read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
 from controller.table.companion import CompanionTable
@@ -113,7 +120,7 @@ def open_game(
         players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
         return TableGame.start(path, players, data, t.data_dir, new_seed(seed), board)
     game = TableGame.resume(
-        path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by="[table] data_dir"
+        path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by=DATA_FLAG
     )
     try:
         refuse_contradiction(path, "--seed", seed, game.origin.seed)
@@ -217,11 +224,27 @@ def _held_dice_problem(path: Path, config: Config) -> str | None:
         if not kind.plays_dice:  # a companion game's journal
             return _other_kind(kind, config)
         kept = journalled_config(path, setup)
+        origin = Origin.from_setup(setup, path)
     except JournalCorruptError as exc:
         return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
     except (LookupError, ValueError, TypeError):  # no mode toptable knows: the open's to say
         return None
-    return other_game(kept, config)
+    return other_game(kept, config) or _other_data(path, origin, config)
+
+
+def _other_data(path: Path, origin: Origin, config: Config) -> str | None:
+    """How the data ``config`` names is not the data the journal's game is played with,
+    as the daemon's open would say it (None: the same data, or none to compare)."""
+    try:
+        directory = resolve_data_dir(config.table.data_dir)
+        if origin.data_files is not None:
+            given = data_files(directory, layout_file(config))
+            refuse_changed_files(path, DATA_FLAG, directory, origin.data_files, given)
+        else:
+            refuse_other_data(path, DATA_FLAG, directory, origin.data_fingerprint)
+    except (ContradictionError, DataError) as exc:
+        return f"the daemon would refuse: {str(exc).removeprefix(f'{path}: ')}"
+    return None
 
 
 def _held_companion_problem(path: Path, config: Config) -> str | None:
@@ -245,6 +268,8 @@ def _setup(players: int, length: Length, variants: Variants) -> str:
     return f"{players} players ({length.value}{extra})"
 
 
+DATA_FLAG = "[table] data_dir"
+"""How the daemon's refusals name the data the config gives."""
 IN_USE_POLL_S = 0.25
 """How often a start waiting for a journal another toptable holds looks again."""
 

@@ -10,7 +10,12 @@ import pytest
 
 from controller.config import parse_config
 from controller.core.kinds import GameKind
-from controller.daemon.journals import open_companion_table, recorded_seed, resume_or_start
+from controller.daemon.journals import (
+    held_game_problem,
+    open_companion_table,
+    recorded_seed,
+    resume_or_start,
+)
 from controller.daemon.tables import table_seed
 from controller.game.session import TableGame
 from controller.gamedata import DEMO_DIR
@@ -53,6 +58,19 @@ def test_a_config_naming_another_data_set_is_refused_untouched(tmp_path: Path) -
         "as it was when the game began, or name that data with [table] data_dir)"
     )
     assert journal.read_bytes() == before
+    # config check says so before the service is started, and names the file
+    assert held_game_problem(config) == (
+        f"names {journal}, which the daemon would refuse: [table] data_dir {other} is not the "
+        "data the game was played with: warriors.toml changed (resume with the data the game "
+        "was played with: restore it as it was when the game began, or name that data with "
+        "[table] data_dir)"
+    )
+    warriors.write_text(text, encoding="utf-8")
+    assert held_game_problem(config) is None
+    shutil.rmtree(other)
+    problem = held_game_problem(config)
+    assert problem is not None and "the daemon would refuse" in problem
+    assert "data directory not found" in problem
 
 
 def test_a_companion_journal_records_its_seed(tmp_path: Path) -> None:
