@@ -30,7 +30,7 @@ from controller.core.checked import name_problem
 from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
-from controller.storage.journal import EventJournal, JournalCorruptError, Row
+from controller.storage.journal import EventJournal, JournalCorruptError, JournalVersionError, Row
 from controller.storage.origin import SEED_KEY, Origin, damaged_setup
 from controller.storage.sqlite_file import Migration, stamp_application_id
 
@@ -113,14 +113,14 @@ def setup_revision(setup: Mapping[str, Any], path: str | Path) -> int:
     :attr:`CompanionJournal.rules_revision`).
 
     Raises:
-        JournalCorruptError: as :attr:`CompanionJournal.rules_revision`.
+        JournalCorruptError, JournalVersionError: as :attr:`CompanionJournal.rules_revision`.
     """
     newest = get_mode(setup_kind(setup, path)).rules_revision
     raw = setup.get(REVISION_KEY, 1)
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
         raise damaged_setup(path, REVISION_KEY, f"expected a whole number, got {short_repr(raw)}")
     if raw > newest:
-        raise JournalCorruptError(
+        raise JournalVersionError(
             f"{path}: the game is played by rules revision {raw} of {setup_kind(setup, path).value}, "
             f"and this toptable knows revisions 1..{newest}: resume it with the newer toptable "
             "that began it"
@@ -194,7 +194,8 @@ class CompanionJournal(EventJournal[CompanionEvent]):
 
         Raises:
             JournalCorruptError: the set-up names no companion mode, or a revision that is no
-                whole number or that this toptable does not have (a newer one wrote it).
+                whole number.
+            JournalVersionError: a revision this toptable does not have (a newer one wrote it).
         """
         return setup_revision(self.setup, self.path)
 

@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.companion.journal import CompanionJournal, setup_kind, setup_players
+from controller.companion.journal import (
+    CompanionJournal,
+    setup_kind,
+    setup_players,
+    setup_revision,
+)
 from controller.config import Config
 from controller.core.errors import DataError, TopTableError
 from controller.core.kinds import GameKind
@@ -256,6 +261,7 @@ def _held_companion_problem(path: Path, config: Config) -> str | None:
             return None
         kind = setup_kind(setup, path)
         players = setup_players(setup, path)
+        setup_revision(setup, path)
     except (JournalForeignError, JournalVersionError) as exc:
         return f"the daemon would refuse: {_said(path, exc)}"
     except JournalCorruptError as exc:

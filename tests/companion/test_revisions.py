@@ -17,9 +17,11 @@ import pytest
 from controller.companion.journal import ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.companion.replay import replay
+from controller.config import parse_config
 from controller.core.errors import DataError
 from controller.core.kinds import GameKind
-from controller.storage.journal import JournalCorruptError
+from controller.daemon.journals import held_game_problem
+from controller.storage.journal import JournalCorruptError, JournalVersionError
 from controller.table.companion import CompanionTable
 
 PLAYERS = ["Goku", "Vegeta"]
@@ -81,19 +83,29 @@ def test_the_same_actions_are_refused_by_revision_2(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("revision", "message"),
     [
-        (3, r"rules revision 3 of dbz-tcg, and this toptable knows revisions 1\.\.2"),
         (0, r"field 'rules_revision': expected a whole number, got 0"),
         ("2", r"field 'rules_revision': expected a whole number, got '2'"),
         (True, r"field 'rules_revision': expected a whole number, got True"),
     ],
 )
-def test_a_revision_this_toptable_lacks_is_named(
-    tmp_path: Path, revision: Any, message: str
-) -> None:
+def test_a_damaged_revision_is_named(tmp_path: Path, revision: Any, message: str) -> None:
     path = _journal(tmp_path, revision)
     with pytest.raises(JournalCorruptError, match=message) as info:
         CompanionTable.resume(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_newer_revision_is_a_newer_toptables_journal(tmp_path: Path) -> None:
+    path = _journal(tmp_path, 3)
+    newer = r"rules revision 3 of dbz-tcg, and this toptable knows revisions 1\.\.2"
+    with pytest.raises(JournalVersionError, match=newer):
+        CompanionTable.resume(path)
+    # config check says it before the service is started
+    table = {"journal": str(tmp_path / "j.sqlite"), "mode": "dbz-tcg", "players": 2}
+    config = parse_config({"table": table})
+    path.rename(config.table.game_journal)
+    problem = held_game_problem(config)
+    assert problem is not None and "the daemon would refuse: the game is played by" in problem
 
 
 def test_a_new_game_is_played_by_the_newest_revision(tmp_path: Path) -> None:
