@@ -327,12 +327,13 @@ def checked_revision(revision: int | None, newest: int, source: str = "script") 
     if revision is None:
         return newest
     if isinstance(revision, bool) or not isinstance(revision, int) or not 1 <= revision <= newest:
+        expected = (
+            "expected 1 (the mode's one rules revision)"
+            if newest == 1
+            else f"expected a whole number 1..{newest} (this toptable's newest)"
+        )
         raise DataError.single(
-            source,
-            "rules_revision",
-            "rules_revision",
-            f"expected a whole number 1..{newest} (this toptable's newest), "
-            f"got {short_repr(revision)}",
+            source, "", "rules_revision", f"{expected}, got {short_repr(revision)}"
         )
     return revision
 

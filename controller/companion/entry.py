@@ -44,6 +44,10 @@ FREE_VALUES: Mapping[str, tuple[int, ...]] = {
     "defender_power_level": POWER_LEVELS,
 }
 """The values offered for a typed-in whole number, by field name."""
+ACTION_VALUES: Mapping[tuple[str, str], tuple[int, ...]] = {
+    ("pur", "amount"): tuple(range(0, 11)),  # a Personality without a PUR still ends the step
+}
+"""Where one action's field takes other values than :data:`FREE_VALUES` gives its name."""
 
 DEFAULT_VALUES: tuple[int, ...] = tuple(range(0, 11))
 
@@ -115,7 +119,7 @@ def entry_fields(
         elif isinstance(inner, type) and issubclass(inner, enum.Enum):
             values = tuple(m.value for m in inner)
         else:
-            values = FREE_VALUES.get(name, DEFAULT_VALUES)
+            values = ACTION_VALUES.get((choice.do, name)) or FREE_VALUES.get(name, DEFAULT_VALUES)
         out.append(EntryField(name, (None, *values) if optional else values))
     return tuple(out)
 

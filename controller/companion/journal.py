@@ -45,9 +45,22 @@ def _game_id_in_meta(conn: sqlite3.Connection) -> None:
     )
 
 
+def _revision_in_setup(conn: sqlite3.Connection) -> None:
+    """Format 3 records the rules revision a game is played by: a game begun before is
+    played by revision 1, now written down (and an older toptable, which would replay a
+    newer revision's game by its own rules, refuses the file as a newer one's)."""
+    conn.execute(
+        "UPDATE meta SET value = json_set(value, '$.rules_revision', 1) "
+        "WHERE key = 'setup' AND json_type(value, '$.rules_revision') IS NULL"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "stamp the file as a companion journal", stamp_application_id(APPLICATION_ID)),
     Migration(2, "the game id in its own meta row, as every journal has it", _game_id_in_meta),
+    Migration(
+        3, "the rules revision in the set-up (1 for a game begun before)", _revision_in_setup
+    ),
 )
 FORMAT_VERSION = len(MIGRATIONS)
 ACTION = "action"
@@ -118,7 +131,9 @@ def setup_revision(setup: Mapping[str, Any], path: str | Path) -> int:
     newest = get_mode(setup_kind(setup, path)).rules_revision
     raw = setup.get(REVISION_KEY, 1)
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
-        raise damaged_setup(path, REVISION_KEY, f"expected a whole number, got {short_repr(raw)}")
+        raise damaged_setup(
+            path, REVISION_KEY, f"expected a whole number 1 or more, got {short_repr(raw)}"
+        )
     if raw > newest:
         raise JournalVersionError(
             f"{path}: the game is played by rules revision {raw} of {setup_kind(setup, path).value}, "

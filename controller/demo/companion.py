@@ -156,7 +156,9 @@ def seen_before_each_row(
     """The game's state and its number of effective actions before each row of ``journal``,
     in order (an undo marker takes the action it names back; a refused action changes
     nothing)."""
-    start = mode.new_game(journal.players, journal.setup.get("data"), str(journal.path))
+    start = mode.new_game(
+        journal.players, journal.setup.get("data"), str(journal.path), journal.rules_revision
+    )
     taken: list[tuple[int, CompanionAction]] = []  # (row, action), effective so far
     state = start
     for row in journal.rows():

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from controller.companion.entry import build_action, entry_fields
 from controller.companion.journal import ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.companion.replay import replay
@@ -21,6 +22,7 @@ from controller.config import parse_config
 from controller.core.errors import DataError
 from controller.core.kinds import GameKind
 from controller.daemon.journals import held_game_problem
+from controller.demo.companion import seen_before_each_row
 from controller.storage.journal import JournalCorruptError, JournalVersionError
 from controller.table.companion import CompanionTable
 
@@ -83,9 +85,9 @@ def test_the_same_actions_are_refused_by_revision_2(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("revision", "message"),
     [
-        (0, r"field 'rules_revision': expected a whole number, got 0"),
-        ("2", r"field 'rules_revision': expected a whole number, got '2'"),
-        (True, r"field 'rules_revision': expected a whole number, got True"),
+        (0, r"field 'rules_revision': expected a whole number 1 or more, got 0"),
+        ("2", r"field 'rules_revision': expected a whole number 1 or more, got '2'"),
+        (True, r"field 'rules_revision': expected a whole number 1 or more, got True"),
     ],
 )
 def test_a_damaged_revision_is_named(tmp_path: Path, revision: Any, message: str) -> None:
@@ -137,5 +139,62 @@ def test_challengers_fans_must_rise_from_revision_2() -> None:
     ):
         replay("challengers", {**flat, "actions": []})
     assert replay("challengers", {**flat, "rules_revision": 1, "actions": []})["refused"] == []
-    with pytest.raises(DataError, match=r"expected a whole number 1\.\.1"):
+    with pytest.raises(DataError, match=r"field 'rules_revision': expected 1 \(the mode's one"):
         replay("dbs-tournament", {"players": ["Ann", "Ben"], "rules_revision": 2, "actions": []})
+
+
+def test_a_format_2_journal_is_stamped_revision_1_and_an_older_toptable_refuses_format_3(
+    tmp_path: Path,
+) -> None:
+    path = _journal(tmp_path, None)
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 2")  # as the toptable before revisions wrote it
+    conn.close()
+    with CompanionTable.resume(path) as table:
+        assert table.journal.rules_revision == 1
+    with sqlite3.connect(path) as conn:
+        (raw,) = conn.execute("SELECT value FROM meta WHERE key = 'setup'").fetchone()
+        assert json.loads(raw)["rules_revision"] == 1
+        # the format an older toptable (format 2) refuses as a newer one's
+        assert conn.execute("PRAGMA user_version").fetchone() == (3,)
+    conn.close()
+
+
+def test_the_buttons_offer_a_pur_of_0_which_revision_2_needs() -> None:
+    mode = get_mode(GameKind.DBZ_TCG)
+    state = mode.apply(
+        mode.new_game(PLAYERS), mode.parse_action(REVISION_1_TURN[0], PLAYERS)
+    )  # Goku drew: the Planning Step, which only a pur ends
+    (pur,) = [o for o in mode.legal_actions(state, "Goku") if o.do == "pur"]
+    (amount,) = entry_fields(mode, state, pur, "Goku")
+    assert amount.values[0] == 0 and amount.values[-1] == 10
+    ended = mode.apply(
+        state, mode.parse_action(build_action(mode, pur, "Goku", {"amount": 0}), PLAYERS)
+    )
+    assert ended.step.value == "combat_choice"
+
+
+def test_a_capture_is_offered_only_when_the_foe_has_a_dragon_ball() -> None:
+    mode = get_mode(GameKind.DBZ_TCG)
+    out = replay("dbz-tcg", {"players": PLAYERS, "actions": [
+        {"do": "draw", "player": "Goku", "cards": 3},
+        {"do": "pur", "player": "Goku", "amount": 0},
+        {"do": "declare_combat", "player": "Goku"},
+        {"do": "life_damage", "player": "Vegeta", "amount": 5},
+    ]})  # fmt: skip
+    assert out["players"][0]["critical_available"] and out["refused"] == []
+    state = mode.new_game(PLAYERS)
+    for raw in ({"do": "draw", "player": "Goku", "cards": 3}, {"do": "pur", "player": "Goku", "amount": 0},
+                {"do": "declare_combat", "player": "Goku"}, {"do": "life_damage", "player": "Vegeta", "amount": 5}):  # fmt: skip
+        state = mode.apply(state, mode.parse_action(raw, PLAYERS))
+    (critical,) = mode.legal_actions(state, "Goku")
+    assert dict(critical.options)["choice"] == ("discard_ally", "lower_anger")
+
+
+def test_the_demo_catches_up_an_old_journal_by_its_own_revision(tmp_path: Path) -> None:
+    path = _journal(tmp_path, None)
+    mode = get_mode(GameKind.DBZ_TCG)
+    with CompanionJournal.open(path) as journal:
+        seen = list(seen_before_each_row(mode, journal))
+    assert len(seen) == len(REVISION_1_TURN)
+    assert seen[-1][0].rules_revision == 1 and seen[-1][1] == len(REVISION_1_TURN) - 1

@@ -347,9 +347,12 @@ def test_a_format_1_companion_journal_is_upgraded_and_replays(tmp_path: Path) ->
     with CompanionTable.resume(path) as t:
         assert t.journal.game_id == game_id and t.history == 1
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
         row = conn.execute("SELECT value FROM meta WHERE key = 'game_id'").fetchone()
         assert row == (game_id,)
+        (raw,) = conn.execute("SELECT value FROM meta WHERE key = 'setup'").fetchone()
+        assert json.loads(raw)["rules_revision"] == 1  # format 3: the revision written down
+    conn.close()
 
 
 # --- entry, bots, descriptions (pure) ----------------------------------------------------

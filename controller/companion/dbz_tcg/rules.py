@@ -325,7 +325,8 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
         # a capture names one of the opponent's Dragon Balls in play: offered as they are,
         # whatever numbers the data's dragon_balls gives them (the buttons' own list stops at 7)
         foe = state.fighter(state.opponent(player)).dragon_balls
-        choices = tuple(c.value for c in Critical)
+        # a capture takes one of the foe's Dragon Balls in play: none, no capture offered
+        choices = tuple(c.value for c in Critical if foe or c is not Critical.CAPTURE)
         return (Offer("critical", (("player", (player,)), ("choice", choices), ("number", foe))),)
     mine = (("player", (player,)),)
     out = [
