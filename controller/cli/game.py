@@ -29,6 +29,11 @@ RESUME_DATA_HELP = (
     "the data the game was played with, where it is now (default: the folder the journal "
     "recorded); checked against the journal's record"
 )
+RESUME_BOARD_HELP = (
+    "the board layout the game was played on, where it is now, when the table's config "
+    "named one outside the data folder (default: where the journal recorded it); checked "
+    "against the journal's record"
+)
 
 
 def register(sub: Any) -> None:
@@ -73,15 +78,18 @@ def register(sub: Any) -> None:
     check = gsub.add_parser("check", help="open a journal, verify every row and replay it")
     check.add_argument("journal", type=ExistingFile())
     check.add_argument("--data", type=ExistingDir(), help=RESUME_DATA_HELP)
+    check.add_argument("--board", type=ExistingFile(), help=RESUME_BOARD_HELP)
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_check)
     undo = gsub.add_parser("undo", help="undo the last player action of a journalled game")
     undo.add_argument("journal", type=ExistingFile())
     undo.add_argument("--data", type=ExistingDir(), help=RESUME_DATA_HELP)
+    undo.add_argument("--board", type=ExistingFile(), help=RESUME_BOARD_HELP)
     undo.set_defaults(func=cmd_undo)
     export = gsub.add_parser("export", help="a journalled game as a readable log")
     export.add_argument("journal", type=ExistingFile())
     export.add_argument("--data", type=ExistingDir(), help=RESUME_DATA_HELP)
+    export.add_argument("--board", type=ExistingFile(), help=RESUME_BOARD_HELP)
     fmt = export.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON (default)")
     fmt.add_argument("--text", action="store_true", help="text, one line per event")
@@ -195,7 +203,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from controller.game.session import TableGame
 
     t0 = time.perf_counter()
-    with TableGame.resume(args.journal, writable=False, data_dir=args.data) as game:
+    with TableGame.resume(
+        args.journal, writable=False, data_dir=args.data, board=args.board
+    ) as game:
         ms = (time.perf_counter() - t0) * 1000
         s = game.state
         if args.json:
@@ -216,7 +226,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     """Undo the last player action."""
     from controller.game.session import TableGame
 
-    with TableGame.resume(args.journal, data_dir=args.data) as game:
+    with TableGame.resume(args.journal, data_dir=args.data, board=args.board) as game:
         event = game.undo()
         print(f"undone: {event.to_dict()}")
     return 0
@@ -227,7 +237,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from controller.game.export import export_json, export_text
     from controller.game.session import TableGame
 
-    with TableGame.resume(args.journal, writable=False, data_dir=args.data) as game:
+    with TableGame.resume(
+        args.journal, writable=False, data_dir=args.data, board=args.board
+    ) as game:
         log = export_json(game.config, game.data, game.events())
     if args.text:
         print(export_text(log), end="")

@@ -24,10 +24,11 @@ from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
-from controller.gamedata.sources import data_files, recorded_board
+from controller.gamedata.sources import PATH, data_files, recorded_board
 from controller.rules.variants import UnknownVariantError
 from controller.storage.journal import journal_exists
 from controller.storage.origin import (
+    ContradictionError,
     Origin,
     damaged_setup,
     data_fingerprint,
@@ -321,13 +322,27 @@ def _checked_data(
         return data or load_game_data()
     directory = resolve_data_dir(data_dir if data_dir is not None else str(kept))
     flag = given_by if data_dir is not None else "its data directory"
-    if origin.data_files is not None:
-        board = board or recorded_board(origin.data_files, directory.resolve())
-        given = data_files(directory, board)
-        refuse_changed_files(path, flag, directory, origin.data_files, given)
-    else:
-        refuse_other_data(path, flag, directory, origin.data_fingerprint)
+    try:
+        if origin.data_files is not None:
+            board = board or recorded_board(origin.data_files, directory.resolve())
+            given = data_files(directory, board)
+            refuse_changed_files(path, flag, directory, origin.data_files, given)
+        else:
+            refuse_other_data(path, flag, directory, origin.data_fingerprint)
+    except ContradictionError:
+        if not _recorded_file_gone(origin, directory):
+            load_game_data(directory, board)  # a file that does not read: its own message
+        raise
     return data or load_game_data(directory, board)
+
+
+def _recorded_file_gone(origin: Origin, directory: Path) -> bool:
+    """Whether a file the journal recorded is not where it recorded it (moved or removed:
+    the record's refusal says what to name), rather than there but changed or unreadable."""
+    for name, entry in (origin.data_files or {}).items():
+        if not (directory / entry.get(PATH, name)).exists():  # an absolute path stays whole
+            return True
+    return False
 
 
 def _resume_checked(

@@ -195,7 +195,7 @@ def _shown(name: str, entry: Mapping[str, str]) -> str:
 
 def _what_to_do(flag: str, names: Sequence[str]) -> str:
     one = len(names) == 1
-    where = "--data"
+    where = "--data" + (" and --board" if "board layout" in names else "")
     if flag.startswith("["):  # the table's config named it
         layout = " and [board] layout" if "board layout" in names else ""
         where = f"[table] data_dir{layout}"

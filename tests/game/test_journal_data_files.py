@@ -266,3 +266,35 @@ def test_the_record_names_each_file_a_game_loads_by_its_content(tmp_path: Path) 
                                                          / "warriors.toml")  # fmt: skip
     (data / "story.toml").unlink()
     assert "story.toml" not in data_files(data)
+
+
+def test_an_outside_layout_moved_is_named_with_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout = tmp_path / "etc" / "board.toml"
+    layout.parent.mkdir()
+    shutil.copy(DEMO_DIR / "board.toml", layout)
+    journal = tmp_path / "t.sqlite"
+    config = _table(journal, layout=layout)
+    _play_on(open_game(config, game_data_for(config), ("P1", "P2", "P3", "P4"), seed=5))
+    moved = layout.rename(tmp_path / "board-copied-off-the-pi.toml")
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    code, out, err = run("game", "check", str(journal))
+    assert (code, out) == (2, "") and "went missing" in err and "with --data and --board" in err
+    for argv in (("check",), ("export", "--text"), ("undo",)):
+        code, out, err = run("game", argv[0], str(journal), "--board", str(moved), *argv[1:])
+        assert (code, err) == (0, ""), err
+
+
+def test_a_data_file_that_no_longer_reads_is_named_with_its_own_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _own_data(tmp_path)
+    journal = tmp_path / "j.sqlite"
+    _half_played(journal, data)
+    warriors = data / "warriors.toml"
+    warriors.write_text(warriors.read_text(encoding="utf-8") + "\n[[warrior\n", encoding="utf-8")
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    code, out, err = run("game", "check", str(journal))
+    assert (code, out) == (2, "") and "warriors.toml" in err
+    assert "went missing" not in err and "line" in err  # the parser's place, not a lost base
