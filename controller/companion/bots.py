@@ -185,9 +185,10 @@ class CompanionBot:
     ) -> list[tuple[str, str, dict[str, Value]]]:
         r = self.rng
         for name, choices in offered.items():
-            if any(c.do == "critical" for c in choices):
-                # capture names a Dragon Ball at random: refused unless the foe has it in play
-                pick = r.choice(("lower_anger", "discard_ally", "capture"))
+            for critical in (c for c in choices if c.do == "critical"):
+                # capture (offered while the foe has a Dragon Ball in play) names a ball at
+                # random: refused unless the foe has that one
+                pick = r.choice(dict(critical.options)["choice"])
                 return [(name, "critical", {"choice": pick, "number": r.randint(1, 7)})]
         turn = game["turn"]
         foe = next(p["name"] for p in game["players"] if p["name"] != turn)

@@ -33,7 +33,7 @@ from controller.game.session import TableGame, journal_kind, journalled_config
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
-from controller.gamedata.sources import data_files
+from controller.gamedata.sources import data_files, played
 from controller.rules.variants import Variants
 from controller.storage.journal import (
     JournalCorruptError,
@@ -234,17 +234,19 @@ def _held_dice_problem(path: Path, config: Config) -> str | None:
         return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
     except (LookupError, ValueError, TypeError):  # no mode toptable knows: the open's to say
         return None
-    return other_game(kept, config) or _other_data(path, origin, config)
+    return other_game(kept, config) or _other_data(path, origin, config, kept.kind)
 
 
-def _other_data(path: Path, origin: Origin, config: Config) -> str | None:
-    """How the data ``config`` names is not the data the journal's game is played with,
-    as the daemon's open would say it (None: the same data, or none to compare)."""
+def _other_data(path: Path, origin: Origin, config: Config, kind: GameKind) -> str | None:
+    """How the data ``config`` names is not the data the journal's ``kind`` game is played
+    with, as the daemon's open would say it (None: the same data, or none to compare)."""
     try:
         directory = resolve_data_dir(config.table.data_dir)
         if origin.data_files is not None:
-            given = data_files(directory, layout_file(config))
-            refuse_changed_files(path, DATA_FLAG, directory, origin.data_files, given)
+            story = kind is GameKind.STORY
+            given = data_files(directory, layout_file(config), story)
+            kept = played(origin.data_files, story)
+            refuse_changed_files(path, DATA_FLAG, directory, kept, given)
         else:
             refuse_other_data(path, DATA_FLAG, directory, origin.data_fingerprint)
     except (ContradictionError, DataError) as exc:

@@ -24,7 +24,7 @@ from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
-from controller.gamedata.sources import PATH, data_files, recorded_board
+from controller.gamedata.sources import PATH, data_files, played, recorded_board
 from controller.rules.variants import UnknownVariantError
 from controller.storage.journal import journal_exists
 from controller.storage.origin import (
@@ -134,7 +134,8 @@ class TableGame:
         """
         config.check()
         directory = resolve_data_dir(data_dir).resolve()
-        origin = Origin(seed, data_fingerprint(directory), data_files(directory, board))
+        files = data_files(directory, board, story=config.kind is GameKind.STORY)
+        origin = Origin(seed, data_fingerprint(directory), files)
         setup = {
             "mode": config.kind.value,
             "config": config.to_dict(),
@@ -325,8 +326,10 @@ def _checked_data(
     try:
         if origin.data_files is not None:
             board = board or recorded_board(origin.data_files, directory.resolve())
-            given = data_files(directory, board)
-            refuse_changed_files(path, flag, directory, origin.data_files, given)
+            story = setup.get("mode") == GameKind.STORY.value
+            given = data_files(directory, board, story)
+            kept_files = played(origin.data_files, story)
+            refuse_changed_files(path, flag, directory, kept_files, given)
         else:
             refuse_other_data(path, flag, directory, origin.data_fingerprint)
     except ContradictionError:

@@ -39,13 +39,15 @@ PATH = "path"
 BOARD_LAYOUT = "board layout"
 BASE_OF = "base of "
 WARRIORS, BOARD = "warriors.toml", "board.toml"
-OTHERS = ("cards.toml", "story.toml")
+STORY = "story.toml"
+OTHERS = ("cards.toml", STORY)
 
 
-def data_files(directory: Path, board: Path | None = None) -> DataFiles:
+def data_files(directory: Path, board: Path | None = None, story: bool = True) -> DataFiles:
     """The data files a game played with the data in ``directory`` loads, each by name
     with the hash of its content as loaded (``board``: the board layout in place of the
-    folder's ``board.toml``; None: that file).
+    folder's ``board.toml``; None: that file; ``story``: whether the game plays the
+    Story squares, else ``story.toml`` is no part of it).
 
     Raises nothing: a file that cannot be read is hashed as such, a missing one left out.
     """
@@ -64,9 +66,15 @@ def data_files(directory: Path, board: Path | None = None) -> DataFiles:
     if _is_file(board):
         files[BOARD_LAYOUT] = _entry(board, _parsed(board), directory, True)
     for other in OTHERS:
-        if _is_file(directory / other):
+        if (story or other != STORY) and _is_file(directory / other):
             files[other] = _entry(directory / other, _parsed(directory / other), directory)
     return files
+
+
+def played(files: Mapping[str, Mapping[str, str]], story: bool) -> DataFiles:
+    """A journal's record of ``files`` as :func:`data_files` makes it for a game that
+    plays the Story squares or not (``story.toml`` left out of a Tournament game's)."""
+    return {n: dict(e) for n, e in files.items() if story or n != STORY}
 
 
 def recorded_board(files: Mapping[str, Mapping[str, str]], directory: Path) -> Path | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from controller.config import Config, parse_config
+from controller.core.kinds import GameKind
 from controller.daemon.journals import game_data_for, open_game
 from controller.game import engine
 from controller.game.events import GameEvent
@@ -298,3 +299,21 @@ def test_a_data_file_that_no_longer_reads_is_named_with_its_own_problem(
     code, out, err = run("game", "check", str(journal))
     assert (code, out) == (2, "") and "warriors.toml" in err
     assert "went missing" not in err and "line" in err  # the parser's place, not a lost base
+
+
+@pytest.mark.parametrize(
+    ("kind", "refused"), [(GameKind.TOURNAMENT, False), (GameKind.STORY, True)]
+)
+def test_the_story_squares_count_only_in_a_story_game(
+    tmp_path: Path, kind: GameKind, refused: bool
+) -> None:
+    data = _own_data(tmp_path)
+    journal = tmp_path / "j.sqlite"
+    config = GameConfig(("P1", "P2"), Length.ROUNDS5, kind=kind)
+    TableGame.start(journal, config, load_game_data(data), data, 5).close()
+    _edit(data / "story.toml", "damage = 19", "damage = 21")
+    if not refused:  # a Tournament game never plays them
+        TableGame.resume(journal, writable=False).close()
+        return
+    with pytest.raises(ContradictionError, match=r"story\.toml changed"):
+        TableGame.resume(journal, writable=False)

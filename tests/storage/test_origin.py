@@ -282,5 +282,5 @@ def test_changed_files_are_named_each_by_what_became_of_it(tmp_path: Path) -> No
         f"{journal}: --data {folder} is not the data the game was played with: cards.toml "
         "changed, b.toml changed, story.toml went missing, extra.toml appeared (resume with "
         "the data the game was played with: restore them as they were when the game began, "
-        "or name that data with --data)"
+        "or name that data with --data and --board)"
     )
