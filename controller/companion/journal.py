@@ -128,7 +128,8 @@ def setup_revision(setup: Mapping[str, Any], path: str | Path) -> int:
     Raises:
         JournalCorruptError, JournalVersionError: as :attr:`CompanionJournal.rules_revision`.
     """
-    newest = get_mode(setup_kind(setup, path)).rules_revision
+    kind = setup_kind(setup, path)
+    newest = get_mode(kind).rules_revision
     raw = setup.get(REVISION_KEY, 1)
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
         raise damaged_setup(
@@ -136,7 +137,7 @@ def setup_revision(setup: Mapping[str, Any], path: str | Path) -> int:
         )
     if raw > newest:
         raise JournalVersionError(
-            f"{path}: the game is played by rules revision {raw} of {setup_kind(setup, path).value}, "
+            f"{path}: the game is played by rules revision {raw} of {kind.value}, "
             f"and this toptable knows revisions 1..{newest}: resume it with the newer toptable "
             "that began it"
         )

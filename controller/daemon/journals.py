@@ -29,11 +29,15 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.daemon.hardware import layout_file, load_layout
 from controller.game.journal import Journal
-from controller.game.session import TableGame, journal_kind, journalled_config
+from controller.game.session import (
+    TableGame,
+    journal_kind,
+    journalled_config,
+    refuse_other_files,
+)
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
 from controller.gamedata import data_dir as resolve_data_dir
-from controller.gamedata.sources import data_files, played
 from controller.rules.variants import Variants
 from controller.storage.journal import (
     JournalCorruptError,
@@ -46,9 +50,7 @@ from controller.storage.journal import (
 from controller.storage.origin import (
     ContradictionError,
     Origin,
-    refuse_changed_files,
     refuse_contradiction,
-    refuse_other_data,
 )
 from controller.storage.sqlite_file import read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
@@ -242,13 +244,8 @@ def _other_data(path: Path, origin: Origin, config: Config, kind: GameKind) -> s
     with, as the daemon's open would say it (None: the same data, or none to compare)."""
     try:
         directory = resolve_data_dir(config.table.data_dir)
-        if origin.data_files is not None:
-            story = kind is GameKind.STORY
-            given = data_files(directory, layout_file(config), story)
-            kept = played(origin.data_files, story)
-            refuse_changed_files(path, DATA_FLAG, directory, kept, given)
-        else:
-            refuse_other_data(path, DATA_FLAG, directory, origin.data_fingerprint)
+        story = kind is GameKind.STORY
+        refuse_other_files(path, DATA_FLAG, directory, origin, layout_file(config), story)
     except (ContradictionError, DataError) as exc:
         return f"the daemon would refuse: {str(exc).removeprefix(f'{path}: ')}"
     return None

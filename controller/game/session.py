@@ -323,20 +323,33 @@ def _checked_data(
         return data or load_game_data()
     directory = resolve_data_dir(data_dir if data_dir is not None else str(kept))
     flag = given_by if data_dir is not None else "its data directory"
+    if origin.data_files is not None:
+        board = board or recorded_board(origin.data_files, directory.resolve())
     try:
-        if origin.data_files is not None:
-            board = board or recorded_board(origin.data_files, directory.resolve())
-            story = setup.get("mode") == GameKind.STORY.value
-            given = data_files(directory, board, story)
-            kept_files = played(origin.data_files, story)
-            refuse_changed_files(path, flag, directory, kept_files, given)
-        else:
-            refuse_other_data(path, flag, directory, origin.data_fingerprint)
+        story = setup.get("mode") == GameKind.STORY.value
+        refuse_other_files(path, flag, directory, origin, board, story)
     except ContradictionError:
         if not _recorded_file_gone(origin, directory):
             load_game_data(directory, board)  # a file that does not read: its own message
         raise
     return data or load_game_data(directory, board)
+
+
+def refuse_other_files(
+    path: Path, flag: str, directory: Path, origin: Origin, board: Path | None, story: bool
+) -> None:
+    """Refuse the data in ``directory`` (named by ``flag``; ``board``: the board layout in
+    place of its ``board.toml``) when it is not the data the journal at ``path`` recorded
+    in ``origin`` (file by file, or by its older fingerprint) for a Story game or not.
+
+    Raises:
+        ContradictionError: it is not (the message names each file, or the data set).
+    """
+    if origin.data_files is None:
+        refuse_other_data(path, flag, directory, origin.data_fingerprint)
+        return
+    given = data_files(directory, board, story)
+    refuse_changed_files(path, flag, directory, played(origin.data_files, story), given)
 
 
 def _recorded_file_gone(origin: Origin, directory: Path) -> bool:
