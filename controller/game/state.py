@@ -198,9 +198,9 @@ class Combat(NamedTuple):
     duel: bool = False
 
 
-RULES_REVISION = 4
+RULES_REVISION = 5
 """The rules' revision, recorded in each journal: a game replays and plays on by the rules
-it began with (1, journals without it, 2, 3 and 4: docs/rules.md "Revisions")."""
+it began with (1, journals without it, 2 to 5: docs/rules.md "Revisions")."""
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
     two = journalled_config("two.db", {"config": _revision(2)})
     assert _second_combats(_at_the_extra_offer(two)) == {("Kahseral", "Obuni")}
     new = journalled_config("new.db", {"config": GameConfig(("A", "B")).to_dict()})
-    assert new.rules_revision == RULES_REVISION == 4
+    assert new.rules_revision == RULES_REVISION == 5
 
 
 def _revision(revision: int) -> dict[str, object]:
@@ -270,3 +270,32 @@ def test_declining_the_step_aside_is_revision_3_s(revision: int) -> None:
     assert (Pass(0) in list(legal_actions(state))) is (revision == 3)  # offered
     # a revision-2 journal written by the code that offered it in every game replays
     assert engine.apply(state, Pass(0)).phase is Phase.MOVE
+
+
+def test_a_journal_of_revision_4_leaves_the_attacker_beside_the_foe_left_on_its_space() -> None:
+    """Revision 5 (A l.261): after eliminating one of two foes that shared a space, the
+    attacker steps aside from the other (tests/data/scenarios/game/
+    elimination_with_a_foe_left_on_the_space.toml). A journal of revision 4 left it on the
+    space beside that foe, and a later landing there fought nobody: it replays so."""
+    events = [
+        Move(1, "Monna", 19),
+        Move(0, "Kahseral", 19),
+        DiceThrown((Symbol.SPHERE, Symbol.SPHERE, Symbol.PUNCH, Symbol.KICK)),
+        ChooseAttack(0, "Kamehameha"),
+    ]
+    for revision in (4, 5):
+        state = engine.arrange(
+            journalled_config("j.db", {"config": _revision(revision)}),
+            demo_data(),
+            pieces=[("Kahseral", 0, 16), ("Harmira", 1, 19), ("Monna", 1, 25)],
+            hands=[["Kamehameha"], []],
+            decks={"event": []},
+            seat=1,
+        )
+        for event in events:
+            state = engine.apply(state, event)
+        if revision == 4:
+            assert (state.phase, state.seat) == (Phase.MOVE, 1)
+            assert state.pieces["Kahseral"].space == state.pieces["Monna"].space == 19
+        else:
+            assert (state.phase, state.occ[19]) == (Phase.STEP_ASIDE, "Monna")

@@ -13,6 +13,7 @@ from controller.game.engine.common import (
     count_play,
     draw,
     playable,
+    standing_on,
     use_card,
 )
 from controller.game.engine.duel import duel_after
@@ -134,14 +135,18 @@ def _eliminations(s: GameState, c: Combat) -> None:
     defender_alive = c.defender not in down
     offer = True  # the extra-combat offer may follow (a foe next to where the attacker is)
     if attacker_alive and not c.adjacent:
+        left = None if defender_alive else _foe_left_on(s, arena)
+        if left is not None:
+            s.occ[arena] = left  # it shared the space with the foe eliminated (revision 5)
         if s.pieces[c.attacker].space != arena:
             pass  # it fled with Solar Flare from the counter-attack: it stands where it fled
-        elif c.green or not defender_alive:
+        elif (c.green or not defender_alive) and left is None:
             # it stays where it fought: after an elimination the books say nothing of a step
             # (A l.259, B l.343); a second combat is against a foe next to it (.extra)
             s.occ[arena] = c.attacker
-        elif s.pieces[c.defender].space != arena:
+        elif defender_alive and s.pieces[c.defender].space != arena:
             _settle(s, arena)  # the defender fled: the attacker holds the space (engine decision)
+        # the foe survived on its space, or another foe still stands there: step aside (A l.261)
         elif step_spaces(s) or (second_steps(s) and second_combat_cards(s)):
             s.phase = Phase.STEP_ASIDE
             return
@@ -152,6 +157,19 @@ def _eliminations(s: GameState, c: Combat) -> None:
         s.phase = Phase.REWARD
         return
     after_combat_step(s, offer=offer)
+
+
+def _foe_left_on(s: GameState, space: int | None) -> str | None:
+    """A foe of the attacker still standing on ``space`` after the combat there (its
+    teammate, who shared the space, was the one eliminated), from rules revision 5; before
+    it the attacker stayed on the space beside that foe. None: no such foe."""
+    c = s.combat
+    if c is None or space is None or s.config.rules_revision < 5:
+        return None
+    for p in standing_on(s, space):
+        if p.seat != c.attacker_seat and p.name != c.attacker:
+            return p.name
+    return None
 
 
 def step_spaces(state: GameState) -> list[int]:
@@ -262,9 +280,14 @@ def step_aside(s: GameState, e: StepAside) -> None:
 def _why_not_step(s: GameState, space: int) -> str:
     c = s.combat
     if c is not None and space == c.arena:
+        if s.occ.get(space, c.defender) == c.defender:
+            return (
+                f"{c.defender} survived this combat: the attacker steps beside it, and a "
+                "second combat is against another warrior (A l.261)"
+            )
         return (
-            f"{c.defender} survived this combat: the attacker steps beside it, and a second "
-            "combat is against another warrior (A l.261)"
+            f"{s.occ[space]} stood there with {c.defender} and still stands: the attacker "
+            "steps beside it, and a second combat is against another warrior (A l.261)"
         )
     if c is not None and space in s.occ and s.pieces[s.occ[space]].seat == c.attacker_seat:
         return f"space {space} holds a teammate: it is neither an empty space nor a foe's"
