@@ -153,11 +153,13 @@ class BoardLink:
             self.events.put(ev)
 
     def _lost(self, reason: str) -> None:
-        self.last_error = reason
         if self.connected:
             self.connected = False
             log.warning("%s: link lost: %s", self.port, reason)
             self.events.put(LinkLost(self.port, reason))
+        elif reason != self.last_error:  # no link yet: say why once, not every retry
+            log.warning("%s: no link: %s", self.port, reason)
+        self.last_error = reason
 
     def _run(self) -> None:
         delay = self.backoff_s[0]

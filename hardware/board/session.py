@@ -22,7 +22,11 @@ from hardware.board.memory import BoardMemory, LinkStats, Record, RecordError
 log = logging.getLogger(__name__)
 
 RETRY_S = 0.05  # IDENTIFY / SNAPSHOT_REQ repeat
+LISTEN_TIMEOUT_S = 3.0  # for the board's first frame: a boot's grace second, then heartbeats
 IDENTIFY_TIMEOUT_S = 2.0
+PROBE_S = 0.5  # for an answer to the carriage return sent to a board that sent no frame
+TAIL_BYTES = 200  # the last bytes read, kept to say what a board that sends no frame sends
+REPL_MARKS = (b"MicroPython v", b">>>", b"raw REPL", b"Traceback")
 PING_EVERY_S = 1.0
 AHEAD_MAX = 256  # events kept that arrived before a missing one
 
@@ -62,15 +66,28 @@ class HostSession:
     _reason: str = ""
     _checkpoint: tuple[int, bytearray] | None = None
     _ahead: dict[int, tuple[int, int]] = field(default_factory=dict)
+    _heard: bool = False
+    _probed: bool = False
+    _tail: bytes = b""
 
     # -- driving -------------------------------------------------------------
     def start(self, now: float) -> None:
-        """Begin the identify handshake on a freshly opened port."""
+        """Begin the handshake on a freshly opened port: listen for the board's first frame
+        before sending anything (PROTOCOL.md rule 6). A board that has just reset spends a
+        grace second in ``main.py`` with Ctrl-C still on (``BOOT_GRACE_MS``), and a frame
+        holding 0x03 sent then would stop the firmware at the MicroPython prompt for good."""
         self.phase = LinkPhase.IDENTIFY
         self._last_rx = now
-        self._deadline = now + IDENTIFY_TIMEOUT_S
+        self._deadline = now + LISTEN_TIMEOUT_S
         self._reconnect = self.memory.states is not None
         self._reason = "reconnect" if self._reconnect else "first contact"
+        self._heard = self._probed = False
+        self._tail = b""
+
+    def _identify(self, now: float) -> None:
+        """The board was heard (it runs: past its grace second): send IDENTIFY, repeated."""
+        self._heard = True
+        self._deadline = now + IDENTIFY_TIMEOUT_S
         self._send(wire.IDENTIFY, wire.encode_identify())
         self._retry_at = now + RETRY_S
 
@@ -79,6 +96,8 @@ class HostSession:
         dec = self._decoder
         before = (dec.bytes_invalid, dec.bad_frames, dec.crc_failures, dec.frames)
         frames = dec.feed(data)
+        if not self._heard:
+            self._tail = (self._tail + data)[-TAIL_BYTES:]
         self.stats.bytes_invalid += dec.bytes_invalid - before[0]
         self.stats.bad_frames += dec.bad_frames - before[1]
         self.stats.crc_failures += dec.crc_failures - before[2]
@@ -87,6 +106,8 @@ class HostSession:
             if self.on_frame is not None:
                 self.on_frame(frame)
             self._last_rx = now
+            if not self._heard:
+                self._identify(now)
             self._handle(frame, now)
 
     def poll(self, now: float) -> str | None:
@@ -95,7 +116,16 @@ class HostSession:
             return self.refusal
         if now - self._last_rx > self.silence_s:
             return f"no valid frame for {now - self._last_rx:.1f} s (expected a heartbeat every 0.25 s)"
-        if self.phase is LinkPhase.IDENTIFY:
+        if self.phase is LinkPhase.IDENTIFY and not self._heard:
+            if now > self._deadline and not self._probed:
+                # a MicroPython prompt answers Enter with '>>> '; to a firmware that runs
+                # a carriage return is a stray byte (no sync): it harms no frame
+                self._probed = True
+                self.send(b"\r")
+                self._deadline = now + PROBE_S
+            elif now > self._deadline:
+                return self._not_heard()
+        elif self.phase is LinkPhase.IDENTIFY:
             if now > self._deadline:
                 return f"no answer to identify within {IDENTIFY_TIMEOUT_S:.0f} s"
             if now >= self._retry_at:
@@ -113,6 +143,28 @@ class HostSession:
             self._send(wire.PING, wire.encode_nonce(self._nonce))
             self._ping_at = now + PING_EVERY_S
         return None
+
+    def _not_heard(self) -> str:
+        """Why no frame came since the port opened, from what the board sent instead."""
+        waited = f"no frame from the board within {LISTEN_TIMEOUT_S:.0f} s of opening its port"
+        if any(mark in self._tail for mark in REPL_MARKS):
+            lines = [ln.strip() for ln in self._tail.decode("ascii", "replace").splitlines()]
+            last = next((ln for ln in reversed(lines) if ln), "")
+            return (
+                f"{waited}: it answers as the MicroPython prompt (last line {last!r}), so "
+                "the toptable firmware is not running; unplug the board and plug it back in, "
+                "or deploy the firmware again (`toptable firmware deploy`)"
+            )
+        if self._tail:
+            return (
+                f"{waited}: {self.stats.bytes_invalid} bytes came that make no frame of board "
+                f"protocol {wire.PROTOCOL_VERSION} (another firmware, or another protocol "
+                "version?); deploy the firmware again (`toptable firmware deploy`)"
+            )
+        return (
+            f"{waited} (a running firmware sends a heartbeat every 0.25 s): is the toptable "
+            "firmware deployed (`toptable firmware deploy`)?"
+        )
 
     # -- frames ---------------------------------------------------------------
     def _send(self, mtype: int, payload: bytes) -> None:

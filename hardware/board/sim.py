@@ -7,6 +7,13 @@ pyserial exactly as it would open ``/dev/ttyACM0``. ``unplug()`` closes the pty
 new one (the symlink follows); ``reset()`` reboots the firmware (new boot number,
 unacknowledged events gone). An optional :class:`FaultRelay` damages the bytes
 going each way.
+
+With ``boot_grace_s`` the board boots as ``firmware/main.py`` does on a Pico: it is
+silent for that long after power-up and each reset (``BOOT_GRACE_MS``, the second in
+which mpremote may interrupt it), and a 0x03 byte received then is MicroPython's Ctrl-C
+(``shared/tinyusb/mp_usbd_cdc.c``, ``tud_cdc_rx_cb``, MicroPython 1.27): ``main.py``
+stops, the board prints the prompt and sends no frame again until it is reset
+(:attr:`at_prompt`). Bytes received in the grace without one are read once it ends.
 """
 
 from __future__ import annotations
@@ -27,6 +34,14 @@ from hardware.board.accounting import TruthChange
 from hardware.board.errors import SimulatorError
 from hardware.board.relay import FaultRelay
 
+PROMPT_AFTER_INTERRUPT = (
+    b'Traceback (most recent call last):\r\n  File "main.py", line 44, in <module>\r\n'
+    b"KeyboardInterrupt: \r\nMicroPython v1.27.0 on 2025-12-09; Raspberry Pi Pico with RP2040"
+    b'\r\nType "help()" for more information.\r\n>>> '
+)
+"""What a Pico prints when Ctrl-C stops main.py in its grace second (in its
+``sleep_ms(config.BOOT_GRACE_MS)``), as MicroPython 1.27 prints a KeyboardInterrupt."""
+
 
 class SimBoard:
     """A simulated board; use as a context manager. ``path`` is what the host opens."""
@@ -42,6 +57,7 @@ class SimBoard:
         heartbeat_ms: int = 250,
         record_frames: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        boot_grace_s: float = 0.0,
     ) -> None:
         if not 1 <= sensors <= MAX_SENSORS:
             raise SimulatorError(f"sensors must be 1..{MAX_SENSORS}, got {sensors}")
@@ -70,6 +86,10 @@ class SimBoard:
         self._slave = -1
         self._slave_name = ""
         self._decoder = Decoder()
+        self.boot_grace_s = boot_grace_s
+        self.at_prompt = False  # main.py was interrupted in its grace: the MicroPython prompt
+        self._grace_until = clock() + boot_grace_s
+        self._held = bytearray()  # bytes received in the grace, read when main.py runs
         self.firmware = self._new_firmware()
 
     # -- lifecycle ---------------------------------------------------------------
@@ -145,6 +165,9 @@ class SimBoard:
             self.boot += 1
             self.resets += 1
             self.firmware = self._new_firmware()
+            self.at_prompt = False
+            self._grace_until = self.clock() + self.boot_grace_s
+            self._held.clear()
 
     def unplug(self) -> None:
         """Pull the cable: the pty goes away and the host's port fails."""
@@ -209,12 +232,29 @@ class SimBoard:
         except (BlockingIOError, OSError):
             self.dropped_unplugged += len(data)  # nobody reading, or the host side vanished
 
+    def _running(self) -> bool:
+        """Whether main.py runs the firmware now: not in its boot grace nor stopped at the
+        prompt; the bytes held through the grace are read as it ends."""
+        if self.at_prompt:
+            return False
+        if self._grace_until and self.clock() < self._grace_until:
+            return False
+        if self._grace_until:
+            self._grace_until = 0.0
+            held, self._held = bytes(self._held), bytearray()
+            self._frames_in(held)
+        return True
+
+    def _tick(self) -> None:
+        if self._running():
+            self.firmware.tick()
+
     def _run(self) -> None:
         while not self._stop.is_set():
             master = self._master
             if master < 0:
                 with self._lock:
-                    self.firmware.tick()
+                    self._tick()
                 self._stop.wait(0.001)
                 continue
             try:
@@ -229,11 +269,31 @@ class SimBoard:
                         data = b""
                     if data:
                         self._receive(data)
-                self.firmware.tick()
+                self._tick()
 
     def _receive(self, data: bytes) -> None:
         if self.relay_down is not None:
             data = self.relay_down.process(data)
+        if self.at_prompt:  # the prompt takes the bytes as keystrokes: no frame comes of them
+            if b"\r" in data:
+                self._write_raw(b"\r\n>>> ")  # Enter: a new prompt
+            return
+        if self._grace_until and self.clock() < self._grace_until:
+            if 0x03 in data:  # Ctrl-C while main.py sleeps out its grace second
+                self.at_prompt = True
+                self._held.clear()
+                self._write_raw(PROMPT_AFTER_INTERRUPT)
+            else:
+                self._held += data
+            return
+        self._frames_in(data)
+
+    def _write_raw(self, data: bytes) -> None:
+        if self._master >= 0:
+            with contextlib.suppress(BlockingIOError, OSError):
+                os.write(self._master, data)
+
+    def _frames_in(self, data: bytes) -> None:
         fw = self.firmware
         for frame in self._decoder.feed(data):
             if self.record_frames:

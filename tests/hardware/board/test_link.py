@@ -147,3 +147,48 @@ def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
             assert "speaks board protocol 2, this host speaks 1" in lost.reason
             assert "toptable firmware deploy" in lost.reason
             assert link.stats.wrong_version >= 1 and not link.connected
+
+
+@pytest.mark.timeout(30)
+def test_a_board_reset_mid_game_is_not_stopped_in_its_grace_second(tmp_path: Path) -> None:
+    """A Pico that resets re-enumerates and spends its grace second with Ctrl-C still on
+    (firmware/main.py ``BOOT_GRACE_MS``): the host listens before it speaks, so none of its
+    frames (an IDENTIFY's sequence byte 3, a checksum) stops main.py at the prompt."""
+    from firmware import config
+
+    q: queue.Queue[Event] = queue.Queue()
+    grace = config.BOOT_GRACE_MS / 1000
+    with (
+        SimBoard(sensors=6, link=tmp_path / "b", boot_grace_s=grace) as sim,
+        BoardLink(sim.path, q),
+    ):
+        wait_for(q, BoardResynced)
+        sim.unplug()
+        wait_for(q, LinkLost)
+        sim.reset()
+        sim.replug()
+        again = wait_for(q, BoardResynced, timeout=10)
+        assert isinstance(again, BoardResynced) and again.boot == 2
+        sim.place(2)
+        wait_for(q, SensorChanged, sensor=2)
+        assert not sim.at_prompt
+
+
+@pytest.mark.timeout(30)
+def test_a_board_at_the_micropython_prompt_is_named(tmp_path: Path) -> None:
+    """A board whose main.py stopped (Ctrl-C in its grace second) sends the prompt, never a
+    frame: the link says so and what to do, not only that nobody answered."""
+    from hardware.board.session import LISTEN_TIMEOUT_S
+
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b", boot_grace_s=60) as sim:
+        sim.replug()
+        fd = open_port(sim.path)  # a stray Ctrl-C while it boots, as an old host would send
+        fd.write(b"\x03")
+        wait_until(lambda: sim.at_prompt, 5, "the board to stop at the prompt")
+        fd.close()
+        with BoardLink(sim.path, q) as link:
+            wait_until(lambda: link.last_error, LISTEN_TIMEOUT_S + 5, "the link to give up")
+            assert not link.connected
+    assert "MicroPython prompt" in link.last_error and "'>>>'" in link.last_error
+    assert "unplug the board and plug it back in" in link.last_error

@@ -69,7 +69,7 @@ def test_reconnect_replays_kept_events_one_by_one() -> None:
     lb.set(1, False)  # lifted and put back while unplugged: a snapshot alone would miss both
     lb.run(40)
     lb.replug()
-    lb.run(300)
+    lb.run(600)  # the host speaks once it hears the board: its next heartbeat, 0.25 s at most
     live = [(e.sensor, e.occupied, e.resync) for e in lb.changes()]
     assert live == [(1, True, False), (1, False, False)]
     assert isinstance(lb.events[-1], BoardResynced) or any(
