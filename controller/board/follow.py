@@ -71,6 +71,7 @@ class BoardFollower:
         self.unexpected = 0  # changes a person should look at (each logged as a warning)
         self.tidied = 0  # changes that only put the board right (eliminated tokens taken off...)
         self.synced = threading.Event()  # set once the board's state has been read whole
+        self.wrong_board: str | None = None  # why the board on the link cannot be followed
         table.listeners.append(self._game_changed)
 
     def _new_tracker(self, state: GameState) -> MoveTracker:
@@ -99,8 +100,8 @@ class BoardFollower:
     # ---------------------------------------------------------------- events
     def on_sensor(self, event: SensorChanged) -> None:
         """One sensor change (live or found by a resync)."""
-        if event.resync:
-            return  # what the board looks like after a gap, not a move: see on_resynced
+        if event.resync or self.wrong_board is not None:
+            return  # after a gap: see on_resynced; a board of too few sensors: on_restored
         state = self.table.state
         space = self.layout.space_for_sensor(event.sensor)
         log.debug(
@@ -174,11 +175,26 @@ class BoardFollower:
         self.table.board_lost(event.reason)
 
     def on_restored(self, event: LinkRestored) -> None:
-        """The board answers again; the resync that follows puts the tokens right."""
+        """The board answers again; the resync that follows puts the tokens right. A board
+        that scans fewer sensors than the layout wires is not followed (moves go by the
+        buttons): it would see no token on the spaces past its last sensor."""
         log.info("board back: firmware %s, boot %d", event.firmware, event.boot)
+        need = self.layout.sensor_count
+        self.wrong_board = None
+        if event.sensors < need:
+            self.wrong_board = (
+                f"the board scans {event.sensors} sensors, the board layout wires {need}: set "
+                f"SENSORS = {need} in the firmware's config.py and deploy it again (toptable "
+                "firmware deploy --config FILE)"
+            )
+            log.error("board: %s", self.wrong_board)
+            self.table.board_lost(f"{event.sensors} sensors, layout {need}: redeploy firmware")
 
     def on_resynced(self, event: BoardResynced) -> None:
-        """The host's view equals the board's again: follow it from the game's positions."""
+        """The host's view equals the board's again: follow it from the game's positions
+        (not a board that scans too few sensors: :meth:`on_restored`)."""
+        if self.wrong_board is not None:
+            return
         state = self.table.state
         self.tracker = self._new_tracker(state)
         # A token lifted while the link was down is in a player's hand now: tell the

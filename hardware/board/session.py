@@ -18,15 +18,16 @@ from firmware import wire
 from hardware.board.errors import ProtocolMismatchError
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
 from hardware.board.memory import BoardMemory, LinkStats, Record, RecordError
+from hardware.board.unheard import unheard_reason
 
 log = logging.getLogger(__name__)
 
 RETRY_S = 0.05  # IDENTIFY / SNAPSHOT_REQ repeat
 LISTEN_TIMEOUT_S = 3.0  # for the board's first frame: a boot's grace second, then heartbeats
 IDENTIFY_TIMEOUT_S = 2.0
+STALE_RUN_MAX = 4  # stale snapshots in a row that mean the board counts from 0 again
 PROBE_S = 0.5  # for an answer to the carriage return sent to a board that sent no frame
 TAIL_BYTES = 200  # the last bytes read, kept to say what a board that sends no frame sends
-REPL_MARKS = (b"MicroPython v", b">>>", b"raw REPL", b"Traceback")
 PING_EVERY_S = 1.0
 AHEAD_MAX = 256  # events kept that arrived before a missing one
 
@@ -66,6 +67,7 @@ class HostSession:
     _reason: str = ""
     _checkpoint: tuple[int, bytearray] | None = None
     _ahead: dict[int, tuple[int, int]] = field(default_factory=dict)
+    _stale_run: int = 0  # snapshots behind the host's last event, in a row
     _heard: bool = False
     _probed: bool = False
     _tail: bytes = b""
@@ -124,7 +126,7 @@ class HostSession:
                 self.send(b"\r")
                 self._deadline = now + PROBE_S
             elif now > self._deadline:
-                return self._not_heard()
+                return unheard_reason(LISTEN_TIMEOUT_S, self._tail, self.stats.bytes_invalid)
         elif self.phase is LinkPhase.IDENTIFY:
             if now > self._deadline:
                 return f"no answer to identify within {IDENTIFY_TIMEOUT_S:.0f} s"
@@ -143,28 +145,6 @@ class HostSession:
             self._send(wire.PING, wire.encode_nonce(self._nonce))
             self._ping_at = now + PING_EVERY_S
         return None
-
-    def _not_heard(self) -> str:
-        """Why no frame came since the port opened, from what the board sent instead."""
-        waited = f"no frame from the board within {LISTEN_TIMEOUT_S:.0f} s of opening its port"
-        if any(mark in self._tail for mark in REPL_MARKS):
-            lines = [ln.strip() for ln in self._tail.decode("ascii", "replace").splitlines()]
-            last = next((ln for ln in reversed(lines) if ln), "")
-            return (
-                f"{waited}: it answers as the MicroPython prompt (last line {last!r}), so "
-                "the toptable firmware is not running; unplug the board and plug it back in, "
-                "or deploy the firmware again (`toptable firmware deploy`)"
-            )
-        if self._tail:
-            return (
-                f"{waited}: {self.stats.bytes_invalid} bytes came that make no frame of board "
-                f"protocol {wire.PROTOCOL_VERSION} (another firmware, or another protocol "
-                "version?); deploy the firmware again (`toptable firmware deploy`)"
-            )
-        return (
-            f"{waited} (a running firmware sends a heartbeat every 0.25 s): is the toptable "
-            "firmware deployed (`toptable firmware deploy`)?"
-        )
 
     # -- frames ---------------------------------------------------------------
     def _send(self, mtype: int, payload: bytes) -> None:
@@ -260,6 +240,7 @@ class HostSession:
 
     def _want_snapshot(self, now: float) -> None:
         self.phase = LinkPhase.SNAPSHOT
+        self._stale_run = 0
         self._checkpoint = None
         self._ahead.clear()
         self._send(wire.SNAPSHOT_REQ, b"")
@@ -284,7 +265,22 @@ class HostSession:
         same_boot = mem.states is not None and mem.boot == boot
         if same_boot and seq < mem.last:
             self.stats.stale_snapshots += 1
-            return  # an answer to an older request; the retry timer asks again
+            self._stale_run += 1
+            if self._stale_run < STALE_RUN_MAX:
+                return  # an answer to an older request; the retry timer asks again
+            # every answer is behind: the board counts its events from 0 again under the
+            # same boot number (reset with its boot_count file lost): its snapshot is the truth
+            log.warning(
+                "%s: the board's events went back from %d to %d in boot %d: it was reset and "
+                "kept its boot number; applying its snapshot",
+                self.port,
+                mem.last,
+                seq,
+                boot,
+            )
+            self._apply(boot, seq, states, now)
+            return
+        self._stale_run = 0
         if same_boot and self._reconnect and oldest <= mem.last + 1:
             # the board still holds every event we lack: take them one by one
             self.phase = LinkPhase.LIVE

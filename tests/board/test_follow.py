@@ -16,6 +16,7 @@ from controller.game.simulate import load_game_data, play_game
 from controller.game.state import GameConfig, GameState, Length, Phase
 from controller.gamedata.bundle import GameData
 from controller.table.controller import TableController
+from controller.table.entry import FaultSource
 from hardware.board.events import SensorChanged
 
 DATA: GameData = load_game_data()
@@ -111,3 +112,31 @@ def test_during_play_a_token_from_nowhere_is_a_warning_and_taking_one_off_is_not
         if r.name == "controller.board.tracker" and r.levelno > logging.DEBUG
     ]
     game.close()
+
+
+def test_a_board_scanning_fewer_sensors_than_the_layout_wires_is_not_followed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A board whose firmware scans fewer sensors than the layout wires would never see the
+    tokens past its last sensor: the table says what to set and takes moves by the buttons,
+    rather than asking players to put back tokens that stand on the board."""
+    from hardware.board.events import BoardResynced, LinkRestored
+
+    game, follower = _table(tmp_path, until_over=False)
+    need = DATA.board.sensor_count
+    follower.on_restored(LinkRestored("b", "toptable-fw 1", 1, need - 1, boot=1))
+    on_board = frozenset(
+        s for sp in game.state.occ for s in [DATA.board.space(sp).sensor] if s is not None
+    )
+    follower.on_resynced(BoardResynced(1, 0, on_board, 0, "first contact"))
+    table = follower.table
+    assert not table.entry.board_ok and table.entry.board_note is None
+    assert table.faults[FaultSource.BOARD] == (
+        f"board: {need - 1} sensors, layout {need}: redeploy firmware"
+    )
+    assert f"set SENSORS = {need} in the firmware's config.py" in caplog.text
+    assert not follower.synced.is_set()
+
+    follower.on_restored(LinkRestored("b", "toptable-fw 1", 1, need, boot=2))
+    follower.on_resynced(BoardResynced(2, 0, on_board, 0, "reset"))
+    assert table.entry.board_ok and FaultSource.BOARD not in table.faults

@@ -193,3 +193,26 @@ def test_a_state_that_drifted_is_caught_by_the_heartbeat_hash() -> None:
     assert lb.memory.occupied() == {1}
     fixed = [e for e in lb.changes() if e.resync and e.sensor == 5]
     assert [e.occupied for e in fixed] == [False]
+
+
+def test_a_board_reset_that_kept_its_boot_number_is_resynced() -> None:
+    """A board reset with its boot_count file lost (a wiped or swapped Pico) comes back with
+    the boot number the host knows but counts its events from 0: its snapshots all look
+    older than the host's last event. The host takes the snapshot as the truth rather than
+    asking again for ever."""
+    lb = Loopback()
+    lb.run(50)
+    for sensor in range(6):
+        lb.set(sensor, True)
+        lb.run(40)
+    lb.unplug()
+    lb.fw = lb._firmware()  # the same boot number, events from 0 again
+    lb.set(0, False)
+    lb.set(9, True)
+    lb.replug()
+    lb.run(1500)
+    assert lb.session.phase is LinkPhase.LIVE
+    assert lb.memory.occupied() == occupied(lb) == {1, 2, 3, 4, 5, 9}
+    lb.set(12, True)
+    lb.run(300)
+    assert 12 in lb.memory.occupied()
