@@ -8,6 +8,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -286,14 +287,29 @@ def test_the_lens_range_is_the_libcamera_s(fake: ModuleType) -> None:
     assert "outside the 0..32" in one_line(info)
 
 
+def test_a_camera_at_a_few_frames_a_second_opens_after_the_frames_libcamera_hides(
+    fake: Any,
+) -> None:
+    """On a camera's first start libcamera's Raspberry Pi IPA hides the frames its automatic
+    exposure converges over (7 with the default tuning): at 3 fps the first frame comes
+    after 2.7 s, past the 2 s a read waits, and the camera must still open."""
+    started = time.monotonic()
+    source = Picamera2Source(cam(fps=3.0))
+    try:
+        assert time.monotonic() - started > 8 / 3 - 0.1  # the hidden frames were not given
+        assert source.read().shape == (480, 640, 3)
+    finally:
+        source.close()
+
+
 def test_a_camera_that_delivers_nothing(fake: Any) -> None:
     fake.STALL_AFTER = 0
     with pytest.raises(CameraError) as info:
         Picamera2Source(cam(), timeout_s=0.2)
     assert one_line(info) == (
-        "picamera2 camera 0 (imx708): started but gave no frame in 0.2 s "
+        "picamera2 camera 0 (imx708): started but gave no frame in 0.5 s "
         "(expected 640x480 RGB888 at 30 fps)"
-    )
+    )  # 0.2 s, and the 7 frames libcamera hides on a first start and the first: 0.27 s
     # released: the daemon's retry can open it again
     fake.STALL_AFTER = None
     Picamera2Source(cam()).close()

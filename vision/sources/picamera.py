@@ -66,6 +66,11 @@ BUFFERS = 4
 """Frame buffers the camera cycles through (picamera2's video default is 6; 4 spare CMA)."""
 TIMEOUT_S = 2.0
 """How long a read waits for a frame before the camera counts as silent."""
+STARTUP_FRAMES = 7
+"""The most frames libcamera's Raspberry Pi IPA hides on a camera's first start, before
+the first one picamera2 is given (``IpaBase::start``: the AGC's 6 convergence frames of
+the default tuning, plus the one it mistrusts): the first frame is waited for that many
+frame times (and its own) more, which matters only at a few frames a second."""
 
 
 def _item(obj: Any, key: str) -> Any:
@@ -264,7 +269,7 @@ class Picamera2Source:
 
     def _delivered(self, size: tuple[int, int]) -> dict[str, Any]:
         try:
-            meta = dict(self._wait(self.picam2.capture_metadata(wait=False)))
+            meta = dict(self._wait(self.picam2.capture_metadata(wait=False), self.timeout_s))
         except (RuntimeError, TimeoutError, CancelledError):
             meta = {}  # what it delivers is only reported; the frames decide
         duration = meta.get("FrameDuration")
@@ -290,7 +295,7 @@ class Picamera2Source:
 
     # --- frames ---
 
-    def _wait(self, job: Any) -> Any:
+    def _wait(self, job: Any, timeout_s: float) -> Any:
         """The job's result within ``timeout_s``.
 
         A job that times out stays at the head of picamera2's queue, and ``stop()``
@@ -300,7 +305,7 @@ class Picamera2Source:
             TimeoutError: no frame in time; CancelledError: the queue was flushed.
         """
         try:
-            return self.picam2.wait(job, timeout=self.timeout_s)
+            return self.picam2.wait(job, timeout=timeout_s)
         except (TimeoutError, CancelledError):
             self._flush()
             raise
@@ -311,12 +316,15 @@ class Picamera2Source:
 
     def _capture(self, first: bool = False) -> npt.NDArray[np.uint8]:
         c, cam = self.config, self.picam2
+        wait_s = self.timeout_s
+        if first:  # the frames libcamera hides first, then the first one, then as any read
+            wait_s = round(wait_s + (STARTUP_FRAMES + 1) / c.fps, 1)
         try:
-            array = self._wait(cam.capture_array("main", wait=False))
+            array = self._wait(cam.capture_array("main", wait=False), wait_s)
         except (TimeoutError, CancelledError):
             what = "started but gave no frame" if first else "gave no frame"
             raise CameraError(
-                f"{self.camera}: {what} in {self.timeout_s:g} s (expected {c.width}x{c.height} "
+                f"{self.camera}: {what} in {wait_s:g} s (expected {c.width}x{c.height} "
                 f"{FORMAT} at {c.fps:g} fps)"
             ) from None
         except RuntimeError as exc:

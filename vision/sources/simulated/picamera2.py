@@ -226,6 +226,7 @@ class Picamera2(ConfigurationBuilders, RequestQueue, Running):
         self._mode: dict[str, Any] | None = None
         self._max_queue_len = 0
         self._agc = Agc()  # the IPA's AGC: its status lives as long as the camera is open
+        self._first_start = True  # the IPA's firstStart_: its first start hides frames
         self.lock = threading.Lock()  # protects _job_list and completed_requests
         self._job_list: list[Job] = []
         self.completed_requests: list[tuple[int, int, dict[str, Any], int]] = []

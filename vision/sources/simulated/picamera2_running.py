@@ -25,6 +25,12 @@ from typing import TYPE_CHECKING, Any
 from vision.sources.simulated.libcamera_agc import Agc
 from vision.sources.simulated.picamera2_controls import Controls, clamped
 
+AGC_CONVERGENCE_FRAMES = 6
+AWB_CONVERGENCE_FRAMES = 3
+MISTRUST_FRAMES_STARTUP = 1
+"""The Raspberry Pi IPA's defaults (libcamera ``src/ipa/rpi``: the tuning files'
+``convergence_frames`` of AGC and AWB, ``CamHelper::mistrustFramesStartup``)."""
+
 START_ADDS_MODES = (0, 3, 27)
 """The picamera2 release whose ``start_`` adds the mode controls (pull request #1265)."""
 
@@ -55,6 +61,7 @@ class Running:
     _mode: dict[str, Any] | None
     _agc: Agc
     _sensor: dict[str, Any]
+    _first_start: bool
 
     if TYPE_CHECKING:  # Picamera2's own, and RequestQueue's
 
@@ -112,12 +119,29 @@ class Running:
         self.libcamera_controls = controls
         self._agc.apply(controls, self.camera_ctrl_info, self._knob("LIBCAMERA"))
         self.controls = Controls(self)  # type: ignore[arg-type]
+        hidden = self._startup_frames() if self._first_start else 0
+        self._first_start = False
         self._sensor_stop.clear()
         self._sensor_thread = threading.Thread(
-            target=self._run_sensor, name="sim-libcamera", daemon=True
+            target=self._run_sensor, args=(hidden,), name="sim-libcamera", daemon=True
         )
         self._sensor_thread.start()
         self.started = True
+
+    def _startup_frames(self) -> int:
+        """The frames libcamera hides on the camera's first start (``IpaBase::start``,
+        ``firstStart_``: ``dropFrameCount_`` is the larger of the AGC's and the AWB's
+        ``getConvergenceFrames()``, each plus the mistrusted frame; an algorithm fixed by
+        the controls converges in 0): picamera2 never sees them (``process_requests``
+        keeps ``FrameMetadata.Status.Success`` requests only)."""
+        agc = self._agc
+        auto_exposure = not (agc.fixed_exposure_us and agc.fixed_gain)
+        auto_white = self.libcamera_controls.get("AwbEnable", True) and (
+            "ColourGains" not in self.libcamera_controls
+        )
+        agc_frames = AGC_CONVERGENCE_FRAMES + MISTRUST_FRAMES_STARTUP if auto_exposure else 0
+        awb_frames = AWB_CONVERGENCE_FRAMES + MISTRUST_FRAMES_STARTUP if auto_white else 0
+        return max(agc_frames, awb_frames)
 
     def _start_preview(self) -> None:
         """NullPreview.start: the event loop thread that runs ``process_requests``."""
@@ -166,7 +190,7 @@ class Running:
             "Lux": 400.0 * scene,
         }
 
-    def _run_sensor(self) -> None:
+    def _run_sensor(self, hidden: int) -> None:
         next_t = time.perf_counter()
         seq = 0
         while not self._sensor_stop.is_set():
@@ -181,6 +205,8 @@ class Running:
             if stall is not None and self.stats["delivered"] >= stall:
                 continue  # the cable is out: no request completes
             seq += 1
+            if seq <= hidden:
+                continue  # a startup frame libcamera drops (_startup_frames)
             with self._requests_lock:
                 self.stats["delivered"] += 1
                 taken = self._taken_with(duration)
