@@ -30,6 +30,8 @@ from controller.core.checked import UNKNOWN_SHOWN, Problems
 from controller.core.config_schema import (
     I2C1_PINS,
     SPI0_PINS,
+    SPI1_CHIP_SELECTS,
+    SPI1_PINS,
     Section,
     config_problems,
     did_you_mean,
@@ -79,6 +81,10 @@ class Config:
     source: str = ""
 
 
+SPI_LINES = ("gpio_dc", "gpio_reset")
+"""An SPI screen's own control lines (data/command, reset)."""
+
+
 def _check_pins(cfg: Config, problems: Problems) -> None:
     """No pin used twice; none taken from a bus a configured screen needs."""
     owners: dict[int, str] = {}
@@ -99,22 +105,34 @@ def _check_pins(cfg: Config, problems: Problems) -> None:
         for i, sc in enumerate(cfg.displays.screens, start=1)
         if sc.driver in (ScreenDriver.SSD1306, ScreenDriver.SH1106)
     ]
-    spi_pins: dict[tuple[int, str], str] = {}
-    for i, sc in real:
-        if sc.interface is ScreenInterface.SPI:
-            for opt, p in (("gpio_dc", sc.gpio_dc), ("gpio_reset", sc.gpio_reset)):
-                # Screens on one SPI bus may share DC and reset lines; count each line once.
-                spi_pins.setdefault((p, opt), f"displays.screen[{i}]")
-    uses += [(section, opt, p) for (p, opt), section in spi_pins.items()]
+    spi = [(i, sc) for i, sc in real if sc.interface is ScreenInterface.SPI]
+    for i, sc in spi:
+        # each screen its own DC and RESET: luma.core 2.6's SPI interface (serial.py,
+        # bitbang.__init__ / cleanup) pulses RESET as a screen opens, which blanks a
+        # screen already lit on the same line, and frees both lines as one closes
+        uses += [(f"displays.screen[{i}]", "gpio_dc", sc.gpio_dc)]
+        uses += [(f"displays.screen[{i}]", "gpio_reset", sc.gpio_reset)]
     reserved: dict[int, str] = {}
     if any(sc.interface is ScreenInterface.I2C and sc.bus == 1 for _, sc in real):
         reserved.update({p: "I2C1 (SDA/SCL) for the screens" for p in I2C1_PINS})
-    if any(sc.interface is ScreenInterface.SPI and sc.bus == 0 for _, sc in real):
+    if any(sc.bus == 0 for _, sc in spi):
         reserved.update({p: "SPI0 for the screens" for p in SPI0_PINS})
+    for _, sc in spi:
+        if sc.bus == 1:  # SPI1 takes its chip-select lines by the overlay (spi1-1cs, -2cs)
+            pins = SPI1_PINS + SPI1_CHIP_SELECTS[: sc.spi_device + 1]
+            reserved.update({p: "SPI1 for the screens" for p in pins})
     for section, opt, p in uses:
         label = f"{section}.{opt}" if section != "controls" else opt
         if p in reserved:
             problems.add(section, opt, f"uses GPIO{p}, which {reserved[p]} needs")
+        elif p in owners and opt in SPI_LINES and owners[p].endswith(SPI_LINES):
+            problems.add(
+                section,
+                opt,
+                f"uses GPIO{p}, already '{owners[p]}': each SPI screen needs its own DC and "
+                "RESET lines (opening a screen resets every screen on its RESET line, and "
+                "closing one frees its lines under the other); pick a free pin",
+            )
         elif p in owners:
             problems.add(
                 section, opt, f"uses GPIO{p}, already used by '{owners[p]}'; pick a free pin"

@@ -43,6 +43,8 @@ Convert = Callable[[Any], T]
 MAX_BCM_PIN = 27  # GPIO0..GPIO27 on the Pi's 40-pin header
 I2C1_PINS = (2, 3)  # SDA, SCL of /dev/i2c-1 on the header
 SPI0_PINS = (7, 8, 9, 10, 11)  # CE1, CE0, MISO, MOSI, SCLK
+SPI1_PINS = (19, 20, 21)  # MISO, MOSI, SCLK of SPI1 (dtoverlay=spi1-1cs and on)
+SPI1_CHIP_SELECTS = (18, 17)  # CE0, CE1 of SPI1: spi1-1cs claims CE0, spi1-2cs both
 
 
 NOT_IN_FILE: Mapping[str, bool] = {"option": False}

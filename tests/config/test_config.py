@@ -343,6 +343,35 @@ def test_spi_screen_pins_clash_with_controls() -> None:
     )
 
 
+def test_two_spi_screens_may_not_share_their_dc_and_reset_lines() -> None:
+    """luma.core 2.6's SPI interface pulses RESET as a screen opens (blanking a screen
+    already lit on that line) and frees DC and RESET as a screen closes: each SPI screen
+    needs its own."""
+    two = {"role": "turn", "interface": "spi"}, {
+        "role": "combat", "interface": "spi", "spi_device": 1,
+    }  # fmt: skip
+    found = problems_of({"displays": {"screen": list(two)}})
+    assert len(found) == 2
+    assert (
+        "Option 'gpio_dc' in section 'displays.screen[2]' uses GPIO24, already "
+        "'displays.screen[1].gpio_dc': each SPI screen needs its own DC and RESET lines"
+    ) in found[0]
+    assert "'displays.screen[1].gpio_reset'" in found[1]
+    own = dict(two[1], gpio_dc=14, gpio_reset=15)
+    parse_config({"displays": {"screen": [two[0], own]}}, "", Path("/"))
+
+
+def test_an_spi1_screen_reserves_spi1_s_pins() -> None:
+    found = problems_of({"displays": {"screen": [{"role": "turn", "interface": "spi", "bus": 1}]}})
+    assert any(
+        "Option 'menu' in section 'controls' uses GPIO19, which SPI1 for the screens needs" in f
+        for f in found
+    )
+    cfg = {"role": "turn", "interface": "spi", "bus": 1, "spi_device": 1}
+    found = problems_of({"controls": {"menu": 26}, "displays": {"screen": [cfg]}})
+    assert any("uses GPIO17, which SPI1 for the screens needs" in f for f in found)
+
+
 def test_optional_parts_can_be_left_out() -> None:
     cfg = parse_config(
         {
