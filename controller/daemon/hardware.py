@@ -385,7 +385,7 @@ class TableDevices:
         """Leave what the screens show on them when they are closed (luma blanks a display
         it closes unless told): the pause, when the daemon stops."""
         for display in self.displays.displays:
-            display.device.persist = True
+            display.keep_on_close()
 
     def sinks(self) -> list[ViewSink]:
         """What shows each view: the screens, and the LEDs and buzzer."""

@@ -75,6 +75,16 @@ class TableDisplay:
         self.last_screen = name
         return sent
 
+    def keep_on_close(self) -> None:
+        """Leave the last frame on the screen when it is closed (the pause, as the daemon
+        stops): luma's ``persist``, and an SPI screen's DC and RESET lines left driven.
+        luma.core 2.6.0's ``spi.cleanup`` hands them to ``RPi.GPIO.cleanup`` (rpi-lgpio
+        0.6: an input with no pull, then freed), and a RESET line left floating may reset
+        the screen blank; the process's exit releases the lines as they are."""
+        self.device.persist = True
+        if self.counter is not None and self.config.interface == "spi":
+            self.counter.keep_lines = True
+
     def close(self) -> None:
         """Blank the display and release it (idempotent; errors on the way are ignored).
 

@@ -58,6 +58,7 @@ class CountingInterface:
         self.data_bytes = 0
         self.transfers = 0
         self.released = False
+        self.keep_lines = False  # cleanup leaves the interface's pins as they are
 
     @property
     def bytes_sent(self) -> int:
@@ -77,11 +78,13 @@ class CountingInterface:
         self.transfers += 1
 
     def cleanup(self) -> None:
-        """Clean up the wrapped interface, once (later calls do nothing)."""
+        """Clean up the wrapped interface, once (later calls do nothing); with
+        ``keep_lines``, not at all: its pins stay driven until the process exits."""
         if self.released:
             return
         self.released = True
-        self.inner.cleanup()
+        if not self.keep_lines:
+            self.inner.cleanup()
 
 
 @dataclass

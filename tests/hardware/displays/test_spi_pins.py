@@ -54,3 +54,35 @@ def test_a_gpio_chip_the_user_may_not_open_is_a_named_display_fault(rpi_gpio: Mo
     cfg = DisplayConfig("spi", interface="spi", gpio_dc=24, gpio_rst=25)
     with pytest.raises(DisplayUnavailableError, match=r"permission denied .*'gpio' group"):
         open_display(cfg, BusPool())
+
+
+class _SpiBus:
+    """The kernel's /dev/spidevP.D as py-spidev opens it: it takes the bytes, no screen."""
+
+    def open(self, port: int, device: int) -> None:
+        self.port, self.device = port, device
+
+    def writebytes(self, data: list[int]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_screen_kept_on_close_leaves_its_reset_line_driven(
+    rpi_gpio: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause stays on the screens as the daemon stops (``keep_on_close``): luma's SPI
+    cleanup would make RESET an input with no pull (rpi-lgpio 0.6 ``cleanup``), a
+    floating line that may reset the screen blank; a screen closed plainly frees it."""
+    monkeypatch.setitem(sys.modules, "spidev", ModuleType("spidev"))
+    sys.modules["spidev"].SpiDev = _SpiBus  # type: ignore[attr-defined]
+    cfg = DisplayConfig("spi", interface="spi", gpio_dc=24, gpio_rst=25)
+    kept = open_display(cfg, BusPool())
+    kept.keep_on_close()
+    kept.close()
+    assert simulated_lgpio.gpio_get_mode(0, 25) & 2  # still claimed as an output (lgpio's bit)
+    assert simulated_lgpio.gpio_read(0, 25) == 1
+    plain = open_display(DisplayConfig("spi2", interface="spi", gpio_dc=14, gpio_rst=15), BusPool())
+    plain.close()
+    assert simulated_lgpio.gpio_get_mode(0, 15) == 0  # freed
