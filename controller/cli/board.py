@@ -140,7 +140,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.link is not None:
         _free_for_link(args.link)
     try:
-        sim = SimBoard(args.sensors, args.link)
+        sim = SimBoard.pico(args.sensors, args.link)
     except SimulatorError as exc:
         raise TopTableError(str(exc)) from None
     with sim:

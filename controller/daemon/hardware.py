@@ -309,7 +309,7 @@ class TableDevices:
         if board.backend is BoardBackend.SIMULATED and self.layout is not None:
             try:
                 self.state_dir.mkdir(parents=True, exist_ok=True)
-                sim = SimBoard(sensors=self.layout.sensor_count, link=self.state_dir / "board")
+                sim = SimBoard.pico(self.layout.sensor_count, self.state_dir / "board")
                 for sensor in tokens:
                     sim.matrix[sensor] = 1
                 self.sim = sim.start()

@@ -92,6 +92,15 @@ class SimBoard:
         self._held = bytearray()  # bytes received in the grace, read when main.py runs
         self.firmware = self._new_firmware()
 
+    @classmethod
+    def pico(cls, sensors: int, link: str | Path | None = None) -> SimBoard:
+        """A board that boots as the firmware's ``main.py`` does on a Pico: silent for its
+        grace second after power-up and each reset (``firmware/config.py``
+        ``BOOT_GRACE_MS``), and stopped at the prompt by a Ctrl-C then."""
+        from firmware import config
+
+        return cls(sensors, link, boot_grace_s=config.BOOT_GRACE_MS / 1000)
+
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> SimBoard:
         """Open the pty and start the firmware thread (idempotent)."""
