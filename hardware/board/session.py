@@ -71,6 +71,7 @@ class HostSession:
     _heard: bool = False
     _probed: bool = False
     _tail: bytes = b""
+    _invalid_before: int = 0  # bytes that made no frame before this port was opened
 
     # -- driving -------------------------------------------------------------
     def start(self, now: float) -> None:
@@ -85,6 +86,7 @@ class HostSession:
         self._reason = "reconnect" if self._reconnect else "first contact"
         self._heard = self._probed = False
         self._tail = b""
+        self._invalid_before = self.stats.bytes_invalid
 
     def _identify(self, now: float) -> None:
         """The board was heard (it runs: past its grace second): send IDENTIFY, repeated."""
@@ -126,7 +128,8 @@ class HostSession:
                 self.send(b"\r")
                 self._deadline = now + PROBE_S
             elif now > self._deadline:
-                return unheard_reason(LISTEN_TIMEOUT_S, self._tail, self.stats.bytes_invalid)
+                invalid = self.stats.bytes_invalid - self._invalid_before
+                return unheard_reason(LISTEN_TIMEOUT_S, self._tail, invalid)
         elif self.phase is LinkPhase.IDENTIFY:
             if now > self._deadline:
                 return f"no answer to identify within {IDENTIFY_TIMEOUT_S:.0f} s"
