@@ -69,6 +69,7 @@ class _SpiBus:
         pass
 
 
+@pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning")
 def test_a_screen_kept_on_close_leaves_its_reset_line_driven(
     rpi_gpio: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
