@@ -42,6 +42,10 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 MAX_STREAMS = 64
 KEEPALIVE_S = 15.0
+STALL_S = 2 * KEEPALIVE_S
+"""A live page whose write blocks this long stopped reading (a phone asleep, a frozen tab):
+its stream ends and frees its slot. ``BaseHTTPRequestHandler.timeout`` is None (Python
+3.11 ``socketserver.StreamRequestHandler``): without a timeout the write blocks for ever."""
 STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -69,6 +73,7 @@ class ScoreboardServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.streams = 0
         self.streams_lock = threading.Lock()
+        self.stall_s = STALL_S
         self.files = {path: (_static(name), ctype) for path, (name, ctype) in STATIC.items()}
         self._thread: threading.Thread | None = None
         super().__init__((host, port), _Handler)
@@ -160,6 +165,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             srv.streams += 1
         try:
+            self.connection.settimeout(srv.stall_s)  # TimeoutError below frees the slot
             self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", None)
             board = srv.board
             version, _ = board.wait_changes(-1, 0)

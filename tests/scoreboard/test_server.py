@@ -15,6 +15,7 @@ from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, online_message, state_message
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, ScoreboardServer
+from tests.waiting import wait_until
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +116,30 @@ def test_stream_sends_a_snapshot_then_updates(
     name, data = read_event()
     assert name == "update" and data["tables"][0]["seq"] == 4 and "standings" not in data
     c.close()
+
+
+def test_a_page_that_stops_reading_its_stream_frees_its_slot(
+    served: tuple[Scoreboard, ScoreboardServer], final: GameState
+) -> None:
+    """A page that stops reading (a phone asleep, a frozen tab) would block its stream's
+    writes for ever and hold one of the live pages' slots (64, then 503 for everyone):
+    a write blocked ``stall_s`` ends the stream."""
+    import socket
+    import time
+
+    board, server = served
+    server.stall_s = 0.5
+    host, port = server.server_address[:2]
+    page = socket.socket()
+    page.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    page.connect((str(host), int(port)))
+    page.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")  # and never reads again
+    wait_until(lambda: server.streams == 1, 5, "the page's stream to start")
+    deadline = time.monotonic() + 30
+    seq = 0
+    while server.streams and time.monotonic() < deadline:
+        seq += 1
+        board.handle("toptable/t1/state", encode(state_message(final, "t1", seq=seq)))
+        time.sleep(0.002)
+    assert server.streams == 0, "the stalled page still holds its slot"
+    page.close()
