@@ -299,3 +299,27 @@ def test_a_journal_of_revision_4_leaves_the_attacker_beside_the_foe_left_on_its_
             assert state.pieces["Kahseral"].space == state.pieces["Monna"].space == 19
         else:
             assert (state.phase, state.occ[19]) == (Phase.STEP_ASIDE, "Monna")
+
+
+def test_a_journal_of_revision_4_rewards_a_green_warrior_its_own_cost_eliminated() -> None:
+    """Revision 5 (docs/rules.md §7): the green warrior its own form's cost eliminates earns
+    the attacker nothing (tests/data/scenarios/game/green_warrior_its_own_cost_earns_nothing
+    .toml); a journal of revision 4 was offered the 2 cards, and replays so."""
+    events = [
+        Move(0, "Jiren", 20),
+        Pass(0),
+        DieRolled((4,)),
+        DiceThrown((Symbol.KICK,) * 5),
+        ChooseAttack(0, "sum"),
+    ]
+    for revision, phase in ((4, Phase.REWARD), (5, Phase.MOVE)):
+        state = engine.arrange(
+            journalled_config("j.db", {"config": _revision(revision)}),
+            demo_data(),
+            pieces=[("Jiren", 0, 16), ("Obuni", 1, 0)],
+            decks={"event": []},
+            green_deck=["Cabba"],
+        )
+        for event in events:
+            state = engine.apply(state, event)
+        assert state.phase is phase and state.pieces["Cabba"].eliminated

@@ -108,10 +108,12 @@ def _eliminations(s: GameState, c: Combat) -> None:
         space = a_space if name == c.attacker else d_space
         eliminate(s, name, space)
         winner_seat = defender_seat if name == c.attacker else attacker_seat
-        if name == c.defender and c.green:
+        by_cost = name in c.by_cost and s.config.rules_revision >= 2
+        if name == c.defender and c.green and not (by_cost and s.config.rules_revision >= 5):
             reward = True  # eliminating the green warrior earns cards
-        elif name in c.by_cost and s.config.rules_revision >= 2:
-            pass  # its own form's cost eliminated it: its foe earns no card (A l.259)
+        elif by_cost:
+            pass  # its own form's cost eliminated it: its foe earns no card (A l.259), nor
+            # (revision 5) the green warrior's 2 (A l.239: no victory of the attacker's)
         elif winner_seat is not None and space is not None:
             deck = deck_of_colour(s.data.colours[space])
             if deck:
