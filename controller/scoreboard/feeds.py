@@ -37,6 +37,7 @@ class TableFeed:
     heard_at: float = 0.0  # monotonic time of the last valid message
     known_games: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _instance: str | None = None
+    _offline_of: str | None = None  # the instance whose "offline" is shown
     _switches: deque[float] = field(default_factory=lambda: deque(maxlen=INSTANCES_KEPT))
     _instances: OrderedDict[str, None] = field(default_factory=OrderedDict)
 
@@ -50,10 +51,24 @@ class TableFeed:
             self.known_games.popitem(last=False)
         return new
 
+    def note_online(self, online: bool, instance: str | None) -> bool:
+        """A table's "online" or "offline"; False if it is ignored: an "offline" of another
+        instance than the one heard last is the last will of a process that died (a power
+        cut), which mosquitto sends up to 1.5 keepalives after its successor said online."""
+        if not online and instance is not None and self._instance not in (None, instance):
+            return False
+        self.online = online
+        self._offline_of = None if online else instance
+        return True
+
     def note_instance(self, instance: str | None, now: float) -> None:
-        """The publisher instance behind a message (None: a table too old to say)."""
+        """The publisher instance behind a message (None: a table too old to say). A
+        message of another instance than the one whose "offline" is shown (a retained will
+        the broker kept) says its table is online again."""
         if instance is None:
             return
+        if self.online is False and self._offline_of not in (None, instance):
+            self.online, self._offline_of = True, None
         if self._instance is not None and instance != self._instance:
             self._switches.append(now)
         self._instance = instance

@@ -236,7 +236,8 @@ class Scoreboard:
             feed = self._feed(table_id)
             if online:
                 feed.note_instance(instance, self._clock())
-            feed.online = online
+            if not feed.note_online(online, instance):
+                return  # a dead process's last will, after its successor said online
             if table_id in self._tables:
                 self._touch(table_id)
 

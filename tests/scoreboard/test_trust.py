@@ -247,3 +247,26 @@ def test_two_processes_publishing_as_one_table_are_shown_as_a_duplicate(
     assert t["duplicate"] is True and set(t["instances"]) == {"aaaa", "bbbb"}
     clock.now += 61
     assert (board.table("t1") or {})["duplicate"] is False  # one of them went away
+
+
+def test_a_dead_process_s_last_will_does_not_take_its_successor_offline(
+    final: GameState,
+) -> None:
+    """After a power cut the table's new process says online; mosquitto keeps the dead
+    connection up to 1.5 keepalives, then sends its will ("offline", the old instance),
+    retained. The table stays online on the page, and a scoreboard that joins later and
+    finds that will first sees the table online again at its new process's first event."""
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/t1/online", online_message("t1", True, "new1"))
+    board.handle("toptable/t1/online", online_message("t1", False, "old0"))
+    assert (board.table("t1") or {})["online"] is True
+    board.handle("toptable/t1/online", online_message("t1", False, "new1"))  # it did stop
+    assert (board.table("t1") or {})["online"] is False
+
+    later = Scoreboard()
+    later.handle("toptable/t1/online", online_message("t1", False, "old0"))  # retained
+    later.handle("toptable/t1/state", _state(final, "t1"))
+    assert (later.table("t1") or {})["online"] is False
+    later.handle("toptable/t1/events", _event("t1", 10, instance="new1"))
+    assert (later.table("t1") or {})["online"] is True
