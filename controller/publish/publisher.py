@@ -54,6 +54,7 @@ from controller.publish.messages import (
     state_topic,
 )
 from controller.publish.netloop import NetLoop
+from controller.publish.own_echo import OwnEcho, no_echo_text
 from controller.publish.progress import (
     Delivery,
     LatestState,
@@ -114,6 +115,7 @@ class Publisher:
         b = conn.broker
         self._net = NetLoop(self._client, b.host, b.port, conn.keepalive, self.link)
         self._duplicate_warned_at = -DUPLICATE_WARN_EVERY_S
+        self._echo = OwnEcho()
         self._stop = threading.Event()
         self._connected = threading.Event()
         self._fresh_connection = False
@@ -280,6 +282,8 @@ class Publisher:
         if not isinstance(data, dict) or data.get("status") != ONLINE:
             return
         other = data.get("instance")
+        if other == self.instance:
+            self._echo.seen()  # the broker gives us our topics (own_echo)
         if not isinstance(other, str) or other == self.instance:
             return
         self.stats.other_instances += 1
@@ -368,6 +372,9 @@ class Publisher:
                 qos=1,
                 retain=True,
             )
+            self._echo.sent(time.monotonic())
+        if self._echo.overdue(time.monotonic()):
+            log.error("%s", no_echo_text(self.table_id, self.conn.username))
         topic = events_topic(self.table_id)
         now = time.monotonic()
         notified = self._latest

@@ -75,7 +75,7 @@ def test_the_shipped_config_has_what_a_crash_and_a_flood_need() -> None:
 
 
 def test_a_table_writes_only_its_own_topics(
-    shipped: ShippedBroker, tmp_path: Path, game_data: Any
+    shipped: ShippedBroker, tmp_path: Path, game_data: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     board = Scoreboard()
     sub = Subscriber(shipped.conn("scoreboard"), board, "board").start()
@@ -90,6 +90,11 @@ def test_a_table_writes_only_its_own_topics(
         assert good.publisher.flush(10) and rogue.publisher.flush(10)  # acked, then dropped
         assert wait_for(lambda: (board.table("table-1") or {}).get("over") is True, 10)
         assert board.table_ids() == ["table-1"]
+        # mosquitto says nothing (SUBACK granted, PUBACKs sent): the rogue table tells by
+        # its own "online" never coming back, and the good one does not
+        assert wait_for(lambda: "table table-2: the broker did not hand back" in caplog.text, 15)
+        assert "set [events] username = table_id" in caplog.text
+        assert "table table-1: the broker did not" not in caplog.text
     finally:
         good.close()
         rogue.close()
