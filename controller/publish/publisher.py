@@ -23,7 +23,6 @@ flight when the link went), never three times.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import sqlite3
@@ -43,7 +42,6 @@ from controller.publish.client import make_client, reason_text
 from controller.publish.companion import companion_state_message
 from controller.publish.link import Link, LinkState, LinkStatus
 from controller.publish.messages import (
-    ONLINE,
     CombatTracker,
     encode,
     event_message,
@@ -54,7 +52,7 @@ from controller.publish.messages import (
     state_topic,
 )
 from controller.publish.netloop import NetLoop
-from controller.publish.own_echo import OwnEcho, no_echo_text
+from controller.publish.own_online import Heard, OwnOnline, no_echo_text
 from controller.publish.progress import (
     Delivery,
     LatestState,
@@ -115,7 +113,8 @@ class Publisher:
         b = conn.broker
         self._net = NetLoop(self._client, b.host, b.port, conn.keepalive, self.link)
         self._duplicate_warned_at = -DUPLICATE_WARN_EVERY_S
-        self._echo = OwnEcho()
+        self._own = OwnOnline(self.instance)
+        self._announce = False  # say "online" (again) on the next pump
         self._stop = threading.Event()
         self._connected = threading.Event()
         self._fresh_connection = False
@@ -274,22 +273,17 @@ class Publisher:
         self._connected.clear()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        """Our own ``online`` topic: another process saying "online" there shares our id."""
-        try:
-            data = json.loads(bytes(msg.payload[:512]))
-        except ValueError:
-            return
-        if not isinstance(data, dict) or data.get("status") != ONLINE:
-            return
-        other = data.get("instance")
-        if other == self.instance:
-            self._echo.seen()  # the broker gives us our topics (own_echo)
-        if not isinstance(other, str) or other == self.instance:
+        """Our own ``online`` topic (:mod:`~controller.publish.own_online`)."""
+        heard, other = self._own.heard(bytes(msg.payload[:512]), bool(msg.retain))
+        if heard is Heard.WILL:  # a dead predecessor's will, retained over our "online"
+            self._announce = True
+        if heard not in (Heard.SUSPECT, Heard.CLONE):
             return
         self.stats.other_instances += 1
         now = time.monotonic()
-        if now - self._duplicate_warned_at >= DUPLICATE_WARN_EVERY_S:
+        if heard is Heard.CLONE and now - self._duplicate_warned_at >= DUPLICATE_WARN_EVERY_S:
             self._duplicate_warned_at = now
+            self._announce = True  # the other table hears us live too
             log.error(
                 "table %s: another table publishes as %r too (its instance %s, ours %s): "
                 "a cloned SD card? Give each table its own [events] table_id",
@@ -366,14 +360,17 @@ class Publisher:
             self._acks.clear()
             game.sent = max(0, game.mark.value - self.replay)
             game.state_for, game.state_mid, game.state_acked = None, None, False
+            self._own.said_online(time.monotonic())
+            self._announce = True
+        if self._announce:
+            self._announce = False
             self._client.publish(
                 online_topic(self.table_id),
                 online_message(self.table_id, True, self.instance),
                 qos=1,
                 retain=True,
             )
-            self._echo.sent(time.monotonic())
-        if self._echo.overdue(time.monotonic()):
+        if self._own.echo_overdue(time.monotonic()):
             log.error("%s", no_echo_text(self.table_id, self.conn.username))
         topic = events_topic(self.table_id)
         now = time.monotonic()

@@ -192,3 +192,52 @@ def test_an_oversized_message_is_refused_without_growing_the_broker(
     finally:
         sub.disconnect()
         sub.loop_stop()
+
+
+def test_a_table_back_from_a_power_cut_is_online_and_no_clone(
+    shipped: ShippedBroker, tmp_path: Path, game_data: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After a power cut the table's new process finds its dead predecessor's retained
+    "online" (the broker still holds the dead connection), then that connection's will, a
+    retained "offline". It is no cloned card, and the new process says online again."""
+    import socket
+
+    caplog.set_level(logging.ERROR)
+    board = Scoreboard()
+    sub = Subscriber(shipped.conn("scoreboard"), board, "board").start()
+    dead = TestTable(tmp_path, shipped.url, game_data, "table-1", conn=shipped.conn("table-1"))
+    (tmp_path / "back").mkdir()
+    back: TestTable | None = None
+    try:
+        assert sub.wait_connected(5) and wait_for(lambda: dead.publisher.connected, 5)
+        dead.publisher._stop.set()  # the power goes: no DISCONNECT, the broker holds on
+        dead.publisher._net.wake()
+        dead.publisher._thread.join(5)
+        back = TestTable(tmp_path / "back", shipped.url, game_data, "table-1",
+                         conn=shipped.conn("table-1"))  # fmt: skip
+        back.play(seed=2)
+        assert wait_for(lambda: back.publisher.stats.other_instances >= 1, 10)  # the retained
+        gone = dead.publisher._client.socket()
+        assert isinstance(gone, socket.socket)
+        gone.shutdown(socket.SHUT_RDWR)  # the broker gives up on it: its will goes out
+        assert back.publisher.flush(10)
+        assert wait_for(lambda: (board.table("table-1") or {}).get("online") is True, 10)
+        seen: list[bytes] = []
+        reader = make_client(shipped.conn("scoreboard"), "reader", clean_session=True)
+        reader.on_message = lambda c, u, m: seen.append(bytes(m.payload))
+        reader.connect("127.0.0.1", shipped.mosquitto.port)
+        reader.subscribe("toptable/table-1/online", qos=1)
+        mine = back.publisher.instance
+
+        def last_is_back_online() -> bool:
+            reader.loop(0.1)
+            return bool(seen) and mine in seen[-1].decode() and '"online"' in seen[-1].decode()
+
+        assert wait_for(last_is_back_online, 10)  # the broker keeps "online", not the will
+        reader.disconnect()
+        assert "another table publishes" not in caplog.text
+    finally:
+        if back is not None:
+            back.close()
+        dead.publisher._net.close(0.1)
+        sub.close()
