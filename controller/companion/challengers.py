@@ -19,6 +19,8 @@ Referee decisions where the text is silent (also in ``README.md``):
   Two players may both hold a Trophy of that round (every match of a round gives one):
   their next-highest Trophies are compared, and so on; a tie still left goes to the
   earlier seat.
+* Round 7's fans entered after its last result count until the final begins (rules
+  revision 3), and choose the finalists again.
 """
 
 from __future__ import annotations
@@ -62,9 +64,13 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
 KIND = GameKind.CHALLENGERS
-RULES_REVISION = 2
+RULES_REVISION = 3
 """The mode's rules revision (recorded in each journal; a game replays by its own):
-1. as first built; 2. the Trophies' fans must rise round by round (rule text 004)."""
+1. as first built; 2. the Trophies' fans must rise round by round (rule text 004);
+3. fans collected in round 7 count however the matches' results come in (rule text 004
+l.2-4: "After round 7 every player adds up the fans"): they are taken after round 7's last
+result until the final begins (who begins it is asked, or its result), and the finalists
+are chosen again with them."""
 FLAG_TOSS = "flag toss"
 
 R_ROUND = "Tournament: seven rounds, each player plays one match a round"
@@ -156,7 +162,9 @@ def new_game(
     rules = checked_revision(revision, RULES_REVISION, source)
     d = load_data(data, source, rising=rules >= 2)
     names = check_players(players, d.min_players, d.max_players, KIND.value, source)
-    return ChallengersState(data=d, players=tuple(Contender(n) for n in names))
+    return ChallengersState(
+        data=d, players=tuple(Contender(n) for n in names), rules_revision=rules
+    )
 
 
 def ranking(state: ChallengersState) -> tuple[str, ...]:
@@ -241,7 +249,25 @@ def _first_player(state: ChallengersState, a: FirstPlayer) -> ChallengersState:
         if p in state.played:
             raise RuleViolationError(R_ROUND, f"{p} already played in round {a.round}")
     first = who_begins(state, a.round, a.players[0], a.players[1])
-    return dataclasses.replace(state, first_players=(*state.first_players, first))
+    return dataclasses.replace(
+        state, first_players=(*state.first_players, first), final_begun=_in_final(state)
+    )
+
+
+def _fans(state: ChallengersState, a: Fans) -> ChallengersState:
+    """``a.player`` collects fans; after round 7 (revision 3 on) until the final begins,
+    and the finalists are chosen again; RuleViolationError (R_AMOUNT, R_FINAL) otherwise."""
+    if a.amount < 1:
+        raise RuleViolationError(R_AMOUNT, f"{short_repr(a.amount)} fans")
+    if _in_final(state) and state.rules_revision < 3:
+        raise RuleViolationError(R_FINAL, "the fans were counted after round 7")
+    if _in_final(state) and state.final_begun:
+        raise RuleViolationError(R_FINAL, "the fans were counted after round 7: the final began")
+    out = _replace_player(state, a.player, fan_cards=state.player(a.player).fan_cards + a.amount)
+    if _in_final(out):
+        top = ranking(out)
+        out = dataclasses.replace(out, finalists=(top[0], top[1]))
+    return out
 
 
 def apply(state: ChallengersState, action: ChallengersAction) -> ChallengersState:
@@ -253,12 +279,7 @@ def apply(state: ChallengersState, action: ChallengersAction) -> ChallengersStat
     if isinstance(action, FirstPlayer):
         return _first_player(state, action)
     if isinstance(action, Fans):
-        if action.amount < 1:
-            raise RuleViolationError(R_AMOUNT, f"{short_repr(action.amount)} fans")
-        if _in_final(state):
-            raise RuleViolationError(R_FINAL, "the fans were counted after round 7")
-        fan_cards = state.player(action.player).fan_cards + action.amount
-        return _replace_player(state, action.player, fan_cards=fan_cards)
+        return _fans(state, action)
     if isinstance(action, Final):
         if not _in_final(state) or state.finalists is None:
             raise RuleViolationError(R_FINAL, f"round {state.round} is being played")
@@ -283,12 +304,14 @@ def legal_actions(state: ChallengersState, player: str) -> tuple[Offer, ...]:
     mine = (("player", (player,)),)
     if _in_final(state):
         finalists = state.finalists or ()
+        late = state.rules_revision >= 3 and not state.final_begun  # round 7's fans, late
+        fans = (Offer("fans", mine, ("amount",)),) if late else ()
         if player not in finalists:
-            return ()
+            return fans
         # Rule text 004 l.9: before the final, "Determine who begins as usual."
         other = tuple(p for p in finalists if p != player)
         ask = Offer("first_player", (("round", (state.round,)), ("players", other)))
-        return (ask, Offer("final", (("winner", finalists),)))
+        return (*fans, ask, Offer("final", (("winner", finalists),)))
     out = [Offer("fans", mine, ("amount",))]
     if player not in state.played:
         others = tuple(

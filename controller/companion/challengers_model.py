@@ -72,7 +72,9 @@ class ChallengersState:
     played: tuple[str, ...] = ()  # who played in the current round
     first_players: tuple[str, ...] = ()
     finalists: tuple[str, str] | None = None
+    final_begun: bool = False  # who begins the final was asked: the fans are counted
     winner: str | None = None
+    rules_revision: int = 1
 
     def player(self, name: str) -> Contender:
         """The numbers of ``name``."""

@@ -46,6 +46,7 @@ FREE_VALUES: Mapping[str, tuple[int, ...]] = {
 """The values offered for a typed-in whole number, by field name."""
 ACTION_VALUES: Mapping[tuple[str, str], tuple[int, ...]] = {
     ("pur", "amount"): tuple(range(0, 11)),  # a Personality without a PUR still ends the step
+    ("level", "delta"): (1, 2, 3, -1, -2, -3),  # a card's effect: within the four Levels
 }
 """Where one action's field takes other values than :data:`FREE_VALUES` gives its name."""
 

@@ -294,7 +294,8 @@ def test_a_capture_offers_the_opponents_balls_past_the_seven() -> None:
         {"do": "life_damage", "player": "Vegeta", "amount": 5},
     ):
         state = dbz_tcg.apply(state, dbz_tcg.MODE.parse_action(raw, players))
-    (offer,) = dbz_tcg.legal_actions(state, "Goku")
+    offer = dbz_tcg.legal_actions(state, "Goku")[0]  # the choice first, then the others
+    assert offer.do == "critical"
     fields = {f.key: f.values for f in entry_fields(dbz_tcg.MODE, state, offer, "Goku")}
     assert fields["number"] == (None, 9)
     capture = {"do": "critical", "player": "Goku", "choice": "capture", "number": 9}

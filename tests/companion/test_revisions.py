@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from controller.companion.dbz_tcg.model import RULES_REVISION as DBZ_NEWEST
 from controller.companion.entry import build_action, entry_fields
 from controller.companion.journal import ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
@@ -55,7 +56,7 @@ def _journal(tmp_path: Path, revision: Any) -> Path:
     mode = get_mode(GameKind.DBZ_TCG)
     path = tmp_path / "dbz.sqlite"
     with CompanionJournal.start(path, GameKind.DBZ_TCG, PLAYERS) as journal:
-        assert journal.rules_revision == mode.rules_revision == 2
+        assert journal.rules_revision == mode.rules_revision == DBZ_NEWEST
         for raw in REVISION_1_TURN:
             journal.append(ActionTaken(mode.parse_action(raw, PLAYERS)))
     _set_revision(path, revision)
@@ -98,8 +99,8 @@ def test_a_damaged_revision_is_named(tmp_path: Path, revision: Any, message: str
 
 
 def test_a_newer_revision_is_a_newer_toptables_journal(tmp_path: Path) -> None:
-    path = _journal(tmp_path, 3)
-    newer = r"rules revision 3 of dbz-tcg, and this toptable knows revisions 1\.\.2"
+    path = _journal(tmp_path, DBZ_NEWEST + 1)
+    newer = rf"rules revision {DBZ_NEWEST + 1} of dbz-tcg, and this toptable knows revisions 1\.\.{DBZ_NEWEST}"
     with pytest.raises(JournalVersionError, match=newer):
         CompanionTable.resume(path)
     # config check says it before the service is started
@@ -112,7 +113,7 @@ def test_a_newer_revision_is_a_newer_toptables_journal(tmp_path: Path) -> None:
 
 def test_a_new_game_is_played_by_the_newest_revision(tmp_path: Path) -> None:
     with CompanionTable.new("dbz-tcg", PLAYERS, tmp_path / "new.sqlite") as table:
-        assert table.journal.rules_revision == 2
+        assert table.journal.rules_revision == DBZ_NEWEST
         table.submit(None, {"do": "draw", "player": "Goku", "cards": 3})
         table.submit(None, {"do": "pur", "player": "Goku", "amount": 0})
         table.submit(None, {"do": "declare_combat", "player": "Goku"})
@@ -125,9 +126,9 @@ def test_a_script_names_its_revision_and_a_bad_one_is_bad_input() -> None:
     assert out["refused"] == []
     again = replay("dbz-tcg", {"players": PLAYERS, "actions": REVISION_1_TURN})
     assert [r["do"] for r in again["refused"]] == ["declare_combat"]
-    for bad in (0, 3, "1", 1.0):
+    for bad in (0, DBZ_NEWEST + 1, "1", 1.0):
         with pytest.raises(
-            DataError, match=r"field 'rules_revision': expected a whole number 1\.\.2"
+            DataError, match=rf"field 'rules_revision': expected a whole number 1\.\.{DBZ_NEWEST}"
         ):
             replay("dbz-tcg", {"players": PLAYERS, "rules_revision": bad, "actions": []})
 
@@ -139,8 +140,8 @@ def test_challengers_fans_must_rise_from_revision_2() -> None:
     ):
         replay("challengers", {**flat, "actions": []})
     assert replay("challengers", {**flat, "rules_revision": 1, "actions": []})["refused"] == []
-    with pytest.raises(DataError, match=r"field 'rules_revision': expected 1 \(the mode's one"):
-        replay("dbs-tournament", {"players": ["Ann", "Ben"], "rules_revision": 2, "actions": []})
+    with pytest.raises(DataError, match=r"field 'rules_revision': expected a whole number 1\.\.2"):
+        replay("dbs-tournament", {"players": ["Ann", "Ben"], "rules_revision": 3, "actions": []})
 
 
 def test_a_format_2_journal_is_stamped_revision_1_and_an_older_toptable_refuses_format_3(
@@ -187,7 +188,8 @@ def test_a_capture_is_offered_only_when_the_foe_has_a_dragon_ball() -> None:
     for raw in ({"do": "draw", "player": "Goku", "cards": 3}, {"do": "pur", "player": "Goku", "amount": 0},
                 {"do": "declare_combat", "player": "Goku"}, {"do": "life_damage", "player": "Vegeta", "amount": 5}):  # fmt: skip
         state = mode.apply(state, mode.parse_action(raw, PLAYERS))
-    (critical,) = mode.legal_actions(state, "Goku")
+    critical = mode.legal_actions(state, "Goku")[0]
+    assert critical.do == "critical"
     assert dict(critical.options)["choice"] == ("discard_ally", "lower_anger")
 
 

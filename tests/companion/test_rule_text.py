@@ -93,7 +93,16 @@ def test_challengers_the_final_offers_who_begins_to_the_finalists() -> None:
     assert state.finalists == ("Ann", "Ben")
     offer = next(c for c in challengers.legal_actions(state, "Ann") if c.do == "first_player")
     assert dict(offer.options) == {"round": (8,), "players": ("Ben",)}
+    # 004 l.2-4 (revision 3): round 7's fans are still taken, from anyone, until the final
+    # begins; then a player out of the final is offered nothing
+    assert [c.do for c in challengers.legal_actions(state, "Cid")] == ["fans"]
+    state = challengers.apply(
+        state, challengers.MODE.parse_action(
+            {"do": "first_player", "round": 8, "players": ["Ann", "Ben"]}, ["Ann", "Ben", "Cid"]
+        ),
+    )  # fmt: skip
     assert not challengers.legal_actions(state, "Cid")
+    assert "fans" not in [c.do for c in challengers.legal_actions(state, "Ann")]
 
 
 def test_dbz_the_table_offers_paying_stages_and_discarding_a_ball_in_play() -> None:

@@ -16,7 +16,10 @@ Referee decisions where the text is silent (also in ``README.md``):
 * A [Counter: Play] window is offered clockwise from the player after the one who played
   the card; a [Counter: Attack] window to the target, then clockwise from the player after
   the target; the player who acted and eliminated players are skipped. The first player in
-  the list who uses a [Counter] closes the window (one counter per window).
+  the list who uses a [Counter] closes the window (one counter per window). An attack's
+  window is ordered only for an attack the rules allow (rules revision 2).
+* A Choice Skill ("then your opponent may", l.46-48) is decided by every opponent,
+  clockwise from the player after its owner (``counter_order`` of kind ``choice``).
 * An eliminated player's effects end: they are skipped everywhere, their champion is gone,
   and if it was their turn the turn passes at once to the next player still in.
 """
@@ -29,6 +32,7 @@ from controller.companion.base import CompanionMode, JsonDict, SeatSummary
 from controller.companion.dbs_tournament.model import (
     ACTIONS,
     KIND,
+    RULES_REVISION,
     CounterKind,
     DbsData,
     DbsState,
@@ -52,6 +56,7 @@ __all__ = [
     "ACTIONS",
     "KIND",
     "MODE",
+    "RULES_REVISION",
     "CounterKind",
     "DbsData",
     "DbsState",
@@ -98,4 +103,5 @@ MODE: CompanionMode[DbsState, Any] = CompanionMode(
     apply=apply,
     to_json=to_json,
     seat_summary=seat_summary,
+    rules_revision=RULES_REVISION,
 )

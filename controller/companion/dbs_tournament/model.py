@@ -14,6 +14,11 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
 KIND = GameKind.DBS_TOURNAMENT
+RULES_REVISION = 2
+"""The mode's rules revision (recorded in each journal; a game replays by its own):
+1. as first built; 2. a [Counter: Attack] window is ordered only for an attack the rules
+allow (rule text 002 l.73 and the turn order: the turn player attacks a player who has
+taken their first turn)."""
 MAIN_DECK = 99
 """Rule text 002, Deck Size: "99 card main deck"; life is dealt from it, so no more."""
 LifeLost = Annotated[int, Within(None, MAIN_DECK)]
@@ -34,10 +39,13 @@ class Step(enum.Enum):
 
 
 class CounterKind(enum.Enum):
-    """The two kinds of [Counter] window."""
+    """What the table orders the players' answers to: the two kinds of [Counter] window,
+    and a Choice Skill's "then your opponent may" (rule text 002 l.46-48: every opponent
+    decides, in turn order)."""
 
     PLAY = "play"
     ATTACK = "attack"
+    CHOICE = "choice"
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,7 @@ class DbsState:
     counter_orders: tuple[tuple[str, ...], ...] = ()
     champion_costs: tuple[int, ...] = ()
     attacks: tuple[tuple[str, str], ...] = ()
+    rules_revision: int = 1
 
     def seat(self, name: str) -> Seat:
         """The seat of ``name``."""

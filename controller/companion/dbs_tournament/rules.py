@@ -17,6 +17,7 @@ from controller.companion.base import (
 )
 from controller.companion.dbs_tournament.model import (
     KIND,
+    RULES_REVISION,
     AttackDeclared,
     ChampionPlay,
     ChampionReturn,
@@ -42,6 +43,7 @@ R_ELIM = "Multiplayer Rules: Eliminating Players (their skills and effects end)"
 R_CHAMP_PLAY = "Champion Rules: Playing Your Champion (from the Champion Zone)"
 R_CHAMP_RETURN = "Champion Rules: Returning Your Champion"
 R_COUNTER = "Skill Rules: Counter Windows"
+R_CHOICE = "Skill Rules: Choice Skills (offered to all opponents in turn order)"
 R_OVER = "Multiplayer Rules: the game is over"
 
 
@@ -51,16 +53,17 @@ def new_game(
     source: str = "script",
     revision: int | None = None,
 ) -> DbsState:
-    """Everyone at full life, waiting for the roll (one rules revision so far: ``revision``
-    None or 1).
+    """Everyone at full life, waiting for the roll; played by rules ``revision`` (None:
+    :data:`RULES_REVISION`).
 
     Raises:
         DataError: the players, the data or the revision.
     """
-    checked_revision(revision, 1, source)
+    rules = checked_revision(revision, RULES_REVISION, source)
     d = load_data(data, source)
     names = check_players(players, d.min_players, d.max_players, KIND.value, source)
-    return DbsState(data=d, seats=tuple(Seat(n, d.life) for n in names), rolling=names)
+    seats = tuple(Seat(n, d.life) for n in names)
+    return DbsState(data=d, seats=seats, rolling=names, rules_revision=rules)
 
 
 def next_player(state: DbsState, after: str) -> str:
@@ -72,9 +75,10 @@ def next_player(state: DbsState, after: str) -> str:
 def counter_order(
     state: DbsState, kind: CounterKind, by: str, target: str | None = None
 ) -> tuple[str, ...]:
-    """The players offered a [Counter] window, in the order they are asked."""
+    """The players offered a [Counter] window, or a Choice Skill's choice, in the order
+    they are asked."""
     live = [p for p in state.live if p != by]
-    if kind is CounterKind.PLAY:
+    if kind is not CounterKind.ATTACK:
         return clockwise_from(state.names, by, live)
     if target is None:
         raise RuleViolationError(R_COUNTER, "a [Counter: Attack] window needs the attack's target")
@@ -160,6 +164,16 @@ def _must_be_turn_player(state: DbsState, name: str, rule: str, what: str) -> No
         raise RuleViolationError(rule, f"{what} only on their own turn; it is {state.turn}'s turn")
 
 
+def _attack_allowed(state: DbsState, attacker: str, target: str | None) -> None:
+    """RuleViolationError (R_TURN, R_PROTECT) unless ``attacker`` may attack ``target`` now:
+    on their own turn, another player who has taken their first turn (002 l.73)."""
+    _must_be_turn_player(state, attacker, R_TURN, f"{attacker} attacks")
+    if target == attacker:
+        raise RuleViolationError(R_TURN, "a player does not attack themselves")
+    if target is not None and not state.seat(target).first_turn_taken:
+        raise RuleViolationError(R_PROTECT, f"{target} has not taken their first turn")
+
+
 def apply(state: DbsState, action: DbsAction) -> DbsState:
     """The state after ``action``; RuleViolationError if the rules forbid it now."""
     if isinstance(action, Roll):
@@ -173,11 +187,7 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
         return dataclasses.replace(out, turn=next_player(out, state.turn))
     if isinstance(action, AttackDeclared):
         _in_game(state, action.attacker, action.target)
-        _must_be_turn_player(state, action.attacker, R_TURN, f"{action.attacker} attacks")
-        if action.target == action.attacker:
-            raise RuleViolationError(R_TURN, "a player does not attack themselves")
-        if not state.seat(action.target).first_turn_taken:
-            raise RuleViolationError(R_PROTECT, f"{action.target} has not taken their first turn")
+        _attack_allowed(state, action.attacker, action.target)
         return dataclasses.replace(
             state, attacks=(*state.attacks, (action.attacker, action.target))
         )
@@ -195,9 +205,13 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
         _in_game(state, action.by, action.target)
         if action.kind is CounterKind.PLAY and action.target is not None:
             raise RuleViolationError(R_COUNTER, "a [Counter: Play] window has no target")
+        if action.kind is CounterKind.CHOICE and action.target is not None:
+            raise RuleViolationError(R_CHOICE, "a Choice Skill is offered to every opponent")
         if action.target == action.by:
             raise RuleViolationError(R_COUNTER, "the attacker is not the target")
         order = counter_order(state, action.kind, action.by, action.target)
+        if action.kind is CounterKind.ATTACK and state.rules_revision >= 2:
+            _attack_allowed(state, action.by, action.target)
         return dataclasses.replace(state, counter_orders=(*state.counter_orders, order))
     if isinstance(action, ChampionPlay):
         _in_game(state, action.player)
@@ -227,6 +241,13 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
     raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
+def _counter_kinds(state: DbsState, player: str) -> tuple[str, ...]:
+    """The windows ``player`` may ask the order of: an attack's only on their turn (from
+    revision 2)."""
+    attack = state.rules_revision < 2 or state.turn == player
+    return ("play", "attack", "choice") if attack else ("play", "choice")
+
+
 def step(state: DbsState) -> str:
     """``roll``, ``choose_first``, ``turn`` or ``over``."""
     return state.step.value
@@ -248,7 +269,11 @@ def legal_actions(state: DbsState, player: str) -> tuple[Offer, ...]:
     if not me.champion_in_zone:
         out.append(Offer("champion_return", (("player", (player,)),)))
     out.append(
-        Offer("counter_order", (("kind", ("play", "attack")), ("by", (player,))), ("target",))
+        Offer(
+            "counter_order",
+            (("kind", _counter_kinds(state, player)), ("by", (player,))),
+            ("target",),
+        )
     )
     if state.turn == player:
         targets = tuple(

@@ -21,8 +21,11 @@ Referee decisions where the text is silent (also in ``README.md``):
 * Damage may come in any step (Dragon Balls and effects deal damage too), but only damage
   in the Combat Step is "an unstopped attack" that can give the critical choice; each
   ``stage_damage``/``life_damage`` is one attack; stage damage past zero becomes Life Cards
-  and counts towards the five. The choice (``critical``) is made at once: any other action
-  passes it up.
+  and counts towards the five. The attack's "Hit" effects come first (l.189, rules revision
+  3): the choice (``critical``) stays open through them and closes at the next damage or
+  the turn's end (in revisions 1-2 any other action passed it up).
+* ``level``: a card's effect advances or lowers the Main Personality (l.55; its Drills are
+  discarded; Anger and stages stay, the text's note being cut off at l.76).
 * Dragon Balls in the Life Deck, Endurance and Allies are not tracked: the table records
   the cards actually discarded. A ball in play that is discarded or destroyed
   (``discard_dragon_ball``) goes to the bottom of its controller's Life Deck.

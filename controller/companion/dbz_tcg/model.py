@@ -16,13 +16,17 @@ from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 
 KIND = GameKind.DBZ_TCG
-RULES_REVISION = 2
+RULES_REVISION = 3
 """The mode's rules revision (recorded in each journal; a game replays by its own):
 
 1. as first built;
 2. rule text 003 l.150: declaring combat makes the defender draw three cards
    (``combat_draw_cards``), and l.110-112: the Planning Step ends with the PUR gain, so
-   combat, rejuvenating and the turn's end wait for the ``pur`` (of 0 for none)."""
+   combat, rejuvenating and the turn's end wait for the ``pur`` (of 0 for none);
+3. rule text 003 l.189: an unstopped attack's "Hit" effects come before its critical
+   damage choice, so the choice stays open through them (Anger, stages gained or paid,
+   cards drawn, Dragon Balls) and closes at the next damage, at the turn's end or when
+   made; the attacker is offered its other actions beside it (l.191: "you may")."""
 DECK = 60
 """Rule text 003: "exactly 60 other cards" beside the Main Personality and Mastery; the
 Life Deck is made of them, so it holds no more. It bounds the counts of cards (the Life
@@ -46,6 +50,9 @@ Stages = Annotated[int, Within(None, MAX_COUNT)]
 """Power Stages gained, lost or paid at once: a data file's ``max_stages`` is at most
 :data:`~controller.companion.datafile.MAX_COUNT`, and damage past it a count no text
 bounds; the rule ``R_AMOUNT`` refuses one under 1 (under 0 for a PUR)."""
+LevelChange = Annotated[int, Within(-MAX_COUNT, MAX_COUNT)]
+"""Levels a card's effect advances (or lowers) a Main Personality at once: the rule
+``R_LEVEL`` keeps the Level within the data file's ``levels``."""
 AngerChange = Annotated[int, Within(-MAX_COUNT, MAX_COUNT)]
 """Anger raised (or lowered) at once: a data file's ``anger_to_level`` is at most
 :data:`~controller.companion.datafile.MAX_COUNT`, and Anger stays within 0..it."""
@@ -190,6 +197,16 @@ class Anger(CompanionAction):
 
 
 @dataclass(frozen=True)
+class Level(CompanionAction):
+    """A card's effect advances (``delta`` over 0) or lowers a player's Main Personality
+    by Levels (rule text 003 l.55); Anger reaching five is ``anger``'s level-up."""
+
+    DO = "level"
+    player: Player
+    delta: LevelChange
+
+
+@dataclass(frozen=True)
 class StageDamage(CompanionAction):
     """Power Stages of damage from one unstopped attack (or effect)."""
 
@@ -289,13 +306,14 @@ class EndTurn(CompanionAction):
 
 DbzAction = (
     Draw | Pur | Anger | StageDamage | LifeDamage | DragonBall | DeclareCombat | Rejuvenate
-) | (UseCritical | EndTurn | PhysicalAttack | GainStages | PayStages | DiscardDragonBall)
+) | (UseCritical | EndTurn | PhysicalAttack | GainStages | PayStages | DiscardDragonBall | Level)
 ACTIONS: dict[str, type[Any]] = {
     c.DO: c
     for c in (
         Draw,
         Pur,
         Anger,
+        Level,
         StageDamage,
         LifeDamage,
         PhysicalAttack,

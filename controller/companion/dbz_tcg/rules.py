@@ -27,6 +27,7 @@ from controller.companion.dbz_tcg.model import (
     Draw,
     EndTurn,
     GainStages,
+    Level,
     LifeDamage,
     PayStages,
     Personality,
@@ -51,6 +52,7 @@ R_DRAGON_BALL = "Dragon Balls: numbered 1-7; you cannot play one that matches on
 R_BALL_DISCARD = "Dragon Balls: one discarded or destroyed goes to the bottom of your deck"
 R_ENERGY = "Energy Attacks: lower your Main Personality's stages to pay; without enough, no attack"
 R_CRITICAL = "Critical damage: after five or more Life Cards of damage from one unstopped attack"
+R_LEVEL = "Levels: a card advances or lowers the Main Personality within its Levels; Drills go"
 R_TURN = "Turn steps: only the turn player does this"
 R_OVER = "Winning the game: the game is over"
 
@@ -150,6 +152,29 @@ def _damage(state: DbzState, name: str, stages: int, life_cards: int) -> DbzStat
     return out
 
 
+def _level(state: DbzState, a: Level) -> DbzState:
+    """Rule text 003 l.55: a card's effect moves ``a.player``'s Main Personality by
+    ``a.delta`` Levels, and their Drills are discarded; RuleViolationError (R_AMOUNT, R_LEVEL)
+    for no change or a Level outside 1..``levels``. Anger and stages stay as they are (the
+    text's note on an advanced or lowered Personality is cut off, l.76): a card that sets
+    them is entered with ``anger``, ``gain_stages`` or ``pay_stages``."""
+    if a.delta == 0:
+        raise RuleViolationError(R_AMOUNT, "a Level change of 0")
+    f = state.fighter(a.player)
+    level = f.level + a.delta
+    if not 1 <= level <= state.data.levels:
+        raise RuleViolationError(
+            R_LEVEL,
+            f"{a.player} is on Level {f.level} of 1-{state.data.levels}: {a.delta:+d} leaves them",
+        )
+    return _set(state, a.player, level=level, drill_discards=f.drill_discards + 1)
+
+
+# An attack's damage, or the turn's end, closes the critical choice of the attack before
+# (revision 3 on); anything else is one of its "Hit" effects, which come first (l.189).
+_CLOSES_CRITICAL = (StageDamage, LifeDamage, PhysicalAttack, EndTurn)
+
+
 def _turn_player(state: DbzState, name: str, rule: str, what: str) -> None:
     if name != state.turn:
         raise RuleViolationError(rule, f"{what}: it is {state.turn}'s turn")
@@ -218,9 +243,10 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         )
     if isinstance(action, UseCritical):
         return _critical(state, action)
-    # The critical choice is made at once; any other action passes it up.
-    a, b = (dataclasses.replace(f, critical_available=False) for f in state.fighters)
-    state = dataclasses.replace(state, fighters=(a, b))
+    if state.rules_revision < 3 or isinstance(action, _CLOSES_CRITICAL):
+        # up to revision 2 the choice is made at once: any other action passes it up
+        a, b = (dataclasses.replace(f, critical_available=False) for f in state.fighters)
+        state = dataclasses.replace(state, fighters=(a, b))
     step = state.step
     if isinstance(action, Draw):
         if action.cards < 1:
@@ -235,6 +261,8 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
         return _lose_life(state, action.player, action.cards)
     if isinstance(action, Anger):
         return _change_anger(state, action.player, action.delta)
+    if isinstance(action, Level):
+        return _level(state, action)
     if isinstance(action, StageDamage | LifeDamage):
         if action.amount < 1:
             raise RuleViolationError(R_AMOUNT, f"damage of {short_repr(action.amount)}")
@@ -321,17 +349,21 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     me = state.fighter(player)  # UnknownNameError for a stranger
     if state.step is Step.OVER:
         return ()
+    out = []
     if me.critical_available:
         # a capture names one of the opponent's Dragon Balls in play: offered as they are,
         # whatever numbers the data's dragon_balls gives them (the buttons' own list stops at 7)
         foe = state.fighter(state.opponent(player)).dragon_balls
         # a capture takes one of the foe's Dragon Balls in play: none, no capture offered
         choices = tuple(c.value for c in Critical if foe or c is not Critical.CAPTURE)
-        return (Offer("critical", (("player", (player,)), ("choice", choices), ("number", foe))),)
+        out.append(Offer("critical", (("player", (player,)), ("choice", choices), ("number", foe))))
+        if state.rules_revision < 3:
+            return tuple(out)
     mine = (("player", (player,)),)
-    out = [
+    out += [
         Offer("draw", mine, ("cards",)),
         Offer("anger", mine, ("delta",)),
+        Offer("level", mine, ("delta",)),
         Offer("stage_damage", mine, ("amount",)),
         Offer("life_damage", mine, ("amount",)),
         Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
