@@ -378,6 +378,6 @@ class TableController:
             camera_ok=entry.camera_ok,
             board_ok=entry.board_ok,
             advice=self.advice.best,
-            reads=self.stats.throws_read + self.stats.unexpected_throws,
+            reads=self.stats.throws_read + self.stats.unexpected_throws + self.stats.unmoved_reads,
             last_read=entry.last_read,
         )

@@ -101,6 +101,7 @@ class TableStats:
     reads_flagged: int = 0
     reads_corrected: int = 0
     unexpected_throws: int = 0
+    unmoved_reads: int = 0  # a reroll read with no die moved: no throw
     moves_from_board: int = 0
     moves_refused: int = 0
     button_actions: int = 0
@@ -293,6 +294,12 @@ class TableEntry:
                 )
             return False
         self._said_unwanted = False
+        if event.roll_no > 1 and not event.rerolled:
+            # every die lies where the last read saw it with the same face: a hand passed
+            # over the tray, or a camera's exposure settled again; nobody threw
+            self.stats.unmoved_reads += 1
+            log.info("the camera read the dice again where they lay: not a throw")
+            return False
         self.stats.throws_read += 1
         try:
             dice = list(event.symbols())

@@ -136,6 +136,7 @@ def test_missing_camera_port_and_display_are_faults_and_the_rest_open(tmp_path: 
         faults = devices.faults()
         assert set(faults) == {"camera", "board", "display:combat-2"}
         assert faults["camera"].startswith("camera /dev/video63: cannot open it as a V4L2 camera")
+        assert "no such device" in faults["camera"]  # not "busy": the node is gone
         assert faults["board"].startswith(f"board link: cannot open board port {MISSING_PORT}")
         assert faults["display:combat-2"].startswith(
             "display 'combat-2' (ssd1306 128x64) on I2C bus 1 at address 0x3D: no answer"

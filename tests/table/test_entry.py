@@ -3,6 +3,7 @@ the snapshot the table publishes after each change."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -190,3 +191,22 @@ def test_the_fusion_card_is_offered_at_the_table() -> None:
     assert chooser.title == "fusion offer"
     assert chooser.labels == ("pass", "Fusion Dance > Kefla")
     assert chooser.values[1] == PlayCard(1, "Fusion Dance", "Kefla")
+
+
+@pytest.mark.timeout(60)
+def test_a_read_of_dice_that_did_not_move_is_no_throw(tmp_path: Path) -> None:
+    """A reroll's read whose every die lies where the last read saw it, with its face (a hand
+    passed over the tray, a camera's exposure settling anew) is not submitted: it used to
+    count as a throw, a lightning attack turned into a surprise one."""
+    table, players = _table(tmp_path, seed=3)
+    _until_attack(table, players)
+    c = table.state.combat
+    assert c is not None
+    before = table.state.events_applied
+    dice = (Symbol.KICK,) * c.pool
+    unmoved = replace(settled(dice, roll_no=2), kept=tuple(range(c.pool)), rerolled=())
+    table.on_throw(unmoved)
+    assert table.state.events_applied == before and table.stats.unmoved_reads == 1
+    assert table.stats.throws_read == 0 and table.entry.read_check is None
+    table.on_throw(settled(dice, roll_no=2))  # every die thrown again
+    assert table.state.events_applied > before and table.stats.throws_read == 1

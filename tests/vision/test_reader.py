@@ -291,3 +291,56 @@ def test_a_restarted_reader_never_writes_over_earlier_photos(
         kept[event.evidence_path] = Path(event.evidence_path).read_bytes()
     assert {p: Path(p).read_bytes() for p in kept} == kept
     assert sorted(p.suffix for p in folder.iterdir()) == [".jpg", ".jpg", ".json", ".json"]
+
+
+class _ScriptedSource:
+    """Gives its frames in order; ``None`` in the list fails the read as a driver would
+    (an OSError, which is no CameraError), and the end of the list ends the recording."""
+
+    def __init__(self, frames: list[NDArray[Any] | None]) -> None:
+        self.name = "scripted"
+        self.frames = frames
+
+    def read(self) -> NDArray[Any] | None:
+        if not self.frames:
+            return None
+        frame = self.frames.pop(0)
+        if frame is None:
+            raise OSError(19, "No such device")
+        return frame
+
+    def close(self) -> None:
+        raise OSError(19, "No such device")  # a vanished device fails its close too
+
+
+@pytest.mark.timeout(30)
+def test_a_camera_back_from_any_failure_reads_no_throw_from_the_dice_already_there(
+    model: FaceModel,
+) -> None:
+    """A source failing with a driver's OSError is a lost camera, retried (it used to end
+    the camera thread for good); back, its first frames (brighter: the exposure starts
+    over) over the dice entered by hand meanwhile are no throw; the next throw is."""
+    r = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5)
+    empty = r.render([])
+    dice = r.place([Symbol.STAR, Symbol.KICK])
+    lying = r.render(dice)
+    brighter = cv2.convertScaleAbs(lying, alpha=1.0, beta=40)
+    thrown = r.render(r.place([Symbol.PUNCH, Symbol.SPHERE]))
+    scripts: list[list[NDArray[Any] | None]] = [
+        [empty] * 5 + [None],  # the tray empty, then the camera goes
+        [brighter, brighter] + [lying] * 6 + [empty, thrown] + [thrown] * 6,
+    ]
+    q: queue.Queue[Event] = queue.Queue()
+    ticks = iter(range(1000))
+    worker = CameraWorker(CameraConfig(kind=CameraSource.SYNTHETIC), DiceReader(model, q, expect=2),
+                          retry_s=0.01, opener=lambda c: _ScriptedSource(scripts.pop(0)),
+                          clock=lambda: float(next(ticks)))  # fmt: skip
+    with worker:
+        assert worker.finished.wait(20)
+    events = _drain(q)
+    assert [type(e) for e in events] == [CameraLost, CameraRestored, ThrowSettled, CameraLost]
+    lost = events[0]
+    assert isinstance(lost, CameraLost) and "No such device" in lost.reason
+    throw = events[2]
+    assert isinstance(throw, ThrowSettled)
+    assert sorted(f or "" for f in throw.faces) == ["punch", "sphere"]

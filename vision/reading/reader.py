@@ -277,6 +277,13 @@ class CameraWorker:
             self._lost(str(exc))
             return None
 
+    def _close_quietly(self, source: FrameSource) -> None:
+        """Close a source (that failed, or at the end); a close that fails is logged."""
+        try:
+            self._call(source.close)
+        except Exception:  # nothing is left to do with it
+            log.warning("camera %s: closing it failed", self._name, exc_info=True)
+
     def _lost(self, reason: str) -> None:
         if not self._is_lost:
             self._is_lost = True
@@ -296,9 +303,12 @@ class CameraWorker:
                 except ImageReadError as exc:
                     self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
                     continue
-                except CameraError as exc:
-                    self._lost(str(exc))  # first: the loop hears of it even if close() hangs
-                    self._call(source.close)
+                except Exception as exc:  # any failure of a source is a lost camera
+                    # CameraError is the sources' own; anything else (a driver's OSError, a
+                    # MemoryError) would end the thread with the camera never retried
+                    why = str(exc) if isinstance(exc, CameraError) else f"{exc!r}"
+                    self._lost(why)  # first: the loop hears of it even if close() hangs
+                    self._close_quietly(source)
                     source = None
                     self._stop.wait(self.retry_s)
                     continue
@@ -307,6 +317,7 @@ class CameraWorker:
                     break
                 if self._is_lost:
                     self._is_lost = False
+                    self.reader.settle.rebase()  # the tray as it lies now is no throw
                     self.events.put(CameraRestored(self._name, self.clock()))
                 self.frames += 1
                 try:
@@ -320,5 +331,5 @@ class CameraWorker:
                     self._stop.wait(1.0 / self.config.fps)
         finally:
             if source is not None:
-                self._call(source.close)
+                self._close_quietly(source)
             self.finished.set()

@@ -54,6 +54,7 @@ class SettleDetector:
         self._prev: NDArray[Any] | None = None
         self._still = 0
         self._armed = False
+        self._rebasing = False
         self.motion = 0.0
 
     def reset(self) -> None:
@@ -61,6 +62,13 @@ class SettleDetector:
         self._prev = None
         self._still = 0
         self._armed = False
+
+    def rebase(self) -> None:
+        """Take the next still run as the tray as it lies, not as a throw: a camera that
+        came back sees dice already read or entered by hand, through an exposure that
+        settles anew (its first frames differ from the last before the loss)."""
+        self.reset()
+        self._rebasing = True
 
     def rearm(self) -> None:
         """Report the current still run again once it is long enough (e.g. after a hand left)."""
@@ -78,17 +86,19 @@ class SettleDetector:
         small = cv2.GaussianBlur(small, (5, 5), 0)
         prev, self._prev = self._prev, small
         if prev is None or prev.shape != small.shape:
-            self._armed = True
+            self._armed = not self._rebasing
             self._still = 0
             self.motion = 1.0
             return Motion.MOVING
         diff = cv2.absdiff(small, prev)
         self.motion = float(np.count_nonzero(diff > p.diff_level)) / diff.size
         if self.motion > p.moving_share:
-            self._armed = True
+            self._armed = not self._rebasing
             self._still = 0
             return Motion.MOVING
         self._still += 1
+        if self._rebasing and self._still >= p.still_frames:
+            self._rebasing = False  # the baseline: what moves next is a throw
         if not self._armed:
             return Motion.IDLE
         if self._still >= p.still_frames:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import CameraError
-from vision.images import is_photo, read_image, suffix_list
+from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.picamera import Picamera2Source
@@ -139,10 +139,21 @@ class CaptureSource:
             # symlink such as /dev/v4l/by-id/... is followed to its /dev/videoN first)
             number = os.path.realpath(dev).removeprefix("/dev/video")
             os.environ.setdefault(SELECT_TIMEOUT_ENV, str(max(1, READ_TIMEOUT_MS // 1000)))
-            if number.isdigit():
-                self._cap: Any = make(int(number), cv2.CAP_V4L2)
-            else:
-                self._cap = make(dev)
+            if capture is None and not os.path.exists(dev):  # (a stand-in is its own device)
+                raise CameraError(
+                    f"{dev}: cannot open it as a V4L2 camera: no such device (unplugged, or "
+                    "under another name: v4l2-ctl --list-devices lists them)"
+                )
+            # a camera that fails to open is said once, by the CameraError below: not also
+            # by OpenCV's own warnings on stderr at every retry
+            previous = cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
+            try:
+                if number.isdigit():
+                    self._cap: Any = make(int(number), cv2.CAP_V4L2)
+                else:
+                    self._cap = make(dev)
+            finally:
+                cv2.setLogLevel(previous)
         else:
             self.name = config.path
             if not Path(config.path).is_file():
