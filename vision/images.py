@@ -92,8 +92,23 @@ def read_image(path: str | Path) -> NDArray[Any]:
     finally:
         cv2.setLogLevel(previous)
     if image is None:
-        raise ImageReadError(f"{path}: not a readable image ({suffix_list()})")
+        raise ImageReadError(f"{path}: {unreadable_why(data)}")
     return image
+
+
+JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"
+
+
+def unreadable_why(data: NDArray[Any]) -> str:
+    """Why OpenCV decoded no image from a file's bytes: a JPEG cut short (copied or saved
+    in part: no end marker, which OpenCV 4.11 refuses) or not an image of a known kind."""
+    head, tail = data[:2].tobytes(), data[-2:].tobytes()
+    if head == JPEG_START and tail != JPEG_END:
+        return (
+            f"a JPEG cut short ({data.size} bytes and no end marker: copied or saved in part); "
+            "copy it again from the camera or phone"
+        )
+    return f"not a readable image ({suffix_list()})"
 
 
 def suffix_list() -> str:

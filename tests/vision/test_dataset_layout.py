@@ -306,3 +306,32 @@ def test_a_key_given_twice_in_data_yaml_is_refused_at_its_line(own: Path, tmp_pa
         DataError, match=r"data\.yaml: line 12: key 0 given twice \(first on line 7\)"
     ):
         load_dataset(export)
+
+
+def test_photos_kept_in_subfolders_of_images_are_read_too(own: Path, tmp_path: Path) -> None:
+    """images/ holding photos and a day's subfolder (and a symlinked one): Ultralytics reads
+    them all (a recursive glob); they were left out without a word. A split's folder is not
+    read with them (its photos are held out)."""
+    root = tmp_path / "set"
+    shutil.copytree(own, root)
+    photos = sorted((root / "images").iterdir())
+    for sub, photo in (("day2", photos[1]), ("val", photos[2])):
+        (root / "images" / sub).mkdir()
+        (root / "labels" / sub).mkdir()
+        photo.rename(root / "images" / sub / photo.name)
+        label = root / "labels" / f"{photo.stem}.txt"
+        label.rename(root / "labels" / sub / label.name)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(own, elsewhere)
+    (elsewhere / "images" / photos[0].name).rename(elsewhere / "images" / "more.jpg")
+    (elsewhere / "labels" / f"{photos[0].stem}.txt").rename(elsewhere / "labels" / "more.txt")
+    (root / "images" / "linked").symlink_to(elsewhere / "images", target_is_directory=True)
+    (root / "labels" / "linked").symlink_to(elsewhere / "labels", target_is_directory=True)
+    (elsewhere / "images" / "loop").symlink_to(root / "images", target_is_directory=True)
+    names = sorted(
+        str(item.image.relative_to(root / "images")) for item in load_dataset(root).items
+    )
+    assert names == sorted(
+        [photos[0].name, f"day2/{photos[1].name}", "linked/more.jpg",
+         *(f"linked/{p.name}" for p in photos[1:])]
+    )  # fmt: skip

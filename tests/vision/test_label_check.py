@@ -3,12 +3,14 @@ dice, not when only its neighbours (same light, same view) make it look so."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.learning.label_check import label_problems
+from vision.learning.dataset import LabeledImage, parse_label_file
+from vision.learning.label_check import label_lines, label_problems
 
 Array = NDArray[Any]
 
@@ -55,3 +57,13 @@ def test_neighbours_in_one_light_are_not_label_mistakes() -> None:
         "check the label, and if it is right photograph more 'a' dice like it (a face seen on "
         "one die in this look is read as the look-alike seen on many)"
     )
+
+
+def test_a_die_after_a_repeated_line_is_named_by_its_own_line(tmp_path: Path) -> None:
+    """A repeated line is one die (as Ultralytics drops it): the dice after it keep their
+    own line numbers in calibration's warnings (they were named one line early)."""
+    label = tmp_path / "p.txt"
+    label.write_text("0 0.2 0.2 0.1 0.1\n\n0 0.2 0.2 0.1 0.1\n1 0.6 0.6 0.1 0.1\n")
+    item = LabeledImage(tmp_path / "p.jpg", label, parse_label_file(label, 2, "p.txt", []))
+    assert len(item.dice) == 2
+    assert label_lines(item) == [1, 4]

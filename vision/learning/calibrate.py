@@ -55,6 +55,7 @@ from numpy.typing import NDArray
 
 from vision.errors import ModelError
 from vision.learning.dataset import Dataset
+from vision.learning.decoded import decode_each
 from vision.learning.detect_train import Photo, at_face_scale
 from vision.learning.die_size import (
     box_shape,
@@ -85,6 +86,7 @@ from vision.learning.threshold import (
     threshold_warning,
     tolerated_mistakes,
 )
+from vision.learning.turned_labels import turned_warning
 from vision.learning.unlabeled import UnlabeledDie, unlabeled_dice, unlabeled_warning
 from vision.reading.describe import light_gains
 from vision.reading.detect import (
@@ -113,9 +115,8 @@ CONTRAST_FLOOR = 0.5
 
 
 def calibration_steps(photos: int) -> int:
-    """The steps :func:`calibrate` reports to its progress callback for ``photos`` photos:
-    two a photo (measuring, learning its faces), the colour, the finder's three, the
-    boxes, the face classifier and the end."""
+    """The steps :func:`calibrate` reports for ``photos`` photos: two a photo (measuring,
+    learning its faces), the colour, the finder's three, the boxes, the faces, the end."""
     return 2 * photos + 7
 
 
@@ -132,7 +133,7 @@ def calibrate(
     Raises:
         ModelError: too few photos, no labeled die, or labeled dice of only one face of
             several (a face no die is labeled with is warned of, and left unlearned).
-        ImageReadError: a photo cannot be decoded.
+        DataError: photos that cannot be decoded, each named.
     """
     if len(dataset.items) < MIN_PHOTOS:
         raise ModelError(
@@ -156,10 +157,10 @@ def calibrate(
         step += 1
         progress(step, total, what)
 
-    # every photo decoded once, reduced as reading will (decoded again below only if the
-    # size measured in step 1 asks libjpeg for another reduction), its pixels made square
-    # again when the photos were stretched to another shape (read so too)
-    decoded = [load_scaled(item.image, params) for item in items]
+    # every photo decoded once, reduced as reading will (again below only if the size measured
+    # in step 1 asks libjpeg for another reduction), its pixels made square again when the
+    # photos were stretched to another shape (read so too); every unreadable photo named
+    decoded = decode_each(items, params)
     # a die cut by the photo's edge shows neither its size nor its whole face: the finder
     # learns it, nothing else does (vision.learning.frame_cut)
     whole, cut = without_cut_dice(items, [(im.shape[1] * f, im.shape[0] * f) for im, f in decoded])
@@ -373,7 +374,8 @@ def calibrate(
     model.threshold = max(from_mistakes, floor)
     model.ink = channel.ink
     model.domain = learned_domain(photo_sizes, die_px, outline_sides, outline_aspects)
-    warnings = [warning for _, warning in problems] + ([unshown] if unshown else [])
+    turned = turned_warning(dataset.turned)
+    warnings = [w for _, w in problems] + [w for w in (unshown, turned) if w]
     if hand_held and not measure[0]:
         warnings.append(unmeasured_warning(scales, measure[1]))
     for die in missed:

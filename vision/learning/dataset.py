@@ -29,6 +29,7 @@ from vision.learning.dataset_layout import (
     find_layout,
     photo_folder,
 )
+from vision.learning.turned_labels import turn_stored_labels
 from vision.reading.detect import FACE_DIE_PX
 
 TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits
@@ -74,11 +75,14 @@ class Dataset:
     # the first ``first`` photos are the owner's own, before photos added to them (the
     # table's, ``dice calibrate --also``): a calibration over its budget learns them first
     first: int = 0
+    # photos whose labels were drawn on them as stored, turned as shown (turned_labels.py)
+    turned: int = 0
 
     def subset(self, indices: Sequence[int]) -> Dataset:
         """The same dataset restricted to the images at ``indices`` (in that order)."""
         lead = next((n for n, i in enumerate(indices) if i >= self.first), len(indices))
-        return Dataset(self.root, self.names, tuple(self.items[i] for i in indices), lead)
+        items = tuple(self.items[i] for i in indices)
+        return Dataset(self.root, self.names, items, lead, self.turned)
 
     @property
     def dice_count(self) -> int:
@@ -185,12 +189,20 @@ def parse_label_file(
     """Parse one YOLO label file; append a problem per bad line (named ``shown_as``). A
     die labelled twice alike (class and box) is one: Ultralytics' ``verify_image_label``
     (``ultralytics/data/utils.py``, read at its commit 00bfe34) drops such repeated rows."""
-    dice: list[LabeledDie] = []
+    return tuple(die for _, die in label_rows(path, n_classes, shown_as, problems))
+
+
+def label_rows(
+    path: Path, n_classes: int, shown_as: str, problems: list[DataProblem]
+) -> list[tuple[int, LabeledDie]]:
+    """Each die of a YOLO label file with its line number (a repeat left out); a problem
+    appended per bad line, as :func:`parse_label_file`."""
+    rows: list[tuple[int, LabeledDie]] = []
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(DataProblem(shown_as, "", "", unreadable(exc)))
-        return ()
+        return []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -231,9 +243,9 @@ def parse_label_file(
             )
             continue
         die = LabeledDie(int(cls_f), *box)
-        if die not in dice:  # a line repeated is one die (Ultralytics drops the repeat too)
-            dice.append(die)
-    return tuple(dice)
+        if all(die != d for _, d in rows):  # a line repeated is one die (as Ultralytics)
+            rows.append((number, die))
+    return rows
 
 
 # Ultralytics takes coordinates up to 1 % outside the photo (verify_image_label in
@@ -353,4 +365,5 @@ def load_dataset(
                 )
     if problems:
         raise DataError(problems)
-    return Dataset(root, names, tuple(items))
+    items, turned = turn_stored_labels(items)
+    return Dataset(root, names, tuple(items), turned=turned)

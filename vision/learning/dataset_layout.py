@@ -31,6 +31,7 @@ evaluation: ``val``, then ``test``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,9 +86,23 @@ def photo_folder(label_folder: Path) -> Path:
     return _swap_last(label_folder, "labels", "images")
 
 
-def photos_in(folder: Path, deep: bool) -> list[Path]:
-    """The photos in ``folder`` (and its subfolders when ``deep``), sorted."""
-    found = folder.rglob("*") if deep else folder.iterdir()
+def photos_in(folder: Path, deep: bool, skip: Sequence[str] = ()) -> list[Path]:
+    """The photos in ``folder`` (and its subfolders when ``deep``, symlinked ones too, as
+    Ultralytics' recursive ``glob`` reads them; not those of its own named in ``skip``),
+    sorted."""
+    if not deep:
+        return sorted(p for p in folder.iterdir() if is_photo(p) and p.is_file())
+    found: list[Path] = []
+    seen: set[str] = set()  # a symlink back up the tree is walked once
+    for top, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        if Path(top) == folder:
+            dirs[:] = [d for d in dirs if d not in skip]
+        found += [Path(top) / f for f in files]
     return sorted(p for p in found if is_photo(p) and p.is_file())
 
 
@@ -227,6 +242,18 @@ def _name_list(*folders: Path) -> Path | None:
     return next((f / n for f in folders for n in NAME_LISTS if (f / n).is_file()), None)
 
 
+SPLIT_FOLDERS = ("train", "val", "valid", "test")
+"""Folder names of splits, as Ultralytics, Roboflow and CVAT name them."""
+
+
+def _split_folders(data: dict[str, Any]) -> list[str]:
+    """The names of folders that hold a split: the usual ones, and the last folder of each
+    entry a yaml gives its splits."""
+    named = [data.get(k) for k in ("train", "val", "test")]
+    entries = [e for v in named for e in (v if isinstance(v, list) else [v])]
+    return [*SPLIT_FOLDERS, *(Path(e).name for e in entries if isinstance(e, str) and e)]
+
+
 def find_layout(
     given: Path, split: str | None, splits: Sequence[str], problems: list[DataProblem]
 ) -> Layout:
@@ -239,7 +266,8 @@ def find_layout(
     own = root / "images"
     named = [s for s in splits if data.get(s)]
     if split is None and own.is_dir() and (not named or photos_in(own, deep=False)):
-        photos = photos_in(own, deep=False)
+        # its subfolders too (a day's photos kept apart), not a split's (held out)
+        photos = photos_in(own, deep=True, skip=_split_folders(data))
         names = yaml_path or _name_list(root, root / "labels") or root / "data.yaml"
         return _layout(root, names, data, photos, (str(own), ""), (root / "labels",))
     if yaml_path is None and split is not None:

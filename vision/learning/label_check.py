@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.learning.dataset import LabeledImage
+from vision.learning.dataset import LabeledImage, label_rows
 
 
 def label_problems(
@@ -76,12 +76,9 @@ def label_problems(
 
 
 def label_lines(item: LabeledImage) -> list[int]:
-    """The line number of each die of a label file, in order (blank lines skipped)."""
-    try:
-        lines = item.label.read_text(encoding="utf-8-sig").splitlines()
-    except OSError:
-        return []
-    return [number for number, line in enumerate(lines, start=1) if line.strip()]
+    """The line number of each die of a label file, in order (blank lines and a die's
+    repeated line skipped, as the dataset's loader skips them)."""
+    return [number for number, _ in label_rows(item.label, 10**9, "", [])]
 
 
 def relative_name(path: Path, root: Path) -> str:

@@ -201,4 +201,4 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
         )
     if problems:
         raise DataError(problems)
-    return Dataset(first.root, first.names, tuple(items), first=len(first.items))
+    return Dataset(first.root, first.names, tuple(items), len(first.items), first.turned)
