@@ -2,18 +2,16 @@
 
 One definition of the storage every journal shares (through
 :class:`controller.storage.journal.EventJournal`: the dice game's
-:mod:`controller.game.journal` and the companion modes'
-:mod:`controller.companion.journal`):
+:mod:`controller.game.journal` and the companion modes' :mod:`controller.companion.journal`):
 
 - One file per game: a ``meta`` table (key, value) and an
   ``events(seq, kind, payload, undoes, chain)`` table.
-- WAL mode and ``synchronous=FULL``: a committed row survives a crash or a
-  pulled plug; each append is one ``IMMEDIATE`` transaction, so a row is never
-  half-written. A log is created under a temporary name and renamed once
-  complete.
-- Each row's ``chain`` is a hash of the previous row's (the first row's is
-  seeded by the game id), so a changed, removed or reordered row is found when
-  the file is opened.
+- WAL mode and ``synchronous=FULL``: a committed row survives a crash or a pulled plug;
+  each append is one ``IMMEDIATE`` transaction, so a row is never half-written, then
+  checkpointed into the file. A log is created under a temporary name and renamed once
+  complete; one deleted or replaced under its writer is told at the next append.
+- Each row's ``chain`` is a hash of the previous row's (the first row's is seeded by the
+  game id), so a changed, removed or reordered row is found when the file is opened.
 - The file knows itself: ``PRAGMA application_id`` says whose log it is and
   ``PRAGMA user_version`` is its format version, reached by ordered
   :class:`Migration` steps. The header is checked before the durability
@@ -52,10 +50,13 @@ from controller.storage.sqlite_file import (
     Migration,
     Stamp,
     connect_read_only,
+    file_identity,
     found_damage,
     make_durable,
     migrate_from,
     read_stamp,
+    replaced_why,
+    settle_into_file,
     sidecars,
 )
 
@@ -89,6 +90,7 @@ class ChainedLog(Generic[R]):
         self._seed = seed
         self._row = row
         self._rows: list[R] = []
+        self._identity = file_identity(path)  # a journal deleted or replaced is told
 
     # ----------------------------------------------------------- wording
     @classmethod
@@ -375,11 +377,7 @@ class ChainedLog(Generic[R]):
     # ----------------------------------------------------------- writing
     @property
     def conn(self) -> sqlite3.Connection:
-        """The open connection.
-
-        Raises:
-            Error: the log is closed.
-        """
+        """The open connection; Error if the log is closed."""
         if self._conn is None:
             raise self.Error(f"{self.path}: the journal is closed")
         return self._conn
@@ -388,13 +386,15 @@ class ChainedLog(Generic[R]):
         """Append a row holding ``data`` durably (one committed transaction).
 
         Raises:
-            StorageError: the write failed (nothing was written).
+            StorageError: the write failed, or the file is gone (nothing was written).
         """
         seq = len(self._rows) + 1
         payload = encode_payload(data)
         prev = self._rows[-1].chain if self._rows else self._seed
         row = self._row(seq, kind, payload, undoes, chain_hash(prev, seq, kind, payload, undoes))
         conn = self.conn
+        if (gone := replaced_why(self.path, self._identity)) is not None:
+            raise self.StorageError(f"cannot append to the journal: {gone}")
         try:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(
@@ -414,6 +414,7 @@ class ChainedLog(Generic[R]):
                 )
             raise self.StorageError(f"cannot append to the journal: {why}") from None
         self._rows.append(row)
+        settle_into_file(conn)  # the file alone holds the game: a copy without -wal too
         return row
 
     def _cancel(self, row: R) -> R:

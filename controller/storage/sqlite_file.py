@@ -4,6 +4,7 @@ it whole, the durability settings, and a read-only look."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -140,3 +141,35 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     settled = "" if wal.exists() else "&immutable=1"
     uri = f"{path.resolve().as_uri()}?mode=ro{settled}"
     return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path`` (None: there is none to stat)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def replaced_why(path: Path, identity: tuple[int, int] | None) -> str | None:
+    """Why the file at ``path`` is no longer the database opened as ``identity``: deleted,
+    moved away or replaced, so that a row written on would go to a file nobody finds at
+    that name (None: it is the same file, or ``identity`` was not known)."""
+    now = file_identity(path)
+    if identity is None or now == identity:
+        return None
+    what = "deleted or moved away" if now is None else "replaced by another file"
+    return (
+        f"{path}: the journal was {what} while the game was being written to it; "
+        "nothing more is written: put it back (or resume the game from where it went)"
+    )
+
+
+def settle_into_file(conn: sqlite3.Connection) -> None:
+    """Copy the write-ahead log's committed rows into the database file (a passive
+    checkpoint: it never waits on a reader), so that the file alone holds the game: a
+    copy or a move of it without its ``-wal`` (taken while the table plays, or after a
+    power cut) is no empty game. One that fails leaves the rows in the log, as durable."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")

@@ -1,0 +1,44 @@
+"""The journal's file alone holds its game, and a journal taken away from its writer is
+said at the next append: a copy without its ``-wal`` is no empty game, and a game played
+on into a deleted file is no game lost in silence."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.game.events import FirstPlayerChosen
+from controller.game.journal import Journal, JournalIOError
+
+
+def test_a_copy_of_the_file_alone_taken_while_the_game_is_written_holds_every_row(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite"
+    with Journal.create(path, {"mode": "tournament"}) as journal:
+        for seat in (0, 1, 0, 1):
+            journal.append(FirstPlayerChosen(seat=seat))
+        copy = tmp_path / "copy.sqlite"
+        shutil.copy(path, copy)  # the file alone, as a copy while the table plays takes it
+    with Journal.open(copy, writable=False) as copied:
+        assert len(copied) == 4  # it was 0: every row waited in the -wal
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_journal_deleted_or_replaced_under_its_writer_is_said_at_the_next_append(
+    tmp_path: Path, how: str
+) -> None:
+    path = tmp_path / "j.sqlite"
+    with Journal.create(path, {"mode": "tournament"}) as journal:
+        journal.append(FirstPlayerChosen(seat=0))
+        path.unlink()
+        if how == "replaced":
+            path.write_bytes(b"another file")
+        with pytest.raises(JournalIOError) as caught:
+            journal.append(FirstPlayerChosen(seat=1))
+        message = str(caught.value)
+        word = "deleted or moved away" if how == "deleted" else "replaced by another file"
+        assert str(path) in message and word in message and "\n" not in message
+        assert len(journal) == 1
