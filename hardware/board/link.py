@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import re
 import termios
 import threading
 import time
@@ -157,7 +158,8 @@ class BoardLink:
             self.connected = False
             log.warning("%s: link lost: %s", self.port, reason)
             self.events.put(LinkLost(self.port, reason))
-        elif reason != self.last_error:  # no link yet: say why once, not every retry
+        elif _said_alike(reason) != _said_alike(self.last_error):
+            # no link yet: say why once, not every retry (nor as its count of bytes grows)
             log.warning("%s: no link: %s", self.port, reason)
         self.last_error = reason
 
@@ -234,3 +236,9 @@ class BoardLink:
         except (serial.SerialException, OSError) as exc:
             return f"port failed: {exc}"
         return None
+
+
+def _said_alike(reason: str | None) -> str | None:
+    """``reason`` with its numbers left out: the same kind of trouble is said once, though
+    its count (of bytes that made no frame, of seconds) changes from retry to retry."""
+    return None if reason is None else re.sub(r"\d+", "#", reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import select
 import time
@@ -16,6 +17,7 @@ from hardware.board.errors import BoardPortError
 from hardware.board.events import BoardResynced, LinkLost, LinkRestored, SensorChanged
 from hardware.board.link import BoardLink, open_port
 from hardware.board.sim import SimBoard
+from hardware.board.unheard import unheard_reason
 from tests.waiting import wait_until
 
 
@@ -192,3 +194,17 @@ def test_a_board_at_the_micropython_prompt_is_named(tmp_path: Path) -> None:
             assert not link.connected
     assert "MicroPython prompt" in link.last_error and "'>>>'" in link.last_error
     assert "unplug the board and plug it back in" in link.last_error
+
+
+def test_a_port_of_no_frames_is_said_once_though_its_byte_count_grows(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The reason a board is not heard counts its bytes of no frame: a count that grows
+    from retry to retry is the same trouble, said once (it was a WARNING every 3.5 s)."""
+    link = BoardLink("/dev/toptable-test-garbage", queue.Queue())
+    with caplog.at_level(logging.WARNING, logger="hardware.board.link"):
+        for count in (435, 443, 449, 476):
+            link._lost(unheard_reason(3.0, b"scan 4: ok\r\n", count))
+        link._lost(unheard_reason(3.0, b"", 0))  # another trouble: said
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2 and "435 bytes came" in said[0] and "heartbeat" in said[1]
