@@ -3,6 +3,7 @@ sending only what changed, and drops a display that fails mid-game."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from hardware.displays.companion import CompanionView
@@ -11,6 +12,11 @@ from hardware.displays.errors import DisplayUnavailableError
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.luma_open import TableDisplay, open_display
 from hardware.displays.model import Fault, TableView
+
+log = logging.getLogger(__name__)
+FAILED_KEPT = 16
+"""The last failures kept in :attr:`DisplayBoard.failed` (a connector that flaps all
+evening would make the list grow without end)."""
 
 
 class DisplayBoard:
@@ -96,7 +102,10 @@ class DisplayBoard:
                 sent += display.update(view)
             except DisplayUnavailableError as exc:
                 exc = _detached(exc)
-                self.failed.append(exc)
+                # said as it happens (its return was logged, its loss not)
+                log.warning("display %r stopped answering: %s (retried until it is back)",
+                            display.config.name, exc)  # fmt: skip
+                self.failed = [*self.failed[1 - FAILED_KEPT :], exc]
                 self._missing[display.config.name] = (display.config, exc)
                 self.displays.remove(display)
                 display.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +177,9 @@ def test_dummy_and_capture_emulator(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frame_001.png"]
 
 
-def test_missing_displays_become_faults_and_come_back_when_replugged() -> None:
+def test_missing_displays_become_faults_and_come_back_when_replugged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     bus = FakeSMBus({None: {0x3C}})
     cfgs = [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)]
     board = DisplayBoard.open(cfgs, _pool(bus))
@@ -187,9 +190,12 @@ def test_missing_displays_become_faults_and_come_back_when_replugged() -> None:
     bus.present[None].add(0x3D)  # plugged back in
     assert board.reopen() == ["right"]
     assert board.faults() == () and board.update(VIEW) == 2
-    # it drops off again mid-game: missing again, then back again
+    # it drops off again mid-game: said in the log as it happens, missing again, then back
     bus.present[None].discard(0x3D)
-    board.update(dataclasses.replace(VIEW, clock=Clock(round_no=3, rounds=10, seconds_left=9)))
+    with caplog.at_level(logging.WARNING, logger="hardware.displays.display_board"):
+        board.update(dataclasses.replace(VIEW, clock=Clock(round_no=3, rounds=10, seconds_left=9)))
+    [said] = [r.getMessage() for r in caplog.records]
+    assert said.startswith("display 'right' stopped answering: display 'right' (ssd1306")
     assert [f.message.split(" (")[0] for f in board.faults()] == ["display 'right'"]
     bus.present[None].add(0x3D)
     assert board.reopen() == ["right"]
