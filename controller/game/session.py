@@ -293,7 +293,11 @@ def run_journaled(
         try:
             return play_game(game.config, game.data, seed, None, game.submit, known)
         except RuntimeError as exc:  # the journal is not what this seed plays
-            raise JournalCorruptError(f"{path}: the bots do not replay it: {exc}") from None
+            raise JournalCorruptError(
+                f"{path}: the bots do not replay it: {exc}; a game played at the table or by "
+                f"`toptable demo` goes on there (`toptable demo --journal {path} --resume`, or "
+                "the table's service)"
+            ) from None
 
 
 def _checked_data(

@@ -108,3 +108,27 @@ def test_check_leaves_a_crashed_journals_write_ahead_log_beside_it(
     assert main(["game", "check", str(path)]) == 0
     assert "phase over" in capsys.readouterr().out
     assert _files(path) == before
+
+
+def test_a_journal_the_bots_do_not_play_says_where_it_goes_on(tmp_path: Path) -> None:
+    """A game begun at the table or by the demo given to ``game play``: its first player is
+    not the bots' (one of the two seats is not), and the refusal says where it goes on
+    (it said only ``FirstPlayerChosen(seat=1) != FirstPlayerChosen(seat=0)``)."""
+    from controller.game.events import FirstPlayerChosen
+    from controller.game.session import TableGame
+    from controller.game.simulate import load_game_data
+    from controller.game.state import GameConfig
+
+    refused = []
+    for seat in (0, 1):
+        path = tmp_path / f"table{seat}.sqlite"
+        config = GameConfig(("P1", "P2"), Length.ROUNDS5)
+        with TableGame.start(path, config, load_game_data(), None, 9) as game:
+            game.submit(FirstPlayerChosen(seat=seat))
+        try:
+            run_journaled(path)
+        except JournalCorruptError as exc:
+            refused.append(str(exc))
+    [message] = refused
+    assert "the bots do not replay it" in message and "\n" not in message
+    assert "--resume" in message and "toptable demo" in message
