@@ -335,3 +335,18 @@ def test_photos_kept_in_subfolders_of_images_are_read_too(own: Path, tmp_path: P
         [photos[0].name, f"day2/{photos[1].name}", "linked/more.jpg",
          *(f"linked/{p.name}" for p in photos[1:])]
     )  # fmt: skip
+
+
+def test_a_pose_sets_lines_are_read_as_their_box(own: Path, tmp_path: Path) -> None:
+    """A pose export (its yaml gives ``kpt_shape``: ``class cx cy w h`` then keypoints, as
+    CVAT's Ultralytics YOLO Pose writes them) is read by its first five columns, as
+    Ultralytics reads it: the points made a box around all nine numbers, silently wrong."""
+    root = tmp_path / "pose"
+    shutil.copytree(own, root)
+    plain = _boxes(own)
+    for label in (root / "labels").glob("*.txt"):
+        lines = label.read_text().splitlines()
+        label.write_text("".join(f"{ln} 0.1 0.9 0.95 0.05\n" for ln in lines if ln.strip()))
+    yaml = root / "data.yaml"
+    yaml.write_text(yaml.read_text() + "kpt_shape: [2, 2]\n")
+    assert _boxes(root) == plain

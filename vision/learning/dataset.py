@@ -184,19 +184,21 @@ def _class_id(key: object) -> int | None:
 
 
 def parse_label_file(
-    path: Path, n_classes: int, shown_as: str, problems: list[DataProblem]
+    path: Path, n_classes: int, shown_as: str, problems: list[DataProblem], pose: bool = False
 ) -> tuple[LabeledDie, ...]:
     """Parse one YOLO label file; append a problem per bad line (named ``shown_as``). A
     die labelled twice alike (class and box) is one: Ultralytics' ``verify_image_label``
     (``ultralytics/data/utils.py``, read at its commit 00bfe34) drops such repeated rows."""
-    return tuple(die for _, die in label_rows(path, n_classes, shown_as, problems))
+    return tuple(die for _, die in label_rows(path, n_classes, shown_as, problems, pose))
 
 
 def label_rows(
-    path: Path, n_classes: int, shown_as: str, problems: list[DataProblem]
+    path: Path, n_classes: int, shown_as: str, problems: list[DataProblem], pose: bool = False
 ) -> list[tuple[int, LabeledDie]]:
     """Each die of a YOLO label file with its line number (a repeat left out); a problem
-    appended per bad line, as :func:`parse_label_file`."""
+    appended per bad line, as :func:`parse_label_file`. ``pose``: the lines are a pose
+    set's (its yaml gives ``kpt_shape``): a box, then points that are no outline, which
+    Ultralytics' ``verify_image_label`` reads as the first five columns."""
     rows: list[tuple[int, LabeledDie]] = []
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -207,7 +209,7 @@ def label_rows(
         if not line.strip():
             continue
         where = f"line {number}"
-        parts = line.split()
+        parts = line.split()[:5] if pose else line.split()
         if len(parts) != 5 and (len(parts) < 7 or len(parts) % 2 == 0):
             problems.append(
                 DataProblem(
@@ -335,6 +337,7 @@ def load_dataset(
             )
         )
     items: list[LabeledImage] = []
+    pose = bool(layout.data.get("kpt_shape"))  # a pose set: each line a box, then points
     for image, label in zip(layout.images, layout.labels, strict=True):
         if not label.is_file():
             problems.append(
@@ -344,7 +347,7 @@ def load_dataset(
         too_small = _too_small(image)
         if too_small is not None:
             problems.append(DataProblem(_rel(image, root), "", "", too_small))
-        dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems)
+        dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems, pose)
         items.append(LabeledImage(image, label, dice))
     expected = set(layout.labels)
     for folder in layout.label_dirs:
