@@ -50,6 +50,9 @@ from hardware.displays.companion import CompanionView
 from hardware.displays.model import TableView
 
 RETRY_EVERY_S = 5.0
+REFRESH_EVERY_S = 30.0
+"""How often each screen is sent its start-up commands and its frame whole again: one
+that lost power for a moment stays dark otherwise (:meth:`DisplayBoard.refresh`)."""
 """How often missing devices are tried again."""
 
 
@@ -222,10 +225,12 @@ def start_timers(
 ) -> None:
     """Show the devices' faults (posting a camera or board missing from the start as
     lost: the buttons stand in), try missing devices again every ``retry_s`` seconds,
-    and tick the clock every ``tick_s`` seconds. Call before the loop runs."""
+    light the screens again every :data:`REFRESH_EVERY_S`, and tick the clock every
+    ``tick_s`` seconds. Call before the loop runs."""
     devices.report_missing()
     table.set_device_faults(devices.faults())
     loop.call_every(retry_s, lambda: _retry(devices, table))
+    loop.call_every(REFRESH_EVERY_S, lambda: _refresh(devices, table))
     loop.tick_every(tick_s)
 
 
@@ -233,6 +238,13 @@ def _retry(devices: TableDevices, table: GameTable) -> None:
     """Reopen what is missing (a camera that comes back posts its event); the faults on
     screen follow."""
     devices.retry()
+    table.set_device_faults(devices.faults())
+
+
+def _refresh(devices: TableDevices, table: GameTable) -> None:
+    """Light again a screen that lost power for a moment; one that stopped answering is
+    dropped (and shown as a fault)."""
+    devices.displays.refresh()
     table.set_device_faults(devices.faults())
 
 

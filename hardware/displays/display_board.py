@@ -4,7 +4,7 @@ sending only what changed, and drops a display that fails mid-game."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hardware.displays.companion import CompanionView
 from hardware.displays.device_config import DisplayConfig
@@ -38,6 +38,7 @@ class DisplayBoard:
             cfg.name: (cfg, err) for cfg, err in missing
         }
         self._pool = pool
+        self._last_view: TableView | CompanionView | None = None
 
     @classmethod
     def open(cls, configs: Iterable[DisplayConfig], pool: BusPool | None = None) -> DisplayBoard:
@@ -96,10 +97,27 @@ class DisplayBoard:
 
         A display that fails is closed and removed; its error goes to :attr:`failed`.
         """
+        self._last_view = view
+        return self._each(lambda display: display.update(view))
+
+    def refresh(self) -> int:
+        """Send each display its start-up commands and the last view whole again (call
+        every half minute or so): one that lost power for a moment is lit again
+        (:meth:`TableDisplay.reinit`). Returns how many were sent a frame."""
+        view = self._last_view
+
+        def again(display: TableDisplay) -> bool:
+            display.reinit()
+            return view is not None and display.update(view)
+
+        return self._each(again)
+
+    def _each(self, send: Callable[[TableDisplay], bool]) -> int:
+        """``send`` to every display; one that fails is closed, dropped and said."""
         sent = 0
         for display in list(self.displays):
             try:
-                sent += display.update(view)
+                sent += send(display)
             except DisplayUnavailableError as exc:
                 exc = _detached(exc)
                 # said as it happens (its return was logged, its loss not)

@@ -75,6 +75,36 @@ class TableDisplay:
         self.last_screen = name
         return sent
 
+    def reinit(self) -> None:
+        """Send the driver's start-up commands again, and the next frame whole.
+
+        A screen that lost power for a moment (its connector reseated, a dip of its 3.3 V)
+        comes back dark, in its power-on addressing and with its memory blank, and writes
+        to it still succeed: luma.oled 3.16.0 sends the init sequence and ``show()`` only in
+        ``ssd1306.__init__`` and ``sh1106.__init__``. So that very ``__init__`` runs again
+        on the device, over the same bus, without its ``clear()`` (no blank frame) and
+        without registering its exit hook again. A device with no bus (dummy, emulators)
+        has nothing to do.
+
+        Raises:
+            DisplayUnavailableError: the display stopped answering (names where it is).
+        """
+        if self.counter is None or self.closed:
+            return
+        device = self.device
+        size = {"width": self.config.width, "height": self.config.height}
+        device.clear = lambda: None  # shadows the method for this call alone
+        try:
+            with _collect_exit_hooks([]):
+                type(device).__init__(device, self.counter, rotate=self.config.rotate, **size)
+        except Exception as exc:
+            if not _is_device_error(exc):
+                raise
+            raise DisplayUnavailableError(f"{self.config.where()}: {exc}") from None
+        finally:
+            del device.clear
+        self.pusher.forget()
+
     def keep_on_close(self) -> None:
         """Leave the last frame on the screen when it is closed (the pause, as the daemon
         stops): luma's ``persist``, and an SPI screen's DC and RESET lines left driven.

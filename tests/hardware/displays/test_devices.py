@@ -214,3 +214,24 @@ def test_a_mux_that_stops_answering_is_named_with_the_display() -> None:
         "channel 0: TCA9548A multiplexer not answering on I2C bus 1 at address 0x70"
     )
     assert board.displays == []
+
+
+def test_a_screen_that_lost_power_is_lit_and_drawn_again_by_a_refresh() -> None:
+    """luma.oled 3.16.0 sends the init sequence and DISPLAYON only in ``ssd1306.__init__``:
+    a screen reset by a power blip stayed dark, its memory blank, while every write to it
+    succeeded. A refresh sends the same sequence again, without luma's blank frame, and
+    the last view whole."""
+    rec = RecordingInterface()
+    board = DisplayBoard([open_display(DisplayConfig("bench"), BusPool(), serial=rec)])
+    board.update(VIEW)
+    start = len(rec.calls)
+    board.update(VIEW)
+    assert len(rec.calls) == start  # nothing changed, nothing sent
+    ram = Ssd1306Ram()  # the power-on reset: a blank memory, the panel off
+    assert board.refresh() == 1
+    again = rec.calls[start:]
+    ram.feed(again)
+    assert ram.image().tobytes() == render(VIEW, "turn").tobytes()
+    commands = [c for kind, payload in again if kind == "command" for c in payload]
+    assert 0xAF in commands and 0x8D in commands  # display on, its charge pump
+    assert sum(len(p) for kind, p in again if kind == "data") == 128 * 64 // 8  # no blank
