@@ -11,6 +11,7 @@ from controller.config import DEFAULT_CONFIG_PATH, Config, ConfigProblem, load_c
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
 from controller.daemon.journals import game_data_for, held_game_problem
+from controller.system.sandbox import network_closed, read_only_to_service
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL
 from vision.reading.domain import camera_fit
@@ -88,6 +89,10 @@ def run_check(args: argparse.Namespace) -> int:
         held = held_game_problem(cfg)  # the journal's game, against what the config sets up
         if held is not None:
             problems.append(ConfigProblem(str(path), "table", "journal", held))
+        if (sandboxed := read_only_to_service(cfg.table.journal)) is not None:
+            problems.append(ConfigProblem(str(path), "table", "journal", sandboxed))
+        if cfg.events is not None and (closed := network_closed()) is not None:
+            problems.append(ConfigProblem(str(path), "events", "", closed))
     if problems:
         raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"

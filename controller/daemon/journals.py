@@ -54,6 +54,7 @@ from controller.storage.origin import (
 )
 from controller.storage.sqlite_file import read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
+from controller.system.sandbox import read_only_here
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
 
@@ -84,10 +85,13 @@ def _journal_folder(path: Path) -> None:
     """Make the journal's folder.
 
     Raises:
-        StartError: it cannot be made, or the service's stop would empty it.
+        StartError: it cannot be made, the service's sandbox makes it read-only, or the
+            service's stop would empty it.
     """
     if (lost := emptied_when_stopped(path)) is not None:
         raise StartError(f"the journal {path} {lost}")
+    if (sandboxed := read_only_here(path.parent)) is not None:
+        raise StartError(f"the journal {path} cannot be written: {sandboxed}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
