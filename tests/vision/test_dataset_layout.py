@@ -350,3 +350,24 @@ def test_a_pose_sets_lines_are_read_as_their_box(own: Path, tmp_path: Path) -> N
     yaml = root / "data.yaml"
     yaml.write_text(yaml.read_text() + "kpt_shape: [2, 2]\n")
     assert _boxes(root) == plain
+
+
+def test_cvat_yolo_1_1_export_reads_its_train_subset(own: Path, tmp_path: Path) -> None:
+    """CVAT's "YOLO 1.1" export (Darknet's layout): obj.names, obj.data, train.txt and
+    obj_train_data/ holding the photos with their labels beside them (it was not read)."""
+    export = tmp_path / "task_dice-yolo 1.1"
+    subset = export / "obj_train_data"
+    subset.mkdir(parents=True)
+    for photo in sorted((own / "images").iterdir()):
+        shutil.copy(photo, subset / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", subset / f"{photo.stem}.txt")
+    (export / "obj.names").write_text("\n".join(NAMES) + "\n")
+    (export / "obj.data").write_text(
+        f"classes = {len(NAMES)}\ntrain = data/train.txt\nnames = data/obj.names\n"
+        "backup = backup/\n"
+    )
+    (export / "train.txt").write_text(
+        "".join(f"data/obj_train_data/{p.name}\n" for p in sorted(subset.glob("*.png")))
+    )
+    assert _boxes(export) == _boxes(own)
+    assert load_dataset(export).names == NAMES

@@ -1,7 +1,7 @@
 """Where a labeled dataset's photos, labels and face names lie, in the layouts that
 labelling tools write.
 
-Four layouts are read:
+Five layouts are read:
 
 - **This project's own** (``toptable dice capture``, the shared sets): a folder with
   ``data.yaml``, ``images/`` and ``labels/`` (``labels/<photo's stem>.txt``).
@@ -23,6 +23,8 @@ Four layouts are read:
   ``classes.txt`` (or ``obj.names``, Darknet's) when there is no yaml.
 - **Label Studio's YOLO export**: this project's ``images/`` and ``labels/`` with the
   names in ``classes.txt`` beside them (or in ``labels/``) instead of a yaml.
+- **CVAT's "YOLO 1.1" export** (Darknet's layout): ``obj.names``, ``obj.data`` and a
+  folder ``obj_train_data/`` (``obj_valid_data/``...) of photos with their labels beside.
 
 Which split is read: the one asked for; else the folder's own ``images/`` when it has
 one; else the first of the caller's splits the yaml names (calibration: ``train``;
@@ -254,6 +256,19 @@ def _split_folders(data: dict[str, Any]) -> list[str]:
     return [*SPLIT_FOLDERS, *(Path(e).name for e in entries if isinstance(e, str) and e)]
 
 
+def _darknet_folder(root: Path, split: str | None, splits: Sequence[str]) -> Path | None:
+    """The photos' folder of CVAT's "YOLO 1.1" (Darknet) export: ``obj.names``, ``obj.data``
+    and a folder ``obj_<subset>_data/`` a subset, its labels beside its photos; the subset
+    asked for, else the first of ``splits`` it has (``val`` also as ``valid``)."""
+    if not (root / "obj.names").is_file():
+        return None
+    for name in [split] if split is not None else splits:
+        for subset in (name, "valid") if name == "val" else (name,):
+            if (root / f"obj_{subset}_data").is_dir():
+                return root / f"obj_{subset}_data"
+    return None
+
+
 def find_layout(
     given: Path, split: str | None, splits: Sequence[str], problems: list[DataProblem]
 ) -> Layout:
@@ -290,6 +305,10 @@ def find_layout(
                 return _layout(root, yaml_path, data, [], (str(yaml_path), chosen))
             photos = _split_photos(yaml_path, data, chosen, problems)
             return _layout(root, yaml_path, data, photos, (str(yaml_path), chosen))
+    darknet = _darknet_folder(root, split, splits) if yaml_path is None else None
+    if darknet is not None:
+        photos = photos_in(darknet, deep=True)
+        return _layout(root, _name_list(root), data, photos, (str(darknet), ""))
     names_file = yaml_path or _name_list(root)
     photos = photos_in(root, deep=False)
     if not photos:
