@@ -212,22 +212,24 @@ class BoardFollower:
     def mismatch(self, occupied: frozenset[int]) -> str | None:
         """What differs between the board's occupied sensors and the game's tokens."""
         state = self.table.state
-        expected = {
-            s
-            for p in state.pieces.values()
+        token_on = {  # sensor -> the token standing on its space, and the space
+            s: (name, p.space)
+            for name, p in state.pieces.items()
             if p.space is not None and p.space >= 0
             for s in [self.layout.space(p.space).sensor]
             if s is not None
         }
-        extra = sorted(occupied - expected)
-        missing = sorted(expected - occupied)
+        extra = sorted(occupied - token_on.keys())
+        missing = sorted(token_on.keys() - occupied)
         if not extra and not missing:
             return None
         parts = []
-        if missing:
-            parts.append(f"put back tokens on sensors {missing}")
+        if missing:  # the sensors (the wiring's numbers), then the tokens and their spaces
+            tokens = ", ".join(f"{token_on[s][0]} on space {token_on[s][1]}" for s in missing)
+            parts.append(f"put back tokens on sensors {missing} ({tokens})")
         if extra:
-            parts.append(f"lift tokens from sensors {extra}")
+            spaces = [self.layout.space_for_sensor(s) for s in extra]
+            parts.append(f"lift tokens from sensors {extra} (spaces {spaces})")
         return "; ".join(parts)
 
 

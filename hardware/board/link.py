@@ -234,7 +234,7 @@ class BoardLink:
                         return "refused: " + reason
                     return reason
         except (serial.SerialException, OSError) as exc:
-            return f"port failed: {exc}"
+            return f"port failed (the board unplugged, or its cable?): {exc}"
         return None
 
 

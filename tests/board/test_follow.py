@@ -140,3 +140,25 @@ def test_a_board_scanning_fewer_sensors_than_the_layout_wires_is_not_followed(
     follower.on_restored(LinkRestored("b", "toptable-fw 1", 1, need, boot=2))
     follower.on_resynced(BoardResynced(2, 0, on_board, 0, "reset"))
     assert table.entry.board_ok and FaultSource.BOARD not in table.faults
+
+
+def test_a_board_that_differs_from_the_game_names_the_tokens_and_their_spaces(
+    tmp_path: Path,
+) -> None:
+    """After a resync the note names each token to put back and the spaces to clear, beside
+    the sensors (the wiring's numbers, which a sensor map makes other than the spaces')."""
+    game, follower = _table(tmp_path, until_over=False)
+    state = game.state
+    standing = sorted(state.occ.items())
+    (space, token), free = (
+        standing[0],
+        next(sp for sp in range(1, 200) if sp not in state.occ and DATA.board.space(sp).sensor),
+    )
+    on_board = {s for sp, _ in standing[1:] if (s := DATA.board.space(sp).sensor) is not None}
+    sensor, free_sensor = DATA.board.space(space).sensor, DATA.board.space(free).sensor
+    assert free_sensor is not None
+    said = follower.mismatch(frozenset({*on_board, free_sensor}))
+    assert said == (
+        f"put back tokens on sensors [{sensor}] ({token} on space {space}); "
+        f"lift tokens from sensors [{free_sensor}] (spaces [{free}])"
+    )
