@@ -228,7 +228,7 @@ def start_timers(
     light the screens again every :data:`REFRESH_EVERY_S`, and tick the clock every
     ``tick_s`` seconds. Call before the loop runs."""
     devices.report_missing()
-    table.set_device_faults(devices.faults())
+    table.set_device_faults(_faults(devices))
     loop.call_every(retry_s, lambda: _retry(devices, table))
     loop.call_every(REFRESH_EVERY_S, lambda: _refresh(devices, table))
     loop.tick_every(tick_s)
@@ -238,14 +238,20 @@ def _retry(devices: TableDevices, table: GameTable) -> None:
     """Reopen what is missing (a camera that comes back posts its event); the faults on
     screen follow."""
     devices.retry()
-    table.set_device_faults(devices.faults())
+    table.set_device_faults(_faults(devices))
+
+
+def _faults(devices: TableDevices) -> dict[str, str]:
+    """The devices' faults, a button held down as if stuck among them."""
+    stuck = devices.inputs.stuck() if devices.inputs is not None else {}
+    return {**devices.faults(), **stuck}
 
 
 def _refresh(devices: TableDevices, table: GameTable) -> None:
     """Light again a screen that lost power for a moment; one that stopped answering is
     dropped (and shown as a fault)."""
     devices.displays.refresh()
-    table.set_device_faults(devices.faults())
+    table.set_device_faults(_faults(devices))
 
 
 def table_seed(recorded: int | None, given: int | None) -> int:

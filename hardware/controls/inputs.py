@@ -13,6 +13,7 @@ naming it and its pin; the others work.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from typing import Any
@@ -21,6 +22,10 @@ from hardware.controls.errors import ControlUnavailableError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.controls.settings import ControlsConfig
 from hardware.lgpio_errors import lgpio_error
+
+log = logging.getLogger(__name__)
+STUCK_AFTER_S = 10.0
+"""A button held down this long is taken for stuck (a long press is one second)."""
 
 
 def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnavailableError:
@@ -124,6 +129,7 @@ class TableInputs:
         self._events = events
         self.failed: list[ControlUnavailableError] = []
         self.buttons: dict[ButtonName, _ButtonWatch] = {}
+        self._said_stuck: set[str] = set()
         self.encoder: Any = None
         errors = gpio_errors()
         for name, pin in config.buttons.items():
@@ -159,6 +165,24 @@ class TableInputs:
 
     def _post(self, event: Any) -> None:
         self._events.put(event)
+
+    def stuck(self) -> dict[str, str]:
+        """The buttons held down past :data:`STUCK_AFTER_S`, as faults (``controls:<name>``
+        -> what to say): a stuck switch, or something lying on it, acts once (a long
+        press) and then leaves the button dead without a word (gpiozero 2.0's
+        ``HoldMixin`` fires ``when_held`` once without ``hold_repeat``); each is said in
+        the log once while it stays down."""
+        out: dict[str, str] = {}
+        for name, watch in self.buttons.items():
+            held = watch.button.active_time  # gpiozero: seconds active, None when not
+            if held is not None and held >= STUCK_AFTER_S:
+                out[f"controls:{name.value}"] = (
+                    f"button '{name.value}' held down {held:.0f} s: stuck, or something on it?"
+                )
+        for fault in out.keys() - self._said_stuck:
+            log.warning("%s", out[fault])
+        self._said_stuck = set(out)
+        return out
 
     def __enter__(self) -> TableInputs:
         return self

@@ -19,7 +19,9 @@ from hardware.controls import (
     EncoderTurned,
     TableInputs,
 )
+from hardware.controls import inputs as inputs_module
 from tests.hardware.controls.pins import press
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -131,3 +133,23 @@ def test_pull_down_buttons_press_when_driven_high(factory: MockFactory) -> None:
         assert inputs.failed == []
         press(factory.pin(UNDO), pull_up=False)
         assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
+
+
+def test_a_button_held_down_past_its_time_is_a_fault_said_once(
+    factory: MockFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stuck switch acts once (a long press), then left the button dead without a word:
+    held past STUCK_AFTER_S it is a fault, said once in the log, gone on release."""
+    monkeypatch.setattr(inputs_module, "STUCK_AFTER_S", 0.2)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q) as inputs:
+        pin = factory.pin(CONFIRM)
+        pin.drive_low()
+        assert inputs.stuck() == {}  # a press, so far
+        wait_until(lambda: bool(inputs.stuck()), 5, "the button taken for stuck")
+        assert list(inputs.stuck()) == ["controls:confirm"]
+        assert "button 'confirm' held down" in inputs.stuck()["controls:confirm"]
+        said = [r for r in caplog.records if "held down" in r.getMessage()]
+        assert len(said) == 1
+        pin.drive_high()
+        assert inputs.stuck() == {}
