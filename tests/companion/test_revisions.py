@@ -200,3 +200,53 @@ def test_the_demo_catches_up_an_old_journal_by_its_own_revision(tmp_path: Path) 
         seen = list(seen_before_each_row(mode, journal))
     assert len(seen) == len(REVISION_1_TURN)
     assert seen[-1][0].rules_revision == 1 and seen[-1][1] == len(REVISION_1_TURN) - 1
+
+
+def test_actions_of_a_newer_revision_are_refused_by_the_older_one() -> None:
+    """A game played by an older revision keeps its rules: dbz-tcg's ``level`` (revision 3)
+    and dbs-tournament's Choice Skill order (revision 2) are refused, and not offered."""
+    level = {"do": "level", "player": "Goku", "delta": 1}
+    old = replay("dbz-tcg", {"players": PLAYERS, "rules_revision": 2, "actions": [level]})
+    assert [r["do"] for r in old["refused"]] == ["level"]
+    assert replay("dbz-tcg", {"players": PLAYERS, "actions": [level]})["refused"] == []
+    mode = get_mode(GameKind.DBZ_TCG)
+    offered = {o.do for o in mode.legal_actions(mode.new_game(PLAYERS, revision=2), "Vegeta")}
+    assert "level" not in offered and "anger" in offered
+    names = ["Ann", "Ben", "Cid"]
+    start = [{"do": "roll", "values": {"Ann": 6, "Ben": 2, "Cid": 1}},
+             {"do": "choose_first", "player": "Ann"},
+             {"do": "counter_order", "kind": "choice", "by": "Ben"}]  # fmt: skip
+    first = replay("dbs-tournament", {"players": names, "rules_revision": 1, "actions": start})
+    assert [r["do"] for r in first["refused"]] == ["counter_order"]
+    now = replay("dbs-tournament", {"players": names, "actions": start})
+    assert now["refused"] == [] and now["counter_orders"] == [["Cid", "Ann"]]
+
+
+def test_the_buttons_offer_an_attacks_window_only_for_an_attack_the_rules_allow() -> None:
+    mode = get_mode(GameKind.DBS_TOURNAMENT)
+    state = mode.new_game(["Ann", "Ben"])
+    for raw in ({"do": "roll", "values": {"Ann": 6, "Ben": 2}},
+                {"do": "choose_first", "player": "Ann"}):  # fmt: skip
+        state = mode.apply(state, mode.parse_action(raw, ["Ann", "Ben"]))
+
+    def window(player: str) -> dict[str, tuple[str | int, ...]]:
+        (offer,) = [o for o in mode.legal_actions(state, player) if o.do == "counter_order"]
+        return dict(offer.options)
+
+    assert window("Ann")["kind"] == ("play", "choice")  # Ben has not taken his first turn
+    for _ in range(2):
+        state = mode.apply(state, mode.parse_action({"do": "end_turn"}, ["Ann", "Ben"]))
+    assert window("Ann") == {"kind": ("play", "attack", "choice"), "by": ("Ann",),
+                             "target": ("Ben",)}  # fmt: skip
+    assert window("Ben")["kind"] == ("play", "choice")  # not his turn
+
+
+def test_the_next_attacks_cost_closes_the_critical_choice() -> None:
+    turn = [{"do": "draw", "player": "Goku", "cards": 3},
+            {"do": "pur", "player": "Goku", "amount": 0},
+            {"do": "declare_combat", "player": "Goku"},
+            {"do": "life_damage", "player": "Vegeta", "amount": 6},
+            {"do": "pay_stages", "player": "Goku", "amount": 1},  # an Energy Attack begins
+            {"do": "critical", "player": "Goku", "choice": "lower_anger"}]  # fmt: skip
+    out = replay("dbz-tcg", {"players": PLAYERS, "actions": turn})
+    assert [r["index"] for r in out["refused"]] == [5]

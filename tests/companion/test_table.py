@@ -147,6 +147,8 @@ def test_refusal_shows_the_rule_journals_it_and_clears_on_the_next_press(tmp_pat
     with _table(tmp_path, "dbs-tournament", ("Ann", "Bob")) as t:
         t.submit("Ann", {"do": "roll", "values": {"Ann": 6, "Bob": 2}})
         t.submit("Ann", {"do": "choose_first", "player": "Ann"})
+        for _ in range(2):  # Bob has taken his first turn: Ann may attack him (a target)
+            t.submit(None, {"do": "end_turn"})
         state = t.state
         _pick(t, "counter_order")
         assert t.view().question == "kind"
@@ -160,7 +162,7 @@ def test_refusal_shows_the_rule_journals_it_and_clears_on_the_next_press(tmp_pat
         assert t.state is state and t.refusals == 1
         assert v.options[v.selected] == "counter_order"  # back at the choice, same player
         kinds = [r.kind for r in t.journal.rows()]
-        assert kinds == ["action", "action", "refused"]
+        assert kinds == ["action"] * 4 + ["refused"]
         refused = t.journal.rows()[-1].data()
         assert refused["rule"] == "Skill Rules: Counter Windows"
         assert refused["action"] == {

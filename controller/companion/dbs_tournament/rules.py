@@ -205,6 +205,8 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
         _in_game(state, action.by, action.target)
         if action.kind is CounterKind.PLAY and action.target is not None:
             raise RuleViolationError(R_COUNTER, "a [Counter: Play] window has no target")
+        if action.kind is CounterKind.CHOICE and state.rules_revision < 2:
+            raise RuleViolationError(R_CHOICE, "ordered from rules revision 2 on")
         if action.kind is CounterKind.CHOICE and action.target is not None:
             raise RuleViolationError(R_CHOICE, "a Choice Skill is offered to every opponent")
         if action.target == action.by:
@@ -241,11 +243,24 @@ def apply(state: DbsState, action: DbsAction) -> DbsState:
     raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
-def _counter_kinds(state: DbsState, player: str) -> tuple[str, ...]:
-    """The windows ``player`` may ask the order of: an attack's only on their turn (from
-    revision 2)."""
-    attack = state.rules_revision < 2 or state.turn == player
-    return ("play", "attack", "choice") if attack else ("play", "choice")
+def _attack_targets(state: DbsState, player: str) -> tuple[str, ...]:
+    """Whom ``player`` may attack on their turn: the others still in who took a turn."""
+    return tuple(
+        s.name for s in state.seats if s.name != player and not s.eliminated and s.first_turn_taken
+    )
+
+
+def _counter_offer(state: DbsState, player: str) -> Offer:
+    """The windows ``player`` may ask the order of: from revision 2, an attack's only for an
+    attack they may make now (its targets offered), and a Choice Skill's."""
+    mine = ("by", (player,))
+    if state.rules_revision < 2:
+        return Offer("counter_order", (("kind", ("play", "attack")), mine), ("target",))
+    targets = _attack_targets(state, player) if state.turn == player else ()
+    if not targets:
+        return Offer("counter_order", (("kind", ("play", "choice")), mine))
+    kinds = ("kind", ("play", "attack", "choice"))
+    return Offer("counter_order", (kinds, mine, ("target", targets)))
 
 
 def step(state: DbsState) -> str:
@@ -268,19 +283,9 @@ def legal_actions(state: DbsState, player: str) -> tuple[Offer, ...]:
     out.append(Offer("deck_out", (("player", (player,)),)))
     if not me.champion_in_zone:
         out.append(Offer("champion_return", (("player", (player,)),)))
-    out.append(
-        Offer(
-            "counter_order",
-            (("kind", _counter_kinds(state, player)), ("by", (player,))),
-            ("target",),
-        )
-    )
+    out.append(_counter_offer(state, player))
     if state.turn == player:
-        targets = tuple(
-            s.name
-            for s in state.seats
-            if s.name != player and not s.eliminated and s.first_turn_taken
-        )
+        targets = _attack_targets(state, player)
         if targets:
             out.append(Offer("attack", (("attacker", (player,)), ("target", targets))))
         if me.champion_in_zone:

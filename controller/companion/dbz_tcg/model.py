@@ -24,9 +24,10 @@ RULES_REVISION = 3
    (``combat_draw_cards``), and l.110-112: the Planning Step ends with the PUR gain, so
    combat, rejuvenating and the turn's end wait for the ``pur`` (of 0 for none);
 3. rule text 003 l.189: an unstopped attack's "Hit" effects come before its critical
-   damage choice, so the choice stays open through them (Anger, stages gained or paid,
-   cards drawn, Dragon Balls) and closes at the next damage, at the turn's end or when
-   made; the attacker is offered its other actions beside it (l.191: "you may")."""
+   damage choice, so the choice stays open through them (Anger, stages gained, cards
+   drawn, Dragon Balls) and closes at the next attack (its cost or its damage), at the
+   turn's end or when made; the attacker is offered its other actions beside it (l.191:
+   "you may")."""
 DECK = 60
 """Rule text 003: "exactly 60 other cards" beside the Main Personality and Mastery; the
 Life Deck is made of them, so it holds no more. It bounds the counts of cards (the Life

@@ -170,9 +170,10 @@ def _level(state: DbzState, a: Level) -> DbzState:
     return _set(state, a.player, level=level, drill_discards=f.drill_discards + 1)
 
 
-# An attack's damage, or the turn's end, closes the critical choice of the attack before
-# (revision 3 on); anything else is one of its "Hit" effects, which come first (l.189).
-_CLOSES_CRITICAL = (StageDamage, LifeDamage, PhysicalAttack, EndTurn)
+# The next attack (its cost paid, its damage) or the turn's end closes the critical choice
+# of the attack before (revision 3 on); anything else is one of its "Hit" effects, which
+# come first (l.189).
+_CLOSES_CRITICAL = (StageDamage, LifeDamage, PhysicalAttack, PayStages, EndTurn)
 
 
 def _turn_player(state: DbzState, name: str, rule: str, what: str) -> None:
@@ -262,6 +263,8 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
     if isinstance(action, Anger):
         return _change_anger(state, action.player, action.delta)
     if isinstance(action, Level):
+        if state.rules_revision < 3:  # revisions 1-2 had no such action: as a script then
+            raise RuleViolationError(R_LEVEL, "recorded from rules revision 3 on")
         return _level(state, action)
     if isinstance(action, StageDamage | LifeDamage):
         if action.amount < 1:
@@ -363,7 +366,7 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     out += [
         Offer("draw", mine, ("cards",)),
         Offer("anger", mine, ("delta",)),
-        Offer("level", mine, ("delta",)),
+        *([Offer("level", mine, ("delta",))] if state.rules_revision >= 3 else []),
         Offer("stage_damage", mine, ("amount",)),
         Offer("life_damage", mine, ("amount",)),
         Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
