@@ -328,6 +328,9 @@ def test_photos_kept_in_subfolders_of_images_are_read_too(own: Path, tmp_path: P
     (root / "images" / "linked").symlink_to(elsewhere / "images", target_is_directory=True)
     (root / "labels" / "linked").symlink_to(elsewhere / "labels", target_is_directory=True)
     (elsewhere / "images" / "loop").symlink_to(root / "images", target_is_directory=True)
+    for stray in (".picasaoriginals", "@eaDir"):  # an editor's originals, a NAS's thumbnails
+        (root / "images" / stray).mkdir()
+        shutil.copy(photos[0], root / "images" / stray / photos[0].name)
     names = sorted(
         str(item.image.relative_to(root / "images")) for item in load_dataset(root).items
     )

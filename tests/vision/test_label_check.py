@@ -67,3 +67,17 @@ def test_a_die_after_a_repeated_line_is_named_by_its_own_line(tmp_path: Path) ->
     item = LabeledImage(tmp_path / "p.jpg", label, parse_label_file(label, 2, "p.txt", []))
     assert len(item.dice) == 2
     assert label_lines(item) == [1, 4]
+
+
+def test_a_pose_sets_dice_are_named_by_their_own_lines(tmp_path: Path) -> None:
+    """Keypoints with a visibility flag of 2 are no outline: a pose set's lines are read by
+    their box (as the loader reads them), so no die is named by another's line."""
+    label = tmp_path / "p.txt"
+    label.write_text(
+        "0 0.20 0.20 0.05 0.05 0.19 0.19 2 0.21 0.21 2\n"
+        "1 0.50 0.50 0.05 0.05 0.49 0.49 2 0.51 0.51 2\n"
+        "0 0.80 0.80 0.05 0.05 0.79 0.79 1 0.81 0.81 1\n"
+    )
+    dice = parse_label_file(label, 2, "p.txt", [], pose=True)
+    item = LabeledImage(tmp_path / "p.jpg", label, dice)
+    assert len(dice) == 3 and label_lines(item, pose=True) == [1, 2, 3]

@@ -87,3 +87,50 @@ def test_labels_drawn_on_the_photo_as_shown_stay(tmp_path: Path, tag: int) -> No
 def test_calibration_says_when_it_turned_labels() -> None:
     assert turned_warning(0) == ""
     assert "3 photos carry an EXIF orientation tag" in turned_warning(3)
+
+
+def test_labels_drawn_as_shown_stay_beside_an_oblique_cameras_photos(tmp_path: Path) -> None:
+    """Photos of a camera whose dice look wide (an oblique table camera, no tag) do not
+    make the phone photos' right labels look turned: each set of boxes is judged alone."""
+    _photo_set(tmp_path, 6, drawn_on_stored=False)
+    for n in range(3):
+        frame = np.full((960, 1280, 3), 60, np.uint8)
+        Image.fromarray(frame).save(tmp_path / "images" / f"cam{n}.jpg")
+        (tmp_path / "labels" / f"cam{n}.txt").write_text(
+            "".join(f"{k % 2} {0.2 + 0.2 * k:.3f} 0.5 {80 / 1280:.6f} {52 / 960:.6f}\n"
+                    for k in range(4))
+        )  # fmt: skip
+    assert load_dataset(tmp_path).turned == 0
+    assert _lands_on_its_square_in(tmp_path, "p")
+
+
+def _lands_on_its_square_in(root: Path, prefix: str) -> bool:
+    for item in load_dataset(root).items:
+        if not item.image.name.startswith(prefix):
+            continue
+        shown = np.asarray(ImageOps.exif_transpose(Image.open(item.image)))
+        h, w = shown.shape[:2]
+        for die in item.dice:
+            x, y, bw, bh = die.box_px(w, h)
+            inner = shown[round(y + 15) : round(y + bh - 15), round(x + 15) : round(x + bw - 15), 0]
+            if inner.size == 0 or inner.mean() < 200:
+                return False
+    return True
+
+
+def test_a_photo_past_pillows_limit_is_left_to_the_datasets_checks(tmp_path: Path) -> None:
+    """Pillow refuses to open a photo over twice its pixel limit (DecompressionBombError,
+    no OSError): reading its tag must not end the dataset's loading with a traceback."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    _photo_set(tmp_path, 1, drawn_on_stored=False, photos=2)
+    header = struct.pack(">IIBBBBB", 20000, 10000, 8, 0, 0, 0, 0)  # 200 megapixels
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b"")
+    (tmp_path / "images" / "panorama.png").write_bytes(png)
+    (tmp_path / "labels" / "panorama.txt").write_text("0 0.5 0.5 0.01 0.02\n")
+    assert len(load_dataset(tmp_path).items) == 3

@@ -256,7 +256,7 @@ def calibrate(
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         h, w = face.shape[:2]
         centers, boxes, angles = [], [], []
-        numbers = label_lines(item)
+        numbers = label_lines(item, dataset.pose)
         for line, d in enumerate(item.dice, start=1):
             x, y, bw, bh = d.box_px(w, h)
             cx, cy = x + bw / 2, y + bh / 2

@@ -77,12 +77,13 @@ class Dataset:
     first: int = 0
     # photos whose labels were drawn on them as stored, turned as shown (turned_labels.py)
     turned: int = 0
+    pose: bool = False  # a pose set's labels: each line a box, then keypoints
 
     def subset(self, indices: Sequence[int]) -> Dataset:
         """The same dataset restricted to the images at ``indices`` (in that order)."""
         lead = next((n for n, i in enumerate(indices) if i >= self.first), len(indices))
         items = tuple(self.items[i] for i in indices)
-        return Dataset(self.root, self.names, items, lead, self.turned)
+        return Dataset(self.root, self.names, items, lead, self.turned, self.pose)
 
     @property
     def dice_count(self) -> int:
@@ -369,4 +370,4 @@ def load_dataset(
     if problems:
         raise DataError(problems)
     items, turned = turn_stored_labels(items)
-    return Dataset(root, names, tuple(items), turned=turned)
+    return Dataset(root, names, tuple(items), turned=turned, pose=pose)

@@ -88,6 +88,10 @@ def photo_folder(label_folder: Path) -> Path:
     return _swap_last(label_folder, "labels", "images")
 
 
+NOT_PHOTOS = ("@eaDir",)
+"""Folders of thumbnails a NAS writes beside photos (Synology's), never the owner's."""
+
+
 def photos_in(folder: Path, deep: bool, skip: Sequence[str] = ()) -> list[Path]:
     """The photos in ``folder`` (and its subfolders when ``deep``, symlinked ones too, as
     Ultralytics' recursive ``glob`` reads them; not those of its own named in ``skip``),
@@ -102,9 +106,11 @@ def photos_in(folder: Path, deep: bool, skip: Sequence[str] = ()) -> list[Path]:
             dirs[:] = []
             continue
         seen.add(real)
+        # not hidden ones (a glob's ** skips them: .picasaoriginals) nor a NAS's thumbnails
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in NOT_PHOTOS]
         if Path(top) == folder:
             dirs[:] = [d for d in dirs if d not in skip]
-        found += [Path(top) / f for f in files]
+        found += [Path(top) / f for f in files if not f.startswith(".")]
     return sorted(p for p in found if is_photo(p) and p.is_file())
 
 

@@ -75,10 +75,10 @@ def label_problems(
         ))  # fmt: skip
 
 
-def label_lines(item: LabeledImage) -> list[int]:
+def label_lines(item: LabeledImage, pose: bool = False) -> list[int]:
     """The line number of each die of a label file, in order (blank lines and a die's
-    repeated line skipped, as the dataset's loader skips them)."""
-    return [number for number, _ in label_rows(item.label, 10**9, "", [])]
+    repeated line skipped, as the dataset's loader skips them; ``pose``: a pose set's)."""
+    return [number for number, _ in label_rows(item.label, 10**9, "", [], pose)]
 
 
 def relative_name(path: Path, root: Path) -> str:

@@ -201,4 +201,6 @@ def joined(first: Dataset, *more: Dataset) -> Dataset:
         )
     if problems:
         raise DataError(problems)
-    return Dataset(first.root, first.names, tuple(items), len(first.items), first.turned)
+    return Dataset(
+        first.root, first.names, tuple(items), len(first.items), first.turned, first.pose
+    )

@@ -8,9 +8,10 @@ as shown, labelImg on the photo as stored (it ignores the tag: HumanSignal/label
 in is judged from the boxes themselves: a die's top face is near square in the frame it
 was drawn on (an oblique camera squashes it alike in every photo), and read in the other
 frame every box is squashed by the photo's shape squared (1.78 for 4:3). The turned
-photos' boxes are read both ways, against the aspect of the untagged photos' boxes (1
-without any); when the stored frame fits them clearly better, their boxes are turned as
-the photo is shown, and calibration says so.
+photos' boxes are read both ways; when the photo shown squashes them past any camera's
+tilt and the stored frame fits them clearly better, their boxes are turned as the photo
+is shown, and calibration says so. A square photo, or one whose dice are squashed along
+its shape, cannot be told: its labels stay as they are.
 """
 
 from __future__ import annotations
@@ -22,16 +23,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vision.images import header_size
-
 if TYPE_CHECKING:  # (the dataset's loader calls this module)
     from vision.learning.dataset import LabeledDie, LabeledImage
 
 QUARTER_TURNS = (5, 6, 7, 8)
 """EXIF orientations that show the stored photo turned a quarter (or transposed)."""
 CLEARLY = 0.15
-"""How much nearer (in |log| of a box's width over its height, median over the dice) the
-stored frame must fit: a 4:3 photo's two readings lie 0.58 apart, a 16:9's 1.15."""
+"""How much nearer square (in |log| of a box's width over its height, median over the
+dice) the stored frame's reading must be: a 4:3 photo's two readings lie 0.58 apart, a
+16:9's 1.15."""
+SQUASHED = 0.4
+"""|log| of a box's width over its height past which no camera's tilt squashes a die's top
+face (1.49: a camera 45° off straight down squashes it 1.41)."""
 ORIENTATION = 0x0112
 
 
@@ -44,8 +47,8 @@ def quarter_turn(path: Path) -> tuple[int, int, int] | None:
         with Image.open(path) as image:
             tag = image.getexif().get(ORIENTATION)
             width, height = image.size
-    except (UnidentifiedImageError, OSError, ValueError):
-        return None
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return None  # (a photo too large is named by the dataset's checks)
     return (tag, width, height) if tag in QUARTER_TURNS else None
 
 
@@ -62,21 +65,21 @@ def _log_aspects(dice: Sequence[LabeledDie], width: int, height: int) -> list[fl
 
 def turn_stored_labels(items: Sequence[LabeledImage]) -> tuple[list[LabeledImage], int]:
     """``items`` with the quarter-turned photos' boxes turned as shown when they were
-    drawn on the photos as stored; and how many photos were so turned (0: none)."""
+    drawn on the photos as stored; and how many photos were so turned (0: none).
+
+    Judged on the turned photos alone (other photos may come from another camera, whose
+    dice look otherwise): read as drawn on the photo shown, their dice must look squashed
+    past anything a camera's tilt does (:data:`SQUASHED`), and read as drawn on the
+    photo stored, clearly nearer square (:data:`CLEARLY`); else they stay as they are."""
     turned = {k: t for k, item in enumerate(items) if (t := quarter_turn(item.image))}
-    if not turned:
-        return list(items), 0
-    reference: list[float] = []
-    for k, item in enumerate(items):
-        size = header_size(item.image) if k not in turned and item.dice else None
-        if size is not None:
-            reference += _log_aspects(item.dice, *size)
-    centre = statistics.median(reference) if len(reference) >= 5 else 0.0
     shown, stored = [], []
     for k, (_, width, height) in turned.items():
-        shown += [abs(a - centre) for a in _log_aspects(items[k].dice, height, width)]
-        stored += [abs(a - centre) for a in _log_aspects(items[k].dice, width, height)]
-    if not shown or statistics.median(stored) + CLEARLY >= statistics.median(shown):
+        shown += [abs(a) for a in _log_aspects(items[k].dice, height, width)]
+        stored += [abs(a) for a in _log_aspects(items[k].dice, width, height)]
+    if not shown:
+        return list(items), 0
+    as_drawn, other = statistics.median(shown), statistics.median(stored)
+    if as_drawn < SQUASHED or other + CLEARLY >= as_drawn:
         return list(items), 0
     out = list(items)
     for k, (orientation, _, _) in turned.items():
