@@ -294,9 +294,10 @@ class TableEntry:
                 )
             return False
         self._said_unwanted = False
-        if event.roll_no > 1 and not event.rerolled:
+        if event.roll_no > 1 and not event.rerolled and not event.count_mismatch:
             # every die lies where the last read saw it with the same face: a hand passed
-            # over the tray, or a camera's exposure settled again; nobody threw
+            # over the tray, or a camera's exposure settled again; nobody threw (a read
+            # of fewer dice than thrown, one rolled out of view, goes to a person)
             self.stats.unmoved_reads += 1
             log.info("the camera read the dice again where they lay: not a throw")
             return False

@@ -326,9 +326,16 @@ def test_a_camera_back_from_any_failure_reads_no_throw_from_the_dice_already_the
     lying = r.render(dice)
     brighter = cv2.convertScaleAbs(lying, alpha=1.0, beta=40)
     thrown = r.render(r.place([Symbol.PUNCH, Symbol.SPHERE]))
+    hand = r.render(dice, hand=True)
     scripts: list[list[NDArray[Any] | None]] = [
         [empty] * 5 + [None],  # the tray empty, then the camera goes
-        [brighter, brighter] + [lying] * 6 + [empty, thrown] + [thrown] * 6,
+        # back: the dice lying there are its baseline; a hand passes over them, then a throw
+        [brighter, brighter]
+        + [lying] * 6
+        + [hand, lying]
+        + [lying] * 6
+        + [empty, thrown]
+        + [thrown] * 6,
     ]
     q: queue.Queue[Event] = queue.Queue()
     ticks = iter(range(1000))
@@ -338,9 +345,12 @@ def test_a_camera_back_from_any_failure_reads_no_throw_from_the_dice_already_the
     with worker:
         assert worker.finished.wait(20)
     events = _drain(q)
-    assert [type(e) for e in events] == [CameraLost, CameraRestored, ThrowSettled, CameraLost]
+    kinds = [CameraLost, CameraRestored, ThrowSettled, ThrowSettled, CameraLost]
+    assert [type(e) for e in events] == kinds
     lost = events[0]
     assert isinstance(lost, CameraLost) and "No such device" in lost.reason
-    throw = events[2]
-    assert isinstance(throw, ThrowSettled)
+    again, throw = events[2], events[3]
+    # the hand's read: the baseline's dice where they lay (the table takes it for no throw)
+    assert isinstance(again, ThrowSettled) and again.roll_no == 2 and again.rerolled == ()
+    assert isinstance(throw, ThrowSettled) and throw.rerolled == (0, 1)
     assert sorted(f or "" for f in throw.faces) == ["punch", "sphere"]

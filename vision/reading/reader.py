@@ -108,6 +108,11 @@ class DiceReader:
         if motion is Motion.IDLE:
             return None
         read = read_frame(frame, self.model, self.expect)
+        if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
+            if read.dice and not read.obstructed:
+                self.tracker.step([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
+                                   for d in read.dice])  # fmt: skip
+            return None
         self.last_read = read
         if read.obstructed:
             self.state = "obstructed"
@@ -222,6 +227,7 @@ class CameraWorker:
         self._thread: threading.Thread | None = None
         self.finished = threading.Event()
         self._is_lost = False
+        self._said: set[str] = set()  # the unexpected failures logged with their traceback
         self._busy_since: float | None = None  # clock() when a camera call began
         self._name = config.device if config.kind == "v4l2" else config.path or config.kind
 
@@ -273,9 +279,20 @@ class CameraWorker:
     def _open(self) -> FrameSource | None:
         try:
             return self._call(lambda: self.opener(self.config))
-        except CameraError as exc:
-            self._lost(str(exc))
+        except Exception as exc:  # any failure to open is a camera missing, retried
+            self._lost(self._why(exc))
             return None
+
+    def _why(self, exc: Exception) -> str:
+        """The reason a camera call failed: a source's own CameraError as it says it; any
+        other (a driver's OSError, a bug) with its traceback in the log, once a kind."""
+        if isinstance(exc, CameraError):
+            return str(exc)
+        why = f"{exc!r}"
+        if why not in self._said:
+            self._said.add(why)
+            log.warning("camera %s: %s", self._name, why, exc_info=exc)
+        return why
 
     def _close_quietly(self, source: FrameSource) -> None:
         """Close a source (that failed, or at the end); a close that fails is logged."""
@@ -306,8 +323,7 @@ class CameraWorker:
                 except Exception as exc:  # any failure of a source is a lost camera
                     # CameraError is the sources' own; anything else (a driver's OSError, a
                     # MemoryError) would end the thread with the camera never retried
-                    why = str(exc) if isinstance(exc, CameraError) else f"{exc!r}"
-                    self._lost(why)  # first: the loop hears of it even if close() hangs
+                    self._lost(self._why(exc))  # first: heard even if close() hangs
                     self._close_quietly(source)
                     source = None
                     self._stop.wait(self.retry_s)

@@ -28,6 +28,7 @@ class Motion(StrEnum):
     SETTLING = "settling"  # still, but not for long enough yet
     SETTLED = "settled"  # the frame that completes the still run (reported once)
     IDLE = "idle"  # still, nothing moved since the last settled frame
+    BASELINE = "baseline"  # the still run that ends a rebase: the tray as it lies, no throw
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class SettleDetector:
         self._still += 1
         if self._rebasing and self._still >= p.still_frames:
             self._rebasing = False  # the baseline: what moves next is a throw
+            return Motion.BASELINE
         if not self._armed:
             return Motion.IDLE
         if self._still >= p.still_frames:
