@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -143,21 +144,33 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode of the file at ``path`` (None: there is none to stat)."""
+class FileIdentity(NamedTuple):
+    """A file as it was opened: its absolute path (a relative one would name another file
+    once the process changes folder), its device and its inode."""
+
+    where: str
+    device: int
+    inode: int
+
+
+def file_identity(path: Path) -> FileIdentity | None:
+    """The file at ``path`` as it is now (None: there is none to stat)."""
+    where = os.path.abspath(path)
     try:
-        found = os.stat(path)
+        found = os.stat(where)
     except OSError:
         return None
-    return found.st_dev, found.st_ino
+    return FileIdentity(where, found.st_dev, found.st_ino)
 
 
-def replaced_why(path: Path, identity: tuple[int, int] | None) -> str | None:
-    """Why the file at ``path`` is no longer the database opened as ``identity``: deleted,
-    moved away or replaced, so that a row written on would go to a file nobody finds at
-    that name (None: it is the same file, or ``identity`` was not known)."""
-    now = file_identity(path)
-    if identity is None or now == identity:
+def replaced_why(path: Path, identity: FileIdentity | None) -> str | None:
+    """Why the file opened as ``identity`` (shown as ``path``) is no longer at its place:
+    deleted, moved away or replaced, so that a row written on would go to a file nobody
+    finds at that name (None: it is the same file, or ``identity`` was not known)."""
+    if identity is None:
+        return None
+    now = file_identity(Path(identity.where))
+    if now == identity:
         return None
     what = "deleted or moved away" if now is None else "replaced by another file"
     return (

@@ -239,6 +239,6 @@ class BoardLink:
 
 
 def _said_alike(reason: str | None) -> str | None:
-    """``reason`` with its numbers left out: the same kind of trouble is said once, though
-    its count (of bytes that made no frame, of seconds) changes from retry to retry."""
-    return None if reason is None else re.sub(r"\d+", "#", reason)
+    """``reason`` with its count of bytes left out: the same trouble is said once, though
+    that count grows from retry to retry (any other change is a new reason, said)."""
+    return None if reason is None else re.sub(r"\b\d+ bytes\b", "# bytes", reason)

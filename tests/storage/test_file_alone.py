@@ -42,3 +42,14 @@ def test_a_journal_deleted_or_replaced_under_its_writer_is_said_at_the_next_appe
         word = "deleted or moved away" if how == "deleted" else "replaced by another file"
         assert str(path) in message and word in message and "\n" not in message
         assert len(journal) == 1
+
+
+def test_a_journal_opened_by_a_relative_path_is_found_after_a_change_of_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with Journal.create(Path("j.sqlite"), {"mode": "tournament"}) as journal:
+        journal.append(FirstPlayerChosen(seat=0))
+        monkeypatch.chdir("/")
+        journal.append(FirstPlayerChosen(seat=1))  # no false alarm: the same file
+        assert len(journal) == 2
