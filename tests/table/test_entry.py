@@ -16,7 +16,7 @@ from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown, FirstPlayerChosen, Move, Pass, PlayCard
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, Length, Phase
+from controller.game.state import Combat, GameConfig, Length, Phase
 from controller.table.awaits import TableAwaits
 from controller.table.chooser import ENTER_DICE, ChooserKind
 from controller.table.controller import TableController
@@ -35,6 +35,15 @@ def _table(tmp_path: Path, seed: int = 1) -> tuple[TableController, TablePlayers
     table = TableController(game, seed=seed)
     players = TablePlayers(table.awaits, DirectHands(table, seed), [GreedyBot(), RandomBot()], seed)
     return table, players
+
+
+def _at_attack(tmp_path: Path) -> tuple[TableController, Combat]:
+    """A table of seed 3 at its first attack before any throw, and that combat."""
+    table, players = _table(tmp_path, seed=3)
+    _until_attack(table, players)
+    c = table.state.combat
+    assert c is not None
+    return table, c
 
 
 def _until_attack(table: TableController, players: TablePlayers) -> None:
@@ -82,10 +91,7 @@ def test_without_the_camera_a_throw_is_entered_face_by_face(tmp_path: Path) -> N
 
 @pytest.mark.timeout(60)
 def test_a_cocked_die_is_entered_by_a_person(tmp_path: Path) -> None:
-    table, players = _table(tmp_path, seed=3)
-    _until_attack(table, players)
-    c = table.state.combat
-    assert c is not None
+    table, c = _at_attack(tmp_path)
     before = table.state.events_applied
     dice = (Symbol.KICK,) * c.pool
     table.on_throw(settled(dice, cocked=(0,)))
@@ -198,10 +204,7 @@ def test_a_read_of_dice_that_did_not_move_is_no_throw(tmp_path: Path) -> None:
     """A reroll's read whose every die lies where the last read saw it, with its face (a hand
     passed over the tray, a camera's exposure settling anew) is not submitted: it used to
     count as a throw, a lightning attack turned into a surprise one."""
-    table, players = _table(tmp_path, seed=3)
-    _until_attack(table, players)
-    c = table.state.combat
-    assert c is not None
+    table, c = _at_attack(tmp_path)
     before = table.state.events_applied
     dice = (Symbol.KICK,) * c.pool
     unmoved = replace(settled(dice, roll_no=2), kept=tuple(range(c.pool)), rerolled=())
