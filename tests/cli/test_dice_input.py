@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import cv2
@@ -143,6 +144,21 @@ def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["dice", "read", str(photo), "--model", str(bad)]) == 2
     (line,) = _error(capsys)
     assert line.startswith(f"toptable: error: {bad}: not a toptable face model (")
+    newer = tmp_path / "newer.npz"  # a newer toptable's: the program is to be updated
+    np.savez(newer, format=np.int64(99))
+    assert main(["dice", "read", str(photo), "--model", str(newer)]) == 2
+    (line,) = _error(capsys)
+    assert line == (
+        f"toptable: error: {newer}: model format 99, this program reads format 6 (made by a "
+        "newer toptable: update toptable to read it)"
+    )
+    torch_file = tmp_path / "best.pt"  # torch.save writes a zip holding <name>/data.pkl
+    with zipfile.ZipFile(torch_file, "w") as archive:
+        archive.writestr("best/data.pkl", b"\x80\x02}q\x00.")
+        archive.writestr("best/version", "3\n")
+    assert main(["dice", "read", str(photo), "--model", str(torch_file)]) == 2
+    (line,) = _error(capsys)
+    assert line.startswith(f"toptable: error: {torch_file}: not a toptable face model (a PyTorch")
 
 
 def test_labels_of_boxes_no_die_fills_name_the_dataset(

@@ -32,7 +32,14 @@ def checked_npz(
         raise ModelError(f"{path}: not {damaged} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as data:
+            if "format" not in data.files:
+                raise ModelError(f"{path}: not {damaged} ({_foreign(path)})")
             found = int(data["format"])
+            if found > version:  # a newer toptable's: the program is the one to change
+                newer = " (made by a newer toptable: update toptable to read it)"
+                raise ModelError(
+                    f"{path}: {kind} format {found}, this program reads format {version}{newer}"
+                )
             if found != version:
                 raise ModelError(
                     f"{path}: {kind} format {found}, this program reads format {version}{advice}"
@@ -42,3 +49,15 @@ def checked_npz(
         raise
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         raise ModelError(f"{path}: not {damaged} ({exc})") from None
+
+
+def _foreign(path: Path) -> str:
+    """What a zip archive with no ``format`` array is: a PyTorch file (``torch.save`` writes
+    a zip holding ``data.pkl``: an Ultralytics ``.pt``), or another program's archive."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+    if any(name.endswith("data.pkl") for name in names):
+        return (
+            "a PyTorch file (.pt: a YOLO or other network's weights), which toptable does not read"
+        )
+    return "an archive without toptable's 'format' array: not made by toptable"
