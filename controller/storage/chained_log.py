@@ -37,7 +37,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from controller.core.quoting import printable
-from controller.storage.lock import JournalLock, LockedConnection, LockHeldError
+from controller.storage.lock import JournalLock, LockedConnection, LockHeldError, many_names
 from controller.storage.place import (
     CREATING_SUFFIX,
     is_storage_error,
@@ -188,7 +188,10 @@ class ChainedLog(Generic[R]):
     @classmethod
     def _take_lock(cls, path: Path, said: str = "") -> JournalLock:
         """The lock of the log at ``path``, held; refused (InUseError) while another writer
-        holds it, StorageError if its file cannot be made (``said`` begins the message)."""
+        holds it, StorageError if its file cannot be made or the log has several names
+        (``said`` begins the message)."""
+        if (why := many_names(path)) is not None:
+            raise cls.StorageError(f"{said}{why}")
         try:
             return JournalLock.acquire(path)
         except LockHeldError as exc:

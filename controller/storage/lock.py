@@ -51,6 +51,24 @@ def lock_path(journal: Path) -> Path:
     return real.with_name(real.name + LOCK_SUFFIX)
 
 
+def many_names(journal: Path) -> str | None:
+    """Why a journal with several names (hard links) is not written: SQLite keeps its
+    write-ahead log by the name it was opened by, and this lock is by name too, so two
+    names let two programs write one file apart (sqlite.org/howtocorrupt.html, 2.4; its
+    unix VFS logs "multiple links to file"). None: one name, or no file yet."""
+    try:
+        names = os.stat(journal).st_nlink
+    except OSError:
+        return None
+    if names <= 1:
+        return None
+    return (
+        f"{journal}: the journal has {names} names (hard links), and SQLite keeps its "
+        "write-ahead log and toptable its one-writer lock by name: two programs could write "
+        "it apart; keep one name (remove the others) or play on in a copy (cp)"
+    )
+
+
 class LockHeldError(Exception):
     """Another open file description holds the journal's lock (the message says whose)."""
 

@@ -4,6 +4,7 @@ on into a deleted file is no game lost in silence."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -53,3 +54,22 @@ def test_a_journal_opened_by_a_relative_path_is_found_after_a_change_of_folder(
         monkeypatch.chdir("/")
         journal.append(FirstPlayerChosen(seat=1))  # no false alarm: the same file
         assert len(journal) == 2
+
+
+def test_a_journal_of_two_names_is_not_written(tmp_path: Path) -> None:
+    """A hard link is a second name the one-writer lock (by name) and SQLite's WAL (by
+    name) do not see: two writers wrote one game apart. It is refused at the open."""
+    path = tmp_path / "j.sqlite"
+    with Journal.create(path, {"mode": "tournament"}) as journal:
+        journal.append(FirstPlayerChosen(seat=0))
+    other = tmp_path / "also.sqlite"
+    os.link(path, other)
+    for name in (path, other):
+        with pytest.raises(JournalIOError) as caught:
+            Journal.open(name)
+        assert "2 names (hard links)" in str(caught.value)
+    with Journal.open(other, writable=False) as reader:  # a look is no write
+        assert len(reader) == 1
+    other.unlink()
+    with Journal.open(path) as journal:
+        journal.append(FirstPlayerChosen(seat=1))
