@@ -25,7 +25,7 @@ from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
 from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE
-from controller.rules.scoring import CardCombo
+from controller.rules.scoring import NO_COMBO_OPTION, SUM_OPTION, CardCombo
 from controller.rules.warriors import Roster
 
 SQUARES = 13
@@ -145,7 +145,7 @@ def _parse_square(
         name = combo.get("name", f"square {number} combo")
         if not isinstance(name, str) or not name.strip():
             bad("combo", f"name: expected the combo's name, got {short_repr(name)}")
-        elif (why := name_problem(name)) is not None:
+        elif (why := name_problem(name) or _combo_clash(name, fights, roster)) is not None:
             bad("combo", f"name: {why}")
         card = CardCombo(str(name), symbols or (), damage)
     points = raw.get("points")
@@ -184,6 +184,27 @@ def _parse_fight(raw: Any, label: str, roster: Roster | None) -> tuple[str, str]
     if owners[0] == owners[1]:
         return f"{label}: {owners[0]} cannot fight himself"
     return (names[0], names[1])
+
+
+def _combo_clash(name: str, fights: list[tuple[str, str]], roster: Roster | None) -> str | None:
+    """Why a square's combo may not be called ``name``: a player names the option they
+    score, so the name must be the square combo's alone, not the symbol sum's nor a combo
+    of a warrior fighting on the square (B l.188: either a combo of the warrior's card, or
+    the square's)."""
+    key = name.strip().casefold()
+    if key in (SUM_OPTION, NO_COMBO_OPTION):
+        return f"{short_repr(name)} names another option (the symbol sum, or no combo)"
+    if roster is None:
+        return None
+    for side in (side for fight in fights for side in fight):
+        warrior, form = roster.find(side)
+        combos = form.combos if form is not None and form.combos is not None else warrior.combos
+        if any(combo.name.strip().casefold() == key for combo in combos):
+            return (
+                f"{short_repr(name)} is also a combo of {side}, who fights on this square: "
+                "which one a player scores could not be told; name the square's combo otherwise"
+            )
+    return None
 
 
 def _unknown_form(name: str, roster: Roster) -> str | None:

@@ -75,6 +75,12 @@ MAX_DOWNTIME_S = float(GAME_SECONDS)
 """A restart's gap longer than this (a whole game) is the wall clock's error: not counted."""
 
 
+def timed(state: GameState) -> bool:
+    """Whether ``state``'s game runs on the 45-minute clock: a Story game is its 13 squares
+    (B l.231), whatever length it was given."""
+    return state.config.length is Length.MINUTES45 and not state.config.story
+
+
 class ClockChange(Enum):
     """What a tick of the game clock changed."""
 
@@ -176,7 +182,7 @@ class GameClock:
     # ------------------------------------------------------------ running
     def tick(self, state: GameState) -> ClockChange:
         """Read the clocks for ``state``'s game (starting the clock on round 1)."""
-        if state.config.length is not Length.MINUTES45 or state.round < 1:
+        if not timed(state) or state.round < 1:
             return ClockChange.NONE  # nothing on screen depends on the time
         if self._paused or state.phase is Phase.OVER:  # an ended game journals no marks
             return ClockChange.NONE
@@ -239,7 +245,7 @@ class GameClock:
 
     def seconds_left(self, state: GameState) -> int | None:
         """Seconds left in ``state``'s game (None: not timed, or not started)."""
-        if state.config.length is not Length.MINUTES45 or self._left is None:
+        if not timed(state) or self._left is None:
             return None
         return max(0, int(self._now_left))
 

@@ -58,6 +58,12 @@ def test_malformed_story_reports_every_problem() -> None:
             _square(9, [["Beerus"]]),
             _square(10, [["", "Beerus"]]),
             _square(12, [["Son Goku", "Super Saiyan Son Goku"]]),
+            # the square's combo named as a fighter's, or as the sum: a player names the
+            # option they score, and the table recorded the other one (review helper 87)
+            {"number": 5, "fights": [["Son Goku", "Jiren"], ["Hit", "Toppo"]], "points": 1,
+             "combo": {"name": "goku blast", "symbols": ["kick"], "damage": 40}},
+            {"number": 6, "fights": [["Hit", "Jiren"], ["Hit", "Toppo"]], "points": 1,
+             "combo": {"name": "Sum", "symbols": ["kick"], "damage": 40}},
             {"number": 14},
         ]
     }  # fmt: skip
@@ -78,7 +84,9 @@ def test_malformed_story_reports_every_problem() -> None:
         "square 9: field 'fights': fight 1 has no red warrior",
         "square 10: field 'fights': fight 1 has no green warrior",
         "square 12: field 'fights': fight 1: Son Goku cannot fight himself",
-        "square #11: field 'number'",
+        "square #13: field 'number'",
+        "square 5: field 'combo': name: 'goku blast' is also a combo of Son Goku, who fights",
+        "square 6: field 'combo': name: 'Sum' names another option (the symbol sum",
     ):
         assert needle in text, needle
     with pytest.raises(DataError, match="squares missing: 2, 3"):

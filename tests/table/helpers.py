@@ -19,6 +19,7 @@ FACES = tuple(Symbol)
 @dataclass
 class _Config:
     length: Length
+    story: bool = False
 
 
 @dataclass
@@ -32,10 +33,10 @@ class _ClockState:
 
 
 def clock_state(**kw: Any) -> GameState:
-    """A game state as the clock sees it (``length`` default 45 minutes, ``round``,
-    ``time_up``, ``phase``)."""
+    """A game state as the clock sees it (``length`` default 45 minutes, ``story``,
+    ``round``, ``time_up``, ``phase``)."""
     length = kw.pop("length", Length.MINUTES45)
-    return cast(GameState, _ClockState(_Config(length), **kw))
+    return cast(GameState, _ClockState(_Config(length, kw.pop("story", False)), **kw))
 
 
 def settled(

@@ -30,6 +30,8 @@ def test_an_untimed_game_or_round_zero_has_no_clock() -> None:
     clock = GameClock(Wall())
     assert clock.tick(_state(length=Length.ROUNDS5)) is ClockChange.NONE
     assert clock.tick(_state(round=0)) is ClockChange.NONE
+    # a Story game is its 13 squares (B l.231): given 45 minutes, it runs no clock
+    assert clock.tick(_state(story=True)) is ClockChange.NONE
     assert clock.start is None
     assert clock.seconds_left(_state()) is None
 
