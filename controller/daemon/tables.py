@@ -50,9 +50,10 @@ from hardware.displays.companion import CompanionView
 from hardware.displays.model import TableView
 
 RETRY_EVERY_S = 5.0
-REFRESH_EVERY_S = 30.0
-"""How often each screen is sent its start-up commands and its frame whole again: one
-that lost power for a moment stays dark otherwise (:meth:`DisplayBoard.refresh`)."""
+REFRESH_EVERY_S = 15.0
+"""How often the next screen in turn is sent its start-up commands and its frame whole
+again (each of four every minute): one that lost power for a moment stays dark otherwise
+(:meth:`DisplayBoard.refresh`)."""
 """How often missing devices are tried again."""
 
 
@@ -225,7 +226,7 @@ def start_timers(
 ) -> None:
     """Show the devices' faults (posting a camera or board missing from the start as
     lost: the buttons stand in), try missing devices again every ``retry_s`` seconds,
-    light the screens again every :data:`REFRESH_EVERY_S`, and tick the clock every
+    light a screen again every :data:`REFRESH_EVERY_S`, and tick the clock every
     ``tick_s`` seconds. Call before the loop runs."""
     devices.report_missing()
     table.set_device_faults(_faults(devices))

@@ -39,6 +39,7 @@ class DisplayBoard:
         }
         self._pool = pool
         self._last_view: TableView | CompanionView | None = None
+        self._refreshed = 0  # refreshes so far: whose turn the next one is
 
     @classmethod
     def open(cls, configs: Iterable[DisplayConfig], pool: BusPool | None = None) -> DisplayBoard:
@@ -101,12 +102,18 @@ class DisplayBoard:
         return self._each(lambda display: display.update(view))
 
     def refresh(self) -> int:
-        """Send each display its start-up commands and the last view whole again (call
-        every half minute or so): one that lost power for a moment is lit again
-        (:meth:`TableDisplay.reinit`). Returns how many were sent a frame."""
-        view = self._last_view
+        """Send the next display in turn its start-up commands and the last view whole
+        again: one that lost power for a moment is lit again (:meth:`TableDisplay.reinit`).
+        One a call, as a whole frame of four screens at the Pi's default 100 kHz holds the
+        loop some 400 ms. Returns how many were sent a frame (0 or 1)."""
+        if not self.displays:
+            return 0
+        view, turn = self._last_view, self._refreshed % len(self.displays)
+        self._refreshed += 1
 
         def again(display: TableDisplay) -> bool:
+            if display is not self.displays[turn]:
+                return False
             display.reinit()
             return view is not None and display.update(view)
 

@@ -93,9 +93,11 @@ class TableDisplay:
             return
         device = self.device
         size = {"width": self.config.width, "height": self.config.height}
+        persist = device.persist
+        hooks: list[Callable[[], Any]] = []  # (the device's own exit hook is in exit_hooks)
         device.clear = lambda: None  # shadows the method for this call alone
         try:
-            with _collect_exit_hooks([]):
+            with _collect_exit_hooks(hooks):
                 type(device).__init__(device, self.counter, rotate=self.config.rotate, **size)
         except Exception as exc:
             if not _is_device_error(exc):
@@ -103,6 +105,9 @@ class TableDisplay:
             raise DisplayUnavailableError(f"{self.config.where()}: {exc}") from None
         finally:
             del device.clear
+            device.persist = persist
+            for hook in hooks:  # registered again by __init__: once is enough
+                atexit.unregister(hook)
         self.pusher.forget()
 
     def keep_on_close(self) -> None:

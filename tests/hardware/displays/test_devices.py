@@ -235,3 +235,20 @@ def test_a_screen_that_lost_power_is_lit_and_drawn_again_by_a_refresh() -> None:
     commands = [c for kind, payload in again if kind == "command" for c in payload]
     assert 0xAF in commands and 0x8D in commands  # display on, its charge pump
     assert sum(len(p) for kind, p in again if kind == "data") == 128 * 64 // 8  # no blank
+
+
+def test_a_refresh_lights_one_screen_in_turn() -> None:
+    """A whole frame of every screen at once holds the loop (some 400 ms for four at
+    100 kHz): each refresh takes the next screen."""
+    recs = [RecordingInterface(), RecordingInterface()]
+    board = DisplayBoard(
+        [
+            open_display(DisplayConfig(name), BusPool(), serial=r)
+            for name, r in zip("ab", recs, strict=True)
+        ]
+    )
+    board.update(VIEW)
+    sent = [len(r.calls) for r in recs]
+    assert board.refresh() == 1 and len(recs[0].calls) > sent[0] and len(recs[1].calls) == sent[1]
+    sent = [len(r.calls) for r in recs]
+    assert board.refresh() == 1 and len(recs[0].calls) == sent[0] and len(recs[1].calls) > sent[1]
