@@ -99,6 +99,9 @@ class _ButtonWatch:
         with self._lock:
             self._held += 1
             count = self._held
+        held = self.button.active_time
+        if self._repeat and held is not None and held >= STUCK_AFTER_S:
+            return  # stuck (a fault, TableInputs.stuck): its repeats would spin the cursor
         if self._repeat:
             self._post(ButtonRepeated(self.name, count))
         elif count == 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import queue
+import time
 from typing import Any
 
 import pytest
@@ -153,3 +154,20 @@ def test_a_button_held_down_past_its_time_is_a_fault_said_once(
         assert len(said) == 1
         pin.drive_high()
         assert inputs.stuck() == {}
+
+
+def test_a_stuck_repeating_button_stops_repeating(
+    factory: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NEXT repeats while held; held past STUCK_AFTER_S it is a fault and its repeats stop
+    (the cursor spun four times a second for as long as it stayed down)."""
+    monkeypatch.setattr(inputs_module, "STUCK_AFTER_S", 0.3)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q) as inputs:
+        pin = factory.pin(NEXT)
+        pin.drive_low()
+        wait_until(lambda: bool(inputs.stuck()), 5, "NEXT taken for stuck")
+        _drain(q)
+        time.sleep(0.35)  # three repeats' time
+        assert not [e for e in _drain(q) if isinstance(e, ButtonRepeated)]
+        pin.drive_high()
