@@ -4,6 +4,7 @@ it names (read as ``toptable run`` reads them) and the devices it names."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from controller.cli.flags import CONFIG_FILE
@@ -11,7 +12,7 @@ from controller.config import DEFAULT_CONFIG_PATH, Config, ConfigProblem, load_c
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
 from controller.daemon.journals import game_data_for, held_game_problem
-from controller.system.sandbox import network_closed, read_only_to_service
+from controller.system.sandbox import is_service_config, network_closed, read_only_to_service
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL
 from vision.reading.domain import camera_fit
@@ -89,10 +90,7 @@ def run_check(args: argparse.Namespace) -> int:
         held = held_game_problem(cfg)  # the journal's game, against what the config sets up
         if held is not None:
             problems.append(ConfigProblem(str(path), "table", "journal", held))
-        if (sandboxed := read_only_to_service(cfg.table.journal)) is not None:
-            problems.append(ConfigProblem(str(path), "table", "journal", sandboxed))
-        if cfg.events is not None and (closed := network_closed()) is not None:
-            problems.append(ConfigProblem(str(path), "events", "", closed))
+        problems.extend(_sandbox_problems(cfg, Path(path)))
     if problems:
         raise DataError(problems)
     checked = "file" if args.no_devices else "file and devices"
@@ -100,6 +98,19 @@ def run_check(args: argparse.Namespace) -> int:
     for line in notes + model_fit(cfg):
         print(f"  {line}")
     return 0
+
+
+def _sandbox_problems(cfg: Config, path: Path) -> list[DataProblem]:
+    """What the installed service's sandbox refuses of the config it runs (none for
+    another config: a test's, a copy being edited)."""
+    if not is_service_config(path):
+        return []
+    out: list[DataProblem] = []
+    if (sandboxed := read_only_to_service(cfg.table.journal)) is not None:
+        out.append(ConfigProblem(str(path), "table", "journal", sandboxed))
+    if cfg.events is not None and (closed := network_closed()) is not None:
+        out.append(ConfigProblem(str(path), "events", "", closed))
+    return out
 
 
 def model_fit(cfg: Config) -> list[str]:

@@ -1,62 +1,116 @@
 """Whether the installed service may write a journal's folder: its unit's sandbox.
 
 The unit runs with ``ProtectSystem=strict`` and ``ProtectHome=yes`` (systemd.exec(5)):
-the whole file system is read-only to the service (``/home``, ``/root`` and
-``/run/user`` hidden) except its ``StateDirectory=`` (``/var/lib/toptable``) and the
-folders a ``ReadWritePaths=`` line of the unit or one of its drop-ins gives it. A journal
-elsewhere passes ``config check`` (run outside the sandbox, as the owner) and is refused
-by the service, its folder "on a read-only file system". The check reads the installed
-unit and drop-ins as they are on disk (a daemon-reload is the owner's step).
+the whole file system is read-only to the service, ``/home``, ``/root`` and
+``/run/user`` hidden, except its ``StateDirectory=`` (``/var/lib/toptable``) and the
+folders a ``ReadWritePaths=`` line of the unit or one of its drop-ins gives it (not
+under a hidden home). A journal elsewhere passes ``config check`` (run outside the
+sandbox, as the owner) and is refused by the service, its folder "on a read-only file
+system". The check reads the installed unit and its drop-ins in ``/etc`` as they are on
+disk (a daemon-reload is the owner's step): the ``[Service]`` section's
+``ReadWritePaths=``, ``ProtectSystem=``, ``ProtectHome=`` and ``RestrictAddressFamilies=``
+(an empty assignment resets a list; a value with a ``%`` specifier is not read). ``/tmp``
+and ``/var/tmp`` are the unit's own private folders (:mod:`controller.system.private_tmp`).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
-from controller.system.unit_files import STATE_DIR, UNIT_DIR, UNIT_NAME
+from controller.system.unit_files import CONFIG_DIR, STATE_DIR, UNIT_DIR, UNIT_NAME
 
 SANDBOX_HINT = (
     "keep the journal in {state} (the unit's StateDirectory=), or give its folder to the "
     "service in a drop-in (`systemctl edit toptable`: [Service] ReadWritePaths={folder})"
 )
+HOMES = ("/home", "/root", "/run/user")
+"""What ``ProtectHome=`` hides (or makes read-only); ``ReadWritePaths=`` cannot open them."""
+PRIVATE = ("/tmp", "/var/tmp")
+SERVICE_CONFIG = CONFIG_DIR / "config.toml"
+"""The config the service runs: the only one whose journal its sandbox concerns."""
 
 
-def _settings(key: str, unit_dir: Path) -> list[str] | None:
-    """The values of ``key`` in the installed unit and its drop-ins, in the order systemd
-    reads them, an empty assignment resetting the list (systemd.unit(5)); None: the
-    service is not installed."""
+def _settings(unit_dir: Path) -> dict[str, list[str]] | None:
+    """The ``[Service]`` settings of the installed unit and its drop-ins, in the order
+    systemd reads them (a list setting's empty assignment resets it); None: the service
+    is not installed."""
     unit = unit_dir / UNIT_NAME
     if not unit.is_file():
         return None
-    out: list[str] = []
+    out: dict[str, list[str]] = {}
     for path in [unit, *sorted((unit_dir / f"{UNIT_NAME}.d").glob("*.conf"))]:
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
+        section = ""
         for line in lines:
-            name, _, value = line.strip().partition("=")
-            if name.strip() == key:
-                out = [*out, *value.split()] if value.strip() else []
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1]
+                continue
+            name, equals, value = line.partition("=")
+            if section != "Service" or not equals or line.startswith(("#", ";")):
+                continue
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = value.split()
+            key = name.strip()
+            out[key] = [*out.get(key, []), *words] if words else []
     return out
 
 
 def writable_paths(unit_dir: Path = UNIT_DIR) -> list[Path] | None:
-    """The folders the installed service may write (None: the service is not installed)."""
-    given = _settings("ReadWritePaths", unit_dir)
-    if given is None:
+    """The folders the installed service may write under ``ProtectSystem=strict`` (None:
+    the service is not installed)."""
+    settings = _settings(unit_dir)
+    if settings is None:
         return None
-    # a leading "-" ignores a missing path, "+" is relative to the root directory
-    return [Path(STATE_DIR), *(Path(v.lstrip("-+")) for v in given if v.lstrip("-+"))]
+    given = settings.get("ReadWritePaths", [])
+    # "-" ignores a missing path, "+" is relative to the root directory; a "%" specifier
+    # is systemd's to fill in
+    paths = [Path(v.lstrip("-+")) for v in given if v.lstrip("-+") and "%" not in v]
+    return [Path(STATE_DIR), *paths]
+
+
+def read_only_to_service(journal: Path, unit_dir: Path = UNIT_DIR) -> str | None:
+    """Why the installed service could not write ``journal`` (None: it can, or no service
+    is installed, or the journal lies in the unit's private /tmp, said elsewhere)."""
+    settings = _settings(unit_dir)
+    allowed = writable_paths(unit_dir)
+    if settings is None or allowed is None:
+        return None
+    where = Path(os.path.realpath(journal))
+    if any(where.is_relative_to(p) for p in PRIVATE):
+        return None
+    home = (settings.get("ProtectHome") or ["no"])[-1].lower() not in ("no", "false", "0")
+    if home and any(where.is_relative_to(h) for h in HOMES):
+        return (
+            f"{journal}: the installed service cannot write here: its unit's ProtectHome= "
+            f"hides {', '.join(HOMES)} from it; keep the journal in {STATE_DIR}"
+        )
+    strict = (settings.get("ProtectSystem") or ["no"])[-1].lower() == "strict"
+    if not strict or any(where.is_relative_to(os.path.realpath(p)) for p in allowed):
+        return None
+    return (
+        f"{journal}: the installed service cannot write here (its unit's ProtectSystem=strict "
+        f"makes every folder but its own read-only to it): "
+        + SANDBOX_HINT.format(state=STATE_DIR, folder=journal.parent)
+    )
 
 
 def network_closed(unit_dir: Path = UNIT_DIR) -> str | None:
     """Why the installed service cannot reach an MQTT broker: its unit opens no IPv4 or
     IPv6 socket (the events drop-in is installed by ``service install`` only for a config
     with ``[events]`` at that time); None: it can, or no service is installed."""
-    families = _settings("RestrictAddressFamilies", unit_dir)
-    if families is None or not families or {"AF_INET", "AF_INET6"} & set(families):
+    settings = _settings(unit_dir)
+    families = (settings or {}).get("RestrictAddressFamilies", [])
+    if not families or families[0].startswith("~"):  # none set, or a deny-list
+        return None
+    if {"AF_INET", "AF_INET6"} & set(families):
         return None
     return (
         "the installed service may open no network socket (its unit's "
@@ -65,20 +119,9 @@ def network_closed(unit_dir: Path = UNIT_DIR) -> str | None:
     )
 
 
-def read_only_to_service(journal: Path, unit_dir: Path = UNIT_DIR) -> str | None:
-    """Why the installed service could not write ``journal`` (None: it can, or no service
-    is installed)."""
-    allowed = writable_paths(unit_dir)
-    if allowed is None:
-        return None
-    where = Path(os.path.realpath(journal))
-    if any(where.is_relative_to(os.path.realpath(folder)) for folder in allowed):
-        return None
-    return (
-        f"{journal}: the installed service cannot write here (its unit's ProtectSystem=strict "
-        f"and ProtectHome=yes make every folder but its own read-only to it): "
-        + SANDBOX_HINT.format(state=STATE_DIR, folder=journal.parent)
-    )
+def is_service_config(path: Path) -> bool:
+    """Whether ``path`` is the config the installed service runs."""
+    return os.path.realpath(path) == os.path.realpath(SERVICE_CONFIG)
 
 
 def under_systemd() -> bool:
@@ -87,12 +130,16 @@ def under_systemd() -> bool:
 
 
 def read_only_here(folder: Path) -> str | None:
-    """Why this service cannot write in ``folder``: run by systemd, the folder lies on a
-    file system read-only to it (its sandbox; None otherwise, and outside systemd)."""
+    """Why this service cannot write in ``folder`` (or the nearest folder above it that
+    exists): run by systemd, it lies on a file system read-only to it (its sandbox);
+    None otherwise, and outside systemd."""
     if not under_systemd():
         return None
+    there = folder
+    while not there.exists() and there != there.parent:
+        there = there.parent
     try:
-        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+        read_only = bool(os.statvfs(there).f_flag & os.ST_RDONLY)
     except OSError:
         return None
     if not read_only:

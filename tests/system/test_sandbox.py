@@ -71,3 +71,20 @@ def test_an_installed_service_without_the_events_drop_in_can_reach_no_broker(
     opened = _installed(tmp_path / "b", events.read_text().replace("[Service]\n", ""))
     assert network_closed(opened) is None
     assert network_closed(tmp_path / "none") is None
+
+
+def test_the_units_settings_are_read_as_systemd_reads_them(tmp_path: Path) -> None:
+    home = _installed(tmp_path / "a", "ReadWritePaths=/home/pi/games")
+    said = read_only_to_service(Path("/home/pi/games/j.sqlite"), home)
+    assert said is not None and "ProtectHome=" in said  # a drop-in cannot open a hidden home
+    quoted = _installed(tmp_path / "b", 'ReadWritePaths="/srv/my games"')
+    assert read_only_to_service(Path("/srv/my games/j.sqlite"), quoted) is None
+    elsewhere = _installed(tmp_path / "c", "[Install]\nReadWritePaths=/srv/games")
+    assert read_only_to_service(Path("/srv/games/j.sqlite"), elsewhere) is not None
+    full = _installed(tmp_path / "d", "ProtectSystem=full")
+    assert read_only_to_service(Path("/srv/games/j.sqlite"), full) is None
+    assert read_only_to_service(Path("/tmp/j.sqlite"), full) is None  # private_tmp's to say
+    denied = _installed(
+        tmp_path / "e", "RestrictAddressFamilies=\nRestrictAddressFamilies=~AF_PACKET"
+    )
+    assert network_closed(denied) is None
