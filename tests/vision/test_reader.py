@@ -354,3 +354,23 @@ def test_a_camera_back_from_any_failure_reads_no_throw_from_the_dice_already_the
     assert isinstance(again, ThrowSettled) and again.roll_no == 2 and again.rerolled == ()
     assert isinstance(throw, ThrowSettled) and throw.rerolled == (0, 1)
     assert sorted(f or "" for f in throw.faces) == ["punch", "sphere"]
+
+
+@pytest.mark.timeout(30)
+def test_a_hand_over_the_tray_as_the_camera_comes_back_leaves_the_baseline_for_later(
+    model: FaceModel,
+) -> None:
+    """The first still run after a camera came back is obstructed (a hand over the tray):
+    the baseline waits for the next one, so the dice lying there are still no first roll."""
+    r = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5)
+    dice = r.place([Symbol.STAR, Symbol.KICK])
+    lying, hand = r.render(dice), r.render(dice, hand=True)
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=2)
+    reader.settle.rebase()  # as the camera worker does on CameraRestored
+    t = 0.0
+    for frame in [hand] * 6 + [lying] * 6 + [hand] + [lying] * 6:
+        reader.feed(frame, t)
+        t += 0.03
+    events = [e for e in _drain(q) if isinstance(e, ThrowSettled)]
+    assert len(events) == 1 and events[0].roll_no == 2 and events[0].rerolled == ()

@@ -109,7 +109,9 @@ class DiceReader:
             return None
         read = read_frame(frame, self.model, self.expect)
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
-            if read.dice and not read.obstructed:
+            if read.obstructed:  # a hand over the tray: the next still run is the baseline
+                self.settle.rebase()
+            elif read.dice:
                 self.tracker.step([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
                                    for d in read.dice])  # fmt: skip
             return None
