@@ -374,3 +374,5 @@ def test_cvat_yolo_1_1_export_reads_its_train_subset(own: Path, tmp_path: Path) 
     )
     assert _boxes(export) == _boxes(own)
     assert load_dataset(export).names == NAMES
+    subset.rename(export / "obj_Train_data")  # a subset named in CVAT's UI
+    assert _boxes(export) == _boxes(own)

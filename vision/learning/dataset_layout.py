@@ -262,16 +262,26 @@ def _split_folders(data: dict[str, Any]) -> list[str]:
     return [*SPLIT_FOLDERS, *(Path(e).name for e in entries if isinstance(e, str) and e)]
 
 
+SUBSET_NAMES = {"train": ("train",), "val": ("val", "valid", "validation"), "test": ("test",)}
+"""The subset folders' names a split may have in CVAT's export (named as in its UI)."""
+
+
 def _darknet_folder(root: Path, split: str | None, splits: Sequence[str]) -> Path | None:
     """The photos' folder of CVAT's "YOLO 1.1" (Darknet) export: ``obj.names``, ``obj.data``
-    and a folder ``obj_<subset>_data/`` a subset, its labels beside its photos; the subset
-    asked for, else the first of ``splits`` it has (``val`` also as ``valid``)."""
+    and a folder ``obj_<subset>_data/`` a subset (``obj_Train_data``, as named in CVAT),
+    its labels beside its photos; the subset asked for, else the first of ``splits`` it
+    has."""
     if not (root / "obj.names").is_file():
         return None
+    subsets = {
+        p.name[4:-5].casefold(): p
+        for p in root.iterdir()
+        if p.is_dir() and p.name.casefold().startswith("obj_") and p.name.endswith("_data")
+    }
     for name in [split] if split is not None else splits:
-        for subset in (name, "valid") if name == "val" else (name,):
-            if (root / f"obj_{subset}_data").is_dir():
-                return root / f"obj_{subset}_data"
+        for subset in SUBSET_NAMES.get(name.casefold(), (name.casefold(),)):
+            if subset in subsets:
+                return subsets[subset]
     return None
 
 
