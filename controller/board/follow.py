@@ -223,14 +223,20 @@ class BoardFollower:
         missing = sorted(token_on.keys() - occupied)
         if not extra and not missing:
             return None
-        parts = []
-        if missing:  # the sensors (the wiring's numbers), then the tokens and their spaces
-            tokens = ", ".join(f"{token_on[s][0]} on space {token_on[s][1]}" for s in missing)
-            parts.append(f"put back tokens on sensors {missing} ({tokens})")
+        parts = []  # short, for the screen's note: the log names tokens and spaces
+        if missing:
+            parts.append(f"put back tokens on sensors {missing}")
         if extra:
-            spaces = [self.layout.space_for_sensor(s) for s in extra]
-            parts.append(f"lift tokens from sensors {extra} (spaces {spaces})")
+            parts.append(f"lift tokens from sensors {extra}")
+        named = [f"put back {token_on[s][0]} on space {token_on[s][1]}" for s in missing]
+        named += [f"lift the token on {self._where(s)}" for s in extra]
+        log.warning("board differs from the game: %s (%s)", "; ".join(parts), "; ".join(named))
         return "; ".join(parts)
+
+    def _where(self, sensor: int) -> str:
+        """Where a sensor is: its space, or that no space uses it (a spare one)."""
+        space = self.layout.space_for_sensor(sensor)
+        return f"space {space}" if space is not None else f"sensor {sensor} (no space's)"
 
 
 def _standing(state: GameState) -> dict[str, int]:

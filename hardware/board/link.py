@@ -239,6 +239,8 @@ class BoardLink:
 
 
 def _said_alike(reason: str | None) -> str | None:
-    """``reason`` with its count of bytes left out: the same trouble is said once, though
-    that count grows from retry to retry (any other change is a new reason, said)."""
-    return None if reason is None else re.sub(r"\b\d+ bytes\b", "# bytes", reason)
+    """``reason`` with its count of bytes and its seconds left out: the same trouble is
+    said once, though they change from retry to retry (any other change is a new reason)."""
+    if reason is None:
+        return None
+    return re.sub(r"\b\d+(\.\d+)? s\b", "# s", re.sub(r"\b\d+ bytes\b", "# bytes", reason))

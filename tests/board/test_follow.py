@@ -143,10 +143,10 @@ def test_a_board_scanning_fewer_sensors_than_the_layout_wires_is_not_followed(
 
 
 def test_a_board_that_differs_from_the_game_names_the_tokens_and_their_spaces(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """After a resync the note names each token to put back and the spaces to clear, beside
-    the sensors (the wiring's numbers, which a sensor map makes other than the spaces')."""
+    """After a resync the screen's note is short (sensors, the wiring's numbers); the log
+    names each token to put back and the spaces to clear (a sensor map makes them other)."""
     game, follower = _table(tmp_path, until_over=False)
     state = game.state
     standing = sorted(state.occ.items())
@@ -157,8 +157,9 @@ def test_a_board_that_differs_from_the_game_names_the_tokens_and_their_spaces(
     on_board = {s for sp, _ in standing[1:] if (s := DATA.board.space(sp).sensor) is not None}
     sensor, free_sensor = DATA.board.space(space).sensor, DATA.board.space(free).sensor
     assert free_sensor is not None
-    said = follower.mismatch(frozenset({*on_board, free_sensor}))
-    assert said == (
-        f"put back tokens on sensors [{sensor}] ({token} on space {space}); "
-        f"lift tokens from sensors [{free_sensor}] (spaces [{free}])"
+    with caplog.at_level(logging.WARNING, logger="controller.board.follow"):
+        said = follower.mismatch(frozenset({*on_board, free_sensor}))
+    assert (
+        said == f"put back tokens on sensors [{sensor}]; lift tokens from sensors [{free_sensor}]"
     )
+    assert f"put back {token} on space {space}; lift the token on space {free}" in caplog.text
