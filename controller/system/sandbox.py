@@ -136,11 +136,11 @@ def read_only_here(folder: Path) -> str | None:
     if not under_systemd():
         return None
     there = folder
-    while not there.exists() and there != there.parent:
+    while not os.path.exists(there) and there != there.parent:  # (False where it may not look)
         there = there.parent
     try:
         read_only = bool(os.statvfs(there).f_flag & os.ST_RDONLY)
-    except OSError:
+    except OSError:  # a folder it may not enter: the folder's own check names it
         return None
     if not read_only:
         return None

@@ -16,6 +16,7 @@ from controller.system.sandbox import (
     read_only_to_service,
     writable_paths,
 )
+from tests.as_nobody import as_nobody
 
 SHIPPED_UNIT = Path(__file__).resolve().parents[2] / "systemd" / "toptable.service"
 
@@ -88,3 +89,17 @@ def test_the_units_settings_are_read_as_systemd_reads_them(tmp_path: Path) -> No
         tmp_path / "e", "RestrictAddressFamilies=\nRestrictAddressFamilies=~AF_PACKET"
     )
     assert network_closed(denied) is None
+
+
+def test_a_folder_the_service_may_not_enter_is_left_to_the_folders_own_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a home the sandbox hides (or any folder it may not enter), looking for the
+    nearest folder raised PermissionError: the service crashed and was restarted every
+    3 s instead of exiting 2 with the folder's own line."""
+    closed = tmp_path / "home"
+    (closed / "pi").mkdir(parents=True)
+    closed.chmod(0o700)
+    monkeypatch.setenv("INVOCATION_ID", "0123abcd")
+    code, text = as_nobody(lambda: read_only_here(closed / "pi" / "games"))
+    assert (code, text) == (0, "")
