@@ -9,6 +9,7 @@ from controller.core.checked import Problems, name_key, name_problem
 from controller.core.quoting import short_repr
 from controller.core.symbols import ATTACK_SYMBOLS, Symbol
 from controller.gamedata.combo_symbols import combo_symbols
+from controller.rules.scoring import NO_COMBO_OPTION, SUM_OPTION
 from controller.rules.warriors import (
     COUNTED_ABILITIES,
     Ability,
@@ -168,6 +169,10 @@ class WarriorChecker:
                 self.bad(f"{where}.name", why, file)
                 continue
             same = name_key(name)
+            if name.strip().casefold() in (SUM_OPTION, NO_COMBO_OPTION):
+                # a player names the option they score: this one would hide the sum's
+                self.bad(f"{where}.name", f"{short_repr(name)} names another option", file)
+                continue
             if same in names:
                 self.bad(f"{where}.name", f"duplicate combo name {short_repr(name)}", file)
             names.add(same)

@@ -99,7 +99,9 @@ class ThrowScore:
         """The option called ``name`` (case-insensitive); :data:`SUM_OPTION` names the sum."""
         key = name.strip().casefold()
         for opt in self.options:
-            if opt.name.casefold() == key or (key == SUM_OPTION and opt.kind is OptionKind.SUM):
+            if opt.name.strip().casefold() == key or (
+                key == SUM_OPTION and opt.kind is OptionKind.SUM
+            ):
                 return opt
         return None
 

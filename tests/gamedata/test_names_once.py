@@ -38,6 +38,10 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
         ("warriors.toml", 'name = "Jiren Rush"', 'name = " jiren  blast"',
          "warriors.toml: warrior 'Jiren': field 'combos[1].name': duplicate combo name "
          "'Jiren Blast'"),
+        ("warriors.toml", 'name = "Jiren Rush"', 'name = "Sum "',
+         # a player names the option they score: this one hid the symbol sum
+         "warriors.toml: warrior 'Jiren': field 'combos[0].name': 'Sum ' names another "
+         "option"),
         ("cards.toml", 'name = "Spirit Bomb"', 'name = "rapid punches "',
          "cards.toml: card 'rapid punches': field 'name': duplicate card name (names "
          "differing in case or spaces are one)"),

@@ -14,6 +14,7 @@ from controller.core.symbols import (
 )
 from controller.rules.endurance import divided_damage, heal, is_eliminated
 from controller.rules.pools import support_dice
+from controller.rules.scoring import SUM_OPTION, Option, OptionKind, ThrowScore
 from controller.rules.variants import UnknownVariantError, Variants
 from controller.rules.warriors import Ability, AbilityKind
 from tests.paths import REPO
@@ -99,3 +100,14 @@ def test_attack_speed_from_throws_counts_the_first_throw() -> None:
         AttackSpeed.NORMAL,
         AttackSpeed.NORMAL,
     ]
+
+
+def test_an_option_is_found_by_its_name_as_written_in_the_data() -> None:
+    """A combo named with a space at its end ("Square 1 Combo ", as a data file may hold it)
+    is the option a player names as the table listed it (it was refused: the name asked
+    was trimmed, the option's not)."""
+    square = Option(OptionKind.CARD, "Square 1 Combo ", 30)
+    total = Option(OptionKind.SUM, SUM_OPTION, 12)
+    score = ThrowScore((0, 0, 0, 0, 0, 0), (square, total), square)
+    assert score.option("Square 1 Combo ") is square and score.option("square 1 combo") is square
+    assert score.option("sum") is total and score.option("Goku Blast") is None

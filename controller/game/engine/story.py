@@ -133,7 +133,7 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
         raise IllegalActionError("throw the dice before choosing what the throw is worth")
     options = attack_options(s)
     key = e.option.strip().casefold()
-    match = next(((n, d) for n, d in options if n.casefold() == key), None)
+    match = next(((n, d) for n, d in options if n.strip().casefold() == key), None)
     if match is None:
         names = ", ".join(n for n, _ in options)
         raise IllegalActionError(
