@@ -64,7 +64,7 @@ def play_game(
         if state.over:
             break
         event: GameEvent | None = None
-        if config.length is Length.MINUTES45 and not state.time_up and state.round:
+        if config.timed and not state.time_up and state.round:
             turn = (state.round, state.seat)
             if turn != last_turn:
                 last_turn = turn

@@ -221,6 +221,12 @@ class GameConfig:
         return self.kind is GameKind.STORY
 
     @property
+    def timed(self) -> bool:
+        """Whether the game runs on the 45-minute clock: a Story game is its 13 squares
+        (B l.231), whatever length it was given."""
+        return self.length is Length.MINUTES45 and not self.story
+
+    @property
     def team_size(self) -> int:
         """Warriors per team: 6 (A l.25); 4 in the 5-round game with B's variant (§11)."""
         if self.length is Length.ROUNDS5 and self.variants.four_warriors_in_short_game:

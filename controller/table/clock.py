@@ -57,7 +57,7 @@ from controller.game.events import (
     ClockStarted,
     GameEvent,
 )
-from controller.game.state import GameState, Length, Phase
+from controller.game.state import GameState, Phase
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +76,8 @@ MAX_DOWNTIME_S = float(GAME_SECONDS)
 
 
 def timed(state: GameState) -> bool:
-    """Whether ``state``'s game runs on the 45-minute clock: a Story game is its 13 squares
-    (B l.231), whatever length it was given."""
-    return state.config.length is Length.MINUTES45 and not state.config.story
+    """Whether ``state``'s game runs on the 45-minute clock (:attr:`GameConfig.timed`)."""
+    return state.config.timed
 
 
 class ClockChange(Enum):

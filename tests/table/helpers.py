@@ -21,6 +21,10 @@ class _Config:
     length: Length
     story: bool = False
 
+    @property
+    def timed(self) -> bool:
+        return self.length is Length.MINUTES45 and not self.story
+
 
 @dataclass
 class _ClockState:
