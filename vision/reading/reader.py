@@ -109,8 +109,8 @@ class DiceReader:
             return None
         read = read_frame(frame, self.model, self.expect)
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
-            if read.obstructed:  # a hand over the tray: the next still run is the baseline
-                self.settle.rebase()
+            if read.obstructed:  # a hand over the tray: the still run after it moves is
+                self.settle.rebase(after_motion=True)
             elif read.dice:
                 self.tracker.step([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
                                    for d in read.dice])  # fmt: skip

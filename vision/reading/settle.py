@@ -56,6 +56,7 @@ class SettleDetector:
         self._still = 0
         self._armed = False
         self._rebasing = False
+        self._wait_motion = False
         self.motion = 0.0
 
     def reset(self) -> None:
@@ -64,12 +65,15 @@ class SettleDetector:
         self._still = 0
         self._armed = False
 
-    def rebase(self) -> None:
+    def rebase(self, after_motion: bool = False) -> None:
         """Take the next still run as the tray as it lies, not as a throw: a camera that
         came back sees dice already read or entered by hand, through an exposure that
-        settles anew (its first frames differ from the last before the loss)."""
+        settles anew (its first frames differ from the last before the loss).
+        ``after_motion``: the still run after something next moves (the last one showed
+        a hand: read again only once it has moved)."""
         self.reset()
         self._rebasing = True
+        self._wait_motion = after_motion
 
     def rearm(self) -> None:
         """Report the current still run again once it is long enough (e.g. after a hand left)."""
@@ -96,8 +100,11 @@ class SettleDetector:
         if self.motion > p.moving_share:
             self._armed = not self._rebasing
             self._still = 0
+            self._wait_motion = False
             return Motion.MOVING
         self._still += 1
+        if self._rebasing and self._wait_motion:
+            return Motion.IDLE
         if self._rebasing and self._still >= p.still_frames:
             self._rebasing = False  # the baseline: what moves next is a throw
             return Motion.BASELINE
