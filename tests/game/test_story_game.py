@@ -325,3 +325,18 @@ def test_story_stakes_name_the_other_sides_attempt_as_the_engine_plays_it() -> N
     s = engine.apply(s, DiceThrown((Symbol.TELEPORT,) * red_c.pool))
     s = engine.apply(s, ChooseAttack(red_c.defender_seat, engine.attack_options(s)[0][0]))
     assert s.phase is Phase.STORY_FIGHT and engine.story_stakes(s) is None  # square 2
+
+
+def test_a_story_game_given_45_minutes_plays_its_13_squares_without_time_up() -> None:
+    """B l.231: Story ends after square 13. A simulated Story game given the 45-minute
+    length journalled a time-up after 40 turns (the table's own clock already ran none)."""
+    config = GameConfig(("A", "B", "C", "D"), Length.MINUTES45, kind=GameKind.STORY)
+    assert not config.timed and GameConfig(("A", "B"), Length.MINUTES45).timed
+    events: list[GameEvent] = []
+
+    def keep(event: GameEvent) -> GameState:
+        events.append(event)
+        return engine.replay(config, demo_data(), events)
+
+    out = play_game(config, demo_data(), seed=9, submit=keep)
+    assert out.state.over and not any(isinstance(e, TimeUp) for e in events)
