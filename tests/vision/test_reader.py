@@ -374,3 +374,26 @@ def test_a_hand_over_the_tray_as_the_camera_comes_back_leaves_the_baseline_for_l
         t += 0.03
     events = [e for e in _drain(q) if isinstance(e, ThrowSettled)]
     assert len(events) == 1 and events[0].roll_no == 2 and events[0].rerolled == ()
+
+
+@pytest.mark.timeout(30)
+def test_a_hand_gone_by_the_next_frame_still_ends_the_wait_for_the_baseline(
+    model: FaceModel,
+) -> None:
+    """The hand over the tray as the camera came back leaves before the next frame (while
+    its frame was read): its leaving is motion against that frame, so the dice left are the
+    baseline and the throw after them is read (the wait had lasted for ever, the throw
+    taken for the baseline)."""
+    r = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5)
+    dice = r.place([Symbol.STAR, Symbol.KICK])
+    lying, hand = r.render(dice), r.render(dice, hand=True)
+    thrown = r.render(r.place([Symbol.PUNCH, Symbol.SPHERE]))
+    q: queue.Queue[Event] = queue.Queue()
+    reader = DiceReader(model, q, expect=2)
+    reader.settle.rebase()
+    t = 0.0
+    for frame in [hand] * 5 + [lying] * 6 + [r.render([]), thrown] + [thrown] * 6:
+        reader.feed(frame, t)
+        t += 0.03
+    events = [e for e in _drain(q) if isinstance(e, ThrowSettled)]
+    assert [sorted(f or "" for f in e.faces) for e in events] == [["punch", "sphere"]]

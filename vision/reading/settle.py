@@ -71,9 +71,12 @@ class SettleDetector:
         settles anew (its first frames differ from the last before the loss).
         ``after_motion``: the still run after something next moves (the last one showed
         a hand: read again only once it has moved)."""
+        prev = self._prev
         self.reset()
         self._rebasing = True
         self._wait_motion = after_motion
+        if after_motion:  # the frame the hand was read in: its leaving is motion
+            self._prev = prev
 
     def rearm(self) -> None:
         """Report the current still run again once it is long enough (e.g. after a hand left)."""
