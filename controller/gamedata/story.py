@@ -147,7 +147,7 @@ def _parse_square(
             bad("combo", f"name: expected the combo's name, got {short_repr(name)}")
         elif (why := name_problem(name) or _combo_clash(name, fights, roster)) is not None:
             bad("combo", f"name: {why}")
-        card = CardCombo(str(name), symbols or (), damage)
+        card = CardCombo(str(name).strip(), symbols or (), damage)  # named as it is asked
     points = raw.get("points")
     if not isinstance(points, int) or isinstance(points, bool) or not 1 <= points <= MAX_POINTS:
         bad("points", f"expected a whole number 1..{MAX_POINTS}, got {short_repr(points)}")

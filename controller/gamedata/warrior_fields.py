@@ -179,7 +179,7 @@ class WarriorChecker:
             symbols = self.symbols(c.get("symbols"), f"{where}.symbols", file)
             damage = self.integer(c.get("damage"), f"{where}.damage", 0, MAX_COMBO_DAMAGE, file)
             if symbols is not None and damage is not None:
-                out.append(Combo(name, symbols, damage))
+                out.append(Combo(name.strip(), symbols, damage))  # named as it is asked
         return tuple(out)
 
     def symbols(self, raw: Any, field: str, file: str | None = None) -> tuple[Symbol, ...] | None:

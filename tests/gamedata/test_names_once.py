@@ -42,6 +42,12 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
          # a player names the option they score: this one hid the symbol sum
          "warriors.toml: warrior 'Jiren': field 'combos[0].name': 'Sum ' names another "
          "option"),
+        ("cards.toml", 'name = "Spirit Bomb"', 'name = "Sum"',
+         "cards.toml: card 'Sum': field 'name': the symbol sum is named so too: a player "
+         "naming it would score the other"),
+        ("cards.toml", 'name = "Spirit Bomb"', 'name = "goku rush"',
+         "cards.toml: card 'goku rush': field 'name': a combo of Son Goku is named so too: a "
+         "player naming it would score the other"),
         ("cards.toml", 'name = "Spirit Bomb"', 'name = "rapid punches "',
          "cards.toml: card 'rapid punches': field 'name': duplicate card name (names "
          "differing in case or spaces are one)"),
@@ -68,3 +74,16 @@ def test_a_name_twice_or_of_the_wrong_kind_is_a_problem(
 
 def test_the_demo_set_as_shipped_has_no_problem(tmp_path: Path) -> None:
     assert _edited(tmp_path, "cards.toml", 'name = "Spirit Bomb"', 'name = "Spirit Bomb"') == []
+
+
+def test_a_combo_name_with_spaces_around_is_read_as_a_player_names_it(tmp_path: Path) -> None:
+    """A combo named "Jiren Rush " in the file is the option "Jiren Rush": the engine looked
+    for the name as the player gives it (bot games crashed, the table refused the combo)."""
+    mine = tmp_path / "mine"
+    init_data_dir(mine)
+    path = mine / "warriors.toml"
+    path.write_text(path.read_text().replace('name = "Jiren Rush"', 'name = "Jiren Rush "', 1))
+    check = check_data_dir(mine)
+    assert not check.problems and check.warriors is not None
+    jiren = check.warriors.roster["Jiren"]
+    assert jiren.combos[0].name == "Jiren Rush"
