@@ -57,6 +57,7 @@ class SettleDetector:
         self._armed = False
         self._rebasing = False
         self._wait_motion = False
+        self._hand: NDArray[Any] | None = None  # the frame a rebase waits to see change
         self.motion = 0.0
 
     def reset(self) -> None:
@@ -76,7 +77,7 @@ class SettleDetector:
         self._rebasing = True
         self._wait_motion = after_motion
         if after_motion:  # the frame the hand was read in: its leaving is motion
-            self._prev = prev
+            self._prev = self._hand = prev
 
     def rearm(self) -> None:
         """Report the current still run again once it is long enough (e.g. after a hand left)."""
@@ -95,9 +96,12 @@ class SettleDetector:
         prev, self._prev = self._prev, small
         if prev is None or prev.shape != small.shape:
             self._armed = not self._rebasing
+            self._wait_motion = self._wait_motion and prev is None  # another frame: moved
             self._still = 0
             self.motion = 1.0
             return Motion.MOVING
+        if self._wait_motion and self._hand is not None and self._hand.shape == small.shape:
+            prev = self._hand  # against the hand's frame: one that slides off slowly moved
         diff = cv2.absdiff(small, prev)
         self.motion = float(np.count_nonzero(diff > p.diff_level)) / diff.size
         if self.motion > p.moving_share:
