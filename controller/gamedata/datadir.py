@@ -32,11 +32,10 @@ from controller.core.errors import DataError, DataProblem
 from controller.core.tomlfile import read_toml
 from controller.gamedata import DEMO_DIR, data_dir
 from controller.gamedata.board import BoardLayout, load_board
-from controller.gamedata.cards import CardSet, load_cards
+from controller.gamedata.cards import CardSet, Timing, load_cards
 from controller.gamedata.story import Story, load_story
 from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.scoring import NO_COMBO_OPTION, SUM_OPTION
-from controller.rules.warriors import Roster
 
 WARRIORS = "warriors.toml"
 DATA_FILES = (WARRIORS, "board.toml", "cards.toml", "story.toml")
@@ -111,7 +110,7 @@ def check_data_dir(directory: str | Path | None = None) -> DataCheck:
     roster = warriors.roster if warriors is not None else None
     cards = reader.read("cards.toml", load_cards)
     if cards is not None:
-        clashes = _card_name_problems(d / "cards.toml", cards, roster)
+        clashes = _card_name_problems(d / "cards.toml", cards)
         reader.note("cards.toml", f"{len(cards.cards)} cards" + _marked(cards.invented), clashes)
     story = reader.read("story.toml", lambda path: load_story(path, roster))
     if story is not None:
@@ -164,18 +163,16 @@ def _warriors_summary(wf: WarriorFile) -> str:
     )
 
 
-def _card_name_problems(path: Path, cards: CardSet, roster: Roster | None) -> list[DataProblem]:
-    """A card played for its combo is an option a player names: its name must be its own,
-    neither the symbol sum's nor a warrior's combo (the other option was scored)."""
+def _card_name_problems(path: Path, cards: CardSet) -> list[DataProblem]:
+    """A card played at attack time is an option a player names: it may not be named as
+    the symbol sum or as no combo (choosing the sum scored the card). A card named as a
+    warrior's combo is left to the set: a real deck may print one so."""
     taken = {SUM_OPTION: "the symbol sum", NO_COMBO_OPTION: "no combo"}
-    for warrior in (roster or {}).values():
-        for combo in (*warrior.combos, *(c for f in warrior.forms for c in f.combos or ())):
-            taken.setdefault(combo.name.strip().casefold(), f"a combo of {warrior.name}")
     return [
         DataProblem(str(path), f"card {card.name!r}", "name",
                     f"{taken[key]} is named so too: a player naming it would score the other")
         for card in cards.cards.values()
-        if card.combo and (key := card.name.strip().casefold()) in taken
+        if card.timing is Timing.ATTACK and (key := card.name.strip().casefold()) in taken
     ]  # fmt: skip
 
 
