@@ -250,20 +250,18 @@ def _name_list(*folders: Path) -> Path | None:
     return next((f / n for f in folders for n in NAME_LISTS if (f / n).is_file()), None)
 
 
-SPLIT_FOLDERS = ("train", "val", "valid", "test")
-"""Folder names of splits, as Ultralytics, Roboflow and CVAT name them."""
+SPLIT_NAMES = {"train": ("train",), "val": ("val", "valid", "validation"), "test": ("test",)}
+"""The folder names each split goes by (Ultralytics', Roboflow's, CVAT's as named in its
+UI), by the yaml key that names it."""
 
 
 def _split_folders(data: dict[str, Any]) -> list[str]:
     """The names of folders that hold a split: the usual ones, and the last folder of each
     entry a yaml gives its splits."""
-    named = [data.get(k) for k in ("train", "val", "test")]
+    usual = [name for names in SPLIT_NAMES.values() for name in names]
+    named = [data.get(k) for k in SPLIT_NAMES]
     entries = [e for v in named for e in (v if isinstance(v, list) else [v])]
-    return [*SPLIT_FOLDERS, *(Path(e).name for e in entries if isinstance(e, str) and e)]
-
-
-SUBSET_NAMES = {"train": ("train",), "val": ("val", "valid", "validation"), "test": ("test",)}
-"""The subset folders' names a split may have in CVAT's export (named as in its UI)."""
+    return [*usual, *(Path(e).name for e in entries if isinstance(e, str) and e)]
 
 
 def _darknet_folder(root: Path, split: str | None, splits: Sequence[str]) -> Path | None:
@@ -279,7 +277,7 @@ def _darknet_folder(root: Path, split: str | None, splits: Sequence[str]) -> Pat
         if p.is_dir() and p.name.casefold().startswith("obj_") and p.name.endswith("_data")
     }
     for name in [split] if split is not None else splits:
-        for subset in SUBSET_NAMES.get(name.casefold(), (name.casefold(),)):
+        for subset in SPLIT_NAMES.get(name.casefold(), (name.casefold(),)):
             if subset in subsets:
                 return subsets[subset]
     return None
