@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,18 @@ UNDECODED_FORMATS = {".heic": "HEIC", ".heif": "HEIF", ".avif": "AVIF", ".dng": 
 
 CV_LOG_LEVEL_ERROR = 2
 """OpenCV's ``cv::utils::logging::LOG_LEVEL_ERROR``: errors only, no warnings."""
+
+
+@contextmanager
+def opencv_quiet() -> Iterator[None]:
+    """OpenCV's own warnings held back while the block runs (what fails is said once, by
+    toptable's error); its log level as it was after."""
+    previous = cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        cv2.setLogLevel(previous)
+
 
 MAX_IMAGE_PIXELS = 64_000_000
 """The largest image ``toptable`` decodes: 64 megapixels (about 192 MB as BGR).
@@ -85,12 +99,8 @@ def read_image(path: str | Path) -> NDArray[Any]:
             "(a camera photo is about 12)"
         )
     data = np.fromfile(str(path), dtype=np.uint8)
-    # a damaged file is said once, below: not also in OpenCV's own warning on stderr
-    previous = cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
-    try:
+    with opencv_quiet():  # a damaged file is said once, below
         image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    finally:
-        cv2.setLogLevel(previous)
     if image is None:
         raise ImageReadError(f"{path}: {unreadable_why(data)}")
     return image

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import CameraError
-from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list
+from vision.images import is_photo, opencv_quiet, read_image, suffix_list
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.picamera import Picamera2Source
@@ -146,14 +146,11 @@ class CaptureSource:
                 )
             # a camera that fails to open is said once, by the CameraError below: not also
             # by OpenCV's own warnings on stderr at every retry
-            previous = cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
-            try:
+            with opencv_quiet():
                 if number.isdigit():
                     self._cap: Any = make(int(number), cv2.CAP_V4L2)
                 else:
                     self._cap = make(dev)
-            finally:
-                cv2.setLogLevel(previous)
         else:
             self.name = config.path
             if not Path(config.path).is_file():
