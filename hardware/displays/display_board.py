@@ -108,21 +108,22 @@ class DisplayBoard:
         loop some 400 ms. Returns how many were sent a frame (0 or 1)."""
         if not self.displays:
             return 0
-        view, turn = self._last_view, self._refreshed % len(self.displays)
+        view, turn = self._last_view, self.displays[self._refreshed % len(self.displays)]
         self._refreshed += 1
 
         def again(display: TableDisplay) -> bool:
-            if display is not self.displays[turn]:
-                return False
             display.reinit()
             return view is not None and display.update(view)
 
-        return self._each(again)
+        return self._each(again, [turn])
 
-    def _each(self, send: Callable[[TableDisplay], bool]) -> int:
-        """``send`` to every display; one that fails is closed, dropped and said."""
+    def _each(
+        self, send: Callable[[TableDisplay], bool], displays: list[TableDisplay] | None = None
+    ) -> int:
+        """``send`` to each of ``displays`` (None: every display); one that fails is
+        closed, dropped and said."""
         sent = 0
-        for display in list(self.displays):
+        for display in list(self.displays) if displays is None else displays:
             try:
                 sent += send(display)
             except DisplayUnavailableError as exc:
