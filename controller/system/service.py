@@ -41,6 +41,7 @@ from controller.system.install_steps import (
     run_step,
     write_step,
 )
+from controller.system.sandbox import HOMES, PRIVATE
 from controller.system.serial_ports import (
     SerialDevice,
     SerialPortError,
@@ -75,11 +76,8 @@ from controller.system.unit_files import (
 
 # What the unit's sandbox hides from the service: ProtectHome=yes, PrivateTmp=yes.
 _HIDDEN_FROM_SERVICE = {
-    Path("/home"): "ProtectHome=yes",
-    Path("/root"): "ProtectHome=yes",
-    Path("/run/user"): "ProtectHome=yes",
-    Path("/tmp"): "PrivateTmp=yes",
-    Path("/var/tmp"): "PrivateTmp=yes",
+    **{Path(home): "ProtectHome=yes" for home in HOMES},
+    **{Path(tmp): "PrivateTmp=yes" for tmp in PRIVATE},
 }
 
 
