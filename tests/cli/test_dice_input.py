@@ -131,24 +131,25 @@ def test_labels_of_only_one_face_of_several(dataset: Path, tmp_path: Path,
 def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photo = tmp_path / "p.png"
     cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))
+
+    def refused(model: Path) -> str:
+        """The one line ``dice read`` exits 2 with for ``model``."""
+        assert main(["dice", "read", str(photo), "--model", str(model)]) == 2
+        (line,) = _error(capsys)
+        return line
+
     old = tmp_path / "old.npz"
     np.savez(old, format=np.int64(4))
-    assert main(["dice", "read", str(photo), "--model", str(old)]) == 2
-    (line,) = _error(capsys)
-    assert line == (
+    assert refused(old) == (
         f"toptable: error: {old}: model format 4, this program reads format 6 (calibrate again: "
         "toptable dice calibrate DATASET --out MODEL.npz)"
     )
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
-    assert main(["dice", "read", str(photo), "--model", str(bad)]) == 2
-    (line,) = _error(capsys)
-    assert line.startswith(f"toptable: error: {bad}: not a toptable face model (")
+    assert refused(bad).startswith(f"toptable: error: {bad}: not a toptable face model (")
     newer = tmp_path / "newer.npz"  # a newer toptable's: the program is to be updated
     np.savez(newer, format=np.int64(99))
-    assert main(["dice", "read", str(photo), "--model", str(newer)]) == 2
-    (line,) = _error(capsys)
-    assert line == (
+    assert refused(newer) == (
         f"toptable: error: {newer}: model format 99, this program reads format 6 (made by a "
         "newer toptable: update toptable to read it)"
     )
@@ -156,9 +157,9 @@ def test_a_model_of_another_format(tmp_path: Path, capsys: pytest.CaptureFixture
     with zipfile.ZipFile(torch_file, "w") as archive:
         archive.writestr("best/data.pkl", b"\x80\x02}q\x00.")
         archive.writestr("best/version", "3\n")
-    assert main(["dice", "read", str(photo), "--model", str(torch_file)]) == 2
-    (line,) = _error(capsys)
-    assert line.startswith(f"toptable: error: {torch_file}: not a toptable face model (a PyTorch")
+    assert refused(torch_file).startswith(
+        f"toptable: error: {torch_file}: not a toptable face model (a PyTorch"
+    )
 
 
 def test_labels_of_boxes_no_die_fills_name_the_dataset(
