@@ -17,7 +17,7 @@ from controller.scoreboard.evening import Evening
 from controller.scoreboard.model import EXPIRE_S, Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, DEFAULT_PORT, ScoreboardServer
 from controller.scoreboard.standings import Ranking
-from controller.scoreboard.subscriber import Subscriber
+from controller.scoreboard.subscriber import Subscriber, default_client_id, end_old_session
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--new-evening",
         action="store_true",
-        help="start a new evening: the last one's file is moved aside (never deleted)",
+        help="start a new evening: the last one's file is moved aside (never deleted); "
+        "the games the broker still holds from before are shown, not counted",
     )
     p.add_argument(
         "--rank",
@@ -106,7 +107,10 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
         evening=evening.start(), ranking=Ranking(args.rank), expire_s=args.expire_min * 60
     )
     server = listen(board, args.host, args.port)
-    subscriber = Subscriber(conn, board, args.client_id).start()
+    client_id = args.client_id or default_client_id()
+    if evening.new:
+        end_old_session(conn, client_id)
+    subscriber = Subscriber(conn, board, client_id).start()
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url}; "

@@ -9,6 +9,9 @@ broker session bring back.
 
 The file lives in the scoreboard's state directory (``evening.sqlite``);
 ``toptable scoreboard --new-evening`` moves it aside (never deletes it) and starts afresh.
+A new evening also keeps the games it set aside (``aside``): the tables' states the
+broker still held from before it began (see :class:`~controller.scoreboard.model.Scoreboard`),
+so a restart sets them aside again.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ from controller.storage.sqlite_file import read_stamp
 log = logging.getLogger(__name__)
 
 FILE_NAME = "evening.sqlite"
-FORMAT = 1  # PRAGMA user_version of the file
-EVENING_TABLES = frozenset({"games"})
+FORMAT = 2  # PRAGMA user_version of the file (1: without ``aside``, upgraded on opening)
+READS = (0, 1, FORMAT)
+EVENING_TABLES = frozenset({"games", "aside"})
 """The tables an evening's file holds (a file with others is another program's)."""
 GAMES_COLUMNS = frozenset({"table_id", "game_id", "state", "saved_at"})
 """The columns of its ``games`` table (a table of that name without them is another's)."""
+COLUMNS = {"games": GAMES_COLUMNS, "aside": frozenset({"table_id", "game_id", "seq"})}
 SAVE_EVERY_S = 1.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -42,6 +47,12 @@ CREATE TABLE IF NOT EXISTS games (
     game_id TEXT NOT NULL,
     state TEXT NOT NULL,      -- the clean state message, JSON
     saved_at REAL NOT NULL,   -- wall time the scoreboard received it
+    PRIMARY KEY (table_id, game_id)
+);
+CREATE TABLE IF NOT EXISTS aside (
+    table_id TEXT NOT NULL,
+    game_id TEXT NOT NULL,    -- a game from before the evening began: not counted
+    seq INTEGER NOT NULL,     -- its state's row then: a later row, sent live, counts it
     PRIMARY KEY (table_id, game_id)
 )
 """
@@ -54,8 +65,11 @@ class EveningError(TopTableError, OSError):
 class Evening:
     """The evening's games in one SQLite file; ``save()`` is cheap, a thread writes."""
 
-    def __init__(self, path: Path, save_every_s: float = SAVE_EVERY_S) -> None:
-        """Open (or create) ``path``.
+    def __init__(
+        self, path: Path, save_every_s: float = SAVE_EVERY_S, *, new: bool = False
+    ) -> None:
+        """Open (or create) ``path``; ``new``: the organiser began this evening now
+        (``--new-evening``), so what the broker still holds is from before it.
 
         Raises:
             EveningError: not a SQLite file, another program's (a game journal...), another
@@ -76,17 +90,17 @@ class Evening:
                        if stamp.application_id else "")
                     + "): move it away, or give --state-dir another folder"
                 )  # fmt: skip
-            if "games" in stamp.tables:
-                _check_games_columns(self._db, path)
+            for table in sorted(stamp.tables):
+                _check_columns(self._db, path, table)
             version = stamp.user_version
-            if version not in (0, FORMAT):
+            if version not in READS:
                 raise EveningError(
                     f"{path}: an evening of format {version} (this scoreboard reads {FORMAT}): "
                     "move it away, or run a matching toptable"
                 )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={FORMAT}")
         except sqlite3.DatabaseError as exc:
             raise EveningError(f"{path}: cannot use it as the evening's file: {exc}") from None
@@ -94,7 +108,9 @@ class Evening:
             raise
         except OSError as exc:
             raise EveningError(f"{path}: {exc.strerror or exc}") from None
+        self.new = new
         self._pending: dict[tuple[str, str], tuple[str, float]] = {}
+        self._aside_pending: dict[tuple[str, str], int | None] = {}  # None: counted again
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -118,7 +134,7 @@ class Evening:
             except OSError as exc:
                 raise EveningError(f"{path}: cannot move it aside: {exc.strerror}") from None
             log.info("the last evening is kept as %s", aside)
-        return cls(path)
+        return cls(path, new=new)
 
     def load(self, limit: int) -> list[tuple[dict[str, Any], float]]:
         """The last ``limit`` games saved, oldest first: (clean state, wall time received)."""
@@ -132,6 +148,22 @@ class Evening:
             except MessageError as exc:
                 log.warning("%s: a saved game of %s is skipped: %s", self.path, table_id, exc)
         return out
+
+    def load_aside(self) -> dict[tuple[str, str], int]:
+        """The games set aside as older than the evening: (table id, game id) -> the row
+        of the state that was set aside."""
+        rows = self._db.execute("SELECT table_id, game_id, seq FROM aside").fetchall()
+        return {
+            (t, g): n
+            for t, g, n in rows
+            if isinstance(t, str) and isinstance(g, str) and type(n) is int
+        }
+
+    def set_aside(self, table_id: str, game_id: str, seq: int | None) -> None:
+        """Keep that a game is set aside at row ``seq`` (None: counted again); written
+        like a save."""
+        with self._lock:
+            self._aside_pending[(table_id, game_id)] = seq
 
     def start(self) -> Evening:
         """Start the thread that writes (else :meth:`flush` writes)."""
@@ -149,7 +181,8 @@ class Evening:
         """Write what is pending now (a failure is logged: the page goes on)."""
         with self._lock:
             pending, self._pending = self._pending, {}
-        if not pending:
+            aside, self._aside_pending = self._aside_pending, {}
+        if not pending and not aside:
             return
         try:
             with self._db:
@@ -159,10 +192,19 @@ class Evening:
                     "VALUES (?, ?, ?, ?)",
                     [(t, g, text, at) for (t, g), (text, at) in pending.items()],
                 )
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO aside (table_id, game_id, seq) VALUES (?, ?, ?)",
+                    [(t, g, seq) for (t, g), seq in aside.items() if seq is not None],
+                )
+                self._db.executemany(
+                    "DELETE FROM aside WHERE table_id = ? AND game_id = ?",
+                    [key for key, seq in aside.items() if seq is None],
+                )
         except sqlite3.Error as exc:
             log.warning("%s: cannot save the evening: %s", self.path, exc)
             with self._lock:
                 self._pending = {**pending, **self._pending}
+                self._aside_pending = {**aside, **self._aside_pending}
 
     def _run(self) -> None:
         while not self._stop.wait(self.save_every_s):
@@ -185,17 +227,17 @@ class Evening:
         self.close()
 
 
-def _check_games_columns(db: sqlite3.Connection, path: Path) -> None:
-    """Refuse a ``games`` table that is not the evening's (it lacks its columns).
+def _check_columns(db: sqlite3.Connection, path: Path, table: str) -> None:
+    """Refuse a ``games`` or ``aside`` table that is not the evening's (it lacks its columns).
 
     Raises:
-        EveningError: naming the file and the columns it lacks.
+        EveningError: naming the file, the table and the columns it lacks.
     """
-    have = {str(row[1]) for row in db.execute("PRAGMA table_info(games)")}
-    lacking = GAMES_COLUMNS - have
+    have = {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+    lacking = COLUMNS[table] - have
     if lacking:
         raise EveningError(
-            f"{path}: not an evening's file (its games table lacks the columns "
+            f"{path}: not an evening's file (its {table} table lacks the columns "
             f"{', '.join(sorted(lacking))}): move it away, or give "
             "--state-dir another folder"
         )

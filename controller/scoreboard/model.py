@@ -23,6 +23,15 @@ What it believes, and why:
 :meth:`Scoreboard.handle` runs on the MQTT thread; the web server's threads read.
 With an :class:`~controller.scoreboard.evening.Evening` store, every state shown
 or counted is saved, so a restarted scoreboard starts with the same standings.
+
+- **A new evening counts no game from before it.** The broker holds each table's
+  last state, retained, from whenever it was sent (last week's final, a game left
+  unfinished). On an evening begun now (``--new-evening``), the retained states
+  delivered before the scoreboard's first connection is lost are of games older than
+  it: shown on their table's card, set aside from the standings (and kept so in the
+  evening's file), until the game goes on: a later row of it sent live. Later on, a
+  retained state is counted as usual (a game that ended while the scoreboard was away).
+  The table's clock is not asked: a Pi without network time can be hours off.
 """
 
 from __future__ import annotations
@@ -88,7 +97,11 @@ class Scoreboard:
         self.standings_version = 0  # counts the changes of the standings' content
         self.delivered: list[tuple[str, str, int]] = []  # (table, game, seq) in delivery order
         self.keep_delivered = False  # tests and the bench turn this on
+        self._aside: dict[tuple[str, str], int] = {}  # games from before the evening -> row
+        self._before = evening is not None and evening.new  # retained means "older" now
+        self._was_connected = False
         if evening is not None:
+            self._aside = evening.load_aside()
             self._restore(evening)
 
     def _restore(self, evening: Evening) -> None:
@@ -105,8 +118,9 @@ class Scoreboard:
                 feed.heard_at = now - max(0.0, self._wall() - saved_at)
 
     # ------------------------------------------------------------ input (the MQTT thread)
-    def handle(self, topic: str, payload: bytes) -> None:
-        """Take one message from the broker; a bad one is dropped with a logged warning."""
+    def handle(self, topic: str, payload: bytes, retained: bool = False) -> None:
+        """Take one message from the broker (``retained``: the broker's stored copy, sent on
+        subscribing); a bad one is dropped with a logged warning."""
         parts = topic.split("/")
         if len(parts) != 3 or parts[0] != ROOT or not is_table_id(parts[1]):
             self._warn("topics", f"a topic that is not {ROOT}/<table id>/<kind>")
@@ -114,7 +128,7 @@ class Scoreboard:
         table_id, kind = parts[1], parts[2]
         try:
             if kind == "state":
-                self._on_state(table_id, clean_state(table_id, payload))
+                self._on_state(table_id, clean_state(table_id, payload), retained)
             elif kind == "events":
                 self._on_event(table_id, *clean_event(table_id, payload))
             elif kind == "online":
@@ -132,6 +146,10 @@ class Scoreboard:
         """The scoreboard's own link to the broker (from the subscriber)."""
         with self._lock:
             self._link = status
+            if status.state is LinkState.CONNECTED:
+                self._was_connected = True
+            elif self._was_connected:
+                self._before = False  # a retained state now may be of a game ended meanwhile
             self.version += 1
             self._lock.notify_all()
 
@@ -179,7 +197,7 @@ class Scoreboard:
         self._changed[table_id] = self.version
         self._lock.notify_all()
 
-    def _on_state(self, table_id: str, state: dict[str, Any]) -> None:
+    def _on_state(self, table_id: str, state: dict[str, Any], retained: bool = False) -> None:
         with self._lock:
             feed = self._feed(table_id)
             feed.note_instance(state.pop("instance", None), self._clock())
@@ -191,11 +209,11 @@ class Scoreboard:
                 flagged = True
             else:
                 flagged = False
-                self._take_state(feed, state)
+                self._take_state(feed, state, retained)
         if flagged:
             self._warn(table_id, f"a state of row {seq}, past the events seen: not shown")
 
-    def _take_state(self, feed: TableFeed, state: dict[str, Any]) -> None:
+    def _take_state(self, feed: TableFeed, state: dict[str, Any], retained: bool) -> None:
         game_id, seq = state["game_id"], state["seq"]
         new_game = feed.note_game(game_id)
         shown = feed.state
@@ -206,18 +224,37 @@ class Scoreboard:
         if not self._show(feed):
             raise MessageError(f"more than {MAX_TABLES} tables: a new one is not shown")
         key = (feed.table_id, game_id)
-        self._games[key] = state
-        self._games.move_to_end(key)
-        while len(self._games) > MAX_GAMES:
-            self._games.popitem(last=False)
-        self._standings = None
-        if self.evening is not None:
-            self.evening.save(state, self._wall())
+        if not self._older_than_evening(key, seq, retained):
+            self._games[key] = state
+            self._games.move_to_end(key)
+            while len(self._games) > MAX_GAMES:
+                self._games.popitem(last=False)
+            self._standings = None
+            if self.evening is not None:
+                self.evening.save(state, self._wall())
         if shown is not None and shown["game_id"] != game_id and not new_game:
             return  # a late state of an older game: counted, not shown
         feed.state = state
         feed.received_at = self._wall()
         self._touch(feed.table_id)
+
+    def _older_than_evening(self, key: tuple[str, str], seq: int, retained: bool) -> bool:
+        """Whether this state's game is left out of the standings as older than the
+        evening (see the module's docstring); notes a game set aside or taken back."""
+        aside_at = self._aside.get(key)
+        if aside_at is not None:
+            if retained or seq <= aside_at:
+                return True
+            del self._aside[key]  # the game went on this evening
+            log.info("table %s's game %s goes on: counted", *key)
+        elif retained and self._before and key not in self._games:
+            self._aside[key] = seq
+            log.info("table %s's game %s is older than the evening: not counted", *key)
+        else:
+            return False
+        if self.evening is not None:
+            self.evening.set_aside(*key, self._aside.get(key))
+        return key in self._aside
 
     def _on_event(
         self, table_id: str, game_id: str, seq: int, kind: str, instance: str | None

@@ -3,7 +3,9 @@
 A persistent session (``clean_session=False``, a fixed client id, QoS 1): while
 the scoreboard is away for a moment, or the broker restarts with its saved
 sessions, the broker keeps the events for it, and the tables' own resending
-covers the rest. Subscriptions are made again on every connection.
+covers the rest. Subscriptions are made again on every connection. A new evening
+first ends the last evening's session (:func:`end_old_session`): what the broker
+queued for it is of games before the evening.
 """
 
 from __future__ import annotations
@@ -26,14 +28,49 @@ log = logging.getLogger(__name__)
 TOPICS = [(f"{ROOT}/+/state", 1), (f"{ROOT}/+/events", 1), (f"{ROOT}/+/online", 1)]
 
 
+def default_client_id() -> str:
+    """The scoreboard's MQTT client id unless told: one per machine."""
+    return f"toptable-scoreboard-{socket.gethostname()}"[:64]
+
+
+def end_old_session(conn: Connection, client_id: str, timeout: float = 5.0) -> bool:
+    """Connect once as ``client_id`` with a clean session, which makes the broker drop
+    that id's stored session and the messages queued for it (MQTT 3.1.1 §3.1.2.4), then
+    disconnect. False (and a logged warning) if the broker did not answer in ``timeout`` s
+    or refused; the scoreboard goes on either way.
+    """
+    answered = threading.Event()
+    accepted: list[bool] = []
+
+    def on_connect(client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        accepted.append(not getattr(reason, "is_failure", False))
+        answered.set()
+
+    client = make_client(conn, client_id, clean_session=True)
+    client.on_connect = on_connect
+    try:
+        client.connect_async(conn.broker.host, conn.broker.port, keepalive=conn.keepalive)
+        client.loop_start()
+        answered.wait(timeout)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    if accepted and accepted[0]:
+        return True
+    log.warning("broker %s: the last evening's session could not be ended (%s); "
+                "messages it kept for the scoreboard may be counted tonight",
+                conn.broker.url, "refused" if accepted else "no answer")  # fmt: skip
+    return False
+
+
 class Subscriber:
     """Keeps a :class:`Scoreboard` up to date from the broker (paho's own thread)."""
 
     def __init__(self, conn: Connection, board: Scoreboard, client_id: str | None = None) -> None:
         self.conn = conn
         self.board = board
-        cid = client_id or f"toptable-scoreboard-{socket.gethostname()}"[:64]
-        self._client = make_client(conn, cid, clean_session=False)
+        self.client_id = client_id or default_client_id()
+        self._client = make_client(conn, self.client_id, clean_session=False)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
@@ -93,6 +130,6 @@ class Subscriber:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            self.board.handle(msg.topic, bytes(msg.payload))
+            self.board.handle(msg.topic, bytes(msg.payload), bool(msg.retain))
         except Exception:  # a bug in one message's handling must not stop the scoreboard
             log.exception("scoreboard: a message from %r failed", msg.topic[:80])
