@@ -25,6 +25,7 @@ from controller.advisor.dp import STOP
 from controller.advisor.multisets import FloatArray, IntArray, Tables
 from controller.advisor.values import AttackValuer
 from controller.core.symbols import Defence, Symbol, speed_after_rerolls
+from controller.rules.attack import fit_answers
 from controller.rules.combat import may_strike_back, resolve_combat
 from controller.rules.combat_types import Attack, CombatInput, Side
 from controller.rules.dice import dice_of
@@ -235,6 +236,7 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
             flee=flee,
             reflect_dodge_throws=_dodge_throw(a, advisor.support, k[3]) if d_reflects else None,
         )  # fmt: skip
+        attack = fit_answers(attack, d, option, variants)  # drawn before the sphere is known
         combat = CombatInput(attacker_side, defender_side, attack, None, variants)
         res = resolve_combat(combat)
         if cm is not None and c_tables is not None and res.counter_attack:
@@ -256,6 +258,7 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
                     reflect_dodge_throws=_dodge_throw(d, advisor.defender_support, k[j + 3])
                     if a_reflects else None,
                 )  # fmt: skip
+                counter = fit_answers(counter, a, coption, variants)
                 res = resolve_combat(replace(combat, counter=counter))
         out[row] = (
             res.defender.damage_taken - res.defender.cost_paid - v.defender_damage,

@@ -172,7 +172,6 @@ def resolve_attack(
         card_defence=card.defence if card is not None else CardDefence.ANY,
         dodge_barred=green and variants.green_dodge_after_three_rerolls and rerolls < 3,
     )
-    invulnerable = card is not None and card.invulnerable
     notes: list[str] = []
     base = AttackResult(
         attacker.name, defender.name, pool, rerolls, speed, defence, option, score.options
@@ -194,10 +193,12 @@ def resolve_attack(
         notes.append(f"{defender.name} flees with Solar Flare")
         return replace(base, fled=True, notes=tuple(notes))
 
-    if shield_stops(defender, option, variants):
+    stops, reflects = sphere_acts(defender, option, variants)
+    _check_no_answer_needed(attacker, defender, attack, stops, reflects)
+    if stops:
         notes.append(f"{defender.name}'s Shield stops a sphere of {option.damage}")
         return replace(base, shielded=True, notes=tuple(notes))
-    if option.holds_sphere and not invulnerable and defender.has(AbilityKind.REFLECT_SPHERE):
+    if reflects:
         escaped = _escapes_reflection(attacker, attacker_support, attack, variants)
         back = 0 if escaped else divided_damage(option.damage, attacker.divisor)
         notes.append(
@@ -246,6 +247,57 @@ def resolve_attack(
     if defender.divisor > 1 and option.damage:
         notes.append(f"{defender.name} divides {option.damage} by {defender.divisor}: {dealt}")
     return replace(base, damage_dealt=dealt, notes=tuple(notes))
+
+
+def sphere_acts(defender: Fighter, option: Option, variants: Variants) -> tuple[bool, bool]:
+    """Whether the defender's Shield stops the attack ``option``'s sphere, and whether its
+    Reflect sends it back (not an invulnerable card's): either acts by itself, before any
+    answer."""
+    stops = shield_stops(defender, option, variants)
+    invulnerable = option.card is not None and option.card.invulnerable
+    reflects = (
+        not stops
+        and option.holds_sphere
+        and not invulnerable
+        and defender.has(AbilityKind.REFLECT_SPHERE)
+    )
+    return stops, reflects
+
+
+def fit_answers(attack: Attack, defender: Fighter, option: Option, variants: Variants) -> Attack:
+    """``attack`` with only the answers its sphere leaves room for (see
+    :func:`sphere_acts`): for a caller that draws every answer before it knows which apply
+    (the advisor's simulation)."""
+    stops, reflects = sphere_acts(defender, option, variants)
+    return replace(
+        attack,
+        dodge_throws=None if stops or reflects else attack.dodge_throws,
+        defence_card=None if stops or reflects else attack.defence_card,
+        reflect_dodge_throws=attack.reflect_dodge_throws if reflects else None,
+        reflect_card=attack.reflect_card if reflects else None,
+    )
+
+
+def _check_no_answer_needed(
+    attacker: Fighter, defender: Fighter, attack: Attack, stops: bool, reflects: bool
+) -> None:
+    """Refuse an answer the attack leaves no room for: the defender's dodge or card when its
+    Shield stops the sphere or its Reflect sends it back (both act by themselves), and the
+    attacker's answer to a reflected sphere when none was reflected.
+
+    Raises:
+        IllegalActionError: naming what acts instead.
+    """
+    answered = attack.dodge_throws is not None or attack.defence_card is not None
+    if answered and (stops or reflects):
+        acts = "Shield stops" if stops else "Reflect sends back"
+        raise IllegalActionError(
+            f"{defender.name}'s {acts} the sphere by itself: it gives no dodge or card"
+        )
+    if not reflects and (attack.reflect_dodge_throws, attack.reflect_card) != (None, None):
+        raise IllegalActionError(
+            f"{attacker.name}: no sphere is reflected back at it, so it has nothing to answer"
+        )
 
 
 def _escapes_reflection(

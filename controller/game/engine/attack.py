@@ -23,6 +23,7 @@ def dice_thrown(s: GameState, e: DiceThrown) -> None:
         raise IllegalActionError("no combat")
     if len(e.dice) != c.pool:
         raise InvalidThrowError(f"{c.striker} throws {c.pool} dice, the throw shows {len(e.dice)}")
+    s.data.die.check_faces(e.dice, f"{c.striker}'s throw")
     if len(c.throws) > c.max_rerolls:
         raise IllegalActionError(
             f"{c.striker} has made all {c.max_rerolls} rerolls: choose what the throw is worth"
@@ -37,6 +38,7 @@ def throw_corrected(s: GameState, e: ThrowCorrected) -> None:
         raise IllegalActionError("no throw to correct")
     if not c.throws or len(e.dice) != c.pool:
         raise InvalidThrowError(f"a correction replaces the last throw of {c.pool} dice")
+    s.data.die.check_faces(e.dice, "the correction")
     s.combat = c._replace(throws=(*c.throws[:-1], tuple(e.dice)))
 
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
 from controller.core.quoting import short_repr
-from controller.game.engine.common import check_card, count_play, draw, put, use_card
+from controller.game.engine.common import (
+    check_card,
+    check_names,
+    count_play,
+    draw,
+    put,
+    use_card,
+)
 from controller.game.engine.fusion import fuse
 from controller.game.engine.turn import start_targets, to_move
 from controller.game.events import Pass, PlayCard
@@ -23,6 +30,7 @@ def start_card(s: GameState, e: PlayCard) -> None:
     card = check_card(s, e.seat, e.card, Timing.START_OF_TURN)
     targets = start_targets(s, card)
     k = card.effect.kind
+    check_names(card.name, e, warrior=k in (EffectKind.HEAL, EffectKind.FUSION))
     warrior = e.warrior or ""  # a card that names a warrior is checked against its targets
     if k in (EffectKind.HEAL, EffectKind.FUSION):
         if e.warrior is None or (e.warrior, None) not in targets:

@@ -8,6 +8,7 @@ from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.game.engine.common import (
     FUSION_ROLL_NEEDED,
     check_card,
+    check_names,
     count_play,
     fighter,
     on_space,
@@ -103,6 +104,7 @@ def fusion_card(s: GameState, e: PlayCard) -> None:
     card = check_card(s, e.seat, e.card, Timing.START_OF_TURN)
     if card.effect.kind is not EffectKind.FUSION:
         raise IllegalActionError(f"{card.name} is not a Fusion card")
+    check_names(card.name, e, warrior=True)
     if e.warrior != fused:
         raise IllegalActionError(f"{card.name} fuses {c.fusers[0]} into {fused}: name {fused}")
     count_play(s, e.seat, card)
@@ -251,6 +253,7 @@ def retry_card(s: GameState, e: PlayCard) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     card = check_card(s, e.seat, e.card, Timing.TRANSFORMATION)
+    check_names(card.name, e)
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)
     s.combat = c._replace(retried=(*c.retried, c.to_transform[0]), retry_target=card.target)

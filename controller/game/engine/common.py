@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from controller.core.errors import IllegalActionError
 from controller.core.quoting import short_repr
+from controller.game.events import PlayCard
 from controller.game.state import (
     FUSIONS,
     NOTHING_PLAYED,
@@ -213,6 +214,35 @@ def check_card(s: GameState, seat: int, name: str, timing: Timing) -> Card:
     if why:
         raise IllegalActionError(f"{name} cannot be played: {why}")
     return card
+
+
+def check_names(
+    card: str, e: PlayCard, *, warrior: bool = False, target: bool = False, space: bool = False
+) -> None:
+    """Refuse a play of ``card`` that names a warrior, a target or a space the card does not
+    take here (``warrior``, ``target``, ``space``: what it takes): a name it would ignore
+    could show one thing at the table and do another.
+
+    Raises:
+        IllegalActionError: naming what was given and what the card takes.
+    """
+    given = [
+        f"{what} {short_repr(value)}"
+        for what, value, takes in (
+            ("warrior", e.warrior, warrior),
+            ("target", e.target, target),
+            ("space", e.space, space),
+        )
+        if value is not None and not takes
+    ]
+    if given:
+        takes_ = [
+            w for w, t in (("a warrior", warrior), ("a target", target), ("a space", space)) if t
+        ]
+        raise IllegalActionError(
+            f"{card} takes {' and '.join(takes_) or 'no warrior, target or space'} here, "
+            f"not the {', '.join(given)} given"
+        )
 
 
 def playable(s: GameState, seat: int, timing: Timing) -> list[Card]:

@@ -6,10 +6,12 @@ reward."""
 from __future__ import annotations
 
 from controller.core.errors import IllegalActionError
+from controller.core.quoting import short_repr
 from controller.game.engine.combat import begin_combat, begin_green_combat
 from controller.game.engine.common import (
     board_space,
     check_card,
+    check_names,
     count_play,
     draw,
     playable,
@@ -79,6 +81,11 @@ def rescue_card(s: GameState, e: PlayCard) -> None:
         raise IllegalActionError("no warrior is eliminated")
     name = c.falling[0]
     card = check_card(s, e.seat, e.card, Timing.ELIMINATED)
+    if e.warrior is not None and e.warrior != name:
+        raise IllegalActionError(
+            f"{card.name} rescues {name}, the warrior falling, not {short_repr(e.warrior)}"
+        )
+    check_names(card.name, e, warrior=True)
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)
     s.pieces[name] = s.pieces[name]._replace(damage=0)
@@ -336,6 +343,7 @@ def grant_card(s: GameState, e: PlayCard) -> None:
             f"{card.name} names no warrior here: the step onto a green space or a foe's "
             "space beside the one just fought is the second combat (A l.261)"
         )
+    check_names(card.name, e)
     if card not in second_combat_cards(s) or not second_steps(s) or s.extra_granted:
         what = "green space or foe's space" if second_by_step(s) else "green space"
         raise IllegalActionError(f"{card.name} opens no {what} now")

@@ -27,6 +27,7 @@ from controller.core.errors import IllegalActionError
 from controller.game.engine.combat import begin_combat, begin_green_combat
 from controller.game.engine.common import (
     check_card,
+    check_names,
     count_play,
     on_space,
     playable,
@@ -172,6 +173,7 @@ def extra_card(s: GameState, e: PlayCard) -> None:
         use_card(s, e.seat, card.name)
         _begin_green(s, space)
         return
+    check_names(card.name, e, warrior=True, target=True)
     warrior, target = _check_pair(s, e.warrior, e.target)
     count_play(s, e.seat, card)
     use_card(s, e.seat, card.name)

@@ -62,6 +62,11 @@ def counter(s: GameState, e: CounterAttack) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     if e.card:
+        if s.pieces[c.target].seat is None:
+            raise IllegalActionError(
+                f"{c.target} fights from the green space and holds no cards (A l.237, "
+                "B l.311): it counter-attacks by its ability or not at all"
+            )
         card = check_card(s, e.seat, e.card, Timing.COUNTER_ATTACK)
         count_play(s, e.seat, card)
         use_card(s, e.seat, card.name)
