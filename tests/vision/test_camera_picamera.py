@@ -287,6 +287,18 @@ def test_the_lens_range_is_the_libcamera_s(fake: ModuleType) -> None:
     assert "outside the 0..32" in one_line(info)
 
 
+def test_the_simulated_lens_range_narrows_at_configure_not_before() -> None:
+    """libcamera 0.5's ``IpaBase::init`` advertises ``ipaAfControls`` as they are (0..32);
+    only ``IpaBase::configure`` narrows LensPosition to the lens limits (review 93)."""
+    camera = simulated.Picamera2(0)
+    try:
+        assert camera.camera_controls["LensPosition"] == (0.0, 32.0, 1.0)
+        assert camera.sensor_modes  # which configures the camera once per mode
+        assert camera.camera_controls["LensPosition"] == (0.0, 15.0, 1.0)
+    finally:
+        camera.close()
+
+
 def test_a_camera_at_a_few_frames_a_second_opens_after_the_frames_libcamera_hides(
     fake: Any,
 ) -> None:

@@ -204,7 +204,8 @@ def advertised_controls(
     if libcamera not in _VERSION_CONTROLS:
         raise ValueError(f"libcamera model {libcamera!r}: expected one of {LIBCAMERA_MODELS}")
     controls = {**_COMMON_CONTROLS, **_VERSION_CONTROLS[libcamera], **cam["controls"]}
-    if libcamera == LIBCAMERA_0_4 and "LensPosition" in controls:
+    if (libcamera == LIBCAMERA_0_4 or mode is None) and "LensPosition" in controls:
+        # 0.5 narrows it to the lens limits in IpaBase::configure, not before
         controls["LensPosition"] = LENS_POSITION_0_4
     if mode is None:
         frames, exposure = IPA_INIT_FRAME_DURATIONS, IPA_INIT_EXPOSURE[libcamera]
