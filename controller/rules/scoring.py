@@ -146,6 +146,12 @@ def symbol_sum(
     return (total * 2 if doubled else total), doubled
 
 
+def card_option_name(card: str) -> str:
+    """The option of an Attack card named as one of the fighter's own combos (a real deck
+    may print one): told apart from the combo by its name, which a choice names."""
+    return f"{card} (card)"
+
+
 class ThrowScorer:
     """Scores final throws for one fighter, its card combos and the variants."""
 
@@ -165,6 +171,11 @@ class ThrowScorer:
         self._cards: tuple[tuple[CardCombo, Counts], ...] = tuple(
             (c, need_vector(c.symbols)) for c in self.cards
         )
+        combo_keys = {c.name.strip().casefold() for c in fighter.combos}
+        self._card_names = {
+            c.name: card_option_name(c.name) if c.name.strip().casefold() in combo_keys else c.name
+            for c in self.cards
+        }
         self._cache: dict[Counts, ThrowScore] = {}
 
     def score(self, dice: Sequence[Symbol]) -> ThrowScore:
@@ -188,7 +199,14 @@ class ThrowScorer:
         for card, need in self._cards:
             if makes(counts, need):
                 options.append(
-                    Option(OptionKind.CARD, card.name, card.damage, False, card.holds_sphere, card)
+                    Option(
+                        OptionKind.CARD,
+                        self._card_names[card.name],
+                        card.damage,
+                        False,
+                        card.holds_sphere,
+                        card,
+                    )
                 )
         total, doubled = symbol_sum(counts, self._values, self.variants)
         # A doubled sum of spheres is the special combo of spheres: it holds a sphere.
