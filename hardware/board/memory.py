@@ -45,20 +45,26 @@ class LinkStats:
 
     def trouble(self) -> dict[str, int]:
         """The counters of a link in trouble (garbled bytes, bad frames, CRC failures,
-        resyncs, reconnects), by name: all zero on a healthy link."""
+        resyncs, reconnects, frames of no use), by name: all zero on a healthy link."""
         return {name: getattr(self, name) for name in TROUBLE}
 
     def health_line(self) -> str:
         """The trouble counters in one line, e.g. for a log or ``board watch``."""
         t = self.trouble()
+        unusable = t["malformed"] + t["wrong_version"] + t["bad_sensor"]
         return (
             f"link health: {t['bytes_invalid']} garbled bytes, {t['bad_frames']} bad frames "
             f"({t['crc_failures']} failed their CRC), {t['resyncs']} resyncs, "
             f"{t['reconnects']} reconnects"
-        )
+            + (f", {unusable} frames the host cannot use (malformed, of another protocol, "
+               "or naming a sensor the board lacks)" if unusable else "")
+        )  # fmt: skip
 
 
-TROUBLE = ("bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects")
+TROUBLE = (
+    "bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects",
+    "malformed", "wrong_version", "bad_sensor",
+)  # fmt: skip
 
 
 @dataclass

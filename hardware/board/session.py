@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from controller.core.events import Event
+from controller.core.quoting import printable
 from firmware import wire
 from hardware.board.errors import ProtocolMismatchError
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
 from hardware.board.memory import BoardMemory, LinkStats, Record, RecordError
+from hardware.board.said import Said
 from hardware.board.unheard import unheard_reason
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,8 @@ class HostSession:
     _probed: bool = False
     _tail: bytes = b""
     _invalid_before: int = 0  # bytes that made no frame before this port was opened
+    _bad_ident: str = ""  # why the board's last answer to identify was unusable
+    _said: Said = field(default_factory=lambda: Said(log))
 
     # -- driving -------------------------------------------------------------
     def start(self, now: float) -> None:
@@ -86,6 +90,7 @@ class HostSession:
         self._reason = "reconnect" if self._reconnect else "first contact"
         self._heard = self._probed = False
         self._tail = b""
+        self._bad_ident = ""
         self._invalid_before = self.stats.bytes_invalid
 
     def _identify(self, now: float) -> None:
@@ -132,6 +137,8 @@ class HostSession:
                 return unheard_reason(LISTEN_TIMEOUT_S, self._tail, invalid)
         elif self.phase is LinkPhase.IDENTIFY:
             if now > self._deadline:
+                if self._bad_ident:  # it answered, with an IDENT the host cannot use
+                    return f"the board's answer to identify is unusable: {self._bad_ident}"
                 return f"no answer to identify within {IDENTIFY_TIMEOUT_S:.0f} s"
             if now >= self._retry_at:
                 self._send(wire.IDENTIFY, wire.encode_identify())
@@ -158,13 +165,10 @@ class HostSession:
         version, _seq, mtype, payload = frame
         if version != wire.PROTOCOL_VERSION:
             self.stats.wrong_version += 1
-            log.warning(
-                "%s: frame %s of protocol version %d, expected %d; ignored",
-                self.port,
-                wire.TYPE_NAMES.get(mtype, hex(mtype)),
-                version,
-                wire.PROTOCOL_VERSION,
-            )
+            self._said.warning("wrong_version", now, "%s: frame %s of protocol version %d, "
+                               "expected %d; ignored", self.port,
+                               wire.TYPE_NAMES.get(mtype, hex(mtype)), version,
+                               wire.PROTOCOL_VERSION)  # fmt: skip
             if mtype == wire.IDENT:
                 self._refuse(version)
             return
@@ -192,13 +196,19 @@ class HostSession:
             elif mtype == wire.NOTICE:
                 code, text = wire.decode_notice(payload)
                 self.stats.notices += 1
-                log.warning("%s: board notice %d: %s", self.port, code, text)
+                self._said.warning(
+                    "notice", now, "%s: board notice %d: %s", self.port, code, printable(text)
+                )
             else:
                 self.stats.malformed += 1
-                log.warning("%s: unexpected message type 0x%02x from the board", self.port, mtype)
+                self._said.warning("unexpected", now, "%s: unexpected message type 0x%02x from "
+                                   "the board", self.port, mtype)  # fmt: skip
         except wire.WireError as exc:
             self.stats.malformed += 1
-            log.warning("%s: malformed %s: %s", self.port, wire.TYPE_NAMES.get(mtype), exc)
+            if mtype == wire.IDENT and self.phase is LinkPhase.IDENTIFY:
+                self._bad_ident = str(exc)
+            self._said.warning(f"malformed {mtype}", now, "%s: malformed %s: %s", self.port,
+                               wire.TYPE_NAMES.get(mtype), exc)  # fmt: skip
 
     def _refuse(self, version: int) -> None:
         self.phase = LinkPhase.REFUSED
@@ -232,7 +242,7 @@ class HostSession:
         log.info(
             "%s: %s, protocol %d, %d sensors at %d Hz, boot %d",
             self.port,
-            fw,
+            printable(fw),
             protocol,
             sensors,
             scan_hz,
@@ -261,9 +271,8 @@ class HostSession:
         mem = self.memory
         if len(states) != mem.sensors:
             self.stats.malformed += 1
-            log.warning(
-                "%s: snapshot of %d sensors, the board said %d", self.port, len(states), mem.sensors
-            )
+            self._said.warning("snapshot size", now, "%s: snapshot of %d sensors, the board "
+                               "said %d", self.port, len(states), mem.sensors)  # fmt: skip
             return
         same_boot = mem.states is not None and mem.boot == boot
         if same_boot and seq < mem.last:
@@ -376,13 +385,9 @@ class HostSession:
         for seq, (sensor, occupied) in queue:
             if sensor >= len(states):
                 self.stats.bad_sensor += 1
-                log.warning(
-                    "%s: event %d names sensor %d, the board has sensors 0..%d; ignored",
-                    self.port,
-                    seq,
-                    sensor,
-                    len(states) - 1,
-                )
+                self._said.warning("bad_sensor", now, "%s: event %d names sensor %d, the board "
+                                   "has sensors 0..%d; ignored", self.port, seq, sensor,
+                                   len(states) - 1)  # fmt: skip
                 mem.last = seq
                 self._ahead.pop(seq, None)
                 continue

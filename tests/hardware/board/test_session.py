@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -216,3 +217,73 @@ def test_a_board_reset_that_kept_its_boot_number_is_resynced() -> None:
     lb.set(12, True)
     lb.run(300)
     assert 12 in lb.memory.occupied()
+
+
+def _unknown_type(n: int) -> bytes:
+    return wire.encode_frame(1, 0x99, b"")
+
+
+def _short_heartbeat(n: int) -> bytes:
+    return wire.encode_frame(1, wire.HEARTBEAT, b"\x01")
+
+
+def _other_protocol(n: int) -> bytes:
+    return wire.encode_frame(1, wire.HEARTBEAT, b"", version=2)
+
+
+def _missing_sensor(n: int) -> bytes:  # event n of boot 1 (each a new one)
+    return wire.encode_frame(1, wire.EVENTS, wire.encode_events(1, n, [(100, 1)]))
+
+
+@pytest.mark.parametrize(
+    ("frame", "counter"),
+    [
+        (_unknown_type, "malformed"),
+        (_short_heartbeat, "malformed"),
+        (_other_protocol, "wrong_version"),
+        (_missing_sensor, "bad_sensor"),
+    ],
+)
+def test_frames_the_host_cannot_use_are_said_once_a_minute_and_counted_as_trouble(
+    frame: Callable[[int], bytes], counter: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review 96: 500 CRC-valid frames the host cannot use gave 500 warnings."""
+    lb = Loopback(sensors=8)
+    lb.run(50)
+    with caplog.at_level(logging.WARNING, logger="hardware.board.session"):
+        for n in range(1, 501):
+            lb.session.feed(frame(n), lb.now)
+        lb.ms += 61_000  # a minute later
+        lb.session.feed(frame(501), lb.now)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2, said
+    assert said[1].endswith("(499 more like it in the 61 s before)")
+    assert getattr(lb.stats, counter) == 501
+    assert lb.stats.trouble()[counter] == 501
+    assert "frames the host cannot use" in lb.stats.health_line()
+
+
+def test_an_unusable_answer_to_identify_is_named_as_the_reason() -> None:
+    lb = Loopback(sensors=8)
+    ident = lb.fw._send
+
+    def no_sensors(mtype: int, payload: bytes) -> None:
+        if mtype == wire.IDENT:
+            payload = payload[:1] + b"\x00" + payload[2:]  # an IDENT naming 0 sensors
+        ident(mtype, payload)
+
+    lb.fw._send = no_sensors  # type: ignore[method-assign]
+    drops = lb.run(3000)
+    assert drops and drops[0] == (
+        "the board's answer to identify is unusable: IDENT names 0 sensors, expected 1..128"
+    )
+
+
+def test_text_from_the_board_is_logged_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    lb = Loopback(sensors=8)
+    lb.run(50)
+    with caplog.at_level(logging.WARNING, logger="hardware.board.session"):
+        notice = wire.encode_frame(1, wire.NOTICE, b"\x05fw\nFAKE LOG LINE\x1b[2J")
+        lb.session.feed(notice, lb.now)
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert "\n" not in said and "\x1b" not in said and "FAKE LOG LINE" in said
