@@ -43,6 +43,7 @@ from controller.storage.place import (
     is_storage_error,
     new_journal_problem,
     place_problem,
+    rights_problem,
     too_long_for_sqlite,
 )
 from controller.storage.rows import UNDO_KIND, ChainedRow, chain_hash, create_layout, encode_payload
@@ -155,8 +156,7 @@ class ChainedLog(Generic[R]):
         """
         conn: sqlite3.Connection | None = None
         try:
-            # The table opens the log on its main thread and then hands it to the loop
-            # thread, which alone uses it while the game runs: access is never concurrent.
+            # opened on the main thread, then used by the loop thread alone: never concurrent
             if writable:
                 conn = LockedConnection(str(path), isolation_level=None, check_same_thread=False)
             else:
@@ -188,9 +188,9 @@ class ChainedLog(Generic[R]):
     @classmethod
     def _take_lock(cls, path: Path, said: str = "") -> JournalLock:
         """The lock of the log at ``path``, held; refused (InUseError) while another writer
-        holds it, StorageError if its file cannot be made or the log has several names
-        (``said`` begins the message)."""
-        if (why := many_names(path)) is not None:
+        holds it, StorageError (``said`` first) if its file cannot be made, the log has
+        several names, or this user cannot write it or SQLite's files beside it."""
+        if (why := many_names(path) or rights_problem(path)) is not None:
             raise cls.StorageError(f"{said}{why}")
         try:
             return JournalLock.acquire(path)

@@ -95,6 +95,17 @@ def _why_not_writable(folder: Path) -> str:
     return "it is read-only"
 
 
+def rights_problem(path: Path) -> str | None:
+    """Why this user cannot write the existing journal at ``path`` or SQLite's files beside
+    it (said before SQLite opens it: opened, it would make its -wal and -shm files with
+    the journal's mode, which then stand in the way once the journal's mode is mended);
+    None when it can."""
+    sides = (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
+    if any(p.exists() and not os.access(p, os.R_OK | os.W_OK) for p in sides):
+        return place_problem(path)
+    return None
+
+
 def place_problem(path: Path, exc: BaseException | None = None) -> str:
     """One line (starting with the path at fault) saying why a journal cannot be kept at
     ``path`` and what is needed; ``exc``: what failed, when nothing else explains it."""
@@ -142,6 +153,13 @@ def _problem(path: Path, exc: BaseException | None, me: str) -> str:
             f"{path}: {me} cannot read and write the journal (owned by {owner}, mode "
             f"{path.stat().st_mode & 0o777:o}): make it readable and writable for {me}"
         )
+    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # SQLite's files beside it
+        if side.exists() and not os.access(side, os.R_OK | os.W_OK):
+            return (
+                f"{side}: {me} cannot read and write this file of the journal's (owned by "
+                f"{_user(side.stat().st_uid)}, mode {side.stat().st_mode & 0o777:o}): make it "
+                f"readable and writable for {me}, as {path.name} is"
+            )
     name = getattr(exc, "sqlite_errorname", "") or ""
     full = name.startswith("SQLITE_FULL") or getattr(exc, "errno", None) == 28  # ENOSPC
     # a full disk met growing the -shm file reads as an I/O error (SQLITE_IOERR_SHMSIZE)

@@ -170,3 +170,29 @@ def test_an_io_error_on_a_full_disk_is_named_full(
     monkeypatch.setattr(os, "statvfs", lambda _: Stats)
     message = place._problem(tmp_path / "g.sqlite", _IoError("disk I/O error"), "toptable")
     assert message.startswith(f"{tmp_path / 'g.sqlite'}: {said}")
+
+
+def test_a_journal_this_user_cannot_write_gets_no_files_beside_it(base: Path) -> None:
+    """Review 96: a read-only journal refused at resume was left with -wal and -shm files of
+    its mode, which then refused the game once the journal's mode was mended."""
+    folder = base / "shared"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    journal = folder / "g.sqlite"
+    with TableGame.start(journal, GameConfig(("A", "B"), Length.ROUNDS5), demo_data(), None, 1):
+        pass
+    journal.chmod(0o444)
+    code, err = _as_nobody(lambda: TableGame.resume(journal))
+    assert code == 2 and "cannot read and write the journal" in _one_line(err)
+    assert sorted(p.name for p in folder.iterdir()) == ["g.sqlite"]
+    journal.chmod(0o666)
+    shm = folder / "g.sqlite-shm"
+    shm.write_bytes(b"")
+    shm.chmod(0o444)  # left by an older toptable, or by hand
+    code, err = _as_nobody(lambda: TableGame.resume(journal))
+    assert code == 2
+    line = _one_line(err)
+    assert line.startswith(f"{shm}: ") and "cannot read and write this file of the journal" in line
+    shm.chmod(0o666)
+    code, err = _as_nobody(lambda: TableGame.resume(journal).close())
+    assert (code, err) == (0, "")
