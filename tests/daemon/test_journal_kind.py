@@ -9,9 +9,9 @@ import pytest
 
 from controller.companion.journal import CompanionJournal
 from controller.core.errors import TopTableError
+from controller.core.kinds import GameKind
 from controller.daemon.journals import held_kind
 from controller.game.journal import Journal
-from controller.game.state import GameKind
 
 PAGE = 4096
 
