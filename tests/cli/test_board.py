@@ -235,7 +235,8 @@ def test_watch_prints_the_link_health_of_a_noisy_cable(
                 break
     assert code == 0
     assert set(health[-1]) == {
-        "event", "bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects"
+        "event", "bytes_invalid", "bad_frames", "crc_failures", "resyncs", "reconnects",
+        "malformed", "wrong_version", "bad_sensor",
     }  # fmt: skip
     assert health[-1]["bytes_invalid"] >= health[-1]["bad_frames"] >= health[-1]["crc_failures"]
 
