@@ -248,6 +248,10 @@ def parse_board(data: Mapping[str, Any], file: str) -> BoardLayout:
         for n in space.neighbours:
             if sid not in final[n].neighbours:
                 bad(f"space {sid}", "neighbours", f"lists {n}, but space {n} does not list {sid}")
+        if not space.neighbours and not raw_neighbours[sid] and len(final) > 1:
+            # a token there could never move, and a move is not optional: the game stops
+            bad(f"space {sid}", "neighbours", "expected at least one neighbour (a token on a "
+                "space with none could never move)")  # fmt: skip
     problems.check()
     return BoardLayout(name, final, example, file)
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from controller.core.errors import IllegalActionError
+from controller.core.errors import DataError, IllegalActionError
 from controller.game import engine
 from controller.game.bots import table_input
 from controller.game.events import ChooseStarter, Draft, FirstPlayerChosen, Place, Shuffled
 from controller.game.legal import legal_actions
 from controller.game.state import WARRIOR_DECK, GameConfig, GameState, Length, Phase
+from controller.gamedata.board import BoardLayout
+from controller.gamedata.bundle import GameData
 from controller.gamedata.cards import Deck
 from controller.rules.variants import Variants
+from controller.rules.warriors import Roster
 from tests.game.helpers import demo_data
 
 
@@ -153,3 +157,50 @@ def test_names_and_colours_are_checked() -> None:
         ("orange", "teal"),
     )
     assert GameConfig.from_dict(config.to_dict()) == config
+
+
+def _with(roster: list[str] | None = None, spaces: int | None = None) -> GameData:
+    """The demo data with only the warriors ``roster`` or the first ``spaces`` spaces (each
+    keeping its neighbours among them)."""
+    demo = demo_data()
+    warriors = Roster([demo.roster[n] for n in roster], "w.toml") if roster else demo.roster
+    board = demo.board
+    if spaces is not None:
+        kept = sorted(board.spaces)[:spaces]
+        board = BoardLayout(board.name, {
+            sid: replace(board.spaces[sid], neighbours=board.spaces[sid].neighbours & set(kept))
+            for sid in kept
+        }, board.example, "b.toml")  # fmt: skip
+    return GameData(board, warriors, demo.cards, demo.story, die=demo.die)
+
+
+def test_a_game_the_data_cannot_hold_is_refused_before_it_begins() -> None:
+    """Review 94: too few warriors stopped the draft, too few spaces the placement, each
+    with no legal action left (and a traceback from the bots)."""
+    names = [n for n in demo_data().roster if n not in ("Kefla", "Anilaza")][:10]
+    config = GameConfig(("A", "B"), Length.ROUNDS10)
+    with pytest.raises(DataError) as info:
+        engine.new_game(config, _with(roster=names))
+    assert str(info.value) == (
+        "w.toml: 10 warriors may be drafted (the fusions and the Story-only cards never are), "
+        "and 2 players draft 6 each: 12 are needed"
+    )
+    with pytest.raises(DataError) as info:
+        engine.new_game(config, _with(spaces=11))
+    assert str(info.value) == (
+        "b.toml: field 'space': 11 spaces, and 2 players place 6 tokens each: 12 are needed"
+    )
+    engine.new_game(config, _with(spaces=12))
+
+
+def test_a_fusion_partner_the_roster_lacks_is_not_drafted() -> None:
+    """Review 94: with fusion_pairs_drafted_together, drafting Kale drafted a Caulifla the
+    owner's roster did not hold, and the game stopped at her first move."""
+    names = [n for n in demo_data().roster if n != "Caulifla"]
+    config = GameConfig(
+        ("A", "B"), Length.ROUNDS10, Variants.from_names(["fusion_pairs_drafted_together"])
+    )
+    s = engine.apply(engine.new_game(config, _with(roster=names)), FirstPlayerChosen(0))
+    assert "Kale" in engine.draftable(s)
+    s = engine.apply(s, Draft(0, "Kale"))
+    assert s.teams[0] == ("Kale",) and "Caulifla" not in s.pieces

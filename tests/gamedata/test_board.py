@@ -124,8 +124,25 @@ def test_a_space_id_is_at_most_nine_digits(sid: int, said: str | None) -> None:
     assert isinstance(spaces, list)
     spaces.append({"id": sid, "colour": "green"})
     if said is None:
+        spaces[-1]["neighbours"] = [2]  # a space with none is refused (a token never leaves)
+        spaces[2]["neighbours"].append(sid)
         assert parse_board(data, "board.toml").colour(sid) is Colour.GREEN
         return
     with pytest.raises(DataError) as info:
         parse_board(data, "board.toml")
     assert str(info.value) == f"board.toml: space #4: field 'id': {said}"
+
+
+def test_a_space_with_no_neighbour_is_refused() -> None:
+    """Review 94: a token placed there could never move, and a move is not optional, so the
+    game stopped with no legal action (data check said the board was valid)."""
+    data = _line_board(3)
+    spaces = data["space"]
+    assert isinstance(spaces, list)
+    spaces.append({"id": 7, "colour": "red"})
+    with pytest.raises(DataError) as info:
+        parse_board(data, "board.toml")
+    assert str(info.value) == (
+        "board.toml: space 7: field 'neighbours': expected at least one neighbour (a token on "
+        "a space with none could never move)"
+    )

@@ -114,8 +114,11 @@ def new_game(config: GameConfig, data: GameData) -> GameState:
 
     Raises:
         IllegalActionError: a bad number of players; Story mode with no story data.
+        DataError: too few warriors to draft or board spaces for the players' teams.
     """
     config.check()
+    if not config.story:
+        setup.check_fits(config, data)
     state = GameState(data, config)
     if config.story:
         story.start_story(state)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from controller.core.errors import IllegalActionError
+from controller.core.errors import DataError, IllegalActionError
 from controller.core.quoting import short_repr
 from controller.game.engine.common import (
     decks_to_shuffle,
@@ -52,11 +52,33 @@ def draftable(state: GameState) -> list[str]:
     for w in state.data.roster:
         if w in taken or w in outside:
             continue
-        partner = pair_of(w) if pairs else None
+        partner = _drafted_partner(state, w) if pairs else None
         if partner is not None and (partner in taken or room < 2):
             continue
         out.append(w)
     return out
+
+
+def check_fits(config: GameConfig, data: GameData) -> None:
+    """Refuse a Tournament game the data cannot hold: fewer warriors to draft, or fewer
+    board spaces, than the players' teams (else the draft or the placement would stop with
+    nothing left to do).
+
+    Raises:
+        DataError: naming the file, the count and what the game needs.
+    """
+    players, team = len(config.players), config.team_size
+    need = players * team
+    pool = [w for w in data.roster if w not in outside_tournament(data)]
+    if len(pool) < need:
+        raise DataError.single(
+            data.roster.source or "warriors.toml", "", "", f"{len(pool)} warriors may be "
+            f"drafted (the fusions and the Story-only cards never are), and {players} players "
+            f"draft {team} each: {need} are needed")  # fmt: skip
+    if len(data.board.spaces) < need:
+        raise DataError.single(
+            data.board.source or "board.toml", "", "space", f"{len(data.board.spaces)} spaces, "
+            f"and {players} players place {team} tokens each: {need} are needed")  # fmt: skip
 
 
 def outside_tournament(data: GameData) -> frozenset[str]:
@@ -75,7 +97,7 @@ def draft(s: GameState, e: Draft) -> None:
     if name in s.pieces:
         raise IllegalActionError(f"{name} is already drafted")
     picks = [name]
-    partner = pair_of(name)
+    partner = _drafted_partner(s, name)
     if s.config.variants.fusion_pairs_drafted_together and partner is not None:
         if partner in s.pieces:
             raise IllegalActionError(f"{name} is drafted with {partner}, who is already taken")
@@ -94,6 +116,13 @@ def draft(s: GameState, e: Draft) -> None:
         s.phase = Phase.SHUFFLE
     else:
         s.seat = nxt
+
+
+def _drafted_partner(state: GameState, name: str) -> str | None:
+    """The fusion partner drafted with ``name`` (the fusion-pair variant): none when the
+    owner's roster lacks it (a lone Kale is drafted alone)."""
+    partner = pair_of(name)
+    return partner if partner is not None and partner in state.data.roster else None
 
 
 def expected_deck(s: GameState, deck: ShuffledDeck) -> list[str]:
