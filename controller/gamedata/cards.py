@@ -24,7 +24,7 @@ Every problem is reported at once, naming the file, the card and the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -107,15 +107,14 @@ EFFECT_TIMINGS: Mapping[EffectKind, frozenset[Timing]] = {
     EffectKind.MOVE: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
     EffectKind.DRAW: frozenset({Timing.START_OF_TURN, Timing.EVENT}),
 }
-# Which timings each deck's cards may have (docs/rules.md §9; the loader checks it):
-# Attack cards are cashed in as an attack (A l.322-323); Defence cards answer an attack,
-# are played during the turn, and hold the Counter-Attack cards (A l.342-346, l.356);
-# Special cards are played at the start of the turn, as an attack or an answer, or to
-# retry a transformation (A l.333, l.363-368, l.374); both decks hold the cards played
-# when a warrior is eliminated (A l.335, l.346); any of the three may be played for its
-# combo instead of the warrior's (A l.63, l.189; B l.163), and a card of any deck may
-# grant a second combat (A l.19, B l.321: "Event, Attack, Defence or Special card");
-# Event cards only as events.
+# Which timings each deck's cards may have (docs/rules.md §9; the loader checks it): Attack cards
+# are cashed in as an attack (A l.322-323); Defence cards answer an attack, are played during the
+# turn, and hold the Counter-Attack cards (A l.342-346, l.356); Special cards are played at the
+# start of the turn, as an attack or an answer, or to retry a transformation (A l.333, l.363-368,
+# l.374); both decks hold the cards played when a warrior is eliminated (A l.335, l.346); any of
+# the three may be played for its combo instead of the warrior's (A l.63, l.189; B l.163), and a
+# card of any deck may grant a second combat (A l.19, B l.321: "Event, Attack, Defence or Special
+# card"); Event cards only as events.
 DECK_TIMINGS: Mapping[Deck, frozenset[Timing]] = {
     Deck.ATTACK: frozenset({Timing.ATTACK, Timing.AFTER_COMBAT}),
     Deck.DEFENCE: frozenset(
@@ -250,10 +249,12 @@ def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
         raise problems.error()
     cards: dict[str, Card] = {}
     decks: dict[Deck, list[str]] = {d: [] for d in Deck}
+    keys: set[str] = set()  # the names so far, as name_key says them
     for i, raw in enumerate(raw_cards):
-        card = _parse_card(raw, i, file, problems, cards)
+        card = _parse_card(raw, i, file, problems, keys)
         if card is not None:
             cards[card.name] = card
+            keys.add(name_key(card.name))
             decks[card.deck].extend([card.name] * card.copies)
     for deck, names in decks.items():
         if not names:
@@ -262,9 +263,7 @@ def parse_cards(data: Mapping[str, Any], file: str) -> CardSet:
     return CardSet(cards, invented, file, {d: tuple(n) for d, n in decks.items()})
 
 
-def _parse_card(
-    raw: Any, index: int, file: str, problems: Problems, seen: Mapping[str, Card]
-) -> Card | None:
+def _parse_card(raw: Any, index: int, file: str, problems: Problems, seen: Set[str]) -> Card | None:
     def bad(field: str, message: str) -> None:
         problems.add(entry, field, message)
 
@@ -282,7 +281,7 @@ def _parse_card(
     name = name.strip()
     entry = f"card {name!r}"
     before = problems.mark()
-    if any(name_key(other) == name_key(name) for other in seen):
+    if name_key(name) in seen:
         bad("name", "duplicate card name (names differing in case or spaces are one)")
     problems.unknown_keys(raw, _CARD_KEYS, entry)
     deck = problems.choice(raw.get("deck"), Deck, entry, "deck")
