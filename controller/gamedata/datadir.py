@@ -18,6 +18,7 @@ and renamed into place at the end: a copy that fails leaves nothing behind.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from controller.core.errors import DataError, DataProblem
+from controller.core.quoting import printable
 from controller.core.tomlfile import read_toml
 from controller.gamedata import DEMO_DIR, data_dir
 from controller.gamedata.board import BoardLayout, load_board
@@ -72,7 +74,9 @@ class DataCheck:
         absent = [
             DataProblem(str(self.directory / name), "", "", f"missing: a game needs {name}")
             for name, what in NEEDED_FOR.items()
-            if what == "a game" and not (self.directory / name).exists()
+            if what == "a game"
+            and not (self.directory / name).exists()
+            and broken_link(self.directory / name) is None  # said as a link already
         ]
         return (*self.problems, *absent)
 
@@ -118,6 +122,22 @@ def check_data_dir(directory: str | Path | None = None) -> DataCheck:
     return DataCheck(d, tuple(reader.lines), tuple(reader.problems), warriors, board, cards, story)
 
 
+def broken_link(path: Path) -> str | None:
+    """What is wrong with ``path`` when it is a symbolic link that leads to no file (it
+    would read as absent); None otherwise."""
+    if not path.is_symlink() or path.exists():
+        return None
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that loops back on itself: point it at the file, or remove it"
+    return (
+        f"a symbolic link to {printable(os.readlink(path))}, which does not exist: point it "
+        "at the file, or remove it"
+    )
+
+
 class _Reader:
     """Reads a data directory's files one by one, collecting lines and problems."""
 
@@ -129,6 +149,9 @@ class _Reader:
     def read(self, name: str, load: Callable[[Path], R]) -> R | None:
         """The file ``name`` loaded, or None when it is absent or has problems (noted)."""
         path = self.directory / name
+        if (broken := broken_link(path)) is not None:
+            self.problems.append(DataProblem(str(path), "", "", broken))
+            return None
         if name != WARRIORS and not path.exists():
             self.lines.append(f"--  {name}: absent (needed for {NEEDED_FOR[name]})")
             return None

@@ -157,3 +157,22 @@ def test_a_base_the_copy_cannot_rewrite_is_named_and_nothing_is_left(tmp_path: P
         "path)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_a_data_file_that_is_a_broken_link_is_named_not_called_absent(tmp_path: Path) -> None:
+    """Review 94: a board.toml linking to itself and a story.toml linking to nothing were
+    said "absent", and the check passed."""
+    data = tmp_path / "data"
+    init_data_dir(data)
+    (data / "board.toml").unlink()
+    (data / "board.toml").symlink_to("board.toml")
+    (data / "story.toml").unlink()
+    (data / "story.toml").symlink_to(tmp_path / "gone" / "story.toml")
+    report = check_data_dir(data)
+    assert [str(p) for p in report.problems] == [
+        f"{data / 'board.toml'}: a symbolic link that loops back on itself: point it at the "
+        "file, or remove it",
+        f"{data / 'story.toml'}: a symbolic link to {tmp_path / 'gone' / 'story.toml'}, which "
+        "does not exist: point it at the file, or remove it",
+    ]
+    assert len(report.for_a_game()) == 2  # not said again as missing
