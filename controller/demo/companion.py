@@ -34,7 +34,7 @@ from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
 from controller.demo.runner import DEFAULT_PLAYERS, DEFAULT_SEED, halted, make_out, make_room
 from controller.demo.scratch import mark_as_scratch
-from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
+from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table, faults_text
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
 from controller.publish.settings import EventsSettings
@@ -244,7 +244,9 @@ def run_companion_demo(
         if journal is None and not resume:
             mark_as_scratch(path)  # the next demo may replace this game, and no other
         if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
-            raise CompanionDemoError(f"the demo's devices did not open: {demo.devices.faults()}")
+            raise CompanionDemoError(
+                f"the demo's devices did not open: {faults_text(demo.devices.faults())}"
+            )
         table = running.table
         watch = CompanionWatch(demo.loop, table)
         demo.start()

@@ -33,7 +33,7 @@ from controller.demo.players import TablePlayers
 from controller.demo.record import LatencyProbe, ScreenRecorder
 from controller.demo.scratch import JOURNAL_NAME, mark_as_scratch, mark_path, started_here
 from controller.demo.summary import DemoSummary, story_fields
-from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table
+from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table, faults_text
 from controller.demo.tray import Tray
 from controller.demo.watch import TableWatch, WatchTimeoutError
 from controller.demo.world import MockButtons, WorldHands
@@ -44,6 +44,7 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length
 from controller.gamedata import DEMO_DIR
+from controller.gamedata.bundle import GameData
 from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
 from controller.storage.journal import journal_exists
@@ -87,6 +88,24 @@ class DemoOptions:
     kind: GameKind = GameKind.TOURNAMENT  # or a Story-mode game (docs/rules.md §12)
 
 
+def wired(data: GameData) -> GameData:
+    """``data``, when each space of its board has a hall sensor: the demo's simulated board
+    sees a token by its sensor, as the table's does.
+
+    Raises:
+        DemoError: naming the board's file and the spaces without one.
+    """
+    unwired = sorted(sid for sid, space in data.board.spaces.items() if space.sensor is None)
+    if unwired:
+        listed = ", ".join(map(str, unwired[:10])) + (" ..." if len(unwired) > 10 else "")
+        raise DemoError(
+            f"{data.board.source or 'board.toml'}: {len(unwired)} of "
+            f"{len(data.board.spaces)} spaces have no sensor ({listed}): the board sees a token "
+            "by its space's hall sensor; give each [[space]] a sensor"
+        )
+    return data
+
+
 def run_demo(options: DemoOptions) -> DemoSummary:
     """Play (or resume) a whole simulated game; return its summary.
 
@@ -107,12 +126,12 @@ def run_demo(options: DemoOptions) -> DemoSummary:
     if options.resume:
         resumed = _resumed(journal, options)
         setup, tokens, seed, data_dir, shown = resumed
-        data = load_game_data(data_dir)
+        data = wired(load_game_data(data_dir))
     else:
-        make_room(journal, chosen=options.journal is not None)
         setup, seed = _setup(options), DEFAULT_SEED if options.seed is None else options.seed
         data_dir = options.data or DEMO_DIR
-        data = load_game_data(data_dir)
+        data = wired(load_game_data(data_dir))
+        make_room(journal, chosen=options.journal is not None)
     section = TableConfig(
         mode=setup.kind,
         players=len(setup.players),
@@ -155,7 +174,7 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         if options.journal is None and not options.resume:
             mark_as_scratch(journal)  # the next demo may replace this game, and no other
         if devices.sim is None or devices.link is None or devices.pin_factory is None:
-            raise DemoError(f"the demo's devices did not open: {devices.faults()}")
+            raise DemoError(f"the demo's devices did not open: {faults_text(devices.faults())}")
         demo.loop.on(ThrowSettled, probe.on_settled)  # after the table's: it has drawn
         watch = TableWatch(demo.loop, table, in_air=running.follower.spaces_in_air)
         demo.start()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -148,3 +148,8 @@ def demo_table(
         if tray is not None:
             stack.callback(tray.close)  # first: the camera thread is not kept waiting
         yield demo
+
+
+def faults_text(faults: Mapping[str, str]) -> str:
+    """The devices' faults as one line: ``board: ...; camera: ...`` (their source first)."""
+    return "; ".join(f"{source}: {why}" for source, why in sorted(faults.items())) or "none said"

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from controller.cli.main import main
 from controller.core.errors import TableHaltedError
 from controller.demo.companion import run_companion_demo
 from controller.demo.runner import DemoError, DemoOptions, make_room, run_demo
 from controller.demo.scratch import mark_as_scratch
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
+from controller.gamedata.datadir import init_data_dir
 from controller.storage.chained_log import ChainedLog
 from controller.storage.journal import Row
 from controller.storage.origin import ContradictionError
@@ -224,3 +227,25 @@ def test_a_companion_demo_resumed_with_other_players_is_refused(tmp_path: Path) 
                        fast=True, stop_after=5)  # fmt: skip
     with pytest.raises(ContradictionError, match="--players 4 contradicts the journal's 3"):
         run_companion_demo("challengers", players=4, journal=journal, resume=True, fast=True)
+
+
+def test_a_board_with_unwired_spaces_is_refused_before_the_demo_plays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review 94: a board.toml without sensors gave "the demo's devices did not open:
+    {'board': ...}", one space without a sensor stopped the demo after the placements."""
+    data = tmp_path / "data"
+    init_data_dir(data)
+    board = data / "board.toml"
+    board.write_text(
+        re.sub(r"(?m)^sensor = (5|9)\n", "", board.read_text(encoding="utf-8")), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    code = main(["demo", "--fast", "--data", str(data), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().splitlines()[-1] == (
+        f"toptable: error: {board}: 2 of 42 spaces have no sensor (5, 9): the board sees a "
+        "token by its space's hall sensor; give each [[space]] a sensor"
+    )
+    assert not (out / "journal.sqlite").exists()  # nothing was played or made room for
