@@ -206,10 +206,13 @@ def _check_file_keys(data: Mapping[str, Any], file: str, problems: Problems) -> 
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any], file: str) -> dict[str, Any]:
-    """``over`` completes ``base``: its keys win; forms are merged by name."""
+    """``over`` completes ``base``: its keys win, but the name (``over`` names the warrior by
+    its name or an alias, in any case: the base's name stays); forms are merged by name."""
     out = dict(base)
     origin: dict[str, str] = dict(base.get("_origin", {}))
     for key, value in over.items():
+        if key == "name" and "name" in base:
+            continue
         if key == "form" and isinstance(value, list) and isinstance(base.get("form"), list):
             out["form"] = _merge_forms(base["form"], value, file)
         else:

@@ -296,3 +296,18 @@ def test_a_warrior_the_data_leaves_unknown_names_its_file() -> None:
     with pytest.raises(DataError, match=rf"^{re.escape(str(RULEBOOK_DIR / 'warriors.toml'))}: "
                        r"warrior 'Jiren': field .*values': not printed in the rulebooks"):  # fmt: skip
         rulebook.fighter("Jiren")
+
+
+@pytest.mark.parametrize("named", ["Goku", "son goku", "  SON GOKU "])
+def test_a_warrior_completed_by_an_alias_or_in_another_case_keeps_its_name(
+    tmp_path: Path, named: str
+) -> None:
+    """Review 94: completing the rulebook's Son Goku by his alias "Goku" was refused as a
+    name given twice (in no file), and by "son goku" renamed him."""
+    demo = (DEMO_DIR / "warriors.toml").read_text(encoding="utf-8")
+    text = demo.replace('name = "Son Goku"', f'name = "{named}"', 1).replace(
+        'base = "../rulebook/warriors.toml"', f'base = "{RULEBOOK_DIR / "warriors.toml"}"', 1
+    )
+    assert f'name = "{named}"' in text and str(RULEBOOK_DIR) in text
+    roster = load_warriors(_write(tmp_path, text, "warriors.toml")).roster
+    assert "Son Goku" in list(roster) and named not in list(roster)
