@@ -197,6 +197,7 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
         source=file,
     )
     _check_pins(cfg, problems)
+    _check_outputs(cfg, problems)
     if events is not None and events.people and len(events.people) != table.players:
         problems.add(
             "events",
@@ -209,6 +210,49 @@ def parse_config(data: Mapping[str, Any], file: str = "", base_dir: Path | None 
         problems.add("table", "players", f"does not suit mode {shown(table.mode.value)}: {why}")
     problems.check()
     return cfg
+
+
+def _check_outputs(cfg: Config, problems: Problems) -> None:
+    """An emulated screen's ``output`` (written when the daemon stops) names no file the
+    table keeps or another screen writes, and no file already there but a GIF of its own
+    (review 95: a GIF was written over the game's journal)."""
+    t = cfg.table
+    kept = {t.journal, t.game_journal, *(Path(f"{j}{x}") for j in (t.journal, t.game_journal)
+            for x in ("-wal", "-shm"))}  # fmt: skip
+    if cfg.source:
+        kept.add(Path(cfg.source))
+    written: dict[Path, int] = {}
+    for i, sc in enumerate(cfg.displays.screens, start=1):
+        if sc.driver is not ScreenDriver.EMULATOR or sc.output is None:
+            continue
+        section, out = f"displays.screen[{i}]", sc.output
+        key = _same_file_key(out)
+        if key in {_same_file_key(k) for k in kept}:
+            problems.add(section, "output", f"names {out}, a file the table keeps (its journal "
+                         "or its config): name another file for the screen's animation")  # fmt: skip
+        elif key in written:
+            problems.add(section, "output", f"names {out}, as displays.screen[{written[key]}] "
+                         "does: give each screen a file of its own")  # fmt: skip
+        elif out.is_file() and not _is_gif(out):
+            problems.add(section, "output", f"names {out}, a file that is no GIF: the screen "
+                         "would write its animation over it; name another file")  # fmt: skip
+        written.setdefault(key, i)
+
+
+def _same_file_key(path: Path) -> Path:
+    """``path`` as the file it names (symbolic links and ``..`` followed where they lead)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def _is_gif(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(6) in (b"GIF87a", b"GIF89a")
+    except OSError:
+        return False
 
 
 def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:

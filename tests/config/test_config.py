@@ -479,3 +479,34 @@ def test_thousands_of_unknown_sections_are_five_named_and_the_rest_counted() -> 
     assert lines[0] == "6 problems:"
     assert lines[1].startswith("  cfg.toml: Section 'junk0' is not a valid section")
     assert lines[6].startswith("  cfg.toml: 9995 more sections that are not valid; valid sections:")
+
+
+def test_an_emulated_screens_output_never_names_a_file_the_table_keeps(tmp_path: Path) -> None:
+    """Review 95: an emulator's output naming the journal passed config check, and the
+    daemon wrote its GIF over the game when it stopped."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n", encoding="utf-8")
+    (tmp_path / "old.gif").write_bytes(b"GIF89a" + bytes(20))
+
+    def screens(*outputs: str) -> dict[str, Any]:
+        return {
+            "table": {"journal": "game.sqlite"},
+            "displays": {"screen": [
+                {"role": "turn" if i == 0 else "combat", "driver": "emulator", "output": o}
+                for i, o in enumerate(outputs)
+            ]},
+        }  # fmt: skip
+
+    with pytest.raises(DataError) as info:
+        parse_config(screens("game.sqlite", "notes.txt"), "c.toml", tmp_path)
+    assert str(info.value).splitlines()[1:] == [
+        f"  c.toml: Option 'output' in section 'displays.screen[1]' names {tmp_path}/game.sqlite, "
+        "a file the table keeps (its journal or its config): name another file for the "
+        "screen's animation",
+        f"  c.toml: Option 'output' in section 'displays.screen[2]' names {notes}, a file that "
+        "is no GIF: the screen would write its animation over it; name another file",
+    ]
+    with pytest.raises(DataError, match=r"as displays.screen\[1\] does: give each screen"):
+        parse_config(screens("a.gif", "./a.gif"), "c.toml", tmp_path)
+    parse_config(screens("old.gif", "new.gif"), "c.toml", tmp_path)  # its own GIF of before
+    assert notes.read_text(encoding="utf-8") == "mine\n"
