@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.core.quoting import printable
 from vision.errors import ImageReadError
 
 # The photo files read, by suffix (any case): those of the image formats labelling tools'
@@ -104,6 +105,29 @@ def read_image(path: str | Path) -> NDArray[Any]:
     if image is None:
         raise ImageReadError(f"{path}: {unreadable_why(data)}")
     return image
+
+
+def write_image(path: str | Path, image: NDArray[Any], params: Sequence[int] = ()) -> None:
+    """Write ``image`` to ``path``, encoded by its suffix. Encoded by ``cv2.imencode`` and
+    written by Python: ``cv2.imwrite`` (OpenCV 4.11) crashes the process on a path that is no
+    UTF-8 and answers a full disk with a bare False.
+
+    Raises:
+        ImageReadError: no encoder for the suffix, or the file cannot be written (its reason).
+    """
+    path = Path(path)
+    shown = printable(str(path), None)
+    try:
+        with opencv_quiet():
+            ok, data = cv2.imencode(path.suffix or ".png", image, list(params))
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise ImageReadError(f"{shown}: cannot encode an image as {printable(path.suffix)!r}")
+    try:
+        path.write_bytes(data.tobytes())
+    except OSError as exc:
+        raise ImageReadError(f"{shown}: cannot write the image: {exc.strerror or exc}") from None
 
 
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"

@@ -31,6 +31,7 @@ from controller.bench.resume import JOBS, MODES, print_mode, run_all
 from controller.bench.resume import verdict as resume_verdict
 from controller.core.quoting import short_repr
 from controller.gamedata import DEMO_DIR
+from vision.images import write_image
 
 TARGET_RSS_MB = 150
 TARGET_IDLE_CPU = 5.0
@@ -128,13 +129,12 @@ def idle_cpu(seconds: float, folder: Path) -> float | None:
 
 def _empty_tray(folder: Path) -> Path:
     """A folder with one picture of the empty tray (a still camera)."""
-    import cv2
 
     from vision.synth.scenes import Renderer
 
     images = folder / "tray"
     images.mkdir(exist_ok=True)
-    cv2.imwrite(str(images / "empty.png"), Renderer(seed=1).render([]))
+    write_image(images / "empty.png", Renderer(seed=1).render([]))
     return images
 
 

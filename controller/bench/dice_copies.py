@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.images import read_image
+from vision.images import read_image, write_image
 from vision.learning.dataset import Dataset, load_dataset
 from vision.reading import exported
 
@@ -133,7 +133,7 @@ def shifted_dataset(dataset: Dataset, transform: Transform, root: Path) -> Datas
             )
         name = item.image.stem + ".jpg"
         quality = 100 if transform is not _poor_jpeg else 95
-        cv2.imwrite(str(root / "images" / name), out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        write_image(root / "images" / name, out, [cv2.IMWRITE_JPEG_QUALITY, quality])
         (root / "labels" / f"{item.image.stem}.txt").write_text("\n".join(lines) + "\n")
     return load_dataset(root)
 

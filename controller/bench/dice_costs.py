@@ -34,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.images import read_image
+from vision.images import read_image, write_image
 from vision.learning.dataset import load_dataset
 from vision.reading.embedding import VIEW_PX, default_embedding, strangers_embedding
 from vision.reading.model import FaceModel
@@ -148,7 +148,7 @@ def bench_speed(model: FaceModel, root: Path, reads: int) -> None:
         with tempfile.TemporaryDirectory(prefix="toptable-12mp-") as tmp:
             big = cv2.resize(read_image(dataset.items[0].image), (4000, 3000))
             path = Path(tmp) / "12mp.jpg"
-            cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            write_image(path, big, [cv2.IMWRITE_JPEG_QUALITY, 92])
             big_ms = []
             for _ in range(5):
                 start = time.perf_counter()

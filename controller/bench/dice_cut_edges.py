@@ -16,6 +16,7 @@ import cv2
 
 from controller.bench.dice_two_tables import PI_TRAY_TRAIN
 from vision.errors import ImageReadError
+from vision.images import write_image
 from vision.learning.dataset import Dataset, LabeledImage, load_dataset
 
 KEEP = 0.3  # a die is labelled when this share of its box or more lies in the window
@@ -70,7 +71,7 @@ def cut_window(
         rows, n = _clipped_rows(item, (w, h), (x0, y0, cw, ch))
         cut += n
         name = item.image.stem
-        cv2.imwrite(str(root / "images" / f"{name}.jpg"), image[y0 : y0 + ch, x0 : x0 + cw],
+        write_image(root / "images" / f"{name}.jpg", image[y0 : y0 + ch, x0 : x0 + cw],
                     [cv2.IMWRITE_JPEG_QUALITY, 95])  # fmt: skip
         (root / "labels" / f"{name}.txt").write_text("".join(f"{r}\n" for r in rows))
     names = "".join(f"  {k}: {name!r}\n" for k, name in enumerate(dataset.names))

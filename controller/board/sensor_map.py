@@ -12,6 +12,7 @@ and applied to a layout with :func:`apply_sensor_map`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,10 +123,14 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
         DataError: it cannot be written (the message names it and why).
     """
     path = Path(path)
+    part = path.with_name(f".{path.name}.part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(sensor_map_text(board, mapping), encoding="utf-8")
+        part.write_text(sensor_map_text(board, mapping), encoding="utf-8")
+        part.replace(path)  # a map made before is replaced whole or not at all
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            part.unlink(missing_ok=True)
         raise DataError.single(str(path), "", "", f"cannot write: {exc.strerror or exc}") from None
     return path
 

@@ -11,6 +11,7 @@ import queue
 import stat
 import sys
 import time
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -343,12 +344,34 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
 
 # -- map --------------------------------------------------------------------------------------
+def _check_map_out(out: Path, board: Path) -> None:
+    """Refuse an ``--out`` the map would be written over that is no sensor map (the board's
+    own layout, any other file of the owner's), before a token is asked for.
+
+    Raises:
+        FlagError: naming the file.
+    """
+    if not out.exists():
+        return
+    if out.resolve() == board.resolve():
+        raise FlagError(f"argument --out: {printable(str(out))} is the board's layout "
+                        "(--board); name the sensor map's own file")  # fmt: skip
+    try:
+        old = tomllib.loads(out.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        old = {}
+    if set(old) != {"board", "sensors"}:
+        raise FlagError(f"argument --out: {printable(str(out))} is there and is no sensor map; "
+                        "name a new file (a map made before is replaced)")  # fmt: skip
+
+
 def cmd_map(args: argparse.Namespace) -> int:
     """Prompt for each space, learn its sensor from the board, save the map."""
     from controller.board.sensor_map import MappingWizard, sensor_map_text
     from controller.gamedata.board import load_board
     from hardware.board.link import BoardLink
 
+    _check_map_out(args.out, args.board)
     check_serial_port(args.port)
     _quiet_logs()
     wizard = MappingWizard(load_board(args.board))

@@ -41,6 +41,7 @@ from controller.cli.flags import (
     ExistingFile,
     FlagError,
     ImageFile,
+    NewFile,
     Number,
     OutputDir,
     OutputFile,
@@ -48,9 +49,9 @@ from controller.cli.flags import (
     Whole,
 )
 from controller.core.events import Event
-from vision.errors import ImageReadError, ModelError
+from vision.errors import ModelError
 from vision.events import ThrowSettled
-from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list
+from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list, write_image
 from vision.learning.capture import run_capture
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
 from vision.learning.dataset_layout import YAML_SUFFIXES
@@ -209,8 +210,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     if args.annotate:
         full = read_image(args.image) if factor != 1.0 else image
         drawn = annotate(full, read)
-        if not cv2.imwrite(str(args.annotate), drawn):
-            raise ImageReadError(f"{args.annotate}: cannot write the annotated image")
+        write_image(args.annotate, drawn)
     if args.json:
         print(json.dumps(read.to_json(), indent=2))
         return 0
@@ -377,7 +377,7 @@ def register(sub: Any) -> None:
     )
     r.add_argument("--expect", type=POOL, help="number of dice expected (pool size)")
     r.add_argument("--json", action="store_true", help="print JSON")
-    r.add_argument("--annotate", metavar="OUT.png", type=OutputFile(),
+    r.add_argument("--annotate", metavar="OUT.png", type=NewFile(),
                    help="write the image with boxes and faces")  # fmt: skip
     r.set_defaults(func=cmd_read)
 

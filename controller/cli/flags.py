@@ -380,6 +380,19 @@ class OutputFile:
 
 
 @dataclass(frozen=True)
+class NewFile:
+    """A file to write that is not there yet, as :class:`OutputFile`: nothing already
+    there is written over (a photo of the owner's set, the board's layout...)."""
+
+    @_looked_at
+    def __call__(self, raw: str) -> Path:
+        path = OutputFile()(raw)
+        if path.exists() or path.is_symlink():
+            raise _bad(f"{printable(raw)}: a file is there already; name a new file")
+        return path
+
+
+@dataclass(frozen=True)
 class JournalFile:
     """A journal to start (or to resume, if it exists), as :class:`OutputFile`, at a path
     SQLite can open (:func:`controller.storage.place.too_long_for_sqlite`)."""

@@ -310,3 +310,19 @@ def test_a_huge_port_is_cut_short_and_its_real_trouble_named(
         "(100005 characters): cannot be looked at (File name too long); expected a serial "
         "port, e.g. /dev/ttyACM0; serial ports present: "
     )
+
+
+def test_map_writes_over_no_layout_and_no_file_of_the_owners(
+    demo_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review 95: `board map --board B --out B` replaced the layout by the sensor map."""
+    board = tmp_path / "board.toml"
+    board.write_bytes((demo_data / "board.toml").read_bytes())
+    notes = tmp_path / "notes.toml"
+    notes.write_text("mine = 1\n", encoding="utf-8")
+    for out, said in ((board, "is the board's layout (--board)"), (notes, "is no sensor map")):
+        code = main(["board", "map", "--port", "/dev/null", "--board", str(board),
+                     "--out", str(out)])  # fmt: skip
+        assert code == 2 and said in capsys.readouterr().err
+    assert board.read_bytes() == (demo_data / "board.toml").read_bytes()
+    assert notes.read_text(encoding="utf-8") == "mine = 1\n"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from controller.cli.main import main
 from controller.core.symbols import Symbol
+from vision.errors import ImageReadError
+from vision.images import write_image
 from vision.learning.dataset import load_dataset
 from vision.synth.scenes import Renderer, write_dataset
 
@@ -312,3 +316,31 @@ def test_watch_synthetic_and_lost_camera(
     assert f"CameraLost(source='{not_a_camera}'" in captured.out
     assert "0 frames read" in captured.out
     assert captured.err == "toptable dice watch: the camera gave no frame\n"
+
+
+def test_annotate_writes_over_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review 95: --annotate naming the photo read, or any file there, replaced it."""
+    image = tmp_path / "throw.png"
+    write_image(image, Renderer(seed=31).scene(count=3).image)
+    notes = tmp_path / "notes.png"
+    notes.write_bytes(b"mine")
+    before = image.read_bytes()
+    for out in (image, notes):
+        assert main(["dice", "read", str(image), "--annotate", str(out)]) == 2
+        assert (
+            capsys.readouterr()
+            .err.strip()
+            .endswith(f"argument --annotate: {out}: a file is there already; name a new file")
+        )
+    assert image.read_bytes() == before and notes.read_bytes() == b"mine"
+
+
+def test_an_image_is_written_at_a_path_that_is_no_utf8(tmp_path: Path) -> None:
+    """Review 95: cv2.imwrite (OpenCV 4.11) crashed the process (SIGSEGV) on such a path."""
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/x\xff.png"))
+    write_image(odd, np.zeros((4, 4, 3), np.uint8))
+    assert b"x\xff.png" in os.listdir(bytes(tmp_path))
+    with pytest.raises(ImageReadError, match=r"cannot encode an image as '\.nope'"):
+        write_image(tmp_path / "x.nope", np.zeros((4, 4, 3), np.uint8))
+    with pytest.raises(ImageReadError, match=r"cannot write the image: No such file"):
+        write_image(tmp_path / "gone" / "x.png", np.zeros((4, 4, 3), np.uint8))

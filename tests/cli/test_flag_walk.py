@@ -41,6 +41,7 @@ KINDS = (
     flags.ImageFile,
     flags.ExistingDir,
     flags.OutputFile,
+    flags.NewFile,
     flags.JournalFile,
     flags.OutputDir,
     flags.OutputPath,
@@ -194,6 +195,8 @@ def _bad_values(action: argparse.Action, tmp: Path) -> list[str]:
         return [str(tmp / "missing"), str(a_file), ""]
     if isinstance(kind, flags.OutputFile):
         return [str(tmp), under_a_file, ""]
+    if isinstance(kind, flags.NewFile):  # and a file already there
+        return [str(tmp), under_a_file, "", str(a_file)]
     if isinstance(kind, flags.JournalFile):  # a path SQLite cannot open, too
         return [str(tmp), under_a_file, "", str(tmp / ("j" * 250) / ("j" * 250) / "t.sqlite")]
     if isinstance(kind, flags.OutputDir):

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.errors import CameraError, DatasetWriteError, ImageReadError
+from vision.images import write_image
 from vision.learning.dataset_layout import write_data_yaml
 from vision.learning.same_faces import check_same_faces
 from vision.own_folder import check_own_folder, made_with_line
@@ -137,11 +137,9 @@ def _save(root: Path, stem: str, frame: npt.NDArray[np.uint8], labels: str) -> N
     """
     photo = root / "images" / f"{stem}.png"
     try:
-        written = cv2.imwrite(str(photo), frame)
-    except cv2.error:
-        written = False
-    if not written:
-        raise DatasetWriteError(f"{photo}: cannot be written")
+        write_image(photo, frame)
+    except ImageReadError as exc:
+        raise DatasetWriteError(str(exc)) from None
     try:
         (root / "labels" / f"{stem}.txt").write_text(labels, encoding="utf-8")
     except OSError as exc:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.errors import ModelError
+from vision.images import write_image
 from vision.learning.calibrate import calibrate, calibration_steps
 from vision.learning.dataset import Dataset
 from vision.learning.evaluate import EvalResult, ReadError, evaluate
@@ -52,7 +53,7 @@ def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float =
                       colour, max(1, crop.shape[1] // 150))  # fmt: skip
         name = f"{n:04d}_{err.kind}_{err.truth or 'none'}_{err.read or 'none'}.png"
         if crop.size:
-            cv2.imwrite(str(folder / name), crop)
+            write_image(folder / name, crop)
         listed.append({"file": name} | err.to_json())
     (folder / "errors.json").write_text(json.dumps(listed, indent=2), encoding="utf-8")
     return folder

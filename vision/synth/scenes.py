@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
+from vision.images import write_image
 from vision.own_folder import check_own_folder
 from vision.synth.die import PlacedDie, outline, paste_die
 
@@ -402,7 +403,7 @@ def write_dataset(
         # every face appears: cycle through them, then shuffle
         syms = [ALL_SYMBOLS[(n * per_image + k) % 6] for k in range(per_image)]
         scene = r.scene(syms)
-        cv2.imwrite(str(root / "images" / f"synth_{n:04d}.png"), scene.image)
+        write_image(root / "images" / f"synth_{n:04d}.png", scene.image)
         lines = []
         for die in scene.dice:
             x, y, w, h = die.box()

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.images import write_image
 from vision.synth.designs import FONTS, SYMBOLS, DiceSet, MarkKind, face_texture
 from vision.synth.tables import TableKind, random_colour, table_texture
 
@@ -439,7 +440,7 @@ def write_stranger(root: str | Path, who: Stranger, photos: int, seed: int,
             shown += count
         image, labels = camera.photo(count, faces)
         name = f"s{who.seed}_{n:03d}"
-        cv2.imwrite(str(root / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 97])
+        write_image(root / "images" / f"{name}.jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 97])
         lines = [
             f"{index[face]} {(x + bw / 2) / who.width:.6f} {(y + bh / 2) / who.height:.6f} "
             f"{bw / who.width:.6f} {bh / who.height:.6f}"
