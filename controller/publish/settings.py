@@ -19,6 +19,7 @@ show in logs and in ``ps``; the password lives in its own file, read at connect.
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +147,8 @@ class Connection:
         if self.password_file is None:
             return None
         try:
-            text = self.password_file.read_text(encoding="utf-8")
+            regular = stat.S_ISREG(self.password_file.stat().st_mode)  # a FIFO blocks open
+            text = self.password_file.read_text(encoding="utf-8") if regular else ""
         except OSError as exc:
             raise CredentialsError(
                 f"{self.password_file}: cannot read the password: {exc.strerror}"
@@ -155,6 +157,10 @@ class Connection:
             raise CredentialsError(
                 f"{self.password_file}: cannot read the password: not UTF-8 text"
             ) from None
+        if not regular:
+            raise CredentialsError(
+                f"{self.password_file}: cannot read the password: not a regular file"
+            )
         first = text.splitlines()[0] if text else ""
         if not first.strip():
             raise CredentialsError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,17 @@ def test_password_file(tmp_path: Path) -> None:
     with pytest.raises(CredentialsError) as err:
         Connection(Broker("h", 1883, False), "u", tmp_path / "missing").password()
     assert "missing" in str(err.value)
+
+
+@pytest.mark.timeout(10)
+def test_a_password_file_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """Review 95: a FIFO as [events] password_file blocked config check and run (which
+    then ignored SIGTERM) in open(), waiting for a writer."""
+    fifo = tmp_path / "pw"
+    os.mkfifo(fifo)
+    with pytest.raises(CredentialsError) as err:
+        Connection(Broker("h", 1883, False), "u", fifo).password()
+    assert str(err.value) == f"{fifo}: cannot read the password: not a regular file"
 
 
 @pytest.mark.parametrize("text", ["", " \t\n", "\ns3cret\n"])
