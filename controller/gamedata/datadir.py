@@ -249,8 +249,13 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
         raise DataError.single(str(src), "", "", "not a data directory: it has no warriors.toml")
     if dest.resolve().is_relative_to(src.resolve()):
         raise DataError.single(str(dest), "", "", f"is inside {src}; name a directory outside it")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    except OSError as exc:
+        raise DataError.single(
+            str(dest), "", "", f"cannot be made: {exc.strerror or exc}"
+        ) from None
     try:
         copied, rebased = _copy_set(src, staging)
         staging.replace(dest)  # an empty dest is replaced whole

@@ -145,7 +145,12 @@ def simulate_tables(
         journal = directory / f"{table_id}.sqlite"
         if (long := too_long_for_sqlite(journal, creating=True)) is not None:
             raise PublishError(f"{printable(str(journal))}: {long} (--journals)")
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PublishError(
+            f"{printable(str(directory))}: cannot be made: {exc.strerror or exc} (--journals)"
+        ) from None
     for table_id in ids:
         _make_room(directory / f"{table_id}.sqlite")
     runs: list[TableRun | None] = [None] * options.tables

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from controller.core.errors import DataError
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.images import write_image
 from vision.own_folder import check_own_folder
@@ -386,17 +387,24 @@ def write_dataset(
 
     Raises:
         DataError: ``root`` holds files this function did not write (a labelled set of the
-            owner's own photos: its ``data.yaml`` and photos are never written over).
+            owner's own photos: its ``data.yaml`` and photos are never written over), or
+            cannot be made or written.
+        ImageReadError: a photo cannot be written (a full disk).
     """
     root = Path(root)
     check_own_folder(root, DATA_YAML_FIRST_LINE, "toptable dice synth")
-    (root / "images").mkdir(parents=True, exist_ok=True)
-    (root / "labels").mkdir(parents=True, exist_ok=True)
     names = "\n".join(f"  {i}: {s.value}" for i, s in enumerate(ALL_SYMBOLS))
-    (root / "data.yaml").write_text(
-        f"{DATA_YAML_FIRST_LINE}\npath: .\ntrain: images\nval: images\nnames:\n{names}\n",
-        encoding="utf-8",
-    )
+    try:
+        (root / "images").mkdir(parents=True, exist_ok=True)
+        (root / "labels").mkdir(parents=True, exist_ok=True)
+        (root / "data.yaml").write_text(
+            f"{DATA_YAML_FIRST_LINE}\npath: .\ntrain: images\nval: images\nnames:\n{names}\n",
+            encoding="utf-8",
+        )
+    except OSError as exc:
+        raise DataError.single(
+            str(root), "", "", f"cannot be written: {exc.strerror or exc}"
+        ) from None
     r = Renderer(settings or Settings(hard=hard), seed=seed)
     index = {s: i for i, s in enumerate(ALL_SYMBOLS)}
     for n in range(images):
