@@ -404,5 +404,5 @@ def _write_log(game: TableGame, out: Path) -> Path:
     json_path = out / "game-log.json"
     json_path.write_text(json.dumps(log_data, indent=1), encoding="utf-8")
     text_path = out / "game-log.txt"
-    text_path.write_text(export_text(log_data), encoding="utf-8")
+    text_path.write_text(export_text(log_data), encoding="utf-8", errors="backslashreplace")
     return text_path
