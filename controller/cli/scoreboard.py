@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_broker_arguments, connection_from
-from controller.cli.flags import PORT, FlagError, Host, Number, OutputDir, Text
+from controller.cli.flags import PORT, Checked, FlagError, Host, Number, OutputDir
+from controller.publish.settings import check_client_id
 from controller.scoreboard.evening import Evening
 from controller.scoreboard.model import EXPIRE_S, Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, DEFAULT_PORT, ScoreboardServer
@@ -44,7 +45,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--port", type=PORT, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     p.add_argument(
-        "--client-id", type=Text(), help="MQTT client id (default: toptable-scoreboard-HOSTNAME)"
+        "--client-id",
+        type=Checked(check_client_id),
+        help="MQTT client id (default: toptable-scoreboard-HOSTNAME)",
     )
     p.add_argument(
         "--state-dir",

@@ -219,8 +219,9 @@ def _name(value: Any) -> str:
         raise InvalidOptionError(str(exc)) from None
 
 
-def check_user_name(name: str) -> str:
-    """``name`` if MQTT can carry it as a user name.
+def check_user_name(name: str, what: str = "user name") -> str:
+    """``name`` if MQTT can carry it as a user name (``what``: or as another of its strings,
+    a client id).
 
     Raises:
         CredentialsError: empty, holding U+0000, not UTF-8, or longer than
@@ -229,16 +230,25 @@ def check_user_name(name: str) -> str:
     if not name:
         raise CredentialsError("must not be empty")
     if (why := name_problem(name)) is not None:  # MQTT's strings may not hold U+0000 either
-        raise CredentialsError(f"must be a user name: {why}")
+        raise CredentialsError(f"must be a {what}: {why}")
     try:
         size = _utf8_size(name)
     except UnicodeEncodeError:  # a command line's bytes that are not UTF-8
-        raise CredentialsError("must be a user name of UTF-8 text") from None
+        raise CredentialsError(f"must be a {what} of UTF-8 text") from None
     if size > MQTT_STRING_BYTES:
         raise CredentialsError(
-            f"must be a user name of at most {MQTT_STRING_BYTES} bytes (UTF-8), got {size}"
+            f"must be a {what} of at most {MQTT_STRING_BYTES} bytes (UTF-8), got {size}"
         )
     return name
+
+
+def check_client_id(name: str) -> str:
+    """``name`` if MQTT can carry it as a client id (paho raised on one that is no UTF-8).
+
+    Raises:
+        CredentialsError: as :func:`check_user_name`.
+    """
+    return check_user_name(name, "client id")
 
 
 def _utf8_size(text: str) -> int:

@@ -224,3 +224,14 @@ def test_a_ca_file_that_does_not_load_stops_the_client_in_one_line(tmp_path: Pat
     garbage.write_bytes(b"not a certificate\n")
     with pytest.raises(CredentialsError, match=r"ca\.pem: cannot use it as the broker's CA: "):
         make_client(Connection(parse_broker_url("mqtts://host"), ca_file=garbage), "t")
+
+
+def test_a_client_id_that_is_no_utf8_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """Review 95: scoreboard --client-id of bytes that are no UTF-8 reached paho, which raised
+    (a traceback); --username refused the same bytes."""
+    assert main(["scoreboard", "--client-id", "ab\udcff"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("argument --client-id: must be a client id of UTF-8 text")
+    )
