@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.config.device_checker import DeviceChecker
+from controller.core.errors import TopTableError
 from vision.errors import CameraError
 from vision.images import is_photo, suffix_list
+from vision.reading.model import load_model
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.delivery import delivery_text
 from vision.sources.picamera_package import MISSING as PICAMERA2_MISSING
@@ -43,6 +45,19 @@ def check_camera(chk: DeviceChecker) -> None:
             chk.add("camera", "path", f"names {c.path}, which holds no images ({suffix_list()})")
     if c.model is not None and not chk.is_file(c.model):
         chk.add("camera", "model", f"names {c.model}, which does not exist")
+    elif c.model is not None and (why := _model_problem(c.model)) is not None:
+        chk.add("camera", "model", f"names {c.model}, which the reader cannot load: {why}")
+
+
+def _model_problem(path: Path) -> str | None:
+    """Why the face model at ``path`` does not load as the daemon loads it (review 95: a
+    file of garbage passed, then the daemon said so every 5 s); None when it loads."""
+    try:
+        load_model(path)
+    except TopTableError as exc:
+        text = str(exc)
+        return text.removeprefix(f"{path}: ")
+    return None
 
 
 def _open_camera(chk: DeviceChecker, option: str) -> None:

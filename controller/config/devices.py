@@ -46,6 +46,10 @@ def check_table(chk: DeviceChecker) -> None:
     elif chk.is_file(t.journal) and (why := _not_a_journal(t.journal)) is not None:
         chk.add("table", "journal", f"names {t.journal}, {why}: the daemon would refuse it")
     folder = t.journal.parent
+    if (under := next((p for p in (folder, *folder.parents) if chk.is_file(p)), None)) is not None:
+        chk.add("table", "journal", f"is in {folder}, but {under} is a file, so no folder can "
+                "be made there: name a path in a folder")  # fmt: skip
+        return
     existing = folder
     while not chk.is_dir(existing) and existing != existing.parent:
         existing = existing.parent

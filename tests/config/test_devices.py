@@ -177,6 +177,24 @@ def test_camera_file_and_folder_sources(tmp_path: Path, probe: FakeProbe) -> Non
         f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which does not "
         "exist",
     ]
+    (tmp_path / "m.npz").write_bytes(b"garbage, not a model")  # review 95: checked only to exist
+    (said,) = texts(cfg, probe)[1:]
+    assert said.startswith(
+        f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which the "
+        "reader cannot load: "
+    )
+
+
+def test_a_journal_under_a_file_is_refused(tmp_path: Path, probe: FakeProbe) -> None:
+    """Review 95: journal = "/etc/passwd/j.sqlite" passed; run then failed naming neither the
+    config nor the option."""
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    cfg = hardware_config(tmp_path, table={"journal": "a-file/games/j.sqlite"})
+    assert texts(cfg, probe) == [
+        f"cfg.toml: Option 'journal' in section 'table' is in {tmp_path / 'a-file' / 'games'}, "
+        f"but {tmp_path / 'a-file'} is a file, so no folder can be made there: name a path in a "
+        "folder"
+    ]
 
 
 def test_the_camera_is_opened_and_what_it_delivers_is_noted(
