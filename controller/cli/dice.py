@@ -49,8 +49,9 @@ from controller.cli.flags import (
     Whole,
 )
 from controller.core.events import Event
+from controller.core.quoting import printable
 from vision.errors import ModelError
-from vision.events import ThrowSettled
+from vision.events import CameraLost, CameraRestored, ThrowSettled
 from vision.images import CV_LOG_LEVEL_ERROR, is_photo, read_image, suffix_list, write_image
 from vision.learning.capture import run_capture
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
@@ -284,25 +285,34 @@ def cmd_watch(args: argparse.Namespace) -> int:
     reader = DiceReader(_model(args.model), events, expect=args.expect, evidence_dir=args.evidence)
     worker = CameraWorker(config, reader, retry_s=1.0)
     deadline = time.monotonic() + args.seconds
+    lost = ""  # why the camera was last lost
     with worker:
         while time.monotonic() < deadline and not worker.finished.is_set():
             try:
                 event = events.get(timeout=0.2)
             except queue.Empty:
                 continue
-            _print_event(event)
+            lost = _print_event(event) or lost
             if isinstance(event, ThrowSettled) and args.throws and event.roll_no >= args.throws:
                 break
     while not events.empty():
-        _print_event(events.get_nowait())
+        lost = _print_event(events.get_nowait()) or lost
     print(f"{worker.frames} frames read")
     if not worker.frames:
-        print("toptable dice watch: the camera gave no frame", file=sys.stderr)
+        why = f": {lost}" if lost else ""
+        print(f"toptable dice watch: the camera gave no frame{why}", file=sys.stderr)
         return 1
     return 0
 
 
-def _print_event(event: Event) -> None:
+def _print_event(event: Event) -> str:
+    """Print ``event`` as a line; return why the camera was lost, if it says so ("")."""
+    if isinstance(event, CameraLost):
+        print(f"camera lost: {printable(event.reason, None)}")
+        return event.reason
+    if isinstance(event, CameraRestored):
+        print("camera back")
+        return ""
     if isinstance(event, ThrowSettled):
         flags = [f"cocked {list(event.cocked)}"] if event.cocked else []
         flags += [f"unsure {list(event.unsure)}"] if event.unsure else []
@@ -313,6 +323,7 @@ def _print_event(event: Event) -> None:
         )
     else:
         print(event)
+    return ""
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -313,9 +313,11 @@ def test_watch_synthetic_and_lost_camera(
     not_a_camera.write_bytes(b"")
     assert main(["dice", "watch", "--device", str(not_a_camera), "--seconds", "0.5"]) == 1
     captured = capsys.readouterr()
-    assert f"CameraLost(source='{not_a_camera}'" in captured.out
+    why = f"{not_a_camera}: cannot open it as a V4L2 camera"
+    assert f"camera lost: {why}" in captured.out  # not the event's repr (review 95)
     assert "0 frames read" in captured.out
-    assert captured.err == "toptable dice watch: the camera gave no frame\n"
+    assert captured.err.startswith(f"toptable dice watch: the camera gave no frame: {why}")
+    assert captured.err.count("\n") == 1
 
 
 def test_annotate_writes_over_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
