@@ -16,6 +16,7 @@ from controller.cli.flags import (
     Checked,
     ExistingDir,
     ExistingFile,
+    FlagError,
     Number,
     OutputDir,
     Parsed,
@@ -151,8 +152,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
     """Play the tables; print one line per table (or JSON); 1 if a table was not delivered."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if not args.mqtt:
-        print("toptable simulate: --tables needs --mqtt URL (the broker the tables publish to)")
-        return 2
+        raise FlagError("--tables needs --mqtt URL (the broker the tables publish to)")
     conn = connection_from(args)
     options = TablesOptions(
         tables=args.tables or 1,

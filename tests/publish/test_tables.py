@@ -10,7 +10,7 @@ import pytest
 
 from controller.cli import events as command
 from controller.cli import scoreboard as board_command
-from controller.cli.main import build_parser
+from controller.cli.main import build_parser, main
 from controller.game.state import Length
 from controller.publish.errors import PublishError
 from controller.publish.settings import Connection, parse_broker_url
@@ -102,3 +102,11 @@ def test_journals_at_a_path_sqlite_cannot_open_are_refused_before_anything(
     said = str(err.value)
     assert said.startswith(f"{deep / 'table-1.sqlite'}: a path of ") and "--journals" in said
     assert not (tmp_path / "d").exists()
+
+
+def test_tables_without_a_broker_is_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    """Review 95: the refusal went to stdout."""
+    assert main(["simulate", "--tables", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "toptable: error: --tables needs --mqtt URL (the broker the tables publish to)\n"
