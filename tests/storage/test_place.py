@@ -100,13 +100,20 @@ def test_a_missing_folder_and_a_folder_for_a_file(base: Path) -> None:
     assert code == 2 and "a folder, not a journal file" in _one_line(err)
 
 
-def test_a_journal_this_user_cannot_read_is_not_called_damaged(base: Path) -> None:
+def _shared_journal(base: Path) -> Path:
+    """A journal of a game begun, in a folder every user may write in."""
     folder = base / "shared"
     folder.mkdir(mode=0o777)
     folder.chmod(0o777)
     journal = folder / "g.sqlite"
     with TableGame.start(journal, GameConfig(("A", "B"), Length.ROUNDS5), demo_data(), None, 1):
         pass
+    return journal
+
+
+def test_a_journal_this_user_cannot_read_is_not_called_damaged(base: Path) -> None:
+    journal = _shared_journal(base)
+    folder = journal.parent
     journal.chmod(0o600)
     if os.geteuid() != 0:
         journal.chmod(0o000)
@@ -175,12 +182,8 @@ def test_an_io_error_on_a_full_disk_is_named_full(
 def test_a_journal_this_user_cannot_write_gets_no_files_beside_it(base: Path) -> None:
     """Review 96: a read-only journal refused at resume was left with -wal and -shm files of
     its mode, which then refused the game once the journal's mode was mended."""
-    folder = base / "shared"
-    folder.mkdir(mode=0o777)
-    folder.chmod(0o777)
-    journal = folder / "g.sqlite"
-    with TableGame.start(journal, GameConfig(("A", "B"), Length.ROUNDS5), demo_data(), None, 1):
-        pass
+    journal = _shared_journal(base)
+    folder = journal.parent
     journal.chmod(0o444)
     code, err = _as_nobody(lambda: TableGame.resume(journal))
     assert code == 2 and "cannot read and write the journal" in _one_line(err)
