@@ -43,6 +43,7 @@ from controller.board.tracker import (
     TokenMoved,
     UnexpectedChange,
 )
+from controller.core.quoting import printable
 from controller.game.events import Move
 from controller.game.legal import legal_actions
 from controller.game.state import GameState, Phase
@@ -178,7 +179,7 @@ class BoardFollower:
         """The board answers again; the resync that follows puts the tokens right. A board
         that scans fewer sensors than the layout wires is not followed (moves go by the
         buttons): it would see no token on the spaces past its last sensor."""
-        log.info("board back: firmware %s, boot %d", event.firmware, event.boot)
+        log.info("board back: firmware %s, boot %d", printable(event.firmware), event.boot)
         need = self.layout.sensor_count
         self.wrong_board = None
         if event.sensors < need:

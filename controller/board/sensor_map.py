@@ -13,6 +13,7 @@ and applied to a layout with :func:`apply_sensor_map`.
 from __future__ import annotations
 
 import contextlib
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,10 +124,14 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
         DataError: it cannot be written (the message names it and why).
     """
     path = Path(path)
+    if path.is_symlink():  # the map the link leads to is the one replaced, not the link
+        path = path.resolve()
     part = path.with_name(f".{path.name}.part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         part.write_text(sensor_map_text(board, mapping), encoding="utf-8")
+        if path.exists():
+            shutil.copymode(path, part)  # as the map made before (the config's may be 0640)
         part.replace(path)  # a map made before is replaced whole or not at all
     except OSError as exc:
         with contextlib.suppress(OSError):

@@ -316,8 +316,8 @@ def _human(info: dict[str, Any]) -> str:
         return (
             f"#{info['seq']} {info['change']} {info['sensor']}{tag}; occupied: {info['occupied']}"
         )
-    rest = ", ".join(f"{k}={v}" for k, v in info.items() if k != "event")
-    return f"{info['event']}: {rest}"
+    rest = ", ".join(f"{k}={printable(str(v), None)}" for k, v in info.items() if k != "event")
+    return f"{info['event']}: {rest}"  # the board's text escaped (its firmware's name)
 
 
 def _quiet_logs() -> None:

@@ -248,11 +248,14 @@ def _same_file_key(path: Path) -> Path:
 
 
 def _is_gif(path: Path) -> bool:
+    """Whether ``path`` holds a GIF, or too few bytes to be anything (a GIF cut short at its
+    first byte by a power cut as the daemon stopped)."""
     try:
         with path.open("rb") as fh:
-            return fh.read(6) in (b"GIF87a", b"GIF89a")
+            head = fh.read(6)
     except OSError:
         return False
+    return len(head) < 6 or head in (b"GIF87a", b"GIF89a")
 
 
 def load_config(path: str | Path = DEFAULT_CONFIG_PATH) -> Config:

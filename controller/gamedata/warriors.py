@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems, name_problem
+from controller.core.checked import Problems, name_key, name_problem
 from controller.core.errors import DataError
 from controller.core.quoting import short_repr
 from controller.core.symbols import SYMBOL_NAMES, Symbol
@@ -218,6 +218,19 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any], file: str) -> dict[str
         else:
             out[key] = value
             origin[key] = file
+    named, base_name = over.get("name"), base.get("name")
+    if (
+        isinstance(named, str)
+        and isinstance(base_name, str)
+        and (
+            name_key(named) != name_key(base_name)  # named by an alias: the name stays one
+        )
+    ):
+        aliases = out.get("aliases", [])
+        if isinstance(aliases, list) and all(
+            not isinstance(a, str) or name_key(a) != name_key(named) for a in aliases
+        ):
+            out["aliases"] = [*aliases, named.strip()]
     out["_origin"] = origin
     return out
 

@@ -100,6 +100,8 @@ def rights_problem(path: Path) -> str | None:
     it (said before SQLite opens it: opened, it would make its -wal and -shm files with
     the journal's mode, which then stand in the way once the journal's mode is mended);
     None when it can."""
+    if not path.exists():  # a new journal: whatever lies beside it is cleared at creation
+        return None
     sides = (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
     if any(p.exists() and not os.access(p, os.R_OK | os.W_OK) for p in sides):
         return place_problem(path)

@@ -30,6 +30,7 @@ from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard
 from hardware.board.health import HealthReport
 from hardware.board.memory import BoardMemory, LinkStats, Record
+from hardware.board.said import Said
 from hardware.board.session import HostSession, LinkPhase
 from hardware.board.settings import DEFAULT_BAUD
 
@@ -103,6 +104,8 @@ class BoardLink:
         self.stats = LinkStats()
         self.health = HealthReport(self.stats, HEALTH_LOG_EVERY_S)
         self.memory = BoardMemory()
+        # frames of no use said at most once a minute across sessions, as the session says them
+        self.said = Said(logging.getLogger(HostSession.__module__))
         self.connected = False
         self.last_error = ""
         self._stop = threading.Event()
@@ -214,6 +217,7 @@ class BoardLink:
             self.record,
             self.silence_s,
             self.on_frame,
+            said=self.said,  # its once-a-minute warnings outlive each reconnection
         )
         try:
             session.start(self.clock())

@@ -75,7 +75,7 @@ class HostSession:
     _tail: bytes = b""
     _invalid_before: int = 0  # bytes that made no frame before this port was opened
     _bad_ident: str = ""  # why the board's last answer to identify was unusable
-    _said: Said = field(default_factory=lambda: Said(log))
+    said: Said = field(default_factory=lambda: Said(log))  # a link's one, across sessions
 
     # -- driving -------------------------------------------------------------
     def start(self, now: float) -> None:
@@ -165,7 +165,7 @@ class HostSession:
         version, _seq, mtype, payload = frame
         if version != wire.PROTOCOL_VERSION:
             self.stats.wrong_version += 1
-            self._said.warning("wrong_version", now, "%s: frame %s of protocol version %d, "
+            self.said.warning("wrong_version", now, "%s: frame %s of protocol version %d, "
                                "expected %d; ignored", self.port,
                                wire.TYPE_NAMES.get(mtype, hex(mtype)), version,
                                wire.PROTOCOL_VERSION)  # fmt: skip
@@ -196,18 +196,18 @@ class HostSession:
             elif mtype == wire.NOTICE:
                 code, text = wire.decode_notice(payload)
                 self.stats.notices += 1
-                self._said.warning(
+                self.said.warning(
                     "notice", now, "%s: board notice %d: %s", self.port, code, printable(text)
                 )
             else:
                 self.stats.malformed += 1
-                self._said.warning("unexpected", now, "%s: unexpected message type 0x%02x from "
+                self.said.warning("unexpected", now, "%s: unexpected message type 0x%02x from "
                                    "the board", self.port, mtype)  # fmt: skip
         except wire.WireError as exc:
             self.stats.malformed += 1
             if mtype == wire.IDENT and self.phase is LinkPhase.IDENTIFY:
                 self._bad_ident = str(exc)
-            self._said.warning(f"malformed {mtype}", now, "%s: malformed %s: %s", self.port,
+            self.said.warning(f"malformed {mtype}", now, "%s: malformed %s: %s", self.port,
                                wire.TYPE_NAMES.get(mtype), exc)  # fmt: skip
 
     def _refuse(self, version: int) -> None:
@@ -271,7 +271,7 @@ class HostSession:
         mem = self.memory
         if len(states) != mem.sensors:
             self.stats.malformed += 1
-            self._said.warning("snapshot size", now, "%s: snapshot of %d sensors, the board "
+            self.said.warning("snapshot size", now, "%s: snapshot of %d sensors, the board "
                                "said %d", self.port, len(states), mem.sensors)  # fmt: skip
             return
         same_boot = mem.states is not None and mem.boot == boot
@@ -385,7 +385,7 @@ class HostSession:
         for seq, (sensor, occupied) in queue:
             if sensor >= len(states):
                 self.stats.bad_sensor += 1
-                self._said.warning("bad_sensor", now, "%s: event %d names sensor %d, the board "
+                self.said.warning("bad_sensor", now, "%s: event %d names sensor %d, the board "
                                    "has sensors 0..%d; ignored", self.port, seq, sensor,
                                    len(states) - 1)  # fmt: skip
                 mem.last = seq

@@ -485,7 +485,7 @@ def test_an_emulated_screens_output_never_names_a_file_the_table_keeps(tmp_path:
     """Review 95: an emulator's output naming the journal passed config check, and the
     daemon wrote its GIF over the game when it stopped."""
     notes = tmp_path / "notes.txt"
-    notes.write_text("mine\n", encoding="utf-8")
+    notes.write_text("my own notes\n", encoding="utf-8")
     (tmp_path / "old.gif").write_bytes(b"GIF89a" + bytes(20))
 
     def screens(*outputs: str) -> dict[str, Any]:
@@ -509,4 +509,6 @@ def test_an_emulated_screens_output_never_names_a_file_the_table_keeps(tmp_path:
     with pytest.raises(DataError, match=r"as displays.screen\[1\] does: give each screen"):
         parse_config(screens("a.gif", "./a.gif"), "c.toml", tmp_path)
     parse_config(screens("old.gif", "new.gif"), "c.toml", tmp_path)  # its own GIF of before
-    assert notes.read_text(encoding="utf-8") == "mine\n"
+    (tmp_path / "cut.gif").write_bytes(b"")  # a GIF a power cut left empty (review 98)
+    parse_config(screens("cut.gif"), "c.toml", tmp_path)
+    assert notes.read_text(encoding="utf-8") == "my own notes\n"

@@ -311,3 +311,14 @@ def test_a_warrior_completed_by_an_alias_or_in_another_case_keeps_its_name(
     assert f'name = "{named}"' in text and str(RULEBOOK_DIR) in text
     roster = load_warriors(_write(tmp_path, text, "warriors.toml")).roster
     assert "Son Goku" in list(roster) and named not in list(roster)
+
+
+def test_the_name_a_completing_entry_uses_stays_a_name_of_the_warrior(tmp_path: Path) -> None:
+    """Review 98: an entry named by the alias "Goku" that set its own aliases lost "Goku"."""
+    demo = (DEMO_DIR / "warriors.toml").read_text(encoding="utf-8")
+    text = demo.replace('name = "Son Goku"', 'name = "Goku"\naliases = ["Kakarot"]', 1).replace(
+        'base = "../rulebook/warriors.toml"', f'base = "{RULEBOOK_DIR / "warriors.toml"}"', 1
+    )
+    roster = load_warriors(_write(tmp_path, text, "warriors.toml")).roster
+    for name in ("Goku", "Kakarot", "son goku"):
+        assert roster.find(name)[0].name == "Son Goku"

@@ -199,3 +199,18 @@ def test_a_journal_this_user_cannot_write_gets_no_files_beside_it(base: Path) ->
     shm.chmod(0o666)
     code, err = _as_nobody(lambda: TableGame.resume(journal).close())
     assert (code, err) == (0, "")
+
+
+def test_a_new_journal_clears_what_an_older_toptable_left_beside_it(base: Path) -> None:
+    """Review 98: the rights check refused a new game over the empty read-only -wal and -shm
+    an older toptable left beside a read-only journal the owner then removed."""
+    folder = base / "shared"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    journal = folder / "g.sqlite"
+    for side in ("g.sqlite-wal", "g.sqlite-shm"):
+        (folder / side).write_bytes(b"")
+        (folder / side).chmod(0o444)
+    config = GameConfig(("A", "B"), Length.ROUNDS5)
+    code, err = _as_nobody(lambda: TableGame.start(journal, config, demo_data(), None, 1).close())
+    assert (code, err) == (0, "")

@@ -51,7 +51,7 @@ def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float =
         colour = {"missed": (0, 0, 255), "false": (255, 0, 255)}.get(err.kind, (0, 190, 255))
         cv2.rectangle(crop, (int(x - x0), int(y - y0)), (int(x + w - x0), int(y + h - y0)),
                       colour, max(1, crop.shape[1] // 150))  # fmt: skip
-        name = f"{n:04d}_{err.kind}_{err.truth or 'none'}_{err.read or 'none'}.png"
+        name = f"{n:04d}_{err.kind}_{_in_name(err.truth)}_{_in_name(err.read)}.png"
         if crop.size:
             write_image(folder / name, crop)
         listed.append({"file": name} | err.to_json())
@@ -290,3 +290,12 @@ def calibrate_with_report(
     )
     model.report = json.dumps(saved | {"calibration": report.to_json()})
     return model, report
+
+
+def _in_name(face: str | None) -> str:
+    """A face's name as a part of a file name: the data.yaml's names may hold any text (a
+    ``/``, a character the file system refuses), and at most 40 characters are kept."""
+    if not face:
+        return "none"
+    kept = "".join(c if c.isalnum() or c in "-+" else "_" for c in face)
+    return kept[:40] or "face"

@@ -420,9 +420,13 @@ def write_dataset(
                 f"{index[die.symbol]} {(x + w / 2) / fw:.6f} {(y + h / 2) / fh:.6f}"
                 f" {w / fw:.6f} {h / fh:.6f}"
             )
-        (root / "labels" / f"synth_{n:04d}.txt").write_text(
-            "\n".join(lines) + "\n", encoding="utf-8"
-        )
+        label = root / "labels" / f"synth_{n:04d}.txt"
+        try:
+            label.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise DataError.single(
+                str(label), "", "", f"cannot be written: {exc.strerror}"
+            ) from None
     return root
 
 

@@ -11,8 +11,9 @@ import pytest
 from firmware import wire
 from hardware.board.accounting import tally
 from hardware.board.events import BoardResynced, LinkRestored, SensorChanged
-from hardware.board.memory import RecordError
-from hardware.board.session import LinkPhase
+from hardware.board.memory import BoardMemory, LinkStats, RecordError
+from hardware.board.said import Said
+from hardware.board.session import HostSession, LinkPhase
 from tests.hardware.board.helpers import Loopback
 
 
@@ -287,3 +288,19 @@ def test_text_from_the_board_is_logged_escaped(caplog: pytest.LogCaptureFixture)
         lb.session.feed(notice, lb.now)
     (said,) = [r.getMessage() for r in caplog.records]
     assert "\n" not in said and "\x1b" not in said and "FAKE LOG LINE" in said
+
+
+def test_the_sessions_of_one_link_share_their_warnings_limit(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Review 98: each reconnection made a new session, and with it a new once-a-minute
+    limit (27 warnings a minute from a board dropped every 2 s)."""
+    said = Said(logging.getLogger("hardware.board.session"))
+    frame = wire.encode_frame(1, 0x99, b"")
+    with caplog.at_level(logging.WARNING, logger="hardware.board.session"):
+        for at in (0.0, 2.0, 4.0):
+            session = HostSession("loop", lambda _: None, lambda _: None, BoardMemory(),
+                                  LinkStats(), said=said)  # fmt: skip
+            session.start(at)
+            session.feed(frame, at)
+    assert len(caplog.records) == 1
