@@ -26,11 +26,12 @@ or counted is saved, so a restarted scoreboard starts with the same standings.
 
 - **A new evening counts no game from before it.** The broker holds each table's
   last state, retained, from whenever it was sent (last week's final, a game left
-  unfinished). On an evening begun now (``--new-evening``), the retained states
-  delivered before the scoreboard's first connection is lost are of games older than
-  it: shown on their table's card, set aside from the standings (and kept so in the
-  evening's file), until the game goes on: a later row of it sent live. Later on, a
-  retained state is counted as usual (a game that ended while the scoreboard was away).
+  unfinished). On an evening begun now (``--new-evening``), the retained states its
+  first subscription brings (within :data:`RETAINED_BURST_S` of a first connection made
+  within :data:`BEGIN_GRACE_S` of the start) are of games older than it: shown on their
+  table's card, set aside from the standings (and kept so in the evening's file), until
+  the game goes on: a later row of it, sent live, not over. Later on, a retained state
+  is counted as usual (a game that ended while the scoreboard was away).
   The table's clock is not asked: a Pi without network time can be hours off.
 """
 
@@ -63,6 +64,8 @@ MAX_UNSEEN = 200  # tables heard from without a valid state yet (never shown; ol
 MAX_GAMES = 2000  # games remembered for the standings (oldest dropped first)
 EXPIRE_S = 2 * 3600.0  # a table silent this long leaves the page (its games stay counted)
 STATE_AHEAD = 16  # rows a state may include past the events seen (a resubscription's race)
+BEGIN_GRACE_S = 60.0  # a new evening's broker first reached later: its retained states count
+RETAINED_BURST_S = 10.0  # the retained states a subscription brings come at once
 WARN_EVERY_S = 10.0
 MAX_WARNED = 256
 
@@ -99,6 +102,8 @@ class Scoreboard:
         self.keep_delivered = False  # tests and the bench turn this on
         self._aside: dict[tuple[str, str], int] = {}  # games from before the evening -> row
         self._before = evening is not None and evening.new  # retained means "older" now
+        self._begun_at = clock()
+        self._before_until: float | None = None  # the first connection's retained burst
         self._was_connected = False
         if evening is not None:
             self._aside = evening.load_aside()
@@ -146,9 +151,10 @@ class Scoreboard:
         """The scoreboard's own link to the broker (from the subscriber)."""
         with self._lock:
             self._link = status
-            if status.state is LinkState.CONNECTED:
+            if status.state is LinkState.CONNECTED and not self._was_connected:
                 self._was_connected = True
-            elif self._was_connected:
+                self._first_connection()
+            elif status.state is not LinkState.CONNECTED and self._was_connected:
                 self._before = False  # a retained state now may be of a game ended meanwhile
             self.version += 1
             self._lock.notify_all()
@@ -224,7 +230,7 @@ class Scoreboard:
         if not self._show(feed):
             raise MessageError(f"more than {MAX_TABLES} tables: a new one is not shown")
         key = (feed.table_id, game_id)
-        if not self._older_than_evening(key, seq, retained):
+        if not self._older_than_evening(key, state, retained):
             self._games[key] = state
             self._games.move_to_end(key)
             while len(self._games) > MAX_GAMES:
@@ -238,16 +244,39 @@ class Scoreboard:
         feed.received_at = self._wall()
         self._touch(feed.table_id)
 
-    def _older_than_evening(self, key: tuple[str, str], seq: int, retained: bool) -> bool:
+    def _first_connection(self) -> None:
+        """The first connection (under the lock): the retained states it brings at once are
+        of games older than the evening only when it came soon after the evening began; a
+        broker first reached later holds tonight's games too."""
+        now = self._clock()
+        if not self._before:
+            return
+        if now - self._begun_at > BEGIN_GRACE_S:
+            self._before = False
+            log.warning("the broker was first reached %.0f s after the evening began: the "
+                        "games it holds are counted (a game of before the evening among them "
+                        "too)", now - self._begun_at)  # fmt: skip
+        else:
+            self._before_until = now + RETAINED_BURST_S
+
+    def _older_than_evening(
+        self, key: tuple[str, str], state: dict[str, Any], retained: bool
+    ) -> bool:
         """Whether this state's game is left out of the standings as older than the
         evening (see the module's docstring); notes a game set aside or taken back."""
-        aside_at = self._aside.get(key)
+        seq, aside_at = state["seq"], self._aside.get(key)
         if aside_at is not None:
-            if retained or seq <= aside_at:
-                return True
+            if retained or seq <= aside_at or state.get("over"):
+                return True  # an ended game said again (a table resumed its journal) stays
             del self._aside[key]  # the game went on this evening
             log.info("table %s's game %s goes on: counted", *key)
-        elif retained and self._before and key not in self._games:
+        elif (
+            retained
+            and self._before
+            and self._before_until is not None
+            and self._clock() <= self._before_until
+            and key not in self._games
+        ):
             self._aside[key] = seq
             log.info("table %s's game %s is older than the evening: not counted", *key)
         else:

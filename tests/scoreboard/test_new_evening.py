@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from controller.game import engine
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.link import LinkState, LinkStatus
@@ -44,25 +45,80 @@ def _link(state: LinkState) -> LinkStatus:
     return LinkStatus(state, "mqtt://localhost:1883", None, 0.0)
 
 
+@pytest.fixture(scope="module")
+def unfinished(game_data: Any) -> GameState:
+    """Last week's game left unfinished (the table was switched off)."""
+    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="last-week")
+    return engine.new_game(config, game_data)
+
+
+class Clock:
+    """The scoreboard's monotonic clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _connected(evening: Evening, clock: Clock | None = None) -> Scoreboard:
+    """A scoreboard that has just made its first connection (its subscription's retained
+    states come now)."""
+    board = Scoreboard(evening=evening, clock=clock or Clock())
+    board.set_link(_link(LinkState.CONNECTED))
+    return board
+
+
 def test_a_retained_state_on_a_new_evening_is_shown_not_counted(
-    tmp_path: Path, game: GameState
+    tmp_path: Path, game: GameState, unfinished: GameState
 ) -> None:
     with Evening.in_directory(tmp_path, new=True) as evening:
-        board = Scoreboard(evening=evening)
-        board.handle(TOPIC, _state(game, 40), retained=True)
+        board = _connected(evening)
+        board.handle(TOPIC, _state(unfinished, 40), retained=True)
         assert board.table("t1") is not None  # the table's card shows what it last said
         assert board.standings() == []
-        board.handle(TOPIC, _state(game, 40))  # the table says it again, live: same row
+        board.handle(TOPIC, _state(unfinished, 40))  # the table says it again, live: same row
         assert board.standings() == []
     # restarted (the same evening): still aside, whether retained or not
     with Evening.in_directory(tmp_path) as evening:
-        again = Scoreboard(evening=evening)
-        again.handle(TOPIC, _state(game, 40), retained=True)
+        again = _connected(evening)
+        again.handle(TOPIC, _state(unfinished, 40), retained=True)
         assert again.standings() == []
-        again.handle(TOPIC, _state(game, 41))  # the game goes on tonight
+        again.handle(TOPIC, _state(unfinished, 41))  # the game goes on tonight
         assert _players(again) == {"Ann", "Bob"}
     with Evening.in_directory(tmp_path) as evening:
         assert _players(Scoreboard(evening=evening)) == {"Ann", "Bob"}
+
+
+def test_a_game_ended_before_the_evening_said_again_live_stays_aside(
+    tmp_path: Path, game: GameState
+) -> None:
+    """Review 97: the broker kept an older retained state of last week's game (row 60);
+    the table, resuming its journal tonight, sent its final state live (row 100): counted."""
+    with Evening.in_directory(tmp_path, new=True) as evening:
+        board = _connected(evening)
+        board.handle(TOPIC, _state(game, 60), retained=True)
+        board.handle(TOPIC, _state(game, 100))  # over already: nothing was played tonight
+        assert board.standings() == []
+
+
+def test_a_broker_first_reached_late_holds_tonights_games(tmp_path: Path, game: GameState) -> None:
+    """Review 97: a scoreboard begun before its broker could be reached set aside, at its
+    first connection, the games played meanwhile."""
+    clock = Clock()
+    with Evening.in_directory(tmp_path, new=True) as evening:
+        board = Scoreboard(evening=evening, clock=clock)
+        clock.now += 600.0  # the broker is reached ten minutes later
+        board.set_link(_link(LinkState.CONNECTED))
+        board.handle(TOPIC, _state(game, 100), retained=True)
+        assert _players(board) == {"Ann", "Bob"}
+    clock = Clock()
+    with Evening.in_directory(tmp_path / "b", new=True) as evening:
+        board = _connected(evening, clock)
+        clock.now += 60.0  # a retained state long after the subscription's own
+        board.handle(TOPIC, _state(game, 100), retained=True)
+        assert _players(board) == {"Ann", "Bob"}
 
 
 def test_without_a_new_evening_a_retained_state_counts(tmp_path: Path, game: GameState) -> None:
@@ -77,8 +133,7 @@ def test_after_the_first_connection_is_lost_a_retained_state_counts(
     tmp_path: Path, game: GameState
 ) -> None:
     with Evening.in_directory(tmp_path, new=True) as evening:
-        board = Scoreboard(evening=evening)
-        board.set_link(_link(LinkState.CONNECTED))
+        board = _connected(evening)
         board.set_link(_link(LinkState.UNREACHABLE))
         board.set_link(_link(LinkState.CONNECTED))
         # ended while the scoreboard was cut off: tonight's
