@@ -295,10 +295,10 @@ class TablePlayers:
             self.stats.corrections += 1
             self._press(ButtonName.MENU)
             return
-        i = check.fixing
-        want = truth[i] if i < len(truth) else FACES[0]
-        current = check.dice[i] or FACES[0]
-        steps = (FACES.index(want) - FACES.index(current)) % len(FACES)
+        i, faces = check.fixing, check.faces  # the game's die's, as the table offers them
+        want = truth[i] if i < len(truth) and truth[i] in faces else faces[0]
+        current = check.dice[i] if check.dice[i] in faces else faces[0]
+        steps = (faces.index(want) - faces.index(current)) % len(faces)
         for _ in range(steps):
             self._press(ButtonName.NEXT)
         self._press(ButtonName.CONFIRM)

@@ -46,11 +46,12 @@ class ReadShown:
 
     dice: tuple[Symbol | None, ...]
     fixing: int | None
+    faces: tuple[Symbol, ...] = tuple(Symbol)  # those offered, in order: the game's die's
 
     @classmethod
     def of(cls, check: ReadCheck) -> ReadShown:
         """The snapshot of ``check``."""
-        return cls(tuple(check.dice), check.fixing)
+        return cls(tuple(check.dice), check.fixing, check.faces)
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,12 @@ from vision.events import ThrowSettled
 
 log = logging.getLogger(__name__)
 
-FACES: tuple[Symbol, ...] = tuple(Symbol)
+FACES: tuple[Symbol, ...] = tuple(Symbol)  # the game's die's faces are offered (die_faces)
+
+
+def die_faces(state: GameState) -> tuple[Symbol, ...]:
+    """The faces the game's die shows (an owner's ``[die]`` may lack some), FACES' order."""
+    return tuple(f for f in FACES if f in state.data.die.faces)
 
 
 class FaultSource(StrEnum):
@@ -114,13 +119,14 @@ class ReadCheck:
 
     event: ThrowSettled | None  # None: correcting a throw already used
     dice: list[Symbol | None]
+    faces: tuple[Symbol, ...] = FACES  # the faces offered: the game's die's
     fixing: int | None = None  # index of the die whose face is being chosen
 
     def fix(self, index: int | None) -> None:
         """Choose the face of die ``index`` next (None: done); a cocked die starts on a face."""
         self.fixing = index
         if index is not None and self.dice[index] is None:
-            self.dice[index] = FACES[0]
+            self.dice[index] = self.faces[0]
 
 
 class TableEntry:
@@ -191,8 +197,9 @@ class TableEntry:
 
     def _manual_dice(self, count: int) -> Chooser[Symbol]:
         self.faces_entered = []
+        faces = die_faces(self.owner.state)
         return Chooser(
-            "die 1", tuple(str(f) for f in FACES), FACES, kind=ChooserKind.DICE_FACES, count=count
+            "die 1", tuple(str(f) for f in faces), faces, kind=ChooserKind.DICE_FACES, count=count
         )
 
     # ------------------------------------------------------------------ buttons
@@ -212,9 +219,9 @@ class TableEntry:
         """Move the cursor (or the face of the die being corrected) ``steps`` places."""
         if self.read_check is not None and self.read_check.fixing is not None:
             die = self.read_check.fixing
-            current = self.read_check.dice[die]
-            index = FACES.index(current) if current is not None else -1
-            self.read_check.dice[die] = FACES[(index + steps) % len(FACES)]
+            current, faces = self.read_check.dice[die], self.read_check.faces
+            index = faces.index(current) if current in faces else -1
+            self.read_check.dice[die] = faces[(index + steps) % len(faces)]
         elif self.chooser is not None:
             self.chooser.move(steps)
 
@@ -295,9 +302,8 @@ class TableEntry:
             return False
         self._said_unwanted = False
         if event.roll_no > 1 and not event.rerolled and not event.count_mismatch:
-            # every die lies where the last read saw it with the same face: a hand passed
-            # over the tray, or a camera's exposure settled again; nobody threw (a read
-            # of fewer dice than thrown, one rolled out of view, goes to a person)
+            # every die lies where the last read saw it, same face: a hand passed over the
+            # tray, or the exposure settled; nobody threw (fewer dice read go to a person)
             self.stats.unmoved_reads += 1
             log.info("the camera read the dice again where they lay: not a throw")
             return False
@@ -315,7 +321,7 @@ class TableEntry:
         self.stats.reads_flagged += 1
         while len(dice) < aw.dice:
             dice.append(None)
-        self.read_check = ReadCheck(event, dice[: max(aw.dice, 1)])
+        self.read_check = ReadCheck(event, dice[: max(aw.dice, 1)], die_faces(self.owner.state))
         return True
 
     def _confirm_read(self) -> None:
@@ -351,7 +357,8 @@ class TableEntry:
         c = state.combat
         throws = (c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws) if c else ()
         if throws:
-            self.read_check = ReadCheck(None, [Symbol(s) for s in throws[-1]], fixing=0)
+            dice: list[Symbol | None] = [Symbol(s) for s in throws[-1]]
+            self.read_check = ReadCheck(None, dice, die_faces(self.owner.state), fixing=0)
 
     # ------------------------------------------------------------------ board
     def on_board_move(self, token: str, src: int, dst: int) -> bool:

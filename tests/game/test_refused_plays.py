@@ -5,6 +5,7 @@ an answer to a sphere that a Shield or a Reflect deals with by itself."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -117,6 +118,18 @@ def test_a_throw_shows_only_faces_of_the_games_die() -> None:
     s = _apply(s, DiceThrown((K, K, K, K)), DiceThrown((K, K, K, K)), ChooseAttack(0, "sum"))
     s = _apply(s, {"kind": "defend", "seat": 1, "answer": Answer.DODGE.value})
     _refused(s, DiceThrown((T, T, T, T, T)), "Obuni's throw shows teleport")
+
+
+def test_a_journal_before_revision_6_replays_a_face_its_die_lacks() -> None:
+    """Review 97: a game recorded before the check (a throw entered by hand) must replay
+    as it was played."""
+    config = dataclasses.replace(GameConfig(("A", "B")), rules_revision=5)
+    s = engine.arrange(
+        config, _no_teleport_data(), pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18)],
+        hands=[[], []], decks={"event": []},
+    )  # fmt: skip
+    s = _apply(s, Move(0, "Kahseral", 18), DiceThrown((T, T, T, T)))
+    assert s.combat is not None and s.combat.throws == ((T, T, T, T),)
 
 
 def _combat(attacker: str, defender: str, attack: Attack) -> Any:

@@ -17,6 +17,8 @@ from controller.game.events import DiceThrown, FirstPlayerChosen, Move, Pass, Pl
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import Combat, GameConfig, Length, Phase
+from controller.gamedata.bundle import GameData
+from controller.rules.dice import Die
 from controller.table.awaits import TableAwaits
 from controller.table.chooser import ENTER_DICE, ChooserKind
 from controller.table.controller import TableController
@@ -29,8 +31,10 @@ from vision.events import CameraLost
 CONFIRM = ButtonPressed(ButtonName.CONFIRM)
 
 
-def _table(tmp_path: Path, seed: int = 1) -> tuple[TableController, TablePlayers]:
-    data = load_game_data()
+def _table(
+    tmp_path: Path, seed: int = 1, data: GameData | None = None
+) -> tuple[TableController, TablePlayers]:
+    data = data or load_game_data()
     game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
     table = TableController(game, seed=seed)
     players = TablePlayers(table.awaits, DirectHands(table, seed), [GreedyBot(), RandomBot()], seed)
@@ -87,6 +91,31 @@ def test_without_the_camera_a_throw_is_entered_face_by_face(tmp_path: Path) -> N
         assert chooser.kind is ChooserKind.ACTIONS
         if ENTER_DICE in chooser.values:
             assert chooser.count == c.pool
+
+
+@pytest.mark.timeout(60)
+def test_only_the_faces_of_the_games_die_are_offered(tmp_path: Path) -> None:
+    """Review 97: the dice entry offered every symbol, and a face the owner's die lacks was
+    refused by the engine (a RULES fault on the screens)."""
+    demo = load_game_data()
+    die = Die("no-star", (Symbol.KICK, Symbol.PUNCH, Symbol.SPHERE, Symbol.STRENGTH,
+                          Symbol.TELEPORT, Symbol.TELEPORT))  # fmt: skip
+    data = GameData(demo.board, demo.roster, demo.cards, demo.story, die=die)
+    table, players = _table(tmp_path, seed=2, data=data)
+    _until_attack(table, players)
+    table.on_camera_lost(CameraLost("/dev/video0", "unplugged", 0.0))
+    chooser = table.entry.chooser
+    assert chooser is not None and chooser.kind is ChooserKind.DICE_FACES
+    assert Symbol.STAR not in chooser.values and len(chooser.values) == 5
+    c = table.state.combat
+    assert c is not None
+    table.on_throw(settled((Symbol.KICK,) * c.pool, cocked=(0,)))
+    table.on_button(CONFIRM)  # enter the cocked die: its faces are the die's
+    check = table.entry.read_check
+    assert check is not None and check.faces == chooser.values
+    for _ in range(7):
+        table.on_button(ButtonPressed(ButtonName.NEXT))
+        assert check.dice[0] in check.faces
 
 
 @pytest.mark.timeout(60)

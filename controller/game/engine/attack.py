@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.quoting import short_repr
-from controller.game.engine.common import resolve, scorer
+from controller.game.engine.common import check_die_faces, resolve, scorer
 from controller.game.engine.defence import can_answer
 from controller.game.engine.resolve import attack_done
 from controller.game.events import ChooseAttack, DiceThrown, ThrowCorrected
@@ -23,7 +23,7 @@ def dice_thrown(s: GameState, e: DiceThrown) -> None:
         raise IllegalActionError("no combat")
     if len(e.dice) != c.pool:
         raise InvalidThrowError(f"{c.striker} throws {c.pool} dice, the throw shows {len(e.dice)}")
-    s.data.die.check_faces(e.dice, f"{c.striker}'s throw")
+    check_die_faces(s, e.dice, f"{c.striker}'s throw")
     if len(c.throws) > c.max_rerolls:
         raise IllegalActionError(
             f"{c.striker} has made all {c.max_rerolls} rerolls: choose what the throw is worth"
@@ -38,7 +38,7 @@ def throw_corrected(s: GameState, e: ThrowCorrected) -> None:
         raise IllegalActionError("no throw to correct")
     if not c.throws or len(e.dice) != c.pool:
         raise InvalidThrowError(f"a correction replaces the last throw of {c.pool} dice")
-    s.data.die.check_faces(e.dice, "the correction")
+    check_die_faces(s, e.dice, "the correction")
     s.combat = c._replace(throws=(*c.throws[:-1], tuple(e.dice)))
 
 

@@ -7,10 +7,11 @@ the others only look at it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from controller.core.errors import IllegalActionError
 from controller.core.quoting import short_repr
+from controller.core.symbols import Symbol
 from controller.game.events import PlayCard
 from controller.game.state import (
     FUSIONS,
@@ -243,6 +244,17 @@ def check_names(
             f"{card} takes {' and '.join(takes_) or 'no warrior, target or space'} here, "
             f"not the {', '.join(given)} given"
         )
+
+
+def check_die_faces(s: GameState, dice: Sequence[Symbol], what: str) -> None:
+    """Refuse dice showing a face the game's die lacks (an owner's ``[die]``), from rules
+    revision 6 (a journal before it replays as it was played).
+
+    Raises:
+        InvalidThrowError: naming the face and the die's faces.
+    """
+    if s.config.rules_revision >= 6:
+        s.data.die.check_faces(dice, what)
 
 
 def playable(s: GameState, seat: int, timing: Timing) -> list[Card]:

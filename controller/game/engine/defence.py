@@ -12,6 +12,7 @@ from controller.core.quoting import short_repr
 from controller.core.symbols import Symbol
 from controller.game.engine.common import (
     FLEE_STEPS,
+    check_die_faces,
     count_play,
     fighter,
     owner,
@@ -205,7 +206,7 @@ def defence_throw(s: GameState, e: DiceThrown) -> None:
         raise InvalidThrowError(
             f"{roller} throws {c.defence_pool} dice, the throw shows {len(e.dice)}"
         )
-    s.data.die.check_faces(e.dice, f"{roller}'s throw")
+    check_die_faces(s, e.dice, f"{roller}'s throw")
     c = c._replace(defence_throws=(*c.defence_throws, tuple(e.dice)))
     s.combat = c
     if _defence_made(s, c.defence_throws[-1]) or len(c.defence_throws) > c.defence_max_rerolls:
@@ -219,7 +220,7 @@ def defence_corrected(s: GameState, e: ThrowCorrected) -> None:
         raise IllegalActionError("no throw to correct")
     if not c.defence_throws or len(e.dice) != c.defence_pool:
         raise InvalidThrowError(f"a correction replaces the last throw of {c.defence_pool} dice")
-    s.data.die.check_faces(e.dice, "the correction")
+    check_die_faces(s, e.dice, "the correction")
     s.combat = c._replace(defence_throws=c.defence_throws[:-1])
     defence_throw(s, DiceThrown(e.dice, e.evidence))
 
