@@ -204,3 +204,25 @@ def test_a_fusion_partner_the_roster_lacks_is_not_drafted() -> None:
     assert "Kale" in engine.draftable(s)
     s = engine.apply(s, Draft(0, "Kale"))
     assert s.teams[0] == ("Kale",) and "Caulifla" not in s.pieces
+
+
+def test_a_pair_is_split_when_nothing_else_is_left_to_draft() -> None:
+    """Review 97: with fusion_pairs_drafted_together and a small roster, a team with room
+    for one and only a pair left had no legal draft."""
+    demo = demo_data()
+    pairs = ["Kale", "Caulifla", "Koichiarator", "Paparoni"]
+    singles = [n for n in demo.roster if n not in (*pairs, "Kefla", "Anilaza")
+               and not demo.roster[n].story_only][:8]  # fmt: skip
+    data = GameData(demo.board, Roster([demo.roster[n] for n in pairs + singles], "w.toml"),
+                    demo.cards, demo.story, die=demo.die)  # fmt: skip
+    config = GameConfig(
+        ("A", "B"), Length.ROUNDS10, Variants.from_names(["fusion_pairs_drafted_together"])
+    )
+    for seed in range(60):
+        rng = random.Random(seed)
+        s = engine.apply(engine.new_game(config, data), FirstPlayerChosen(rng.randrange(2)))
+        while s.phase is Phase.DRAFT:
+            actions = list(legal_actions(s))
+            assert actions, (seed, s.teams)
+            s = engine.apply(s, actions[rng.randrange(len(actions))])
+        assert all(len(team) == 6 for team in s.teams)

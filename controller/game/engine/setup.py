@@ -43,10 +43,16 @@ def first_player(s: GameState, e: FirstPlayerChosen) -> None:
 
 def draftable(state: GameState) -> list[str]:
     """Warriors the player picking now may draft (Kefla and Anilaza never, §11; with the
-    fusion-pair variant, a pair only as a whole and only when the team has room for both)."""
+    fusion-pair variant, a pair only as a whole and only when the team has room for both,
+    unless only pairs are left and no room for two: then one alone, engine decision)."""
+    return _draftable(state, state.config.variants.fusion_pairs_drafted_together) or (
+        _draftable(state, pairs=False)
+    )
+
+
+def _draftable(state: GameState, pairs: bool) -> list[str]:
     taken = state.pieces
     room = state.config.team_size - len(state.teams[state.seat])
-    pairs = state.config.variants.fusion_pairs_drafted_together
     outside = outside_tournament(state.data)
     out = []
     for w in state.data.roster:
@@ -98,7 +104,8 @@ def draft(s: GameState, e: Draft) -> None:
         raise IllegalActionError(f"{name} is already drafted")
     picks = [name]
     partner = _drafted_partner(s, name)
-    if s.config.variants.fusion_pairs_drafted_together and partner is not None:
+    pairs = s.config.variants.fusion_pairs_drafted_together
+    if pairs and partner is not None and _draftable(s, pairs=True):  # else drafted alone
         if partner in s.pieces:
             raise IllegalActionError(f"{name} is drafted with {partner}, who is already taken")
         picks.append(partner)
