@@ -52,7 +52,7 @@ from controller.storage.origin import (
     Origin,
     refuse_contradiction,
 )
-from controller.storage.sqlite_file import read_only, read_stamp
+from controller.storage.sqlite_file import header_application_id, read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
 from controller.system.sandbox import read_only_here
 from controller.table.companion import CompanionTable
@@ -400,7 +400,7 @@ def held_kind(path: Path) -> GameKind:
     except JournalForeignError:
         pass  # not a companion journal: the dice game's, or nobody's (said below)
     except JournalCorruptError:
-        if _header_application_id(path) == CompanionJournal.APPLICATION_ID:
+        if header_application_id(path) == CompanionJournal.APPLICATION_ID:
             raise  # a damaged companion journal
         # no SQLite file, or a damaged dice game's journal: said as the dice game's below
     with Journal.open(path) as dice:
@@ -410,20 +410,6 @@ def held_kind(path: Path) -> GameKind:
             f"{path}: the set-up names no game ({short_repr(dice.setup.get('mode'))})"
         )
     return kind
-
-
-def _header_application_id(path: Path) -> int | None:
-    """The application id an SQLite file's header holds (bytes 68-71, big-endian; SQLite's
-    file format, "The Database Header"), read without SQLite: a damaged or cut journal
-    still says whose it is; None for no SQLite file (or none readable)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(72)
-    except OSError:
-        return None
-    if len(head) < 72 or not head.startswith(b"SQLite format 3\x00"):
-        return None
-    return int.from_bytes(head[68:72], "big")
 
 
 def held_game_id(held: Held) -> str:

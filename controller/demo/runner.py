@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.board.follow import BoardFollower
+from controller.companion.journal import APPLICATION_ID as COMPANION_APPLICATION_ID
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import TableDevices
@@ -40,6 +41,7 @@ from controller.demo.world import MockButtons, WorldHands
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import DiceThrown
 from controller.game.export import export_json, export_text
+from controller.game.journal_schema import APPLICATION_ID as JOURNAL_APPLICATION_ID
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length
@@ -52,7 +54,7 @@ from controller.storage.lock import holder_message
 from controller.storage.origin import refuse_contradiction
 from controller.storage.place import place_problem
 from controller.storage.rows import UNDO_KIND
-from controller.storage.sqlite_file import sidecars
+from controller.storage.sqlite_file import header_application_id, sidecars
 from controller.system.memory import return_large_buffers
 from controller.table.settings import PLAYER_NAMES, TableConfig
 from hardware.board.link import BoardLink
@@ -355,6 +357,12 @@ def make_room(journal: Path, chosen: bool) -> None:
         )
     if chosen:
         there = [p for p in parts if journal_exists(p)]
+        ours = (JOURNAL_APPLICATION_ID, COMPANION_APPLICATION_ID)
+        if journal_exists(journal) and header_application_id(journal) not in ours:
+            raise DemoError(
+                f"{journal}: a file is there that is no toptable journal (it is never written "
+                "over): give --journal another path"
+            )
         if there:
             what = (
                 "a game" if journal_exists(journal) else f"what is left of a game ({there[0].name})"

@@ -186,3 +186,17 @@ def settle_into_file(conn: sqlite3.Connection) -> None:
     power cut) is no empty game. One that fails leaves the rows in the log, as durable."""
     with contextlib.suppress(sqlite3.Error):
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def header_application_id(path: Path) -> int | None:
+    """The application id an SQLite file's header holds (bytes 68-71, big-endian; SQLite's
+    file format, "The Database Header"), read without SQLite: a damaged or cut journal
+    still says whose it is; None for no SQLite file (or none readable)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(72)
+    except OSError:
+        return None
+    if len(head) < 72 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    return int.from_bytes(head[68:72], "big")

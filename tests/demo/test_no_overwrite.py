@@ -249,3 +249,22 @@ def test_a_board_with_unwired_spaces_is_refused_before_the_demo_plays(
         "token by its space's hall sensor; give each [[space]] a sensor"
     )
     assert not (out / "journal.sqlite").exists()  # nothing was played or made room for
+
+
+def test_a_demo_on_a_file_that_is_no_journal_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review 95: a --journal naming the owner's own SQLite file was refused as "a game is
+    journalled there already; add --resume"."""
+    mine = tmp_path / "mine.sqlite"
+    with sqlite3.connect(mine) as db:
+        db.execute("CREATE TABLE notes (text)")
+    db.close()
+    before = mine.read_bytes()
+    code = main(["demo", "--fast", "--journal", str(mine), "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"toptable: error: {mine}: a file is there that is no toptable journal (it is never "
+        "written over): give --journal another path"
+    )
+    assert mine.read_bytes() == before
