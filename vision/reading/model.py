@@ -41,6 +41,7 @@ die along its own colours' widest spread).
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -231,7 +232,9 @@ class FaceModel:
                 path.with_suffix(path.suffix + ".npz") if path.suffix else path.with_suffix(".npz")
             )
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:
+        # made in memory, then written: numpy's zip writer, failing on a full disk, said an
+        # "Exception ignored in ZipFile.__del__" traceback after the error
+        with io.BytesIO() as fh:
             np.savez_compressed(
                 fh,
                 format=np.int64(FORMAT_VERSION),
@@ -269,6 +272,7 @@ class FaceModel:
                 ),
                 **({"face_ink": self.ink.astype(np.float32)} if self.ink is not None else {}),
             )
+            path.write_bytes(fh.getvalue())
         return path
 
 
