@@ -91,8 +91,8 @@ def run_check(args: argparse.Namespace) -> int:
         if held is not None:
             problems.append(ConfigProblem(str(path), "table", "journal", held))
         problems.extend(_sandbox_problems(cfg, Path(path)))
-    if problems:
-        raise DataError(problems)
+    if problems:  # the layout is read as game data and as a device's file: said once
+        raise DataError(dict.fromkeys(problems))
     checked = "file" if args.no_devices else "file and devices"
     print(f"{path}: OK ({checked}): {summary(cfg)}")
     for line in notes + model_fit(cfg):

@@ -356,3 +356,21 @@ def test_a_model_that_never_learned_a_face_is_named(
         "showing one of them is read as another face or asked about; label them and calibrate "
         "again"
     ) in out
+
+
+def test_a_board_layout_that_does_not_load_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review 95: a layout that is no UTF-8, or missing, was said twice (as game data and
+    as the board's file), neither naming the config's option."""
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(b"\xff\xfe")
+    for layout, said in ((binary, f"{binary}: not UTF-8 text"),
+                         (tmp_path / "gone.toml", "Option 'layout' in section 'board' names")):  # fmt: skip
+        config = tmp_path / "c.toml"
+        config.write_text(f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n[board]\n'
+                          f'layout = "{layout}"\n', encoding="utf-8")  # fmt: skip
+        assert cli.main(["config", "check", str(config)]) == 2
+        lines = capsys.readouterr().err.splitlines()
+        assert sum(said in line for line in lines) == 1, lines
+        assert len([line for line in lines if str(layout) in line]) <= 2
