@@ -40,6 +40,7 @@ from controller.core.config_schema import (
 from controller.core.errors import DataError
 from controller.core.tomlfile import read_toml
 from controller.publish.settings import EventsSettings, parse_events
+from controller.storage.sqlite_file import sidecars
 from controller.system.settings import LogConfig, parse_log
 from controller.table.settings import TableConfig, parse_table
 from hardware.board.settings import BoardConfig, parse_board
@@ -217,17 +218,17 @@ def _check_outputs(cfg: Config, problems: Problems) -> None:
     table keeps or another screen writes, and no file already there but a GIF of its own
     (review 95: a GIF was written over the game's journal)."""
     t = cfg.table
-    kept = {t.journal, t.game_journal, *(Path(f"{j}{x}") for j in (t.journal, t.game_journal)
-            for x in ("-wal", "-shm"))}  # fmt: skip
+    kept = {*sidecars(t.journal), *sidecars(t.game_journal)}
     if cfg.source:
         kept.add(Path(cfg.source))
+    kept = {_same_file_key(k) for k in kept}
     written: dict[Path, int] = {}
     for i, sc in enumerate(cfg.displays.screens, start=1):
         if sc.driver is not ScreenDriver.EMULATOR or sc.output is None:
             continue
         section, out = f"displays.screen[{i}]", sc.output
         key = _same_file_key(out)
-        if key in {_same_file_key(k) for k in kept}:
+        if key in kept:
             problems.add(section, "output", f"names {out}, a file the table keeps (its journal "
                          "or its config): name another file for the screen's animation")  # fmt: skip
         elif key in written:

@@ -102,8 +102,7 @@ def rights_problem(path: Path) -> str | None:
     None when it can."""
     if not path.exists():  # a new journal: whatever lies beside it is cleared at creation
         return None
-    sides = (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
-    if any(p.exists() and not os.access(p, os.R_OK | os.W_OK) for p in sides):
+    if any(p.exists() and not os.access(p, os.R_OK | os.W_OK) for p in sidecars(path)):
         return place_problem(path)
     return None
 
@@ -155,7 +154,7 @@ def _problem(path: Path, exc: BaseException | None, me: str) -> str:
             f"{path}: {me} cannot read and write the journal (owned by {owner}, mode "
             f"{path.stat().st_mode & 0o777:o}): make it readable and writable for {me}"
         )
-    for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):  # SQLite's files beside it
+    for side in sidecars(path)[1:]:  # SQLite's files beside it
         if side.exists() and not os.access(side, os.R_OK | os.W_OK):
             return (
                 f"{side}: {me} cannot read and write this file of the journal's (owned by "
