@@ -168,12 +168,17 @@ def check_name_clashes(
     name, its forms' and their aliases; whatever their case and spaces)."""
     owner: dict[str, str] = {}
     for w in warriors:
-        names = [w.name, *w.aliases]
+        entry = entries.get(w.name.casefold(), {})
+        file = str(entry.get("_file", "?"))
+        # Each name with the field and file it is written in: an owner's alias for a
+        # rulebook form is said of that form's aliases, in the owner's file.
+        names = [("name", w.name, file), *(("aliases", a, file) for a in w.aliases)]
         for f in w.forms:
-            names += [f.name, *f.aliases]
-        file = str(entries.get(w.name.casefold(), {}).get("_file", "?"))
+            field, form_file = f"form {f.name!r}", _form_file(entry, f.name, file)
+            names += [(f"{field}.name", f.name, form_file)]
+            names += [(f"{field}.aliases", a, form_file) for a in f.aliases]
         own: set[str] = set()
-        for n in names:
+        for field, n, where in names:
             key = name_key(n)
             clash = None
             if key in own:
@@ -181,6 +186,15 @@ def check_name_clashes(
             elif key in owner and owner[key] != w.name:
                 clash = f"{short_repr(n)} is also a name of {short_repr(owner[key])}"
             if clash is not None:
-                problems.add(f"warrior {w.name!r}", "name", clash, file=file)
+                problems.add(f"warrior {w.name!r}", field, clash, file=where)
             own.add(key)
             owner.setdefault(key, w.name)
+
+
+def _form_file(entry: Mapping[str, Any], name: str, file: str) -> str:
+    """The file that last wrote the form ``name`` of a merged entry (its warrior's if none)."""
+    forms = entry.get("form")
+    for f in forms if isinstance(forms, list) else []:
+        if isinstance(f, dict) and str(f.get("name", "")).casefold() == name.casefold():
+            return str(f.get("_file", file))
+    return file

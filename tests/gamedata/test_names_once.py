@@ -32,9 +32,9 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
         ("warriors.toml", FORM, FORM.replace('"Full Power Jiren"', '""'),
          "warriors.toml: warrior 'Jiren': field 'form ''.name': expected the form's name"),
         ("warriors.toml", FORM, FORM + '\n  aliases = ["jiren "]',
-         # (named in the file that holds the warrior, the rulebook's base copied in)
-         "rulebook-warriors.toml: warrior 'Jiren': field 'name': 'jiren' is given twice "
-         "among its names, forms and aliases"),
+         # (said of the field and the file the alias is written in, not the base's name)
+         "warriors.toml: warrior 'Jiren': field 'form 'Full Power Jiren'.aliases': "
+         "'jiren' is given twice among its names, forms and aliases"),
         ("warriors.toml", 'name = "Jiren Rush"', 'name = " jiren  blast"',
          "warriors.toml: warrior 'Jiren': field 'combos[1].name': duplicate combo name "
          "'Jiren Blast'"),

@@ -136,8 +136,12 @@ def test_duplicate_names_and_alias_clashes(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="duplicate warrior name"):
         load_warriors(_write(tmp_path, GOOD + GOOD))
     clash = GOOD + GOOD.replace('"Alpha"', '"Gamma"').replace('"Super Alpha"', '"Super Gamma"')
-    with pytest.raises(DataError, match="'Alfa' is also a name of 'Alpha'"):
+    with pytest.raises(DataError, match="'Alfa' is also a name of 'Alpha'") as info:
         load_warriors(_write(tmp_path, clash))
+    # said of the field the clashing name is written in, not of the warrior's name
+    assert {(p.entry, p.field) for p in info.value.problems} >= {
+        ("warrior 'Gamma'", "aliases"),
+    }
 
 
 def test_thresholds_must_rise(tmp_path: Path) -> None:
