@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from serial.tools import list_ports
+
 from controller.cli.flags import ExistingFile, Text
+from controller.core.quoting import printable
 from controller.system.service_pause import service_paused
 from hardware.board.errors import BoardError
 from hardware.board.firmware_config import check_board_config, driver_of, unread_pins
@@ -162,6 +165,26 @@ REPL_HINT = (
 )
 
 
+def check_port(port: str | None) -> None:
+    """Refuse a ``--port`` naming a device file that is not there (mpremote tried each
+    command on it and said so in six lines, the last a hint about the REPL).
+
+    Raises:
+        BoardError: the path does not exist; the message names the serial ports present.
+    """
+    if port is None:
+        return
+    path = port.removeprefix("port:")  # mpremote's connect takes "port:PATH" too
+    if not path.startswith("/") or os.path.exists(path):
+        return  # mpremote's own names (auto, id:SERIAL, a0...) are its to resolve
+    present = sorted(p.device for p in list_ports.comports())
+    where = f"serial ports here: {', '.join(present)}" if present else "no serial port is here"
+    raise BoardError(
+        f"--port {printable(port)}: no such device ({where}); plug the Pico in with a data "
+        "cable, or leave --port out for mpremote's auto"
+    )
+
+
 def cmd_deploy(args: argparse.Namespace) -> int:
     """Copy the firmware with mpremote, the toptable service stopped meanwhile.
 
@@ -169,6 +192,8 @@ def cmd_deploy(args: argparse.Namespace) -> int:
         BoardError: mpremote is not installed, a bad --config, or a failed mpremote command.
         ServiceError: the service runs and this process may not stop it.
     """
+    if not args.dry_run:
+        check_port(args.port)
     mpremote = find_mpremote()
     config = firmware_config(getattr(args, "config", None))
     if config is None:

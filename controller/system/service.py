@@ -24,7 +24,6 @@ from __future__ import annotations
 import grp
 import os
 import pwd
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from controller.system.serial_ports import (
     picos,
     skipped_text,
 )
+from controller.system.service_pause import SYSTEMD_RUNTIME, service_active
 from controller.system.unit_files import (
     CONFIG_DIR,
     DROPIN_NAME,
@@ -296,7 +296,7 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
     if opts.live:
         steps.append(run_step("systemctl", "daemon-reload"))
         steps.append(run_step("systemctl", "enable", UNIT_NAME))
-        if opts.start or _service_active():
+        if opts.start or service_active():
             steps.append(run_step("systemctl", "restart", UNIT_NAME))
     return steps
 
@@ -307,20 +307,6 @@ def _exists(lookup: Callable[[str], object], name: str) -> bool:
     except KeyError:
         return False
     return True
-
-
-def _service_active() -> bool:
-    try:
-        result = subprocess.run(
-            ["systemctl", "--quiet", "is-active", UNIT_NAME],
-            check=False,
-            timeout=10,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return result.returncode == 0
 
 
 def check_can_install(opts: InstallOptions, what: str = "install") -> None:
@@ -336,7 +322,7 @@ def check_can_install(opts: InstallOptions, what: str = "install") -> None:
             f"service {what}: run it as root (sudo), or with --dry-run to see the steps, "
             "or --root DIR to work on a staged tree"
         )
-    if not Path("/run/systemd/system").is_dir():
+    if not os.path.isdir(SYSTEMD_RUNTIME):
         raise ServiceError(f"service {what}: systemd is not running here (use --root DIR)")
 
 

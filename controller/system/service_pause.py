@@ -22,12 +22,27 @@ def _is_root() -> bool:
     return os.geteuid() == 0
 
 
-def service_active(systemctl: str | None = None) -> bool:
-    """Whether the toptable service runs here (False without systemd)."""
+SYSTEMD_RUNTIME = "/run/systemd/system"
+"""Present only when systemd is PID 1: the test of sd_booted(3)."""
+
+
+def service_active(systemctl: str | None = None, runtime: str | None = None) -> bool:
+    """Whether the toptable service runs here: False without systemd (a container, or a
+    machine booted otherwise, where systemctl says "System has not been booted with
+    systemd" whatever it is asked), or when systemctl cannot tell."""
     program = systemctl or shutil.which("systemctl")
-    if program is None:
+    if program is None or not os.path.isdir(runtime or SYSTEMD_RUNTIME):
         return False
-    done = subprocess.run([program, "is-active", "--quiet", UNIT_NAME], check=False, timeout=30)
+    try:
+        done = subprocess.run(
+            [program, "is-active", "--quiet", UNIT_NAME],
+            check=False,
+            timeout=30,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
     return done.returncode == 0
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller.cli import firmware
 from controller.cli.main import main
+from controller.system import service_pause
 from tests.paths import REPO
 
 BUNDLED = (REPO / "firmware" / "config.py").read_text(encoding="utf-8")
@@ -24,7 +26,21 @@ def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("PATH", str(fake.parent))
     monkeypatch.setattr(firmware, "INTERPRETER_BIN", tmp_path / "venv" / "bin")
     monkeypatch.setattr(firmware, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
+    booted = tmp_path / "run-systemd-system"  # systemd as PID 1, as on the Pi
+    booted.mkdir()
+    monkeypatch.setattr(service_pause, "SYSTEMD_RUNTIME", str(booted))
     return log
+
+
+@pytest.fixture
+def pico() -> Iterator[str]:
+    """A serial device that is there: a pseudo-terminal's path, standing for /dev/ttyACM0."""
+    controller_fd, device_fd = os.openpty()
+    try:
+        yield os.ttyname(device_fd)
+    finally:
+        os.close(controller_fd)
+        os.close(device_fd)
 
 
 def test_the_firmware_is_the_top_level_package() -> None:
@@ -33,14 +49,14 @@ def test_the_firmware_is_the_top_level_package() -> None:
         assert (firmware.FIRMWARE_DIR / name).is_file(), name
 
 
-def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path) -> None:
+def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path, pico: str) -> None:
     mine = tmp_path / "my-board.py"
     mine.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 64"))
-    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0", "--config", str(mine)]) == 0
+    assert main(["firmware", "deploy", "--port", pico, "--config", str(mine)]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert "config.py" not in calls[1]  # the bundled one is not sent
     assert calls[2] == (
-        f"connect /dev/ttyACM0 cp {mine} :firmware/config.py + "
+        f"connect {pico} cp {mine} :firmware/config.py + "
         f"cp {firmware.FIRMWARE_DIR / 'main.py'} :main.py"
     )
 
@@ -122,7 +138,7 @@ def test_a_config_that_sets_nothing_is_refused_in_one_line(
 
 # ----------------------------------------------------------------- issue 25: deploying on a Pi
 def test_deploy_finds_mpremote_beside_the_interpreter(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pico: str
 ) -> None:
     """Under sudo the venv's bin is not on PATH: mpremote is looked for beside Python first."""
     log = tmp_path / "calls"
@@ -133,8 +149,8 @@ def test_deploy_finds_mpremote_beside_the_interpreter(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr(firmware, "INTERPRETER_BIN", venv_bin)
     monkeypatch.setattr(firmware, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
-    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
-    assert log.read_text().splitlines()[-1] == "connect /dev/ttyACM0 reset"
+    assert main(["firmware", "deploy", "--port", pico]) == 0
+    assert log.read_text().splitlines()[-1] == f"connect {pico} reset"
 
 
 def fake_systemctl(folder: Path, log: Path, active: bool) -> None:
@@ -148,13 +164,13 @@ def fake_systemctl(folder: Path, log: Path, active: bool) -> None:
 
 
 def test_deploy_stops_the_running_service_and_starts_it_again(
-    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, pico: str
 ) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
     fake = fake_mpremote.parent / "bin" / "mpremote"
     fake.write_text(f'#!/bin/sh\necho "mpremote $@" >> {fake_mpremote}\n')
-    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
+    assert main(["firmware", "deploy", "--port", pico]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert calls[:2] == [
         "systemctl is-active --quiet toptable.service",
@@ -177,13 +193,39 @@ def test_deploy_as_a_user_while_the_service_runs_says_what_to_do(
 
 
 def test_a_failed_deploy_says_how_to_reach_the_repl(
-    fake_mpremote: Path, capsys: pytest.CaptureFixture[str]
+    fake_mpremote: Path, capsys: pytest.CaptureFixture[str], pico: str
 ) -> None:
     fake = fake_mpremote.parent / "bin" / "mpremote"
     fake.write_text("#!/bin/sh\necho 'could not enter raw repl' >&2\nexit 1\n")
-    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 2
+    assert main(["firmware", "deploy", "--port", pico]) == 2
     err = capsys.readouterr().err
     assert "Ctrl-C turned off" in err and "GP22 (PIN_MAINTENANCE)" in err
+
+
+@pytest.mark.parametrize("port", ["/dev/ttyACM7", "port:/dev/ttyACM7"])
+def test_a_port_that_is_not_there_is_refused_before_mpremote_runs(
+    fake_mpremote: Path, capsys: pytest.CaptureFixture[str], port: str
+) -> None:
+    """mpremote tried each command on a missing port: six lines, the last a REPL hint."""
+    assert main(["firmware", "deploy", "--port", port]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"toptable: error: --port {port}: no such device (")
+    assert "leave --port out for mpremote's auto" in err
+    assert not fake_mpremote.exists()  # neither mpremote nor systemctl ran
+    assert main(["firmware", "deploy", "--port", port, "--dry-run"]) == 0  # a plan may name it
+
+
+def test_without_systemd_running_systemctl_is_not_asked(
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pico: str
+) -> None:
+    """Where systemd is not PID 1 (sd_booted(3): no /run/systemd/system) systemctl prints
+    "System has not been booted with systemd" to any question: no service runs there."""
+    monkeypatch.setattr(service_pause, "SYSTEMD_RUNTIME", str(tmp_path / "absent"))
+    fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
+    assert main(["firmware", "deploy", "--port", pico]) == 0
+    calls = fake_mpremote.read_text().splitlines()
+    assert not any(c.startswith("systemctl") for c in calls)
+    assert calls[-1] == f"connect {pico} reset"
 
 
 @pytest.mark.parametrize("left_out", ["DRIVER", "WATCHDOG_MS", "PIN_MAINTENANCE"])
