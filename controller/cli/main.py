@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from controller import __version__
+from controller.cli.flag_needs import check_needs
 from controller.core.errors import TopTableError
 from controller.core.quoting import NAME_LIMIT, printable
 from controller.gamedata import ENV_VAR
@@ -83,6 +84,7 @@ KNOWN_VARIABLES = frozenset(
         "TOPTABLE_CONFIG_DIR",
         "TOPTABLE_UNIT_DIR",
         "TOPTABLE_RULES_DIR",
+        "TOPTABLE_MODULES_DIR",
         "TOPTABLE_STATE_DIR",
     }
 )
@@ -114,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             args = parser.parse_args(list(argv) if argv is not None else None)
+            check_needs(args)
         except SystemExit as exc:  # argparse printed its one line (or the help) and exits
             return exc.code if isinstance(exc.code, int) else EXIT_USAGE
         try:

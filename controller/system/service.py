@@ -66,6 +66,7 @@ from controller.system.unit_files import (
     UNIT_DIR,
     UNIT_NAME,
     ServiceError,
+    pinned_serial,
     read_board_port,
     render_modules,
     render_rule,
@@ -133,11 +134,13 @@ def _check_exec(exec_path: str, live: bool) -> str:
 
 
 def choose_board_serial(
-    given: str | None, devices: list[SerialDevice], look: bool
+    given: str | None, devices: list[SerialDevice], look: bool, installed: str | None = None
 ) -> tuple[str | None, str]:
     """The serial number the rule pins, and a sentence about the choice.
 
     ``look``: the Picos plugged in here are the board's candidates (a live install).
+    ``installed``: the serial number the rule installed before pins: kept when no Pico is
+    plugged in and none is given (an upgrade with the board unplugged).
 
     Raises:
         ServiceError: ``given`` matches none of the Picos plugged in, or several
@@ -167,6 +170,11 @@ def choose_board_serial(
             f"--board-serial: {len(numbers)} Picos are plugged in ({', '.join(numbers)}); "
             "expected --board-serial with the board's (see `toptable service identify-board`)"
             f"{skipped}"
+        )
+    if installed is not None:
+        return installed, (
+            f"the udev rule keeps the board's Pico's USB serial number {installed} (pinned "
+            f"by the install before; no Pico is plugged in now){skipped}"
         )
     return None, (
         "no Pico is plugged in and no --board-serial given: the udev rule names ANY Pico "
@@ -204,7 +212,13 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
             raise ServiceError(str(exc)) from None
     look = opts.live or opts.sys_root != Path("/sys")
     devices = find_serial_devices(opts.sys_root, opts.dev_root) if look else []
-    serial, serial_note = choose_board_serial(opts.board_serial, devices, look)
+    rule = rules_dir / RULE_NAME
+    installed = (
+        pinned_serial(rule.read_text(encoding="utf-8", errors="replace"))
+        if rule.is_file()
+        else None
+    )
+    serial, serial_note = choose_board_serial(opts.board_serial, devices, look, installed)
 
     steps: list[InstallStep] = []
     if opts.live:
@@ -259,7 +273,7 @@ def plan_install(opts: InstallOptions) -> list[InstallStep]:
     # The udev rule, applied to a board already plugged in.
     steps.append(note_step(serial_note))
     steps.append(mkdir_step(rules_dir))
-    steps.append(write_step(rules_dir / RULE_NAME, render_rule(serial)))
+    steps.append(write_step(rule, render_rule(serial)))
     if opts.live:
         steps.append(run_step("udevadm", "control", "--reload-rules"))
         steps.append(run_step("udevadm", "trigger", "--subsystem-match=tty", "--action=change"))

@@ -14,6 +14,7 @@ from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 from controller.system.serial_ports import (
     BOARD_LINK,
+    SerialPortError,
     check_serial_number,
 )
 
@@ -128,6 +129,18 @@ def render_rule(serial: str | None) -> str:
     if serial is None:
         return text.replace(match, "")
     return text.replace(match, match.replace(SERIAL_PLACEHOLDER, check_serial_number(serial)))
+
+
+def pinned_serial(rule_text: str) -> str | None:
+    """The USB serial number an installed rule pins (None: it names any Pico, or the text
+    holds no such rule)."""
+    found = re.search(r'ATTRS\{serial\}=="([^"]*)"', rule_text)
+    if found is None:
+        return None
+    try:  # a rule edited by hand into what no install writes is not carried on
+        return check_serial_number(found.group(1), option="the installed rule's ATTRS{serial}")
+    except SerialPortError:
+        return None
 
 
 def allowed_groups(*unit_texts: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -327,6 +328,28 @@ def test_no_pico_plugged_in_leaves_the_rule_unpinned_and_says_so(tmp_path: Path)
     steps = plan_install(live_options((tmp_path / "sys", tmp_path), None))
     assert "ATTRS{serial}" not in rule_of(list(steps)).split("\n")[-2]
     assert any("ANY Pico" in s.describe() for s in steps if s.action is StepAction.NOTE)
+
+
+def test_an_upgrade_with_the_board_unplugged_keeps_the_pinned_pico(tmp_path: Path) -> None:
+    """A reinstall (install.sh is run again to upgrade) with no Pico plugged in used to
+    write the rule anew for ANY Pico: the serial number pinned before was dropped."""
+    (tmp_path / "sys").mkdir()
+    root = tmp_path / "root"
+    installed = root / "etc" / "udev" / "rules.d" / "99-toptable-board.rules"
+    installed.parent.mkdir(parents=True)
+    installed.write_text(render_rule(PICO_SERIAL))
+    options = InstallOptions(
+        root=root, exec_path=EXEC, sys_root=tmp_path / "sys", dev_root=tmp_path
+    )
+    steps = list(plan_install(options))
+    assert f'ATTRS{{serial}}=="{PICO_SERIAL}"' in rule_of(steps)
+    notes = [s.describe() for s in steps if s.action is StepAction.NOTE]
+    assert any(f"keeps the board's Pico's USB serial number {PICO_SERIAL}" in n for n in notes)
+    installed.write_text(render_rule(None))  # pinned to no Pico before: nothing to keep
+    assert "ATTRS{serial}" not in rule_of(list(plan_install(options))).split("\n")[-2]
+    # a plugged-in Pico, or --board-serial, still decides
+    steps = list(plan_install(replace(options, board_serial="E66141040000FFFF")))
+    assert 'ATTRS{serial}=="E66141040000FFFF"' in rule_of(steps)
 
 
 @pytest.mark.parametrize("bad", ['E661", RUN+="/bin/sh', "", "a b"])

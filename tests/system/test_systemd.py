@@ -189,7 +189,11 @@ def _shellcheck_or_skip() -> str:
     return tool
 
 
-@pytest.mark.parametrize("script", [INSTALL, UNINSTALL, SYSTEMD / "lib.sh"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script",
+    [INSTALL, UNINSTALL, SYSTEMD / "lib.sh", REPO / "tools" / "services" / "install.sh"],
+    ids=lambda p: str(p.relative_to(REPO)),
+)
 def test_scripts_pass_shellcheck(script: Path) -> None:
     tool = _shellcheck_or_skip()
     # -x: follow the shared lib.sh the scripts source
@@ -213,6 +217,7 @@ def scratch(tmp_path: Path) -> dict[str, str]:
         TOPTABLE_UNIT_DIR=str(tmp_path / "units"),
         TOPTABLE_RULES_DIR=str(tmp_path / "rules"),
         TOPTABLE_STATE_DIR=str(tmp_path / "state"),
+        TOPTABLE_MODULES_DIR=str(tmp_path / "modules"),
     )
     return env
 
@@ -266,6 +271,8 @@ def test_install_from_a_wheel_with_a_board_serial(tmp_path: Path, scratch: dict[
     lines = dry_run(INSTALL, scratch, "--from", str(wheel), "--board-serial", "E661", "--start")
     venv = tmp_path / "opt" / "venv"
     assert f"+ {venv}/bin/pip install --quiet --upgrade '{wheel}[pi,spi,firmware]'" in lines
+    # then the wheel itself again: pip keeps an installed toptable of the same version
+    assert f"+ {venv}/bin/pip install --quiet --force-reinstall --no-deps {wheel}" in lines
     assert not any(s.startswith("+ cp ") for s in lines)
     assert lines[-2] == f"+ {venv}/bin/toptable service install --board-serial E661 --start"
 
@@ -292,13 +299,15 @@ def test_install_refuses_a_missing_wheel(tmp_path: Path, scratch: dict[str, str]
 
 
 def test_uninstall_dry_run(tmp_path: Path, scratch: dict[str, str]) -> None:
-    assert dry_run(UNINSTALL, scratch)[1:4] == [
+    assert dry_run(UNINSTALL, scratch)[1:5] == [
         f"uninstall.sh: no unit at {tmp_path}/units/toptable.service",
         f"uninstall.sh: no udev rule at {tmp_path}/rules/99-toptable-board.rules",
+        f"uninstall.sh: no modules-load file at {tmp_path}/modules/toptable.conf",
         f"uninstall.sh: nothing at {tmp_path}/opt",
     ]
-    for folder in ("units", "rules", "opt", "etc", "state"):
+    for folder in ("units", "rules", "opt", "etc", "state", "modules"):
         (tmp_path / folder).mkdir()
+    (tmp_path / "modules" / "toptable.conf").write_text("i2c_dev\n")
     (tmp_path / "units" / "toptable.service").write_text("")
     (tmp_path / "units" / "toptable.service.d").mkdir()
     (tmp_path / "rules" / "99-toptable-board.rules").write_text("")
@@ -306,6 +315,7 @@ def test_uninstall_dry_run(tmp_path: Path, scratch: dict[str, str]) -> None:
     assert "+ systemctl disable --now toptable.service" in kept
     assert f"+ rm -rf {tmp_path}/opt" in kept
     assert f"+ rm -rf {tmp_path}/units/toptable.service.d" in kept
+    assert f"+ rm -f {tmp_path}/modules/toptable.conf" in kept  # as `service uninstall` does
     assert not any(f"rm -rf {tmp_path}/etc" in line for line in kept)
     purged = dry_run(UNINSTALL, scratch, "--purge")
     assert f"+ rm -rf {tmp_path}/etc" in purged and f"+ rm -rf {tmp_path}/state" in purged

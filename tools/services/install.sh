@@ -4,7 +4,8 @@
 #                    the packaged system service is not needed and not started here)
 #   mosquitto-clients mosquitto_sub/pub, handy to watch a table by hand
 #   chromium, chromium-driver   the headless browser the scoreboard page test drives
-#   shellcheck       the linter the systemd install scripts' test runs them through
+#   the shellcheck linter, which the systemd install scripts' test runs them through
+#                    (a comment line must not begin with its name: that is a directive)
 # Only what is missing is installed; safe to run again. Used by the Makefile.
 # (mosquitto_passwd, which the password-file test uses, ships in the mosquitto package.)
 set -euo pipefail

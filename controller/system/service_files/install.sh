@@ -4,7 +4,7 @@
 # again to upgrade. See systemd/README.md (and README.md, "On a Pi").
 #
 #   sudo systemd/install.sh                        from a checkout
-#   sudo ./install.sh --from toptable-X.whl        from a wheel (this script ships in it:
+#   sudo bash install.sh --from toptable-X.whl     from a wheel (this script ships in it:
 #                                                  `toptable service files install.sh`)
 #   systemd/install.sh --dry-run                   print what it would do, change nothing
 #
@@ -152,6 +152,11 @@ else
         fail "--from $FROM: no such wheel file"
     fi
     run "$VENV/bin/pip" install --quiet --upgrade "${FROM}[$EXTRAS]"
+    if [[ -f "$FROM" ]]; then
+        # pip keeps an installed toptable of the same version as a wheel or sdist file
+        # (and --quiet hides its one line saying so): the file is what is asked for.
+        run "$VENV/bin/pip" install --quiet --force-reinstall --no-deps "$FROM"
+    fi
 fi
 
 # 4. The service: user, unit, udev rule, config, drop-in; enable.

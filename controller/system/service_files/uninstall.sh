@@ -3,8 +3,9 @@
 # Remove the toptable service that systemd/install.sh (or `toptable service install`)
 # set up. Idempotent. Ships in the package too: `toptable service files uninstall.sh`.
 #
-#   sudo systemd/uninstall.sh           stop and remove the service, the udev rule
-#                                       and /opt/toptable; keep the config and journal
+#   sudo systemd/uninstall.sh           stop and remove the service, the udev rule,
+#                                       the modules-load file and /opt/toptable;
+#                                       keep the config and journal
 #   sudo systemd/uninstall.sh --purge   also remove /etc/toptable, /var/lib/toptable
 #                                       and the toptable user
 #   systemd/uninstall.sh --dry-run      print what it would do, change nothing
@@ -20,6 +21,8 @@ UNIT="${TOPTABLE_UNIT_DIR:-/etc/systemd/system}/toptable.service"
 DROPINS="$UNIT.d"
 RULE="${TOPTABLE_RULES_DIR:-/etc/udev/rules.d}/99-toptable-board.rules"
 STATE_DIR="${TOPTABLE_STATE_DIR:-/var/lib/toptable}"
+# The kernel modules the unit's devices need, loaded at boot (toptable service install).
+MODULES="${TOPTABLE_MODULES_DIR:-/etc/modules-load.d}/toptable.conf"
 DRY_RUN=0
 PURGE=0
 
@@ -78,6 +81,12 @@ if [[ -e "$RULE" ]]; then
     run udevadm control --reload-rules
 else
     note "no udev rule at $RULE"
+fi
+
+if [[ -e "$MODULES" ]]; then
+    run rm -f "$MODULES"  # the modules stay loaded until the next boot
+else
+    note "no modules-load file at $MODULES"
 fi
 
 if [[ -e "$PREFIX" ]]; then
