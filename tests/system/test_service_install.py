@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -293,7 +294,7 @@ def live_options(machine: tuple[Path, Path], serial: str | None) -> InstallOptio
     )
 
 
-def rule_of(steps: list[object]) -> str:
+def rule_of(steps: Sequence[object]) -> str:
     (rule,) = [s for s in steps if str(getattr(s, "path", "")).endswith(".rules")]
     return str(getattr(rule, "content", ""))
 
