@@ -46,7 +46,6 @@ FREE_VALUES: Mapping[str, tuple[int, ...]] = {
 """The values offered for a typed-in whole number, by field name."""
 ACTION_VALUES: Mapping[tuple[str, str], tuple[int, ...]] = {
     ("pur", "amount"): tuple(range(0, 11)),  # a Personality without a PUR still ends the step
-    ("level", "delta"): (1, 2, 3, -1, -2, -3),  # a card's effect: within the four Levels
 }
 """Where one action's field takes other values than :data:`FREE_VALUES` gives its name."""
 
@@ -123,6 +122,16 @@ def entry_fields(
             values = ACTION_VALUES.get((choice.do, name)) or FREE_VALUES.get(name, DEFAULT_VALUES)
         out.append(EntryField(name, (None, *values) if optional else values))
     return tuple(out)
+
+
+def enterable(mode: CompanionMode[Any, Any], choice: Offer) -> bool:
+    """Whether the buttons can enter ``choice``: False when a field it must be given has
+    no value allowed (a Dragon Ball offered with every number on the table: the entry
+    had no value to step through, and the table failed at the next press)."""
+    hints = _hints(mode, choice.do)
+    return all(
+        values or _optional(hints[name])[1] for name, values in choice.options if name in hints
+    )
 
 
 def build_action(

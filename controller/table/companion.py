@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.companion.base import CompanionMode, Offer, RuleViolationError, action_to_json
-from controller.companion.entry import EntryField, Value, build_action, entry_fields
+from controller.companion.entry import EntryField, Value, build_action, enterable, entry_fields
 from controller.companion.journal import ActionRefused, ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.core.errors import TableHaltedError
@@ -191,8 +191,10 @@ class CompanionTable:
         return str(winner) if winner is not None else None
 
     def offered(self, player: str) -> tuple[Offer, ...]:
-        """What the rules allow ``player`` now."""
-        return self.mode.legal_actions(self.state, player)
+        """What the rules allow ``player`` now, and the buttons can enter."""
+        return tuple(
+            c for c in self.mode.legal_actions(self.state, player) if enterable(self.mode, c)
+        )
 
     def _ordered(self, player: str) -> tuple[Offer, ...]:
         """``player``'s choices, those only they have now first (the turn's own actions)."""

@@ -113,7 +113,8 @@ def test_dbz_the_table_offers_paying_stages_and_discarding_a_ball_in_play() -> N
     state = dbz_tcg.apply(state, dbz_tcg.MODE.parse_action(ball, ["Goku", "Vegeta"]))
     offered = {c.do: c for c in dbz_tcg.legal_actions(state, "Goku")}
     assert dict(offered["discard_dragon_ball"].options)["number"] == (2,)
-    assert offered["pay_stages"].free == ("amount",)
+    stages = state.fighter("Goku").stages  # a cost up to the stages held: more is refused
+    assert dict(offered["pay_stages"].options)["amount"] == tuple(range(1, stages + 1))
     assert "discard_dragon_ball" not in {c.do for c in dbz_tcg.legal_actions(state, "Vegeta")}
 
 

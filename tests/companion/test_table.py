@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -9,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from controller.companion.base import parse_action
+from controller.companion.base import Offer, parse_action
 from controller.companion.bots import CompanionBot, Decision, Undo
-from controller.companion.entry import build_action, entry_fields, label
+from controller.companion.entry import build_action, enterable, entry_fields, label
 from controller.companion.journal import ActionRefused, ActionTaken, CompanionJournal
 from controller.companion.registry import get_mode
 from controller.core.errors import DataError, UnknownNameError
@@ -462,3 +463,62 @@ def test_readme_pictures_exist_for_every_mode() -> None:
     for mode in MODES:
         with Image.open(docs / f"companion-{mode}.png") as im:
             assert im.size == ((128 * 2 + 4) * 3, 64 * 3)
+
+
+# --- only what the rules take is offered (review 103) -------------------------------------
+SEVEN_BALLS_SPLIT: list[dict[str, Any]] = [
+    {"do": "draw", "player": "Goku", "cards": 3},
+    *[{"do": "dragon_ball", "player": "Goku", "number": n} for n in (1, 2, 3, 4)],
+    {"do": "pur", "player": "Goku", "amount": 1},
+    {"do": "end_turn"},
+    {"do": "draw", "player": "Vegeta", "cards": 3},
+    *[{"do": "dragon_ball", "player": "Vegeta", "number": n} for n in (5, 6, 7)],
+]
+
+
+def test_no_dragon_ball_is_offered_when_all_seven_are_on_the_table(tmp_path: Path) -> None:
+    """003 l.114: a ball matching one on the table cannot be played. With the seven split
+    (no winner) the entry offered one with no number: the next press failed, and every
+    CONFIRM after it, until UNDO."""
+    table = _table(tmp_path, "dbz-tcg")
+    for action in SEVEN_BALLS_SPLIT:
+        player = action.get("player")
+        assert table.submit(player if isinstance(player, str) else None, action) is None
+    assert table.view().player == "Vegeta"
+    assert "dragon_ball" not in table.view().options
+    for _ in table.view().options:  # every choice on offer can be opened and left
+        table.press(C)
+        while table.view().action:
+            table.press(U)
+        table.press(N)
+
+
+def test_an_offer_with_no_value_for_a_field_it_needs_is_not_enterable() -> None:
+    mode = get_mode(GameKind.DBZ_TCG)
+    goku = ("player", ("Goku",))
+    assert not enterable(mode, Offer("dragon_ball", (goku, ("number", ()))))
+    assert enterable(mode, Offer("dragon_ball", (goku, ("number", (3,)))))
+    # an optional field with no value is left to its default (a critical with no capture)
+    assert enterable(mode, Offer("critical", (goku, ("choice", ("lower_anger",)), ("number", ()))))
+
+
+@pytest.mark.parametrize("level", [1, 2, 4])
+def test_level_changes_and_costs_offered_are_those_the_rules_take(level: int) -> None:
+    """003 l.55 (Levels 1-4) and l.177 (a cost up to the stages held): the buttons offered
+    -3..+3 at any Level and costs 1-10 whatever was held; the rules refused the rest."""
+    mode = get_mode(GameKind.DBZ_TCG)
+    state = mode.new_game(["Goku", "Vegeta"])  # Goku's Draw Step: Vegeta is offered these
+    vegeta = dataclasses.replace(state.fighter("Vegeta"), level=level, stages=4)
+    state = dataclasses.replace(state, fighters=(state.fighter("Goku"), vegeta))
+    offers = {c.do: c for c in mode.legal_actions(state, "Vegeta")}
+    offered: dict[str, tuple[int, ...]] = {}
+    for do, field in (("level", "delta"), ("pay_stages", "amount")):
+        (entry,) = entry_fields(mode, state, offers[do], "Vegeta")
+        assert entry.key == field
+        offered[do] = tuple(int(v) for v in entry.values if v is not None)
+        assert offered[do] and len(offered[do]) == len(entry.values)
+        for value in offered[do]:  # each one is taken
+            action = build_action(mode, offers[do], "Vegeta", {field: value})
+            mode.apply(state, mode.parse_action(action, ["Goku", "Vegeta"]))
+    assert {level + d for d in offered["level"]} == set(range(1, 5)) - {level}
+    assert offered["pay_stages"] == (1, 2, 3, 4)

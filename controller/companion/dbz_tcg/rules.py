@@ -347,6 +347,13 @@ def apply(state: DbzState, action: DbzAction) -> DbzState:
     raise TypeError(f"not a {KIND.value} action: {action!r}")
 
 
+def _level_changes(state: DbzState, me: Personality) -> tuple[int, ...]:
+    """The Level changes that keep ``me`` within 1..``levels`` (others are refused): the
+    advances first, then the drops."""
+    top = state.data.levels
+    return (*range(1, top - me.level + 1), *range(-1, -me.level, -1))
+
+
 def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     """What the table may offer ``player`` now."""
     me = state.fighter(player)  # UnknownNameError for a stranger
@@ -366,14 +373,18 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     out += [
         Offer("draw", mine, ("cards",)),
         Offer("anger", mine, ("delta",)),
-        *([Offer("level", mine, ("delta",))] if state.rules_revision >= 3 else []),
+        *(
+            [Offer("level", (*mine, ("delta", _level_changes(state, me))))]
+            if state.rules_revision >= 3
+            else []
+        ),
         Offer("stage_damage", mine, ("amount",)),
         Offer("life_damage", mine, ("amount",)),
         Offer("physical_attack", mine, ("attacker_power_level", "defender_power_level")),
         Offer("gain_stages", mine, ("amount",)),
     ]
-    if me.stages:
-        out.append(Offer("pay_stages", mine, ("amount",)))
+    if me.stages:  # a cost up to the stages held (l.177): more is refused
+        out.append(Offer("pay_stages", (*mine, ("amount", tuple(range(1, me.stages + 1))))))
     if me.dragon_balls:
         out.append(Offer("discard_dragon_ball", (*mine, ("number", me.dragon_balls))))
     if player != state.turn:
@@ -383,7 +394,9 @@ def legal_actions(state: DbzState, player: str) -> tuple[Offer, ...]:
     if state.step is Step.PLANNING:
         taken = {b for f in state.fighters for b in f.dragon_balls}
         free = tuple(n for n in range(1, state.data.dragon_balls + 1) if n not in taken)
-        out += [Offer("pur", mine, ("amount",)), Offer("dragon_ball", (*mine, ("number", free)))]
+        out.append(Offer("pur", mine, ("amount",)))
+        if free:  # all seven on the table (none won): none can be played (003 l.114)
+            out.append(Offer("dragon_ball", (*mine, ("number", free))))
         if _planning_must_end_with_pur(state):
             return tuple(out)
     if state.step in (Step.PLANNING, Step.COMBAT_CHOICE):
