@@ -34,6 +34,7 @@ _TTY_GROUPS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"ttyAMA\d+"), "char-ttyAMA", "uart"),  # the Pi's PL011 UARTs
     (re.compile(r"ttyS\d+"), "char-ttyS", "uart"),  # the Pi's mini UART (serial0 on a Pi 3/4)
 )
+_USB_SERIAL_LINK = re.compile(r"-port\d+$")
 # The udev rule's link to the board (99-toptable-board.rules).
 BOARD_LINK = "/dev/toptable-board"
 # Raspberry Pi OS's names for the header UART (GPIO14/15) and the other one.
@@ -244,8 +245,12 @@ def device_groups(port: str, dev_root: Path = Path("/dev"), where: str = "port")
                 f"{where} {short_repr(port)} is not a tty device; expected {EXPECTED_PORT}"
             )
         name = real.name
-    elif port == BOARD_LINK or port.startswith("/dev/serial/by-"):
-        return []  # the udev link (a Pico: char-ttyACM), or a by-id link to a USB device
+    elif port.startswith("/dev/serial/by-"):
+        # systemd's 60-serial.rules ends the link of a usb-serial device (ttyUSB*: FTDI,
+        # CP210x) with "-port$attr{port_number}"; a USB CDC port's (a Pico's) has none.
+        return ["char-ttyUSB"] if _USB_SERIAL_LINK.search(name) else []
+    elif port == BOARD_LINK:
+        return []  # the udev link: a Pico, char-ttyACM
     elif name in _UART_ALIASES:
         return ["char-ttyAMA", "char-ttyS"]  # whichever UART it will point to
     for pattern, group, _kind in _TTY_GROUPS:

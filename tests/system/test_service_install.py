@@ -282,6 +282,24 @@ def test_a_live_port_must_be_a_character_device(tmp_path: Path) -> None:
         device_groups("/dev/serial0", dev_root=dev)
 
 
+@pytest.mark.parametrize(
+    ("link", "groups"),
+    [
+        ("/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_E6614104-if00", []),
+        ("/dev/serial/by-id/usb-FTDI_FT232R_USB_UART_A9XYZ-if00-port0", ["char-ttyUSB"]),
+        ("/dev/serial/by-path/platform-fd500000.pcie-usb-0:1.3:1.0-port0", ["char-ttyUSB"]),
+        ("/dev/serial/by-path/platform-fd500000.pcie-usb-0:1.2:1.0", []),
+    ],
+)
+def test_a_link_unplugged_is_judged_by_the_name_udev_gives_it(
+    tmp_path: Path, link: str, groups: list[str]
+) -> None:
+    """systemd's 60-serial.rules ends a usb-serial device's link (ttyUSB*) with
+    -port$attr{port_number}; an adapter's link installed unplugged got no drop-in, and
+    the service could not open it (DevicePolicy=closed)."""
+    assert device_groups(link, dev_root=tmp_path) == groups
+
+
 # ----------------------------------------------------------------- pinning the Pico
 def live_options(machine: tuple[Path, Path], serial: str | None) -> InstallOptions:
     sys_root, dev = machine
