@@ -76,7 +76,15 @@ def gpio_errors() -> tuple[type[BaseException], ...]:
 
 
 class _ButtonWatch:
-    """Turns one gpiozero Button's callbacks into events (long press or hold-repeat)."""
+    """Turns one gpiozero Button's callbacks into events (long press or hold-repeat).
+
+    gpiozero 2.0.1 calls ``when_held`` on the button's ``HoldThread`` (``HoldThread.held``:
+    its wait for the release times out, then ``_fire_held``) and ``when_released`` on the
+    pin's thread; nothing orders the two. A release at the hold time could come between
+    the timeout and the call: it posted a short press, then the hold a long one. So each
+    press is decided once, under the lock: the first of the release and the hold wins,
+    and a hold that comes after the release is dropped (a repeat too).
+    """
 
     def __init__(self, name: ButtonName, button: Any, post: Any, repeat: bool) -> None:
         self.name = name
@@ -85,33 +93,36 @@ class _ButtonWatch:
         self._repeat = repeat
         self._lock = threading.Lock()
         self._held = 0
+        self._down = False  # between this press's when_pressed and its when_released
         button.when_pressed = self._pressed
         button.when_held = self._held_cb
         button.when_released = self._released
 
     def _pressed(self) -> None:
         with self._lock:
-            self._held = 0
-        if self._repeat:
-            self._post(ButtonPressed(self.name))
+            self._held, self._down = 0, True
+            if self._repeat:
+                self._post(ButtonPressed(self.name))
 
     def _held_cb(self) -> None:
+        held = self.button.active_time
         with self._lock:
+            if not self._down:
+                return  # released already: its short press (or its last repeat) stands
             self._held += 1
             count = self._held
-        held = self.button.active_time
-        if self._repeat and held is not None and held >= STUCK_AFTER_S:
-            return  # stuck (a fault, TableInputs.stuck): its repeats would spin the cursor
-        if self._repeat:
-            self._post(ButtonRepeated(self.name, count))
-        elif count == 1:
-            self._post(ButtonPressed(self.name, long=True))
+            if self._repeat and held is not None and held >= STUCK_AFTER_S:
+                return  # stuck (a fault, TableInputs.stuck): its repeats would spin the cursor
+            if self._repeat:
+                self._post(ButtonRepeated(self.name, count))
+            elif count == 1:
+                self._post(ButtonPressed(self.name, long=True))
 
     def _released(self) -> None:
         with self._lock:
-            held, self._held = self._held, 0
-        if not self._repeat and not held:
-            self._post(ButtonPressed(self.name))
+            held, self._held, self._down = self._held, 0, False
+            if not self._repeat and not held:
+                self._post(ButtonPressed(self.name))
 
 
 class TableInputs:

@@ -171,3 +171,35 @@ def test_a_stuck_repeating_button_stops_repeating(
         time.sleep(0.35)  # three repeats' time
         assert not [e for e in _drain(q) if isinstance(e, ButtonRepeated)]
         pin.drive_high()
+
+
+class _Button:
+    """What _ButtonWatch reads of a gpiozero Button: its callbacks and active_time."""
+
+    active_time: float | None = 1.0
+    when_pressed: Any = None
+    when_held: Any = None
+    when_released: Any = None
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_release_at_the_hold_time_is_one_press_not_two(repeat: bool) -> None:
+    """gpiozero 2.0.1 calls when_held on its HoldThread and when_released on the pin's
+    thread, unordered: a release just at the hold time, before the late when_held, was
+    posted as a short press and then as a long one (the next player's move journalled)."""
+    posted: list[Any] = []
+    button = _Button()
+    inputs_module._ButtonWatch(ButtonName.CONFIRM, button, posted.append, repeat)
+    button.when_pressed()
+    button.when_released()
+    button.when_held()  # the HoldThread's wait timed out before the release: late
+    assert posted == [ButtonPressed(ButtonName.CONFIRM)]
+    posted.clear()
+    button.when_pressed()
+    button.when_held()  # in time: a long press (or a repeat), and the release adds nothing
+    button.when_released()
+    assert posted == (
+        [ButtonPressed(ButtonName.CONFIRM), ButtonRepeated(ButtonName.CONFIRM, 1)]
+        if repeat
+        else [ButtonPressed(ButtonName.CONFIRM, long=True)]
+    )
