@@ -158,12 +158,18 @@ def test_deploy_runs_mpremote(
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(firmware_cli, "INTERPRETER_BIN", tmp_path / "elsewhere")
-    assert main(["firmware", "deploy", "--port", "/dev/ttyACM0"]) == 0
+    controller_fd, device_fd = os.openpty()  # a serial device that is there: the Pico's
+    pico = os.ttyname(device_fd)
+    try:
+        assert main(["firmware", "deploy", "--port", pico]) == 0
+    finally:
+        os.close(controller_fd)
+        os.close(device_fd)
     calls = log.read_text().splitlines()
-    assert calls[0] == "connect /dev/ttyACM0 mkdir :firmware"
+    assert calls[0] == f"connect {pico} mkdir :firmware"
     assert calls[1].endswith("firmware/wire.py :firmware/") and "core.py" in calls[1]
     assert calls[2].endswith("firmware/main.py :main.py")
-    assert calls[3] == "connect /dev/ttyACM0 reset"
+    assert calls[3] == f"connect {pico} reset"
 
 
 @pytest.mark.timeout(10)
