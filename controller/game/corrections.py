@@ -48,6 +48,19 @@ def fold_corrections(events: list[GameEvent]) -> list[GameEvent]:
     return out
 
 
+def open_to_correction(events: list[GameEvent]) -> DiceThrown | DieRolled | None:
+    """The last throw or die roll of ``events``, if a correction would still replace it
+    (:func:`fold_corrections`: no player action after it); None otherwise."""
+    folded = fold_corrections(events)
+    for i in range(len(folded) - 1, -1, -1):
+        e = folded[i]
+        if e.is_action:
+            return None
+        if isinstance(e, DiceThrown | DieRolled):
+            return e
+    return None
+
+
 def _last(events: list[GameEvent], kind: type[GameEvent]) -> int | None:
     """The index of the last event of type ``kind`` (None if there is none)."""
     return next((i for i in range(len(events) - 1, -1, -1) if isinstance(events[i], kind)), None)

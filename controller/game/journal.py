@@ -50,6 +50,19 @@ from controller.storage.rows import UNDO_KIND
 SCHEMA_VERSION = META_SCHEMA_VERSION
 
 
+class NothingToUndoError(JournalError):
+    """Undo with no player action journalled."""
+
+
+class InputNotUndoneError(JournalError):
+    """Undo met an input (a throw, a die's result, who drafts first): it stands; a throw
+    or a die is corrected instead. ``event`` is that input."""
+
+    def __init__(self, message: str, event: GameEvent) -> None:
+        super().__init__(message)
+        self.event = event
+
+
 class Journal(EventJournal[GameEvent]):
     """An open game journal. Use :meth:`create` or :meth:`open`; close it (or use ``with``)."""
 
@@ -102,18 +115,20 @@ class Journal(EventJournal[GameEvent]):
         The clock's events (a pause, a resume) are stepped over: they stay.
 
         Raises:
-            JournalError: nothing to undo, or the last event is an input (a die's
-                result is not undone: journal a correction instead).
+            NothingToUndoError: nothing to undo.
+            InputNotUndoneError: the last event is an input (a die's result is not
+                undone: journal a correction instead).
         """
         last = self._last_effective(lambda r: r.kind not in CLOCK_KINDS)
         if last is None:
-            raise JournalError(f"{self.path}: nothing to undo")
+            raise NothingToUndoError(f"{self.path}: nothing to undo")
         event = self.decode(last)
         if not event.is_action:
-            raise JournalError(
+            raise InputNotUndoneError(
                 f"{self.path}: the last event is a {event.kind} input, not a player action: it "
                 "is not undone "
-                "(if the read was wrong, journal a correction)"
+                "(if the read was wrong, journal a correction)",
+                event,
             )
         self._cancel(last)
         return event
@@ -122,12 +137,14 @@ class Journal(EventJournal[GameEvent]):
 __all__ = [
     "SCHEMA_VERSION",
     "UNDO_KIND",
+    "InputNotUndoneError",
     "Journal",
     "JournalCorruptError",
     "JournalError",
     "JournalForeignError",
     "JournalIOError",
     "JournalVersionError",
+    "NothingToUndoError",
     "Row",
     "WrongGameError",
 ]

@@ -17,8 +17,8 @@ from controller.core.errors import DataError, IllegalActionError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.game import engine
-from controller.game.corrections import fold_corrections
-from controller.game.events import DieCorrected, GameEvent, ThrowCorrected
+from controller.game.corrections import fold_corrections, open_to_correction
+from controller.game.events import DiceThrown, DieCorrected, DieRolled, GameEvent, ThrowCorrected
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
@@ -234,6 +234,11 @@ class TableGame:
     def events(self) -> list[GameEvent]:
         """The effective events so far (undone ones left out, corrections folded in)."""
         return fold_corrections(self.journal.events())
+
+    def correctable(self) -> DiceThrown | DieRolled | None:
+        """The throw or die roll a correction would replace now (None: a player action
+        came after the last one)."""
+        return open_to_correction(self.journal.events())
 
     def close(self) -> None:
         """Close the journal (idempotent)."""

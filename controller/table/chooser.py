@@ -18,7 +18,9 @@ from typing import Generic, TypeVar
 from controller.game.events import (
     Action,
     ChooseAttack,
+    ChooseFight,
     ChooseReward,
+    ChooseStarter,
     CounterAttack,
     Defend,
     Discard,
@@ -33,7 +35,7 @@ from controller.game.events import (
     StopRolling,
     TryFusion,
 )
-from controller.game.state import Answer
+from controller.game.state import Answer, GameState
 from controller.rules.scoring import SUM_OPTION
 
 T = TypeVar("T")
@@ -150,3 +152,28 @@ def number_chooser(
     """A chooser over the numbers ``low``..``high``."""
     values = tuple(range(low, high + 1))
     return Chooser(title, tuple(str(v) for v in values), values, kind=kind, count=count)
+
+
+def starter_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
+    """Who starts: the players by name; the youngest starts (A l.33, B l.275)."""
+    labels = tuple(
+        state.players[a.starter] if isinstance(a, ChooseStarter) else a.kind for a in actions
+    )
+    return Chooser("who is the youngest?", labels, tuple(actions))
+
+
+def fight_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
+    """Story mode: the square's free fights, named by their warriors (green v red); the fight
+    the other player proposed first, marked ``yes:`` (confirming it agrees to it)."""
+    st = state.story
+    fights = st.story.squares[st.square].fights if st is not None else ()
+    bout = st.current if st is not None else None
+    proposed = bout.proposal.fight if bout is not None and bout.proposal is not None else None
+    labels = tuple(
+        f"{'yes: ' if a.fight == proposed else ''}{fights[a.fight][0]} v {fights[a.fight][1]}"
+        if isinstance(a, ChooseFight) and 0 <= a.fight < len(fights)
+        else a.kind
+        for a in actions
+    )
+    title = "agree to the fight?" if proposed is not None else "propose the fight"
+    return Chooser(title, labels, tuple(actions))

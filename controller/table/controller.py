@@ -34,8 +34,23 @@ from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.engine import InputKind
-from controller.game.events import ClockEvent, GameEvent, Shuffled, TimeUp
-from controller.game.journal import JournalError, JournalIOError
+from controller.game.events import (
+    ClockEvent,
+    DiceThrown,
+    DieCorrected,
+    DieRolled,
+    FirstPlayerChosen,
+    GameEvent,
+    Shuffled,
+    ThrowCorrected,
+    TimeUp,
+)
+from controller.game.journal import (
+    InputNotUndoneError,
+    JournalError,
+    JournalIOError,
+    NothingToUndoError,
+)
 from controller.game.prompt import phase_label
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
@@ -168,13 +183,25 @@ class TableController:
         self._changed()
         return True
 
+    def correctable(self) -> DiceThrown | DieRolled | None:
+        """The throw or die roll a correction would replace now (see TableGame)."""
+        return self.game.correctable()
+
     def undo(self) -> None:
-        """Undo the last player action (journalled); a refusal is shown."""
+        """Undo the last player action (journalled); a refusal is shown, in the words of
+        the table (the journal's own name the file: the screen showed its path)."""
         try:
             undone = self.game.undo()
+        except NothingToUndoError:
+            self.faults[FaultSource.RULES] = "nothing to undo"
+            return
+        except InputNotUndoneError as exc:
+            self.faults[FaultSource.RULES] = input_stands(exc.event)
+            return
         except TopTableError as exc:
             self.faults[FaultSource.RULES] = short(str(exc))
             return
+        self.faults.pop(FaultSource.RULES, None)
         log.info("undo: %s", undone.kind)
         self._built_for = None
         self._changed()
@@ -223,7 +250,9 @@ class TableController:
 
     # ------------------------------------------------------------------ buttons
     def on_button(self, event: ButtonPressed) -> None:
-        """A button press (see :meth:`TableEntry.press`)."""
+        """A button press (see :meth:`TableEntry.press`); a refusal shown is read by then:
+        it goes (it covered the next question until an action was accepted)."""
+        self.faults.pop(FaultSource.RULES, None)
         self.entry.press(event)
         self.render()
 
@@ -345,11 +374,16 @@ class TableController:
         if self.paused:
             return Overlay(PAUSED, (), self.seconds_left(), None)
         faults = {**self.device_faults, **{str(k): v for k, v in self.faults.items()}}
+        state = self.game.state
+        cursor = None
+        if state.phase is Phase.ATTACK and self.entry.chooser is not None:
+            cursor = (self.entry.marked_option(state),)
         return Overlay(
-            prompt_for(self.game.state, self.entry),
+            prompt_for(state, self.entry),
             faults_from(faults),
             self.seconds_left(),
             self.advice.advice,
+            cursor,
         )
 
     def render(self) -> TableView:
@@ -381,3 +415,14 @@ class TableController:
             reads=self.stats.throws_read + self.stats.unexpected_throws + self.stats.unmoved_reads,
             last_read=entry.last_read,
         )
+
+
+def input_stands(event: GameEvent) -> str:
+    """The screen's words when UNDO meets an input: it stands, and how it is mended."""
+    if isinstance(event, DiceThrown | ThrowCorrected):
+        return "a throw is not undone: MENU corrects its dice"
+    if isinstance(event, DieRolled | DieCorrected):
+        return "a die's result is not undone: MENU corrects it"
+    if isinstance(event, FirstPlayerChosen):
+        return "who drafts first is not undone"
+    return f"a {event.kind.replace('_', ' ')} is not undone"

@@ -28,16 +28,12 @@ from controller.game.engine import InputKind
 from controller.game.events import (
     Action,
     ChooseAttack,
-    ChooseFight,
-    ChooseStarter,
     DiceThrown,
+    DieCorrected,
     DieRolled,
     FirstPlayerChosen,
     GameEvent,
-    Move,
     Pass,
-    Place,
-    StepAside,
     StopRolling,
     ThrowCorrected,
 )
@@ -48,9 +44,11 @@ from controller.table.chooser import (
     Chooser,
     ChooserKind,
     action_chooser,
+    fight_chooser,
     number_chooser,
+    starter_chooser,
 )
-from controller.table.extra_steps import extra_green_step
+from controller.table.entry_board import BoardEntry
 from hardware.controls.events import ButtonName, ButtonPressed
 from vision.events import ThrowSettled
 
@@ -74,6 +72,8 @@ class FaultSource(StrEnum):
     BOARD = "board"  # the board link is down
 
 
+NOTHING_TO_CORRECT = "nothing to correct: a throw or die is mended before the next action (UNDO it)"
+"""MENU's answer when no throw or die roll is open to a correction."""
 HALTED_FAULT = "journal cannot be written: table stopped"
 """The screens' fault line when the journal cannot be appended to."""
 HALTED_HINT = "the table stops (nothing is played unrecorded): start it again once that is fixed"
@@ -95,6 +95,10 @@ class GameOwner(Protocol):
 
     def undo(self) -> None:
         """Undo the last player action (a refusal is shown)."""
+        ...
+
+    def correctable(self) -> DiceThrown | DieRolled | None:
+        """The throw or die roll a correction would replace now (None: none is open)."""
         ...
 
 
@@ -129,7 +133,7 @@ class ReadCheck:
             self.dice[index] = self.faces[0]
 
 
-class TableEntry:
+class TableEntry(BoardEntry):
     """What the players enter, by camera, board and buttons, turned into game events."""
 
     def __init__(self, owner: GameOwner) -> None:
@@ -143,6 +147,8 @@ class TableEntry:
         self.board_ok = True
         self.last_read: ThrowSettled | None = None
         self.board_note: str | None = None  # a move the board could not tell
+        self.revealed = False  # a press showed the chooser the screens hid (see hidden)
+        self.correcting_die = False  # the number chooser corrects the last die roll
         self._said_unwanted = False  # a throw before the game wants one is said once
 
     # ------------------------------------------------------------------ choosers
@@ -150,10 +156,46 @@ class TableEntry:
         """Forget the choice under way (the game moved on)."""
         self.chooser = None
         self.die_values = []
+        self.revealed = self.correcting_die = False
 
     def rebuild(self, state: GameState) -> None:
         """Build what the buttons choose from for ``state``."""
         self.chooser = self._chooser_for(state)
+        self.revealed = self.correcting_die = False
+
+    def hidden(self, state: GameState) -> bool:
+        """Whether the chooser the buttons act on is on no screen: while the camera gives
+        an attack's or a defence's dice, or the board a move it could tell; until a press
+        shows it (:meth:`_reveal`)."""
+        c = self.chooser
+        if c is None or c.kind is not ChooserKind.ACTIONS:
+            return False  # dice, a die's numbers, a seat: only the buttons enter them
+        if self.read_check is not None or self.revealed:
+            return False
+        if state.phase in (Phase.ATTACK, Phase.DEFENCE_ROLL):
+            return self.camera_ok
+        plain = c.kind is ChooserKind.ACTIONS and not c.count
+        moving = state.phase in (Phase.MOVE, Phase.STEP_ASIDE)
+        return moving and self.board_ok and plain and self.board_note is None
+
+    def marked_option(self, state: GameState) -> str | None:
+        """The attack option under the cursor: the combat screens mark it (None: the
+        cursor is on another action, or no attack is chosen now)."""
+        c = self.chooser
+        if state.phase is Phase.ATTACK and c is not None and c.values:
+            value = c.value
+            return value.option if isinstance(value, ChooseAttack) else None
+        return None
+
+    def _reveal(self) -> bool:
+        """Show a hidden chooser instead of acting on it (a CONFIRM took a move nobody
+        saw, a NEXT moved an unseen cursor); True if the press was spent so. The attack
+        option the combat screens mark is seen: the press acts on it."""
+        state = self.owner.state
+        if not self.hidden(state) or self.marked_option(state) is not None:
+            return False
+        self.revealed = True
+        return True
 
     def _chooser_for(self, state: GameState) -> Chooser[Any] | None:
         aw = engine.awaiting(state)
@@ -181,9 +223,9 @@ class TableEntry:
         if not actions:
             return None
         if state.phase is Phase.STORY_FIGHT and state.story is not None:
-            return _fight_chooser(state, actions)
+            return fight_chooser(state, actions)
         if state.phase is Phase.STARTER:
-            return _starter_chooser(state, actions)
+            return starter_chooser(state, actions)
         damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
         chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
         if damage:
@@ -222,14 +264,37 @@ class TableEntry:
             current, faces = self.read_check.dice[die], self.read_check.faces
             index = faces.index(current) if current in faces else -1
             self.read_check.dice[die] = faces[(index + steps) % len(faces)]
-        elif self.chooser is not None:
+        elif self.chooser is not None and not self._reveal():
             self.chooser.move(steps)
+            self._reveal()  # moved off the options the combat screens mark: shown now
 
     def _undo(self) -> None:
+        """undo: drop the read being checked, else the last face or number entered by
+        hand, else leave a correction or the dice entry, else the last action."""
         if self.read_check is not None:
             self.read_check = None  # drop the read being checked; the dice are thrown again
             return
-        self.owner.undo()
+        c = self.chooser
+        state = self.owner.state
+        if c is not None and c.kind is ChooserKind.DICE_FACES and self.faces_entered:
+            self.faces_entered.pop()
+            c.title = f"die {len(self.faces_entered) + 1}"
+        elif c is not None and c.kind is ChooserKind.DIE_NUMBERS and self.die_values:
+            self.die_values.pop()
+            c.title = f"die {len(self.die_values) + 1}"
+        elif self.correcting_die:
+            self.die_values = []
+            self.rebuild(state)  # back from the correction, nothing journalled
+        elif (
+            c is not None
+            and c.kind is ChooserKind.DICE_FACES
+            and c.count
+            and (root := self._chooser_for(state)) is not None
+            and root.kind is not ChooserKind.DICE_FACES
+        ):
+            self.chooser = root  # back from entering dice to the choices (enter dice...)
+        else:
+            self.owner.undo()
 
     def _confirm(self, long: bool) -> None:
         if self.read_check is not None:
@@ -250,7 +315,7 @@ class TableEntry:
             self._act(StopRolling(_seat(state)))
             return
         chooser = self.chooser
-        if chooser is None:
+        if chooser is None or self._reveal():
             return
         if chooser.value is ENTER_DICE:
             self.chooser = self._manual_dice(chooser.count)
@@ -263,7 +328,8 @@ class TableEntry:
             self.die_values.append(int(chooser.value))
             if len(self.die_values) >= chooser.count:
                 values, self.die_values = tuple(self.die_values), []
-                self.owner.submit(DieRolled(values))
+                correcting, self.correcting_die = self.correcting_die, False
+                self.owner.submit(DieCorrected(values) if correcting else DieRolled(values))
             else:
                 chooser.title = f"die {len(self.die_values) + 1}"
         elif chooser.kind is ChooserKind.SEAT and state.phase is Phase.FIRST_PLAYER:
@@ -347,95 +413,22 @@ class TableEntry:
             self.owner.submit(DiceThrown(dice, check.event.evidence_path or ""))
 
     def _start_correction(self) -> None:
-        """menu: correct the read being checked, or the last throw used (journalled as a
-        correction), die by die."""
+        """menu: correct the read being checked, or the last throw or die roll, die by die
+        (journalled as a correction), while no player action has followed it: after one,
+        the correction could not take (it was entered, then refused) and UNDO comes first."""
         if self.read_check is not None:
             if self.read_check.fixing is None:
                 self.read_check.fix(0)
             return
-        state = self.owner.state
-        c = state.combat
-        throws = (c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws) if c else ()
-        if throws:
-            dice: list[Symbol | None] = [Symbol(s) for s in throws[-1]]
+        last = self.owner.correctable()
+        if isinstance(last, DiceThrown):
+            dice: list[Symbol | None] = [Symbol(s) for s in last.dice]
             self.read_check = ReadCheck(None, dice, die_faces(self.owner.state), fixing=0)
-
-    # ------------------------------------------------------------------ board
-    def on_board_move(self, token: str, src: int, dst: int) -> bool:
-        """A move the board saw (through the move tracker): the game's move or step aside."""
-        state = self.owner.state
-        seat = engine.actor(state)
-        action: Action | None = None
-        if seat is not None and state.phase is Phase.MOVE:
-            action = Move(seat, token, dst)
-        elif seat is not None and state.phase is Phase.STEP_ASIDE:
-            action = StepAside(seat, dst)
-        elif seat is not None and state.phase is Phase.EXTRA_OFFER:
-            action = extra_green_step(state, token, dst)
-        if action is None:
-            log.info("board: %s %s->%s while %s; nothing to do", token, src, dst, state.phase)
-            return False
-        ok = self.owner.submit(action)
-        if ok:
-            self.stats.moves_from_board += 1
+        elif isinstance(last, DieRolled):
+            self.chooser = number_chooser("correct die 1", 1, 6, count=len(last.values))
+            self.die_values, self.correcting_die = [], True
         else:
-            self.stats.moves_refused += 1
-        return ok
-
-    def on_token_placed(self, space: int) -> bool:
-        """A token put on an empty space: at set-up, the warrior chosen with the buttons;
-        after a combat, the attacker stepping aside."""
-        state = self.owner.state
-        seat = engine.actor(state)
-        chosen = self.chooser.value if self.chooser is not None and self.chooser.values else None
-        action: Action | None = None
-        if seat is not None and state.phase is Phase.PLACE and isinstance(chosen, Place):
-            action = Place(seat, chosen.warrior, space)
-        elif seat is not None and state.phase is Phase.STEP_ASIDE:
-            action = StepAside(seat, space)
-        if action is None:
-            return False
-        ok = self.owner.submit(action)
-        if ok:
-            self.stats.moves_from_board += 1
-        return ok
-
-    def token_lifted(self, token: str) -> bool:
-        """A token left its space while moving: the choice narrows to its moves (an attack
-        on an occupied space is confirmed with the buttons). True if the choice changed."""
-        state = self.owner.state
-        if state.phase is not Phase.MOVE or self.chooser is None:
-            return False
-        moves = [a for a in self.chooser.values if isinstance(a, Move) and a.warrior == token]
-        if not moves:
-            return False
-        self.chooser = action_chooser(f"move {token}", moves)
-        return True
-
-
-def _starter_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
-    """Who starts: the players by name; the youngest starts (A l.33, B l.275)."""
-    labels = tuple(
-        state.players[a.starter] if isinstance(a, ChooseStarter) else a.kind for a in actions
-    )
-    return Chooser("who is the youngest?", labels, tuple(actions))
-
-
-def _fight_chooser(state: GameState, actions: list[Action]) -> Chooser[Action]:
-    """Story mode: the square's free fights, named by their warriors (green v red); the fight
-    the other player proposed first, marked ``yes:`` (confirming it agrees to it)."""
-    st = state.story
-    fights = st.story.squares[st.square].fights if st is not None else ()
-    bout = st.current if st is not None else None
-    proposed = bout.proposal.fight if bout is not None and bout.proposal is not None else None
-    labels = tuple(
-        f"{'yes: ' if a.fight == proposed else ''}{fights[a.fight][0]} v {fights[a.fight][1]}"
-        if isinstance(a, ChooseFight) and 0 <= a.fight < len(fights)
-        else a.kind
-        for a in actions
-    )
-    title = "agree to the fight?" if proposed is not None else "propose the fight"
-    return Chooser(title, labels, tuple(actions))
+            self.owner.faults[FaultSource.RULES] = NOTHING_TO_CORRECT
 
 
 def _seat(state: GameState) -> int:

@@ -43,6 +43,9 @@ class Overlay:
     faults: tuple[Fault, ...] = ()
     seconds_left: int | None = None
     advice: AdviceView | None = None
+    cursor: tuple[str | None] | None = None
+    """The attack option under the buttons' cursor, which the combat screens mark
+    (``(None,)``: the cursor is on another action); None: no cursor, the best is marked."""
 
 
 def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
@@ -73,7 +76,7 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
         clock=clock,
         phase=phase_label(state),
         seats=seats,
-        combat=combat_view(state, overlay.advice),
+        combat=combat_view(state, overlay.advice, overlay.cursor),
         prompt=overlay.prompt,
         faults=overlay.faults,
     )
@@ -98,13 +101,12 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
             )  # fmt: skip
         return Prompt(PromptKind.CONFIRM_READ, "is this read right?", ("UNDO", "OK"), 1, shown)
     chooser = entry.chooser
-    if chooser is None or (state.phase in (Phase.ATTACK, Phase.DEFENCE_ROLL) and entry.camera_ok):
-        return None
+    if chooser is None or entry.hidden(state):
+        return None  # the camera or the board gives it; the chooser stays as a fallback
     label = chooser.labels[chooser.selected] if chooser.labels else ""
     plain = chooser.kind is ChooserKind.ACTIONS and not chooser.count
-    if state.phase in (Phase.MOVE, Phase.STEP_ASIDE) and entry.board_ok and plain:
-        if entry.board_note is None:
-            return None  # the board gives the move; the chooser stays as a fallback
+    moving = state.phase in (Phase.MOVE, Phase.STEP_ASIDE)
+    if moving and entry.board_ok and plain and entry.board_note is not None:
         return Prompt(
             PromptKind.CHOOSE_MOVE, f"{entry.board_note}. Move: {label}", ("NEXT", "OK"), 1,
             step=chooser.selected + 1, steps=len(chooser.labels),
@@ -115,8 +117,11 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
     )  # fmt: skip
 
 
-def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatView | None:
-    """The fight on show, or None outside a combat."""
+def combat_view(
+    state: GameState, advice: AdviceView | None = None, cursor: tuple[str | None] | None = None
+) -> CombatView | None:
+    """The fight on show, or None outside a combat; the option marked is the one under
+    the ``cursor`` (:attr:`Overlay.cursor`), else the best."""
     c = state.combat
     if c is None:
         return None
@@ -135,7 +140,7 @@ def combat_view(state: GameState, advice: AdviceView | None = None) -> CombatVie
         marked = False
         opts = []
         for name, damage in scored:
-            is_best = not marked and damage == best
+            is_best = name == cursor[0] if cursor is not None else not marked and damage == best
             marked = marked or is_best
             opts.append(AttackOption(option_label(name), damage, is_best))
         options = tuple(opts)

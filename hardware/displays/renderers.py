@@ -273,6 +273,8 @@ def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
         text_centre(d, w, (h - 8) // 2, "NO QUESTION")
         return
     step = f"{p.step}/{p.steps}" if p.step is not None and p.steps else ""
+    if view.faults:  # the errors screen waits behind the question: said it is there
+        step = f"! {step}".rstrip()
     title_bar(d, w, p.title.upper() if p.title else PROMPT_TITLES[p.kind], step)
     boxed = h >= 64
     y = LINE + 2 if boxed else LINE + 1
@@ -280,7 +282,10 @@ def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
     if p.dice:
         dice_row(d, (1, y + (0 if boxed else 1)), p.dice, boxed=boxed, mark=p.die_index)
         y += (DIE_BOX if boxed else ICON_SIZE + 2) + 2
-    for line in wrap(p.text, w):
+    lines = wrap(p.text, w)
+    if view.faults:
+        lines += wrap(f"! {view.faults[0].message}", w)[:1]
+    for line in lines:
         if y + 8 > bottom:
             break
         text(d, (0, y), line, w)

@@ -61,13 +61,16 @@ def screen_names(view: TableView) -> list[str]:
 def pick_screen(view: TableView, preferred: str, alerts: bool = True) -> str:
     """What a display set to ``preferred`` shows now.
 
-    With ``alerts``, active faults take the display (they stay until cleared),
-    then an open prompt; a combat screen with no combat falls back to ``turn``.
+    With ``alerts``, an open prompt takes the display, then active faults (they stay
+    until cleared); a combat screen with no combat falls back to ``turn``. The prompt
+    comes first: the buttons answer it, and entering by hand is what a lost camera or
+    board leaves (the prompt screen marks that a fault is on, and says it where there
+    is room).
     """
-    if alerts and view.faults:
-        return "errors"
     if alerts and view.prompt is not None:
         return "prompt"
+    if alerts and view.faults:
+        return "errors"
     if preferred in ("combat", "options") and view.combat is None:
         return "turn"
     return preferred

@@ -3,6 +3,7 @@ both, the buttons reach the table, the dice reader's warnings reach the screens.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import cv2
@@ -57,8 +58,8 @@ def test_ticks_and_buttons_reach_the_table_and_the_follower(tmp_path: Path) -> N
 
 def test_a_camera_unlike_the_calibration_is_said_on_the_screen(tmp_path: Path) -> None:
     """The reader (the shipped model, which knows its calibration photos) sees frames of
-    another shape: its warning takes over a luma dummy display, as a fault would, until a
-    throw is seen as in calibration again."""
+    another shape: its warning is a fault on a luma dummy display (said under the question
+    the table asks, as a fault would be), until a throw is seen as in calibration again."""
     data = load_game_data()
     game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
     board = DisplayBoard.open([DisplayConfig("turn", driver="dummy", screen="turn")])
@@ -79,10 +80,14 @@ def test_a_camera_unlike_the_calibration_is_said_on_the_screen(tmp_path: Path) -
     assert [f.message for f in table.view.faults] == [
         "dice camera: photo size not the calibrated one"
     ]
-    assert display.device.image.tobytes() == render(table.view, "errors").tobytes()
+    asked = table.view.prompt
+    assert asked is not None  # who drafts first: the question stays on the screen
+    assert display.device.image.tobytes() == render(table.view, "prompt").tobytes()
+    quiet = dataclasses.replace(table.view, faults=())
+    assert render(quiet, "prompt").tobytes() != display.device.image.tobytes()  # the fault
     throw(Renderer(seed=4).scene(count=4).image, 10.0)  # the calibrated camera again
     assert table.view.faults == ()
-    assert table.view.prompt is not None  # the screen asks what the game asks again
+    assert table.view.prompt == asked
     assert display.device.image.tobytes() == render(table.view, "prompt").tobytes()
     assert loop.failures == 0
     board.close()

@@ -37,6 +37,9 @@ class _Owner:
     def undo(self) -> None:  # pragma: no cover - not used here
         raise AssertionError
 
+    def correctable(self) -> None:  # pragma: no cover - not used here
+        raise AssertionError
+
 
 def _at_offer(name: str, hand: list[str] | None = None) -> GameState:
     """The state of scenario ``name`` after its first step: Kahseral has eliminated Obuni on

@@ -127,8 +127,11 @@ def test_timed_clock_shows_minutes_and_seconds() -> None:
     assert render(timed, "turn").tobytes() == render(timed, "turn").tobytes()
 
 
-def test_pick_screen_faults_then_prompt_then_preferred() -> None:
-    assert pick_screen(VIEW, "turn") == "errors"
+def test_pick_screen_prompt_then_faults_then_preferred() -> None:
+    # the question the buttons answer first: with the camera lost the dice are entered by
+    # hand, and the fault screen hid the face being entered (review 101)
+    assert pick_screen(VIEW, "turn") == "prompt"
+    assert pick_screen(dataclasses.replace(VIEW, prompt=None), "turn") == "errors"
     quiet = dataclasses.replace(VIEW, faults=())
     assert pick_screen(quiet, "turn") == "prompt"
     calm = dataclasses.replace(quiet, prompt=None)
