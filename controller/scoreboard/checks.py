@@ -10,6 +10,7 @@ sender adds reaches the page. Strings stay strings: the page escapes them.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 from controller.companion.datafile import MAX_PLAYERS as MAX_COMPANION_PLAYERS
@@ -32,6 +33,9 @@ MAX_ROUND = 1000
 MAX_CLOCK_S = 24 * 3600
 MAX_NUMBER = 1_000_000  # a companion game's numbers (life, fans, levels...), either sign
 MAX_TIME = 10**11  # sent_at: wall time in seconds (year 5138)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class EventHead(NamedTuple):
@@ -58,6 +62,11 @@ class MessageError(ValueError):
 def _text(v: Any, what: str, *, empty: bool = True) -> str:
     if not isinstance(v, str) or len(v) > MAX_TEXT or (not empty and not v):
         raise MessageError(f"{what}: expected a string of at most {MAX_TEXT} characters")
+    lone = None if v.isascii() else _SURROGATE.search(v)
+    if lone is not None:
+        # JSON's "\ud800" escape is read as a lone surrogate, which is no character
+        # (RFC 8259 8.2): UTF-8 cannot encode it, and the page's answers failed on it
+        raise MessageError(f"{what}: a lone surrogate (U+{ord(lone[0]):04X}) is no text")
     return v
 
 

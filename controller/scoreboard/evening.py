@@ -208,7 +208,10 @@ class Evening:
 
     def _run(self) -> None:
         while not self._stop.wait(self.save_every_s):
-            self.flush()
+            try:
+                self.flush()
+            except Exception:  # a bug in one batch must not end the evening's saving
+                log.exception("%s: saving the evening failed; it goes on", self.path)
 
     def close(self) -> None:
         """Write what is pending and close (idempotent)."""

@@ -133,7 +133,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _json(self, data: Any, status: int = HTTPStatus.OK) -> None:
-        self._send(status, json.dumps(data, ensure_ascii=False).encode(), "application/json")
+        self._send(status, _utf8(json.dumps(data, ensure_ascii=False)), "application/json")
 
     def do_HEAD(self) -> None:
         self.do_GET()
@@ -197,5 +197,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _event(self, name: str, data: Any) -> None:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        self.wfile.write(f"event: {name}\ndata: {text}\n\n".encode())
+        self.wfile.write(_utf8(f"event: {name}\ndata: {text}\n\n"))
         self.wfile.flush()
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for the page; what cannot be encoded (a lone surrogate the checks
+    let through would be a bug) is replaced, so one value never fails every answer."""
+    return text.encode("utf-8", errors="replace")

@@ -270,3 +270,27 @@ def test_a_dead_process_s_last_will_does_not_take_its_successor_offline(
     assert (later.table("t1") or {})["online"] is False
     later.handle("toptable/t1/events", _event("t1", 10, instance="new1"))
     assert (later.table("t1") or {})["online"] is True
+
+
+# ---------------------------------------------------------------- text that is no text
+def test_a_lone_surrogate_is_dropped_and_a_pair_is_a_character(final: GameState) -> None:
+    """Review 99: ``"Z\\ud800ed"`` is ASCII, UTF-8 and JSON, and Python reads it as a
+    string with a lone surrogate (RFC 8259 8.2), which UTF-8 cannot encode: the page's
+    answers failed for every table, and the evening's saving stopped."""
+    m = state_message(final, "t1", seq=1, game_id="g1")
+    m["teams"][0]["player"] = "Z\ud800ed"
+    payload = json.dumps(m).encode()  # ensure_ascii: the escape, as a sender would write it
+    assert b"\\ud800" in payload
+    with pytest.raises(MessageError, match=r"a lone surrogate \(U\+D800\) is no text"):
+        clean_state("t1", payload)
+    bad_event = b'{"schema":1,"table_id":"t1","game_id":"g\\udfff","seq":1,"kind":"k"}'
+    with pytest.raises(MessageError, match="game_id: a lone surrogate"):
+        clean_event("t1", bad_event)
+    m["teams"][0]["player"] = "Z\U0001f409ed"  # a dragon: "\ud83d\udc09" in the JSON
+    assert clean_state("t1", json.dumps(m).encode())["teams"][0]["player"] == "Z\U0001f409ed"
+
+
+def test_the_pages_answers_never_fail_on_a_value() -> None:
+    from controller.scoreboard.server import _utf8
+
+    assert _utf8('{"name":"Z\ud800ed"}') == b'{"name":"Z?ed"}'
