@@ -48,9 +48,11 @@ from controller.storage.journal import (
     journal_exists,
 )
 from controller.storage.origin import (
+    TABLE_PLAYER,
     ContradictionError,
     Origin,
     refuse_contradiction,
+    refuse_others_game,
 )
 from controller.storage.sqlite_file import header_application_id, read_only, read_stamp
 from controller.system.private_tmp import emptied_when_stopped
@@ -106,7 +108,11 @@ def new_seed(seed: int | None) -> int:
 
 
 def open_game(
-    config: Config, data: GameData, names: Sequence[str] = (), seed: int | None = None
+    config: Config,
+    data: GameData,
+    names: Sequence[str] = (),
+    seed: int | None = None,
+    player: str = TABLE_PLAYER,
 ) -> TableGame:
     """Resume the dice game in the journal the config names, or start one there (its
     players called ``names``, else :func:`player_names`; recording ``seed``, else the
@@ -129,11 +135,12 @@ def open_game(
     board = layout_file(config)
     if not journal_exists(path):
         players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
-        return TableGame.start(path, players, data, t.data_dir, new_seed(seed), board)
+        return TableGame.start(path, players, data, t.data_dir, new_seed(seed), board, player)
     game = TableGame.resume(
         path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by=DATA_FLAG
     )
     try:
+        refuse_others_game(path, game.origin, player)
         refuse_contradiction(path, "--seed", seed, game.origin.seed)
         other = other_game(game.config, config)
         if other is not None:
@@ -348,6 +355,7 @@ def resume_or_start(
     names: Sequence[str] = (),
     seed: int | None = None,
     wait_in_use_s: float = 0.0,
+    player: str = TABLE_PLAYER,
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
@@ -366,7 +374,7 @@ def resume_or_start(
     give_up = time.monotonic() + wait_in_use_s
     while True:
         try:
-            return _resume_or_start(config, data, companion_at, names, seed)
+            return _resume_or_start(config, data, companion_at, names, seed, player)
         except JournalInUseError:
             if time.monotonic() >= give_up:
                 raise
@@ -379,12 +387,13 @@ def _resume_or_start(
     companion_at: Path | None,
     names: Sequence[str],
     seed: int | None,
+    player: str,
 ) -> Held:
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
         return open_companion_table(t.mode, journal, tuple(names) or player_names(config), seed)
-    return open_game(config, data or game_data_for(config), names, seed)
+    return open_game(config, data or game_data_for(config), names, seed, player)
 
 
 def held_kind(path: Path) -> GameKind:

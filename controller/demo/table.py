@@ -44,6 +44,8 @@ from controller.publish.settings import EventsSettings
 from controller.table.settings import TableConfig
 
 DEMO_CONFIG = DEMO_DIR / "config.toml"
+DEMO_PLAYER = "demo"
+"""Who plays a journal the demo started (its bots): recorded in it."""
 """The dice table on simulated devices (``toptable run --config`` takes it too)."""
 COMPANION_CONFIG = DEMO_DIR / "companion.toml"
 """A companion table on simulated devices: two dummy displays and the buttons."""
@@ -126,7 +128,7 @@ def demo_table(
     """
     loop = TableLoop(events_queue, idle_wakeup_s=0.2)
     with ExitStack() as stack:
-        held = resume_or_start(config, data, companion_at, names, options.seed)
+        held = resume_or_start(config, data, companion_at, names, options.seed, player=DEMO_PLAYER)
         stack.callback(held.close)
         devices = stack.enter_context(
             open_devices(

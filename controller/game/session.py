@@ -35,6 +35,7 @@ from controller.storage.origin import (
     refuse_changed_files,
     refuse_contradiction,
     refuse_other_data,
+    refuse_others_game,
 )
 
 
@@ -122,10 +123,12 @@ class TableGame:
         data_dir: str | Path | None = None,
         seed: int | None = None,
         board: Path | None = None,
+        played_by: str | None = None,
     ) -> TableGame:
         """Create the journal and a new game; the journal records ``seed`` (the game's own
         randomness: bots, world, shuffles), the data set's folder, its fingerprint and its
-        files (``board``: the board layout played in place of the folder's ``board.toml``).
+        files (``board``: the board layout played in place of the folder's ``board.toml``),
+        and who plays it (``played_by``: :data:`TABLE_PLAYER`, the demo...).
 
         Raises:
             JournalIOError: a journal exists at ``path`` already.
@@ -135,7 +138,7 @@ class TableGame:
         config.check()
         directory = resolve_data_dir(data_dir).resolve()
         files = data_files(directory, board, story=config.kind is GameKind.STORY)
-        origin = Origin(seed, data_fingerprint(directory), files)
+        origin = Origin(seed, data_fingerprint(directory), files, played_by)
         setup = {
             "mode": config.kind.value,
             "config": config.to_dict(),
@@ -253,6 +256,8 @@ class TableGame:
         self.close()
 
 
+GAME_PLAY = "game play"
+"""Who plays a journal ``toptable game play`` started (bots)."""
 DEFAULT_PLAY = (4, Length.ROUNDS10, 0)
 """``toptable game play``'s players, length and seed for a new journal."""
 
@@ -286,7 +291,7 @@ def run_journaled(
         )
         seed = d_seed if seed is None else seed
         data = load_game_data(data_dir)
-        game = TableGame.start(path, config, data, data_dir, seed)
+        game = TableGame.start(path, config, data, data_dir, seed, played_by=GAME_PLAY)
     else:
         game = _resume_checked(path, players, length, seed, data_dir, kind)
         seed = game.origin.seed if game.origin.seed is not None else seed
@@ -384,6 +389,7 @@ def _resume_checked(
     try:
         kept = game.config
         origin = game.origin
+        refuse_others_game(path, origin, GAME_PLAY)
         refuse_contradiction(path, "--seed", seed, origin.seed)
         refuse_contradiction(path, "--players", players, len(kept.players))
         refuse_contradiction(path, "--length", length and length.value, kept.length.value)

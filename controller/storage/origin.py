@@ -1,4 +1,5 @@
-"""What a journal records of how its game was made: the seed and the data it is played with.
+"""What a journal records of how its game was made: the seed, the data it is played with,
+and who plays it.
 
 A journal's set-up (its ``meta`` row ``setup``) holds, beside what each game kind
 stores, the seed of the game's own randomness (``seed``: the bots', the simulated
@@ -33,6 +34,9 @@ from controller.core.quoting import short_repr
 from controller.storage.errors import JournalCorruptError, JournalError
 
 SEED_KEY = "seed"
+PLAYED_BY_KEY = "played_by"
+TABLE_PLAYER = "table"
+"""Who plays a journal the service (``toptable run``) started: the players at the table."""
 FINGERPRINT_KEY = "data_fingerprint"
 FILES_KEY = "data_files"
 DATA_SUFFIXES = (".toml", ".json")
@@ -56,11 +60,14 @@ class Origin:
     seed: int | None = None
     data_fingerprint: str | None = None
     data_files: DataFiles | None = None
+    played_by: str | None = None  # TABLE_PLAYER, "demo", "game play"... (None: older)
 
     def to_setup(self) -> dict[str, Any]:
-        """The set-up keys that store it (the file record only when there is one)."""
+        """The set-up keys that store it (the file record and the player only when there
+        are: an older toptable reads neither)."""
         files = {FILES_KEY: self.data_files} if self.data_files is not None else {}
-        return {SEED_KEY: self.seed, FINGERPRINT_KEY: self.data_fingerprint, **files}
+        player = {PLAYED_BY_KEY: self.played_by} if self.played_by is not None else {}
+        return {SEED_KEY: self.seed, FINGERPRINT_KEY: self.data_fingerprint, **files, **player}
 
     @classmethod
     def from_setup(cls, setup: Mapping[str, Any], journal: str | Path = "journal") -> Origin:
@@ -73,6 +80,9 @@ class Origin:
         seed = setup.get(SEED_KEY)
         fingerprint = setup.get(FINGERPRINT_KEY)
         files = setup.get(FILES_KEY)
+        player = setup.get(PLAYED_BY_KEY)
+        if player is not None and not isinstance(player, str):
+            raise damaged_setup(journal, PLAYED_BY_KEY, f"expected text, got {short_repr(player)}")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise damaged_setup(
                 journal, SEED_KEY, f"expected a whole number, got {short_repr(seed)}"
@@ -86,7 +96,23 @@ class Origin:
                 journal, FILES_KEY, "expected a JSON object of file names, each "
                 f'{{"sha": text}} (and a "path"), got {short_repr(files)}'
             )  # fmt: skip
-        return cls(seed, fingerprint, files)
+        return cls(seed, fingerprint, files, player)
+
+
+def refuse_others_game(journal: str | Path, origin: Origin, player: str) -> None:
+    """Refuse to let ``player`` (``demo``, ``game play``) play on a game the table's
+    players play: its bots played the players' game to its end, which undo could not
+    take back past the first throw.
+
+    Raises:
+        ContradictionError: ``journal`` records the table as its player.
+    """
+    if origin.played_by == TABLE_PLAYER and player != TABLE_PLAYER:
+        raise ContradictionError(
+            f"{journal}: the table's own game (started by `toptable run`): `toptable "
+            f"{player}` does not play it; `toptable run` resumes it, or give `toptable "
+            f"{player}` another journal"
+        )
 
 
 def _is_record(files: object) -> bool:

@@ -3,6 +3,7 @@ the table, and a seed or data set that contradicts the journal is refused untouc
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from controller.daemon.journals import (
     resume_or_start,
 )
 from controller.daemon.tables import table_seed
-from controller.game.session import TableGame
+from controller.game.session import TableGame, run_journaled
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.bundle import load_game_data
 from controller.storage.origin import ContradictionError, data_fingerprint
@@ -80,3 +81,29 @@ def test_a_companion_journal_records_its_seed(tmp_path: Path) -> None:
         assert recorded_seed(table) == 8
     with pytest.raises(ContradictionError, match="--seed 9 contradicts the journal's 8"):
         open_companion_table(GameKind.DBZ_TCG, journal, ["A", "B"], seed=9)
+
+
+def test_the_demo_and_game_play_do_not_play_the_tables_own_game(tmp_path: Path) -> None:
+    """Review 102: `demo --resume --journal` on the service's journal had its bots play
+    the players' game to its end; `game play` did it to a table journal not yet begun."""
+    journal = tmp_path / "journal.sqlite"
+    config = parse_config({"table": {"journal": str(journal), "players": 2}})
+    with resume_or_start(config, load_game_data(), seed=5) as held:  # `toptable run`
+        assert isinstance(held, TableGame) and held.origin.played_by == "table"
+    before = journal.read_bytes()
+    said = (
+        f"{journal}: the table's own game (started by `toptable run`): `toptable demo` does "
+        "not play it; `toptable run` resumes it, or give `toptable demo` another journal"
+    )
+    with pytest.raises(ContradictionError, match=re.escape(said)):
+        resume_or_start(config, load_game_data(), player="demo")
+    with pytest.raises(ContradictionError, match="`toptable game play` does not play it"):
+        run_journaled(journal)
+    assert journal.read_bytes() == before
+    resume_or_start(config, load_game_data()).close()  # the table itself resumes it
+    # the demo's own game is the demo's (and the table may take one over)
+    other = parse_config({"table": {"journal": str(tmp_path / "d.sqlite"), "players": 2}})
+    with resume_or_start(other, load_game_data(), seed=5, player="demo") as held:
+        assert isinstance(held, TableGame) and held.origin.played_by == "demo"
+    resume_or_start(other, load_game_data(), player="demo").close()
+    resume_or_start(other, load_game_data()).close()
