@@ -281,7 +281,12 @@ def path_in(base_dir: Path) -> Convert[Path]:
             raise InvalidOptionError("must not be empty (leave the option out for the default)")
         if "\x00" in written:  # no file is named so: the OS refuses it (ValueError)
             raise InvalidOptionError("must not hold a NUL character (\\u0000)")
-        path = Path(written).expanduser()
+        try:
+            path = Path(written).expanduser()
+        except RuntimeError:  # Python 3.11's pathlib: "Could not determine home directory."
+            user = written[1:].split("/", 1)[0]
+            who = f"no user {short_repr(user)} here" if user else "no home folder is known"
+            raise InvalidOptionError(f"{short_repr(written)}: ~ names {who}") from None
         path = path if path.is_absolute() else base_dir / path
         _check_path_size(path)
         return path

@@ -88,3 +88,12 @@ def test_a_relative_path_is_measured_in_the_configs_folder(tmp_path: Path) -> No
     assert _journal(written, base) == Path(whole)
     said = _refused(written + "j", base)
     assert said.endswith("is a path of 4096 bytes; a path takes fewer than 4096"), said
+
+
+def test_a_tilde_naming_no_user_is_one_line_naming_the_option(tmp_path: Path) -> None:
+    """Review 102: ``~toptabel/journal.sqlite`` (a typo, or ``~pi`` on a machine with no
+    user pi): Python 3.11's expanduser raised RuntimeError, a traceback and exit 1, which
+    restarted the service every few seconds."""
+    said = _refused("~toptabel-nobody/journal.sqlite", tmp_path)
+    assert "journal" in said
+    assert "'~toptabel-nobody/journal.sqlite': ~ names no user 'toptabel-nobody' here" in said
