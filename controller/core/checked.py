@@ -56,6 +56,25 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+SHOWN_NAME_LIMIT = 64
+"""The longest warrior or form name, in characters: the game's events carry these names to
+the room's scoreboard, which drops a state holding a longer text (its ``MAX_TEXT`` is this):
+the table published, and never showed."""
+
+
+def shown_name_problem(name: str) -> str | None:
+    """:func:`name_problem`, or a name (as stripped) longer than :data:`SHOWN_NAME_LIMIT`."""
+    if (why := name_problem(name)) is not None:
+        return why
+    size = len(name.strip())
+    if size > SHOWN_NAME_LIMIT:
+        return (
+            f"a name of {size} characters; the scoreboard shows at most {SHOWN_NAME_LIMIT}: "
+            "shorten it (a longer one may stay as an alias)"
+        )
+    return None
+
+
 class Problems:
     """The problems found so far in one file (``file``: its name, as messages show it).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.core.checked import Problems, name_key, name_problem
+from controller.core.checked import Problems, name_key, shown_name_problem
 from controller.core.quoting import short_repr
 from controller.core.symbols import MAX_POOL
 from controller.gamedata.warrior_fields import WarriorChecker
@@ -119,7 +119,7 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int, complete: bool) -> tu
             if "name" in f:  # (a missing one is named above)
                 chk.bad(f"{label}.name", "expected the form's name", file)
             continue
-        if (why := name_problem(name)) is not None:
+        if (why := shown_name_problem(name)) is not None:
             chk.bad(f"{label}.name", why, file)
             continue
         threshold = chk.integer(f.get("threshold"), f"{label}.threshold", dice, 6 * dice, file)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.core.checked import Problems, name_key, name_problem
+from controller.core.checked import Problems, name_key, name_problem, shown_name_problem
 from controller.core.errors import DataError
 from controller.core.quoting import short_repr
 from controller.core.symbols import SYMBOL_NAMES, Symbol
@@ -76,7 +76,7 @@ def load_warriors(path: str | Path) -> WarriorFile:
             ):
                 problems.add(f"warrior #{i + 1}", "name", "expected a non-empty string", file=file)
                 continue
-            if (why := name_problem(raw["name"])) is not None:
+            if (why := shown_name_problem(raw["name"])) is not None:
                 problems.add(f"warrior #{i + 1}", "name", why, file=file)
                 continue
             key = raw["name"].strip().casefold()

@@ -14,13 +14,14 @@ import re
 from typing import Any, NamedTuple
 
 from controller.companion.datafile import MAX_PLAYERS as MAX_COMPANION_PLAYERS
+from controller.core.checked import SHOWN_NAME_LIMIT
 from controller.game.state import MAX_PLAYERS
 from controller.publish.companion import KIND as COMPANION
 from controller.publish.companion import MAX_NUMBERS
 from controller.publish.messages import OFFLINE, ONLINE, SCHEMA
 
 MAX_MESSAGE_BYTES = 64 * 1024  # a 6-player state is about 6 KB
-MAX_TEXT = 64
+MAX_TEXT = SHOWN_NAME_LIMIT  # the data refuses a longer warrior or form name
 MAX_INSTANCE = 16
 MAX_WARRIORS = 16
 MAX_GREEN = 32

@@ -84,3 +84,16 @@ def test_a_combo_name_with_spaces_around_is_read_as_a_player_names_it(tmp_path: 
     assert not check.problems and check.warriors is not None
     jiren = check.warriors.roster["Jiren"]
     assert jiren.combos[0].name == "Jiren Rush"
+
+
+@pytest.mark.parametrize("size", [64, 65])
+def test_a_form_name_the_scoreboard_would_drop_is_a_problem(tmp_path: Path, size: int) -> None:
+    """Review 99: the events carry warrior and form names to the room's scoreboard, which
+    dropped every state holding a text of more than 64 characters: the table never showed."""
+    long = FORM.replace('"Full Power Jiren"', '"' + "J" * size + '"')
+    problems = _edited(tmp_path, "warriors.toml", FORM, long)
+    said = (
+        f"a name of {size} characters; the scoreboard shows at most 64: shorten it (a longer "
+        "one may stay as an alias)"
+    )
+    assert len([p for p in problems if said in p]) == (0 if size == 64 else 1)
