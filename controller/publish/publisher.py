@@ -267,7 +267,8 @@ class Publisher:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._connected.is_set():
+        # paho 2.2.0 calls this after the client's own disconnect() too (close): no loss
+        if self._connected.is_set() and not self._stop.is_set():
             self.stats.disconnections += 1
             self.link.lost(reason_text(reason))  # which says what waits in the journal
         self._connected.clear()

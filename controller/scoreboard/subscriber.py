@@ -73,6 +73,7 @@ class Subscriber:
         self._client = make_client(conn, self.client_id, clean_session=False)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
+        self._closing = False  # close() disconnects: paho reports it as a disconnection
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._client.on_connect_fail = self._on_connect_fail
@@ -98,6 +99,7 @@ class Subscriber:
 
     def close(self) -> None:
         """Disconnect and stop paho's thread (idempotent)."""
+        self._closing = True
         self._client.disconnect()
         self._client.loop_stop()
 
@@ -124,7 +126,8 @@ class Subscriber:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
-        if self._connected.is_set():
+        # paho 2.2.0 calls this after the client's own disconnect() too (close): no loss
+        if self._connected.is_set() and not self._closing:
             self.link.lost(reason_text(reason))  # which logs it, once per outage
         self._connected.clear()
 

@@ -183,3 +183,22 @@ def test_a_demo_that_ends_while_its_broker_is_frozen_says_what_waits_and_resume_
     again = _demo(tmp_path, broker.url, "--resume")
     assert again.returncode == 0, again.stderr
     assert f"  events: {total} of {total} events delivered" in again.stdout.splitlines()
+
+
+def test_a_connection_closed_on_purpose_is_no_outage(
+    broker: Mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review 99: paho 2.2.0 calls on_disconnect after the client's own disconnect():
+    every demo's end, and the scoreboard's stop, warned that the broker could not be
+    reached ("Normal disconnection"), and counted a disconnection."""
+    conn = Connection(parse_broker_url(broker.url))
+    with caplog.at_level("INFO"):
+        sub = Subscriber(conn, Scoreboard(), "board").start()
+        with Publisher(conn, "t1") as publisher:
+            publisher.start()
+            assert publisher.wait_link(10).state is LinkState.CONNECTED
+        assert wait_for(lambda: sub.connected, 10)
+        sub.close()
+    assert publisher.stats.disconnections == 0
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert not [m for m in said if "cannot reach" in m or "connection lost" in m], said
