@@ -11,6 +11,7 @@ from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
 from controller.cli.advisor_story import StoryAttempt, add_story_flags, story_attempt
+from controller.cli.flag_needs import not_with, only_with
 from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, FlagError, Text
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
@@ -42,42 +43,53 @@ def register(sub: Any) -> None:
     p.add_argument("--rerolls-made", type=REROLLS, required=True, metavar="K",
                    help="rerolls already made in this attempt")  # fmt: skip
     p.add_argument("--support", type=SUPPORT, default=0, help="the attacker's support dice")
-    p.add_argument("--defender", type=Text(), help="the defender (a warrior or form name)")
+    defender = p.add_argument(
+        "--defender", type=Text(), help="the defender (a warrior or form name)"
+    )
     p.add_argument("--defender-form", type=Text(), help="the defender's form")
     p.add_argument("--defender-damage", type=DAMAGE, default=0, metavar="D",
                    help="damage the defender has already taken")  # fmt: skip
     p.add_argument("--defender-support", type=SUPPORT, default=0, metavar="N",
                    help="the defender's support dice for its dodge")  # fmt: skip
-    p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
+    card_defence = p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
                    help="assumed chance that the defender stops the attack with a card when "
                         "the speed allows cards (default: none)")  # fmt: skip
     p.add_argument("--objective", choices=[str(o) for o in Objective if o is not Objective.STORY],
                    default="auto",
                    help="auto (default): P(KO) then expected damage with a defender, else "
                         "expected damage; ko; damage")  # fmt: skip
-    p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",
+    attacker_damage = p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",
                    help="damage the attacker has taken (its risk: reflect, counter-attack)")  # fmt: skip
-    p.add_argument("--no-risk", action="store_true",
+    no_risk = p.add_argument("--no-risk", action="store_true",
                    help="leave out what comes back to the attacker (reflect, counter-attack)")  # fmt: skip
     p.add_argument("--all-choices", action="store_true", help="list every choice, not the top 10")
+    for option in (card_defence, attacker_damage, no_risk):  # a defender's answers, its risk
+        only_with(p, option, defender)
     _cards_and_common(p)
     add_story_flags(p)
     p.set_defaults(func=cmd_advise)
 
     o = sub.add_parser("odds", help="combo odds and damage distribution; --all: the team planner")
-    o.add_argument("warrior", nargs="?", type=Text(), help="warrior or form name")
-    o.add_argument("--form", type=Text(), help="the form (default: the one WARRIOR names)")
-    o.add_argument("--pool", type=POOL, help="dice thrown (default: the warrior's attack pool)")
-    o.add_argument("--all", action="store_true", help="every warrior: expected damage and dodge")
-    _cards_and_common(o)
+    warrior = o.add_argument("warrior", nargs="?", type=Text(), help="warrior or form name")
+    form = o.add_argument("--form", type=Text(), help="the form (default: the one WARRIOR names)")
+    pool = o.add_argument(
+        "--pool", type=POOL, help="dice thrown (default: the warrior's attack pool)"
+    )
+    every = o.add_argument(
+        "--all", action="store_true", help="every warrior, with no cards: expected damage and dodge"
+    )
+    cards = _cards_and_common(o)
+    for option in (warrior, form, pool, *cards):  # the planner takes every warrior, no card
+        not_with(o, option, every)
     o.set_defaults(func=cmd_odds)
 
 
-def _cards_and_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cards", nargs="+", default=[], metavar="CARD", type=Text(),
-                   help=f"card combos in hand, each {SYNTAX}")  # fmt: skip
-    p.add_argument("--card", action="append", default=[], metavar="CARD", type=Text(),
-                   help="one card combo (repeatable; same syntax as --cards)")  # fmt: skip
+def _cards_and_common(p: argparse.ArgumentParser) -> tuple[argparse.Action, argparse.Action]:
+    """``--cards``, ``--card`` (returned), ``--data``, ``--variant``, ``--json``."""
+    cards = p.add_argument("--cards", nargs="+", default=[], metavar="CARD", type=Text(),
+                           help=f"card combos in hand, each {SYNTAX}")  # fmt: skip
+    card = p.add_argument("--card", action="append", default=[], metavar="CARD", type=Text(),
+                          help="one card combo (repeatable; same syntax as --cards)")  # fmt: skip
     p.add_argument(
         "--data",
         type=ExistingDir(),
@@ -87,6 +99,7 @@ def _cards_and_common(p: argparse.ArgumentParser) -> None:
         "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    return cards, card
 
 
 def _warriors(arg: str | None) -> WarriorFile:

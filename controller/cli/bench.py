@@ -13,6 +13,7 @@ import importlib
 from typing import Any
 
 from controller.bench.dice_runs import STRANGER_RUNS
+from controller.cli.flag_needs import only_with
 from controller.cli.flags import OneOf, Whole
 from controller.core.quoting import short_repr
 
@@ -39,7 +40,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
 def register(sub: Any) -> None:
     """Add the ``bench`` subcommand."""
     p = sub.add_parser("bench", help="print speed and memory figures")
-    p.add_argument(
+    areas = p.add_argument(
         "areas",
         nargs="*",
         metavar="AREA",
@@ -47,36 +48,51 @@ def register(sub: Any) -> None:
         help=f"one or more of {', '.join(BENCHMARKS)} (default: all)",
     )
     p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
-    p.add_argument(
-        "--strangers",
-        type=Whole(1, 1000),
-        metavar="N",
-        help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
+    dice_only: list[argparse.Action] = []
+    dice_only.append(
+        p.add_argument(
+            "--strangers",
+            type=Whole(1, 1000),
+            metavar="N",
+            help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
+        )
     )
-    p.add_argument(
-        "--jobs",
-        type=Whole(1, 64),
-        metavar="J",
-        help="dice: strangers calibrated at a time, one core each (default: the machine's cores)",
+    dice_only.append(
+        p.add_argument(
+            "--jobs",
+            type=Whole(1, 64),
+            metavar="J",
+            help="dice: strangers calibrated at a time, one core each (default: the machine's cores)",
+        )
     )
-    p.add_argument(
-        "--phone",
-        action="store_true",
-        help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
-        "core, model size, memory)",
+    dice_only.append(
+        p.add_argument(
+            "--phone",
+            action="store_true",
+            help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
+            "core, model size, memory)",
+        )
     )
-    p.add_argument(
-        "--two-tables",
-        action="store_true",
-        help="dice: only pi-tray's and catan-webcam's photos as one owner's set",
+    dice_only.append(
+        p.add_argument(
+            "--two-tables",
+            action="store_true",
+            help="dice: only pi-tray's and catan-webcam's photos as one owner's set",
+        )
     )
-    p.add_argument(
-        "--cut-edges",
-        action="store_true",
-        help="dice: only pi-tray's and catan-webcam's photos cut so that some dice lie out of view",
+    dice_only.append(
+        p.add_argument(
+            "--cut-edges",
+            action="store_true",
+            help="dice: only pi-tray's and catan-webcam's photos cut so that some dice lie out of view",
+        )
     )
     for name, what in STRANGER_RUNS.items():
-        p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
+        dice_only.append(
+            p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
+        )
+    for option in dice_only:  # the other areas never read them
+        only_with(p, option, (areas, ("dice",)))
     p.set_defaults(func=run)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.events import add_demo_arguments, demo_names, demo_settings
+from controller.cli.flag_needs import not_with
 from controller.cli.flags import (
     CONFIG_FILE,
     PLAYERS,
@@ -43,7 +44,7 @@ def register(sub: Any) -> None:
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="play a whole simulated game through every real code path")
-    demo.add_argument(
+    mode = demo.add_argument(
         "--mode",
         default=None,
         choices=DEMO_MODES,
@@ -65,11 +66,12 @@ def register(sub: Any) -> None:
         help="game length (default rounds5, or the --resume'd journal's)",
     )
     demo.add_argument("--fast", action="store_true", help="shorter waits (for CI)")
-    demo.add_argument(
+    story = demo.add_argument(
         "--story",
         action="store_true",
         help="Story mode (docs/rules.md §12): 2..4 players, 13 squares",
     )
+    not_with(demo, story, (mode, (GameKind.TOURNAMENT.value, TOPDICE)))  # it played Story
     demo.add_argument(
         "--journal", type=JournalFile(), help="the SQLite journal (default: OUT/journal.sqlite)"
     )

@@ -34,6 +34,7 @@ from typing import Any
 import cv2
 
 from controller.cli.dice_table import add_table_photos
+from controller.cli.flag_needs import not_with, only_with
 from controller.cli.flags import (
     POOL,
     SEED,
@@ -350,32 +351,41 @@ def register(sub: Any) -> None:
         "and dice (the check still reads every photo). --synthetic calibrates on rendered "
         "game dice instead, without that check. Progress goes to stderr.",
     )
-    c.add_argument("dataset", nargs="?", type=DATASET, help=DATASET_HELP)
-    c.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: train)")
+    dataset = c.add_argument("dataset", nargs="?", type=DATASET, help=DATASET_HELP)
+    split = c.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: train)")
     c.add_argument("--out", required=True, metavar="MODEL.npz", type=OutputFile(),
                    help="model file to write")  # fmt: skip
-    c.add_argument(
+    face_set = c.add_argument(
         "--face-set", type=Text(), help="name of the face set (default: the folder name)"
     )
     c.add_argument("--also", action="append", default=[], type=DATASET, metavar="DIR",
                    help="more labelled photos to learn from, their faces matched by name "
                    "(as `dice table-photos` writes them); may be given again")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print the model and its report as JSON")
-    c.add_argument("--synthetic", action="store_true", help="calibrate on rendered game dice")
-    c.add_argument("--images", type=IMAGES, default=12, help="--synthetic: frames to render")
-    c.add_argument("--seed", type=SEED, default=1, help="--synthetic: random seed")
+    synthetic = c.add_argument(
+        "--synthetic", action="store_true", help="calibrate on rendered game dice"
+    )
+    images = c.add_argument(
+        "--images", type=IMAGES, default=12, help="--synthetic: frames to render"
+    )
+    seed = c.add_argument("--seed", type=SEED, default=1, help="--synthetic: random seed")
+    for option in (dataset, split, face_set):  # the rendered dice are the dataset
+        not_with(c, option, synthetic)
+    for option in (images, seed):
+        only_with(c, option, synthetic)
     c.set_defaults(func=cmd_calibrate)
 
     e = dice.add_parser("eval", help="detection and face-reading figures on a labeled dataset")
     e.add_argument("dataset", type=DATASET, help=DATASET_HELP)
     e.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: val, else test; "
                    "train with --cv)")  # fmt: skip
-    e.add_argument(
+    model = e.add_argument(
         "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
     )
     how = e.add_mutually_exclusive_group()
-    how.add_argument("--cv", type=Whole(2, 20), metavar="K",
-                     help="K-fold leave-images-out cross-validation (calibrates K models)")  # fmt: skip
+    cv = how.add_argument("--cv", type=Whole(2, 20), metavar="K",
+                          help="K-fold leave-images-out cross-validation (calibrates K models)")  # fmt: skip
+    not_with(e, model, cv)  # the folds calibrate their own
     how.add_argument("--errors", metavar="DIR", type=OutputDir(),
                      help="write a crop of every mistake and errors.json (reasons) to DIR")  # fmt: skip
     e.add_argument("--json", action="store_true", help="print JSON")
@@ -396,20 +406,34 @@ def register(sub: Any) -> None:
     k.add_argument("out", type=OutputDir(), help="dataset folder to write (YOLO layout)")
     k.add_argument("--faces", default="kick,punch,sphere,strength,star,teleport", type=Text(),
                    help="face names in class order (comma-separated)")  # fmt: skip
-    k.add_argument("--device", default="/dev/video0", type=Text(), help="V4L2 camera device")
-    k.add_argument("--folder", type=ExistingDir(),
-                   help="take frames from an image folder instead of a camera")  # fmt: skip
+    k_device = k.add_argument(
+        "--device", default="/dev/video0", type=Text(), help="V4L2 camera device"
+    )
+    k_folder = k.add_argument("--folder", type=ExistingDir(),
+                              help="take frames from an image folder instead of a camera")  # fmt: skip
+    not_with(k, k_device, k_folder)
     k.add_argument("--model", type=ExistingFile(),
                    help="a model whose die size finds the dice (default: shipped)")  # fmt: skip
     k.add_argument("--shots", type=Whole(1, 100), default=2, help="photos per face")
     k.set_defaults(func=cmd_capture)
 
     w = dice.add_parser("watch", help="run a camera through the reader and print its events")
-    w.add_argument("--device", default="/dev/video0", type=Text(), help="V4L2 camera device")
-    w.add_argument("--folder", type=ExistingDir(), help="an image folder instead of a camera")
-    w.add_argument("--video", type=ExistingFile(), help="a video file instead of a camera")
-    w.add_argument("--synthetic", action="store_true", help="rendered dice instead of a camera")
-    w.add_argument("--seed", type=SEED, default=0, help="--synthetic: random seed")
+    w_device = w.add_argument(
+        "--device", default="/dev/video0", type=Text(), help="V4L2 camera device"
+    )
+    source = w.add_mutually_exclusive_group()  # one source: the first of them won, silently
+    w_folder = source.add_argument(
+        "--folder", type=ExistingDir(), help="an image folder instead of a camera"
+    )
+    video = source.add_argument(
+        "--video", type=ExistingFile(), help="a video file instead of a camera"
+    )
+    w_synthetic = source.add_argument(
+        "--synthetic", action="store_true", help="rendered dice instead of a camera"
+    )
+    w_seed = w.add_argument("--seed", type=SEED, default=0, help="--synthetic: random seed")
+    not_with(w, w_device, w_folder, video, w_synthetic)
+    only_with(w, w_seed, w_synthetic)
     w.add_argument(
         "--model", type=ExistingFile(), help=f"model file (default: {DEFAULT_MODEL.name})"
     )

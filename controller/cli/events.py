@@ -10,6 +10,7 @@ import json
 import logging
 from pathlib import Path
 
+from controller.cli.flag_needs import only_with
 from controller.cli.flags import (
     PLAYERS,
     SEED,
@@ -35,24 +36,31 @@ from controller.publish.settings import (
 from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
 
 
-def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
-    """``--mqtt URL`` and the optional ``--username``, ``--password-file``, ``--ca-file``."""
-    p.add_argument(
+def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> argparse.Action:
+    """``--mqtt URL`` and the optional ``--username``, ``--password-file``, ``--ca-file``
+    (which do nothing without ``--mqtt``, and a password nothing without a user name: the
+    config refuses that pair too); return ``--mqtt``."""
+    mqtt = p.add_argument(
         "--mqtt",
         required=required,
         metavar="URL",
         type=Checked(parse_broker_url),
         help="publish to this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
     )
-    p.add_argument("--username", type=Checked(check_user_name), help="broker user name")
-    p.add_argument(
+    user = p.add_argument("--username", type=Checked(check_user_name), help="broker user name")
+    password = p.add_argument(
         "--password-file",
         type=ExistingFile(text=True),
-        help="a file holding the broker password (first line)",
+        help="a file holding the broker password (first line; with --username)",
     )
-    p.add_argument(
+    ca = p.add_argument(
         "--ca-file", type=ExistingFile(text=True), help="CA certificate for TLS, PEM (implies TLS)"
     )
+    only_with(p, password, user)
+    if not required:
+        for option in (user, password, ca):
+            only_with(p, option, mqtt)
+    return mqtt
 
 
 def connection_from(args: argparse.Namespace) -> Connection:
@@ -91,13 +99,14 @@ def add_demo_arguments(p: argparse.ArgumentParser) -> None:
         help="the players, in seat order (their number replaces --players); a person id "
         "makes one person of the same player at several tables on the scoreboard",
     )
-    add_broker_arguments(p, required=False)
-    p.add_argument(
+    mqtt = add_broker_arguments(p, required=False)
+    table_id = p.add_argument(
         "--table-id",
         default="demo",
         type=Checked(check_table_id),
         help="this table's id on the broker (default demo)",
     )
+    only_with(p, table_id, mqtt)
 
 
 def demo_names(args: argparse.Namespace) -> tuple[str, ...]:
@@ -117,35 +126,40 @@ def demo_settings(args: argparse.Namespace) -> EventsSettings | None:
 
 
 # ---------------------------------------------------------------- toptable simulate --tables
-def add_tables_arguments(p: argparse.ArgumentParser, *, standalone: bool) -> None:
+def add_tables_arguments(p: argparse.ArgumentParser, *, standalone: bool) -> argparse.Action:
     """``--tables N --mqtt URL [--pace S] [--journals DIR]`` (``standalone``: with the game
-    options ``simulate`` already has: --players, --length, --seed, --data)."""
-    p.add_argument(
+    options ``simulate`` already has: --players, --length, --seed, --data); return
+    ``--tables`` (without it, in ``simulate``, the others do nothing: refused)."""
+    tables = p.add_argument(
         "--tables", type=Whole(1, 64), metavar="N", help="play N tables at once over MQTT"
     )
-    add_broker_arguments(p, required=standalone)
-    p.add_argument(
+    mqtt = add_broker_arguments(p, required=standalone)
+    pace = p.add_argument(
         "--pace",
         type=Number(0, 60),
         default=DEMO_PACE_S,
         metavar="S",
         help=f"seconds between a table's events (default {DEMO_PACE_S}: demo speed; 0: flat out)",
     )
-    p.add_argument(
+    journals = p.add_argument(
         "--journals", type=OutputDir(), help="where the tables' journals go (default: temp)"
     )
-    p.add_argument(
+    prefix = p.add_argument(
         "--prefix",
         default="table",
         type=Checked(check_table_id),
         help="table ids are PREFIX-1..PREFIX-N",
     )
+    if not standalone:
+        for option in (mqtt, pace, journals, prefix):
+            only_with(p, option, tables)
     if standalone:
         p.add_argument("--players", type=PLAYERS, default=2, metavar="N")
         p.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS5.value)
         p.add_argument("--seed", type=SEED, default=0, help="table i plays seed+i")
         p.add_argument("--data", type=ExistingDir(), help="data directory (default: the demo set)")
         p.add_argument("--json", action="store_true", help="print JSON")
+    return tables
 
 
 def cmd_tables(args: argparse.Namespace) -> int:

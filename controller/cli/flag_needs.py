@@ -34,37 +34,49 @@ def _given(args: argparse.Namespace, action: argparse.Action) -> bool:
     return bool(getattr(args, action.dest, action.default) != action.default)
 
 
+def _holds(args: argparse.Namespace, need: Need) -> bool:
+    """Whether ``need`` holds: its option given, or its argument holding one of the values
+    (a list argument: one of its items; left out, it holds them all)."""
+    if not isinstance(need, tuple):
+        return _given(args, need)
+    action, values = need
+    value = getattr(args, action.dest, action.default)
+    if action.nargs in ("*", "+") or isinstance(value, list):
+        return not value or any(v in values for v in value)
+    return value in values
+
+
+def _said(need: Need) -> str:
+    if isinstance(need, tuple):
+        action, values = need
+        return f"{_name(action)} {' or '.join(str(v) for v in values)}"
+    return _name(need)
+
+
 @dataclass(frozen=True)
 class OnlyWith:
-    """``option`` does something only when one of ``needs`` holds."""
+    """``option`` does something only when one of ``needs`` holds (``against``: only when
+    none holds: another option takes its place)."""
 
     parser: argparse.ArgumentParser
     option: argparse.Action
     needs: tuple[Need, ...]
+    against: bool = False
 
     def met(self, args: argparse.Namespace) -> bool:
-        """Whether the option is absent, or one of its needs holds."""
+        """Whether the option is absent, or what it needs holds."""
         if not _given(args, self.option):
             return True
-        for need in self.needs:
-            if isinstance(need, tuple):
-                action, values = need
-                if getattr(args, action.dest, action.default) in values:
-                    return True
-            elif _given(args, need):
-                return True
-        return False
+        held = [need for need in self.needs if _holds(args, need)]
+        return not held if self.against else bool(held)
 
-    def message(self) -> str:
-        """``--table-id is used only with --mqtt``."""
-        said = []
-        for need in self.needs:
-            if isinstance(need, tuple):
-                action, values = need
-                said.append(f"{_name(action)} {' or '.join(str(v) for v in values)}")
-            else:
-                said.append(_name(need))
-        return f"{_name(self.option)} is used only with {' or '.join(said)}"
+    def message(self, args: argparse.Namespace) -> str:
+        """``--table-id is used only with --mqtt``; ``--seed is not used with --folder``."""
+        if self.against:
+            held = next(n for n in self.needs if _holds(args, n))
+            return f"{_name(self.option)} is not used with {_said(held)}"
+        said = " or ".join(_said(n) for n in self.needs)
+        return f"{_name(self.option)} is used only with {said}"
 
 
 def only_with(parser: argparse.ArgumentParser, option: argparse.Action, *needs: Need) -> None:
@@ -74,13 +86,31 @@ def only_with(parser: argparse.ArgumentParser, option: argparse.Action, *needs: 
     Raises:
         ValueError: no need named (a programming error).
     """
+    _add(parser, OnlyWith(parser, option, _checked(option, needs)))
+
+
+def not_with(parser: argparse.ArgumentParser, option: argparse.Action, *others: Need) -> None:
+    """Declare that ``option`` of ``parser``'s command does nothing beside any of
+    ``others`` (one of them takes its place: ``--seed`` beside ``--folder``).
+
+    Raises:
+        ValueError: no other named (a programming error).
+    """
+    _add(parser, OnlyWith(parser, option, _checked(option, others), against=True))
+
+
+def _checked(option: argparse.Action, needs: tuple[Need, ...]) -> tuple[Need, ...]:
     if not needs:
-        raise ValueError(f"{_name(option)}: only_with needs at least one other argument")
+        raise ValueError(f"{_name(option)}: a rule needs at least one other argument")
+    return needs
+
+
+def _add(parser: argparse.ArgumentParser, rule: OnlyWith) -> None:
     rules = parser.get_default(NEEDS_KEY)
     if rules is None:
         rules = []
         parser.set_defaults(**{NEEDS_KEY: rules})
-    rules.append(OnlyWith(parser, option, tuple(needs)))
+    rules.append(rule)
 
 
 def check_needs(args: argparse.Namespace) -> None:
@@ -91,4 +121,4 @@ def check_needs(args: argparse.Namespace) -> None:
     """
     for rule in getattr(args, NEEDS_KEY, None) or ():
         if not rule.met(args):
-            rule.parser.error(rule.message())
+            rule.parser.error(rule.message(args))

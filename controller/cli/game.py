@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from controller.cli.events import add_tables_arguments, cmd_tables
+from controller.cli.flag_needs import not_with
 from controller.cli.flags import (
     PLAYERS,
     SEED,
@@ -43,18 +44,24 @@ def register(sub: Any) -> None:
         "--players", type=PLAYERS, default=4, help=f"{MIN_PLAYERS}..{MAX_PLAYERS} (default 4)"
     )
     sim.add_argument("--length", choices=[x.value for x in Length], default=Length.ROUNDS10.value)
-    sim.add_argument("--games", type=GAMES, default=100, help="how many games (default 100)")
+    games = sim.add_argument(
+        "--games", type=GAMES, default=100, help="how many games (default 100)"
+    )
     sim.add_argument("--seed", type=SEED, default=0, help="seed of game 1 (game i uses seed+i)")
-    sim.add_argument("--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat")
-    sim.add_argument(
+    bot = sim.add_argument(
+        "--bot", choices=sorted(BOTS), default="greedy", help="bot for every seat"
+    )
+    variant = sim.add_argument(
         "--variant", action="append", default=[], type=Text(), help="a variant of docs/rules.md"
     )
     sim.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
-    sim.add_argument(
+    story = sim.add_argument(
         "--story", action="store_true", help="Story-mode games (docs/rules.md §12, 2..4 players)"
     )
-    add_tables_arguments(sim, standalone=False)
+    tables = add_tables_arguments(sim, standalone=False)
+    for option in (games, bot, variant, story):  # each table plays one greedy Tournament game
+        not_with(sim, option, tables)
     sim.set_defaults(func=cmd_simulate)
 
     game = sub.add_parser("game", help="journalled games: play with bots, check, undo, export")

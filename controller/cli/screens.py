@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from controller.cli.flag_needs import not_with, only_with
 from controller.cli.flags import ExistingFile, FlagError, OutputPath, Text, Whole
 from controller.core.quoting import printable
 from hardware.displays.errors import DisplayError
@@ -22,7 +23,7 @@ def register(sub: Any) -> None:
             "from the bundled example state."
         ),
     )
-    p.add_argument(
+    action = p.add_argument(
         "action",
         nargs="?",
         choices=("render", "references", "play"),
@@ -32,22 +33,26 @@ def register(sub: Any) -> None:
             "play (a simulated fight on a luma.emulator device)"
         ),
     )
-    p.add_argument("--state", type=ExistingFile(text=True),
+    state = p.add_argument("--state", type=ExistingFile(text=True),
                    help="a TableView JSON (default: the bundled example)")  # fmt: skip
     p.add_argument("--out", type=OutputPath(),
                    help="output folder (required for render; play: a .gif file or a folder)")  # fmt: skip
-    p.add_argument("--scale", type=Whole(0, 16), default=4,
+    scale = p.add_argument("--scale", type=Whole(0, 16), default=4,
                    help="also write NAME@Nx.png, 0..16 (0: no; default 4)")  # fmt: skip
-    p.add_argument(
+    emulator = p.add_argument(
         "--emulator",
         choices=("gifanim", "capture", "pygame"),
         default="gifanim",
         help="play: a GIF (--out FILE.gif), PNG frames (--out DIR) or a pygame window",
     )
-    p.add_argument("--screen", default="turn", type=Text(),
+    screen = p.add_argument("--screen", default="turn", type=Text(),
                    help="play: the screen to show (default turn)")  # fmt: skip
-    p.add_argument("--seconds", type=Whole(1, 3_600), default=20,
+    seconds = p.add_argument("--seconds", type=Whole(1, 3_600), default=20,
                    help="play: simulated seconds (default 20)")  # fmt: skip
+    only_with(p, scale, (action, ("render",)))
+    for option in (emulator, screen, seconds):
+        only_with(p, option, (action, ("play",)))
+    not_with(p, state, (action, ("references",)))  # the tests compare with the bundled state
     p.set_defaults(func=run)
 
 
