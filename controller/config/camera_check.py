@@ -44,7 +44,10 @@ def check_camera(chk: DeviceChecker) -> None:
             # by suffix in any case, as the folder source reads them (a phone's IMG_0001.JPG)
             chk.add("camera", "path", f"names {c.path}, which holds no images ({suffix_list()})")
     if c.model is not None and not chk.is_file(c.model):
-        chk.add("camera", "model", f"names {c.model}, which does not exist")
+        what = (
+            "is a folder: name the model's .npz file" if chk.is_dir(c.model) else "does not exist"
+        )
+        chk.add("camera", "model", f"names {c.model}, which {what}")
     elif c.model is not None and (why := _model_problem(c.model)) is not None:
         chk.add("camera", "model", f"names {c.model}, which the reader cannot load: {why}")
 

@@ -177,6 +177,12 @@ def test_camera_file_and_folder_sources(tmp_path: Path, probe: FakeProbe) -> Non
         f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which does not "
         "exist",
     ]
+    (tmp_path / "m.npz").mkdir()  # review 102: a folder was said "not to exist"
+    assert texts(cfg, probe)[1] == (
+        f"cfg.toml: Option 'model' in section 'camera' names {tmp_path / 'm.npz'}, which is a "
+        "folder: name the model's .npz file"
+    )
+    (tmp_path / "m.npz").rmdir()
     (tmp_path / "m.npz").write_bytes(b"garbage, not a model")  # review 95: checked only to exist
     (said,) = texts(cfg, probe)[1:]
     assert said.startswith(
