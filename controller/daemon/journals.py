@@ -166,6 +166,14 @@ def other_game(kept: GameConfig, config: Config) -> str | None:
             f"{source} sets up {_setup(t.players, length, variants)}: "
             "move the journal away to start a new game, or set [table] to match"
         )
+    names = config.events.names if config.events is not None and config.events.people else ()
+    if names and tuple(names) != tuple(kept.players):
+        # review 102: ignored without a word, the scoreboard counted the game to no one named
+        return (
+            f"holds a game of {', '.join(kept.players)}, but {source}'s [events] players names "
+            f"{', '.join(names)}: names are a new game's; set them back for this game, or move "
+            "the journal away to start a new one"
+        )
     return None
 
 

@@ -12,6 +12,7 @@ import pytest
 from controller.config import parse_config
 from controller.core.kinds import GameKind
 from controller.daemon.journals import (
+    StartError,
     held_game_problem,
     open_companion_table,
     recorded_seed,
@@ -107,3 +108,19 @@ def test_the_demo_and_game_play_do_not_play_the_tables_own_game(tmp_path: Path) 
         assert isinstance(held, TableGame) and held.origin.played_by == "demo"
     resume_or_start(other, load_game_data(), player="demo").close()
     resume_or_start(other, load_game_data()).close()
+
+
+def test_players_named_after_the_game_began_are_refused_not_ignored(tmp_path: Path) -> None:
+    """Review 102: [events] players added while a game was under way was ignored without a
+    word; the scoreboard counted the game to Player 1 and Player 2, not to Ann and Bob."""
+    journal = tmp_path / "t.sqlite"
+    plain = {"journal": str(journal), "players": 2}
+    resume_or_start(parse_config({"table": plain}), load_game_data(), seed=3).close()
+    events = {"broker": "mqtt://127.0.0.1:1", "table_id": "t1", "players": ["Ann=ann", "Bob=bob"]}
+    named = parse_config({"table": plain, "events": events}, "second.toml")
+    with pytest.raises(StartError, match="holds a game of Player 1, Player 2, but second.toml's "
+                       r"\[events\] players names Ann, Bob: names are a new game's"):  # fmt: skip
+        resume_or_start(named, load_game_data())
+    assert held_game_problem(named) is not None  # config check says it first
+    same = {**events, "players": ["Player 1=p1", "Player 2=p2"]}  # the same names: resumed
+    resume_or_start(parse_config({"table": plain, "events": same}), load_game_data()).close()
