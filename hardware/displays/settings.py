@@ -63,6 +63,12 @@ class ScreenRole(StrEnum):
     TEAM = "team"
 
 
+ROTATIONS = (0, 2)
+"""luma's ``rotate`` the screens are drawn for: upright or upside down. A quarter turn (1,
+3) swaps luma's width and height (``luma.core.mixin.capabilities``): the landscape layouts
+were cut into a 64-px-wide canvas, half the screen blank (review 101)."""
+
+
 @dataclass(frozen=True)
 class ScreenConfig:
     """One [[displays.screen]]."""
@@ -72,7 +78,7 @@ class ScreenConfig:
     driver: ScreenDriver = ScreenDriver.SSD1306
     width: int = 128
     height: int = 64
-    rotate: int = 0  # luma's rotate: 0..3 quarter turns
+    rotate: int = 0  # luma's rotate, in quarter turns: ROTATIONS
     seat: int | None = None  # the seat a "team" screen shows (1..players)
     interface: ScreenInterface = ScreenInterface.I2C
     bus: int = 1  # I2C bus N (/dev/i2c-N), or SPI port N (default 0 for SPI)
@@ -110,7 +116,7 @@ def _screen(s: Section, players: int) -> ScreenConfig:
         driver=s.get("driver", d.driver, choice(ScreenDriver)),
         width=s.get("width", d.width, integer(min(SCREEN_WIDTHS), max(SCREEN_WIDTHS))),
         height=s.get("height", d.height, choice_int(SCREEN_HEIGHTS)),
-        rotate=s.get("rotate", d.rotate, integer(0, 3)),
+        rotate=s.get("rotate", d.rotate, choice_int(ROTATIONS)),
         seat=s.get("seat", d.seat, integer(1, players)),
         interface=interface,
         bus=s.get("bus", 0 if interface is ScreenInterface.SPI else d.bus, integer(*I2C_BUSES)),

@@ -258,6 +258,10 @@ def test_screen_options() -> None:
             "Option 'height' in section 'displays.screen[1]' must be one of 64, 32",
         ),
         ({"role": "turn", "width": 96}, "must have minimum of 128"),
+        (  # review 101: luma swaps width and height: the landscape layouts were cut
+            {"role": "turn", "rotate": 1},
+            "Option 'rotate' in section 'displays.screen[1]' must be one of 0, 2",
+        ),
         (
             {"role": "turn", "mux_address": 0x70},
             "Option 'mux_channel' in section 'displays.screen[1]' is required",
