@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from PIL import ImageDraw
 
 from controller.core.symbols import Symbol
-from hardware.displays.font import SMALL, Font
+from hardware.displays.font import SMALL, Font, normalise
 from hardware.displays.icons import ICON_SIZE, draw_icon
 from hardware.displays.model import FighterView, SeatView, TableView
 
@@ -24,8 +24,9 @@ DIE_BOX = 14
 def text(
     d: Draw, xy: tuple[int, int], s: str, width: int, font: Font = SMALL, fill: int = 1
 ) -> int:
-    """Draw ``s`` cut to ``width`` pixels at ``xy``; return the x after it."""
-    return font.draw(d, xy, font.fit(s, width), fill)
+    """Draw ``s`` cut to ``width`` pixels at ``xy`` (a cut marked ``.``); return the x
+    after it."""
+    return font.draw(d, xy, font.fit_marked(s, width), fill)
 
 
 def text_right(d: Draw, right: int, y: int, s: str, font: Font = SMALL, fill: int = 1) -> int:
@@ -126,8 +127,14 @@ def mmss(seconds: int) -> str:
 
 
 def fighter_label(f: FighterView) -> str:
-    """Name and form, e.g. ``SON GOKU SSJ``."""
-    return f"{f.name} {f.form}" if f.form else f.name
+    """Name and form, e.g. ``JIREN FULL POWER``; a form that names its warrior alone
+    (``Super Saiyan 2 Caulifla``): the name before it pushed the form's own words out of
+    a line, and two forms of one warrior looked the same."""
+    if not f.form:
+        return f.name
+    if normalise(f.name) in normalise(f.form):
+        return f.form
+    return f"{f.name} {f.form}"
 
 
 def current_seat(view: TableView) -> SeatView | None:

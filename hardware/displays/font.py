@@ -140,6 +140,15 @@ class Font:
                 return shown[:i].rstrip()
         return shown.rstrip()
 
+    def fit_marked(self, text: str, max_width: int) -> str:
+        """:meth:`fit`, ending in ``.`` where it cut ``text`` short: two names cut to the
+        same prefix (two forms of one warrior) are seen to be cut, not taken for one."""
+        whole = self.fit(text, max_width)
+        if whole == normalise(text).rstrip():
+            return whole
+        cut = self.fit(text, max_width - self.width(".") - GLYPH_GAP * self.scale)
+        return f"{cut}." if cut else whole
+
     def draw(self, draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, fill: int = 1) -> int:
         """Draw ``text`` with its top-left corner at ``xy``; return the x after it."""
         x, y = xy

@@ -101,8 +101,17 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
     best = c.best
     if h < 64:
         a, b = c.attacker, c.defender
-        text(d, (0, 0), f"{a.name} {a.endurance_left}", w // 2 - 2)
-        text_right(d, w, 0, SMALL.fit(f"{b.endurance_left} {b.name}", w // 2 - 2))
+        # the endurance is drawn whole and the name cut to what is left: cut at the end of
+        # "ANDROID 17 26", the 26 went and the 17 read as the endurance
+        half = w // 2 - 2
+        for f, line in ((a, "{name} {number}"), (b, "{number} {name}")):
+            number = str(f.endurance_left)
+            name = SMALL.fit_marked(f.name, half - SMALL.width(f" {number}"))
+            shown = line.format(name=name, number=number)
+            if f is a:
+                text(d, (0, 0), shown, half)
+            else:
+                text_right(d, w, 0, shown)
         x = dice_row(d, (0, 11), c.dice, boxed=False)
         # The speed decides the defence, so it shows on the smallest screen too.
         right = text_right(d, w, 24, SPEED_NAMES[c.speed]) - 4 if c.speed is not None else w

@@ -14,11 +14,12 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops, ImageDraw
 
 from controller.core.symbols import Symbol
+from hardware.displays.draw import fighter_label
 from hardware.displays.errors import UnknownScreenError
 from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
 from hardware.displays.gallery import cases
 from hardware.displays.icons import ICON_PIXELS, ICON_SIZE
-from hardware.displays.model import Clock, Fault
+from hardware.displays.model import Clock, Fault, FighterView, TableView
 from hardware.displays.screens import pick_screen, render, screen_by_name, screen_names, show
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.hardware.displays.helpers import shows
@@ -228,3 +229,34 @@ def test_a_45_minute_games_extra_round_shows_as_one_when_time_ran_out(
     older = render(dataclasses.replace(VIEW, clock=Clock(9, None, seconds_left=0)), "turn", size)
     assert shows(older, "0:00", BIG) and shows(older, "ROUND 9", SMALL)
     assert not shows(older, "EXTRA", SMALL)
+
+
+# ---------------------------------------------------------------- names cut, numbers whole
+def _fight(attacker: FighterView, defender: FighterView) -> TableView:
+    assert VIEW.combat is not None
+    return dataclasses.replace(
+        VIEW, combat=dataclasses.replace(VIEW.combat, attacker=attacker, defender=defender)
+    )
+
+
+def test_the_small_combat_screen_cuts_names_never_endurance() -> None:
+    """Review 101: "ANDROID 17 26" cut at its end drew "ANDROID 17": the 26 went and the
+    17 read as the attacker's endurance; the defender's "24 ANDROID 18" lost its 18."""
+    view = _fight(FighterView("Android 17", 26, 26), FighterView("Android 18", 24, 24))
+    image = render(view, "combat", (128, 32))
+    assert shows(image, "26", SMALL) and shows(image, "24", SMALL)
+    assert shows(image, SMALL.fit_marked("Android 17", 64 - 2 - SMALL.width(" 26")), SMALL)
+    weaker = _fight(FighterView("Android 17", 9, 26), FighterView("Android 18", 24, 24))
+    assert render(weaker, "combat", (128, 32)).tobytes() != image.tobytes()
+
+
+def test_a_cut_is_marked_and_a_form_naming_its_warrior_is_shown_alone() -> None:
+    assert SMALL.fit_marked("Vegeta", 128) == "VEGETA"
+    cut = SMALL.fit_marked("Brianne de Chateau to 25", 100)
+    assert cut.endswith(".") and SMALL.width(cut) <= 100
+    ss = FighterView("Caulifla", 20, 20, "Super Saiyan Caulifla")
+    ss2 = dataclasses.replace(ss, form="Super Saiyan 2 Caulifla")
+    assert fighter_label(ss) == "Super Saiyan Caulifla"  # not CAULIFLA SUPER SA(IYAN...)
+    width = 128 - SMALL.width(" 20/20") - 4
+    assert SMALL.fit_marked(fighter_label(ss), width) != SMALL.fit_marked(fighter_label(ss2), width)
+    assert fighter_label(FighterView("Jiren", 1, 1, "Full Power")) == "Jiren Full Power"
