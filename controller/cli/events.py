@@ -27,6 +27,7 @@ from controller.core.quoting import short_repr
 from controller.game.state import Length
 from controller.publish.people import Person, PlayerNameError, parse_people
 from controller.publish.settings import (
+    PLAIN_WITH_CA,
     Connection,
     EventsSettings,
     check_table_id,
@@ -69,11 +70,12 @@ def connection_from(args: argparse.Namespace) -> Connection:
     Raises:
         BrokerUrlError: a bad --mqtt URL.
     """
+    broker = parse_broker_url(args.mqtt)
+    ca_file = getattr(args, "ca_file", None)
+    if ca_file is not None and not broker.tls:
+        raise FlagError(f"--ca-file {PLAIN_WITH_CA}")
     return Connection(
-        parse_broker_url(args.mqtt),
-        getattr(args, "username", None),
-        getattr(args, "password_file", None),
-        getattr(args, "ca_file", None),
+        broker, getattr(args, "username", None), getattr(args, "password_file", None), ca_file
     )
 
 

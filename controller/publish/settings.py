@@ -122,6 +122,13 @@ def check_table_id(text: str) -> str:
     return text
 
 
+PLAIN_WITH_CA = (
+    "means TLS, but the broker is mqtt:// (plain, port 1883 by default: the TLS handshake "
+    "met a plain listener, 'Connection reset by peer'): write it mqtts://HOST:PORT"
+)
+"""A CA file beside a plain broker URL: refused by the config and the command line."""
+
+
 @dataclass(frozen=True)
 class Connection:
     """How to reach and log in to a broker."""
@@ -282,6 +289,8 @@ def parse_events(s: Section) -> EventsSettings | None:
             s.problem(key, f'is required (e.g. {key} = "{example}")')
     if password_file is not None and username is None:
         s.problem("password_file", "needs a username too")
+    if ca_file is not None and broker is not None and not broker.tls:
+        s.problem("ca_file", PLAIN_WITH_CA)
     if broker is None or not table_id:
         return None
     connection = Connection(broker, username, password_file, ca_file, keepalive)

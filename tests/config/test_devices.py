@@ -519,7 +519,7 @@ def test_events_files_are_checked_as_the_publisher_loads_them(
 ) -> None:
     garbage = tmp_path / "ca.pem"
     garbage.write_bytes(b"\x00\x01 not a certificate")
-    events = {"broker": "mqtt://host:1883", "table_id": "t1", "username": "u",
+    events = {"broker": "mqtts://host:8883", "table_id": "t1", "username": "u",
               "password_file": str(tmp_path / "nope"), "ca_file": str(garbage)}  # fmt: skip
     cfg = hardware_config(tmp_path, events=events, displays={"screen": [{"role": "turn"}]})
     found = [t for t in texts(cfg, probe) if "section 'events'" in t]

@@ -235,3 +235,15 @@ def test_a_client_id_that_is_no_utf8_is_refused(capsys: pytest.CaptureFixture[st
         .err.strip()
         .endswith("argument --client-id: must be a client id of UTF-8 text")
     )
+
+
+def test_a_ca_file_beside_a_plain_broker_url_is_refused(tmp_path: Path) -> None:
+    """Review 104: TLS was switched on against mqtt://'s port 1883; the log said only
+    "Connection reset by peer", and the table kept trying."""
+    with pytest.raises(DataError, match=r"Option 'ca_file' in section 'events' means TLS, but "
+                       r"the broker is mqtt://.*write it mqtts://HOST:PORT"):  # fmt: skip
+        read_events(
+            {"events": {"broker": "mqtt://club.example", "table_id": "t1", "ca_file": "ca.pem"}},
+            "config.toml", tmp_path,
+        )  # fmt: skip
+    assert main(["demo", "--mqtt", "mqtt://127.0.0.1", "--ca-file", __file__]) == 2
