@@ -36,16 +36,26 @@ class WizardStep:
 class MappingWizard:
     """Walks through the spaces of ``layout`` (in ``order``, default by id) learning sensors."""
 
-    def __init__(self, layout: BoardLayout, order: Iterable[int] | None = None) -> None:
-        """Raises:
-        KeyError: ``order`` names a space the layout does not have.
+    def __init__(
+        self,
+        layout: BoardLayout,
+        order: Iterable[int] | None = None,
+        known: Mapping[int, int] | None = None,
+    ) -> None:
+        """``known``: spaces mapped before (a mapping stopped part way), kept and not
+        asked again.
+
+        Raises:
+        KeyError: ``order`` or ``known`` names a space the layout does not have.
         """
         self.layout = layout
-        self.order = list(order) if order is not None else sorted(layout.spaces)
-        for space in self.order:
+        known = dict(known or {})
+        every = list(order) if order is not None else sorted(layout.spaces)
+        self.order = [space for space in every if space not in known]
+        for space in [*self.order, *known]:
             layout.space(space)
         self._index = 0
-        self._map: dict[int, int] = {}
+        self._map: dict[int, int] = known
         self.rejected = 0
 
     @property
@@ -103,6 +113,12 @@ class MappingWizard:
     def save(self, path: str | Path) -> Path:
         """Write the learned map (see the module doc for the format)."""
         return save_sensor_map(path, self.layout.name, self._map)
+
+
+def partial_map_path(out: Path) -> Path:
+    """Where ``board map`` keeps the spaces mapped so far when it stops part way (Ctrl-C,
+    its timeout): beside ``out``, which stays the complete map the table reads."""
+    return out.with_name(f"{out.name}.partial")
 
 
 def sensor_map_text(board: str, mapping: Mapping[int, int]) -> str:

@@ -367,23 +367,44 @@ def _check_map_out(out: Path, board: Path) -> None:
 
 def cmd_map(args: argparse.Namespace) -> int:
     """Prompt for each space, learn its sensor from the board, save the map."""
-    from controller.board.sensor_map import MappingWizard, sensor_map_text
+    from controller.board.sensor_map import (
+        MappingWizard,
+        load_sensor_map,
+        partial_map_path,
+        save_sensor_map,
+        sensor_map_text,
+    )
     from controller.gamedata.board import load_board
     from hardware.board.link import BoardLink
 
     _check_map_out(args.out, args.board)
     check_serial_port(args.port)
     _quiet_logs()
-    wizard = MappingWizard(load_board(args.board))
+    layout = load_board(args.board)
+    partial = partial_map_path(args.out)
+    known = load_sensor_map(partial, layout) if partial.exists() else {}
+    wizard = MappingWizard(layout, known=known)
+    if known:
+        print(f"continuing from {partial}: {len(known)} of {len(layout.spaces)} spaces mapped "
+              "before (delete it to start over)", flush=True)  # fmt: skip
     q: queue.Queue[Event] = queue.Queue()
-    with BoardLink(args.port, q):
-        run_wizard(wizard, q, sys.stdout, args.timeout)
+    try:
+        with BoardLink(args.port, q):
+            run_wizard(wizard, q, sys.stdout, args.timeout)
+    except (KeyboardInterrupt, BoardError):
+        # review 102: every space mapped before a Ctrl-C or the timeout was lost
+        if len(wizard.mapping()) > len(known):
+            save_sensor_map(partial, layout.name, wizard.mapping())
+            print(f"kept the {len(wizard.mapping())} spaces mapped so far in {partial}: "
+                  "`toptable board map` again continues from them", file=sys.stderr, flush=True)  # fmt: skip
+        raise
     try:
         path = wizard.save(args.out)
     except DataError:
         # the map took a token on every space: shown, so that it is not lost with the file
         print(sensor_map_text(wizard.layout.name, wizard.mapping()), end="", flush=True)
         raise
+    partial.unlink(missing_ok=True)
     print(f"saved {len(wizard.mapping())} sensors to {path}", flush=True)
     return 0
 

@@ -8,7 +8,9 @@ import os
 import queue
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -332,3 +334,61 @@ def test_map_writes_over_no_layout_and_no_file_of_the_owners(
         assert code == 2 and said in capsys.readouterr().err
     assert board.read_bytes() == (demo_data / "board.toml").read_bytes()
     assert notes.read_text(encoding="utf-8") == "mine = 1\n"
+
+
+def test_a_mapping_stopped_part_way_is_kept_and_continued(
+    demo_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Review 102: Ctrl-C (or --timeout) at the sixth space lost the five mapped: nothing
+    was saved, and the owner placed all 42 tokens again."""
+    import controller.cli.board as board_cli
+    import hardware.board.link as link_module
+
+    class NoLink:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def __enter__(self) -> NoLink:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    def mapped_then(stop: BaseException, spaces: int) -> Any:
+        def run(wizard: Any, *args: object) -> None:
+            for _ in range(spaces):
+                wizard.on_sensor(wizard.current + 1, True)
+            raise stop
+
+        return run
+
+    monkeypatch.setattr(link_module, "BoardLink", NoLink)
+    out = tmp_path / "sensors.toml"
+    controller_fd, device_fd = os.openpty()
+    argv = ["board", "map", "--port", os.ttyname(device_fd), "--board",
+            str(demo_data / "board.toml"), "--out", str(out)]  # fmt: skip
+    try:
+        monkeypatch.setattr(board_cli, "run_wizard", mapped_then(KeyboardInterrupt(), 5))
+        assert main(argv) == 130
+        partial = out.with_name("sensors.toml.partial")
+        assert not out.exists() and "kept the 5 spaces mapped so far" in capsys.readouterr().err
+        monkeypatch.setattr(board_cli, "run_wizard", mapped_then(BoardError("timeout"), 2))
+        assert main(argv) == 2
+        assert "continuing from" in capsys.readouterr().out
+        kept = tomllib.loads(partial.read_text(encoding="utf-8"))["sensors"]
+        assert len(kept) == 7 and kept["0"] == 1 and kept["5"] == 6
+        layout = load_board(demo_data / "board.toml")
+        left = len(layout.spaces) - 7
+
+        def finish(wizard: Any, *args: object) -> None:
+            for _ in range(left):
+                wizard.on_sensor(wizard.current + 1, True)
+
+        monkeypatch.setattr(board_cli, "run_wizard", finish)
+        assert main(argv) == 0
+        assert not partial.exists()
+        assert len(tomllib.loads(out.read_text(encoding="utf-8"))["sensors"]) == len(layout.spaces)
+    finally:
+        os.close(controller_fd)
+        os.close(device_fd)
