@@ -67,6 +67,17 @@ def test_a_new_evening_moves_the_last_one_aside(tmp_path: Path, games: list[Game
         assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 1
 
 
+def test_a_second_scoreboard_on_the_evening_is_refused(tmp_path: Path) -> None:
+    """Review 99: two scoreboards (the service and one started by hand) shared the broker's
+    client id and kicked each other off, 31 times in 30 s, each page missing events."""
+    with Evening.in_directory(tmp_path):
+        with pytest.raises(EveningError, match=r"in use by another toptable .*another "
+                           r"scoreboard keeps its evening here"):  # fmt: skip
+            Evening.in_directory(tmp_path, new=True)
+        assert (tmp_path / "evening.sqlite").exists()  # not moved aside by the second
+    Evening.in_directory(tmp_path).close()  # the first one's stop lets it go
+
+
 def test_a_file_that_is_not_an_evening_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / FILE_NAME).write_bytes(b"not a database at all" * 100)
     with pytest.raises(EveningError, match=FILE_NAME):
