@@ -11,7 +11,7 @@ from controller.advisor.defence import CardStopOdds
 from controller.advisor.odds import Odds, odds, team_table
 from controller.advisor.values import Objective
 from controller.cli.advisor_story import StoryAttempt, add_story_flags, story_attempt
-from controller.cli.flag_needs import not_with, only_with
+from controller.cli.flag_needs import not_with
 from controller.cli.flags import DAMAGE, POOL, REROLLS, SUPPORT, ExistingDir, FlagError, Text
 from controller.core.errors import UnknownNameError
 from controller.core.symbols import Symbol, parse_symbols
@@ -43,28 +43,24 @@ def register(sub: Any) -> None:
     p.add_argument("--rerolls-made", type=REROLLS, required=True, metavar="K",
                    help="rerolls already made in this attempt")  # fmt: skip
     p.add_argument("--support", type=SUPPORT, default=0, help="the attacker's support dice")
-    defender = p.add_argument(
-        "--defender", type=Text(), help="the defender (a warrior or form name)"
-    )
+    p.add_argument("--defender", type=Text(), help="the defender (a warrior or form name)")
     p.add_argument("--defender-form", type=Text(), help="the defender's form")
     p.add_argument("--defender-damage", type=DAMAGE, default=0, metavar="D",
                    help="damage the defender has already taken")  # fmt: skip
     p.add_argument("--defender-support", type=SUPPORT, default=0, metavar="N",
                    help="the defender's support dice for its dodge")  # fmt: skip
-    card_defence = p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
+    p.add_argument("--card-defence", default="none", metavar="none|p=X", type=Text(),
                    help="assumed chance that the defender stops the attack with a card when "
                         "the speed allows cards (default: none)")  # fmt: skip
     p.add_argument("--objective", choices=[str(o) for o in Objective if o is not Objective.STORY],
                    default="auto",
                    help="auto (default): P(KO) then expected damage with a defender, else "
                         "expected damage; ko; damage")  # fmt: skip
-    attacker_damage = p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",
+    p.add_argument("--attacker-damage", type=DAMAGE, default=0, metavar="A",
                    help="damage the attacker has taken (its risk: reflect, counter-attack)")  # fmt: skip
-    no_risk = p.add_argument("--no-risk", action="store_true",
+    p.add_argument("--no-risk", action="store_true",
                    help="leave out what comes back to the attacker (reflect, counter-attack)")  # fmt: skip
     p.add_argument("--all-choices", action="store_true", help="list every choice, not the top 10")
-    for option in (card_defence, attacker_damage, no_risk):  # a defender's answers, its risk
-        only_with(p, option, defender)
     _cards_and_common(p)
     add_story_flags(p)
     p.set_defaults(func=cmd_advise)
@@ -133,6 +129,16 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 f"{fighter.warrior.endurance} endurance: a warrior with that much damage is "
                 f"out; expected 0..{damage_still_standing(fighter.warrior.endurance, variants)}"
             )
+    card_defence = CardStopOdds.parse(args.card_defence)
+    if defender is None:  # review 104: read by nobody without a defender, and accepted
+        alone = [flag for flag, given in (("--card-defence", args.card_defence != "none"),
+                                          ("--attacker-damage", args.attacker_damage != 0),
+                                          ("--no-risk", args.no_risk)) if given]  # fmt: skip
+        if alone:
+            raise FlagError(
+                f"{alone[0]} is used only with --defender (the defender's answers and what "
+                "comes back from it)"
+            )
     dice = _symbols(args.dice)
     wf.die.check_faces(dice, "--dice")
     advisor = Advisor(
@@ -143,7 +149,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         parse_card_specs([*args.cards, *args.card]),
         variants,
         defender_support=args.defender_support,
-        card_defence=CardStopOdds.parse(args.card_defence),
+        card_defence=card_defence,
         objective=Objective(args.objective),
         attacker_damage=args.attacker_damage,
         risk=not args.no_risk,

@@ -86,7 +86,8 @@ def test_a_rule_must_name_what_the_option_needs() -> None:
         (["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", "--password-file", "/etc/hostname"],
          "toptable scoreboard: error: --password-file is used only with --username"),
         (["advise", "--warrior", "Goku", "--dice", "kick", "--rerolls-made", "0", "--no-risk"],
-         "toptable advise: error: --no-risk is used only with --defender"),
+         "toptable: error: --no-risk is used only with --defender (the defender's answers and "
+         "what comes back from it)"),
         (["odds", "Goku", "--all"], "toptable odds: error: WARRIOR is not used with --all"),
         (["dice", "calibrate", "--synthetic", "--split", "val", "--out", "/tmp/m.npz"],
          "toptable dice calibrate: error: --split is not used with --synthetic"),
