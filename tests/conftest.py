@@ -1,7 +1,9 @@
-"""Shared fixtures: paths to the bundled data and to ../shared."""
+"""Shared fixtures: paths to the bundled data and to ../shared, a serial device."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,3 +34,15 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED} is absent: the shared datasets sit beside the checkout in CI")
     return SHARED
+
+
+@pytest.fixture
+def pty_port() -> Iterator[str]:
+    """A serial device that is there: the device side of a pseudo-terminal (standing for a
+    Pico's /dev/ttyACM0)."""
+    controller_fd, device_fd = os.openpty()
+    try:
+        yield os.ttyname(device_fd)
+    finally:
+        os.close(device_fd)
+        os.close(controller_fd)

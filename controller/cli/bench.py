@@ -48,49 +48,21 @@ def register(sub: Any) -> None:
         help=f"one or more of {', '.join(BENCHMARKS)} (default: all)",
     )
     p.add_argument("--quick", action="store_true", help="smaller runs, for a smoke test")
-    dice_only: list[argparse.Action] = []
-    dice_only.append(
-        p.add_argument(
-            "--strangers",
-            type=Whole(1, 1000),
-            metavar="N",
-            help="dice: only the strangers' figures over N generated dice sets, beside the real sets",
-        )
-    )
-    dice_only.append(
-        p.add_argument(
-            "--jobs",
-            type=Whole(1, 64),
-            metavar="J",
-            help="dice: strangers calibrated at a time, one core each (default: the machine's cores)",
-        )
-    )
-    dice_only.append(
-        p.add_argument(
-            "--phone",
-            action="store_true",
-            help="dice: only the 12-megapixel stranger's costs (calibration and reading on one "
-            "core, model size, memory)",
-        )
-    )
-    dice_only.append(
-        p.add_argument(
-            "--two-tables",
-            action="store_true",
-            help="dice: only pi-tray's and catan-webcam's photos as one owner's set",
-        )
-    )
-    dice_only.append(
-        p.add_argument(
-            "--cut-edges",
-            action="store_true",
-            help="dice: only pi-tray's and catan-webcam's photos cut so that some dice lie out of view",
-        )
-    )
-    for name, what in STRANGER_RUNS.items():
-        dice_only.append(
-            p.add_argument(f"--{name}", type=Whole(1, 1000), metavar="N", help=f"dice: only {what}")
-        )
+    flags: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("--strangers", {"type": Whole(1, 1000), "metavar": "N", "help": "dice: only the "
+         "strangers' figures over N generated dice sets, beside the real sets"}),
+        ("--jobs", {"type": Whole(1, 64), "metavar": "J", "help": "dice: strangers calibrated "
+         "at a time, one core each (default: the machine's cores)"}),
+        ("--phone", {"action": "store_true", "help": "dice: only the 12-megapixel stranger's "
+         "costs (calibration and reading on one core, model size, memory)"}),
+        ("--two-tables", {"action": "store_true", "help": "dice: only pi-tray's and "
+         "catan-webcam's photos as one owner's set"}),
+        ("--cut-edges", {"action": "store_true", "help": "dice: only pi-tray's and "
+         "catan-webcam's photos cut so that some dice lie out of view"}),
+        *((f"--{name}", {"type": Whole(1, 1000), "metavar": "N", "help": f"dice: only {what}"})
+          for name, what in STRANGER_RUNS.items()),
+    )  # fmt: skip
+    dice_only = [p.add_argument(flag, **kw) for flag, kw in flags]
     for option in dice_only:  # the other areas never read them
         only_with(p, option, (areas, ("dice",)))
     p.set_defaults(func=run)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
 import sys
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -105,25 +107,23 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
     # 1 ms slice keeps /api answers within tens of milliseconds (toptable bench events).
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     conn = connection_from(args)
-    evening = Evening.in_directory(args.state_dir or default_state_dir(), new=args.new_evening)
-    board = Scoreboard(
-        evening=evening.start(), ranking=Ranking(args.rank), expire_s=args.expire_min * 60
-    )
-    server = listen(board, args.host, args.port)
-    client_id = args.client_id or default_client_id()
-    if evening.new:
-        end_old_session(conn, client_id)
-    subscriber = Subscriber(conn, board, client_id).start()
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url}; "
-          f"evening in {evening.path})", flush=True)  # fmt: skip
-    try:
-        done.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-        subscriber.close()
-        evening.close()
+    with ExitStack() as stack:  # what was opened is closed, whatever fails after it
+        evening = Evening.in_directory(args.state_dir or default_state_dir(), new=args.new_evening)
+        stack.callback(evening.close)  # (a port in use left the evening locked and saving)
+        board = Scoreboard(
+            evening=evening.start(), ranking=Ranking(args.rank), expire_s=args.expire_min * 60
+        )
+        server = listen(board, args.host, args.port)
+        stack.callback(server.close)
+        client_id = args.client_id or default_client_id()
+        if evening.new:
+            end_old_session(conn, client_id)
+        subscriber = Subscriber(conn, board, client_id).start()
+        stack.callback(subscriber.close)
+        done = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: done.set())
+        print(f"toptable scoreboard: {server.url} (tables from {conn.broker.url}; "
+              f"evening in {evening.path})", flush=True)  # fmt: skip
+        with contextlib.suppress(KeyboardInterrupt):
+            done.wait()
     return 0

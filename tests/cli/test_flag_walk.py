@@ -26,6 +26,7 @@ import pytest
 
 from controller.cli import flags
 from controller.cli.main import build_parser, main
+from controller.storage.lock import lock_path
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -250,14 +251,17 @@ def test_an_image_too_large_is_refused_from_its_header(
     )
 
 
-def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     import socket
 
+    evening = tmp_path / "evening"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        code = main(["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", f"--port={port}"])
+        code = main(["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", f"--port={port}",
+                     "--state-dir", str(evening)])  # fmt: skip
+    assert not lock_path(evening / "evening.sqlite").exists()  # the evening opened is closed
     err = capsys.readouterr().err
     assert code == 2
     assert err == (

@@ -9,7 +9,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -432,17 +432,6 @@ def test_journal_folder_that_cannot_be_written(tmp_path: Path, probe: FakeProbe)
 
 
 # --- the real OS probe ------------------------------------------------------
-
-
-@pytest.fixture
-def pty_port() -> Iterator[str]:
-    """A real serial-like device: the slave side of a pseudo-terminal."""
-    master, slave = os.openpty()
-    try:
-        yield os.ttyname(slave)
-    finally:
-        os.close(slave)
-        os.close(master)
 
 
 def test_real_probe_opens_a_free_pty_exclusively(tmp_path: Path, pty_port: str) -> None:

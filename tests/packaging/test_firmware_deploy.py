@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,31 +31,20 @@ def fake_mpremote(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return log
 
 
-@pytest.fixture
-def pico() -> Iterator[str]:
-    """A serial device that is there: a pseudo-terminal's path, standing for /dev/ttyACM0."""
-    controller_fd, device_fd = os.openpty()
-    try:
-        yield os.ttyname(device_fd)
-    finally:
-        os.close(controller_fd)
-        os.close(device_fd)
-
-
 def test_the_firmware_is_the_top_level_package() -> None:
     assert firmware.FIRMWARE_DIR == REPO / "firmware"
     for name in (*firmware.FIRMWARE_FILES, "main.py"):
         assert (firmware.FIRMWARE_DIR / name).is_file(), name
 
 
-def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path, pico: str) -> None:
+def test_deploy_sends_the_owners_config(fake_mpremote: Path, tmp_path: Path, pty_port: str) -> None:
     mine = tmp_path / "my-board.py"
     mine.write_text(BUNDLED.replace("SENSORS = 42", "SENSORS = 64"))
-    assert main(["firmware", "deploy", "--port", pico, "--config", str(mine)]) == 0
+    assert main(["firmware", "deploy", "--port", pty_port, "--config", str(mine)]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert "config.py" not in calls[1]  # the bundled one is not sent
     assert calls[2] == (
-        f"connect {pico} cp {mine} :firmware/config.py + "
+        f"connect {pty_port} cp {mine} :firmware/config.py + "
         f"cp {firmware.FIRMWARE_DIR / 'main.py'} :main.py"
     )
 
@@ -138,7 +126,7 @@ def test_a_config_that_sets_nothing_is_refused_in_one_line(
 
 # ----------------------------------------------------------------- issue 25: deploying on a Pi
 def test_deploy_finds_mpremote_beside_the_interpreter(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pico: str
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pty_port: str
 ) -> None:
     """Under sudo the venv's bin is not on PATH: mpremote is looked for beside Python first."""
     log = tmp_path / "calls"
@@ -149,8 +137,8 @@ def test_deploy_finds_mpremote_beside_the_interpreter(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setattr(firmware, "INTERPRETER_BIN", venv_bin)
     monkeypatch.setattr(firmware, "OWNER_FIRMWARE_CONFIG", tmp_path / "etc" / "config.py")
-    assert main(["firmware", "deploy", "--port", pico]) == 0
-    assert log.read_text().splitlines()[-1] == f"connect {pico} reset"
+    assert main(["firmware", "deploy", "--port", pty_port]) == 0
+    assert log.read_text().splitlines()[-1] == f"connect {pty_port} reset"
 
 
 def fake_systemctl(folder: Path, log: Path, active: bool) -> None:
@@ -164,13 +152,13 @@ def fake_systemctl(folder: Path, log: Path, active: bool) -> None:
 
 
 def test_deploy_stops_the_running_service_and_starts_it_again(
-    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, pico: str
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, pty_port: str
 ) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
     fake = fake_mpremote.parent / "bin" / "mpremote"
     fake.write_text(f'#!/bin/sh\necho "mpremote $@" >> {fake_mpremote}\n')
-    assert main(["firmware", "deploy", "--port", pico]) == 0
+    assert main(["firmware", "deploy", "--port", pty_port]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert calls[:2] == [
         "systemctl is-active --quiet toptable.service",
@@ -193,11 +181,11 @@ def test_deploy_as_a_user_while_the_service_runs_says_what_to_do(
 
 
 def test_a_failed_deploy_says_how_to_reach_the_repl(
-    fake_mpremote: Path, capsys: pytest.CaptureFixture[str], pico: str
+    fake_mpremote: Path, capsys: pytest.CaptureFixture[str], pty_port: str
 ) -> None:
     fake = fake_mpremote.parent / "bin" / "mpremote"
     fake.write_text("#!/bin/sh\necho 'could not enter raw repl' >&2\nexit 1\n")
-    assert main(["firmware", "deploy", "--port", pico]) == 2
+    assert main(["firmware", "deploy", "--port", pty_port]) == 2
     err = capsys.readouterr().err
     assert "Ctrl-C turned off" in err and "GP22 (PIN_MAINTENANCE)" in err
 
@@ -216,16 +204,16 @@ def test_a_port_that_is_not_there_is_refused_before_mpremote_runs(
 
 
 def test_without_systemd_running_systemctl_is_not_asked(
-    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pico: str
+    fake_mpremote: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pty_port: str
 ) -> None:
     """Where systemd is not PID 1 (sd_booted(3): no /run/systemd/system) systemctl prints
     "System has not been booted with systemd" to any question: no service runs there."""
     monkeypatch.setattr(service_pause, "SYSTEMD_RUNTIME", str(tmp_path / "absent"))
     fake_systemctl(fake_mpremote.parent / "bin", fake_mpremote, active=True)
-    assert main(["firmware", "deploy", "--port", pico]) == 0
+    assert main(["firmware", "deploy", "--port", pty_port]) == 0
     calls = fake_mpremote.read_text().splitlines()
     assert not any(c.startswith("systemctl") for c in calls)
-    assert calls[-1] == f"connect {pico} reset"
+    assert calls[-1] == f"connect {pty_port} reset"
 
 
 @pytest.mark.parametrize("left_out", ["DRIVER", "WATCHDOG_MS", "PIN_MAINTENANCE"])
