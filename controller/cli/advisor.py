@@ -133,11 +133,12 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if defender is None:  # review 104: read by nobody without a defender, and accepted
         alone = [flag for flag, given in (("--card-defence", args.card_defence != "none"),
                                           ("--attacker-damage", args.attacker_damage != 0),
-                                          ("--no-risk", args.no_risk)) if given]  # fmt: skip
+                                          ("--no-risk", args.no_risk),
+                                          ("--objective ko", args.objective == "ko")) if given]  # fmt: skip
         if alone:
             raise FlagError(
-                f"{alone[0]} is used only with --defender (the defender's answers and what "
-                "comes back from it)"
+                f"{alone[0]} is used only with --defender (without one there is no answer, "
+                "risk or KO to count)"
             )
     dice = _symbols(args.dice)
     wf.die.check_faces(dice, "--dice")

@@ -365,8 +365,8 @@ def register(sub: Any) -> None:
     synthetic = c.add_argument(
         "--synthetic", action="store_true", help="calibrate on rendered game dice"
     )
-    images = c.add_argument(
-        "--images", type=IMAGES, default=12, help="--synthetic: frames to render"
+    images = c.add_argument(  # calibration takes at least two photos
+        "--images", type=Whole(2, 100_000), default=12, help="--synthetic: frames to render"
     )
     seed = c.add_argument("--seed", type=SEED, default=1, help="--synthetic: random seed")
     for option in (dataset, split, face_set):  # the rendered dice are the dataset

@@ -86,9 +86,16 @@ def test_a_rule_must_name_what_the_option_needs() -> None:
         (["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", "--password-file", "/etc/hostname"],
          "toptable scoreboard: error: --password-file is used only with --username"),
         (["advise", "--warrior", "Goku", "--dice", "kick", "--rerolls-made", "0", "--no-risk"],
-         "toptable: error: --no-risk is used only with --defender (the defender's answers and "
-         "what comes back from it)"),
+         "toptable: error: --no-risk is used only with --defender (without one there is no "
+         "answer, risk or KO to count)"),
         (["odds", "Goku", "--all"], "toptable odds: error: WARRIOR is not used with --all"),
+        (["advise", "--warrior", "Goku", "--dice", "kick", "--rerolls-made", "0",
+          "--objective", "ko"],
+         "toptable: error: --objective ko is used only with --defender (without one there is "
+         "no answer, risk or KO to count)"),
+        (["dice", "calibrate", "--synthetic", "--images", "1", "--out", "/tmp/m.npz"],
+         "toptable dice calibrate: error: argument --images: expected a whole number "
+         "2..100000, got '1'"),
         (["dice", "calibrate", "--synthetic", "--split", "val", "--out", "/tmp/m.npz"],
          "toptable dice calibrate: error: --split is not used with --synthetic"),
         (["dice", "calibrate", "--images", "3", "--out", "/tmp/m.npz"],
