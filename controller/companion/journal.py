@@ -31,7 +31,7 @@ from controller.core.errors import DataError, UnknownNameError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.storage.journal import EventJournal, JournalCorruptError, JournalVersionError, Row
-from controller.storage.origin import SEED_KEY, Origin, damaged_setup
+from controller.storage.origin import PLAYED_BY_KEY, SEED_KEY, Origin, damaged_setup
 from controller.storage.sqlite_file import Migration, stamp_application_id
 
 APPLICATION_ID = 0x54744370  # "TtCp"
@@ -172,10 +172,12 @@ class CompanionJournal(EventJournal[CompanionEvent]):
         players: Sequence[str],
         data: Mapping[str, Any] | None = None,
         seed: int | None = None,
+        played_by: str | None = None,
     ) -> CompanionJournal:
         """A new journal for a ``kind`` game of ``players`` (``data``: the mode's overrides;
-        ``seed``: the game's own randomness, recorded for its resume), played by the mode's
-        newest rules revision (recorded).
+        ``seed``: the game's own randomness, recorded for its resume; ``played_by``: who
+        plays it, :mod:`controller.storage.origin`), played by the mode's newest rules
+        revision (recorded).
 
         Raises:
             JournalIOError: the file exists already or cannot be written.
@@ -186,6 +188,7 @@ class CompanionJournal(EventJournal[CompanionEvent]):
             "data": data,
             SEED_KEY: seed,
             REVISION_KEY: get_mode(kind).rules_revision,
+            **({PLAYED_BY_KEY: played_by} if played_by is not None else {}),
         }
         return cls.create(path, setup)
 

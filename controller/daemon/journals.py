@@ -304,7 +304,11 @@ def companion_journal(config: Config) -> Path:
 
 
 def open_companion_table(
-    kind: GameKind, journal: Path, players: Sequence[str], seed: int | None = None
+    kind: GameKind,
+    journal: Path,
+    players: Sequence[str],
+    seed: int | None = None,
+    player: str = TABLE_PLAYER,
 ) -> CompanionTable:
     """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``
     (recording ``seed``, else the clock's time).
@@ -317,9 +321,10 @@ def open_companion_table(
     """
     _journal_folder(journal)
     if not journal_exists(journal):
-        return CompanionTable.new(kind, players, journal, seed=new_seed(seed))
+        return CompanionTable.new(kind, players, journal, seed=new_seed(seed), played_by=player)
     table = CompanionTable.resume(journal)
     try:
+        refuse_others_game(journal, table.journal.origin, player)
         refuse_contradiction(journal, "--seed", seed, table.journal.origin.seed)
     except BaseException:
         table.close()
@@ -400,7 +405,8 @@ def _resume_or_start(
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
-        return open_companion_table(t.mode, journal, tuple(names) or player_names(config), seed)
+        names = tuple(names) or player_names(config)
+        return open_companion_table(t.mode, journal, names, seed, player)
     return open_game(config, data or game_data_for(config), names, seed, player)
 
 

@@ -119,9 +119,10 @@ class CompanionTable:
         data: dict[str, Any] | None = None,
         sinks: Sequence[CompanionSink] = (),
         seed: int | None = None,
+        played_by: str | None = None,
     ) -> CompanionTable:
         """A new game of ``kind`` (DataError for bad players) journalled at ``journal_path``
-        (which records ``seed``).
+        (which records ``seed`` and ``played_by``).
 
         Raises:
             UnknownNameError: no such companion mode.
@@ -130,7 +131,7 @@ class CompanionTable:
         """
         mode = get_mode(kind)
         mode.new_game(players, data)  # check the players before a journal is written
-        journal = CompanionJournal.start(journal_path, mode.kind, players, data, seed)
+        journal = CompanionJournal.start(journal_path, mode.kind, players, data, seed, played_by)
         return cls(mode, journal, sinks)
 
     @classmethod

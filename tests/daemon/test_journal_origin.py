@@ -124,3 +124,12 @@ def test_players_named_after_the_game_began_are_refused_not_ignored(tmp_path: Pa
     assert held_game_problem(named) is not None  # config check says it first
     same = {**events, "players": ["Player 1=p1", "Player 2=p2"]}  # the same names: resumed
     resume_or_start(parse_config({"table": plain, "events": same}), load_game_data()).close()
+
+
+def test_the_demo_does_not_play_a_companion_table_s_own_game(tmp_path: Path) -> None:
+    journal = tmp_path / "companion.sqlite"
+    with open_companion_table(GameKind.DBZ_TCG, journal, ("Goku", "Vegeta"), seed=2) as held:
+        assert held.journal.origin.played_by == "table"
+    with pytest.raises(ContradictionError, match="`toptable demo` does not play it"):
+        open_companion_table(GameKind.DBZ_TCG, journal, ("Goku", "Vegeta"), player="demo")
+    open_companion_table(GameKind.DBZ_TCG, journal, ("Goku", "Vegeta")).close()
