@@ -32,7 +32,8 @@ class TableFeed:
     online: bool | None = None
     games: dict[str, EventLog] = field(default_factory=dict)  # the last few games' streams
     dropped: int = 0  # messages that failed the checks
-    flagged: int = 0  # states ahead of what their event stream supports
+    flagged: int = 0  # states ahead of what their event stream supports, not (yet) believed
+    held: tuple[dict[str, Any], bool] | None = None  # the last such state, and if retained
     received_at: float | None = None  # wall time of the shown state
     heard_at: float = 0.0  # monotonic time of the last valid message
     known_games: OrderedDict[str, None] = field(default_factory=OrderedDict)

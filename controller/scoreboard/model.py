@@ -12,7 +12,9 @@ What it believes, and why:
   tables, :data:`MAX_UNSEEN` not yet shown, :data:`MAX_GAMES` games.
 - **A sequence number is believed as far as the event stream supports it.** A
   state of the game shown whose ``seq`` is past what the game's events have
-  reached (more than :data:`STATE_AHEAD`) is flagged, not shown; a state older
+  reached (more than :data:`STATE_AHEAD`) is held, not shown, and counted as not
+  believed until its events come (a state, sent at QoS 0, may overtake the QoS 1
+  events queued before it after a broker's restart); a state older
   than the one shown (a replay after a reconnection) is ignored, unless the shown
   one has turned out to be ahead of its events; a late state of an older game
   updates the standings but not the card.
@@ -37,6 +39,7 @@ or counted is saved, so a restarted scoreboard starts with the same standings.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -210,17 +213,37 @@ class Scoreboard:
             game_id, seq = state["game_id"], state["seq"]
             log_ = feed.games.get(game_id)
             if log_ is not None and not log_.supports(seq, STATE_AHEAD):
-                feed.flagged += 1
-                self._touch(table_id)
+                self._hold(feed, state, retained)
                 flagged = True
             else:
                 flagged = False
                 self._take_state(feed, state, retained)
         if flagged:
-            self._warn(table_id, f"a state of row {seq}, past the events seen: not shown")
+            self._warn(table_id, f"a state of row {seq}, past the events seen: not shown yet")
+
+    def _hold(self, feed: TableFeed, state: dict[str, Any], retained: bool) -> None:
+        """Keep a state ahead of its events until they come (review 99: after a broker's
+        restart a state, sent at QoS 0, overtook the QoS 1 events queued before it, and
+        every honest table stayed flagged all evening). It counts as not believed while
+        held, and for good if its events never come."""
+        feed.flagged += 1
+        self._unhold(feed, state)
+        feed.held = (state, retained)
+        self._touch(feed.table_id)
+
+    def _unhold(self, feed: TableFeed, state: dict[str, Any]) -> None:
+        """Forget the held state that ``state`` stands for (its game, no later): no longer
+        counted as not believed."""
+        if feed.held is None:
+            return
+        held = feed.held[0]
+        if held["game_id"] == state["game_id"] and held["seq"] <= state["seq"]:
+            feed.held = None
+            feed.flagged -= 1
 
     def _take_state(self, feed: TableFeed, state: dict[str, Any], retained: bool) -> None:
         game_id, seq = state["game_id"], state["seq"]
+        self._unhold(feed, state)
         new_game = feed.note_game(game_id)
         shown = feed.state
         if shown is not None and shown["game_id"] == game_id and shown["seq"] > seq:
@@ -291,9 +314,15 @@ class Scoreboard:
         with self._lock:
             feed = self._feed(table_id)
             feed.note_instance(instance, self._clock())
-            out = feed.events(game_id, seq).receive(seq, kind)
+            log_ = feed.events(game_id, seq)
+            out = log_.receive(seq, kind)
             if self.keep_delivered:
                 self.delivered.extend((table_id, game_id, s) for s in out)
+            held = feed.held
+            caught_up = held is not None and held[0]["game_id"] == game_id
+            if held is not None and caught_up and log_.supports(held[0]["seq"], STATE_AHEAD):
+                with contextlib.suppress(MessageError):  # its events came: believed, shown
+                    self._take_state(feed, *held)  # (unless the page is full of tables)
             if table_id in self._tables:
                 self._touch(table_id)
 
