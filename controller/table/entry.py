@@ -173,7 +173,7 @@ class TableEntry(BoardEntry):
         if self.read_check is not None or self.revealed:
             return False
         if state.phase in (Phase.ATTACK, Phase.DEFENCE_ROLL):
-            return self.camera_ok
+            return self.camera_ok and not _thrown(state)  # the camera gives the throw
         plain = c.kind is ChooserKind.ACTIONS and not c.count
         moving = state.phase in (Phase.MOVE, Phase.STEP_ASIDE)
         return moving and self.board_ok and plain and self.board_note is None
@@ -189,10 +189,8 @@ class TableEntry(BoardEntry):
 
     def _reveal(self) -> bool:
         """Show a hidden chooser instead of acting on it (a CONFIRM took a move nobody
-        saw, a NEXT moved an unseen cursor); True if the press was spent so. The attack
-        option the combat screens mark is seen: the press acts on it."""
-        state = self.owner.state
-        if not self.hidden(state) or self.marked_option(state) is not None:
+        saw, a NEXT moved an unseen cursor); True if the press was spent so."""
+        if not self.hidden(self.owner.state):
             return False
         self.revealed = True
         return True
@@ -266,7 +264,6 @@ class TableEntry(BoardEntry):
             self.read_check.dice[die] = faces[(index + steps) % len(faces)]
         elif self.chooser is not None and not self._reveal():
             self.chooser.move(steps)
-            self._reveal()  # moved off the options the combat screens mark: shown now
 
     def _undo(self) -> None:
         """undo: drop the read being checked, else the last face or number entered by
@@ -429,6 +426,15 @@ class TableEntry(BoardEntry):
             self.die_values, self.correcting_die = [], True
         else:
             self.owner.faults[FaultSource.RULES] = NOTHING_TO_CORRECT
+
+
+def _thrown(state: GameState) -> bool:
+    """Whether the attack's (the defence's) roll under way has a throw: its choice is
+    then the players' to make, on the screens (a table may have no combat screen)."""
+    c = state.combat
+    return c is not None and bool(
+        c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
+    )
 
 
 def _seat(state: GameState) -> int:

@@ -53,11 +53,15 @@ def test_a_move_the_board_gives_is_not_chosen_unseen(tmp_path: Path, long: bool)
     assert isinstance(_events(table)[-1], Move)
 
 
-def test_the_attack_option_marked_is_the_one_the_buttons_take(tmp_path: Path) -> None:
+def test_the_attack_option_shown_is_the_one_the_buttons_take(tmp_path: Path) -> None:
+    """Before the throw the camera gives the dice (no question); after it, the choice is
+    asked on the screens (a table may have no combat screen: review 105), and the combat
+    screens mark the option under the cursor."""
     table, combat = _at_attack(tmp_path)
+    assert table.view is not None and table.view.prompt is None
     table.on_throw(settled(THROW[: combat.pool]))
     view = table.view
-    assert view is not None and view.combat is not None and view.prompt is None
+    assert view is not None and view.combat is not None and view.prompt is not None
     first = view.combat.best
     assert first is not None and first.best  # the best, the cursor's start
     table.on_button(NEXT)
@@ -65,6 +69,8 @@ def test_the_attack_option_marked_is_the_one_the_buttons_take(tmp_path: Path) ->
     assert chooser is not None and isinstance(chooser.value, ChooseAttack)
     marked = table.view.combat.best if table.view and table.view.combat else None
     assert marked is not None and marked is not first and marked.best
+    prompt = table.view.prompt if table.view else None
+    assert prompt is not None and prompt.text == chooser.labels[chooser.selected]
     table.on_button(CONFIRM)
     taken = _events(table)[-1]
     assert isinstance(taken, ChooseAttack) and taken.option == chooser.value.option
