@@ -33,6 +33,7 @@ from controller.publish.settings import (
     check_table_id,
     check_user_name,
     parse_broker_url,
+    plain_with_ca,
 )
 from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
 
@@ -72,7 +73,7 @@ def connection_from(args: argparse.Namespace) -> Connection:
     """
     broker = parse_broker_url(args.mqtt)
     ca_file = getattr(args, "ca_file", None)
-    if ca_file is not None and not broker.tls:
+    if plain_with_ca(broker, ca_file):
         raise FlagError(f"--ca-file {PLAIN_WITH_CA}")
     return Connection(
         broker, getattr(args, "username", None), getattr(args, "password_file", None), ca_file

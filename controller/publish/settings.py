@@ -123,10 +123,17 @@ def check_table_id(text: str) -> str:
 
 
 PLAIN_WITH_CA = (
-    "means TLS, but the broker is mqtt:// (plain, port 1883 by default: the TLS handshake "
-    "met a plain listener, 'Connection reset by peer'): write it mqtts://HOST:PORT"
+    f"means TLS, but the broker is mqtt:// on MQTT's plain port {DEFAULT_PORT} (the TLS "
+    "handshake met a plain listener, 'Connection reset by peer'): write it mqtts://HOST "
+    f"(port {DEFAULT_TLS_PORT}), or name the TLS listener's port"
 )
-"""A CA file beside a plain broker URL: refused by the config and the command line."""
+"""A CA file beside a plain broker URL on the plain port: refused by the config and the
+command line (a CA file implies TLS, documented, on whatever port the URL names)."""
+
+
+def plain_with_ca(broker: Broker, ca_file: Path | None) -> bool:
+    """Whether a CA file (TLS) would go to the plain port of an ``mqtt://`` broker."""
+    return ca_file is not None and not broker.tls and broker.port == DEFAULT_PORT
 
 
 @dataclass(frozen=True)
@@ -289,7 +296,7 @@ def parse_events(s: Section) -> EventsSettings | None:
             s.problem(key, f'is required (e.g. {key} = "{example}")')
     if password_file is not None and username is None:
         s.problem("password_file", "needs a username too")
-    if ca_file is not None and broker is not None and not broker.tls:
+    if broker is not None and plain_with_ca(broker, ca_file):
         s.problem("ca_file", PLAIN_WITH_CA)
     if broker is None or not table_id:
         return None

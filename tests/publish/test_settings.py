@@ -241,9 +241,15 @@ def test_a_ca_file_beside_a_plain_broker_url_is_refused(tmp_path: Path) -> None:
     """Review 104: TLS was switched on against mqtt://'s port 1883; the log said only
     "Connection reset by peer", and the table kept trying."""
     with pytest.raises(DataError, match=r"Option 'ca_file' in section 'events' means TLS, but "
-                       r"the broker is mqtt://.*write it mqtts://HOST:PORT"):  # fmt: skip
+                       r"the broker is mqtt:// on MQTT.s plain port 1883 .*write it mqtts://HOST"):  # fmt: skip
         read_events(
             {"events": {"broker": "mqtt://club.example", "table_id": "t1", "ca_file": "ca.pem"}},
             "config.toml", tmp_path,
         )  # fmt: skip
     assert main(["demo", "--mqtt", "mqtt://127.0.0.1", "--ca-file", __file__]) == 2
+    # a CA file implies TLS, on the port the URL names (documented): as before
+    kept = read_events(
+        {"events": {"broker": "mqtt://club.example:8883", "table_id": "t1", "ca_file": "ca.pem"}},
+        "config.toml", tmp_path,
+    )  # fmt: skip
+    assert kept is not None and kept.connection.tls and kept.connection.broker.port == 8883
