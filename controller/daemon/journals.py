@@ -166,15 +166,26 @@ def other_game(kept: GameConfig, config: Config) -> str | None:
             f"{source} sets up {_setup(t.players, length, variants)}: "
             "move the journal away to start a new game, or set [table] to match"
         )
-    names = config.events.names if config.events is not None and config.events.people else ()
-    if names and tuple(names) != tuple(kept.players):
-        # review 102: ignored without a word, the scoreboard counted the game to no one named
-        return (
-            f"holds a game of {', '.join(kept.players)}, but {source}'s [events] players names "
-            f"{', '.join(names)}: names are a new game's; set them back for this game, or move "
-            "the journal away to start a new one"
-        )
-    return None
+    return other_names(kept.players, config)
+
+
+def configured_names(config: Config) -> tuple[str, ...]:
+    """The players ``[events] players`` names (empty: it names none)."""
+    return config.events.names if config.events is not None and config.events.people else ()
+
+
+def other_names(kept: Sequence[str], config: Config) -> str | None:
+    """How the players of a journal's game (``kept``) are not those ``[events] players``
+    names, as a clause after the journal's path; None: it names none, or those."""
+    names = configured_names(config)
+    if not names or tuple(names) == tuple(kept):
+        return None
+    # review 102: ignored without a word, the scoreboard counted the game to no one named
+    return (
+        f"holds a game of {', '.join(kept)}, but {config.source or 'the config'}'s [events] "
+        f"players names {', '.join(names)}: names are a new game's; set them back for this "
+        "game, or move the journal away to start a new one"
+    )
 
 
 def _other_kind(kind: GameKind, config: Config) -> str:
@@ -284,7 +295,8 @@ def _held_companion_problem(path: Path, config: Config) -> str | None:
         return f"the daemon would refuse: {_said(path, exc)}"
     except JournalCorruptError as exc:
         return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
-    return other_companion_game(kind, len(players), config.table.mode, len(player_names(config)))
+    other = other_companion_game(kind, len(players), config.table.mode, len(player_names(config)))
+    return other if other is not None else other_names(players, config)
 
 
 def _setup(players: int, length: Length, variants: Variants) -> str:
@@ -309,6 +321,7 @@ def open_companion_table(
     players: Sequence[str],
     seed: int | None = None,
     player: str = TABLE_PLAYER,
+    config: Config | None = None,
 ) -> CompanionTable:
     """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``
     (recording ``seed``, else the clock's time).
@@ -330,6 +343,8 @@ def open_companion_table(
         table.close()
         raise
     other = other_companion_game(table.kind, len(table.players), kind, len(players))
+    if other is None and config is not None:
+        other = other_names(table.players, config)
     if other is not None:
         table.close()
         raise StartError(f"{journal} {other}")
@@ -351,9 +366,7 @@ def other_companion_game(held: GameKind, count: int, kind: GameKind, players: in
 def player_names(config: Config) -> tuple[str, ...]:
     """The names of a new game's players: those ``[events] players`` gives (as many as
     ``[table] players``, the config checks), else Player 1..N."""
-    if config.events is not None and config.events.people:
-        return config.events.names
-    return PLAYER_NAMES[: config.table.players]
+    return configured_names(config) or PLAYER_NAMES[: config.table.players]
 
 
 Held = TableGame | CompanionTable
@@ -406,7 +419,7 @@ def _resume_or_start(
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
         names = tuple(names) or player_names(config)
-        return open_companion_table(t.mode, journal, names, seed, player)
+        return open_companion_table(t.mode, journal, names, seed, player, config)
     return open_game(config, data or game_data_for(config), names, seed, player)
 
 

@@ -133,3 +133,15 @@ def test_the_demo_does_not_play_a_companion_table_s_own_game(tmp_path: Path) -> 
     with pytest.raises(ContradictionError, match="`toptable demo` does not play it"):
         open_companion_table(GameKind.DBZ_TCG, journal, ("Goku", "Vegeta"), player="demo")
     open_companion_table(GameKind.DBZ_TCG, journal, ("Goku", "Vegeta")).close()
+
+
+def test_a_companion_tables_players_named_after_it_began_are_refused(tmp_path: Path) -> None:
+    """Review 105: the dice game's refusal left the companion modes out."""
+    journal = tmp_path / "t.sqlite"
+    table = {"journal": str(journal), "players": 2, "mode": "dbz-tcg"}
+    resume_or_start(parse_config({"table": table}), seed=3).close()
+    events = {"broker": "mqtt://127.0.0.1:1", "table_id": "t1", "players": ["Ann=ann", "Bob=bob"]}
+    named = parse_config({"table": table, "events": events}, "second.toml")
+    with pytest.raises(StartError, match=r"but second.toml.s \[events\] players names Ann, Bob"):
+        resume_or_start(named)
+    assert "players names Ann, Bob" in (held_game_problem(named) or "")
