@@ -172,7 +172,9 @@ def check_name_clashes(
         file = str(entry.get("_file", "?"))
         # Each name with the field and file it is written in: an owner's alias for a
         # rulebook form is said of that form's aliases, in the owner's file.
-        names = [("name", w.name, file), *(("aliases", a, file) for a in w.aliases)]
+        origin = entry.get("_origin", {})
+        aliases_file = str(origin.get("aliases", file)) if isinstance(origin, Mapping) else file
+        names = [("name", w.name, file), *(("aliases", a, aliases_file) for a in w.aliases)]
         for f in w.forms:
             field, form_file = f"form {f.name!r}", _form_file(entry, f.name, file)
             names += [(f"{field}.name", f.name, form_file)]

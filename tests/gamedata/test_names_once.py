@@ -35,6 +35,10 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
          # (said of the field and the file the alias is written in, not the base's name)
          "warriors.toml: warrior 'Jiren': field 'form 'Full Power Jiren'.aliases': "
          "'jiren' is given twice among its names, forms and aliases"),
+        ("warriors.toml", 'name = "Toppo"\n', 'name = "Toppo"\naliases = ["Full Power Jiren"]\n',
+         # review 105: an owner's alias of a rulebook warrior, said of the owner's file
+         "warriors.toml: warrior 'Toppo': field 'aliases': 'Full Power Jiren' is also a name "
+         "of 'Jiren'"),
         ("warriors.toml", 'name = "Jiren Rush"', 'name = " jiren  blast"',
          "warriors.toml: warrior 'Jiren': field 'combos[1].name': duplicate combo name "
          "'Jiren Blast'"),
