@@ -74,7 +74,11 @@ class OnlyWith:
         """``--table-id is used only with --mqtt``; ``--seed is not used with --folder``."""
         if self.against:
             held = next(n for n in self.needs if _holds(args, n))
-            return f"{_name(self.option)} is not used with {_said(held)}"
+            if isinstance(held, tuple):  # the value typed: --mode tournament
+                said = f"{_name(held[0])} {getattr(args, held[0].dest)}"
+            else:
+                said = _said(held)
+            return f"{_name(self.option)} is not used with {said}"
         said = " or ".join(_said(n) for n in self.needs)
         return f"{_name(self.option)} is used only with {said}"
 

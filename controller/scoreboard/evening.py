@@ -132,7 +132,11 @@ class Evening:
         except LockHeldError as exc:
             # review 99: a second scoreboard shared the broker's client id, and each kicked
             # the other off (31 takeovers in 30 s), both pages missing events
-            raise EveningError(f"{exc}; another scoreboard keeps its evening here") from None
+            who = f" (pid {exc.pid})" if exc.pid is not None else ""
+            raise EveningError(
+                f"{path}: in use by another scoreboard{who}, which keeps this evening: stop it "
+                "first, or give --state-dir another folder"
+            ) from None
         except OSError as exc:
             raise EveningError(f"{path}: cannot lock it: {exc.strerror or exc}") from None
         try:

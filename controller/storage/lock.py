@@ -70,7 +70,12 @@ def many_names(journal: Path) -> str | None:
 
 
 class LockHeldError(Exception):
-    """Another open file description holds the journal's lock (the message says whose)."""
+    """Another open file description holds the journal's lock (the message says whose;
+    ``pid``: the holder's, None when unknown)."""
+
+    def __init__(self, message: str, pid: int | None = None) -> None:
+        super().__init__(message)
+        self.pid = pid
 
 
 class JournalLock:
@@ -101,7 +106,7 @@ class JournalLock:
             except BlockingIOError:
                 holder = _pid_in(fd)
                 os.close(fd)
-                raise LockHeldError(in_use_message(journal, holder)) from None
+                raise LockHeldError(in_use_message(journal, holder), holder) from None
             except BaseException:
                 os.close(fd)
                 raise

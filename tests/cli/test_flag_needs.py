@@ -82,7 +82,7 @@ def test_a_rule_must_name_what_the_option_needs() -> None:
         (["demo", "--username", "u", "--fast"],
          "toptable demo: error: --username is used only with --mqtt"),
         (["demo", "--mode", "tournament", "--story"],
-         "toptable demo: error: --story is not used with --mode tournament or topdice"),
+         "toptable demo: error: --story is not used with --mode tournament"),
         (["scoreboard", "--mqtt", "mqtt://127.0.0.1:1", "--password-file", "/etc/hostname"],
          "toptable scoreboard: error: --password-file is used only with --username"),
         (["advise", "--warrior", "Goku", "--dice", "kick", "--rerolls-made", "0", "--no-risk"],

@@ -71,8 +71,8 @@ def test_a_second_scoreboard_on_the_evening_is_refused(tmp_path: Path) -> None:
     """Review 99: two scoreboards (the service and one started by hand) shared the broker's
     client id and kicked each other off, 31 times in 30 s, each page missing events."""
     with Evening.in_directory(tmp_path):
-        with pytest.raises(EveningError, match=r"in use by another toptable .*another "
-                           r"scoreboard keeps its evening here"):  # fmt: skip
+        with pytest.raises(EveningError, match=r"evening.sqlite: in use by another scoreboard "
+                           r"\(pid \d+\), which keeps this evening: stop it first"):  # fmt: skip
             Evening.in_directory(tmp_path, new=True)
         assert (tmp_path / "evening.sqlite").exists()  # not moved aside by the second
     Evening.in_directory(tmp_path).close()  # the first one's stop lets it go
