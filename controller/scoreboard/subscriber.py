@@ -10,9 +10,11 @@ queued for it is of games before the evening.
 
 from __future__ import annotations
 
+import collections
 import logging
 import socket
 import threading
+import time
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -26,6 +28,12 @@ from controller.scoreboard.model import Scoreboard
 log = logging.getLogger(__name__)
 
 TOPICS = [(f"{ROOT}/+/state", 1), (f"{ROOT}/+/events", 1), (f"{ROOT}/+/online", 1)]
+
+
+SHORT_LIFE_S = 10.0
+"""A connection dropped this soon after it was made counts toward a taken-over id."""
+TAKEN_OVER_AFTER = 3
+TAKEN_OVER_WITHIN_S = 60.0
 
 
 def default_client_id() -> str:
@@ -74,6 +82,9 @@ class Subscriber:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._closing = False  # close() disconnects: paho reports it as a disconnection
+        self._connected_at = 0.0
+        self._short_lived: collections.deque[float] = collections.deque(maxlen=TAKEN_OVER_AFTER)
+        self._said_taken_over = False
         self._client.on_message = self._on_message
         self._client.on_subscribe = self._on_subscribe
         self._client.on_connect_fail = self._on_connect_fail
@@ -106,6 +117,7 @@ class Subscriber:
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
+        self._connected_at = time.monotonic()
         if self.link.connack(reason):
             client.subscribe(TOPICS)
 
@@ -129,7 +141,28 @@ class Subscriber:
         # paho 2.2.0 calls this after the client's own disconnect() too (close): no loss
         if self._connected.is_set() and not self._closing:
             self.link.lost(reason_text(reason))  # which logs it, once per outage
+            self._note_short_life()
         self._connected.clear()
+
+    def _note_short_life(self) -> None:
+        """Say once when the connection keeps dropping soon after it is made: the broker
+        drops the older of two connections with one client id (MQTT 3.1.1 §3.1.4), and two
+        scoreboards of one id (a second started by hand, two Pis of one hostname) took
+        each other's place over and over without a word on either (review 105)."""
+        now = time.monotonic()
+        if now - self._connected_at > SHORT_LIFE_S:
+            return
+        self._short_lived.append(now)
+        first = self._short_lived[0]
+        full = len(self._short_lived) == TAKEN_OVER_AFTER
+        if full and now - first <= TAKEN_OVER_WITHIN_S and not self._said_taken_over:
+            self._said_taken_over = True
+            log.warning(
+                "broker %s: the scoreboard's connection was dropped %d times within a minute "
+                "of being made: is another client using its id %r (a second scoreboard, or "
+                "a machine of the same hostname)? give each its own --client-id",
+                self.conn.broker.url, TAKEN_OVER_AFTER, self.client_id,
+            )  # fmt: skip
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:

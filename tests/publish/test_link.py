@@ -202,3 +202,23 @@ def test_a_connection_closed_on_purpose_is_no_outage(
     assert publisher.stats.disconnections == 0
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert not [m for m in said if "cannot reach" in m or "connection lost" in m], said
+
+
+def test_two_scoreboards_of_one_client_id_are_said(
+    broker: Mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review 105: the broker drops the older of two connections with one client id (MQTT
+    3.1.1 §3.1.4); two scoreboards of one id took each other's place over and over (17 in
+    20 s) and neither said why."""
+    conn = Connection(parse_broker_url(broker.url))
+    with caplog.at_level("WARNING"):
+        first = Subscriber(conn, Scoreboard(), "same-id").start()
+        second = Subscriber(conn, Scoreboard(), "same-id").start()
+        try:
+            said = wait_for(
+                lambda: any("is another client using its id 'same-id'" in r.getMessage()
+                            for r in caplog.records), 60)  # fmt: skip
+        finally:
+            first.close()
+            second.close()
+    assert said
