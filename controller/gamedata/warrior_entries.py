@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from controller.core.checked import Problems, name_key, shown_name_problem
@@ -166,7 +167,7 @@ def check_name_clashes(
 ) -> None:
     """Add a problem for every name or alias two warriors share, or one gives twice (its
     name, its forms' and their aliases; whatever their case and spaces)."""
-    owner: dict[str, str] = {}
+    owner: dict[str, _Written] = {}
     for w in warriors:
         entry = entries.get(w.name.casefold(), {})
         file = str(entry.get("_file", "?"))
@@ -182,15 +183,32 @@ def check_name_clashes(
         own: set[str] = set()
         for field, n, where in names:
             key = name_key(n)
-            clash = None
+            here = _Written(w.name, field, n, where, completed=where != file)
+            first = owner.get(key)
             if key in own:
-                clash = f"{short_repr(n)} is given twice among its names, forms and aliases"
-            elif key in owner and owner[key] != w.name:
-                clash = f"{short_repr(n)} is also a name of {short_repr(owner[key])}"
-            if clash is not None:
-                problems.add(f"warrior {w.name!r}", field, clash, file=where)
+                said = f"{short_repr(n)} is given twice among its names, forms and aliases"
+                problems.add(f"warrior {w.name!r}", field, said, file=where)
+            elif first is not None and first.warrior != w.name:
+                # said where the owner wrote it: of the side a later file added, if one did
+                blamed, other = (
+                    (first, here) if first.completed and not here.completed else (here, first)
+                )
+                said = f"{short_repr(blamed.text)} is also a name of {short_repr(other.warrior)}"
+                problems.add(f"warrior {blamed.warrior!r}", blamed.field, said, file=blamed.file)
             own.add(key)
-            owner.setdefault(key, w.name)
+            owner.setdefault(key, here)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A name as a warriors file gives it: whose, in which field and file; ``completed``:
+    written by a file that completes the warrior's entry (an owner's, over the rulebook's)."""
+
+    warrior: str
+    field: str
+    text: str
+    file: str
+    completed: bool
 
 
 def _form_file(entry: Mapping[str, Any], name: str, file: str) -> str:

@@ -162,7 +162,7 @@ class Scoreboard:
             self.version += 1
             self._lock.notify_all()
 
-    def _warn(self, key: str, why: str) -> None:
+    def _warn(self, key: str, why: str, said: str = "dropped a message from %r: %s") -> None:
         now = self._clock()
         with self._lock:
             if len(self._warned) > MAX_WARNED:
@@ -170,7 +170,7 @@ class Scoreboard:
             if now - self._warned.get(key, -WARN_EVERY_S) < WARN_EVERY_S:
                 return
             self._warned[key] = now
-        log.warning("dropped a message from %r: %s", key, why)
+        log.warning(said, key, why)
 
     def _feed(self, table_id: str) -> TableFeed:
         """The table's feed, shown or not yet (a new one goes with the unseen)."""
@@ -218,8 +218,9 @@ class Scoreboard:
             else:
                 flagged = False
                 self._take_state(feed, state, retained)
-        if flagged:
-            self._warn(table_id, f"a state of row {seq}, past the events seen: not shown yet")
+        if flagged:  # not dropped: shown once its events come (said at most once a minute)
+            self._warn(table_id, f"a state of row {seq}, past the events seen: held until "
+                       "they come", said="held a message from %r: %s")  # fmt: skip
 
     def _hold(self, feed: TableFeed, state: dict[str, Any], retained: bool) -> None:
         """Keep a state ahead of its events until they come (review 99: after a broker's

@@ -39,6 +39,9 @@ FORM = '  name = "Full Power Jiren"\n  threshold = 4'
          # review 105: an owner's alias of a rulebook warrior, said of the owner's file
          "warriors.toml: warrior 'Toppo': field 'aliases': 'Full Power Jiren' is also a name "
          "of 'Jiren'"),
+        ("warriors.toml", 'name = "Jiren"\n', 'name = "Jiren"\naliases = ["Tooppo"]\n',
+         # review 106: the owner's alias, met before the rulebook's own: the owner's side
+         "warriors.toml: warrior 'Jiren': field 'aliases': 'Tooppo' is also a name of 'Toppo'"),
         ("warriors.toml", 'name = "Jiren Rush"', 'name = " jiren  blast"',
          "warriors.toml: warrior 'Jiren': field 'combos[1].name': duplicate combo name "
          "'Jiren Blast'"),

@@ -296,7 +296,9 @@ def test_the_pages_answers_never_fail_on_a_value() -> None:
     assert _utf8('{"name":"Z\ud800ed"}') == b'{"name":"Z?ed"}'
 
 
-def test_a_state_that_overtook_its_events_is_shown_once_they_come(final: GameState) -> None:
+def test_a_state_that_overtook_its_events_is_shown_once_they_come(
+    final: GameState, caplog: pytest.LogCaptureFixture
+) -> None:
     """Review 99: after a broker's restart a table's state (QoS 0) reached the scoreboard
     ahead of the QoS 1 events queued before it (MQTT orders messages within a topic only):
     it was flagged "not believed" for the rest of the evening, though the events came."""
@@ -305,6 +307,8 @@ def test_a_state_that_overtook_its_events_is_shown_once_they_come(final: GameSta
     board.handle("toptable/t1/state", _state(final, seq=40))
     t = board.table("t1") or {}
     assert t["seq"] == 10 and t["flagged"] == 1  # held, not shown yet
+    assert "held a message from 't1': a state of row 40" in caplog.text
+    assert "dropped" not in caplog.text
     for seq in range(11, 41):
         board.handle("toptable/t1/events", _event("t1", seq))
     t = board.table("t1") or {}
