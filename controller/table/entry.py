@@ -174,13 +174,11 @@ class TableEntry(BoardEntry):
             return False
         if state.phase in (Phase.ATTACK, Phase.DEFENCE_ROLL):
             return self.camera_ok and not _thrown(state)  # the camera gives the throw
-        plain = c.kind is ChooserKind.ACTIONS and not c.count
         moving = state.phase in (Phase.MOVE, Phase.STEP_ASIDE)
-        return moving and self.board_ok and plain and self.board_note is None
+        return moving and self.board_ok and not c.count and self.board_note is None
 
     def marked_option(self, state: GameState) -> str | None:
-        """The attack option under the cursor: the combat screens mark it (None: the
-        cursor is on another action, or no attack is chosen now)."""
+        """The attack option under the cursor, which the combat screens mark (or None)."""
         c = self.chooser
         if state.phase is Phase.ATTACK and c is not None and c.values:
             value = c.value
@@ -278,7 +276,7 @@ class TableEntry(BoardEntry):
             c.title = f"die {len(self.faces_entered) + 1}"
         elif c is not None and c.kind is ChooserKind.DIE_NUMBERS and self.die_values:
             self.die_values.pop()
-            c.title = f"die {len(self.die_values) + 1}"
+            c.title = self._die_title()
         elif self.correcting_die:
             self.die_values = []
             self.rebuild(state)  # back from the correction, nothing journalled
@@ -328,11 +326,15 @@ class TableEntry(BoardEntry):
                 correcting, self.correcting_die = self.correcting_die, False
                 self.owner.submit(DieCorrected(values) if correcting else DieRolled(values))
             else:
-                chooser.title = f"die {len(self.die_values) + 1}"
+                chooser.title = self._die_title()
         elif chooser.kind is ChooserKind.SEAT and state.phase is Phase.FIRST_PLAYER:
             self.owner.submit(FirstPlayerChosen(int(chooser.value)))
         elif isinstance(chooser.value, Action):
             self._act(chooser.value)
+
+    def _die_title(self) -> str:
+        """The number chooser's title for the next die: ``die 2``, ``correct die 1``."""
+        return f"{'correct ' if self.correcting_die else ''}die {len(self.die_values) + 1}"
 
     def _act(self, action: Action) -> None:
         if self.owner.submit(action):
@@ -422,15 +424,14 @@ class TableEntry(BoardEntry):
             dice: list[Symbol | None] = [Symbol(s) for s in last.dice]
             self.read_check = ReadCheck(None, dice, die_faces(self.owner.state), fixing=0)
         elif isinstance(last, DieRolled):
-            self.chooser = number_chooser("correct die 1", 1, 6, count=len(last.values))
             self.die_values, self.correcting_die = [], True
+            self.chooser = number_chooser(self._die_title(), 1, 6, count=len(last.values))
         else:
             self.owner.faults[FaultSource.RULES] = NOTHING_TO_CORRECT
 
 
 def _thrown(state: GameState) -> bool:
-    """Whether the attack's (the defence's) roll under way has a throw: its choice is
-    then the players' to make, on the screens (a table may have no combat screen)."""
+    """Whether the roll under way has a throw: its choice is then asked on the screens."""
     c = state.combat
     return c is not None and bool(
         c.defence_throws if state.phase is Phase.DEFENCE_ROLL else c.throws
