@@ -11,7 +11,8 @@ from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, ConfigProblem, load_config
 from controller.config.devices import check_devices
 from controller.core.errors import DataError, DataProblem
-from controller.daemon.journals import game_data_for, held_game_problem
+from controller.daemon.held_problem import held_game_problem
+from controller.daemon.journals import game_data_for
 from controller.system.sandbox import is_service_config, network_closed, read_only_to_service
 from vision.errors import ModelError
 from vision.learning.defaults import DEFAULT_MODEL

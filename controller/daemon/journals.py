@@ -10,21 +10,15 @@ and left untouched.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from controller.companion.journal import (
     CompanionJournal,
-    setup_kind,
-    setup_players,
-    setup_revision,
 )
 from controller.config import Config
-from controller.core.errors import DataError, TopTableError
+from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.daemon.hardware import layout_file, load_layout
@@ -32,8 +26,6 @@ from controller.game.journal import Journal
 from controller.game.session import (
     TableGame,
     journal_kind,
-    journalled_config,
-    refuse_other_files,
 )
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length
@@ -41,20 +33,16 @@ from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
 from controller.storage.journal import (
     JournalCorruptError,
-    JournalError,
     JournalForeignError,
     JournalInUseError,
-    JournalVersionError,
     journal_exists,
 )
 from controller.storage.origin import (
     TABLE_PLAYER,
-    ContradictionError,
-    Origin,
     refuse_contradiction,
     refuse_others_game,
 )
-from controller.storage.sqlite_file import header_application_id, read_only, read_stamp
+from controller.storage.sqlite_file import header_application_id
 from controller.system.private_tmp import emptied_when_stopped
 from controller.system.sandbox import read_only_here
 from controller.table.companion import CompanionTable
@@ -159,7 +147,7 @@ def other_game(kept: GameConfig, config: Config) -> str | None:
     variants = Variants.from_names(t.variants)
     source = config.source or "the config"
     if kept.kind is not t.mode:
-        return _other_kind(kept.kind, config)
+        return other_kind(kept.kind, config)
     if (len(kept.players), kept.length, kept.variants) != (t.players, length, variants):
         return (
             f"holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
@@ -188,115 +176,12 @@ def other_names(kept: Sequence[str], config: Config) -> str | None:
     )
 
 
-def _other_kind(kind: GameKind, config: Config) -> str:
+def other_kind(kind: GameKind, config: Config) -> str:
     return (
         f"holds a {kind.value} game, but {config.source or 'the config'} sets "
         f'[table] mode = "{config.table.mode.value}": move the journal away to start a '
         "new game, or set [table] mode to match"
     )
-
-
-def held_game_problem(config: Config) -> str | None:
-    """Why ``toptable run`` would refuse the game journalled where ``config`` says, as the
-    rest of a line after ``[table] journal`` naming the journal (the dice game's, or the
-    companion mode's beside it: :func:`companion_journal`) and what its set-up holds
-    against what ``config`` sets up (:func:`other_game`, :func:`other_companion_game`, or
-    a damaged set-up), from the journal's header and set-up read without writing to it or
-    beside it; None: no journal there, or the game ``config`` sets up. (A file that is no
-    SQLite database is left to the device checks and the daemon's open, which checks
-    every row.) Nothing is raised."""
-    if not config.table.mode.plays_dice:
-        path = companion_journal(config)
-        problem = _held_companion_problem(path, config)
-        mode = config.table.mode.value
-        return None if problem is None else f"keeps the {mode} game in {path}, which {problem}"
-    path = config.table.journal
-    problem = _held_dice_problem(path, config)
-    return None if problem is None else f"names {path}, which {problem}"
-
-
-def _held_setup(path: Path, stamped: type[CompanionJournal] | None = None) -> dict[str, Any] | None:
-    """The set-up of the journal at ``path``, read without writing to it or beside it, and
-    checked as opening the journal checks it: first its stamp, when ``stamped`` names the
-    journal it must be (None: the dice game's, told by its set-up), then the set-up, a
-    JSON object, and its seed and data-set fingerprint. None: no file there, or none
-    SQLite reads as a journal.
-
-    Raises:
-        JournalForeignError, JournalVersionError: the file is not a ``stamped`` journal
-            (another kind's, another program's) or a newer toptable's.
-        JournalCorruptError: the set-up is not a JSON object, or its seed or data-set
-            fingerprint is of the wrong type.
-    """
-    try:
-        if not path.is_file():  # PermissionError: a folder on the way this user may not search
-            return None
-        with read_only(path) as conn:
-            stamp = read_stamp(conn)
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    except (sqlite3.Error, OSError):
-        return None
-    if stamped is not None:
-        stamped.check_stamp(path, stamp)
-    try:
-        setup = json.loads(meta["setup"])
-    except (LookupError, ValueError, TypeError):
-        return None
-    if not isinstance(setup, dict):
-        raise JournalCorruptError(f"{path}: the journal's set-up is not a JSON object")
-    Origin.from_setup(setup, path)
-    return setup
-
-
-def _said(path: Path, exc: JournalError) -> str:
-    return str(exc).removeprefix(f"{path}: ")
-
-
-def _held_dice_problem(path: Path, config: Config) -> str | None:
-    try:
-        setup = _held_setup(path)
-        if setup is None:
-            return None
-        kind = GameKind(str(setup.get("mode")))
-        if not kind.plays_dice:  # a companion game's journal
-            return _other_kind(kind, config)
-        kept = journalled_config(path, setup)
-        origin = Origin.from_setup(setup, path)
-    except JournalCorruptError as exc:
-        return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
-    except (LookupError, ValueError, TypeError):  # no mode toptable knows: the open's to say
-        return None
-    return other_game(kept, config) or _other_data(path, origin, config, kept.kind)
-
-
-def _other_data(path: Path, origin: Origin, config: Config, kind: GameKind) -> str | None:
-    """How the data ``config`` names is not the data the journal's ``kind`` game is played
-    with, as the daemon's open would say it (None: the same data, or none to compare)."""
-    try:
-        directory = resolve_data_dir(config.table.data_dir)
-        story = kind is GameKind.STORY
-        refuse_other_files(path, DATA_FLAG, directory, origin, layout_file(config), story)
-    except (ContradictionError, DataError) as exc:
-        return f"the daemon would refuse: {str(exc).removeprefix(f'{path}: ')}"
-    return None
-
-
-def _held_companion_problem(path: Path, config: Config) -> str | None:
-    """The companion journal's checks in the order its resume makes them (the file's
-    stamp; the set-up's seed, mode and players; the game against the one set up)."""
-    try:
-        setup = _held_setup(path, CompanionJournal)
-        if setup is None:
-            return None
-        kind = setup_kind(setup, path)
-        players = setup_players(setup, path)
-        setup_revision(setup, path)
-    except (JournalForeignError, JournalVersionError) as exc:
-        return f"the daemon would refuse: {_said(path, exc)}"
-    except JournalCorruptError as exc:
-        return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
-    other = other_companion_game(kind, len(players), config.table.mode, len(player_names(config)))
-    return other if other is not None else other_names(players, config)
 
 
 def _setup(players: int, length: Length, variants: Variants) -> str:

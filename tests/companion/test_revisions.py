@@ -22,7 +22,7 @@ from controller.companion.replay import replay
 from controller.config import parse_config
 from controller.core.errors import DataError
 from controller.core.kinds import GameKind
-from controller.daemon.journals import held_game_problem
+from controller.daemon.held_problem import held_game_problem
 from controller.demo.companion import seen_before_each_row
 from controller.storage.journal import JournalCorruptError, JournalVersionError
 from controller.table.companion import CompanionTable

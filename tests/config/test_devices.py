@@ -19,7 +19,7 @@ from controller.config import Config, parse_config
 from controller.config.devices import check_devices
 from controller.config.probe import DeviceProbe
 from controller.core.errors import DataError
-from controller.daemon.journals import held_game_problem
+from controller.daemon.held_problem import held_game_problem
 from tests.as_nobody import as_nobody
 from vision.errors import CameraError
 from vision.settings import CameraConfig, CameraOptionError

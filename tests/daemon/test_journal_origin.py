@@ -11,9 +11,9 @@ import pytest
 
 from controller.config import parse_config
 from controller.core.kinds import GameKind
+from controller.daemon.held_problem import held_game_problem
 from controller.daemon.journals import (
     StartError,
-    held_game_problem,
     open_companion_table,
     recorded_seed,
     resume_or_start,
