@@ -188,8 +188,8 @@ class TableController:
         return self.game.correctable()
 
     def undo(self) -> None:
-        """Undo the last player action (journalled); a refusal is shown, in the words of
-        the table (the journal's own name the file: the screen showed its path)."""
+        """Undo the last player action (journalled); a refusal is shown in the table's
+        words (the journal's own begin with its path, which filled the screen's line)."""
         try:
             undone = self.game.undo()
         except NothingToUndoError:
