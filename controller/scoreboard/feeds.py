@@ -34,7 +34,8 @@ class TableFeed:
     dropped: int = 0  # messages that failed the checks
     flagged: int = 0  # states ahead of what their event stream supports, not (yet) believed
     held: tuple[dict[str, Any], bool] | None = None  # the last such state, and if retained
-    received_at: float | None = None  # wall time of the shown state
+    received_at: float | None = None  # wall time of the shown state (told, never measured)
+    shown_at: float | None = None  # monotonic time of the shown state (None: not known)
     heard_at: float = 0.0  # monotonic time of the last valid message
     known_games: OrderedDict[str, None] = field(default_factory=OrderedDict)
     _instance: str | None = None
@@ -112,8 +113,9 @@ class TableFeed:
             return self.games[self.state["game_id"]]
         return self.games[next(reversed(self.games))] if self.games else None
 
-    def to_json(self, now: float, wall: float) -> dict[str, Any]:
-        """The table as ``GET /api/tables`` lists it: its latest state plus delivery figures."""
+    def to_json(self, now: float) -> dict[str, Any]:
+        """The table as ``GET /api/tables`` lists it: its latest state plus delivery figures.
+        Its age is measured on the monotonic clock ``now``: NTP steps a Pi's wall clock."""
         base: dict[str, Any] = (
             dict(self.state)
             if self.state is not None
@@ -126,9 +128,7 @@ class TableFeed:
         base["dropped"] = self.dropped
         base["flagged"] = self.flagged + sum(g.jumps for g in self.games.values())
         base["received_at"] = self.received_at
-        base["age_s"] = (
-            None if self.received_at is None else round(max(0.0, wall - self.received_at), 1)
-        )
+        base["age_s"] = None if self.shown_at is None else round(max(0.0, now - self.shown_at), 1)
         base["duplicate"] = self.duplicate(now)
         base["instances"] = list(self._instances) if base["duplicate"] else []
         return base

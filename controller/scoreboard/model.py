@@ -123,7 +123,12 @@ class Scoreboard:
             if feed is not None:
                 feed.note_game(state["game_id"])
                 feed.state, feed.received_at = state, saved_at
-                feed.heard_at = now - max(0.0, self._wall() - saved_at)
+                feed.heard_at, feed.shown_at = now, None
+                ago = self._wall() - saved_at
+                if 0.0 <= ago <= self.expire_s:
+                    # A saved wall time is believed only within the expiry: a Pi has no
+                    # real-time clock, and NTP steps it by days (or back) after boot.
+                    feed.heard_at = feed.shown_at = now - ago
 
     # ------------------------------------------------------------ input (the MQTT thread)
     def handle(self, topic: str, payload: bytes, retained: bool = False) -> None:
@@ -265,7 +270,7 @@ class Scoreboard:
         if shown is not None and shown["game_id"] != game_id and not new_game:
             return  # a late state of an older game: counted, not shown
         feed.state = state
-        feed.received_at = self._wall()
+        feed.received_at, feed.shown_at = self._wall(), self._clock()
         self._touch(feed.table_id)
 
     def _first_connection(self) -> None:
@@ -342,14 +347,14 @@ class Scoreboard:
         """Every shown table (``GET /api/tables``), by table id."""
         with self._lock:
             self._expire()
-            now, wall = self._clock(), self._wall()
-            return [self._tables[t].to_json(now, wall) for t in sorted(self._tables)]
+            now = self._clock()
+            return [self._tables[t].to_json(now) for t in sorted(self._tables)]
 
     def table(self, table_id: str) -> dict[str, Any] | None:
         """One shown table (None if it is not on the page)."""
         with self._lock:
             feed = self._tables.get(table_id)
-            return feed.to_json(self._clock(), self._wall()) if feed is not None else None
+            return feed.to_json(self._clock()) if feed is not None else None
 
     def table_ids(self) -> list[str]:
         """The ids of the shown tables."""

@@ -57,6 +57,29 @@ def test_a_restarted_scoreboard_has_the_same_standings(
         assert again.standings() == before
 
 
+def test_a_restart_believes_a_saved_age_only_within_the_expiry(
+    tmp_path: Path, games: list[GameState]
+) -> None:
+    """The saved wall time gives a restored table its age, unless the Pi's clock was
+    stepped (no real-time clock; NTP at boot): then the table stays shown, age unknown,
+    and expires as one heard at the restart (review 109)."""
+    wall, mono = [1_764_000_000.0], [100.0]
+
+    def restarted() -> list[dict[str, Any]]:
+        with Evening.in_directory(tmp_path) as evening:
+            return Scoreboard(evening=evening, clock=lambda: mono[0], wall=lambda: wall[0]).tables()
+
+    with Evening.in_directory(tmp_path) as evening:
+        board = Scoreboard(evening=evening, clock=lambda: mono[0], wall=lambda: wall[0])
+        board.handle("toptable/t1/state", _state(games[0], "t1"))
+    wall[0] += 90
+    assert [(t["table_id"], t["age_s"]) for t in restarted()] == [("t1", 90.0)]
+    wall[0] += 6 * 86400 + 23 * 3600  # NTP steps the clock forward
+    assert [(t["table_id"], t["age_s"]) for t in restarted()] == [("t1", None)]
+    wall[0] -= 8 * 86400  # and back, before the game was saved
+    assert [(t["table_id"], t["age_s"]) for t in restarted()] == [("t1", None)]
+
+
 def test_a_new_evening_moves_the_last_one_aside(tmp_path: Path, games: list[GameState]) -> None:
     with Evening.in_directory(tmp_path) as evening:
         Scoreboard(evening=evening).handle("toptable/t1/state", _state(games[0], "t1"))

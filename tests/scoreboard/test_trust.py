@@ -214,6 +214,20 @@ def test_a_stale_table_says_how_old_its_state_is(final: GameState) -> None:
     assert (board.table("t1") or {})["age_s"] == 125.0
 
 
+def test_a_stepped_wall_clock_moves_no_tables_age(final: GameState) -> None:
+    """A Pi has no real-time clock: NTP steps its wall clock by days after boot, or back.
+    A state's age is what the monotonic clock measured (review 109)."""
+    clock, step = Clock(), [0.0]
+    board = Scoreboard(clock=clock, wall=lambda: clock.wall() + step[0])
+    board.handle("toptable/t1/state", _state(final, "t1"))
+    clock.now += 20
+    step[0] = 6 * 86400 + 23 * 3600
+    assert (board.table("t1") or {})["age_s"] == 20.0
+    clock.now += 40
+    step[0] = -3600
+    assert (board.table("t1") or {})["age_s"] == 60.0
+
+
 def test_one_tables_garbage_costs_another_nothing(
     final: GameState, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -12,7 +12,9 @@ const CYCLE_S = Math.min(600, Math.max(2, Number(params.get("cycle")) || 15));
 const STALE_S = 60; // a state older than this says how old it is
 
 const tables = new Map(); // table_id -> latest table JSON
-const received = new Map(); // table_id -> local time the JSON arrived
+// table_id -> when the JSON arrived, on the page's monotonic clock: a Pi's wall clock
+// (Date.now) is stepped by NTP after boot, by days or back.
+const received = new Map();
 const cards = new Map(); // table_id -> its card on the page
 let pageIndex = 0;
 
@@ -28,7 +30,8 @@ function num(v) {
 }
 
 function since(t) {
-  return (Date.now() - (received.get(t.table_id) || Date.now())) / 1000;
+  const now = performance.now();
+  return (now - (received.get(t.table_id) ?? now)) / 1000;
 }
 
 function clockText(t) {
@@ -367,7 +370,7 @@ function drawLink(link) {
 }
 
 function take(list) {
-  const now = Date.now();
+  const now = performance.now();
   const ids = [];
   for (const t of list || []) {
     if (!t || typeof t.table_id !== "string") continue;
