@@ -97,18 +97,22 @@ class Link:
         on_change: Callable[[LinkStatus], None] | None = None,
         wall: Callable[[], float] = time.time,
         backlog: Callable[[], str | None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``who``: the client in words ("table t1", "the scoreboard"); ``backlog``: what
         waits for the broker, in words ("12 events wait in J"; None: nothing to say),
-        asked on the thread that reports the link's news when an outage starts or ends."""
+        asked on the thread that reports the link's news when an outage starts or ends.
+        ``wall`` stamps the status (``since``, told); ``clock`` measures an outage: a Pi
+        with no real-time clock has its wall clock stepped by NTP as its network comes."""
         self.who = who
         self._wall = wall
+        self._clock = clock
         self._on_change = on_change
         self._backlog = backlog
         self._cond = threading.Condition()
         self._status = LinkStatus(LinkState.CONNECTING, broker, None, wall())
         self._answered = False
-        self._down_since: float | None = None  # wall time the outage being lived began
+        self._down_since: float | None = None  # monotonic time the outage being lived began
         self.failed_attempts = 0  # connections that failed or were refused, in all
 
     def status(self) -> LinkStatus:
@@ -172,29 +176,28 @@ class Link:
             if (old.state, old.problem) == (state, problem):
                 return
             self._status = new = LinkStatus(state, old.broker, problem, self._wall())
-            down_since = self._down_since
+            down_since, now = self._down_since, self._clock()
             if state is LinkState.CONNECTED:
                 self._down_since = None
             elif state is not LinkState.CONNECTING and down_since is None:
-                self._down_since = new.since
-        self._say(new, down_since)
+                self._down_since = now
+        self._say(new, None if down_since is None else max(0.0, now - down_since))
         if self._on_change is not None:
             self._on_change(new)
 
-    def _say(self, new: LinkStatus, down_since: float | None) -> None:
-        """Log a change: an outage when it starts and when it ends, a refusal when its
-        reason changes, the first connection."""
+    def _say(self, new: LinkStatus, away: float | None) -> None:
+        """Log a change: an outage when it starts and when it ends (``away``: seconds since
+        it began; None: no outage), a refusal when its reason changes, the first connection."""
         url = new.broker
         if new.state is LinkState.CONNECTED:
-            if down_since is None:
+            if away is None:
                 log.info("%s connected to %s", self.who, url)
                 return
-            away = max(0.0, new.since - down_since)
             log.warning("%s reaches its broker %s again after %.0f s%s", self.who, url, away,
                         self._waiting(": sending them"))  # fmt: skip
         elif new.state is LinkState.REFUSED:
             log.warning("broker %s refused %s: %s", url, self.who, new.problem)
-        elif new.state is LinkState.UNREACHABLE and down_since is None:  # a new outage
+        elif new.state is LinkState.UNREACHABLE and away is None:  # a new outage
             log.warning("%s cannot reach its broker %s (%s)%s; it keeps trying", self.who,
                         url, new.problem, self._waiting(", sent once it is back"))  # fmt: skip
 

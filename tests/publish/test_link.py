@@ -7,6 +7,7 @@ of its events the broker took, and where the rest wait.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.publish.link import LinkState
+from controller.publish.link import Link, LinkState
 from controller.publish.outbox import AckMark
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, parse_broker_url
@@ -222,3 +223,22 @@ def test_two_scoreboards_of_one_client_id_are_said(
             first.close()
             second.close()
     assert said
+
+
+def test_an_outage_is_timed_on_the_monotonic_clock(caplog: pytest.LogCaptureFixture) -> None:
+    """A Pi's network and NTP come together at boot: the wall clock steps by days in the
+    middle of an outage, which lasted what the monotonic clock says (review 109)."""
+    wall, mono = [1_764_000_000.0], [50.0]
+    link = Link("table t1", "mqtt://club:1883", wall=lambda: wall[0], clock=lambda: mono[0])
+    with caplog.at_level(logging.WARNING, logger="controller.publish.link"):
+        link.unreachable("[Errno 101] Network is unreachable")
+        mono[0] += 40
+        wall[0] += 6 * 86400 + 22 * 3600 + 40
+        link.connected()
+        link.lost("a reset")
+        mono[0] += 90
+        wall[0] -= 3600
+        link.connected()
+    again = [r.getMessage() for r in caplog.records if "again after" in r.getMessage()]
+    assert [m.split("again after ")[1] for m in again] == ["40 s", "90 s"]
+    assert link.status().since == wall[0]  # the status still tells the wall time
