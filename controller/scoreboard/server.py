@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -46,6 +47,10 @@ STALL_S = 2 * KEEPALIVE_S
 """A live page whose write blocks this long stopped reading (a phone asleep, a frozen tab):
 its stream ends and frees its slot. ``BaseHTTPRequestHandler.timeout`` is None (Python
 3.11 ``socketserver.StreamRequestHandler``): without a timeout the write blocks for ever."""
+IDLE_S = 60.0
+"""A connection kept alive this long with no request is closed (nginx's keepalive_timeout
+is 75 s): a phone that left the Wi-Fi or a screen switched off at the wall sends no FIN,
+and each such connection held a thread and a socket for the rest of the evening."""
 STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -74,6 +79,7 @@ class ScoreboardServer(ThreadingHTTPServer):
         self.streams = 0
         self.streams_lock = threading.Lock()
         self.stall_s = STALL_S
+        self.idle_s = IDLE_S
         self.files = {path: (_static(name), ctype) for path, (name, ctype) in STATIC.items()}
         self._thread: threading.Thread | None = None
         super().__init__((host, port), _Handler)
@@ -102,6 +108,15 @@ class ScoreboardServer(ThreadingHTTPServer):
             self._thread.join(5)
         self.server_close()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a reset, a broken pipe) is no error: one debug line.
+        ``socketserver.BaseServer.handle_error`` printed a traceback to stderr for each."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            log.debug("%s went away: %s", client_address[0], error)
+            return
+        log.exception("the scoreboard's web server failed answering %s", client_address[0])
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: ScoreboardServer
@@ -112,6 +127,12 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server_version = "toptable-scoreboard"
     sys_version = ""
+
+    def setup(self) -> None:
+        # StreamRequestHandler.setup applies ``timeout`` to the socket (a read or write
+        # that waits longer raises TimeoutError, and handle_one_request closes)
+        self.timeout = self.server.idle_s
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
@@ -162,6 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         with srv.streams_lock:
             if srv.streams >= MAX_STREAMS:
                 self._json({"error": "too many live pages"}, HTTPStatus.SERVICE_UNAVAILABLE)
+                self.close_connection = True
                 return
             srv.streams += 1
         try:

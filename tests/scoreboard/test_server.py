@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
+import socket
+import struct
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +16,7 @@ import pytest
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, online_message, state_message
+from controller.scoreboard import server as server_module
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import DEFAULT_HOST, ScoreboardServer
 from tests.waiting import wait_until
@@ -143,3 +147,57 @@ def test_a_page_that_stops_reading_its_stream_frees_its_slot(
         time.sleep(0.002)
     assert server.streams == 0, "the stalled page still holds its slot"
     page.close()
+
+
+def _kept_alive(server: ScoreboardServer) -> socket.socket:
+    """A client that asked for the page over a kept-alive connection and went silent."""
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("GET", "/static/app.js")
+    r = c.getresponse()
+    assert r.status == 200 and r.read() and not r.will_close
+    assert c.sock is not None
+    return c.sock
+
+
+def test_a_silent_kept_alive_connection_is_closed(
+    served: tuple[Scoreboard, ScoreboardServer],
+) -> None:
+    """A phone that left the Wi-Fi sends no FIN: its kept-alive connection held a thread and
+    a socket for the rest of the evening (review 109)."""
+    _, server = served
+    server.idle_s = 0.5
+    client = _kept_alive(server)
+    client.settimeout(10)
+    assert client.recv(1) == b"", "the idle connection was not closed"
+    client.close()
+
+
+def test_a_client_that_resets_is_no_traceback(
+    served: tuple[Scoreboard, ScoreboardServer],
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """socketserver printed a 20-line traceback to stderr for each reset connection."""
+    _, server = served
+    with caplog.at_level(logging.DEBUG, logger="controller.scoreboard.server"):
+        client = _kept_alive(server)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset, not a FIN
+        wait_until(lambda: any("went away" in r.getMessage() for r in caplog.records), 10,
+                   "the reset to be noticed")  # fmt: skip
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_page_refused_a_stream_is_let_go(
+    served: tuple[Scoreboard, ScoreboardServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 503 of "too many live pages" closes its connection (it held a thread)."""
+    monkeypatch.setattr(server_module, "MAX_STREAMS", 0)
+    _, server = served
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("GET", "/api/stream")
+    r = c.getresponse()
+    assert r.status == 503 and json.loads(r.read()) == {"error": "too many live pages"}
+    assert c.sock is not None and c.sock.recv(1) == b""
