@@ -129,10 +129,9 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
 
     def setup(self) -> None:
-        # StreamRequestHandler.setup applies ``timeout`` to the socket (a read or write
-        # that waits longer raises TimeoutError, and handle_one_request closes)
-        self.timeout = self.server.idle_s
         super().setup()
+        # a read or write that waits longer raises TimeoutError: handle_one_request closes
+        self.connection.settimeout(self.server.idle_s)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
