@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,30 @@ def test_a_new_evening_moves_the_last_one_aside(tmp_path: Path, games: list[Game
     (aside,) = [p for p in tmp_path.glob("evening-*.sqlite")]
     with sqlite3.connect(aside) as db:
         assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 1
+
+
+def test_a_new_evening_in_the_same_second_keeps_both_earlier_ones(
+    tmp_path: Path, games: list[GameState], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Pi with no real-time clock boots on the same saved time after a pulled plug: the
+    second evening moved aside under the first's name replaced it (review 109)."""
+    monkeypatch.setattr(time, "strftime", lambda _: "20261128-200000")
+    for i in range(3):
+        with Evening.in_directory(tmp_path, new=True) as evening:
+            Scoreboard(evening=evening).handle("toptable/t1/state", _state(games[i], "t1"))
+    kept = {}
+    for aside in sorted(tmp_path.glob("evening-*.sqlite")):
+        with sqlite3.connect(aside) as db:
+            kept[aside.name] = db.execute("SELECT game_id FROM games").fetchall()
+    assert kept == {"evening-20261128-200000.sqlite": [("g0",)],
+                    "evening-20261128-200000-2.sqlite": [("g1",)]}  # fmt: skip
+
+
+def test_the_evening_survives_a_power_cut_within_its_second(tmp_path: Path) -> None:
+    """In WAL mode ``synchronous=NORMAL`` leaves a commit unsynced until a checkpoint: a
+    power cut took the last ~30 s of the evening (review 107; sqlite.org pragma synchronous)."""
+    with Evening.in_directory(tmp_path) as evening:
+        assert evening._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
 def test_a_second_scoreboard_on_the_evening_is_refused(tmp_path: Path) -> None:
