@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.core.durable import replace_durably
 from controller.core.errors import DataError, DataProblem, IllegalActionError
 from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
@@ -148,7 +149,7 @@ def save_sensor_map(path: str | Path, board: str, mapping: Mapping[int, int]) ->
         part.write_text(sensor_map_text(board, mapping), encoding="utf-8")
         if path.exists():
             shutil.copymode(path, part)  # as the map made before (the config's may be 0640)
-        part.replace(path)  # a map made before is replaced whole or not at all
+        replace_durably(part, path)  # a map made before is replaced whole or not at all
     except OSError as exc:
         with contextlib.suppress(OSError):
             part.unlink(missing_ok=True)

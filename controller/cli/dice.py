@@ -42,6 +42,7 @@ from controller.cli.flags import (
     Text,
     Whole,
 )
+from controller.core.durable import replace_durably
 from vision.errors import ModelError
 from vision.images import is_photo, read_image, suffix_list, write_image
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
@@ -77,7 +78,7 @@ def _save_whole(model: FaceModel, out: Path) -> Path:
     part = final.with_name(f"{final.name}.part.npz")
     try:
         model.save(part)
-        part.replace(final)
+        replace_durably(part, final)
     except OSError as exc:
         raise ModelError(f"{final}: cannot write the model ({exc.strerror or exc})") from None
     finally:

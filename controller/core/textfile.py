@@ -16,6 +16,11 @@ statement (at line 1, column 1)"; RFC 8259 §8.1 says implementations must not
 add one, and :func:`json.loads` refuses it ("Unexpected UTF-8 BOM").
 """
 
+EMPTY = (
+    "empty (0 bytes): a file being written when the power went is left so; "
+    "make it again (or put back a copy)"
+)
+
 
 def read_text(path: str | Path, missing: str | None = None) -> str:
     """The whole of a UTF-8 text file.
@@ -24,9 +29,9 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
     saying where an example is).
 
     Raises:
-        DataError: the file is missing, a folder, a FIFO or device, or unreadable, not
-            UTF-8 text, or starts with a byte-order mark (the message says to save it
-            without one).
+        DataError: the file is missing, a folder, a FIFO or device, or unreadable, empty
+            (0 bytes: what a power cut leaves of a file being written), not UTF-8 text, or
+            starts with a byte-order mark (the message says to save it without one).
     """
     path = Path(path)
     try:
@@ -41,6 +46,8 @@ def read_text(path: str | Path, missing: str | None = None) -> str:
         raise DataError.single(str(path), "", "", "is a folder; expected a file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError.single(str(path), "", "", unreadable(exc)) from None
+    if not text:
+        raise DataError.single(str(path), "", "", EMPTY)
     if text.startswith(BOM):
         raise DataError.single(
             str(path),

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from controller.core.durable import sync_folder, sync_tree
 from controller.core.errors import DataError, DataProblem
 from controller.core.quoting import printable
 from controller.core.tomlfile import read_toml
@@ -258,7 +259,9 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
         ) from None
     try:
         copied, rebased = _copy_set(src, staging)
+        sync_tree(staging)  # a pulled plug leaves no empty file in the new folder
         staging.replace(dest)  # an empty dest is replaced whole
+        sync_folder(dest.parent)
     except (shutil.Error, OSError) as exc:  # a link that loops, a file it may not read
         shutil.rmtree(staging, ignore_errors=True)
         raise DataError.single(str(src), "", "", f"cannot copy: {_first_copy_error(exc)}") from None

@@ -36,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
+from controller.core.durable import replace_durably
 from controller.core.quoting import printable
 from controller.storage.lock import JournalLock, LockedConnection, LockHeldError, many_names
 from controller.storage.place import (
@@ -256,7 +257,7 @@ class ChainedLog(Generic[R]):
         conn.execute("COMMIT")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.close()
-        tmp.replace(path)
+        replace_durably(tmp, path)
         return cls._connect(path)
 
     @classmethod

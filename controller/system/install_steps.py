@@ -13,6 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
+from controller.core.durable import replace_durably, sync_folder
 from controller.system.unit_files import ServiceError
 
 
@@ -111,18 +112,22 @@ def _do(step: InstallStep) -> None:
         raise ServiceError(f"service install: a {step.action.value} step names no path")
     if step.action is StepAction.MKDIR:
         step.path.mkdir(mode=step.mode, parents=True, exist_ok=True)
+        sync_folder(step.path.parent)
     elif step.action is StepAction.REMOVE:
         step.path.unlink(missing_ok=True)
+        if step.path.parent.is_dir():
+            sync_folder(step.path.parent)
     elif step.action is StepAction.WRITE:
         _write(step.path, step.content, step.mode, step.group)
 
 
 def _write(path: Path, content: str, mode: int, group: str | None) -> None:
-    """Write ``content`` whole: a temporary file renamed over ``path``."""
+    """Write ``content`` whole: a temporary file renamed over ``path``, on the disk when
+    this returns (a Pi is often unplugged right after an install)."""
     tmp = path.with_name(f".{path.name}.new")
     tmp.write_text(content)
     os.chmod(tmp, mode)
     if group is not None and os.geteuid() == 0:
         with contextlib.suppress(KeyError):  # a staged install: the group is made on the target
             os.chown(tmp, 0, grp.getgrnam(group).gr_gid)
-    os.replace(tmp, path)
+    replace_durably(tmp, path)

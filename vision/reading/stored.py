@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.npyio import NpzFile
 
+from controller.core.textfile import EMPTY
 from vision.errors import ModelError
 
 
@@ -22,12 +23,15 @@ def checked_npz(
     ``with`` body fails to read (a missing array, a bad shape) is reported as damage.
 
     Raises:
-        ModelError: ``{path}: no such {kind} file``; ``{path}: {kind} format N, this
+        ModelError: ``{path}: no such {kind} file``; ``{path}: empty (0 bytes)...`` (a
+            power cut's); ``{path}: {kind} format N, this
             program reads format {version}{advice}``; ``{path}: not {damaged} (...)``;
             or a ModelError of the body as it is.
     """
     if not path.is_file():
         raise ModelError(f"{path}: no such {kind} file")
+    if path.stat().st_size == 0:
+        raise ModelError(f"{path}: {EMPTY}")
     if not zipfile.is_zipfile(path):  # else numpy takes any other bytes for a pickle
         raise ModelError(f"{path}: not {damaged} (not an .npz archive)")
     try:
