@@ -52,6 +52,7 @@ from controller.storage.sqlite_file import (
     Migration,
     Stamp,
     connect_read_only,
+    cut_short,
     file_identity,
     found_damage,
     make_durable,
@@ -71,7 +72,7 @@ class ChainedLog(Generic[R]):
     Subclasses set :attr:`NOUN`, :attr:`APPLICATION_ID`, :attr:`FORMAT_VERSION`,
     :attr:`MIGRATIONS` (or override :meth:`_migrate`), :attr:`RESUME_HINT` and the
     three error classes, and override the wording hooks (:meth:`_foreign`,
-    :meth:`_newer`, :meth:`_not_a_log`, :meth:`_unreadable`, :meth:`_bad_row`) where
+    :meth:`_newer`, :meth:`_not_a_log`, :meth:`_bad_row`) where
     theirs differs.
     """
 
@@ -110,10 +111,6 @@ class ChainedLog(Generic[R]):
     @classmethod
     def _not_a_log(cls, path: Path, exc: Exception) -> Exception:
         return cls.CorruptError(f"{path}: not a {cls.NOUN} ({exc})")
-
-    @classmethod
-    def _unreadable(cls, path: Path, exc: Exception) -> Exception:
-        return cls._not_a_log(path, exc)
 
     @classmethod
     def _bad_row(cls, path: Path, seq: int) -> Exception:
@@ -155,6 +152,8 @@ class ChainedLog(Generic[R]):
         are checked too. An SQLite error is the file's fault (``CorruptError``).
         Without (creating), SQLite's errors pass through.
         """
+        if check and (problem := cut_short(path, cls.NOUN)) is not None:
+            raise cls.CorruptError(problem)  # before SQLite, which deletes an empty file's WAL
         conn: sqlite3.Connection | None = None
         try:
             # opened on the main thread, then used by the loop thread alone: never concurrent
@@ -316,7 +315,7 @@ class ChainedLog(Generic[R]):
             conn.close()
             if is_storage_error(exc):
                 raise cls.StorageError(place_problem(path, exc)) from None
-            raise cls._unreadable(path, exc) from None
+            raise cls._not_a_log(path, exc) from None
         try:
             log = build(conn, path, meta)
         except BaseException:
@@ -331,7 +330,7 @@ class ChainedLog(Generic[R]):
             log.close()
             if is_storage_error(exc):
                 raise cls.StorageError(place_problem(path, exc)) from None
-            raise cls._unreadable(path, exc) from None
+            raise cls._not_a_log(path, exc) from None
         log._upgrade()
         return log
 

@@ -200,3 +200,39 @@ def header_application_id(path: Path) -> int | None:
     if len(head) < 72 or not head.startswith(b"SQLite format 3\x00"):
         return None
     return int.from_bytes(head[68:72], "big")
+
+
+def cut_short(path: Path, noun: str) -> str | None:
+    """What a power cut or a stopped copy left of the SQLite file ``path``, read from
+    its header without SQLite (which deletes the write-ahead log beside a 0-byte file:
+    ``pager.c``, ``pagerOpenWalIfPresent``); None when it is not so (SQLite then says).
+
+    Empty, or shorter than the pages its header counts (bytes 28-31, believed when
+    bytes 92-95 match the change counter at 24-27; SQLite's file format, "The Database
+    Header") with no write-ahead log to make up the rest.
+    """
+    wal = Path(f"{path}-wal")
+    try:
+        with path.open("rb") as fh:
+            size, head = os.fstat(fh.fileno()).st_size, fh.read(100)
+        wal_size = wal.stat().st_size if wal.is_file() else 0
+    except OSError:  # missing, a folder, unreadable: SQLite's open says so
+        return None
+    if size == 0:
+        if wal_size:
+            return (
+                f"{path}: empty (0 bytes), beside its write-ahead log {wal.name} ({wal_size} "
+                "bytes): both left as they are (SQLite would delete the log); copy both away"
+            )
+        return f"{path}: empty (0 bytes): a file being written when the power went is left so"
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00") or wal_size:
+        return None
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    if head[24:28] != head[92:96] or size >= pages * page:
+        return None
+    return (
+        f"{path}: a {noun} cut short ({size} of the {pages * page} bytes its header "
+        "gives); left as it is: sqlite3's .recover reads what it can into a copy"
+    )

@@ -64,3 +64,38 @@ def test_a_whole_journal_opens_durable(tmp_path: Path) -> None:
         assert journal.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert journal.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert len(journal) == 3
+
+
+def test_a_journal_cut_short_is_said_so_and_left(tmp_path: Path) -> None:
+    """The SD card's write cut, a copy stopped: the header still counts its pages, and the
+    file is refused as cut short, not as someone else's (review 107)."""
+    path = _game(tmp_path / "j.sqlite")
+    whole = path.stat().st_size
+    with path.open("r+b") as fh:
+        fh.truncate(whole - 4096)
+    before = _digest(path)
+    with pytest.raises(JournalCorruptError) as err:
+        Journal.open(path)
+    assert str(err.value) == (
+        f"{path}: a toptable journal cut short ({whole - 4096} of the {whole} bytes its "
+        "header gives); left as it is: sqlite3's .recover reads what it can into a copy"
+    )
+    assert _digest(path) == before
+
+
+def test_an_empty_journal_beside_its_log_keeps_the_log(tmp_path: Path) -> None:
+    """SQLite deletes the write-ahead log beside a 0-byte file when it opens it (pager.c,
+    pagerOpenWalIfPresent): the rows it may hold were lost by the refusal (review 107)."""
+    path, wal = tmp_path / "j.sqlite", tmp_path / "j.sqlite-wal"
+    path.write_bytes(b"")
+    wal.write_bytes(b"\x37\x7f\x06\x82" + bytes(4092))
+    with pytest.raises(JournalCorruptError) as err:
+        Journal.open(path)
+    assert str(err.value) == (
+        f"{path}: empty (0 bytes), beside its write-ahead log j.sqlite-wal (4096 bytes): "
+        "both left as they are (SQLite would delete the log); copy both away"
+    )
+    assert wal.read_bytes()[:4] == b"\x37\x7f\x06\x82" and wal.stat().st_size == 4096
+    wal.unlink()
+    with pytest.raises(JournalCorruptError, match=r"j.sqlite: empty \(0 bytes\): a file being"):
+        Journal.open(path)
