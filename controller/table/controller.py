@@ -62,9 +62,9 @@ from controller.table.entry import (
     HALTED_HINT,
     FaultSource,
     TableEntry,
-    TableStats,
     short,
 )
+from controller.table.stats import TableStats
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.model import Prompt, PromptKind, TableView

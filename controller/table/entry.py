@@ -17,7 +17,7 @@ game's owner (:class:`GameOwner`, the table controller) to journal and apply:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -49,8 +49,10 @@ from controller.table.chooser import (
     starter_chooser,
 )
 from controller.table.entry_board import BoardEntry
+from controller.table.stats import TableStats
 from hardware.controls.events import ButtonName, ButtonPressed
 from vision.events import ThrowSettled
+from vision.reading.evidence import discard_evidence
 
 log = logging.getLogger(__name__)
 
@@ -100,21 +102,6 @@ class GameOwner(Protocol):
     def correctable(self) -> DiceThrown | DieRolled | None:
         """The throw or die roll a correction would replace now (None: none is open)."""
         ...
-
-
-@dataclass
-class TableStats:
-    """What the table did, for the demo's summary and the logs."""
-
-    throws_read: int = 0
-    reads_flagged: int = 0
-    reads_corrected: int = 0
-    unexpected_throws: int = 0
-    unmoved_reads: int = 0  # a reroll read with no die moved: no throw
-    moves_from_board: int = 0
-    moves_refused: int = 0
-    button_actions: int = 0
-    refused: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -364,6 +351,7 @@ class TableEntry(BoardEntry):
                     "counted in the table's unexpected throws)",
                     state.phase.value,
                 )
+            discard_evidence(event.evidence_path)  # no journal row will name its photo
             return False
         self._said_unwanted = False
         if event.roll_no > 1 and not event.rerolled and not event.count_mismatch:
@@ -371,6 +359,7 @@ class TableEntry(BoardEntry):
             # tray, or the exposure settled; nobody threw (fewer dice read go to a person)
             self.stats.unmoved_reads += 1
             log.info("the camera read the dice again where they lay: not a throw")
+            discard_evidence(event.evidence_path)
             return False
         self.stats.throws_read += 1
         try:

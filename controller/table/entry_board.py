@@ -14,7 +14,8 @@ from controller.table.chooser import Chooser, action_chooser
 from controller.table.extra_steps import extra_green_step
 
 if TYPE_CHECKING:
-    from controller.table.entry import GameOwner, TableStats
+    from controller.table.entry import GameOwner
+    from controller.table.stats import TableStats
 
 log = logging.getLogger("controller.table.entry")  # said as the entry's, as before
 

@@ -26,7 +26,8 @@ from controller.table.entry import FaultSource, GameOwner, TableEntry
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind
 from tests.table.helpers import DirectHands, settled
-from vision.events import CameraLost
+from vision.events import CameraLost, ThrowSettled
+from vision.reading.evidence import boxes_path
 
 CONFIRM = ButtonPressed(ButtonName.CONFIRM)
 
@@ -249,3 +250,37 @@ def test_a_read_of_dice_that_did_not_move_is_no_throw(tmp_path: Path) -> None:
     table.entry.read_check = None
     table.on_throw(settled(dice, roll_no=2))  # every die thrown again
     assert table.state.events_applied > before and table.stats.throws_read == 2
+
+
+def _photographed(event: ThrowSettled, folder: Path, n: int) -> ThrowSettled:
+    """``event`` with an evidence photo and its boxes, as the reader keeps them."""
+    photo = folder / f"throw_{n:05d}.jpg"
+    photo.write_bytes(b"\xff\xd8 a frame")
+    boxes_path(photo).write_text("{}", encoding="utf-8")
+    return replace(event, evidence_path=str(photo))
+
+
+def _kept(event: ThrowSettled) -> bool:
+    assert event.evidence_path is not None
+    return Path(event.evidence_path).exists() or boxes_path(event.evidence_path).exists()
+
+
+def test_a_read_the_table_does_not_take_leaves_no_photo(tmp_path: Path) -> None:
+    """A settled read the game waits for no dice for, or of dice nobody threw, is named by
+    no journal row: its photo was kept all the same, one a settle all evening (review 109)."""
+    for folder in ("early", "attack"):
+        (tmp_path / folder).mkdir()
+    table, _ = _table(tmp_path / "early")
+    early = _photographed(settled((Symbol.KICK, Symbol.PUNCH)), tmp_path, 1)
+    table.on_throw(early)
+    assert table.stats.unexpected_throws == 1 and not _kept(early)
+    table, c = _at_attack(tmp_path / "attack")
+    dice = (Symbol.KICK,) * c.pool
+    thrown = _photographed(settled(dice), tmp_path, 2)
+    unmoved = _photographed(
+        replace(settled(dice, roll_no=2), kept=tuple(range(c.pool)), rerolled=()), tmp_path, 3
+    )
+    table.on_throw(unmoved)
+    assert table.stats.unmoved_reads == 1 and not _kept(unmoved)
+    table.on_throw(thrown)
+    assert table.stats.throws_read == 1 and _kept(thrown)  # the journal names this one

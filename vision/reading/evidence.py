@@ -11,6 +11,7 @@ on; with these boxes a played throw becomes a labelled photo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Sequence
@@ -58,6 +59,17 @@ def write_boxes(frame: str | Path, throw: ThrowBoxes) -> Path | None:
     except OSError:
         return None
     return path
+
+
+def discard_evidence(frame: str | None) -> None:
+    """Remove evidence ``frame`` and its boxes: a settled read the table did not take as
+    a throw (the game waited for no dice; nobody threw), which no journal row will name.
+    Kept, such frames filled the card all evening (a daemon left on kept one a settle)."""
+    if not frame:
+        return
+    for path in (Path(frame), boxes_path(frame)):
+        with contextlib.suppress(OSError):  # gone already, or a card gone read-only
+            path.unlink(missing_ok=True)
 
 
 def read_boxes(frame: str | Path) -> ThrowBoxes:
