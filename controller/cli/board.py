@@ -113,8 +113,13 @@ def run_sim_commands(sim: Any, lines: TextIO, out: TextIO) -> None:
                 sim.set(int(args[0]), cmd == "place")
                 print(f"{cmd} {int(args[0])}", file=out, flush=True)
             elif cmd == "reset" and not args:
+                # a Pico's reset drops its USB port too: the host opens it anew and leaves
+                # the board its grace second (a ping on the open port read as a Ctrl-C)
+                sim.unplug()
                 sim.reset()
-                print(f"reset: boot {sim.boot}", file=out, flush=True)
+                sim.replug()
+                print(f"reset: boot {sim.boot} (its USB port dropped and back)", file=out,
+                      flush=True)  # fmt: skip
             elif cmd == "unplug" and len(args) <= 1:
                 seconds = float(args[0]) if args else 1.0
                 if not 0 <= seconds <= MAX_UNPLUG_S:  # (NaN too) checked before it is pulled

@@ -224,7 +224,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``toptable dice`` and its subcommands."""
-    p = sub.add_parser("dice", help="read dice with the camera: calibrate, eval, read, capture")
+    p = sub.add_parser(
+        "dice", help="learn and read your dice: calibrate, read, watch... (toptable dice -h)"
+    )
     dice = p.add_subparsers(dest="dice_command", metavar="ACTION", parser_class=type(p))
     dice.required = True
 

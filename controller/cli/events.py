@@ -38,16 +38,18 @@ from controller.publish.settings import (
 from controller.publish.tables import DEMO_PACE_S, TablesOptions, simulate_tables
 
 
-def add_broker_arguments(p: argparse.ArgumentParser, *, required: bool) -> argparse.Action:
-    """``--mqtt URL`` and the optional ``--username``, ``--password-file``, ``--ca-file``
-    (which do nothing without ``--mqtt``, and a password nothing without a user name: the
-    config refuses that pair too); return ``--mqtt``."""
+def add_broker_arguments(
+    p: argparse.ArgumentParser, *, required: bool, verb: str = "publish to"
+) -> argparse.Action:
+    """``--mqtt URL`` (its help: ``verb`` this broker) and the optional ``--username``,
+    ``--password-file``, ``--ca-file`` (which do nothing without ``--mqtt``, and a password
+    nothing without a user name: the config refuses that pair too); return ``--mqtt``."""
     mqtt = p.add_argument(
         "--mqtt",
         required=required,
         metavar="URL",
         type=Checked(parse_broker_url),
-        help="publish to this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
+        help=f"{verb} this broker: mqtt://HOST:PORT or mqtts://HOST:PORT",
     )
     user = p.add_argument("--username", type=Checked(check_user_name), help="broker user name")
     password = p.add_argument(

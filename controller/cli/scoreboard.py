@@ -38,7 +38,7 @@ def default_state_dir() -> Path:
 def register(sub: Any) -> None:
     """Add ``scoreboard``."""
     p = sub.add_parser("scoreboard", help="serve the evening's live scoreboard of every table")
-    add_broker_arguments(p, required=True)
+    add_broker_arguments(p, required=True, verb="listen to the tables on")
     p.add_argument(
         "--host",
         default=DEFAULT_HOST,

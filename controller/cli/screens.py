@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         DataError: the state file is unreadable or malformed.
     """
+    from hardware.displays.companion import write_readme_pictures
     from hardware.displays.gallery import cases, every_case, write_cases
     from hardware.displays.view_json import EXAMPLE_STATE, load_view
 
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         raise FlagError("screens render needs --out DIR (the folder the PNGs go to)")
     try:
         written = write_cases(every_case(view), args.out, scale=args.scale)
+        written += write_readme_pictures(args.out, max(args.scale, 1))  # the README's
     except OSError as exc:
         raise DisplayError(
             f"cannot write PNGs to {printable(str(args.out))}: {exc.strerror or exc}"

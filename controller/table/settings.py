@@ -33,7 +33,7 @@ from controller.core.config_schema import (
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.game.state import Length
-from controller.rules.variants import Variants
+from controller.rules.variants import RETIRED, Variants
 
 DEFAULT_JOURNAL = Path("/var/lib/toptable/journal.sqlite")
 PLAYERS = (2, 4)
@@ -57,7 +57,7 @@ class TableConfig:
     players: int = 2
     length: Length = Length.ROUNDS10
     variants: tuple[str, ...] = ()
-    data_dir: Path | None = None  # None: the bundled rulebook data
+    data_dir: Path | None = None  # None: the bundled demo set (invented values; TOPTABLE_DATA)
     journal: Path = DEFAULT_JOURNAL
 
     @property
@@ -73,7 +73,7 @@ def _variants(value: Any) -> tuple[str, ...]:
     known = Variants.names()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InvalidOptionError(f"must be a list of variant names (got {shown(value)})")
-    wrong = [v for v in value if v not in known]
+    wrong = [v for v in value if v not in known and v not in RETIRED]  # retired: no effect
     if wrong:
         raise InvalidOptionError(
             f"has unknown variant {short_repr(wrong[0])}{did_you_mean(wrong[0], known)}; "

@@ -22,11 +22,13 @@ from controller.core.errors import DataError
 from controller.core.events import Event
 from controller.gamedata.board import load_board
 from hardware.board.errors import BoardError
-from hardware.board.events import LinkLost, SensorChanged, SensorFlickering
+from hardware.board.events import BoardResynced, LinkLost, SensorChanged, SensorFlickering
 from hardware.board.guard import FlickerGuard
+from hardware.board.link import BoardLink
 from hardware.board.relay import FaultRelay
 from hardware.board.sim import SimBoard
 from hardware.board.stress import StressConfig, format_report, run_stress
+from tests.hardware.board.test_link import wait_for
 from tests.paths import REPO
 
 REPO = REPO
@@ -384,3 +386,21 @@ def test_a_mapping_stopped_part_way_is_kept_and_continued(
     assert main(argv) == 0
     assert not partial.exists()
     assert len(tomllib.loads(out.read_text(encoding="utf-8"))["sensors"]) == len(layout.spaces)
+
+
+@pytest.mark.timeout(30)
+def test_the_sims_reset_is_a_picos_and_the_host_resyncs(tmp_path: Path) -> None:
+    """hardware/board/README.md has the owner type ``reset`` into ``board sim``: the port
+    stayed open, the host's pings in the board's grace second read as Ctrl-C, and the
+    board sat at the MicroPython prompt for good (review 108). A Pico's reset drops its
+    USB port too. The grace is longer than the host's ping period, so a ping on a port
+    left open is sure to land in it."""
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(8, tmp_path / "b", boot_grace_s=2.5) as sim, BoardLink(sim.path, q):
+        wait_for(q, BoardResynced)
+        run_sim_commands(sim, io.StringIO("reset\n"), io.StringIO())
+        again = wait_for(q, BoardResynced, timeout=10)
+        assert isinstance(again, BoardResynced) and again.boot == 2
+        sim.place(4)
+        wait_for(q, SensorChanged, sensor=4)
+        assert not sim.at_prompt

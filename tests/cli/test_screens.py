@@ -38,6 +38,8 @@ def test_screens_writes_every_screen(tmp_path: Path, capsys: pytest.CaptureFixtu
         assert f"{screen}_128x64.png" in names and f"{screen}_128x32@4x.png" in names
     assert Image.open(tmp_path / "combat_128x64.png").size == (128, 64)
     assert Image.open(tmp_path / "combat_128x64@4x.png").size == (512, 256)
+    for mode in ("dbs-tournament", "dbz-tcg", "challengers"):  # the README's companion row
+        assert Image.open(tmp_path / f"companion-{mode}.png").size == ((128 * 2 + 4) * 4, 64 * 4)
     assert f"wrote {len(names)} PNGs" in capsys.readouterr().out
 
 

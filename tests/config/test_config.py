@@ -16,6 +16,7 @@ from controller.config import Config, ConfigProblem, load_config, parse_config
 from controller.core.config_schema import options_of
 from controller.core.errors import DataError
 from controller.game.state import Length
+from controller.rules.variants import Variants
 from controller.table.settings import DEFAULT_JOURNAL
 from hardware.board.settings import BoardBackend
 from hardware.controls.settings import ControlsConfig
@@ -182,6 +183,14 @@ def test_unknown_section_is_rejected_with_a_suggestion() -> None:
 )
 def test_each_bad_value_names_section_option_and_limit(data: dict[str, Any], expected: str) -> None:
     assert expected in one_problem(data)
+
+
+def test_a_retired_variant_name_is_accepted_as_everywhere_else() -> None:
+    """RULES.md §11 names ``six_warriors_in_short_game``: the command line took it (a
+    default now: no effect), the config refused it and offered the opposite (review 108)."""
+    cfg = parse_config({"table": {"variants": ["six_warriors_in_short_game"]}}, "cfg.toml")
+    assert cfg.table.variants == ("six_warriors_in_short_game",)
+    assert Variants.from_names(cfg.table.variants) == Variants()
 
 
 def test_all_problems_are_reported_at_once() -> None:
