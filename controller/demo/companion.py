@@ -33,7 +33,7 @@ from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, CompanionGame, TableOptions
 from controller.demo.record import ScreenRecorder
 from controller.demo.runner import DEFAULT_PLAYERS, DEFAULT_SEED, halted, make_out, make_room
-from controller.demo.scratch import mark_as_scratch
+from controller.demo.scratch import mark_as_scratch, marked_when_made
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table, faults_text
 from controller.demo.watch import CompanionSeen, CompanionWatch, WatchTimeoutError
 from controller.demo.world import MockButtons
@@ -237,11 +237,15 @@ def run_companion_demo(
         return list(recorders)
 
     run = TableOptions(seed=seed)
-    with demo_table(
-        config, run, events=events, sinks=record, companion_at=path, names=names
-    ) as demo:
+    scratch = journal is None and not resume
+    with (
+        marked_when_made(path, scratch),
+        demo_table(
+            config, run, events=events, sinks=record, companion_at=path, names=names
+        ) as demo,
+    ):
         running = demo.running
-        if journal is None and not resume:
+        if scratch:
             mark_as_scratch(path)  # the next demo may replace this game, and no other
         if not isinstance(running, CompanionGame) or demo.devices.pin_factory is None:
             raise CompanionDemoError(

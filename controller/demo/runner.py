@@ -32,7 +32,13 @@ from controller.daemon.publishing import finish_publishing
 from controller.daemon.tables import AnySink, DiceTable, TableOptions
 from controller.demo.players import TablePlayers
 from controller.demo.record import LatencyProbe, ScreenRecorder
-from controller.demo.scratch import JOURNAL_NAME, mark_as_scratch, mark_path, started_here
+from controller.demo.scratch import (
+    JOURNAL_NAME,
+    mark_as_scratch,
+    mark_path,
+    marked_when_made,
+    started_here,
+)
 from controller.demo.summary import DemoSummary, story_fields
 from controller.demo.table import DEMO_CONFIG, FLUSH_S, demo_config, demo_table, faults_text
 from controller.demo.tray import Tray
@@ -158,22 +164,26 @@ def run_demo(options: DemoOptions) -> DemoSummary:
         clock_file=journal.with_suffix(".clock"),
         board_settle_s=0.05 if options.fast else 0.3,
     )
-    with demo_table(
-        config,
-        run,
-        data=data,
-        tray=tray,
-        board_tokens=tokens,
-        events=options.events,
-        sinks=record,
-        events_queue=probe.queue,
-        names=options.names,
-    ) as demo:
+    scratch = options.journal is None and not options.resume
+    with (
+        marked_when_made(journal, scratch),
+        demo_table(
+            config,
+            run,
+            data=data,
+            tray=tray,
+            board_tokens=tokens,
+            events=options.events,
+            sinks=record,
+            events_queue=probe.queue,
+            names=options.names,
+        ) as demo,
+    ):
         running = demo.running
         if not isinstance(running, DiceTable):
             raise DemoError(f"{config.table.mode.value} is not the dice game")
         devices, game, table = demo.devices, running.game, running.table
-        if options.journal is None and not options.resume:
+        if scratch:
             mark_as_scratch(journal)  # the next demo may replace this game, and no other
         if devices.sim is None or devices.link is None or devices.pin_factory is None:
             raise DemoError(f"the demo's devices did not open: {faults_text(devices.faults())}")

@@ -5,6 +5,8 @@ too, in ``/var/lib/toptable``). The mark is :mod:`controller.storage.marks`'s.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from controller.storage import marks
@@ -28,3 +30,16 @@ def mark_as_scratch(journal: Path) -> None:
 def started_here(journal: Path) -> bool:
     """Whether the game at ``journal`` is the one the demo marked as its scratch game."""
     return marks.marked_here(journal, MARK_SUFFIX)
+
+
+@contextmanager
+def marked_when_made(journal: Path, scratch: bool) -> Iterator[None]:
+    """Around the demo's start and game: a ``scratch`` journal the demo made is marked as
+    its own however the demo ends, even when its start fails after making it (a broker
+    that refuses it): the same command run again then replaces it, where it was refused
+    as a game the demo did not start."""
+    try:
+        yield
+    finally:
+        if scratch and not started_here(journal):
+            mark_as_scratch(journal)  # nothing when no journal was made

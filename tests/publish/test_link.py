@@ -161,6 +161,24 @@ def test_a_demo_without_its_broker_says_why_and_exits_2_before_playing(
     assert _actions(tmp_path / "c.sqlite") == 0
 
 
+@pytest.mark.parametrize("mode", ["topdice", "challengers"])
+def test_a_demo_refused_by_its_broker_may_be_run_again(mode: str, tmp_path: Path) -> None:
+    """The journal a refused demo made in its output folder is its own: the same command
+    run again (the broker started, the password mended) replaced it; it was refused as
+    "a game the demo did not start" (review 108)."""
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    cmd = [sys.executable, "-m", "controller.cli", "demo", "--mode", mode, "--fast", "--out",
+           str(tmp_path / "out"), "--mqtt", url, "--table-id", "t1"]  # fmt: skip
+    for _ in range(2):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 2, done.stderr
+        last = done.stderr.splitlines()[-1]
+        assert (
+            last
+            == f"toptable: error: broker {url} unreachable: Connection refused; nothing was played"
+        )
+
+
 def test_a_demo_that_ends_while_its_broker_is_frozen_says_what_waits_and_resume_sends_it(
     broker: Mosquitto, tmp_path: Path
 ) -> None:
