@@ -253,6 +253,8 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+        os.chmod(staging, 0o777 & ~_umask())  # as mkdir makes it: mkdtemp's 0700 kept the
+        # service's own user out of a folder made by root (toptable data init /etc/...)
     except OSError as exc:
         raise DataError.single(
             str(dest), "", "", f"cannot be made: {exc.strerror or exc}"
@@ -370,3 +372,10 @@ def _rewrite_base(path: Path, old: str, new: str, shown: Path) -> None:
             str(shown), "", "base", 'cannot rewrite: expected a line base = "..." (one quoted path)'
         )
     path.write_text(text, encoding="utf-8")
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it: there is no other way; set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import tomllib
 from pathlib import Path
 
@@ -176,3 +178,14 @@ def test_a_data_file_that_is_a_broken_link_is_named_not_called_absent(tmp_path: 
         "does not exist: point it at the file, or remove it",
     ]
     assert len(report.for_a_game()) == 2  # not said again as missing
+
+
+def test_a_new_data_folder_is_made_as_mkdir_makes_one(tmp_path: Path) -> None:
+    """mkdtemp's 0700 stayed on the folder: made by root in /etc/toptable, the service's
+    own user could not read it (review 107)."""
+    mask = os.umask(0o022)
+    try:
+        init_data_dir(tmp_path / "data")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o755
