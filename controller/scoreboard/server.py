@@ -42,6 +42,14 @@ log = logging.getLogger(__name__)
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 MAX_STREAMS = 64
+STREAMS_PER_ADDRESS = 8
+"""Live pages one address may hold: a guest's laptop opening 64 took every slot, and the
+room's screen, refused, never asked again (an EventSource gives up after a non-200)."""
+MAX_CONNECTIONS = 256
+CONNECTIONS_PER_ADDRESS = 32
+"""Connections held at once, in all and from one address (beyond: closed at once). Each
+holds a thread and a file: 1,019 slow connections from one laptop used up the process's
+1,024 files, and every new page timed out."""
 KEEPALIVE_S = 15.0
 STALL_S = 2 * KEEPALIVE_S
 """A live page whose write blocks this long stopped reading (a phone asleep, a frozen tab):
@@ -80,6 +88,10 @@ class ScoreboardServer(ThreadingHTTPServer):
         self.streams_lock = threading.Lock()
         self.stall_s = STALL_S
         self.idle_s = IDLE_S
+        self.held: dict[str, int] = {}  # address -> connections held (under streams_lock)
+        self.held_streams: dict[str, int] = {}  # address -> live pages
+        self._counted: dict[Any, str] = {}  # connection -> its address, while counted
+        self._refused_said: dict[str, float] = {}  # address -> when a refusal was logged
         self.files = {path: (_static(name), ctype) for path, (name, ctype) in STATIC.items()}
         self._thread: threading.Thread | None = None
         super().__init__((host, port), _Handler)
@@ -107,6 +119,39 @@ class ScoreboardServer(ThreadingHTTPServer):
             self.shutdown()
             self._thread.join(5)
         self.server_close()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve the connection in a thread of its own, unless it is one too many (in all,
+        or from its address): then it is closed at once, and said once a minute."""
+        address = str(client_address[0])
+        with self.streams_lock:
+            mine = self.held.get(address, 0)
+            refused = mine >= CONNECTIONS_PER_ADDRESS or len(self._counted) >= MAX_CONNECTIONS
+            if not refused:
+                self.held[address] = mine + 1
+                self._counted[request] = address
+        if refused:
+            self._say_refused(address)
+            super().shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.streams_lock:
+            address = self._counted.pop(request, None)
+            if address is not None:
+                self.held[address] -= 1
+                if not self.held[address]:
+                    del self.held[address]
+        super().shutdown_request(request)
+
+    def _say_refused(self, address: str) -> None:
+        now = time.monotonic()
+        if now - self._refused_said.get(address, -60.0) >= 60.0:
+            self._refused_said[address] = now
+            log.warning("the page server refuses connections from %s: it holds %d already "
+                        "(at most %d an address, %d in all)", address, self.held.get(address, 0),
+                        CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS)  # fmt: skip
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away (a reset, a broken pipe) is no error: one debug line.
@@ -141,11 +186,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         if length is not None:
             self.send_header("Content-Length", str(length))
+        self.end_headers()
+
+    def end_headers(self) -> None:
+        # on every answer, send_error's too (a 400, 414, 431, 501...)
         self.send_header("Content-Security-Policy", CSP)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-store")
-        self.end_headers()
+        super().end_headers()
 
     def _send(self, status: int, body: bytes, ctype: str) -> None:
         self._headers(status, ctype, len(body))
@@ -179,12 +228,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self) -> None:
         srv = self.server
+        self.close_connection = True
+        if self.command == "HEAD":  # its headers, no stream (RFC 9110 9.3.2)
+            self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", None)
+            return
+        address = str(self.client_address[0])
         with srv.streams_lock:
-            if srv.streams >= MAX_STREAMS:
-                self._json({"error": "too many live pages"}, HTTPStatus.SERVICE_UNAVAILABLE)
-                self.close_connection = True
-                return
-            srv.streams += 1
+            mine = srv.held_streams.get(address, 0)
+            full = srv.streams >= MAX_STREAMS or mine >= STREAMS_PER_ADDRESS
+            if not full:
+                srv.streams += 1
+                srv.held_streams[address] = mine + 1
+        if full:
+            self._json({"error": "too many live pages"}, HTTPStatus.SERVICE_UNAVAILABLE)
+            return
         try:
             self.connection.settimeout(srv.stall_s)  # TimeoutError below frees the slot
             self._headers(HTTPStatus.OK, "text/event-stream; charset=utf-8", None)
@@ -214,7 +271,9 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with srv.streams_lock:
                 srv.streams -= 1
-            self.close_connection = True
+                srv.held_streams[address] -= 1
+                if not srv.held_streams[address]:
+                    del srv.held_streams[address]
 
     def _event(self, name: str, data: Any) -> None:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -24,6 +24,7 @@ from controller.game.simulate import play_game
 from controller.game.state import MAX_PLAYERS, GameConfig, GameState, Length
 from controller.publish.link import Link
 from controller.publish.messages import encode, state_message
+from controller.scoreboard import server as server_module
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.server import ScoreboardServer
 from tests.game.helpers import tied_game
@@ -336,3 +337,19 @@ def test_a_ties_extra_round_is_shown_as_one_on_both_pages(
     assert chrome.execute_script(info) == "Extra round 1 of 3"  # the room card's title line
     errors = [e for e in chrome.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert errors == [], errors
+
+
+def test_a_page_refused_its_stream_asks_again(chrome: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An EventSource gives up for good after a 503: the room's screen, refused while a
+    guest held every live page, stayed dead after the guest left (review 112)."""
+    monkeypatch.setattr(server_module, "MAX_STREAMS", 0)
+    server = ScoreboardServer(Scoreboard(), "127.0.0.1", 0).start()
+    try:
+        chrome.get(server.url)
+        status = "return document.getElementById('status').textContent"
+        assert wait_for(lambda: chrome.execute_script(status) == "page: reconnecting…", 10)
+        monkeypatch.setattr(server_module, "MAX_STREAMS", 64)  # the guest left
+        assert wait_for(lambda: chrome.execute_script(status) == "page: live", 15)
+    finally:
+        server.close()
+        chrome.get_log("browser")  # the refusals' 503s, not the next test's errors

@@ -201,3 +201,64 @@ def test_a_page_refused_a_stream_is_let_go(
     r = c.getresponse()
     assert r.status == 503 and json.loads(r.read()) == {"error": "too many live pages"}
     assert c.sock is not None and c.sock.recv(1) == b""
+
+
+def _stream_from(server: ScoreboardServer, source: str) -> http.client.HTTPResponse:
+    """A live page's stream asked from the address ``source`` (its answer's head read)."""
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5, source_address=(source, 0))
+    c.request("GET", "/api/stream")
+    return c.getresponse()
+
+
+def test_one_address_cannot_take_every_live_page(
+    served: tuple[Scoreboard, ScoreboardServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A guest's laptop opening every stream left the room's screen a 503 (review 112)."""
+    monkeypatch.setattr(server_module, "STREAMS_PER_ADDRESS", 2)
+    _, server = served
+    guest = [_stream_from(server, "127.0.0.2") for _ in range(2)]
+    assert [r.status for r in guest] == [200, 200]
+    assert _stream_from(server, "127.0.0.2").status == 503
+    assert _stream_from(server, "127.0.0.1").status == 200  # the room's screen
+
+
+def test_one_address_cannot_hold_every_connection(
+    served: tuple[Scoreboard, ScoreboardServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,019 slow connections from one laptop used up the server's files (review 112)."""
+    monkeypatch.setattr(server_module, "CONNECTIONS_PER_ADDRESS", 3)
+    _, server = served
+    host, port = server.server_address[:2]
+    slow = [socket.create_connection((str(host), int(port)), 5, ("127.0.0.2", 0)) for _ in range(4)]
+    slow[-1].settimeout(5)
+    assert slow[-1].recv(1) == b""  # the fourth is closed at once
+    assert _get(server, "/api/tables")[0] == 200  # from another address
+    for s in slow:
+        s.close()
+
+
+def test_head_of_the_stream_is_its_headers_alone(
+    served: tuple[Scoreboard, ScoreboardServer],
+) -> None:
+    _, server = served
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("HEAD", "/api/stream")
+    r = c.getresponse()
+    assert r.status == 200 and r.read() == b"" and server.streams == 0
+    assert c.sock is not None and c.sock.recv(1) == b""
+
+
+def test_an_error_answer_carries_the_security_headers(
+    served: tuple[Scoreboard, ScoreboardServer],
+) -> None:
+    """send_error's answers (400, 414, 431, 501...) carried no CSP (review 112)."""
+    _, server = served
+    host, port = server.server_address[:2]
+    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c.request("BREW", "/")
+    r = c.getresponse()
+    headers = {k.lower(): v for k, v in r.getheaders()}
+    assert r.status == 501 and headers["content-security-policy"] == server_module.CSP
+    assert headers["x-content-type-options"] == "nosniff"

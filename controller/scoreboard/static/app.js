@@ -10,6 +10,7 @@ const ROOM = params.get("view") === "room";
 const PER_PAGE = 12;
 const CYCLE_S = Math.min(600, Math.max(2, Number(params.get("cycle")) || 15));
 const STALE_S = 60; // a state older than this says how old it is
+const RETRY_MS = 5000; // a page refused a stream asks again this much later
 
 const tables = new Map(); // table_id -> latest table JSON
 // table_id -> when the JSON arrived, on the page's monotonic clock: a Pi's wall clock
@@ -418,6 +419,10 @@ function connect() {
   source.onerror = () => {
     status.textContent = "page: reconnecting…";
     status.classList.remove("live");
+    // An EventSource retries by itself after a dropped connection, but gives up for good
+    // after an answer that is not a stream (the server's 503 when its live pages are
+    // full, a proxy's error page): the page then asks again itself.
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, RETRY_MS);
   };
 }
 
