@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import ssl
+import stat
 from pathlib import Path
 
 from controller.config.board_check import check_board
@@ -89,11 +90,30 @@ def check_events(chk: DeviceChecker) -> None:
         conn.password()
     except CredentialsError as exc:
         chk.add("events", "password_file", f"names {exc}")
+    else:
+        if (shown := _readable_by_all(conn.password_file)) is not None:
+            chk.notes.append(shown)
     if conn.tls:
         try:
             ssl.create_default_context(cafile=str(conn.ca_file) if conn.ca_file else None)
         except (OSError, ssl.SSLError) as exc:
             chk.add("events", "ca_file", f"names {ca_file_problem(conn.ca_file, exc)}")
+
+
+def _readable_by_all(path: Path | None) -> str | None:
+    """A warning when the password file ``path`` is readable by every user of the machine
+    (``echo PW | sudo tee FILE`` leaves 0644): on a club's Pi, a guest account reads the
+    password that lets it publish as the table."""
+    try:
+        mode = path.stat().st_mode if path is not None else 0
+    except OSError:
+        return None
+    if path is None or not mode & stat.S_IROTH:
+        return None
+    return (
+        f"warning: [events] password_file {path} can be read by every user of this machine "
+        f"(mode {stat.S_IMODE(mode):04o}): sudo chgrp toptable {path} && sudo chmod 0640 {path}"
+    )
 
 
 def check_devices(

@@ -583,3 +583,23 @@ def test_an_emulated_screen_whose_output_is_a_folder_is_a_problem(tmp_path: Path
         f"cfg.toml: Option 'output' in section 'displays.screen[1]' names {tmp_path}, which is "
         "a folder: name the file"
     ]
+
+
+def test_a_password_file_every_user_reads_is_warned_of(tmp_path: Path, probe: FakeProbe) -> None:
+    """``echo PW | sudo tee FILE`` leaves 0644: a guest account on the club's Pi read the
+    password that publishes as the table (review 112). A warning, not a problem."""
+    pw = tmp_path / "pw"
+    pw.write_text("secret\n", encoding="utf-8")
+    events = {"broker": "mqtt://host:1883", "table_id": "t1", "username": "t1",
+              "password_file": "pw"}  # fmt: skip
+    cfg = hardware_config(tmp_path, events=events, displays={"screen": [{"role": "turn"}]})
+    for mode, said in ((0o644, True), (0o640, False)):
+        pw.chmod(mode)
+        notes: list[str] = []
+        assert not [t for t in texts(cfg, probe) if "section 'events'" in t]
+        check_devices(cfg, probe, notes)
+        warned = [n for n in notes if "password_file" in n]
+        assert warned == ([
+            f"warning: [events] password_file {pw} can be read by every user of this machine "
+            f"(mode 0644): sudo chgrp toptable {pw} && sudo chmod 0640 {pw}"
+        ] if said else [])  # fmt: skip
