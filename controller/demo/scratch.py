@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from controller.storage import marks
+from controller.storage.lock import JournalLock, LockHeldError
 
 MARK_SUFFIX = ".demo"
 JOURNAL_NAME = "journal.sqlite"  # the dice game's journal in the demo's output folder
@@ -37,9 +38,22 @@ def marked_when_made(journal: Path, scratch: bool) -> Iterator[None]:
     """Around the demo's start and game: a ``scratch`` journal the demo made is marked as
     its own however the demo ends, even when its start fails after making it (a broker
     that refuses it): the same command run again then replaces it, where it was refused
-    as a game the demo did not start."""
+    as a game the demo did not start. A journal that was there before, or that another
+    process holds (one started beside it on the same path), is not the demo's to mark."""
+    made_here = scratch and marks.stored_game_id(journal) is None
     try:
         yield
     finally:
-        if scratch and not started_here(journal):
+        if made_here and not started_here(journal) and not _held_elsewhere(journal):
             mark_as_scratch(journal)  # nothing when no journal was made
+
+
+def _held_elsewhere(journal: Path) -> bool:
+    """Whether another process holds ``journal``'s lock (it is that process's game)."""
+    try:
+        JournalLock.acquire(journal).release()
+    except LockHeldError:
+        return True
+    except OSError:  # the lock cannot even be made: leave the journal unmarked
+        return True
+    return False

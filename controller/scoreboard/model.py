@@ -123,12 +123,13 @@ class Scoreboard:
             if feed is not None:
                 feed.note_game(state["game_id"])
                 feed.state, feed.received_at = state, saved_at
-                feed.heard_at, feed.shown_at = now, None
-                ago = self._wall() - saved_at
-                if 0.0 <= ago <= self.expire_s:
-                    # A saved wall time is believed only within the expiry: a Pi has no
-                    # real-time clock, and NTP steps it by days (or back) after boot.
-                    feed.heard_at = feed.shown_at = now - ago
+                # A Pi has no real-time clock: after a power cut it boots on the time
+                # fake-hwclock kept (behind the last saves) until NTP steps it. A save
+                # "in the future" is aged from the restart; any other by the wall clock
+                # (a restart the next day expires yesterday's tables; the broker's
+                # retained states, sent again at once, bring back each live table's card).
+                ago = max(0.0, self._wall() - saved_at)
+                feed.heard_at = feed.shown_at = now - ago
 
     # ------------------------------------------------------------ input (the MQTT thread)
     def handle(self, topic: str, payload: bytes, retained: bool = False) -> None:

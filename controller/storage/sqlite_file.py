@@ -136,8 +136,12 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     autocommit, usable from another thread, as the logs' connections are).
 
     Raises:
-        sqlite3.Error, OSError: it cannot be opened as an SQLite database.
+        sqlite3.Error, OSError: it cannot be opened as an SQLite database; or it is cut
+            short (:func:`cut_short`: a 0-byte file's write-ahead log, which SQLite's
+            open deletes even read-only, is left as it is).
     """
+    if (cut := cut_short(path, "database")) is not None:
+        raise sqlite3.DatabaseError(cut.removeprefix(f"{path}: "))
     _, wal, _ = sidecars(path)
     settled = "" if wal.exists() else "&immutable=1"
     uri = f"{path.resolve().as_uri()}?mode=ro{settled}"

@@ -254,7 +254,7 @@ class TableEntry(BoardEntry):
         """undo: drop the read being checked, else the last face or number entered by
         hand, else leave a correction or the dice entry, else the last action."""
         if self.read_check is not None:
-            self.read_check = None  # drop the read being checked; the dice are thrown again
+            self._drop_read_check()  # the dice are thrown again
             return
         c = self.chooser
         state = self.owner.state
@@ -366,6 +366,7 @@ class TableEntry(BoardEntry):
             dice = list(event.symbols())
         except TopTableError as exc:
             self.owner.faults[FaultSource.CAMERA] = short(f"wrong dice model: {exc}")
+            discard_evidence(event.evidence_path)
             return True
         if event.trustworthy and len(dice) == aw.dice:
             self.owner.submit(
@@ -375,8 +376,15 @@ class TableEntry(BoardEntry):
         self.stats.reads_flagged += 1
         while len(dice) < aw.dice:
             dice.append(None)
+        self._drop_read_check()  # a read still being checked is thrown again: this one
         self.read_check = ReadCheck(event, dice[: max(aw.dice, 1)], die_faces(self.owner.state))
         return True
+
+    def _drop_read_check(self) -> None:
+        """Drop the read being checked, and its photo: no journal row will name it."""
+        if self.read_check is not None and self.read_check.event is not None:
+            discard_evidence(self.read_check.event.evidence_path)
+        self.read_check = None
 
     def _confirm_read(self) -> None:
         """confirm on a read being checked: next die while fixing, else fix a cocked die,

@@ -76,7 +76,9 @@ def _variants(value: Any) -> tuple[str, ...]:
     wrong = [v for v in value if v not in known and v not in RETIRED]  # retired: no effect
     if wrong:
         raise InvalidOptionError(
-            f"has unknown variant {short_repr(wrong[0])}{did_you_mean(wrong[0], known)}; "
+            # a near miss of a retired name means it, not the rule that replaced it
+            f"has unknown variant {short_repr(wrong[0])}"
+            f"{did_you_mean(wrong[0], (*known, *RETIRED))}; "
             f"must be any of {', '.join(known)}"
         )
     return tuple(dict.fromkeys(value))

@@ -191,6 +191,8 @@ def test_a_retired_variant_name_is_accepted_as_everywhere_else() -> None:
     cfg = parse_config({"table": {"variants": ["six_warriors_in_short_game"]}}, "cfg.toml")
     assert cfg.table.variants == ("six_warriors_in_short_game",)
     assert Variants.from_names(cfg.table.variants) == Variants()
+    near = one_problem({"table": {"variants": ["six_warrior_in_short_game"]}})
+    assert "did you mean 'six_warriors_in_short_game'?" in near
 
 
 def test_all_problems_are_reported_at_once() -> None:

@@ -18,6 +18,7 @@ from controller.game.state import GameConfig, Length
 from controller.gamedata.datadir import init_data_dir
 from controller.storage.chained_log import ChainedLog
 from controller.storage.journal import Row
+from controller.storage.marks import stored_game_id
 from controller.storage.origin import ContradictionError
 from controller.table.companion import CompanionTable
 from controller.table.entry import HALTED_FAULT
@@ -268,3 +269,30 @@ def test_a_demo_on_a_file_that_is_no_journal_says_so(
         "written over): give --journal another path"
     )
     assert mine.read_bytes() == before
+
+
+def test_a_failed_start_marks_no_game_another_command_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another command started on the same folder makes its game right after the demo's
+    make_room looked: the demo's failed start marked that game as its own scratch game,
+    and the next demo deleted it (review 111)."""
+    import controller.demo.runner as runner
+
+    out = tmp_path / "club"
+    journal = out / "journal.sqlite"
+    held: list[TableGame] = []
+
+    def racing(path: Path, chosen: bool) -> None:
+        make_room(path, chosen)
+        held.append(TableGame.start(path, GameConfig(("Ann", "Bob"), Length.ROUNDS5), demo_data()))
+
+    monkeypatch.setattr(runner, "make_room", racing)
+    with pytest.raises(Exception, match="in use by another toptable"):
+        run_demo(DemoOptions(fast=True, out=out))
+    monkeypatch.undo()
+    theirs = stored_game_id(journal)
+    held[0].close()
+    with pytest.raises(DemoError, match="a game the demo did not start is journalled there"):
+        run_demo(DemoOptions(fast=True, out=out))
+    assert stored_game_id(journal) == theirs is not None

@@ -12,6 +12,7 @@ import pytest
 from controller.game.events import FirstPlayerChosen
 from controller.game.journal import Journal
 from controller.storage.journal import JournalCorruptError
+from controller.storage.sqlite_file import read_only
 
 RESERVED_BYTES = 20  # the header's "unused reserved space at the end of each page"
 
@@ -99,3 +100,17 @@ def test_an_empty_journal_beside_its_log_keeps_the_log(tmp_path: Path) -> None:
     wal.unlink()
     with pytest.raises(JournalCorruptError, match=r"j.sqlite: empty \(0 bytes\): a file being"):
         Journal.open(path)
+
+
+def test_a_read_only_look_keeps_the_log_of_an_empty_journal(tmp_path: Path) -> None:
+    """``config check`` and ``run`` look at the journal read-only before the daemon opens
+    it, and SQLite deleted the write-ahead log there too (review 111)."""
+    path, wal = tmp_path / "j.sqlite", tmp_path / "j.sqlite-wal"
+    path.write_bytes(b"")
+    wal.write_bytes(b"\x37\x7f\x06\x82" + bytes(4092))
+    with (
+        pytest.raises(sqlite3.DatabaseError, match=r"^empty \(0 bytes\), beside its write"),
+        read_only(path),
+    ):
+        pass
+    assert wal.stat().st_size == 4096

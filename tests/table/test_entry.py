@@ -284,3 +284,18 @@ def test_a_read_the_table_does_not_take_leaves_no_photo(tmp_path: Path) -> None:
     assert table.stats.unmoved_reads == 1 and not _kept(unmoved)
     table.on_throw(thrown)
     assert table.stats.throws_read == 1 and _kept(thrown)  # the journal names this one
+
+
+def test_a_read_check_dropped_leaves_no_photo(tmp_path: Path) -> None:
+    """A read being checked that is thrown again, or undone, is named by no journal row:
+    its photo was kept (review 111)."""
+    table, c = _at_attack(tmp_path)
+    dice = (Symbol.KICK,) * c.pool
+    first = _photographed(settled(dice, cocked=(0,)), tmp_path, 1)
+    table.on_throw(first)
+    assert table.entry.read_check is not None and _kept(first)
+    again = _photographed(settled(dice, cocked=(0,)), tmp_path, 2)
+    table.on_throw(again)
+    assert not _kept(first) and _kept(again)
+    table.on_button(ButtonPressed(ButtonName.UNDO))
+    assert table.entry.read_check is None and not _kept(again)
