@@ -108,6 +108,7 @@ class Scoreboard:
         self._begun_at = clock()
         self._before_until: float | None = None  # the first connection's retained burst
         self._was_connected = False
+        self.own_user: str | None = None  # the scoreboard's broker user (its Subscriber's)
         if evening is not None:
             self._aside = evening.load_aside()
             self._restore(evening)
@@ -138,6 +139,9 @@ class Scoreboard:
         parts = topic.split("/")
         if len(parts) != 3 or parts[0] != ROOT or not is_table_id(parts[1]):
             self._warn("topics", f"a topic that is not {ROOT}/<table id>/<kind>")
+            return
+        if parts[1] == self.own_user:  # the ACL lets every user write under its own name
+            self._warn(parts[1], "the scoreboard's own broker user is no table")
             return
         table_id, kind = parts[1], parts[2]
         try:

@@ -90,6 +90,7 @@ class Subscriber:
         self._client.on_connect_fail = self._on_connect_fail
         self._connected = threading.Event()
         self.link = Link("the scoreboard", conn.broker.url, on_change=board.set_link)
+        board.own_user = conn.username
         board.set_link(self.link.status())
 
     def start(self) -> Subscriber:

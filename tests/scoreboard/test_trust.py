@@ -13,9 +13,11 @@ import pytest
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, event_message, online_message, state_message
+from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.checks import MessageError, clean_event, clean_state
 from controller.scoreboard.model import STATE_AHEAD, Scoreboard
 from controller.scoreboard.streams import RESYNC_RUN, WINDOW, EventLog
+from controller.scoreboard.subscriber import Subscriber
 
 
 @pytest.fixture(scope="module")
@@ -327,3 +329,17 @@ def test_a_state_that_overtook_its_events_is_shown_once_they_come(
         board.handle("toptable/t1/events", _event("t1", seq))
     t = board.table("t1") or {}
     assert t["seq"] == 40 and t["flagged"] == 0  # believed once its events came
+
+
+def test_the_scoreboards_own_user_is_no_table(final: GameState, tmp_path: Any) -> None:
+    """The shipped ACL's ``pattern write toptable/%u/#`` lets the scoreboard's own user
+    write under its name: a table "scoreboard" and its wins came on the page (review 112)."""
+    board = Scoreboard()
+    password = tmp_path / "pw"
+    password.write_text("pw\n", encoding="utf-8")
+    conn = Connection(parse_broker_url("mqtt://127.0.0.1:1"), "scoreboard", password)
+    Subscriber(conn, board, "sb")  # not started: it tells the board its user
+    board.handle("toptable/scoreboard/state", _state(final, "scoreboard"))
+    board.handle("toptable/t1/state", _state(final, "t1"))
+    assert board.table_ids() == ["t1"]
+    assert {r["player_id"] for r in board.standings()[0]["rows"]} == {"t1/Ann", "t1/Bob"}
