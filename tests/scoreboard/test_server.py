@@ -36,9 +36,13 @@ def served() -> Iterator[tuple[Scoreboard, ScoreboardServer]]:
     server.close()
 
 
-def _get(server: ScoreboardServer, path: str) -> tuple[int, dict[str, str], bytes]:
+def _connection(server: ScoreboardServer) -> http.client.HTTPConnection:
     host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    return http.client.HTTPConnection(str(host), int(port), timeout=5)
+
+
+def _get(server: ScoreboardServer, path: str) -> tuple[int, dict[str, str], bytes]:
+    c = _connection(server)
     c.request("GET", path)
     r = c.getresponse()
     body = r.read()
@@ -87,8 +91,7 @@ def test_stream_sends_a_snapshot_then_updates(
     served: tuple[Scoreboard, ScoreboardServer], final: GameState
 ) -> None:
     board, server = served
-    host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c = _connection(server)
     c.request("GET", "/api/stream")
     r = c.getresponse()
     assert r.status == 200 and r.getheader("content-type", "").startswith("text/event-stream")
@@ -151,8 +154,7 @@ def test_a_page_that_stops_reading_its_stream_frees_its_slot(
 
 def _kept_alive(server: ScoreboardServer) -> socket.socket:
     """A client that asked for the page over a kept-alive connection and went silent."""
-    host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c = _connection(server)
     c.request("GET", "/static/app.js")
     r = c.getresponse()
     assert r.status == 200 and r.read() and not r.will_close
@@ -195,8 +197,7 @@ def test_a_page_refused_a_stream_is_let_go(
     """The 503 of "too many live pages" closes its connection (it held a thread)."""
     monkeypatch.setattr(server_module, "MAX_STREAMS", 0)
     _, server = served
-    host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c = _connection(server)
     c.request("GET", "/api/stream")
     r = c.getresponse()
     assert r.status == 503 and json.loads(r.read()) == {"error": "too many live pages"}
@@ -242,8 +243,7 @@ def test_head_of_the_stream_is_its_headers_alone(
     served: tuple[Scoreboard, ScoreboardServer],
 ) -> None:
     _, server = served
-    host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c = _connection(server)
     c.request("HEAD", "/api/stream")
     r = c.getresponse()
     assert r.status == 200 and r.read() == b"" and server.streams == 0
@@ -255,8 +255,7 @@ def test_an_error_answer_carries_the_security_headers(
 ) -> None:
     """send_error's answers (400, 414, 431, 501...) carried no CSP (review 112)."""
     _, server = served
-    host, port = server.server_address[:2]
-    c = http.client.HTTPConnection(str(host), int(port), timeout=5)
+    c = _connection(server)
     c.request("BREW", "/")
     r = c.getresponse()
     headers = {k.lower(): v for k, v in r.getheaders()}
