@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.core.checked import name_problem
-from controller.core.errors import DataError, IllegalActionError
+from controller.core.errors import DataError, IllegalActionError, InvalidThrowError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.game import engine
@@ -93,6 +93,18 @@ def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
         return GameConfig.from_dict(raw)
     except UnknownVariantError as exc:
         raise damaged_setup(path, "config.variants", str(exc)) from None
+
+
+def _earlier(config: GameConfig) -> str:
+    """What to do with a game begun under earlier rules that this release replays
+    otherwise (the rules changed before revisions were recorded, or without one)."""
+    if config.rules_revision >= RULES_REVISION:
+        return ""
+    return (
+        f" (the game began under an earlier toptable's rules, revision {config.rules_revision};"
+        " this one plays them otherwise: finish it with that release, or move the journal "
+        "aside to start a new game)"
+    )
 
 
 def journal_kind(journal: Journal) -> GameKind | None:
@@ -189,8 +201,10 @@ class TableGame:
                 data = _checked_data(Path(path), journal.setup, data, data_dir, board, given_by)
             try:
                 state = engine.replay(config, data, fold_corrections(journal.events()))
-            except IllegalActionError as exc:
-                raise JournalCorruptError(f"{path}: the journal does not replay: {exc}") from None
+            except (IllegalActionError, InvalidThrowError) as exc:
+                raise JournalCorruptError(
+                    f"{path}: the journal does not replay: {exc}{_earlier(config)}"
+                ) from None
         except BaseException:
             journal.close()
             raise

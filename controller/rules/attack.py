@@ -149,17 +149,18 @@ def resolve_attack(
     variants: Variants = DEFAULT_VARIANTS,
     *,
     green: bool = False,
+    capped_first: bool = True,
 ) -> AttackResult:
     """Resolve one attack and the defender's answer (no costs, no elimination).
     ``green``: the defender is a green-space warrior (B's variant bars its dodge before
-    the third reroll).
+    the third reroll); ``capped_first``: as :func:`~controller.rules.pools.attack_pool`.
 
     Raises:
         InvalidThrowError: throws that do not fit the pools and rerolls.
         IllegalActionError: an answer the attack speed or abilities do not allow.
     """
     who = f"{attacker.name} attacking {defender.name}"
-    pool = attack_pool(attacker, attacker_support, defender)
+    pool = attack_pool(attacker, attacker_support, defender, capped_first)
     rerolls = check_attempt(attack.throws, pool, attack_rerolls(attacker, defender), who)
     score = scorer_for(attacker, cards, variants).score(attack.throws[-1])
     option = choose_option(score.options, score.best, attack.choice, who)

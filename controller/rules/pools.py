@@ -23,17 +23,22 @@ def support_dice(teammates: Iterable[Ability]) -> int:
     return total
 
 
-def attack_pool(attacker: Fighter, support: int, defender: Fighter | None = None) -> int:
+def attack_pool(
+    attacker: Fighter, support: int, defender: Fighter | None = None, capped_first: bool = True
+) -> int:
     """Dice the attacker throws: power + support + one more attack die, at most 6; less the
     defender's *attacker has fewer dice*, taken from the dice it would throw (A l.128: "the
-    opponent attacks with 1 less die", 6 being the most, l.275); never fewer than 1."""
+    opponent attacks with 1 less die", 6 being the most, l.275); never fewer than 1.
+    Not ``capped_first``: the die taken from the uncapped sum (how games journalled before
+    rules revisions were recorded, rules revision 1, were played until 2026-11-30)."""
     size = attacker.power + support
     if attacker.has(AbilityKind.EXTRA_ATTACK_DIE):
         size += 1
-    size = clamp_pool(size)
+    if capped_first:
+        size = clamp_pool(size)
     if defender is not None and defender.has(AbilityKind.ATTACKER_FEWER_DICE):
-        size = clamp_pool(size - defender.ability.n)
-    return size
+        size -= defender.ability.n
+    return clamp_pool(size)
 
 
 def defence_pool(defender: Fighter, support: int, variants: Variants = DEFAULT_VARIANTS) -> int:

@@ -279,7 +279,8 @@ def start_attack(s: GameState, counter: bool) -> None:
     striker_support = support(s, striker)
     s.combat = c._replace(
         striker=striker, target=target, counter=counter,
-        pool=attack_pool(f, striker_support, t), max_rerolls=attack_rerolls(f, t),
+        pool=attack_pool(f, striker_support, t, capped_first=s.config.rules_revision >= 2),
+        max_rerolls=attack_rerolls(f, t),
         striker_support=striker_support, target_support=support(s, target),
         cards=striker_cards(s, striker),
         throws=(), evidence=(), option=None, answer=None, answer_card=None, defence_throws=(),

@@ -362,4 +362,5 @@ def resolve(s: GameState, attack: Attack) -> AttackResult:
         c.cards,
         s.config.variants,
         green=c.green and not c.counter,
+        capped_first=s.config.rules_revision >= 2,
     )
