@@ -29,7 +29,7 @@ from controller.daemon.journals import (
     other_names,
     player_names,
 )
-from controller.game.session import journalled_config, refuse_other_files
+from controller.game.session import TableGame, journalled_config, refuse_other_files
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.storage.journal import (
     JournalCorruptError,
@@ -111,7 +111,30 @@ def _held_dice_problem(path: Path, config: Config) -> str | None:
         return f"has a damaged set-up ({_said(path, exc)}): the daemon would refuse it"
     except (LookupError, ValueError, TypeError):  # no mode toptable knows: the open's to say
         return None
-    return other_game(kept, config) or _other_data(path, origin, config, kept.kind)
+    return (
+        other_game(kept, config)
+        or _other_data(path, origin, config, kept.kind)
+        or _not_replayed(path, config)
+    )
+
+
+def _not_replayed(path: Path, config: Config) -> str | None:
+    """Why the daemon's open would refuse the journal's rows (a row that fails its check,
+    a game that does not replay by this release's rules: a journal of an earlier one), as
+    a look that writes nothing; None: it replays."""
+    try:
+        TableGame.resume(
+            path,
+            writable=False,
+            data_dir=resolve_data_dir(config.table.data_dir),
+            board=layout_file(config),
+            given_by=DATA_FLAG,
+        ).close()
+    except JournalError as exc:
+        return f"the daemon would refuse: {_said(path, exc)}"
+    except (ContradictionError, DataError):  # said by _other_data and the data's own check
+        return None
+    return None
 
 
 def _other_data(path: Path, origin: Origin, config: Config, kind: GameKind) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.config import parse_config
+from controller.core.errors import IllegalActionError
 from controller.core.kinds import GameKind
 from controller.daemon.held_problem import held_game_problem
 from controller.daemon.journals import (
@@ -19,6 +20,7 @@ from controller.daemon.journals import (
     resume_or_start,
 )
 from controller.daemon.tables import table_seed
+from controller.game import engine
 from controller.game.session import TableGame, run_journaled
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.bundle import load_game_data
@@ -145,3 +147,26 @@ def test_a_companion_tables_players_named_after_it_began_are_refused(tmp_path: P
     with pytest.raises(StartError, match=r"but second.toml.s \[events\] players names Ann, Bob"):
         resume_or_start(named)
     assert "players names Ann, Bob" in (held_game_problem(named) or "")
+
+
+def test_config_check_says_the_held_game_does_not_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``config check`` read the held journal's set-up alone: after an upgrade it said OK
+    for a journal whose game does not replay by the new rules, and ``run`` refused it
+    (review 110). A look: nothing is written to the journal or beside it."""
+    journal = tmp_path / "t.sqlite"
+    config = parse_config({"table": {"journal": str(journal), "players": 2}})
+    resume_or_start(config, load_game_data(), seed=4).close()
+    assert held_game_problem(config) is None
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def not_these_rules(*_: object) -> None:
+        raise IllegalActionError("out of turn: seat 1 cannot act now")
+
+    monkeypatch.setattr(engine, "replay", not_these_rules)
+    assert held_game_problem(config) == (
+        f"names {journal}, which the daemon would refuse: the journal does not replay: out "
+        "of turn: seat 1 cannot act now"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
