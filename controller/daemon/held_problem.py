@@ -1,7 +1,8 @@
 """Why ``toptable run`` would refuse the game journalled where a config says (``config
 check`` asks it before the service starts): the journal's header and set-up read without
-writing to it or beside it, and compared with what the config sets up, in the words and
-order of the daemon's own open (:mod:`controller.daemon.journals`). Nothing is raised."""
+writing to it or beside it, and compared with what the config sets up, then its rows
+checked and replayed as a look, in the words and order of the daemon's own open
+(:mod:`controller.daemon.journals`). Nothing is raised."""
 
 from __future__ import annotations
 
