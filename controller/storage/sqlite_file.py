@@ -140,6 +140,8 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
             short (:func:`cut_short`: a 0-byte file's write-ahead log, which SQLite's
             open deletes even read-only, is left as it is).
     """
+    if path.exists() and not path.is_file():  # a FIFO: SQLite's read-only open waits on it
+        raise sqlite3.DatabaseError("not a regular file")
     if (cut := cut_short(path, "database")) is not None:
         raise sqlite3.DatabaseError(cut.removeprefix(f"{path}: "))
     _, wal, _ = sidecars(path)
@@ -217,10 +219,12 @@ def cut_short(path: Path, noun: str) -> str | None:
     """
     wal = Path(f"{path}-wal")
     try:
+        if not path.is_file():  # a FIFO would block this open: SQLite's open says what it is
+            return None
         with path.open("rb") as fh:
             size, head = os.fstat(fh.fileno()).st_size, fh.read(100)
         wal_size = wal.stat().st_size if wal.is_file() else 0
-    except OSError:  # missing, a folder, unreadable: SQLite's open says so
+    except OSError:  # missing, unreadable: SQLite's open says so
         return None
     if size == 0:
         if wal_size:

@@ -4,6 +4,7 @@ damaged, or a file refused for its rows or meta, is left byte for byte as it was
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 from pathlib import Path
 
@@ -114,3 +115,13 @@ def test_a_read_only_look_keeps_the_log_of_an_empty_journal(tmp_path: Path) -> N
     ):
         pass
     assert wal.stat().st_size == 4096
+
+
+@pytest.mark.timeout(20)
+def test_a_look_at_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """The look for a journal cut short reads the header before SQLite does: at a FIFO,
+    that read would wait for a writer for ever."""
+    path = tmp_path / "j.sqlite"
+    os.mkfifo(path)
+    with pytest.raises(sqlite3.Error), read_only(path):
+        pass
