@@ -172,6 +172,22 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server_version = "toptable-scoreboard"
     sys_version = ""
+    # http.server answers a request of its default version without a status line or
+    # headers (Python 3.11 ``send_response_only``): a garbled request line got a bare body
+    default_request_version = "HTTP/1.0"
+
+    def parse_request(self) -> bool:
+        """The request line and headers read; False (a 400 sent) for a request of no version
+        (HTTP/0.9) or an HTTP/1.1 request without ``Host`` (RFC 9112 3.2: a server MUST)."""
+        if not super().parse_request():
+            return False
+        if len(self.requestline.split()) == 2:
+            self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/1.0 or later required")
+            return False
+        if self.request_version != "HTTP/1.0" and "Host" not in self.headers:
+            self.send_error(HTTPStatus.BAD_REQUEST, "Host header required")
+            return False
+        return True
 
     def setup(self) -> None:
         super().setup()

@@ -261,3 +261,38 @@ def test_an_error_answer_carries_the_security_headers(
     headers = {k.lower(): v for k, v in r.getheaders()}
     assert r.status == 501 and headers["content-security-policy"] == server_module.CSP
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def _raw(server: ScoreboardServer, request: bytes) -> bytes:
+    host, port = server.server_address[:2]
+    with socket.create_connection((str(host), int(port)), 5) as client:
+        client.sendall(request)
+        answer = b""
+        while chunk := client.recv(4096):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [b"GET /api/tables\r\n\r\n", b"GARBLED\r\n\r\n", b"GET / HTTP/1.1 extra\r\n\r\n"],
+    ids=["version-less", "one-word", "four-words"],
+)
+def test_a_garbled_request_line_gets_a_status_line(
+    served: tuple[Scoreboard, ScoreboardServer], request_bytes: bytes
+) -> None:
+    """http.server answered these as HTTP/0.9: a body with no status line or headers."""
+    _, server = served
+    answer = _raw(server, request_bytes)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:80]
+    assert b"Content-Security-Policy: " in answer
+
+
+def test_an_http11_request_without_host_is_refused(
+    served: tuple[Scoreboard, ScoreboardServer],
+) -> None:
+    """RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request lacking Host."""
+    _, server = served
+    assert _raw(server, b"GET /api/tables HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+    answer = _raw(server, b"GET /api/tables HTTP/1.0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b"[]")
