@@ -69,6 +69,7 @@ from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.model import Prompt, PromptKind, TableView
 from vision.events import BackInDepth, CameraLost, CameraRestored, OutOfDepth, ThrowSettled
+from vision.reading.evidence import discard_evidence
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +173,8 @@ class TableController:
             self._journal_failed(exc)
             return False
         except TopTableError as exc:  # an illegal action, an impossible throw...
+            if isinstance(event, DiceThrown):
+                discard_evidence(event.evidence)  # no journal row will name its photo
             self.stats.refused.append(str(exc))
             log.warning("refused %s: %s", event.kind, exc)
             self.faults[FaultSource.RULES] = short(str(exc))

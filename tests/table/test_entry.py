@@ -299,3 +299,16 @@ def test_a_read_check_dropped_leaves_no_photo(tmp_path: Path) -> None:
     assert not _kept(first) and _kept(again)
     table.on_button(ButtonPressed(ButtonName.UNDO))
     assert table.entry.read_check is None and not _kept(again)
+
+
+def test_a_throw_the_rules_refuse_leaves_no_photo(tmp_path: Path) -> None:
+    """A throw refused (nothing journalled) kept its photo, named by no row."""
+    table, c = _at_attack(tmp_path)
+    refused = _photographed(settled((Symbol.KICK,) * (c.pool + 1)), tmp_path, 1)
+    assert refused.evidence_path is not None
+    assert not table.submit(DiceThrown((Symbol.KICK,) * (c.pool + 1), refused.evidence_path))
+    assert table.stats.refused and not _kept(refused)
+    taken = _photographed(settled((Symbol.KICK,) * c.pool), tmp_path, 2)
+    assert taken.evidence_path is not None
+    assert table.submit(DiceThrown((Symbol.KICK,) * c.pool, taken.evidence_path))
+    assert _kept(taken)
