@@ -12,11 +12,13 @@ import pytest
 from controller.core.errors import IllegalActionError
 from controller.core.symbols import Symbol
 from controller.game import engine
+from controller.game.engine.defence import defence_answers
 from controller.game.events import (
     ChooseAttack,
     Defend,
     DiceThrown,
     DieRolled,
+    DuelPick,
     ExtraCombat,
     GameEvent,
     Move,
@@ -73,7 +75,7 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
     two = journalled_config("two.db", {"config": _revision(2)})
     assert _second_combats(_at_the_extra_offer(two)) == {("Kahseral", "Obuni")}
     new = journalled_config("new.db", {"config": GameConfig(("A", "B")).to_dict()})
-    assert new.rules_revision == RULES_REVISION == 6
+    assert new.rules_revision == RULES_REVISION == 7
 
 
 def _revision(revision: int) -> dict[str, object]:
@@ -323,3 +325,49 @@ def test_a_journal_of_revision_4_rewards_a_green_warrior_its_own_cost_eliminated
         for event in events:
             state = engine.apply(state, event)
         assert state.phase is phase and state.pieces["Cabba"].eliminated
+
+
+@pytest.mark.parametrize("revision", [6, 7])
+def test_a_destroyed_player_is_not_asked_to_discard_from_revision_7(revision: int) -> None:
+    """A l.7: a universe that lost all its warriors is destroyed. Before revision 7 the table
+    waited for its player to discard down to 5 cards; its turn still turns its Event card
+    (B l.371's count of 30 in 10 rounds of 3 players: tests/game/test_worked_examples.py)."""
+    state = engine.arrange(
+        GameConfig(("A", "B", "C"), rules_revision=revision),
+        demo_data(),
+        pieces=[("Kahseral", 0, 16), ("Jiren", 2, 25)],
+        eliminated=[("Monna", 1)],
+        hands=[[], ["Guard", "Afterimage", "Mirror Wall", "Kamehameha", "Rapid Punches", "Spirit Bomb"], []],
+        seat=1,
+    )  # fmt: skip
+    if revision == 6:
+        assert (state.phase, state.seat) == (Phase.DISCARD, 1)
+        return
+    assert state.seat == 2 and state.phase is not Phase.DISCARD
+    assert state.event_cards_turned == 2  # B's turn's and C's
+
+
+@pytest.mark.parametrize("revision", [6, 7])
+def test_nobody_flees_a_tie_s_duel_from_revision_7(revision: int) -> None:
+    """B l.359, A l.287: in the duel of a tie "one of the 2 warriors must be eliminated".
+    Before revision 7 a warrior with Solar Flare below 10 endurance fled every attack: its
+    player could not lose."""
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision),
+        demo_data(),
+        pieces=[("Kahseral", 0, 0), ("Rozie", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
+        damage={"Rozie": 11},
+        decks={"event": []},
+        round_no=10,
+        seat=1,
+    )
+    for event in (Move(1, "Rozie", 40), DuelPick(0, "Kahseral"), DuelPick(1, "Rozie")):
+        state = engine.apply(state, event)
+    for _ in range(3):  # Kahseral's attack: three throws, then its worth
+        state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * 3 + (Symbol.KICK,)))
+    state = engine.apply(
+        state, next(a for a in legal_actions(state) if isinstance(a, ChooseAttack))
+    )
+    combat = state.combat
+    assert combat is not None and combat.duel and combat.target == "Rozie"
+    assert ((Answer.FLEE, None) in defence_answers(state)) is (revision == 6)

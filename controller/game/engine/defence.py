@@ -90,10 +90,11 @@ def _may_flee(state: GameState) -> bool:
     """Whether the target may flee with Solar Flare (A l.122, B l.102): below 10 endurance,
     a player's warrior to an empty space within 3 steps; a green-space warrior (its
     ability is active, A l.237) off the board, out of the fight (docs/rules.md §8; from
-    rules revision 3: before it, a green warrior never fled)."""
+    rules revision 3: before it, a green warrior never fled); never in a tie's duel (from
+    rules revision 7)."""
     c = state.combat
-    if c is None:
-        return False
+    if c is None or (c.duel and state.config.rules_revision >= 7):
+        return False  # a duel ends when one of its warriors is eliminated (B l.359, A l.287)
     t = fighter(state, c.target)
     left = t.warrior.endurance - state.pieces[c.target].damage
     if not t.has(AbilityKind.SOLAR_FLARE) or left >= SOLAR_FLARE_BELOW:

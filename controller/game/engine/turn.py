@@ -23,7 +23,9 @@ from controller.rules.warriors import AbilityKind
 
 
 def start_turn(s: GameState, seat: int) -> None:
-    """Begin ``seat``'s turn (the game ends when nobody has a warrior left)."""
+    """Begin ``seat``'s turn (the game ends when nobody has a warrior left). A player with
+    none left (its universe destroyed, A l.7) is not asked to discard (from rules revision
+    7); its turn still turns its Event card (B l.371: 3 players, 10 rounds, 30 cards)."""
     if not any(p.space is not None and p.seat is not None for p in s.pieces.values()):
         count_and_end(s)  # nobody has a warrior left: nothing more can happen
         return
@@ -39,7 +41,7 @@ def start_turn(s: GameState, seat: int) -> None:
     for p in s.on_board(seat):  # Health: removes up to 5 of its damage each turn (§8)
         if p.damage and s.data.warrior(p.name).ability.kind is AbilityKind.HEALTH:
             put(s, p._replace(damage=max(0, p.damage - HEALTH_PER_TURN)))
-    if len(s.hands[seat]) > HAND_LIMIT:
+    if len(s.hands[seat]) > HAND_LIMIT and (s.on_board(seat) or s.config.rules_revision < 7):
         s.phase = Phase.DISCARD
         return
     _event_card(s)
