@@ -45,6 +45,7 @@ The decision is recorded in ``docs/decisions/game-clock.md``.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -246,7 +247,7 @@ class GameClock:
         """Seconds left in ``state``'s game (None: not timed, or not started)."""
         if not timed(state) or self._left is None:
             return None
-        return max(0, int(self._now_left))
+        return max(0, math.ceil(self._now_left))  # 0 (time up) only when the time is up
 
     @property
     def start(self) -> float | None:

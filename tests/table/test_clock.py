@@ -118,3 +118,20 @@ def test_an_old_journals_clock_file_is_read_once_and_journalled(tmp_path: Path) 
     assert not again.adopt_file(file)  # the journal has it now
     assert not GameClock(wall, journal.append).adopt_file(tmp_path / "none.clock")
     assert journal == [ClockStarted(4000.0), ClockResumed(5000.0)]  # and the first reading's mark
+
+
+def test_time_is_up_when_the_45_minutes_are_and_not_a_second_before() -> None:
+    """B l.249, A l.17: "after 45 minutes". The whole seconds left were counted down by
+    truncation: "time up" came with up to a second still to play."""
+    wall = Wall()
+    clock = GameClock(wall)
+    state = _state()
+    clock.tick(state)
+    wall.now += 0.4
+    assert clock.tick(state) is ClockChange.NONE and clock.seconds_left(state) == GAME_SECONDS
+    wall.now += GAME_SECONDS - 1.4  # 2699.0 s gone
+    assert clock.tick(state) is ClockChange.SHOWN and clock.seconds_left(state) == 1
+    wall.now += 0.99
+    assert clock.tick(state) is ClockChange.NONE and clock.seconds_left(state) == 1
+    wall.now += 0.01
+    assert clock.tick(state) is ClockChange.TIME_UP and clock.seconds_left(state) == 0
