@@ -81,6 +81,13 @@ def register(sub: Any) -> None:
     play.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     play.add_argument("--json", action="store_true", help="print the final state as JSON")
     play.add_argument("--story", action="store_true", help="a Story-mode game (2..4 players)")
+    play.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        type=Text(),
+        help="a new game's variant of docs/rules.md (repeatable)",
+    )
     play.set_defaults(func=cmd_play)
     check = gsub.add_parser("check", help="open a journal, verify every row and replay it")
     check.add_argument("journal", type=ExistingFile())
@@ -191,7 +198,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     kind = GameKind.STORY if args.story else None
     length = Length(args.length) if args.length is not None else None
-    out = run_journaled(args.journal, args.players, length, args.seed, args.data, kind)
+    variants = Variants.from_names(args.variant) if args.variant else None
+    out = run_journaled(args.journal, args.players, length, args.seed, args.data, kind, variants)
     summary = out.state.summary()
     if args.json:
         print(json.dumps(summary, sort_keys=True))

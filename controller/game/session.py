@@ -25,7 +25,7 @@ from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
 from controller.gamedata.sources import PATH, data_files, played, recorded_board
-from controller.rules.variants import UnknownVariantError
+from controller.rules.variants import DEFAULT_VARIANTS, UnknownVariantError, Variants
 from controller.storage.journal import journal_exists
 from controller.storage.origin import (
     ContradictionError,
@@ -283,9 +283,10 @@ def run_journaled(
     seed: int | None = None,
     data_dir: str | Path | None = None,
     kind: GameKind | None = None,
+    variants: Variants | None = None,
 ) -> GameOutcome:
     """Play (or resume, when ``path`` holds a journal) a greedy-bot game of ``kind`` (the
-    Tournament or Story mode) journalled to ``path``.
+    Tournament or Story mode) with ``variants`` (docs/rules.md) journalled to ``path``.
 
     A new game takes what is not given from :data:`DEFAULT_PLAY` (a Tournament game);
     a resumed one takes everything from its journal, and a given value that differs
@@ -302,12 +303,13 @@ def run_journaled(
             tuple(f"P{i + 1}" for i in range(players or d_players)),
             length or d_length,
             kind=kind or GameKind.TOURNAMENT,
+            variants=variants or DEFAULT_VARIANTS,
         )
         seed = d_seed if seed is None else seed
         data = load_game_data(data_dir)
         game = TableGame.start(path, config, data, data_dir, seed, played_by=GAME_PLAY)
     else:
-        game = _resume_checked(path, players, length, seed, data_dir, kind)
+        game = _resume_checked(path, players, length, seed, data_dir, kind, variants)
         seed = game.origin.seed if game.origin.seed is not None else seed
         if seed is None:
             game.close()
@@ -396,6 +398,7 @@ def _resume_checked(
     seed: int | None,
     data_dir: str | Path | None,
     kind: GameKind | None,
+    variants: Variants | None = None,
 ) -> TableGame:
     """The game in ``path``, with each given value checked against the journal's (the data
     before anything is replayed)."""
@@ -408,6 +411,9 @@ def _resume_checked(
         refuse_contradiction(path, "--players", players, len(kept.players))
         refuse_contradiction(path, "--length", length and length.value, kept.length.value)
         refuse_contradiction(path, "the mode (--story)", kind and kind.value, kept.kind.value)
+        if variants is not None:
+            given, held = (", ".join(v.enabled()) or "(none)" for v in (variants, kept.variants))
+            refuse_contradiction(path, "--variant", given, held)
     except BaseException:
         game.close()
         raise

@@ -119,3 +119,25 @@ def test_a_folder_where_a_data_file_should_be_is_named_so(tmp_path: Path) -> Non
     assert [str(p) for p in check.problems] == [
         f"{mine / 'warriors.toml'}: is not a file: a data directory needs warriors.toml"
     ]
+
+
+def test_cli_play_takes_a_new_game_s_variants_and_refuses_others_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/rules.md: the engine plays the default and can switch; `game play` could not."""
+    run = cli_runner(monkeypatch, capsys, "controller.cli.game")
+    path = tmp_path / "g.sqlite"
+    code, _, err = run("game", "play", str(path), "--players", "2", "--length", "rounds5",
+                       "--variant", "eliminate_only_when_exceeded")  # fmt: skip
+    assert (code, err) == (0, "")
+    with TableGame.resume(path) as game:
+        assert game.config.variants.enabled() == ("eliminate_only_when_exceeded",)
+    rows = path.stat().st_size
+    code, out, err = run("game", "play", str(path), "--variant", "green_reward_one")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--variant green_reward_one contradicts the journal's eliminate_only" in err
+    assert run("game", "play", str(path), "--variant", "eliminate_only_when_exceeded")[0] == 0
+    assert path.stat().st_size == rows  # nothing written
+    code, _, err = run("game", "play", str(tmp_path / "new.sqlite"), "--variant", "nope")
+    assert code == 2 and "unknown rule variant 'nope'" in err
+    assert not (tmp_path / "new.sqlite").exists()
