@@ -172,3 +172,31 @@ def _option(attack: Attack) -> Option:
     option = score.option(attack.choice or "sum")
     assert option is not None
     return option
+
+
+@pytest.mark.parametrize(("hand", "said"), [
+    ((), "A has no 'Kamehameha' in hand; the last throw makes: sum"),
+    (("Kamehameha",), None),
+])  # fmt: skip
+def test_a_card_attack_without_the_card_says_the_card_is_not_in_hand(
+    hand: tuple[str, ...], said: str | None
+) -> None:
+    """The dice make Kamehameha's combo (sphere sphere punch): without the card in hand the
+    refusal said "the last throw does not make 'Kamehameha'" (rules review D)."""
+    state = engine.arrange(
+        GameConfig(("A", "B")),
+        demo_data(),
+        pieces=[("Kahseral", 0, 16), ("Obuni", 1, 18)],
+        hands=[hand, ()],
+        decks={"event": []},
+    )
+    for event in (Move(0, "Kahseral", 18), DiceThrown((SP, SP, P, K))):
+        state = engine.apply(state, event)
+    if said is None:
+        assert "Kamehameha" not in engine.apply(state, ChooseAttack(0, "kamehameha")).hands[0]
+        return
+    with pytest.raises(IllegalActionError) as info:
+        engine.apply(state, ChooseAttack(0, "kamehameha"))
+    assert str(info.value) == said
+    with pytest.raises(IllegalActionError, match="does not make 'Rapid Fists'; it makes: sum"):
+        engine.apply(state, ChooseAttack(0, "Rapid Fists"))  # no such card

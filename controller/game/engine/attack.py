@@ -74,8 +74,16 @@ def choose_attack(s: GameState, e: ChooseAttack) -> None:
     key = e.option.strip().casefold()
     match = next((n for n in names if n.casefold() == key), None)
     if match is None:
+        makes = ", ".join(names)
+        seat = s.pieces[c.striker].seat
+        card = next((n for n in s.data.cards.cards if n.casefold() == key), None)
+        if card is not None and (seat is None or card not in s.hands[seat]):
+            holder = s.players[seat] if seat is not None else f"{c.striker} (green space)"
+            raise IllegalActionError(
+                f"{holder} has no {short_repr(card)} in hand; the last throw makes: {makes}"
+            )
         raise IllegalActionError(
-            f"the last throw does not make {short_repr(e.option)}; it makes: {', '.join(names)}"
+            f"the last throw does not make {short_repr(e.option)}; it makes: {makes}"
         )
     c = s.combat = c._replace(option=match)
     probe = resolve(s, Attack(c.throws, match))
