@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.kinds import GameKind
+from controller.core.tomlfile import read_toml
 from controller.game import engine
 from controller.game.events import GameEvent, event_from_dict
 from controller.game.legal import legal_actions
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Length
+from controller.gamedata import DEMO_DIR
 from controller.gamedata.board import load_board
 from controller.gamedata.bundle import GameData, load_game_data
+from controller.gamedata.cards import parse_cards
 from controller.rules.variants import Variants
 from tests.paths import SCENARIOS
 
@@ -67,6 +70,15 @@ def data_with_board(board: Path | None) -> GameData:
     return GameData(load_board(board), demo.roster, demo.cards)
 
 
+def with_cards(data: GameData, extra: Path) -> GameData:
+    """``data`` with the demo's cards and ``extra``'s ``[[card]]`` tables, checked as one
+    cards file."""
+    demo = DEMO_DIR / "cards.toml"
+    merged = read_toml(demo)
+    merged["card"] = [*merged["card"], *read_toml(extra)["card"]]
+    return replace(data, cards=parse_cards(merged, f"{demo} + {extra}"))
+
+
 def scenario_files() -> list[Path]:
     """Every scenario file, sorted."""
     return sorted(SCENARIOS.glob("*.toml"))
@@ -76,6 +88,8 @@ def build(sc: dict[str, Any], base: Path) -> GameState:
     """The state a scenario starts from."""
     board = base.parent / sc["board"] if "board" in sc else None
     data = data_with_board(board)
+    if "add_cards" in sc:  # cards the demo set lacks, for a rule only they exercise
+        data = with_cards(data, base.parent / sc["add_cards"])
     config = GameConfig(
         tuple(sc.get("players", ["A", "B"])),
         Length(sc.get("length", "rounds10")),
