@@ -21,7 +21,7 @@ from typing import Any
 from hardware.controls.errors import ControlUnavailableError
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.controls.settings import ControlsConfig
-from hardware.lgpio_errors import lgpio_error
+from hardware.lgpio_errors import lgpio_error, pipe_problem
 
 log = logging.getLogger(__name__)
 STUCK_AFTER_S = 10.0
@@ -51,6 +51,8 @@ def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnav
             f"gpiozero's pin library is missing ({exc}): install lgpio "
             "(apt install python3-lgpio, or the 'pi' extra), or use the mock factory"
         )
+    elif pipe_problem(exc):
+        reason = str(pipe_problem(exc))
     elif isinstance(exc, PermissionError):
         reason = "permission denied: add the user to the 'gpio' group"
     else:
@@ -86,7 +88,9 @@ class _ButtonWatch:
     and a hold that comes after the release is dropped (a repeat too).
     """
 
-    def __init__(self, name: ButtonName, button: Any, post: Any, repeat: bool) -> None:
+    def __init__(
+        self, name: ButtonName, button: Any, post: Any, repeat: bool, bounce_s: float | None = None
+    ) -> None:
         self.name = name
         self.button = button
         self._post = post
@@ -94,9 +98,49 @@ class _ButtonWatch:
         self._lock = threading.Lock()
         self._held = 0
         self._down = False  # between this press's when_pressed and its when_released
-        button.when_pressed = self._pressed
+        self._bounce_s = bounce_s or 0.0
+        self._steady = False  # the level last steady for the debounce time: pressed
+        self._settling: threading.Timer | None = None
+        self._settle_lock = threading.Lock()
         button.when_held = self._held_cb
-        button.when_released = self._released
+        if self._bounce_s:
+            button.when_pressed = button.when_released = self._edge
+        else:
+            button.when_pressed = self._pressed
+            button.when_released = self._released
+
+    def _edge(self) -> None:
+        """Any edge: the level is taken once it has stayed put ``bounce_s``.
+
+        gpiozero hands ``bounce_time`` to the pin library, and lgpio 0.2.2.0 does not apply
+        it (joan2937/lg issue 19, open: ``lgPthAlerts.c`` ``xDebWatEvt`` compares the
+        kernel's monotonic event stamps with ``lguTimestamp``'s real-time clock), so a
+        switch's chatter reached the table as several presses."""
+        timer = threading.Timer(self._bounce_s, self._settle)
+        timer.daemon = True
+        with self._lock:
+            if self._settling is not None:
+                self._settling.cancel()
+            self._settling = timer
+        timer.start()
+
+    def _settle(self) -> None:
+        with self._settle_lock:
+            pressed = bool(self.button.is_pressed)
+            if pressed == self._steady:
+                return  # a glitch shorter than the debounce, or chatter ending where it began
+            self._steady = pressed
+            if pressed:
+                self._pressed()
+            else:
+                self._released()
+
+    def close(self) -> None:
+        """Stop a pending debounce and release the pin."""
+        with self._lock:
+            if self._settling is not None:
+                self._settling.cancel()
+        self.button.close()
 
     def _pressed(self) -> None:
         with self._lock:
@@ -149,10 +193,9 @@ class TableInputs:
         for name, pin in config.buttons.items():
             repeat = name in config.repeat
             try:
-                button = Button(
+                button = Button(  # debounced by _ButtonWatch, not the pin library
                     pin,
                     pull_up=config.pull_up,
-                    bounce_time=config.bounce_s,
                     hold_time=config.repeat_s if repeat else config.hold_seconds,
                     hold_repeat=repeat,
                     pin_factory=pin_factory,
@@ -160,7 +203,7 @@ class TableInputs:
             except errors as exc:
                 self.failed.append(describe_gpio_error(f"button '{name.value}'", f"GPIO{pin}", exc))
                 continue
-            self.buttons[name] = _ButtonWatch(name, button, self._post, repeat)
+            self.buttons[name] = _ButtonWatch(name, button, self._post, repeat, config.bounce_s)
         if config.encoder_a is not None and config.encoder_b is not None:
             try:
                 self.encoder = RotaryEncoder(
@@ -207,7 +250,7 @@ class TableInputs:
     def close(self) -> None:
         """Release every pin (idempotent)."""
         for watch in self.buttons.values():
-            watch.button.close()
+            watch.close()
         self.buttons = {}
         if self.encoder is not None:
             self.encoder.close()

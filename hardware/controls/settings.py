@@ -85,7 +85,8 @@ class ControlsConfig:
 
     @property
     def bounce_s(self) -> float | None:
-        """gpiozero's ``bounce_time``: the debounce in seconds, None for none."""
+        """The debounce in seconds, None for none: a button's level counts once steady this
+        long (``inputs._ButtonWatch``), the encoder's gpiozero ``bounce_time``."""
         return self.bounce_ms / 1000 if self.bounce_ms > 0 else None
 
     def pins(self) -> dict[str, int]:

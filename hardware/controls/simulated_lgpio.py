@@ -20,8 +20,11 @@ and ``lgErr.c`` of joan2937/lg; Bookworm's ``python3-lgpio`` is the same release
   (an output already one) does nothing, new flags included (``xSetAsInput``,
   ``xSetAsOutput``: "nothing to do"), hence gpiozero frees a line before it
   changes its pull;
-- ``gpio_set_debounce_micros``: an edge is reported only once the level has
-  stayed put for that long (lgPthAlerts.c), so a shorter bounce reports nothing;
+- ``gpio_set_debounce_micros`` is taken and does not debounce: with it set,
+  lgPthAlerts.c (``lgPthAlert``, ``xDebWatEvt``) reports an edge once its 0.5 ms
+  ``ppoll`` passes with no other (without it, at once), comparing the kernel's monotonic event stamp with ``lguTimestamp``'s
+  real-time clock (joan2937/lg issue 19, open since 2023): each edge of a switch's
+  chatter more than 0.5 ms apart is reported, the debounce set or not;
 - ``callback(handle, gpio, edge, func)``: ``func(chip, gpio, level, tick)`` runs
   on lgpio's one notification thread (``_callback_thread``), never the caller's.
 
@@ -183,8 +186,12 @@ def gpio_write(handle: int, gpio: int, level: int) -> int:
     return 0
 
 
+ALERT_POLL_S = 0.0005
+"""lgPthAlerts.c's ``ppoll`` timeout: an edge is reported once this passes with no other."""
+
+
 def gpio_set_debounce_micros(handle: int, gpio: int, debounce_micros: int) -> int:
-    """Report an edge only after the level has been steady for ``debounce_micros``."""
+    """Take ``debounce_micros`` (kept, not applied: see the module's docstring)."""
     _lines.setdefault(gpio, _Line()).debounce_s = debounce_micros / 1e6
     return 0
 
@@ -213,7 +220,7 @@ def _report(gpio: int, level: int) -> None:
     with _lock:
         line = _lines[gpio]
         if line.level != level or line.reported == level or not line.mode & _LG_ALERT:
-            return  # it moved again within the debounce time, or nothing changed
+            return  # it moved again within the poll, or nothing changed
         line.reported = level
     _notices.put((gpio, level, time.monotonic_ns()))
 
@@ -226,13 +233,12 @@ def drive(gpio: int, level: int) -> None:
         if line.timer is not None:
             line.timer.cancel()
             line.timer = None
-        steady = line.debounce_s
-        if steady > 0:
-            line.timer = threading.Timer(steady, _report, (gpio, line.level))
+        if line.debounce_s > 0:  # xDebWatEvt: reported at the first quiet poll
+            line.timer = threading.Timer(ALERT_POLL_S, _report, (gpio, line.level))
             line.timer.daemon = True
             line.timer.start()
             return
-    _report(gpio, int(bool(level)))
+    _report(gpio, int(bool(level)))  # no debounce: "report straightaway"
 
 
 def reset() -> None:

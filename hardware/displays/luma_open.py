@@ -31,7 +31,7 @@ from hardware.displays.i2c_bus import TCA9548A_DEFAULT_ADDRESS, BusPool, MuxChan
 from hardware.displays.model import TableView
 from hardware.displays.push import CountingInterface, ScreenPusher
 from hardware.displays.screens import pick_screen, render
-from hardware.lgpio_errors import lgpio_error
+from hardware.lgpio_errors import lgpio_error, pipe_problem
 
 
 @dataclass
@@ -286,12 +286,20 @@ def open_display(cfg: DisplayConfig, pool: BusPool, serial: Any = None) -> Table
     except Exception as exc:
         if not _is_device_error(exc) and not isinstance(exc, RuntimeError):
             raise
-        raise DisplayUnavailableError(f"{cfg.where()}: {_explain(exc)}") from None
+        raise DisplayUnavailableError(f"{cfg.where()}: {_explain(exc, cfg)}") from None
 
 
-def _explain(exc: BaseException) -> str:
+def _explain(exc: BaseException, cfg: DisplayConfig) -> str:
     """A short reason for a luma or OS error, with a hint where one helps."""
     name = type(exc).__name__
+    if name == "DeviceNotFoundError" and cfg.interface == "spi":
+        # luma.core 2.6.0 serial.spi: spidev's open failing ENOENT (no /dev/spidevX.Y)
+        return (
+            f"no /dev/spidev{cfg.spi_port}.{cfg.spi_device} ({exc}): enable SPI (raspi-config) "
+            "or fix 'spi_port'/'spi_device'"
+        )
+    if pipe_problem(exc):
+        return str(pipe_problem(exc))
     if name == "DeviceNotFoundError" or getattr(exc, "errno", None) in (errno.EREMOTEIO, errno.EIO):
         return f"no answer ({exc}): check the wiring and the address (i2cdetect)"
     if (

@@ -3,12 +3,15 @@
 As on a Pi under the unit (``GPIOZERO_PIN_FACTORY=lgpio``): gpiozero 2.0.1 picks
 its pin factory itself, and what the pin library raises or reports is what
 :mod:`hardware.controls.simulated_lgpio` does as lgpio 0.2.2.0 does (a line held
-elsewhere, a chip the user may not open, debounce, callbacks on lgpio's thread).
+elsewhere, a chip the user may not open, a debounce not applied, callbacks on lgpio's
+thread).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.abc
+import importlib.util
 import queue
 import sys
 import threading
@@ -118,14 +121,80 @@ def test_the_pin_library_missing_is_named(monkeypatch: pytest.MonkeyPatch) -> No
         assert "apt install python3-lgpio" in str(inputs.failed[0])
 
 
+def chatter(lgpio: Any, pin: int, level: int, edges: int = 5) -> None:
+    """A switch's contacts bouncing 4 ms apart, ending at ``level``."""
+    for i in range(edges):
+        lgpio.drive(pin, level if i % 2 == 0 else 1 - level)
+        time.sleep(0.004)
+    lgpio.drive(pin, level)
+
+
 def test_a_bounce_shorter_than_bounce_ms_presses_nothing(pi: Any) -> None:
     events = Events()
     cfg = dataclasses.replace(CONFIG, bounce_ms=50)
     with TableInputs(cfg, events):
         undo = PIN[ButtonName.UNDO]
-        pi.drive(undo, 0)  # contact chatter: back up within 50 ms
-        pi.drive(undo, 1)
+        chatter(pi, undo, 1)  # contact chatter: back up within 50 ms
         time.sleep(0.2)
         assert events.empty()
         press(pi, undo, hold_s=0.2)  # a real press: steady longer than the debounce
         assert events.get(timeout=5) == ButtonPressed(ButtonName.UNDO)
+
+
+@pytest.mark.parametrize("button", [ButtonName.UNDO, ButtonName.NEXT])
+def test_a_press_whose_contacts_bounce_is_one_press(pi: Any, button: ButtonName) -> None:
+    """lgpio 0.2.2.0 reports every edge of the chatter, its debounce set or not (lg issue
+    19): one press of CONFIRM or NEXT was taken two to four times."""
+    events = Events()
+    cfg = dataclasses.replace(CONFIG, bounce_ms=20)
+    with TableInputs(cfg, events):
+        chatter(pi, PIN[button], 0)
+        time.sleep(0.05)  # NEXT repeats when held 0.25 s
+        chatter(pi, PIN[button], 1)
+        assert events.get(timeout=5) == ButtonPressed(button)
+        time.sleep(0.3)
+        assert events.empty()
+
+
+def test_lgpio_s_debounce_lets_each_edge_of_the_chatter_through(pi: Any) -> None:
+    """What the table's own debounce is for: gpiozero's ``bounce_time`` is lgpio's
+    ``gpio_set_debounce_micros``, which lgpio 0.2.2.0 does not apply (lg issue 19)."""
+    from gpiozero import Button
+
+    presses: list[float] = []
+    with Button(PIN[ButtonName.UNDO], bounce_time=0.02) as button:
+        button.when_pressed = lambda: presses.append(time.monotonic())
+        chatter(pi, PIN[ButtonName.UNDO], 0)
+        time.sleep(0.1)
+    assert len(presses) > 1  # up to the five edges' three falls (a busy machine joins some)
+
+
+class _PipeRefused(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """lgpio 0.2.2.0 imported in a folder its user may not write: ``lgpio.py`` starts its
+    notification thread at import, which opens the pipe ``.lgd-nfy<N>`` it could not make."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        return importlib.util.spec_from_loader(name, self) if name == "lgpio" else None
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        raise FileNotFoundError(2, "No such file or directory", ".lgd-nfy-3")
+
+
+def test_lgpio_that_cannot_make_its_pipe_is_named_for_each_control(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`toptable run` by hand from a folder it may not write, without LG_WD: a traceback."""
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)
+    monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_PipeRefused(), *sys.meta_path])
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")
+    monkeypatch.setattr(Device, "pin_factory", None)
+    with TableInputs(CONFIG, Events()) as inputs, TableOutputs(CONFIG) as outputs:
+        assert inputs.buttons == {} and len(inputs.failed) == len(PIN)
+        said = str(inputs.failed[0])
+        assert said.startswith(f"button 'confirm' on GPIO{PIN[ButtonName.CONFIRM]}: lgpio cannot")
+        assert ".lgd-nfy-3" in said and "set LG_WD" in said
+        assert outputs.failed and "set LG_WD" in str(outputs.failed[0])

@@ -9,6 +9,8 @@ The test runs where rpi-lgpio is installed (the ``spi`` extra).
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Iterator
 from types import ModuleType
@@ -87,3 +89,24 @@ def test_a_screen_kept_on_close_leaves_its_reset_line_driven(
     plain = open_display(DisplayConfig("spi2", interface="spi", gpio_dc=14, gpio_rst=15), BusPool())
     plain.close()
     assert simulated_lgpio.gpio_get_mode(0, 15) == 0  # freed
+
+
+class _NoSpiDevice(_SpiBus):
+    """SPI not enabled: py-spidev's ``SpiDev.open`` of a missing /dev/spidevP.D (ENOENT)."""
+
+    def open(self, port: int, device: int) -> None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+
+
+def test_spi_not_enabled_is_said_so(rpi_gpio: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    """luma.core 2.6.0 ``spi`` raises DeviceNotFoundError('SPI device not found'): it was told
+    to check the wiring and the I2C address (i2cdetect)."""
+    monkeypatch.setitem(sys.modules, "spidev", ModuleType("spidev"))
+    sys.modules["spidev"].SpiDev = _NoSpiDevice  # type: ignore[attr-defined]
+    cfg = DisplayConfig("spi", interface="spi", spi_device=1, gpio_dc=24, gpio_rst=25)
+    with pytest.raises(DisplayUnavailableError) as raised:
+        open_display(cfg, BusPool())
+    assert str(raised.value).endswith(
+        ": no /dev/spidev0.1 (SPI device not found): enable SPI (raspi-config) or fix "
+        "'spi_port'/'spi_device'"
+    )
