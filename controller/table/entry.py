@@ -211,8 +211,8 @@ class TableEntry(BoardEntry):
             return starter_chooser(state, actions)
         damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
         chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
-        if damage:
-            best = max(damage.items(), key=lambda kv: kv[1])[0]
+        best = engine.best_attack_option(state) if damage else None
+        if best is not None:  # marked: what costs the foe most, its Shield and Reflect counted
             chooser.select(ChooseAttack(actions[0].seat, best))
         if aw.input is InputKind.DICE and not self.camera_ok:
             chooser.labels += (ENTER_DICE.value,)
@@ -289,9 +289,9 @@ class TableEntry(BoardEntry):
             and state.combat is not None
             and state.combat.throws
         ):
-            options = engine.attack_options(state)
-            best = max(options, key=lambda kv: kv[1])[0]
-            self._act(ChooseAttack(_seat(state), best))
+            best = engine.best_attack_option(state)
+            if best is not None:
+                self._act(ChooseAttack(_seat(state), best))
             return
         if long and state.phase is Phase.DEFENCE_ROLL:
             self._act(StopRolling(_seat(state)))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from controller.core.errors import IllegalActionError
+from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.engine.defence import defence_answers
@@ -371,3 +371,26 @@ def test_nobody_flees_a_tie_s_duel_from_revision_7(revision: int) -> None:
     combat = state.combat
     assert combat is not None and combat.duel and combat.target == "Rozie"
     assert ((Answer.FLEE, None) in defence_answers(state)) is (revision == 6)
+
+
+@pytest.mark.parametrize("revision", [6, 7])
+def test_son_goku_s_retry_at_a_card_s_target_is_one_die_from_revision_7(revision: int) -> None:
+    """B l.423 ("if they roll 5+ he reaches his final transformation, but he gets 4"), A
+    l.374 ("rolling the die again"): the target is a die's. Before revision 7 Son Goku and
+    Vegeta threw their two dice at it, reaching it 30 times in 36."""
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision),
+        demo_data(),
+        pieces=[("Son Goku", 0, 16), ("Kahseral", 1, 18)],
+        hands=[["Final Transformation"], []],
+        decks={"event": []},
+    )
+    for event in (Move(0, "Son Goku", 18), DieRolled((1, 1)), PlayCard(0, "Final Transformation")):
+        state = engine.apply(state, event)
+    dice = 1 if revision == 7 else 2
+    assert engine.awaiting(state).die_count == dice
+    with pytest.raises(InvalidThrowError, match=f"with {dice} dice of 1..6"):
+        engine.apply(state, DieRolled((2,) * (3 - dice)))
+    last = demo_data().roster["Son Goku"].forms[-1].name
+    combat = engine.apply(state, DieRolled((5,) * dice)).combat
+    assert combat is not None and combat.attacker_form == last

@@ -29,7 +29,12 @@ May import: controller.core, rules, gamedata and game's state and events.
 
 from __future__ import annotations
 
-from controller.game.engine.attack import attack_options, story_sum_allowed, sum_allowed
+from controller.game.engine.attack import (
+    attack_options,
+    best_attack_option,
+    story_sum_allowed,
+    sum_allowed,
+)
 from controller.game.engine.common import (
     FLEE_STEPS,
     FUSION_ROLL_NEEDED,
@@ -95,6 +100,7 @@ __all__ = [
     "attack_options",
     "attempt_dice",
     "awaiting",
+    "best_attack_option",
     "board_space",
     "combat_fusion",
     "counter_cards",

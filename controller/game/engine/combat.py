@@ -18,6 +18,7 @@ from controller.game.engine.common import (
     seat_of,
     striker_cards,
     support,
+    transformation_dice,
     use_card,
     vacate,
 )
@@ -203,10 +204,10 @@ def transform_roll(s: GameState, e: DieRolled) -> None:
         raise IllegalActionError("no combat")
     name = c.to_transform[0]
     w = s.data.warrior(name)
-    if len(e.values) != w.transform_dice or any(not 1 <= v <= 6 for v in e.values):
-        raise InvalidThrowError(
-            f"{name} transforms with {w.transform_dice} dice of 1..6, got {list(e.values)}"
-        )
+    dice = transformation_dice(s, name)
+    if len(e.values) != dice or any(not 1 <= v <= 6 for v in e.values):
+        what = "retries at the card's target" if dice != w.transform_dice else "transforms"
+        raise InvalidThrowError(f"{name} {what} with {dice} dice of 1..6, got {list(e.values)}")
     first = c.attacker_form if name == c.attacker else c.defender_form
     last = w.form_for_roll(max(f.threshold for f in w.forms))
     if name in c.retried and c.retry_target is not None:

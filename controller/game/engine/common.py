@@ -364,3 +364,12 @@ def resolve(s: GameState, attack: Attack) -> AttackResult:
         green=c.green and not c.counter,
         capped_first=s.config.rules_revision >= 2,
     )
+
+
+def transformation_dice(s: GameState, name: str) -> int:
+    """The dice ``name``'s transformation roll takes now: its own (two for Son Goku and
+    Vegeta, A l.87), but one for a card's retry at a target (from rules revision 7: the
+    target is a die's, B l.423 "5+ ... but he gets 4"; A l.374 "rolling the die again")."""
+    c = s.combat
+    retry = c is not None and name in c.retried and c.retry_target is not None
+    return 1 if retry and s.config.rules_revision >= 7 else s.data.warrior(name).transform_dice

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum, auto
 
-from controller.game.engine.common import decks_to_shuffle, seat_of
+from controller.game.engine.common import decks_to_shuffle, seat_of, transformation_dice
 from controller.game.state import Answer, GameState, Phase, ShuffledDeck
 
 
@@ -110,7 +110,7 @@ def awaiting(state: GameState) -> Awaiting:
         return Awaiting(ph, None, InputKind.SHUFFLE, decks=decks_to_shuffle(state))
     if ph is Phase.TRANSFORM and c is not None:
         return Awaiting(
-            ph, seat, InputKind.DIE, die_count=state.data.warrior(c.to_transform[0]).transform_dice
+            ph, seat, InputKind.DIE, die_count=transformation_dice(state, c.to_transform[0])
         )
     if ph is Phase.FUSION_ROLL:
         return Awaiting(ph, None, InputKind.DIE, die_count=1)

@@ -1,0 +1,86 @@
+"""The attack the table marks, and a long CONFIRM cashes in: what costs the foe most, its
+Shield, Reflect and divisor counted (A l.153, l.253: "look at the active ability of the 2
+Warriors involved then choose the attack that will make your opponent lose the most
+Endurance"); it took the highest printed damage (rules review E)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from controller.core.symbols import Symbol
+from controller.game import engine
+from controller.game.events import DiceThrown, GameEvent, Move, Pass
+from controller.game.state import GameConfig, GameState, Phase
+from controller.table.entry import FaultSource, TableEntry
+from hardware.controls.events import ButtonName, ButtonPressed
+from tests.game.helpers import demo_data
+
+SP, ST, K, P = Symbol.SPHERE, Symbol.STRENGTH, Symbol.KICK, Symbol.PUNCH
+
+
+def _thrown(attacker: str, defender: str, damage: int, throw: tuple[Symbol, ...]) -> GameState:
+    state = engine.arrange(
+        GameConfig(("A", "B")),
+        demo_data(),
+        pieces=[(attacker, 0, 16), (defender, 1, 18)],
+        damage={attacker: damage},
+        decks={"event": []},
+    )
+    state = engine.apply(state, Move(0, attacker, 18))
+    while state.phase is Phase.TRANSFORM:  # the base forms fight
+        assert state.combat is not None
+        state = engine.apply(state, Pass(0 if state.combat.to_transform[0] == attacker else 1))
+    for _ in range(3):
+        state = engine.apply(state, DiceThrown(throw))
+    return state
+
+
+Position = tuple[str, str, int, tuple[Symbol, ...]]
+SHIELD: Position = ("Kahseral", "Su Roas", 0, (SP, SP, ST, K))  # a sphere of 18 the Shield stops
+REFLECT: Position = (
+    "Son Gohan",
+    "Monna",
+    18,
+    (P, P, SP),
+)  # a sphere of 19 sent back: Gohan has 10 left
+
+
+@pytest.mark.parametrize("position", [SHIELD, REFLECT], ids=["shield", "reflect"])
+def test_the_best_attack_counts_the_foe_s_ability(position: Position) -> None:
+    state = _thrown(*position)
+    printed = dict(engine.attack_options(state))
+    assert max(printed, key=lambda name: printed[name]) != "sum"  # the sphere prints more
+    assert engine.best_attack_option(state) == "sum"
+
+
+@dataclass
+class _Owner:
+    """The table's game holder, applying what is entered (no journal)."""
+
+    state: GameState
+
+    def __post_init__(self) -> None:
+        self.faults: dict[FaultSource, str] = {}
+
+    def submit(self, event: GameEvent) -> bool:
+        self.state = engine.apply(self.state, event)
+        return True
+
+    def undo(self) -> None:
+        pass
+
+    def correctable(self) -> None:
+        return None
+
+
+def test_the_table_marks_and_cashes_in_the_attack_that_does_not_come_back() -> None:
+    owner = _Owner(_thrown(*REFLECT))
+    entry = TableEntry(owner)
+    entry.rebuild(owner.state)
+    assert entry.marked_option(owner.state) == "sum"
+    entry.press(ButtonPressed(ButtonName.CONFIRM, long=True))
+    combat = owner.state.combat  # the sum, to which Monna may answer; the sphere would
+    assert combat is not None and combat.option == "sum"  # have come back at Gohan's 10 left
+    assert owner.state.phase is Phase.DEFENCE_CHOICE
