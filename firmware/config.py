@@ -15,8 +15,8 @@ PINS_SIGNAL = (10, 11, 12, 13, 14, 15, 16, 17)
 
 SCAN_MS = 5  # 200 Hz scan
 DEBOUNCE = 2  # samples that must agree before a change counts
-HEARTBEAT_MS = 250
-WATCHDOG_MS = 2000  # the RP2040 watchdog restarts the board if the loop stalls this long
+HEARTBEAT_MS = 250  # 1..1000: before IDENTIFY the host hears the board by these alone
+WATCHDOG_MS = 2000  # 100..8388: the RP2040 watchdog resets a board whose loop stalls this long
 BOOT_FILE = "boot_count"
 PIN_MAINTENANCE = 22  # tie to GND at power-up to stay in the REPL (no scanning, no watchdog)
 BOOT_GRACE_MS = 1000  # after a reset, Ctrl-C (mpremote) still works this long

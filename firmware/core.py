@@ -20,6 +20,8 @@ FIRMWARE_VERSION = "toptable-fw 1.0"
 RESEND_CHUNK = 8  # events per resent frame: short frames survive a noisy line better
 OUTBOX_BYTES = 1024  # frames waiting for the port; the most one tick sends is about 700
 PUMP_BYTES = 64  # bytes handed to the port per pump(): a few ms of the loop on the Pico
+FEED_BYTES = 64  # bytes read from the host per loop turn: a writer that never stops (USB
+# flow control keeps the rp2's stdin buffer full) must not starve the scan and the watchdog
 
 
 class Outbox:

@@ -8,7 +8,7 @@ import micropython
 
 from firmware import config
 from firmware.compat import sleep_ms, ticks_ms
-from firmware.core import Firmware, Outbox
+from firmware.core import FEED_BYTES, Firmware, Outbox
 
 
 def next_boot(path: str) -> int:
@@ -51,7 +51,8 @@ def run() -> None:
     """Never returns; the watchdog restarts the board if the loop stalls.
 
     Nothing in the loop waits on the host: bytes are read only when poll says
-    they came, and written one at a time only when poll says the USB serial
+    they came, at most ``FEED_BYTES`` a turn (on the rp2 each poll refills stdin from
+    TinyUSB, ``mp_usbd_cdc.c``: a host that keeps writing kept the loop reading), and written one at a time only when poll says the USB serial
     takes one more (a write that does not fit waits up to 500 ms on the rp2,
     README: "A host that stops reading"); frames that find no room are dropped
     whole and reported (``Outbox``, NOTICE 4), and those still queued when a host
@@ -86,7 +87,9 @@ def run() -> None:
     )
     wdt = machine.WDT(timeout=config.WATCHDOG_MS)
     while True:
-        while poll.poll(0):
+        for _ in range(FEED_BYTES):
+            if not poll.poll(0):
+                break
             fw.feed(inp.read(1))
         fw.tick()
         outbox.pump()

@@ -1,7 +1,9 @@
 """The values of a board's ``config.py`` (``firmware/config.py``), checked before it is
 deployed: a value the firmware cannot run with stops the board at boot (a ``ValueError``
-in ``main.py``, seen by no one: the host only hears that the board never answered), and a
-``DRIVER`` it does not know is read as the 74HC165 chain without a word.
+in ``main.py``, seen by no one: the host only hears that the board never answered), a
+``DRIVER`` it does not know is read as the 74HC165 chain without a word, a watchdog
+shorter than a loop turn resets every boot, and heartbeats rarer than the host listens
+for are a board it never hears.
 
 Only values written as Python literals are checked (``SENSORS = 42``, ``PINS_SELECT = (6,
 7, 8, 9)``); one computed (``tuple(range(10, 18))``) is left to the firmware. A driver's
@@ -18,10 +20,18 @@ from typing import Any
 from controller.core.errors import DataError, DataProblem
 from controller.core.quoting import short_repr
 from firmware.wire import MAX_SENSORS
+from hardware.board.session import LISTEN_TIMEOUT_S
 
 GPIO = range(30)  # the RP2040's GP0..GP29
 MUX_CHANNELS = 16  # sensors one 74HC4067 reads
 WATCHDOG_MAX_MS = 8388  # the RP2040 watchdog's longest timeout (a 24-bit count of microseconds)
+# a loop turn sleeps 1 ms, scans every sensor and reads and writes a few bytes (main.py):
+# a watchdog of a few ms (seconds typed for milliseconds) reset every boot after its grace
+WATCHDOG_MIN_MS = 100
+# before IDENTIFY the host hears a board only by its heartbeats, for LISTEN_TIMEOUT_S
+# (hardware/board/session.py) after the port opens: two must fit in it beside a boot's
+# grace second, or the host drops the link as "is the toptable firmware deployed?"
+HEARTBEAT_MAX_MS = int((LISTEN_TIMEOUT_S - 1) * 1000) // 2
 # MicroPython's time.ticks_add refuses a step of half its tick period or more
 # ("ticks interval overflow", extmod/modtime.c time_ticks_add); the rp2 port's period is
 # 2**30 (its small ints' range), and the firmware's scan and heartbeat steps go through it
@@ -65,8 +75,8 @@ SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "PINS_SIGNAL": _pins(range(1, 9)),
     "SCAN_MS": _whole(1, TICKS_STEP_MAX_MS),
     "DEBOUNCE": _whole(1, DEBOUNCE_MAX),
-    "HEARTBEAT_MS": _whole(1, TICKS_STEP_MAX_MS),
-    "WATCHDOG_MS": _whole(1, WATCHDOG_MAX_MS),
+    "HEARTBEAT_MS": _whole(1, HEARTBEAT_MAX_MS),
+    "WATCHDOG_MS": _whole(WATCHDOG_MIN_MS, WATCHDOG_MAX_MS),
     "BOOT_FILE": (lambda v: isinstance(v, str) and v.strip() != "", "a file name"),
     "PIN_MAINTENANCE": _GPIO,
     "BOOT_GRACE_MS": _whole(0),

@@ -18,6 +18,7 @@ import pytest
 
 from firmware import config, wire
 from tests.firmware.fakes import micropython
+from tests.firmware.fakes import usb as usb_fakes
 from tests.firmware.fakes.hc165 import ShiftRegisterChain
 from tests.firmware.fakes.hc4067 import Multiplexer
 from tests.firmware.fakes.machine import WatchdogResetError
@@ -201,6 +202,41 @@ def test_a_host_that_stops_reading_stalls_neither_the_scan_nor_the_watchdog(
     assert notices and {code for code, _ in notices} == {wire.NOTICE_FRAMES_DROPPED}
     told = [int(text.split()[0]) for _, text in notices]
     assert sum(told) == sum(gaps) > 0
+
+
+def test_a_host_that_never_stops_writing_stalls_neither_the_scan_nor_the_watchdog(
+    pico: Pico, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any program writing to the port for 3 s: on the rp2 each poll refills stdin from
+    TinyUSB (``shared/tinyusb/mp_usbd_cdc.c``) as USB flow control lets the writer go on, so
+    the loop read for ever: no heartbeat, no scan, and the watchdog reset the board. Here
+    the Pico reads a byte in 1 us (faster than it can)."""
+    chain = wire_165(pico)
+    flood = (GRACE + 500, GRACE + 3500)
+    read = usb_fakes._RawIn.read
+    count = [0]
+
+    def refill() -> None:  # the writer's next packet comes in as room frees
+        if flood[0] <= pico.clock.elapsed < flood[1] and len(pico.usb.rx) < 512:
+            pico.usb.rx.extend(b"hello board, are you there?\r\n" * 18)
+            del pico.usb.rx[512:]
+
+    def costly_read(raw: usb_fakes._RawIn, n: int = -1) -> bytes:
+        data = read(raw, n)
+        count[0] += 1
+        refill()
+        if count[0] % 1000 == 0:
+            pico.clock.advance(1)
+        return data
+
+    monkeypatch.setattr(usb_fakes._RawIn, "read", costly_read)
+    pico.clock.every_ms(refill)
+    pico.clock.at(GRACE + 1000, lambda: place(chain, 5))  # a token placed meanwhile
+    pico.run(GRACE + 4500)  # a watchdog reset would raise here
+    beats = [t for t, f in pico.usb.frames if f[2] == wire.HEARTBEAT]
+    assert [t for t in beats if flood[0] <= t < flood[1]]  # the board went on talking
+    events = [t for t, f in pico.usb.frames if f[2] == wire.EVENTS]
+    assert events and min(events) < GRACE + 1100  # and scanning
 
 
 # --- the scanners on their own ---------------------------------------------------------

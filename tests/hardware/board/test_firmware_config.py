@@ -42,12 +42,12 @@ def _problems(source: str) -> list[str]:
         ("SENSORS", "1", "0", "a whole number 1..128"),
         ("DEBOUNCE", "256", "257", "a whole number 1..256"),
         ("DEBOUNCE", "1", "0", "a whole number 1..256"),
-        ("WATCHDOG_MS", "8388", "8389", "a whole number 1..8388"),
-        ("WATCHDOG_MS", "1", "0", "a whole number 1..8388"),
+        ("WATCHDOG_MS", "8388", "8389", "a whole number 100..8388"),
+        ("WATCHDOG_MS", "100", "2", "a whole number 100..8388"),  # seconds for milliseconds
         ("SCAN_MS", "1", "0", "a whole number 1..536870911"),
         ("SCAN_MS", "536870911", "536870912", "a whole number 1..536870911"),
-        ("HEARTBEAT_MS", "1", "0", "a whole number 1..536870911"),
-        ("HEARTBEAT_MS", "536870911", "536870912", "a whole number 1..536870911"),
+        ("HEARTBEAT_MS", "1", "0", "a whole number 1..1000"),
+        ("HEARTBEAT_MS", "1000", "5000", "a whole number 1..1000"),  # the host listens 3 s
         ("BOOT_GRACE_MS", "0", "-1", "a whole number >= 0"),
         ("PIN_MAINTENANCE", "29", "30", "a whole number 0..29"),
         ("PIN_MAINTENANCE", "0", "-1", "a whole number 0..29"),
