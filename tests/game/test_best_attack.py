@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
 from controller.game.events import DiceThrown, GameEvent, Move, Pass
+from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Phase
 from controller.table.entry import FaultSource, TableEntry
 from hardware.controls.events import ButtonName, ButtonPressed
@@ -84,3 +86,22 @@ def test_the_table_marks_and_cashes_in_the_attack_that_does_not_come_back() -> N
     combat = owner.state.combat  # the sum, to which Monna may answer; the sphere would
     assert combat is not None and combat.option == "sum"  # have come back at Gohan's 10 left
     assert owner.state.phase is Phase.DEFENCE_CHOICE
+
+
+def test_a_story_attempt_s_best_is_its_highest_damage() -> None:
+    """A Story attempt is resolved by no rules of the Tournament's combat (its rerolls are
+    its technique alone): resolving it so refused the attempt's own throws."""
+    data = demo_data()
+    config = GameConfig(("Ann", "Bob"), kind=GameKind.STORY)
+    states = [engine.new_game(config, data)]
+
+    def submit(event: GameEvent) -> GameState:
+        states.append(engine.apply(states[-1], event))
+        return states[-1]
+
+    play_game(config, data, 6, submit=submit)
+    thrown = [s for s in states if s.phase is Phase.ATTACK and s.combat and s.combat.throws]
+    assert len(thrown) > 10
+    for state in thrown:
+        printed = dict(engine.attack_options(state))
+        assert printed[engine.best_attack_option(state) or ""] == max(printed.values())

@@ -55,13 +55,16 @@ def best_attack_option(state: GameState) -> str | None:
     """The option of the last throw that, should nobody answer it, costs the target most and
     the striker least (A l.153, l.253: "look at the active ability of the 2 Warriors ...
     choose the attack that will make your opponent lose the most Endurance"): the target's
-    Shield, Reflect and divisor counted; a tie goes to the higher printed damage. None
-    before the first throw."""
+    Shield, Reflect and divisor counted; a tie goes to the higher printed damage. A Story
+    attempt's is its highest damage (no ability acts, B l.188). None before the first throw."""
     c = state.combat
     if c is None or not c.throws:
         return None
     ranked = []
     for name, printed in attack_options(state):
+        if state.story is not None:
+            ranked.append((printed, printed, name))
+            continue
         r = resolve(state, Attack(c.throws, name))
         ranked.append((r.damage_dealt - r.damage_reflected, printed, name))
     return max(ranked, key=lambda row: row[:2])[2] if ranked else None
