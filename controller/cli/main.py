@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import os
 import re
@@ -108,6 +109,10 @@ def unknown_variables(env: Mapping[str, str]) -> list[str]:
     return out
 
 
+PATH_ERRORS = frozenset({errno.ENAMETOOLONG, errno.ELOOP, errno.ENOTDIR, errno.EISDIR})
+"""The errors of a path that names no file it could (not of the disk or of the moment)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
     for warning in unknown_variables(os.environ):
@@ -123,6 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.func(args)
         except TopTableError as exc:
             print(f"toptable: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as exc:
+            if exc.errno not in PATH_ERRORS or exc.filename is None:
+                raise  # a device, a socket, a full or failing card: not the input's
+            # a path no file can have, read from a file (pathlib's exists and is_* raise
+            # for these in Python 3.11): one line naming it, as for other bad input
+            print(
+                f"toptable: error: {printable(str(exc.filename))}: {exc.strerror}", file=sys.stderr
+            )
             return EXIT_USAGE
         except KeyboardInterrupt:
             return 130

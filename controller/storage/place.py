@@ -61,10 +61,16 @@ def new_journal_problem(path: Path, resume_hint: str) -> str | None:
     _, wal, shm = sidecars(path)
     try:
         there, stale = path.exists(), wal.exists() and wal.stat().st_size > 0
+        link = None if there or not path.is_symlink() else os.readlink(path)
     except OSError as exc:
         return place_problem(path, exc)
     if there:
         return f"{path}: a journal already exists there; {resume_hint}"
+    if link is not None:  # the new journal would be renamed over the link, not made at its end
+        return (
+            f"{path}: a symbolic link to {printable(link)}, where no journal is (nothing "
+            "there, or a loop of links): give the path the journal is to be made at"
+        )
     if (long := too_long_for_sqlite(path, creating=True)) is not None:
         return f"cannot create the journal: {printable(str(path))}: {long}"
     if stale:  # SQLite would replay a dead game's write-ahead log into the new file

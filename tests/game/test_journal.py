@@ -63,6 +63,18 @@ def test_round_trip_and_durability_settings(tmp_path: Path) -> None:
     assert not path.with_name(path.name + ".creating").exists()
 
 
+@pytest.mark.parametrize("target", ["usb/g.journal", "g.journal"], ids=["dangling", "loop"])
+def test_create_refuses_a_link_to_no_journal(tmp_path: Path, target: str) -> None:
+    """A new journal was built and renamed over the link itself: the owner's link to the
+    USB stick became a plain file, the stick left empty (review of bad inputs)."""
+    (tmp_path / "usb").mkdir()
+    path = tmp_path / "g.journal"
+    path.symlink_to(target)
+    with pytest.raises(JournalIOError, match=f"a symbolic link to {target}, where no journal is"):
+        _journal(path)
+    assert path.is_symlink() and not any((tmp_path / "usb").iterdir())
+
+
 def test_create_refuses_an_existing_journal(tmp_path: Path) -> None:
     path = tmp_path / "g.journal"
     _journal(path).close()

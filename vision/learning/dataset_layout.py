@@ -210,11 +210,16 @@ def _split_photos(
             )
             continue
         where = base / entry
-        if not where.exists() and entry.startswith("../"):
-            where = base / entry[3:]
-        if where.is_dir():
+        try:  # Python 3.11's Path.exists and is_* raise for a name too long to be a file's
+            if not where.exists() and entry.startswith("../"):
+                where = base / entry[3:]
+            folder, listed = where.is_dir(), where.is_file() and where.suffix == ".txt"
+        except OSError as exc:
+            problems.append(DataProblem(str(yaml_path), "", split, f"{where}: {exc.strerror}"))
+            continue
+        if folder:
             photos += photos_in(where, deep=True)
-        elif where.is_file() and where.suffix == ".txt":
+        elif listed:
             photos += _listed(where, problems)
         else:
             problems.append(
@@ -235,7 +240,12 @@ def _listed(path: Path, problems: list[DataProblem]) -> list[Path]:
         if not line.strip():
             continue
         photo = path.parent / line.strip()
-        if not photo.is_file():
+        try:
+            there = photo.is_file()
+        except OSError as exc:  # a name too long to be a file's
+            problems.append(DataProblem(str(path), f"line {number}", "", str(exc.strerror)))
+            continue
+        if not there:
             problems.append(DataProblem(str(path), f"line {number}", "", "no such photo"))
             continue
         out.append(photo)
