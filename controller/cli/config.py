@@ -86,6 +86,7 @@ def run_check(args: argparse.Namespace) -> int:
             game_data_for(cfg)  # the data set and board layout, read as `toptable run` reads them
         except DataError as exc:
             problems.extend(exc.problems)
+            problems.extend(_named_by(cfg))  # the option that named a missing one
     if not args.no_devices:
         problems.extend(check_devices(cfg, notes=notes))
         held = held_game_problem(cfg)  # the journal's game, against what the config sets up
@@ -99,6 +100,21 @@ def run_check(args: argparse.Namespace) -> int:
     for line in notes + model_fit(cfg):
         print(f"  {line}")
     return 0
+
+
+def _named_by(cfg: Config) -> list[DataProblem]:
+    """The config's option naming a data folder or board layout that is not there (as the
+    devices' check says it: `--no-devices` named only the missing path)."""
+    out: list[DataProblem] = []
+    folder, layout = cfg.table.data_dir, cfg.board.layout
+    if folder is not None and not folder.is_dir():
+        out.append(
+            ConfigProblem(cfg.source, "table", "data_dir", f"names {folder}, which is not a folder")
+        )
+    if layout is not None and not layout.is_file():
+        why = "is a folder: name the file" if layout.is_dir() else "does not exist"
+        out.append(ConfigProblem(cfg.source, "board", "layout", f"names {layout}, which {why}"))
+    return out
 
 
 def _sandbox_problems(cfg: Config, path: Path) -> list[DataProblem]:

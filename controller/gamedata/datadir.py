@@ -327,13 +327,13 @@ def _make_bases_local(src: Path, dest: Path, copied: list[Path]) -> list[tuple[P
         if not isinstance(base, str) or not base or "\x00" in base:
             break  # no base (a malformed one is reported by the check)
         base_from = from_file.parent / base
+        if not base_from.is_file():
+            break  # the check of the copy names the missing base, and the field
         if base_from.resolve().is_relative_to(src_root):
             # Copied along with the folder: its relative path still holds.
             from_file = base_from
             to_file = dest / base_from.resolve().relative_to(src_root)
             continue
-        if not base_from.is_file():
-            break  # the check of the copy names the missing base
         base_to = _free_name(dest, f"{base_from.parent.name}-{base_from.name}")
         shutil.copy2(base_from, base_to)
         copied.append(base_to.relative_to(dest))

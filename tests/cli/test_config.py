@@ -374,3 +374,23 @@ def test_a_board_layout_that_does_not_load_is_said_once(
         lines = capsys.readouterr().err.splitlines()
         assert sum(said in line for line in lines) == 1, lines
         assert len([line for line in lines if str(layout) in line]) <= 2
+
+
+@pytest.mark.parametrize("devices", [[], ["--no-devices"]], ids=["devices", "file-only"])
+def test_a_missing_data_folder_or_layout_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], devices: list[str]
+) -> None:
+    """--no-devices named only the missing path, not the config option naming it."""
+    for section, option, value in (
+        ("table", "data_dir", "datta"),
+        ("board", "layout", "bord.toml"),
+    ):
+        config = tmp_path / "c.toml"
+        line = f'{option} = "{tmp_path / value}"\n'
+        table, board = (line, "") if section == "table" else ("", line)
+        config.write_text(f'[table]\njournal = "{tmp_path / "j.sqlite"}"\n{table}[board]\n'
+                          f"{board}", encoding="utf-8")  # fmt: skip
+        assert cli.main(["config", "check", *devices, str(config)]) == 2
+        lines = capsys.readouterr().err.splitlines()
+        named = f"Option '{option}' in section '{section}' names {tmp_path / value}, which"
+        assert sum(named in line for line in lines) == 1, lines

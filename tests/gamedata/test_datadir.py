@@ -85,6 +85,19 @@ def test_init_from_an_owners_set_and_a_chain_of_bases(tmp_path: Path) -> None:
     assert "--  board.toml: absent (needed for a game)" in done.check.lines
 
 
+@pytest.mark.parametrize("base", ["rulebook-v2.toml", "../elsewhere/rulebook.toml"])
+def test_init_from_a_set_whose_base_is_missing_names_the_field(tmp_path: Path, base: str) -> None:
+    """A base inside the set that is not there was read as the next link of the chain:
+    "cannot read", naming neither the file nor the field (`data check` names both)."""
+    owner = tmp_path / "owner"
+    owner.mkdir()
+    (owner / "warriors.toml").write_text(f'base = "{base}"\ninvented = true\n', encoding="utf-8")
+    done = init_data_dir(tmp_path / "copy", owner)
+    [problem] = done.check.problems
+    assert (problem.field, Path(problem.file).name) == ("base", "warriors.toml")
+    assert f"names '{base}', which is no file" in problem.message
+
+
 def test_init_refuses_a_non_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(DataError, match="already exists and is not empty"):
