@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
 import pytest
@@ -27,3 +28,14 @@ def cli_runner(
         return code, out, err
 
     return run
+
+
+def failing_parser(error: BaseException) -> argparse.ArgumentParser:
+    """A parser whose only command raises ``error`` (for ``main``'s handling of it)."""
+
+    def fail(_: argparse.Namespace) -> int:
+        raise error
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(func=fail)
+    return parser

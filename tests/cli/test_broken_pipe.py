@@ -3,7 +3,6 @@ the shell's SIGPIPE code, and a broken pipe anywhere else keeps its traceback.""
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
+from tests.cli_runner import failing_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,15 +31,6 @@ def test_a_reader_gone_before_the_output_ends_the_command_quietly() -> None:
     assert done.returncode == 141  # as a shell reports a command ended by SIGPIPE
 
 
-def _failing_parser(error: Exception) -> argparse.ArgumentParser:
-    def fail(_: argparse.Namespace) -> int:
-        raise error
-
-    parser = argparse.ArgumentParser()
-    parser.set_defaults(func=fail)
-    return parser
-
-
 def test_a_broken_pipe_that_is_not_the_output_keeps_its_traceback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -47,7 +38,7 @@ def test_a_broken_pipe_that_is_not_the_output_keeps_its_traceback(
     read_end, write_end = os.pipe()
     healthy: Any = os.fdopen(write_end, "w")
     monkeypatch.setattr(sys, "stdout", healthy)
-    monkeypatch.setattr(cli, "build_parser", lambda: _failing_parser(BrokenPipeError(32, "x")))
+    monkeypatch.setattr(cli, "build_parser", lambda: failing_parser(BrokenPipeError(32, "x")))
     try:
         with pytest.raises(BrokenPipeError):
             cli.main([])

@@ -4,7 +4,6 @@ inputs); an error of the disk keeps its traceback."""
 
 from __future__ import annotations
 
-import argparse
 import errno
 import json
 import sqlite3
@@ -16,30 +15,21 @@ from controller.cli import main as cli
 from controller.core.errors import DataError
 from controller.game.session import run_journaled
 from controller.game.state import Length
-from tests.cli_runner import cli_runner
+from tests.cli_runner import cli_runner, failing_parser
 from vision.learning.dataset import load_dataset
 
 TOO_LONG = "y" * 300
-
-
-def _failing(error: OSError) -> argparse.ArgumentParser:
-    def fail(_: argparse.Namespace) -> int:
-        raise error
-
-    parser = argparse.ArgumentParser()
-    parser.set_defaults(func=fail)
-    return parser
 
 
 def test_a_path_no_file_can_have_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     error = OSError(errno.ENAMETOOLONG, "File name too long", f"/data/{TOO_LONG}")
-    monkeypatch.setattr(cli, "build_parser", lambda: _failing(error))
+    monkeypatch.setattr(cli, "build_parser", lambda: failing_parser(error))
     assert cli.main([]) == 2
     assert capsys.readouterr().err == f"toptable: error: /data/{TOO_LONG}: File name too long\n"
     disk = OSError(errno.EIO, "Input/output error", "/data/cards.toml")
-    monkeypatch.setattr(cli, "build_parser", lambda: _failing(disk))
+    monkeypatch.setattr(cli, "build_parser", lambda: failing_parser(disk))
     with pytest.raises(OSError, match="Input/output error"):
         cli.main([])
 
