@@ -239,6 +239,7 @@ class Advisor:
         risk: bool = True,
         sum_allowed: bool = True,
         story: StoryStakes | None = None,
+        flight: bool = True,
     ) -> None:
         """``attacker_damage``: what the attacker has taken already (its risk).
         ``risk``: count what comes back to the attacker (reflected sphere, counter-attack);
@@ -247,7 +248,9 @@ class Advisor:
         ``sum_allowed``, cashed in by rules.scoring.cashable as the engine does).
         ``story``: a Story attempt (the engine's ``story_stakes``): no defender, no defence,
         nothing comes back; the objective is the chance of taking the square
-        (:mod:`controller.advisor.story`), reported as each choice's ``p_win``.
+        (:mod:`controller.advisor.story`), reported as each choice's ``p_win``. ``flight``:
+        False where the defender may not flee with Solar Flare (the engine's
+        ``flight_allowed``: a tie's duel).
 
         Raises:
             AdvisorInputError: negative damage or support, a pool outside 1..6, or a
@@ -290,6 +293,7 @@ class Advisor:
                 support=support,
                 counter=self.counter.outcome if self.counter is not None else None,
                 sum_allowed=sum_allowed,
+                flight=flight,
             )
             if story is None
             else StoryValuer(attacker, story, cards, variants, die=die, sum_allowed=sum_allowed)

@@ -135,8 +135,10 @@ class AttackValuer:
         support: int = 0,
         counter: CounterOutcome | None = None,
         sum_allowed: bool = True,
+        flight: bool = True,
     ) -> None:
         self.attacker = attacker
+        self.flight = flight  # False: the defender may not flee (a tie's duel, engine's)
         self.sum_allowed = sum_allowed  # False: no symbol sum (rules.scoring.cashable)
         self.risk = risk and defender is not None
         self.attacker_damage = attacker_damage
@@ -208,6 +210,7 @@ class AttackValuer:
         d = self.defender
         return (
             d is not None
+            and self.flight
             and d.has(AbilityKind.SOLAR_FLARE)
             and d.warrior.endurance - self.defender_damage < SOLAR_FLARE_BELOW
         )
@@ -274,7 +277,7 @@ class AttackValuer:
 
     def _p_stop(self, d: Fighter, speed: AttackSpeed, card: CardCombo | None) -> float:
         left = d.warrior.endurance - self.defender_damage
-        if d.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW:
+        if self.flight and d.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW:
             return 1.0
         answers = allowed_defences(
             speed,

@@ -344,9 +344,9 @@ def _checked_data(
     kept = setup.get("data_dir") or None
     if data_dir is None and kept is not None and not _is_dir(Path(str(kept))):
         raise DataError.single(str(path), "", "data_dir", (
-            f"the game was played with the data in {short_repr(str(kept))}, which is not "
-            "there any more: put it back, or name where it is now with --data (game play, "
-            "check, export, undo), checked against the journal's"
+            f"the game was played with the data in {kept}, which is not there any more: "
+            "put it back, or name where it is now with --data (game play, check, export, "
+            "undo), checked against the journal's"
         ))  # fmt: skip
     origin = Origin.from_setup(setup, path)
     if data_dir is None and kept is None:  # a journal older than the record: as it was

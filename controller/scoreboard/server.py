@@ -181,10 +181,15 @@ class _Handler(BaseHTTPRequestHandler):
         (HTTP/0.9) or an HTTP/1.1 request without ``Host`` (RFC 9112 3.2: a server MUST)."""
         if not super().parse_request():
             return False
-        if len(self.requestline.split()) == 2:
+        version = (0, 9)  # a request line of two words names none
+        if len(self.requestline.split()) == 3:  # checked by http.server: HTTP/<digits>.<digits>
+            major, minor = self.request_version.removeprefix("HTTP/").split(".")
+            version = (int(major), int(minor))
+        if version < (1, 0):
+            self.request_version = "HTTP/1.0"  # answered with a status line and headers
             self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/1.0 or later required")
             return False
-        if self.request_version != "HTTP/1.0" and "Host" not in self.headers:
+        if version >= (1, 1) and "Host" not in self.headers:
             self.send_error(HTTPStatus.BAD_REQUEST, "Host header required")
             return False
         return True

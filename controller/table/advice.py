@@ -47,9 +47,10 @@ class AdviceLine:
         sum_allowed = engine.sum_allowed(state)
         # a Story attempt plays for the square, against no defender (engine.story_stakes)
         story = engine.story_stakes(state)
+        flight = engine.flight_allowed(state)  # no Solar Flare in a tie's duel
         key = (
             striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed,
-            story,
+            story, flight,
         )  # fmt: skip
         try:
             if key != self._key:
@@ -66,6 +67,7 @@ class AdviceLine:
                     rerolls=c.max_rerolls,
                     die=state.data.die,  # the owner's dice, as the data directory describes them
                     story=story,
+                    flight=flight,
                 )
                 self._key = key
             if self.advisor is None:

@@ -135,14 +135,10 @@ def combat_view(
     speed: AttackSpeed | None = None
     defences: tuple[Defence, ...] = ()
     if c.throws and not defending:
-        scored = engine.attack_options(state)
-        best = max((d for _, d in scored), default=None)
-        marked = False
+        marked = cursor[0] if cursor is not None else engine.best_attack_option(state)
         opts = []
-        for name, damage in scored:
-            is_best = name == cursor[0] if cursor is not None else not marked and damage == best
-            marked = marked or is_best
-            opts.append(AttackOption(option_label(name), damage, is_best))
+        for name, damage in engine.attack_options(state):
+            opts.append(AttackOption(option_label(name), damage, name == marked))
         options = tuple(opts)
         rules_speed = speed_after_rerolls(len(c.throws) - 1)
         speed = rules_speed

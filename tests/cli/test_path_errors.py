@@ -49,7 +49,7 @@ def test_a_journal_whose_data_folder_no_folder_can_have_names_it(
     run = cli_runner(monkeypatch, capsys, "controller.cli.game")
     code, out, err = run("game", "check", str(path))
     assert (code, out) == (2, "") and err.count("\n") == 1
-    assert f"{path}: field 'data_dir': the game was played with the data in '/tmp/yyy" in err
+    assert f"{path}: field 'data_dir': the game was played with the data in /tmp/yyy" in err
 
 
 def test_a_photo_set_naming_a_folder_no_folder_can_have_names_it(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from controller.game.events import DiceThrown, GameEvent, Move, Pass
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Phase
 from controller.table.entry import FaultSource, TableEntry
+from controller.table.view import combat_view
 from hardware.controls.events import ButtonName, ButtonPressed
 from tests.game.helpers import demo_data
 
@@ -55,6 +56,12 @@ def test_the_best_attack_counts_the_foe_s_ability(position: Position) -> None:
     printed = dict(engine.attack_options(state))
     assert max(printed, key=lambda name: printed[name]) != "sum"  # the sphere prints more
     assert engine.best_attack_option(state) == "sum"
+
+
+def test_the_combat_screen_with_no_cursor_marks_the_best_attack() -> None:
+    """The paused table's screen (no cursor) marked the highest printed damage."""
+    view = combat_view(_thrown(*SHIELD), None, None)
+    assert view is not None and [o.label for o in view.options if o.best] == ["symbol sum"]
 
 
 @dataclass

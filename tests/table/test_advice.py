@@ -11,7 +11,7 @@ from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import ChooseAttack, DiceThrown
+from controller.game.events import ChooseAttack, DiceThrown, DuelPick, Move
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameState, Length, Phase
@@ -106,3 +106,24 @@ def test_story_advice_for_green_counts_reds_answer() -> None:
     sol = red_line.advisor.solution()
     red_chance = float(sol.tables.first_throw @ sol.value_p[0])
     assert stop.p_win == pytest.approx(1.0 - red_chance, abs=1e-12)
+
+
+@pytest.mark.parametrize("revision", [6, 7])
+def test_advice_in_a_tie_s_duel_counts_no_flight(revision: int) -> None:
+    """Rules revision 7: nobody flees a tie's duel (B l.359). The advice still took Rozie
+    (Solar Flare, 9 endurance left) to flee every attack: no chance of eliminating her."""
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision),
+        load_game_data(),
+        pieces=[("Kahseral", 0, 0), ("Rozie", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
+        damage={"Rozie": 11},
+        decks={"event": []},
+        round_no=10,
+        seat=1,
+    )
+    for event in (Move(1, "Rozie", 40), DuelPick(0, "Kahseral"), DuelPick(1, "Rozie")):
+        state = engine.apply(state, event)
+    state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * 3 + (Symbol.KICK,)))
+    advice = AdviceLine().update(state)
+    assert advice is not None and advice.ko_chance is not None
+    assert (advice.ko_chance > 0.5) is (revision == 7)

@@ -55,6 +55,7 @@ from controller.game.engine.defence import (
     answer_text,
     defence_answers,
     flee_spaces,
+    flight_allowed,
 )
 from controller.game.engine.end import (
     green_steps,
@@ -112,6 +113,7 @@ __all__ = [
     "extra_targets",
     "fighter",
     "flee_spaces",
+    "flight_allowed",
     "fusion_candidate",
     "fusion_cards",
     "green_steps",

@@ -207,7 +207,8 @@ def transform_roll(s: GameState, e: DieRolled) -> None:
     dice = transformation_dice(s, name)
     if len(e.values) != dice or any(not 1 <= v <= 6 for v in e.values):
         what = "retries at the card's target" if dice != w.transform_dice else "transforms"
-        raise InvalidThrowError(f"{name} {what} with {dice} dice of 1..6, got {list(e.values)}")
+        dice_of = "one die" if dice == 1 else f"{dice} dice"
+        raise InvalidThrowError(f"{name} {what} with {dice_of} of 1..6, got {list(e.values)}")
     first = c.attacker_form if name == c.attacker else c.defender_form
     last = w.form_for_roll(max(f.threshold for f in w.forms))
     if name in c.retried and c.retry_target is not None:

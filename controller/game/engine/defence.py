@@ -93,8 +93,8 @@ def _may_flee(state: GameState) -> bool:
     rules revision 3: before it, a green warrior never fled); never in a tie's duel (from
     rules revision 7)."""
     c = state.combat
-    if c is None or (c.duel and state.config.rules_revision >= 7):
-        return False  # a duel ends when one of its warriors is eliminated (B l.359, A l.287)
+    if c is None or not flight_allowed(state):
+        return False
     t = fighter(state, c.target)
     left = t.warrior.endurance - state.pieces[c.target].damage
     if not t.has(AbilityKind.SOLAR_FLARE) or left >= SOLAR_FLARE_BELOW:
@@ -108,6 +108,14 @@ def answer_text(answer: DefenceAnswer) -> str:
     """An answer as the journal and the prompts spell it (see :attr:`Defend.text`)."""
     kind, card = answer
     return card if card is not None else kind.value
+
+
+def flight_allowed(state: GameState) -> bool:
+    """Whether the combat under way lets a warrior flee with Solar Flare at all: not a tie's
+    duel, which ends when one of its warriors is eliminated (B l.359, A l.287; from rules
+    revision 7). The advisor asks too (``table.advice``)."""
+    c = state.combat
+    return c is not None and not (c.duel and state.config.rules_revision >= 7)
 
 
 def flee_spaces(state: GameState) -> list[int]:

@@ -25,7 +25,8 @@ from controller.rules.warriors import AbilityKind
 def start_turn(s: GameState, seat: int) -> None:
     """Begin ``seat``'s turn (the game ends when nobody has a warrior left). A player with
     none left (its universe destroyed, A l.7) is not asked to discard (from rules revision
-    7); its turn still turns its Event card (B l.371: 3 players, 10 rounds, 30 cards)."""
+    7); its turn still turns its Event card (B l.371: 3 players, 10 rounds, 30 cards), to
+    no effect for it."""
     if not any(p.space is not None and p.seat is not None for p in s.pieces.values()):
         count_and_end(s)  # nobody has a warrior left: nothing more can happen
         return
@@ -55,7 +56,9 @@ def _event_card(s: GameState) -> None:
         s.event_card = name
         s.event_cards_turned += 1
         eff = s.data.cards.card(name).effect
-        if eff.kind is EffectKind.HEAL:
+        if not s.on_board(s.seat) and s.config.rules_revision >= 7:
+            pass  # turned for B l.371's count; a destroyed universe (A l.7) draws nothing
+        elif eff.kind is EffectKind.HEAL:
             for p in s.on_board(s.seat):
                 put(s, p._replace(damage=max(0, p.damage - eff.amount)))
         elif eff.kind is EffectKind.DRAW and eff.deck is not None:
