@@ -250,7 +250,7 @@ def test_a_config_that_leaves_out_a_setting_is_refused_naming_it(
          "'PINS_SELECT': expected a tuple of 4 GPIO numbers 0..29, got (6, 7, 8)"),
         ("DEBOUNCE = 2", "DEBOUNCE = 300", "field 'DEBOUNCE': expected a whole number 1..256"),
         ("WATCHDOG_MS = 2000", "WATCHDOG_MS = 10000", "field 'WATCHDOG_MS': expected a whole "
-         "number 1..8388, got 10000"),
+         "number 100..8388, got 10000"),
         ("DEBOUNCE = 2", "DEBOUNCE = -1\nSCAN_MS = 0", "2 problems:"),
         ("PINS_SIGNAL = (10, 11, 12, 13, 14, 15, 16, 17)", 'PINS_SIGNAL = (10, 11)\nDRIVER = '
          '"4067"', "line 14: field 'PINS_SIGNAL': 2 multiplexers read 32 sensors, not SENSORS = "
