@@ -240,6 +240,7 @@ class Advisor:
         sum_allowed: bool = True,
         story: StoryStakes | None = None,
         flight: bool = True,
+        countered: bool = True,
     ) -> None:
         """``attacker_damage``: what the attacker has taken already (its risk).
         ``risk``: count what comes back to the attacker (reflected sphere, counter-attack);
@@ -250,7 +251,8 @@ class Advisor:
         nothing comes back; the objective is the chance of taking the square
         (:mod:`controller.advisor.story`), reported as each choice's ``p_win``. ``flight``:
         False where the defender may not flee with Solar Flare (the engine's
-        ``flight_allowed``: a tie's duel).
+        ``flight_allowed``: a tie's duel); ``countered``: False where no counter-attack
+        may follow (the engine's ``may_be_countered``: a tie's duel, a counter-attack).
 
         Raises:
             AdvisorInputError: negative damage or support, a pool outside 1..6, or a
@@ -274,7 +276,10 @@ class Advisor:
         self.rerolls = rerolls if rerolls is not None else attack_rerolls(attacker, defender)
         self.counter = (
             CounterModel(defender, defender_support, attacker, support, variants, card_defence, die)
-            if risk and defender is not None and defender.has(AbilityKind.COUNTER_ATTACK)
+            if risk
+            and countered
+            and defender is not None
+            and defender.has(AbilityKind.COUNTER_ATTACK)
             else None
         )
         self.valuer = (

@@ -178,7 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         """The request line and headers read; False (a 400 sent) for a request of no version
-        (HTTP/0.9) or an HTTP/1.1 request without ``Host`` (RFC 9112 3.2: a server MUST)."""
+        (HTTP/0.9), an HTTP/1.1 request without ``Host`` or any with two (RFC 9112 3.2: a
+        server MUST)."""
         if not super().parse_request():
             return False
         version = (0, 9)  # a request line of two words names none
@@ -189,8 +190,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.request_version = "HTTP/1.0"  # answered with a status line and headers
             self.send_error(HTTPStatus.BAD_REQUEST, "HTTP/1.0 or later required")
             return False
-        if version >= (1, 1) and "Host" not in self.headers:
-            self.send_error(HTTPStatus.BAD_REQUEST, "Host header required")
+        hosts = len(self.headers.get_all("Host") or ())
+        if hosts > 1 or (version >= (1, 1) and not hosts):
+            self.send_error(HTTPStatus.BAD_REQUEST, "one Host header required")
             return False
         return True
 

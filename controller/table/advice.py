@@ -48,9 +48,10 @@ class AdviceLine:
         # a Story attempt plays for the square, against no defender (engine.story_stakes)
         story = engine.story_stakes(state)
         flight = engine.flight_allowed(state)  # no Solar Flare in a tie's duel
+        countered = engine.may_be_countered(state)  # nor a counter-attack
         key = (
             striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed,
-            story, flight,
+            story, flight, countered,
         )  # fmt: skip
         try:
             if key != self._key:
@@ -68,6 +69,7 @@ class AdviceLine:
                     die=state.data.die,  # the owner's dice, as the data directory describes them
                     story=story,
                     flight=flight,
+                    countered=countered,
                 )
                 self._key = key
             if self.advisor is None:

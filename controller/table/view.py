@@ -135,7 +135,8 @@ def combat_view(
     speed: AttackSpeed | None = None
     defences: tuple[Defence, ...] = ()
     if c.throws and not defending:
-        marked = cursor[0] if cursor is not None else engine.best_attack_option(state)
+        under = cursor[0] if cursor is not None else None  # None: the cursor is on no option
+        marked = under if under is not None else engine.best_attack_option(state)
         opts = []
         for name, damage in engine.attack_options(state):
             opts.append(AttackOption(option_label(name), damage, name == marked))

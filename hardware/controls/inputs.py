@@ -149,8 +149,6 @@ class _ButtonWatch:
                 self._post(ButtonPressed(self.name))
 
     def _held_cb(self) -> None:
-        if self._bounce_s and not self._down and self.button.is_pressed:
-            self._settle()  # held as long as a long press: down, whatever the debounce's wait
         held = self.button.active_time
         with self._lock:
             if not self._down:

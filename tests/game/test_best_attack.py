@@ -59,9 +59,11 @@ def test_the_best_attack_counts_the_foe_s_ability(position: Position) -> None:
 
 
 def test_the_combat_screen_with_no_cursor_marks_the_best_attack() -> None:
-    """The paused table's screen (no cursor) marked the highest printed damage."""
-    view = combat_view(_thrown(*SHIELD), None, None)
-    assert view is not None and [o.label for o in view.options if o.best] == ["symbol sum"]
+    """The paused table's screen (no cursor), or one whose cursor is on no option, marked
+    the highest printed damage."""
+    for cursor in (None, (None,)):  # paused; on "enter dice" (the camera out)
+        view = combat_view(_thrown(*SHIELD), None, cursor)
+        assert view is not None and [o.label for o in view.options if o.best] == ["symbol sum"]
 
 
 @dataclass

@@ -300,6 +300,9 @@ def test_an_http11_request_without_host_is_refused(
     """RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request lacking Host."""
     _, server = served
     assert _raw(server, b"GET /api/tables HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 400 ")
+    for version in (b"HTTP/1.1", b"HTTP/1.0"):  # nor two (RFC 9112 3.2)
+        twice = b"GET /api/tables " + version + b"\r\nHost: a\r\nHost: b\r\n\r\n"
+        assert _raw(server, twice).startswith(b"HTTP/1.1 400 ")
     for version in (b"HTTP/1.0", b"HTTP/1.00"):  # leading zeros ignored (RFC 2145 3.1)
         answer = _raw(server, b"GET /api/tables " + version + b"\r\n\r\n")
         assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b"[]")

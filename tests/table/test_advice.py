@@ -127,3 +127,24 @@ def test_advice_in_a_tie_s_duel_counts_no_flight(revision: int) -> None:
     advice = AdviceLine().update(state)
     assert advice is not None and advice.ko_chance is not None
     assert (advice.ko_chance > 0.5) is (revision == 7)
+
+
+def test_advice_in_a_tie_s_duel_counts_no_counter_attack() -> None:
+    """A duel's attacks alternate by themselves (docs/rules.md §11): no counter-attack
+    follows one, yet the advice counted Pirina's (and Rozie fleeing it)."""
+    state = engine.arrange(
+        GameConfig(("A", "B")),
+        load_game_data(),
+        pieces=[("Rozie", 0, 0), ("Pirina", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
+        damage={"Rozie": 11},
+        decks={"event": []},
+        round_no=10,
+        seat=1,
+    )
+    for event in (Move(1, "Pirina", 40), DuelPick(0, "Rozie"), DuelPick(1, "Pirina")):
+        state = engine.apply(state, event)
+    assert state.combat is not None and state.combat.duel
+    state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * state.combat.pool))
+    line = AdviceLine()
+    assert line.update(state) is not None
+    assert line.advisor is not None and line.advisor.counter is None

@@ -72,6 +72,7 @@ from controller.game.engine.extra import (
 from controller.game.engine.fold import advance, apply, new_game, replay
 from controller.game.engine.fusion import combat_fusion, fusion_candidate, fusion_cards
 from controller.game.engine.move import move_targets
+from controller.game.engine.resolve import may_be_countered
 from controller.game.engine.setup import (
     arrange,
     draftable,
@@ -118,6 +119,7 @@ __all__ = [
     "fusion_cards",
     "green_steps",
     "limit_problem",
+    "may_be_countered",
     "may_step_back",
     "move_targets",
     "new_game",

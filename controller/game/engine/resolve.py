@@ -41,7 +41,7 @@ def attack_done(s: GameState, r: AttackResult) -> None:
     tp, sp = s.pieces[c.target], s.pieces[c.striker]
     s.pieces[c.target] = tp._replace(damage=tp.damage + dealt)
     s.pieces[c.striker] = sp._replace(damage=sp.damage + r.damage_reflected)
-    if not c.counter and not c.duel:
+    if may_be_countered(s):
         t = fighter(s, c.target)
         v = s.config.variants
         target_down = is_eliminated(s.pieces[c.target].damage, t.warrior.endurance, v)
@@ -54,6 +54,14 @@ def attack_done(s: GameState, r: AttackResult) -> None:
             s.phase = Phase.COUNTER_OFFER
             return
     finish_combat(s)
+
+
+def may_be_countered(state: GameState) -> bool:
+    """Whether a counter-attack may follow the attack under way: not one of its own, nor a
+    tie's duel's, whose attacks alternate by themselves (docs/rules.md §11). The advisor
+    asks too (``table.advice``)."""
+    c = state.combat
+    return c is not None and not c.counter and not c.duel
 
 
 def counter(s: GameState, e: CounterAttack) -> None:

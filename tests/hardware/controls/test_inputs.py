@@ -203,16 +203,3 @@ def test_a_release_at_the_hold_time_is_one_press_not_two(repeat: bool) -> None:
         if repeat
         else [ButtonPressed(ButtonName.CONFIRM, long=True)]
     )
-
-
-def test_a_hold_shorter_than_the_debounce_is_a_long_press(factory: MockFactory) -> None:
-    """gpiozero times the hold from the raw edge, and the table takes the press only once
-    steady ``bounce_ms``: a hold time under the debounce dropped the long press."""
-    q: queue.Queue[Any] = queue.Queue()
-    with TableInputs(dataclasses.replace(CONFIG, bounce_ms=200, hold_seconds=0.1), q):
-        pin = factory.pin(CONFIRM)
-        pin.drive_low()
-        assert q.get(timeout=2) == ButtonPressed(ButtonName.CONFIRM, long=True)
-        pin.drive_high()
-        time.sleep(0.4)
-        assert _drain(q) == []

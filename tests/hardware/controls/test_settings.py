@@ -8,6 +8,7 @@ import pytest
 
 from controller.config import load_config, parse_config
 from controller.core.config_schema import I2C1_PINS, SPI0_PINS
+from controller.core.errors import DataError
 from hardware.controls import ButtonName, ControlsConfig
 from tests.paths import REPO
 
@@ -98,3 +99,20 @@ def test_the_wiring_tables_are_the_schema_defaults() -> None:
     assert f"encoder A {defaults.encoder_a}, B {defaults.encoder_b}" in words
     assert f"LEDs link {defaults.led_link}, camera {defaults.led_camera}, seats " in words
     assert f"seats {expected['led_seats']}; buzzer {defaults.buzzer}" in words
+
+
+@pytest.mark.parametrize(
+    ("bounce_ms", "hold_seconds", "limit"), [(200, 0.1, "100"), (250, 1.0, "250")]
+)
+def test_a_debounce_as_long_as_the_hold_time_is_refused(
+    bounce_ms: int, hold_seconds: float, limit: str
+) -> None:
+    """A press counts once steady bounce_ms: with a hold time (or NEXT's repeat, 0.25 s) no
+    longer, every press that counts was a long one, and a short CONFIRM could not be made."""
+    controls = {"bounce_ms": bounce_ms, "hold_seconds": hold_seconds}
+    with pytest.raises(DataError) as raised:
+        parse_config({"controls": controls})
+    assert f"Option 'bounce_ms' in section 'controls' expected less than {limit}" in str(
+        raised.value
+    )
+    parse_config({"controls": {**controls, "bounce_ms": int(limit) - 1}})
