@@ -149,6 +149,10 @@ class _ButtonWatch:
                 self._post(ButtonPressed(self.name))
 
     def _held_cb(self) -> None:
+        if self._bounce_s and not self._down and self.button.is_pressed:
+            # gpiozero times the hold from the last raw edge, as the settle timer does, and
+            # the hold time is over twice the debounce: steady, whichever thread comes first
+            self._settle()
         held = self.button.active_time
         with self._lock:
             if not self._down:

@@ -130,10 +130,11 @@ def parse_controls(s: Section) -> ControlsConfig:
         bounce_ms=s.get("bounce_ms", d.bounce_ms, integer(*BOUNCE_MS)),
         hold_seconds=s.get("hold_seconds", d.hold_seconds, number(*HOLD_SECONDS)),
     )
-    # a press counts once steady bounce_ms: a hold no longer than that makes every press
-    # that counts a long one (hardware.controls.inputs._ButtonWatch); NEXT's repeat (0.25 s)
-    # would only lose its first step
-    if out.bounce_ms >= out.hold_seconds * 1000:
-        s.problem("bounce_ms", f"expected less than {out.hold_seconds * 1000:g} (the hold "
-                  f"time: a press that counts would always be long), got {out.bounce_ms}")  # fmt: skip
+    # a press counts once steady bounce_ms (hardware.controls.inputs._ButtonWatch): a short
+    # press must last from that to the hold time, so half the hold time at most leaves it
+    # room; NEXT's repeat (0.25 s) would only lose its first step
+    most = out.hold_seconds * 1000 / 2
+    if out.bounce_ms > most:
+        s.problem("bounce_ms", f"expected at most {most:g} (half the hold time: a short press "
+                  f"must last from the debounce to the hold time), got {out.bounce_ms}")  # fmt: skip
     return out

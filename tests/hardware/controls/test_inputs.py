@@ -203,3 +203,24 @@ def test_a_release_at_the_hold_time_is_one_press_not_two(repeat: bool) -> None:
         if repeat
         else [ButtonPressed(ButtonName.CONFIRM, long=True)]
     )
+
+
+def test_with_a_debounce_of_half_the_hold_time_short_and_long_presses_both_work(
+    factory: MockFactory,
+) -> None:
+    """gpiozero times the hold from the raw edge, as the table's settle timer does: a hold
+    that came first was dropped, a long press taken for a short one now and then."""
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(dataclasses.replace(CONFIG, bounce_ms=100, hold_seconds=0.2), q):
+        pin = factory.pin(CONFIRM)
+        for _ in range(5):
+            pin.drive_low()
+            time.sleep(0.5)
+            pin.drive_high()
+            time.sleep(0.25)
+            assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM, long=True)]
+        pin.drive_low()
+        time.sleep(0.15)  # past the debounce, short of the hold
+        pin.drive_high()
+        time.sleep(0.25)
+        assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM)]
