@@ -12,10 +12,10 @@ from controller.core.errors import IllegalActionError, InvalidThrowError
 from controller.core.kinds import GameKind
 from controller.core.tomlfile import read_toml
 from controller.game import engine
-from controller.game.events import GameEvent, event_from_dict
+from controller.game.events import DuelPick, GameEvent, Move, event_from_dict
 from controller.game.legal import legal_actions
 from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
 from controller.gamedata import DEMO_DIR
 from controller.gamedata.board import load_board
 from controller.gamedata.bundle import GameData, load_game_data
@@ -77,6 +77,24 @@ def with_cards(data: GameData, extra: Path) -> GameData:
     merged = read_toml(demo)
     merged["card"] = [*merged["card"], *read_toml(extra)["card"]]
     return replace(data, cards=parse_cards(merged, f"{demo} + {extra}"))
+
+
+def tie_s_duel(first: str, second: str, revision: int = RULES_REVISION) -> GameState:
+    """A 10-round game's last move ties A (``first``, with Auta Magetta) and B (``second``,
+    with Monna, 11 damage taken): their duel (B l.359), ``first`` to attack."""
+    state = engine.arrange(
+        GameConfig(("A", "B"), rules_revision=revision),
+        demo_data(),
+        pieces=[(first, 0, 0), (second, 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
+        damage={second: 11},
+        decks={"event": []},
+        round_no=10,
+        seat=1,
+    )
+    for event in (Move(1, second, 40), DuelPick(0, first), DuelPick(1, second)):
+        state = engine.apply(state, event)
+    assert state.combat is not None and state.combat.duel
+    return state
 
 
 def scenario_files() -> list[Path]:

@@ -18,7 +18,6 @@ from controller.game.events import (
     Defend,
     DiceThrown,
     DieRolled,
-    DuelPick,
     ExtraCombat,
     GameEvent,
     Move,
@@ -34,7 +33,7 @@ from controller.gamedata.board import load_board
 from controller.gamedata.bundle import GameData
 from controller.rules.variants import Variants
 from controller.storage.errors import JournalCorruptError
-from tests.game.helpers import demo_data
+from tests.game.helpers import demo_data, tie_s_duel
 from tests.paths import SCENARIOS
 
 
@@ -354,17 +353,7 @@ def test_nobody_flees_a_tie_s_duel_from_revision_7(revision: int) -> None:
     """B l.359, A l.287: in the duel of a tie "one of the 2 warriors must be eliminated".
     Before revision 7 a warrior with Solar Flare below 10 endurance fled every attack: its
     player could not lose."""
-    state = engine.arrange(
-        GameConfig(("A", "B"), rules_revision=revision),
-        demo_data(),
-        pieces=[("Kahseral", 0, 0), ("Rozie", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
-        damage={"Rozie": 11},
-        decks={"event": []},
-        round_no=10,
-        seat=1,
-    )
-    for event in (Move(1, "Rozie", 40), DuelPick(0, "Kahseral"), DuelPick(1, "Rozie")):
-        state = engine.apply(state, event)
+    state = tie_s_duel("Kahseral", "Rozie", revision)
     for _ in range(3):  # Kahseral's attack: three throws, then its worth
         state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * 3 + (Symbol.KICK,)))
     state = engine.apply(

@@ -11,13 +11,13 @@ from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import ChooseAttack, DiceThrown, DuelPick, Move
+from controller.game.events import ChooseAttack, DiceThrown
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameState, Length, Phase
 from controller.table.advice import AdviceLine
 from controller.table.controller import TableController
-from tests.game.helpers import build
+from tests.game.helpers import build, tie_s_duel
 from tests.paths import SCENARIOS
 from tests.table.helpers import DirectHands
 
@@ -112,17 +112,7 @@ def test_story_advice_for_green_counts_reds_answer() -> None:
 def test_advice_in_a_tie_s_duel_counts_no_flight(revision: int) -> None:
     """Rules revision 7: nobody flees a tie's duel (B l.359). The advice still took Rozie
     (Solar Flare, 9 endurance left) to flee every attack: no chance of eliminating her."""
-    state = engine.arrange(
-        GameConfig(("A", "B"), rules_revision=revision),
-        load_game_data(),
-        pieces=[("Kahseral", 0, 0), ("Rozie", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
-        damage={"Rozie": 11},
-        decks={"event": []},
-        round_no=10,
-        seat=1,
-    )
-    for event in (Move(1, "Rozie", 40), DuelPick(0, "Kahseral"), DuelPick(1, "Rozie")):
-        state = engine.apply(state, event)
+    state = tie_s_duel("Kahseral", "Rozie", revision)
     state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * 3 + (Symbol.KICK,)))
     advice = AdviceLine().update(state)
     assert advice is not None and advice.ko_chance is not None
@@ -132,18 +122,8 @@ def test_advice_in_a_tie_s_duel_counts_no_flight(revision: int) -> None:
 def test_advice_in_a_tie_s_duel_counts_no_counter_attack() -> None:
     """A duel's attacks alternate by themselves (docs/rules.md §11): no counter-attack
     follows one, yet the advice counted Pirina's (and Rozie fleeing it)."""
-    state = engine.arrange(
-        GameConfig(("A", "B")),
-        load_game_data(),
-        pieces=[("Rozie", 0, 0), ("Pirina", 1, 41), ("Auta Magetta", 0, 20), ("Monna", 1, 27)],
-        damage={"Rozie": 11},
-        decks={"event": []},
-        round_no=10,
-        seat=1,
-    )
-    for event in (Move(1, "Pirina", 40), DuelPick(0, "Rozie"), DuelPick(1, "Pirina")):
-        state = engine.apply(state, event)
-    assert state.combat is not None and state.combat.duel
+    state = tie_s_duel("Rozie", "Pirina")
+    assert state.combat is not None
     state = engine.apply(state, DiceThrown((Symbol.PUNCH,) * state.combat.pool))
     line = AdviceLine()
     assert line.update(state) is not None
