@@ -15,6 +15,7 @@ from types import TracebackType
 from controller.core.checked import name_problem
 from controller.core.errors import DataError, IllegalActionError, InvalidThrowError
 from controller.core.kinds import GameKind
+from controller.core.pathkind import exists, is_dir
 from controller.core.quoting import short_repr
 from controller.game import engine
 from controller.game.corrections import fold_corrections, open_to_correction
@@ -342,7 +343,7 @@ def _checked_data(
         DataError: the journal's folder is not there any more, or the data does not load.
     """
     kept = setup.get("data_dir") or None
-    if data_dir is None and kept is not None and not _is_dir(Path(str(kept))):
+    if data_dir is None and kept is not None and not is_dir(Path(str(kept))):
         raise DataError.single(str(path), "", "data_dir", (
             f"the game was played with the data in {kept}, which is not there any more: "
             "put it back, or name where it is now with --data (game play, check, export, "
@@ -386,21 +387,9 @@ def _recorded_file_gone(origin: Origin, directory: Path) -> bool:
     """Whether a file the journal recorded is not where it recorded it (moved or removed:
     the record's refusal says what to name), rather than there but changed or unreadable."""
     for name, entry in (origin.data_files or {}).items():
-        try:
-            if not (directory / entry.get(PATH, name)).exists():  # an absolute path stays whole
-                return True
-        except OSError:  # a name too long to be any file's (pathlib's exists lets it through)
+        if not exists(directory / entry.get(PATH, name)):  # an absolute path stays whole
             return True
     return False
-
-
-def _is_dir(folder: Path) -> bool:
-    """Whether ``folder`` is one; False for a path no folder can have (too long: Python
-    3.11's ``Path.is_dir`` raises for it)."""
-    try:
-        return folder.is_dir()
-    except OSError:
-        return False
 
 
 def _resume_checked(

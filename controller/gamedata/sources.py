@@ -29,6 +29,7 @@ from typing import Any
 
 from controller.core.errors import DataError
 from controller.core.jsonfile import read_json
+from controller.core.pathkind import is_file
 from controller.core.tomlfile import read_toml
 
 DataFiles = dict[str, dict[str, str]]
@@ -54,7 +55,7 @@ def data_files(directory: Path, board: Path | None = None, story: bool = True) -
     directory = directory.resolve()
     files: DataFiles = {}
     name, current, seen = WARRIORS, directory / WARRIORS, set[Path]()
-    while _is_file(current) and current.resolve() not in seen:
+    while is_file(current) and current.resolve() not in seen:
         seen.add(current.resolve())
         parsed = _parsed(current)
         base = parsed.pop("base", None) if isinstance(parsed, dict) else None
@@ -63,10 +64,10 @@ def data_files(directory: Path, board: Path | None = None, story: bool = True) -
             break
         name, current = BASE_OF + name, current.parent / base
     board = directory / BOARD if board is None else board
-    if _is_file(board):
+    if is_file(board):
         files[BOARD_LAYOUT] = _entry(board, _parsed(board), directory, True)
     for other in OTHERS:
-        if (story or other != STORY) and _is_file(directory / other):
+        if (story or other != STORY) and is_file(directory / other):
             files[other] = _entry(directory / other, _parsed(directory / other), directory)
     return files
 
@@ -121,14 +122,6 @@ def _digest(path: Path, parsed: Any) -> str:
         except OSError as exc:
             h.update(f"unreadable\0{exc.strerror}".encode())
     return h.hexdigest()
-
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is a file (False too for a name the system refuses: too long...)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def _tagged(value: object) -> object:

@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.core.checked import Problems, name_key, name_problem, shown_name_problem
 from controller.core.errors import DataError
+from controller.core.pathkind import is_file
 from controller.core.quoting import short_repr
 from controller.core.symbols import SYMBOL_NAMES, Symbol
 from controller.core.tomlfile import read_toml
@@ -173,7 +174,7 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
             )
         else:
             named = current.parent / base
-            if not _is_file(named):  # said of this file's field, not of a path it made
+            if not is_file(named):  # said of this file's field, not of a path it made
                 raise DataError.single(
                     str(current),
                     "",
@@ -184,14 +185,6 @@ def _read_chain(path: Path) -> list[tuple[str, dict[str, Any]]]:
             current = named
     chain.reverse()
     return chain
-
-
-def _is_file(path: Path) -> bool:
-    """Whether ``path`` is a file (False too for a name the system refuses: too long...)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def _check_file_keys(data: Mapping[str, Any], file: str, problems: Problems) -> None:
