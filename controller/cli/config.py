@@ -9,7 +9,9 @@ from typing import Any
 
 from controller.cli.flags import CONFIG_FILE
 from controller.config import DEFAULT_CONFIG_PATH, Config, ConfigProblem, load_config
-from controller.config.devices import check_devices
+from controller.config.device_checker import DeviceChecker
+from controller.config.devices import check_data_folder, check_devices
+from controller.config.probe import DeviceProbe
 from controller.core.errors import DataError, DataProblem
 from controller.daemon.held_problem import held_game_problem
 from controller.daemon.journals import game_data_for
@@ -103,18 +105,13 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _named_by(cfg: Config) -> list[DataProblem]:
-    """The config's option naming a data folder or board layout that is not there (as the
-    devices' check says it: `--no-devices` named only the missing path)."""
-    out: list[DataProblem] = []
-    folder, layout = cfg.table.data_dir, cfg.board.layout
-    if folder is not None and not folder.is_dir():
-        out.append(
-            ConfigProblem(cfg.source, "table", "data_dir", f"names {folder}, which is not a folder")
-        )
-    if layout is not None and not layout.is_file():
-        why = "is a folder: name the file" if layout.is_dir() else "does not exist"
-        out.append(ConfigProblem(cfg.source, "board", "layout", f"names {layout}, which {why}"))
-    return out
+    """The config's option naming a data folder or board layout that is not there, as the
+    devices' check says it (`--no-devices` named only the missing path)."""
+    chk = DeviceChecker(cfg, DeviceProbe())
+    check_data_folder(chk)
+    if cfg.board.layout is not None:
+        chk.file_missing("board", "layout", cfg.board.layout)
+    return chk.problems
 
 
 def _sandbox_problems(cfg: Config, path: Path) -> list[DataProblem]:

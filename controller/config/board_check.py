@@ -14,17 +14,13 @@ from hardware.board.settings import BoardBackend
 def check_board(chk: DeviceChecker) -> None:
     """``[board]``: the layout loads, the mapping exists, the serial port opens and is free."""
     b = chk.cfg.board
-    if b.layout is not None and not chk.is_file(b.layout):
-        why = "is a folder: name the file" if chk.is_dir(b.layout) else "does not exist"
-        chk.add("board", "layout", f"names {b.layout}, which {why}")
-    elif b.layout is not None:
+    if b.layout is not None and not chk.file_missing("board", "layout", b.layout):
         try:
             load_board(b.layout)
         except DataError as exc:
             chk.problems.extend(exc.problems)
-    if b.mapping is not None and not chk.is_file(b.mapping):
-        why = "is a folder: name the file" if chk.is_dir(b.mapping) else "does not exist"
-        chk.add("board", "mapping", f"names {b.mapping}, which {why}")
+    if b.mapping is not None:
+        chk.file_missing("board", "mapping", b.mapping)
     if b.backend is not BoardBackend.SERIAL:
         return
     try:

@@ -60,6 +60,14 @@ class DeviceChecker:
             self.add(section, option, why)
         return True
 
+    def file_missing(self, section: str, option: str, path: Path) -> bool:
+        """Note ``[section] option`` naming ``path`` when it is no file; True if so."""
+        if self.is_file(path):
+            return False
+        why = "is a folder: name the file" if self.is_dir(path) else "does not exist"
+        self.add(section, option, f"names {path}, which {why}")
+        return True
+
     def present(self, pattern: str) -> str:
         """The paths matching ``pattern``, for messages ("none" if none)."""
         found = self.probe.glob(pattern)

@@ -33,11 +33,17 @@ from controller.storage.place import too_long_for_sqlite
 from controller.storage.sqlite_file import read_only
 
 
-def check_table(chk: DeviceChecker) -> None:
-    """``[table]``: the data folder exists and the journal's folder is writable."""
+def check_data_folder(chk: DeviceChecker) -> None:
+    """``[table] data_dir``: the folder exists."""
     t = chk.cfg.table
     if t.data_dir is not None and not chk.is_dir(t.data_dir):
         chk.add("table", "data_dir", f"names {t.data_dir}, which is not a folder")
+
+
+def check_table(chk: DeviceChecker) -> None:
+    """``[table]``: the data folder exists and the journal's folder is writable."""
+    t = chk.cfg.table
+    check_data_folder(chk)
     kept = t.game_journal
     if (long := too_long_for_sqlite(kept, creating=not chk.is_file(kept))) is not None:
         said = "is" if kept == t.journal else f"keeps the {t.mode.value} game in {kept.name},"
