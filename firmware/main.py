@@ -52,9 +52,10 @@ def run() -> None:
 
     Nothing in the loop waits on the host: bytes are read only when poll says
     they came, at most ``FEED_BYTES`` a turn (on the rp2 each poll refills stdin from
-    TinyUSB, ``mp_usbd_cdc.c``: a host that keeps writing kept the loop reading), and written one at a time only when poll says the USB serial
-    takes one more (a write that does not fit waits up to 500 ms on the rp2,
-    README: "A host that stops reading"); frames that find no room are dropped
+    TinyUSB, ``mp_usbd_cdc.c``: a host that keeps writing kept the loop reading), and
+    written one at a time only when poll says the USB serial takes one more (a write
+    that does not fit waits up to 500 ms on the rp2, README: "A host that stops
+    reading"); frames that find no room are dropped
     whole and reported (``Outbox``, NOTICE 4), and those still queued when a host
     identifies are dropped (``Outbox.discard``, PROTOCOL.md rule 6).
     """

@@ -51,8 +51,8 @@ def describe_gpio_error(role: str, pins: str, exc: BaseException) -> ControlUnav
             f"gpiozero's pin library is missing ({exc}): install lgpio "
             "(apt install python3-lgpio, or the 'pi' extra), or use the mock factory"
         )
-    elif pipe_problem(exc):
-        reason = str(pipe_problem(exc))
+    elif (no_pipe := pipe_problem(exc)) is not None:
+        reason = no_pipe
     elif isinstance(exc, PermissionError):
         reason = "permission denied: add the user to the 'gpio' group"
     else:

@@ -298,8 +298,8 @@ def _explain(exc: BaseException, cfg: DisplayConfig) -> str:
             f"no /dev/spidev{cfg.spi_port}.{cfg.spi_device} ({exc}): enable SPI (raspi-config) "
             "or fix 'spi_port'/'spi_device'"
         )
-    if pipe_problem(exc):
-        return str(pipe_problem(exc))
+    if (no_pipe := pipe_problem(exc)) is not None:
+        return no_pipe
     if name == "DeviceNotFoundError" or getattr(exc, "errno", None) in (errno.EREMOTEIO, errno.EIO):
         return f"no answer ({exc}): check the wiring and the address (i2cdetect)"
     if (
