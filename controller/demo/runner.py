@@ -57,7 +57,7 @@ from controller.publish.settings import EventsSettings
 from controller.rules.variants import Variants
 from controller.storage.journal import journal_exists
 from controller.storage.lock import holder_message
-from controller.storage.origin import refuse_contradiction
+from controller.storage.origin import listed, refuse_contradiction
 from controller.storage.place import place_problem
 from controller.storage.rows import UNDO_KIND
 from controller.storage.sqlite_file import header_application_id, sidecars
@@ -287,7 +287,7 @@ def _resumed(
         refuse_contradiction(journal, "--seed", options.seed, origin.seed)
         if options.names:
             refuse_contradiction(
-                journal, "--names", _listed(options.names), _listed(game.config.players)
+                journal, "--names", listed(options.names), listed(game.config.players)
             )
         refuse_contradiction(journal, "--players", options.players, len(game.config.players))
         length = options.length.value if options.length is not None else None
@@ -295,7 +295,7 @@ def _resumed(
         if options.variants:
             given = Variants.from_names(options.variants).enabled()
             kept = game.config.variants.enabled()
-            refuse_contradiction(journal, "--variant", _listed(given), _listed(kept))
+            refuse_contradiction(journal, "--variant", listed(given), listed(kept))
         state = game.state
         sensors = {
             state.data.board.space(piece.space).sensor
@@ -317,11 +317,6 @@ def _resumed(
             data_dir,
             throws,
         )
-
-
-def _listed(names: tuple[str, ...]) -> str:
-    """Names (of variants, of players) as a contradiction shows them."""
-    return ", ".join(names) or "(none)"
 
 
 def make_out(out: Path) -> Path:

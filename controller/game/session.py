@@ -33,6 +33,7 @@ from controller.storage.origin import (
     Origin,
     damaged_setup,
     data_fingerprint,
+    listed,
     refuse_changed_files,
     refuse_contradiction,
     refuse_other_data,
@@ -413,7 +414,7 @@ def _resume_checked(
         refuse_contradiction(path, "--length", length and length.value, kept.length.value)
         refuse_contradiction(path, "the mode (--story)", kind and kind.value, kept.kind.value)
         if variants is not None:
-            given, held = (", ".join(v.enabled()) or "(none)" for v in (variants, kept.variants))
+            given, held = listed(variants.enabled()), listed(kept.variants.enabled())
             refuse_contradiction(path, "--variant", given, held)
     except BaseException:
         game.close()

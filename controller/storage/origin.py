@@ -149,6 +149,11 @@ def data_fingerprint(directory: Path) -> str:
     return h.hexdigest()
 
 
+def listed(names: tuple[str, ...]) -> str:
+    """Names (of variants, of players) as a contradiction shows them."""
+    return ", ".join(names) or "(none)"
+
+
 def refuse_contradiction(journal: Path, flag: str, given: object, kept: object) -> None:
     """Refuse ``flag`` = ``given`` when the journal at ``journal`` recorded ``kept``.
 
