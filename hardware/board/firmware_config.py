@@ -32,6 +32,9 @@ WATCHDOG_MIN_MS = 100
 # (hardware/board/session.py) after the port opens: two must fit in it beside a boot's
 # grace second, or the host drops the link as "is the toptable firmware deployed?"
 HEARTBEAT_MAX_MS = int((LISTEN_TIMEOUT_S - 1) * 1000) // 2
+# ... and the grace is that second at most: a longer one (seconds typed for milliseconds)
+# outlasts the host's listening after every reset, and the board is never connected
+BOOT_GRACE_MAX_MS = int(LISTEN_TIMEOUT_S * 1000) - 2 * HEARTBEAT_MAX_MS
 # MicroPython's time.ticks_add refuses a step of half its tick period or more
 # ("ticks interval overflow", extmod/modtime.c time_ticks_add); the rp2 port's period is
 # 2**30 (its small ints' range), and the firmware's scan and heartbeat steps go through it
@@ -43,15 +46,12 @@ DRIVER_PINS = {  # the pins firmware/main.py reads for each DRIVER, and only for
 }
 
 
-def _is_whole(v: Any, low: int, high: int | None) -> bool:
-    return (
-        isinstance(v, int) and not isinstance(v, bool) and low <= v and (high is None or v <= high)
-    )
+def _is_whole(v: Any, low: int, high: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
 
 
-def _whole(low: int, high: int | None = None) -> tuple[Callable[[Any], bool], str]:
-    what = f"a whole number {low}..{high}" if high is not None else f"a whole number >= {low}"
-    return (lambda v: _is_whole(v, low, high)), what
+def _whole(low: int, high: int) -> tuple[Callable[[Any], bool], str]:
+    return (lambda v: _is_whole(v, low, high)), f"a whole number {low}..{high}"
 
 
 def _pins(count: range) -> tuple[Callable[[Any], bool], str]:
@@ -79,7 +79,7 @@ SETTINGS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "WATCHDOG_MS": _whole(WATCHDOG_MIN_MS, WATCHDOG_MAX_MS),
     "BOOT_FILE": (lambda v: isinstance(v, str) and v.strip() != "", "a file name"),
     "PIN_MAINTENANCE": _GPIO,
-    "BOOT_GRACE_MS": _whole(0),
+    "BOOT_GRACE_MS": _whole(0, BOOT_GRACE_MAX_MS),
 }
 
 

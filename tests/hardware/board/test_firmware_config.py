@@ -48,7 +48,8 @@ def _problems(source: str) -> list[str]:
         ("SCAN_MS", "536870911", "536870912", "a whole number 1..536870911"),
         ("HEARTBEAT_MS", "1", "0", "a whole number 1..1000"),
         ("HEARTBEAT_MS", "1000", "5000", "a whole number 1..1000"),  # the host listens 3 s
-        ("BOOT_GRACE_MS", "0", "-1", "a whole number >= 0"),
+        ("BOOT_GRACE_MS", "0", "-1", "a whole number 0..1000"),
+        ("BOOT_GRACE_MS", "1000", "5000", "a whole number 0..1000"),  # outlasts the listening
         ("PIN_MAINTENANCE", "29", "30", "a whole number 0..29"),
         ("PIN_MAINTENANCE", "0", "-1", "a whole number 0..29"),
         ("PIN_LOAD", "29", "30", "a whole number 0..29"),
