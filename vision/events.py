@@ -20,8 +20,10 @@ class ThrowSettled(Event):
     ``faces[i]`` is None for a cocked die (the table asks for a rethrow of it);
     ``unsure`` lists dice whose face a person must confirm; ``count_mismatch``
     says the tray held another number of dice than ``expected``. ``kept`` and
-    ``rerolled`` index this throw's dice; ``roll_no`` counts throws in the
-    attack (1 = first roll) and ``speed`` is the attack speed it gives.
+    ``rerolled`` index this throw's dice (kept: it lay where a die of the last
+    read lay, same face, an attack's first throw too: none rerolled is no
+    throw); ``roll_no`` counts throws in the attack (1 = first roll) and
+    ``speed`` is the attack speed it gives.
     """
 
     faces: tuple[str | None, ...]
@@ -39,6 +41,12 @@ class ThrowSettled(Event):
     face_set: str
     evidence_path: str | None = None
     frame: NDArray[Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def moved(self) -> bool:
+        """Whether any die was thrown: False when every die read lay where the last read
+        saw one, same face (a hand passed over the tray, or some dice were lifted out)."""
+        return bool(self.rerolled)
 
     @property
     def trustworthy(self) -> bool:

@@ -47,6 +47,8 @@ class CameraSource(StrEnum):
 
 PATH_SOURCES = (CameraSource.FILE, CameraSource.FOLDER)
 """The sources that read ``path`` (and need it)."""
+LIVE_SOURCES = (CameraSource.V4L2, CameraSource.PICAMERA2)
+"""The cameras that see the tray as it lies now (the others replay or render frames)."""
 
 WIDTH = (160, 4096)
 """Capture width in pixels (the camera's smallest useful and largest V4L2 sizes)."""

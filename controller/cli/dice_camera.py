@@ -183,8 +183,12 @@ def _print_event(event: Event) -> str:
         flags = [f"cocked {list(event.cocked)}"] if event.cocked else []
         flags += [f"unsure {list(event.unsure)}"] if event.unsure else []
         flags += ["count mismatch"] if event.count_mismatch else []
+        faces = ", ".join(f or "-" for f in event.faces)
+        if not event.moved:
+            print(f"no throw (every die lies where it lay): {faces}")
+            return ""
         print(
-            f"throw {event.roll_no} ({event.speed}): {', '.join(f or '-' for f in event.faces)}"
+            f"throw {event.roll_no} ({event.speed}): {faces}"
             f"; kept {list(event.kept)}" + (f"; {'; '.join(flags)}" if flags else "")
         )
     else:

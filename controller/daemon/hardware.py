@@ -1,34 +1,33 @@
 """The table's devices for ``toptable run``, opened from the daemon's config.
 
-:class:`TableDevices` opens the camera reader, the board link (to the Pico on
-a serial port, or to the firmware simulated behind a pseudo-terminal), the
-screens, and the buttons, LEDs and buzzer, all posting typed events into the
-one ``queue.Queue`` the table loop reads. Each device is opened from its own
-config section (:mod:`controller.config`): the controls take ``[controls]`` as
-it is; the screens and the camera source go through their package's one
-mapping (:func:`hardware.displays.display_configs`,
+:class:`TableDevices` opens the camera reader, the board link (to the Pico on a serial
+port, or to the firmware simulated behind a pseudo-terminal), the screens, and the
+buttons, LEDs and buzzer, all posting typed events into the one ``queue.Queue`` the
+table loop reads. Each device is opened from its own config section
+(:mod:`controller.config`): the controls take ``[controls]`` as it is; the screens and
+the camera source go through their package's one mapping
+(:func:`hardware.displays.display_configs`,
 :meth:`vision.settings.CameraSettings.source_config`).
 
-Degraded but never stopped: a device that cannot be opened is recorded as a
-fault (:meth:`TableDevices.faults`: source -> a message naming the device and
-its path, address or pin) and the others carry on. The camera worker reopens a
-lost camera on its own (posting ``CameraLost`` / ``CameraRestored``) and the
-board link reopens its port on its own (``LinkLost`` / ``LinkRestored``);
-:meth:`TableDevices.report_missing` posts the same events for a camera or board
-missing from the start; :meth:`TableDevices.retry`, called from a loop timer
-every few seconds, reopens missing screens (unplugged at start or failed
-mid-game) and sets up a camera whose reader could not be (an unreadable face
+Degraded but never stopped: a device that cannot be opened is recorded as a fault
+(:meth:`TableDevices.faults`: source -> a message naming the device and its path,
+address or pin) and the others carry on. The camera worker reopens a lost camera on its
+own (posting ``CameraLost`` / ``CameraRestored``) and the board link reopens its port on
+its own (``LinkLost`` / ``LinkRestored``); :meth:`TableDevices.report_missing` posts the
+same events for a camera or board missing from the start; :meth:`TableDevices.retry`,
+called from a loop timer every few seconds, reopens missing screens (unplugged at start
+or failed mid-game) and sets up a camera whose reader could not be (an unreadable face
 model), posting ``CameraRestored`` when it is.
 
-A companion mode's table opens neither camera nor board (``dice=False``). The
-demo's simulated world stands in for the synthetic camera with its own tray
-(``tray``: the frames come when the world throws) and puts a resumed game's
-tokens on the simulated board before it starts (``board_tokens``); everything
-else is opened as ``toptable run`` opens it.
+A companion mode's table opens neither camera nor board (``dice=False``). The demo's
+simulated world stands in for the synthetic camera with its own tray (``tray``: the
+frames come when the world throws) and puts a resumed game's tokens on the simulated
+board before it starts (``board_tokens``); everything else is opened as ``toptable run``
+opens it.
 
-``TableDevices.sinks()`` are the view sinks (the screens; the LEDs and buzzer
-through :class:`OutputsSink`); ``new_attack(pool)`` tells the dice reader, from
-the table's thread, that the next throw is roll 1 of a new attack or defence.
+``TableDevices.sinks()`` are the view sinks (the screens; the LEDs and buzzer through
+:class:`OutputsSink`); ``new_attack(pool)`` tells the dice reader, from the table's
+thread, that the next throw is roll 1 of a new attack or defence.
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ from vision.errors import CameraError, VisionError
 from vision.events import CameraLost, CameraRestored
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker
-from vision.settings import CameraConfig, CameraSource
+from vision.settings import LIVE_SOURCES, CameraConfig, CameraSource
 from vision.sources.source import FrameSource, open_source
 
 log = logging.getLogger(__name__)
@@ -216,8 +215,10 @@ class TableDevices:
         return cls(config, events, **options)
 
     def _fault(self, source: str, message: str) -> None:
+        """Note a device's fault; said when it is new (a retry finds the same every 5 s)."""
+        if self._faults.get(source) != message:
+            log.warning("%s", message)
         self._faults[source] = message
-        log.warning("%s", message)
 
     # -- camera ----------------------------------------------------------------------
     def _open_camera(self) -> None:
@@ -251,7 +252,8 @@ class TableDevices:
             self.reader,
             retry_s=self._camera_retry_s,
             opener=opener,
-            pace=self._camera_paced and settings.kind is not CameraSource.V4L2,
+            pace=self._camera_paced and settings.kind not in LIVE_SOURCES,  # a live one waits
+            baseline_at_open=settings.kind in LIVE_SOURCES,
         ).start()
 
     def _load_model(self) -> FaceModel:
@@ -295,10 +297,8 @@ class TableDevices:
         log.warning("%s", message)
 
     def new_attack(self, pool: int) -> None:
-        """An attack or defence roll of ``pool`` dice starts: the next throw is its roll 1.
-
-        Safe from any thread; the camera thread takes it before its next frame.
-        """
+        """An attack or defence roll of ``pool`` dice starts (or is back, after an UNDO):
+        the camera counts from roll 1. Safe from any thread (taken before the next frame)."""
         if self.reader is not None:
             self.reader.request_new_attack(pool)
 

@@ -16,7 +16,7 @@ from controller.core.events import Event
 from controller.core.symbols import Symbol
 from controller.game.state import GameState
 from controller.table.chooser import Chooser, ChooserKind
-from controller.table.entry import ReadCheck
+from controller.table.read_check import ReadCheck
 from vision.events import ThrowSettled
 
 

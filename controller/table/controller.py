@@ -123,6 +123,7 @@ class TableController:
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
         self.watchers: list[Callable[[TableAwaits], None]] = []  # after each redraw
         self.roll_started = roll_started  # tells the camera a new attempt starts
+        self._roll_told: tuple[Phase, int] | None = None  # the roll the camera was told of
         self._built_for: int | None = None  # the events applied when the chooser was built
         self.refresh()
 
@@ -232,14 +233,22 @@ class TableController:
         self.refresh()
 
     def _announce_roll(self, state: GameState) -> None:
-        """Tell the camera a new attempt starts (its roll count and dice count restart)."""
+        """Tell the camera a new attempt starts (its roll count and dice count restart), or
+        which roll is under way when it was not the last one told (an UNDO back to the
+        attack from the defence roll, a game resumed mid-attack)."""
         c = state.combat
         if self.roll_started is None or c is None:
             return
-        if state.phase is Phase.ATTACK and not c.throws:
-            self.roll_started(c.pool)
-        elif state.phase is Phase.DEFENCE_ROLL and not c.defence_throws:
-            self.roll_started(c.defence_pool)
+        roll: tuple[Phase, int]
+        if state.phase is Phase.ATTACK:
+            roll, thrown = (state.phase, c.pool), c.throws
+        elif state.phase is Phase.DEFENCE_ROLL:
+            roll, thrown = (state.phase, c.defence_pool), c.defence_throws
+        else:
+            return
+        if not thrown or roll != self._roll_told:
+            self._roll_told = roll
+            self.roll_started(roll[1])
 
     def _table_input(self, state: GameState) -> bool:
         """Inputs the table provides itself: the card decks' shuffles (journalled)."""

@@ -17,7 +17,6 @@ game's owner (:class:`GameOwner`, the table controller) to journal and apply:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -49,19 +48,13 @@ from controller.table.chooser import (
     starter_chooser,
 )
 from controller.table.entry_board import BoardEntry
+from controller.table.read_check import ReadCheck, die_faces
 from controller.table.stats import TableStats
 from hardware.controls.events import ButtonName, ButtonPressed
 from vision.events import ThrowSettled
 from vision.reading.evidence import discard_evidence
 
 log = logging.getLogger(__name__)
-
-FACES: tuple[Symbol, ...] = tuple(Symbol)  # the game's die's faces are offered (die_faces)
-
-
-def die_faces(state: GameState) -> tuple[Symbol, ...]:
-    """The faces the game's die shows (an owner's ``[die]`` may lack some), FACES' order."""
-    return tuple(f for f in FACES if f in state.data.die.faces)
 
 
 class FaultSource(StrEnum):
@@ -76,6 +69,8 @@ class FaultSource(StrEnum):
 
 NOTHING_TO_CORRECT = "nothing to correct: a throw or die is mended before the next action (UNDO it)"
 """MENU's answer when no throw or die roll is open to a correction."""
+THROW_NOT_WANTED = "throw not used: the table does not ask for dice now"
+"""The screens' fault line for a throw read while the game waits for something else."""
 HALTED_FAULT = "journal cannot be written: table stopped"
 """The screens' fault line when the journal cannot be appended to."""
 HALTED_HINT = "the table stops (nothing is played unrecorded): start it again once that is fixed"
@@ -102,22 +97,6 @@ class GameOwner(Protocol):
     def correctable(self) -> DiceThrown | DieRolled | None:
         """The throw or die roll a correction would replace now (None: none is open)."""
         ...
-
-
-@dataclass
-class ReadCheck:
-    """A read that needs a person: its dice (None: cocked) and how far the correction got."""
-
-    event: ThrowSettled | None  # None: correcting a throw already used
-    dice: list[Symbol | None]
-    faces: tuple[Symbol, ...] = FACES  # the faces offered: the game's die's
-    fixing: int | None = None  # index of the die whose face is being chosen
-
-    def fix(self, index: int | None) -> None:
-        """Choose the face of die ``index`` next (None: done); a cocked die starts on a face."""
-        self.fixing = index
-        if index is not None and self.dice[index] is None:
-            self.dice[index] = self.faces[0]
 
 
 class TableEntry(BoardEntry):
@@ -339,6 +318,14 @@ class TableEntry(BoardEntry):
         """A settled throw: used at once if sure, else checked by a person first. True if
         the screens need drawing again (a submitted throw draws them itself)."""
         self.last_read = event
+        if not event.moved:
+            # every die lies where the last read saw it, same face: a hand passed over the
+            # tray, dice were lifted out to be thrown again, or the exposure settled; an
+            # attempt's first throw too (the last attempt's dice still lie there)
+            self.stats.unmoved_reads += 1
+            log.info("the camera read the dice again where they lay: not a throw")
+            discard_evidence(event.evidence_path)
+            return False
         state = self.owner.state
         aw = engine.awaiting(state)
         if aw.input is not InputKind.DICE:
@@ -352,16 +339,13 @@ class TableEntry(BoardEntry):
                     state.phase.value,
                 )
             discard_evidence(event.evidence_path)  # no journal row will name its photo
-            return False
+            self.owner.faults[FaultSource.RULES] = THROW_NOT_WANTED
+            return True
         self._said_unwanted = False
-        if event.roll_no > 1 and not event.rerolled and not event.count_mismatch:
-            # every die lies where the last read saw it, same face: a hand passed over the
-            # tray, or the exposure settled; nobody threw (fewer dice read go to a person)
-            self.stats.unmoved_reads += 1
-            log.info("the camera read the dice again where they lay: not a throw")
-            discard_evidence(event.evidence_path)
-            return False
         self.stats.throws_read += 1
+        # a read being checked, or a correction under way, is of dice thrown again since:
+        # confirming it would enter them as a throw of their own, or over this one
+        self._drop_read_check()
         try:
             dice = list(event.symbols())
         except TopTableError as exc:
@@ -374,10 +358,14 @@ class TableEntry(BoardEntry):
             )
             return False
         self.stats.reads_flagged += 1
+        seen = len(dice) if len(dice) != aw.dice else None
         while len(dice) < aw.dice:
             dice.append(None)
-        self._drop_read_check()  # a read still being checked is thrown again: this one
-        self.read_check = ReadCheck(event, dice[: max(aw.dice, 1)], die_faces(self.owner.state))
+        wanted = max(aw.dice, 1)
+        doubted = tuple(i for i in event.unsure if i < wanted)
+        self.read_check = ReadCheck(
+            event, dice[:wanted], die_faces(self.owner.state), seen=seen, doubted=doubted
+        )
         return True
 
     def _drop_read_check(self) -> None:
@@ -397,8 +385,8 @@ class TableEntry(BoardEntry):
             check.fix(nxt if nxt < len(check.dice) else None)
             return
         missing = [i for i, d in enumerate(check.dice) if d is None]
-        if missing:
-            check.fix(missing[0])
+        if missing or check.seen is not None:  # each die of a miscounted read is checked
+            check.fix(missing[0] if missing else 0)
             return
         self.read_check = None
         dice = tuple(d for d in check.dice if d is not None)

@@ -94,11 +94,21 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
                 ("NEXT", "OK"), 1, shown, check.fixing,
             )  # fmt: skip
         cocked = [i for i, d in enumerate(check.dice) if d is None]
+        if check.seen is not None:  # the missing dice are not cocked: not there at all
+            return Prompt(
+                PromptKind.RETHROW, f"{check.seen} dice seen, not {len(check.dice)}: throw "
+                "again, or OK to enter them", ("OK",), 0, shown, cocked[0] if cocked else None,
+            )  # fmt: skip
         if cocked:
             return Prompt(
                 PromptKind.RETHROW, f"die {cocked[0] + 1} is cocked: throw it again, or OK to enter it",
                 ("OK",), 0, shown, cocked[0],
             )  # fmt: skip
+        if check.doubted:
+            names = ", ".join(str(i + 1) for i in check.doubted)
+            text = f"is die {names} read right?" if len(check.doubted) == 1 else (
+                f"are dice {names} read right?")  # fmt: skip
+            return Prompt(PromptKind.CONFIRM_READ, text, ("UNDO", "OK"), 1, shown, check.doubted[0])
         return Prompt(PromptKind.CONFIRM_READ, "is this read right?", ("UNDO", "OK"), 1, shown)
     chooser = entry.chooser
     if chooser is None or entry.hidden(state):

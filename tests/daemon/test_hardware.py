@@ -180,7 +180,10 @@ def test_a_camera_that_comes_back_clears_its_fault(tmp_path: Path) -> None:
         assert "camera" not in devices.faults()
 
 
-def test_an_unreadable_face_model_is_a_fault_retried(tmp_path: Path) -> None:
+def test_an_unreadable_face_model_is_a_fault_retried(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Retried every few seconds, and said once (review "threads" f02: 720 lines an hour)."""
     broken = tmp_path / "faces.npz"
     broken.write_bytes(b"not a model")
     cfg = parse_config(
@@ -195,7 +198,11 @@ def test_an_unreadable_face_model_is_a_fault_retried(tmp_path: Path) -> None:
         assert devices.camera is None
         assert devices.faults()["camera"].startswith(f"camera face model {broken}:")
         devices.new_attack(3)  # no reader: nothing to hand over, nothing raised
-        assert devices.retry() == []
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="controller.daemon.hardware"):
+            assert devices.retry() == [] and devices.retry() == []
+        assert devices.faults()["camera"].startswith(f"camera face model {broken}:")
+        assert not [r for r in caplog.records if "camera face model" in r.getMessage()]
 
 
 def test_a_sensor_map_sizes_the_simulated_board(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from controller.game.events import ChooseAttack, DiceThrown, DieCorrected, DieRo
 from controller.game.state import Phase
 from controller.table.chooser import ChooserKind
 from controller.table.controller import TableController
-from controller.table.entry import NOTHING_TO_CORRECT, FaultSource, die_faces
+from controller.table.entry import NOTHING_TO_CORRECT, FaultSource
+from controller.table.read_check import die_faces
 from hardware.controls.events import ButtonName, ButtonPressed
 from tests.table.helpers import settled
 from tests.table.test_entry import _at_attack, _table, _until_transform

@@ -83,3 +83,19 @@ def test_kept_and_rerolled_across_throws() -> None:
 
 def test_attack_speed_follows_the_rules() -> None:
     assert [attack_speed(n) for n in (1, 2, 3, 7)] == ["lightning", "surprise", "normal", "normal"]
+
+
+def test_the_dice_lying_before_an_attack_are_no_throw_of_it() -> None:
+    """Review "throws" f03: a new attack forgot the dice in the tray, so a hand over them
+    was its first throw; a read no die moved in is no throw, and is not counted."""
+    t = RollTracker()
+    lying = [_die(100, 100, "star"), _die(300, 100, None)]  # a cocked die lies still too
+    t.lying(lying)
+    hand = t.step(lying)
+    assert (hand.roll_no, hand.kept, hand.rerolled) == (0, (0, 1), ())
+    first = t.step([_die(100, 100, "star"), _die(500, 300, "kick")])
+    assert (first.roll_no, first.kept, first.rerolled) == (1, (0,), (1,))
+    t.new_attack()
+    lifted = t.step([_die(500, 300, "kick")])  # the star lifted out: no throw
+    assert (lifted.roll_no, lifted.rerolled) == (0, ())
+    assert t.step([_die(500, 300, "kick"), _die(50, 50, "punch")]).roll_no == 1

@@ -111,9 +111,9 @@ class DiceReader:
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
             if read.obstructed:  # a hand over the tray: the still run after it moves is
                 self.settle.rebase(after_motion=True)
-            elif read.dice:
-                self.tracker.step([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
-                                   for d in read.dice])  # fmt: skip
+            else:
+                self.tracker.lying([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
+                                    for d in read.dice])  # fmt: skip
             return None
         self.last_read = read
         if read.obstructed:
@@ -212,9 +212,13 @@ class CameraWorker:
         pace: bool = False,
         idle_fps: float = 5.0,
         idle_after: int = 30,
+        baseline_at_open: bool = False,
     ) -> None:
         self.config = config
         self.reader = reader
+        # a live camera's first still tray holds dice already read or entered (the daemon
+        # restarted mid-game), not a throw; a recording is read from its first frame
+        self.baseline_at_open = baseline_at_open
         # A still, empty or already read tray is looked at idle_fps times a second once it has
         # been quiet for idle_after frames (a camera frame costs a decode and a settle check);
         # the first motion brings the full rate back, long before a throw settles.
@@ -303,6 +307,13 @@ class CameraWorker:
         except Exception:  # nothing is left to do with it
             log.warning("camera %s: closing it failed", self._name, exc_info=True)
 
+    def _give_up(self, source: FrameSource, exc: Exception) -> None:
+        """The camera counts as lost through ``exc`` (the table enters dice by hand): say
+        so, close ``source`` and wait before it is opened again."""
+        self._lost(self._why(exc))  # first: heard even if close() hangs
+        self._close_quietly(source)
+        self._stop.wait(self.retry_s)
+
     def _lost(self, reason: str) -> None:
         if not self._is_lost:
             self._is_lost = True
@@ -310,6 +321,8 @@ class CameraWorker:
 
     def _run(self) -> None:
         source: FrameSource | None = None
+        if self.baseline_at_open:
+            self.reader.settle.rebase()
         try:
             while not self._stop.is_set():
                 if source is None:
@@ -325,10 +338,8 @@ class CameraWorker:
                 except Exception as exc:  # any failure of a source is a lost camera
                     # CameraError is the sources' own; anything else (a driver's OSError, a
                     # MemoryError) would end the thread with the camera never retried
-                    self._lost(self._why(exc))  # first: heard even if close() hangs
-                    self._close_quietly(source)
+                    self._give_up(source, exc)
                     source = None
-                    self._stop.wait(self.retry_s)
                     continue
                 if frame is None:
                     self._lost("end of the recording")
@@ -343,6 +354,11 @@ class CameraWorker:
                 except (VisionError, cv2.error, ValueError) as exc:
                     # a frame the pipeline cannot take (odd size, corrupt data): skip it
                     self.events.put(FrameUnreadable(self._name, str(exc), self.clock()))
+                except Exception as exc:  # the reading failed (a MemoryError, a bug): the
+                    # thread would end unheard, the table waiting for dice no one can enter
+                    self._give_up(source, exc)
+                    source = None
+                    continue
                 if self.reader.quiet_frames >= self.idle_after and self.idle_fps > 0:
                     self._stop.wait(1.0 / self.idle_fps)
                 elif self.pace:

@@ -1,0 +1,165 @@
+"""The camera's throws as a real table makes them (review "throws"): dice thrown again
+while a read is asked about, a read of more or fewer dice than the roll has, a throw the
+game does not want now, a die the reader doubts, and the roll the camera is told of."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from controller.core.symbols import Symbol
+from controller.demo.players import TablePlayers
+from controller.game.bots import GreedyBot, RandomBot
+from controller.game.events import DiceThrown, ThrowCorrected
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data
+from controller.game.state import Combat, GameConfig, Length, Phase
+from controller.table.controller import TableController
+from controller.table.entry import THROW_NOT_WANTED, FaultSource
+from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.model import PromptKind
+from tests.table.helpers import DirectHands, settled
+
+CONFIRM = ButtonPressed(ButtonName.CONFIRM)
+DICE = (Symbol.KICK, Symbol.PUNCH, Symbol.STAR, Symbol.SPHERE, Symbol.STRENGTH, Symbol.TELEPORT)
+
+
+def _table(tmp_path: Path, told: list[int] | None = None) -> tuple[TableController, TablePlayers]:
+    game = TableGame.start(
+        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
+    )
+    roll_started = told.append if told is not None else None
+    table = TableController(game, seed=3, roll_started=roll_started)
+    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
+    return table, players
+
+
+def _until(table: TableController, players: TablePlayers, phase: Phase) -> Combat:
+    """Play on until the roll ``phase`` of an attempt, before its first throw."""
+    for _ in range(5000):
+        c = table.state.combat
+        thrown = c is not None and (c.defence_throws if phase is Phase.DEFENCE_ROLL else c.throws)
+        if table.state.phase is phase and c is not None and not thrown:
+            return c
+        players.step()
+    raise AssertionError(f"no {phase} came")
+
+
+def _dice(c: Combat, n: int | None = None) -> tuple[Symbol, ...]:
+    return tuple(DICE[i % len(DICE)] for i in range(c.pool if n is None else n))
+
+
+def _throws(table: TableController) -> list[DiceThrown]:
+    return [e for e in table.game.journal.events() if isinstance(e, DiceThrown)]
+
+
+@pytest.mark.timeout(60)
+def test_a_throw_read_since_a_question_drops_the_question(tmp_path: Path) -> None:
+    """A cocked die thrown again was recorded, and the "cocked" question stayed: OK on it
+    entered the old read as a throw of its own, a lightning attack made a surprise one."""
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    dice = _dice(c)
+    table.on_throw(settled(dice, cocked=(c.pool - 1,)))
+    assert table.entry.read_check is not None
+    again = replace(settled(dice), kept=tuple(range(c.pool - 1)), rerolled=(c.pool - 1,))
+    table.on_throw(again)
+    assert table.entry.read_check is None and table.render().prompt is not None
+    assert table.render().prompt.kind is not PromptKind.RETHROW
+    for _ in range(3):  # the presses that entered the old read go to the game's choice
+        table.on_button(CONFIRM)
+    assert [t.dice for t in _throws(table)] == [dice] and table.stats.throws_read == 2
+
+
+@pytest.mark.timeout(60)
+def test_a_correction_under_way_is_dropped_by_a_throw(tmp_path: Path) -> None:
+    """MENU opened a correction of the first throw; the player then threw again: finishing
+    the correction wrote the first throw's dice over the reroll."""
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    table.on_throw(settled(_dice(c)))
+    table.on_button(ButtonPressed(ButtonName.MENU))
+    assert table.entry.read_check is not None and table.entry.read_check.event is None
+    reroll = tuple(reversed(_dice(c)))
+    table.on_throw(settled(reroll, roll_no=2))
+    assert table.entry.read_check is None
+    assert [t.dice for t in _throws(table)] == [_dice(c), reroll]
+    assert not any(isinstance(e, ThrowCorrected) for e in table.game.journal.events())
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("extra", [1, -1])
+def test_a_read_of_another_count_says_so_and_has_each_die_entered(
+    tmp_path: Path, extra: int
+) -> None:
+    """Seven dice for six: the first six were shown as "is this read right?" and OK took
+    them; five: "die 6 is cocked", though no die was."""
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    read = replace(settled(_dice(c, c.pool + extra)), expected=c.pool, count_mismatch=True)
+    table.on_throw(read)
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.RETHROW
+    assert prompt.text.startswith(f"{c.pool + extra} dice seen, not {c.pool}: throw again")
+    assert "cocked" not in prompt.text
+    table.on_button(CONFIRM)  # enter them: every die is gone through, the missing first
+    check = table.entry.read_check
+    assert check is not None and check.fixing == (0 if extra > 0 else c.pool - 1)
+    assert not _throws(table)
+    for _ in range(c.pool + 1):
+        table.on_button(CONFIRM)
+    (thrown,) = _throws(table)
+    assert len(thrown.dice) == c.pool
+
+
+@pytest.mark.timeout(60)
+def test_a_die_the_reader_doubts_is_named_and_marked(tmp_path: Path) -> None:
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    table.on_throw(replace(settled(_dice(c)), unsure=(2,)))
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.CONFIRM_READ
+    assert (prompt.text, prompt.die_index) == ("is die 3 read right?", 2)
+    table.entry.read_check = None
+    table.on_throw(replace(settled(_dice(c)), unsure=(0, 4)))
+    prompt = table.render().prompt
+    assert prompt is not None and (prompt.text, prompt.die_index) == (
+        "are dice 1, 5 read right?",
+        0,
+    )
+
+
+@pytest.mark.timeout(60)
+def test_a_throw_the_game_does_not_want_now_is_said_on_the_screens(tmp_path: Path) -> None:
+    """It was dropped with a log line only: the screens showed nothing."""
+    table, _ = _table(tmp_path)
+    assert table.state.phase is Phase.FIRST_PLAYER
+    table.on_throw(settled(DICE))
+    assert table.faults[FaultSource.RULES] == THROW_NOT_WANTED
+    view = table.render()
+    assert any(f.message == THROW_NOT_WANTED for f in view.faults)
+    table.on_button(ButtonPressed(ButtonName.NEXT))  # read: it goes
+    assert FaultSource.RULES not in table.faults
+
+
+@pytest.mark.timeout(60)
+def test_the_camera_is_told_the_roll_again_after_an_undo(tmp_path: Path) -> None:
+    """UNDO from the defence roll back to the attack left the camera expecting the
+    defence's dice: every reroll of the attack's was asked about as a wrong count."""
+    told: list[int] = []
+    table, players = _table(tmp_path, told)
+    c = _until(table, players, Phase.DEFENCE_ROLL)
+    assert told[-1] == c.defence_pool and c.defence_pool != c.pool
+    for _ in range(6):
+        if table.state.phase is Phase.ATTACK:
+            break
+        table.on_button(ButtonPressed(ButtonName.UNDO))
+    back = table.state.combat
+    assert table.state.phase is Phase.ATTACK and back is not None and back.throws
+    assert told[-1] == back.pool
+    count = len(told)
+    table.render()
+    table.on_button(ButtonPressed(ButtonName.NEXT))  # no change of roll: not told again
+    assert len(told) == count
