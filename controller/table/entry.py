@@ -37,6 +37,7 @@ from controller.game.events import (
     ThrowCorrected,
 )
 from controller.game.legal import legal_actions
+from controller.game.prompt import PHASE_TEXT
 from controller.game.state import GameState, Phase
 from controller.table.chooser import (
     ENTER_DICE,
@@ -71,6 +72,8 @@ NOTHING_TO_CORRECT = "nothing to correct: a throw or die is mended before the ne
 """MENU's answer when no throw or die roll is open to a correction."""
 THROW_NOT_WANTED = "throw not used: the table does not ask for dice now"
 """The screens' fault line for a throw read while the game waits for something else."""
+DIE_BY_BUTTONS = "the camera reads no number: enter the die's with the buttons"
+"""The same, while the game waits for a die's number (a transformation, a fusion)."""
 HALTED_FAULT = "journal cannot be written: table stopped"
 """The screens' fault line when the journal cannot be appended to."""
 HALTED_HINT = "the table stops (nothing is played unrecorded): start it again once that is fixed"
@@ -165,7 +168,8 @@ class TableEntry(BoardEntry):
             return None
         if aw.input is InputKind.FIRST_PLAYER:
             seats = tuple(range(len(state.players)))
-            return Chooser("who starts?", state.players, seats, kind=ChooserKind.SEAT)
+            # the die rolled for who drafts first (A l.24); the youngest starts play later
+            return Chooser("who drafts first?", state.players, seats, kind=ChooserKind.SEAT)
         if aw.input is InputKind.DIE:
             if state.phase is not Phase.TRANSFORM:
                 return number_chooser("fusion die", 1, 6, count=aw.die_count)
@@ -189,7 +193,7 @@ class TableEntry(BoardEntry):
         if state.phase is Phase.STARTER:
             return starter_chooser(state, actions)
         damage = dict(engine.attack_options(state)) if state.phase is Phase.ATTACK else None
-        chooser: Chooser[Any] = action_chooser(str(state.phase).replace("_", " "), actions, damage)
+        chooser: Chooser[Any] = action_chooser(PHASE_TEXT[state.phase].label, actions, damage)
         best = engine.best_attack_option(state) if damage else None
         if best is not None:  # marked: what costs the foe most, its Shield and Reflect counted
             chooser.select(ChooseAttack(actions[0].seat, best))
@@ -339,7 +343,10 @@ class TableEntry(BoardEntry):
                     state.phase.value,
                 )
             discard_evidence(event.evidence_path)  # no journal row will name its photo
-            self.owner.faults[FaultSource.RULES] = THROW_NOT_WANTED
+            wants_number = aw.input is InputKind.DIE  # a die rolled in the tray for it
+            self.owner.faults[FaultSource.RULES] = (
+                DIE_BY_BUTTONS if wants_number else THROW_NOT_WANTED
+            )
             return True
         self._said_unwanted = False
         self.stats.throws_read += 1

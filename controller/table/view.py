@@ -75,6 +75,7 @@ def build_view(state: GameState, overlay: Overlay = Overlay()) -> TableView:
         player=state.players[seat],
         clock=clock,
         phase=phase_label(state),
+        over=state.phase is Phase.OVER,
         seats=seats,
         combat=combat_view(state, overlay.advice, overlay.cursor),
         prompt=overlay.prompt,
@@ -94,10 +95,12 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
                 ("NEXT", "OK"), 1, shown, check.fixing,
             )  # fmt: skip
         cocked = [i for i, d in enumerate(check.dice) if d is None]
-        if check.seen is not None:  # the missing dice are not cocked: not there at all
+        if check.seen is not None:  # the dice not seen are not cocked: drawn as none at all
+            wanted = len(check.dice)
             return Prompt(
-                PromptKind.RETHROW, f"{check.seen} dice seen, not {len(check.dice)}: throw "
-                "again, or OK to enter them", ("OK",), 0, shown, cocked[0] if cocked else None,
+                PromptKind.RETHROW, f"{check.seen} dice seen, not {wanted}: throw again or OK",
+                ("OK",), 0, tuple(d for d in check.dice if d is not None),
+                title=f"{check.seen} of {wanted} seen",
             )  # fmt: skip
         if cocked:
             return Prompt(
@@ -108,7 +111,10 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
             names = ", ".join(str(i + 1) for i in check.doubted)
             text = f"is die {names} read right?" if len(check.doubted) == 1 else (
                 f"are dice {names} read right?")  # fmt: skip
-            return Prompt(PromptKind.CONFIRM_READ, text, ("UNDO", "OK"), 1, shown, check.doubted[0])
+            return Prompt(
+                PromptKind.CONFIRM_READ, text, ("UNDO", "OK"), 1, shown, check.doubted[0],
+                title=f"check {'die' if len(check.doubted) == 1 else 'dice'} {names}",
+            )  # fmt: skip
         return Prompt(PromptKind.CONFIRM_READ, "is this read right?", ("UNDO", "OK"), 1, shown)
     chooser = entry.chooser
     if chooser is None or entry.hidden(state):

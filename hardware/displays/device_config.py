@@ -116,7 +116,8 @@ def display_config(screen: ScreenConfig, index: int = 0) -> DisplayConfig:
         gpio_dc=screen.gpio_dc,
         gpio_rst=screen.gpio_reset,
         screen=shown,
-        alerts=screen.role is not ScreenRole.COMBAT,  # the fight stays on its own screen
+        # the fight and its options stay on their own screens
+        alerts=screen.role not in (ScreenRole.COMBAT, ScreenRole.OPTIONS),
         output=str(screen.output) if screen.output is not None else "",
     )
 

@@ -121,6 +121,37 @@ def wrap(s: str, width: int, font: Font = SMALL) -> list[str]:
     return lines
 
 
+def squeeze(s: str, width: int, font: Font = SMALL) -> str:
+    """``s`` on one line of ``width`` pixels with every word kept: the longest words are
+    cut first, each cut marked ``.``, none below four letters and no number, so the
+    short words that tell two lines apart (a space's number, a card's target, a form's
+    last word) stay. Text too long for that (a sentence) keeps its first words whole,
+    as :func:`wrap` breaks them, marked where there is room."""
+    words = normalise(s).split()
+    cut = [False] * len(words)
+
+    def joined() -> str:
+        return " ".join(f"{w}." if c else w for w, c in zip(words, cut, strict=True))
+
+    while font.width(joined()) > width:
+        cuttable = [k for k, w in enumerate(words) if len(w) > 4 and not w.isdigit()]
+        if not cuttable:
+            first = wrap(s, width, font)[0] if words else ""
+            return f"{first}." if font.width(f"{first}.") <= width else first
+        longest = max(cuttable, key=lambda k: len(words[k]))
+        words[longest], cut[longest] = words[longest][:-1], True
+    return joined()
+
+
+def fit_lines(s: str, width: int, rows: int, font: Font = SMALL) -> list[str]:
+    """``s`` wrapped into at most ``rows`` lines of ``width`` pixels: what does not fit is
+    squeezed into the last line (:func:`squeeze`), not dropped unseen."""
+    lines = wrap(s, width, font)
+    if len(lines) <= rows or rows <= 0:
+        return lines[: max(rows, 0)]
+    return [*lines[: rows - 1], squeeze(" ".join(lines[rows - 1 :]), width, font)]
+
+
 def mmss(seconds: int) -> str:
     """``seconds`` as ``m:ss`` (minutes not capped at 59)."""
     return f"{seconds // 60}:{seconds % 60:02d}"

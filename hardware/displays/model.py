@@ -145,3 +145,4 @@ class TableView:
     combat: CombatView | None = None
     prompt: Prompt | None = None
     faults: tuple[Fault, ...] = field(default_factory=tuple)
+    over: bool = False  # the game is over: ``phase`` names the winners, no seat plays

@@ -16,15 +16,16 @@ from hardware.displays.draw import (
     card_icon,
     dice_row,
     fighter_label,
+    fit_lines,
     mmss,
     pips,
+    squeeze,
     text,
     text_centre,
     text_right,
     title_bar,
-    wrap,
 )
-from hardware.displays.font import BIG, SMALL
+from hardware.displays.font import BIG, GLYPH_GAP, SMALL
 from hardware.displays.icons import ICON_SIZE
 from hardware.displays.model import Clock, PromptKind, SeatView, TableView
 
@@ -71,20 +72,23 @@ def turn_screen(d: Draw, view: TableView, size: Size) -> None:
     the phase."""
     w, h = size
     big, round_text = _round_texts(view.clock)
+    if view.over:  # the winners, whose names the phase gives, on the player's line
+        phase, name = "GAME OVER", view.phase
+    else:
+        phase, name = view.phase, view.player
     if h < 64:
-        left = text_right(d, w, 0, view.phase)
-        text(d, (0, 0), view.player, left - 4)
+        left = text_right(d, w, 0, SMALL.fit_marked(phase, w // 2))
+        text(d, (0, 0), name, left - 4)
         BIG.draw(d, (0, 16), big)  # pages 2-3 exactly
         text_right(d, w, 14, f"T{view.turn}")
         text_right(d, w, 24, round_text)
         return
-    text(d, (0, 0), f"TURN {view.turn}", w // 2)
-    text_right(d, w, 0, view.phase)
-    name = view.player
+    turn = text(d, (0, 0), f"TURN {view.turn}", w // 2)
+    text_right(d, w, 0, SMALL.fit_marked(phase, w - turn - 4))
     if BIG.width(name) <= w:
         text_centre(d, w, 12, name, BIG)
     else:
-        text_centre(d, w, 16, name)
+        text(d, (0, 16), squeeze(name, w), w)
     d.line((0, 29, w - 1, 29), fill=1)
     # the big clock fills display pages 4-5 exactly, so a tick rewrites only those pages
     text_centre(d, w, 32, big, BIG)
@@ -106,7 +110,8 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
         half = w // 2 - 2
         for f, line in ((a, "{name} {number}"), (b, "{number} {name}")):
             number = str(f.endurance_left)
-            name = SMALL.fit_marked(f.name, half - SMALL.width(f" {number}"))
+            # the line is the name, a gap, then " N": the gap counts too
+            name = SMALL.fit_marked(f.name, half - SMALL.width(f" {number}") - GLYPH_GAP)
             shown = line.format(name=name, number=number)
             if f is a:
                 text(d, (0, 0), shown, half)
@@ -179,7 +184,7 @@ def options_screen(d: Draw, view: TableView, size: Size) -> None:
         if a.expected_damage is not None:
             extra.append(f"E {round(a.expected_damage)}")
         if extra:
-            text_right(d, w, y + 1, SMALL.fit(" ".join(extra), w - x - 2))
+            text_right(d, w, y + 1, SMALL.fit_marked(" ".join(extra), w - x - 2))
 
 
 def teams_screen(d: Draw, view: TableView, size: Size) -> None:
@@ -192,14 +197,14 @@ def teams_screen(d: Draw, view: TableView, size: Size) -> None:
         col = w // 2
         for i, s in enumerate(view.seats[:6]):
             x0, y = (i // 3) * col, (i % 3) * (LINE + 1)
-            _seat_row(d, (x0, y), col - 2, s, i == view.seat, compact=True)
+            _seat_row(d, (x0, y), col - 2, s, i == view.seat and not view.over, compact=True)
         return
     top = 1
     if len(view.seats) <= 5:  # six seats fill the screen without the title
         title_bar(d, w, "TEAMS", f"TURN {view.turn}")
         top = LINE + 1
     for i, s in enumerate(view.seats[:6]):
-        _seat_row(d, (0, top + i * LINE), w, s, i == view.seat, compact=False)
+        _seat_row(d, (0, top + i * LINE), w, s, i == view.seat and not view.over, compact=False)
 
 
 def _seat_row(
@@ -240,7 +245,7 @@ def seat_screen(index: int) -> Screen:
             text_centre(d, w, (h - 8) // 2, f"NO SEAT {index}")
             return
         s = view.seats[index]
-        mine = index == view.seat
+        mine = index == view.seat and not view.over
         if h < 64:
             text(d, (0, 0), s.name, w - 40)
             if mine:
@@ -267,9 +272,10 @@ def seat_screen(index: int) -> Screen:
         text(d, (x + 2, 34), f"{s.cards_in_hand} CARDS", w)
         if mine:
             d.rectangle((0, 48, w - 1, 63), fill=1)
-            text_centre(d, w, 52, f"YOUR TURN: {view.phase}", fill=0)
+            text_centre(d, w, 52, squeeze(f"YOUR TURN: {view.phase}", w - 2), fill=0)
         else:
-            text_centre(d, w, 52, f"TURN: {view.player}")
+            said = view.phase if view.over else f"TURN: {view.player}"  # the winners
+            text_centre(d, w, 52, squeeze(said, w - 2))
 
     return draw_seat
 
@@ -291,12 +297,11 @@ def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
     if p.dice:
         dice_row(d, (1, y + (0 if boxed else 1)), p.dice, boxed=boxed, mark=p.die_index)
         y += (DIE_BOX if boxed else ICON_SIZE + 2) + 2
-    lines = wrap(p.text, w)
-    if view.faults:
-        lines += wrap(f"! {view.faults[0].message}", w)[:1]
+    rows = max(0, (bottom - y - 8) // LINE + 1)
+    lines = fit_lines(p.text, w, rows)
+    if view.faults:  # the refusal whole where there is room: its second half says what to do
+        lines += fit_lines(f"! {view.faults[0].message}", w, rows - len(lines))
     for line in lines:
-        if y + 8 > bottom:
-            break
         text(d, (0, y), line, w)
         y += LINE
     if p.choices:
@@ -327,9 +332,10 @@ def errors_screen(d: Draw, view: TableView, size: Size) -> None:
     n = len(view.faults)
     title_bar(d, w, "! FAULT" if n == 1 else f"! {n} FAULTS")
     y = LINE + 2
-    for f in view.faults:
-        for line in wrap(f.message, w):
-            if y + 8 > h:
-                return
+    rows = (h - y - 8) // LINE + 1
+    shown = view.faults[:rows]  # each fault gets a line at least: a share of what is left
+    for i, f in enumerate(shown):
+        share = (rows - (y - LINE - 2) // LINE) // (len(shown) - i)
+        for line in fit_lines(f.message, w, share):
             text(d, (0, y), line, w)
             y += LINE

@@ -56,10 +56,12 @@ class ScreenInterface(StrEnum):
 
 
 class ScreenRole(StrEnum):
-    """What a screen shows: whose turn and the clock, the fight, or one seat's team."""
+    """What a screen shows: whose turn and the clock, the fight, the throw's options with
+    the reroll advisor's hint (what to keep, the chance of a KO), or one seat's team."""
 
     TURN = "turn"
     COMBAT = "combat"
+    OPTIONS = "options"
     TEAM = "team"
 
 

@@ -323,6 +323,7 @@ _view = _object(
         "combat": (_combat(r), None),
         "prompt": (_prompt(r), None),
         "faults": (r.list_(_fault(r), FAULTS), ()),
+        "over": (r.bool_, False),
     },
 )
 

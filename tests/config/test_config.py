@@ -212,7 +212,7 @@ def test_all_problems_are_reported_at_once() -> None:
         "cfg.toml: Option 'address' in section 'displays.screen[1]' must be one of 0x3C, 0x3D "
         "(got 0x3E)",
         "cfg.toml: Option 'role' in section 'displays.screen[2]' is required; "
-        "must be one of turn, combat, team",
+        "must be one of turn, combat, options, team",
         "cfg.toml: Option 'level' in section 'log' must be one of debug, info, warning, error "
         "(got 'loud')",
     ]
@@ -284,7 +284,7 @@ def test_screen_options() -> None:
             "only valid when interface is 'i2c'",
         ),
         ({"role": "turn", "output": "x.gif"}, "only valid when driver is 'emulator'"),
-        ({"role": "boss"}, "must be one of turn, combat, team (got 'boss')"),
+        ({"role": "boss"}, "must be one of turn, combat, options, team (got 'boss')"),
     ],
 )
 def test_bad_screen(screen: dict[str, Any], expected: str) -> None:

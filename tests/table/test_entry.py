@@ -224,7 +224,7 @@ def test_the_fusion_card_is_offered_at_the_table() -> None:
     entry.rebuild(state)
     chooser = entry.chooser
     assert chooser is not None and chooser.kind is ChooserKind.ACTIONS
-    assert chooser.title == "fusion offer"
+    assert chooser.title == "fusion?"  # the turn screen's word for it (PHASE_TEXT)
     assert chooser.labels == ("pass", "Fusion Dance > Kefla")
     assert chooser.values[1] == PlayCard(1, "Fusion Dance", "Kefla")
 

@@ -11,13 +11,15 @@ import pytest
 
 from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
+from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
+from controller.game.engine import Awaiting, InputKind
 from controller.game.events import DiceThrown, ThrowCorrected
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import Combat, GameConfig, Length, Phase
 from controller.table.controller import TableController
-from controller.table.entry import THROW_NOT_WANTED, FaultSource
+from controller.table.entry import DIE_BY_BUTTONS, THROW_NOT_WANTED, FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.model import PromptKind
 from tests.table.helpers import DirectHands, settled
@@ -142,6 +144,18 @@ def test_a_throw_the_game_does_not_want_now_is_said_on_the_screens(tmp_path: Pat
     assert any(f.message == THROW_NOT_WANTED for f in view.faults)
     table.on_button(ButtonPressed(ButtonName.NEXT))  # read: it goes
     assert FaultSource.RULES not in table.faults
+
+
+def test_a_die_rolled_in_the_tray_for_its_number_says_the_buttons_enter_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transformation die rolled in the tray (A l.85) was told "the table does not ask
+    for dice now" beside the question asking for the die (review diff14 f02)."""
+    table, _ = _table(tmp_path)
+    waits = Awaiting(Phase.TRANSFORM, 0, InputKind.DIE, die_count=1)
+    monkeypatch.setattr(engine, "awaiting", lambda state: waits)
+    table.entry.on_throw(settled((Symbol.KICK,)))
+    assert table.faults[FaultSource.RULES] == DIE_BY_BUTTONS
 
 
 @pytest.mark.timeout(60)

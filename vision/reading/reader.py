@@ -344,10 +344,9 @@ class CameraWorker:
                 if frame is None:
                     self._lost("end of the recording")
                     break
-                if self._is_lost:
-                    self._is_lost = False
+                back = self._is_lost
+                if back:
                     self.reader.settle.rebase()  # the tray as it lies now is no throw
-                    self.events.put(CameraRestored(self._name, self.clock()))
                 self.frames += 1
                 try:
                     self.reader.feed(frame, self.clock())
@@ -359,6 +358,10 @@ class CameraWorker:
                     self._give_up(source, exc)
                     source = None
                     continue
+                if back:  # said once a frame went through: a reading that fails again and
+                    # again keeps the camera lost, the dice entered by hand meanwhile kept
+                    self._is_lost = False
+                    self.events.put(CameraRestored(self._name, self.clock()))
                 if self.reader.quiet_frames >= self.idle_after and self.idle_fps > 0:
                     self._stop.wait(1.0 / self.idle_fps)
                 elif self.pace:

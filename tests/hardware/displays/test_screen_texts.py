@@ -1,0 +1,106 @@
+"""What a player reads on the small screens (review "screentext"): the number or target
+that tells two lines apart stays, a refusal says what to do, a game over says who won."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import ImageOps
+
+from controller.core.symbols import Symbol
+from hardware.displays.draw import fit_lines, squeeze
+from hardware.displays.font import GLYPHS, SMALL
+from hardware.displays.model import (
+    Clock,
+    CombatView,
+    Fault,
+    FighterView,
+    Prompt,
+    PromptKind,
+    SeatView,
+    TableView,
+)
+from hardware.displays.screens import render
+from tests.hardware.displays.helpers import shows
+
+SEATS = (SeatView("Ann", 4, 6, 2), SeatView("Maximilian", 5, 6, 3))
+
+
+def _view(**kw: object) -> TableView:
+    base: dict[str, object] = dict(
+        turn=5, seat=0, player="Ann", clock=Clock(5, 5), phase="move", seats=SEATS
+    )
+    base.update(kw)
+    return TableView(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "left"), [("Lavender", 17), ("Kahseral", 14), ("Nigrishhi", 10)])
+def test_the_small_combat_screen_draws_the_endurance_whole(name: str, left: int) -> None:
+    """The name was fitted one glyph gap too wide: "LAVENDER 1." for 17 left."""
+    fight = CombatView(FighterView(name, left, 17), FighterView("Jiren", 20, 20))
+    image = render(_view(combat=fight), "combat", (128, 32))
+    assert shows(image, f" {left}", SMALL) and not shows(image, f" {left // 10}.", SMALL)
+
+
+@pytest.mark.parametrize(
+    ("label", "kept"),
+    [("place Koichiarator on 12", "ON 12"), ("Second Wind > Android 17", "> ANDROI. 17")],
+)
+def test_a_one_line_prompt_keeps_the_words_that_tell_labels_apart(label: str, kept: str) -> None:
+    """At 128x32 the label's last word (the space, the card's target) was dropped unseen:
+    "on 12" and "on 13" read the same."""
+    prompt = Prompt(PromptKind.CHOOSE, label, ("NEXT", "OK"), 1)
+    image = render(_view(prompt=prompt), "prompt", (128, 32))
+    assert squeeze(label, 128).endswith(kept) and shows(image, kept, SMALL)
+
+
+def test_a_sentence_too_long_for_one_line_keeps_its_first_words_whole() -> None:
+    assert squeeze("put a token on space 17 (red)", 128) == "put a token on space 17"
+    assert fit_lines("a b c", 128, 0) == []
+    assert fit_lines("two tokens moved. which move? (the board)", 70, 2)[-1].endswith(".")
+
+
+def test_a_refusal_says_what_to_do_where_there_is_room() -> None:
+    """Only the fault's first line was drawn: "A THROW IS NOT UNDONE:", never the fix."""
+    prompt = Prompt(PromptKind.CHOOSE, "attack", ("NEXT", "OK"), 1)
+    fault = Fault("rules", "a throw is not undone: MENU corrects its dice")
+    image = render(_view(prompt=prompt, faults=(fault,)), "prompt", (128, 64))
+    assert shows(image, "MENU CORRECTS ITS DICE", SMALL)
+
+
+def test_the_errors_screen_gives_each_fault_a_line() -> None:
+    """At 128x32 the title said "2 FAULTS" and the second was not drawn."""
+    faults = (Fault("camera", "camera lost: no frame for 5 s"), Fault("board", "board unplugged"))
+    image = render(_view(faults=faults), "errors", (128, 32))
+    assert shows(image, "BOARD UNPLUGGED", SMALL)
+
+
+def test_a_game_over_says_who_won_on_every_screen() -> None:
+    """The winner line ran over "TURN 5", off the screen for a shared win, '&' drawn as
+    '?'; a loser's screen said "YOUR TURN: MAXIMILIAN WI", the others "TURN: ANN"."""
+    assert "&" in GLYPHS
+    shared = "Jean-Baptiste & Maximilian win"
+    over = _view(phase=shared, over=True)
+    turn = render(over, "turn", (128, 64))
+    assert shows(turn, "GAME OVER", SMALL) and shows(turn, "TURN 5", SMALL)
+    assert shows(turn, squeeze(shared, 128), SMALL)
+    for seat in ("seat:0", "seat:1"):
+        image = render(over, seat, (128, 64))
+        assert shows(image, squeeze(shared, 126), SMALL) and not shows(image, "TURN", SMALL)
+    small = render(over, "turn", (128, 32))
+    assert shows(small, SMALL.fit_marked(shared, 128 - 4 - SMALL.width("GAME OVER")), SMALL)
+
+
+def test_a_read_of_another_count_shows_only_the_dice_seen() -> None:
+    """A die not seen was drawn as a star, as a cocked die is: "5 of 6 seen" read as "a
+    star is cocked"; at 128x32 no word said it."""
+    from controller.table.read_check import ReadCheck
+    from controller.table.view import prompt_for
+
+    class _Entry:
+        read_check = ReadCheck(None, [Symbol.KICK] * 5 + [None], seen=5)
+
+    prompt = prompt_for(None, _Entry())  # type: ignore[arg-type]
+    assert prompt is not None and prompt.dice == (Symbol.KICK,) * 5
+    assert prompt.title == "5 of 6 seen"
+    image = render(_view(prompt=prompt), "prompt", (128, 32))
+    assert shows(ImageOps.invert(image.convert("L")).convert("1"), "5 OF 6 SEEN", SMALL)
