@@ -83,6 +83,7 @@ class AckMark:
         self.value = self._read()
         self._saved = self.value
         self._saved_at = 0.0
+        self._failing: str | None = None  # why the last save failed (said once)
 
     def _read(self) -> int:
         try:
@@ -115,7 +116,13 @@ class AckMark:
             )
             os.replace(tmp, self.path)
         except OSError as exc:
-            log.warning("%s: cannot save the publish mark: %s", self.path, exc.strerror)
+            self._saved_at = time.monotonic()  # tried again in MARK_EVERY_S, not every ack
+            if exc.strerror != self._failing:  # said once a cause (a full card stays full)
+                self._failing = exc.strerror
+                log.warning("%s: cannot save the publish mark: %s", self.path, exc.strerror)
             return
+        if self._failing is not None:
+            self._failing = None
+            log.info("%s: the publish mark is saved again", self.path)
         self._saved = self.value
         self._saved_at = time.monotonic()

@@ -117,6 +117,7 @@ class Evening:
         self._pending: dict[tuple[str, str], tuple[str, float]] = {}
         self._aside_pending: dict[tuple[str, str], int | None] = {}  # None: counted again
         self._lock = threading.Lock()
+        self._failing: str | None = None  # why the last save failed (said once)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -229,10 +230,16 @@ class Evening:
                     [key for key, seq in aside.items() if seq is None],
                 )
         except sqlite3.Error as exc:
-            log.warning("%s: cannot save the evening: %s", self.path, exc)
+            if str(exc) != self._failing:  # said once a cause: a full card fails every second
+                self._failing = str(exc)
+                log.warning("%s: cannot save the evening: %s", self.path, exc)
             with self._lock:
                 self._pending = {**pending, **self._pending}
                 self._aside_pending = {**aside, **self._aside_pending}
+            return
+        if self._failing is not None:
+            self._failing = None
+            log.info("%s: the evening is saved again", self.path)
 
     def _run(self) -> None:
         while not self._stop.wait(self.save_every_s):

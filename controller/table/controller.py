@@ -79,6 +79,9 @@ PAUSED = Prompt(
     PromptKind.CHOOSE, "the table is paused; the game resumes when it starts again", title="paused"
 )
 """What the screens ask while the table is stopped (:meth:`TableController.pause`)."""
+STOPPED_HINT = "fix it, then start the table again"
+"""What the paused screens add to why the journal could not be written: the service is
+not started again by itself after that (exit 2)."""
 
 
 class ViewSink(Protocol):
@@ -119,6 +122,7 @@ class TableController:
             self.clock.adopt_file(clock_file)
         self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
         self.paused = False
+        self.halted: str | None = None  # why the journal could not be written (table stopped)
         self.view: TableView | None = None
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
         self.watchers: list[Callable[[TableAwaits], None]] = []  # after each redraw
@@ -370,6 +374,8 @@ class TableController:
         """
         if isinstance(exc, JournalIOError):
             self.faults[FaultSource.JOURNAL] = HALTED_FAULT
+            # the paused screens keep saying why, and what to do (the path is the log's)
+            self.halted = str(exc).replace(f"{self.game.journal.path}: ", "")
             self.render()
             raise TableHaltedError(f"{exc}; {HALTED_HINT}") from None
         log.error("journal: %s", exc)
@@ -383,6 +389,11 @@ class TableController:
     # ------------------------------------------------------------------ drawing
     def overlay(self) -> Overlay:
         """The table's additions to the view: the question asked, the faults, the clock."""
+        if self.paused and self.halted is not None:
+            stopped = Prompt(PromptKind.CHOOSE, f"{self.halted}: {STOPPED_HINT}", title="stopped")
+            return Overlay(
+                stopped, faults_from({str(FaultSource.JOURNAL): HALTED_FAULT}), None, None
+            )
         if self.paused:
             return Overlay(PAUSED, (), self.seconds_left(), None)
         faults = {**self.device_faults, **{str(k): v for k, v in self.faults.items()}}

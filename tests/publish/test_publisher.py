@@ -269,3 +269,42 @@ def test_bad_table_ids_are_refused(bad: str) -> None:
 
     with pytest.raises(TableIdError):
         Publisher(Connection(parse_broker_url(f"mqtt://127.0.0.1:{free_port()}")), bad)
+
+
+def test_a_publish_mark_that_cannot_be_saved_is_tried_every_few_seconds_and_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review "growth" f06: a full card warned on every acknowledged message (203 lines
+    before the table stopped), though the mark is saved every five seconds at most."""
+    import errno
+    import os
+    import time
+
+    from controller.publish import outbox
+
+    now = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    tries: list[int] = []
+
+    def full(src: object, dst: object) -> None:
+        tries.append(1)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    mark = AckMark(tmp_path / "j.sqlite", "g1")
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", full)
+    with caplog.at_level("INFO", logger="controller.publish.outbox"):
+        for seq in range(1, 41):  # forty acks within four seconds
+            now[0] += 0.1
+            mark.advance(seq)
+        assert len(tries) == 1
+        now[0] += outbox.MARK_EVERY_S
+        mark.advance(41)
+        assert len(tries) == 2
+        monkeypatch.setattr(os, "replace", real_replace)
+        now[0] += outbox.MARK_EVERY_S
+        mark.advance(42)
+    said = [r.getMessage() for r in caplog.records]
+    assert len([m for m in said if "cannot save the publish mark" in m]) == 1
+    assert any("saved again" in m for m in said)
+    assert AckMark(tmp_path / "j.sqlite", "g1").value == 42

@@ -251,3 +251,35 @@ def test_restarting_against_a_real_broker_changes_nobodys_wins(
     finally:
         sub.close()
         evening.close()
+
+
+class _FullCard:
+    """A connection whose every write fails as SQLite does on a full disk."""
+
+    def __enter__(self) -> _FullCard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def execute(self, *args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+def test_a_full_card_is_said_once_and_the_evening_saved_once_there_is_room(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review "growth" f06: a full card warned every second (86,400 lines a day)."""
+    with Evening.in_directory(tmp_path) as evening:
+        real = evening._db
+        evening.save({"table_id": "t1", "game_id": "g1", "seq": 1}, 1.0)
+        evening._db = _FullCard()  # type: ignore[assignment]
+        with caplog.at_level("INFO", logger="controller.scoreboard.evening"):
+            for _ in range(5):
+                evening.flush()
+            said = [r.getMessage() for r in caplog.records]
+            assert len([m for m in said if "cannot save the evening" in m]) == 1
+            evening._db = real
+            evening.flush()
+        assert any("saved again" in r.getMessage() for r in caplog.records)
+        assert real.execute("SELECT game_id FROM games").fetchall() == [("g1",)]

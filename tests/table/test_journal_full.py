@@ -14,7 +14,10 @@ from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, Length
 from controller.table.controller import TableController
 from controller.table.entry import HALTED_FAULT, FaultSource
+from hardware.displays.font import SMALL
 from hardware.displays.model import TableView
+from hardware.displays.screens import render
+from tests.hardware.displays.helpers import shows
 from tests.table.helpers import DirectHands
 
 
@@ -47,6 +50,18 @@ def test_a_full_journal_stops_the_table_and_the_screens_say_so(tmp_path: Path) -
     assert "the table stops" in message
     assert table.faults[FaultSource.JOURNAL] == HALTED_FAULT
     assert ("journal", HALTED_FAULT) in [(f.source, f.message) for f in screen.views[-1].faults]
+    # paused as the daemon leaves it, the screens keep the reason and what to do; they
+    # said "the game resumes when it starts again", and the service does not (review
+    # "growth" f04)
+    view = table.pause()
+    assert view.prompt is not None and view.prompt.title == "stopped"
+    assert view.prompt.text == (
+        "cannot append to the journal: the disk is full: free space on it for the journal: "
+        "fix it, then start the table again"
+    )
+    assert ("journal", HALTED_FAULT) in [(f.source, f.message) for f in view.faults]
+    image = render(view, "prompt", (128, 64))
+    assert shows(image, "JOURNAL: THE DISK IS", SMALL)
     applied = table.state.events_applied
     game.close()
     with TableGame.resume(path) as again:  # every row whole; the state is what was journalled

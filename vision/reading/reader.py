@@ -17,6 +17,7 @@ meets in a frame raises into the table loop.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -43,6 +44,7 @@ from vision.events import (
 from vision.reading.domain import DomainIssue
 from vision.reading.evidence import ThrowBoxes, write_boxes
 from vision.reading.model import FaceModel
+from vision.reading.photo_room import room_for_photo
 from vision.reading.read import DiceRead, read_frame
 from vision.reading.settle import Motion, SettleDetector, SettleParams
 from vision.reading.tracking import RollTracker, TrackedDie
@@ -88,6 +90,7 @@ class DiceReader:
         self._count = 0
         self._photo = 0  # the last evidence photo's number tried
         self._boxes_unwritten = False  # a frame's boxes could not be kept (said once)
+        self._said_full = False  # photos are not kept for want of room (said once)
 
     def new_attack(self, expect: int | None = None) -> None:
         """The next throw starts a new attack (roll 1); optionally change the pool size."""
@@ -180,6 +183,13 @@ class DiceReader:
         ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
         if not ok:
             return None
+        if not room_for_photo(folder, jpeg.nbytes):
+            if not self._said_full:  # said once: the card stays full all evening
+                self._said_full = True
+                log.warning("the card has too little room left: throws' photos are not kept "
+                            "(the game plays on; its throws cannot be learned from)")  # fmt: skip
+            return None
+        made: Path | None = None  # the file this call created
         try:
             folder.mkdir(parents=True, exist_ok=True)
             while True:
@@ -187,11 +197,15 @@ class DiceReader:
                 path = folder / f"throw_{self._photo:05d}.jpg"
                 try:
                     with path.open("xb") as out:  # exclusive: an existing photo is kept
+                        made = path
                         out.write(jpeg.tobytes())
                     return str(path)
                 except FileExistsError:
                     continue
         except OSError:
+            if made is not None:  # a photo cut short (the card filled) is no photo
+                with contextlib.suppress(OSError):
+                    made.unlink()
             return None
 
 
