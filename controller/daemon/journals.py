@@ -10,6 +10,7 @@ and left untouched.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
+from controller.daemon.finished import set_aside
 from controller.daemon.hardware import layout_file, load_layout
 from controller.game.journal import Journal
 from controller.game.session import (
@@ -28,7 +30,7 @@ from controller.game.session import (
     journal_kind,
 )
 from controller.game.simulate import load_game_data
-from controller.game.state import GameConfig, GameData, Length
+from controller.game.state import GameConfig, GameData, Length, Phase
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
 from controller.storage.journal import (
@@ -47,6 +49,8 @@ from controller.system.private_tmp import emptied_when_stopped
 from controller.system.sandbox import read_only_here
 from controller.table.companion import CompanionTable
 from controller.table.settings import PLAYER_NAMES
+
+log = logging.getLogger(__name__)
 
 
 class StartError(TopTableError, RuntimeError):
@@ -101,11 +105,13 @@ def open_game(
     names: Sequence[str] = (),
     seed: int | None = None,
     player: str = TABLE_PLAYER,
+    next_after_over: bool = False,
 ) -> TableGame:
     """Resume the dice game in the journal the config names, or start one there (its
     players called ``names``, else :func:`player_names`; recording ``seed``, else the
     clock's time, and the data it is played with: the data directory's files and the
-    board layout the config names).
+    board layout the config names). ``next_after_over``: a game there that is over is
+    set aside (:mod:`controller.daemon.finished`) and the next one starts.
 
     The data ``config`` names is compared with the journal's before anything is replayed.
 
@@ -114,6 +120,7 @@ def open_game(
         ContradictionError: ``seed`` or the config's data is not the journal's.
         StartError: the journal holds another game than the config sets up, or its
             folder cannot be created.
+        SetAsideError: a finished game's journal cannot be moved aside.
     """
     path = config.table.journal
     _journal_folder(path)
@@ -121,9 +128,13 @@ def open_game(
     length = Length(t.length.value)
     variants = Variants.from_names(t.variants)
     board = layout_file(config)
-    if not journal_exists(path):
+
+    def start(seed: int | None) -> TableGame:
         players = GameConfig(tuple(names) or player_names(config), length, variants, kind=t.mode)
         return TableGame.start(path, players, data, t.data_dir, new_seed(seed), board, player)
+
+    if not journal_exists(path):
+        return start(seed)
     game = TableGame.resume(
         path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by=DATA_FLAG
     )
@@ -136,7 +147,12 @@ def open_game(
     except BaseException:
         game.close()
         raise
-    return game
+    if not (next_after_over and game.state.phase is Phase.OVER):
+        return game
+    game.close()
+    aside = set_aside(path, game.journal.game_id)
+    log.info("the game in %s is over: kept as %s; the next game starts", path, aside.name)
+    return start(None)
 
 
 def other_game(kept: GameConfig, config: Config) -> str | None:
@@ -267,9 +283,11 @@ def resume_or_start(
     seed: int | None = None,
     wait_in_use_s: float = 0.0,
     player: str = TABLE_PLAYER,
+    next_after_over: bool = False,
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
+    ``next_after_over``: a dice game there that is over is set aside, the next started.
     ``companion_at``: where a companion game is journalled (None: beside the dice
     game's journal); ``names``: a new game's players (default :func:`player_names`);
     ``seed``: a new game's seed (None: the clock's time), which a resumed game's
@@ -285,7 +303,9 @@ def resume_or_start(
     give_up = time.monotonic() + wait_in_use_s
     while True:
         try:
-            return _resume_or_start(config, data, companion_at, names, seed, player)
+            return _resume_or_start(
+                config, data, companion_at, names, seed, player, next_after_over
+            )
         except JournalInUseError:
             if time.monotonic() >= give_up:
                 raise
@@ -299,13 +319,15 @@ def _resume_or_start(
     names: Sequence[str],
     seed: int | None,
     player: str,
+    next_after_over: bool = False,
 ) -> Held:
     t = config.table
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
         names = tuple(names) or player_names(config)
         return open_companion_table(t.mode, journal, names, seed, player, config)
-    return open_game(config, data or game_data_for(config), names, seed, player)
+    data = data or game_data_for(config)
+    return open_game(config, data, names, seed, player, next_after_over)
 
 
 def held_kind(path: Path) -> GameKind:

@@ -31,6 +31,7 @@ from controller.daemon.tables import open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog
+from controller.table.controller import TableController
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,9 @@ def run_table(config_path: Path) -> int:
         stack.callback(watchdog.stop)
         # another game's journal: refused, untouched; one another toptable holds (a
         # `game undo` as the service starts): waited for a moment, then refused
-        held = resume_or_start(config, data, wait_in_use_s=JOURNAL_IN_USE_WAIT_S)
+        held = resume_or_start(
+            config, data, wait_in_use_s=JOURNAL_IN_USE_WAIT_S, next_after_over=True
+        )
         stack.callback(held.close)
         devices = stack.enter_context(open_devices(config, loop.events, data, held_game_id(held)))
         running = open_table(config, loop, devices, held)
@@ -88,6 +91,9 @@ def run_table(config_path: Path) -> int:
 
         running.on_change(tell_systemd)
         loop.on(StopTable, lambda e: loop.stop())
+        # held CONFIRM at game over: stopped, then started again (systemd), the next game
+        if isinstance(table, TableController):
+            table.on_next_game = lambda: loop.post(StopTable("the next game"))
         loop.set_heartbeat(camera_heartbeat(watchdog.heartbeat, lambda: devices.camera))
         watchdog.start()
         notifier.ready(table.status_line())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.game import engine
 from controller.game.state import Answer, GameState, Phase
 from controller.game.story import StorySide
@@ -131,3 +132,16 @@ def _fusion_offer(state: GameState) -> str:
     if name is None or engine.fusion_candidate(state, name) is not None:
         return "try a fusion (die of 4+)"
     return f"play your Fusion card ({name} into {engine.combat_fusion(state, name)})"
+
+
+def status_line(state: GameState) -> str:
+    """The STATUS= text systemd shows: round (a Story game's square, a tie's extra
+    round), whose turn, what the game waits for."""
+    turn = max(1, state.round)
+    extra = extra_round(state.extra_rounds)  # the engine's count, a 45-minute game's too
+    if extra is not None:
+        tie = f"after round {state.rounds}" if state.rounds else "when time ran out"
+        where = f"extra round {extra} of {MAX_EXTRA_ROUNDS} (a tie {tie})"
+    else:
+        where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
+    return f"{where}, {state.players[state.seat]}: {phase_label(state)}"

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.core.errors import TableHaltedError, TopTableError
-from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.core.kinds import GameKind
 from controller.game import engine
 from controller.game.engine import InputKind
@@ -51,7 +50,7 @@ from controller.game.journal import (
     JournalIOError,
     NothingToUndoError,
 )
-from controller.game.prompt import phase_label
+from controller.game.prompt import status_line
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
 from controller.table.advice import AdviceLine
@@ -64,24 +63,20 @@ from controller.table.entry import (
     TableEntry,
     short,
 )
+from controller.table.paused import paused_overlay
 from controller.table.stats import TableStats
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
-from hardware.displays.model import Prompt, PromptKind, TableView
+from hardware.displays.model import TableView
 from vision.events import BackInDepth, CameraLost, CameraRestored, OutOfDepth, ThrowSettled
 from vision.reading.evidence import discard_evidence
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PAUSED", "TableController", "TableStats", "ViewSink"]
+__all__ = ["TableController", "TableStats", "ViewSink"]
 
-PAUSED = Prompt(
-    PromptKind.CHOOSE, "the table is paused; the game resumes when it starts again", title="paused"
-)
-"""What the screens ask while the table is stopped (:meth:`TableController.pause`)."""
-STOPPED_HINT = "fix it, then start the table again"
-"""What the paused screens add to why the journal could not be written: the service is
-not started again by itself after that (exit 2)."""
+NEXT_GAME_HINT = "the next game starts when the table starts again"
+"""What holding CONFIRM at game over says where nothing starts the table again."""
 
 
 class ViewSink(Protocol):
@@ -123,6 +118,8 @@ class TableController:
         self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
         self.paused = False
         self.halted: str | None = None  # why the journal could not be written (table stopped)
+        self.on_next_game: Callable[[], None] | None = None  # stops the table for the next
+        self.next_asked = False  # CONFIRM was held at game over
         self.view: TableView | None = None
         self.listeners: list[Callable[[GameState], None]] = []  # after each change of the game
         self.watchers: list[Callable[[TableAwaits], None]] = []  # after each redraw
@@ -143,17 +140,8 @@ class TableController:
 
     # ------------------------------------------------------------------ the daemon's
     def status_line(self) -> str:
-        """The STATUS= text systemd shows: round (a Story game's square, a tie's extra
-        round), whose turn, what the game waits for."""
-        state = self.game.state
-        turn = max(1, state.round)
-        extra = extra_round(state.extra_rounds)  # the engine's count, a 45-minute game's too
-        if extra is not None:
-            tie = f"after round {state.rounds}" if state.rounds else "when time ran out"
-            where = f"extra round {extra} of {MAX_EXTRA_ROUNDS} (a tie {tie})"
-        else:
-            where = f"round {turn}/{state.rounds}" if state.rounds else f"round {turn}"
-        return f"{where}, {state.players[state.seat]}: {phase_label(state)}"
+        """The STATUS= text systemd shows (:func:`controller.game.prompt.status_line`)."""
+        return status_line(self.game.state)
 
     def set_device_faults(self, faults: Mapping[str, str]) -> None:
         """What the device layer reports now (source -> message, replaced whole); the
@@ -168,6 +156,16 @@ class TableController:
         self.paused = True
         self.entry.clear()
         return self.render()
+
+    def next_game(self) -> None:
+        """CONFIRM held at game over: the table stops, to start again with the next game
+        (the daemon's ``on_next_game``; the finished journal is set aside then)."""
+        if self.on_next_game is None:
+            self.faults[FaultSource.RULES] = NEXT_GAME_HINT
+            return
+        log.info("game over: the table stops for the next game")
+        self.next_asked = True
+        self.on_next_game()
 
     # ------------------------------------------------------------------ the game
     def submit(self, event: GameEvent) -> bool:
@@ -389,13 +387,8 @@ class TableController:
     # ------------------------------------------------------------------ drawing
     def overlay(self) -> Overlay:
         """The table's additions to the view: the question asked, the faults, the clock."""
-        if self.paused and self.halted is not None:
-            stopped = Prompt(PromptKind.CHOOSE, f"{self.halted}: {STOPPED_HINT}", title="stopped")
-            return Overlay(
-                stopped, faults_from({str(FaultSource.JOURNAL): HALTED_FAULT}), None, None
-            )
         if self.paused:
-            return Overlay(PAUSED, (), self.seconds_left(), None)
+            return paused_overlay(self.halted, self.next_asked, self.seconds_left())
         faults = {**self.device_faults, **{str(k): v for k, v in self.faults.items()}}
         state = self.game.state
         cursor = None

@@ -101,6 +101,10 @@ class GameOwner(Protocol):
         """The throw or die roll a correction would replace now (None: none is open)."""
         ...
 
+    def next_game(self) -> None:
+        """CONFIRM held at game over: the next game (or say how it starts)."""
+        ...
+
 
 class TableEntry(BoardEntry):
     """What the players enter, by camera, board and buttons, turned into game events."""
@@ -266,6 +270,9 @@ class TableEntry(BoardEntry):
             self._confirm_read()
             return
         state = self.owner.state
+        if long and state.phase is Phase.OVER:
+            self.owner.next_game()
+            return
         if (
             long
             and state.phase is Phase.ATTACK

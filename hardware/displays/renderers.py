@@ -40,6 +40,8 @@ DEFENCE_NAMES: dict[Defence, str] = {
     Defence.ANY_CARDS: "CARD",
     Defence.DODGE: "DODGE",
 }
+NEXT_GAME_KEYS = "HOLD OK: NEXT GAME"
+"""What the turn screen says at game over."""
 PROMPT_TITLES: dict[PromptKind, str] = {
     PromptKind.CONFIRM_READ: "CONFIRM READ",
     PromptKind.RETHROW: "RETHROW DIE",
@@ -72,8 +74,10 @@ def turn_screen(d: Draw, view: TableView, size: Size) -> None:
     the phase."""
     w, h = size
     big, round_text = _round_texts(view.clock)
-    if view.over:  # the winners, whose names the phase gives, on the player's line
+    if view.over:  # the winners, whose names the phase gives, on the player's line; and
+        # what starts the next game (controller.table.entry: CONFIRM held at game over)
         phase, name = "GAME OVER", view.phase
+        big, round_text = "", NEXT_GAME_KEYS
     else:
         phase, name = view.phase, view.player
     if h < 64:

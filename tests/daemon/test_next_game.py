@@ -1,0 +1,96 @@
+"""The next game from the table (review "growth" f05): a finished game's journal is set
+aside when the table starts again, and holding CONFIRM at game over stops the table for
+it; it took a shell to move the journal away after every game of a season."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import parse_config
+from controller.daemon.finished import SetAsideError, aside_name, set_aside
+from controller.daemon.journals import resume_or_start
+from controller.game.session import TableGame
+from controller.game.simulate import load_game_data, play_game
+from controller.game.state import Phase
+from controller.publish.outbox import MARK_SUFFIX
+from controller.table.controller import NEXT_GAME_HINT, TableController
+from controller.table.entry import FaultSource
+from controller.table.paused import NEXT_GAME
+from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.font import SMALL
+from hardware.displays.renderers import NEXT_GAME_KEYS
+from hardware.displays.screens import render
+from tests.hardware.displays.helpers import shows
+
+HOLD_OK = ButtonPressed(ButtonName.CONFIRM, long=True)
+
+
+def _finished(journal: Path) -> tuple[dict[str, Any], str]:
+    """A table's config on ``journal``, whose game is played to its end; its game id."""
+    config = {"table": {"journal": str(journal), "players": 2, "length": "rounds5"}}
+    data = load_game_data()
+    held = resume_or_start(parse_config(config), data, seed=3)
+    assert isinstance(held, TableGame)
+    with held:
+        play_game(held.config, data, 3, submit=held.submit)
+        assert held.state.phase is Phase.OVER
+        return config, held.journal.game_id
+
+
+@pytest.mark.timeout(120)
+def test_a_finished_game_is_set_aside_and_the_next_one_starts(tmp_path: Path) -> None:
+    journal = tmp_path / "table.sqlite"
+    config, first = _finished(journal)
+    journal.with_name(journal.name + MARK_SUFFIX).write_text("{}")  # the publisher's mark
+    data = load_game_data()
+    with resume_or_start(parse_config(config), data) as held:  # `game`-less: resumed, over
+        assert held.state.phase is Phase.OVER
+    with resume_or_start(parse_config(config), data, next_after_over=True) as held:
+        assert isinstance(held, TableGame) and held.journal.game_id != first
+        assert held.state.phase is Phase.FIRST_PLAYER and held.journal.path == journal
+    kept = tmp_path / f"table-{first[:12]}.sqlite"
+    assert kept.exists() and kept.with_name(kept.name + MARK_SUFFIX).exists()
+    with TableGame.resume(kept) as again:  # whole, and still the finished game
+        assert again.journal.game_id == first and again.state.phase is Phase.OVER
+    assert aside_name(journal, first) == tmp_path / f"table-{first[:12]}-2.sqlite"
+    assert aside_name(journal, "../../etc") == tmp_path / "table-etc.sqlite"
+
+
+def test_a_journal_that_cannot_be_moved_says_where_and_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = tmp_path / "t.sqlite"
+    journal.write_bytes(b"")
+
+    def read_only(src: object, dst: object) -> None:  # a folder the service cannot write
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", read_only)
+    with pytest.raises(SetAsideError, match=r"cannot move the finished game .*t\.sqlite "
+                       r"aside to t-g1\.sqlite: Permission denied: move it away by hand"):  # fmt: skip
+        set_aside(journal, "g1")
+    assert journal.exists()
+
+
+@pytest.mark.timeout(120)
+def test_holding_confirm_at_game_over_stops_the_table_for_the_next_game(tmp_path: Path) -> None:
+    journal = tmp_path / "table.sqlite"
+    _finished(journal)
+    with TableGame.resume(journal) as game:
+        table = TableController(game)
+        view = table.render()
+        assert view.over and shows(render(view, "turn", (128, 64)), NEXT_GAME_KEYS, SMALL)
+        table.on_button(HOLD_OK)  # nothing starts a table again here (the demo): said
+        assert table.faults[FaultSource.RULES] == NEXT_GAME_HINT
+        asked: list[bool] = []
+        table.on_next_game = lambda: asked.append(True)
+        table.on_button(ButtonPressed(ButtonName.CONFIRM))  # a short press does nothing
+        assert asked == []
+        table.on_button(HOLD_OK)
+        assert asked == [True]
+        assert table.pause().prompt == NEXT_GAME
