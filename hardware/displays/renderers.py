@@ -92,7 +92,7 @@ def turn_screen(d: Draw, view: TableView, size: Size) -> None:
     if BIG.width(name) <= w:
         text_centre(d, w, 12, name, BIG)
     else:
-        text(d, (0, 16), squeeze(name, w), w)
+        text_centre(d, w, 16, squeeze(name, w))
     d.line((0, 29, w - 1, 29), fill=1)
     # the big clock fills display pages 4-5 exactly, so a tick rewrites only those pages
     text_centre(d, w, 32, big, BIG)
