@@ -85,6 +85,9 @@ class _Owner:
     def correctable(self) -> None:
         return None
 
+    def next_game(self) -> None:
+        pass
+
 
 def test_the_table_marks_and_cashes_in_the_attack_that_does_not_come_back() -> None:
     owner = _Owner(_thrown(*REFLECT))

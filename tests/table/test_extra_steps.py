@@ -40,6 +40,9 @@ class _Owner:
     def correctable(self) -> None:  # pragma: no cover - not used here
         raise AssertionError
 
+    def next_game(self) -> None:  # pragma: no cover - not used here
+        raise AssertionError
+
 
 def _at_offer(name: str, hand: list[str] | None = None) -> GameState:
     """The state of scenario ``name`` after its first step: Kahseral has eliminated Obuni on
