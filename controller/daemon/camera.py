@@ -22,6 +22,8 @@ class HandoffReader(DiceReader):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # the table's photos: a folder per game in JOURNAL.frames/, the oldest deleted first
+        kwargs.setdefault("prune_older_games", True)
         super().__init__(*args, **kwargs)
         self._handoff = threading.Lock()
         self._pending: list[int | None] = []

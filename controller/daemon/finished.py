@@ -7,16 +7,19 @@ the publisher keep beside it, to a name of its own in the same folder
 table-photos`` still read it; its throws' photos stay where they are
 (``JOURNAL.frames/GAMEID/``). At the table, holding CONFIRM at game over stops the table,
 and systemd starts it again (``Restart=always``): a season of games without a shell.
+The rows of its end the broker never acknowledged are said (:func:`unpublished`), not
+published: the scoreboard goes on with the next game.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from pathlib import Path
 
 from controller.core.errors import TopTableError
-from controller.publish.outbox import MARK_SUFFIX
+from controller.publish.outbox import MARK_SUFFIX, AckMark, JournalReader
 from controller.storage.sqlite_file import sidecars
 
 GAME_ID_CHARS = 12
@@ -42,6 +45,21 @@ def aside_name(journal: Path, game_id: str) -> Path:
         if not any(p.exists() or p.is_symlink() for p in _parts(target)):
             return target
         n += 1
+
+
+def unpublished(journal: Path, game_id: str) -> int:
+    """How many of the finished game's rows the broker never acknowledged (0: all, or the
+    game was never published): set aside, nothing publishes them."""
+    mark = AckMark(journal, game_id)
+    if not mark.path.exists():
+        return 0
+    reader = JournalReader(journal)
+    try:
+        return max(0, reader.last_seq() - mark.value)
+    except sqlite3.Error:
+        return 0
+    finally:
+        reader.close()
 
 
 def set_aside(journal: Path, game_id: str) -> Path:

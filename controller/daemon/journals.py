@@ -22,7 +22,7 @@ from controller.config import Config
 from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
-from controller.daemon.finished import set_aside
+from controller.daemon.finished import set_aside, unpublished
 from controller.daemon.hardware import layout_file, load_layout
 from controller.game.journal import Journal
 from controller.game.session import (
@@ -141,17 +141,26 @@ def open_game(
     try:
         refuse_others_game(path, game.origin, player)
         refuse_contradiction(path, "--seed", seed, game.origin.seed)
-        other = other_game(game.config, config)
+        over = next_after_over and game.state.phase is Phase.OVER
+        # the table's own game over: the next is the one the config sets up now; another
+        # program's journal (`game play`) is set aside only as the table's game
+        own = over and game.origin.played_by == TABLE_PLAYER
+        other = None if own else other_game(game.config, config)
         if other is not None:
             raise StartError(f"{path} {other}")
     except BaseException:
         game.close()
         raise
-    if not (next_after_over and game.state.phase is Phase.OVER):
+    if not over:
         return game
     game.close()
-    aside = set_aside(path, game.journal.game_id)
+    gid = game.journal.game_id
+    unsent = unpublished(path, gid)
+    aside = set_aside(path, gid)
     log.info("the game in %s is over: kept as %s; the next game starts", path, aside.name)
+    if unsent:
+        log.warning("the scoreboard never had the last %d events of that game (the broker "
+                    "did not acknowledge them): its end is in %s only", unsent, aside.name)  # fmt: skip
     return start(None)
 
 

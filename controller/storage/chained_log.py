@@ -4,27 +4,27 @@ One definition of the storage every journal shares (through
 :class:`controller.storage.journal.EventJournal`: the dice game's
 :mod:`controller.game.journal` and the companion modes' :mod:`controller.companion.journal`):
 
-- One file per game: a ``meta`` table (key, value) and an
-  ``events(seq, kind, payload, undoes, chain)`` table.
+- One file per game: a ``meta`` table (key, value) and an ``events(seq, kind, payload,
+  undoes, chain)`` table.
 - WAL mode and ``synchronous=FULL``: a committed row survives a crash or a pulled plug;
   each append is one ``IMMEDIATE`` transaction, so a row is never half-written, then
   checkpointed into the file. A log is created under a temporary name and renamed once
   complete; one deleted or replaced under its writer is told at the next append.
 - Each row's ``chain`` is a hash of the previous row's (the first row's is seeded by the
   game id), so a changed, removed or reordered row is found when the file is opened.
-- The file knows itself: ``PRAGMA application_id`` says whose log it is and
-  ``PRAGMA user_version`` is its format version, reached by ordered
-  :class:`Migration` steps. The header is checked before the durability
-  settings are applied, so another program's file is never switched to WAL.
+- The file knows itself: ``PRAGMA application_id`` says whose log it is and ``PRAGMA
+  user_version`` is its format version, reached by ordered :class:`Migration` steps.
+  The header is checked before the durability settings are applied, so another
+  program's file is never switched to WAL.
 - One writer: a log open for writing holds its lock (:mod:`controller.storage.lock`),
   taken before anything is read or written, so a second writer is refused at its open.
 - Undo never deletes: a marker row (kind :data:`UNDO_KIND`) names the row it
   cancels; the effective rows skip both.
 - Payloads are JSON objects stored compactly (the rows: :mod:`controller.storage.rows`).
 
-What differs between the journals is a subclass's business: its application id,
-format version and migrations, its error classes and wording, and how it reads
-its ``meta`` rows and its payloads (:mod:`controller.storage.journal`).
+What differs between the journals is a subclass's business: its application id, format
+version and migrations, its error classes and wording, and how it reads its ``meta``
+rows and its payloads (:mod:`controller.storage.journal`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from controller.core.durable import replace_durably
 from controller.core.quoting import printable
+from controller.storage.errors import APPEND_FAILED
 from controller.storage.lock import JournalLock, LockedConnection, LockHeldError, many_names
 from controller.storage.place import (
     CREATING_SUFFIX,
@@ -397,13 +398,11 @@ class ChainedLog(Generic[R]):
         row = self._row(seq, kind, payload, undoes, chain_hash(prev, seq, kind, payload, undoes))
         conn = self.conn
         if (gone := replaced_why(self.path, self._identity)) is not None:
-            raise self.StorageError(f"cannot append to the journal: {gone}")
+            raise self.StorageError(f"{APPEND_FAILED}: {gone}")
         try:
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?)",
-                (row.seq, row.kind, row.payload, row.undoes, row.chain),
-            )
+            values = (row.seq, row.kind, row.payload, row.undoes, row.chain)
+            conn.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?)", values)
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:
@@ -415,7 +414,7 @@ class ChainedLog(Generic[R]):
                     f"(its row {seq} is there already); nothing was written: stop the other "
                     "program, then open the journal again"
                 )
-            raise self.StorageError(f"cannot append to the journal: {why}") from None
+            raise self.StorageError(f"{APPEND_FAILED}: {why}") from None
         self._rows.append(row)
         settle_into_file(conn)  # the file alone holds the game: a copy without -wal too
         return row

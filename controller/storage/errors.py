@@ -39,5 +39,9 @@ class JournalIOError(JournalError, OSError):
     """The journal file cannot be created, opened, upgraded or written."""
 
 
+APPEND_FAILED = "cannot append to the journal"
+"""How a failed append's message begins: what follows says why."""
+
+
 class JournalInUseError(JournalIOError):
     """Another toptable (or another open in this one) holds the journal open for writing."""

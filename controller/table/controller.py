@@ -53,6 +53,7 @@ from controller.game.journal import (
 from controller.game.prompt import status_line
 from controller.game.session import TableGame
 from controller.game.state import GameState, Length, Phase
+from controller.storage.errors import APPEND_FAILED
 from controller.table.advice import AdviceLine
 from controller.table.awaits import ChooserShown, ReadShown, TableAwaits
 from controller.table.clock import ClockChange, GameClock
@@ -372,8 +373,10 @@ class TableController:
         """
         if isinstance(exc, JournalIOError):
             self.faults[FaultSource.JOURNAL] = HALTED_FAULT
-            # the paused screens keep saying why, and what to do (the path is the log's)
-            self.halted = str(exc).replace(f"{self.game.journal.path}: ", "")
+            # the paused screens keep saying why, and what to do (the path is the log's;
+            # that the journal cannot be written, the fault line's)
+            why = str(exc).removeprefix(f"{APPEND_FAILED}: ")
+            self.halted = why.replace(f"{self.game.journal.path}: ", "")
             self.render()
             raise TableHaltedError(f"{exc}; {HALTED_HINT}") from None
         log.error("journal: %s", exc)

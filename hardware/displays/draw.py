@@ -122,11 +122,11 @@ def wrap(s: str, width: int, font: Font = SMALL) -> list[str]:
 
 
 def squeeze(s: str, width: int, font: Font = SMALL) -> str:
-    """``s`` on one line of ``width`` pixels with every word kept: the longest words are
+    """``s`` on one line of ``width`` pixels, its last words kept: the longest words are
     cut first, each cut marked ``.``, none below four letters and no number, so the
     short words that tell two lines apart (a space's number, a card's target, a form's
-    last word) stay. Text too long for that (a sentence) keeps its first words whole,
-    as :func:`wrap` breaks them, marked where there is room."""
+    last word) stay. Text too long for that keeps its first words, and its last ones
+    when they hold a number, cut between them (``PLACE BRIANNE DE. ON 12``)."""
     words = normalise(s).split()
     cut = [False] * len(words)
 
@@ -136,11 +136,25 @@ def squeeze(s: str, width: int, font: Font = SMALL) -> str:
     while font.width(joined()) > width:
         cuttable = [k for k, w in enumerate(words) if len(w) > 4 and not w.isdigit()]
         if not cuttable:
-            first = wrap(s, width, font)[0] if words else ""
-            return f"{first}." if font.width(f"{first}.") <= width else first
+            return _ends(normalise(s).split(), width, font)
         longest = max(cuttable, key=lambda k: len(words[k]))
         words[longest], cut[longest] = words[longest][:-1], True
     return joined()
+
+
+def _ends(words: list[str], width: int, font: Font) -> str:
+    """The first words and the last (two, else one, that fit in half the line and hold
+    a number: a space's, a die's, a warrior's), cut between them and marked; else the
+    first whole words, marked where there is room (a sentence reads from its start)."""
+    for n in (2, 1):
+        tail = " ".join(words[-n:])
+        numbered = any(c.isdigit() for c in tail)
+        if numbered and len(words) > n and font.width(tail) <= width // 2:
+            head = font.fit_marked(" ".join(words[:-n]), width - font.width(f" {tail}"))
+            return f"{head} {tail}"
+    first = wrap(" ".join(words), width, font)[0] if words else ""  # whole words
+    marked = first.rstrip(",;:.") + "."  # "PAUSED;" cut reads "PAUSED."
+    return marked if font.width(marked) <= width else first
 
 
 def fit_lines(s: str, width: int, rows: int, font: Font = SMALL) -> list[str]:

@@ -81,7 +81,7 @@ def turn_screen(d: Draw, view: TableView, size: Size) -> None:
     else:
         phase, name = view.phase, view.player
     if h < 64:
-        left = text_right(d, w, 0, SMALL.fit_marked(phase, w // 2))
+        left = text_right(d, w, 0, phase)  # whole: a Story square's points are numbers
         text(d, (0, 0), name, left - 4)
         BIG.draw(d, (0, 16), big)  # pages 2-3 exactly
         text_right(d, w, 14, f"T{view.turn}")

@@ -111,6 +111,7 @@ def test_new_attack_is_handed_to_the_camera_thread(tmp_path: Path) -> None:
     with TableDevices(DEMO, q, state_dir=tmp_path, camera_opener=_still) as devices:
         reader = devices.reader
         assert reader is not None and reader.expect is None
+        assert reader.prune_older_games  # the table's photos: earlier games' make room
         devices.new_attack(4)
         assert wait_for(lambda: reader.expect == 4, 30)  # applied by the camera thread
         devices.new_attack(2)

@@ -5,6 +5,7 @@ it; it took a shell to move the journal away after every game of a season."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,11 @@ import pytest
 
 from controller.config import parse_config
 from controller.daemon.finished import SetAsideError, aside_name, set_aside
-from controller.daemon.journals import resume_or_start
+from controller.daemon.journals import StartError, resume_or_start
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
-from controller.publish.outbox import MARK_SUFFIX
+from controller.publish.outbox import MARK_SUFFIX, JournalReader
 from controller.table.controller import NEXT_GAME_HINT, TableController
 from controller.table.entry import FaultSource
 from controller.table.paused import NEXT_GAME
@@ -43,16 +44,25 @@ def _finished(journal: Path) -> tuple[dict[str, Any], str]:
 
 
 @pytest.mark.timeout(120)
-def test_a_finished_game_is_set_aside_and_the_next_one_starts(tmp_path: Path) -> None:
+def test_a_finished_game_is_set_aside_and_the_next_one_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     journal = tmp_path / "table.sqlite"
     config, first = _finished(journal)
-    journal.with_name(journal.name + MARK_SUFFIX).write_text("{}")  # the publisher's mark
+    # the publisher's mark: the broker acknowledged up to row 5 (review diff15 f03)
+    mark = journal.with_name(journal.name + MARK_SUFFIX)
+    mark.write_text(json.dumps({"game_id": first, "acked": 5}))
+    rows = JournalReader(journal)
+    unsent = rows.last_seq() - 5
+    rows.close()
     data = load_game_data()
     with resume_or_start(parse_config(config), data) as held:  # `game`-less: resumed, over
         assert held.state.phase is Phase.OVER
     with resume_or_start(parse_config(config), data, next_after_over=True) as held:
         assert isinstance(held, TableGame) and held.journal.game_id != first
         assert held.state.phase is Phase.FIRST_PLAYER and held.journal.path == journal
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(f"never had the last {unsent} events" in m for m in said)
     kept = tmp_path / f"table-{first[:12]}.sqlite"
     assert kept.exists() and kept.with_name(kept.name + MARK_SUFFIX).exists()
     with TableGame.resume(kept) as again:  # whole, and still the finished game
@@ -94,3 +104,17 @@ def test_holding_confirm_at_game_over_stops_the_table_for_the_next_game(tmp_path
         table.on_button(HOLD_OK)
         assert asked == [True]
         assert table.pause().prompt == NEXT_GAME
+
+
+@pytest.mark.timeout(120)
+def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None:
+    """Players changed in the config after the game was over: the table refused to start
+    ("holds a game of 2 players ... move the journal away"): review diff15 f02."""
+    journal = tmp_path / "table.sqlite"
+    config, first = _finished(journal)
+    config["table"]["players"] = 3
+    with pytest.raises(StartError, match="move the journal away"):  # a game under way: kept
+        resume_or_start(parse_config(config), load_game_data())
+    with resume_or_start(parse_config(config), load_game_data(), next_after_over=True) as held:
+        assert isinstance(held, TableGame) and held.journal.game_id != first
+        assert len(held.config.players) == 3

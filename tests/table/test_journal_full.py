@@ -55,13 +55,14 @@ def test_a_full_journal_stops_the_table_and_the_screens_say_so(tmp_path: Path) -
     # "growth" f04)
     view = table.pause()
     assert view.prompt is not None and view.prompt.title == "stopped"
-    assert view.prompt.text == (
-        "cannot append to the journal: the disk is full: free space on it for the journal: "
-        "fix it, then start the table again"
+    assert view.prompt.text == (  # the journal's fault line says it cannot be written
+        "the disk is full: free space on it for the journal: fix it, then start the table again"
     )
     assert ("journal", HALTED_FAULT) in [(f.source, f.message) for f in view.faults]
     image = render(view, "prompt", (128, 64))
-    assert shows(image, "JOURNAL: THE DISK IS", SMALL)
+    assert shows(image, "THE DISK IS FULL: FREE", SMALL)
+    small = render(view, "prompt", (128, 32))  # the cause first
+    assert shows(small, "THE DISK IS FULL: FREE", SMALL)
     applied = table.state.events_applied
     game.close()
     with TableGame.resume(path) as again:  # every row whole; the state is what was journalled

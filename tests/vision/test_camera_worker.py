@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from controller.core.events import Event
 from controller.core.symbols import Symbol
 from vision.events import CameraLost, CameraRestored, ThrowSettled
+from vision.reading import reader as reader_module
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker, DiceReader
 from vision.settings import CameraSource
@@ -52,7 +53,7 @@ def _run(
         CameraConfig(kind=CameraSource.V4L2, device="/dev/video0"),
         DiceReader(model, q, expect=2),
         retry_s=0.01,
-        opener=lambda c: _Frames(scripts.pop(0)),
+        opener=lambda c: _Frames(scripts.pop(0) if scripts else []),  # then it ends
         clock=lambda: float(next(ticks)),
         baseline_at_open=baseline_at_open,
     )
@@ -104,3 +105,20 @@ def test_a_reading_that_fails_unplanned_is_a_lost_camera_tried_again(
     assert kinds == [CameraLost, CameraRestored, ThrowSettled, CameraLost]  # then it ended
     lost = events[0]
     assert isinstance(lost, CameraLost) and "MemoryError" in lost.reason
+
+
+@pytest.mark.timeout(30)
+def test_a_reading_that_always_fails_keeps_the_camera_lost(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frames before the tray settles went through, the camera was said back, then the
+    read failed again: lost and back every retry, the dice entered by hand wiped each time
+    (review diff15 f06)."""
+    empty = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5).render([])
+
+    def broken(*args: Any, **kw: Any) -> Any:
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(reader_module, "read_frame", broken)
+    events = _run(model, [[empty] * 6 for _ in range(3)], baseline_at_open=False)
+    assert [type(e) for e in events] == [CameraLost]

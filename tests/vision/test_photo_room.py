@@ -53,11 +53,13 @@ def test_earlier_games_photos_make_room_oldest_first(
         return Usage(0, 0, free["bytes"] + (9 - left) * 100 * MB)
 
     monkeypatch.setattr(shutil, "disk_usage", usage)
-    assert room_for_photo(now, MB)  # g1's six files went: 310 MB free
+    # a folder of photos not the table's (`dice watch --evidence`): its neighbours stay
+    assert not room_for_photo(now, MB) and oldest.exists()
+    assert room_for_photo(now, MB, prune=True)  # g1's six files went: 310 MB free
     assert not oldest.exists() and len(list(newer.glob("throw_*"))) == 6
     assert len(list(now.glob("throw_*"))) == 4  # the game's own are never deleted
     free["bytes"] = -2_000 * MB  # nothing left to delete makes room enough
-    assert not room_for_photo(now, MB)
+    assert not room_for_photo(now, MB, prune=True)
     assert sorted(p.name for p in newer.iterdir()) == ["notes.txt"]
     assert len(list(now.glob("throw_*"))) == 4
 

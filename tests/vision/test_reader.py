@@ -145,7 +145,8 @@ class _FlakySource:
 def test_camera_lost_and_restored_never_raise(model: FaceModel) -> None:
     frame = Renderer(seed=1).render([])
     opens = {"n": 0}
-    scripts = [["ok", "ok", "die"], ["ok", "end"]]
+    # back once a frame is read through: the baseline after four still frames
+    scripts = [["ok"] * 6 + ["die"], ["ok"] * 6 + ["end"]]
 
     def opener(config: CameraConfig) -> _FlakySource:
         opens["n"] += 1
@@ -167,7 +168,7 @@ def test_camera_lost_and_restored_never_raise(model: FaceModel) -> None:
     assert isinstance(first, CameraLost) and "cannot open" in first.reason
     last = events[-1]
     assert isinstance(last, CameraLost) and last.reason == "end of the recording"
-    assert worker.frames == 3
+    assert worker.frames == 12
 
 
 def test_folder_source_holds_frames_and_skips_bad_images(model: FaceModel, tmp_path: Path) -> None:

@@ -26,14 +26,19 @@ PHOTO_NAME = re.compile(r"throw_\d{5}(\.jpg|\.boxes\.json)")
 """What a photo (or its dice boxes) is called: only those are ever deleted."""
 
 
-def room_for_photo(folder: Path, size: int, keep_free: int = KEEP_FREE) -> bool:
+def room_for_photo(
+    folder: Path, size: int, keep_free: int = KEEP_FREE, prune: bool = False
+) -> bool:
     """Whether a photo of ``size`` bytes may be kept in ``folder`` (a game's own) and
-    leave ``keep_free`` bytes free. When it would not, the photos of the other games
-    beside it (``folder``'s siblings) are deleted, the oldest game first, until it does;
-    the game's own never are. Nothing is raised: a card that cannot be read says no."""
+    leave ``keep_free`` bytes free. When it would not and ``prune`` (the folders beside
+    ``folder`` are the table's earlier games', ``JOURNAL.frames/GAME/``), their photos
+    are deleted, the oldest game first, until it does; the game's own never are, nor
+    anything but photos. Nothing is raised: a card that cannot be read says no."""
     try:
         if _free(folder) - size >= keep_free:
             return True
+        if not prune:
+            return False
         others = sorted(
             (p for p in folder.parent.iterdir() if p.is_dir() and p != folder),
             key=lambda p: p.stat().st_mtime,

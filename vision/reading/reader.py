@@ -61,7 +61,10 @@ class DiceReader:
 
     ``expect`` is the pool size the rules engine knows (None: any count);
     ``evidence_dir`` keeps each settled frame as a JPEG (named in the event), its dice
-    boxes beside it (:mod:`vision.reading.evidence`);
+    boxes beside it (:mod:`vision.reading.evidence`), while the card has room
+    (:mod:`vision.reading.photo_room`; ``prune_older_games``: the folders beside
+    ``evidence_dir`` are earlier games' photos, deleted to make room, as the table keeps
+    them in ``JOURNAL.frames/GAME/``);
     ``keep_frame`` puts the frame itself in the event instead.
     """
 
@@ -73,6 +76,7 @@ class DiceReader:
         settle: SettleParams | None = None,
         evidence_dir: str | Path | None = None,
         keep_frame: bool = False,
+        prune_older_games: bool = False,
     ) -> None:
         self.model = model
         self.events = events
@@ -81,9 +85,11 @@ class DiceReader:
         self.tracker = RollTracker()
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
         self.keep_frame = keep_frame
+        self.prune_older_games = prune_older_games
         self.state = "waiting"  # waiting, moving, settling, empty, obstructed, read
         self.last_read: DiceRead | None = None
         self.quiet_frames = 0  # frames in a row with nothing moving and nothing to read
+        self.reads = 0  # frames read through (a settled tray, or its baseline)
         self.warned: tuple[str, ...] = ()  # the out-of-depth warnings posted last
         self._warned_kinds: set[DomainIssue] = set()
         self._last_kinds: set[DomainIssue] = set()  # the last read frame's warnings
@@ -111,6 +117,7 @@ class DiceReader:
         if motion is Motion.IDLE:
             return None
         read = read_frame(frame, self.model, self.expect)
+        self.reads += 1
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
             if read.obstructed:  # a hand over the tray: the still run after it moves is
                 self.settle.rebase(after_motion=True)
@@ -183,7 +190,7 @@ class DiceReader:
         ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
         if not ok:
             return None
-        if not room_for_photo(folder, jpeg.nbytes):
+        if not room_for_photo(folder, jpeg.nbytes, prune=self.prune_older_games):
             if not self._said_full:  # said once: the card stays full all evening
                 self._said_full = True
                 log.warning("the card has too little room left: throws' photos are not kept "
@@ -247,6 +254,7 @@ class CameraWorker:
         self._thread: threading.Thread | None = None
         self.finished = threading.Event()
         self._is_lost = False
+        self._reads_at: int | None = None  # the reader's reads when the camera came back
         self._said: set[str] = set()  # the unexpected failures logged with their traceback
         self._busy_since: float | None = None  # clock() when a camera call began
         self._name = config.device if config.kind == "v4l2" else config.path or config.kind
@@ -329,6 +337,7 @@ class CameraWorker:
         self._stop.wait(self.retry_s)
 
     def _lost(self, reason: str) -> None:
+        self._reads_at = None  # a source opened again sees the tray anew: a new baseline
         if not self._is_lost:
             self._is_lost = True
             self.events.put(CameraLost(self._name, reason, self.clock()))
@@ -358,9 +367,9 @@ class CameraWorker:
                 if frame is None:
                     self._lost("end of the recording")
                     break
-                back = self._is_lost
-                if back:
+                if self._is_lost and self._reads_at is None:
                     self.reader.settle.rebase()  # the tray as it lies now is no throw
+                    self._reads_at = self.reader.reads
                 self.frames += 1
                 try:
                     self.reader.feed(frame, self.clock())
@@ -372,9 +381,11 @@ class CameraWorker:
                     self._give_up(source, exc)
                     source = None
                     continue
-                if back:  # said once a frame went through: a reading that fails again and
-                    # again keeps the camera lost, the dice entered by hand meanwhile kept
-                    self._is_lost = False
+                if self._reads_at is not None and self.reader.reads > self._reads_at:
+                    # said once a frame was read through (the tray's baseline): a reading
+                    # that fails again and again keeps the camera lost, and the dice being
+                    # entered by hand meanwhile are kept
+                    self._is_lost, self._reads_at = False, None
                     self.events.put(CameraRestored(self._name, self.clock()))
                 if self.reader.quiet_frames >= self.idle_after and self.idle_fps > 0:
                     self._stop.wait(1.0 / self.idle_fps)

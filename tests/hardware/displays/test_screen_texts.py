@@ -53,10 +53,18 @@ def test_a_one_line_prompt_keeps_the_words_that_tell_labels_apart(label: str, ke
     assert squeeze(label, 128).endswith(kept) and shows(image, kept, SMALL)
 
 
-def test_a_sentence_too_long_for_one_line_keeps_its_first_words_whole() -> None:
-    assert squeeze("put a token on space 17 (red)", 128) == "put a token on space 17"
+def test_a_line_too_long_for_its_words_keeps_its_first_and_last_words() -> None:
+    """Review diff15 f05: "place Brianne de Chateau on 12" kept its first words only,
+    and the space was lost."""
+    assert squeeze("place Brianne de Chateau on 12", 128) == "PLACE BRIANNE DE. ON 12"
+    assert squeeze("put a token on space 17 (red)", 128) == "PUT A TOKEN ON. 17 (RED)"
     assert fit_lines("a b c", 128, 0) == []
-    assert fit_lines("two tokens moved. which move? (the board)", 70, 2)[-1].endswith(".")
+    lines = fit_lines("two tokens moved. which move? (board 2)", 70, 2)
+    assert lines[0] == "two tokens" and lines[1].endswith("2)")
+    # a sentence reads from its start: its first whole words, marked
+    assert squeeze("the table is paused; the game resumes when it starts again", 128) == (
+        "THE TABLE IS PAUSED."
+    )
 
 
 def test_a_refusal_says_what_to_do_where_there_is_room() -> None:
@@ -104,3 +112,10 @@ def test_a_read_of_another_count_shows_only_the_dice_seen() -> None:
     assert prompt.title == "5 of 6 seen"
     image = render(_view(prompt=prompt), "prompt", (128, 32))
     assert shows(ImageOps.invert(image.convert("L")).convert("1"), "5 OF 6 SEEN", SMALL)
+
+
+def test_the_small_turn_screen_draws_the_phase_whole() -> None:
+    """A Story square's points were cut to half the line: "SQ 13 G3 R2." for R24 (review
+    diff15 f04)."""
+    image = render(_view(phase="sq 13 G3 R24", player="Maximilian"), "turn", (128, 32))
+    assert shows(image, "SQ 13 G3 R24", SMALL)
