@@ -47,14 +47,14 @@ def aside_name(journal: Path, game_id: str) -> Path:
         n += 1
 
 
-def unpublished(journal: Path, game_id: str) -> int:
-    """How many of the finished game's rows the broker never acknowledged (0: all, or the
-    game was never published): set aside, nothing publishes them."""
+def unpublished(journal: Path, game_id: str, published: bool) -> int:
+    """How many of the finished game's rows the broker never acknowledged, when the game
+    is ``published`` (0: all, or it is not): set aside, nothing publishes them."""
     mark = AckMark(journal, game_id)
-    if not mark.path.exists():
+    if not published and not mark.path.exists():
         return 0
     reader = JournalReader(journal)
-    try:
+    try:  # no mark: the broker acknowledged nothing of it
         return max(0, reader.last_seq() - mark.value)
     except sqlite3.Error:
         return 0

@@ -155,7 +155,7 @@ def open_game(
         return game
     game.close()
     gid = game.journal.game_id
-    unsent = unpublished(path, gid)
+    unsent = unpublished(path, gid, published=config.events is not None)
     aside = set_aside(path, gid)
     log.info("the game in %s is over: kept as %s; the next game starts", path, aside.name)
     if unsent:

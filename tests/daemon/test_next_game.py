@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from controller.config import parse_config
-from controller.daemon.finished import SetAsideError, aside_name, set_aside
+from controller.daemon.finished import SetAsideError, aside_name, set_aside, unpublished
 from controller.daemon.journals import StartError, resume_or_start
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
@@ -54,6 +54,11 @@ def test_a_finished_game_is_set_aside_and_the_next_one_starts(
     mark.write_text(json.dumps({"game_id": first, "acked": 5}))
     rows = JournalReader(journal)
     unsent = rows.last_seq() - 5
+    assert unpublished(journal, first, published=False) == unsent  # its mark says so
+    mark.rename(tmp_path / "aside")  # published, and the broker acknowledged nothing
+    assert unpublished(journal, first, published=True) == rows.last_seq()
+    assert unpublished(journal, first, published=False) == 0  # never published at all
+    (tmp_path / "aside").rename(mark)
     rows.close()
     data = load_game_data()
     with resume_or_start(parse_config(config), data) as held:  # `game`-less: resumed, over
