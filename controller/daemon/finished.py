@@ -20,7 +20,7 @@ from pathlib import Path
 
 from controller.core.errors import TopTableError
 from controller.publish.outbox import MARK_SUFFIX, AckMark, JournalReader
-from controller.storage.sqlite_file import sidecars
+from controller.storage.sqlite_file import sidecars, unused_name
 
 GAME_ID_CHARS = 12
 """The game id's characters in a finished journal's name (a uuid's first twelve)."""
@@ -35,16 +35,10 @@ def _parts(journal: Path) -> tuple[Path, ...]:
     return (*sidecars(journal), journal.with_name(journal.name + MARK_SUFFIX))
 
 
-def aside_name(journal: Path, game_id: str) -> Path:
-    """A free name beside ``journal`` for its finished game ``game_id``."""
+def aside_name(journal: Path, game_id: str) -> Path | None:
+    """A free name beside ``journal`` for its finished game ``game_id`` (None: none left)."""
     tag = re.sub(r"[^A-Za-z0-9_-]", "", game_id)[:GAME_ID_CHARS] or "game"
-    n = 1
-    while True:
-        again = "" if n == 1 else f"-{n}"
-        target = journal.with_name(f"{journal.stem}-{tag}{again}{journal.suffix}")
-        if not any(p.exists() or p.is_symlink() for p in _parts(target)):
-            return target
-        n += 1
+    return unused_name(journal, f"{journal.stem}-{tag}", _parts)
 
 
 def unpublished(journal: Path, game_id: str, published: bool) -> int:
@@ -71,6 +65,9 @@ def set_aside(journal: Path, game_id: str) -> Path:
             to and why, and what to do.
     """
     target = aside_name(journal, game_id)
+    if target is None:
+        raise SetAsideError(f"cannot move the finished game {journal} aside: 9,999 names "
+                            "beside it are taken: move it away by hand")  # fmt: skip
     try:
         for part, moved in zip(_parts(journal), _parts(target), strict=True):
             if part.exists():

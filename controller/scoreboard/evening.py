@@ -29,7 +29,7 @@ from controller.core.errors import TopTableError
 from controller.core.quoting import short_repr
 from controller.scoreboard.checks import MessageError, clean_state
 from controller.storage.lock import JournalLock, LockHeldError
-from controller.storage.sqlite_file import read_stamp
+from controller.storage.sqlite_file import read_stamp, unused_name
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,12 @@ class Evening:
     @classmethod
     def _opened(cls, path: Path, new: bool) -> Evening:
         if new and path.exists():
-            aside = _unused_name(path, f"evening-{time.strftime('%Y%m%d-%H%M%S')}")
+            stem = f"evening-{time.strftime('%Y%m%d-%H%M%S')}"
+            aside = unused_name(path, stem)
+            if aside is None:
+                raise EveningError(
+                    f"{path}: cannot move it aside: {stem}.sqlite and 9,998 more exist"
+                )
             try:
                 for suffix in ("", "-wal", "-shm"):  # SQLite's files go together
                     old = Path(f"{path}{suffix}")
@@ -305,14 +310,3 @@ def _saved_at(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise MessageError(f"saved_at: expected a wall time in seconds, got {short_repr(value)}")
     return float(value)
-
-
-def _unused_name(path: Path, stem: str) -> Path:
-    """``STEM.sqlite`` beside ``path``, or ``STEM-2.sqlite``...: a name none of SQLite's
-    files hold. A Pi with no real-time clock and no network boots on the same saved time
-    again after a pulled plug, so the wall clock names one second twice."""
-    for n in range(1, 10_000):
-        aside = path.with_name(f"{stem}.sqlite" if n == 1 else f"{stem}-{n}.sqlite")
-        if not any(Path(f"{aside}{suffix}").exists() for suffix in ("", "-wal", "-shm")):
-            return aside
-    raise EveningError(f"{path}: cannot move it aside: {stem}.sqlite and 9,998 more exist")

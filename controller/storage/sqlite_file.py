@@ -84,6 +84,20 @@ def sidecars(path: Path) -> tuple[Path, Path, Path]:
     return path, Path(f"{path}-wal"), Path(f"{path}-shm")
 
 
+def unused_name(
+    path: Path, stem: str, parts: Callable[[Path], Sequence[Path]] = sidecars
+) -> Path | None:
+    """``STEM`` with ``path``'s suffix beside it, or ``STEM-2``...: a name none of whose
+    ``parts`` (SQLite's files, by default) is there, to move ``path`` aside to; None after
+    9,999 tries. A Pi with no real-time clock boots on the same saved time after a pulled
+    plug, so a name from the wall clock comes twice."""
+    for n in range(1, 10_000):
+        target = path.with_name(f"{stem}{'' if n == 1 else f'-{n}'}{path.suffix}")
+        if not any(p.exists() or p.is_symlink() for p in parts(target)):
+            return target
+    return None
+
+
 def read_stamp(conn: sqlite3.Connection) -> Stamp:
     """The header fields and table names of an open database.
 
