@@ -154,14 +154,23 @@ def open_game(
     if not over:
         return game
     game.close()
-    gid = game.journal.game_id
-    unsent = unpublished(path, gid, published=config.events is not None)
-    aside = set_aside(path, gid)
+    _next_after(path, game.journal.game_id, published=config.events is not None)
+    return start(None)
+
+
+def _next_after(path: Path, game_id: str, published: bool) -> None:
+    """Set the finished game ``game_id`` in ``path`` aside, saying where it went and what
+    of it the broker never had (``published``: events are on).
+
+    Raises:
+        SetAsideError: it cannot be moved aside.
+    """
+    unsent = unpublished(path, game_id, published)
+    aside = set_aside(path, game_id)
     log.info("the game in %s is over: kept as %s; the next game starts", path, aside.name)
     if unsent:
         log.warning("the scoreboard never had the last %d events of that game (the broker "
                     "did not acknowledge them): its end is in %s only", unsent, aside.name)  # fmt: skip
-    return start(None)
 
 
 def other_game(kept: GameConfig, config: Config) -> str | None:
@@ -232,33 +241,48 @@ def open_companion_table(
     seed: int | None = None,
     player: str = TABLE_PLAYER,
     config: Config | None = None,
+    next_after_over: bool = False,
 ) -> CompanionTable:
     """Resume the companion game in ``journal``, or start one of ``kind`` for ``players``
-    (recording ``seed``, else the clock's time).
+    (recording ``seed``, else the clock's time). ``next_after_over``: the table's own
+    game there that is won is set aside (:mod:`controller.daemon.finished`) and the next
+    one, the one set up now, starts.
 
     Raises:
         StartError: the journal holds a game of another mode or other players.
         ContradictionError: ``seed`` is not the journal's.
         JournalError: a damaged journal, or one that cannot be written.
         DataError: a number of players the mode does not allow.
+        SetAsideError: a finished game's journal cannot be moved aside.
     """
     _journal_folder(journal)
-    if not journal_exists(journal):
+
+    def start(seed: int | None) -> CompanionTable:
         return CompanionTable.new(kind, players, journal, seed=new_seed(seed), played_by=player)
+
+    if not journal_exists(journal):
+        return start(seed)
     table = CompanionTable.resume(journal)
     try:
-        refuse_others_game(journal, table.journal.origin, player)
-        refuse_contradiction(journal, "--seed", seed, table.journal.origin.seed)
+        origin = table.journal.origin
+        refuse_others_game(journal, origin, player)
+        refuse_contradiction(journal, "--seed", seed, origin.seed)
+        over = next_after_over and table.winner is not None
+        own = over and origin.played_by == TABLE_PLAYER  # as open_game's
+        other = None if own else other_companion_game(table.kind, len(table.players), kind,
+                                                      len(players))  # fmt: skip
+        if other is None and config is not None and not own:
+            other = other_names(table.players, config)
+        if other is not None:
+            raise StartError(f"{journal} {other}")
     except BaseException:
         table.close()
         raise
-    other = other_companion_game(table.kind, len(table.players), kind, len(players))
-    if other is None and config is not None:
-        other = other_names(table.players, config)
-    if other is not None:
-        table.close()
-        raise StartError(f"{journal} {other}")
-    return table
+    if not over:
+        return table
+    table.close()
+    _next_after(journal, table.journal.game_id, config is not None and config.events is not None)
+    return start(None)
 
 
 def other_companion_game(held: GameKind, count: int, kind: GameKind, players: int) -> str | None:
@@ -296,7 +320,8 @@ def resume_or_start(
 ) -> Held:
     """The game ``config`` sets up, from its journal (resumed, or started there): first,
     so that a journal of another game is refused before any device is opened.
-    ``next_after_over``: a dice game there that is over is set aside, the next started.
+    ``next_after_over``: the table's game there that is over is set aside, the next
+    started.
     ``companion_at``: where a companion game is journalled (None: beside the dice
     game's journal); ``names``: a new game's players (default :func:`player_names`);
     ``seed``: a new game's seed (None: the clock's time), which a resumed game's
@@ -334,7 +359,7 @@ def _resume_or_start(
     if not t.mode.plays_dice:
         journal = companion_at or companion_journal(config)
         names = tuple(names) or player_names(config)
-        return open_companion_table(t.mode, journal, names, seed, player, config)
+        return open_companion_table(t.mode, journal, names, seed, player, config, next_after_over)
     data = data or game_data_for(config)
     return open_game(config, data, names, seed, player, next_after_over)
 

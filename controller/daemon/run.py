@@ -31,7 +31,6 @@ from controller.daemon.tables import open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog
-from controller.table.controller import TableController
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +91,7 @@ def run_table(config_path: Path) -> int:
         running.on_change(tell_systemd)
         loop.on(StopTable, lambda e: loop.stop())
         # held CONFIRM at game over: stopped, then started again (systemd), the next game
-        if isinstance(table, TableController):
-            table.on_next_game = lambda: loop.post(StopTable("the next game"))
+        table.on_next_game = lambda: loop.post(StopTable("the next game"))
         loop.set_heartbeat(camera_heartbeat(watchdog.heartbeat, lambda: devices.camera))
         watchdog.start()
         notifier.ready(table.status_line())

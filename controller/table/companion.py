@@ -17,7 +17,9 @@ The buttons, like the dice table's choosers:
   the last journalled action back;
 * ``menu`` leaves the action being entered; at the list of actions it offers the next
   player who has something to do (the table offers the right player first: the turn
-  player, the player who rolls, the target of an attack...).
+  player, the player who rolls, the target of an attack...);
+* ``confirm`` held once the game is won stops the table for the next game, as at the
+  dice table (:mod:`controller.daemon.finished`).
 
 A press after a refusal clears it. The rules are pure functions of the state: an action
 is checked against them, journalled (one committed SQLite row), and only then does the
@@ -39,6 +41,7 @@ from controller.core.errors import TableHaltedError
 from controller.core.kinds import GameKind
 from controller.storage.journal import JournalCorruptError, JournalError, JournalIOError
 from controller.table.entry import HALTED_FAULT, HALTED_HINT
+from controller.table.paused import NEXT_GAME_HINT
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
 from hardware.displays.companion import CompanionRefusal, CompanionSeat, CompanionView
 
@@ -104,6 +107,8 @@ class CompanionTable:
         self.undos = 0
         self.device_faults: dict[str, str] = {}  # what the device layer reports, replaced whole
         self.paused = False
+        self.on_next_game: Callable[[], None] | None = None  # stops the table for the next
+        self.next_asked = False  # CONFIRM was held once the game was won
         self.listeners: list[Callable[[CompanionTable], None]] = []
         """Called after every journalled row (an action, a refused one, an undo): publishing."""
         self._replay()
@@ -295,10 +300,13 @@ class CompanionTable:
             self.selected = (self.selected + steps) % n
 
     def press(self, button: ButtonName, long: bool = False) -> None:
-        """One press of ``button`` (a long press acts as a short one)."""
+        """One press of ``button`` (a long press acts as a short one, but CONFIRM held
+        once the game is won: the next game)."""
         self.presses += 1
         self.refusal = None
-        if button is ButtonName.NEXT:
+        if button is ButtonName.CONFIRM and long and self.winner is not None:
+            self.next_game()
+        elif button is ButtonName.NEXT:
             self._move(1)
         elif button is ButtonName.CONFIRM:
             self._confirm()
@@ -347,6 +355,16 @@ class CompanionTable:
     def status_line(self) -> str:
         """The STATUS= text systemd shows: the mode and its step."""
         return f"{self.mode.name}: {self.mode.step(self.state)}"
+
+    def next_game(self) -> None:
+        """CONFIRM held once the game is won: the table stops, to start again with the next
+        game (the daemon's ``on_next_game``; the finished journal is set aside then)."""
+        if self.on_next_game is None:
+            self.last = NEXT_GAME_HINT
+            return
+        log.info("game over: the table stops for the next game")
+        self.next_asked = True
+        self.on_next_game()
 
     def set_device_faults(self, faults: Mapping[str, str]) -> None:
         """What the device layer reports now (replaced whole); the screens are drawn again,
@@ -401,4 +419,5 @@ class CompanionTable:
             winner=self.winner,
             last=self.last,
             paused=self.paused,
+            next_game=self.next_asked,
         )

@@ -64,7 +64,7 @@ from controller.table.entry import (
     TableEntry,
     short,
 )
-from controller.table.paused import paused_overlay
+from controller.table.paused import NEXT_GAME_HINT, paused_overlay
 from controller.table.stats import TableStats
 from controller.table.view import Overlay, build_view, faults_from, prompt_for
 from hardware.controls.events import ButtonName, ButtonPressed, ButtonRepeated, EncoderTurned
@@ -75,9 +75,6 @@ from vision.reading.evidence import discard_evidence
 log = logging.getLogger(__name__)
 
 __all__ = ["TableController", "TableStats", "ViewSink"]
-
-NEXT_GAME_HINT = "the next game starts when the table starts again"
-"""What holding CONFIRM at game over says where nothing starts the table again."""
 
 
 class ViewSink(Protocol):

@@ -3,12 +3,13 @@
 The dice game's :class:`~controller.table.controller.TableController` and a companion
 mode's :class:`~controller.table.companion.CompanionTable` both are one: the daemon
 and the demo run either on the same loop and devices, and talk to it only through
-these methods (never by writing its fields).
+these methods and the one callback it calls (``on_next_game``), never by writing its
+other fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from controller.core.kinds import GameKind
@@ -16,6 +17,10 @@ from controller.core.kinds import GameKind
 
 class GameTable(Protocol):
     """A table keeping one game: what systemd is told, the devices' faults, the pause."""
+
+    on_next_game: Callable[[], None] | None
+    """Called when CONFIRM is held once the game is over (the daemon stops the table, to
+    start again with the next game); None: the table says how the next game starts."""
 
     @property
     def kind(self) -> GameKind:

@@ -19,6 +19,8 @@ NEXT_GAME = Prompt(
     title="next game",
 )  # fmt: skip
 """What the screens say once CONFIRM, held at game over, stopped the table."""
+NEXT_GAME_HINT = "the next game starts when the table starts again"
+"""What holding CONFIRM at game over says where nothing starts the table again."""
 
 
 def paused_overlay(halted: str | None, next_game: bool, seconds_left: int | None) -> Overlay:

@@ -26,6 +26,7 @@ from PIL import Image, ImageDraw
 
 from hardware.displays.draw import LINE, Draw, Size, text, text_centre, text_right, title_bar, wrap
 from hardware.displays.font import SMALL
+from hardware.displays.renderers import NEXT_GAME_KEYS
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class CompanionView:
     winner: str | None = None
     last: str = ""  # the last action done, as a short line
     paused: bool = False  # the table stopped; the game resumes when it starts again
+    next_game: bool = False  # stopped by CONFIRM held once the game was won: the next starts
 
 
 CompanionScreen = Callable[[Draw, CompanionView, Size], None]
@@ -84,7 +86,7 @@ def _question(key: str) -> str:
 def status_screen(d: Draw, view: CompanionView, size: Size) -> None:
     """The step, every player's numbers, the turn player inverted, the winner once known."""
     w, h = size
-    right = "PAUSED" if view.paused else f"WON {view.winner}" if view.winner else _label(view.step)
+    right = _status_word(view)
     title_bar(d, w, view.title, right)
     if h < 64:  # two columns of name + the main number
         col = w // 2
@@ -98,6 +100,12 @@ def status_screen(d: Draw, view: CompanionView, size: Size) -> None:
     if view.last and LINE + 1 + (len(rows) + 1) * LINE < h - LINE:  # room for the last action
         d.line((0, h - LINE - 2, w - 1, h - LINE - 2), fill=1)
         text(d, (0, h - LINE + 1), view.last, w)
+
+
+def _status_word(view: CompanionView) -> str:
+    if view.paused:
+        return "NEXT GAME" if view.next_game else "PAUSED"
+    return f"WON {view.winner}" if view.winner else _label(view.step)
 
 
 def _seat_line(d: Draw, xy: tuple[int, int], width: int, s: CompanionSeat, numbers: str) -> None:
@@ -116,18 +124,21 @@ def choice_screen(d: Draw, view: CompanionView, size: Size) -> None:
     """Who is asked what; the values, the selected one inverted (``next`` moves, ``confirm`` takes)."""
     w, h = size
     if view.paused:
-        title_bar(d, w, view.title, "PAUSED")
-        text_centre(d, w, LINE + 4, "PAUSED")
+        word = _status_word(view)
+        title_bar(d, w, view.title, word)
+        text_centre(d, w, LINE + 4, word)
         if h >= 64:
-            for i, line in enumerate(wrap("the game resumes when the table starts again", w)):
+            said = "game over: the next game starts as the table starts again" if (
+                view.next_game) else "the game resumes when the table starts again"  # fmt: skip
+            for i, line in enumerate(wrap(said, w)):
                 text(d, (0, LINE + 16 + i * LINE), line, w)
         return
-    if view.winner:
+    if view.winner:  # who won, the last action's line, and how the next game starts
         title_bar(d, w, view.title, "OVER")
         text_centre(d, w, LINE + 4, f"{view.winner} WINS")
-        if h >= 64:
-            for i, line in enumerate(wrap(view.last, w)[:3]):
-                text(d, (0, LINE + 16 + i * LINE), line, w)
+        last = wrap(view.last, w)[:2] if h >= 64 else []
+        for i, line in enumerate([*last, NEXT_GAME_KEYS]):
+            text(d, (0, LINE + (16 if h >= 64 else 12) + i * LINE), line, w)
         return
     if not view.options:
         title_bar(d, w, view.title, _label(view.step))

@@ -19,10 +19,12 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
 from controller.publish.outbox import MARK_SUFFIX, JournalReader
-from controller.table.controller import NEXT_GAME_HINT, TableController
+from controller.table.companion import CompanionTable
+from controller.table.controller import TableController
 from controller.table.entry import FaultSource
-from controller.table.paused import NEXT_GAME
+from controller.table.paused import NEXT_GAME, NEXT_GAME_HINT
 from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.companion import render as render_companion
 from hardware.displays.font import SMALL
 from hardware.displays.renderers import NEXT_GAME_KEYS
 from hardware.displays.screens import render
@@ -123,3 +125,69 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
     with resume_or_start(parse_config(config), load_game_data(), next_after_over=True) as held:
         assert isinstance(held, TableGame) and held.journal.game_id != first
         assert len(held.config.players) == 3
+
+
+def _won_challengers(journal: Path) -> dict[str, Any]:
+    """A table's config of a Challengers game on ``journal``, won by Ann at the table."""
+    config = {"table": {"journal": str(journal), "players": 2, "mode": "challengers"}}
+    held = resume_or_start(parse_config(config), companion_at=journal, names=("Ann", "Bob"))
+    assert isinstance(held, CompanionTable)
+    with held:
+        for r in range(1, 8):
+            held.submit(None, {"do": "match", "round": r, "winner": "Ann", "loser": "Bob"})
+        assert held.submit("Ann", {"do": "final", "winner": "Ann"}) is None
+        assert held.winner == "Ann"
+    return config
+
+
+def test_a_won_companion_game_is_set_aside_and_the_next_one_starts(tmp_path: Path) -> None:
+    """Review diff15 f08: a companion mode had no next game from the table; the won
+    game was resumed, over, at every start."""
+    journal = tmp_path / "companion.sqlite"
+    config = _won_challengers(journal)
+    with CompanionTable.resume(journal) as won:
+        first = won.journal.game_id
+    with resume_or_start(parse_config(config), companion_at=journal) as held:
+        assert isinstance(held, CompanionTable) and held.winner == "Ann"  # kept without asking
+    config["table"]["players"] = 3  # set up otherwise since: the next game is that one
+    with pytest.raises(StartError, match="move the journal away"):
+        resume_or_start(parse_config(config), companion_at=journal)
+    with resume_or_start(parse_config(config), companion_at=journal, next_after_over=True) as held:
+        assert isinstance(held, CompanionTable) and held.winner is None
+        assert held.journal.game_id != first and len(held.players) == 3
+    with CompanionTable.resume(tmp_path / f"companion-{first[:12]}.sqlite") as kept:
+        assert kept.journal.game_id == first and kept.winner == "Ann"
+
+
+def test_a_companion_game_under_way_is_resumed_not_set_aside(tmp_path: Path) -> None:
+    journal = tmp_path / "companion.sqlite"
+    config = {"table": {"journal": str(journal), "players": 2, "mode": "challengers"}}
+    with resume_or_start(parse_config(config), companion_at=journal, names=("Ann", "Bob")) as held:
+        assert isinstance(held, CompanionTable)
+        held.submit(None, {"do": "match", "round": 1, "winner": "Ann", "loser": "Bob"})
+        first = held.journal.game_id
+    with resume_or_start(parse_config(config), companion_at=journal, next_after_over=True) as held:
+        assert isinstance(held, CompanionTable) and held.journal.game_id == first
+        assert held.history == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["companion.sqlite"]
+
+
+def test_holding_confirm_once_a_companion_game_is_won_stops_for_the_next(tmp_path: Path) -> None:
+    journal = tmp_path / "companion.sqlite"
+    _won_challengers(journal)
+    with CompanionTable.resume(journal) as table:
+        view = table.view()
+        assert shows(render_companion(view, "choice", (128, 32)), NEXT_GAME_KEYS, SMALL)
+        table.handle(HOLD_OK)  # nothing starts the table again here: said
+        assert table.view().last == NEXT_GAME_HINT
+        asked: list[bool] = []
+        table.on_next_game = lambda: asked.append(True)
+        table.handle(ButtonPressed(ButtonName.CONFIRM))  # a short press does nothing
+        assert asked == []
+        table.handle(HOLD_OK)
+        assert asked == [True]
+        table.pause()
+        stopped = table.view()
+        assert stopped.next_game
+        assert shows(render_companion(stopped, "status", (128, 64)), "NEXT GAME", SMALL)
+        assert shows(render_companion(stopped, "choice", (128, 64)), "game over", SMALL)
