@@ -182,6 +182,39 @@ def fighter_label(f: FighterView) -> str:
     return f"{f.name} {f.form}"
 
 
+def fighter_fit(f: FighterView, width: int, font: Font = SMALL) -> str:
+    """:func:`fighter_label` in ``width`` pixels. Too long, the words before the name
+    that tells the forms apart (a form's own words, before its warrior's name; else
+    the warrior's name, before the form's) are written to their initials, two or more,
+    first to last, until it fits (``SUPER SAIYAN BLUE + KAIO-KEN SON GOKU``: ``SSB+KK
+    SON GOKU``; a number kept, ``SS2 VEGETA``; ``BDC RIBRIANNE``): cut at its end, four
+    warriors' forms all read ``SUPER SAIYAN BLU.``. Else :func:`squeeze`."""
+    label = normalise(fighter_label(f))
+    name = normalise(f.name)
+    if font.width(label) <= width or not f.form or not name:
+        return squeeze(label, width, font)
+    if name in normalise(f.form):  # the form names its warrior: its words before the name
+        words, kept = label.partition(name)[0].split(), label[label.index(name) :]
+    else:
+        words, kept = name.split(), label[len(name) :].strip()
+    for k in range(2, len(words) + 1):
+        if k < len(words) and words[k].isdigit():
+            continue  # a form's number joins its initials: SS2, not SS 2
+        fitted = " ".join(["".join(_initials(w) for w in words[:k]), *words[k:], kept])
+        if font.width(fitted) <= width:
+            return fitted
+    return squeeze(label, width, font)
+
+
+def _initials(word: str) -> str:
+    """A form's word written short: a number or sign kept, else each part's first letter
+    (``KAIO-KEN``: ``KK``; ``(ENRAGED)``: ``E``)."""
+    if not any(c.isalpha() for c in word):
+        return word
+    return "".join(next(c for c in part if c.isalnum()) for part in word.split("-") if any(
+        c.isalnum() for c in part))  # fmt: skip
+
+
 def current_seat(view: TableView) -> SeatView | None:
     """The seat whose turn it is, if the view lists seats."""
     return view.seats[view.seat] if 0 <= view.seat < len(view.seats) else None

@@ -15,7 +15,7 @@ from hardware.displays.draw import (
     bar,
     card_icon,
     dice_row,
-    fighter_label,
+    fighter_fit,
     fit_lines,
     mmss,
     pips,
@@ -133,7 +133,7 @@ def combat_screen(d: Draw, view: TableView, size: Size) -> None:
     for y, f in ((0, c.attacker), (14, c.defender)):
         score = f"{f.endurance_left}/{f.endurance_max}"
         left = text_right(d, w, y, score)
-        text(d, (0, y), fighter_label(f), left - 4)
+        text(d, (0, y), fighter_fit(f, left - 4), left - 4)
         bar(d, (0, y + 9, w - 1, y + 12), f.endurance_left, f.endurance_max)
     dice_row(d, (0, 29), c.dice)
     text_right(d, w, 32, f"R{c.roll_no}/{c.rolls_max}")

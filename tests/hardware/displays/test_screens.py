@@ -14,7 +14,8 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops, ImageDraw
 
 from controller.core.symbols import Symbol
-from hardware.displays.draw import fighter_label
+from controller.game.simulate import load_game_data
+from hardware.displays.draw import fighter_fit, fighter_label
 from hardware.displays.errors import UnknownScreenError
 from hardware.displays.font import BIG, CAP_HEIGHT, GLYPHS, SMALL, normalise
 from hardware.displays.gallery import cases
@@ -248,6 +249,29 @@ def test_the_small_combat_screen_cuts_names_never_endurance() -> None:
     assert shows(image, SMALL.fit_marked("Android 17", 64 - 2 - SMALL.width(" 26")), SMALL)
     weaker = _fight(FighterView("Android 17", 9, 26), FighterView("Android 18", 24, 24))
     assert render(weaker, "combat", (128, 32)).tobytes() != image.tobytes()
+
+
+def test_every_rulebook_warrior_and_form_reads_apart_on_the_combat_screen() -> None:
+    """Review screentext f08: cut at its end, four forms read SUPER SAIYAN BLU. (two
+    of Son Goku's, two of Vegeta's), and Ribrianne read as Brianne de Chateau."""
+    width = 128 - SMALL.width("26/26") - 4  # the 128x64 combat screen's name line
+    shown: dict[str, str] = {}
+    for warrior in load_game_data().roster.values():
+        for form in (None, *(f.name for f in warrior.forms)):
+            fighter = FighterView(warrior.name, 26, 26, form)
+            line = fighter_fit(fighter, width)
+            assert SMALL.width(line) <= width, line
+            assert line not in shown, (form or warrior.name, shown.get(line))
+            shown[line] = form or warrior.name
+    goku = FighterView("Son Goku", 26, 26, "Super Saiyan Blue + Kaio-ken Son Goku")
+    assert fighter_fit(goku, width) == "SSB+KK SON GOKU"  # the warrior's name whole
+    assert fighter_fit(dataclasses.replace(goku, form="Super Saiyan 2 Son Goku"), width) == (
+        "SS2 SON GOKU"
+    )
+    ribrianne = FighterView("Brianne de Chateau", 26, 26, "Ribrianne")
+    assert fighter_fit(ribrianne, width) == "BDC RIBRIANNE"
+    image = render(_fight(goku, ribrianne), "combat", (128, 64))
+    assert shows(image, "SSB+KK SON GOKU", SMALL) and shows(image, "BDC RIBRIANNE", SMALL)
 
 
 def test_a_cut_is_marked_and_a_form_naming_its_warrior_is_shown_alone() -> None:
