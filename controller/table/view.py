@@ -113,7 +113,7 @@ def prompt_for(state: GameState, entry: TableEntry) -> Prompt | None:
                 f"are dice {names} read right?")  # fmt: skip
             return Prompt(
                 PromptKind.CONFIRM_READ, text, ("UNDO", "OK"), 1, shown, check.doubted[0],
-                title=f"check {'die' if len(check.doubted) == 1 else 'dice'} {names}",
+                marked=check.doubted[1:], title=f"check {'die' if len(check.doubted) == 1 else 'dice'} {names}",
             )  # fmt: skip
         return Prompt(PromptKind.CONFIRM_READ, "is this read right?", ("UNDO", "OK"), 1, shown)
     chooser = entry.chooser

@@ -65,12 +65,14 @@ def dice_row(
     dice: Sequence[Symbol],
     boxed: bool = True,
     mark: int | None = None,
+    also: Sequence[int] = (),
 ) -> int:
-    """Draw the dice as icons from ``xy`` (boxed: 14 px squares); ``mark`` inverts one die."""
+    """Draw the dice as icons from ``xy`` (boxed: 14 px squares); ``mark`` and ``also``
+    invert dice."""
     x, y = xy
     step = DIE_BOX + 1 if boxed else ICON_SIZE + 2
     for i, sym in enumerate(dice):
-        inverted = i == mark
+        inverted = i == mark or i in also
         if boxed:
             d.rectangle(
                 (x, y, x + DIE_BOX - 1, y + DIE_BOX - 1), outline=1, fill=1 if inverted else 0

@@ -110,7 +110,8 @@ class Prompt:
     """A question on screen; ``selected`` indexes ``choices``.
 
     ``dice`` shows a read for CONFIRM_READ and RETHROW (``die_index`` marks the
-    cocked die); ``step``/``steps`` count the mapping wizard's progress.
+    cocked die, the doubted one, or the one being entered; ``marked``, the read's
+    other doubted dice); ``step``/``steps`` count the mapping wizard's progress.
     """
 
     kind: PromptKind
@@ -119,6 +120,7 @@ class Prompt:
     selected: int = 0
     dice: tuple[Symbol, ...] = ()
     die_index: int | None = None
+    marked: tuple[int, ...] = ()
     step: int | None = None
     steps: int | None = None
     title: str = ""  # overrides the kind's title bar when set

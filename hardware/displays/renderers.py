@@ -299,7 +299,9 @@ def prompt_screen(d: Draw, view: TableView, size: Size) -> None:
     y = LINE + 2 if boxed else LINE + 1
     bottom = h - LINE if p.choices else h
     if p.dice:
-        dice_row(d, (1, y + (0 if boxed else 1)), p.dice, boxed=boxed, mark=p.die_index)
+        dice_row(
+            d, (1, y + (0 if boxed else 1)), p.dice, boxed=boxed, mark=p.die_index, also=p.marked
+        )
         y += (DIE_BOX if boxed else ICON_SIZE + 2) + 2
     rows = max(0, (bottom - y - 8) // LINE + 1)
     lines = fit_lines(p.text, w, rows)

@@ -107,5 +107,7 @@ def _prompt(p: Prompt, problems: Problems) -> None:
         problems.add("prompt", "selected", f"{p.selected} but only {len(p.choices)} choices")
     if p.die_index is not None and p.die_index >= len(p.dice):
         problems.add("prompt", "die_index", f"{p.die_index} but only {len(p.dice)} dice")
+    if any(i >= len(p.dice) for i in p.marked):
+        problems.add("prompt", "marked", f"{max(p.marked)} but only {len(p.dice)} dice")
     if p.step is not None and p.steps is not None and p.step > p.steps:
         problems.add("prompt", "step", f"{p.step} > steps={p.steps}")

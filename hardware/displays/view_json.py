@@ -305,6 +305,7 @@ _prompt = _object(
         "selected": (r.int_(0), 0),
         "dice": (r.list_(r.enum(Symbol), DICE), ()),
         "die_index": (r.int_(0), None),
+        "marked": (r.list_(r.int_(0), DICE), ()),
         "step": (r.int_(1), None),
         "steps": (r.int_(1), None),
         "title": (r.str_, ""),

@@ -21,7 +21,9 @@ from controller.game.state import Combat, GameConfig, Length, Phase
 from controller.table.controller import TableController
 from controller.table.entry import DIE_BY_BUTTONS, THROW_NOT_WANTED, FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
+from hardware.displays.draw import DIE_BOX, LINE
 from hardware.displays.model import PromptKind
+from hardware.displays.screens import render
 from tests.table.helpers import DirectHands, settled
 
 CONFIRM = ButtonPressed(ButtonName.CONFIRM)
@@ -131,6 +133,10 @@ def test_a_die_the_reader_doubts_is_named_and_marked(tmp_path: Path) -> None:
         "are dice 1, 5 read right?",
         0,
     )
+    assert prompt.marked == (4,)  # each doubted die inverted, not the first alone
+    drawn = render(table.render(), "prompt", (128, 64))
+    inverted = [drawn.getpixel((1 + i * (DIE_BOX + 1) + 1, LINE + 3)) for i in range(6)]
+    assert inverted == [1, 0, 0, 0, 1, 0]
 
 
 @pytest.mark.timeout(60)

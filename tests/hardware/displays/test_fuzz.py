@@ -86,6 +86,11 @@ def views(draw: st.DrawFn) -> TableView:
             selected=st.integers(0, max(0, len(choices) - 1)),
             dice=st.just(prompt_dice),
             die_index=st.none() | st.integers(0, max(0, len(prompt_dice) - 1)),
+            marked=st.lists(st.integers(0, len(prompt_dice) - 1), max_size=len(prompt_dice)).map(
+                tuple
+            )
+            if prompt_dice
+            else st.just(()),
             step=st.none() | st.integers(1, 99),
             steps=st.none() | st.integers(1, 99),
         )

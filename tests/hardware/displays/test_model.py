@@ -94,6 +94,10 @@ def test_every_problem_is_reported_with_its_field() -> None:
             "prompt: field 'selected': 2 but only 2 choices",
         ),
         (
+            lambda d: d["prompt"].update(marked=[0, len(d["prompt"]["dice"])]),
+            "prompt: field 'marked': 5 but only 5 dice",
+        ),
+        (
             lambda d: d["prompt"].update(choices=[]),
             "prompt: field 'choices': a confirm_read prompt offers its choices; got none",
         ),
