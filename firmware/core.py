@@ -307,7 +307,7 @@ class Firmware:
         first = self.last_seq + 1
         fresh = bytearray()
         for sensor, state in changes:
-            fresh.append(sensor | (0x80 if state else 0))
+            fresh.append(wire.event_byte(sensor, state))
         self.last_seq += len(changes)
         self.counters["events"] += len(changes)
         self.pending.extend(fresh)
@@ -327,11 +327,13 @@ class Firmware:
             self._retx_at = ticks_add(self._now(), self._rto)
         return changes
 
-    def _send_events(self, first: int, data: bytes | bytearray, per_frame: int = 32) -> int:
+    def _send_events(self, first: int, data: bytes | bytearray, per_frame: int = 0) -> int:
+        """Send ``data`` (events as ``wire.event_byte``) numbered from ``first``, in frames
+        of ``per_frame`` events (0: as many as the wire format allows); return the frames."""
         frames = 0
+        per_frame = min(per_frame or wire.EVENTS_PER_FRAME, wire.EVENTS_PER_FRAME)
         for at in range(0, len(data), per_frame):
             chunk = data[at : at + per_frame]
-            payload = wire.u16(self.boot) + wire.u32(first + at) + bytes(chunk)
-            self._send(wire.EVENTS, payload)
+            self._send(wire.EVENTS, wire.events_payload(self.boot, first + at, chunk))
             frames += 1
         return frames

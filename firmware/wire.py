@@ -9,7 +9,7 @@ variable annotations, only bytes/bytearray arithmetic. Frames are plain tuples
 PROTOCOL_VERSION = 1
 SYNC = 0x7E
 HEADER = 5  # SYNC, VERSION, LEN, SEQ, TYPE
-OVERHEAD = 7  # header + CRC
+OVERHEAD = HEADER + 2  # the header and the CRC-16
 PAYLOAD_MAX = 64
 MAX_SENSORS = 128
 EVENTS_PER_FRAME = 32
@@ -311,20 +311,38 @@ def decode_snapshot(payload: bytes) -> tuple[int, int, int, bytearray]:
     return get_u16(payload, 0), get_u32(payload, 2), get_u32(payload, 6), states
 
 
+def event_byte(sensor: int, occupied: int) -> int:
+    """One event as the EVENTS payload carries it: the sensor, its top bit occupied.
+
+    Raises:
+        WireError: a sensor index over 127.
+    """
+    if not 0 <= sensor < MAX_SENSORS:
+        raise WireError("sensor %d out of range 0..%d" % (sensor, MAX_SENSORS - 1))
+    return sensor | (0x80 if occupied else 0)
+
+
+def events_payload(boot: int, first_seq: int, encoded: bytes | bytearray) -> bytes:
+    """EVENTS payload of events already written as :func:`event_byte` (bytes).
+
+    Raises:
+        WireError: no events, or more than ``EVENTS_PER_FRAME``.
+    """
+    if not 1 <= len(encoded) <= EVENTS_PER_FRAME:
+        raise WireError("%d events in one frame, expected 1..%d" % (len(encoded), EVENTS_PER_FRAME))
+    return u16(boot) + u32(first_seq) + bytes(encoded)
+
+
 def encode_events(boot: int, first_seq: int, events: list[tuple[int, int]]) -> bytes:
     """EVENTS payload; ``events`` is a list of (sensor, occupied).
 
     Raises:
         WireError: no events, too many, or a sensor index over 127.
     """
-    if not 1 <= len(events) <= EVENTS_PER_FRAME:
-        raise WireError("%d events in one frame, expected 1..%d" % (len(events), EVENTS_PER_FRAME))
-    out = bytearray(u16(boot) + u32(first_seq))
+    encoded = bytearray()
     for sensor, occupied in events:
-        if not 0 <= sensor < MAX_SENSORS:
-            raise WireError("sensor %d out of range 0..%d" % (sensor, MAX_SENSORS - 1))
-        out.append(sensor | (0x80 if occupied else 0))
-    return bytes(out)
+        encoded.append(event_byte(sensor, occupied))
+    return events_payload(boot, first_seq, encoded)
 
 
 def decode_events(payload: bytes) -> tuple[int, int, list[tuple[int, int]]]:

@@ -37,6 +37,10 @@ from controller.cli.main import build_parser
 from tests.paths import REPO
 
 PACKAGES = ("controller", "vision", "hardware", "firmware")
+# ``game.state.Phase`` in docs/ (docs/rules.md's "plays it" column): under controller
+CONTROLLER_PACKAGES = tuple(
+    sorted(p.parent.name for p in (REPO / "controller").glob("*/__init__.py"))
+)
 PATH_SUFFIXES = (".py", ".md", ".toml", ".json", ".txt", ".sh", ".rules", ".service", ".conf",
                  ".yaml", ".npz", ".png", ".gif", ".jpg", ".html", ".js", ".css", ".sqlite")  # fmt: skip
 # Where a path of the Pi or of the reader's machine starts: not the repository's.
@@ -138,6 +142,12 @@ def _classify(m: Mention) -> Iterator[tuple[str, Mention]]:
         PATH_SUFFIXES
     ):
         yield "module", m
+    elif (
+        m.where.startswith("docs/")
+        and re.fullmatch(rf"(?:{'|'.join(CONTROLLER_PACKAGES)})(?:\.\w+)+", text)
+        and not text.endswith(PATH_SUFFIXES)
+    ):
+        yield "module", Mention(m.where, f"controller.{text}", m.base)
     elif _looks_like_path(text):
         yield "path", m
 

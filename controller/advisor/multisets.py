@@ -135,9 +135,3 @@ def tables(die: Die, pool: int) -> Tables:
     return Tables(
         pool, states, state_index, state_array, tuple(keeps), keep_index, transition, first, sub
     )
-
-
-def prepare(die: Die, pools: range = range(1, MAX_POOL + 1)) -> None:
-    """Build the tables of every pool size now (a table start-up step; ~0.1 s in all)."""
-    for n in pools:
-        tables(die, n)

@@ -152,10 +152,6 @@ class MoveTracker:
         """The open question for the display, if any."""
         return self._question[0] if self._question else None
 
-    def set_legal(self, legal: LegalMoves) -> None:
-        """Replace the legal moves (e.g. after the turn changed)."""
-        self._legal = legal
-
     def legal_moves(self) -> frozenset[Move]:
         """The legal (from, to) pairs as of now."""
         moves = self._legal() if callable(self._legal) else self._legal

@@ -21,6 +21,7 @@ from controller.core.errors import DataError, TopTableError
 from controller.core.events import Event
 from controller.core.quoting import printable, short_repr
 from controller.gamedata import DEMO_DIR
+from controller.gamedata.board import MAX_SENSORS
 from hardware.board.errors import BoardError, SimulatorError
 from hardware.board.events import (
     BoardResynced,
@@ -29,6 +30,7 @@ from hardware.board.events import (
     SensorChanged,
     SensorFlickering,
 )
+from hardware.board.settings import EXAMPLE_SENSORS
 
 DEFAULT_BOARD = DEMO_DIR / "board.toml"
 SECONDS = Number(0, 86_400)
@@ -48,7 +50,10 @@ def register(sub: Any) -> None:
         "sim", help="run the simulated board on a pseudo-terminal; commands on stdin"
     )
     p.add_argument(
-        "--sensors", type=Whole(1, 128), default=42, help="sensor count, 1..128 (default 42)"
+        "--sensors",
+        type=Whole(1, MAX_SENSORS),
+        default=EXAMPLE_SENSORS,
+        help=f"sensor count, 1..{MAX_SENSORS} (default {EXAMPLE_SENSORS})",
     )
     p.add_argument(
         "--link",

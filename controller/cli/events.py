@@ -72,6 +72,7 @@ def connection_from(args: argparse.Namespace) -> Connection:
 
     Raises:
         BrokerUrlError: a bad --mqtt URL.
+        FlagError: --ca-file with a plain (mqtt://) broker.
     """
     broker = parse_broker_url(args.mqtt)
     ca_file = getattr(args, "ca_file", None)

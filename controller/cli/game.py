@@ -21,10 +21,12 @@ from controller.cli.flags import (
 )
 from controller.game.bots import BOTS
 from controller.game.perft import STATES as PERFT_STATES
+from controller.game.session import DEFAULT_PLAY
 from controller.game.state import MAX_PLAYERS, MAX_STORY_PLAYERS, MIN_PLAYERS, Length
 from controller.rules.variants import Variants
 
 GAMES = Whole(1, 1_000_000)
+PLAY_PLAYERS, PLAY_LENGTH, PLAY_SEED = DEFAULT_PLAY
 DATA_HELP = "data directory (default: $TOPTABLE_DATA or the demo set)"
 RESUME_DATA_HELP = (
     "the data the game was played with, where it is now (default: the folder the journal "
@@ -73,11 +75,18 @@ def register(sub: Any) -> None:
         help="journal file (SQLite); resumed when it exists, with the set-up, seed and "
         "data set it records (a flag that contradicts them is refused)",
     )
-    play.add_argument("--players", type=PLAYERS, default=None, help="a new game's (default 4)")
     play.add_argument(
-        "--length", choices=[x.value for x in Length], default=None, help="a new game's (rounds10)"
+        "--players", type=PLAYERS, default=None, help=f"a new game's (default {PLAY_PLAYERS})"
     )
-    play.add_argument("--seed", type=SEED, default=None, help="a new game's seed (default 0)")
+    play.add_argument(
+        "--length",
+        choices=[x.value for x in Length],
+        default=None,
+        help=f"a new game's ({PLAY_LENGTH.value})",
+    )
+    play.add_argument(
+        "--seed", type=SEED, default=None, help=f"a new game's seed (default {PLAY_SEED})"
+    )
     play.add_argument("--data", type=ExistingDir(), help=DATA_HELP)
     play.add_argument("--json", action="store_true", help="print the final state as JSON")
     play.add_argument("--story", action="store_true", help="a Story-mode game (2..4 players)")

@@ -29,7 +29,6 @@ class Symbol(StrEnum):
 
 ALL_SYMBOLS: tuple[Symbol, ...] = tuple(Symbol)
 ATTACK_SYMBOLS: tuple[Symbol, ...] = (Symbol.KICK, Symbol.PUNCH, Symbol.SPHERE, Symbol.STRENGTH)
-WILD: Symbol = Symbol.STAR
 SYMBOL_NAMES: tuple[str, ...] = tuple(s.value for s in Symbol)
 
 MAX_POOL = 6

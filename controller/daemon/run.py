@@ -27,7 +27,7 @@ from controller.daemon.camera_watch import camera_heartbeat
 from controller.daemon.events import StopTable
 from controller.daemon.journals import StartError, game_data_for, held_game_id, resume_or_start
 from controller.daemon.loop import TableLoop
-from controller.daemon.tables import open_devices, open_table, start_timers
+from controller.daemon.tables import RunningTable, open_devices, open_table, start_timers
 from controller.system.logs import setup_logging
 from controller.system.memory import return_large_buffers
 from controller.system.sdnotify import Notifier, Watchdog
@@ -78,7 +78,7 @@ def run_table(config_path: Path) -> int:
         )
         stack.callback(held.close)
         devices = stack.enter_context(open_devices(config, loop.events, data, held_game_id(held)))
-        running = open_table(config, loop, devices, held)
+        running: RunningTable = open_table(config, loop, devices, held)  # either kind, alike
         table = running.table
         publisher = running.publish(config.events)
         if publisher is not None:

@@ -44,11 +44,9 @@ from controller.publish.settings import EventsSettings
 from controller.table.settings import TableConfig
 
 DEMO_CONFIG = DEMO_DIR / "config.toml"
+"""The dice table on simulated devices (``toptable run --config`` takes it too)."""
 DEMO_PLAYER = "demo"
 """Who plays a journal the demo started (its bots): recorded in it."""
-"""The dice table on simulated devices (``toptable run --config`` takes it too)."""
-COMPANION_CONFIG = DEMO_DIR / "companion.toml"
-"""A companion table on simulated devices: two dummy displays and the buttons."""
 TICK_EVERY_S = 0.1
 FLUSH_S = 5.0  # at the end, how long the demo waits for the broker to take every row
 

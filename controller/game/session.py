@@ -297,6 +297,7 @@ def run_journaled(
     Raises:
         JournalError: the journal at ``path`` cannot be resumed.
         ContradictionError: a given value contradicts the journal.
+        DataError: the data directory is not there, or a file of it does not load.
     """
     path = Path(path)
     if not journal_exists(path):

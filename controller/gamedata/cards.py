@@ -169,11 +169,6 @@ class Card:
     sphere_only: bool = False  # as an answer: to a sphere attack only (A l.344, l.366)
     target: int | None = None  # transformation_retry: the last form on this or more (B l.423)
 
-    @property
-    def is_special(self) -> bool:
-        """Whether the card counts against the one-Special-card-per-turn limit."""
-        return self.deck is Deck.SPECIAL
-
     def combo_view(self) -> CardCombo:
         """The card as the scorer sees it (damage for an attack card, else 0)."""
         damage = self.effect.amount if self.effect.kind is EffectKind.DAMAGE else 0

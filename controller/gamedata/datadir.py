@@ -36,13 +36,12 @@ from controller.core.tomlfile import read_toml
 from controller.gamedata import DEMO_DIR, data_dir
 from controller.gamedata.board import BoardLayout, load_board
 from controller.gamedata.cards import CardSet, Timing, load_cards
+from controller.gamedata.sources import BOARD, CARDS, STORY, WARRIORS
 from controller.gamedata.story import Story, load_story
 from controller.gamedata.warriors import WarriorFile, load_warriors
 from controller.rules.scoring import NO_COMBO_OPTION, SUM_OPTION
 
-WARRIORS = "warriors.toml"
-DATA_FILES = (WARRIORS, "board.toml", "cards.toml", "story.toml")
-NEEDED_FOR = {"board.toml": "a game", "cards.toml": "a game", "story.toml": "Story mode"}
+NEEDED_FOR = {BOARD: "a game", CARDS: "a game", STORY: "Story mode"}
 # In a source folder but not game data: the demo's simulated-table config.
 NOT_COPIED = frozenset({"config.toml", "__pycache__"})
 R = TypeVar("R")
@@ -107,19 +106,17 @@ def check_data_dir(directory: str | Path | None = None) -> DataCheck:
     warriors = reader.read(WARRIORS, load_warriors)
     if warriors is not None:
         reader.note(WARRIORS, _warriors_summary(warriors), _roster_problems(d / WARRIORS, warriors))
-    board = reader.read("board.toml", load_board)
+    board = reader.read(BOARD, load_board)
     if board is not None:
-        reader.note(
-            "board.toml", f"{len(board.spaces)} spaces" + _marked(board.example, "EXAMPLE layout")
-        )
+        reader.note(BOARD, f"{len(board.spaces)} spaces" + _marked(board.example, "EXAMPLE layout"))
     roster = warriors.roster if warriors is not None else None
-    cards = reader.read("cards.toml", load_cards)
+    cards = reader.read(CARDS, load_cards)
     if cards is not None:
-        clashes = _card_name_problems(d / "cards.toml", cards)
-        reader.note("cards.toml", f"{len(cards.cards)} cards" + _marked(cards.invented), clashes)
-    story = reader.read("story.toml", lambda path: load_story(path, roster))
+        clashes = _card_name_problems(d / CARDS, cards)
+        reader.note(CARDS, f"{len(cards.cards)} cards" + _marked(cards.invented), clashes)
+    story = reader.read(STORY, lambda path: load_story(path, roster))
     if story is not None:
-        reader.note("story.toml", f"{len(story.squares)} squares" + _marked(story.invented))
+        reader.note(STORY, f"{len(story.squares)} squares" + _marked(story.invented))
     return DataCheck(d, tuple(reader.lines), tuple(reader.problems), warriors, board, cards, story)
 
 
@@ -246,7 +243,7 @@ def init_data_dir(dest: str | Path, source: str | Path | None = None) -> DataIni
             str(dest), "", "", "already exists and is not empty; name a new directory"
         )
     src = data_dir(source if source is not None else DEMO_DIR)
-    if not (src / "warriors.toml").is_file():
+    if not (src / WARRIORS).is_file():
         raise DataError.single(str(src), "", "", "not a data directory: it has no warriors.toml")
     if dest.resolve().is_relative_to(src.resolve()):
         raise DataError.single(str(dest), "", "", f"is inside {src}; name a directory outside it")
@@ -319,7 +316,7 @@ def _make_bases_local(src: Path, dest: Path, copied: list[Path]) -> list[tuple[P
     """Follow the copied warriors file's ``base`` chain; copy each base outside ``src`` in."""
     src_root = src.resolve()
     rebased: list[tuple[Path, str]] = []
-    from_file, to_file = src / "warriors.toml", dest / "warriors.toml"
+    from_file, to_file = src / WARRIORS, dest / WARRIORS
     seen: set[Path] = set()
     while from_file.resolve() not in seen:
         seen.add(from_file.resolve())

@@ -39,9 +39,10 @@ HASH = "sha"
 PATH = "path"
 BOARD_LAYOUT = "board layout"
 BASE_OF = "base of "
-WARRIORS, BOARD = "warriors.toml", "board.toml"
+WARRIORS, BOARD, CARDS = "warriors.toml", "board.toml", "cards.toml"
 STORY = "story.toml"
-OTHERS = ("cards.toml", STORY)
+"""A data folder's files by name: the one place they are named."""
+OTHERS = (CARDS, STORY)
 
 
 def data_files(directory: Path, board: Path | None = None, story: bool = True) -> DataFiles:

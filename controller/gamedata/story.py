@@ -24,12 +24,13 @@ from controller.core.checked import Problems, name_problem
 from controller.core.quoting import short_repr
 from controller.core.tomlfile import read_toml
 from controller.gamedata.combo_symbols import combo_symbols
+from controller.gamedata.sources import STORY
 from controller.gamedata.warrior_fields import MAX_COMBO_DAMAGE
 from controller.rules.scoring import NO_COMBO_OPTION, SUM_OPTION, CardCombo
 from controller.rules.warriors import Roster
 
 SQUARES = 13
-STORY_FILE = "story.toml"
+STORY_FILE = STORY
 MULTI_FIGHT_SQUARES = frozenset({2, 5, 6, 8, 11})  # docs/rules.md §12: these offer several fights
 _TOP_KEYS = {"invented", "note", "square"}
 _SQUARE_KEYS = {"number", "fights", "combo", "points", "name"}

@@ -2,7 +2,8 @@
 
 Topics (``<table>`` is the table id)::
 
-    toptable/<table>/state    retained, QoS 1: the whole visible state (state_message)
+    toptable/<table>/state    retained, QoS 0 mid-game, 1 for the last and a flush: the
+                              whole visible state (state_message)
     toptable/<table>/events   QoS 1: one message per journal row (event_message)
     toptable/<table>/online   retained, QoS 1: online_message, "offline" also as the last will
 

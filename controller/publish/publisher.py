@@ -171,10 +171,6 @@ class Publisher:
         """Whether the broker is connected now."""
         return self._connected.is_set()
 
-    def link_status(self) -> LinkStatus:
-        """The link to the broker now."""
-        return self.link.status()
-
     def wait_link(self, timeout: float) -> LinkStatus:
         """Wait up to ``timeout`` s for the broker's first answer (or the lack of one)."""
         return self.link.wait_answer(timeout)

@@ -136,6 +136,10 @@ def plain_with_ca(broker: Broker, ca_file: Path | None) -> bool:
     return ca_file is not None and not broker.tls and broker.port == DEFAULT_PORT
 
 
+KEEPALIVE_S = 30
+"""The MQTT keepalive unless ``[events] keepalive`` says (seconds)."""
+
+
 @dataclass(frozen=True)
 class Connection:
     """How to reach and log in to a broker."""
@@ -144,7 +148,7 @@ class Connection:
     username: str | None = None
     password_file: Path | None = None
     ca_file: Path | None = None
-    keepalive: int = 30
+    keepalive: int = KEEPALIVE_S
 
     @property
     def tls(self) -> bool:
@@ -288,7 +292,7 @@ def parse_events(s: Section) -> EventsSettings | None:
     username = s.get("username", None, _name)
     password_file = s.get("password_file", None, path_in(s.base_dir))
     ca_file = s.get("ca_file", None, path_in(s.base_dir))
-    keepalive = s.get("keepalive", 30, integer(5, 300))
+    keepalive = s.get("keepalive", KEEPALIVE_S, integer(5, 300))
     no_people: tuple[Person, ...] = ()
     people = s.get("players", no_people, _people)
     for key, example in (("broker", "mqtt://scoreboard.local:1883"), ("table_id", "table-1")):

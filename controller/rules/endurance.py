@@ -10,6 +10,7 @@ from controller.rules.variants import DEFAULT_VARIANTS, Variants
 from controller.rules.warriors import Form, Warrior
 
 HEALTH_PER_TURN = 5
+"""The damage the *Health* ability removes at the start of its owner's turn (§8)."""
 
 
 def divided_damage(damage: int, divisor: int) -> int:

@@ -253,13 +253,3 @@ def scorer_for(
     scorer = ThrowScorer(fighter, cards, variants)
     fighter.memo[key] = scorer
     return scorer
-
-
-def score_throw(
-    fighter: Fighter,
-    dice: Sequence[Symbol],
-    cards: Sequence[CardCombo] = (),
-    variants: Variants = DEFAULT_VARIANTS,
-) -> ThrowScore:
-    """Score one final throw (a one-off; use :class:`ThrowScorer` in loops)."""
-    return ThrowScorer(fighter, cards, variants).score(dice)

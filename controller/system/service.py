@@ -143,14 +143,17 @@ def choose_board_serial(
     plugged in and none is given (an upgrade with the board unplugged).
 
     Raises:
-        ServiceError: ``given`` matches none of the Picos plugged in, or several
-            Picos are plugged in and none was given.
+        ServiceError: ``given`` is no USB serial number or matches none of the Picos
+            plugged in, or several Picos are plugged in and none was given.
     """
     found = picos(devices) if look else []
     skipped = skipped_text(devices) if look else ""
     numbers = [d.serial for d in found if d.serial]
     if given is not None:
-        check_serial_number(given)
+        try:
+            check_serial_number(given)
+        except SerialPortError as exc:
+            raise ServiceError(str(exc)) from None
         if numbers and given not in numbers:
             raise ServiceError(
                 f"--board-serial {given}: no Pico with that USB serial number is plugged in; "

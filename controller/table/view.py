@@ -9,7 +9,6 @@ question the table asks (a read to check, a choice to make) from what
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.core.game_limits import extra_round
@@ -200,8 +199,3 @@ def _fighter(state: GameState, name: str, form: str | None) -> FighterView:
 def faults_from(sources: dict[str, str]) -> tuple[Fault, ...]:
     """Faults in a stable order from a source -> message mapping."""
     return tuple(Fault(source, message) for source, message in sorted(sources.items()))
-
-
-def choices_text(labels: Sequence[str], limit: int = 24) -> tuple[str, ...]:
-    """Choice labels cut to what a 128-px line shows."""
-    return tuple(label if len(label) <= limit else label[: limit - 1] + "…" for label in labels)

@@ -31,7 +31,7 @@ from hardware.board.guard import FlickerGuard
 from hardware.board.health import HealthReport
 from hardware.board.memory import BoardMemory, LinkStats, Record
 from hardware.board.said import Said
-from hardware.board.session import HostSession, LinkPhase
+from hardware.board.session import SILENCE_S, HostSession, LinkPhase
 from hardware.board.settings import DEFAULT_BAUD
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class BoardLink:
         record: Record | None = None,
         *,
         baudrate: int = DEFAULT_BAUD,
-        silence_s: float = 5.0,
+        silence_s: float = SILENCE_S,
         backoff_s: tuple[float, float] = (0.05, 0.5),
         guard: FlickerGuard | None = None,
         on_frame: Callable[[tuple[int, int, int, bytes]], None] | None = None,

@@ -43,6 +43,11 @@ class LinkPhase(StrEnum):
     REFUSED = "refused"
 
 
+SILENCE_S = 5.0
+"""How long the board may send no valid frame before the link is lost (PROTOCOL.md: 5 s;
+it sends a heartbeat every 250 ms)."""
+
+
 @dataclass
 class HostSession:
     """One connection's protocol state machine. ``poll`` returns a reason when the link must drop."""
@@ -53,7 +58,7 @@ class HostSession:
     memory: BoardMemory
     stats: LinkStats
     record: Record | None = None
-    silence_s: float = 5.0
+    silence_s: float = SILENCE_S
     on_frame: Callable[[tuple[int, int, int, bytes]], None] | None = None
     phase: LinkPhase = LinkPhase.IDENTIFY
     refusal: str = ""

@@ -17,6 +17,9 @@ from controller.core.config_schema import Section, choice, device_path, integer,
 
 DEFAULT_BOARD_PORT = "/dev/toptable-board"
 """The symlink the udev rule (systemd/99-toptable-board.rules) makes for the Pico."""
+EXAMPLE_SENSORS = 42
+"""A simulated board's sensors unless told: the example board's 42 spaces (the
+firmware's own default, firmware/config.py, is the Pico's file, edited on the board)."""
 DEFAULT_BAUD = 115200
 """The link's rate when the config names none (the Pico's USB CDC ignores it)."""
 BAUD = (1200, 4_000_000)

@@ -33,6 +33,7 @@ from firmware.wire import MAX_SENSORS, Decoder, encode_frame
 from hardware.board.accounting import TruthChange
 from hardware.board.errors import SimulatorError
 from hardware.board.relay import FaultRelay
+from hardware.board.settings import EXAMPLE_SENSORS
 
 PROMPT_AFTER_INTERRUPT = (
     b'Traceback (most recent call last):\r\n  File "main.py", line 44, in <module>\r\n'
@@ -48,7 +49,7 @@ class SimBoard:
 
     def __init__(
         self,
-        sensors: int = 42,
+        sensors: int = EXAMPLE_SENSORS,  # the example board's
         link: str | Path | None = None,
         *,
         relay_up: FaultRelay | None = None,

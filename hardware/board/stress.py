@@ -26,6 +26,7 @@ from hardware.board.accounting import percentile, tally
 from hardware.board.events import BoardResynced, SensorChanged
 from hardware.board.link import BoardLink
 from hardware.board.relay import FaultRelay
+from hardware.board.settings import EXAMPLE_SENSORS
 from hardware.board.sim import SimBoard
 
 
@@ -41,7 +42,7 @@ class StressConfig:
     reset_every: float = 30.0
     rate: float = 100.0  # token events per second
     dwell: float = 0.5
-    sensors: int = 42
+    sensors: int = EXAMPLE_SENSORS
     latency_events: int = 1000
     seed: int = 1
 

@@ -9,7 +9,7 @@ from PIL import ImageDraw
 from controller.core.symbols import Symbol
 from hardware.displays.font import SMALL, Font, normalise
 from hardware.displays.icons import ICON_SIZE, draw_icon
-from hardware.displays.model import FighterView, SeatView, TableView
+from hardware.displays.model import FighterView, TableView
 
 Size = tuple[int, int]
 Draw = ImageDraw.ImageDraw
@@ -215,8 +215,3 @@ def _initials(word: str) -> str:
         return word
     return "".join(next(c for c in part if c.isalnum()) for part in word.split("-") if any(
         c.isalnum() for c in part))  # fmt: skip
-
-
-def current_seat(view: TableView) -> SeatView | None:
-    """The seat whose turn it is, if the view lists seats."""
-    return view.seats[view.seat] if 0 <= view.seat < len(view.seats) else None

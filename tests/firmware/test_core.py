@@ -70,6 +70,22 @@ def test_a_change_becomes_one_numbered_event_within_two_scans() -> None:
     assert rig.fw.last_seq == 3
 
 
+def test_many_changes_at_once_go_in_frames_of_the_wire_formats_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review truth f08: the firmware built EVENTS by hand, 32 a frame whatever the wire
+    format said; it writes them with firmware/wire.py now, the one source for both sides."""
+    monkeypatch.setattr(wire, "EVENTS_PER_FRAME", 4)
+    rig = Rig(sensors=10, scan_ms=5, debounce=2)
+    rig.run(20)
+    rig.matrix[:] = bytes([1] * 10)
+    rig.run(10)
+    sent = rig.events()
+    assert [len(events) for _boot, _first, events in sent] == [4, 4, 2]
+    assert [first for _boot, first, _events in sent] == [1, 5, 9]
+    assert [e for *_, events in sent for e in events] == [(i, 1) for i in range(10)]
+
+
 def test_unacked_events_are_resent_with_backoff_until_acked() -> None:
     rig = Rig(rto_ms=60, rto_max_ms=200)
     rig.matrix[1] = 1

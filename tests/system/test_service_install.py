@@ -375,6 +375,9 @@ def test_an_upgrade_with_the_board_unplugged_keeps_the_pinned_pico(tmp_path: Pat
 def test_a_serial_number_that_would_break_the_rule_is_refused(bad: str) -> None:
     with pytest.raises(SerialPortError, match=r"--board-serial .*: expected a USB serial number"):
         check_serial_number(bad)
+    # the install's own contract (review truth f04): a ServiceError, as its docstring says
+    with pytest.raises(ServiceError, match=r"--board-serial .*: expected a USB serial number"):
+        choose_board_serial(bad, [], look=False)
 
 
 def test_service_files_prints_a_shipped_file(capsys: pytest.CaptureFixture[str]) -> None:

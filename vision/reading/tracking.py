@@ -15,18 +15,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-LIGHTNING = "lightning"
-SURPRISE = "surprise"
-NORMAL = "normal"
+from controller.core.symbols import speed_after_throws
 
 
 def attack_speed(throws: int) -> str:
-    """The attack speed given by ``throws`` throws (1 = first roll only)."""
-    if throws <= 1:
-        return LIGHTNING
-    if throws == 2:
-        return SURPRISE
-    return NORMAL
+    """The attack speed's name given by ``throws`` throws (1 = first roll only): the
+    rules' own (:func:`controller.core.symbols.speed_after_throws`)."""
+    return speed_after_throws(throws).value
 
 
 @dataclass(frozen=True)

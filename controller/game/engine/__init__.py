@@ -38,7 +38,6 @@ from controller.game.engine.attack import (
 from controller.game.engine.common import (
     FLEE_STEPS,
     FUSION_ROLL_NEEDED,
-    HEALTH_PER_TURN,
     MOVE_STEPS,
     attack_cards,
     board_space,
@@ -87,7 +86,6 @@ from controller.game.engine.who import ActorKind, Awaiting, InputKind, actor, aw
 __all__ = [
     "FLEE_STEPS",
     "FUSION_ROLL_NEEDED",
-    "HEALTH_PER_TURN",
     "MOVE_STEPS",
     "ActorKind",
     "Awaiting",

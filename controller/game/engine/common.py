@@ -32,9 +32,8 @@ from controller.rules.warriors import Fighter
 
 FLEE_STEPS = 3  # Solar Flare: flee 3 spaces (§8)
 FUSION_ROLL_NEEDED = 4
-HEALTH_PER_TURN = 5
 
-__all__ = ["FLEE_STEPS", "FUSION_ROLL_NEEDED", "HEALTH_PER_TURN", "MOVE_STEPS", "limit_problem"]
+__all__ = ["FLEE_STEPS", "FUSION_ROLL_NEEDED", "MOVE_STEPS", "limit_problem"]
 
 
 # ------------------------------------------------------------------ seats and pieces

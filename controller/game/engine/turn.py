@@ -8,7 +8,6 @@ from controller.core.errors import IllegalActionError
 from controller.core.game_limits import MAX_EXTRA_ROUNDS
 from controller.core.quoting import short_repr
 from controller.game.engine.common import (
-    HEALTH_PER_TURN,
     draw,
     new_turn_counts,
     playable,
@@ -19,6 +18,7 @@ from controller.game.engine.fusion import fusion_ready
 from controller.game.events import Discard
 from controller.game.state import FUSIONS, HAND_LIMIT, GameState, Phase
 from controller.gamedata.cards import Card, Deck, EffectKind, Timing
+from controller.rules.endurance import heal
 from controller.rules.warriors import AbilityKind
 
 
@@ -41,7 +41,7 @@ def start_turn(s: GameState, seat: int) -> None:
     s.combat = None
     for p in s.on_board(seat):  # Health: removes up to 5 of its damage each turn (§8)
         if p.damage and s.data.warrior(p.name).ability.kind is AbilityKind.HEALTH:
-            put(s, p._replace(damage=max(0, p.damage - HEALTH_PER_TURN)))
+            put(s, p._replace(damage=heal(p.damage)))
     if len(s.hands[seat]) > HAND_LIMIT and (s.on_board(seat) or s.config.rules_revision < 7):
         s.phase = Phase.DISCARD
         return
