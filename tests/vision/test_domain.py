@@ -202,6 +202,7 @@ def test_the_reader_posts_out_of_depth_when_a_warning_comes(calibrated: FaceMode
     ]  # fmt: skip
     first = events[0]
     assert isinstance(first, OutOfDepth)
+    assert first.timestamp < 10  # at the first frame, where no die lies (review depth f01)
     assert any(w.startswith("a 1280x720 photo") for w in first.warnings)
     assert "photo size not the calibrated one" in first.lines
     assert len(first.lines) == len(first.warnings)
@@ -299,3 +300,37 @@ def test_the_shipped_model_warns_like_a_calibrated_one(model: FaceModel) -> None
     assert isinstance(first, OutOfDepth)
     assert first.lines == ("photo size not the calibrated one",)
     assert isinstance(q.get_nowait(), ThrowSettled)
+
+
+def test_dice_thrown_twice_and_none_found_say_the_camera_moved(calibrated: FaceModel) -> None:
+    """Review depth f01: a camera moved away made every die too small to be found; each
+    throw read as an empty tray, and nothing was said while the table waited. An empty
+    tray once (the dice taken up to throw again), a hand over the tray that leaves it as
+    it was, and a camera nobody waits a throw from are no such thing."""
+    far = _frame(0.2, seed=7)  # the camera five times as far: dice a fifth as large
+    farther = _frame(0.2, seed=8)
+    empty = _frame(seed=9, count=0)
+    assert not read_frame(far, calibrated).dice and not read_frame(farther, calibrated).dice
+    hand = empty.copy()
+    hand[300:700, 400:900] = 60
+    q: queue.Queue[Event] = queue.Queue()
+
+    def feed(reader: DiceReader, frames: list[NDArray[Any]], still: int = 6) -> list[Event]:
+        for n, frame in enumerate(frames):
+            for k in range(still if frame is not hand else 1):  # a hand passes, moving
+                reader.feed(frame, n * 10.0 + k)
+        return [q.get_nowait() for _ in range(q.qsize())]
+
+    reader = DiceReader(calibrated, q, expect=6)
+    assert [type(e) for e in feed(reader, [_frame(seed=2)])] == [ThrowSettled]
+    assert feed(reader, [empty]) == []  # the dice taken up to be thrown again
+    said = feed(reader, [far])
+    assert [type(e) for e in said] == [OutOfDepth]
+    assert said[0].lines == ("no dice found: camera moved?",)  # type: ignore[attr-defined]
+    assert "where 6 were expected" in said[0].warnings[0]  # type: ignore[attr-defined]
+    assert feed(reader, [farther]) == []  # said once
+    assert [type(e) for e in feed(reader, [_frame(seed=2)])] == [BackInDepth, ThrowSettled]
+    calm = DiceReader(calibrated, q, expect=6)
+    assert feed(calm, [empty, hand, empty, hand, empty]) == []
+    idle = DiceReader(calibrated, q)  # no pool size told: no throw awaited
+    assert [type(e) for e in feed(idle, [_frame(seed=2), empty, far, farther])] == [ThrowSettled]

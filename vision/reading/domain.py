@@ -56,6 +56,7 @@ class DomainIssue(Enum):
     DICE_LARGER = "dice_larger"
     MORE_OBLIQUE = "more_oblique"
     MORE_STRAIGHT = "more_straight"
+    NO_DICE = "no_dice"  # dice thrown in, none found (vision.reading.reader)
 
     @property
     def line(self) -> str:
@@ -81,6 +82,7 @@ _LINES = {
     DomainIssue.DICE_LARGER: "dice larger than calibrated",
     DomainIssue.MORE_OBLIQUE: "camera more oblique than calibrated",
     DomainIssue.MORE_STRAIGHT: "camera more upright than calibrated",
+    DomainIssue.NO_DICE: "no dice found: camera moved?",
 }
 
 
@@ -90,6 +92,18 @@ class DomainWarning:
 
     kind: DomainIssue
     text: str
+
+
+def no_dice_warning(expected: int) -> DomainWarning:
+    """Dice thrown into the tray (it changed) where ``expected`` were awaited, and none
+    found: the camera moved (its dice too small or large for the finder), or its view or
+    the dice are not those calibrated."""
+    return DomainWarning(
+        DomainIssue.NO_DICE,
+        f"no die found in the tray after two throws where {expected} were expected: "
+        "if the dice lay in view, the camera moved or its view or the dice changed since "
+        "calibration (calibrate again); enter the dice with the buttons meanwhile",
+    )
 
 
 @dataclass(frozen=True)

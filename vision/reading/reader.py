@@ -41,7 +41,7 @@ from vision.events import (
     ThrowSettled,
     TrayObstructed,
 )
-from vision.reading.domain import DomainIssue
+from vision.reading.domain import DomainIssue, no_dice_warning
 from vision.reading.evidence import ThrowBoxes, write_boxes
 from vision.reading.model import FaceModel
 from vision.reading.photo_room import room_for_photo
@@ -98,6 +98,36 @@ class DiceReader:
         self._boxes_unwritten = False  # a frame's boxes could not be kept (said once)
         self._said_full = False  # photos are not kept for want of room (said once)
 
+    def _judge_depth(self, read: DiceRead, timestamp: float, thrown_in: bool) -> None:
+        """Post :class:`OutOfDepth` when a kind of warning comes that was not posted since
+        the last frame without any (the dice's measures vary from throw to throw: no
+        repeats), :class:`BackInDepth` once none holds. A kind judged from the dice's
+        measures counts once two throws in a row show it (one throw's may mislead: a
+        die's mark taken for its outline), the frame's size at once. A tray where no die
+        was found says nothing of the dice's measures (what was said of them stands), but
+        two throws in a row into it (``thrown_in``: it changed) where dice were expected
+        and none found are a kind of their own (a camera moved: its frame's size is as
+        it was, its dice too small or large to be found)."""
+        warnings = list(read.warnings)
+        unjudged: set[DomainIssue] = set()  # the dice's kinds, left as they were
+        if not read.dice:
+            unjudged = {k for k in self._last_kinds if k.from_dice} - {DomainIssue.NO_DICE}
+            if thrown_in and self.expect:
+                warnings.append(no_dice_warning(self.expect))
+        kinds = {w.kind for w in warnings}
+        held = {k for k in kinds if not k.from_dice or k in self._last_kinds}
+        self._last_kinds = kinds | unjudged
+        if not self._last_kinds:
+            if self._warned_kinds:  # what was posted no longer holds
+                self.events.put(BackInDepth(timestamp))
+            self._warned_kinds = set()
+        elif held - self._warned_kinds:
+            self._warned_kinds |= held
+            shown = [w for w in warnings if w.kind in held]
+            self.warned = tuple(w.text for w in shown)
+            lines = tuple(w.kind.line for w in shown)
+            self.events.put(OutOfDepth(self.warned, lines, timestamp))
+
     def new_attack(self, expect: int | None = None) -> None:
         """The next throw starts a new attack (roll 1); optionally change the pool size."""
         self.tracker.new_attack()
@@ -130,27 +160,11 @@ class DiceReader:
             self.state = "obstructed"
             self.events.put(TrayObstructed(timestamp))
             return None
+        self._judge_depth(read, timestamp, thrown_in=self.settle.tray_changed)
         if not read.dice:
             self.state = "empty"
             return None
         self.state = "read"
-        # posted when a kind of warning comes that was not posted since the last frame
-        # without any (the dice's measures vary from throw to throw: no repeats); a kind
-        # judged from the dice's measures counts once two throws in a row show it (one
-        # throw's may mislead: a die's mark taken for its outline), the frame's size at once
-        kinds = {w.kind for w in read.warnings}
-        held = {k for k in kinds if not k.from_dice or k in self._last_kinds}
-        self._last_kinds = kinds
-        if not kinds:
-            if self._warned_kinds:  # what was posted no longer holds
-                self.events.put(BackInDepth(timestamp))
-            self._warned_kinds = set()
-        elif held - self._warned_kinds:
-            self._warned_kinds |= held
-            shown = [w for w in read.warnings if w.kind in held]
-            self.warned = tuple(w.text for w in shown)
-            lines = tuple(w.kind.line for w in shown)
-            self.events.put(OutOfDepth(self.warned, lines, timestamp))
         step = self.tracker.step(
             [TrackedDie(d.center, max(d.box[2], d.box[3]), d.face) for d in read.dice]
         )
