@@ -131,20 +131,21 @@ def cmd_watch(args: argparse.Namespace) -> int:
     gave no frame.
 
     Raises:
-        FlagError: --device names no device.
+        FlagError: --device names no device, --video no video.
     """
+    # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
+    # (cv2.utils.logging is absent from the opencv-python wheels; cv2.setLogLevel is not)
+    cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
     if args.folder:
         config = CameraConfig(kind=CameraSource.FOLDER, path=args.folder)
     elif args.video:
+        _a_video(args.video)
         config = CameraConfig(kind=CameraSource.FILE, path=args.video)
     elif args.synthetic:
         config = CameraConfig(kind=CameraSource.SYNTHETIC, seed=args.seed, dice=args.expect or 6)
     else:
         _camera_there(args.device, "--folder, --video or --synthetic")
         config = CameraConfig(kind=CameraSource.V4L2, device=args.device)
-    # a lost camera is retried every second: keep OpenCV's own warnings off the terminal
-    # (cv2.utils.logging is absent from the opencv-python wheels; cv2.setLogLevel is not)
-    cv2.setLogLevel(CV_LOG_LEVEL_ERROR)
     events: queue.Queue[Event] = queue.Queue()
     reader = DiceReader(
         face_model(args.model), events, expect=args.expect, evidence_dir=args.evidence
@@ -169,6 +170,21 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(f"toptable dice watch: the camera gave no frame{why}", file=sys.stderr)
         return 1
     return 0
+
+
+def _a_video(path: str | os.PathLike[str]) -> None:
+    """Raises:
+    FlagError: ``path`` gives no frame OpenCV can read (not a video, or cut short): bad
+        input named on the command line, not a camera that went away.
+    """
+    capture = cv2.VideoCapture(os.fspath(path))
+    try:
+        readable = capture.isOpened() and capture.read()[0]
+    finally:
+        capture.release()
+    if not readable:
+        raise FlagError(f"argument --video: {printable(os.fspath(path))}: no frame OpenCV can read in it "
+                        "(not a video, or cut short)")  # fmt: skip
 
 
 def _print_event(event: Event) -> str:

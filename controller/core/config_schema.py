@@ -197,11 +197,19 @@ def number(lo: float, hi: float) -> Convert[float]:
     """A number (integer or float, not NaN) within ``lo..hi``."""
 
     def convert(value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise InvalidOptionError(f"must be a number (got {shown(value)})")
-        return _within(float(value), lo, hi, lambda x: f"{x:g}")
+        if isinstance(value, float) and math.isnan(value):
+            raise InvalidOptionError(f"must be a number (got {shown(value)})")
+        # TOML's integers have no bound: one past a float's range is compared as it is
+        _within(value, lo, hi, _number_text)
+        return float(value)
 
     return convert
+
+
+def _number_text(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) or abs(x) < 10**15 else shown(x)
 
 
 def boolean(value: Any) -> bool:

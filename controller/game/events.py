@@ -12,7 +12,7 @@ enums by their values, absent values (None) as the first release spelled them
 
 from __future__ import annotations
 
-import math
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -95,10 +95,7 @@ _HINTS: dict[type, dict[str, Any]] = {}
 
 
 def _hints(cls: type) -> dict[str, Any]:
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls)
-    return hints
+    return _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
 
 
 def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
@@ -122,6 +119,8 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
         inner = typing.get_args(hint)[0]
         return tuple(_decode(x, inner) for x in v)
     if hint is Symbol:
+        if not isinstance(v, str):
+            raise TypeError(f"expected a face name, got {short_repr(v)}")
         return parse_symbol(v)
     if isinstance(hint, type) and issubclass(hint, Enum):
         try:
@@ -131,7 +130,7 @@ def _decode(v: Any, hint: Any, f: Field[Any] | None = None) -> Any:
             raise ValueError(f"expected one of {known}, got {short_repr(v)}") from None
     if hint in _PLAIN and (isinstance(v, bool) or not isinstance(v, _PLAIN[hint])):
         raise TypeError(f"expected {_PLAIN_NAMES[hint]}, got {short_repr(v)}")
-    if hint is float and not math.isfinite(v):
+    if hint is float and not abs(v) <= sys.float_info.max:  # NaN, inf, an int past a float
         raise ValueError(f"expected a finite number, got {short_repr(v)}")
     return v
 

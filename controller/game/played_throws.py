@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.core.pathkind import exists
 from controller.game.corrections import fold_corrections
 from controller.game.events import DiceThrown, GameEvent, ThrowCorrected
 
@@ -50,7 +51,7 @@ def frame_path(evidence: str, journal: Path, game: str) -> Path:
     folder), in the journal's own frames folder (``JOURNAL.frames/GAME/``, where the table
     keeps them)."""
     path = Path(evidence)
-    if path.exists():
+    if exists(path):  # (False for a name the system refuses: left out as a frame gone)
         return path
     moved = journal.with_suffix(".frames") / game / path.name
-    return moved if moved.exists() else path
+    return moved if exists(moved) else path

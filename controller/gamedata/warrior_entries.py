@@ -54,7 +54,7 @@ def build_warrior(
             chk.bad(key, f"unknown key; expected one of {', '.join(sorted(WARRIOR_KEYS))}")
     for key in REQUIRED_WARRIOR if complete else ():
         if key not in entry:
-            chk.bad(key, 'missing (write "unknown" if the card is not at hand)')
+            chk.absent(key)
     chk.note(entry)
     before = problems.mark()
     endurance = chk.integer(entry.get("endurance"), "endurance", 1, MAX_ENDURANCE)
@@ -112,9 +112,7 @@ def _build_forms(raw: Any, chk: WarriorChecker, dice: int, complete: bool) -> tu
         chk.note(f, f"{label}.note", file)
         for key in REQUIRED_FORM if complete else ():
             if key not in f:
-                chk.bad(
-                    f"{label}.{key}", 'missing (write "unknown" if the card is not at hand)', file
-                )
+                chk.absent(f"{label}.{key}", file)
         name = f.get("name")
         if not isinstance(name, str) or not name.strip():
             if "name" in f:  # (a missing one is named above)

@@ -32,6 +32,7 @@ class WarriorChecker:
         self.problems = problems
         self.name = str(entry.get("name", "?"))
         self.unknown: set[str] = set()
+        self.missing: set[str] = set()  # the fields said missing (not said again as None)
 
     def file_of(self, field: str) -> str:
         origin: Mapping[str, str] = self.entry.get("_origin", {})
@@ -45,6 +46,11 @@ class WarriorChecker:
     def bad(self, field: str, message: str, file: str | None = None) -> None:
         self.problems.add(self.label, field, message, file=file or self.file_of(field))
 
+    def absent(self, field: str, file: str | None = None) -> None:
+        """``field``, which the entry must give, is missing (said once: not also as None)."""
+        self.missing.add(field)
+        self.bad(field, 'missing (write "unknown" if the card is not at hand)', file)
+
     def note(self, raw: Mapping[str, Any], field: str = "note", file: str | None = None) -> None:
         """A problem when ``raw`` (the entry or one of its forms) has a ``note`` that is not
         text (a remark for people, never read)."""
@@ -57,6 +63,8 @@ class WarriorChecker:
     ) -> int | None:
         if raw == UNKNOWN:
             self.unknown.add(field)
+            return None
+        if raw is None and field in self.missing:
             return None
         if not isinstance(raw, int) or isinstance(raw, bool) or not low <= raw <= high:
             self.bad(field, f"expected a whole number {low}..{high}, got {short_repr(raw)}", file)

@@ -22,7 +22,11 @@ from controller.core.pathkind import is_file
 from controller.core.quoting import short_repr
 from controller.core.symbols import SYMBOL_NAMES, Symbol
 from controller.core.tomlfile import read_toml
-from controller.gamedata.warrior_entries import build_warrior, check_name_clashes
+from controller.gamedata.warrior_entries import (
+    REQUIRED_WARRIOR,
+    build_warrior,
+    check_name_clashes,
+)
 from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.warriors import (
     Roster,
@@ -96,7 +100,14 @@ def load_warriors(path: str | Path) -> WarriorFile:
                 if isinstance(alias, str):
                     aliases[alias.casefold()] = key
     warriors: list[Warrior] = []
+    base_files = [f for f, _ in chain[:-1]]
+    empty = [f for f, data in chain[:-1] if not data.get("warrior")]
+    for file in empty:  # cut short, most likely: said once, not of each warrior it lacks
+        problems.add("", "warrior", "holds no [[warrior]] tables; expected the warriors the "
+                     "files naming it as their base complete", file=file)  # fmt: skip
     for entry in merged.values():
+        if _not_in_base(entry, base_files, problems, said=bool(empty)):
+            continue
         warrior = build_warrior(entry, problems)
         if warrior is not None:
             warriors.append(warrior)
@@ -105,6 +116,27 @@ def load_warriors(path: str | Path) -> WarriorFile:
     problems.check()
     files = tuple(f for f, _ in chain)
     return WarriorFile(Roster(warriors, str(path)), invented, files, die)
+
+
+def _not_in_base(
+    entry: Mapping[str, Any], bases: list[str], problems: Problems, said: bool = False
+) -> bool:
+    """Whether ``entry`` first comes in a file that completes ``bases`` and lacks what a
+    warrior needs (said in one line: a name that is not the base's, a typo most likely,
+    rather than each field missing, and named in the file that gives it; ``said``: an
+    empty base was said, which explains it)."""
+    gaps = [k for k in REQUIRED_WARRIOR if k not in entry]
+    if not bases or entry["_file"] in bases or not gaps:
+        return False
+    if said:
+        return True
+    in_base = ", ".join(Path(b).name for b in bases)
+    problems.add(
+        f"warrior {entry['name']!r}", "name", f"in none of its base files ({in_base}), and it "
+        f"gives no {', '.join(gaps)}: the base's name spelt otherwise, or a warrior new here "
+        "needs them", file=entry["_file"],
+    )  # fmt: skip
+    return True
 
 
 def _check_bases(

@@ -318,6 +318,13 @@ def test_watch_synthetic_and_lost_camera(
     assert "0 frames read" in captured.out
     assert captured.err.startswith(f"toptable dice watch: the camera gave no frame: {why}")
     assert captured.err.count("\n") == 1
+    for name, content in (("notes.avi", b"not a video at all\n"), ("cut.avi", b"RIFF\x00")):
+        video = tmp_path / name  # bad input named on the command line (review fuzz f06)
+        video.write_bytes(content)
+        assert main(["dice", "watch", "--video", str(video), "--seconds", "0.5"]) == 2
+        said = capsys.readouterr().err
+        assert said == (f"toptable: error: argument --video: {video}: no frame OpenCV can read "
+                       "in it (not a video, or cut short)\n")  # fmt: skip
 
 
 def test_annotate_writes_over_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -167,6 +167,9 @@ def test_unknown_section_is_rejected_with_a_suggestion() -> None:
         ({"table": {"journal": ""}}, "must not be empty"),
         ({"camera": {"fps": 0}}, "Option 'fps' in section 'camera' must have minimum of 1"),
         ({"camera": {"confidence": 1.5}}, "must have maximum of 1 (got 1.5)"),
+        ({"camera": {"fps": 10**400}}, "must have maximum of 120 (got 10000000"),  # review fuzz
+        ({"camera": {"fps": float("nan")}}, "must be a number (got nan)"),
+        ({"board": {"port": "/tmp/ttyACM0"}}, "must be a device path under /dev/"),
         ({"camera": {"device": "video0"}}, "must be a device path under /dev/"),
         ({"camera": {"device": 64}}, "must have maximum of 63"),
         ({"camera": {"source": "folder"}}, "Option 'path' in section 'camera' is required"),

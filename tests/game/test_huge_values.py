@@ -89,6 +89,10 @@ def test_the_engine_quotes_a_huge_name_in_part(kind: GameKind, named: set[str]) 
         ({"kind": "reward", "seat": 0, "deck": HUGE}, "expected one of attack, "),
         ({"kind": "dice", "dice": HUGE}, "expected a list, got 'xxx"),
         ({"kind": "defend", "seat": HUGE, "answer": "none"}, "expected a whole number, got 'xx"),
+        # a die that is no text, and a time past a float's range: a traceback (review fuzz)
+        ({"kind": "dice", "dice": ["kick", 3]}, "expected a face name, got 3"),
+        ({"kind": "dice", "dice": [None]}, "expected a face name, got None"),
+        ({"kind": "clock_started", "at": 10**400}, "expected a finite number, got 1000"),
     ],
 )
 def test_an_event_with_a_huge_value_is_refused_in_one_short_line(

@@ -171,6 +171,33 @@ def test_a_base_file_is_completed_and_its_problems_named(tmp_path: Path) -> None
     assert f"{over}: warrior 'Alpha': field 'values.strength'" in str(info.value)
 
 
+def test_a_name_the_base_spells_otherwise_or_an_empty_base_is_said_once(tmp_path: Path) -> None:
+    """Review fuzz f04: the base's Alpha renamed, the completing file's Alpha was said
+    missing endurance, power and technique, each twice (missing, then "got None"), all
+    of the completing file; a base cut short, every warrior so (610 lines)."""
+    over_text = 'base = "base.toml"\n[[warrior]]\nname = "Alpha"\ndodge = 2\n'
+    _write(tmp_path, GOOD.replace('"Alpha"', '"Alpah"'), "base.toml")
+    over = _write(tmp_path, over_text, "over.toml")
+    with pytest.raises(DataError) as info:
+        load_warriors(over)
+    assert str(info.value) == (
+        f"{over}: warrior 'Alpha': field 'name': in none of its base files (base.toml), and "
+        "it gives no endurance, power, technique, values, ability, combos: the base's name "
+        "spelt otherwise, or a warrior new here needs them"
+    )
+    base = _write(tmp_path, "# cut short\n", "base.toml")
+    with pytest.raises(DataError) as info:
+        load_warriors(over)
+    assert str(info.value) == (
+        f"{base}: field 'warrior': holds no [[warrior]] tables; expected the warriors the "
+        "files naming it as their base complete"
+    )
+    alone = _write(tmp_path, GOOD.replace("power = 4\n", "", 1), "alone.toml")
+    with pytest.raises(DataError) as info:
+        load_warriors(alone)
+    assert [(p.entry, p.field) for p in info.value.problems] == [("warrior 'Alpha'", "power")]
+
+
 @pytest.mark.parametrize("base", ["nope.toml", ".", "y" * 100_000])
 def test_a_base_that_is_no_file_is_named_in_the_file_that_names_it(
     tmp_path: Path, base: str

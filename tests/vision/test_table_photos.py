@@ -77,6 +77,12 @@ def test_boxes_kept_beside_a_frame_read_back(tmp_path: Path) -> None:
             "read",
             "face names or null",
         ),
+        (  # a number past a float's range: a traceback before (review fuzz f02)
+            '{"format": 1, "size": [640, 480], "boxes": [[1, 2, 3, 1' + "0" * 400 + "]], "
+            '"read": ["kick"]}',
+            "boxes[0]",
+            "[x, y, w, h]",
+        ),
     ],
 )
 def test_malformed_boxes_are_named(tmp_path: Path, text: str, field: str, expected: str) -> None:
@@ -145,6 +151,7 @@ def test_throws_whose_dice_cannot_be_told_apart_are_left_out_with_why(tmp_path: 
             PlayedThrow(two, ("kick", "kick", "star")),  # a third die the reader missed
             PlayedThrow(bare, ("kick",)),
             PlayedThrow(frames / "gone.jpg", ("kick",)),
+            PlayedThrow(frames / ("x" * 5000 + ".jpg"), ("kick",)),  # no file can be named so
             PlayedThrow(broken, ("kick",)),
             PlayedThrow(odd, ("blank",)),
             PlayedThrow(leaning, ("kick", "star")),  # the leaning die's face, chosen by hand
@@ -158,11 +165,13 @@ def test_throws_whose_dice_cannot_be_told_apart_are_left_out_with_why(tmp_path: 
     assert "3 dice settled on but 2 found in the frame" in why[two]
     assert "no dice boxes beside it" in why[bare]
     assert why[frames / "gone.jpg"] == "the frame is gone"
+    assert why[frames / ("x" * 5000 + ".jpg")] == "the frame is gone"  # review fuzz f05
+    assert all(len(line) < 1000 for line in report.lines())
     assert str(boxes_path(broken)) in why[broken] and "JSON" in why[broken]
     assert "faces blank are not of this face set" in why[odd]
     assert why[leaning] == "die 2 leaned (cocked): no flat face to learn"
     assert why[other_size] == "the frame is 320x240, but its boxes are of a 640x480 frame"
-    assert "left out 7 throws:" in report.lines()
+    assert "left out 8 throws:" in report.lines()
 
 
 def test_a_folder_of_other_faces_is_refused(tmp_path: Path) -> None:

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from controller.core.checked import name_key
 from controller.core.errors import DataError, DataProblem
+from controller.core.pathkind import is_file
+from controller.core.quoting import printable
 from vision.errors import DatasetWriteError
 from vision.images import header_size
 from vision.learning.dataset import Dataset, LabeledDie, LabeledImage
@@ -61,7 +63,7 @@ class TablePhotos:
         out = [f"wrote {self.photos} photos ({self.dice} dice) to {self.folder}"]
         if self.left_out:
             out.append(f"left out {len(self.left_out)} throws:")
-            out.extend(f"  {frame}: {why}" for frame, why in self.left_out)
+            out.extend(f"  {printable(str(frame))}: {why}" for frame, why in self.left_out)
         return out
 
 
@@ -125,7 +127,7 @@ def _link_or_copy(source: Path, target: Path) -> None:
 
 def _label_lines(throw: PlayedThrow, index: dict[str, int]) -> tuple[list[str] | None, str]:
     """The throw's label lines (``class cx cy w h``), or None and why it is left out."""
-    if not throw.frame.is_file():
+    if not is_file(throw.frame):  # (a name no file can have, too long: gone too)
         return None, "the frame is gone"
     try:
         kept = read_boxes(throw.frame)

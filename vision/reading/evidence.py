@@ -135,5 +135,8 @@ def _numbers(raw: object, count: int) -> Sequence[float] | None:
         return None
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw):
         return None
-    values = [float(v) for v in raw]
+    try:
+        values = [float(v) for v in raw]
+    except OverflowError:  # a JSON integer past a float's range
+        return None
     return values if all(math.isfinite(v) for v in values) else None
