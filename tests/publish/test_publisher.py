@@ -308,3 +308,18 @@ def test_a_publish_mark_that_cannot_be_saved_is_tried_every_few_seconds_and_said
     assert len([m for m in said if "cannot save the publish mark" in m]) == 1
     assert any("saved again" in m for m in said)
     assert AckMark(tmp_path / "j.sqlite", "g1").value == 42
+
+
+def test_a_mark_is_its_own_games_and_never_goes_back(tmp_path: Path) -> None:
+    """Review tests o02, o04: a new game at a journal path with an older game's mark beside
+    it (the journal deleted by hand) skipped that many of its first rows for good; an ack
+    of an earlier row (after a reconnect) took the mark back, and everything after it was
+    sent again."""
+    journal = tmp_path / "j.sqlite"
+    mark = AckMark(journal, "g1")
+    mark.advance(30)
+    mark.advance(12)  # an older row acknowledged again: the mark stays
+    assert mark.value == 30
+    mark.save()
+    assert AckMark(journal, "g1").value == 30
+    assert AckMark(journal, "g2").value == 0  # another game's mark: from its first row

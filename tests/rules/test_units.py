@@ -9,15 +9,24 @@ import pytest
 from controller.core.errors import InvalidThrowError
 from controller.core.symbols import (
     AttackSpeed,
+    Symbol,
     parse_symbols,
     speed_after_rerolls,
 )
 from controller.rules.endurance import divided_damage, heal, is_eliminated
 from controller.rules.pools import support_dice
-from controller.rules.scoring import SUM_OPTION, Option, OptionKind, ThrowScore
+from controller.rules.scoring import (
+    SUM_OPTION,
+    CardCombo,
+    Option,
+    OptionKind,
+    ThrowScore,
+    ThrowScorer,
+)
 from controller.rules.variants import UnknownVariantError, Variants
 from controller.rules.warriors import Ability, AbilityKind
 from tests.paths import REPO
+from tests.rules.helpers import scenario_roster
 
 
 def test_divided_damage_rounds_up() -> None:
@@ -111,3 +120,18 @@ def test_an_option_is_found_by_its_name_as_written_in_the_data() -> None:
     score = ThrowScore((0, 0, 0, 0, 0, 0), (square, total), square)
     assert score.option("Square 1 Combo ") is square and score.option("square 1 combo") is square
     assert score.option("sum") is total and score.option("Goku Blast") is None
+
+
+def test_the_best_option_is_the_first_on_a_tie() -> None:
+    """ThrowScore.best is "first on ties": the fighter's combo before a card of the same
+    damage (the card is kept), a card before the symbol sum (review tests r04)."""
+    goku = scenario_roster()["Son Goku"].fighter()
+    dice = [Symbol.SPHERE, Symbol.SPHERE, Symbol.SPHERE, Symbol.KICK]
+    kamehameha = ThrowScorer(goku).score(dice).best
+    assert kamehameha.name == "Kamehameha"
+    same = CardCombo("Same Blast", (Symbol.SPHERE, Symbol.KICK), kamehameha.damage)
+    assert ThrowScorer(goku, [same]).score(dice).best.name == "Kamehameha"
+    total = ThrowScorer(goku).score([Symbol.KICK, Symbol.PUNCH]).best
+    assert total.kind is OptionKind.SUM
+    card = CardCombo("Even", (Symbol.KICK, Symbol.PUNCH), total.damage)
+    assert ThrowScorer(goku, [card]).score([Symbol.KICK, Symbol.PUNCH]).best.name == "Even"

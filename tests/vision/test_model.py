@@ -36,6 +36,12 @@ def test_nearest_face_and_confidence() -> None:
     assert tie.confidence < 0.2 and tie.unsure
     far = model.classify(np.full((1, FEATURE_SIZE), 50.0, np.float32))[0]
     assert far.unsure, "a patch unlike any face seen must be unsure"
+    # nearest to one face by far, yet farther from it than any of its dice lie: unlike
+    # every face seen, read sure by its confidence alone (review tests d01)
+    step = np.random.default_rng(1).normal(0, 1, FEATURE_SIZE).astype(np.float32)
+    odd = feats[0] + step * (2.5 * model.novelty / float(np.linalg.norm(step)))
+    read = model.classify(odd[None, :])[0]
+    assert read.face == 0 and read.confidence > 0.5 and read.unsure
 
 
 def test_a_face_without_samples_is_left_unlearned(tmp_path: Path) -> None:

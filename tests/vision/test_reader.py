@@ -16,6 +16,8 @@ from controller.core.symbols import Symbol
 from vision.errors import CameraError, ConfigError
 from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled, TrayObstructed
 from vision.learning.evaluate import match
+from vision.reading import read
+from vision.reading import reader as reader_module
 from vision.reading.evidence import read_boxes
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker, DiceReader
@@ -354,6 +356,44 @@ def test_a_camera_back_from_any_failure_reads_no_throw_from_the_dice_already_the
     # the hand's read: the baseline's dice where they lay (the table takes it for no throw)
     assert isinstance(again, ThrowSettled) and not again.moved and again.roll_no == 0
     assert isinstance(throw, ThrowSettled) and throw.rerolled == (0, 1) and throw.roll_no == 1
+    assert sorted(f or "" for f in throw.faces) == ["punch", "sphere"]
+
+
+@pytest.mark.timeout(30)
+def test_a_camera_lost_again_before_its_baseline_was_read_takes_a_new_one(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review tests cw03: back, the reading of its baseline failed (the camera lost again);
+    the source opened after that must take the tray as it lies for a baseline too, not read
+    the next still tray as a throw and only then say the camera is back."""
+    r = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5)
+    empty = r.render([])
+    lying = r.render(r.place([Symbol.STAR, Symbol.KICK]))
+    thrown = r.render(r.place([Symbol.PUNCH, Symbol.SPHERE]))
+    scripts: list[list[NDArray[Any] | None]] = [
+        [*[empty] * 5, None],
+        [*[lying] * 6, None],  # back: its baseline's reading fails, then the device goes
+        [*[lying] * 6, empty, thrown, *[thrown] * 6],
+    ]
+    failures = [MemoryError("no room")]
+    real = read.read_frame
+
+    def read_frame(*args: Any, **kw: Any) -> Any:
+        if worker.frames > 6 and failures:  # the first read of the second source
+            raise failures.pop()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(reader_module, "read_frame", read_frame)
+    q: queue.Queue[Event] = queue.Queue()
+    worker = CameraWorker(CameraConfig(kind=CameraSource.SYNTHETIC), DiceReader(model, q, expect=2),
+                          retry_s=0.01, opener=lambda c: _ScriptedSource(scripts.pop(0)))  # fmt: skip
+    with worker:
+        assert worker.finished.wait(20)
+    events = _drain(q)
+    assert not failures
+    assert [type(e) for e in events] == [CameraLost, CameraRestored, ThrowSettled, CameraLost]
+    throw = events[2]
+    assert isinstance(throw, ThrowSettled) and throw.roll_no == 1
     assert sorted(f or "" for f in throw.faces) == ["punch", "sphere"]
 
 

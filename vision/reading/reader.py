@@ -149,6 +149,7 @@ class DiceReader:
         read = read_frame(frame, self.model, self.expect)
         self.reads += 1
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
+            self._last_kinds.discard(DomainIssue.NO_DICE)  # no throw: none thrown unseen
             if read.obstructed:  # a hand over the tray: the still run after it moves is
                 self.settle.rebase(after_motion=True)
             else:

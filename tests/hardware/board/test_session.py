@@ -118,6 +118,31 @@ def test_events_are_acked_only_after_the_record_hook_returns() -> None:
     assert not lb.fw.pending
 
 
+def test_a_change_the_journal_could_not_take_during_a_resync_comes_again() -> None:
+    """Review tests h02: a snapshot's change whose recording failed must not be applied
+    (nor acked): the snapshot is asked for again and the change recorded then, once."""
+    recorded: list[SensorChanged] = []
+    fail = {"n": 1}
+
+    def record(ev: SensorChanged) -> None:
+        if ev.resync and fail["n"] > 0:
+            fail["n"] -= 1
+            raise RecordError("disk full")
+        recorded.append(ev)
+
+    lb = Loopback(record=record)
+    lb.run(50)
+    lb.set(3, True)  # on the board as it restarts: told by its snapshot
+    lb.set(4, True)
+    lb.reset()
+    lb.run(800)
+    assert fail["n"] == 0 and lb.stats.record_failures == 1
+    assert sorted((e.sensor, e.occupied) for e in recorded) == [(3, True), (4, True)]
+    emitted = [e for e in lb.events if isinstance(e, SensorChanged)]
+    assert sorted((e.sensor, e.occupied) for e in emitted) == [(3, True), (4, True)]
+    assert occupied(lb) == {3, 4}
+
+
 def test_wrong_protocol_version_is_refused_with_a_clear_message(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
