@@ -29,7 +29,8 @@ class HandoffReader(DiceReader):
         self._pending: list[int | None] = []
 
     def request_new_attack(self, pool: int | None) -> None:
-        """The next throw starts a new attack of ``pool`` dice (None: any count)."""
+        """The next throw starts a new attack of ``pool`` dice (None: any count; 0: the
+        roll is over, no throw is awaited: :meth:`DiceReader.roll_over`)."""
         with self._handoff:
             self._pending.append(pool)
 
@@ -38,7 +39,10 @@ class HandoffReader(DiceReader):
         with self._handoff:
             pending, self._pending = self._pending, []
         for pool in pending:
-            self.new_attack(pool)
+            if pool == 0:
+                self.roll_over()
+            else:
+                self.new_attack(pool)
         return super().feed(frame, timestamp)
 
 

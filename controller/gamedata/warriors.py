@@ -100,13 +100,9 @@ def load_warriors(path: str | Path) -> WarriorFile:
                 if isinstance(alias, str):
                     aliases[alias.casefold()] = key
     warriors: list[Warrior] = []
-    base_files = [f for f, _ in chain[:-1]]
-    empty = [f for f, data in chain[:-1] if not data.get("warrior")]
-    for file in empty:  # cut short, most likely: said once, not of each warrior it lacks
-        problems.add("", "warrior", "holds no [[warrior]] tables; expected the warriors the "
-                     "files naming it as their base complete", file=file)  # fmt: skip
+    lacking = _not_in_base(list(merged.values()), chain, problems)
     for entry in merged.values():
-        if _not_in_base(entry, base_files, problems, said=bool(empty)):
+        if entry["name"] in lacking:
             continue
         warrior = build_warrior(entry, problems)
         if warrior is not None:
@@ -119,24 +115,32 @@ def load_warriors(path: str | Path) -> WarriorFile:
 
 
 def _not_in_base(
-    entry: Mapping[str, Any], bases: list[str], problems: Problems, said: bool = False
-) -> bool:
-    """Whether ``entry`` first comes in a file that completes ``bases`` and lacks what a
-    warrior needs (said in one line: a name that is not the base's, a typo most likely,
-    rather than each field missing, and named in the file that gives it; ``said``: an
-    empty base was said, which explains it)."""
-    gaps = [k for k in REQUIRED_WARRIOR if k not in entry]
-    if not bases or entry["_file"] in bases or not gaps:
-        return False
-    if said:
-        return True
+    entries: list[dict[str, Any]], chain: list[tuple[str, dict[str, Any]]], problems: Problems
+) -> set[str]:
+    """The names of the ``entries`` that first come in a file completing a base and lack
+    what a warrior needs, each said in one line (the base's name spelt otherwise, most
+    likely: not each field missing), or, where a base holds no warrior at all (cut
+    short), that base once."""
+    bases = [file for file, _ in chain[:-1]]
+    lacking: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for entry in entries:
+        gaps = [k for k in REQUIRED_WARRIOR if k not in entry]
+        if bases and entry["_file"] not in bases and gaps:
+            lacking[entry["name"]] = (entry, gaps)
+    empty = [file for file, data in chain[:-1] if not data.get("warrior")]
+    if lacking and empty:
+        for file in empty:
+            problems.add("", "warrior", "holds no [[warrior]] tables; expected the warriors "
+                         "the files naming it as their base complete", file=file)  # fmt: skip
+        return set(lacking)
     in_base = ", ".join(Path(b).name for b in bases)
-    problems.add(
-        f"warrior {entry['name']!r}", "name", f"in none of its base files ({in_base}), and it "
-        f"gives no {', '.join(gaps)}: the base's name spelt otherwise, or a warrior new here "
-        "needs them", file=entry["_file"],
-    )  # fmt: skip
-    return True
+    for name, (entry, gaps) in lacking.items():
+        problems.add(
+            f"warrior {name!r}", "name", f"in none of its base files ({in_base}), and it "
+            f"gives no {', '.join(gaps)}: the base's name spelt otherwise, or a warrior new "
+            "here needs them", file=entry["_file"],
+        )  # fmt: skip
+    return set(lacking)
 
 
 def _check_bases(

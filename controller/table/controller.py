@@ -235,16 +235,20 @@ class TableController:
     def _announce_roll(self, state: GameState) -> None:
         """Tell the camera a new attempt starts (its roll count and dice count restart), or
         which roll is under way when it was not the last one told (an UNDO back to the
-        attack from the defence roll, a game resumed mid-attack)."""
+        attack from the defence roll, a game resumed mid-attack), or that the roll told
+        is over (0: no throw is awaited)."""
         c = state.combat
-        if self.roll_started is None or c is None:
+        if self.roll_started is None:
             return
         roll: tuple[Phase, int]
-        if state.phase is Phase.ATTACK:
+        if c is not None and state.phase is Phase.ATTACK:
             roll, thrown = (state.phase, c.pool), c.throws
-        elif state.phase is Phase.DEFENCE_ROLL:
+        elif c is not None and state.phase is Phase.DEFENCE_ROLL:
             roll, thrown = (state.phase, c.defence_pool), c.defence_throws
         else:
+            if self._roll_told is not None:
+                self._roll_told = None
+                self.roll_started(0)
             return
         if not thrown or roll != self._roll_told:
             self._roll_told = roll

@@ -138,7 +138,7 @@ def choice_screen(d: Draw, view: CompanionView, size: Size) -> None:
         text_centre(d, w, LINE + 4, f"{view.winner} WINS")
         last = wrap(view.last, w)[:2] if h >= 64 else []
         for i, line in enumerate([*last, NEXT_GAME_KEYS]):
-            text(d, (0, LINE + (16 if h >= 64 else 12) + i * LINE), line, w)
+            text(d, (0, LINE + (16 if h >= 64 else 14) + i * LINE), line, w)
         return
     if not view.options:
         title_bar(d, w, view.title, _label(view.step))

@@ -192,6 +192,11 @@ def test_a_name_the_base_spells_otherwise_or_an_empty_base_is_said_once(tmp_path
         f"{base}: field 'warrior': holds no [[warrior]] tables; expected the warriors the "
         "files naming it as their base complete"
     )
+    # a base of the die's faces alone, completed by whole warriors: no mistake (diff17 f02)
+    _write(tmp_path, '[die]\nname = "two stars"\nfaces = ["kick", "punch", "sphere", '
+           '"strength", "star", "star"]\n', "base.toml")  # fmt: skip
+    whole = _write(tmp_path, 'base = "base.toml"\n' + GOOD, "whole.toml")
+    assert load_warriors(whole).die.name == "two stars"
     alone = _write(tmp_path, GOOD.replace("power = 4\n", "", 1), "alone.toml")
     with pytest.raises(DataError) as info:
         load_warriors(alone)

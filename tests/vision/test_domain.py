@@ -304,33 +304,43 @@ def test_the_shipped_model_warns_like_a_calibrated_one(model: FaceModel) -> None
 
 def test_dice_thrown_twice_and_none_found_say_the_camera_moved(calibrated: FaceModel) -> None:
     """Review depth f01: a camera moved away made every die too small to be found; each
-    throw read as an empty tray, and nothing was said while the table waited. An empty
-    tray once (the dice taken up to throw again), a hand over the tray that leaves it as
-    it was, and a camera nobody waits a throw from are no such thing."""
-    far = _frame(0.2, seed=7)  # the camera five times as far: dice a fifth as large
-    farther = _frame(0.2, seed=8)
+    throw read as an empty tray, and nothing was said while the table waited. Not said
+    (review diff17 f01): an empty tray once (the dice taken up to throw again), a lamp or
+    a hand resting over the tray (all of it changes), a throw nobody awaits (the roll
+    over)."""
     empty = _frame(seed=9, count=0)
-    assert not read_frame(far, calibrated).dice and not read_frame(farther, calibrated).dice
-    hand = empty.copy()
-    hand[300:700, 400:900] = 60
+
+    def tiny(seed: int) -> NDArray[Any]:  # six dice seen from afar: too small to be found
+        frame = empty.copy()
+        for x, y in np.random.default_rng(seed).integers(200, 700, (6, 2)):
+            frame[y : y + 14, x : x + 14] = (235, 235, 235)
+            frame[y + 5 : y + 9, x + 5 : x + 9] = 20
+        return frame
+
+    far, farther, farthest = tiny(1), tiny(2), tiny(3)
+    assert not any(read_frame(f, calibrated).dice for f in (far, farther, farthest))
     q: queue.Queue[Event] = queue.Queue()
 
-    def feed(reader: DiceReader, frames: list[NDArray[Any]], still: int = 6) -> list[Event]:
+    hand = empty.copy()
+    hand[100:900, 300:1000] = 60  # the hand that throws (moving: one frame)
+
+    def feed(reader: DiceReader, frames: list[NDArray[Any]]) -> list[type]:
         for n, frame in enumerate(frames):
-            for k in range(still if frame is not hand else 1):  # a hand passes, moving
-                reader.feed(frame, n * 10.0 + k)
-        return [q.get_nowait() for _ in range(q.qsize())]
+            for k, shown in enumerate([hand] + [frame] * 6):  # the throw, then still
+                reader.feed(shown, n * 10.0 + k)
+        return [type(q.get_nowait()) for _ in range(q.qsize())]
 
     reader = DiceReader(calibrated, q, expect=6)
-    assert [type(e) for e in feed(reader, [_frame(seed=2)])] == [ThrowSettled]
-    assert feed(reader, [empty]) == []  # the dice taken up to be thrown again
-    said = feed(reader, [far])
-    assert [type(e) for e in said] == [OutOfDepth]
-    assert said[0].lines == ("no dice found: camera moved?",)  # type: ignore[attr-defined]
-    assert "where 6 were expected" in said[0].warnings[0]  # type: ignore[attr-defined]
-    assert feed(reader, [farther]) == []  # said once
-    assert [type(e) for e in feed(reader, [_frame(seed=2)])] == [BackInDepth, ThrowSettled]
+    assert feed(reader, [_frame(seed=2), empty, far]) == [ThrowSettled]  # once: taken up?
+    assert feed(reader, [farther]) == [OutOfDepth]
+    assert reader.warned[0].startswith("no die found in the tray after two throws where 6")
+    assert feed(reader, [farthest]) == []  # said once
+    assert feed(reader, [_frame(seed=2)]) == [BackInDepth, ThrowSettled]
+    lamp = (empty * 0.7).astype(np.uint8)
     calm = DiceReader(calibrated, q, expect=6)
-    assert feed(calm, [empty, hand, empty, hand, empty]) == []
-    idle = DiceReader(calibrated, q)  # no pool size told: no throw awaited
-    assert [type(e) for e in feed(idle, [_frame(seed=2), empty, far, farther])] == [ThrowSettled]
+    assert feed(calm, [empty, far, lamp, farther, lamp]) == []
+    over = DiceReader(calibrated, q, expect=6)
+    over.roll_over()  # the table awaits no throw
+    assert feed(over, [empty, far, farther, farthest]) == []
+    over.new_attack(6)
+    assert feed(over, [far, farther]) == [OutOfDepth]

@@ -33,15 +33,13 @@ from numpy.typing import NDArray
 from controller.core.events import Event
 from vision.errors import CameraError, ImageReadError, VisionError
 from vision.events import (
-    BackInDepth,
     CameraLost,
     CameraRestored,
     FrameUnreadable,
-    OutOfDepth,
     ThrowSettled,
     TrayObstructed,
 )
-from vision.reading.domain import DomainIssue, no_dice_warning
+from vision.reading.depth_watch import DepthWatch
 from vision.reading.evidence import ThrowBoxes, write_boxes
 from vision.reading.model import FaceModel
 from vision.reading.photo_room import room_for_photo
@@ -90,49 +88,27 @@ class DiceReader:
         self.last_read: DiceRead | None = None
         self.quiet_frames = 0  # frames in a row with nothing moving and nothing to read
         self.reads = 0  # frames read through (a settled tray, or its baseline)
-        self.warned: tuple[str, ...] = ()  # the out-of-depth warnings posted last
-        self._warned_kinds: set[DomainIssue] = set()
-        self._last_kinds: set[DomainIssue] = set()  # the last read frame's warnings
+        self.depth = DepthWatch(events, self.settle)
         self._count = 0
         self._photo = 0  # the last evidence photo's number tried
         self._boxes_unwritten = False  # a frame's boxes could not be kept (said once)
         self._said_full = False  # photos are not kept for want of room (said once)
 
-    def _judge_depth(self, read: DiceRead, timestamp: float, thrown_in: bool) -> None:
-        """Post :class:`OutOfDepth` when a kind of warning comes that was not posted since
-        the last frame without any (the dice's measures vary from throw to throw: no
-        repeats), :class:`BackInDepth` once none holds. A kind judged from the dice's
-        measures counts once two throws in a row show it (one throw's may mislead: a
-        die's mark taken for its outline), the frame's size at once. A tray where no die
-        was found says nothing of the dice's measures (what was said of them stands), but
-        two throws in a row into it (``thrown_in``: it changed) where dice were expected
-        and none found are a kind of their own (a camera moved: its frame's size is as
-        it was, its dice too small or large to be found)."""
-        warnings = list(read.warnings)
-        unjudged: set[DomainIssue] = set()  # the dice's kinds, left as they were
-        if not read.dice:
-            unjudged = {k for k in self._last_kinds if k.from_dice} - {DomainIssue.NO_DICE}
-            if thrown_in and self.expect:
-                warnings.append(no_dice_warning(self.expect))
-        kinds = {w.kind for w in warnings}
-        held = {k for k in kinds if not k.from_dice or k in self._last_kinds}
-        self._last_kinds = kinds | unjudged
-        if not self._last_kinds:
-            if self._warned_kinds:  # what was posted no longer holds
-                self.events.put(BackInDepth(timestamp))
-            self._warned_kinds = set()
-        elif held - self._warned_kinds:
-            self._warned_kinds |= held
-            shown = [w for w in warnings if w.kind in held]
-            self.warned = tuple(w.text for w in shown)
-            lines = tuple(w.kind.line for w in shown)
-            self.events.put(OutOfDepth(self.warned, lines, timestamp))
+    @property
+    def warned(self) -> tuple[str, ...]:
+        """The out-of-depth warnings posted last (:class:`DepthWatch`)."""
+        return self.depth.warned
 
     def new_attack(self, expect: int | None = None) -> None:
         """The next throw starts a new attack (roll 1); optionally change the pool size."""
         self.tracker.new_attack()
+        self.depth.awaiting = True
         if expect is not None:
             self.expect = expect
+
+    def roll_over(self) -> None:
+        """No throw is awaited until the next :meth:`new_attack` (the roll is over)."""
+        self.depth.awaiting = False
 
     def feed(self, frame: NDArray[Any], timestamp: float) -> ThrowSettled | None:
         """Take one frame; return (and post) the event when a throw has just settled."""
@@ -149,10 +125,10 @@ class DiceReader:
         read = read_frame(frame, self.model, self.expect)
         self.reads += 1
         if motion is Motion.BASELINE:  # the dice a camera back sees: the tracker's last roll
-            self._last_kinds.discard(DomainIssue.NO_DICE)  # no throw: none thrown unseen
             if read.obstructed:  # a hand over the tray: the still run after it moves is
                 self.settle.rebase(after_motion=True)
             else:
+                self.depth.baseline()
                 self.tracker.lying([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
                                     for d in read.dice])  # fmt: skip
             return None
@@ -161,7 +137,7 @@ class DiceReader:
             self.state = "obstructed"
             self.events.put(TrayObstructed(timestamp))
             return None
-        self._judge_depth(read, timestamp, thrown_in=self.settle.tray_changed)
+        self.depth.judge(read, self.expect, timestamp)
         if not read.dice:
             self.state = "empty"
             return None

@@ -58,9 +58,7 @@ class SettleDetector:
         self._rebasing = False
         self._wait_motion = False
         self._hand: NDArray[Any] | None = None  # the frame a rebase waits to see change
-        self._tray: NDArray[Any] | None = None  # the tray at the last settled or baseline frame
         self.motion = 0.0
-        self.tray_changed = True  # the last settled tray is not the one settled before it
 
     def reset(self) -> None:
         """Forget the previous frame; the next still run after motion settles again."""
@@ -116,22 +114,24 @@ class SettleDetector:
             return Motion.IDLE
         if self._rebasing and self._still >= p.still_frames:
             self._rebasing = False  # the baseline: what moves next is a throw
-            self._settled_on(small)
             return Motion.BASELINE
         if not self._armed:
             return Motion.IDLE
         if self._still >= p.still_frames:
             self._armed = False
-            self._settled_on(small)
             return Motion.SETTLED
         return Motion.SETTLING
 
-    def _settled_on(self, small: NDArray[Any]) -> None:
-        """Keep the still tray ``small``; say whether it differs from the last one kept (a
-        hand that passed over it left it as it was; dice thrown in did not)."""
-        before, self._tray = self._tray, small
-        if before is None or before.shape != small.shape:
-            self.tray_changed = True
-            return
-        changed = np.count_nonzero(cv2.absdiff(small, before) > self.params.diff_level)
-        self.tray_changed = changed / small.size > self.params.moving_share
+    @property
+    def view(self) -> NDArray[Any] | None:
+        """The last frame as the detector compares frames (small, blurred, grey)."""
+        return self._prev
+
+    def changed_share(self, before: NDArray[Any] | None) -> float:
+        """The share of the last frame's pixels that differ from ``before`` (an earlier
+        :attr:`view`) as much as motion does; 1 where there is none to compare with."""
+        now = self._prev
+        if before is None or now is None or before.shape != now.shape:
+            return 1.0
+        changed = np.count_nonzero(cv2.absdiff(now, before) > self.params.diff_level)
+        return float(changed) / now.size
