@@ -185,3 +185,21 @@ def test_the_camera_is_told_the_roll_again_after_an_undo(tmp_path: Path) -> None
     table.render()
     table.on_button(ButtonPressed(ButtonName.NEXT))  # no change of roll: not told again
     assert len(told) == count
+
+
+@pytest.mark.timeout(60)
+def test_the_camera_is_told_when_a_roll_is_over(tmp_path: Path) -> None:
+    """Review diff17 f01: the camera kept the last attack's pool as awaited through moves
+    and other turns, and said "no dice found" of trays nobody threw into; a roll's end is
+    told (0), once, and the next roll after it."""
+    told: list[int] = []
+    table, players = _table(tmp_path, told)
+    c = _until(table, players, Phase.ATTACK)
+    assert told == [c.pool]
+    while table.state.combat is not None:
+        players.step()
+    assert told[1::2] == [0] * (len(told) // 2) and 0 not in told[::2]  # each roll, its end
+    assert told[-1] == 0
+    ended = len(told)
+    _until(table, players, Phase.ATTACK)
+    assert told[ended - 1 :] == [0, table.state.combat.pool]  # type: ignore[union-attr]
