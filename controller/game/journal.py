@@ -20,8 +20,9 @@ effective events (what the game folds) skip both.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from controller.core.kinds import GameKind
@@ -109,19 +110,23 @@ class Journal(EventJournal[GameEvent]):
             )
         return event
 
-    def undo(self) -> GameEvent:
+    def undo(self, with_inputs: Collection[str] = ()) -> GameEvent:
         """Cancel the last effective event, which must be a player action; return it.
 
-        The clock's events (a pause, a resume) are stepped over: they stay.
+        The clock's events (a pause, a resume) are stepped over: they stay. Inputs of the
+        kinds ``with_inputs`` that follow the action (the decks the table shuffled once
+        the last warrior was drafted) are cancelled with it, the latest first.
 
         Raises:
             NothingToUndoError: nothing to undo.
             InputNotUndoneError: the last event is an input (a die's result is not
                 undone: journal a correction instead).
         """
-        last = self._last_effective(lambda r: r.kind not in CLOCK_KINDS)
-        if last is None:
+        rows = [r for r in reversed(self._effective_rows()) if r.kind not in CLOCK_KINDS]
+        following = list(itertools.takewhile(lambda r: r.kind in with_inputs, rows))
+        if len(rows) == len(following):
             raise NothingToUndoError(f"{self.path}: nothing to undo")
+        last = rows[len(following)]
         event = self.decode(last)
         if not event.is_action:
             raise InputNotUndoneError(
@@ -130,6 +135,8 @@ class Journal(EventJournal[GameEvent]):
                 "(if the read was wrong, journal a correction)",
                 event,
             )
+        for row in following:
+            self._cancel(row)
         self._cancel(last)
         return event
 

@@ -19,7 +19,14 @@ from controller.core.pathkind import exists, is_dir
 from controller.core.quoting import short_repr
 from controller.game import engine
 from controller.game.corrections import fold_corrections, open_to_correction
-from controller.game.events import DiceThrown, DieCorrected, DieRolled, GameEvent, ThrowCorrected
+from controller.game.events import (
+    DiceThrown,
+    DieCorrected,
+    DieRolled,
+    GameEvent,
+    Shuffled,
+    ThrowCorrected,
+)
 from controller.game.journal import Journal, JournalCorruptError, JournalError
 from controller.game.simulate import GameOutcome, play_game
 from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
@@ -241,12 +248,14 @@ class TableGame:
         return new
 
     def undo(self) -> GameEvent:
-        """Undo the last player action (journalled as an undo marker); return it.
+        """Undo the last player action (journalled as an undo marker), with the decks
+        shuffled after it (the table's own input: shuffled again as the game comes back
+        there); return it.
 
         Raises:
             JournalError: nothing to undo, or the last event is a die's result.
         """
-        event = self.journal.undo()
+        event = self.journal.undo(with_inputs=(Shuffled.kind,))
         self.state = engine.replay(self.config, self.data, self.events())
         return event
 

@@ -184,6 +184,8 @@ class TableController:
         self.faults.pop(FaultSource.RULES, None)
         self.faults.pop(FaultSource.JOURNAL, None)
         self.entry.board_note = None
+        if isinstance(event, ThrowCorrected | DieCorrected):  # folded in: as many events
+            self._built_for = None  # applied, but the choices are the corrected dice's
         self._changed()
         return True
 

@@ -201,5 +201,24 @@ def test_the_camera_is_told_when_a_roll_is_over(tmp_path: Path) -> None:
     assert told[1::2] == [0] * (len(told) // 2) and 0 not in told[::2]  # each roll, its end
     assert told[-1] == 0
     ended = len(told)
-    _until(table, players, Phase.ATTACK)
-    assert told[ended - 1 :] == [0, table.state.combat.pool]  # type: ignore[union-attr]
+    nxt = _until(table, players, Phase.ATTACK)
+    assert told[ended - 1 :] == [0, nxt.pool]
+
+
+@pytest.mark.timeout(60)
+def test_a_corrected_throw_is_offered_as_corrected(tmp_path: Path) -> None:
+    """Review buttons f01, f02: a correction is folded into the throw it corrects, the
+    events applied as many as before, and the chooser stayed the old throw's (its options
+    and damage; after a die's correction, the die's question itself: stuck)."""
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    table.on_throw(settled((Symbol.STAR,) * c.pool))
+    before = table.entry.chooser
+    assert before is not None
+    assert table.submit(ThrowCorrected((Symbol.PUNCH,) * c.pool))
+    after = table.entry.chooser
+    assert after is not None and after is not before
+    options = dict(engine.attack_options(table.state))
+    offered = [label for label in after.labels if "sum" in label]
+    assert offered == [f"symbol sum {options['sum']}"]
+    assert offered != [label for label in before.labels if "sum" in label]
