@@ -62,7 +62,7 @@ class CounterModel:
         self.rerolls = attack_rerolls(striker, target)
         self.reflects = target.has(AbilityKind.REFLECT_SPHERE)
         self.back_dodge = (
-            fighter_dodge_chance(striker, striker_support, die) if self.reflects else 0.0
+            fighter_dodge_chance(striker, striker_support, die, variants) if self.reflects else 0.0
         )
         self._solved: dict[int, tuple[AttackValuer, Solution]] = {}
         self._out: dict[tuple[int, int], tuple[float, float, float, float]] = {}

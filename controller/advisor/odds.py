@@ -144,9 +144,9 @@ def planner_row(
         o.expected_damage,
         p_combo,
         fighter.dodge,
-        defence_pool(fighter, 0),
+        defence_pool(fighter, 0, variants),
         defence_rerolls(fighter),
-        fighter_dodge_chance(fighter, 0, die),
+        fighter_dodge_chance(fighter, 0, die, variants),
     )
 
 

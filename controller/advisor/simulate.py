@@ -25,7 +25,7 @@ from controller.advisor.dp import STOP
 from controller.advisor.multisets import FloatArray, IntArray, Tables
 from controller.advisor.values import AttackValuer
 from controller.core.symbols import Defence, Symbol, speed_after_rerolls
-from controller.rules.attack import fit_answers
+from controller.rules.attack import dodge_needed, fit_answers
 from controller.rules.combat import may_strike_back, resolve_combat
 from controller.rules.combat_types import Attack, CombatInput, Side
 from controller.rules.dice import dice_of
@@ -33,6 +33,7 @@ from controller.rules.endurance import is_eliminated
 from controller.rules.pools import defence_pool, defence_rerolls
 from controller.rules.scoring import CardDefence, Option
 from controller.rules.speed import allowed_defences
+from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind, Fighter
 
 N_SYMBOLS = len(Symbol)
@@ -73,12 +74,8 @@ def simulate(
     ko = np.zeros(attempts, dtype=bool)
     if d is None:
         return damage, ko
-    n_d, r_d = defence_pool(d, 0), defence_rerolls(d)
-    p_good = sum(f in (Symbol.TELEPORT, Symbol.STAR) for f in faces) / len(faces)
-    good = rng.binomial(n_d, p_good, size=attempts)
-    for _ in range(r_d):
-        good = np.where(good < d.dodge, good + rng.binomial(n_d - good, p_good), good)
-    dealt = np.where(dodge_ok & (good >= d.dodge), 0.0, damage)
+    dodged = _dodges(rng, d, 0, faces, attempts, valuer.variants)
+    dealt = np.where(dodge_ok & dodged, 0.0, damage)
     already = valuer.defender_damage + (d.cost if d.form is not None else 0)
     for v in np.unique(dealt):
         ko[dealt == v] = is_eliminated(already + int(v), d.warrior.endurance, valuer.variants)
@@ -122,15 +119,22 @@ def _play(
 
 
 def _dodges(
-    rng: np.random.Generator, who: Fighter, support: int, faces: tuple[Symbol, ...], n: int
+    rng: np.random.Generator,
+    who: Fighter,
+    support: int,
+    faces: tuple[Symbol, ...],
+    n: int,
+    variants: Variants,
 ) -> npt.NDArray[np.bool_]:
-    """``n`` dodge rolls of ``who`` (keep teleports and stars, reroll the rest): made or not."""
-    pool, rerolls = defence_pool(who, support), defence_rerolls(who)
+    """``n`` dodge rolls of ``who`` (keep teleports and stars, reroll the rest), under the
+    game's ``variants`` (its pool, the teleports it needs): made or not."""
+    pool, rerolls = defence_pool(who, support, variants), defence_rerolls(who)
+    needed = dodge_needed(who, pool, variants)
     p_good = sum(f in (Symbol.TELEPORT, Symbol.STAR) for f in faces) / len(faces)
     good = rng.binomial(pool, p_good, size=n)
     for _ in range(rerolls):
-        good = np.where(good < who.dodge, good + rng.binomial(pool - good, p_good), good)
-    out: npt.NDArray[np.bool_] = good >= who.dodge
+        good = np.where(good < needed, good + rng.binomial(pool - good, p_good), good)
+    out: npt.NDArray[np.bool_] = good >= needed
     return out
 
 
@@ -201,9 +205,9 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
     oc, dodge_ok, reps = code(t, v, level, idx)
     flee = v.fled()
     cols += [level, oc, dodge_ok * (not flee) * _dodges(rng, d, advisor.defender_support, faces,
-             attempts)]  # fmt: skip
+             attempts, variants)]  # fmt: skip
     if d.has(AbilityKind.REFLECT_SPHERE):
-        cols.append(_dodges(rng, a, advisor.support, faces, attempts).astype(np.int64))
+        cols.append(_dodges(rng, a, advisor.support, faces, attempts, variants).astype(np.int64))
     cm = advisor.counter
     c_tables: Tables | None = None
     creps: list[tuple[int, Option]] = []
@@ -214,9 +218,13 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
         coc, cdodge_ok, creps = code(c_tables, cv, clevel, cidx)
         a_flees = cv.fled()
         cols += [clevel, coc, cdodge_ok * (not a_flees) * _dodges(rng, a, advisor.support, faces,
-                 attempts)]  # fmt: skip
+                 attempts, variants)]  # fmt: skip
         if a.has(AbilityKind.REFLECT_SPHERE):
-            cols.append(_dodges(rng, d, advisor.defender_support, faces, attempts).astype(np.int64))
+            cols.append(
+                _dodges(rng, d, advisor.defender_support, faces, attempts, variants).astype(
+                    np.int64
+                )
+            )
     keys, inverse = np.unique(np.stack(cols, axis=1).astype(np.int64), axis=0, return_inverse=True)
     out = np.zeros((len(keys), 4))
     attacker_side = Side(a.warrior, v.attacker_damage, advisor.support, form=a.form,

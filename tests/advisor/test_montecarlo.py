@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 
 from controller.advisor.advisor import Advisor
+from controller.advisor.defence import fighter_dodge_chance
+from controller.advisor.odds import planner_row
 from controller.advisor.simulate import simulate
 from controller.advisor.values import Objective
 from controller.rules.scoring import CardCombo
+from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind
 from tests.advisor.helpers import SP, ST, K, P, T, ability, fighter
 
@@ -34,6 +37,21 @@ def test_small_run_matches_exact_value() -> None:
     """A fast check (10^5 attempts) of a 4-dice attack against a dodging defender."""
     adv = Advisor(fighter(power=4, technique=3), 0, fighter("D", endurance=20, dodge=2), 2)
     _check(adv, 100_000, seed=7)
+
+
+@pytest.mark.timeout(60)
+def test_a_run_under_a_variant_plays_its_dodge() -> None:
+    """Review tests2 F1: the Monte Carlo check (and the planner, and a counter-attack's
+    dodge) threw the dodge under the default rules whatever the game's variants: with
+    B's "as many teleports as dice" a dodge is far harder."""
+    every = Variants(dodge_needs_every_die=True)
+    dodger = fighter("D", endurance=20, dodge=2)
+    adv = Advisor(fighter(power=4, technique=3), 0, dodger, 2, variants=every)
+    _check(adv, 100_000, seed=7)
+    assert adv.start_value() != Advisor(fighter(power=4, technique=3), 0, dodger, 2).start_value()
+    row, hard = planner_row(dodger), planner_row(dodger, every)
+    assert hard.p_dodge == pytest.approx(fighter_dodge_chance(dodger, 0, variants=every))
+    assert hard.p_dodge < row.p_dodge / 2
 
 
 @pytest.mark.slow
