@@ -126,6 +126,15 @@ def test_players_named_after_the_game_began_are_refused_not_ignored(tmp_path: Pa
     assert held_game_problem(named) is not None  # config check says it first
     same = {**events, "players": ["Player 1=p1", "Player 2=p2"]}  # the same names: resumed
     resume_or_start(parse_config({"table": plain, "events": same}), load_game_data()).close()
+    # the same names in another order would pair seats and people otherwise (tests2 d03)
+    swapped = parse_config({"table": plain, "events": {**events, "players": [
+        "Player 2=p2", "Player 1=p1"]}})  # fmt: skip
+    with pytest.raises(StartError, match="players names Player 2, Player 1"):
+        resume_or_start(swapped, load_game_data())
+    # nor is a game of other variants resumed as the config's (tests2 d02)
+    varied = parse_config({"table": {**plain, "variants": ["dodge_needs_every_die"]}})
+    with pytest.raises(StartError, match="variants dodge_needs_every_die"):
+        resume_or_start(varied, load_game_data())
 
 
 def test_the_demo_does_not_play_a_companion_table_s_own_game(tmp_path: Path) -> None:

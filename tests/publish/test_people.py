@@ -111,6 +111,9 @@ def test_a_config_naming_more_people_than_players_says_so() -> None:
     [problem] = [str(p) for p in err.value.problems]
     assert problem.startswith("config.toml") and "events" in problem and "players" in problem
     assert "names 3 players but [table] players = 2" in problem
+    # fewer: a game of fewer seats than the table is set up for (review tests2 k05)
+    with pytest.raises(DataError, match="names 2 players but \\[table\\] players = 3"):
+        parse_config({"table": {"players": 3}, "events": {**events, "players": ["Ann", "Bob"]}})
 
 
 @pytest.mark.parametrize(

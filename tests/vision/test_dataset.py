@@ -55,13 +55,14 @@ def test_label_line_with_four_numbers_names_file_and_line(broken: Path) -> None:
 
 
 def test_all_problems_reported_at_once(broken: Path) -> None:
-    (broken / "labels" / "synth_0000.txt").write_text("9 0.5 0.5 0.1 0.1\n0 0.5 0.5 1.5 0.1\n")
+    # class 6 of names 0..5: one past the last (review tests2 v05: it passed, then failed)
+    (broken / "labels" / "synth_0000.txt").write_text("6 0.5 0.5 0.1 0.1\n0 0.5 0.5 1.5 0.1\n")
     (broken / "labels" / "synth_0001.txt").unlink()
     with pytest.raises(DataError) as err:
         load_dataset(broken)
     text = str(err.value)
     assert "3 problems" in text
-    assert "labels/synth_0000.txt: line 1: field 'class': 9 is outside names (0..5)" in text
+    assert "labels/synth_0000.txt: line 1: field 'class': 6 is outside names (0..5)" in text
     assert "labels/synth_0000.txt: line 2: field 'box'" in text
     assert "images/synth_0001.png: no label file labels/synth_0001.txt" in text
 
