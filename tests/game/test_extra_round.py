@@ -4,14 +4,17 @@ or once a 45-minute game's time ran out. The table shows the engine's own count
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from controller.core.game_limits import MAX_EXTRA_ROUNDS, extra_round
 from controller.core.kinds import GameKind
 from controller.game import engine
+from controller.game.engine.turn import count_and_end
 from controller.game.events import GameEvent
 from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import GameConfig, GameState, Length, Phase
 from tests.game.helpers import demo_data, tied_game
 
 
@@ -65,3 +68,23 @@ def test_a_story_game_has_no_extra_round_to_show() -> None:
     play_game(config, data, 4, submit=submit)
     assert story[-1].over and story[-1].round == story[-1].rounds  # its last square
     assert all(extra_round(s.extra_rounds) is None for s in story)
+
+
+def test_a_tie_of_three_after_the_last_extra_round_is_shared() -> None:
+    """B l.359: at most three extra rounds, then the victory is shared; a fourth was one
+    ">" away with no game reaching it in the tests (review tests2 e02)."""
+    state = engine.arrange(
+        GameConfig(("A", "B", "C")),
+        demo_data(),
+        pieces=[("Auta Magetta", 0, 20), ("Monna", 1, 27), ("Obuni", 2, 40)],
+        decks={"event": []},
+        round_no=10,
+    )
+    for played in range(MAX_EXTRA_ROUNDS + 1):
+        tied = copy.deepcopy(state)
+        tied.extra_rounds = played
+        count_and_end(tied)
+        if played < MAX_EXTRA_ROUNDS:
+            assert tied.phase is not Phase.OVER and tied.extra_rounds == played + 1
+        else:
+            assert tied.phase is Phase.OVER and tied.winners == (0, 1, 2)
