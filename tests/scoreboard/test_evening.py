@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -283,3 +284,33 @@ def test_a_full_card_is_said_once_and_the_evening_saved_once_there_is_room(
             evening.flush()
         assert any("saved again" in r.getMessage() for r in caplog.records)
         assert real.execute("SELECT game_id FROM games").fetchall() == [("g1",)]
+
+
+def test_what_a_failed_save_held_is_saved_after_and_the_newest_wins(tmp_path: Path) -> None:
+    """Review tests2 s07-s09: what a failed save held went back to wait under the newer
+    (not over it), games set aside with it (or counted again) were kept for the next save,
+    and a game counted again is no longer set aside after a restart."""
+    with Evening.in_directory(tmp_path) as evening:
+        real = evening._db
+        evening.save({"table_id": "t1", "game_id": "g1", "seq": 1}, 1.0)
+        evening.set_aside("t1", "g0", 9)
+        evening.set_aside("t1", "g9", 4)
+        evening.flush()
+        evening.save({"table_id": "t1", "game_id": "g1", "seq": 2}, 2.0)
+        evening.set_aside("t1", "g2", 5)
+        evening.set_aside("t1", "g9", None)  # counted again
+        full = _FullCard()
+
+        def newer_meanwhile(*args: object) -> None:  # the subscriber's thread saves on
+            evening.save({"table_id": "t1", "game_id": "g1", "seq": 3}, 3.0)
+            _FullCard.execute(full, *args)
+
+        full.execute = newer_meanwhile  # type: ignore[method-assign]
+        evening._db = full  # type: ignore[assignment]
+        evening.flush()
+        evening._db = real
+        evening.flush()
+    with Evening.in_directory(tmp_path) as again:
+        saved = again._db.execute("SELECT state FROM games").fetchall()
+        assert [json.loads(text)["seq"] for (text,) in saved] == [3]
+        assert again.load_aside() == {("t1", "g0"): 9, ("t1", "g2"): 5}
