@@ -251,8 +251,11 @@ def cmd_undo(args: argparse.Namespace) -> int:
     from controller.game.session import TableGame
 
     with TableGame.resume(args.journal, data_dir=args.data, board=args.board) as game:
+        rows = len(game.journal)
         event = game.undo()
         print(f"undone: {event.to_dict()}")
+        if (shuffles := len(game.journal) - rows - 1) > 0:  # the table's, after it
+            print(f"with the {shuffles} deck shuffles that followed it")
     return 0
 
 

@@ -135,9 +135,7 @@ class Journal(EventJournal[GameEvent]):
                 "(if the read was wrong, journal a correction)",
                 event,
             )
-        for row in following:
-            self._cancel(row)
-        self._cancel(last)
+        self._cancel(*following, last)  # all or none: a journal half undone does not replay
         return event
 
 

@@ -42,6 +42,7 @@ from controller.storage.errors import APPEND_FAILED
 from controller.storage.lock import JournalLock, LockedConnection, LockHeldError, many_names
 from controller.storage.place import (
     CREATING_SUFFIX,
+    append_problem,
     is_storage_error,
     new_journal_problem,
     place_problem,
@@ -387,41 +388,41 @@ class ChainedLog(Generic[R]):
         return self._conn
 
     def _append_row(self, kind: str, data: Mapping[str, Any], undoes: int | None = None) -> R:
-        """Append a row holding ``data`` durably (one committed transaction).
+        """Append a row holding ``data`` durably (see :meth:`_append_rows`)."""
+        return self._append_rows([(kind, data, undoes)])[0]
+
+    def _append_rows(self, items: Sequence[tuple[str, Mapping[str, Any], int | None]]) -> list[R]:
+        """Append a row per (kind, data, row undone) durably, all or none (one transaction).
 
         Raises:
             StorageError: the write failed, or the file is gone (nothing was written).
         """
-        seq = len(self._rows) + 1
-        payload = encode_payload(data)
+        rows: list[R] = []
         prev = self._rows[-1].chain if self._rows else self._seed
-        row = self._row(seq, kind, payload, undoes, chain_hash(prev, seq, kind, payload, undoes))
+        for kind, data, undoes in items:
+            seq, payload = len(self._rows) + len(rows) + 1, encode_payload(data)
+            prev = chain_hash(prev, seq, kind, payload, undoes)
+            rows.append(self._row(seq, kind, payload, undoes, prev))
         conn = self.conn
         if (gone := replaced_why(self.path, self._identity)) is not None:
             raise self.StorageError(f"{APPEND_FAILED}: {gone}")
         try:
             conn.execute("BEGIN IMMEDIATE")
-            values = (row.seq, row.kind, row.payload, row.undoes, row.chain)
-            conn.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?)", values)
+            values = [(r.seq, r.kind, r.payload, r.undoes, r.chain) for r in rows]
+            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)", values)
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            why = place_problem(self.path, exc)
-            if getattr(exc, "sqlite_errorname", "") == "SQLITE_CONSTRAINT_PRIMARYKEY":  # not ours
-                why = (
-                    f"{self.path}: another program wrote to the journal since it was opened "
-                    f"(its row {seq} is there already); nothing was written: stop the other "
-                    "program, then open the journal again"
-                )
+            why = append_problem(self.path, exc, rows[0].seq)
             raise self.StorageError(f"{APPEND_FAILED}: {why}") from None
-        self._rows.append(row)
+        self._rows.extend(rows)
         settle_into_file(conn)  # the file alone holds the game: a copy without -wal too
-        return row
+        return rows
 
-    def _cancel(self, row: R) -> R:
-        """Append the undo marker that cancels ``row``."""
-        return self._append_row(UNDO_KIND, {}, row.seq)
+    def _cancel(self, *rows: R) -> list[R]:
+        """Append the undo markers that cancel ``rows``, all or none."""
+        return self._append_rows([(UNDO_KIND, {}, row.seq) for row in rows])
 
     # ----------------------------------------------------------- reading
     def _effective_rows(self, kind: str | None = None) -> list[R]:

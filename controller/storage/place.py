@@ -126,6 +126,18 @@ def place_problem(path: Path, exc: BaseException | None = None) -> str:
         )
 
 
+def append_problem(path: Path, exc: sqlite3.Error, seq: int) -> str:
+    """Why rows from ``seq`` on could not be appended to the journal at ``path`` (``exc``):
+    a row of that number there already is another program's writing."""
+    if getattr(exc, "sqlite_errorname", "") == "SQLITE_CONSTRAINT_PRIMARYKEY":  # not ours
+        return (
+            f"{path}: another program wrote to the journal since it was opened (its row "
+            f"{seq} is there already); nothing was written: stop the other program, then "
+            "open the journal again"
+        )
+    return place_problem(path, exc)
+
+
 FULL_BELOW_BYTES = 256 * 1024
 """Free space under which an I/O error is taken for a full disk: the -shm file grows by
 32 KiB at a time, the -wal by pages of 4 KiB."""

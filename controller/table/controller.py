@@ -204,6 +204,9 @@ class TableController:
         except InputNotUndoneError as exc:
             self.faults[FaultSource.RULES] = input_stands(exc.event)
             return
+        except JournalIOError as exc:  # nothing undone: a card taking no row stops the table
+            self._journal_failed(exc)
+            return
         except TopTableError as exc:
             self.faults[FaultSource.RULES] = short(str(exc))
             return
@@ -242,17 +245,16 @@ class TableController:
         c = state.combat
         if self.roll_started is None:
             return
-        roll: tuple[Phase, int]
+        roll: tuple[Phase, int] | None = None
         if c is not None and state.phase is Phase.ATTACK:
             roll, thrown = (state.phase, c.pool), c.throws
         elif c is not None and state.phase is Phase.DEFENCE_ROLL:
             roll, thrown = (state.phase, c.defence_pool), c.defence_throws
-        else:
-            if self._roll_told is not None:
+        if roll is None:
+            if self._roll_told is not None:  # the roll told is over
                 self._roll_told = None
                 self.roll_started(0)
-            return
-        if not thrown or roll != self._roll_told:
+        elif not thrown or roll != self._roll_told:
             self._roll_told = roll
             self.roll_started(roll[1])
 
@@ -304,9 +306,8 @@ class TableController:
         self._rebuild()
 
     def on_out_of_depth(self, event: OutOfDepth) -> None:
-        """The camera sees the dice otherwise than the dice model learned them: said on the
-        screens (and in the log) until a throw is seen as in calibration again; the
-        throws are still read."""
+        """The camera sees the dice otherwise than calibration did: said on the screens and
+        in the log until a throw is seen as in calibration again (throws are still read)."""
         for warning in event.warnings:
             log.warning("dice camera: %s", warning)
         self.faults[FaultSource.CAMERA_VIEW] = f"dice camera: {'; '.join(event.lines)}"
@@ -333,9 +334,8 @@ class TableController:
             self.render()
 
     def board_problem(self, text: str | None) -> None:
-        """What the board saw that does not fit the game (a token on an illegal space, two
-        tokens it cannot tell apart): asked on the screens, answered by choosing the move
-        with the buttons. None clears it."""
+        """What the board saw that does not fit the game (a token on an illegal space, two it
+        cannot tell apart): asked on the screens, answered with the buttons; None clears it."""
         self.entry.board_note = text
         self.render()
 

@@ -4,10 +4,13 @@ undone"): a mispressed last pick could not be taken back."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from controller.core.errors import TableHaltedError
 from controller.demo.players import TablePlayers
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.events import Draft, Shuffled
@@ -43,4 +46,44 @@ def test_the_last_pick_is_undone_with_the_shuffles_that_followed_it(tmp_path: Pa
     phase = table.state.phase
     game.close()
     with TableGame.resume(tmp_path / "j.sqlite") as again:  # the journal says the same
+        assert again.state.phase is phase
+
+
+class _FullCard:
+    """A connection whose writes fail as SQLite's do on a full card."""
+
+    def __init__(self, real: sqlite3.Connection) -> None:
+        self.real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def executemany(self, *args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+@pytest.mark.timeout(60)
+def test_an_undo_that_cannot_be_written_writes_nothing_and_stops_the_table(
+    tmp_path: Path,
+) -> None:
+    """Review diff18 f02: the pick and its shuffles were undone a row each; a full card
+    between them left the shuffles undone and the pick standing, a journal that did not
+    replay once played on. All or none now; and the table stops, as for any row."""
+    game = TableGame.start(
+        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
+    )
+    table = TableController(game, seed=3)
+    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
+    while not any(isinstance(e, Shuffled) for e in game.events()):
+        players.step()
+    rows, phase = len(game.journal), table.state.phase
+    real = game.journal._conn
+    assert real is not None
+    game.journal._conn = _FullCard(real)  # type: ignore[assignment]
+    with pytest.raises(TableHaltedError, match="disk is full"):
+        table.undo()
+    game.journal._conn = real
+    assert len(game.journal) == rows and table.state.phase is phase
+    game.close()
+    with TableGame.resume(tmp_path / "j.sqlite") as again:
         assert again.state.phase is phase

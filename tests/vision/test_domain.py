@@ -339,6 +339,14 @@ def test_dice_thrown_twice_and_none_found_say_the_camera_moved(calibrated: FaceM
     lamp = (empty * 0.7).astype(np.uint8)
     calm = DiceReader(calibrated, q, expect=6)
     assert feed(calm, [empty, far, lamp, farther, lamp]) == []
+    shadow = empty.copy()
+    shadow[:300, :400] = (shadow[:300, :400] * 0.6).astype(np.uint8)  # an arm's, in a corner
+    thrown, source = empty.copy(), _frame(seed=2)  # six dice read on this very tray
+    for die in read_frame(source, calibrated).dice:
+        x, y, w, h = (int(v) for v in die.box)
+        thrown[y : y + h, x : x + w] = source[y : y + h, x : x + w]
+    picked = DiceReader(calibrated, q, expect=6)  # dice taken up, then a shadow (diff18 f01)
+    assert feed(picked, [thrown, empty, shadow]) == [ThrowSettled]
     over = DiceReader(calibrated, q, expect=6)
     over.roll_over()  # the table awaits no throw
     assert feed(over, [empty, far, farther, farthest]) == []

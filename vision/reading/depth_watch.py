@@ -13,8 +13,9 @@ stands), but dice thrown into it where the table awaits them, none found, two th
 row, are a kind of their own (:func:`~vision.reading.domain.no_dice_warning`): a camera
 that moved keeps its frame's size, its dice too small or large to be found. A throw is
 told from the trays' difference: a still tray that differs from the last one judged over a
-small part of the frame (``LEAST_CHANGE`` to ``LOCAL_CHANGE``), as dice do; a hand over the tray (the
-reader says obstructed) is not judged, and a light or a camera moved changes it all.
+small part of the frame (``LEAST_CHANGE`` to ``LOCAL_CHANGE``), as dice do, where no die
+was found either (dice taken up to be thrown again change it so too); a hand over the tray
+(the reader says obstructed) is not judged, and a light or a camera moved changes it all.
 """
 
 from __future__ import annotations
@@ -49,17 +50,19 @@ class DepthWatch:
         self._warned_kinds: set[DomainIssue] = set()
         self._last_kinds: set[DomainIssue] = set()  # the last judged frame's warnings
         self._tray: NDArray[Any] | None = None  # the last still tray judged, as settle sees it
+        self._tray_empty = False  # no die was found in it
 
-    def baseline(self) -> None:
-        """The tray as it lies (a camera back, a rebase): no throw, none thrown unseen."""
+    def baseline(self, empty: bool) -> None:
+        """The tray as it lies (a camera back, a rebase; ``empty``: no die found in it): no
+        throw, none thrown unseen."""
         self._last_kinds.discard(DomainIssue.NO_DICE)
-        self._tray = self.settle.view
+        self._tray, self._tray_empty = self.settle.view, empty
 
     def judge(self, read: DiceRead, expect: int | None, timestamp: float) -> None:
         """Judge the settled, unobstructed tray ``read`` (``expect``: the dice awaited)."""
         share = self.settle.changed_share(self._tray)
-        self._tray = self.settle.view
-        thrown_in = LEAST_CHANGE < share <= LOCAL_CHANGE
+        thrown_in = self._tray_empty and LEAST_CHANGE < share <= LOCAL_CHANGE
+        self._tray, self._tray_empty = self.settle.view, not read.dice
         warnings = list(read.warnings)
         unjudged: set[DomainIssue] = set()  # the dice's kinds, left as they were
         if not read.dice:

@@ -128,7 +128,7 @@ class DiceReader:
             if read.obstructed:  # a hand over the tray: the still run after it moves is
                 self.settle.rebase(after_motion=True)
             else:
-                self.depth.baseline()
+                self.depth.baseline(empty=not read.dice)
                 self.tracker.lying([TrackedDie(d.center, max(d.box[2], d.box[3]), d.face)
                                     for d in read.dice])  # fmt: skip
             return None
