@@ -141,6 +141,8 @@ def test_card_defence_parse() -> None:
 def test_odds_forward_distribution_matches_the_dp() -> None:
     o = odds(fighter(power=4, technique=2))
     assert sum(p for _, _, p in o.cash_in) == pytest.approx(1.0)
+    chances = [p for _, _, p in o.cash_in]  # the likeliest first (review tests2 a08)
+    assert len(chances) > 1 and chances == sorted(chances, reverse=True)
     assert sum(p for _, p in o.damage) == pytest.approx(1.0)
     assert sum(d * p for d, p in o.damage) == pytest.approx(o.expected_damage)
     assert len(o.rerolls_used) == 3 and sum(o.rerolls_used) == pytest.approx(1.0)

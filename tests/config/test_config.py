@@ -342,8 +342,10 @@ def test_a_pin_used_twice_is_rejected() -> None:
 def test_pins_of_the_screens_bus_are_reserved() -> None:
     msg = one_problem({"controls": {"menu": 3}, "displays": {"screen": [{"role": "turn"}]}})
     assert "Option 'menu' in section 'controls' uses GPIO3, which I2C1 (SDA/SCL)" in msg
-    # Without an I2C screen on bus 1, GPIO3 is free.
+    # Without an I2C screen on bus 1, GPIO3 is free: none, or one on another bus (tests2 k02)
     parse_config({"controls": {"menu": 3}}, "", Path("/"))
+    elsewhere = {"screen": [{"role": "turn", "bus": 3}]}
+    parse_config({"controls": {"menu": 3}, "displays": elsewhere}, "", Path("/"))
 
 
 def test_spi_screen_pins_clash_with_controls() -> None:

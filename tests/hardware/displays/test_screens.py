@@ -284,3 +284,10 @@ def test_a_cut_is_marked_and_a_form_naming_its_warrior_is_shown_alone() -> None:
     width = 128 - SMALL.width(" 20/20") - 4
     assert SMALL.fit_marked(fighter_label(ss), width) != SMALL.fit_marked(fighter_label(ss2), width)
     assert fighter_label(FighterView("Jiren", 1, 1, "Full Power")) == "Jiren Full Power"
+
+
+def test_the_errors_screen_counts_every_fault_not_those_it_has_room_for() -> None:
+    """Five faults on a screen with room for three: the title says 5 (review tests2 r06)."""
+    faults = tuple(Fault(f"s{i}", f"fault number {i}") for i in range(5))
+    image = render(dataclasses.replace(VIEW, faults=faults), "errors", (128, 64))
+    assert shows(ImageChops.invert(image.convert("L")).convert("1"), "! 5 FAULTS", SMALL)
