@@ -198,6 +198,9 @@ def test_an_unreadable_face_model_is_a_fault_retried(
     with TableDevices(cfg, q, state_dir=tmp_path, camera_opener=_still) as devices:
         assert devices.camera is None
         assert devices.faults()["camera"].startswith(f"camera face model {broken}:")
+        devices.report_missing()  # at the start: the table enters dice by hand (tests2 d07)
+        lost = _wait_for(q, CameraLost)
+        assert isinstance(lost, CameraLost) and f"camera face model {broken}" in lost.reason
         devices.new_attack(3)  # no reader: nothing to hand over, nothing raised
         caplog.clear()
         with caplog.at_level("WARNING", logger="controller.daemon.hardware"):
