@@ -18,6 +18,7 @@ from controller.advisor.defence import fighter_dodge_chance
 from controller.advisor.dp import stop_mass
 from controller.advisor.values import Objective
 from controller.core.errors import DataError
+from controller.rules.attack import dodge_needed
 from controller.rules.dice import TOURNAMENT_DIE, Die
 from controller.rules.pools import attack_pool, attack_rerolls, defence_pool, defence_rerolls
 from controller.rules.scoring import CardCombo
@@ -143,7 +144,7 @@ def planner_row(
         attack_rerolls(fighter),
         o.expected_damage,
         p_combo,
-        fighter.dodge,
+        dodge_needed(fighter, defence_pool(fighter, 0, variants), variants),
         defence_pool(fighter, 0, variants),
         defence_rerolls(fighter),
         fighter_dodge_chance(fighter, 0, die, variants),

@@ -239,10 +239,10 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
         attack = Attack(
             (final,) * (m + 1),
             option.name,
-            dodge_throws=_dodge_throw(d, advisor.defender_support, k[2]) if k[2] >= 0 and
+            dodge_throws=_dodge_throw(d, advisor.defender_support, k[2], variants) if k[2] >= 0 and
             _dodge_allowed(v, m, option) and not flee else None,
             flee=flee,
-            reflect_dodge_throws=_dodge_throw(a, advisor.support, k[3]) if d_reflects else None,
+            reflect_dodge_throws=_dodge_throw(a, advisor.support, k[3], variants) if d_reflects else None,
         )  # fmt: skip
         attack = fit_answers(attack, d, option, variants)  # drawn before the sphere is known
         combat = CombatInput(attacker_side, defender_side, attack, None, variants)
@@ -260,10 +260,10 @@ def simulate_combat(advisor: Advisor, attempts: int, seed: int = 1) -> CombatSam
                 counter = Attack(
                     (cfinal,) * (cm_ + 1),
                     coption.name,
-                    dodge_throws=_dodge_throw(a, advisor.support, k[j + 2])
+                    dodge_throws=_dodge_throw(a, advisor.support, k[j + 2], variants)
                     if _dodge_allowed(cv, cm_, coption) and not cv.fled() else None,
                     flee=cv.fled(),
-                    reflect_dodge_throws=_dodge_throw(d, advisor.defender_support, k[j + 3])
+                    reflect_dodge_throws=_dodge_throw(d, advisor.defender_support, k[j + 3], variants)
                     if a_reflects else None,
                 )  # fmt: skip
                 counter = fit_answers(counter, a, coption, variants)
@@ -288,8 +288,11 @@ def _dodge_allowed(valuer: AttackValuer, m: int, option: Option) -> bool:
     )
 
 
-def _dodge_throw(who: Fighter, support: int, made: int) -> tuple[tuple[Symbol, ...], ...]:
-    """One dodge throw of ``who``'s defence pool that makes the dodge (``made``) or not."""
-    pool = defence_pool(who, support)
-    good = min(pool, who.dodge) if made else 0
+def _dodge_throw(
+    who: Fighter, support: int, made: int, variants: Variants
+) -> tuple[tuple[Symbol, ...], ...]:
+    """One dodge throw of ``who``'s defence pool that makes the dodge (``made``) or not,
+    under the game's ``variants`` (its pool, the teleports it needs)."""
+    pool = defence_pool(who, support, variants)
+    good = min(pool, dodge_needed(who, pool, variants)) if made else 0
     return ((Symbol.TELEPORT,) * good + (Symbol.KICK,) * (pool - good),)

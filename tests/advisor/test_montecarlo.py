@@ -52,6 +52,7 @@ def test_a_run_under_a_variant_plays_its_dodge() -> None:
     row, hard = planner_row(dodger), planner_row(dodger, every)
     assert hard.p_dodge == pytest.approx(fighter_dodge_chance(dodger, 0, variants=every))
     assert hard.p_dodge < row.p_dodge / 2
+    assert (row.dodge, hard.dodge) == (dodger.dodge, hard.dodge_pool)  # the column too
 
 
 @pytest.mark.slow

@@ -70,6 +70,16 @@ def test_counter_attack_matches_the_combat_sequence() -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("variant", ["dodge_needs_every_die", "support_for_attack_only"])
+def test_a_combat_under_a_variant_matches_the_combat_sequence(variant: str) -> None:
+    """Review diff19 f01: the check threw its dodges under the default rules whatever the
+    game's variants (every die a teleport: no dodge was ever made, z 127; support for
+    attacks only: a throw of more dice than the pool, refused by the rules)."""
+    _check(counter_case(variants=Variants.from_names([variant]), defender_support=1), seed=5,
+           attempts=40_000)  # fmt: skip
+
+
+@pytest.mark.timeout(120)
 def test_reflected_sphere_matches_the_combat_sequence() -> None:
     adv = Advisor(
         fighter("Sphere Man", power=3, technique=1, endurance=20, combos=(

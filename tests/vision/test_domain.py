@@ -346,7 +346,9 @@ def test_dice_thrown_twice_and_none_found_say_the_camera_moved(calibrated: FaceM
         x, y, w, h = (int(v) for v in die.box)
         thrown[y : y + h, x : x + w] = source[y : y + h, x : x + w]
     picked = DiceReader(calibrated, q, expect=6)  # dice taken up, then a shadow (diff18 f01)
-    assert feed(picked, [thrown, empty, shadow]) == [ThrowSettled]
+    assert feed(picked, [thrown, empty, shadow, empty]) == [ThrowSettled]  # and gone (diff19)
+    unseen = DiceReader(calibrated, q, expect=6)  # thrown, taken up, thrown again: unseen
+    assert feed(unseen, [empty, far, empty, farther]) == [OutOfDepth]
     over = DiceReader(calibrated, q, expect=6)
     over.roll_over()  # the table awaits no throw
     assert feed(over, [empty, far, farther, farthest]) == []

@@ -15,7 +15,9 @@ that moved keeps its frame's size, its dice too small or large to be found. A th
 told from the trays' difference: a still tray that differs from the last one judged over a
 small part of the frame (``LEAST_CHANGE`` to ``LOCAL_CHANGE``), as dice do, where no die
 was found either (dice taken up to be thrown again change it so too); a hand over the tray
-(the reader says obstructed) is not judged, and a light or a camera moved changes it all.
+(the reader says obstructed) is not judged, and a light or a camera moved changes it all. A
+tray back as it rested before (a shadow, fingertips gone again) neither counts nor breaks
+the count.
 """
 
 from __future__ import annotations
@@ -51,22 +53,31 @@ class DepthWatch:
         self._last_kinds: set[DomainIssue] = set()  # the last judged frame's warnings
         self._tray: NDArray[Any] | None = None  # the last still tray judged, as settle sees it
         self._tray_empty = False  # no die was found in it
+        self._rest: NDArray[Any] | None = None  # the empty tray a throw would change
 
     def baseline(self, empty: bool) -> None:
         """The tray as it lies (a camera back, a rebase; ``empty``: no die found in it): no
         throw, none thrown unseen."""
         self._last_kinds.discard(DomainIssue.NO_DICE)
         self._tray, self._tray_empty = self.settle.view, empty
+        self._rest = self._tray if empty else None
 
     def judge(self, read: DiceRead, expect: int | None, timestamp: float) -> None:
         """Judge the settled, unobstructed tray ``read`` (``expect``: the dice awaited)."""
         share = self.settle.changed_share(self._tray)
-        thrown_in = self._tray_empty and LEAST_CHANGE < share <= LOCAL_CHANGE
+        back = not read.dice and self.settle.changed_share(self._rest) <= LEAST_CHANGE
+        thrown_in = self._tray_empty and not back and LEAST_CHANGE < share <= LOCAL_CHANGE
         self._tray, self._tray_empty = self.settle.view, not read.dice
+        if not read.dice and not thrown_in and not back:
+            self._rest = self._tray
+        elif read.dice:
+            self._rest = None
         warnings = list(read.warnings)
         unjudged: set[DomainIssue] = set()  # the dice's kinds, left as they were
         if not read.dice:
-            unjudged = {k for k in self._last_kinds if k.from_dice} - {DomainIssue.NO_DICE}
+            unjudged = {k for k in self._last_kinds if k.from_dice}
+            if not back:  # a tray back as it rested keeps the count of throws into it
+                unjudged.discard(DomainIssue.NO_DICE)
             if thrown_in and expect and self.awaiting:
                 warnings.append(no_dice_warning(expect))
         kinds = {w.kind for w in warnings}
