@@ -66,6 +66,7 @@ def test_state_message_of_a_finished_game(game_data: Any) -> None:
     assert m["winners"] == [final.players[w] for w in final.winners]
     assert [t["player"] for t in m["teams"]] == ["Ann", "Bob"]
     for seat, team in enumerate(m["teams"]):
+        assert team["seat"] == seat  # the page marks the turn's team by it (tests3 x00)
         assert team["warriors_left"] == final.count(seat)
         standing = [w for w in team["warriors"] if w["on_board"]]
         assert team["endurance_left"] == sum(w["endurance"] for w in standing)
@@ -110,6 +111,32 @@ def test_a_45_minute_games_tie_when_time_ran_out_is_published_as_its_extra_round
         for s, m in zip(timed[first:], said[first:], strict=True)
     )
     assert said[-1]["over"] and said[-1]["clock"]["time_up"]
+
+
+def test_warriors_not_placed_yet_are_no_endurance_left(game_data: Any) -> None:
+    """Review tests3 p01: only the warriors on the board count (placing, some are not)."""
+    placing = next(s for s in _states(game_data) if 0 < len(s.occ) < len(s.pieces))
+    for team in state_message(placing, "t1", seq=1)["teams"]:
+        standing = [w["endurance"] for w in team["warriors"] if w["on_board"]]
+        assert team["endurance_left"] == sum(standing)
+        assert len(standing) < len(team["warriors"]) or not team["warriors"]
+
+
+def test_a_combat_summary_counts_that_combats_damage_alone(game_data: Any) -> None:
+    """Review tests3 p02: the damage a warrior had taken before the combat was counted in
+    it (the scoreboard's "last combat")."""
+    tracker, start, checked = CombatTracker(), dict[str, int](), 0
+    for state in _states(game_data):
+        before = tracker.last
+        summary = tracker.observe(state)
+        if state.combat is not None and not start:
+            start = {n: p.damage for n, p in state.pieces.items()}
+        if summary is not None and summary is not before:
+            for name, taken in summary.to_json()["damage"].items():
+                assert taken == max(0, state.pieces[name].damage - start[name]), name
+            checked += any(start[n] for n in (summary.attacker, summary.defender))
+            start = {n: p.damage for n, p in state.pieces.items()} if state.combat else {}
+    assert checked  # a warrior already hurt fought again
 
 
 def test_the_combat_tracker_remembers_the_last_combat(game_data: Any) -> None:

@@ -324,6 +324,18 @@ def test_the_one_pico_plugged_in_is_pinned(machine: tuple[Path, Path]) -> None:
     assert any("(the one Pico plugged in, /dev/ttyACM0)" in n for n in notes)
 
 
+def test_a_pico_replaced_since_the_install_is_the_one_pinned(machine: tuple[Path, Path]) -> None:
+    """The owner replaced the board's Pico and installs again: the one plugged in wins over
+    the serial number pinned before (review tests3 s11: /dev/toptable-board never came)."""
+    sys_root, dev = machine
+    root = sys_root.parent / "root"
+    rule = root / "etc" / "udev" / "rules.d" / "99-toptable-board.rules"
+    rule.parent.mkdir(parents=True)
+    rule.write_text(render_rule("E66141040000FFFF"))  # the old Pico's
+    steps = plan_install(replace(live_options(machine, None), root=root))
+    assert f'ATTRS{{serial}}=="{PICO_SERIAL}"' in rule_of(list(steps))
+
+
 def test_a_pico_with_another_serial_number_is_refused(machine: tuple[Path, Path]) -> None:
     with pytest.raises(ServiceError) as info:
         plan_install(live_options(machine, "E66141040000FFFF"))

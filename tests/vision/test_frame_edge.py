@@ -27,6 +27,7 @@ from vision.reading.detect import (
     detect,
     in_frame,
     share_in_frame,
+    whole_in_frame,
 )
 from vision.reading.first_look import first_cuts
 from vision.reading.model import BACKGROUND, FaceModel
@@ -173,6 +174,15 @@ def test_the_share_of_a_die_in_view() -> None:
     # an oblique camera's far dice are smaller: the same place shows more of one
     tilted = DetectorParams(work_die_px=24.0, size_slope_y=0.8)
     assert share_in_frame(tilted, 200.0, 3.0, frame) > share_in_frame(params, 200.0, 3.0, frame)
+
+
+def test_a_die_is_whole_in_the_frame_only_clear_of_every_edge() -> None:
+    """A die at the bottom edge was taken for whole under a one-character slip and read
+    as sure (review tests3 v20): each of the four edges cuts a die alike."""
+    params, frame = DetectorParams(work_die_px=24.0), (400.0, 300.0)
+    assert whole_in_frame(params, 200.0, 150.0, frame)
+    for x, y in ((2.0, 150.0), (398.0, 150.0), (200.0, 2.0), (200.0, 298.0)):
+        assert not whole_in_frame(params, x, y, frame), (x, y)
 
 
 def test_the_figures_tell_the_dice_cut_by_the_edge_apart() -> None:
