@@ -327,7 +327,7 @@ def test_the_one_pico_plugged_in_is_pinned(machine: tuple[Path, Path]) -> None:
 def test_a_pico_replaced_since_the_install_is_the_one_pinned(machine: tuple[Path, Path]) -> None:
     """The owner replaced the board's Pico and installs again: the one plugged in wins over
     the serial number pinned before (review tests3 s11: /dev/toptable-board never came)."""
-    sys_root, dev = machine
+    sys_root, _dev = machine
     root = sys_root.parent / "root"
     rule = root / "etc" / "udev" / "rules.d" / "99-toptable-board.rules"
     rule.parent.mkdir(parents=True)
