@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.publish.link import Link, LinkState
+from controller.publish.link import Link, LinkState, connack_refusal
 from controller.publish.outbox import AckMark
 from controller.publish.publisher import Publisher
 from controller.publish.settings import Connection, parse_broker_url
@@ -260,3 +260,11 @@ def test_an_outage_is_timed_on_the_monotonic_clock(caplog: pytest.LogCaptureFixt
     again = [r.getMessage() for r in caplog.records if "again after" in r.getMessage()]
     assert [m.split("again after ")[1] for m in again] == ["40 s", "90 s"]
     assert link.status().since == wall[0]  # the status still tells the wall time
+
+
+def test_a_broker_that_restarts_is_no_refusal() -> None:
+    """MQTT 3.1.1's CONNACK 3, "Server unavailable" (paho 2.x's name), mends by itself: the
+    link retries, and a table that ends meanwhile still flushes (review tests3 p12); a bad
+    password or client id is a refusal, not retried."""
+    assert not connack_refusal("Server unavailable") and not connack_refusal("Server busy")
+    assert connack_refusal("Not authorized") and connack_refusal("Bad user name or password")
