@@ -72,6 +72,11 @@ def test_boxes_kept_beside_a_frame_read_back(tmp_path: Path) -> None:
             "boxes[0]",
             "lies outside the 320x240 frame",
         ),
+        (  # starts inside, ends far past the right edge (review tests3 v11)
+            '{"format": 1, "size": [320, 240], "boxes": [[300, 2, 90, 40]], "read": ["kick"]}',
+            "boxes[0]",
+            "lies outside the 320x240 frame",
+        ),
         (
             '{"format": 1, "size": [640, 480], "boxes": [[1, 2, 3, 4]], "read": [7]}',
             "read",
