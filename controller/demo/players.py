@@ -27,6 +27,7 @@ from controller.game.engine import InputKind
 from controller.game.events import Action, ChooseAttack, Move, Place, StepAside, StopRolling
 from controller.game.legal import legal_actions
 from controller.game.state import GameState, Phase
+from controller.rules.attack import dodge_needed
 from controller.table.awaits import TableAwaits
 from controller.table.chooser import ENTER_DICE
 from hardware.controls.events import ButtonName
@@ -278,7 +279,8 @@ class TablePlayers:
         # the defender dodges; against a reflected sphere the attacker does
         thrower = (c.striker or c.attacker) if c.answer == "reflect" else (c.target or c.defender)
         form = c.attacker_form if thrower == c.attacker else c.defender_form
-        need = state.data.fighter(thrower, form).dodge
+        dodger = state.data.fighter(thrower, form)
+        need = dodge_needed(dodger, c.defence_pool, state.config.variants)  # as the rules
         last = c.defence_throws[-1]
         return sum(1 for s in last if s in ("teleport", "star")) >= need
 

@@ -18,6 +18,7 @@ from controller.game.events import DiceThrown, ThrowCorrected
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import Combat, GameConfig, Length, Phase
+from controller.rules.variants import Variants
 from controller.table.controller import TableController
 from controller.table.entry import DIE_BY_BUTTONS, THROW_NOT_WANTED, FaultSource
 from hardware.controls.events import ButtonName, ButtonPressed
@@ -222,3 +223,30 @@ def test_a_corrected_throw_is_offered_as_corrected(tmp_path: Path) -> None:
     offered = [label for label in after.labels if "sum" in label]
     assert offered == [f"symbol sum {options['sum']}"]
     assert offered != [label for label in before.labels if "sum" in label]
+
+
+@pytest.mark.timeout(60)
+def test_the_demo_player_judges_a_dodge_as_the_variant_does(tmp_path: Path) -> None:
+    """Under B's "as many teleports as dice" the demo's player took the card's number of
+    teleports for a dodge made, and stopped rerolling (review diff20)."""
+    game = TableGame.start(
+        tmp_path / "j.sqlite",
+        GameConfig(("Ann", "Bob"), Length.ROUNDS5, Variants(dodge_needs_every_die=True)),
+        load_game_data(),
+    )
+    table = TableController(game, seed=2)  # seed 2: a dodge needing more than the card's
+    players = TablePlayers(table.awaits, DirectHands(table, 2), [GreedyBot(), RandomBot()], 2)
+    for _ in range(3000):
+        s, c = table.state, table.state.combat
+        dodging = s.phase is Phase.DEFENCE_ROLL and c is not None and c.answer == "dodge"
+        if dodging and c is not None and not c.defence_throws:
+            break
+        players.step()
+    assert c is not None and c.answer == "dodge"
+    dodger = table.state.data.fighter(c.target or c.defender, c.defender_form)
+    card = dodger.dodge
+    assert 1 <= card < c.defence_pool
+    table.on_throw(settled((Symbol.TELEPORT,) * card + (Symbol.KICK,) * (c.defence_pool - card)))
+    assert table.state.phase is Phase.DEFENCE_ROLL  # the rules: not made, throw again
+    players.seen = None  # the player looks again at the table, the throw on it
+    assert not players._defence_made()
