@@ -297,9 +297,8 @@ class TableDevices:
         log.warning("%s", message)
 
     def new_attack(self, pool: int) -> None:
-        """An attack or defence roll of ``pool`` dice starts (or is back, after an UNDO):
-        the camera counts from roll 1; 0: the roll is over. Safe from any thread (taken
-        before the next frame)."""
+        """A roll of ``pool`` dice starts (or is back, after an UNDO): the camera counts from
+        roll 1; 0: the roll is over. Safe from any thread (taken before the next frame)."""
         if self.reader is not None:
             self.reader.request_new_attack(pool)
 
