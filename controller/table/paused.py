@@ -6,6 +6,7 @@ from __future__ import annotations
 from controller.table.entry import HALTED_FAULT, FaultSource
 from controller.table.view import Overlay, faults_from
 from hardware.displays.model import Prompt, PromptKind
+from hardware.displays.renderers import NEXT_GAME_SAID
 
 PAUSED = Prompt(
     PromptKind.CHOOSE, "the table is paused; the game resumes when it starts again", title="paused"
@@ -14,10 +15,7 @@ PAUSED = Prompt(
 STOPPED_HINT = "fix it, then start the table again"
 """What the paused screens add to why the journal could not be written: the service is
 not started again by itself after that (exit 2)."""
-NEXT_GAME = Prompt(
-    PromptKind.CHOOSE, "game over: the next game starts as the table starts again",
-    title="next game",
-)  # fmt: skip
+NEXT_GAME = Prompt(PromptKind.CHOOSE, NEXT_GAME_SAID, title="next game")
 """What the screens say once CONFIRM, held at game over, stopped the table."""
 NEXT_GAME_HINT = "the next game starts when the table starts again"
 """What holding CONFIRM at game over says where nothing starts the table again."""

@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw
 
 from hardware.displays.draw import LINE, Draw, Size, text, text_centre, text_right, title_bar, wrap
 from hardware.displays.font import SMALL
-from hardware.displays.renderers import NEXT_GAME_KEYS
+from hardware.displays.renderers import NEXT_GAME_KEYS, NEXT_GAME_SAID
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,8 @@ def choice_screen(d: Draw, view: CompanionView, size: Size) -> None:
         title_bar(d, w, view.title, word)
         text_centre(d, w, LINE + 4, word)
         if h >= 64:
-            said = "game over: the next game starts as the table starts again" if (
-                view.next_game) else "the game resumes when the table starts again"  # fmt: skip
+            said = NEXT_GAME_SAID if view.next_game else (
+                "the game resumes when the table starts again")  # fmt: skip
             for i, line in enumerate(wrap(said, w)):
                 text(d, (0, LINE + 16 + i * LINE), line, w)
         return

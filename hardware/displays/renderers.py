@@ -42,6 +42,8 @@ DEFENCE_NAMES: dict[Defence, str] = {
 }
 NEXT_GAME_KEYS = "HOLD OK: NEXT GAME"
 """What the turn screen says at game over."""
+NEXT_GAME_SAID = "game over: the next game starts as the table starts again"
+"""What the screens say once CONFIRM, held at game over, stopped the table (every mode)."""
 PROMPT_TITLES: dict[PromptKind, str] = {
     PromptKind.CONFIRM_READ: "CONFIRM READ",
     PromptKind.RETHROW: "RETHROW DIE",
