@@ -248,3 +248,17 @@ def test_objective_damage_maximises_net_damage() -> None:
     advice = adv.advise((K, K, P, T), 0)
     nets = [c.expected_net for c in advice.choices]
     assert advice.best.expected_net == pytest.approx(max(nets))
+
+
+def test_a_counter_attacker_its_form_cost_eliminates_is_counted_out() -> None:
+    """A defender in a form strikes back while it stands, then pays its form's cost at the
+    end of the combat (docs/rules.md §6, §8): 28 taken + 2 cost on 30 endurance is out."""
+    adv = Advisor(
+        fighter("Striker", power=4, technique=2, endurance=30), 0,
+        fighter("Hitback", power=4, technique=2, endurance=30, divisor=2, cost=2,
+                ability=ability(AbilityKind.COUNTER_ATTACK)), 27,
+    )  # fmt: skip
+    small = Option(OptionKind.COMBO, "Small", 2, False, False)  # 1 after the divisor: 28
+    hit = adv.valuer.value(small, AttackSpeed.LIGHTNING)
+    assert hit.taken > 0.0  # it struck back
+    assert hit.p_eliminate == 1.0

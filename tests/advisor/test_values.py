@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import pytest
 
 from controller.advisor.advisor import Advisor, DiceAction
@@ -146,3 +148,39 @@ def test_elimination_counts_form_cost_and_the_variant() -> None:
         c for c in Advisor(attacker, 0, g, 7).advise(kk, 0).choices if c.action is DiceAction.STOP
     )
     assert stop_g.p_eliminate == 1.0 and stop_g.expected_damage == 6.0
+
+
+def test_among_equal_options_the_one_not_reflected_is_cashed_in() -> None:
+    """Against a Mirror, a sphere combo made of stars is worth nothing, nor is a sum without
+    an attack symbol: the scalar path cashes in the sum, as the table does, not the sphere
+    that comes back."""
+    attacker = fighter(combos=(Combo("Ball", (SP, SP), 19),))
+    mirror = fighter("Mirror", ability=ability(AbilityKind.REFLECT_SPHERE))
+    stars = (0, 0, 0, 0, 2, 1)  # star star teleport: Ball (stars wild) or a sum of 0
+    t = tables(TOURNAMENT_DIE, 3)
+    for objective in (Objective.KO, Objective.DAMAGE):
+        v = AttackValuer(attacker, mirror, 0, objective=objective)
+        for m in range(3):
+            table = v.stop_table(t, m)
+            chosen = v.stop_option(table, t.state_index[stars])
+            scalar = v.best_option(stars, table.speed)
+            assert {o.name for o in v.scorer.score_counts(stars).options} == {"Ball", "sum"}
+            assert (scalar.option.name, scalar.reflected) == ("sum", False)
+            assert scalar.option == chosen.option
+
+
+def test_a_form_cost_that_eliminates_counts_even_if_the_attack_is_dodged() -> None:
+    """The defender pays its form's cost at the end of the combat whatever the attack does
+    (docs/rules.md §6, §7): 13 taken + 2 cost on 15 endurance is out, dodge or not, with
+    the attacker's risk left out (``advise --no-risk``) as with it."""
+    attacker = fighter(power=3)
+    g = fighter("G", endurance=15, divisor=2, cost=2, dodge=1)
+    kk = (K, K, T)  # Double Kick 12
+    for (damage_taken, p_out), risk in product(((13, 1.0), (12, None)), (False, True)):
+        advice = Advisor(attacker, 0, g, damage_taken, risk=risk).advise(kk, 2)  # a dodge
+        stop = next(c for c in advice.choices if c.action is DiceAction.STOP)
+        assert stop.option is not None and stop.option.p_land < 1.0
+        if p_out is None:  # 12 + 2 < 15: out only when the 6 lands
+            assert stop.p_eliminate == pytest.approx(stop.option.p_land)
+        else:
+            assert stop.p_eliminate == p_out

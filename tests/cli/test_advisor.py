@@ -127,6 +127,16 @@ def test_odds_all_is_the_team_planner(run) -> None:  # type: ignore[no-untyped-d
     assert code == 0 and "P(dodge)" in out.splitlines()[1]
 
 
+def test_the_team_planner_dodges_with_the_defence_pool(run) -> None:  # type: ignore[no-untyped-def]
+    """The planner's dodge dice are the defence pool: Krillin's extra defence die counts,
+    Toppo's extra attack die does not (docs/rules.md §4, §8)."""
+    code, out, _ = run("odds", "--all", "--json")
+    assert code == 0
+    rows = {r["form"] or r["warrior"]: r for r in json.loads(out)}
+    assert (rows["Krillin"]["pool"], rows["Krillin"]["dodge_pool"]) == (3, 4)
+    assert (rows["Toppo"]["pool"], rows["Toppo"]["dodge_pool"]) == (6, 5)
+
+
 def test_advise_damage_equal_to_endurance_under_the_variant(run) -> None:  # type: ignore[no-untyped-def]
     # eliminate_only_when_exceeded: 21 damage on Cabba's 21 endurance leaves him standing
     args = ("advise", "--warrior", "Kefla", "--dice", "kick,punch,star,star,star",

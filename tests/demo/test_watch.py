@@ -3,6 +3,7 @@ it shows on the players' queue; the players act by posting the devices' events b
 
 from __future__ import annotations
 
+import queue
 import random
 import threading
 from collections.abc import Iterator, Sequence
@@ -14,7 +15,9 @@ from controller.core.symbols import Symbol
 from controller.daemon.loop import TableLoop
 from controller.daemon.wiring import attach_table
 from controller.demo.players import TablePlayers
+from controller.demo.tray import Tray
 from controller.demo.watch import TableWatch, WatchTimeoutError
+from controller.demo.world import WorldHands
 from controller.game.bots import GreedyBot, RandomBot
 from controller.game.engine import replay
 from controller.game.session import TableGame
@@ -23,6 +26,8 @@ from controller.game.state import GameConfig, Length, Phase
 from controller.table.controller import TableController
 from hardware.controls.events import ButtonName, ButtonPressed
 from tests.table.helpers import settled
+from vision.events import ThrowSettled
+from vision.settings import CameraConfig, CameraSource
 
 FACES = tuple(Symbol)
 
@@ -123,3 +128,43 @@ def test_a_look_is_answered_after_what_was_posted_before_it(
     watch.timeout_s = 0.3
     with pytest.raises(WatchTimeoutError):
         watch.wait_for(lambda s: False, "nothing")
+
+
+@pytest.mark.timeout(60)
+def test_the_world_tells_a_silent_misread_from_a_flagged_one(
+    running: tuple[TableController, TableLoop, TableWatch],
+) -> None:
+    """The demo's world compares each read with the dice in its tray: a wrong read the
+    reader flagged (a cocked die) counts as flagged, a wrong read it was sure of does not
+    (the demo's silent misread, what its summary warns of)."""
+    _, _, watch = running
+    tray = Tray(seed=2)
+    tray.open_source(CameraConfig(kind=CameraSource.SYNTHETIC, width=160, height=120))
+    source = tray.source  # the camera's view of the tray
+    assert source is not None
+    hands = WorldHands(watch, None, None, None, tray, lambda _: None, seed=2)  # type: ignore[arg-type]
+    reports: queue.Queue[ThrowSettled] = queue.Queue()
+    stop = threading.Event()
+
+    def camera() -> None:
+        """Reads the tray; during a throw, the reader reports the read queued for it."""
+        while not stop.is_set():
+            source.read()
+            if source.moving and not reports.empty():  # before the throw's next frame
+                watch.loop.post(reports.get())
+
+    worker = threading.Thread(target=camera)
+    worker.start()
+    four = (Symbol.KICK,) * 4  # three dice are thrown: a read of four is wrong
+    try:
+        reports.put(settled(four))  # sure of itself
+        hands.throw(3)
+        reports.put(settled(four, cocked=(0,)))  # flagged: a die read as cocked
+        hands.throw(3)
+    finally:
+        stop.set()
+        tray.close()
+        worker.join(10)
+    assert not worker.is_alive()
+    s = hands.stats
+    assert (s.throws, s.reads, s.reads_disagreeing, s.reads_flagged) == (2, 2, 2, 1)

@@ -10,6 +10,8 @@ from controller.core.symbols import Symbol
 from hardware.displays.draw import fit_lines, squeeze
 from hardware.displays.font import GLYPHS, SMALL
 from hardware.displays.model import (
+    AdviceView,
+    AttackOption,
     Clock,
     CombatView,
     Fault,
@@ -119,3 +121,17 @@ def test_the_small_turn_screen_draws_the_phase_whole() -> None:
     diff15 f04)."""
     image = render(_view(phase="sq 13 G3 R24", player="Maximilian"), "turn", (128, 32))
     assert shows(image, "SQ 13 G3 R24", SMALL)
+
+
+@pytest.mark.parametrize(("chance", "shown"), [(0.129, "WIN 13%"), (0.996, "WIN 100%")])
+def test_a_story_chance_is_shown_to_the_nearest_percent(chance: float, shown: str) -> None:
+    """The chance of taking the square reads as the KO chance does, rounded: 12.9% is 13%,
+    not 12%."""
+    advice = AdviceView(keep=(Symbol.KICK,), win_chance=chance)
+    fight = CombatView(
+        FighterView("Goku", 20, 20), FighterView("Jiren", 20, 20), (Symbol.KICK,),
+        options=(AttackOption("sum", 3, best=True),), advice=advice,
+    )  # fmt: skip
+    for size in ((128, 64), (128, 32)):
+        image = render(_view(combat=fight), "options", size)
+        assert shows(image, shown, SMALL)
