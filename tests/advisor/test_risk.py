@@ -109,6 +109,22 @@ def test_counter_reflected_back_and_forms_match_the_combat_sequence() -> None:
     _check(adv, seed=5)
 
 
+@pytest.mark.timeout(120)
+def test_a_reflected_counter_under_every_die_a_teleport_matches_the_combat_sequence() -> None:
+    """The attacker reflects the counter's spheres, and the counter-attacker dodges them
+    under B's "as many teleports as dice": that dodge is the variant's (all 3 dice), not
+    the card's number (one die: a dodge ten times likelier than the game allows)."""
+    a = fighter("Mirror Striker", power=3, technique=2, endurance=30,
+                combos=(Combo("Kick Kick", (K, K), 12),),
+                ability=ability(AbilityKind.REFLECT_SPHERE))  # fmt: skip
+    d = fighter("Hitback", power=3, technique=2, endurance=24, dodge=1,
+                ability=ability(AbilityKind.COUNTER_ATTACK))  # fmt: skip
+    every = Variants(dodge_needs_every_die=True)
+    adv = Advisor(a, 0, d, 10, attacker_damage=12, die=SPHERES, variants=every)
+    assert adv.counter is not None and adv.counter.reflects
+    _check(adv, seed=6)
+
+
 def test_without_anything_coming_back_the_values_are_the_old_ones() -> None:
     attacker = fighter(power=4, technique=2)
     for d in (

@@ -89,7 +89,7 @@ def test_the_demo_config_opens_every_simulated_device(tmp_path: Path) -> None:
         # the buttons are gpiozero's mock pins: a press becomes an event
         pin = devices.pin_factory.pin(DEMO.controls.confirm)
         pin.drive_low()
-        time.sleep(3 * DEMO.controls.bounce_ms / 1000)  # a finger: longer than the debounce
+        time.sleep(10 * DEMO.controls.bounce_ms / 1000)  # a finger: well past the debounce
         pin.drive_high()
         assert _wait_for(q, ButtonPressed) == ButtonPressed(ButtonName.CONFIRM)
         # the screens (four dummy displays) and the LEDs take each view
@@ -149,7 +149,7 @@ def test_missing_camera_port_and_display_are_faults_and_the_rest_open(tmp_path: 
         assert [d.config.name for d in devices.displays.displays] == ["turn-1"]
         assert devices.displays.update(load_view(EXAMPLE_STATE)) == 1
         devices.pin_factory.pin(cfg.controls.undo).drive_low()
-        time.sleep(3 * cfg.controls.bounce_ms / 1000)  # a finger: longer than the debounce
+        time.sleep(10 * cfg.controls.bounce_ms / 1000)  # a finger: well past the debounce
         devices.pin_factory.pin(cfg.controls.undo).drive_high()
         assert _wait_for(q, ButtonPressed) == ButtonPressed(ButtonName.UNDO)
         assert devices.retry() == []  # still missing

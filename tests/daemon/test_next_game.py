@@ -33,11 +33,11 @@ from tests.hardware.displays.helpers import shows
 HOLD_OK = ButtonPressed(ButtonName.CONFIRM, long=True)
 
 
-def _finished(journal: Path) -> tuple[dict[str, Any], str]:
-    """A table's config on ``journal``, whose game is played to its end; its game id."""
+def _finished(journal: Path, player: str = "table") -> tuple[dict[str, Any], str]:
+    """A table's config on ``journal``, whose game ``player`` plays to its end; its id."""
     config = {"table": {"journal": str(journal), "players": 2, "length": "rounds5"}}
     data = load_game_data()
-    held = resume_or_start(parse_config(config), data, seed=3)
+    held = resume_or_start(parse_config(config), data, seed=3, player=player)
     assert isinstance(held, TableGame)
     with held:
         play_game(held.config, data, 3, submit=held.submit)
@@ -127,10 +127,14 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
         assert len(held.config.players) == 3
 
 
-def _won_challengers(journal: Path) -> dict[str, Any]:
-    """A table's config of a Challengers game on ``journal``, won by Ann at the table."""
-    config = {"table": {"journal": str(journal), "players": 2, "mode": "challengers"}}
-    held = resume_or_start(parse_config(config), companion_at=journal, names=("Ann", "Bob"))
+def _won_challengers(
+    journal: Path, player: str = "table", seed: int | None = None, **more: Any
+) -> dict[str, Any]:
+    """A table's config of a Challengers game on ``journal`` (and ``more`` sections), won
+    by Ann at the table (played by ``player``, with ``seed``)."""
+    config = {"table": {"journal": str(journal), "players": 2, "mode": "challengers"}, **more}
+    held = resume_or_start(parse_config(config), companion_at=journal, names=("Ann", "Bob"),
+                           seed=seed, player=player)  # fmt: skip
     assert isinstance(held, CompanionTable)
     with held:
         for r in range(1, 8):
@@ -191,3 +195,66 @@ def test_holding_confirm_once_a_companion_game_is_won_stops_for_the_next(tmp_pat
         assert stopped.next_game
         assert shows(render_companion(stopped, "status", (128, 64)), "NEXT GAME", SMALL)
         assert shows(render_companion(stopped, "choice", (128, 64)), "game over", SMALL)
+
+
+@pytest.mark.timeout(120)
+def test_another_programs_finished_game_is_not_set_aside_as_the_tables(tmp_path: Path) -> None:
+    """A journal the demo played to its end, or won, is set aside for the next game only
+    as the game the config sets up: set up otherwise, the table refuses it and leaves it
+    where it is (it is not the table's to move)."""
+    journal = tmp_path / "table.sqlite"
+    config, _ = _finished(journal, player="demo")
+    config["table"]["players"] = 3
+    with pytest.raises(StartError, match="move the journal away"):
+        resume_or_start(parse_config(config), load_game_data(), next_after_over=True)
+    companion = tmp_path / "companion.sqlite"
+    setup = _won_challengers(companion, player="demo")
+    setup["table"]["players"] = 3
+    with pytest.raises(StartError, match="move the journal away"):
+        resume_or_start(parse_config(setup), companion_at=companion, next_after_over=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["companion.sqlite", "table.sqlite"]
+
+
+def test_the_next_companion_game_is_of_the_players_the_config_names_now(tmp_path: Path) -> None:
+    """[events] players named otherwise once the game was won: the next game is theirs
+    (a game under way would be refused: names are a new game's)."""
+    journal = tmp_path / "companion.sqlite"
+    events = {"broker": "mqtt://127.0.0.1:1", "table_id": "t1", "players": ["Ann=a", "Bob=b"]}
+    config = _won_challengers(journal, events=events)
+    config["events"] = {**events, "players": ["Cid=c", "Dan=d"]}
+    with pytest.raises(StartError, match="names are a new game's"):
+        resume_or_start(parse_config(config), companion_at=journal)
+    with resume_or_start(parse_config(config), companion_at=journal, next_after_over=True) as held:
+        assert isinstance(held, CompanionTable) and held.players == ("Cid", "Dan")
+
+
+def test_a_won_companion_game_never_published_is_set_aside_without_a_word_of_the_broker(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No [events]: no broker ever had the game, so none is said to have missed its end;
+    and the next game has a seed of its own, not the one given for the won game."""
+    journal = tmp_path / "companion.sqlite"
+    config = _won_challengers(journal, seed=7)
+    with resume_or_start(
+        parse_config(config), companion_at=journal, seed=7, next_after_over=True
+    ) as held:
+        assert isinstance(held, CompanionTable) and held.winner is None
+        assert held.journal.origin.seed != 7
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_a_finished_game_s_name_and_its_unsent_rows_at_their_edges(tmp_path: Path) -> None:
+    """A game id with no letter or digit still gives the finished journal a name of its
+    own (``-game``); a publish mark past the journal's end (a journal put back from an
+    older copy) leaves no rows unsent, not fewer than none."""
+    journal = tmp_path / "companion.sqlite"
+    assert aside_name(journal, "../..") == tmp_path / "companion-game.sqlite"
+    _won_challengers(journal)
+    with CompanionTable.resume(journal) as won:
+        game_id = won.journal.game_id
+    rows = JournalReader(journal)
+    last = rows.last_seq()
+    rows.close()
+    mark = journal.with_name(journal.name + MARK_SUFFIX)
+    mark.write_text(json.dumps({"game_id": game_id, "acked": last + 5}))
+    assert unpublished(journal, game_id, published=True) == 0

@@ -10,7 +10,15 @@ import pytest
 
 from controller.cli.main import main
 from controller.core.symbols import Symbol
-from controller.game.events import DiceThrown, DieRolled, FirstPlayerChosen, Move, Pass, TimeUp
+from controller.game.events import (
+    DiceThrown,
+    DieRolled,
+    FirstPlayerChosen,
+    Move,
+    Pass,
+    Shuffled,
+    TimeUp,
+)
 from controller.game.journal import (
     SCHEMA_VERSION,
     Journal,
@@ -29,6 +37,7 @@ from controller.game.journal_schema import (
     migrate,
     read_stamp,
 )
+from controller.game.state import WarriorDeck
 from tests.paths import DATA
 
 # A journal written by the first release (before application_id / user_version):
@@ -150,6 +159,19 @@ def test_undo_cancels_the_last_action_only(tmp_path: Path) -> None:
         pytest.raises(JournalError, match=rf"^{empty}: nothing to undo$"),
     ):
         j.undo()
+
+
+def test_shuffles_alone_are_nothing_to_undo(tmp_path: Path) -> None:
+    """Undo with the shuffles that follow an action: a journal of shuffles alone has no
+    action to take back; it says nothing to undo (and writes nothing)."""
+    path = tmp_path / "g.journal"
+    with Journal.create(path, {"mode": "tournament"}) as j:
+        j.append(Shuffled(WarriorDeck.WARRIORS, ("Jiren", "Goku")))
+        j.append(Shuffled(WarriorDeck.WARRIORS, ("Goku", "Jiren")))
+        rows = len(j)
+        with pytest.raises(JournalError, match=rf"^{path}: nothing to undo$"):
+            j.undo(with_inputs=(Shuffled.kind,))
+        assert len(j) == rows
 
 
 def test_a_failed_write_leaves_nothing_half_written(tmp_path: Path) -> None:

@@ -268,3 +268,54 @@ def test_a_broker_that_restarts_is_no_refusal() -> None:
     password or client id is a refusal, not retried."""
     assert not connack_refusal("Server unavailable") and not connack_refusal("Server busy")
     assert connack_refusal("Not authorized") and connack_refusal("Bad user name or password")
+
+
+def test_a_refusal_whose_reason_changes_is_said_and_shown_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A refusal is logged once per reason, not per retry, and a new reason (the password
+    mended, the client id now refused) is logged and shown in the status."""
+    seen: list[str | None] = []
+    link = Link("table t1", "mqtt://club:1883", on_change=lambda s: seen.append(s.problem))
+    with caplog.at_level(logging.WARNING, logger="controller.publish.link"):
+        link.refused("Not authorized")
+        link.refused("Not authorized")  # the next retry's same answer
+        link.refused("Client identifier not valid")
+    assert link.status().state is LinkState.REFUSED
+    assert link.status().problem == "Client identifier not valid"
+    assert seen == ["Not authorized", "Client identifier not valid"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "broker mqtt://club:1883 refused table t1: Not authorized",
+        "broker mqtt://club:1883 refused table t1: Client identifier not valid",
+    ]
+
+
+def test_an_outage_says_how_many_events_the_broker_has_not_acknowledged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table resumed with its broker away says how many of its events still wait (those
+    after the acknowledged mark), not how many the journal holds."""
+    from controller.game.events import FirstPlayerChosen
+    from controller.game.journal import Journal
+
+    path = tmp_path / "j.sqlite"
+    with Journal.create(path, {"mode": "tournament"}) as journal:
+        for seat in (0, 1, 0, 1, 0):
+            journal.append(FirstPlayerChosen(seat=seat))
+        game_id = journal.game_id
+    mark = AckMark(path, game_id)
+    mark.advance(3)  # the broker had taken rows 1-3 before the table stopped
+    mark.save()
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    with (
+        caplog.at_level(logging.WARNING, logger="controller.publish.link"),
+        Publisher(Connection(parse_broker_url(url)), "t1") as publisher,
+    ):
+        publisher.attach(path, game_id)
+        publisher.start()
+        assert publisher.wait_link(10).state is LinkState.UNREACHABLE
+    said = [r.getMessage() for r in caplog.records if "cannot reach" in r.getMessage()]
+    assert said == [
+        f"table t1 cannot reach its broker {url} (Connection refused); 2 events of the game "
+        f"wait in {path}, sent once it is back; it keeps trying"
+    ]

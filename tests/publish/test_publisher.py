@@ -323,3 +323,58 @@ def test_a_mark_is_its_own_games_and_never_goes_back(tmp_path: Path) -> None:
     mark.save()
     assert AckMark(journal, "g1").value == 30
     assert AckMark(journal, "g2").value == 0  # another game's mark: from its first row
+
+
+def test_the_games_last_state_goes_acknowledged_without_a_flush(
+    broker: Mosquitto, tmp_path: Path, game_data: Any
+) -> None:
+    """The winner's state goes at QoS 1 (the broker acknowledges it) even when no one waits
+    in flush(); the states of a game in progress go at QoS 0."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    got: list[tuple[int, bool]] = []  # (QoS, over) of each state as it arrives
+    subscribed = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw-states")
+    client.on_message = lambda c, u, m: got.append((m.qos, json.loads(m.payload)["over"]))
+    client.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()  # the SUBACK
+    client.connect("127.0.0.1", broker.port)
+    client.subscribe("toptable/table-1/state", qos=1)
+    client.loop_start()
+    table = TestTable(tmp_path, broker.url, game_data)
+    try:
+        assert subscribed.wait(5), "no SUBACK from the broker"
+        assert wait_for(lambda: table.publisher.connected, 5)
+        table.play(seed=3)  # nobody flushes
+        assert wait_for(lambda: any(over for _, over in got), 10), got[-3:]
+        assert [qos for qos, over in got if over] == [1]
+        assert {qos for qos, over in got if not over} <= {0}
+    finally:
+        table.close()
+        client.loop_stop()
+        client.disconnect()
+
+
+def test_flush_waits_for_a_row_journalled_but_not_yet_notified(
+    broker: Mosquitto, tmp_path: Path, game_data: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row the game has journalled, its notify() still to come (flush() from another
+    thread in between), is not reported delivered: flush() waits for it."""
+    from controller.game.events import FirstPlayerChosen
+    from controller.game.legal import legal_actions
+    from controller.publish import publisher as publishing
+
+    # the journal is read when a row is notified, not on a timer: the race made certain
+    monkeypatch.setattr(publishing, "IDLE_POLL_S", 3600.0)
+    table = TestTable(tmp_path, broker.url, game_data)
+    game, publisher = table.game, table.publisher
+    try:
+        assert wait_for(lambda: publisher.connected, 5)
+        publisher.notify(game.submit(FirstPlayerChosen(0)), 1)
+        assert wait_for(lambda: publisher.stats.states_sent == 1, 5)  # row 1 read, then sent
+        state = game.submit(next(iter(legal_actions(game.state))))  # row 2, not yet notified
+        assert not publisher.flush(1.0), "row 2 was never sent, yet flush() said all was"
+        publisher.notify(state, 2)
+        assert publisher.flush(10) and publisher.stats.acked == 2
+    finally:
+        table.close()

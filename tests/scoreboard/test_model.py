@@ -181,3 +181,14 @@ def test_a_flood_of_tables_is_capped(monkeypatch: pytest.MonkeyPatch, final: Gam
     for i in range(5):
         board.handle(f"toptable/t{i}/state", _state_bytes(final, f"t{i}"))
     assert [t["table_id"] for t in board.tables()] == ["t0", "t1"]
+
+
+def test_a_player_renamed_during_the_evening_shows_under_the_latest_name() -> None:
+    """One person (one player_id) who changed their name is one row, named as in the newest game."""
+    first = _game("t1", "a", True, ["Ann"], [("Ann", 3, 20), ("Bob", 0, 0)])
+    later = _game("t2", "b", True, ["Annie"], [("Annie", 2, 9), ("Cleo", 0, 0)])
+    later["teams"][0]["player_id"] = "ann"  # the organiser fixed the spelling at table t2
+    (dice,) = standings([first, later])
+    ann = next(r for r in dice["rows"] if r["player_id"] == "ann")
+    assert (ann["player"], ann["games"], ann["won"]) == ("Annie", 2, 2)
+    assert ann["tables"] == ["t1", "t2"]

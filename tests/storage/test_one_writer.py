@@ -252,3 +252,48 @@ def test_a_child_forked_from_the_holder_does_not_drop_its_lock(journal: Path) ->
         assert journal.with_name("j.sqlite-lck").exists()
         with pytest.raises(JournalInUseError):
             Journal.open(journal)
+
+
+def test_a_writer_opening_as_the_holder_closes_gets_the_only_lock(
+    journal: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that opened the lock file just before its holder closed holds the lock at the
+    journal's name: a third writer is still refused (the race made to happen in that order)."""
+    first = Journal.open(journal)
+    opened = lock._open_lock_file
+    closed: list[Path] = []  # the lock file the holder let go of, once
+
+    def open_as_the_holder_closes(path: Path, flags: int) -> int:
+        fd = opened(path, flags)
+        if flags & os.O_CREAT and not closed:
+            first.close()  # the holder lets go (and removes that file) before the flock
+            closed.append(path)
+        return fd
+
+    monkeypatch.setattr(lock, "_open_lock_file", open_as_the_holder_closes)
+    with Journal.open(journal) as second:
+        monkeypatch.undo()
+        assert closed  # the race did happen
+        with pytest.raises(JournalInUseError):
+            Journal.open(journal)
+        assert second.append(FirstPlayerChosen(seat=0)) == 2
+    assert _rows(journal) == 2
+
+
+def test_a_holder_whose_lock_file_was_removed_leaves_the_next_ones_in_place(
+    journal: Path,
+) -> None:
+    """A lock file removed under its holder (a folder cleaned by hand): the next writer makes
+    its own, and the old holder's close leaves it, so a third writer is still refused."""
+    lock_file = journal.with_name("j.sqlite-lck")
+    old = lock.JournalLock.acquire(journal)
+    lock_file.unlink()
+    second = lock.JournalLock.acquire(journal)
+    try:
+        old.release()
+        with pytest.raises(lock.LockHeldError):
+            lock.JournalLock.acquire(journal)
+        assert lock_file.read_text() == f"{os.getpid()}\n"
+    finally:
+        second.release()
+    assert not lock_file.exists()

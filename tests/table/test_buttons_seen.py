@@ -146,3 +146,9 @@ def test_menu_corrects_a_transformation_die(tmp_path: Path) -> None:
     assert _events(table)[-1] == DieCorrected((2,) * count)
     played = table.game.events()  # the correction folded into the roll it mends
     assert DieRolled((2,) * count) in played and DieRolled((1,) * count) not in played
+    # the buttons go on with the game, not with the corrected die's question (stuck: its
+    # answer was refused as a correction with nothing left to correct)
+    after = table.entry.chooser
+    assert after is None or not after.title.startswith("correct die")
+    table.on_button(CONFIRM)
+    assert FaultSource.RULES not in table.faults

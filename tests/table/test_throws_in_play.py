@@ -122,6 +122,25 @@ def test_a_read_of_another_count_says_so_and_has_each_die_entered(
 
 
 @pytest.mark.timeout(60)
+def test_a_doubted_die_past_the_roll_s_count_is_not_asked_about(tmp_path: Path) -> None:
+    """Seven dice read for six, the seventh doubted: once each die is entered, the last
+    question is of the roll's dice, not of a die 7 the roll does not have."""
+    table, players = _table(tmp_path)
+    c = _until(table, players, Phase.ATTACK)
+    read = replace(settled(_dice(c, c.pool + 1)), expected=c.pool, count_mismatch=True)
+    table.on_throw(replace(read, unsure=(c.pool,)))
+    for _ in range(c.pool + 1):  # OK to enter them, then each die as read
+        table.on_button(CONFIRM)
+    check = table.entry.read_check
+    assert check is not None and check.fixing is None and not _throws(table)
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.text == "is this read right?"
+    render(table.render(), "prompt", (128, 64))
+    table.on_button(CONFIRM)
+    assert len(_throws(table)) == 1
+
+
+@pytest.mark.timeout(60)
 def test_a_die_the_reader_doubts_is_named_and_marked(tmp_path: Path) -> None:
     table, players = _table(tmp_path)
     c = _until(table, players, Phase.ATTACK)

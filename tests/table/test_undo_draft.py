@@ -87,3 +87,44 @@ def test_an_undo_that_cannot_be_written_writes_nothing_and_stops_the_table(
     game.close()
     with TableGame.resume(tmp_path / "j.sqlite") as again:
         assert again.state.phase is phase
+
+
+class _FillingCard(_FullCard):
+    """A connection on a card with room for ``room`` more rows: a write of more fails."""
+
+    def __init__(self, real: sqlite3.Connection, room: int) -> None:
+        super().__init__(real)
+        self.room = room
+
+    def executemany(self, sql: str, rows: list[Any]) -> None:  # type: ignore[override]
+        if len(rows) > self.room:
+            raise sqlite3.OperationalError("database or disk is full")
+        self.room -= len(rows)
+        self.real.executemany(sql, rows)
+
+
+@pytest.mark.timeout(60)
+def test_an_undo_the_card_fills_during_leaves_the_pick_and_its_shuffles_all_standing(
+    tmp_path: Path,
+) -> None:
+    """A card with room for one row more, not for the pick's marker and its shuffles':
+    nothing of the undo is written (a pick half undone, its shuffles cancelled and not it,
+    is a journal that does not replay), and the table stops."""
+    game = TableGame.start(
+        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
+    )
+    table = TableController(game, seed=3)
+    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
+    while not any(isinstance(e, Shuffled) for e in game.events()):
+        players.step()
+    rows, events = len(game.journal), game.events()
+    real = game.journal._conn
+    assert real is not None
+    game.journal._conn = _FillingCard(real, room=1)  # type: ignore[assignment]
+    with pytest.raises(TableHaltedError, match="disk is full"):
+        table.undo()
+    game.journal._conn = real
+    assert len(game.journal) == rows and game.events() == events
+    game.close()
+    with TableGame.resume(tmp_path / "j.sqlite") as again:
+        assert again.events() == events

@@ -19,9 +19,18 @@ from vision.images import read_image
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import load_dataset
 from vision.learning.face_model import train
-from vision.reading.box_fit import MAX_SHIFT, MAX_STRETCH, corrected, fit, iou, target
+from vision.reading.box_fit import (
+    MAX_SHIFT,
+    MAX_STRETCH,
+    OUTPUTS,
+    BoxFit,
+    corrected,
+    fit,
+    iou,
+    target,
+)
 from vision.reading.describe import DESCRIPTION_SIZE
-from vision.reading.detect import DetectorParams, detect
+from vision.reading.detect import BOX_FEATURES, DetectorParams, detect
 from vision.reading.model import FaceModel, load_model
 from vision.reading.peaks import peaks
 from vision.synth.scenes import Renderer, write_dataset
@@ -135,6 +144,25 @@ def test_a_model_without_a_correction_places_its_boxes(tmp_path: Path) -> None:
     assert load_model(plain.save(tmp_path / "plain")).detector.box_fit is None
 
 
+def test_a_correction_that_would_divide_by_zero_is_named(tmp_path: Path) -> None:
+    """A model file whose correction scales a feature by 0 (damaged, or written by hand) is
+    refused by name when loaded: read, it would box every die at inf or NaN."""
+    rng = np.random.default_rng(0)
+    feats = rng.normal(0, 1, (8, DESCRIPTION_SIZE)).astype(np.float32)
+    plain = train("toy", ["a", "b"], feats, np.repeat([0, 1], 4), DetectorParams())
+    scale = np.ones(BOX_FEATURES, np.float32)
+    scale[3] = 0.0
+    zero = BoxFit(
+        np.zeros(BOX_FEATURES, np.float32),
+        scale,
+        np.zeros((BOX_FEATURES, OUTPUTS), np.float32),
+        np.zeros(OUTPUTS, np.float32),
+    )
+    path = replace(plain, detector=replace(plain.detector, box_fit=zero)).save(tmp_path / "zero")
+    with pytest.raises(ModelError, match=r"zero\.npz: box_fit_scale holds a value <= 0"):
+        load_model(path)
+
+
 def test_a_damaged_correction_is_named(
     low_and_tall: tuple[FaceModel, Path], tmp_path: Path
 ) -> None:
@@ -163,4 +191,7 @@ def test_a_second_peak_on_a_found_die_is_dropped(
 
     monkeypatch.setattr(detect_module, "peaks", twice)
     seen = detect(scene.image, model.detector).detections
-    assert [d.box for d in seen] == [d.box for d in once]
+    # equal to rounding: numpy's float32 sums may differ in their last bits with the arrays'
+    # memory alignment (a worker's first read of a frame against its later ones)
+    assert len(seen) == len(once)
+    assert np.array([d.box for d in seen]) == pytest.approx(np.array([d.box for d in once]))

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+import vision.reading.detect as detect_module
 from controller.core.symbols import Symbol
 from vision.learning.calibrate import calibrate
 from vision.learning.dataset import LabeledDie, LabeledImage, load_dataset
@@ -66,6 +67,24 @@ def test_a_die_a_third_out_of_the_frame_is_found_boxed_inside_and_asked(
     for i, j in pairs.items():
         if i != k:
             assert read.dice[j].face == scene.dice[i].symbol.value and not read.dice[j].cut
+
+
+def test_a_die_cut_by_the_edge_is_asked_whatever_its_outline_measures(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A die cut by the edge shows part of its outline, a rectangle as long as a leaning
+    die's: that says nothing of leaning. Every outline measured long, the whole dice are
+    leaning (cocked), the cut one is still only asked about, its face guessed."""
+    monkeypatch.setattr(detect_module, "outline_aspect", lambda *_: 2.0)
+    scene = Renderer(Settings(touching=0.0), seed=1).scene(
+        [Symbol.KICK, Symbol.STAR, Symbol.SPHERE, Symbol.PUNCH]
+    )
+    left = min(d.box() for d in scene.dice)
+    read = read_frame(_moved_left(scene.image, left[0] + 0.3 * left[2]), model, expect=4)
+    assert len(read.dice) == 4
+    [cut] = [d for d in read.dice if d.cut]
+    assert cut.to_json()["flags"] == ["cut", "unsure"] and cut.face is not None
+    assert all(d.cocked and d.face is None for d in read.dice if not d.cut)
 
 
 def test_a_box_is_cut_to_the_frame() -> None:

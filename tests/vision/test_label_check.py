@@ -59,6 +59,22 @@ def test_neighbours_in_one_light_are_not_label_mistakes() -> None:
     )
 
 
+def test_one_mistake_does_not_get_the_right_labels_near_it_named() -> None:
+    """A 'b' labeled 'a' sits nearer one right 'b' than the other 'b' does: each looks like
+    the other's label. The mistake is the clearer and is named; once named, its samples no
+    longer count, so the right 'b' beside it is not named as looking like 'a'."""
+    looks = [0.0, 0.1, 1.0, 1.4, 1.05]  # a, a, b, b, and a 'b' labeled 'a' beside the first b
+    die_cls = np.array([0, 0, 1, 1, 0])
+    views = np.array([[x, 0.0, 0.0] for x in looks], np.float32)
+    rng = np.random.default_rng(5)
+    samples = (np.repeat(views, 3, axis=0) + rng.normal(0, 0.01, (15, 3))).astype(np.float32)
+    groups = np.repeat(np.arange(5), 3)
+    where = [f"labels/p{i}.txt: line 1" for i in range(5)]
+    found = label_problems(views, samples, die_cls[groups], groups, die_cls, where, ["a", "b"])
+    assert [i for i, _ in found] == [4]
+    assert found[0][1].startswith("labels/p4.txt: line 1: labeled 'a' but looks like 'b'")
+
+
 def test_a_die_after_a_repeated_line_is_named_by_its_own_line(tmp_path: Path) -> None:
     """A repeated line is one die (as Ultralytics drops it): the dice after it keep their
     own line numbers in calibration's warnings (they were named one line early)."""

@@ -88,7 +88,10 @@ def test_boxes_and_cuts_grow_toward_the_near_edge(model: FaceModel) -> None:
     level = detect(scene.image, replace(model.detector, params=flat))
     tilted_params = replace(flat, size_slope_y=0.8)
     tilted = detect(scene.image, replace(model.detector, params=tilted_params))
-    assert [d.center for d in tilted.detections] == [d.center for d in level.detections]
+    # the same to rounding (a process's first read may differ in the last bits: test_box_fit)
+    assert len(tilted.detections) == len(level.detections)
+    centres = np.array([d.center for d in level.detections])
+    assert np.array([d.center for d in tilted.detections]) == pytest.approx(centres)
     h = scene.image.shape[0]
     for a, b in zip(level.detections, tilted.detections, strict=True):
         grown = 1 + 0.8 * (a.center[1] / h - 0.5)
@@ -138,7 +141,7 @@ def test_boxes_take_the_learned_shape_about_the_same_centre(model: FaceModel) ->
     shaped = detect(scene.image, replace(model.detector, params=shaped_params))
     assert level.detections
     for a, b in zip(level.detections, shaped.detections, strict=True):
-        assert b.center == a.center
+        assert b.center == pytest.approx(a.center)
         assert b.box[2] == pytest.approx(a.box[2] * 1.2, rel=1e-6)
         assert b.box[3] == pytest.approx(a.box[3] / 1.2, rel=1e-6)
         assert b.box[0] + b.box[2] / 2 == pytest.approx(a.box[0] + a.box[2] / 2)

@@ -13,9 +13,12 @@ import pytest
 import serial
 
 from controller.core.events import Event
+from hardware.board import link as link_module
 from hardware.board.errors import BoardPortError
 from hardware.board.events import BoardResynced, LinkLost, LinkRestored, SensorChanged
 from hardware.board.link import BoardLink, open_port
+from hardware.board.memory import BoardMemory, LinkStats
+from hardware.board.session import HostSession
 from hardware.board.sim import SimBoard
 from hardware.board.unheard import unheard_reason
 from tests.waiting import wait_until
@@ -152,6 +155,32 @@ def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(30)
+def test_a_board_of_another_protocol_version_is_posted_once_not_at_each_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link retries a refused board (it may be flashed meanwhile), and each retry is
+    refused alike: the table is told once, not a LinkLost every retry."""
+    from firmware import wire
+
+    monkeypatch.setattr(link_module, "REFUSED_RETRY_S", 0.05)
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim:
+        plain = sim.firmware._write
+
+        def as_version_2(data: bytes) -> None:
+            for _v, seq, mtype, payload in wire.Decoder().feed(data):
+                plain(wire.encode_frame(seq, mtype, payload, version=2))
+
+        sim.firmware._write = as_version_2
+        with BoardLink(sim.path, q) as link:
+            # the third opening: two refused sessions are over
+            wait_until(lambda: link.stats.reconnects >= 2, 20, "the link to retry twice")
+            assert link.stats.wrong_version >= 2
+    lost = [e for e in _drain(q) if isinstance(e, LinkLost)]
+    assert len(lost) == 1 and "speaks board protocol 2" in lost[0].reason
+
+
+@pytest.mark.timeout(30)
 def test_a_board_reset_mid_game_is_not_stopped_in_its_grace_second(tmp_path: Path) -> None:
     """A Pico that resets re-enumerates and spends its grace second with Ctrl-C still on
     (firmware/main.py ``BOOT_GRACE_MS``): the host listens before it speaks, so none of its
@@ -208,3 +237,36 @@ def test_a_port_of_no_frames_is_said_once_though_its_byte_count_grows(
         link._lost(unheard_reason(3.0, b"", 0))  # another trouble: said
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 2 and "435 bytes came" in said[0] and "heartbeat" in said[1]
+
+
+def _silent_for(seconds: float) -> str:
+    """The reason a session gives for a board heard of no frame for ``seconds``."""
+    session = HostSession("loop", lambda _: None, lambda _: None, BoardMemory(), LinkStats(),
+                          silence_s=1.0)  # fmt: skip
+    session.start(0.0)
+    reason = session.poll(seconds)
+    assert reason is not None
+    return reason
+
+
+def test_a_silent_board_is_said_once_though_its_seconds_of_silence_change(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The reason a board is dropped for silence counts its seconds, which differ from retry
+    to retry: the same trouble, said once (a WARNING at every retry otherwise)."""
+    link = BoardLink("/dev/toptable-test-silent", queue.Queue())
+    with caplog.at_level(logging.WARNING, logger="hardware.board.link"):
+        for seconds in (1.2, 1.35, 2.5, 11.0):
+            link._lost(_silent_for(seconds))
+        link._lost(unheard_reason(3.0, b"", 0))  # another trouble: said
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2 and "no valid frame for 1.2 s" in said[0] and "heartbeat" in said[1]
+
+
+def _drain(q: queue.Queue[Event]) -> list[Event]:
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out

@@ -156,6 +156,24 @@ def test_a_button_held_down_past_its_time_is_a_fault_said_once(
         assert inputs.stuck() == {}
 
 
+def test_a_button_stuck_again_after_its_release_is_said_again(
+    factory: MockFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stuck button freed, then stuck once more (the box put back on it), is a new fault:
+    said in the log again, not only the first time ever."""
+    monkeypatch.setattr(inputs_module, "STUCK_AFTER_S", 0.2)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(CONFIG, q) as inputs:
+        pin = factory.pin(CONFIRM)
+        for _ in range(2):
+            pin.drive_low()
+            wait_until(lambda: bool(inputs.stuck()), 5, "the button taken for stuck")
+            pin.drive_high()
+            assert inputs.stuck() == {}
+    said = [r for r in caplog.records if "held down" in r.getMessage()]
+    assert len(said) == 2
+
+
 def test_a_stuck_repeating_button_stops_repeating(
     factory: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,19 +226,51 @@ def test_a_release_at_the_hold_time_is_one_press_not_two(repeat: bool) -> None:
 def test_with_a_debounce_of_half_the_hold_time_short_and_long_presses_both_work(
     factory: MockFactory,
 ) -> None:
-    """gpiozero times the hold from the raw edge, as the table's settle timer does: a hold
-    that came first was dropped, a long press taken for a short one now and then."""
+    """At the longest debounce the config allows (half the hold time) a long press is long
+    and a short one short. Each press is 0.15 s or more from the timings it must clear: a
+    loaded machine's timer or sleep runs late by up to about 60 ms."""
     q: queue.Queue[Any] = queue.Queue()
-    with TableInputs(dataclasses.replace(CONFIG, bounce_ms=100, hold_seconds=0.2), q):
+    cfg = dataclasses.replace(CONFIG, bounce_ms=300, hold_seconds=0.6)
+    with TableInputs(cfg, q) as inputs:
+        watch = inputs.buttons[ButtonName.CONFIRM]
         pin = factory.pin(CONFIRM)
-        for _ in range(5):
+        for _ in range(3):
             pin.drive_low()
-            time.sleep(0.5)
+            time.sleep(0.9)  # 0.3 s past the hold
             pin.drive_high()
-            time.sleep(0.25)
+            wait_until(lambda: not watch._steady, 5, "the release settled")
             assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM, long=True)]
         pin.drive_low()
-        time.sleep(0.15)  # past the debounce, short of the hold
+        time.sleep(0.45)  # 0.15 s past the debounce, 0.15 s short of the hold
         pin.drive_high()
-        time.sleep(0.25)
+        wait_until(lambda: not watch._steady, 5, "the release settled")
         assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM)]
+
+
+class _SettlingButton(_Button):
+    """A :class:`_Button` read through the debounce: its level, and close()."""
+
+    is_pressed = True
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_hold_that_comes_before_the_press_settles_still_counts(repeat: bool) -> None:
+    """gpiozero's HoldThread and the debounce's timer both time from the last raw edge, on
+    their own threads: a hold that comes first, the button steadily down, is the long
+    press (or the first repeat); it was dropped and the release taken for a short press."""
+    posted: list[Any] = []
+    button = _SettlingButton()
+    watch = inputs_module._ButtonWatch(ButtonName.CONFIRM, button, posted.append, repeat, 30.0)
+    try:
+        button.when_pressed()  # the raw edge: the debounce's timer starts (30 s: not yet)
+        button.when_held()  # the hold comes first
+        assert posted == (
+            [ButtonPressed(ButtonName.CONFIRM), ButtonRepeated(ButtonName.CONFIRM, 1)]
+            if repeat
+            else [ButtonPressed(ButtonName.CONFIRM, long=True)]
+        )
+    finally:
+        watch.close()

@@ -32,6 +32,7 @@ from hardware.controls import (
     TableOutputs,
     simulated_lgpio,
 )
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -121,11 +122,11 @@ def test_the_pin_library_missing_is_named(monkeypatch: pytest.MonkeyPatch) -> No
         assert "apt install python3-lgpio" in str(inputs.failed[0])
 
 
-def chatter(lgpio: Any, pin: int, level: int, edges: int = 5) -> None:
-    """A switch's contacts bouncing 4 ms apart, ending at ``level``."""
+def chatter(lgpio: Any, pin: int, level: int, edges: int = 5, apart_s: float = 0.004) -> None:
+    """A switch's contacts bouncing ``apart_s`` apart, ending at ``level``."""
     for i in range(edges):
         lgpio.drive(pin, level if i % 2 == 0 else 1 - level)
-        time.sleep(0.004)
+        time.sleep(apart_s)
     lgpio.drive(pin, level)
 
 
@@ -147,14 +148,16 @@ def test_a_press_whose_contacts_bounce_is_one_press(pi: Any, button: ButtonName)
     19): one press of CONFIRM or NEXT was taken two to four times."""
     events = Events()
     # the debounce 15 times the chatter's 4 ms (a loaded machine's late sleep is no steady
-    # level), held between: steady, and released long before NEXT repeats (0.25 s held)
-    cfg = dataclasses.replace(CONFIG, bounce_ms=60)
-    with TableInputs(cfg, events):
+    # level); NEXT repeats only when held 2 s, so a late settle cannot make it repeat
+    cfg = dataclasses.replace(CONFIG, bounce_ms=60, repeat_s=2.0)
+    with TableInputs(cfg, events) as inputs:
+        watch = inputs.buttons[button]
         chatter(pi, PIN[button], 0)
-        time.sleep(0.12)
+        wait_until(lambda: watch._steady, 5, "the press settled")
         chatter(pi, PIN[button], 1)
         assert events.get(timeout=5) == ButtonPressed(button)
-        time.sleep(0.3)
+        wait_until(lambda: not watch._steady, 5, "the release settled")
+        time.sleep(0.1)
         assert events.empty()
 
 
@@ -164,9 +167,9 @@ def test_lgpio_s_debounce_lets_each_edge_of_the_chatter_through(pi: Any) -> None
     from gpiozero import Button
 
     presses: list[float] = []
-    with Button(PIN[ButtonName.UNDO], bounce_time=0.02) as button:
+    with Button(PIN[ButtonName.UNDO], bounce_time=0.5) as button:
         button.when_pressed = lambda: presses.append(time.monotonic())
-        chatter(pi, PIN[ButtonName.UNDO], 0)
+        chatter(pi, PIN[ButtonName.UNDO], 0, apart_s=0.05)  # 100x lgpio's 0.5 ms poll
         time.sleep(0.1)
     assert len(presses) > 1  # up to the five edges' three falls (a busy machine joins some)
 

@@ -74,3 +74,22 @@ def test_missing_pins_and_idempotent_close(factory: MockFactory) -> None:
     assert outputs.buzzer is None and outputs.failed == []
     outputs.close()
     outputs.close()
+
+
+def test_a_table_restarted_after_its_time_ran_out_sounds_the_alarm_once(
+    factory: MockFactory,
+) -> None:
+    """The time a table is down counts (docs/decisions/game-clock.md): a restart can find the
+    45 minutes run out with nobody told. Its first view at 0:00 gives the three short beeps;
+    the views after it, still at 0:00, none."""
+    timed_out = dataclasses.replace(BASE, clock=Clock(9, seconds_left=0))
+    ben = BASE.seats[1]
+    knocked_out = (BASE.seats[0], dataclasses.replace(ben, warriors_left=ben.warriors_left - 1))
+    with TableOutputs(CONFIG, factory) as outputs:
+        outputs.show(timed_out)  # the first view since the start
+        _wait_states(factory, BUZZER, 7)
+        outputs.show(dataclasses.replace(timed_out, seat=1))  # still 0:00: no alarm
+        outputs.show(dataclasses.replace(timed_out, seat=1, seats=(*knocked_out, *BASE.seats[2:])))
+        _wait_states(factory, BUZZER, 9)
+        # three short beeps, then only the elimination's long one
+        assert _states(factory, BUZZER) == [False, True] * 4 + [False]

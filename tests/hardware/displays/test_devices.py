@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import errno
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hardware.displays.device_config import DisplayConfig
-from hardware.displays.display_board import DisplayBoard
+from hardware.displays.display_board import FAILED_KEPT, DisplayBoard
 from hardware.displays.errors import DisplayConfigError, DisplayUnavailableError, UnknownScreenError
 from hardware.displays.i2c_bus import BusPool
 from hardware.displays.luma_open import open_display, open_displays
@@ -131,6 +132,25 @@ def test_missing_bus_permission_and_mux_errors() -> None:
     assert "display 'z'" in str(mux)
 
 
+class _FailingDataBus(FakeSMBus):
+    """A bus whose screen takes its commands but whose data writes fail with EIO, as the
+    Pi's I2C controller reports a transfer it could not finish (a clock-stretch timeout,
+    a loose or long wire), not a NACK (EREMOTEIO)."""
+
+    def write_i2c_block_data(self, address: int, register: int, data: Sequence[int]) -> None:
+        if register == 0x40:  # SSD1306 data, after the commands
+            raise OSError(errno.EIO, "Input/output error")
+        super().write_i2c_block_data(address, register, data)
+
+
+def test_an_io_error_setting_a_screen_up_points_at_the_wiring() -> None:
+    """luma.core 2.6.0 lets an I2C data write's OSError through as it is: EIO is the bus failing
+    the screen, said as no answer, with the wiring and address hint."""
+    _, [error] = open_displays([DisplayConfig("left")], _pool(_FailingDataBus({None: {0x3C}})))
+    assert "display 'left'" in str(error) and "Input/output error" in str(error)
+    assert "no answer" in str(error) and "i2cdetect" in str(error)
+
+
 def test_spi_without_hardware_names_port_and_pins() -> None:
     cfg = DisplayConfig("spi", interface="spi", gpio_dc=23, gpio_rst=24)
     with pytest.raises(
@@ -152,6 +172,24 @@ def test_a_display_that_drops_off_mid_game_is_removed() -> None:
     assert [d.config.name for d in board.displays] == ["left"]
     [error] = board.failed
     assert "display 'right'" in str(error) and "0x3D" in str(error)
+
+
+def test_a_connector_that_flaps_all_evening_keeps_only_its_last_failures() -> None:
+    """A display dropping off and coming back again and again is said each time, but only
+    the last FAILED_KEPT failures are kept: the list does not grow for the whole evening."""
+    bus = FakeSMBus({None: {0x3C, 0x3D}})
+    board = DisplayBoard.open(
+        [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)], _pool(bus)
+    )
+    drops = FAILED_KEPT + 5
+    for n in range(drops):
+        bus.present[None].discard(0x3D)
+        board.update(dataclasses.replace(VIEW, clock=Clock(3, 10, 100 + n)))
+        bus.present[None].add(0x3D)
+        assert board.reopen() == ["right"]
+    assert len(board.failed) == FAILED_KEPT
+    assert all("display 'right'" in str(e) for e in board.failed)
+    board.close()
 
 
 def test_open_display_with_a_recording_serial_interface() -> None:

@@ -274,6 +274,18 @@ def test_every_rulebook_warrior_and_form_reads_apart_on_the_combat_screen() -> N
     assert shows(image, "SSB+KK SON GOKU", SMALL) and shows(image, "BDC RIBRIANNE", SMALL)
 
 
+def test_a_fighter_fitted_exactly_is_kept_and_a_one_word_name_is_never_an_initial() -> None:
+    """A form's initials that fill the line to its last pixel are that line (not cut
+    further); a warrior's one-word name is not written as its initial: two or more
+    words make initials, else the line is squeezed and the name still reads."""
+    goku = FighterView("Son Goku", 26, 26, "Super Saiyan Blue + Kaio-ken Son Goku")
+    assert fighter_fit(goku, SMALL.width("SSB+KK SON GOKU")) == "SSB+KK SON GOKU"
+    vegeta = FighterView("Vegeta", 26, 26, "Super Saiyan Blue Evolved")
+    width = SMALL.width("V SUPER SAIYAN BLUE EVOLVED")
+    line = fighter_fit(vegeta, width)
+    assert SMALL.width(line) <= width and line.startswith("VEGE")
+
+
 def test_a_cut_is_marked_and_a_form_naming_its_warrior_is_shown_alone() -> None:
     assert SMALL.fit_marked("Vegeta", 128) == "VEGETA"
     cut = SMALL.fit_marked("Brianne de Chateau to 25", 100)
