@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from controller.core.events import Event
-from controller.daemon.events import Tick
+from controller.daemon.events import Barrier, Tick
 from controller.daemon.loop import TableLoop
 
 
@@ -157,6 +157,7 @@ def test_run_wakes_for_a_timer_before_the_idle_wakeup() -> None:
         assert done.wait(2)  # long before the 5 s wake-up
     finally:
         loop.stop()
+        loop.post(Barrier())  # ends the idle wait now (stop() alone is seen at the wake-up)
         thread.join(10)
     assert not thread.is_alive()
 

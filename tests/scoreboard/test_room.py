@@ -250,13 +250,22 @@ def test_more_tables_cycle_through_pages(
     _size(chrome, *SIZES["projector"])
     chrome.get(server.url + "?view=room&cycle=2")
     assert wait_for(lambda: chrome.execute_script(FITS)["cards"] == 12, 10)
-    page = "return document.getElementById('page').textContent"
-    ids = "return [...document.querySelectorAll('.card')].map((c) => c.dataset.tableId)"
-    assert chrome.execute_script(page) == "page 1/2"
-    first = chrome.execute_script(ids)
-    assert wait_for(lambda: chrome.execute_script(page) == "page 2/2", 10)
-    assert sorted(chrome.execute_script(ids)) == ["table-13", "table-14", "table-15"]
-    assert "table-13" not in first
+    # the page's label and its cards read at once (the page turns every 2 s)
+    shown = (
+        "return [document.getElementById('page').textContent,"
+        " [...document.querySelectorAll('.card')].map((c) => c.dataset.tableId)]"
+    )
+    pages: dict[str, list[str]] = {}
+
+    def page(label: str) -> bool:
+        now, ids = chrome.execute_script(shown)
+        pages[now] = ids
+        return bool(now == label)
+
+    assert wait_for(lambda: page("page 1/2"), 10)
+    assert wait_for(lambda: page("page 2/2"), 10)
+    assert sorted(pages["page 2/2"]) == ["table-13", "table-14", "table-15"]
+    assert "table-13" not in pages["page 1/2"] and len(pages["page 1/2"]) == 12
     fit = chrome.execute_script(FITS)
     assert not fit["scrolls"] and fit["clipped"] == []
 
