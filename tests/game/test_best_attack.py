@@ -12,7 +12,7 @@ import pytest
 from controller.core.kinds import GameKind
 from controller.core.symbols import Symbol
 from controller.game import engine
-from controller.game.events import DiceThrown, GameEvent, Move, Pass
+from controller.game.events import DiceThrown, DieRolled, GameEvent, Move, Pass
 from controller.game.simulate import play_game
 from controller.game.state import GameConfig, GameState, Phase
 from controller.table.entry import FaultSource, TableEntry
@@ -23,7 +23,15 @@ from tests.game.helpers import demo_data
 SP, ST, K, P = Symbol.SPHERE, Symbol.STRENGTH, Symbol.KICK, Symbol.PUNCH
 
 
-def _thrown(attacker: str, defender: str, damage: int, throw: tuple[Symbol, ...]) -> GameState:
+def _thrown(
+    attacker: str,
+    defender: str,
+    damage: int,
+    throw: tuple[Symbol, ...],
+    *,
+    throws: int = 3,
+    defender_roll: int | None = None,
+) -> GameState:
     state = engine.arrange(
         GameConfig(("A", "B")),
         demo_data(),
@@ -32,10 +40,14 @@ def _thrown(attacker: str, defender: str, damage: int, throw: tuple[Symbol, ...]
         decks={"event": []},
     )
     state = engine.apply(state, Move(0, attacker, 18))
-    while state.phase is Phase.TRANSFORM:  # the base forms fight
+    while state.phase is Phase.TRANSFORM:  # the base forms fight, unless the defender rolls
         assert state.combat is not None
-        state = engine.apply(state, Pass(0 if state.combat.to_transform[0] == attacker else 1))
-    for _ in range(3):
+        rolling = state.combat.to_transform[0]
+        if rolling == defender and defender_roll is not None:
+            state = engine.apply(state, DieRolled((defender_roll,)))
+        else:
+            state = engine.apply(state, Pass(0 if rolling == attacker else 1))
+    for _ in range(throws):
         state = engine.apply(state, DiceThrown(throw))
     return state
 
@@ -55,6 +67,23 @@ def test_the_best_attack_counts_the_foe_s_ability(position: Position) -> None:
     state = _thrown(*position)
     printed = dict(engine.attack_options(state))
     assert max(printed, key=lambda name: printed[name]) != "sum"  # the sphere prints more
+    assert engine.best_attack_option(state) == "sum"
+
+
+def test_against_a_reflect_every_sphere_the_best_is_the_one_that_comes_back_smallest() -> None:
+    """A l.110, l.253: Zium's two options are spheres Monna reflects (his combo of 22, his
+    doubled sum of 12): both cost her nothing, so the table marks the one costing him less."""
+    state = _thrown("Zium", "Monna", 0, (SP, SP), throws=1)
+    assert dict(engine.attack_options(state)) == {"Zium Blast": 22, "sum": 12}
+    assert engine.best_attack_option(state) == "sum"
+
+
+def test_two_attacks_costing_the_foe_alike_the_best_is_the_higher_printed() -> None:
+    """§6 (A l.102): Super Saiyan Kefla halves and rounds up, so Android 18's 18 Rush (15)
+    and sum (16) both cost her 8: the tie goes to the higher printed damage, the sum."""
+    state = _thrown("Android 18", "Kefla", 0, (K, P, P, P, SP), throws=1, defender_roll=4)
+    assert state.combat is not None and state.combat.defender_form == "Super Saiyan Kefla"
+    assert dict(engine.attack_options(state)) == {"18 Rush": 15, "sum": 16}
     assert engine.best_attack_option(state) == "sum"
 
 
