@@ -8,8 +8,12 @@ test, not a figure the test depends on.
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 STEP_S = 0.01  # how often a condition is looked at
 
@@ -32,3 +36,13 @@ def wait_until(check: Callable[[], object], timeout: float, what: str) -> None:
     """
     if not wait_for(check, timeout):
         raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def posted(q: queue.Queue[T]) -> list[T]:
+    """What ``q`` holds now, taken off it (nothing waited for)."""
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out

@@ -21,6 +21,18 @@ from controller.table.controller import TableController
 from tests.table.helpers import DirectHands
 
 
+def _played_to_the_last_pick(tmp_path: Path) -> tuple[TableGame, TableController]:
+    """A two-player game played by bots until the decks are shuffled after the last pick."""
+    game = TableGame.start(
+        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
+    )
+    table = TableController(game, seed=3)
+    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
+    while not any(isinstance(e, Shuffled) for e in game.events()):
+        players.step()
+    return game, table
+
+
 @pytest.mark.timeout(60)
 def test_the_last_pick_is_undone_with_the_shuffles_that_followed_it(tmp_path: Path) -> None:
     game = TableGame.start(
@@ -69,13 +81,7 @@ def test_an_undo_that_cannot_be_written_writes_nothing_and_stops_the_table(
     """Review diff18 f02: the pick and its shuffles were undone a row each; a full card
     between them left the shuffles undone and the pick standing, a journal that did not
     replay once played on. All or none now; and the table stops, as for any row."""
-    game = TableGame.start(
-        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
-    )
-    table = TableController(game, seed=3)
-    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
-    while not any(isinstance(e, Shuffled) for e in game.events()):
-        players.step()
+    game, table = _played_to_the_last_pick(tmp_path)
     rows, phase = len(game.journal), table.state.phase
     real = game.journal._conn
     assert real is not None
@@ -110,13 +116,7 @@ def test_an_undo_the_card_fills_during_leaves_the_pick_and_its_shuffles_all_stan
     """A card with room for one row more, not for the pick's marker and its shuffles':
     nothing of the undo is written (a pick half undone, its shuffles cancelled and not it,
     is a journal that does not replay), and the table stops."""
-    game = TableGame.start(
-        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
-    )
-    table = TableController(game, seed=3)
-    players = TablePlayers(table.awaits, DirectHands(table, 3), [GreedyBot(), RandomBot()], 3)
-    while not any(isinstance(e, Shuffled) for e in game.events()):
-        players.step()
+    game, table = _played_to_the_last_pick(tmp_path)
     rows, events = len(game.journal), game.events()
     real = game.journal._conn
     assert real is not None

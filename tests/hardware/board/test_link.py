@@ -21,7 +21,7 @@ from hardware.board.memory import BoardMemory, LinkStats
 from hardware.board.session import HostSession
 from hardware.board.sim import SimBoard
 from hardware.board.unheard import unheard_reason
-from tests.waiting import wait_until
+from tests.waiting import posted, wait_until
 
 
 def wait_for(
@@ -133,19 +133,24 @@ def test_the_port_is_opened_exclusively(tmp_path: Path) -> None:
             open_port(sim.path)
 
 
-@pytest.mark.timeout(20)
-def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
+def _speaks_version_2(sim: SimBoard) -> None:
+    """The simulated board's firmware sends its frames as board protocol 2."""
     from firmware import wire
 
+    plain = sim.firmware._write
+
+    def as_version_2(data: bytes) -> None:
+        for _v, seq, mtype, payload in wire.Decoder().feed(data):
+            plain(wire.encode_frame(seq, mtype, payload, version=2))
+
+    sim.firmware._write = as_version_2
+
+
+@pytest.mark.timeout(20)
+def test_a_board_of_another_protocol_version_is_refused(tmp_path: Path) -> None:
     q: queue.Queue[Event] = queue.Queue()
     with SimBoard(sensors=4, link=tmp_path / "b") as sim:
-        plain = sim.firmware._write
-
-        def as_version_2(data: bytes) -> None:
-            for _v, seq, mtype, payload in wire.Decoder().feed(data):
-                plain(wire.encode_frame(seq, mtype, payload, version=2))
-
-        sim.firmware._write = as_version_2
+        _speaks_version_2(sim)
         with BoardLink(sim.path, q) as link:
             lost = wait_for(q, LinkLost, timeout=5)
             assert isinstance(lost, LinkLost)
@@ -160,23 +165,15 @@ def test_a_board_of_another_protocol_version_is_posted_once_not_at_each_retry(
 ) -> None:
     """The link retries a refused board (it may be flashed meanwhile), and each retry is
     refused alike: the table is told once, not a LinkLost every retry."""
-    from firmware import wire
-
     monkeypatch.setattr(link_module, "REFUSED_RETRY_S", 0.05)
     q: queue.Queue[Event] = queue.Queue()
     with SimBoard(sensors=4, link=tmp_path / "b") as sim:
-        plain = sim.firmware._write
-
-        def as_version_2(data: bytes) -> None:
-            for _v, seq, mtype, payload in wire.Decoder().feed(data):
-                plain(wire.encode_frame(seq, mtype, payload, version=2))
-
-        sim.firmware._write = as_version_2
+        _speaks_version_2(sim)
         with BoardLink(sim.path, q) as link:
             # the third opening: two refused sessions are over
             wait_until(lambda: link.stats.reconnects >= 2, 20, "the link to retry twice")
             assert link.stats.wrong_version >= 2
-    lost = [e for e in _drain(q) if isinstance(e, LinkLost)]
+    lost = [e for e in posted(q) if isinstance(e, LinkLost)]
     assert len(lost) == 1 and "speaks board protocol 2" in lost[0].reason
 
 
@@ -261,12 +258,3 @@ def test_a_silent_board_is_said_once_though_its_seconds_of_silence_change(
         link._lost(unheard_reason(3.0, b"", 0))  # another trouble: said
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 2 and "no valid frame for 1.2 s" in said[0] and "heartbeat" in said[1]
-
-
-def _drain(q: queue.Queue[Event]) -> list[Event]:
-    out = []
-    while True:
-        try:
-            out.append(q.get_nowait())
-        except queue.Empty:
-            return out

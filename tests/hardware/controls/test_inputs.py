@@ -22,22 +22,13 @@ from hardware.controls import (
 )
 from hardware.controls import inputs as inputs_module
 from tests.hardware.controls.pins import press
-from tests.waiting import wait_until
+from tests.waiting import posted, wait_until
 
 pytestmark = pytest.mark.timeout(20)
 
 CONFIG = ControlsConfig(hold_seconds=0.15, repeat_s=0.1, bounce_ms=0)
 PIN = CONFIG.buttons  # the default pins (the [controls] defaults)
 CONFIRM, NEXT, UNDO, MENU = (PIN[b] for b in ButtonName)
-
-
-def _drain(q: queue.Queue[Any]) -> list[Any]:
-    out = []
-    while True:
-        try:
-            out.append(q.get_nowait())
-        except queue.Empty:
-            return out
 
 
 def test_events_are_frozen_event_dataclasses() -> None:
@@ -53,11 +44,11 @@ def test_short_press_posts_on_release(factory: MockFactory) -> None:
         assert inputs.failed == []
         pin = factory.pin(CONFIRM)
         pin.drive_low()
-        assert _drain(q) == []  # could still become a long press
+        assert posted(q) == []  # could still become a long press
         pin.drive_high()
         for number in (UNDO, MENU):
             press(factory.pin(number))
-        assert _drain(q) == [
+        assert posted(q) == [
             ButtonPressed(ButtonName.CONFIRM),
             ButtonPressed(ButtonName.UNDO),
             ButtonPressed(ButtonName.MENU),
@@ -71,7 +62,7 @@ def test_long_press_posts_once_when_held(factory: MockFactory) -> None:
         pin.drive_low()
         assert q.get(timeout=2) == ButtonPressed(ButtonName.CONFIRM, long=True)
         pin.drive_high()  # the release after a long press posts nothing more
-        assert _drain(q) == []
+        assert posted(q) == []
 
 
 def test_next_repeats_while_held(factory: MockFactory) -> None:
@@ -81,7 +72,7 @@ def test_next_repeats_while_held(factory: MockFactory) -> None:
         pin.drive_low()
         got = [q.get(timeout=2), q.get(timeout=2), q.get(timeout=2)]
         pin.drive_high()
-        got += _drain(q)
+        got += posted(q)
     assert got == [
         ButtonPressed(ButtonName.NEXT),
         ButtonRepeated(ButtonName.NEXT, 1),
@@ -98,7 +89,7 @@ def test_encoder_steps_both_ways(factory: MockFactory) -> None:
             second.drive_low()
             first.drive_high()
             second.drive_high()
-    assert _drain(q) == [EncoderTurned(1), EncoderTurned(1), EncoderTurned(-1)]
+    assert posted(q) == [EncoderTurned(1), EncoderTurned(1), EncoderTurned(-1)]
 
 
 def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
@@ -112,7 +103,7 @@ def test_a_pin_in_use_is_named_and_the_rest_work(factory: MockFactory) -> None:
             )
             assert set(inputs.buttons) == {ButtonName.NEXT, ButtonName.UNDO, ButtonName.MENU}
             press(factory.pin(UNDO))
-            assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
+            assert posted(q) == [ButtonPressed(ButtonName.UNDO)]
     finally:
         squatter.close()
 
@@ -133,7 +124,7 @@ def test_pull_down_buttons_press_when_driven_high(factory: MockFactory) -> None:
     with TableInputs(cfg, q) as inputs:
         assert inputs.failed == []
         press(factory.pin(UNDO), pull_up=False)
-        assert _drain(q) == [ButtonPressed(ButtonName.UNDO)]
+        assert posted(q) == [ButtonPressed(ButtonName.UNDO)]
 
 
 def test_a_button_held_down_past_its_time_is_a_fault_said_once(
@@ -185,9 +176,9 @@ def test_a_stuck_repeating_button_stops_repeating(
         pin = factory.pin(NEXT)
         pin.drive_low()
         wait_until(lambda: bool(inputs.stuck()), 5, "NEXT taken for stuck")
-        _drain(q)
+        posted(q)
         time.sleep(0.35)  # three repeats' time
-        assert not [e for e in _drain(q) if isinstance(e, ButtonRepeated)]
+        assert not [e for e in posted(q) if isinstance(e, ButtonRepeated)]
         pin.drive_high()
 
 
@@ -239,12 +230,12 @@ def test_with_a_debounce_of_half_the_hold_time_short_and_long_presses_both_work(
             time.sleep(0.9)  # 0.3 s past the hold
             pin.drive_high()
             wait_until(lambda: not watch._steady, 5, "the release settled")
-            assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM, long=True)]
+            assert posted(q) == [ButtonPressed(ButtonName.CONFIRM, long=True)]
         pin.drive_low()
         time.sleep(0.45)  # 0.15 s past the debounce, 0.15 s short of the hold
         pin.drive_high()
         wait_until(lambda: not watch._steady, 5, "the release settled")
-        assert _drain(q) == [ButtonPressed(ButtonName.CONFIRM)]
+        assert posted(q) == [ButtonPressed(ButtonName.CONFIRM)]
 
 
 class _SettlingButton(_Button):
