@@ -308,3 +308,45 @@ def test_frames_follow_the_applied_exposure_and_gain(fake: Any) -> None:
         assert (meta["ExposureTime"], meta["AnalogueGain"]) == (12000, 2.0)
     finally:
         picam2.close()
+
+
+def test_the_hq_camera_gives_a_picture_past_its_binned_modes_at_its_full_mode_s_10_fps(
+    fake: Any,
+) -> None:
+    """2048x1536 is wider than the HQ camera's binned modes: it comes from the full 4056x3040
+    mode, whose 10 fps is asked exactly (a mode reaching the rate asked is taken)."""
+    fake.CAMERAS[:] = [fake.HQ_CAMERA]
+    src = Picamera2Source(cam(width=2048, height=1536, fps=10.0))
+    try:
+        assert src.picam2.camera_configuration()["sensor"]["output_size"] == (4056, 3040)
+        assert src.read().shape == (1536, 2048, 3)
+    finally:
+        src.close()
+
+
+def test_a_picamera2_before_0_3_27_over_libcamera_0_5_gets_both_modes_from_the_source(
+    fake: Any,
+) -> None:
+    """picamera2 added the mode controls itself only from 0.3.27: over libcamera 0.5 an
+    older one (0.3.25) must be sent both modes manual by the source, or the exposure and
+    the gain follow the scene and the tray's brightness with them."""
+    fake.VERSION = "0.3.25"
+    src = Picamera2Source(cam(exposure_us=10000))
+    try:
+        before = gain_and_grey(src)
+        fake.SCENE = 0.4  # dark dice and a hand over the tray
+        assert gain_and_grey(src) == before
+        sent = src.picam2.libcamera_controls
+        assert sent["ExposureTimeMode"] == 1 and sent["AnalogueGainMode"] == 1
+    finally:
+        src.close()
+
+
+def test_a_control_at_the_end_of_its_range_is_taken(fake: Any) -> None:
+    """A value the camera advertises as its least (the lens at 0 dioptres: focused at
+    infinity) is in its range, not refused."""
+    src = Picamera2Source(cam(lens_position=0.0))
+    try:
+        assert src.picam2.libcamera_controls["LensPosition"] == 0.0
+    finally:
+        src.close()

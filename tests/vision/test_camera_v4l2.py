@@ -383,3 +383,55 @@ def test_a_udev_symlink_opens_its_video_node_by_index(tmp_path: Path) -> None:
     capture = FakeCapture()
     open_with(capture, webcam(device=str(link))).close()
     assert capture.opened_with == (3, cv2.CAP_V4L2)
+
+
+class _Unlisted(FakeDevice):
+    """The same camera, whose formats the ioctls cannot list (the listing answers empty)."""
+
+    def formats(self) -> list[str]:
+        return []
+
+
+def test_a_camera_whose_formats_cannot_be_listed_is_still_asked_for_mjpg() -> None:
+    """Unset, the format is MJPG whenever the camera may have it: a listing that fails
+    must not leave a webcam in YUYV, where it lacks 1280x960 at 30 fps."""
+    capture = FakeCapture()
+    src = CaptureSource(webcam(), capture=capture, v4l2_device=lambda _path: _Unlisted(capture))
+    try:
+        assert (cv2.CAP_PROP_FOURCC, float(fourcc_int("MJPG"))) in capture.sets
+        assert src.format == "MJPG"
+    finally:
+        src.close()
+
+
+class _SteppedExposure(FakeCapture):
+    """A webcam whose exposure takes only some values (in 100 µs units), as some UVC
+    firmwares do: a value between two is rounded to the nearer."""
+
+    STEPS = (78, 156, 312, 625)
+
+    def set(self, prop: int, value: float) -> bool:
+        if prop == cv2.CAP_PROP_EXPOSURE:
+            value = min(self.STEPS, key=lambda s: abs(s - value))
+        return super().set(prop, value)
+
+
+def test_a_control_taken_within_two_percent_is_accepted_as_the_camera_took_it() -> None:
+    """15800 µs asked, 15600 taken (the camera's nearest step, 1.3 % off): the camera opens
+    and what it took is what is reported."""
+    capture = _SteppedExposure()
+    src = open_with(capture, webcam(exposure_us=15800))
+    try:
+        assert src.delivered["controls"] == {"exposure_us": 15600}
+    finally:
+        src.close()
+
+
+def test_an_unplugged_camera_is_said_to_be_missing_not_busy() -> None:
+    """A device node that is not there is named as missing (unplugged, or renamed), not
+    as a camera another program holds."""
+    with pytest.raises(CameraError) as info:
+        CaptureSource(webcam(device="/dev/video99"))
+    assert str(info.value).startswith(
+        "/dev/video99: cannot open it as a V4L2 camera: no such device (unplugged"
+    )

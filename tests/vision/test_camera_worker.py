@@ -11,7 +11,9 @@ from numpy.typing import NDArray
 
 from controller.core.events import Event
 from controller.core.symbols import Symbol
-from vision.events import CameraLost, CameraRestored, ThrowSettled
+from vision.errors import CameraError
+from vision.events import CameraLost, CameraRestored, FrameUnreadable, ThrowSettled
+from vision.reading import read as read_module
 from vision.reading import reader as reader_module
 from vision.reading.model import FaceModel
 from vision.reading.reader import CameraWorker, DiceReader
@@ -122,3 +124,82 @@ def test_a_reading_that_always_fails_keeps_the_camera_lost(
     monkeypatch.setattr(reader_module, "read_frame", broken)
     events = _run(model, [[empty] * 6 for _ in range(3)], baseline_at_open=False)
     assert [type(e) for e in events] == [CameraLost]
+
+
+@pytest.mark.timeout(30)
+def test_a_frame_the_reading_refuses_with_a_value_error_is_skipped_not_a_lost_camera(
+    model: FaceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame whose numbers the pipeline refuses (a ValueError: odd data) is one unreadable
+    frame; the camera is not said lost for it, and the throw after it is read."""
+    r = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5)
+    empty = r.render([])
+    thrown = r.render(r.place([Symbol.PUNCH, Symbol.SPHERE]))
+    real = read_module.read_frame
+    failures = [ValueError("operands could not be broadcast together")]
+
+    def read_frame(*args: Any, **kw: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(reader_module, "read_frame", read_frame)
+    events = _run(model, [[empty] * 5 + [thrown] * 6], baseline_at_open=False)
+    kinds = [type(e) for e in events]
+    assert kinds == [FrameUnreadable, ThrowSettled, CameraLost]  # lost: the recording ended
+    assert isinstance(events[-1], CameraLost) and events[-1].reason == "end of the recording"
+
+
+@pytest.mark.timeout(30)
+def test_a_camera_lost_says_the_source_s_own_words(model: FaceModel) -> None:
+    """The table shows why the camera is lost: a source's CameraError is its message as it
+    is (one line for the screen), not the exception's repr."""
+    why = "/dev/video9: cannot open it as a V4L2 camera: no such device (unplugged)"
+
+    def opener(config: CameraConfig) -> _Frames:
+        raise CameraError(why)
+
+    q: queue.Queue[Event] = queue.Queue()
+    worker = CameraWorker(CameraConfig(kind=CameraSource.V4L2, device="/dev/video9"),
+                          DiceReader(model, q), retry_s=0.01, opener=opener)  # fmt: skip
+    with worker:
+        lost = q.get(timeout=10)
+    assert isinstance(lost, CameraLost) and lost.reason == why
+
+
+@pytest.mark.timeout(30)
+def test_an_idle_rate_of_zero_never_slows_the_camera(model: FaceModel) -> None:
+    """``idle_fps`` 0 turns the idle pace off: a quiet tray is read at the camera's rate,
+    through to the end of the recording."""
+    empty = Renderer(Settings(width=WIDTH, height=HEIGHT), seed=5).render([])
+    q: queue.Queue[Event] = queue.Queue()
+    worker = CameraWorker(CameraConfig(kind=CameraSource.V4L2, device="/dev/video0"),
+                          DiceReader(model, q), opener=lambda c: _Frames([empty] * 8),
+                          idle_fps=0.0, idle_after=2)  # fmt: skip
+    with worker:
+        assert worker.finished.wait(20)
+    events = _drain(q)
+    assert worker.frames == 8 and [type(e) for e in events] == [CameraLost]
+    assert isinstance(events[0], CameraLost) and events[0].reason == "end of the recording"
+
+
+@pytest.mark.timeout(30)
+def test_a_driver_failure_at_every_retry_is_logged_with_its_traceback_once(
+    model: FaceModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A camera that fails to open the same way at every retry fills no log: its traceback
+    is logged the first time only."""
+    tries = iter(range(4))
+
+    def opener(config: CameraConfig) -> _Frames:
+        if next(tries) < 3:
+            raise OSError(19, "No such device")
+        return _Frames([])  # then it opens, and the recording ends
+
+    q: queue.Queue[Event] = queue.Queue()
+    worker = CameraWorker(CameraConfig(kind=CameraSource.V4L2, device="/dev/video0"),
+                          DiceReader(model, q), retry_s=0.01, opener=opener)  # fmt: skip
+    with worker:
+        assert worker.finished.wait(20)
+    said = [r for r in caplog.records if "No such device" in r.getMessage()]
+    assert len(said) == 1 and said[0].exc_info is not None

@@ -44,6 +44,17 @@ def test_nearest_face_and_confidence() -> None:
     assert read.face == 0 and read.confidence > 0.5 and read.unsure
 
 
+def test_a_die_seen_several_ways_is_read_by_all_its_views_not_its_luckiest() -> None:
+    """A die looked at again is cut several ways: one cut that matches a stored die of
+    another face exactly must not decide its face (each face's distance is the mean over
+    the views)."""
+    feats, labels = _toy()
+    model = train("toy", ["a", "b", "c"], feats, labels, DetectorParams())
+    views = np.stack([feats[0], feats[5], feats[6]])  # one cut like an 'a', two like 'b's
+    (read,) = model.classify(views[None])
+    assert read.face == 1 and read.confidence < 1.0
+
+
 def test_a_face_without_samples_is_left_unlearned(tmp_path: Path) -> None:
     feats, labels = _toy()
     model = train("toy", ["a", "b", "c", "d"], feats, labels, DetectorParams())
