@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -89,6 +90,8 @@ def test_a_table_restarted_after_its_time_ran_out_sounds_the_alarm_once(
         outputs.show(timed_out)  # the first view since the start
         _wait_states(factory, BUZZER, 7)
         outputs.show(dataclasses.replace(timed_out, seat=1))  # still 0:00: no alarm
+        time.sleep(10 * CONFIG.beep_s)  # (only to see that nothing more sounds)
+        assert len(_states(factory, BUZZER)) == 7
         outputs.show(dataclasses.replace(timed_out, seat=1, seats=(*knocked_out, *BASE.seats[2:])))
         _wait_states(factory, BUZZER, 9)
         # three short beeps, then only the elimination's long one
