@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,24 @@ def _retained_state(url: str, table_id: str) -> dict[str, Any]:
         return _state(board, table_id)
     finally:
         sub.close()
+
+
+def _raw_client(
+    broker: Mosquitto, topic: str, client_id: str, take: Callable[[Any], None]
+) -> tuple[Any, threading.Event]:
+    """A plain paho client subscribed to ``topic`` at QoS 1, running, handing each message to
+    ``take``; and the event set at its SUBACK."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    subscribed = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
+    client.on_message = lambda c, u, m: take(m)
+    client.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()  # the SUBACK
+    client.connect("127.0.0.1", broker.port)
+    client.subscribe(topic, qos=1)
+    client.loop_start()
+    return client, subscribed
 
 
 def _never_waited(table: TestTable) -> None:
@@ -234,17 +253,10 @@ def test_a_restarted_table_resends_from_the_acknowledged_mark(
 def test_event_messages_carry_seq_and_the_journal_payload(
     broker: Mosquitto, tmp_path: Path, game_data: Any
 ) -> None:
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
     got: list[dict[str, Any]] = []
-    subscribed = threading.Event()
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw")
-    client.on_message = lambda c, u, m: got.append(json.loads(m.payload))
-    client.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()  # the SUBACK
-    client.connect("127.0.0.1", broker.port)
-    client.subscribe("toptable/table-1/events", qos=1)
-    client.loop_start()
+    client, subscribed = _raw_client(
+        broker, "toptable/table-1/events", "raw", lambda m: got.append(json.loads(m.payload))
+    )
     table = TestTable(tmp_path, broker.url, game_data)
     try:
         assert subscribed.wait(5), "no SUBACK from the broker"
@@ -330,17 +342,12 @@ def test_the_games_last_state_goes_acknowledged_without_a_flush(
 ) -> None:
     """The winner's state goes at QoS 1 (the broker acknowledges it) even when no one waits
     in flush(); the states of a game in progress go at QoS 0."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
     got: list[tuple[int, bool]] = []  # (QoS, over) of each state as it arrives
-    subscribed = threading.Event()
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw-states")
-    client.on_message = lambda c, u, m: got.append((m.qos, json.loads(m.payload)["over"]))
-    client.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()  # the SUBACK
-    client.connect("127.0.0.1", broker.port)
-    client.subscribe("toptable/table-1/state", qos=1)
-    client.loop_start()
+
+    def take(m: Any) -> None:
+        got.append((m.qos, json.loads(m.payload)["over"]))
+
+    client, subscribed = _raw_client(broker, "toptable/table-1/state", "raw-states", take)
     table = TestTable(tmp_path, broker.url, game_data)
     try:
         assert subscribed.wait(5), "no SUBACK from the broker"

@@ -36,32 +36,27 @@ def _sphere_card(damage: int, *, invulnerable: bool = False) -> dict[str, Any]:
     }
 
 
-def test_a_shield_does_not_stop_a_sphere_of_exactly_twenty() -> None:
-    """A l.124: Shield dodges "spheres doing less than 20 damage": a sphere card of 20 hits."""
+@pytest.mark.parametrize(
+    ("damage", "invulnerable"),
+    [(20, False), (15, True)],
+    ids=["a sphere of exactly twenty", "an invulnerable card's small sphere"],
+)
+def test_a_shield_does_not_stop(damage: int, invulnerable: bool) -> None:
+    """A l.124: Shield dodges "spheres doing less than 20 damage ... except for spheres from
+    invulnerable cards": a sphere card of 20 hits, and so does an invulnerable one of 15."""
     result = _combat(
         {
-            "attacker": {"warrior": "Test Plain", "cards": [_sphere_card(20)]},
+            "attacker": {
+                "warrior": "Test Plain",
+                "cards": [_sphere_card(damage, invulnerable=invulnerable)],
+            },
             "defender": {"warrior": "Test Shield"},
             "throws": [["sphere", "sphere", "kick", "punch"]],
             "attack": "Ki Blast",
         }
     )
     assert not result["shielded"]
-    assert result["damage_dealt"] == 20
-
-
-def test_a_shield_does_not_stop_an_invulnerable_card_s_small_sphere() -> None:
-    """A l.124: Shield stops small spheres "except for spheres from invulnerable cards"."""
-    result = _combat(
-        {
-            "attacker": {"warrior": "Test Plain", "cards": [_sphere_card(15, invulnerable=True)]},
-            "defender": {"warrior": "Test Shield"},
-            "throws": [["sphere", "sphere", "kick", "punch"]],
-            "attack": "Ki Blast",
-        }
-    )
-    assert not result["shielded"]
-    assert result["damage_dealt"] == 15
+    assert result["damage_dealt"] == damage
 
 
 def test_a_transformed_attacker_divides_its_reflected_sphere() -> None:
