@@ -19,7 +19,7 @@ from controller.companion.journal import (
     CompanionJournal,
 )
 from controller.config import Config
-from controller.core.errors import TopTableError
+from controller.core.errors import DataError, TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.daemon.finished import set_aside, unpublished
@@ -35,12 +35,14 @@ from controller.gamedata import data_dir as resolve_data_dir
 from controller.rules.variants import Variants
 from controller.storage.journal import (
     JournalCorruptError,
+    JournalError,
     JournalForeignError,
     JournalInUseError,
     journal_exists,
 )
 from controller.storage.origin import (
     TABLE_PLAYER,
+    ContradictionError,
     refuse_contradiction,
     refuse_others_game,
 )
@@ -111,7 +113,8 @@ def open_game(
     players called ``names``, else :func:`player_names`; recording ``seed``, else the
     clock's time, and the data it is played with: the data directory's files and the
     board layout the config names). ``next_after_over``: a game there that is over is
-    set aside (:mod:`controller.daemon.finished`) and the next one starts.
+    set aside (:mod:`controller.daemon.finished`) and the next one starts, even when the
+    data changed since it was played (:func:`over_on_new_data`).
 
     The data ``config`` names is compared with the journal's before anything is replayed.
 
@@ -135,9 +138,17 @@ def open_game(
 
     if not journal_exists(path):
         return start(seed)
-    game = TableGame.resume(
-        path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by=DATA_FLAG
-    )
+    try:
+        game = TableGame.resume(
+            path, data, data_dir=resolve_data_dir(t.data_dir), board=board, given_by=DATA_FLAG
+        )
+    except ContradictionError:
+        # the data changed since the game was played: a game over gives way to the next
+        over_game = over_on_new_data(path, data) if next_after_over else None
+        if over_game is None:
+            raise
+        log.info("the data changed since the game in %s was played; it is over", path)
+        game = over_game
     try:
         refuse_others_game(path, game.origin, player)
         refuse_contradiction(path, "--seed", seed, game.origin.seed)
@@ -156,6 +167,26 @@ def open_game(
     game.close()
     _next_after(path, game.journal.game_id, published=config.events is not None)
     return start(None)
+
+
+def over_on_new_data(path: Path, data: GameData) -> TableGame | None:
+    """The game in ``path`` replayed with ``data`` (not the data it was played with) when
+    that replay ends over, opened for a look only; None: it does not replay, or it is not
+    over.
+
+    A game whose cards, board or warriors changed since cannot be resumed; one that is
+    over needs no resuming, only setting aside. A replay on other data that goes wrong
+    before the end raises, so a game under way is taken for over only when its very last
+    event ends it on the new data.
+    """
+    try:
+        look = TableGame.resume(path, data, writable=False)
+    except (JournalError, DataError):
+        return None
+    if look.state.phase is Phase.OVER:
+        return look
+    look.close()
+    return None
 
 
 def _next_after(path: Path, game_id: str, published: bool) -> None:

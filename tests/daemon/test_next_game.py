@@ -18,7 +18,9 @@ from controller.daemon.journals import StartError, resume_or_start
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
+from controller.gamedata.datadir import init_data_dir
 from controller.publish.outbox import MARK_SUFFIX, JournalReader
+from controller.storage.origin import ContradictionError
 from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
 from controller.table.entry import FaultSource
@@ -125,6 +127,39 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
     with resume_or_start(parse_config(config), load_game_data(), next_after_over=True) as held:
         assert isinstance(held, TableGame) and held.journal.game_id != first
         assert len(held.config.players) == 3
+
+
+@pytest.mark.timeout(120)
+def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None:
+    """The owner tuned a card after the game was over: the table refused to start (the
+    finished game's replay needs the data it was played with), exit 2, and systemd does
+    not restart it; a game under way with changed data is still refused, untouched."""
+    mine = tmp_path / "data"
+    init_data_dir(mine)
+    journal = tmp_path / "table.sqlite"
+    table = {"journal": str(journal), "players": 2, "length": "rounds5", "data_dir": str(mine)}
+    config = parse_config({"table": table})
+    with resume_or_start(config, seed=3) as held:
+        assert isinstance(held, TableGame)
+        play_game(held.config, held.data, 3, submit=held.submit)
+        first = held.journal.game_id
+    cards = mine / "cards.toml"
+    tuned = cards.read_text(encoding="utf-8").replace("amount = 22", "amount = 24", 1)
+    assert tuned != cards.read_text(encoding="utf-8")
+    cards.write_text(tuned, encoding="utf-8")
+    with pytest.raises(ContradictionError, match=r"cards\.toml changed"):  # resumed: refused
+        resume_or_start(config)
+    with resume_or_start(config, next_after_over=True) as held:
+        assert isinstance(held, TableGame) and held.journal.game_id != first
+        assert held.state.phase is Phase.FIRST_PLAYER
+    assert (tmp_path / f"table-{first[:12]}.sqlite").exists()
+    other = tmp_path / "under-way.sqlite"
+    config = parse_config({"table": {**table, "journal": str(other)}})
+    resume_or_start(config, seed=4).close()  # a game just begun
+    cards.write_text(tuned.replace("amount = 24", "amount = 26", 1), encoding="utf-8")
+    with pytest.raises(ContradictionError, match=r"cards\.toml changed"):
+        resume_or_start(config, next_after_over=True)
+    assert other.exists() and list(tmp_path.glob("under-way-*")) == []
 
 
 def _won_challengers(
