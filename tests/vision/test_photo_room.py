@@ -64,6 +64,26 @@ def test_earlier_games_photos_make_room_oldest_first(
     assert len(list(now.glob("throw_*"))) == 4
 
 
+def test_a_photo_an_export_links_is_not_deleted_for_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dice table-photos` hard-links the frames it exports: deleting such a frame frees
+    no byte, yet the earlier game's throws were deleted and "room" was logged (review
+    diff15 f09); its photo and boxes stay together, the others make room."""
+    frames = tmp_path / "journal.frames"
+    earlier = _game(frames, "g1", 2, age=1_000)
+    now = _game(frames, "g2", 1, age=2_000)
+    exported = tmp_path / "table-photos" / "images"
+    exported.mkdir(parents=True)
+    os.link(earlier / "throw_00001.jpg", exported / "g1_throw_00001.jpg")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: Usage(0, 0, 0))
+    assert not room_for_photo(now, MB, prune=True)
+    assert sorted(p.name for p in earlier.iterdir()) == [
+        "throw_00001.boxes.json", "throw_00001.jpg"
+    ]  # fmt: skip
+    assert (exported / "g1_throw_00001.jpg").read_bytes() == b"\xff\xd8"
+
+
 @pytest.mark.timeout(60)
 def test_a_full_card_keeps_no_photo_and_the_throw_is_read(
     model: FaceModel,

@@ -69,13 +69,24 @@ def _free(folder: Path) -> int:
 
 def _delete_photos(game: Path) -> int:
     """Delete the photo files in ``game`` (nothing else), and the folder once empty;
-    how many files went."""
+    how many files went. A throw whose photo has another name on the card (a ``dice
+    table-photos`` folder links it) is kept whole: deleting it would free nothing."""
     removed = 0
     with contextlib.suppress(OSError):
         for f in game.iterdir():
-            if PHOTO_NAME.fullmatch(f.name) and f.is_file():
+            if PHOTO_NAME.fullmatch(f.name) and f.is_file() and not _linked(f):
                 with contextlib.suppress(OSError):
                     f.unlink()
                     removed += 1
         game.rmdir()  # only when empty: anything else put there stays
     return removed
+
+
+def _linked(photo: Path) -> bool:
+    """Whether the throw of ``photo`` (its image or its boxes) has its image under another
+    name too (a hard link: its bytes stay when this name goes)."""
+    image = photo.with_name(photo.name.split(".", 1)[0] + ".jpg")
+    try:
+        return image.stat().st_nlink > 1
+    except OSError:
+        return False
