@@ -7,34 +7,21 @@ the publisher keep beside it, to a name of its own in the same folder
 table-photos`` still read it; its throws' photos stay where they are
 (``JOURNAL.frames/GAMEID/``). At the table, holding CONFIRM at game over stops the table,
 and systemd starts it again (``Restart=always``): a season of games without a shell.
-The rows of its end the broker never acknowledged (:func:`unpublished`: the broker was
-away as the game ended) are published first, for a few seconds at most
-(:data:`CATCH_UP_S`); what the broker still does not take is said in the log, and the
-scoreboard goes on with the next game.
+The rows of its end the broker never acknowledged are said (:func:`unpublished`), not
+published: the scoreboard goes on with the next game.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 from controller.core.errors import TopTableError
-from controller.daemon.publishing import finish_publishing, start_publisher
-from controller.publish.link import LinkState
 from controller.publish.outbox import MARK_SUFFIX, AckMark, JournalReader
-from controller.publish.publisher import Publisher
-from controller.publish.settings import EventsSettings
 from controller.storage.sqlite_file import sidecars, unused_name
 
-log = logging.getLogger(__name__)
-
-CATCH_UP_S = 5.0
-"""How long a start waits for the broker to take the end of a finished game it never
-acknowledged, before the game is set aside (nothing publishes its rows after)."""
 GAME_ID_CHARS = 12
 """The game id's characters in a finished journal's name (a uuid's first twelve)."""
 
@@ -91,36 +78,3 @@ def set_aside(journal: Path, game_id: str) -> Path:
             f"{exc.strerror}: move it away by hand to start the next game"
         ) from None
     return target
-
-
-def next_after(
-    journal: Path,
-    game_id: str,
-    events: EventsSettings | None,
-    tell: Callable[[Publisher], None],
-    catch_up_s: float = CATCH_UP_S,
-) -> Path:
-    """Set the finished game ``game_id`` in ``journal`` aside for the next game; return
-    where it went. When ``events`` publishes the table and the broker never acknowledged
-    the game's end, its rows are published first (``tell``: gives the publisher the
-    game's last state), for up to ``catch_up_s`` s unless the broker's first answer is
-    not to connect; what it still does not take is said.
-
-    Raises:
-        SetAsideError: it cannot be moved aside.
-    """
-    unsent = unpublished(journal, game_id, events is not None)
-    if unsent and events is not None:
-        publisher = start_publisher(events, journal, game_id)
-        if publisher is not None:
-            tell(publisher)
-            # a broker that answers at once takes the rest; one that is down is not waited for
-            reached = publisher.wait_link(catch_up_s).state is LinkState.CONNECTED
-            finish_publishing(publisher, catch_up_s if reached else 0.0)
-            unsent = unpublished(journal, game_id, True)
-    aside = set_aside(journal, game_id)
-    log.info("the game in %s is over: kept as %s; the next game starts", journal, aside.name)
-    if unsent:
-        log.warning("the scoreboard never had the last %d events of that game (the broker "
-                    "did not acknowledge them): its end is in %s only", unsent, aside.name)  # fmt: skip
-    return aside

@@ -22,7 +22,7 @@ from controller.config import Config
 from controller.core.errors import DataError, TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
-from controller.daemon.finished import next_after
+from controller.daemon.finished import set_aside, unpublished
 from controller.daemon.hardware import layout_file, load_layout
 from controller.game.journal import Journal
 from controller.game.session import (
@@ -164,9 +164,8 @@ def open_game(
         raise
     if not over:
         return game
-    seq, state = len(game.journal), game.state
     game.close()
-    next_after(path, game.journal.game_id, config.events, lambda p: p.notify(state, seq))
+    _next_after(path, game.journal.game_id, published=config.events is not None)
     return start(None)
 
 
@@ -188,6 +187,21 @@ def over_on_new_data(path: Path, data: GameData) -> TableGame | None:
         return look
     look.close()
     return None
+
+
+def _next_after(path: Path, game_id: str, published: bool) -> None:
+    """Set the finished game ``game_id`` in ``path`` aside, saying where it went and what
+    of it the broker never had (``published``: events are on).
+
+    Raises:
+        SetAsideError: it cannot be moved aside.
+    """
+    unsent = unpublished(path, game_id, published)
+    aside = set_aside(path, game_id)
+    log.info("the game in %s is over: kept as %s; the next game starts", path, aside.name)
+    if unsent:
+        log.warning("the scoreboard never had the last %d events of that game (the broker "
+                    "did not acknowledge them): its end is in %s only", unsent, aside.name)  # fmt: skip
 
 
 def other_game(kept: GameConfig, config: Config) -> str | None:
@@ -297,11 +311,8 @@ def open_companion_table(
         raise
     if not over:
         return table
-    seq, mode, state = len(table.journal), table.mode, table.state
     table.close()
-    events = config.events if config is not None else None
-    next_after(journal, table.journal.game_id, events,
-               lambda p: p.notify_companion(mode, state, seq))  # fmt: skip
+    _next_after(journal, table.journal.game_id, config is not None and config.events is not None)
     return start(None)
 
 

@@ -38,7 +38,7 @@ def publish_table(
     A publisher that cannot start (an unreadable password file, a bad CA file) is
     logged and the game goes on unpublished: the table never waits for the network.
     """
-    publisher = start_publisher(events, game.journal.path, game.journal.game_id)
+    publisher = _start(events, game.journal.path, game.journal.game_id)
     if publisher is None:
         return None
 
@@ -56,7 +56,7 @@ def publish_companion(events: EventsSettings | None, table: CompanionTable) -> P
     Every row of its journal is sent (actions, refused actions, undo markers: the
     sequence numbers stay gap-free), then the state (:mod:`controller.publish.companion`).
     """
-    publisher = start_publisher(events, table.journal.path, table.journal.game_id)
+    publisher = _start(events, table.journal.path, table.journal.game_id)
     if publisher is None:
         return None
 
@@ -94,7 +94,7 @@ def finish_publishing(publisher: Publisher | None, timeout: float) -> Delivery |
     return delivery
 
 
-def start_publisher(events: EventsSettings | None, journal: Path, game_id: str) -> Publisher | None:
+def _start(events: EventsSettings | None, journal: Path, game_id: str) -> Publisher | None:
     """A publisher of the game journalled at ``journal``, started (None: publishing is off,
     or cannot start). The journal is attached first: the publisher's first word on an
     unreachable broker says how many of its events wait."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +19,7 @@ from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
 from controller.gamedata.datadir import init_data_dir
-from controller.publish.messages import events_topic, state_topic
 from controller.publish.outbox import MARK_SUFFIX, JournalReader
-from controller.storage.marks import stored_game_id
 from controller.storage.origin import ContradictionError
 from controller.table.companion import CompanionTable
 from controller.table.controller import TableController
@@ -34,8 +31,6 @@ from hardware.displays.font import SMALL
 from hardware.displays.renderers import NEXT_GAME_KEYS
 from hardware.displays.screens import render
 from tests.hardware.displays.helpers import shows
-from tests.publish.broker import Mosquitto
-from tests.waiting import wait_until
 
 HOLD_OK = ButtonPressed(ButtonName.CONFIRM, long=True)
 
@@ -83,60 +78,6 @@ def test_a_finished_game_is_set_aside_and_the_next_one_starts(
         assert again.journal.game_id == first and again.state.phase is Phase.OVER
     assert aside_name(journal, first) == tmp_path / f"table-{first[:12]}-2.sqlite"
     assert aside_name(journal, "../../etc") == tmp_path / "table-etc.sqlite"
-
-
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("mode", ["tournament", "challengers"])
-def test_the_end_the_broker_never_had_is_published_before_the_next_game(
-    mode: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The broker was away as the game ended: its last rows went aside with the journal
-    and nothing published them (review diff15 f03); the scoreboard never had the result."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
-    (tmp_path / "broker").mkdir()
-    broker = Mosquitto(tmp_path / "broker").start()
-    journal = tmp_path / "table.sqlite"
-    config = _finished(journal)[0] if mode == "tournament" else _won_challengers(journal)
-    first = stored_game_id(journal)
-    assert first is not None
-    config["events"] = {"broker": f"mqtt://127.0.0.1:{broker.port}", "table_id": "t1"}
-    mark = journal.with_name(journal.name + MARK_SUFFIX)
-    mark.write_text(json.dumps({"game_id": first, "acked": 5}))  # the broker went at row 5
-    rows = JournalReader(journal)
-    last = rows.last_seq()
-    rows.close()
-    seen: list[int] = []
-    states: list[str] = []
-
-    def take(message: Any) -> None:
-        got = json.loads(message.payload)
-        if message.topic == events_topic("t1"):
-            seen.append(got["seq"])
-        else:
-            states.append(got["game_id"])
-
-    listener = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="scoreboard")
-    listener.on_message = lambda c, u, m: take(m)
-    subscribed = threading.Event()
-    listener.on_subscribe = lambda c, u, mid, reasons, props: subscribed.set()
-    listener.connect("127.0.0.1", broker.port)
-    listener.subscribe([(events_topic("t1"), 1), (state_topic("t1"), 1)])
-    listener.loop_start()
-    try:
-        assert subscribed.wait(10)
-        with resume_or_start(parse_config(config), companion_at=journal, next_after_over=True):
-            pass
-        wait_until(lambda: seen and max(seen) == last and states, 10, "the game's end")
-    finally:
-        listener.loop_stop()
-        listener.disconnect()
-        broker.stop()
-    assert set(range(6, last + 1)) <= set(seen) and set(states) == {first}  # and its last state
-    kept = tmp_path / f"table-{first[:12]}.sqlite"
-    assert unpublished(kept, first, published=True) == 0  # its mark moved with it, whole
-    assert not [r for r in caplog.records if "never had" in r.getMessage()]
 
 
 def test_a_journal_that_cannot_be_moved_says_where_and_what_to_do(
