@@ -170,20 +170,20 @@ def open_game(
 
 
 def over_on_new_data(path: Path, data: GameData) -> TableGame | None:
-    """The game in ``path`` replayed with ``data`` (not the data it was played with) when
-    that replay ends over, opened for a look only; None: it does not replay, or it is not
-    over.
+    """The game in ``path``, opened for a look with ``data`` (not the data it was played
+    with), when it ended as it was played; None: its journal does not record that end
+    (a game under way, one undone or corrected since, a journal from before the record),
+    or it does not replay to it on ``data``.
 
     A game whose cards, board or warriors changed since cannot be resumed; one that is
-    over needs no resuming, only setting aside. A replay on other data that goes wrong
-    before the end raises, so a game under way is taken for over only when its very last
-    event ends it on the new data.
+    over needs no resuming, only setting aside. Its end is the journal's record, not the
+    replay's: on other data a game under way can end early.
     """
     try:
         look = TableGame.resume(path, data, writable=False)
     except (JournalError, DataError):
         return None
-    if look.state.phase is Phase.OVER:
+    if look.journal.over_as_played() and look.state.phase is Phase.OVER:
         return look
     look.close()
     return None

@@ -6,7 +6,8 @@ committed event survives a crash or a pulled plug; each append is one
 transaction, so a row is never half-written. Each row carries a hash chained to
 the previous row's, so a changed, removed or reordered row is detected when the
 journal is opened. The ``meta`` table holds the schema version, the game id and
-the game's set-up; each row's kind is the event's and its payload the event's dict.
+the game's set-up, and once the game is over the row that ended it as played; each
+row's kind is the event's and its payload the event's dict.
 
 The file knows itself: SQLite's ``application_id`` marks it as a toptable
 journal and ``user_version`` is its format version, reached by the ordered
@@ -45,10 +46,14 @@ from controller.storage.journal import (
     WrongGameError,
 )
 from controller.storage.rows import UNDO_KIND
+from controller.storage.sqlite_file import settle_into_file
 
 # The ``meta`` table's schema_version (the first release's check); the file's
 # format version is ``PRAGMA user_version`` (JOURNAL_VERSION).
 SCHEMA_VERSION = META_SCHEMA_VERSION
+OVER_KEY = "over_at"
+"""The ``meta`` key holding the row that ended the game, as played: the data it was
+played with is not kept, so a start after the data changed knows the end from it."""
 
 
 class NothingToUndoError(JournalError):
@@ -137,6 +142,31 @@ class Journal(EventJournal[GameEvent]):
             )
         self._cancel(*following, last)  # all or none: a journal half undone does not replay
         return event
+
+    def mark_over(self, seq: int) -> None:
+        """Record that row ``seq`` ended the game, as played (see :meth:`over_as_played`).
+
+        Raises:
+            JournalIOError: the write failed.
+        """
+        try:
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (OVER_KEY, str(seq)))
+        except sqlite3.Error as exc:
+            raise JournalIOError(f"{self.path}: the game's end not recorded: {exc}") from None
+        settle_into_file(self.conn)
+
+    def over_as_played(self) -> bool:
+        """Whether the game ended as it was played: its last effective row (the clock's
+        passed over) is the one :meth:`mark_over` recorded, nothing undone or corrected
+        after it. False for a journal from before the record."""
+        try:
+            kept = self.conn.execute("SELECT value FROM meta WHERE key = ?", (OVER_KEY,))
+            row = kept.fetchone()
+        except sqlite3.Error:
+            return False
+        rows = (r.seq for r in reversed(self._effective_rows()) if r.kind not in CLOCK_KINDS)
+        last = next(rows, None)
+        return row is not None and last is not None and str(row[0]) == str(last)
 
 
 __all__ = [

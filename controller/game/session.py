@@ -8,6 +8,7 @@ exact state it recorded; :meth:`TableGame.undo` cancels the last player action.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +21,7 @@ from controller.core.quoting import short_repr
 from controller.game import engine
 from controller.game.corrections import fold_corrections, open_to_correction
 from controller.game.events import (
+    CLOCK_KINDS,
     DiceThrown,
     DieCorrected,
     DieRolled,
@@ -27,9 +29,9 @@ from controller.game.events import (
     Shuffled,
     ThrowCorrected,
 )
-from controller.game.journal import Journal, JournalCorruptError, JournalError
+from controller.game.journal import Journal, JournalCorruptError, JournalError, JournalIOError
 from controller.game.simulate import GameOutcome, play_game
-from controller.game.state import RULES_REVISION, GameConfig, GameState, Length
+from controller.game.state import RULES_REVISION, GameConfig, GameState, Length, Phase
 from controller.gamedata import data_dir as resolve_data_dir
 from controller.gamedata.bundle import GameData, load_game_data
 from controller.gamedata.sources import PATH, data_files, played, recorded_board
@@ -46,6 +48,8 @@ from controller.storage.origin import (
     refuse_other_data,
     refuse_others_game,
 )
+
+log = logging.getLogger(__name__)
 
 
 def journalled_config(path: str | Path, setup: dict[str, object]) -> GameConfig:
@@ -243,9 +247,19 @@ class TableGame:
             )
         else:
             new = engine.apply(self.state, event)
-        self.journal.append(event)
+        seq = self.journal.append(event)
         self.state = new
+        if new.phase is Phase.OVER and event.kind not in CLOCK_KINDS:
+            self._record_over(seq)
         return new
+
+    def _record_over(self, seq: int) -> None:
+        """Record in the journal that row ``seq`` ended the game; a write that fails is
+        said (the game is over all the same; a start after its data changed refuses it)."""
+        try:
+            self.journal.mark_over(seq)
+        except JournalIOError as exc:
+            log.warning("%s", exc)
 
     def undo(self) -> GameEvent:
         """Undo the last player action (journalled as an undo marker), with the decks

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from controller.config import parse_config
 from controller.daemon.finished import SetAsideError, aside_name, set_aside, unpublished
 from controller.daemon.journals import StartError, resume_or_start
+from controller.game.events import ClockPaused
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
@@ -133,7 +135,7 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
 def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None:
     """The owner tuned a card after the game was over: the table refused to start (the
     finished game's replay needs the data it was played with), exit 2, and systemd does
-    not restart it; a game under way with changed data is still refused, untouched."""
+    not restart it."""
     mine = tmp_path / "data"
     init_data_dir(mine)
     journal = tmp_path / "table.sqlite"
@@ -153,13 +155,60 @@ def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None
         assert isinstance(held, TableGame) and held.journal.game_id != first
         assert held.state.phase is Phase.FIRST_PLAYER
     assert (tmp_path / f"table-{first[:12]}.sqlite").exists()
-    other = tmp_path / "under-way.sqlite"
-    config = parse_config({"table": {**table, "journal": str(other)}})
-    resume_or_start(config, seed=4).close()  # a game just begun
-    cards.write_text(tuned.replace("amount = 24", "amount = 26", 1), encoding="utf-8")
-    with pytest.raises(ContradictionError, match=r"cards\.toml changed"):
+
+
+class _StoppedError(Exception):
+    """The table stopped here."""
+
+
+@pytest.mark.timeout(120)
+def test_a_game_under_way_that_new_data_would_end_is_still_refused(tmp_path: Path) -> None:
+    """Round 5 under way, the owner then raised every combo's damage: replayed on the new
+    data its last attack ends the game, and the start set it aside as over and began
+    another (review diff22 f01). Only the end the journal recorded as played counts."""
+    mine = tmp_path / "data"
+    init_data_dir(mine)
+    journal = tmp_path / "table.sqlite"
+    table = {"journal": str(journal), "players": 2, "length": "rounds5", "data_dir": str(mine)}
+    config = parse_config({"table": table})
+    with resume_or_start(config, seed=1) as held:
+        assert isinstance(held, TableGame)
+
+        def until_134(event: Any) -> Any:
+            if len(held.journal) == 134:
+                raise _StoppedError
+            return held.submit(event)
+
+        with pytest.raises(_StoppedError):
+            play_game(held.config, held.data, 18, submit=until_134)
+        assert held.state.phase is not Phase.OVER and held.state.round == 5
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    raised = re.sub(r"damage = (\d+)", lambda m: f"damage = {int(m[1]) + 4}", text)
+    warriors.write_text(raised, encoding="utf-8")
+    with TableGame.resume(journal, load_game_data(mine), writable=False) as look:
+        assert look.state.phase is Phase.OVER  # what the new data makes of it
+    with pytest.raises(ContradictionError, match=r"warriors\.toml changed"):
         resume_or_start(config, next_after_over=True)
-    assert other.exists() and list(tmp_path.glob("under-way-*")) == []
+    assert sorted(p.name for p in tmp_path.glob("table*")) == ["table.sqlite"]
+    warriors.write_text(text, encoding="utf-8")
+    with TableGame.resume(journal, writable=False) as kept:  # whole, as it was
+        assert kept.state.phase is not Phase.OVER and len(kept.journal) == 134
+
+
+def test_an_end_undone_is_no_end_recorded(tmp_path: Path) -> None:
+    """The journal records the row that ended the game; a game over then undone (UNDO
+    at the table, `game undo`) is not over as played, and ended again it is."""
+    journal = tmp_path / "table.sqlite"
+    _finished(journal)
+    with TableGame.resume(journal) as game:
+        assert game.journal.over_as_played()
+        ending = game.undo()
+        assert game.state.phase is not Phase.OVER and not game.journal.over_as_played()
+        again = game.submit(ending)
+        assert again.phase is Phase.OVER and game.journal.over_as_played()
+        game.submit(ClockPaused(1.0))  # the table stopped after: still the end as played
+        assert game.journal.over_as_played()
 
 
 def _won_challengers(
