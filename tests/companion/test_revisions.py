@@ -250,3 +250,21 @@ def test_the_next_attacks_cost_closes_the_critical_choice() -> None:
             {"do": "critical", "player": "Goku", "choice": "lower_anger"}]  # fmt: skip
     out = replay("dbz-tcg", {"players": PLAYERS, "actions": turn})
     assert [r["index"] for r in out["refused"]] == [5]
+
+
+def test_a_revision_2_challengers_game_offers_no_fans_after_round_7() -> None:
+    """Revision 2 counted the fans at round 7's last result: the buttons offer none after it."""
+    mode = get_mode(GameKind.CHALLENGERS)
+    names = ["Ann", "Ben", "Cid"]
+    for revision, late in ((2, False), (3, True)):
+        state = mode.new_game(names, revision=revision)
+        for rnd in range(1, 8):
+            raw = {"do": "match", "round": rnd, "winner": "Ann", "loser": "Ben"}
+            state = mode.apply(state, mode.parse_action(raw, names))
+        assert mode.step(state) == "final"
+        assert ("fans" in {o.do for o in mode.legal_actions(state, "Cid")}) is late
+        assert ("fans" in {o.do for o in mode.legal_actions(state, "Ann")}) is late
+    matches = [{"do": "match", "round": r, "winner": "Ann", "loser": "Ben"} for r in range(1, 8)]
+    late_fans = {"do": "fans", "player": "Cid", "amount": 1}
+    script = {"players": names, "rules_revision": 2, "actions": [*matches, late_fans]}
+    assert [r["do"] for r in replay("challengers", script)["refused"]] == ["fans"]

@@ -129,3 +129,46 @@ def test_dbz_a_discarded_ball_never_overfills_the_60_card_life_deck() -> None:
     )
     with pytest.raises(RuleViolationError, match="Life Deck is full"):
         dbz_tcg.apply(state, action)
+
+
+def test_dbz_capturing_the_seventh_dragon_ball_wins_at_once() -> None:
+    """A capture that completes the set of seven is a Dragon Ball Victory, as playing one is."""
+    # 003 l.146: "if you control a set of all seven Dragon Balls, you win the game."; l.193:
+    # "Capture a Dragon Ball. Gain control of a Dragon Ball your opponent has in play".
+    actions: list[dict[str, Any]] = [{"do": "draw", "player": "Goku", "cards": 3}]
+    actions += [{"do": "dragon_ball", "player": "Goku", "number": n} for n in range(1, 7)]
+    actions += [
+        {"do": "pur", "player": "Goku", "amount": 0},
+        {"do": "end_turn"},
+        {"do": "draw", "player": "Vegeta", "cards": 3},
+        {"do": "dragon_ball", "player": "Vegeta", "number": 7},
+        {"do": "pur", "player": "Vegeta", "amount": 0},
+        {"do": "end_turn"},
+        *OPENING,
+        {"do": "life_damage", "player": "Vegeta", "amount": 5},
+        {"do": "critical", "player": "Goku", "choice": "capture", "number": 7},
+    ]
+    out = _dbz(actions)
+    assert out["refused"] == []
+    assert _numbers(out, "Goku")["dragon_balls"] == [1, 2, 3, 4, 5, 6, 7]
+    assert (out["winner"], out["victory"], out["step"]) == ("Goku", "dragon_balls", "over")
+
+
+def test_dbz_rejuvenating_is_not_offered_with_a_full_life_deck() -> None:
+    """003 l.129: rejuvenating takes the discard pile's top card; with none, no offer."""
+    state = dbz_tcg.new_game(["Goku", "Vegeta"])
+    raws: list[dict[str, Any]] = [OPENING[0]]  # 57 cards left
+    raws += [{"do": "dragon_ball", "player": "Goku", "number": n} for n in (1, 2, 3)]
+    raws += [{"do": "discard_dragon_ball", "player": "Goku", "number": n} for n in (1, 2, 3)]
+    raws.append({"do": "pur", "player": "Goku", "amount": 0})
+    for raw in raws:
+        state = dbz_tcg.apply(state, dbz_tcg.MODE.parse_action(raw, ["Goku", "Vegeta"]))
+    assert (state.fighter("Goku").life, state.step) == (60, dbz_tcg.Step.COMBAT_CHOICE)
+    offered = [c.do for c in dbz_tcg.legal_actions(state, "Goku")]
+    assert "declare_combat" in offered and "end_turn" in offered
+    assert "rejuvenate" not in offered
+    rejuvenate = dbz_tcg.MODE.parse_action(
+        {"do": "rejuvenate", "player": "Goku"}, ["Goku", "Vegeta"]
+    )
+    with pytest.raises(RuleViolationError, match="discard pile is empty"):
+        dbz_tcg.apply(state, rejuvenate)

@@ -208,3 +208,38 @@ def test_challengers_legal_actions() -> None:
     assert dict(match.options) == {"round": (1,), "winner": ("Ann",), "loser": ("Ben", "Cid")}
     assert challengers.MODE.whose_turn(state) is None
     assert challengers.step(state) == "round 1"
+
+
+def test_dbs_a_player_never_attacks_themselves() -> None:
+    """Even once everyone has taken a first turn, the turn player's attack names another."""
+    names = ["A", "B"]
+    state = dbs_tournament.new_game(names)
+    for raw in (
+        {"do": "roll", "values": {"A": 6, "B": 1}},
+        {"do": "choose_first", "player": "A"},
+        {"do": "end_turn"},
+        {"do": "end_turn"},
+    ):
+        state = dbs_tournament.apply(state, parse_action(raw, dbs_tournament.ACTIONS, names))
+    assert state.turn == "A" and state.seat("A").first_turn_taken
+    attack = parse_action(
+        {"do": "attack", "attacker": "A", "target": "A"}, dbs_tournament.ACTIONS, names
+    )
+    with pytest.raises(RuleViolationError, match="does not attack themselves"):
+        dbs_tournament.apply(state, attack)
+    assert dbs_tournament.apply(
+        state,
+        parse_action(
+            {"do": "attack", "attacker": "A", "target": "B"}, dbs_tournament.ACTIONS, names
+        ),
+    ).attacks == (("A", "B"),)
+
+
+def test_dbs_an_eliminated_player_is_offered_nothing() -> None:
+    """002 l.82: an eliminated player's effects end, so the table offers them no action."""
+    state = four_player_game()
+    out = parse_action({"do": "deck_out", "player": "P3"}, dbs_tournament.ACTIONS, state.names)
+    state = dbs_tournament.apply(state, out)
+    assert state.winner is None and state.eliminated == ("P3",)
+    assert dbs_tournament.legal_actions(state, "P3") == ()
+    assert dbs_tournament.legal_actions(state, "P2")  # the others still play

@@ -314,3 +314,21 @@ def test_what_a_failed_save_held_is_saved_after_and_the_newest_wins(tmp_path: Pa
         saved = again._db.execute("SELECT state FROM games").fetchall()
         assert [json.loads(text)["seq"] for (text,) in saved] == [3]
         assert again.load_aside() == {("t1", "g0"): 9, ("t1", "g2"): 5}
+
+
+def test_a_table_saved_in_the_future_leaves_the_page_after_its_silence_from_the_restart(
+    tmp_path: Path, games: list[GameState]
+) -> None:
+    """A Pi booted behind its last saves (no real-time clock): a restored table that says
+    nothing more leaves the page ``expire_s`` after the restart, not later."""
+    wall, mono = [1_764_000_000.0], [100.0]
+    with Evening.in_directory(tmp_path) as evening:
+        board = Scoreboard(evening=evening, clock=lambda: mono[0], wall=lambda: wall[0])
+        board.handle("toptable/t1/state", _state(games[0], "t1"))
+    wall[0] -= 3600  # booted on fake-hwclock's time, an hour behind the save
+    with Evening.in_directory(tmp_path) as evening:
+        again = Scoreboard(evening=evening, expire_s=600, clock=lambda: mono[0],
+                           wall=lambda: wall[0])  # fmt: skip
+        assert again.table_ids() == ["t1"]
+        mono[0] += 601
+        assert again.table_ids() == []

@@ -14,7 +14,7 @@ from controller.game.state import GameConfig, GameState, Length
 from controller.publish.messages import encode, event_message, online_message, state_message
 from controller.scoreboard.checks import MAX_MESSAGE_BYTES, MessageError, clean_state
 from controller.scoreboard.model import Scoreboard
-from controller.scoreboard.standings import standings
+from controller.scoreboard.standings import Ranking, standings
 from controller.scoreboard.streams import EventLog
 from tests.game.helpers import tied_game
 
@@ -192,3 +192,31 @@ def test_a_player_renamed_during_the_evening_shows_under_the_latest_name() -> No
     ann = next(r for r in dice["rows"] if r["player_id"] == "ann")
     assert (ann["player"], ann["games"], ann["won"]) == ("Annie", 2, 2)
     assert ann["tables"] == ["t1", "t2"]
+
+
+def test_the_games_remembered_are_the_ones_told_last(
+    monkeypatch: pytest.MonkeyPatch, final: GameState
+) -> None:
+    """Past the games kept for the standings, the one dropped is the one not heard of for
+    longest: a long game still being played is never dropped for a short one begun later."""
+    import controller.scoreboard.model as model
+
+    monkeypatch.setattr(model, "MAX_GAMES", 2)
+    board = Scoreboard()
+    board.handle("toptable/t1/state", _state_bytes(final, "t1", seq=1, over=False))
+    board.handle("toptable/t2/state", _state_bytes(final, "t2", seq=1))
+    board.handle("toptable/t1/state", _state_bytes(final, "t1", seq=2, over=False))
+    board.handle("toptable/t3/state", _state_bytes(final, "t3", seq=1))
+    (dice,) = board.standings()
+    assert {t for r in dice["rows"] for t in r["tables"]} == {"t1", "t3"}
+
+
+def test_one_ranking_of_every_game_shows_dice_figures_when_a_dice_game_is_in_it() -> None:
+    """``--rank all``: a ranking holding a dice game has warriors and endurance to show,
+    whichever kind of game came last."""
+    dice = _game("t1", "a", True, ["Ann"], [("Ann", 3, 20), ("Bob", 0, 0)])
+    companion = {"table_id": "t2", "game_id": "b", "kind": "companion", "mode": "dbz-tcg",
+                 "over": False, "winners": [],
+                 "players": [{"player": "Cleo", "player_id": "cleo"}]}  # fmt: skip
+    (everything,) = standings([dice, companion], Ranking.ALL)
+    assert everything["group"] == "all" and everything["dice"] is True

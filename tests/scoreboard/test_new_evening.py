@@ -195,3 +195,34 @@ def test_a_new_evening_against_a_real_broker_counts_tonights_games_only(
         sub.close()
         evening.close()
         tonight.close()
+
+
+def test_a_game_that_went_on_stays_counted_after_a_restart_to_its_end(
+    tmp_path: Path, game: GameState, unfinished: GameState
+) -> None:
+    """Last week's game set aside, then played on tonight: counted, and a restart of the
+    scoreboard later (the same evening) still counts its end, its winner's win too."""
+    with Evening.in_directory(tmp_path, new=True) as evening:
+        board = _connected(evening)
+        board.handle(TOPIC, _state(unfinished, 40), retained=True)
+        board.handle(TOPIC, _state(unfinished, 41))  # it goes on tonight
+    with Evening.in_directory(tmp_path) as evening:
+        again = _connected(evening)
+        again.handle(TOPIC, _state(game, 100))  # and ends
+        (dice,) = again.standings()
+        assert sum(r["won"] for r in dice["rows"]) == len(game.winners) > 0
+
+
+def test_a_retained_copy_of_a_game_counted_tonight_does_not_set_it_aside(
+    tmp_path: Path, game: GameState, unfinished: GameState
+) -> None:
+    """A game a table told live tonight stays counted when the broker's retained copy of it
+    comes after (a broker may interleave a subscription's retained states with live ones):
+    its end counts."""
+    with Evening.in_directory(tmp_path, new=True) as evening:
+        board = _connected(evening)
+        board.handle(TOPIC, _state(unfinished, 50))
+        board.handle(TOPIC, _state(unfinished, 50), retained=True)
+        board.handle(TOPIC, _state(game, 100))
+        (dice,) = board.standings()
+        assert sum(r["won"] for r in dice["rows"]) == len(game.winners) > 0

@@ -343,3 +343,15 @@ def test_the_scoreboards_own_user_is_no_table(final: GameState, tmp_path: Any) -
     board.handle("toptable/t1/state", _state(final, "t1"))
     assert board.table_ids() == ["t1"]
     assert {r["player_id"] for r in board.standings()[0]["rows"]} == {"t1/Ann", "t1/Bob"}
+
+
+def test_a_held_state_is_not_believed_on_another_games_events(final: GameState) -> None:
+    """A state held ahead of its events waits for its own game's events: the table's next
+    game going on (or a forger's) never makes it believed."""
+    board = Scoreboard()
+    _playing(final, board, 10)
+    board.handle("toptable/t1/state", _state(final, seq=40, over=False, winners=[]))
+    for seq in range(1, 41):
+        board.handle("toptable/t1/events", _event("t1", seq, game="g2"))
+    t = board.table("t1") or {}
+    assert (t["game_id"], t["seq"], t["flagged"]) == ("g1", 10, 1)
