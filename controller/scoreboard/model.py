@@ -257,7 +257,10 @@ class Scoreboard:
         self._unhold(feed, state)
         new_game = feed.note_game(game_id)
         shown = feed.state
-        if shown is not None and shown["game_id"] == game_id and shown["seq"] > seq:
+        # the broker's stored copy of the state shown (a restart, a new subscription) is
+        # not a new state: the card keeps its age
+        again = retained and shown is not None and shown["seq"] == seq
+        if shown is not None and shown["game_id"] == game_id and (shown["seq"] > seq or again):
             log_ = feed.games.get(game_id)
             if log_ is None or log_.supports(shown["seq"], STATE_AHEAD):
                 return  # an older state delivered again after a reconnection

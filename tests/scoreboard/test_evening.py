@@ -64,7 +64,9 @@ def test_a_restart_ages_a_table_by_its_saved_time_or_from_the_restart(
 ) -> None:
     """A restored table is aged by the wall clock since its save; a save "in the future"
     (a Pi with no real-time clock boots behind its last saves after a power cut) from the
-    restart, never left without an age (reviews 109, 111); yesterday's table expires."""
+    restart, never left without an age (reviews 109, 111); yesterday's table expires. The
+    broker's retained copy of the state shown, sent at once, made every card 0 s old
+    (review tw_j m13)."""
     wall, mono = [1_764_000_000.0], [100.0]
 
     def restarted() -> list[dict[str, Any]]:
@@ -76,6 +78,12 @@ def test_a_restart_ages_a_table_by_its_saved_time_or_from_the_restart(
         board.handle("toptable/t1/state", _state(games[0], "t1"))
     wall[0] += 90
     assert [(t["table_id"], t["age_s"]) for t in restarted()] == [("t1", 90.0)]
+    with Evening.in_directory(tmp_path) as evening:  # the broker's copy of it, at once
+        again = Scoreboard(evening=evening, clock=lambda: mono[0], wall=lambda: wall[0])
+        again.handle("toptable/t1/state", _state(games[0], "t1"), retained=True)
+        assert [t["age_s"] for t in again.tables()] == [90.0]  # not a new state: as old
+        again.handle("toptable/t1/state", _state(games[0], "t1", seq=51), retained=True)
+        assert [t["age_s"] for t in again.tables()] == [0.0]  # one row later: new
     wall[0] -= 3600  # booted on fake-hwclock's time, an hour behind the save
     assert [(t["table_id"], t["age_s"]) for t in restarted()] == [("t1", 0.0)]
     wall[0] += 86400  # the next day
