@@ -127,3 +127,25 @@ def test_every_space_id_a_board_may_have_reads_back_from_its_map(tmp_path: Path)
         assert (
             str(info.value) == f"{path}: space {key}: expected a space id 0..999999999, got {key!r}"
         )
+
+
+def test_going_back_forgets_the_sensor_so_it_may_be_learned_again(layout: BoardLayout) -> None:
+    """The owner went back because the token was on the wrong space: its sensor is free."""
+    w = MappingWizard(layout, order=[0, 1, 2])
+    w.on_sensor(17, True)
+    w.on_sensor(5, True)
+    w.back()
+    assert w.mapping() == {0: 17} and w.current == 1
+    assert w.on_sensor(5, True) == WizardStep("space 1 = sensor 5", True)
+
+
+def test_saving_over_a_map_keeps_its_mode_and_its_link(layout: BoardLayout, tmp_path: Path) -> None:
+    """A map made 0640 for the config's group stays so; a link to it stays the owner's link
+    (the map it leads to is the one replaced)."""
+    real = save_sensor_map(tmp_path / "maps" / "real.toml", layout.name, {0: 1})
+    real.chmod(0o640)
+    link = tmp_path / "sensors.toml"
+    link.symlink_to(real)
+    assert save_sensor_map(link, layout.name, {0: 2}) == real
+    assert link.is_symlink() and load_sensor_map(link, layout) == {0: 2}
+    assert real.stat().st_mode & 0o777 == 0o640

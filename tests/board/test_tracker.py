@@ -129,3 +129,52 @@ def test_sensor_beyond_the_layout_is_logged_and_ignored(demo_data, caplog) -> No
 def test_two_tokens_on_one_space_is_refused() -> None:
     with pytest.raises(IllegalActionError, match="both start on space 1"):
         MoveTracker({"A": 1, "B": 1}, set())
+
+
+def test_a_pick_past_the_last_candidate_is_refused_by_name() -> None:
+    """The screen's pick numbers the candidates; one past the last is no candidate."""
+    t = tracker()
+    t.on_change(3, False, 0.0)
+    t.on_change(20, False, 0.1)
+    t.on_change(9, True, 0.2)
+    with pytest.raises(UnknownNameError, match=r"choice 2 is not one of 0\.\.1"):
+        t.answer(2)
+    assert t.answer(0) == [TokenMoved("Goku", 3, 9)]
+
+
+def test_a_move_that_has_rested_is_finished_before_the_next_change_without_a_tick() -> None:
+    """A change that comes before the loop's next tick does not take the rested move back."""
+    t = tracker()
+    t.on_change(3, False, 0.0)
+    t.on_change(9, True, 0.1)
+    assert t.on_change(20, False, 1.0) == [TokenMoved("Goku", 3, 9), TokenLifted("Vegeta", 20)]
+    assert t.on_change(9, False, 1.1) == [TokenLifted("Goku", 9)]  # a new lift, not a slide
+    assert t.in_the_air() == {"Vegeta": 20, "Goku": 9}
+
+
+def test_a_token_assigned_to_a_strays_space_leaves_it_unexplained_once_moved_on() -> None:
+    """Once the players said which token stood on a stray's space, the stray is gone: after
+    that token moved on, a token leaving the space again is reported."""
+    t = MoveTracker({"Goku": 3, "Vegeta": 20}, {*LEGAL, (30, 21)}, settle_s=0.4)
+    out = t.on_change(30, True, 0.1)  # a lift the board missed: a token from nowhere ...
+    assert isinstance(out[0], UnexpectedChange)
+    t.assign("Vegeta", 30)  # ... which the players say is Vegeta
+    assert t.on_change(30, False, 1.0) == [TokenLifted("Vegeta", 30)]
+    t.on_change(21, True, 1.1)
+    assert t.tick(2.0) == [TokenMoved("Vegeta", 30, 21)]
+    out = t.on_change(30, False, 3.0)
+    assert len(out) == 1 and isinstance(out[0], UnexpectedChange) and out[0].space == 30
+
+
+def test_a_stray_that_came_and_went_leaves_nothing_behind() -> None:
+    """A stray token taken away again is forgotten: a later change there is reported."""
+    t = tracker()
+    assert isinstance(t.on_change(30, True, 0.0)[0], UnexpectedChange)
+    assert t.on_change(30, False, 0.1) == []  # the stray goes away again: nothing to say
+    out = t.on_change(30, False, 0.2)  # a token leaving where none is: say so
+    assert (
+        len(out) == 1
+        and isinstance(out[0], UnexpectedChange)
+        and "none was known" in out[0].message
+    )
+    assert t.unexpected == 2

@@ -70,13 +70,14 @@ def test_a_row_holding_what_no_journal_stores_is_named(
     )
 
 
+@pytest.mark.parametrize("payload", ["[1]", "3", '"draft"', "null"])
 def test_a_payload_that_is_no_object_names_the_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], payload: str
 ) -> None:
     path = tmp_path / "g.sqlite"
     _journal(path)
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE events SET payload = '[1]' WHERE seq = 2")
+        conn.execute("UPDATE events SET payload = ? WHERE seq = 2", (payload,))
         _rechain(conn)
     assert _refused(path, capsys) == f"toptable: error: {path}: row 2: not a JSON object\n"
 

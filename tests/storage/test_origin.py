@@ -45,6 +45,18 @@ def test_the_fingerprint_follows_the_data_files_and_not_the_tables_config(tmp_pa
     assert data_fingerprint(folder) != before
 
 
+def test_the_fingerprint_follows_the_data_files_names_and_json_files(tmp_path: Path) -> None:
+    """A file renamed is another data set (the game loads it by its name), and so is a JSON
+    data file added."""
+    folder = _copy_of_demo(tmp_path)
+    before = data_fingerprint(folder)
+    (folder / "story.toml").rename(folder / "story-old.toml")
+    renamed = data_fingerprint(folder)
+    assert renamed != before
+    (folder / "scenarios" / "extra.json").write_text("{}\n", encoding="utf-8")
+    assert data_fingerprint(folder) != renamed  # JSON data counts as TOML does
+
+
 def test_an_origin_round_trips_through_a_setup_and_an_old_setup_has_none() -> None:
     origin = Origin(7, "abc")
     assert Origin.from_setup({"mode": "tournament", **origin.to_setup()}) == origin
@@ -72,6 +84,12 @@ def test_an_origin_round_trips_through_a_setup_and_an_old_setup_has_none() -> No
             "field 'data_files': expected a JSON "
             'object of file names, each {"sha": text} (and a "path"), got {\'cards.toml\': '
             "{'sha': 1}}",
+        ),
+        (  # a misspelt "path": the file would be looked for in the data folder
+            {"data_files": {"board layout": {"sha": "02", "Path": "/etc/b.toml"}}},
+            "field 'data_files': expected a JSON "
+            'object of file names, each {"sha": text} (and a "path"), got {\'board layout\': '
+            "{'sha': '02', 'Path': '/etc/b.toml'}}",
         ),
     ],
 )

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from controller.demo.runner import DemoOptions, run_demo
+from controller.game.journal import Journal
 from controller.game.session import TableGame, run_journaled
 from controller.game.state import GameConfig, Length
 from controller.storage import place
@@ -118,6 +119,10 @@ def test_a_journal_this_user_cannot_read_is_not_called_damaged(base: Path) -> No
     if os.geteuid() != 0:
         journal.chmod(0o000)
     code, err = _as_nobody(lambda: TableGame.resume(journal))
+    assert code == 2
+    line = _one_line(err)
+    assert "cannot read and write the journal" in line and "not a toptable journal" not in line
+    code, err = _as_nobody(lambda: Journal.open(journal, writable=False))  # a look (game check)
     assert code == 2
     line = _one_line(err)
     assert "cannot read and write the journal" in line and "not a toptable journal" not in line
