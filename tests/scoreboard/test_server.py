@@ -250,6 +250,21 @@ def test_head_of_the_stream_is_its_headers_alone(
     assert c.sock is not None and c.sock.recv(1) == b""
 
 
+def test_head_of_the_page_is_its_headers_alone_and_the_connection_goes_on(
+    served: tuple[Scoreboard, ScoreboardServer],
+) -> None:
+    """RFC 9110 9.3.2: no content answers a HEAD; the page's bytes sent after its headers
+    would be read as the answer to the next request on the kept-alive connection."""
+    _, server = served
+    answer = _raw(server, b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"
+                  b"GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # fmt: skip
+    head, rest = answer.split(b"\r\n\r\n", 1)
+    page = server.files["/"][0]
+    assert head.startswith(b"HTTP/1.1 200 ") and f"Content-Length: {len(page)}".encode() in head
+    assert rest.startswith(b"HTTP/1.1 200 "), rest[:80]
+    assert "link" in json.loads(rest.split(b"\r\n\r\n", 1)[1])
+
+
 def test_an_error_answer_carries_the_security_headers(
     served: tuple[Scoreboard, ScoreboardServer],
 ) -> None:
