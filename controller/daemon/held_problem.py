@@ -21,9 +21,8 @@ from controller.config import Config
 from controller.core.errors import DataError
 from controller.core.kinds import GameKind
 from controller.daemon.hardware import layout_file
-from controller.daemon.journals import (
-    DATA_FLAG,
-    companion_journal,
+from controller.daemon.journals import DATA_FLAG, companion_journal
+from controller.daemon.setups import (
     other_companion_game,
     other_game,
     other_kind,

@@ -13,21 +13,29 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from controller.companion.journal import (
     CompanionJournal,
 )
 from controller.config import Config
-from controller.core.errors import DataError, TopTableError
+from controller.core.errors import TopTableError
 from controller.core.kinds import GameKind
 from controller.core.quoting import short_repr
 from controller.daemon.finished import set_aside, unpublished
 from controller.daemon.hardware import layout_file, load_layout
+from controller.daemon.setups import (
+    other_companion_game,
+    other_game,
+    other_names,
+    player_names,
+)
 from controller.game.journal import Journal
 from controller.game.session import (
     TableGame,
     journal_kind,
+    journalled_config,
 )
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameData, Length, Phase
@@ -43,6 +51,7 @@ from controller.storage.journal import (
 from controller.storage.origin import (
     TABLE_PLAYER,
     ContradictionError,
+    Origin,
     refuse_contradiction,
     refuse_others_game,
 )
@@ -50,7 +59,6 @@ from controller.storage.sqlite_file import header_application_id
 from controller.system.private_tmp import emptied_when_stopped
 from controller.system.sandbox import read_only_here
 from controller.table.companion import CompanionTable
-from controller.table.settings import PLAYER_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +122,7 @@ def open_game(
     clock's time, and the data it is played with: the data directory's files and the
     board layout the config names). ``next_after_over``: a game there that is over is
     set aside (:mod:`controller.daemon.finished`) and the next one starts, even when the
-    data changed since it was played (:func:`over_on_new_data`).
+    data changed since it was played (:func:`ended_as_played`).
 
     The data ``config`` names is compared with the journal's before anything is replayed.
 
@@ -144,21 +152,16 @@ def open_game(
         )
     except ContradictionError:
         # the data changed since the game was played: a game over gives way to the next
-        over_game = over_on_new_data(path, data) if next_after_over else None
-        if over_game is None:
+        ended = ended_as_played(path) if next_after_over else None
+        if ended is None:
             raise
         log.info("the data changed since the game in %s was played; it is over", path)
-        game = over_game
+        _refuse_another(path, ended.origin, ended.config, True, player, seed, config)
+        _next_after(path, ended.game_id, published=config.events is not None)
+        return start(None)
     try:
-        refuse_others_game(path, game.origin, player)
-        refuse_contradiction(path, "--seed", seed, game.origin.seed)
         over = next_after_over and game.state.phase is Phase.OVER
-        # the table's own game over: the next is the one the config sets up now; another
-        # program's journal (`game play`) is set aside only as the table's game
-        own = over and game.origin.played_by == TABLE_PLAYER
-        other = None if own else other_game(game.config, config)
-        if other is not None:
-            raise StartError(f"{path} {other}")
+        _refuse_another(path, game.origin, game.config, over, player, seed, config)
     except BaseException:
         game.close()
         raise
@@ -169,24 +172,63 @@ def open_game(
     return start(None)
 
 
-def over_on_new_data(path: Path, data: GameData) -> TableGame | None:
-    """The game in ``path``, opened for a look with ``data`` (not the data it was played
-    with), when it ended as it was played; None: its journal does not record that end
-    (a game under way, one undone or corrected since, a journal from before the record),
-    or it does not replay to it on ``data``.
+def _refuse_another(
+    path: Path,
+    origin: Origin,
+    kept: GameConfig,
+    over: bool,
+    player: str,
+    seed: int | None,
+    config: Config,
+) -> None:
+    """Refuse the game journalled at ``path`` (its ``origin`` and set-up ``kept``; ``over``:
+    it is over and the next may start) unless ``player`` may go on there as ``config``
+    sets up.
 
-    A game whose cards, board or warriors changed since cannot be resumed; one that is
-    over needs no resuming, only setting aside. Its end is the journal's record, not the
-    replay's: on other data a game under way can end early.
+    Raises:
+        JournalError: another player's game.
+        ContradictionError: ``seed`` is not the journal's.
+        StartError: another set-up than the config's, for a game not the table's own over.
+    """
+    refuse_others_game(path, origin, player)
+    refuse_contradiction(path, "--seed", seed, origin.seed)
+    # the table's own game over: the next is the one the config sets up now; another
+    # program's journal (`game play`) is set aside only as the table's game
+    own = over and origin.played_by == TABLE_PLAYER
+    other = None if own else other_game(kept, config)
+    if other is not None:
+        raise StartError(f"{path} {other}")
+
+
+@dataclass(frozen=True)
+class Ended:
+    """A game over as it was played, as its journal records it."""
+
+    game_id: str
+    origin: Origin
+    config: GameConfig
+
+
+def ended_as_played(path: Path) -> Ended | None:
+    """The game in ``path`` when its journal records that it ended as it was played
+    (:meth:`Journal.over_as_played`), read without replaying it; None: it records no
+    such end (a game under way, one undone or corrected since, a journal from before
+    the record), or it cannot be read.
+
+    A game whose cards, board or warriors changed since cannot be replayed; one that is
+    over needs no replay, only setting aside. Its end is the journal's record: on other
+    data a game under way can end early, and a finished one not replay at all.
     """
     try:
-        look = TableGame.resume(path, data, writable=False)
-    except (JournalError, DataError):
+        with Journal.open(path, writable=False) as journal:
+            if not journal.over_as_played():
+                return None
+            setup = journal.setup
+            return Ended(
+                journal.game_id, Origin.from_setup(setup, path), journalled_config(path, setup)
+            )
+    except JournalError:
         return None
-    if look.journal.over_as_played() and look.state.phase is Phase.OVER:
-        return look
-    look.close()
-    return None
 
 
 def _next_after(path: Path, game_id: str, published: bool) -> None:
@@ -202,56 +244,6 @@ def _next_after(path: Path, game_id: str, published: bool) -> None:
     if unsent:
         log.warning("the scoreboard never had the last %d events of that game (the broker "
                     "did not acknowledge them): its end is in %s only", unsent, aside.name)  # fmt: skip
-
-
-def other_game(kept: GameConfig, config: Config) -> str | None:
-    """How the dice game ``kept`` (a journal's) is not the one ``config`` sets up, as a
-    clause after the journal's path (``holds a ... game, but ...``); None: it is that game."""
-    t = config.table
-    length = Length(t.length.value)
-    variants = Variants.from_names(t.variants)
-    source = config.source or "the config"
-    if kept.kind is not t.mode:
-        return other_kind(kept.kind, config)
-    if (len(kept.players), kept.length, kept.variants) != (t.players, length, variants):
-        return (
-            f"holds a game of {_setup(len(kept.players), kept.length, kept.variants)}, but "
-            f"{source} sets up {_setup(t.players, length, variants)}: "
-            "move the journal away to start a new game, or set [table] to match"
-        )
-    return other_names(kept.players, config)
-
-
-def configured_names(config: Config) -> tuple[str, ...]:
-    """The players ``[events] players`` names (empty: it names none)."""
-    return config.events.names if config.events is not None and config.events.people else ()
-
-
-def other_names(kept: Sequence[str], config: Config) -> str | None:
-    """How the players of a journal's game (``kept``) are not those ``[events] players``
-    names, as a clause after the journal's path; None: it names none, or those."""
-    names = configured_names(config)
-    if not names or tuple(names) == tuple(kept):
-        return None
-    # review 102: ignored without a word, the scoreboard counted the game to no one named
-    return (
-        f"holds a game of {', '.join(kept)}, but {config.source or 'the config'}'s [events] "
-        f"players names {', '.join(names)}: names are a new game's; set them back for this "
-        "game, or move the journal away to start a new one"
-    )
-
-
-def other_kind(kind: GameKind, config: Config) -> str:
-    return (
-        f"holds a {kind.value} game, but {config.source or 'the config'} sets "
-        f'[table] mode = "{config.table.mode.value}": move the journal away to start a '
-        "new game, or set [table] mode to match"
-    )
-
-
-def _setup(players: int, length: Length, variants: Variants) -> str:
-    extra = f", variants {', '.join(variants.enabled())}" if variants.enabled() else ""
-    return f"{players} players ({length.value}{extra})"
 
 
 DATA_FLAG = "[table] data_dir"
@@ -314,24 +306,6 @@ def open_companion_table(
     table.close()
     _next_after(journal, table.journal.game_id, config is not None and config.events is not None)
     return start(None)
-
-
-def other_companion_game(held: GameKind, count: int, kind: GameKind, players: int) -> str | None:
-    """How the companion game a journal holds (``held``, of ``count`` players) is not the
-    one set up (``kind`` for ``players``), as a clause after the journal's path (``holds
-    a ... game, but ...``); None: it is that game."""
-    if held is kind and count == players:
-        return None
-    return (
-        f"holds a {held.value} game of {count} players, but the config sets up {kind.value} "
-        f"for {players}: move the journal away to start a new game, or set [table] to match"
-    )
-
-
-def player_names(config: Config) -> tuple[str, ...]:
-    """The names of a new game's players: those ``[events] players`` gives (as many as
-    ``[table] players``, the config checks), else Player 1..N."""
-    return configured_names(config) or PLAYER_NAMES[: config.table.players]
 
 
 Held = TableGame | CompanionTable

@@ -17,6 +17,7 @@ from controller.config import parse_config
 from controller.daemon.finished import SetAsideError, aside_name, set_aside, unpublished
 from controller.daemon.journals import StartError, resume_or_start
 from controller.game.events import ClockPaused
+from controller.game.journal import JournalCorruptError
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data, play_game
 from controller.game.state import Phase
@@ -133,9 +134,10 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
 
 @pytest.mark.timeout(120)
 def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None:
-    """The owner tuned a card after the game was over: the table refused to start (the
-    finished game's replay needs the data it was played with), exit 2, and systemd does
-    not restart it."""
+    """The owner raised the combos' damage after the game was over: the table refused to
+    start (the finished game's replay needs the data it was played with), exit 2, and
+    systemd does not restart it; its end is the journal's record, though the game does
+    not even replay on the new data (review diff23 f01)."""
     mine = tmp_path / "data"
     init_data_dir(mine)
     journal = tmp_path / "table.sqlite"
@@ -145,12 +147,14 @@ def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None
         assert isinstance(held, TableGame)
         play_game(held.config, held.data, 3, submit=held.submit)
         first = held.journal.game_id
-    cards = mine / "cards.toml"
-    tuned = cards.read_text(encoding="utf-8").replace("amount = 22", "amount = 24", 1)
-    assert tuned != cards.read_text(encoding="utf-8")
-    cards.write_text(tuned, encoding="utf-8")
-    with pytest.raises(ContradictionError, match=r"cards\.toml changed"):  # resumed: refused
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    raised = re.sub(r"damage = (\d+)", lambda m: f"damage = {int(m[1]) + 4}", text)
+    warriors.write_text(raised, encoding="utf-8")
+    with pytest.raises(ContradictionError, match=r"warriors\.toml changed"):  # resumed: refused
         resume_or_start(config)
+    with pytest.raises(JournalCorruptError, match="does not replay"):  # nor replays on it
+        TableGame.resume(journal, load_game_data(mine), writable=False)
     with resume_or_start(config, next_after_over=True) as held:
         assert isinstance(held, TableGame) and held.journal.game_id != first
         assert held.state.phase is Phase.FIRST_PLAYER
