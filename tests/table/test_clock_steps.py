@@ -272,3 +272,29 @@ def test_the_text_log_leaves_the_marks_out_and_keeps_pauses() -> None:
     log |= {"events": entries, "winners": [], "over": False, "warriors_left": 8, "combats": 0}
     lines = [line.split(maxsplit=2)[2] for line in export_text(log).splitlines()[1:-1]]
     assert [line.split()[0] for line in lines] == ["clock_started", "clock_paused", "clock_resumed"]
+
+
+def test_a_restart_with_the_clock_a_little_behind_gives_no_time_back() -> None:
+    """A Pi that saved its time shortly before a power cut boots seconds behind: the
+    time left is what was left at the cut, not more."""
+    pi, journal, state = Pi(), list[GameEvent](), _state()
+    clock = _clock(pi, journal)
+    clock.tick(state)
+    pi.play(600, clock, state)  # the cut just after the 10-minute mark
+    stopped = pi.wall_now
+    pi.reboot(stopped - 30)  # the last time saved, 30 s before the cut
+    again = _restarted(pi, journal)
+    again.tick(state)
+    assert again.seconds_left(state) == GAME_SECONDS - 600
+    assert journal[-2:] == [ClockPaused(stopped), ClockResumed(stopped - 30)]
+    assert _restarted(pi, journal).seconds_left(state) == GAME_SECONDS - 600
+
+
+def test_an_older_journals_pause_after_a_step_back_counts_no_negative_time() -> None:
+    """An older journal whose wall clock was stepped back between the start and a pause
+    is replayed with no time given back for the step: the time ran for 0 s, not less."""
+    pi, state = Pi(6000.0), _state()
+    clock = _clock(pi, [])
+    clock.restore([ClockStarted(5000.0), ClockPaused(4900.0)])  # stepped back 100 s
+    assert clock.paused
+    assert clock.seconds_left(state) == GAME_SECONDS

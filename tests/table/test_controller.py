@@ -231,6 +231,23 @@ def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_p
     assert table.entry.board_note is None
 
 
+@pytest.mark.timeout(60)
+def test_with_the_board_down_its_last_question_is_no_longer_asked(tmp_path: Path) -> None:
+    """What the board could not tell is asked while it follows the game; once its link is
+    down, the move is simply chosen with the buttons, the board's question left out."""
+    data = load_game_data()
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
+    table = TableController(game, seed=4)
+    players = TablePlayers(table.awaits, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    while table.state.phase is not Phase.MOVE:
+        players.step()
+    table.board_problem("Hit cannot move 17→20; legal: 18, 19")
+    table.board_lost("unplugged")
+    prompt = table.render().prompt
+    assert prompt is not None and prompt.kind is PromptKind.CHOOSE
+    assert "Hit cannot move" not in prompt.text
+
+
 class _Shown:
     """A view sink that keeps every view."""
 
@@ -258,6 +275,19 @@ def test_the_daemon_talks_to_the_table_through_its_methods(tmp_path: Path) -> No
     paused = shown.views[-1]
     assert paused.prompt is not None and paused.prompt.title == "paused"
     assert paused.faults == () and table.entry.chooser is None
+
+
+def test_a_display_back_is_taken_off_the_screens_fault_lines(tmp_path: Path) -> None:
+    """The device layer reports a display gone, then none: the fault line goes."""
+    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob")), load_game_data())
+    shown = _Shown()
+    table = TableController(game, [shown], seed=1)
+    table.set_device_faults({"display:team-1": "display team-1: no answer at 0x3C"})
+    assert [fault.source for fault in shown.views[-1].faults] == ["display:team-1"]
+    table.set_device_faults({})
+    assert not shown.views[-1].faults
+    table.set_device_faults({"board": "board: no answer"})
+    assert [fault.source for fault in shown.views[-1].faults] == ["board"]
 
 
 def test_the_dice_camera_warning_stays_on_screen_until_a_throw_looks_right(

@@ -252,6 +252,21 @@ def test_a_read_of_dice_that_did_not_move_is_no_throw(tmp_path: Path) -> None:
     assert table.state.events_applied > before and table.stats.throws_read == 1
 
 
+@pytest.mark.timeout(60)
+def test_the_snapshot_counts_every_read_the_camera_reported_used_or_not(tmp_path: Path) -> None:
+    """Whoever watches the published snapshot (the demo's players) sees each read the
+    camera reported counted, a read of dice that did not move too, and the last of them."""
+    table, c = _at_attack(tmp_path)
+    dice = (Symbol.KICK,) * c.pool
+    assert table.awaits().reads == 0
+    unmoved = replace(settled(dice, roll_no=2), kept=tuple(range(c.pool)), rerolled=())
+    table.on_throw(unmoved)
+    seen = table.awaits()
+    assert (seen.reads, seen.last_read) == (1, unmoved)
+    table.on_throw(settled(dice))
+    assert table.awaits().reads == 2
+
+
 def _photographed(event: ThrowSettled, folder: Path, n: int) -> ThrowSettled:
     """``event`` with an evidence photo and its boxes, as the reader keeps them."""
     photo = folder / f"throw_{n:05d}.jpg"

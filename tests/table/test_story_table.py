@@ -144,6 +144,27 @@ def test_undo_at_the_table_takes_back_the_choice_not_the_dice(tmp_path: Path) ->
         assert again.state.summary() == table.state.summary()
 
 
+@pytest.mark.timeout(60)
+def test_the_camera_is_told_each_new_attempt_at_a_square(tmp_path: Path) -> None:
+    """An attempt that fails is followed by the next with as many dice: the camera is told
+    a new roll starts (its first throw is not a reroll of the last attempt's dice)."""
+    config = GameConfig(NAMES[:2], kind=GameKind.STORY)
+    game = TableGame.start(tmp_path / "story.sqlite", config, load_game_data())
+    told: list[int] = []
+    table = TableController(game, seed=2, roll_started=told.append)
+    bots = TablePlayers(table.awaits, DirectHands(table, seed=2), [GreedyBot(), RandomBot()], 2)
+    for _ in range(5000):
+        before, was = len(told), table.state.combat
+        bots.step()
+        c = table.state.combat
+        attempt = table.state.phase is Phase.ATTACK and c is not None and not c.throws
+        # an attempt at the square right after one thrown with as many dice
+        if attempt and c is not None and was is not None and was.throws and was.pool == c.pool:
+            assert told[before:] == [c.pool]
+            return
+    raise AssertionError("no second attempt came")
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("players", [2, 4])
 def test_bots_play_a_whole_story_through_the_table(tmp_path: Path, players: int) -> None:

@@ -101,3 +101,15 @@ def test_a_45_minute_games_extra_round_loads_as_the_screens_read_it(tmp_path: Pa
     assert load_view(path) == dataclasses.replace(
         extra[0], clock=dataclasses.replace(extra[0].clock, extra_round=None)
     )
+
+
+def test_a_fusion_set_up_on_the_board_counts_two_of_its_teams_total() -> None:
+    """A table started from a position with Kefla on the board: a fusion counts two
+    warriors (A §11), and the seat's screen never says more are left than it had."""
+    state = engine.arrange(
+        GameConfig(("A", "B")),
+        demo_data(),
+        pieces=[("Kefla", 0, 16), ("Jiren", 0, 3), ("Hit", 1, 18)],
+    )
+    seats = build_view(state).seats
+    assert [(s.warriors_left, s.warriors_total) for s in seats] == [(3, 3), (1, 1)]
