@@ -16,7 +16,7 @@ from controller.config import Config, load_config, parse_config
 from controller.core.events import Event
 from controller.daemon.hardware import OutputsSink, TableDevices, load_layout
 from controller.gamedata import DEMO_DIR
-from hardware.board.events import BoardResynced, SensorChanged
+from hardware.board.events import BoardResynced, LinkLost, SensorChanged
 from hardware.board.relay import FaultRelay
 from hardware.controls.events import ButtonName, ButtonPressed
 from hardware.displays.display_board import DisplayBoard
@@ -260,3 +260,27 @@ def test_a_noisy_board_link_shows_its_health_among_the_faults(tmp_path: Path) ->
         wait_until(lambda: link.stats.crc_failures > 0, 30, "a frame failing its CRC")
         wait_until(lambda: "board:link" in devices.faults(), 10, "the link's health line")
         assert devices.faults()["board:link"].startswith("link health: ")
+
+
+def test_a_board_missing_from_the_start_is_posted_as_lost(tmp_path: Path) -> None:
+    """The board's port is not there as the table starts: the table hears LinkLost (naming
+    the port and why), so moves are entered with the buttons until it is back."""
+    cfg = parse_config({"board": {"backend": "serial", "port": MISSING_PORT}, "controls": MOCK})
+    q: queue.Queue[Event] = queue.Queue()
+    with TableDevices(cfg, q, state_dir=tmp_path, camera_opener=_still) as devices:
+        devices.report_missing()
+        lost = _wait_for(q, LinkLost)
+        assert isinstance(lost, LinkLost) and lost.port == MISSING_PORT
+        assert lost.reason == devices.faults()["board"]
+
+
+def test_a_resumed_games_tokens_are_on_the_simulated_board_as_it_starts(tmp_path: Path) -> None:
+    """The demo's world puts a resumed game's tokens on the simulated board before it starts."""
+    cfg = parse_config({"board": {"backend": "simulated"}, "controls": MOCK})
+    q: queue.Queue[Event] = queue.Queue()
+    with TableDevices(
+        cfg, q, state_dir=tmp_path, camera_opener=_still, board_tokens=(0, 5)
+    ) as devices:
+        assert devices.sim is not None
+        held = [s for s in range(devices.sim.sensors) if devices.sim.matrix[s]]
+        assert held == [0, 5]

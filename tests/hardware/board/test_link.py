@@ -120,8 +120,11 @@ def test_a_board_unplugged_while_its_port_opens_is_a_port_error(
             flush(port)
 
         monkeypatch.setattr(serial.Serial, "reset_input_buffer", unplug_then_flush)
-        with pytest.raises(BoardPortError, match=r"cannot open board port .*Input/output error"):
+        with pytest.raises(
+            BoardPortError, match=r"cannot open board port .*Input/output error"
+        ) as e:
             open_port(sim.path)
+    assert str(e.value).endswith(": Input/output error")  # termios.error's text, not its tuple
 
 
 @pytest.mark.timeout(20)
@@ -258,3 +261,48 @@ def test_a_silent_board_is_said_once_though_its_seconds_of_silence_change(
         link._lost(unheard_reason(3.0, b"", 0))  # another trouble: said
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 2 and "no valid frame for 1.2 s" in said[0] and "heartbeat" in said[1]
+
+
+@pytest.mark.timeout(30)
+def test_a_clean_first_connection_is_no_reconnect_and_no_trouble(tmp_path: Path) -> None:
+    """The first connection of a link is not a reconnect: a healthy start puts no link
+    trouble on the screens; the board unplugged and back is one reconnect."""
+    q: queue.Queue[Event] = queue.Queue()
+    with SimBoard(sensors=4, link=tmp_path / "b") as sim, BoardLink(sim.path, q) as link:
+        wait_for(q, BoardResynced)
+        assert link.stats.reconnects == 0 and link.trouble() is None
+        sim.unplug()
+        wait_for(q, LinkLost)
+        sim.replug()
+        wait_for(q, BoardResynced)
+        assert link.stats.reconnects == 1
+
+
+def test_a_link_lost_is_posted_once_until_it_is_back() -> None:
+    """A link lost is no longer connected: the next failed attempt is said as "no link"
+    in the log, not posted as a second LinkLost."""
+    q: queue.Queue[Event] = queue.Queue()
+    link = BoardLink("/dev/toptable-test-lost", q)
+    link.connected = True  # as a LinkRestored leaves it
+    link._lost("port failed (the board unplugged, or its cable?): gone")
+    link._lost("cannot open board port /dev/toptable-test-lost: No such file or directory")
+    assert not link.connected
+    assert [type(e) for e in posted(q)] == [LinkLost]
+
+
+@pytest.mark.timeout(30)
+def test_a_missing_port_is_retried_at_the_backoffs_cap_not_ever_more_slowly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retries of a missing port double their wait up to the cap (0.5 s by default), never
+    beyond: a board plugged in after a minute is found within the cap, not minutes later."""
+    tries: list[str] = []
+    real_open = link_module.open_port
+
+    def counted(path: str, baudrate: int = 0) -> serial.Serial:
+        tries.append(path)
+        return real_open(path, baudrate)
+
+    monkeypatch.setattr(link_module, "open_port", counted)
+    with BoardLink(str(tmp_path / "none"), queue.Queue(), backoff_s=(0.001, 0.002)):
+        wait_until(lambda: len(tries) >= 20, 10, "20 tries of the missing port")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 from collections.abc import Callable
@@ -329,3 +330,60 @@ def test_the_sessions_of_one_link_share_their_warnings_limit(
             session.start(at)
             session.feed(frame, at)
     assert len(caplog.records) == 1
+
+
+def test_a_frame_that_fails_its_crc_is_counted_as_such() -> None:
+    """A frame garbled on the wire is counted as a bad frame that failed its CRC (the
+    health line a noisy cable is found by), and the next good one still counts."""
+    lb = Loopback()
+    lb.run(50)
+    good = wire.encode_frame(1, wire.PONG, wire.encode_nonce(12345))
+    garbled = good[:-1] + bytes([good[-1] ^ 0xFF])
+    lb.session.feed(garbled, lb.now)
+    assert (lb.stats.crc_failures, lb.stats.bad_frames) == (1, 1)
+    assert "1 failed their CRC" in lb.stats.health_line()
+
+
+def test_the_hosts_frame_counter_wraps_at_256() -> None:
+    """PROTOCOL.md: SEQ is the sender's frame counter, +1 per frame, wrapping at 256."""
+    lb = Loopback()
+    seqs: list[int] = []
+    to_board = lb.down.process
+
+    def seen(data: bytes) -> bytes:  # what the host writes, a frame a write
+        seqs.extend(seq for _v, seq, _t, _p in wire.Decoder().feed(data))
+        return to_board(data)
+
+    lb.down.process = seen  # type: ignore[method-assign]
+    lb.random_play(random.Random(7), 400)
+    assert len(seqs) > 256 and max(seqs) == 255
+    assert all(b == (a + 1) % 256 for a, b in itertools.pairwise(seqs))
+
+
+def test_a_prompt_read_in_pieces_is_still_named() -> None:
+    """A board at the MicroPython prompt whose banner and prompt come in several reads is
+    named as such when the host gives up listening, not as bytes of no frame."""
+    session = HostSession("loop", lambda _: None, lambda _: None, BoardMemory(), LinkStats())
+    session.start(0.0)
+    for i, chunk in enumerate(
+        (b"MicroPython v1.23 on 2024-06-02; Raspberry Pi Pico\r\n", b">", b">> ")
+    ):
+        session.feed(chunk, 0.1 * i)
+    assert session.poll(3.5) is None  # listened 3 s: the carriage return's probe
+    reason = session.poll(4.1)
+    assert reason is not None and "MicroPython prompt" in reason
+
+
+def test_the_slowest_round_trip_is_kept_though_later_ones_are_quick() -> None:
+    """The link's RTT figures: the last ping's, and the slowest one seen (a stall of the
+    line shows there after it has passed)."""
+    lb = Loopback()
+    lb.run(2500)
+    held = bytearray()
+    for _ in range(1200):  # the host's frames stuck on the way for 1.2 s: a ping among them
+        held += lb.to_board
+        lb.to_board.clear()
+        lb.run(1)
+    lb.to_board[:0] = held
+    lb.run(2500)  # quick pings again
+    assert lb.stats.rtt_max_ms >= 200 and lb.stats.rtt_ms < 100

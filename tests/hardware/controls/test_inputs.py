@@ -80,6 +80,21 @@ def test_next_repeats_while_held(factory: MockFactory) -> None:
     ]
 
 
+def test_next_repeats_at_its_own_pace_not_after_the_long_press_time(
+    factory: MockFactory,
+) -> None:
+    """NEXT held scrolls every ``repeat_s`` from the start: it does not wait the long-press
+    time (here the longest the config allows, 10 s) before its first repeat."""
+    cfg = dataclasses.replace(CONFIG, hold_seconds=10.0, repeat_s=0.05)
+    q: queue.Queue[Any] = queue.Queue()
+    with TableInputs(cfg, q):
+        pin = factory.pin(NEXT)
+        pin.drive_low()
+        got = [q.get(timeout=5), q.get(timeout=5)]
+        pin.drive_high()
+    assert got == [ButtonPressed(ButtonName.NEXT), ButtonRepeated(ButtonName.NEXT, 1)]
+
+
 def test_encoder_steps_both_ways(factory: MockFactory) -> None:
     q: queue.Queue[Any] = queue.Queue()
     with TableInputs(CONFIG, q):

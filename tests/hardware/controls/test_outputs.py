@@ -9,6 +9,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from hardware.controls import ControlsConfig, TableOutputs
+from hardware.controls.outputs import eliminations
 from hardware.displays.model import Clock, Fault, SeatView
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
 from tests.waiting import wait_until
@@ -96,3 +97,33 @@ def test_a_table_restarted_after_its_time_ran_out_sounds_the_alarm_once(
         _wait_states(factory, BUZZER, 9)
         # three short beeps, then only the elimination's long one
         assert _states(factory, BUZZER) == [False, True] * 4 + [False]
+
+
+def test_a_warrior_put_back_is_no_elimination() -> None:
+    """An elimination undone (the warrior back on the board) sounds nothing; a warrior
+    lost at one seat while one comes back at another is still one elimination."""
+    ana, ben = BASE.seats[0], BASE.seats[1]
+    before = dataclasses.replace(BASE, seats=(ana, ben))
+    back = dataclasses.replace(
+        BASE, seats=(ana, dataclasses.replace(ben, warriors_left=ben.warriors_left + 1))
+    )
+    assert eliminations(before, back) == 0
+    swap = dataclasses.replace(
+        back, seats=(dataclasses.replace(ana, warriors_left=ana.warriors_left - 1), back.seats[1])
+    )
+    assert eliminations(before, swap) == 1
+
+
+def test_an_elimination_is_one_long_beep(factory: MockFactory) -> None:
+    """The elimination's beep lasts four beep units (told apart from the clock's short
+    ones); the buzzer is held on at least that long."""
+    cfg = dataclasses.replace(CONFIG, beep_s=0.05)
+    ben = BASE.seats[1]
+    knocked_out = (BASE.seats[0], dataclasses.replace(ben, warriors_left=ben.warriors_left - 1))
+    with TableOutputs(cfg, factory) as outputs:
+        outputs.show(BASE)
+        outputs.show(dataclasses.replace(BASE, seats=(*knocked_out, *BASE.seats[2:])))
+        _wait_states(factory, BUZZER, 3)
+        on, off = factory.pin(BUZZER).states[1:3]
+        assert (on.state, off.state) == (True, False)
+        assert off.timestamp >= 3 * cfg.beep_s  # how long it was on (gpiozero waits 4 units)

@@ -90,6 +90,17 @@ def test_closing_a_working_screen_blanks_it_and_releases_its_interface_once() ->
     assert serial.cleanups == 1
 
 
+def test_closing_a_display_twice_blanks_it_once() -> None:
+    """Close is idempotent: a board closing a display it already dropped sends it
+    nothing more (no second DISPLAYOFF and clear to a screen that may be gone)."""
+    serial = DyingInterface()
+    display = open_display(DisplayConfig("x"), BusPool(), serial=serial)
+    display.close()
+    sent = len(serial.calls)
+    display.close()
+    assert len(serial.calls) == sent and serial.cleanups == 1
+
+
 def test_closed_and_never_opened_devices_are_not_kept_alive() -> None:
     serials: list[weakref.ref[DyingInterface]] = []
     devices: list[weakref.ref[Any]] = []

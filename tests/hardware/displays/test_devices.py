@@ -21,7 +21,7 @@ from hardware.displays.push import RecordingInterface
 from hardware.displays.screens import render
 from hardware.displays.settings import ScreenConfig, ScreenRole
 from hardware.displays.view_json import EXAMPLE_STATE, load_view
-from tests.hardware.displays.helpers import FakeSMBus, Ssd1306Ram
+from tests.hardware.displays.helpers import FakeSMBus, Sh1106Ram, Ssd1306Ram
 
 pytestmark = [
     pytest.mark.timeout(30),
@@ -290,3 +290,101 @@ def test_a_refresh_lights_one_screen_in_turn() -> None:
     assert board.refresh() == 1 and len(recs[0].calls) > sent[0] and len(recs[1].calls) == sent[1]
     sent = [len(r.calls) for r in recs]
     assert board.refresh() == 1 and len(recs[0].calls) == sent[0] and len(recs[1].calls) > sent[1]
+
+
+def test_an_sh1106_display_is_driven_as_an_sh1106() -> None:
+    """``driver = "sh1106"`` opens luma's sh1106 driver: its page addressing lands the frame
+    in the 132-column RAM (an SSD1306's window commands would scramble it)."""
+    rec = RecordingInterface()
+    display = open_display(DisplayConfig("seat", driver="sh1106"), BusPool(), serial=rec)
+    display.update(VIEW)
+    ram = Sh1106Ram()
+    ram.feed(rec.calls)
+    assert ram.image().tobytes() == render(VIEW, "turn").tobytes()
+
+
+def test_a_display_without_alerts_keeps_the_fight_through_a_question_and_faults() -> None:
+    """A combat display (``alerts = false``) keeps showing the fight while a prompt and
+    faults take over the others."""
+    full = load_view(EXAMPLE_STATE)  # an open question and an active fault
+    assert full.prompt is not None and full.faults
+    fight = open_display(
+        DisplayConfig("fight", driver="dummy", screen="combat", alerts=False), BusPool()
+    )
+    turn = open_display(DisplayConfig("turn", driver="dummy"), BusPool())
+    fight.update(full)
+    turn.update(full)
+    assert (fight.last_screen, turn.last_screen) == ("combat", "prompt")
+    assert fight.device.image.tobytes() == render(full, "combat").tobytes()
+
+
+def test_displays_on_one_bus_share_one_open_bus() -> None:
+    """Each I2C bus is opened once for all its displays, and closed with the board."""
+    bus = FakeSMBus({None: {0x3C, 0x3D}})
+    opened: list[int] = []
+
+    def opener(number: int) -> Any:
+        opened.append(number)
+        return bus
+
+    board = DisplayBoard.open(
+        [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)],
+        BusPool(opener),
+    )
+    assert len(board.displays) == 2 and opened == [1]
+    board.close()
+    assert bus.closed
+
+
+def test_a_board_opened_with_a_display_missing_reports_it_as_failed() -> None:
+    """What failed as the board opened is in ``failed`` (as a display that drops off later
+    is), naming the display."""
+    board = DisplayBoard.open(
+        [DisplayConfig("left", address=0x3C), DisplayConfig("right", address=0x3D)],
+        _pool(FakeSMBus({None: {0x3C}})),
+    )
+    [error] = board.failed
+    assert "display 'right'" in str(error) and "0x3D" in str(error)
+    board.close()
+
+
+def test_a_missing_display_says_why_it_is_missing_now_not_why_it_was() -> None:
+    """A display retried that fails for another reason (its bus found, now refused) is
+    shown with the new reason: the fault tells the owner what to fix now."""
+    errors: list[OSError] = [
+        FileNotFoundError(errno.ENOENT, "No such file", "/dev/i2c-1"),
+        PermissionError(errno.EACCES, "Permission denied", "/dev/i2c-1"),
+    ]
+
+    def opener(number: int) -> Any:
+        raise errors.pop(0)
+
+    board = DisplayBoard.open([DisplayConfig("x")], BusPool(opener))
+    assert "I2C bus 1 not found" in str(board.missing_by_name["x"])
+    assert board.reopen() == []
+    [fault] = board.faults()
+    assert "permission denied on I2C bus 1" in fault.message and "not found" not in fault.message
+
+
+def test_a_refresh_before_any_view_lights_the_screen_and_draws_no_frame() -> None:
+    """Before the first view there is nothing to draw: the screen gets its start-up
+    commands, no frame, and the refresh says none was sent."""
+    rec = RecordingInterface()
+    board = DisplayBoard([open_display(DisplayConfig("bench"), BusPool(), serial=rec)])
+    rec.clear()
+    assert board.refresh() == 0
+    assert 0xAF in [c for kind, payload in rec.calls if kind == "command" for c in payload]
+    assert [k for k, _ in rec.calls if k == "data"] == []
+
+
+def test_a_screen_mounted_upside_down_stays_so_after_a_refresh() -> None:
+    """A refresh sends the start-up commands again with the display's own ``rotate``: a
+    screen mounted upside down (``rotate = 2``) is not redrawn the wrong way up."""
+    rec = RecordingInterface()
+    board = DisplayBoard([open_display(DisplayConfig("flip", rotate=2), BusPool(), serial=rec)])
+    board.update(VIEW)
+    start = len(rec.calls)
+    assert board.refresh() == 1
+    ram = Ssd1306Ram()
+    ram.feed(rec.calls[start:])
+    assert ram.image().tobytes() == render(VIEW, "turn").rotate(180).tobytes()

@@ -135,3 +135,21 @@ def test_a_story_chance_is_shown_to_the_nearest_percent(chance: float, shown: st
     for size in ((128, 64), (128, 32)):
         image = render(_view(combat=fight), "options", size)
         assert shows(image, shown, SMALL)
+
+
+def test_at_game_over_no_seat_is_marked_as_playing_on_the_teams_screen() -> None:
+    """The game is over: no one plays, so the last player's row is not inverted as the
+    current seat's (it is while the game runs)."""
+    playing = render(_view(), "teams", (128, 64))
+    assert not shows(playing, "ANN", SMALL)  # inverted: the current seat
+    over = render(_view(phase="Ann wins", over=True), "teams", (128, 64))
+    assert shows(over, "ANN", SMALL) and shows(over, "MAXIMILIAN", SMALL)
+
+
+@pytest.mark.parametrize(("seats", "titled"), [(5, True), (6, False)])
+def test_the_teams_screen_has_its_title_unless_six_seats_fill_it(seats: int, titled: bool) -> None:
+    """Five seats leave room for the TEAMS title bar; only six fill the screen without it."""
+    many = tuple(SeatView(f"P{i}", 3, 6, 1) for i in range(seats))
+    image = render(_view(seats=many, seat=1), "teams", (128, 64))
+    inverted = ImageOps.invert(image.convert("L")).convert("1")
+    assert shows(inverted, "TEAMS", SMALL) is titled

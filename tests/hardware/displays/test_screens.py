@@ -144,6 +144,22 @@ def test_pick_screen_prompt_then_faults_then_preferred() -> None:
     assert pick_screen(still, "combat") == "errors"
 
 
+def test_an_options_screen_with_no_combat_shows_the_turn() -> None:
+    """As a combat screen does: between fights the options display shows whose turn it is,
+    not "NO COMBAT" all game long."""
+    calm = dataclasses.replace(VIEW, faults=(), prompt=None, combat=None)
+    assert pick_screen(calm, "options") == "turn"
+    assert pick_screen(calm, "teams") == "teams"
+
+
+@pytest.mark.parametrize("name", ["seat:one", "seat:-1", "seat:"])
+def test_a_seat_screen_needs_a_seat_number(name: str) -> None:
+    """A config's ``seat:`` screen without a seat number is refused as an unknown screen,
+    naming the choices (``toptable config check`` says it), not a crash or a blank seat."""
+    with pytest.raises(UnknownScreenError, match="seat:N"):
+        screen_by_name(name)
+
+
 def test_unknown_screen_names_the_choices() -> None:
     with pytest.raises(UnknownScreenError, match="turn, combat"):
         screen_by_name("scores")
