@@ -7,17 +7,10 @@ from typing import Any
 
 import pytest
 
-from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import GameState
 from controller.publish.messages import encode, event_message, online_message, state_message
 from controller.scoreboard.checks import MessageError, clean_event, clean_online, clean_state
 from controller.scoreboard.model import Scoreboard
-
-
-@pytest.fixture(scope="module")
-def final(game_data: Any) -> GameState:
-    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
-    return play_game(config, game_data, 2, None).state
 
 
 def _state(final: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:

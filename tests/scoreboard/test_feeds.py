@@ -2,37 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
-from controller.publish.messages import encode, event_message, state_message
+from controller.game.state import GameState
+from controller.publish.messages import event_message
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.streams import RESYNC_RUN, WINDOW, EventLog
-
-
-@pytest.fixture(scope="module")
-def final(game_data: Any) -> GameState:
-    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
-    return play_game(config, game_data, 2, None).state
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _state(final: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:
-    m = state_message(final, table, seq=seq, game_id="g1")
-    m.update(change)
-    return encode(m)
+from tests.scoreboard.helpers import Clock, state_bytes
 
 
 def _event(table: str, seq: int, game: str = "g1", instance: str | None = None) -> bytes:
@@ -45,11 +19,11 @@ def test_a_first_event_a_window_past_the_shown_state_lists_the_rows_between(
     """Joining mid-game, the rows up to the shown state are in it: an event a whole window
     past it leaves the rows between missing; one further starts the stream there."""
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, "t1", seq=10))
+    board.handle("toptable/t1/state", state_bytes(final, "t1", seq=10))
     board.handle("toptable/t1/events", _event("t1", 10 + WINDOW))
     ev = (board.table("t1") or {})["events"]
     assert ev["first_seq"] == 11 and ev["missing_count"] == WINDOW - 1
-    board.handle("toptable/t2/state", _state(final, "t2", seq=10))
+    board.handle("toptable/t2/state", state_bytes(final, "t2", seq=10))
     board.handle("toptable/t2/events", _event("t2", 11 + WINDOW))
     ev = (board.table("t2") or {})["events"]
     assert ev["first_seq"] == 11 + WINDOW and ev["missing_count"] == 0
@@ -60,10 +34,10 @@ def test_an_older_game_still_being_told_is_remembered_as_older(final: GameState)
     many games the table began since its first: its states never take the card back."""
     board = Scoreboard()
     for i in range(16):
-        board.handle("toptable/t1/state", _state(final, seq=1, game_id=f"g{i}", over=False))
-    board.handle("toptable/t1/state", _state(final, seq=2, game_id="g0", over=False))
-    board.handle("toptable/t1/state", _state(final, seq=1, game_id="g16", over=False))
-    board.handle("toptable/t1/state", _state(final, seq=3, game_id="g0"))  # g0 ends late
+        board.handle("toptable/t1/state", state_bytes(final, seq=1, game_id=f"g{i}", over=False))
+    board.handle("toptable/t1/state", state_bytes(final, seq=2, game_id="g0", over=False))
+    board.handle("toptable/t1/state", state_bytes(final, seq=1, game_id="g16", over=False))
+    board.handle("toptable/t1/state", state_bytes(final, seq=3, game_id="g0"))  # g0 ends late
     assert (board.table("t1") or {})["game_id"] == "g16"
     (dice,) = board.standings()
     assert sum(r["won"] for r in dice["rows"]) == len(final.winners)  # its end counted
@@ -73,7 +47,7 @@ def test_a_card_without_its_games_events_shows_the_newest_games_stream(final: Ga
     """A restarted scoreboard shows a table's saved game, whose events it never saw: the
     delivery figures on the card are those of the game the table plays now, not an older one."""
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, seq=9, game_id="saved"))
+    board.handle("toptable/t1/state", state_bytes(final, seq=9, game_id="saved"))
     for seq in (1, 2, 3):
         board.handle("toptable/t1/events", _event("t1", seq, "before"))
     for seq in (1, 2):
@@ -85,8 +59,8 @@ def test_a_card_without_its_games_events_shows_the_newest_games_stream(final: Ga
 def test_a_table_restarted_once_names_no_instances(final: GameState) -> None:
     """One switch of instance is a restart, no duplicate: the card names no processes."""
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, seq=1, instance="aaaa"))
-    board.handle("toptable/t1/state", _state(final, seq=2, instance="bbbb"))
+    board.handle("toptable/t1/state", state_bytes(final, seq=1, instance="aaaa"))
+    board.handle("toptable/t1/state", state_bytes(final, seq=2, instance="bbbb"))
     t = board.table("t1") or {}
     assert t["duplicate"] is False and t["instances"] == []
 
@@ -95,7 +69,7 @@ def test_a_table_leaves_the_page_only_after_its_whole_silence(final: GameState) 
     """``--expire-min``: a table silent exactly that long is still shown; a moment more, gone."""
     clock = Clock()
     board = Scoreboard(expire_s=600, clock=clock)
-    board.handle("toptable/t1/state", _state(final))
+    board.handle("toptable/t1/state", state_bytes(final))
     clock.now += 600
     assert board.table_ids() == ["t1"]
     clock.now += 0.5

@@ -9,20 +9,13 @@ from typing import Any
 import pytest
 
 from controller.core.game_limits import MAX_EXTRA_ROUNDS
-from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
+from controller.game.state import GameState, Length
 from controller.publish.messages import encode, event_message, online_message, state_message
 from controller.scoreboard.checks import MAX_MESSAGE_BYTES, MessageError, clean_state
 from controller.scoreboard.model import Scoreboard
 from controller.scoreboard.standings import Ranking, standings
 from controller.scoreboard.streams import EventLog
 from tests.game.helpers import tied_game
-
-
-@pytest.fixture(scope="module")
-def final(game_data: Any) -> GameState:
-    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
-    return play_game(config, game_data, 2, None).state
 
 
 def _state_bytes(state: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:

@@ -10,39 +10,14 @@ from typing import Any
 
 import pytest
 
-from controller.game.simulate import play_game
-from controller.game.state import GameConfig, GameState, Length
-from controller.publish.messages import encode, event_message, online_message, state_message
+from controller.game.state import GameState
+from controller.publish.messages import event_message, online_message, state_message
 from controller.publish.settings import Connection, parse_broker_url
 from controller.scoreboard.checks import MessageError, clean_event, clean_state
 from controller.scoreboard.model import STATE_AHEAD, Scoreboard
 from controller.scoreboard.streams import RESYNC_RUN, WINDOW, EventLog
 from controller.scoreboard.subscriber import Subscriber
-
-
-@pytest.fixture(scope="module")
-def final(game_data: Any) -> GameState:
-    config = GameConfig(("Ann", "Bob"), Length.ROUNDS5, game_id="g1")
-    return play_game(config, game_data, 2, None).state
-
-
-class Clock:
-    """A monotonic and a wall clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def wall(self) -> float:
-        return 1_700_000_000.0 + self.now
-
-
-def _state(final: GameState, table: str = "t1", seq: int = 9, **change: Any) -> bytes:
-    m = state_message(final, table, seq=seq, game_id="g1")
-    m.update(change)
-    return encode(m)
+from tests.scoreboard.helpers import Clock, state_bytes
 
 
 def _event(table: str, seq: int, game: str = "g1", instance: str | None = None) -> bytes:
@@ -136,26 +111,26 @@ def test_a_run_beyond_the_window_moves_the_stream_one_number_never_does() -> Non
 def _playing(final: GameState, board: Scoreboard, upto: int, table: str = "t1") -> None:
     for seq in range(1, upto + 1):
         board.handle(f"toptable/{table}/events", _event(table, seq))
-    board.handle(f"toptable/{table}/state", _state(final, table, upto, over=False, winners=[]))
+    board.handle(f"toptable/{table}/state", state_bytes(final, table, upto, over=False, winners=[]))
 
 
 def test_a_forged_state_with_a_huge_seq_does_not_freeze_the_card(final: GameState) -> None:
     board = Scoreboard()
     _playing(final, board, 40)
-    forged = _state(final, seq=999_999, over=True, winners=["Mallory"])
+    forged = state_bytes(final, seq=999_999, over=True, winners=["Mallory"])
     board.handle("toptable/t1/state", forged)
     t = board.table("t1") or {}
     assert t["seq"] == 40 and t["winners"] == [] and t["flagged"] == 1
     all_rows = [r for g in board.standings() for r in g["rows"]]
     assert not any(r["won"] for r in all_rows)
     board.handle("toptable/t1/events", _event("t1", 41))
-    board.handle("toptable/t1/state", _state(final, seq=41, over=False, winners=[]))
+    board.handle("toptable/t1/state", state_bytes(final, seq=41, over=False, winners=[]))
     assert (board.table("t1") or {})["seq"] == 41  # the real game goes on
 
 
 def test_a_forged_state_met_first_gives_way_to_the_real_events(final: GameState) -> None:
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, seq=900_000, winners=["Mallory"]))
+    board.handle("toptable/t1/state", state_bytes(final, seq=900_000, winners=["Mallory"]))
     _playing(final, board, 5)  # the real table: events 1..5, then its state
     t = board.table("t1") or {}
     assert t["seq"] == 5 and t["winners"] == [] and t["events"]["last_seq"] == 5
@@ -164,22 +139,22 @@ def test_a_forged_state_met_first_gives_way_to_the_real_events(final: GameState)
 def test_a_state_a_little_ahead_of_its_events_is_shown(final: GameState) -> None:
     board = Scoreboard()
     _playing(final, board, 10)
-    board.handle("toptable/t1/state", _state(final, seq=10 + STATE_AHEAD))
+    board.handle("toptable/t1/state", state_bytes(final, seq=10 + STATE_AHEAD))
     assert (board.table("t1") or {})["seq"] == 10 + STATE_AHEAD
 
 
 def test_a_replayed_older_state_is_ignored(final: GameState) -> None:
     board = Scoreboard()
     _playing(final, board, 20)
-    board.handle("toptable/t1/state", _state(final, seq=12))
+    board.handle("toptable/t1/state", state_bytes(final, seq=12))
     assert (board.table("t1") or {})["seq"] == 20
 
 
 def test_a_late_state_of_an_older_game_counts_but_is_not_shown(final: GameState) -> None:
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, seq=5, game_id="old", over=False))
-    board.handle("toptable/t1/state", _state(final, seq=3, game_id="new", over=False))
-    board.handle("toptable/t1/state", _state(final, seq=9, game_id="old"))  # the old one ends
+    board.handle("toptable/t1/state", state_bytes(final, seq=5, game_id="old", over=False))
+    board.handle("toptable/t1/state", state_bytes(final, seq=3, game_id="new", over=False))
+    board.handle("toptable/t1/state", state_bytes(final, seq=9, game_id="old"))  # the old one ends
     assert (board.table("t1") or {})["game_id"] == "new"
     (dice,) = board.standings()
     assert sum(r["won"] for r in dice["rows"]) == len(final.winners)
@@ -191,16 +166,16 @@ def test_junk_online_messages_do_not_fill_the_table_limit(final: GameState) -> N
     for i in range(500):
         board.handle(f"toptable/junk-{i}/online", online_message(f"junk-{i}", True, "ab12"))
         board.handle(f"toptable/junk-{i}/events", _event(f"junk-{i}", 1))
-    board.handle("toptable/real/state", _state(final, "real"))
+    board.handle("toptable/real/state", state_bytes(final, "real"))
     assert board.table_ids() == ["real"]
 
 
 def test_silent_tables_expire_and_their_games_stay_counted(final: GameState) -> None:
     clock = Clock()
     board = Scoreboard(expire_s=600, clock=clock, wall=clock.wall)
-    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/t1/state", state_bytes(final, "t1"))
     clock.now += 300
-    board.handle("toptable/t2/state", _state(final, "t2"))
+    board.handle("toptable/t2/state", state_bytes(final, "t2"))
     clock.now += 301
     assert board.table_ids() == ["t2"]
     assert [t["table_id"] for t in board.tables()] == ["t2"]
@@ -211,7 +186,7 @@ def test_silent_tables_expire_and_their_games_stay_counted(final: GameState) -> 
 def test_a_stale_table_says_how_old_its_state_is(final: GameState) -> None:
     clock = Clock()
     board = Scoreboard(clock=clock, wall=clock.wall)
-    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/t1/state", state_bytes(final, "t1"))
     clock.now += 125
     assert (board.table("t1") or {})["age_s"] == 125.0
 
@@ -221,7 +196,7 @@ def test_a_stepped_wall_clock_moves_no_tables_age(final: GameState) -> None:
     A state's age is what the monotonic clock measured (review 109)."""
     clock, step = Clock(), [0.0]
     board = Scoreboard(clock=clock, wall=lambda: clock.wall() + step[0])
-    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/t1/state", state_bytes(final, "t1"))
     clock.now += 20
     step[0] = 6 * 86400 + 23 * 3600
     assert (board.table("t1") or {})["age_s"] == 20.0
@@ -254,8 +229,8 @@ def test_two_processes_publishing_as_one_table_are_shown_as_a_duplicate(
 ) -> None:
     clock = Clock()
     board = Scoreboard(clock=clock, wall=clock.wall)
-    board.handle("toptable/t1/state", _state(final, seq=1, instance="aaaa"))
-    board.handle("toptable/t1/state", _state(final, seq=2, instance="bbbb"))  # a restart
+    board.handle("toptable/t1/state", state_bytes(final, seq=1, instance="aaaa"))
+    board.handle("toptable/t1/state", state_bytes(final, seq=2, instance="bbbb"))  # a restart
     assert (board.table("t1") or {})["duplicate"] is False
     clock.now += 1
     board.handle("toptable/t1/events", _event("t1", 3, instance="aaaa"))  # the first is alive
@@ -273,7 +248,7 @@ def test_a_dead_process_s_last_will_does_not_take_its_successor_offline(
     retained. The table stays online on the page, and a scoreboard that joins later and
     finds that will first sees the table online again at its new process's first event."""
     board = Scoreboard()
-    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/t1/state", state_bytes(final, "t1"))
     board.handle("toptable/t1/online", online_message("t1", True, "new1"))
     board.handle("toptable/t1/online", online_message("t1", False, "old0"))
     assert (board.table("t1") or {})["online"] is True
@@ -282,7 +257,7 @@ def test_a_dead_process_s_last_will_does_not_take_its_successor_offline(
 
     later = Scoreboard()
     later.handle("toptable/t1/online", online_message("t1", False, "old0"))  # retained
-    later.handle("toptable/t1/state", _state(final, "t1"))
+    later.handle("toptable/t1/state", state_bytes(final, "t1"))
     assert (later.table("t1") or {})["online"] is False
     later.handle("toptable/t1/events", _event("t1", 10, instance="new1"))
     assert (later.table("t1") or {})["online"] is True
@@ -320,7 +295,7 @@ def test_a_state_that_overtook_its_events_is_shown_once_they_come(
     it was flagged "not believed" for the rest of the evening, though the events came."""
     board = Scoreboard()
     _playing(final, board, 10)
-    board.handle("toptable/t1/state", _state(final, seq=40))
+    board.handle("toptable/t1/state", state_bytes(final, seq=40))
     t = board.table("t1") or {}
     assert t["seq"] == 10 and t["flagged"] == 1  # held, not shown yet
     assert "held a message from 't1': a state of row 40" in caplog.text
@@ -339,8 +314,8 @@ def test_the_scoreboards_own_user_is_no_table(final: GameState, tmp_path: Any) -
     password.write_text("pw\n", encoding="utf-8")
     conn = Connection(parse_broker_url("mqtt://127.0.0.1:1"), "scoreboard", password)
     Subscriber(conn, board, "sb")  # not started: it tells the board its user
-    board.handle("toptable/scoreboard/state", _state(final, "scoreboard"))
-    board.handle("toptable/t1/state", _state(final, "t1"))
+    board.handle("toptable/scoreboard/state", state_bytes(final, "scoreboard"))
+    board.handle("toptable/t1/state", state_bytes(final, "t1"))
     assert board.table_ids() == ["t1"]
     assert {r["player_id"] for r in board.standings()[0]["rows"]} == {"t1/Ann", "t1/Bob"}
 
@@ -350,7 +325,7 @@ def test_a_held_state_is_not_believed_on_another_games_events(final: GameState) 
     game going on (or a forger's) never makes it believed."""
     board = Scoreboard()
     _playing(final, board, 10)
-    board.handle("toptable/t1/state", _state(final, seq=40, over=False, winners=[]))
+    board.handle("toptable/t1/state", state_bytes(final, seq=40, over=False, winners=[]))
     for seq in range(1, 41):
         board.handle("toptable/t1/events", _event("t1", seq, game="g2"))
     t = board.table("t1") or {}
