@@ -127,7 +127,7 @@ class Journal(EventJournal[GameEvent]):
             InputNotUndoneError: the last event is an input (a die's result is not
                 undone: journal a correction instead).
         """
-        rows = [r for r in reversed(self._effective_rows()) if r.kind not in CLOCK_KINDS]
+        rows = self._plays_latest_first()
         following = list(itertools.takewhile(lambda r: r.kind in with_inputs, rows))
         if len(rows) == len(following):
             raise NothingToUndoError(f"{self.path}: nothing to undo")
@@ -164,9 +164,12 @@ class Journal(EventJournal[GameEvent]):
             row = kept.fetchone()
         except sqlite3.Error:
             return False
-        rows = (r.seq for r in reversed(self._effective_rows()) if r.kind not in CLOCK_KINDS)
-        last = next(rows, None)
-        return row is not None and last is not None and str(row[0]) == str(last)
+        plays = self._plays_latest_first()
+        return row is not None and bool(plays) and str(row[0]) == str(plays[0].seq)
+
+    def _plays_latest_first(self) -> list[Row]:
+        """The effective rows but the clock's (a pause, a resume), the latest first."""
+        return [r for r in reversed(self._effective_rows()) if r.kind not in CLOCK_KINDS]
 
 
 __all__ = [

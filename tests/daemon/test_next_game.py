@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from controller.config import parse_config
+from controller.config import Config, parse_config
 from controller.daemon.finished import SetAsideError, aside_name, set_aside, unpublished
 from controller.daemon.journals import StartError, resume_or_start
 from controller.game.events import ClockPaused
@@ -132,25 +132,35 @@ def test_the_next_game_is_the_one_the_config_sets_up_now(tmp_path: Path) -> None
         assert len(held.config.players) == 3
 
 
+def _owners_table(mine: Path, journal: Path) -> Config:
+    """A table's config on ``journal`` playing the owner's own data set, made in ``mine``."""
+    init_data_dir(mine)
+    table = {"journal": str(journal), "players": 2, "length": "rounds5", "data_dir": str(mine)}
+    return parse_config({"table": table})
+
+
+def _raise_combo_damage(mine: Path) -> str:
+    """Raise every combo's damage in the data set ``mine`` by 4; its warriors file before."""
+    warriors = mine / "warriors.toml"
+    text = warriors.read_text(encoding="utf-8")
+    raised = re.sub(r"damage = (\d+)", lambda m: f"damage = {int(m[1]) + 4}", text)
+    warriors.write_text(raised, encoding="utf-8")
+    return text
+
+
 @pytest.mark.timeout(120)
 def test_a_finished_game_gives_way_to_data_changed_since(tmp_path: Path) -> None:
     """The owner raised the combos' damage after the game was over: the table refused to
     start (the finished game's replay needs the data it was played with), exit 2, and
     systemd does not restart it; its end is the journal's record, though the game does
     not even replay on the new data (review diff23 f01)."""
-    mine = tmp_path / "data"
-    init_data_dir(mine)
-    journal = tmp_path / "table.sqlite"
-    table = {"journal": str(journal), "players": 2, "length": "rounds5", "data_dir": str(mine)}
-    config = parse_config({"table": table})
+    mine, journal = tmp_path / "data", tmp_path / "table.sqlite"
+    config = _owners_table(mine, journal)
     with resume_or_start(config, seed=3) as held:
         assert isinstance(held, TableGame)
         play_game(held.config, held.data, 3, submit=held.submit)
         first = held.journal.game_id
-    warriors = mine / "warriors.toml"
-    text = warriors.read_text(encoding="utf-8")
-    raised = re.sub(r"damage = (\d+)", lambda m: f"damage = {int(m[1]) + 4}", text)
-    warriors.write_text(raised, encoding="utf-8")
+    _raise_combo_damage(mine)
     with pytest.raises(ContradictionError, match=r"warriors\.toml changed"):  # resumed: refused
         resume_or_start(config)
     with pytest.raises(JournalCorruptError, match="does not replay"):  # nor replays on it
@@ -170,11 +180,8 @@ def test_a_game_under_way_that_new_data_would_end_is_still_refused(tmp_path: Pat
     """Round 5 under way, the owner then raised every combo's damage: replayed on the new
     data its last attack ends the game, and the start set it aside as over and began
     another (review diff22 f01). Only the end the journal recorded as played counts."""
-    mine = tmp_path / "data"
-    init_data_dir(mine)
-    journal = tmp_path / "table.sqlite"
-    table = {"journal": str(journal), "players": 2, "length": "rounds5", "data_dir": str(mine)}
-    config = parse_config({"table": table})
+    mine, journal = tmp_path / "data", tmp_path / "table.sqlite"
+    config = _owners_table(mine, journal)
     with resume_or_start(config, seed=1) as held:
         assert isinstance(held, TableGame)
 
@@ -186,16 +193,13 @@ def test_a_game_under_way_that_new_data_would_end_is_still_refused(tmp_path: Pat
         with pytest.raises(_StoppedError):
             play_game(held.config, held.data, 18, submit=until_134)
         assert held.state.phase is not Phase.OVER and held.state.round == 5
-    warriors = mine / "warriors.toml"
-    text = warriors.read_text(encoding="utf-8")
-    raised = re.sub(r"damage = (\d+)", lambda m: f"damage = {int(m[1]) + 4}", text)
-    warriors.write_text(raised, encoding="utf-8")
+    text = _raise_combo_damage(mine)
     with TableGame.resume(journal, load_game_data(mine), writable=False) as look:
         assert look.state.phase is Phase.OVER  # what the new data makes of it
     with pytest.raises(ContradictionError, match=r"warriors\.toml changed"):
         resume_or_start(config, next_after_over=True)
     assert sorted(p.name for p in tmp_path.glob("table*")) == ["table.sqlite"]
-    warriors.write_text(text, encoding="utf-8")
+    (mine / "warriors.toml").write_text(text, encoding="utf-8")
     with TableGame.resume(journal, writable=False) as kept:  # whole, as it was
         assert kept.state.phase is not Phase.OVER and len(kept.journal) == 134
 
