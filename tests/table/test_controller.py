@@ -104,12 +104,19 @@ def test_without_the_board_the_moves_are_chosen_with_the_buttons(tmp_path: Path)
     assert "board" not in table.faults
 
 
+def _two_bots(tmp_path: Path, seed: int) -> tuple[TableController, TablePlayers]:
+    """A table of Ann and Bob (five rounds) and the bots playing it with ``seed``."""
+    game = TableGame.start(
+        tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), load_game_data()
+    )
+    table = TableController(game, seed=seed)
+    bots = TablePlayers(table.awaits, DirectHands(table, seed), [GreedyBot(), RandomBot()], seed)
+    return table, bots
+
+
 @pytest.mark.timeout(60)
 def test_undo_cancels_the_last_action_and_is_journalled(tmp_path: Path) -> None:
-    data = load_game_data()
-    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
-    table = TableController(game, seed=1)
-    players = TablePlayers(table.awaits, DirectHands(table, 1), [GreedyBot(), RandomBot()], seed=1)
+    table, players = _two_bots(tmp_path, seed=1)
     while table.state.phase is not Phase.DRAFT:
         players.step()
     players.step()  # the first draft pick
@@ -214,10 +221,7 @@ def test_an_old_journal_with_a_clock_file_resumes_with_its_time(tmp_path: Path) 
 
 @pytest.mark.timeout(60)
 def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_path: Path) -> None:
-    data = load_game_data()
-    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
-    table = TableController(game, seed=4)
-    players = TablePlayers(table.awaits, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    table, players = _two_bots(tmp_path, seed=4)
     while table.state.phase is not Phase.MOVE:
         players.step()
     assert table.render().prompt is None  # the board gives moves: nothing to ask
@@ -235,10 +239,7 @@ def test_a_move_the_board_cannot_tell_is_asked_and_chosen_with_the_buttons(tmp_p
 def test_with_the_board_down_its_last_question_is_no_longer_asked(tmp_path: Path) -> None:
     """What the board could not tell is asked while it follows the game; once its link is
     down, the move is simply chosen with the buttons, the board's question left out."""
-    data = load_game_data()
-    game = TableGame.start(tmp_path / "j.sqlite", GameConfig(("Ann", "Bob"), Length.ROUNDS5), data)
-    table = TableController(game, seed=4)
-    players = TablePlayers(table.awaits, DirectHands(table, 4), [GreedyBot(), RandomBot()], seed=4)
+    table, players = _two_bots(tmp_path, seed=4)
     while table.state.phase is not Phase.MOVE:
         players.step()
     table.board_problem("Hit cannot move 17→20; legal: 18, 19")
