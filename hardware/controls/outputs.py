@@ -2,7 +2,7 @@
 
 :meth:`TableOutputs.show` is called with each new view: the current seat's LED
 is lit and the others are dark; the link and camera LEDs are lit while healthy
-and go dark while a fault from that source (``board``/``camera``) is active; the
+and go dark while a fault of their device (``board``/``camera``) is active; the
 buzzer sounds three short beeps when the clock runs out and one long beep when
 a warrior is eliminated (a seat's warriors left goes down).
 """
@@ -16,8 +16,18 @@ from hardware.controls.inputs import describe_gpio_error, gpio_errors
 from hardware.controls.settings import ControlsConfig
 from hardware.displays.model import TableView
 
-LINK_SOURCES = frozenset({"board", "link"})
-CAMERA_SOURCES = frozenset({"camera", "vision"})
+# The devices the link and camera LEDs watch. A fault's source is its device's name, or
+# that and a colon and a part ("board:link": the link had trouble in the last minute);
+# "camera view" (the camera works but sees the dice unlike its calibration photos) is no
+# fault of the camera's. (Sources: controller/table/entry.py FaultSource and
+# controller/daemon/hardware.py TableDevices.faults.)
+LINK_DEVICE = "board"
+CAMERA_DEVICE = "camera"
+
+
+def device_of(source: str) -> str:
+    """The device a fault's source names (``board:link`` -> ``board``)."""
+    return source.split(":", 1)[0]
 
 
 def clock_ran_out(before: TableView | None, after: TableView) -> bool:
@@ -72,11 +82,11 @@ class TableOutputs:
         for i, led in enumerate(self.seat_leds):
             if led is not None:
                 led.value = i == view.seat
-        sources = {f.source for f in view.faults}
+        devices = {device_of(f.source) for f in view.faults}
         if self.link_led is not None:
-            self.link_led.value = not (sources & LINK_SOURCES)
+            self.link_led.value = LINK_DEVICE not in devices
         if self.camera_led is not None:
-            self.camera_led.value = not (sources & CAMERA_SOURCES)
+            self.camera_led.value = CAMERA_DEVICE not in devices
         if self.buzzer is not None:
             unit = self.config.beep_s
             if clock_ran_out(self._last, view):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from controller.config import Config, load_config, parse_config
 from controller.core.events import Event
 from controller.daemon.hardware import OutputsSink, TableDevices, load_layout
 from controller.gamedata import DEMO_DIR
+from controller.table.view import faults_from
 from hardware.board.events import BoardResynced, LinkLost, SensorChanged
 from hardware.board.relay import FaultRelay
 from hardware.controls.events import ButtonName, ButtonPressed
@@ -259,7 +261,13 @@ def test_a_noisy_board_link_shows_its_health_among_the_faults(tmp_path: Path) ->
         devices.sim.relay_up = FaultRelay(corrupt=0.05, seed=2)  # a loose cable from now on
         wait_until(lambda: link.stats.crc_failures > 0, 30, "a frame failing its CRC")
         wait_until(lambda: "board:link" in devices.faults(), 10, "the link's health line")
-        assert devices.faults()["board:link"].startswith("link health: ")
+        faults = devices.faults()
+        assert faults["board:link"].startswith("link health: ")
+        outputs = devices.outputs
+        assert outputs is not None and outputs.link_led is not None
+        outputs.show(replace(load_view(EXAMPLE_STATE), faults=faults_from(faults)))
+        assert not outputs.link_led.value  # the owner is told to look at the cable
+        assert outputs.camera_led is not None and outputs.camera_led.value
 
 
 def test_a_board_missing_from_the_start_is_posted_as_lost(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from controller.table.entry import FaultSource
 from hardware.controls import ControlsConfig, TableOutputs
 from hardware.controls.outputs import eliminations
 from hardware.displays.model import Clock, Fault, SeatView
@@ -67,6 +68,29 @@ def test_a_game_drives_leds_and_buzzer(factory: MockFactory) -> None:
         # one long beep (elimination), then three short ones (time is up)
         assert _states(factory, BUZZER) == [False, True] * 4 + [False]
     assert _states(factory, ANA)[-1] is False
+
+
+@pytest.mark.parametrize(
+    ("source", "link_lit", "camera_lit"),
+    [
+        (FaultSource.BOARD, False, True),  # the link is down
+        ("board:link", False, True),  # up, with garbled frames or resyncs in the last minute
+        (FaultSource.CAMERA, True, False),  # gone, or reading with the wrong dice model
+        (FaultSource.CAMERA_VIEW, True, True),  # it works; the dice look unlike calibration
+        (FaultSource.RULES, True, True),
+        ("display:left", True, True),
+        ("controls:buzzer", True, True),
+    ],
+)
+def test_the_link_and_camera_leds_go_dark_on_their_devices_faults(
+    factory: MockFactory, source: str, link_lit: bool, camera_lit: bool
+) -> None:
+    """The fault sources the table and its devices name (FaultSource, TableDevices.faults)
+    darken the LED of the device they name, and only that one."""
+    with TableOutputs(CONFIG, factory) as outputs:
+        outputs.show(dataclasses.replace(BASE, faults=(Fault(source, "what is wrong"),)))
+        assert outputs.link_led is not None and outputs.camera_led is not None
+        assert (outputs.link_led.value, outputs.camera_led.value) == (link_lit, camera_lit)
 
 
 def test_missing_pins_and_idempotent_close(factory: MockFactory) -> None:
