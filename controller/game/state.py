@@ -198,9 +198,9 @@ class Combat(NamedTuple):
     duel: bool = False
 
 
-RULES_REVISION = 7
+RULES_REVISION = 8
 """The rules' revision, recorded in each journal: a game replays and plays on by the rules
-it began with (1, journals without it, 2 to 7: docs/rules.md "Revisions")."""
+it began with (1, journals without it, 2 to 8: docs/rules.md "Revisions")."""
 
 
 @dataclass(frozen=True)

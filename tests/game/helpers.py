@@ -113,6 +113,7 @@ def build(sc: dict[str, Any], base: Path) -> GameState:
         Length(sc.get("length", "rounds10")),
         Variants.from_names(sc.get("variants", [])),
         kind=GameKind(sc.get("mode", "tournament")),
+        rules_revision=sc.get("rules_revision", RULES_REVISION),  # a journal of an older one
     )
     if config.story:  # a Story game opens on square 1 (docs/rules.md §12)
         return engine.new_game(config, data)

@@ -74,7 +74,7 @@ def test_a_journal_without_a_revision_replays_by_the_rules_it_began_with() -> No
     two = journalled_config("two.db", {"config": _revision(2)})
     assert _second_combats(_at_the_extra_offer(two)) == {("Kahseral", "Obuni")}
     new = journalled_config("new.db", {"config": GameConfig(("A", "B")).to_dict()})
-    assert new.rules_revision == RULES_REVISION == 7
+    assert new.rules_revision == RULES_REVISION == 8
 
 
 def _revision(revision: int) -> dict[str, object]:

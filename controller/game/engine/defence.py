@@ -88,7 +88,7 @@ def _answers(state: GameState) -> Iterator[DefenceAnswer]:
 
 def _may_flee(state: GameState) -> bool:
     """Whether the target may flee with Solar Flare (A l.122, B l.102): below 10 endurance,
-    a player's warrior to an empty space within 3 steps; a green-space warrior (its
+    a player's warrior to an empty space 3 steps away (:func:`flee_spaces`); a green-space warrior (its
     ability is active, A l.237) off the board, out of the fight (docs/rules.md §8; from
     rules revision 3: before it, a green warrior never fled); never in a tie's duel (from
     rules revision 7)."""
@@ -119,13 +119,16 @@ def flight_allowed(state: GameState) -> bool:
 
 
 def flee_spaces(state: GameState) -> list[int]:
-    """Where a defender fleeing with Solar Flare may go: up to 3 steps, an empty space."""
+    """Where a defender fleeing with Solar Flare may go: an empty space 3 steps from the
+    fight ("flee 3 spaces away", A l.122; "move away 3 squares", B l.102: not "up to", as
+    a move's 4 are; from rules revision 8, before it up to 3 steps). None there: no flight."""
     c = state.combat
     if c is None or c.arena is None:  # no combat, or a Story one (no board)
         return []
+    nearest = FLEE_STEPS if state.config.rules_revision >= 8 else 1
     return sorted(
         sp for sp, d in state.data.distances(c.arena, FLEE_STEPS).items()
-        if d >= 1 and sp not in state.occ
+        if d >= nearest and sp not in state.occ
     )  # fmt: skip
 
 
@@ -184,7 +187,10 @@ def flee(s: GameState, e: StepAside) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     if e.space not in flee_spaces(s):
-        raise IllegalActionError(f"space {e.space} is not an empty space within {FLEE_STEPS} steps")
+        steps = "" if s.config.rules_revision >= 8 else "within "
+        raise IllegalActionError(
+            f"space {e.space} is not an empty space {steps}{FLEE_STEPS} steps away"
+        )
     p = s.pieces[c.target]
     put(s, p._replace(space=e.space))
     attack_done(s, resolve(s, Attack(c.throws, c.option, flee=True)))
