@@ -8,7 +8,6 @@ import glob
 import importlib.util
 import os
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from vision.settings import CameraConfig
@@ -44,12 +43,15 @@ class DeviceProbe:
         return sorted(glob.glob(pattern))
 
     def serial_exclusive(self, port: str, baud: int) -> None:
-        """Open the port the way the daemon will (exclusive lock), then close it.
+        """Open the port the way the daemon will (exclusive lock, no other program having
+        it open), then close it.
 
         Raises:
             OSError: with ``errno`` EBUSY when another program holds the port.
         """
         import serial  # pyserial; imported here so config checks of simulated setups need not
+
+        from hardware.board.port_hold import port_holders
 
         try:
             link = serial.Serial(port, baud, timeout=0, exclusive=True)
@@ -58,27 +60,17 @@ class DeviceProbe:
             if "exclusively lock" in str(exc) or code in (errno.EAGAIN, errno.EBUSY):
                 code = errno.EBUSY  # another process holds the lock (or TIOCEXCL)
             raise OSError(code or errno.EIO, str(exc)) from None
+        others = port_holders(port)  # (programs that take no lock: a terminal, mpremote)
         link.close()
+        if others:
+            raise OSError(errno.EBUSY, f"{port} is open in {', '.join(others)}")
 
     def holders(self, path: str) -> list[str]:
-        """Processes that have ``path`` open ("pid 812 (minicom)"), as far as /proc shows."""
-        target = os.path.realpath(path)
-        found = []
-        for fd_dir in glob.glob("/proc/[0-9]*/fd"):
-            pid = fd_dir.split("/")[2]
-            if pid == str(os.getpid()):
-                continue
-            try:
-                links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
-            except OSError:
-                continue  # gone, or another user's process
-            if target in links:
-                try:
-                    name = Path(f"/proc/{pid}/comm").read_text().strip()
-                except OSError:
-                    name = "?"
-                found.append(f"pid {pid} ({name})")
-        return found
+        """Processes that have ``path`` open ("pid 812 (minicom)"), as far as /proc shows
+        (:func:`hardware.board.port_hold.port_holders`)."""
+        from hardware.board.port_hold import port_holders
+
+        return port_holders(path)
 
     def i2c_answers(self, bus: int, address: int, mux: tuple[int, int] | None = None) -> bool:
         """Whether a device acknowledges a one-byte read at ``address`` on ``/dev/i2c-<bus>``.

@@ -1,6 +1,6 @@
 """The board link over a serial port: a thread that keeps the board connected and posts events.
 
-Opens the port exclusively, runs a :class:`~hardware.board.session.HostSession`
+Opens the port exclusively (no other program may have it open), runs a :class:`~hardware.board.session.HostSession`
 on it, and on any port failure or 5 s of silence posts :class:`LinkLost`, closes
 the port and reopens it with backoff (0.05 s doubling to 0.5 s), for ever, until
 :meth:`BoardLink.close`. Every event goes to the ``queue.Queue`` given by the
@@ -30,6 +30,7 @@ from hardware.board.events import LinkLost, LinkRestored, SensorChanged
 from hardware.board.guard import FlickerGuard
 from hardware.board.health import HealthReport
 from hardware.board.memory import BoardMemory, LinkStats, Record
+from hardware.board.port_hold import HeldPort, hold, port_holders
 from hardware.board.said import Said
 from hardware.board.session import SILENCE_S, HostSession, LinkPhase
 from hardware.board.settings import DEFAULT_BAUD
@@ -41,7 +42,8 @@ HEALTH_LOG_EVERY_S = 60.0  # a noisy cable says so once a minute, not once per g
 
 
 def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) -> serial.Serial:
-    """Open a serial port exclusively, with a short read timeout.
+    """Open a serial port exclusively, with a short read timeout: refused while another
+    program has it open, and kept from any program that tries after (:mod:`port_hold`).
 
     pyserial 3.5 (``serialposix.Serial.open``, ``_reset_input_buffer``) lets
     ``termios.error`` through from ``tcsetattr`` and ``tcflush`` (neither an OSError
@@ -52,9 +54,18 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
         BoardPortError: the port is missing, busy or not accessible; the message says which.
     """
     try:
-        port = serial.Serial(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
+        port = HeldPort(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
     except (OSError, termios.error) as exc:  # (a SerialException is an OSError)
         raise BoardPortError(f"cannot open board port {path}: {_why(exc)}") from None
+    others = port_holders(path)
+    if others:
+        with contextlib.suppress(OSError, termios.error):
+            port.close()
+        raise BoardPortError(
+            f"cannot open board port {path}: busy, {', '.join(others)} has it open: close that "
+            "program (a serial terminal, mpremote, ModemManager)"
+        )
+    hold(port)
     try:
         port.reset_input_buffer()
     except (OSError, termios.error) as exc:
