@@ -85,7 +85,7 @@ from vision.learning.face_channel import EACH_DIES_OWN
 from vision.reading.model import FaceModel
 from vision.reading.read import read_frame
 from vision.synth.scenes import Renderer, stress_settings, write_dataset
-from vision.synth.strangers import stranger, write_stranger
+from vision.synth.strangers import Stranger, stranger, write_stranger
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
@@ -260,8 +260,13 @@ class StrangerFigures:
 
 def bench_one_stranger(seed: int, tiny: bool = False) -> StrangerFigures:
     """Calibrate on one stranger's photos and read its new ones."""
-    who = stranger(seed, tiny=tiny)
-    train_n, test_n = TINY_PHOTOS if tiny else STRANGER_PHOTOS
+    return bench_stranger(stranger(seed, tiny=tiny), TINY_PHOTOS if tiny else STRANGER_PHOTOS)
+
+
+def bench_stranger(who: Stranger, photos: tuple[int, int] = STRANGER_PHOTOS) -> StrangerFigures:
+    """Calibrate on ``photos[0]`` photos of ``who`` (every face shown) and read
+    ``photos[1]`` new ones."""
+    seed, (train_n, test_n) = who.seed, photos
     with tempfile.TemporaryDirectory(prefix="toptable-stranger-") as tmp:
         train = load_dataset(write_stranger(Path(tmp) / "train", who, train_n, 1, every_face=True))
         test = load_dataset(write_stranger(Path(tmp) / "test", who, test_n, 2))

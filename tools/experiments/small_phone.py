@@ -16,19 +16,14 @@ From the checkout (a stranger takes 0.5 to 4 minutes on one core)::
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from controller.bench.dice import STRANGER_PHOTOS, _timed_calibrate
-from vision.errors import ModelError
-from vision.learning.dataset import load_dataset
-from vision.learning.evaluate import evaluate
-from vision.synth.strangers import Stranger, stranger, write_stranger
+from controller.bench.dice import bench_stranger
+from vision.synth.strangers import Stranger, stranger
 
 SMALL = (360, 640)
 
@@ -47,20 +42,13 @@ def small_phone(seed: int) -> Stranger:
 
 def one(seed: int) -> str:
     """One stranger's figures, in one line."""
-    who = small_phone(seed)
     start = time.time()
-    train_n, test_n = STRANGER_PHOTOS
-    with tempfile.TemporaryDirectory(prefix="toptable-small-") as tmp:
-        train = load_dataset(write_stranger(Path(tmp) / "train", who, train_n, 1, every_face=True))
-        test = load_dataset(write_stranger(Path(tmp) / "test", who, test_n, 2))
-        try:
-            model, _ = _timed_calibrate(train)
-        except ModelError as exc:
-            return f"{seed} {who.describe()}: calibration refused: {exc}"
-        r = evaluate(test, model)
+    r = bench_stranger(small_phone(seed))
+    if r.failed:
+        return f"{seed} {r.what}: calibration refused: {r.failed}"
     return (
-        f"{seed} {who.describe()}: dice {r.dice} F1 {r.f1:.4f} faces {r.accuracy:.2%} "
-        f"unsure {r.unsure} unflagged {r.wrong_sure} ({time.time() - start:.0f} s)"
+        f"{seed} {r.what}: dice {r.dice} F1 {r.f1:.4f} faces {r.faces:.2%} "
+        f"unsure {r.unsure} unflagged {r.unflagged} ({time.time() - start:.0f} s)"
     )
 
 
