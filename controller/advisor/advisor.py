@@ -251,7 +251,7 @@ class Advisor:
         nothing comes back; the objective is the chance of taking the square
         (:mod:`controller.advisor.story`), reported as each choice's ``p_win``. ``flight``:
         False where the defender may not flee with Solar Flare (the engine's
-        ``flight_allowed``: a tie's duel); ``countered``: False where no counter-attack
+        ``flight_open``: a tie's duel, no empty space 3 steps away); ``countered``: False where no counter-attack
         may follow (the engine's ``may_be_countered``: a tie's duel, a counter-attack).
 
         Raises:

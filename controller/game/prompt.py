@@ -39,7 +39,7 @@ PHASE_TEXT: dict[Phase, PhaseText] = {
     Phase.DEFENCE_CHOICE: PhaseText("defend", "answer the attack: {answers}"),
     Phase.REFLECT_CHOICE: PhaseText("reflected!", "answer your reflected sphere: {answers}"),
     Phase.DEFENCE_ROLL: PhaseText("defence roll"),
-    Phase.FLEE: PhaseText("flee", "flee 3 spaces away"),
+    Phase.FLEE: PhaseText("flee", "flee 3 spaces"),
     Phase.COUNTER_OFFER: PhaseText("counter?", "counter-attack or pass"),
     Phase.REWARD: PhaseText("reward", "choose the deck of your reward"),
     Phase.STEP_ASIDE: PhaseText(

@@ -47,7 +47,7 @@ class AdviceLine:
         sum_allowed = engine.sum_allowed(state)
         # a Story attempt plays for the square, against no defender (engine.story_stakes)
         story = engine.story_stakes(state)
-        flight = engine.flight_allowed(state)  # no Solar Flare in a tie's duel
+        flight = engine.flight_open(state)  # none in a tie's duel, nor with nowhere to go
         countered = engine.may_be_countered(state)  # nor a counter-attack
         key = (
             striker, s_form, target, t_form, c.pool, c.max_rerolls, taken, c.cards, sum_allowed,

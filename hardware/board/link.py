@@ -57,6 +57,7 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
         port = HeldPort(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
     except (OSError, termios.error) as exc:  # (a SerialException is an OSError)
         raise BoardPortError(f"cannot open board port {path}: {_why(exc)}") from None
+    hold(port, path)  # first: none comes in while the others are looked for
     others = port_holders(path)
     if others:
         with contextlib.suppress(OSError, termios.error):
@@ -65,7 +66,6 @@ def open_port(path: str, baudrate: int = DEFAULT_BAUD, timeout: float = 0.02) ->
             f"cannot open board port {path}: busy, {', '.join(others)} has it open: close that "
             "program (a serial terminal, mpremote, ModemManager)"
         )
-    hold(port)
     try:
         port.reset_input_buffer()
     except (OSError, termios.error) as exc:

@@ -2,13 +2,19 @@
 
 pyserial 3.5's ``exclusive=True`` (``serialposix.Serial._reconfigure_port``) is only an
 advisory ``flock``: it keeps out a second toptable, but not the programs that take no
-lock — pyserial's default (mpremote), minicom, screen, ModemManager — which then read
-the same tty, each byte going to one reader or the other. So the link also asks /proc
-who has the port open (:func:`port_holders`) and, once it holds the port, sets the
+lock — pyserial's default (mpremote), minicom, screen — which then read the same tty,
+each byte going to one reader or the other. So once the link holds the port it sets the
 tty's exclusive mode (``TIOCEXCL``, tty_ioctl(4): a later open fails with EBUSY, except
-for root), cleared again before the port is closed (:class:`HeldPort`): a pseudo-
-terminal's slave outlives its closing while its master stays open (a simulated board
-keeps it), and a reconnect must find it openable.
+for root's), cleared again before the port is closed (:class:`HeldPort`), and asks /proc
+who had it open already (:func:`port_holders`).
+
+Limits: /proc shows a user that is not root only its own processes (and the service's
+``ProtectProc=invisible`` hides the rest): a terminal another user left on the port is
+not named, though every program opening it after the daemon is kept out. ModemManager,
+root's, is told to leave the board alone by the udev rule the install writes. A
+pseudo-terminal (a simulated board) is not made exclusive: its slave outlives a link
+killed before it could clear the mode (the simulated board keeps it open), and no
+program but root's could open it again.
 """
 
 from __future__ import annotations
@@ -47,6 +53,20 @@ def _holds_master(pid: str, fds: dict[str, str], index: int) -> bool:
     return False
 
 
+def _open_files(fd_dir: str) -> dict[str, str]:
+    """A process's open files (``/proc/PID/fd``): fd -> what it is, those still open
+    (none: the process is gone, or another user's)."""
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return {}
+    found = {}
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed since the listing
+            found[fd] = os.readlink(os.path.join(fd_dir, fd))
+    return found
+
+
 def port_holders(path: str) -> list[str]:
     """The other processes that have the serial port ``path`` open ("pid 812 (minicom)"),
     as far as /proc shows them (another user's are hidden from a user that is not root);
@@ -58,10 +78,7 @@ def port_holders(path: str) -> list[str]:
         pid = fd_dir.split("/")[2]
         if pid == str(os.getpid()):
             continue
-        try:
-            fds = {fd: os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)}
-        except OSError:
-            continue  # gone, or another user's process
+        fds = _open_files(fd_dir)
         if target not in fds.values():
             continue
         if index is not None and _holds_master(pid, fds, index):
@@ -85,9 +102,16 @@ class HeldPort(serial.Serial):
         super().close()
 
 
-def hold(port: HeldPort) -> None:
-    """Keep every later open of ``port``'s tty out (but root's): ``TIOCEXCL``. A device
-    that is no tty (a test's file) is left as it is."""
+def make_exclusive(port: HeldPort) -> None:
+    """Keep every later open of ``port``'s tty out, but root's: ``TIOCEXCL`` (a device
+    that is no tty is left as it is)."""
     if port.fd is not None:
         with contextlib.suppress(OSError):
             fcntl.ioctl(port.fd, termios.TIOCEXCL)
+
+
+def hold(port: HeldPort, path: str) -> None:
+    """:func:`make_exclusive` for the board's port at ``path``, unless it is a
+    pseudo-terminal (a simulated board: see the module notes)."""
+    if _pty_index(os.path.realpath(path)) is None:
+        make_exclusive(port)

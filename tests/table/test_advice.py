@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from controller.core.symbols import Symbol
 from controller.demo.players import TablePlayers
 from controller.game import engine
 from controller.game.bots import GreedyBot, RandomBot
-from controller.game.events import ChooseAttack, DiceThrown
+from controller.game.events import ChooseAttack, DiceThrown, event_from_dict
 from controller.game.session import TableGame
 from controller.game.simulate import load_game_data
 from controller.game.state import GameConfig, GameState, Length, Phase
@@ -128,3 +129,21 @@ def test_advice_in_a_tie_s_duel_counts_no_counter_attack() -> None:
     line = AdviceLine()
     assert line.update(state) is not None
     assert line.advisor is not None and line.advisor.counter is None
+
+
+@pytest.mark.parametrize(
+    ("scenario", "flees"),
+    [("ability_solar_flare", True), ("ability_solar_flare_nowhere_to_go", False)],
+)
+def test_advice_counts_a_flight_only_where_there_is_room(scenario: str, flees: bool) -> None:
+    """Rules revision 8: Solar Flare flees to an empty space 3 steps from the fight. With
+    every one taken Rozie (8 endurance left) cannot flee, yet the advice took her to flee
+    every attack: no chance of eliminating her, no damage."""
+    path = SCENARIOS / "game" / f"{scenario}.toml"
+    sc = tomllib.loads(path.read_text(encoding="utf-8"))
+    state = build(sc, path)
+    for raw in sc["step"][0]["events"][:-1]:  # up to the last throw, before the attack
+        state = engine.apply(state, event_from_dict(raw))
+    advice = AdviceLine().update(state)
+    assert advice is not None and advice.ko_chance is not None
+    assert (advice.ko_chance == 0.0) is flees

@@ -55,6 +55,7 @@ from controller.game.engine.defence import (
     defence_answers,
     flee_spaces,
     flight_allowed,
+    flight_open,
 )
 from controller.game.engine.end import (
     green_steps,
@@ -113,6 +114,7 @@ __all__ = [
     "fighter",
     "flee_spaces",
     "flight_allowed",
+    "flight_open",
     "fusion_candidate",
     "fusion_cards",
     "green_steps",

@@ -86,6 +86,19 @@ def _answers(state: GameState) -> Iterator[DefenceAnswer]:
             yield Answer.CARD, card.name
 
 
+def flight_open(state: GameState) -> bool:
+    """Whether the target under attack could flee with Solar Flare, had it the ability and
+    under 10 endurance: the combat lets it (:func:`flight_allowed`) and a player's warrior
+    has an empty space 3 steps away (:func:`flee_spaces`; a green-space warrior needs
+    none). The advisor asks (``table.advice``)."""
+    c = state.combat
+    if c is None or not flight_allowed(state):
+        return False
+    if state.pieces[c.target].seat is None:
+        return state.config.rules_revision >= 3
+    return bool(flee_spaces(state))
+
+
 def _may_flee(state: GameState) -> bool:
     """Whether the target may flee with Solar Flare (A l.122, B l.102): below 10 endurance,
     a player's warrior to an empty space 3 steps away (:func:`flee_spaces`); a green-space warrior (its
@@ -93,15 +106,11 @@ def _may_flee(state: GameState) -> bool:
     rules revision 3: before it, a green warrior never fled); never in a tie's duel (from
     rules revision 7)."""
     c = state.combat
-    if c is None or not flight_allowed(state):
+    if c is None:
         return False
     t = fighter(state, c.target)
     left = t.warrior.endurance - state.pieces[c.target].damage
-    if not t.has(AbilityKind.SOLAR_FLARE) or left >= SOLAR_FLARE_BELOW:
-        return False
-    if state.pieces[c.target].seat is None:
-        return state.config.rules_revision >= 3
-    return bool(flee_spaces(state))
+    return t.has(AbilityKind.SOLAR_FLARE) and left < SOLAR_FLARE_BELOW and flight_open(state)
 
 
 def answer_text(answer: DefenceAnswer) -> str:
@@ -187,10 +196,8 @@ def flee(s: GameState, e: StepAside) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     if e.space not in flee_spaces(s):
-        steps = "" if s.config.rules_revision >= 8 else "within "
-        raise IllegalActionError(
-            f"space {e.space} is not an empty space {steps}{FLEE_STEPS} steps away"
-        )
+        away = f"{FLEE_STEPS} steps away" if s.config.rules_revision >= 8 else "within 3 steps"
+        raise IllegalActionError(f"space {e.space} is not an empty space {away}")
     p = s.pieces[c.target]
     put(s, p._replace(space=e.space))
     attack_done(s, resolve(s, Attack(c.throws, c.option, flee=True)))

@@ -16,6 +16,7 @@ import pytest
 from controller.config.probe import DeviceProbe
 from hardware.board.errors import BoardPortError
 from hardware.board.link import open_port
+from hardware.board.port_hold import HeldPort, make_exclusive
 from tests.as_nobody import as_nobody
 
 pytestmark = pytest.mark.timeout(30)
@@ -102,14 +103,32 @@ def _opens(path: str) -> None:
         raise BoardPortError(errno.errorcode.get(exc.errno or 0, str(exc))) from None
 
 
-def test_no_other_program_opens_the_port_while_the_link_holds_it(pty_path: str) -> None:
-    """tty_ioctl(4) TIOCEXCL: a later open fails with EBUSY (root alone passes it, so the
-    other program is ``nobody``); cleared on close, the port opens again (a pseudo-terminal's
-    slave keeps its mode while its master is open: a reconnect to a simulated board)."""
-    port = open_port(pty_path)
+def test_no_other_program_opens_a_port_made_exclusive(pty_path: str) -> None:
+    """tty_ioctl(4) TIOCEXCL, as the link sets it on a real board's port: a later open fails
+    with EBUSY (root alone passes it, so the other program is ``nobody``); cleared on close,
+    the port opens again (a pseudo-terminal's slave keeps the mode while its master is
+    open)."""
+    port = HeldPort(pty_path, 115200, timeout=0, exclusive=True)
     try:
+        make_exclusive(port)
         assert as_nobody(lambda: _opens(pty_path)) == (2, "EBUSY\n")
     finally:
         port.close()
+    assert as_nobody(lambda: _opens(pty_path)) == (0, "")
+
+
+def test_a_link_killed_hard_leaves_a_simulated_board_openable(pty_path: str) -> None:
+    """A link that dies holding the port (SIGKILL, a terminal closed) never clears the
+    tty's exclusive mode: a real port's goes with its last close, but a pseudo-terminal's
+    slave lives on behind the simulated board, which no program but root's could then
+    open. A pseudo-terminal is not made exclusive."""
+    pid = os.fork()
+    if pid == 0:  # the link, killed before it closes the port
+        try:
+            held = open_port(pty_path)  # (kept: dropped, pyserial's __del__ would close it)
+            os._exit(0 if held.is_open else 1)
+        finally:
+            os._exit(1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert as_nobody(lambda: _opens(pty_path)) == (0, "")
     open_port(pty_path).close()
