@@ -250,9 +250,9 @@ class Advisor:
         ``story``: a Story attempt (the engine's ``story_stakes``): no defender, no defence,
         nothing comes back; the objective is the chance of taking the square
         (:mod:`controller.advisor.story`), reported as each choice's ``p_win``. ``flight``:
-        False where the defender may not flee with Solar Flare (the engine's
-        ``flight_open``: a tie's duel, no empty space 3 steps away); ``countered``: False where no counter-attack
-        may follow (the engine's ``may_be_countered``: a tie's duel, a counter-attack).
+        False where the defender may not flee with Solar Flare (``engine.flight_open``: a
+        tie's duel, no space to go); ``countered``: False where no counter-attack may
+        follow (``engine.may_be_countered``: a tie's duel, a counter-attack).
 
         Raises:
             AdvisorInputError: negative damage or support, a pool outside 1..6, or a

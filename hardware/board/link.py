@@ -1,13 +1,13 @@
 """The board link over a serial port: a thread that keeps the board connected and posts events.
 
-Opens the port exclusively (no other program may have it open), runs a :class:`~hardware.board.session.HostSession`
-on it, and on any port failure or 5 s of silence posts :class:`LinkLost`, closes
-the port and reopens it with backoff (0.05 s doubling to 0.5 s), for ever, until
-:meth:`BoardLink.close`. Every event goes to the ``queue.Queue`` given by the
-caller; ``record`` is called for each sensor change before the board is told it
-was received (the journal plugs in there). Garbled bytes, CRC failures, resyncs
-and reconnects are counted in :attr:`BoardLink.stats` and logged as one
-``link health:`` line when they grow, at most once a minute.
+Opens the port exclusively (no other program may have it open: :mod:`port_hold`), runs
+a :class:`~hardware.board.session.HostSession` on it, and on any port failure or 5 s of
+silence posts :class:`LinkLost`, closes the port and reopens it with backoff (0.05 s
+doubling to 0.5 s), for ever, until :meth:`BoardLink.close`. Every event goes to the
+``queue.Queue`` given by the caller; ``record`` is called for each sensor change before
+the board is told it was received (the journal plugs in there). Garbled bytes, CRC
+failures, resyncs and reconnects are counted in :attr:`BoardLink.stats` and logged as
+one ``link health:`` line when they grow, at most once a minute.
 """
 
 from __future__ import annotations

@@ -101,10 +101,10 @@ def flight_open(state: GameState) -> bool:
 
 def _may_flee(state: GameState) -> bool:
     """Whether the target may flee with Solar Flare (A l.122, B l.102): below 10 endurance,
-    a player's warrior to an empty space 3 steps away (:func:`flee_spaces`); a green-space warrior (its
-    ability is active, A l.237) off the board, out of the fight (docs/rules.md §8; from
-    rules revision 3: before it, a green warrior never fled); never in a tie's duel (from
-    rules revision 7)."""
+    a player's warrior to an empty space 3 steps away (:func:`flee_spaces`); a green-space
+    warrior (its ability is active, A l.237) off the board, out of the fight (docs/rules.md
+    §8; from rules revision 3: before it, a green warrior never fled); never in a tie's
+    duel (from rules revision 7)."""
     c = state.combat
     if c is None:
         return False
