@@ -73,10 +73,10 @@ def port_holders(path: str) -> list[str]:
     a pseudo-terminal's master holder (the simulated board behind it) is not one."""
     target = os.path.realpath(path)
     index = _pty_index(target)
-    found = []
+    found, me = [], str(os.getpid())
     for fd_dir in glob.glob("/proc/[0-9]*/fd"):
         pid = fd_dir.split("/")[2]
-        if pid == str(os.getpid()):
+        if pid == me:
             continue
         fds = _open_files(fd_dir)
         if target not in fds.values():

@@ -196,7 +196,8 @@ def flee(s: GameState, e: StepAside) -> None:
     if c is None:
         raise IllegalActionError("no combat")
     if e.space not in flee_spaces(s):
-        away = f"{FLEE_STEPS} steps away" if s.config.rules_revision >= 8 else "within 3 steps"
+        revised = s.config.rules_revision >= 8
+        away = f"{FLEE_STEPS} steps away" if revised else f"within {FLEE_STEPS} steps"
         raise IllegalActionError(f"space {e.space} is not an empty space {away}")
     p = s.pieces[c.target]
     put(s, p._replace(space=e.space))
