@@ -239,3 +239,42 @@ def test_a_photo_too_small_to_hold_a_die_is_refused_naming_it(
     )
     cv2.imwrite(str(photo), np.full((40, 40, 3), 200, np.uint8))  # small, yet one die fits
     assert len(load_dataset(broken).items) == 2
+
+
+@pytest.mark.parametrize("cls", ["0.5", "inf", "nan", "1e400", "-0.5"])
+def test_a_class_that_is_not_a_whole_number_names_the_line(broken: Path, cls: str) -> None:
+    label = broken / "labels" / "synth_0001.txt"
+    label.write_text(label.read_text() + f"{cls} 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        f"labels/synth_0001.txt: line 7: field 'class': {cls} is not a whole number of names (0..5)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("box", "how"),
+    [
+        ("0.5 0.5 0.001 0.001", "times smaller than the median die"),  # a pip, or a slip
+        ("0.5 0.5 0.9 0.9", "times the median die"),  # the tray
+        ("0.5 0.5 1 1", "over the largest die the reader takes (0.5)"),  # the whole photo
+    ],
+)
+def test_a_box_no_die_fills_names_its_line(broken: Path, box: str, how: str) -> None:
+    label = broken / "labels" / "synth_0000.txt"
+    label.write_text(label.read_text() + f"0 {box}\n")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    (problem,) = err.value.problems
+    assert (problem.file, problem.entry, problem.field) == (
+        "labels/synth_0000.txt",
+        "line 7",
+        "box",
+    )
+    assert how in problem.message and "a box holds one die" in problem.message
+
+
+def test_a_die_cut_by_the_photo_s_corner_is_no_odd_box(broken: Path) -> None:
+    label = broken / "labels" / "synth_0000.txt"
+    label.write_text(label.read_text() + "0 0.004 0.004 0.008 0.008\n")  # a corner's sliver
+    assert load_dataset(broken).dice_count == 13

@@ -30,10 +30,14 @@ from vision.learning.dataset_layout import (
     photo_folder,
 )
 from vision.learning.turned_labels import turn_stored_labels
-from vision.reading.detect import FACE_DIE_PX
+from vision.reading.detect import DIE_FRAC, FACE_DIE_PX
 
 TRAIN_SPLITS = ("train",)  # what calibration reads from a yaml that names its splits
 READ_SPLITS = ("val", "test")  # what evaluation reads from one
+
+
+TOUCH = 0.005  # a box side this near the frame's edge (a share of the frame) touches it: a
+# labelling tool clips a box to the frame, a hand may stop it a few pixels short
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,13 @@ class LabeledDie:
     cy: float
     w: float
     h: float
+
+    def touches(self) -> tuple[bool, bool]:
+        """Whether the box touches a side edge (left, right) and a top or bottom edge of
+        the photo (within ``TOUCH``)."""
+        x0, x1 = self.cx - self.w / 2, self.cx + self.w / 2
+        y0, y1 = self.cy - self.h / 2, self.cy + self.h / 2
+        return x0 <= TOUCH or x1 >= 1 - TOUCH, y0 <= TOUCH or y1 >= 1 - TOUCH
 
     def box_px(self, width: int, height: int) -> tuple[float, float, float, float]:
         """The box as (x, y, w, h) in pixels of an image of that size."""
@@ -228,14 +239,10 @@ def label_rows(
         except ValueError:
             problems.append(DataProblem(shown_as, where, "", f"not a number in {line.strip()!r}"))
             continue
-        if cls_f != int(cls_f) or not 0 <= int(cls_f) < n_classes:
+        if not cls_f.is_integer() or not 0 <= cls_f < n_classes:
+            why = "is outside names" if cls_f.is_integer() else "is not a whole number of names"
             problems.append(
-                DataProblem(
-                    shown_as,
-                    where,
-                    "class",
-                    f"{parts[0]} is outside names (0..{n_classes - 1})",
-                )
+                DataProblem(shown_as, where, "class", f"{parts[0]} {why} (0..{n_classes - 1})")
             )
             continue
         box = label_box(values)
@@ -314,6 +321,45 @@ def _too_small(image: Path) -> str | None:
     )
 
 
+# a box this many times larger (its area's side) or smaller (its longer side) than the
+# median die is no die: dice of one table differ far less, by distance and perspective;
+# nor is a box larger than the reader's largest die (DIE_FRAC)
+ODD_SIZE = 8.0
+
+
+def _odd_sizes(
+    items: Sequence[LabeledImage], lines: Sequence[tuple[str, list[int]]]
+) -> list[DataProblem]:
+    """A problem for each labelled box ``ODD_SIZE`` times larger or smaller than the
+    dataset's median die, or larger than the reader's largest (``DIE_FRAC``): a box
+    around several dice or the tray, or around a pip, that calibration would learn as a
+    die. ``lines``: each item's label file name and its dice's line numbers."""
+    sides = [math.sqrt(d.w * d.h) for item in items for d in item.dice]
+    if len(sides) < 3:
+        return []
+    median = sorted(sides)[len(sides) // 2]
+    if median > DIE_FRAC[1]:  # every box: calibration names the dataset (with_labelled_size)
+        return []
+    out: list[DataProblem] = []
+    for item, (shown_as, numbers) in zip(items, lines, strict=True):
+        for die, number in zip(item.dice, numbers, strict=True):
+            side = math.sqrt(die.w * die.h)
+            small = median / max(die.w, die.h)
+            if side / median >= ODD_SIZE or side > DIE_FRAC[1]:
+                how = f"{side / median:.1f} times the median die ({median:.4f})"
+                if side > DIE_FRAC[1]:
+                    how += f", over the largest die the reader takes ({DIE_FRAC[1]:g})"
+            elif small >= ODD_SIZE and not any(die.touches()):  # not a die cut by the edge
+                how = f"{small:.0f} times smaller than the median die ({median:.4f})"
+            else:
+                continue
+            out.append(DataProblem(shown_as, f"line {number}", "box", (
+                f"{die.w:.4f} x {die.h:.4f} of the photo is {how}: a box holds one die "
+                "(not several dice, the tray or a pip)"
+            )))  # fmt: skip
+    return out
+
+
 def load_dataset(
     root: str | Path, split: str | None = None, splits: Sequence[str] = TRAIN_SPLITS
 ) -> Dataset:
@@ -338,6 +384,7 @@ def load_dataset(
             )
         )
     items: list[LabeledImage] = []
+    lines: list[tuple[str, list[int]]] = []  # each label file's name and its dice's lines
     pose = bool(layout.data.get("kpt_shape"))  # a pose set: each line a box, then points
     for image, label in zip(layout.images, layout.labels, strict=True):
         if not label.is_file():
@@ -348,8 +395,9 @@ def load_dataset(
         too_small = _too_small(image)
         if too_small is not None:
             problems.append(DataProblem(_rel(image, root), "", "", too_small))
-        dice = parse_label_file(label, len(names) or 10**9, _rel(label, root), problems, pose)
-        items.append(LabeledImage(image, label, dice))
+        rows = label_rows(label, len(names) or 10**9, _rel(label, root), problems, pose)
+        items.append(LabeledImage(image, label, tuple(die for _, die in rows)))
+        lines.append((_rel(label, root), [number for number, _ in rows]))
     expected = set(layout.labels)
     for folder in layout.label_dirs:
         if not folder.is_dir():
@@ -367,6 +415,7 @@ def load_dataset(
                         "be skipped",
                     )
                 )
+    problems += _odd_sizes(items, lines)
     if problems:
         raise DataError(problems)
     items, turned = turn_stored_labels(items)

@@ -14,23 +14,14 @@ import numpy as np
 
 from vision.learning.dataset import LabeledDie, LabeledImage
 
-TOUCH = 0.005  # a box side this near the frame's edge (a share of the frame) touches it: a
-# labelling tool clips a box to the frame, a hand may stop it a few pixels short
 SHORT = 0.85  # a touching box shorter across that edge than this share of a whole one: cut
-
-
-def _touches(die: LabeledDie) -> tuple[bool, bool]:
-    """Whether ``die``'s box touches a side edge (left, right) and a top or bottom edge."""
-    x0, x1 = die.cx - die.w / 2, die.cx + die.w / 2
-    y0, y1 = die.cy - die.h / 2, die.cy + die.h / 2
-    return x0 <= TOUCH or x1 >= 1 - TOUCH, y0 <= TOUCH or y1 >= 1 - TOUCH
 
 
 def is_cut(die: LabeledDie, size: tuple[float, float], aspect: float) -> bool:
     """Whether the labelled ``die`` of a photo of ``size`` (width, height in pixels) is
     cut by the frame's edge: its box touches an edge and is shorter across it than
     ``SHORT`` of a whole box (``aspect``: a whole box's width over its height, pixels)."""
-    side, top = _touches(die)
+    side, top = die.touches()
     if not (side or top):
         return False
     own = (die.w * size[0]) / max(die.h * size[1], 1e-9)
@@ -49,7 +40,7 @@ def without_cut_dice(
         (d.w * w) / max(d.h * h, 1e-9)
         for item, (w, h) in zip(items, sizes, strict=True)
         for d in item.dice
-        if not any(_touches(d))
+        if not any(d.touches())
     ]
     aspect = float(np.median(whole)) if whole else 1.0
     kept: list[LabeledImage] = []

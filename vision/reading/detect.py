@@ -76,6 +76,7 @@ from vision.reading.scaling import MAX_LOOK_STEPS, STEPS, image_length, shrink, 
 
 BOX_FEATURES = WINDOW_SIZE + EXTRAS  # what the box correction reads (box_features)
 FACE_DIE_PX = 40.0  # a die's side where faces are cut
+DIE_FRAC = (0.005, 0.5)  # the die sides the reader takes, over sqrt(width x height)
 SAME_DIE_IOU = 0.5  # a box overlapping a stronger one this much is the same die
 PEAKS_APART = 0.6  # two of the finder's peaks nearer than this share of a side: one die
 # a corrected box's centre this share of a side or more from the peak is a second place
@@ -133,8 +134,10 @@ class DetectorParams:
     look_over: int = STEPS
 
     def __post_init__(self) -> None:
-        if not 0.005 <= self.die_frac <= 0.5:
-            raise ConfigError(f"die_frac {self.die_frac} must be within 0.005..0.5")
+        if not DIE_FRAC[0] <= self.die_frac <= DIE_FRAC[1]:
+            raise ConfigError(
+                f"die_frac {self.die_frac} must be within {DIE_FRAC[0]:g}..{DIE_FRAC[1]:g}"
+            )
         if not 12 <= self.work_die_px <= 200:
             raise ConfigError(f"work_die_px {self.work_die_px} must be within 12..200")
         if not 1.0 <= self.cocked_aspect <= 4.0:
