@@ -130,9 +130,9 @@ def _not_replayed(path: Path, config: Config) -> str | None:
             board=layout_file(config),
             given_by=DATA_FLAG,
         ).close()
-    except JournalError as exc:
+    except JournalError as exc:  # a ContradictionError too (one _other_data does not see)
         return f"the daemon would refuse: {_said(path, exc)}"
-    except (ContradictionError, DataError):  # said by _other_data and the data's own check
+    except DataError:  # said by the data's own check
         return None
     return None
 
