@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--link",
         metavar="PATH",
-        type=OutputFile(),
+        type=OutputFile(link=True),
         help="also make a symlink PATH to the pseudo-terminal",
     )
     p.set_defaults(func=cmd_sim)

@@ -366,7 +366,11 @@ class ExistingDir:
 
 @dataclass(frozen=True)
 class OutputFile:
-    """A file to write (or to resume, if it exists): not a folder, in a place we may write."""
+    """A file to write (or to resume, if it exists): not a folder, in a place we may write;
+    nor a FIFO or a device (opening one waits, or writes nowhere), unless ``link``: a
+    symlink is made there, and a link left at it may lead to an old device."""
+
+    link: bool = False
 
     @_looked_at
     def __call__(self, raw: str) -> Path:
@@ -375,6 +379,8 @@ class OutputFile:
             raise _bad("expected a file, got nothing")
         if path.is_dir():
             raise _bad(f"{printable(raw)} is a folder; expected a file")
+        if not self.link and path.exists() and not path.is_file():
+            raise _bad(f"{printable(raw)} is not a regular file; expected a file")
         _writable_place(path, raw)
         return path
 

@@ -50,6 +50,9 @@ def check_table(chk: DeviceChecker) -> None:
         chk.add("table", "journal", f"{said} {long}")
     elif chk.is_dir(t.journal):
         chk.add("table", "journal", f"names {t.journal}, which is a folder: name the file")
+    elif _special(chk, t.journal):
+        chk.add("table", "journal", f"names {t.journal}, which is not a regular file (a FIFO "
+                "or a device): the daemon would refuse it; name a file")  # fmt: skip
     elif chk.is_file(t.journal) and (why := _not_a_journal(t.journal)) is not None:
         chk.add("table", "journal", f"names {t.journal}, {why}: the daemon would refuse it")
     folder = t.journal.parent
@@ -69,6 +72,15 @@ def check_table(chk: DeviceChecker) -> None:
             "StateDirectory= makes /var/lib/toptable for the service user; elsewhere "
             "create the folder and chown it to the user running toptable",
         )
+
+
+def _special(chk: DeviceChecker, path: Path) -> bool:
+    """Whether something neither a file nor a folder is at ``path`` (a FIFO, a device)."""
+    try:
+        mode = chk.probe.stat(str(path)).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _not_a_journal(path: Path) -> str | None:

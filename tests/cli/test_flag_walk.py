@@ -186,20 +186,21 @@ def _bad_values(action: argparse.Action, tmp: Path) -> list[str]:
         return [str(tmp / "missing.png"), str(tmp), str(a_file),
                 str(_png_header(tmp / "huge.png", 100_000, 100_000)),
                 str(_png_header(tmp / "big.png", 9_000, 9_000))]  # fmt: skip
+    fifo = tmp / "fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)  # opened, it would wait for the other end: refused, not waited on
     if isinstance(kind, flags.ExistingFile):
-        fifo = tmp / "fifo"
-        if not fifo.exists():
-            os.mkfifo(fifo)  # read, it would wait for a writer: refused, not waited on
         out = [str(tmp / "missing.txt"), str(tmp), "", str(fifo)]
         return out + ([str(_not_utf8(tmp))] if kind.text else [])
     if isinstance(kind, flags.ExistingDir):
         return [str(tmp / "missing"), str(a_file), ""]
     if isinstance(kind, flags.OutputFile):
-        return [str(tmp), under_a_file, ""]
+        return [str(tmp), under_a_file, "", str(fifo)]
     if isinstance(kind, flags.NewFile):  # and a file already there
         return [str(tmp), under_a_file, "", str(a_file)]
     if isinstance(kind, flags.JournalFile):  # a path SQLite cannot open, too
-        return [str(tmp), under_a_file, "", str(tmp / ("j" * 250) / ("j" * 250) / "t.sqlite")]
+        too_long = str(tmp / ("j" * 250) / ("j" * 250) / "t.sqlite")
+        return [str(tmp), under_a_file, "", too_long, str(fifo)]
     if isinstance(kind, flags.OutputDir):
         return [str(a_file), under_a_file, ""]
     if isinstance(kind, flags.OutputPath):
