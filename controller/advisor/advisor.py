@@ -186,7 +186,7 @@ def summary_line(advice: Advice, icons: Mapping[Symbol, str] | None = DEFAULT_IC
     if s.p_eliminate is not None:
         parts.append(f"P(KO) {s.p_eliminate:.0%}")
     parts.append(f"E {s.expected_damage:.0f}")
-    if s.expected_taken >= 0.5:
+    if round(s.expected_taken) >= 1:  # as printed: 0.5 rounds to 0 (half to even), no "back 0"
         parts.append(f"back {s.expected_taken:.0f}")
     if s.p_attacker_eliminated is not None and s.p_attacker_eliminated >= 0.005:
         parts.append(f"own KO {s.p_attacker_eliminated:.0%}")

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
 from controller.advisor import (
+    Advice,
     Advisor,
     AdvisorInputError,
     CardDefenceSpecError,
     CardSpecError,
     CardStopOdds,
+    Choice,
     DiceAction,
     Objective,
     odds,
@@ -19,6 +22,8 @@ from controller.advisor import (
     parse_card_specs,
     summary_line,
 )
+from controller.advisor.advisor import _chance
+from controller.advisor.odds import planner_row
 from controller.core.errors import InvalidThrowError
 from controller.rules.scoring import CardDefence
 from tests.advisor.helpers import SP, ST, STAR, K, P, T, fighter
@@ -61,6 +66,8 @@ def test_bad_throws_raise_invalid_throw() -> None:
         Advisor(fighter(), -1)
     with pytest.raises(AdvisorInputError):
         Advisor(fighter(), pool=7)
+    with pytest.raises(AdvisorInputError):
+        Advisor(fighter(), 0, fighter("D"), attacker_damage=-1)
 
 
 def test_summary_line_and_structured_summary() -> None:
@@ -133,6 +140,7 @@ def test_card_defence_parse() -> None:
     assert CardStopOdds.parse("none").p == 0.0
     assert CardStopOdds.parse("p=0.3").p == pytest.approx(0.3)
     assert str(CardStopOdds.parse("0.25")) == "p=0.25"
+    assert CardStopOdds.parse("p=1").p == 1.0  # cards always stop: both ends are chances
     for bad in ("p=x", "p=1.5", "-0.1"):
         with pytest.raises(CardDefenceSpecError):
             CardStopOdds.parse(bad)
@@ -146,6 +154,7 @@ def test_odds_forward_distribution_matches_the_dp() -> None:
     assert sum(p for _, p in o.damage) == pytest.approx(1.0)
     assert sum(d * p for d, p in o.damage) == pytest.approx(o.expected_damage)
     assert len(o.rerolls_used) == 3 and sum(o.rerolls_used) == pytest.approx(1.0)
+    assert [d for d, _ in o.damage] == sorted({d for d, _ in o.damage})  # by damage
     # More dice never lower the expected damage.
     assert odds(fighter(power=4, technique=2), pool=5).expected_damage > o.expected_damage
 
@@ -166,3 +175,59 @@ def test_a_chance_never_passes_one_by_a_rounding() -> None:
     for c in advice.choices:
         assert c.p_eliminate is not None and 0 <= c.p_eliminate <= 1
         assert c.p_attacker_eliminated is not None and 0 <= c.p_attacker_eliminated <= 1
+
+
+def test_choices_after_the_best_are_ranked_by_the_objective() -> None:
+    """Best first, then every other choice from the best value to the worst (P(KO), then
+    expected damage); ``rerolls_left`` counts down with the rerolls made."""
+    adv = Advisor(fighter(power=4, technique=2), 0, fighter("D", endurance=20, dodge=2), 0)
+    for made in (0, 1):
+        advice = adv.advise((K, K, SP, T), made)
+        assert advice.rerolls_left == 2 - made
+        keys = [adv.valuer.key_pair(c.expected_damage, c.p_eliminate) for c in advice.choices]
+        assert len(keys) > 3 and len(set(keys)) > 3
+        for a, b in pairwise(keys[1:]):
+            assert a[0] >= b[0] - 1e-9
+
+
+def test_a_divided_attack_shows_the_options_damage_and_what_lands() -> None:
+    """Against a form of divisor 2: Double Kick is 12 on the screen and in ``cash_in.damage``,
+    6 is what lands (``damage_if_landed``, the expected damage)."""
+    giant = fighter("Giant", endurance=40, divisor=2)
+    advice = Advisor(fighter(power=3, technique=0), 0, giant, 0).advise((K, K, T), 0)
+    assert advice.best.action is DiceAction.STOP
+    s = advice.summary()
+    assert (s.option, s.option_damage, s.expected_damage) == ("Double Kick", 12, 6.0)
+    assert summary_line(advice).startswith("stop: Double Kick 12 · P(KO) 0% · E 6")
+    cash = advice.to_json()["best"]["cash_in"]  # type: ignore[index]
+    assert (cash["damage"], cash["damage_if_landed"]) == (12, 6)
+
+
+def _advice(taken: float, own_ko: float | None) -> Advice:
+    c = Choice(DiceAction.REROLL, (), (K, K, K), 10.0, 0.5, None, taken, own_ko)
+    return Advice((c,), c, Objective.KO, 3, 0, 2)
+
+
+def test_the_summary_line_shows_what_comes_back_when_it_shows_a_number() -> None:
+    """``back N`` when the expected damage taken rounds to 1 or more (0.5 rounds to 0 on the
+    screen: no "back 0"), ``own KO X%`` from 0.5%."""
+    assert summary_line(_advice(0.0, 0.0)) == "reroll all · P(KO) 50% · E 10"
+    assert summary_line(_advice(0.5, 0.004)) == "reroll all · P(KO) 50% · E 10"
+    assert summary_line(_advice(0.51, 0.006)) == (
+        "reroll all · P(KO) 50% · E 10 · back 1 · own KO 1%"
+    )
+    assert summary_line(_advice(3.2, 0.04)).endswith(" · back 3 · own KO 4%")
+    assert summary_line(_advice(3.2, None)).endswith(" · back 3")
+
+
+def test_a_chance_is_kept_within_zero_and_one() -> None:
+    for x, want in ((1.0000000000000002, 1.0), (-1e-17, 0.0), (0.25, 0.25)):
+        assert _chance(x) == want
+
+
+def test_the_planner_row_is_the_cards_pool_and_rerolls() -> None:
+    """No support die, no defender: power dice (3) and technique rerolls (2); the same
+    technique rerolls for its dodge."""
+    row = planner_row(fighter(power=3, technique=2))
+    assert (row.pool, row.rerolls, row.dodge_pool, row.dodge_rerolls) == (3, 2, 3, 2)
+    assert row.expected_damage == pytest.approx(odds(fighter(power=3, technique=2)).expected_damage)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from controller.advisor.advisor import Advisor, DiceAction
 from controller.advisor.defence import CardStopOdds, dodge_chance, greedy_dodge_chance
+from controller.advisor.dp import LevelValues, solve
 from controller.advisor.multisets import outcome_distribution, tables
 from controller.advisor.values import Objective
 from controller.core.symbols import Symbol, speed_after_rerolls
@@ -150,3 +152,15 @@ def test_attacker_fewer_rerolls_and_dice_come_from_the_defender() -> None:
     d2 = fighter("Small", ability=ability(AbilityKind.ATTACKER_FEWER_DICE, 1))
     assert Advisor(attacker, 0, d1).rerolls == 1
     assert Advisor(attacker, 0, d2).pool == 3
+
+
+def test_sizes_outside_the_documented_ranges_are_refused() -> None:
+    """``tables`` takes a pool of 1..6 dice and ``solve`` 0 or more rerolls; anything else is a
+    ValueError (not an IndexError or a KeyError from inside the tables)."""
+    for pool in (0, 7):
+        with pytest.raises(ValueError, match=r"pool must be 1\.\.6"):
+            tables(TOURNAMENT_DIE, pool)
+    t = tables(TOURNAMENT_DIE, 2)
+    zeros = np.zeros(t.n_states)
+    with pytest.raises(ValueError, match="rerolls must be >= 0"):
+        solve(t, -1, lambda _m: LevelValues(zeros, zeros))

@@ -40,6 +40,17 @@ def test_small_run_matches_exact_value() -> None:
 
 
 @pytest.mark.timeout(60)
+def test_small_run_against_a_form_whose_cost_decides_the_ko() -> None:
+    """A defender in a form (divisor 2, cost 2) with 8 of 20 taken: 10 landed knock it out
+    with its cost, 12 without; the run counts the cost as the rules do."""
+    giant = fighter("G", endurance=20, dodge=2, divisor=2, cost=2)
+    adv = Advisor(fighter(power=4, technique=2), 0, giant, 8)
+    p = adv.start_value()[1]
+    assert p is not None and 0.05 < p < 0.95
+    _check(adv, 100_000, seed=8)
+
+
+@pytest.mark.timeout(60)
 def test_a_run_under_a_variant_plays_its_dodge() -> None:
     """Review tests2 F1: the Monte Carlo check (and the planner, and a counter-attack's
     dodge) threw the dodge under the default rules whatever the game's variants: with

@@ -9,22 +9,26 @@ of 5 standard errors (the bench runs 10^6).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
 
-from controller.advisor.advisor import Advisor, DiceAction, summary_line
+from controller.advisor.advisor import Advisor, Choice, DiceAction, summary_line
+from controller.advisor.counter import CounterModel
 from controller.advisor.dp import evaluate
 from controller.advisor.multisets import tables
 from controller.advisor.simulate import simulate_combat
 from controller.advisor.values import AttackValuer, Objective
 from controller.core.symbols import AttackSpeed, Symbol
 from controller.rules.attack import resolve_attack
-from controller.rules.combat_types import Attack
+from controller.rules.combat import resolve_combat
+from controller.rules.combat_types import Attack, CombatInput, Side
 from controller.rules.dice import TOURNAMENT_DIE, Die, dice_of
 from controller.rules.scoring import Option, OptionKind, symbol_sum
 from controller.rules.variants import Variants
-from controller.rules.warriors import AbilityKind, Combo
+from controller.rules.warriors import AbilityKind, Combo, Fighter
 from tests.advisor.helpers import SP, K, P, T, ability, fighter
 
 ATTEMPTS = 100_000
@@ -278,3 +282,121 @@ def test_a_counter_attacker_its_form_cost_eliminates_is_counted_out() -> None:
     hit = adv.valuer.value(small, AttackSpeed.LIGHTNING)
     assert hit.taken > 0.0  # it struck back
     assert hit.p_eliminate == 1.0
+
+
+def mirror_case(**kw: object) -> Advisor:
+    """An attacker whose reflected spheres knock it out, against a Mirror it may knock out."""
+    return Advisor(
+        fighter("Sphere Man", power=3, technique=2, endurance=20, combos=(
+            Combo("Sphere Punch", (SP, P), 14),)),
+        0,
+        fighter("Mirror", power=2, technique=1, endurance=40,
+                ability=ability(AbilityKind.REFLECT_SPHERE)),
+        25,
+        attacker_damage=15,
+        die=SPHERES,
+        **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("case", [counter_case, mirror_case])
+def test_objective_ko_maximises_ko_minus_own_ko(case: Callable[..., Advisor]) -> None:
+    """Under ``ko`` with something coming back the best choice has the greatest
+    P(KO) - P(own KO), ties broken by expected net damage (the README's objective): against
+    the Mirror a reroll that may knock it out, or end on spheres that come back and knock
+    the attacker out, is not worth more than a sure stop of no knock-out at all."""
+    adv = case(objective=Objective.KO)
+
+    def ko(c: Choice) -> float:
+        return (c.p_eliminate or 0.0) - (c.p_attacker_eliminated or 0.0)
+
+    faces = sorted(set(adv.die.faces), key=list(Symbol).index)
+    for throw in combinations_with_replacement(faces, adv.pool):
+        for made in (0, 1):
+            advice = adv.advise(throw, made)
+            best = advice.best
+            for c in advice.choices:
+                assert ko(c) <= ko(best) + 1e-9, (throw, made, c)
+                if ko(c) >= ko(best) - 1e-9:
+                    assert c.expected_net <= best.expected_net + 1e-9
+
+
+def test_the_attackers_own_form_cost_counts_at_the_end_of_the_combat() -> None:
+    """An attacker in a form with 28 of 30 taken pays its cost 2 after the combat
+    (docs/rules.md §6, §7): it is out whatever it throws, as the rules' combat says."""
+    a = fighter("Striker", power=3, technique=1, endurance=30, divisor=2, cost=2)
+    d = fighter("Plain", endurance=40)
+    adv = Advisor(a, 0, d, 0, attacker_damage=28)
+    assert adv.start_values().p_attacker_eliminated == pytest.approx(1.0)
+    res = resolve_combat(CombatInput(
+        Side(a.warrior, 28, form=a.form), Side(d.warrior, 0), Attack(((K, K, T),), "Double Kick")
+    ))  # fmt: skip
+    assert res.attacker.eliminated and not res.defender.eliminated
+    assert Advisor(a, 0, d, 0, attacker_damage=27).start_values().p_attacker_eliminated == 0.0
+
+
+def test_a_flight_still_charges_both_form_costs() -> None:
+    """The defender flees with Solar Flare (5 left): nothing lands, no counter, but both
+    warriors pay their forms' costs at the end of the combat and both are out here
+    (27 + 3 >= 30, 28 + 2 >= 30), as the rules' combat sequence has it."""
+    a = fighter("Striker", power=3, technique=1, endurance=30, divisor=2, cost=2)
+    d = fighter("Flare", endurance=30, divisor=2, cost=3,
+                ability=ability(AbilityKind.SOLAR_FLARE))  # fmt: skip
+    adv = Advisor(a, 0, d, 27, attacker_damage=28)
+    s = adv.start_values()
+    assert (s.expected_damage, s.expected_taken) == (0.0, 0.0)
+    assert (s.p_eliminate, s.p_attacker_eliminated) == (1.0, 1.0)
+    res = resolve_combat(CombatInput(
+        Side(a.warrior, 28, form=a.form), Side(d.warrior, 27, form=d.form),
+        Attack(((K, K, T),), "Double Kick", flee=True),
+    ))  # fmt: skip
+    assert res.attacker.eliminated and res.defender.eliminated
+    calm = Advisor(a, 0, d, 26, attacker_damage=27).start_values()  # 26 + 3, 27 + 2: both stay
+    assert (calm.p_eliminate, calm.p_attacker_eliminated) == (0.0, 0.0)
+
+
+ORBS = Die("orbs", (SP,) * 6)  # every die a sphere: every throw the same, nothing dodged
+
+
+@pytest.mark.parametrize("variant", [False, True])
+def test_a_counter_reflected_back_by_the_rules_numbers(variant: bool) -> None:
+    """A counter of three spheres (Orb, 35, the most raw damage of the options that all come
+    back) reflected by the attacker: the counter-attacker, in a form of divisor 2, takes
+    35 / 2 rounded up = 18 unless it dodges: never with no teleport on the die (dodge 1),
+    always when it needs none (dodge 0). With 10 taken and its cost 2, 10 + 2 + 18 = 30
+    reaches its 30 endurance: out, but not when it must be exceeded."""
+    variants = Variants(eliminate_only_when_exceeded=variant)
+    target = fighter("Mirror", power=3, endurance=30, ability=ability(AbilityKind.REFLECT_SPHERE))
+
+    def striker(dodge: int) -> Fighter:
+        return fighter("Hitback", power=3, technique=1, endurance=30, divisor=2, cost=2,
+                       dodge=dodge, combos=(Combo("Orb", (SP, SP, SP), 35),),
+                       ability=ability(AbilityKind.COUNTER_ATTACK))  # fmt: skip
+
+    never = CounterModel(striker(1), 0, target, 0, variants, die=ORBS)
+    assert never.back_dodge == 0.0
+    e_target, p_target, e_back, p_out = never.outcome(0, 10)
+    assert (e_target, p_target) == (0.0, 0.0)  # all of it came back
+    assert e_back == pytest.approx(18.0)
+    assert p_out == (0.0 if variant else 1.0)
+    assert never.outcome(0, 9)[3] == 0.0  # 29 < 30
+    always = CounterModel(striker(0), 0, target, 0, variants, die=ORBS)
+    assert always.back_dodge == 1.0
+    assert always.outcome(0, 10)[2:] == (0.0, 0.0)  # dodged: 10 + 2 < 30
+
+
+def test_the_counter_has_the_rerolls_the_attackers_ability_leaves_it() -> None:
+    """The attacker's *attacker has fewer rerolls* (1) holds against the counter-attack too:
+    technique 2 leaves 1 reroll."""
+    target = fighter("Slower", ability=ability(AbilityKind.ATTACKER_FEWER_REROLLS, 1))
+    striker = fighter("Hitback", technique=2, ability=ability(AbilityKind.COUNTER_ATTACK))
+    adv = Advisor(target, 0, striker, 0)
+    assert adv.counter is not None and adv.counter.rerolls == 1
+    assert adv.counter.solved(0)[1].last == 1
+
+
+def test_a_reflecting_defender_is_risky() -> None:
+    mirror = fighter("Mirror", ability=ability(AbilityKind.REFLECT_SPHERE))
+    assert Advisor(fighter(), 0, mirror).risky
+    assert not Advisor(fighter(), 0, mirror, risk=False).risky
+    assert not Advisor(fighter(), 0, fighter("Plain")).risky

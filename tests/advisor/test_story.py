@@ -128,3 +128,12 @@ def test_tournament_advice_carries_no_story_chance() -> None:
     a = adv.advise((K, K, STAR), 0)
     assert a.best.p_win is None and "p_win" not in a.to_json()["best"]  # type: ignore[operator]
     assert adv.start_values().p_win is None
+
+
+def test_a_damage_the_other_side_cannot_reach_takes_the_square_for_sure() -> None:
+    """Green first, with one more damage than red's best throw can cash in: red never takes
+    the square (green wins by more damage); with red's best itself, a tie red may reach."""
+    win = WinChances(_stakes(StorySide.GREEN, RED, 4, 2, None))
+    top = int(best_damage(RED, SQUARE, 4).max())
+    assert win(top + 1) == 1.0 and win(top + 50) == 1.0
+    assert 0.0 < win(top) < 1.0

@@ -7,13 +7,14 @@ from itertools import product
 import pytest
 
 from controller.advisor.advisor import Advisor, DiceAction
+from controller.advisor.defence import CardStopOdds
 from controller.advisor.multisets import tables
 from controller.advisor.values import AttackValuer, Objective, OptionValue
 from controller.core.symbols import Symbol
 from controller.rules.attack import resolve_attack
 from controller.rules.combat_types import Attack
-from controller.rules.dice import TOURNAMENT_DIE, dice_of
-from controller.rules.scoring import CardCombo, CardDefence
+from controller.rules.dice import TOURNAMENT_DIE, counts_of, dice_of
+from controller.rules.scoring import CardCombo, CardDefence, Option, OptionKind, cashable
 from controller.rules.speed import AttackSpeed
 from controller.rules.variants import Variants
 from controller.rules.warriors import AbilityKind, Combo, Fighter
@@ -49,6 +50,10 @@ def test_vector_stop_table_equals_scalar_best_option(defender, objective) -> Non
                 v.key(scalar)
             )
             assert chosen.option in v.scorer.score_counts(c).options
+            # the same option, not only an equal value: among options of equal value the
+            # one not reflected, then the most raw damage (a Mirror's all-sphere throw: the
+            # doubled sum 40, not the Blast Card 24, both coming back)
+            assert chosen.option == scalar.option
 
 
 def test_lightning_damage_matches_the_rules_engine() -> None:
@@ -184,3 +189,64 @@ def test_a_form_cost_that_eliminates_counts_even_if_the_attack_is_dodged() -> No
             assert stop.p_eliminate == pytest.approx(stop.option.p_land)
         else:
             assert stop.p_eliminate == p_out
+
+
+def test_options_of_equal_value_are_cashed_in_alike_on_both_paths() -> None:
+    """Two combos of the same damage made by one throw: the table picks the one the scalar
+    path picks (the first the scorer lists), whatever the objective and the speed."""
+    attacker = fighter(
+        power=4, combos=(Combo("Kick Kick", (K, K), 15), Combo("Punch Punch", (P, P), 15))
+    )
+    t = tables(TOURNAMENT_DIE, 4)
+    i = t.state_index[(2, 2, 0, 0, 0, 0)]  # kick kick punch punch: both combos (the sum: 14)
+    for defender in (None, fighter("Tank", endurance=99)):
+        v = AttackValuer(attacker, defender, 0, objective=Objective.KO)
+        for m in range(3):
+            table = v.stop_table(t, m)
+            scalar = v.best_option(t.states[i], table.speed)
+            assert scalar.option.name == "Kick Kick"
+            assert v.stop_option(table, i).option == scalar.option
+
+
+def test_an_invulnerable_cards_sphere_is_not_reflected() -> None:
+    """A Mirror reflects a sphere combo, not an invulnerable card's (docs/rules.md §8): the
+    card lands in full, as the rules engine resolves it."""
+    mirror = fighter("Mirror", ability=ability(AbilityKind.REFLECT_SPHERE), endurance=40)
+    holy = CARDS[2]  # Holy Sphere: sphere + star, 18, invulnerable
+    v = AttackValuer(fighter(power=3), mirror, 0, (holy,))
+    throw = (SP, STAR, K)
+    ov = v.best_option(counts_of(throw), AttackSpeed.LIGHTNING)
+    res = resolve_attack(fighter(power=3), 0, mirror, 0, 40, Attack((throw,), "Holy Sphere"),
+                         (holy,))  # fmt: skip
+    assert not res.reflected and res.damage_dealt == 18
+    assert ov.option.name == "Holy Sphere" and not ov.reflected
+    assert (ov.damage, ov.expected) == (18, 18.0)
+
+
+def test_at_normal_speed_the_defender_takes_the_better_of_a_card_and_its_dodge() -> None:
+    """With cards assumed to stop the attack 90% of the time, a dodge (about 1 in 3 here)
+    is not what the defender answers with: the attack lands 10% of the time."""
+    defender = fighter("D", dodge=2, endurance=99)
+    likely = AttackValuer(fighter(power=3), defender, 0, card_defence=CardStopOdds(0.9))
+    unlikely = AttackValuer(fighter(power=3), defender, 0, card_defence=CardStopOdds(0.1))
+    kk = Option(OptionKind.COMBO, "Double Kick", 12, False, False)
+    assert 0.1 < likely.dodge < 0.9
+    assert likely.value(kk, AttackSpeed.NORMAL).p_land == pytest.approx(0.1)
+    assert unlikely.value(kk, AttackSpeed.NORMAL).p_land == pytest.approx(1 - unlikely.dodge)
+
+
+def test_without_the_sum_only_what_the_engine_offers_is_cashed_in() -> None:
+    """``sum_allowed`` False: a throw making a combo cashes in a combo (rules.scoring.cashable),
+    even when that combo is worth less than nothing (a sphere a Mirror sends back, that may
+    knock the attacker out) and the no-combo option would be worth more."""
+    attacker = fighter(endurance=20, combos=(Combo("Ball", (SP, SP), 19),))
+    mirror = fighter("Mirror", ability=ability(AbilityKind.REFLECT_SPHERE))
+    v = AttackValuer(attacker, mirror, 0, sum_allowed=False, risk=True, attacker_damage=10)
+    t = tables(TOURNAMENT_DIE, 3)
+    ball = t.state_index[(0, 0, 2, 0, 0, 1)]  # sphere sphere teleport
+    for m in range(3):
+        table = v.stop_table(t, m)
+        assert v.stop_option(table, ball).option.name == "Ball"
+        for i, c in enumerate(t.states):
+            offered = cashable(v.scorer.score_counts(c).options, sum_allowed=False)
+            assert v.stop_option(table, i).option in offered
