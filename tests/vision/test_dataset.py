@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -278,3 +279,63 @@ def test_a_die_cut_by_the_photo_s_corner_is_no_odd_box(broken: Path) -> None:
     label = broken / "labels" / "synth_0000.txt"
     label.write_text(label.read_text() + "0 0.004 0.004 0.008 0.008\n")  # a corner's sliver
     assert load_dataset(broken).dice_count == 13
+
+
+def test_blank_lines_in_a_label_file_are_no_dice(broken: Path) -> None:
+    # Ultralytics' verify_image_label keeps only the lines with text (``if len(x)``)
+    label = broken / "labels" / "synth_0000.txt"
+    lines = label.read_text().splitlines()
+    label.write_text("\n".join([lines[0], "", *lines[1:]]) + "\n\n")
+    assert load_dataset(broken).dice_count == 12
+
+
+@pytest.mark.parametrize(
+    ("line", "what"),
+    [("0 0.5 0.5 1.5 0.1", "cx cy w h"), ("0 0.1 0.2 0.3 0.2 0.2 1.5", "the points")],
+)
+def test_a_box_or_outline_past_the_photo_says_which(broken: Path, line: str, what: str) -> None:
+    label = broken / "labels" / "synth_0000.txt"
+    label.write_text(label.read_text() + line + "\n")
+    with pytest.raises(DataError) as err:
+        load_dataset(broken)
+    assert str(err.value) == (
+        f"labels/synth_0000.txt: line 7: field 'box': {what} must be normalised to 0..1"
+    )
+
+
+def test_an_empty_names_list_is_refused(broken: Path) -> None:
+    (broken / "data.yaml").write_text("names: []\n")
+    with pytest.raises(DataError, match=r"field 'names': expected a non-empty list"):
+        load_dataset(broken)
+
+
+def _median_side(root: Path) -> float:
+    sides = sorted(math.sqrt(d.w * d.h) for item in load_dataset(root).items for d in item.dice)
+    return sides[len(sides) // 2]
+
+
+def test_a_box_eight_times_smaller_than_the_median_die_is_named(broken: Path) -> None:
+    """ODD_SIZE is 8: a die five times smaller than the others (far off, or another set)
+    stays; one ten times smaller is no die."""
+    label = broken / "labels" / "synth_0000.txt"
+    text, side = label.read_text(), _median_side(broken)
+    label.write_text(text + f"0 0.5 0.5 {side / 5:.6f} {side / 5:.6f}\n")
+    assert load_dataset(broken).dice_count == 13
+    label.write_text(text + f"0 0.5 0.5 {side / 10:.6f} {side / 10:.6f}\n")
+    with pytest.raises(DataError, match=r"line 7: field 'box': .* times smaller than the median"):
+        load_dataset(broken)
+
+
+def test_a_box_as_long_as_a_die_and_thin_is_no_odd_box(broken: Path) -> None:
+    # a box is small by its longer side: a die seen mostly hidden, long as one, is a die
+    label = broken / "labels" / "synth_0000.txt"
+    side = _median_side(broken)
+    label.write_text(label.read_text() + f"0 0.5 0.5 {side:.6f} {side / 10:.6f}\n")
+    assert load_dataset(broken).dice_count == 13
+
+
+def test_dice_all_larger_than_the_reader_takes_are_left_to_calibration(broken: Path) -> None:
+    # a close-up set: every box past DIE_FRAC; calibration names the set, not each box
+    for label in (broken / "labels").glob("*.txt"):
+        label.write_text("0 0.5 0.5 0.6 0.6\n1 0.45 0.5 0.6 0.7\n")
+    assert load_dataset(broken).dice_count == 4

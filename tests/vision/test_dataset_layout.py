@@ -10,7 +10,7 @@ import pytest
 
 from controller.core.errors import DataError
 from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, label_box, load_dataset
-from vision.learning.dataset_layout import label_path
+from vision.learning.dataset_layout import find_yaml, label_path
 from vision.synth.scenes import write_dataset
 
 NAMES = ("kick", "punch", "sphere", "strength", "star", "teleport")
@@ -376,3 +376,168 @@ def test_cvat_yolo_1_1_export_reads_its_train_subset(own: Path, tmp_path: Path) 
     assert load_dataset(export).names == NAMES
     subset.rename(export / "obj_Train_data")  # a subset named in CVAT's UI
     assert _boxes(export) == _boxes(own)
+
+
+def _flat(own: Path, tmp_path: Path) -> Path:
+    """``own`` as labelImg keeps it: photos and labels in one folder (no names yet)."""
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for photo in (own / "images").iterdir():
+        shutil.copy(photo, flat / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", flat)
+    return flat
+
+
+def test_an_empty_classes_txt_is_refused(own: Path, tmp_path: Path) -> None:
+    flat = _flat(own, tmp_path)
+    (flat / "classes.txt").write_text("\n\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"classes\.txt: expected one face name a line"):
+        load_dataset(flat)
+
+
+def test_a_folder_named_like_a_photo_and_hidden_files_are_no_photos(
+    own: Path, tmp_path: Path
+) -> None:
+    """A folder ``album.jpg`` and macOS's ``._`` files (AppleDouble, written beside each
+    photo copied to a USB stick or SD card) are not photos, in either layout."""
+    flat = _flat(own, tmp_path)
+    (flat / "classes.txt").write_text("\n".join(NAMES) + "\n", encoding="utf-8")
+    root = tmp_path / "own"
+    shutil.copytree(own, root)
+    for photos in (flat, root / "images"):
+        (photos / "album.jpg").mkdir()
+        (photos / "._synth_0000.png").write_bytes(b"\x00\x05\x16\x07")
+    assert sorted(_boxes(flat)) == sorted(_boxes(own))
+    assert sorted(_boxes(root)) == sorted(_boxes(own))
+
+
+def test_a_triangle_line_is_the_box_around_its_three_points(own: Path, tmp_path: Path) -> None:
+    # a segmentation outline needs 3 points: class and 6 numbers
+    root = tmp_path / "tri"
+    shutil.copytree(own, root)
+    label = root / "labels" / "synth_0000.txt"
+    lines = label.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].split()[0] + " 0.2 0.3 0.4 0.3 0.3 0.6"
+    label.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    die = load_dataset(root).items[0].dice[0]
+    assert (die.cx, die.cy, die.w, die.h) == pytest.approx((0.3, 0.45, 0.2, 0.3))
+
+
+def test_each_copy_of_a_name_is_named_against_its_first_class(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "thrice"
+    shutil.copytree(own, root)
+    copied = ["kick", "punch", "kick", "kick", "star", "teleport"]
+    (root / "data.yaml").write_text(f"names: {copied}\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_dataset(root)
+    assert [p.message.split(":")[0] for p in err.value.problems] == [
+        "'kick' names classes 0 and 2",
+        "'kick' names classes 0 and 3",
+    ]
+
+
+def test_a_split_folder_not_found_is_the_one_problem(own: Path, tmp_path: Path) -> None:
+    export = _roboflow(own, tmp_path)
+    (export / "data.yaml").write_text(
+        f"train: ../nowhere/images\nnames: {list(NAMES)}\n", encoding="utf-8"
+    )
+    with pytest.raises(DataError) as err:
+        load_dataset(export)
+    assert str(err.value) == (
+        f"{export / 'data.yaml'}: field 'train': ../nowhere/images: no such folder "
+        f"({export / 'nowhere' / 'images'})"
+    )
+
+
+def test_a_yaml_is_found_as_data_yaml_or_the_only_one(tmp_path: Path) -> None:
+    (tmp_path / "dice.yml").write_text("names: [a]\n")
+    assert find_yaml(tmp_path) == tmp_path / "dice.yml"
+    (tmp_path / "other.yaml").write_text("names: [b]\n")
+    assert find_yaml(tmp_path) is None  # which one is meant is not guessed
+    (tmp_path / "data.yaml").write_text("names: [c]\n")
+    assert find_yaml(tmp_path) == tmp_path / "data.yaml"
+
+
+def test_a_yaml_with_merge_keys_reads(own: Path, tmp_path: Path) -> None:
+    # YAML's merge key (``<<:``) may appear in a mapping, twice too, and be overridden
+    root = tmp_path / "merged"
+    shutil.copytree(own, root)
+    (root / "data.yaml").write_text(
+        f"common: &common {{nc: 6}}\nfaces: &faces {{names: {list(reversed(NAMES))}}}\n"
+        f"set:\n  <<: *common\n  <<: *faces\n<<: *faces\nnames: {list(NAMES)}\n",
+        encoding="utf-8",
+    )
+    assert load_dataset(root).names == NAMES
+
+
+def test_splits_are_relative_to_the_yamls_path(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "export"
+    shutil.copytree(own, root / "data")
+    (root / "data" / "data.yaml").unlink()
+    (root / "dice.yaml").write_text(f"path: data\ntrain: images\nnames: {list(NAMES)}\n")
+    assert sorted(_boxes(root)) == sorted(_boxes(own))
+
+
+def test_a_list_of_photos_is_read_from_its_own_folder(own: Path, tmp_path: Path) -> None:
+    """Ultralytics reads a list's ``./`` lines from the list's folder, wherever the shell
+    is; a line naming no photo is named by its line number."""
+    export = _roboflow(own, tmp_path)
+    listed = export / "lists" / "train.txt"
+    listed.parent.mkdir()
+    photos = sorted((export / "train" / "images").iterdir())
+    listed.write_text(f"./../train/images/{photos[0].name}\n../train/images/{photos[1].name}\n")
+    (export / "data.yaml").write_text(f"train: lists/train.txt\nnames: {list(NAMES)}\n")
+    assert [item.image.name for item in load_dataset(export).items] == [p.name for p in photos]
+    listed.write_text(f"./../train/images/{photos[0].name}\n./gone.jpg\n")
+    with pytest.raises(DataError, match=r"train\.txt: line 2: no such photo"):
+        load_dataset(export)
+
+
+def test_a_split_the_yaml_names_under_images_is_held_out(own: Path, tmp_path: Path) -> None:
+    root = tmp_path / "set"
+    shutil.copytree(own, root)
+    photo = sorted((root / "images").iterdir())[2]
+    (root / "images" / "holdout").mkdir()
+    (root / "labels" / "holdout").mkdir()
+    photo.rename(root / "images" / "holdout" / photo.name)
+    (root / "labels" / f"{photo.stem}.txt").rename(
+        root / "labels" / "holdout" / f"{photo.stem}.txt"
+    )
+    (root / "data.yaml").write_text(f"val: images/holdout\nnames: {list(NAMES)}\n")
+    assert [item.image.name for item in load_dataset(root).items] == [
+        "synth_0000.png", "synth_0001.png"
+    ]  # fmt: skip
+
+
+def test_reading_takes_val_before_test(own: Path, tmp_path: Path) -> None:
+    export = _roboflow(own, tmp_path)
+    shutil.copytree(export / "train", export / "test")
+    (export / "data.yaml").write_text(
+        f"train: ../train/images\nval: ../valid/images\ntest: ../test/images\n"
+        f"names: {list(NAMES)}\n"
+    )
+    assert [item.image.name for item in load_dataset(export, None, READ_SPLITS).items] == [
+        "synth_0002.png"
+    ]
+
+
+def test_an_entry_up_a_folder_that_exists_is_read_as_written(own: Path, tmp_path: Path) -> None:
+    # only an entry that does not exist is tried without its ``../`` (Roboflow's)
+    root = tmp_path / "set"
+    shutil.copytree(own, root)
+    (root / "config").mkdir()
+    (root / "config" / "images").mkdir()  # no photos: not the folder meant
+    (root / "data.yaml").rename(root / "config" / "data.yaml")
+    (root / "config" / "data.yaml").write_text(f"train: ../images\nnames: {list(NAMES)}\n")
+    assert sorted(_boxes(root / "config" / "data.yaml")) == sorted(_boxes(own))
+
+
+def test_cvat_yolo_1_1_export_reads_its_valid_subset_for_reading(own: Path, tmp_path: Path) -> None:
+    export = tmp_path / "task"
+    subset = export / "obj_valid_data"
+    subset.mkdir(parents=True)
+    for photo in sorted((own / "images").iterdir()):
+        shutil.copy(photo, subset / photo.name)
+        shutil.copy(own / "labels" / f"{photo.stem}.txt", subset / f"{photo.stem}.txt")
+    (export / "obj.names").write_text("\n".join(NAMES) + "\n")
+    assert _boxes(export, None, READ_SPLITS) == _boxes(own)

@@ -266,3 +266,8 @@ def test_the_size_look_measures_no_die_cut_by_the_edge(
     monkeypatch.setattr(die_scale, "first_cuts", spy)
     looks = die_scale.look_at_sizes(moved, model, [1.0])
     assert measured == [[False, False, False]] and len(looks.distances[0]) == 3
+
+
+def test_a_box_touching_an_edge_under_85_percent_across_is_cut() -> None:
+    w, h = 0.1, 0.4 / 3  # a whole die: 40 x 40 pixels of a 400 x 300 photo
+    assert is_cut(_die(0.0, 0.3, 0.8 * w, 0.3 + h), (400.0, 300.0), 1.0), "80 % in view"

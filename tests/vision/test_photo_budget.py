@@ -187,3 +187,9 @@ def test_a_subset_keeps_the_owners_photos_counted_first() -> None:
     assert both.subset([0, 2, 4]).first == 2
     assert both.subset([3, 4]).first == 0
     assert both.subset([]).first == 0
+
+
+def test_a_set_of_exactly_the_dice_budget_is_learned_whole() -> None:
+    given = _set([[k % 6] * 40 for k in range(photo_budget.MAX_DICE // 40)])
+    assert given.dice_count == photo_budget.MAX_DICE
+    assert within_budget(given).dataset is given
