@@ -155,6 +155,18 @@ def is_photo(path: Path) -> bool:
     return path.suffix.lower() in IMAGE_SUFFIXES
 
 
+def photos_here(folder: Path) -> list[Path]:
+    """The photo files of ``folder`` itself, sorted; not its hidden ones (macOS writes a
+    ``._IMG_0001.jpg`` of its own beside each photo it copies to a card or stick).
+
+    Raises:
+        OSError: the folder cannot be listed.
+    """
+    return sorted(
+        p for p in folder.iterdir() if is_photo(p) and not p.name.startswith(".") and p.is_file()
+    )
+
+
 def undecoded_twin(folder: Path, stem: str) -> str | None:
     """Why the photo of ``stem`` in ``folder`` is not read when it has a format OpenCV does
     not decode (``stem.heic``...): one clause naming the file, or None."""

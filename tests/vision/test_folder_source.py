@@ -41,3 +41,18 @@ def test_a_photo_wider_than_the_width_is_shrunk_to_it_a_smaller_one_kept(tmp_pat
     large, small = source.read(), source.read()
     assert large is not None and large.shape == (480, 640, 3)
     assert small is not None and small.shape == (240, 320, 3)
+
+
+def test_hidden_files_and_folders_named_like_photos_are_no_frames(tmp_path: Path) -> None:
+    """A folder copied from a Mac holds ``._a.png`` beside ``a.png`` (no image: its decode
+    failed each time round); a folder ``b.png`` holds no frame."""
+    _photo(tmp_path / "a.png", 320, 240, 100)
+    (tmp_path / "._a.png").write_bytes(b"\x00\x05\x16\x07 Mac OS X resource fork")
+    (tmp_path / "b.png").mkdir()
+    config = CameraConfig(
+        kind=CameraSource.FOLDER, path=str(tmp_path), hold_frames=1, width=320, height=240
+    )
+    source = FolderSource(config)
+    assert source.files == [tmp_path / "a.png"]
+    first, end = source.read(), source.read()
+    assert first is not None and int(first[0, 0, 0]) == 100 and end is None

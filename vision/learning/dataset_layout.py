@@ -44,7 +44,7 @@ import yaml
 from controller.core.errors import DataProblem
 from controller.core.quoting import printable, short_repr
 from controller.core.textfile import unreadable
-from vision.images import is_photo
+from vision.images import is_photo, photos_here
 from vision.own_folder import made_with_line
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -96,12 +96,8 @@ def photos_in(folder: Path, deep: bool, skip: Sequence[str] = ()) -> list[Path]:
     """The photos in ``folder`` (and its subfolders when ``deep``, symlinked ones too, as
     Ultralytics' recursive ``glob`` reads them; not those of its own named in ``skip``),
     sorted."""
-    if not deep:  # not hidden ones either (macOS's ._ files beside each photo it copies)
-        return sorted(
-            p
-            for p in folder.iterdir()
-            if is_photo(p) and not p.name.startswith(".") and p.is_file()
-        )
+    if not deep:
+        return photos_here(folder)
     found: list[Path] = []
     seen: set[str] = set()  # a symlink back up the tree is walked once
     for top, dirs, files in os.walk(folder, followlinks=True):

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from controller.core.symbols import ALL_SYMBOLS, Symbol
 from vision.errors import CameraError
-from vision.images import is_photo, opencv_quiet, read_image, suffix_list
+from vision.images import opencv_quiet, photos_here, read_image, suffix_list
 from vision.settings import CameraConfig as CameraConfig
 from vision.settings import CameraOptionError, CameraSource
 from vision.sources.picamera import Picamera2Source
@@ -303,7 +303,7 @@ class FolderSource:
         folder = Path(config.path)
         if not folder.is_dir():
             raise CameraError(f"{folder}: no such image folder")
-        self.files = sorted(p for p in folder.iterdir() if is_photo(p))
+        self.files = photos_here(folder)
         if not self.files:
             raise CameraError(f"{folder}: no images ({suffix_list()})")
         self._index = 0
