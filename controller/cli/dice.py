@@ -1,8 +1,9 @@
 """``toptable dice ...``: calibrate, evaluate, read one image, capture a dataset, render one.
 
-toptable dice calibrate DATASET --out MODEL.npz [--split S] [--also DIR] [--json]  learn a
-                                     face set (and from DIR's photos too, faces matched by
-                                     name), then its own leave-photos-out figures and warnings
+toptable dice calibrate DATASET --out MODEL.npz [--split S] [--also DIR] [--jobs J] [--json]
+                                     learn a face set (and from DIR's photos too, faces matched
+                                     by name) and write it, then its own leave-photos-out
+                                     figures (J calibrations at once) and warnings
 toptable dice calibrate --synthetic --out MODEL.npz  the synthetic Tournament of Power dice
 toptable dice eval DATASET --model MODEL [--split S] [--json]  detection and face figures
 toptable dice eval DATASET --model MODEL --errors DIR   also a crop of every mistake, and why
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +47,12 @@ from controller.cli.flags import (
 from controller.core.durable import replace_durably
 from vision.errors import ModelError
 from vision.images import is_photo, read_image, suffix_list, write_image
-from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, load_dataset
+from vision.learning.dataset import READ_SPLITS, TRAIN_SPLITS, Dataset, load_dataset
 from vision.learning.dataset_layout import YAML_SUFFIXES
 from vision.learning.defaults import DEFAULT_MODEL, train_synthetic_model
 from vision.learning.evaluate import EvalResult, ReadError, cross_validate, evaluate
+from vision.learning.fold_check import check_jobs
+from vision.learning.photo_budget import within_budget
 from vision.learning.progress import progress_bar
 from vision.learning.report import CalibrationReport, calibrate_with_report, save_errors
 from vision.learning.table_photos import joined
@@ -99,12 +103,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     elif args.dataset:
         dataset = load_dataset(args.dataset, args.split, TRAIN_SPLITS)
         dataset = joined(dataset, *(load_dataset(more) for more in args.also))
-        model, report = calibrate_with_report(
-            dataset, face_set=args.face_set, progress=progress_bar(), folds=3
-        )
+        model, report = _calibrate_and_check(dataset, args.face_set, out, args.jobs)
     else:
         raise ModelError("give a DATASET folder or --synthetic")
-    written = _save_whole(model, out)
+    written = _save_whole(model, out)  # (with its check's figures, in its report)
     if args.json:
         doc: dict[str, Any] = {
             "model": str(written),
@@ -124,6 +126,33 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for line in report.lines() if report else []:
         print(line)
     return 0
+
+
+def _calibrate_and_check(
+    dataset: Dataset, face_set: str | None, out: Path, jobs: int | None
+) -> tuple[FaceModel, CalibrationReport]:
+    """Calibrate, write the model as soon as it is calibrated (a check stopped leaves it
+    to read with), then check it on photos each fold did not see (in ``jobs`` processes).
+
+    Raises:
+        ModelError: as :func:`calibrate_with_report`; the model cannot be written.
+    """
+    folds = 3
+
+    def write_now(model: FaceModel, checks: int) -> None:
+        written = _save_whole(model, out)
+        if checks:
+            print(
+                f"\nwrote {written}; checking it on photos it did not see ({checks} models, "
+                "each without a third of them; Ctrl-C stops the check and keeps the model)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    jobs = jobs or check_jobs(folds, within_budget(dataset).dataset.dice_count)
+    return calibrate_with_report(
+        dataset, face_set, progress_bar(), folds=folds, jobs=jobs, written=write_now
+    )
 
 
 def _print_eval(result: EvalResult, as_json: bool, extra: dict[str, Any]) -> None:
@@ -235,11 +264,13 @@ def register(sub: Any) -> None:
         help="learn a face set from a labeled dataset (YOLO layout)",
         description="Learn a face set (finder and faces) from labeled photos and write the "
         "model, then measure the calibration by leaving photos out (3 folds: each photo read "
-        "by a model that never saw it) and print its figures and warnings (too few photos, "
-        "photos too alike, labels that disagree). A large set is learned from a seeded "
-        "choice of its photos that shows every face, within calibration's budget of photos "
-        "and dice (the check still reads every photo). --synthetic calibrates on rendered "
-        "game dice instead, without that check. Progress goes to stderr.",
+        "by a model that never saw it; Ctrl-C stops that check and keeps the model written; "
+        "the folds run beside the model's calibration on the cores free) and print its "
+        "figures and warnings (too few photos, photos too alike, labels that disagree). A "
+        "large set is learned from a seeded choice of its photos that shows every face, "
+        "within calibration's budget of photos and dice (the check still reads every "
+        "photo). --synthetic calibrates on rendered game dice instead, without that check. "
+        "Progress goes to stderr.",
     )
     dataset = c.add_argument("dataset", nargs="?", type=DATASET, help=DATASET_HELP)
     split = c.add_argument("--split", type=Text(), help=f"{SPLIT_HELP} (default: train)")
@@ -252,6 +283,12 @@ def register(sub: Any) -> None:
                    help="more labelled photos to learn from, their faces matched by name "
                    "(as `dice table-photos` writes them); may be given again")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print the model and its report as JSON")
+    jobs = c.add_argument(
+        "--jobs", type=Whole(1, 64), metavar="J",
+        help="calibrations at once: the model's and its check's (each a process holding its "
+        "photos; default: the cores free to this process, at most 4, as many as the memory "
+        "available holds)",
+    )  # fmt: skip
     synthetic = c.add_argument(
         "--synthetic", action="store_true", help="calibrate on rendered game dice"
     )
@@ -259,7 +296,7 @@ def register(sub: Any) -> None:
         "--images", type=Whole(2, 100_000), default=12, help="--synthetic: frames to render"
     )
     seed = c.add_argument("--seed", type=SEED, default=1, help="--synthetic: random seed")
-    for option in (dataset, split, face_set):  # the rendered dice are the dataset
+    for option in (dataset, split, face_set, jobs):  # the rendered dice are the dataset
         not_with(c, option, synthetic)
     for option in (images, seed):
         only_with(c, option, synthetic)

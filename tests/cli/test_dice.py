@@ -16,6 +16,7 @@ from controller.core.symbols import Symbol
 from vision.errors import ImageReadError
 from vision.images import write_image
 from vision.learning.dataset import load_dataset
+from vision.reading.model import load_model
 from vision.synth.scenes import Renderer, write_dataset
 
 # A hang guard, not a speed limit: a calibration is a CPU-minute, and make test runs
@@ -52,10 +53,10 @@ def test_calibrate_then_eval_json(
     synth_ds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model = tmp_path / "mine.npz"
-    assert main(["dice", "calibrate", str(synth_ds), "--out", str(model)]) == 0
+    assert main(["dice", "calibrate", str(synth_ds), "--out", str(model), "--jobs", "1"]) == 0
     captured = capsys.readouterr()
     # progress: calibrating on 6 photos (2 * 6 + 7 steps), then three folds of 4 photos
-    # (2 * 4 + 7 each), the last step the last fold's last
+    # (2 * 4 + 7 each), one after another: the last step the last fold's last
     assert "64/64 checking: leaving photos out (3/3): done" in captured.err
     assert "64/64 checking: leaving photos out (3/3): training" not in captured.err
     assert model.is_file() and "face set 'synth'" in captured.out
@@ -76,6 +77,19 @@ def test_calibrate_then_eval_json(
     assert doc["f1"] == 1.0 and doc["accuracy"] == 1.0
     assert doc["warned_images"] == 0  # the calibration photos themselves
     assert len(doc["confusion"]["rows_true_cols_read"]) == 6
+    # the model and its three folds at once, each in a process of its own: the same model
+    # and figures
+    at_once = tmp_path / "at_once.npz"
+    args = ["dice", "calibrate", str(synth_ds), "--out", str(at_once), "--jobs", "4", "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["folds"] == 3 and "leaving photos out (3/3)" in captured.err
+    assert doc["leave_photos_out"]["f1"] == 1.0 and doc["leave_photos_out"]["images"] == 6
+    assert doc["leave_photos_out"]["accuracy"] == 1.0
+    one, four = load_model(model), load_model(at_once)
+    assert one.labels.tolist() == four.labels.tolist()
+    assert np.allclose(one.samples, four.samples, atol=1e-4)
 
 
 def test_eval_errors_writes_crops_and_reasons(
@@ -115,7 +129,9 @@ def test_calibrate_json_and_one_photo(
         (four / "labels" / f"{stem}.txt").unlink()
     model = tmp_path / "four.npz"
     assert main(["dice", "calibrate", str(four), "--out", str(model), "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    assert "checking it" not in captured.err  # (no check to come: the model is all)
+    doc = json.loads(captured.out)
     assert doc["model"] == str(model) and doc["face_set"] == "four"
     assert doc["photos"] == 4 and doc["dice"] == 16 and doc["leave_photos_out"] is None
     assert any(w.startswith("too few photos (4)") for w in doc["warnings"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,13 +14,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.errors import ModelError
 from vision.images import write_image
-from vision.learning.calibrate import calibrate, calibration_steps
+from vision.learning.calibrate import calibrate
 from vision.learning.dataset import Dataset
-from vision.learning.evaluate import EvalResult, ReadError, evaluate
+from vision.learning.evaluate import EvalResult, ReadError
 from vision.learning.face_channel import EACH_DIES_OWN
-from vision.learning.photo_budget import faces_shown, within_budget
+from vision.learning.fold_check import CheckProgress, Fold, FoldRunner, plan_folds, run_fold
 from vision.learning.progress import Progress, quiet
 from vision.reading.detect import DetectorParams
 from vision.reading.model import FaceModel
@@ -59,6 +58,10 @@ def save_errors(errors: Sequence[ReadError], folder: str | Path, margin: float =
     return folder
 
 
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
+
+
 def _times_as(aspect: float) -> str:
     """A width over a height in words: ``1.85 times as tall as wide``."""
     shape = "wide as tall" if aspect > 1.0 else "tall as wide"
@@ -87,6 +90,8 @@ class CalibrationReport:
     # when calibration's budget left photos out (vision.learning.photo_budget): the photos
     # and dice learned from, and the budget's photos, dice and die areas; None: every photo
     learned_from: tuple[int, int, int, int, int] | None = None
+    # the seconds until the model was calibrated (and written), before its check
+    calibrated_seconds: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain values (``dice calibrate --json``)."""
@@ -94,6 +99,7 @@ class CalibrationReport:
             "photos": self.photos,
             "dice": self.dice,
             "seconds": round(self.seconds, 1),
+            "calibrated_seconds": _rounded(self.calibrated_seconds),
             "folds": self.folds,
             "leave_photos_out": self.cv.to_json() if self.cv is not None else None,
             "faces_read_in": self.colour,
@@ -110,6 +116,8 @@ class CalibrationReport:
     def lines(self) -> list[str]:
         """Human-readable lines for the end of ``dice calibrate``."""
         out = [f"calibrated on {self.photos} photos ({self.dice} dice) in {self.seconds:.1f} s"]
+        if self.calibrated_seconds is not None and self.cv is not None:
+            out[0] += f" (the model in {self.calibrated_seconds:.1f} s, then its check)"
         if self.learned_from:
             photos, dice, max_photos, max_dice, max_areas = self.learned_from
             out.append(
@@ -204,52 +212,56 @@ def calibrate_with_report(
     face_set: str | None = None,
     progress: Progress = quiet,
     folds: int = 3,
+    jobs: int = 1,
+    written: Callable[[FaceModel, int], object] = lambda model, checks: None,
 ) -> tuple[FaceModel, CalibrationReport]:
     """Calibrate on every photo, then measure the calibration by leaving photos out
     (``folds`` models, each calibrated without a share of the photos and reading them;
     fewer than 2: not measured), and warn when the photos are too few, too alike, or
     their labels disagree.
 
-    The figures and warnings are also kept in the model file (``FaceModel.report``).
+    ``written(model, checks)`` is called as soon as the model is calibrated, before its
+    ``checks`` folds (the caller writes it: a check stopped leaves a model to read with).
+    With ``jobs`` over 1 the folds run in ``jobs - 1`` processes of their own while this
+    one calibrates the model. The figures and warnings are also kept in the model file
+    (``FaceModel.report``).
 
     Raises:
-        ModelError: as :func:`calibrate`.
+        ModelError: as :func:`calibrate`; a fold's process that ended without its figures.
     """
     start = time.perf_counter()
     n = len(dataset.items)
     can_cv = folds >= 2 and n >= 2 * folds
-    trains = [[i for i in range(n) if i % folds != k] for k in range(folds)] if can_cv else []
-    steps = [
-        calibration_steps(len(within_budget(part).dataset.items))
-        for part in (dataset, *(dataset.subset(idx) for idx in trains))
-    ]
-    grand = sum(steps)
+    plan = plan_folds(dataset, folds)
+    shares = CheckProgress(progress, dataset, plan, folds)
+    runner = FoldRunner(min(jobs - 1, len(plan)), shares.of_fold) if jobs > 1 and plan else None
+    threads = cv2.getNumThreads()
+    if runner:
+        cv2.setNumThreads(1)  # a core each: this process's calibration and each fold's
+    ended = False  # (else the folds still running are stopped: the model failed)
+    try:
+        if runner:
+            runner.start(dataset, face_set, plan)
+        model = calibrate(dataset, face_set=face_set, progress=shares.part(0))
+        calibrated = time.perf_counter() - start
+        written(model, len(plan))
 
-    def part(k: int) -> Progress:
-        before = sum(steps[:k])
-        label = "calibrating" if k == 0 else f"checking: leaving photos out ({k}/{folds})"
-        return lambda done, total, what: progress(
-            min(grand, before + done), grand, f"{label}: {what}"
-        )
+        def here(fold: Fold) -> EvalResult | None:
+            return run_fold(dataset, face_set, fold, shares.part(fold.number))
 
-    model = calibrate(dataset, face_set=face_set, progress=part(0))
+        read = runner.results(plan, here) if runner else [here(f) for f in plan]
+        ended = True
+    finally:
+        if runner:
+            runner.close(stop=not ended)
+            cv2.setNumThreads(threads)
+    shares.finish("checked" if plan else "calibrated")
     cv: EvalResult | None = None
-    checked = 0  # the folds whose photos show every face the set shows
-    if can_cv:
-        cv = EvalResult(dataset.names)
-        shown = faces_shown(dataset)
-        for k, train_idx in enumerate(trains):
-            test = [i for i in range(n) if i % folds == k]
-            if not faces_shown(dataset.subset(train_idx)) >= shown:
-                continue  # a fold without some face: the photos are too few for this figure
-            try:
-                fold = calibrate(dataset.subset(train_idx), face_set, progress=part(k + 1))
-            except ModelError:
-                continue  # (its photos too few in another way)
-            cv.add(evaluate(dataset.subset(test), fold))
-            checked += 1
-        if not checked:
-            cv = None
+    for result in read:
+        if result is not None:
+            cv = cv or EvalResult(dataset.names)
+            cv.add(result)
+    checked = sum(result is not None for result in read)
     saved = json.loads(model.report) if model.report else {}
     warnings = list(saved.get("warnings", []))
     alike = _too_alike(dataset)
@@ -276,6 +288,7 @@ def calibrate_with_report(
         photos=n,
         dice=dataset.dice_count,
         seconds=time.perf_counter() - start,
+        calibrated_seconds=calibrated,
         cv=cv,
         folds=checked,
         warnings=warnings,
